@@ -1,0 +1,471 @@
+//===- TileOps.td - Operations of the tile dialect ---------*- tablegen -*-===//
+
+#ifndef KILN_DIALECT_TILE_IR_TILEOPS_TD
+#define KILN_DIALECT_TILE_IR_TILEOPS_TD
+
+include "kiln/Dialect/Tile/IR/TileAttrs.td"
+include "kiln/Dialect/Tile/IR/TileDialect.td"
+include "kiln/Dialect/Tile/IR/TileTypes.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+//===----------------------------------------------------------------------===//
+// Program instances
+//===----------------------------------------------------------------------===//
+
+def Tile_ProgramIdOp : Tile_Op<"program_id", [Pure]> {
+  let summary = "Index of this program instance along a grid axis";
+  let description = [{
+    ```mlir
+    %pid = tile.program_id x
+    ```
+  }];
+  let arguments = (ins Tile_ProgramAxisAttr:$axis);
+  let results = (outs I32:$result);
+  let assemblyFormat = "$axis attr-dict";
+}
+
+def Tile_NumProgramsOp : Tile_Op<"num_programs", [Pure]> {
+  let summary = "Number of program instances along a grid axis";
+  let description = [{
+    ```mlir
+    %n = tile.num_programs y
+    ```
+  }];
+  let arguments = (ins Tile_ProgramAxisAttr:$axis);
+  let results = (outs I32:$result);
+  let assemblyFormat = "$axis attr-dict";
+}
+
+//===----------------------------------------------------------------------===//
+// Making and reshaping tiles
+//===----------------------------------------------------------------------===//
+
+def Tile_RangeOp : Tile_Op<"range", [Pure]> {
+  let summary = "Tile of consecutive integers";
+  let description = [{
+    The 1-D tile `[start, start + 1, ..., end - 1]` of `i32`.
+
+    ```mlir
+    %offs = tile.range 0 to 128 : tensor<128xi32>
+    ```
+  }];
+  let arguments = (ins I32Attr:$start, I32Attr:$end);
+  let results = (outs RankedTensorOf<[I32]>:$result);
+  let assemblyFormat = "$start `to` $end attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_SplatOp : Tile_Op<"splat", [Pure]> {
+  let summary = "Tile whose every element is one scalar";
+  let description = [{
+    ```mlir
+    %t = tile.splat %x : f32 -> tensor<64x64xf32>
+    ```
+  }];
+  let arguments = (ins Tile_Element:$src);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Tile_BroadcastOp : Tile_Op<"broadcast", [Pure]> {
+  let summary = "Repeat a tile along its size-1 dimensions";
+  let description = [{
+    Every dimension of the result equals the source's, or the source's is 1.
+    The ranks are equal: use `tile.expand_dims` first to add a dimension.
+
+    ```mlir
+    %b = tile.broadcast %row : tensor<1x128xf32> -> tensor<64x128xf32>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$src);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
+}
+
+def Tile_ExpandDimsOp : Tile_Op<"expand_dims", [Pure]> {
+  let summary = "Insert a size-1 dimension";
+  let description = [{
+    ```mlir
+    %col = tile.expand_dims %v axis 1 : tensor<128xf32> -> tensor<128x1xf32>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$src, I32Attr:$axis);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat =
+      "$src `axis` $axis attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
+}
+
+def Tile_ReshapeOp : Tile_Op<"reshape", [Pure]> {
+  let summary = "Reinterpret a tile with another shape of the same size";
+  let description = [{
+    Elements keep their row-major order.
+
+    ```mlir
+    %r = tile.reshape %t : tensor<16x8xf32> -> tensor<128xf32>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$src);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
+}
+
+def Tile_TransOp : Tile_Op<"trans", [Pure]> {
+  let summary = "Permute the dimensions of a tile";
+  let description = [{
+    Dimension `i` of the result is dimension `order[i]` of the source.
+
+    ```mlir
+    %t = tile.trans %m [1, 0] : tensor<64x32xf16> -> tensor<32x64xf16>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$src, DenseI32ArrayAttr:$order);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat =
+      "$src $order attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Pointers and memory
+//===----------------------------------------------------------------------===//
+
+def Tile_AddPtrOp : Tile_Op<"addptr", [Pure,
+    AllTypesMatch<["ptr", "result"]>]> {
+  let summary = "Advance pointers by a number of elements";
+  let description = [{
+    `offset` counts elements of the pointee type, not bytes. A tensor of
+    pointers takes a tensor of offsets of the same shape.
+
+    ```mlir
+    %p = tile.addptr %base, %offs : tensor<128x!tile.ptr<f32>>, tensor<128xi32>
+    ```
+  }];
+  let arguments = (ins Tile_PtrLike:$ptr, Tile_IntLike:$offset);
+  let results = (outs Tile_PtrLike:$result);
+  let assemblyFormat = [{
+    $ptr `,` $offset attr-dict `:` type($ptr) `,` type($offset)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
+}
+
+def Tile_LoadOp : Tile_Op<"load", [AttrSizedOperandSegments,
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "Load through pointers, with an optional mask";
+  let description = [{
+    Loads the element behind each pointer. Where `mask` is false nothing is
+    read and the result holds `other` (undefined when `other` is absent).
+    The mask has the pointers' shape; `other` has the result's type.
+
+    ```mlir
+    %v = tile.load %ptrs, %mask, other %zero
+        : tensor<128x!tile.ptr<f32>> -> tensor<128xf32>
+    ```
+  }];
+  let arguments = (ins Tile_PtrLike:$ptr,
+                       Optional<Tile_BoolLike>:$mask,
+                       Optional<Tile_ScalarOrTensor>:$other);
+  let results = (outs Tile_ScalarOrTensor:$result);
+  let assemblyFormat = [{
+    $ptr (`,` $mask^)? (`,` `other` $other^)? attr-dict
+    `:` custom<PtrAndMaskTypes>(type($ptr), ref($mask), type($mask))
+    `->` custom<TypeAndOptionalOperandType>(type($result), ref($other),
+                                            type($other))
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_StoreOp : Tile_Op<"store", [
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "Store through pointers, with an optional mask";
+  let description = [{
+    Stores each element of `value` behind the matching pointer, except where
+    `mask` is false.
+
+    ```mlir
+    tile.store %ptrs, %v, %mask : tensor<128x!tile.ptr<f32>>, tensor<128xf32>
+    ```
+  }];
+  let arguments = (ins Tile_PtrLike:$ptr, Tile_ScalarOrTensor:$value,
+                       Optional<Tile_BoolLike>:$mask);
+  let assemblyFormat = [{
+    $ptr `,` $value (`,` $mask^)? attr-dict
+    `:` custom<PtrAndMaskTypes>(type($ptr), ref($mask), type($mask))
+    `,` type($value)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_AtomicRMWOp : Tile_Op<"atomic_rmw", [
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>,
+    AllTypesMatch<["value", "result"]>]> {
+  let summary = "Atomic read-modify-write through pointers";
+  let description = [{
+    For each pointer where `mask` is true, atomically replaces the element
+    `old` behind it with `kind(old, value)` and returns `old`. `max`/`min`
+    compare integers as signed and `umax`/`umin` as unsigned; on floats only
+    `add`, `max`, `min` and `xchg` are defined.
+
+    ```mlir
+    %old = tile.atomic_rmw add acq_rel gpu %ptrs, %v, %mask
+        : tensor<128x!tile.ptr<f32>>, tensor<128xf32>
+    ```
+  }];
+  let arguments = (ins Tile_AtomicRMWKindAttr:$kind,
+                       Tile_MemSemanticAttr:$sem,
+                       Tile_MemScopeAttr:$scope,
+                       Tile_PtrLike:$ptr, Tile_ScalarOrTensor:$value,
+                       Optional<Tile_BoolLike>:$mask);
+  let results = (outs Tile_ScalarOrTensor:$result);
+  let assemblyFormat = [{
+    $kind $sem $scope $ptr `,` $value (`,` $mask^)? attr-dict
+    `:` custom<PtrAndMaskTypes>(type($ptr), ref($mask), type($mask))
+    `,` type($value)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_PtrToIntOp : Tile_Op<"ptr_to_int", [Pure]> {
+  let summary = "Address held by pointers, as integers";
+  let description = [{
+    ```mlir
+    %a = tile.ptr_to_int %p : !tile.ptr<f32> -> i64
+    ```
+  }];
+  let arguments = (ins Tile_PtrLike:$src);
+  let results = (outs Tile_IntLike:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_IntToPtrOp : Tile_Op<"int_to_ptr", [Pure]> {
+  let summary = "Pointers to the addresses held by integers";
+  let description = [{
+    ```mlir
+    %p = tile.int_to_ptr %a : i64 -> !tile.ptr<f32>
+    ```
+  }];
+  let arguments = (ins Tile_IntLike:$src);
+  let results = (outs Tile_PtrLike:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_PtrCastOp : Tile_Op<"ptr_cast", [Pure]> {
+  let summary = "Reinterpret pointers as pointers to another element type";
+  let description = [{
+    The address and address space are kept; only the pointee type changes.
+
+    ```mlir
+    %q = tile.ptr_cast %p : !tile.ptr<f32> -> !tile.ptr<i32>
+    ```
+  }];
+  let arguments = (ins Tile_PtrLike:$src);
+  let results = (outs Tile_PtrLike:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Block pointers
+//===----------------------------------------------------------------------===//
+
+def Tile_MakeBlockPtrOp : Tile_Op<"make_block_ptr", [Pure,
+    AttrSizedOperandSegments]> {
+  let summary = "Describe a block of a strided tensor";
+  let description = [{
+    `base` points at element (0, ..., 0) of a tensor with the given `shape`
+    and `strides` (in elements); the block starts at `offsets`. `order`
+    lists the dimensions from fastest- to slowest-varying in memory.
+
+    ```mlir
+    %bp = tile.make_block_ptr %a, [%m, %k], [%k64, %c1], [%off, %c0]
+        {order = array<i32: 1, 0>} : !tile.ptr<f16> -> !tile.block_ptr<64x32xf16>
+    ```
+  }];
+  let arguments = (ins Tile_PointerType:$base, Variadic<I64>:$shape,
+                       Variadic<I64>:$strides, Variadic<I32>:$offsets,
+                       DenseI32ArrayAttr:$order);
+  let results = (outs Tile_BlockPointerType:$result);
+  let assemblyFormat = [{
+    $base `,` `[` $shape `]` `,` `[` $strides `]` `,` `[` $offsets `]`
+    attr-dict `:` qualified(type($base)) `->` qualified(type($result))
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_AdvanceOp : Tile_Op<"advance", [Pure,
+    AllTypesMatch<["blockPtr", "result"]>]> {
+  let summary = "Move a block pointer by a number of elements per dimension";
+  let description = [{
+    ```mlir
+    %next = tile.advance %bp, [%c0, %c32] : !tile.block_ptr<64x32xf16>
+    ```
+  }];
+  let arguments = (ins Tile_BlockPointerType:$blockPtr, Variadic<I32>:$offsets);
+  let results = (outs Tile_BlockPointerType:$result);
+  let assemblyFormat =
+      [{
+    $blockPtr `,` `[` $offsets `]` attr-dict `:` qualified(type($blockPtr))
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Tile_BlockLoadOp : Tile_Op<"block_load", [
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "Load the block a block pointer describes";
+  let description = [{
+    Dimensions listed in `boundary_check` are checked against the tensor's
+    shape; out-of-bounds elements read as `padding` (zero by default).
+    Unchecked dimensions must be in bounds.
+
+    ```mlir
+    %t = tile.block_load %bp {boundary_check = array<i32: 0, 1>}
+        : !tile.block_ptr<64x32xf16> -> tensor<64x32xf16>
+    ```
+  }];
+  let arguments = (ins Tile_BlockPointerType:$blockPtr,
+                       DefaultValuedAttr<DenseI32ArrayAttr, "{}">:$boundaryCheck,
+                       DefaultValuedAttr<Tile_PaddingOptionAttr,
+                                         "PaddingOption::Zero">:$padding);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat =
+      "$blockPtr attr-dict `:` qualified(type($blockPtr)) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_BlockStoreOp : Tile_Op<"block_store", [
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "Store a tile into the block a block pointer describes";
+  let description = [{
+    Elements outside the tensor along a dimension in `boundary_check` are
+    not written.
+
+    ```mlir
+    tile.block_store %bp, %t : !tile.block_ptr<64x32xf16>, tensor<64x32xf16>
+    ```
+  }];
+  let arguments = (ins Tile_BlockPointerType:$blockPtr, Tile_Tensor:$value,
+                       DefaultValuedAttr<DenseI32ArrayAttr, "{}">:$boundaryCheck);
+  let assemblyFormat = [{
+    $blockPtr `,` $value attr-dict `:` qualified(type($blockPtr)) `,`
+    type($value)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Matrix multiplication, reductions and scans
+//===----------------------------------------------------------------------===//
+
+def Tile_DotOp : Tile_Op<"dot", [Pure, AllTypesMatch<["acc", "result"]>]> {
+  let summary = "Matrix product of two tiles, added to an accumulator";
+  let description = [{
+    `result = a * b + acc` for `a` of shape MxK, `b` of KxN and `acc` of MxN.
+    `a` and `b` have one element type (f16, bf16, f32, f8E4M3FN, f8E5M2 or
+    i8); the accumulator is f32 for float inputs (or f16 for f16 inputs) and
+    i32 for i8 inputs. `input_precision` says how f32 inputs are multiplied:
+    `ieee` exactly, `tf32` on tensor cores with 10-bit mantissas, `tf32x3`
+    with the error-compensated three-pass tf32 scheme.
+
+    ```mlir
+    %c = tile.dot %a, %b, %acc input_precision = tf32
+        : tensor<64x32xf32>, tensor<32x128xf32> -> tensor<64x128xf32>
+    ```
+  }];
+  let arguments = (ins Tile_NumericTensor:$a, Tile_NumericTensor:$b,
+                       Tile_NumericTensor:$acc,
+                       DefaultValuedAttr<Tile_InputPrecisionAttr,
+                                         "InputPrecision::IEEE">:$inputPrecision);
+  let results = (outs Tile_NumericTensor:$result);
+  let assemblyFormat = [{
+    $a `,` $b `,` $acc (`input_precision` `=` $inputPrecision^)? attr-dict
+    `:` type($a) `,` type($b) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_ReduceOp : Tile_Op<"reduce", [RecursiveMemoryEffects,
+    RecursivelySpeculatable, SingleBlock]> {
+  let summary = "Reduce tiles along one axis with a combining region";
+  let description = [{
+    Combines the elements of each operand along `axis` with the region, which
+    takes two sets of scalars (the running values of every operand, then the
+    next elements) and yields one set. The combination must be associative
+    and commutative: the order is unspecified. Several operands are reduced
+    together, as an argmax reduces values and indices. Each result has the
+    operand's shape without `axis`, or is a scalar for a 1-D operand.
+
+    ```mlir
+    %s = tile.reduce %t axis 1 : tensor<64x128xf32> -> tensor<64xf32> {
+    ^bb0(%a: f32, %b: f32):
+      %sum = arith.addf %a, %b : f32
+      tile.yield %sum : f32
+    }
+    ```
+  }];
+  let arguments = (ins Variadic<Tile_Tensor>:$srcs, I32Attr:$axis);
+  let results = (outs Variadic<Tile_ScalarOrTensor>:$results);
+  let regions = (region SizedRegion<1>:$combiner);
+  let assemblyFormat = [{
+    $srcs `axis` $axis attr-dict `:` type($srcs) `->` type($results)
+    $combiner
+  }];
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+}
+
+def Tile_ScanOp : Tile_Op<"scan", [RecursiveMemoryEffects,
+    RecursivelySpeculatable, SingleBlock]> {
+  let summary = "Inclusive scan of tiles along one axis";
+  let description = [{
+    Element `i` of each result combines elements `0..i` of the operands along
+    `axis` (or `i..n-1` when `reverse` is set) with the region, which has the
+    signature of `tile.reduce`'s and must be associative. Results have the
+    operands' types.
+
+    ```mlir
+    %c = tile.scan %t axis 0 : tensor<128xi32> -> tensor<128xi32> {
+    ^bb0(%a: i32, %b: i32):
+      %s = arith.addi %a, %b : i32
+      tile.yield %s : i32
+    }
+    ```
+  }];
+  let arguments = (ins Variadic<Tile_Tensor>:$srcs, I32Attr:$axis,
+                       UnitAttr:$reverse);
+  let results = (outs Variadic<Tile_Tensor>:$results);
+  let regions = (region SizedRegion<1>:$combiner);
+  let assemblyFormat = [{
+    $srcs `axis` $axis (`reverse` $reverse^)? attr-dict
+    `:` type($srcs) `->` type($results) $combiner
+  }];
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+}
+
+def Tile_YieldOp : Tile_Op<"yield", [Pure, Terminator, ReturnLike,
+    ParentOneOf<["ReduceOp", "ScanOp"]>]> {
+  let summary = "Yield the combined values of a reduce or scan region";
+  let arguments = (ins Variadic<Tile_Element>:$values);
+  let assemblyFormat = "($values^ `:` type($values))? attr-dict";
+}
+
+#endif // KILN_DIALECT_TILE_IR_TILEOPS_TD

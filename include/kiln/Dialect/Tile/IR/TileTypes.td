@@ -1,0 +1,83 @@
+//===- TileTypes.td - Types of the tile dialect ------------*- tablegen -*-===//
+
+#ifndef KILN_DIALECT_TILE_IR_TILETYPES_TD
+#define KILN_DIALECT_TILE_IR_TILETYPES_TD
+
+include "kiln/Dialect/Tile/IR/TileDialect.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/BuiltinTypeInterfaces.td"
+include "mlir/IR/CommonTypeConstraints.td"
+
+class Tile_Type<string name, string typeMnemonic, list<Trait> traits = []>
+    : TypeDef<Tile_Dialect, name, traits> {
+  let mnemonic = typeMnemonic;
+}
+
+def Tile_PointerType : Tile_Type<"Pointer", "ptr"> {
+  let summary = "Pointer to an element in an address space";
+  let description = [{
+    A pointer to one scalar element. The address space follows NVPTX
+    numbering: 1 is global memory (the default and the only one kernel
+    arguments use), 3 is shared memory.
+
+    ```mlir
+    !tile.ptr<f32>        // global memory
+    !tile.ptr<f16, 3>     // shared memory
+    ```
+  }];
+  let parameters = (ins "::mlir::Type":$pointeeType,
+                        DefaultValuedParameter<"unsigned", "1">:$addressSpace);
+  let assemblyFormat = "`<` $pointeeType (`,` $addressSpace^)? `>`";
+  let builders = [
+    TypeBuilderWithInferredContext<(ins "::mlir::Type":$pointeeType,
+                                        CArg<"unsigned", "1">:$addressSpace), [{
+      return $_get(pointeeType.getContext(), pointeeType, addressSpace);
+    }]>
+  ];
+  let genVerifyDecl = 1;
+  let skipDefaultBuilders = 1;
+}
+
+def Tile_BlockPointerType : Tile_Type<"BlockPointer", "block_ptr"> {
+  let summary = "Block of a strided tensor in global memory";
+  let description = [{
+    Describes a `shape`-sized block of a strided tensor in global memory: the
+    tensor's base, sizes and strides plus the block's offsets, held together
+    so that the whole block can be loaded or stored at once (and, on sm_90,
+    by the tensor memory accelerator). Made by `tile.make_block_ptr`, moved by
+    `tile.advance`, read and written by `tile.block_load` and
+    `tile.block_store`.
+
+    ```mlir
+    !tile.block_ptr<64x32xf16>
+    ```
+  }];
+  let parameters = (ins ArrayRefParameter<"int64_t">:$shape,
+                        "::mlir::Type":$elementType);
+  let assemblyFormat = "`<` custom<BlockShape>($shape, $elementType) `>`";
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// The block as a ranked tensor type (what `tile.block_load` returns).
+    ::mlir::RankedTensorType getBlockTensorType() const {
+      return ::mlir::RankedTensorType::get(getShape(), getElementType());
+    }
+  }];
+}
+
+/// A scalar that can live behind a pointer.
+def Tile_Element : AnyTypeOf<[AnyInteger, AnyFloat, Index, Tile_PointerType],
+                             "integer, float, index or pointer">;
+def Tile_PtrTensor : RankedTensorOf<[Tile_PointerType]>;
+def Tile_PtrLike : AnyTypeOf<[Tile_PointerType, Tile_PtrTensor],
+                             "pointer or tensor of pointers">;
+def Tile_IntLike : AnyTypeOf<[AnySignlessInteger, RankedTensorOf<[AnySignlessInteger]>],
+                             "integer or tensor of integers">;
+def Tile_BoolLike : AnyTypeOf<[I1, RankedTensorOf<[I1]>],
+                              "i1 or tensor of i1">;
+def Tile_ScalarOrTensor : AnyTypeOf<[Tile_Element, RankedTensorOf<[Tile_Element]>],
+                                    "scalar or tile">;
+def Tile_Tensor : RankedTensorOf<[Tile_Element]>;
+def Tile_FloatTensor : RankedTensorOf<[AnyFloat]>;
+def Tile_NumericTensor : RankedTensorOf<[AnyFloat, AnySignlessInteger]>;
+
+#endif // KILN_DIALECT_TILE_IR_TILETYPES_TD

@@ -1,0 +1,170 @@
+//===- TileCanonicalize.cpp - Folds and canonicalizations of tile ops -----===//
+//
+// Shape operations collapse onto splats and onto each other, so that later
+// passes see each tile built once; pointer arithmetic chains combine into
+// one offset.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kiln/Dialect/Tile/IR/TileDialect.h"
+
+#include "mlir/Dialect/CommonFolders.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
+
+using namespace mlir;
+using namespace kiln::tile;
+
+/// A splat constant `attr` re-shaped to `type`, or null if `attr` is not a
+/// splat constant.
+static Attribute reshapeSplat(Attribute attr, Type type) {
+  auto splat = dyn_cast_if_present<SplatElementsAttr>(attr);
+  if (!splat)
+    return {};
+  return SplatElementsAttr::get(cast<ShapedType>(type),
+                                splat.getSplatValue<Attribute>());
+}
+
+namespace {
+/// `shape_op(tile.splat %x)` is `tile.splat %x` of the result shape, for the
+/// shape operations that keep every element's value.
+template <typename ShapeOp>
+struct ShapeOpOfSplat : OpRewritePattern<ShapeOp> {
+  using OpRewritePattern<ShapeOp>::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(ShapeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto splat = op.getSrc().template getDefiningOp<SplatOp>();
+    if (!splat)
+      return failure();
+    rewriter.replaceOpWithNewOp<SplatOp>(op, op.getType(), splat.getSrc());
+    return success();
+  }
+};
+
+/// Two chained shape operations of one kind collapse into one from the
+/// first's source to the second's result: broadcasts compose, and so do
+/// reshapes (both keep row-major order).
+template <typename ShapeOp>
+struct ShapeOpOfSameOp : OpRewritePattern<ShapeOp> {
+  using OpRewritePattern<ShapeOp>::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(ShapeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto producer = op.getSrc().template getDefiningOp<ShapeOp>();
+    if (!producer)
+      return failure();
+    rewriter.replaceOpWithNewOp<ShapeOp>(op, op.getType(), producer.getSrc());
+    return success();
+  }
+};
+
+/// `addptr(addptr(%p, %a), %b)` is `addptr(%p, %a + %b)`: one address
+/// computation instead of two.
+struct CombineAddPtrs : OpRewritePattern<AddPtrOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(AddPtrOp op,
+                                PatternRewriter &rewriter) const override {
+    auto inner = op.getPtr().getDefiningOp<AddPtrOp>();
+    if (!inner || inner.getOffset().getType() != op.getOffset().getType())
+      return failure();
+    Value sum = arith::AddIOp::create(rewriter, op.getLoc(), inner.getOffset(),
+                                      op.getOffset());
+    rewriter.replaceOpWithNewOp<AddPtrOp>(op, op.getType(), inner.getPtr(),
+                                          sum);
+    return success();
+  }
+};
+} // namespace
+
+OpFoldResult SplatOp::fold(FoldAdaptor adaptor) {
+  if (!isa_and_present<IntegerAttr, FloatAttr>(adaptor.getSrc()))
+    return {};
+  return SplatElementsAttr::get(getType(), adaptor.getSrc());
+}
+
+OpFoldResult BroadcastOp::fold(FoldAdaptor adaptor) {
+  if (getSrc().getType() == getType())
+    return getSrc();
+  return reshapeSplat(adaptor.getSrc(), getType());
+}
+
+void BroadcastOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                              MLIRContext *context) {
+  results.add<ShapeOpOfSplat<BroadcastOp>, ShapeOpOfSameOp<BroadcastOp>>(
+      context);
+}
+
+OpFoldResult ExpandDimsOp::fold(FoldAdaptor adaptor) {
+  return reshapeSplat(adaptor.getSrc(), getType());
+}
+
+void ExpandDimsOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                               MLIRContext *context) {
+  results.add<ShapeOpOfSplat<ExpandDimsOp>>(context);
+}
+
+OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
+  if (getSrc().getType() == getType())
+    return getSrc();
+  if (auto dense = dyn_cast_if_present<DenseElementsAttr>(adaptor.getSrc()))
+    return dense.reshape(getType());
+  return {};
+}
+
+void ReshapeOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                            MLIRContext *context) {
+  results.add<ShapeOpOfSplat<ReshapeOp>, ShapeOpOfSameOp<ReshapeOp>>(context);
+}
+
+OpFoldResult TransOp::fold(FoldAdaptor adaptor) {
+  if (llvm::equal(getOrder(), llvm::seq<int32_t>(0, getOrder().size())))
+    return getSrc();
+  // trans(trans(x, inner), outer) is one transpose of x by the composed
+  // order: result dim i is inner-source dim inner[outer[i]].
+  if (auto producer = getSrc().getDefiningOp<TransOp>()) {
+    SmallVector<int32_t> composed;
+    for (int32_t dim : getOrder())
+      composed.push_back(producer.getOrder()[dim]);
+    if (llvm::equal(composed, llvm::seq<int32_t>(0, composed.size())))
+      return producer.getSrc();
+    getSrcMutable().assign(producer.getSrc());
+    setOrder(composed);
+    return getResult();
+  }
+  return reshapeSplat(adaptor.getSrc(), getType());
+}
+
+void TransOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                          MLIRContext *context) {
+  results.add<ShapeOpOfSplat<TransOp>>(context);
+}
+
+OpFoldResult AddPtrOp::fold(FoldAdaptor adaptor) {
+  if (matchPattern(adaptor.getOffset(), m_Zero()))
+    return getPtr();
+  return {};
+}
+
+void AddPtrOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                           MLIRContext *context) {
+  results.add<CombineAddPtrs>(context);
+}
+
+OpFoldResult PtrCastOp::fold(FoldAdaptor) {
+  if (getSrc().getType() == getType())
+    return getSrc();
+  if (auto producer = getSrc().getDefiningOp<PtrCastOp>()) {
+    getSrcMutable().assign(producer.getSrc());
+    return getResult();
+  }
+  return {};
+}
+
+OpFoldResult AdvanceOp::fold(FoldAdaptor adaptor) {
+  if (llvm::all_of(adaptor.getOffsets(),
+                   [](Attribute offset) { return matchPattern(offset, m_Zero()); }))
+    return getBlockPtr();
+  return {};
+}

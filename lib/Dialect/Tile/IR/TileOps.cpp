@@ -1,0 +1,611 @@
+//===- TileOps.cpp - Operations of the tile dialect -----------------------===//
+//
+// Verifiers, memory effects and custom assembly directives. Folds and
+// canonicalization patterns live in TileCanonicalize.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kiln/Dialect/Tile/IR/TileDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/TypeUtilities.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallBitVector.h"
+
+using namespace mlir;
+using namespace kiln::tile;
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+/// The shape of a tile, or the empty shape of a scalar.
+static ArrayRef<int64_t> shapeOf(Type type) {
+  if (auto tensor = dyn_cast<RankedTensorType>(type))
+    return tensor.getShape();
+  return {};
+}
+
+/// A shape as written in IR ("128x64"); "scalar" for the empty shape of a
+/// scalar value.
+static std::string shapeString(ArrayRef<int64_t> shape, bool isTensor = true) {
+  if (!isTensor)
+    return "scalar";
+  std::string result;
+  llvm::raw_string_ostream os(result);
+  llvm::interleave(shape, os, "x");
+  return result;
+}
+
+static std::string shapeString(Type type) {
+  return shapeString(shapeOf(type), isa<RankedTensorType>(type));
+}
+
+/// Whether two values are both scalars or both tiles of the same shape.
+static bool haveSameShape(Type lhs, Type rhs) {
+  return isa<RankedTensorType>(lhs) == isa<RankedTensorType>(rhs) &&
+         shapeOf(lhs) == shapeOf(rhs);
+}
+
+/// `elementType` with the shape of `like`: a tile if `like` is one, else the
+/// scalar itself.
+static Type withShapeOf(Type like, Type elementType) {
+  if (auto tensor = dyn_cast<RankedTensorType>(like))
+    return RankedTensorType::get(tensor.getShape(), elementType);
+  return elementType;
+}
+
+/// The value type that pointers of type `ptrLike` point to, shaped like them.
+static Type pointeeValueType(Type ptrLike) {
+  auto ptr = cast<PointerType>(getElementTypeOrSelf(ptrLike));
+  return withShapeOf(ptrLike, ptr.getPointeeType());
+}
+
+/// Checks that `mask`, when present, has the shape of `ptr`.
+static LogicalResult verifyMask(Operation *op, Value ptr, Value mask) {
+  if (!mask)
+    return success();
+  if (haveSameShape(mask.getType(), ptr.getType()))
+    return success();
+  return op->emitOpError() << "mask shape " << shapeString(mask.getType())
+                           << " does not match pointer shape "
+                           << shapeString(ptr.getType());
+}
+
+/// Checks that `value` has the type the pointers `ptr` point to.
+static LogicalResult verifyPointee(Operation *op, Value ptr, Type valueType,
+                                   StringRef what) {
+  Type expected = pointeeValueType(ptr.getType());
+  if (valueType == expected)
+    return success();
+  return op->emitOpError() << what << " type " << valueType
+                           << " does not match the pointee type " << expected
+                           << " of pointer type " << ptr.getType();
+}
+
+/// Checks that `dims` names distinct dimensions of a rank-`rank` value.
+static LogicalResult verifyDimList(Operation *op, ArrayRef<int32_t> dims,
+                                   int64_t rank, StringRef what) {
+  llvm::SmallBitVector seen(rank);
+  for (int32_t dim : dims) {
+    if (dim < 0 || dim >= rank)
+      return op->emitOpError() << what << " dimension " << dim
+                               << " is out of range for rank " << rank;
+    if (seen.test(dim))
+      return op->emitOpError() << what << " lists dimension " << dim
+                               << " twice";
+    seen.set(dim);
+  }
+  return success();
+}
+
+/// Checks that `order` is a permutation of the dimensions of a rank-`rank`
+/// value.
+static LogicalResult verifyPermutation(Operation *op, ArrayRef<int32_t> order,
+                                       int64_t rank) {
+  if (static_cast<int64_t>(order.size()) != rank)
+    return op->emitOpError() << "order has " << order.size()
+                             << " entries but the rank is " << rank;
+  return verifyDimList(op, order, rank, "order");
+}
+
+//===----------------------------------------------------------------------===//
+// Custom assembly directives
+//===----------------------------------------------------------------------===//
+
+/// Parses the type of pointers and derives the type of their mask, `i1`
+/// shaped like them, when the mask is present.
+static ParseResult
+parsePtrAndMaskTypes(OpAsmParser &parser, Type &ptrType,
+                     std::optional<OpAsmParser::UnresolvedOperand> mask,
+                     Type &maskType) {
+  if (parser.parseType(ptrType))
+    return failure();
+  if (mask)
+    maskType = withShapeOf(ptrType, parser.getBuilder().getI1Type());
+  return success();
+}
+
+static void printPtrAndMaskTypes(OpAsmPrinter &printer, Operation *,
+                                 Type ptrType, Value, Type) {
+  printer << ptrType;
+}
+
+/// Parses a type and gives it to an optional operand too, when present.
+static ParseResult parseTypeAndOptionalOperandType(
+    OpAsmParser &parser, Type &type,
+    std::optional<OpAsmParser::UnresolvedOperand> operand, Type &operandType) {
+  if (parser.parseType(type))
+    return failure();
+  if (operand)
+    operandType = type;
+  return success();
+}
+
+static void printTypeAndOptionalOperandType(OpAsmPrinter &printer,
+                                            Operation *, Type type, Value,
+                                            Type) {
+  printer << type;
+}
+
+#define GET_OP_CLASSES
+#include "kiln/Dialect/Tile/IR/TileOps.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// Making and reshaping tiles
+//===----------------------------------------------------------------------===//
+
+LogicalResult RangeOp::verify() {
+  int64_t start = getStart(), end = getEnd();
+  if (end <= start)
+    return emitOpError() << "end (" << end << ") must be greater than start ("
+                         << start << ")";
+  auto type = getType();
+  if (type.getRank() != 1 || type.getDimSize(0) != end - start)
+    return emitOpError() << "result shape " << shapeString(type)
+                         << " does not match the range size " << end - start;
+  return success();
+}
+
+LogicalResult SplatOp::verify() {
+  Type elementType = getType().getElementType();
+  if (elementType != getSrc().getType())
+    return emitOpError() << "result element type " << elementType
+                         << " does not match source type "
+                         << getSrc().getType();
+  return success();
+}
+
+LogicalResult BroadcastOp::verify() {
+  RankedTensorType srcType = getSrc().getType(), resultType = getType();
+  if (srcType.getElementType() != resultType.getElementType())
+    return emitOpError() << "result element type "
+                         << resultType.getElementType()
+                         << " does not match source element type "
+                         << srcType.getElementType();
+  if (srcType.getRank() != resultType.getRank())
+    return emitOpError() << "source shape " << shapeString(srcType)
+                         << " and result shape " << shapeString(resultType)
+                         << " have different ranks";
+  for (auto [dim, sizes] : llvm::enumerate(
+           llvm::zip(srcType.getShape(), resultType.getShape()))) {
+    auto [srcSize, resultSize] = sizes;
+    if (srcSize != resultSize && srcSize != 1)
+      return emitOpError() << "source shape " << shapeString(srcType)
+                           << " cannot be broadcast to result shape "
+                           << shapeString(resultType) << " (dimension " << dim
+                           << " is " << srcSize << ", not 1 or " << resultSize
+                           << ")";
+  }
+  return success();
+}
+
+LogicalResult ExpandDimsOp::verify() {
+  RankedTensorType srcType = getSrc().getType(), resultType = getType();
+  int64_t axis = getAxis();
+  if (axis < 0 || axis > srcType.getRank())
+    return emitOpError() << "axis " << axis
+                         << " is out of range for source shape "
+                         << shapeString(srcType);
+  SmallVector<int64_t> expected(srcType.getShape());
+  expected.insert(expected.begin() + axis, 1);
+  auto expectedType =
+      RankedTensorType::get(expected, srcType.getElementType());
+  if (resultType != expectedType)
+    return emitOpError() << "result type " << resultType
+                         << " does not match the expected type "
+                         << expectedType;
+  return success();
+}
+
+LogicalResult ReshapeOp::verify() {
+  RankedTensorType srcType = getSrc().getType(), resultType = getType();
+  if (srcType.getElementType() != resultType.getElementType())
+    return emitOpError() << "result element type "
+                         << resultType.getElementType()
+                         << " does not match source element type "
+                         << srcType.getElementType();
+  if (srcType.getNumElements() != resultType.getNumElements())
+    return emitOpError() << "source shape " << shapeString(srcType) << " has "
+                         << srcType.getNumElements()
+                         << " elements but result shape "
+                         << shapeString(resultType) << " has "
+                         << resultType.getNumElements();
+  return success();
+}
+
+LogicalResult TransOp::verify() {
+  RankedTensorType srcType = getSrc().getType(), resultType = getType();
+  if (failed(verifyPermutation(*this, getOrder(), srcType.getRank())))
+    return failure();
+  SmallVector<int64_t> expected;
+  for (int32_t dim : getOrder())
+    expected.push_back(srcType.getDimSize(dim));
+  auto expectedType =
+      RankedTensorType::get(expected, srcType.getElementType());
+  if (resultType != expectedType)
+    return emitOpError() << "result type " << resultType
+                         << " does not match the expected type "
+                         << expectedType;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Pointers and memory
+//===----------------------------------------------------------------------===//
+
+LogicalResult AddPtrOp::verify() {
+  if (!haveSameShape(getOffset().getType(), getPtr().getType()))
+    return emitOpError() << "offset shape " << shapeString(getOffset().getType())
+                         << " does not match pointer shape "
+                         << shapeString(getPtr().getType());
+  return success();
+}
+
+LogicalResult LoadOp::verify() {
+  if (failed(verifyMask(*this, getPtr(), getMask())) ||
+      failed(verifyPointee(*this, getPtr(), getType(), "result")))
+    return failure();
+  if (getOther() && getOther().getType() != getType())
+    return emitOpError() << "other type " << getOther().getType()
+                         << " does not match result type " << getType();
+  if (getOther() && !getMask())
+    return emitOpError() << "has an other value but no mask";
+  return success();
+}
+
+void LoadOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  effects.emplace_back(MemoryEffects::Read::get(), &getPtrMutable(),
+                       SideEffects::DefaultResource::get());
+}
+
+LogicalResult StoreOp::verify() {
+  if (failed(verifyMask(*this, getPtr(), getMask())))
+    return failure();
+  return verifyPointee(*this, getPtr(), getValue().getType(), "value");
+}
+
+void StoreOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  effects.emplace_back(MemoryEffects::Write::get(), &getPtrMutable(),
+                       SideEffects::DefaultResource::get());
+}
+
+LogicalResult AtomicRMWOp::verify() {
+  if (failed(verifyMask(*this, getPtr(), getMask())) ||
+      failed(verifyPointee(*this, getPtr(), getValue().getType(), "value")))
+    return failure();
+  Type elementType = getElementTypeOrSelf(getValue().getType());
+  if (isa<FloatType>(elementType)) {
+    switch (getKind()) {
+    case AtomicRMWKind::Add:
+    case AtomicRMWKind::Max:
+    case AtomicRMWKind::Min:
+    case AtomicRMWKind::Xchg:
+      return success();
+    default:
+      return emitOpError() << "'" << stringifyAtomicRMWKind(getKind())
+                           << "' is not defined on float type "
+                           << elementType;
+    }
+  }
+  if (!isa<IntegerType>(elementType))
+    return emitOpError() << "value element type " << elementType
+                         << " is not an integer or float type";
+  return success();
+}
+
+void AtomicRMWOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  effects.emplace_back(MemoryEffects::Read::get(), &getPtrMutable(),
+                       SideEffects::DefaultResource::get());
+  effects.emplace_back(MemoryEffects::Write::get(), &getPtrMutable(),
+                       SideEffects::DefaultResource::get());
+}
+
+/// Checks a pointer/integer conversion: same shape, and 64-bit integers,
+/// the width of a global address.
+static LogicalResult verifyPtrIntCast(Operation *op, Type ptrLike,
+                                      Type intLike) {
+  if (!haveSameShape(ptrLike, intLike))
+    return op->emitOpError() << "source shape " << shapeString(op->getOperand(0).getType())
+                             << " does not match result shape "
+                             << shapeString(op->getResult(0).getType());
+  if (!getElementTypeOrSelf(intLike).isInteger(64))
+    return op->emitOpError() << "integer type " << intLike
+                             << " must have 64-bit elements";
+  return success();
+}
+
+LogicalResult PtrToIntOp::verify() {
+  return verifyPtrIntCast(*this, getSrc().getType(), getType());
+}
+
+LogicalResult IntToPtrOp::verify() {
+  return verifyPtrIntCast(*this, getType(), getSrc().getType());
+}
+
+LogicalResult PtrCastOp::verify() {
+  Type srcType = getSrc().getType(), resultType = getType();
+  if (!haveSameShape(srcType, resultType))
+    return emitOpError() << "source shape " << shapeString(srcType)
+                         << " does not match result shape "
+                         << shapeString(resultType);
+  auto srcPtr = cast<PointerType>(getElementTypeOrSelf(srcType));
+  auto resultPtr = cast<PointerType>(getElementTypeOrSelf(resultType));
+  if (srcPtr.getAddressSpace() != resultPtr.getAddressSpace())
+    return emitOpError() << "cannot change address space "
+                         << srcPtr.getAddressSpace() << " to "
+                         << resultPtr.getAddressSpace();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Block pointers
+//===----------------------------------------------------------------------===//
+
+LogicalResult MakeBlockPtrOp::verify() {
+  BlockPointerType type = getType();
+  int64_t rank = type.getShape().size();
+  auto checkCount = [&](ValueRange values, StringRef what) -> LogicalResult {
+    if (static_cast<int64_t>(values.size()) == rank)
+      return success();
+    return emitOpError() << "has " << values.size() << " " << what
+                         << " for a block of rank " << rank;
+  };
+  if (failed(checkCount(getShape(), "sizes")) ||
+      failed(checkCount(getStrides(), "strides")) ||
+      failed(checkCount(getOffsets(), "offsets")) ||
+      failed(verifyPermutation(*this, getOrder(), rank)))
+    return failure();
+  Type pointee = getBase().getType().getPointeeType();
+  if (pointee != type.getElementType())
+    return emitOpError() << "base pointee type " << pointee
+                         << " does not match block element type "
+                         << type.getElementType();
+  if (getBase().getType().getAddressSpace() != 1)
+    return emitOpError() << "base must point to global memory (address "
+                            "space 1), not address space "
+                         << getBase().getType().getAddressSpace();
+  return success();
+}
+
+LogicalResult AdvanceOp::verify() {
+  int64_t rank = getBlockPtr().getType().getShape().size();
+  if (static_cast<int64_t>(getOffsets().size()) != rank)
+    return emitOpError() << "has " << getOffsets().size()
+                         << " offsets for a block of rank " << rank;
+  return success();
+}
+
+/// Checks that `value` is the tile the block pointer `blockPtr` describes and
+/// that `boundaryCheck` names its dimensions.
+static LogicalResult verifyBlockAccess(Operation *op, BlockPointerType blockPtr,
+                                       Type value, StringRef what,
+                                       ArrayRef<int32_t> boundaryCheck) {
+  RankedTensorType expected = blockPtr.getBlockTensorType();
+  if (value != expected)
+    return op->emitOpError() << what << " type " << value
+                             << " does not match the block type " << expected;
+  return verifyDimList(op, boundaryCheck, expected.getRank(),
+                       "boundary_check");
+}
+
+LogicalResult BlockLoadOp::verify() {
+  return verifyBlockAccess(*this, getBlockPtr().getType(), getType(), "result",
+                           getBoundaryCheck());
+}
+
+void BlockLoadOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  effects.emplace_back(MemoryEffects::Read::get(), &getBlockPtrMutable(),
+                       SideEffects::DefaultResource::get());
+}
+
+LogicalResult BlockStoreOp::verify() {
+  return verifyBlockAccess(*this, getBlockPtr().getType(),
+                           getValue().getType(), "value", getBoundaryCheck());
+}
+
+void BlockStoreOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  effects.emplace_back(MemoryEffects::Write::get(), &getBlockPtrMutable(),
+                       SideEffects::DefaultResource::get());
+}
+
+//===----------------------------------------------------------------------===//
+// Matrix multiplication
+//===----------------------------------------------------------------------===//
+
+/// The accumulator element type `tile.dot` allows for inputs of `input`.
+static bool isValidDotAccumulator(Type input, Type acc) {
+  if (input.isInteger(8))
+    return acc.isInteger(32);
+  if (input.isF16())
+    return acc.isF32() || acc.isF16();
+  return acc.isF32();
+}
+
+static bool isValidDotInput(Type type) {
+  return type.isF16() || type.isBF16() || type.isF32() || type.isInteger(8) ||
+         isa<Float8E4M3FNType, Float8E5M2Type>(type);
+}
+
+LogicalResult DotOp::verify() {
+  RankedTensorType aType = getA().getType(), bType = getB().getType(),
+                   accType = getAcc().getType();
+  int64_t rank = aType.getRank();
+  if (rank != 2 && rank != 3)
+    return emitOpError() << "operand a must be 2-D (or 3-D with a batch "
+                            "dimension), but has shape "
+                         << shapeString(aType);
+  if (bType.getRank() != rank || accType.getRank() != rank)
+    return emitOpError() << "operands a (" << shapeString(aType) << "), b ("
+                         << shapeString(bType) << ") and acc ("
+                         << shapeString(accType) << ") must have one rank";
+  ArrayRef<int64_t> a = aType.getShape(), b = bType.getShape(),
+                    acc = accType.getShape();
+  if (rank == 3 && (a[0] != b[0] || a[0] != acc[0]))
+    return emitOpError() << "batch sizes of a (" << shapeString(aType)
+                         << "), b (" << shapeString(bType) << ") and acc ("
+                         << shapeString(accType) << ") differ";
+  int64_t m = a[rank - 2], k = a[rank - 1], n = b[rank - 1];
+  if (b[rank - 2] != k)
+    return emitOpError() << "reduction sizes differ: a is "
+                         << shapeString(aType) << " and b is "
+                         << shapeString(bType);
+  if (acc[rank - 2] != m || acc[rank - 1] != n)
+    return emitOpError() << "accumulator shape " << shapeString(accType)
+                         << " does not match the product shape " << m << "x"
+                         << n << " of a (" << shapeString(aType)
+                         << ") and b (" << shapeString(bType) << ")";
+  Type aElem = aType.getElementType(), bElem = bType.getElementType(),
+       accElem = accType.getElementType();
+  if (!isValidDotInput(aElem))
+    return emitOpError() << "operand element type " << aElem
+                         << " is not one of f16, bf16, f32, f8E4M3FN, "
+                            "f8E5M2, i8";
+  bool bothF8 = isa<Float8E4M3FNType, Float8E5M2Type>(aElem) &&
+                isa<Float8E4M3FNType, Float8E5M2Type>(bElem);
+  if (aElem != bElem && !bothF8)
+    return emitOpError() << "operand element types differ: a has " << aElem
+                         << " and b has " << bElem;
+  if (!isValidDotAccumulator(aElem, accElem))
+    return emitOpError() << "accumulator element type " << accElem
+                         << " is not allowed for " << aElem << " inputs";
+  if (getInputPrecision() != InputPrecision::IEEE && !aElem.isF32())
+    return emitOpError() << "input_precision "
+                         << stringifyInputPrecision(getInputPrecision())
+                         << " applies only to f32 inputs, not " << aElem;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions and scans
+//===----------------------------------------------------------------------===//
+
+/// Checks what `tile.reduce` and `tile.scan` share: operands of one shape,
+/// an axis inside it.
+static LogicalResult verifyCombineOperands(Operation *op, ValueRange srcs,
+                                           int64_t axis) {
+  if (srcs.empty())
+    return op->emitOpError() << "needs at least one operand";
+  Type first = srcs.front().getType();
+  for (auto [i, src] : llvm::enumerate(srcs))
+    if (shapeOf(src.getType()) != shapeOf(first))
+      return op->emitOpError() << "operand " << i << " has shape "
+                               << shapeString(src.getType())
+                               << " but operand 0 has shape "
+                               << shapeString(first);
+  int64_t rank = shapeOf(first).size();
+  if (axis < 0 || axis >= rank)
+    return op->emitOpError() << "axis " << axis
+                             << " is out of range for operand shape "
+                             << shapeString(first);
+  return success();
+}
+
+/// Checks a combining region: for N operands it takes 2N scalars (two of
+/// each operand's element type) and yields N.
+static LogicalResult verifyCombiner(Operation *op, Region &region,
+                                    ValueRange srcs) {
+  Block &block = region.front();
+  size_t n = srcs.size();
+  if (block.getNumArguments() != 2 * n)
+    return op->emitOpError() << "combining region must take " << 2 * n
+                             << " arguments for " << n
+                             << " operand(s), but takes "
+                             << block.getNumArguments();
+  for (auto [i, src] : llvm::enumerate(srcs)) {
+    Type elementType = getElementTypeOrSelf(src.getType());
+    for (size_t arg : {i, i + n})
+      if (block.getArgument(arg).getType() != elementType)
+        return op->emitOpError()
+               << "combining region argument " << arg << " has type "
+               << block.getArgument(arg).getType() << " but operand " << i
+               << " has element type " << elementType;
+  }
+  auto yield = dyn_cast<YieldOp>(block.getTerminator());
+  if (!yield)
+    return op->emitOpError() << "combining region must end with tile.yield";
+  if (yield.getValues().size() != n)
+    return yield.emitOpError()
+           << "yields " << yield.getValues().size() << " value(s) but "
+           << op->getName() << " has " << n << " operand(s)";
+  for (auto [i, values] : llvm::enumerate(llvm::zip(yield.getValues(), srcs))) {
+    auto [yielded, src] = values;
+    Type elementType = getElementTypeOrSelf(src.getType());
+    if (yielded.getType() != elementType)
+      return yield.emitOpError() << "value " << i << " has type "
+                                 << yielded.getType() << " but operand " << i
+                                 << " has element type " << elementType;
+  }
+  return success();
+}
+
+LogicalResult ReduceOp::verify() {
+  if (failed(verifyCombineOperands(*this, getSrcs(), getAxis())))
+    return failure();
+  if (getNumResults() != getSrcs().size())
+    return emitOpError() << "has " << getNumResults() << " results for "
+                         << getSrcs().size() << " operands";
+  int64_t axis = getAxis();
+  for (auto [i, values] : llvm::enumerate(llvm::zip(getSrcs(), getResults()))) {
+    auto [src, result] = values;
+    auto srcType = cast<RankedTensorType>(src.getType());
+    SmallVector<int64_t> shape(srcType.getShape());
+    shape.erase(shape.begin() + axis);
+    Type expected = shape.empty()
+                        ? srcType.getElementType()
+                        : RankedTensorType::get(shape, srcType.getElementType());
+    if (result.getType() != expected)
+      return emitOpError() << "result " << i << " has type "
+                           << result.getType() << " but reducing "
+                           << srcType << " along axis " << axis << " gives "
+                           << expected;
+  }
+  return success();
+}
+
+LogicalResult ReduceOp::verifyRegions() {
+  return verifyCombiner(*this, getCombiner(), getSrcs());
+}
+
+LogicalResult ScanOp::verify() {
+  if (failed(verifyCombineOperands(*this, getSrcs(), getAxis())))
+    return failure();
+  if (getResultTypes() != getSrcs().getTypes())
+    return emitOpError() << "result types must match the operand types";
+  return success();
+}
+
+LogicalResult ScanOp::verifyRegions() {
+  return verifyCombiner(*this, getCombiner(), getSrcs());
+}
