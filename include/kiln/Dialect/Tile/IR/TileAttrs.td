@@ -3,7 +3,13 @@
 #ifndef KILN_DIALECT_TILE_IR_TILEATTRS_TD
 #define KILN_DIALECT_TILE_IR_TILEATTRS_TD
 
+include "mlir/IR/CommonAttrConstraints.td"
 include "mlir/IR/EnumAttr.td"
+
+/// An i32 attribute read as a signed value, so that a negative axis or range
+/// bound is seen (and rejected or used) as written.
+def Tile_I32Attr : TypedSignlessIntegerAttrBase<
+    I32, "int32_t", "32-bit signless integer attribute">;
 
 def Tile_ProgramAxisAttr : I32EnumAttr<"ProgramAxis", "axis of the launch grid", [
     I32EnumAttrCase<"X", 0, "x">,

@@ -50,8 +50,8 @@ def Tile_RangeOp : Tile_Op<"range", [Pure]> {
     %offs = tile.range 0 to 128 : tensor<128xi32>
     ```
   }];
-  let arguments = (ins I32Attr:$start, I32Attr:$end);
-  let results = (outs RankedTensorOf<[I32]>:$result);
+  let arguments = (ins Tile_I32Attr:$start, Tile_I32Attr:$end);
+  let results = (outs StaticShapeTensorOf<[I32]>:$result);
   let assemblyFormat = "$start `to` $end attr-dict `:` type($result)";
   let hasVerifier = 1;
 }
@@ -95,7 +95,7 @@ def Tile_ExpandDimsOp : Tile_Op<"expand_dims", [Pure]> {
     %col = tile.expand_dims %v axis 1 : tensor<128xf32> -> tensor<128x1xf32>
     ```
   }];
-  let arguments = (ins Tile_Tensor:$src, I32Attr:$axis);
+  let arguments = (ins Tile_Tensor:$src, Tile_I32Attr:$axis);
   let results = (outs Tile_Tensor:$result);
   let assemblyFormat =
       "$src `axis` $axis attr-dict `:` type($src) `->` type($result)";
@@ -337,17 +337,21 @@ def Tile_BlockLoadOp : Tile_Op<"block_load", [
     Unchecked dimensions must be in bounds.
 
     ```mlir
-    %t = tile.block_load %bp {boundary_check = array<i32: 0, 1>}
+    %t = tile.block_load %bp boundary_check = [0, 1] padding = nan
         : !tile.block_ptr<64x32xf16> -> tensor<64x32xf16>
     ```
   }];
   let arguments = (ins Tile_BlockPointerType:$blockPtr,
-                       DefaultValuedAttr<DenseI32ArrayAttr, "{}">:$boundaryCheck,
+                       DefaultValuedAttr<DenseI32ArrayAttr, "{}">:$boundary_check,
                        DefaultValuedAttr<Tile_PaddingOptionAttr,
                                          "PaddingOption::Zero">:$padding);
   let results = (outs Tile_Tensor:$result);
   let assemblyFormat =
-      "$blockPtr attr-dict `:` qualified(type($blockPtr)) `->` type($result)";
+[{
+    $blockPtr (`boundary_check` `=` $boundary_check^)?
+    (`padding` `=` $padding^)? attr-dict
+    `:` qualified(type($blockPtr)) `->` type($result)
+  }];
   let hasVerifier = 1;
 }
 
@@ -363,9 +367,10 @@ def Tile_BlockStoreOp : Tile_Op<"block_store", [
     ```
   }];
   let arguments = (ins Tile_BlockPointerType:$blockPtr, Tile_Tensor:$value,
-                       DefaultValuedAttr<DenseI32ArrayAttr, "{}">:$boundaryCheck);
+                       DefaultValuedAttr<DenseI32ArrayAttr, "{}">:$boundary_check);
   let assemblyFormat = [{
-    $blockPtr `,` $value attr-dict `:` qualified(type($blockPtr)) `,`
+    $blockPtr `,` $value (`boundary_check` `=` $boundary_check^)? attr-dict
+    `:` qualified(type($blockPtr)) `,`
     type($value)
   }];
   let hasVerifier = 1;
@@ -393,10 +398,10 @@ def Tile_DotOp : Tile_Op<"dot", [Pure, AllTypesMatch<["acc", "result"]>]> {
   let arguments = (ins Tile_NumericTensor:$a, Tile_NumericTensor:$b,
                        Tile_NumericTensor:$acc,
                        DefaultValuedAttr<Tile_InputPrecisionAttr,
-                                         "InputPrecision::IEEE">:$inputPrecision);
+                                         "InputPrecision::IEEE">:$input_precision);
   let results = (outs Tile_NumericTensor:$result);
   let assemblyFormat = [{
-    $a `,` $b `,` $acc (`input_precision` `=` $inputPrecision^)? attr-dict
+    $a `,` $b `,` $acc (`input_precision` `=` $input_precision^)? attr-dict
     `:` type($a) `,` type($b) `->` type($result)
   }];
   let hasVerifier = 1;
@@ -421,7 +426,7 @@ def Tile_ReduceOp : Tile_Op<"reduce", [RecursiveMemoryEffects,
     }
     ```
   }];
-  let arguments = (ins Variadic<Tile_Tensor>:$srcs, I32Attr:$axis);
+  let arguments = (ins Variadic<Tile_Tensor>:$srcs, Tile_I32Attr:$axis);
   let results = (outs Variadic<Tile_ScalarOrTensor>:$results);
   let regions = (region SizedRegion<1>:$combiner);
   let assemblyFormat = [{
@@ -449,7 +454,7 @@ def Tile_ScanOp : Tile_Op<"scan", [RecursiveMemoryEffects,
     }
     ```
   }];
-  let arguments = (ins Variadic<Tile_Tensor>:$srcs, I32Attr:$axis,
+  let arguments = (ins Variadic<Tile_Tensor>:$srcs, Tile_I32Attr:$axis,
                        UnitAttr:$reverse);
   let results = (outs Variadic<Tile_Tensor>:$results);
   let regions = (region SizedRegion<1>:$combiner);

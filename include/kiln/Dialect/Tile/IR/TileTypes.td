@@ -35,7 +35,6 @@ def Tile_PointerType : Tile_Type<"Pointer", "ptr"> {
     }]>
   ];
   let genVerifyDecl = 1;
-  let skipDefaultBuilders = 1;
 }
 
 def Tile_BlockPointerType : Tile_Type<"BlockPointer", "block_ptr"> {
@@ -67,17 +66,16 @@ def Tile_BlockPointerType : Tile_Type<"BlockPointer", "block_ptr"> {
 /// A scalar that can live behind a pointer.
 def Tile_Element : AnyTypeOf<[AnyInteger, AnyFloat, Index, Tile_PointerType],
                              "integer, float, index or pointer">;
-def Tile_PtrTensor : RankedTensorOf<[Tile_PointerType]>;
+def Tile_PtrTensor : StaticShapeTensorOf<[Tile_PointerType]>;
 def Tile_PtrLike : AnyTypeOf<[Tile_PointerType, Tile_PtrTensor],
                              "pointer or tensor of pointers">;
-def Tile_IntLike : AnyTypeOf<[AnySignlessInteger, RankedTensorOf<[AnySignlessInteger]>],
+def Tile_IntLike : AnyTypeOf<[AnySignlessInteger, StaticShapeTensorOf<[AnySignlessInteger]>],
                              "integer or tensor of integers">;
-def Tile_BoolLike : AnyTypeOf<[I1, RankedTensorOf<[I1]>],
+def Tile_BoolLike : AnyTypeOf<[I1, StaticShapeTensorOf<[I1]>],
                               "i1 or tensor of i1">;
-def Tile_ScalarOrTensor : AnyTypeOf<[Tile_Element, RankedTensorOf<[Tile_Element]>],
+def Tile_ScalarOrTensor : AnyTypeOf<[Tile_Element, StaticShapeTensorOf<[Tile_Element]>],
                                     "scalar or tile">;
-def Tile_Tensor : RankedTensorOf<[Tile_Element]>;
-def Tile_FloatTensor : RankedTensorOf<[AnyFloat]>;
-def Tile_NumericTensor : RankedTensorOf<[AnyFloat, AnySignlessInteger]>;
+def Tile_Tensor : StaticShapeTensorOf<[Tile_Element]>;
+def Tile_NumericTensor : StaticShapeTensorOf<[AnyFloat, AnySignlessInteger]>;
 
 #endif // KILN_DIALECT_TILE_IR_TILETYPES_TD

@@ -1,0 +1,209 @@
+// RUN: kiln-opt %s -split-input-file -canonicalize | FileCheck %s
+
+// CHECK-LABEL: func.func @splat_of_constant
+// CHECK-DAG: %[[F:.*]] = arith.constant dense<2.500000e+00> : tensor<4x8xf32>
+// CHECK-DAG: %[[I:.*]] = arith.constant dense<7> : tensor<16xi32>
+// CHECK-NOT: tile.splat
+// CHECK: return %[[F]], %[[I]]
+func.func @splat_of_constant() -> (tensor<4x8xf32>, tensor<16xi32>) {
+  %f = arith.constant 2.5 : f32
+  %i = arith.constant 7 : i32
+  %0 = tile.splat %f : f32 -> tensor<4x8xf32>
+  %1 = tile.splat %i : i32 -> tensor<16xi32>
+  return %0, %1 : tensor<4x8xf32>, tensor<16xi32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @negative_splat_of_argument
+// CHECK: tile.splat
+func.func @negative_splat_of_argument(%x: f32) -> tensor<4xf32> {
+  %0 = tile.splat %x : f32 -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @broadcast_to_same_type
+// CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>)
+// CHECK-NEXT: return %[[X]]
+func.func @broadcast_to_same_type(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %0 = tile.broadcast %x : tensor<4x8xf32> -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @broadcast_of_constant
+// CHECK: %[[C:.*]] = arith.constant dense<1.000000e+00> : tensor<4x8xf32>
+// CHECK-NEXT: return %[[C]]
+func.func @broadcast_of_constant() -> tensor<4x8xf32> {
+  %c = arith.constant dense<1.0> : tensor<1x8xf32>
+  %0 = tile.broadcast %c : tensor<1x8xf32> -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @broadcast_of_broadcast
+// CHECK-SAME: (%[[X:.*]]: tensor<1x1xf32>)
+// CHECK-NEXT: %[[B:.*]] = tile.broadcast %[[X]] : tensor<1x1xf32> -> tensor<4x8xf32>
+// CHECK-NEXT: return %[[B]]
+func.func @broadcast_of_broadcast(%x: tensor<1x1xf32>) -> tensor<4x8xf32> {
+  %0 = tile.broadcast %x : tensor<1x1xf32> -> tensor<1x8xf32>
+  %1 = tile.broadcast %0 : tensor<1x8xf32> -> tensor<4x8xf32>
+  return %1 : tensor<4x8xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @shape_ops_of_splat
+// CHECK-SAME: (%[[X:.*]]: i32)
+// CHECK-DAG: %[[B:.*]] = tile.splat %[[X]] : i32 -> tensor<4x8xi32>
+// CHECK-DAG: %[[E:.*]] = tile.splat %[[X]] : i32 -> tensor<1x8xi32>
+// CHECK-DAG: %[[R:.*]] = tile.splat %[[X]] : i32 -> tensor<2x4xi32>
+// CHECK-DAG: %[[T:.*]] = tile.splat %[[X]] : i32 -> tensor<8x1xi32>
+// CHECK-NOT: tile.broadcast
+// CHECK-NOT: tile.expand_dims
+// CHECK-NOT: tile.reshape
+// CHECK-NOT: tile.trans
+// CHECK: return %[[B]], %[[E]], %[[R]], %[[T]]
+func.func @shape_ops_of_splat(%x: i32) -> (tensor<4x8xi32>, tensor<1x8xi32>, tensor<2x4xi32>, tensor<8x1xi32>) {
+  %s = tile.splat %x : i32 -> tensor<1x8xi32>
+  %b = tile.broadcast %s : tensor<1x8xi32> -> tensor<4x8xi32>
+  %v = tile.splat %x : i32 -> tensor<8xi32>
+  %e = tile.expand_dims %v axis 0 : tensor<8xi32> -> tensor<1x8xi32>
+  %r = tile.reshape %v : tensor<8xi32> -> tensor<2x4xi32>
+  %t = tile.trans %s [1, 0] : tensor<1x8xi32> -> tensor<8x1xi32>
+  return %b, %e, %r, %t : tensor<4x8xi32>, tensor<1x8xi32>, tensor<2x4xi32>, tensor<8x1xi32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @expand_dims_of_constant
+// CHECK: %[[C:.*]] = arith.constant dense<3> : tensor<8x1xi32>
+// CHECK-NEXT: return %[[C]]
+func.func @expand_dims_of_constant() -> tensor<8x1xi32> {
+  %c = arith.constant dense<3> : tensor<8xi32>
+  %0 = tile.expand_dims %c axis 1 : tensor<8xi32> -> tensor<8x1xi32>
+  return %0 : tensor<8x1xi32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @reshape_folds
+// CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>)
+// CHECK-DAG: %[[C:.*]] = arith.constant dense<{{\[}}[0, 1], [2, 3]]> : tensor<2x2xi32>
+// CHECK-DAG: %[[R:.*]] = tile.reshape %[[X]] : tensor<4x8xf32> -> tensor<2x16xf32>
+// CHECK: return %[[X]], %[[R]], %[[C]]
+func.func @reshape_folds(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<2x16xf32>, tensor<2x2xi32>) {
+  %same = tile.reshape %x : tensor<4x8xf32> -> tensor<4x8xf32>
+  // Two reshapes are one: both keep the row-major order.
+  %flat = tile.reshape %x : tensor<4x8xf32> -> tensor<32xf32>
+  %twice = tile.reshape %flat : tensor<32xf32> -> tensor<2x16xf32>
+  %c = arith.constant dense<[0, 1, 2, 3]> : tensor<4xi32>
+  %rc = tile.reshape %c : tensor<4xi32> -> tensor<2x2xi32>
+  return %same, %twice, %rc : tensor<4x8xf32>, tensor<2x16xf32>, tensor<2x2xi32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @trans_folds
+// CHECK-SAME: (%[[X:.*]]: tensor<2x3x4xf32>)
+// CHECK: %[[T:.*]] = tile.trans %[[X]] [2, 0, 1] : tensor<2x3x4xf32> -> tensor<4x2x3xf32>
+// CHECK-NOT: tile.trans
+// CHECK: return %[[X]], %[[X]], %[[T]]
+func.func @trans_folds(%x: tensor<2x3x4xf32>) -> (tensor<2x3x4xf32>, tensor<2x3x4xf32>, tensor<4x2x3xf32>) {
+  %id = tile.trans %x [0, 1, 2] : tensor<2x3x4xf32> -> tensor<2x3x4xf32>
+  // [1, 2, 0] then [2, 0, 1] is the identity.
+  %a = tile.trans %x [1, 2, 0] : tensor<2x3x4xf32> -> tensor<3x4x2xf32>
+  %back = tile.trans %a [2, 0, 1] : tensor<3x4x2xf32> -> tensor<2x3x4xf32>
+  // [0, 2, 1] then [1, 2, 0]: result dim i is source dim inner[outer[i]],
+  // that is [2, 0, 1].
+  %b = tile.trans %x [0, 2, 1] : tensor<2x3x4xf32> -> tensor<2x4x3xf32>
+  %c = tile.trans %b [1, 0, 2] : tensor<2x4x3xf32> -> tensor<4x2x3xf32>
+  return %id, %back, %c : tensor<2x3x4xf32>, tensor<2x3x4xf32>, tensor<4x2x3xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @addptr_zero
+// CHECK-SAME: (%[[P:.*]]: !tile.ptr<f32>, %[[PS:.*]]: tensor<8x!tile.ptr<f32>>)
+// CHECK-NEXT: return %[[P]], %[[PS]]
+func.func @addptr_zero(%p: !tile.ptr<f32>, %ps: tensor<8x!tile.ptr<f32>>) -> (!tile.ptr<f32>, tensor<8x!tile.ptr<f32>>) {
+  %c0 = arith.constant 0 : i64
+  %z = arith.constant dense<0> : tensor<8xi32>
+  %0 = tile.addptr %p, %c0 : !tile.ptr<f32>, i64
+  %1 = tile.addptr %ps, %z : tensor<8x!tile.ptr<f32>>, tensor<8xi32>
+  return %0, %1 : !tile.ptr<f32>, tensor<8x!tile.ptr<f32>>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @addptr_chain
+// CHECK-SAME: (%[[P:.*]]: tensor<8x!tile.ptr<f16>>, %[[A:.*]]: tensor<8xi32>, %[[B:.*]]: tensor<8xi32>)
+// CHECK-NEXT: %[[S:.*]] = arith.addi %[[A]], %[[B]] : tensor<8xi32>
+// CHECK-NEXT: %[[R:.*]] = tile.addptr %[[P]], %[[S]] : tensor<8x!tile.ptr<f16>>, tensor<8xi32>
+// CHECK-NEXT: return %[[R]]
+func.func @addptr_chain(%p: tensor<8x!tile.ptr<f16>>, %a: tensor<8xi32>, %b: tensor<8xi32>) -> tensor<8x!tile.ptr<f16>> {
+  %0 = tile.addptr %p, %a : tensor<8x!tile.ptr<f16>>, tensor<8xi32>
+  %1 = tile.addptr %0, %b : tensor<8x!tile.ptr<f16>>, tensor<8xi32>
+  return %1 : tensor<8x!tile.ptr<f16>>
+}
+
+// -----
+
+// Offsets of different widths are not added: the sum would need a cast
+// whose overflow behaviour the pointer arithmetic does not have.
+// CHECK-LABEL: func.func @negative_addptr_chain_mixed_widths
+// CHECK: tile.addptr
+// CHECK: tile.addptr
+func.func @negative_addptr_chain_mixed_widths(%p: !tile.ptr<f16>, %a: i32, %b: i64) -> !tile.ptr<f16> {
+  %0 = tile.addptr %p, %a : !tile.ptr<f16>, i32
+  %1 = tile.addptr %0, %b : !tile.ptr<f16>, i64
+  return %1 : !tile.ptr<f16>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @ptr_cast_folds
+// CHECK-SAME: (%[[P:.*]]: !tile.ptr<f32>)
+// CHECK-NEXT: %[[C:.*]] = tile.ptr_cast %[[P]] : !tile.ptr<f32> -> !tile.ptr<i8>
+// CHECK-NEXT: return %[[P]], %[[C]]
+func.func @ptr_cast_folds(%p: !tile.ptr<f32>) -> (!tile.ptr<f32>, !tile.ptr<i8>) {
+  %same = tile.ptr_cast %p : !tile.ptr<f32> -> !tile.ptr<f32>
+  %a = tile.ptr_cast %p : !tile.ptr<f32> -> !tile.ptr<i32>
+  %b = tile.ptr_cast %a : !tile.ptr<i32> -> !tile.ptr<i8>
+  return %same, %b : !tile.ptr<f32>, !tile.ptr<i8>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @advance_by_zero
+// CHECK-SAME: (%[[BP:.*]]: !tile.block_ptr<16x16xf32>, %[[O:.*]]: i32)
+// CHECK: %[[A:.*]] = tile.advance %[[BP]], [%{{.*}}, %[[O]]]
+// CHECK-NEXT: return %[[BP]], %[[A]]
+func.func @advance_by_zero(%bp: !tile.block_ptr<16x16xf32>, %o: i32) -> (!tile.block_ptr<16x16xf32>, !tile.block_ptr<16x16xf32>) {
+  %c0 = arith.constant 0 : i32
+  %0 = tile.advance %bp, [%c0, %c0] : !tile.block_ptr<16x16xf32>
+  %1 = tile.advance %bp, [%c0, %o] : !tile.block_ptr<16x16xf32>
+  return %0, %1 : !tile.block_ptr<16x16xf32>, !tile.block_ptr<16x16xf32>
+}
+
+// -----
+
+// A load whose result is unused only reads memory, so it goes; stores and
+// atomics write memory and stay.
+// CHECK-LABEL: func.func @memory_effects
+// CHECK-NOT: tile.load
+// CHECK: tile.store
+// CHECK: tile.atomic_rmw
+// CHECK: tile.block_store
+func.func @memory_effects(%p: !tile.ptr<i32>, %v: i32, %bp: !tile.block_ptr<4xi32>, %t: tensor<4xi32>) {
+  %0 = tile.load %p : !tile.ptr<i32> -> i32
+  %b = tile.block_load %bp : !tile.block_ptr<4xi32> -> tensor<4xi32>
+  tile.store %p, %v : !tile.ptr<i32>, i32
+  %1 = tile.atomic_rmw add relaxed gpu %p, %v : !tile.ptr<i32>, i32
+  tile.block_store %bp, %t : !tile.block_ptr<4xi32>, tensor<4xi32>
+  return
+}
