@@ -114,6 +114,39 @@ static LogicalResult verifyPermutation(Operation *op, ArrayRef<int32_t> order,
 // Custom assembly directives
 //===----------------------------------------------------------------------===//
 
+/// Parses `, %mask` and, when `other` is given, `, other %other`. Unlike an
+/// optional group, a comma must be followed by the operand it announces.
+static ParseResult
+parseMaskAndOther(OpAsmParser &parser,
+                  std::optional<OpAsmParser::UnresolvedOperand> &mask,
+                  std::optional<OpAsmParser::UnresolvedOperand> *other =
+                      nullptr) {
+  if (failed(parser.parseOptionalComma()))
+    return success();
+  mask.emplace();
+  if (parser.parseOperand(*mask))
+    return failure();
+  if (!other || failed(parser.parseOptionalComma()))
+    return success();
+  other->emplace();
+  return failure(parser.parseKeyword("other") || parser.parseOperand(**other));
+}
+
+static ParseResult
+parseMaskAndOther(OpAsmParser &parser,
+                  std::optional<OpAsmParser::UnresolvedOperand> &mask,
+                  std::optional<OpAsmParser::UnresolvedOperand> &other) {
+  return parseMaskAndOther(parser, mask, &other);
+}
+
+static void printMaskAndOther(OpAsmPrinter &printer, Operation *, Value mask,
+                              Value other = {}) {
+  if (mask)
+    printer << ", " << mask;
+  if (other)
+    printer << ", other " << other;
+}
+
 /// Parses the type of pointers and derives the type of their mask, `i1`
 /// shaped like them, when the mask is present.
 static ParseResult

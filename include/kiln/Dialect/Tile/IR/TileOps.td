@@ -182,7 +182,7 @@ def Tile_LoadOp : Tile_Op<"load", [AttrSizedOperandSegments,
                        Optional<Tile_ScalarOrTensor>:$other);
   let results = (outs Tile_ScalarOrTensor:$result);
   let assemblyFormat = [{
-    $ptr (`,` $mask^)? (`,` `other` $other^)? attr-dict
+    $ptr `` custom<MaskAndOther>($mask, $other) attr-dict
     `:` custom<PtrAndMaskTypes>(type($ptr), ref($mask), type($mask))
     `->` custom<TypeAndOptionalOperandType>(type($result), ref($other),
                                             type($other))
@@ -204,7 +204,7 @@ def Tile_StoreOp : Tile_Op<"store", [
   let arguments = (ins Tile_PtrLike:$ptr, Tile_ScalarOrTensor:$value,
                        Optional<Tile_BoolLike>:$mask);
   let assemblyFormat = [{
-    $ptr `,` $value (`,` $mask^)? attr-dict
+    $ptr `,` $value `` custom<MaskAndOther>($mask) attr-dict
     `:` custom<PtrAndMaskTypes>(type($ptr), ref($mask), type($mask))
     `,` type($value)
   }];
@@ -233,7 +233,7 @@ def Tile_AtomicRMWOp : Tile_Op<"atomic_rmw", [
                        Optional<Tile_BoolLike>:$mask);
   let results = (outs Tile_ScalarOrTensor:$result);
   let assemblyFormat = [{
-    $kind $sem $scope $ptr `,` $value (`,` $mask^)? attr-dict
+    $kind $sem $scope $ptr `,` $value `` custom<MaskAndOther>($mask) attr-dict
     `:` custom<PtrAndMaskTypes>(type($ptr), ref($mask), type($mask))
     `,` type($value)
   }];
