@@ -26,3 +26,8 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 tool_dirs = [config.kiln_tools_dir, config.llvm_tools_dir]
 tools = [ToolSubst("kiln-opt", unresolved="fatal")]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
+
+# The documented example kernels are tested where they live.
+config.substitutions.append(
+    ("%kiln_examples", os.path.join(config.kiln_src_root, "docs", "examples"))
+)

@@ -1,0 +1,54 @@
+# Sourced by the README commands: installs what Kiln needs on a fresh
+# Debian 12 machine, then configures and builds it. Idempotent: a machine
+# that has everything only pays for an incremental build.
+#
+# Variables: KILN_BUILD_DIR (default: <repo>/build), KILN_BUILD_TYPE
+# (default: Release), KILN_JOBS (default: all cores).
+
+KILN_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+KILN_BUILD_DIR=${KILN_BUILD_DIR:-$KILN_ROOT/build}
+KILN_BUILD_TYPE=${KILN_BUILD_TYPE:-Release}
+KILN_LLVM_BIN=/usr/lib/llvm-22/bin
+
+kiln_log() { printf '\n==> %s\n' "$*"; }
+
+kiln_install_apt_packages() {
+  local wanted=(llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools
+                ninja-build ccache cmake g++ libgtest-dev python3 python3-pip)
+  local missing=()
+  for pkg in "${wanted[@]}"; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' \
+      || missing+=("$pkg")
+  done
+  if ((${#missing[@]} == 0)); then
+    return
+  fi
+  kiln_log "Installing Debian packages: ${missing[*]}"
+  local sudo=()
+  if [[ $(id -u) != 0 ]]; then sudo=(sudo); fi
+  "${sudo[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq "${missing[@]}"
+}
+
+kiln_install_python_packages() {
+  if python3 -c 'import numpy, pytest' 2>/dev/null; then
+    return
+  fi
+  kiln_log "Installing Python packages: $(tr '\n' ' ' < "$KILN_ROOT/python/requirements-test.txt")"
+  python3 -m pip install -q -r "$KILN_ROOT/python/requirements-test.txt" \
+    || python3 -m pip install -q --break-system-packages \
+         -r "$KILN_ROOT/python/requirements-test.txt"
+}
+
+kiln_build() {
+  kiln_log "Configuring and building Kiln in $KILN_BUILD_DIR"
+  cmake -S "$KILN_ROOT" -B "$KILN_BUILD_DIR" -G Ninja \
+    -DCMAKE_BUILD_TYPE="$KILN_BUILD_TYPE" -DKILN_ENABLE_WERROR=ON > /dev/null
+  cmake --build "$KILN_BUILD_DIR" ${KILN_JOBS:+-j "$KILN_JOBS"}
+}
+
+kiln_setup() {
+  kiln_install_apt_packages
+  kiln_install_python_packages
+  kiln_build
+}

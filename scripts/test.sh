@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Sets up a fresh Debian 12 machine, builds Kiln and runs the whole test
+# suite: lit + FileCheck, the C++ unit tests and pytest. Ends with one
+# "N passed, M failed" line; exits non-zero if anything failed.
+set -euo pipefail
+source "$(dirname "$0")/lib/setup.sh"
+kiln_setup
+
+results=$KILN_BUILD_DIR/test-results
+rm -rf "$results" && mkdir -p "$results"
+status=0
+
+kiln_log "lit suite"
+"$KILN_LLVM_BIN/lit" -sv --xunit-xml-output="$results/lit.xml" \
+  "$KILN_BUILD_DIR/test" || status=1
+
+kiln_log "C++ unit tests"
+ctest --test-dir "$KILN_BUILD_DIR" --output-on-failure \
+  --output-junit "$results/ctest.xml" || status=1
+
+kiln_log "pytest"
+(cd "$KILN_ROOT" && KILN_BUILD_DIR="$KILN_BUILD_DIR" python3 -m pytest -q \
+  --junitxml="$results/pytest.xml" test/robustness) || status=1
+
+kiln_log "Summary"
+python3 "$KILN_ROOT/scripts/lib/summarize_junit.py" "$results"/*.xml || status=1
+exit $status
