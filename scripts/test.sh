@@ -20,7 +20,8 @@ ctest --test-dir "$KILN_BUILD_DIR" --output-on-failure \
 
 kiln_log "pytest"
 (cd "$KILN_ROOT" && KILN_BUILD_DIR="$KILN_BUILD_DIR" python3 -m pytest -q \
-  --junitxml="$results/pytest.xml" test/robustness) || status=1
+  --junitxml="$results/pytest.xml" python/test test/robustness \
+  --doctest-modules python/kiln) || status=1
 
 kiln_log "Summary"
 python3 "$KILN_ROOT/scripts/lib/summarize_junit.py" "$results"/*.xml || status=1

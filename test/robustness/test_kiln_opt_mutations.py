@@ -27,6 +27,15 @@ DIAGNOSTIC = re.compile(r"^mutant\.mlir:\d+:\d+: error: ", re.MULTILINE)
 pytestmark = pytest.mark.skipif(
     not KILN_OPT.exists(), reason=f"kiln-opt not built at {KILN_OPT}")
 
+# Crashes of MLIR 22.1's own parser, which kiln-opt cannot intercept: a
+# mutant that contains one of these is not run. Each entry names the
+# upstream report; remove it once Debian's MLIR has the fix.
+KNOWN_UPSTREAM_CRASHES = {
+    # Dense array of `index` elements segfaults in parseDenseArrayAttr;
+    # https://github.com/llvm/llvm-project/issues/179045, fixed after 22.1.
+    "array<index": "llvm/llvm-project#179045",
+}
+
 TYPES = ["f32", "f16", "i1", "i32", "i64", "bf16", "!tile.ptr<f32>",
          "index", "f8E4M3FN"]
 NUMBERS = ["0", "1", "-1", "3", "128", "2147483647", "4294967296"]
@@ -86,6 +95,8 @@ def test_mutants_get_diagnostics_not_crashes(name: str, source: str,
     rng = random.Random(name)
     for _ in range(MUTANTS_PER_CASE):
         mutant = mutate(source, rng)
+        if any(pattern in mutant for pattern in KNOWN_UPSTREAM_CRASHES):
+            continue
         result = run_kiln_opt(mutant, tmp_path)
         context = f"mutant of {name}:\n{mutant}\nstderr:\n{result.stderr}"
         assert result.returncode in (0, 1), context

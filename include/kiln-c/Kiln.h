@@ -1,0 +1,106 @@
+/*===- Kiln.h - The Kiln C API ------------------------------------*- C -*-===*\
+|*                                                                            *|
+|* The only surface the Python package uses. Plain C, opaque handles.         *|
+|*                                                                            *|
+|* Ownership: a function named ...Create returns an object the caller owns    *|
+|* and frees with the matching ...Destroy; ...Get returns a pointer borrowed  *|
+|* from its argument, valid until that argument is changed or destroyed.      *|
+|*                                                                            *|
+|* Errors: a function that can fail returns a KilnError, NULL on success. The *|
+|* caller reads its message and diagnostics, then frees it with               *|
+|* kilnErrorDestroy. Nothing is thrown across this interface and no failure   *|
+|* aborts the process.                                                        *|
+|*                                                                            *|
+|* Threads: a context and everything made from it are used by one thread at a *|
+|* time; distinct contexts are independent.                                   *|
+|*                                                                            *|
+\*===----------------------------------------------------------------------===*/
+
+#ifndef KILN_C_KILN_H
+#define KILN_C_KILN_H
+
+#include <stddef.h>
+
+#define KILN_C_EXPORT __attribute__((visibility("default")))
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Version of this interface, raised on every incompatible change. */
+#define KILN_C_API_VERSION 1
+
+/** The KILN_C_API_VERSION the library was built with. */
+KILN_C_EXPORT int kilnGetAPIVersion(void);
+
+/*===----------------------------------------------------------------------===*
+ * Errors and diagnostics
+ *===----------------------------------------------------------------------===*/
+
+typedef struct KilnError KilnError;
+
+typedef enum KilnSeverity {
+  KILN_SEVERITY_ERROR = 0,
+  KILN_SEVERITY_WARNING = 1,
+  KILN_SEVERITY_NOTE = 2,
+  KILN_SEVERITY_REMARK = 3
+} KilnSeverity;
+
+/** One compiler diagnostic. `file` is empty and `line`/`column` are 0 when
+ * the diagnostic has no source location. */
+typedef struct KilnDiagnostic {
+  int severity; /* a KilnSeverity */
+  const char *file;
+  unsigned line;
+  unsigned column;
+  const char *message;
+} KilnDiagnostic;
+
+/** What failed, in one line. Borrowed from `error`. */
+KILN_C_EXPORT const char *kilnErrorGetMessage(const KilnError *error);
+
+/** Number of diagnostics the failing call emitted (notes included). */
+KILN_C_EXPORT size_t kilnErrorGetNumDiagnostics(const KilnError *error);
+
+/** Diagnostic `index`, or NULL when out of range. Borrowed from `error`. */
+KILN_C_EXPORT const KilnDiagnostic *
+kilnErrorGetDiagnostic(const KilnError *error, size_t index);
+
+KILN_C_EXPORT void kilnErrorDestroy(KilnError *error);
+
+/*===----------------------------------------------------------------------===*
+ * Contexts and modules
+ *===----------------------------------------------------------------------===*/
+
+/** Owns every module made in it; destroy its modules before it. */
+typedef struct KilnContext KilnContext;
+typedef struct KilnModule KilnModule;
+
+KILN_C_EXPORT KilnContext *kilnContextCreate(void);
+KILN_C_EXPORT void kilnContextDestroy(KilnContext *context);
+
+/** Parses and verifies `length` bytes of IR text; `filename` names it in
+ * diagnostics. On success `*module` is a new module the caller owns. */
+KILN_C_EXPORT KilnError *kilnModuleCreateParse(KilnContext *context,
+                                               const char *text,
+                                               size_t length,
+                                               const char *filename,
+                                               KilnModule **module);
+
+KILN_C_EXPORT void kilnModuleDestroy(KilnModule *module);
+
+/** Runs a textual pass pipeline anchored on the module, as kiln-opt's
+ * --pass-pipeline takes it: "builtin.module(canonicalize,cse)". On failure
+ * the module may be partly transformed. */
+KILN_C_EXPORT KilnError *kilnModuleRunPipeline(KilnModule *module,
+                                               const char *pipeline);
+
+/** The module printed as IR text. Borrowed from `module`: valid until the
+ * module is changed or destroyed. */
+KILN_C_EXPORT const char *kilnModuleGetText(KilnModule *module);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* KILN_C_KILN_H */

@@ -1,0 +1,182 @@
+//===- Kiln.cpp - The Kiln C API ------------------------------------------===//
+
+#include "kiln-c/Kiln.h"
+
+#include "kiln/InitAll.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+using namespace mlir;
+
+struct KilnError {
+  std::string message;
+  /// Owns the strings that `diagnostics` point into.
+  std::vector<std::pair<std::string, std::string>> storage;
+  std::vector<KilnDiagnostic> diagnostics;
+};
+
+struct KilnContext {
+  MLIRContext context;
+};
+
+struct KilnModule {
+  KilnContext *context;
+  OwningOpRef<ModuleOp> module;
+  std::string text;
+};
+
+namespace {
+/// Collects the diagnostics emitted in a context while it is alive, instead
+/// of printing them.
+class DiagnosticCollector {
+public:
+  explicit DiagnosticCollector(MLIRContext &context)
+      : handler(&context, [this](Diagnostic &diag) {
+          record(diag);
+          for (Diagnostic &note : diag.getNotes())
+            record(note);
+          return success();
+        }) {}
+
+  /// A new error with `message` and the diagnostics collected so far.
+  KilnError *takeError(std::string message) {
+    auto *error = new KilnError{std::move(message), std::move(records), {}};
+    error->diagnostics.reserve(error->storage.size());
+    for (auto [i, strings] : llvm::enumerate(error->storage)) {
+      KilnDiagnostic diag = locations[i];
+      diag.file = strings.first.c_str();
+      diag.message = strings.second.c_str();
+      error->diagnostics.push_back(diag);
+    }
+    return error;
+  }
+
+private:
+  void record(Diagnostic &diag) {
+    KilnDiagnostic out{};
+    out.severity = severityOf(diag.getSeverity());
+    std::string file;
+    if (auto loc = diag.getLocation()->findInstanceOf<FileLineColLoc>()) {
+      file = loc.getFilename().str();
+      out.line = loc.getLine();
+      out.column = loc.getColumn();
+    }
+    records.emplace_back(std::move(file), diag.str());
+    locations.push_back(out);
+  }
+
+  static int severityOf(DiagnosticSeverity severity) {
+    switch (severity) {
+    case DiagnosticSeverity::Error:
+      return KILN_SEVERITY_ERROR;
+    case DiagnosticSeverity::Warning:
+      return KILN_SEVERITY_WARNING;
+    case DiagnosticSeverity::Note:
+      return KILN_SEVERITY_NOTE;
+    case DiagnosticSeverity::Remark:
+      return KILN_SEVERITY_REMARK;
+    }
+    return KILN_SEVERITY_ERROR;
+  }
+
+  std::vector<std::pair<std::string, std::string>> records;
+  std::vector<KilnDiagnostic> locations;
+  ScopedDiagnosticHandler handler;
+};
+} // namespace
+
+int kilnGetAPIVersion(void) { return KILN_C_API_VERSION; }
+
+const char *kilnErrorGetMessage(const KilnError *error) {
+  return error->message.c_str();
+}
+
+size_t kilnErrorGetNumDiagnostics(const KilnError *error) {
+  return error->diagnostics.size();
+}
+
+const KilnDiagnostic *kilnErrorGetDiagnostic(const KilnError *error,
+                                             size_t index) {
+  if (index >= error->diagnostics.size())
+    return nullptr;
+  return &error->diagnostics[index];
+}
+
+void kilnErrorDestroy(KilnError *error) { delete error; }
+
+KilnContext *kilnContextCreate(void) {
+  // Pass registration is global to the process; do it once.
+  static std::once_flag passesRegistered;
+  std::call_once(passesRegistered, kiln::registerAllPasses);
+  auto *context = new KilnContext();
+  DialectRegistry registry;
+  kiln::registerAllDialects(registry);
+  context->context.appendDialectRegistry(registry);
+  context->context.loadAllAvailableDialects();
+  // A diagnostic points at the user's source; the generic form of the
+  // failing op, which MLIR attaches by default, is noise there.
+  context->context.printOpOnDiagnostic(false);
+  return context;
+}
+
+void kilnContextDestroy(KilnContext *context) { delete context; }
+
+KilnError *kilnModuleCreateParse(KilnContext *context, const char *text,
+                                 size_t length, const char *filename,
+                                 KilnModule **module) {
+  *module = nullptr;
+  DiagnosticCollector collector(context->context);
+  OwningOpRef<ModuleOp> parsed = parseSourceString<ModuleOp>(
+      StringRef(text, length), ParserConfig(&context->context),
+      filename ? filename : "<string>");
+  if (!parsed)
+    return collector.takeError("failed to parse " +
+                               std::string(filename ? filename : "<string>"));
+  *module = new KilnModule{context, std::move(parsed), {}};
+  return nullptr;
+}
+
+void kilnModuleDestroy(KilnModule *module) { delete module; }
+
+KilnError *kilnModuleRunPipeline(KilnModule *module, const char *pipeline) {
+  MLIRContext &context = module->context->context;
+  DiagnosticCollector collector(context);
+  std::string parseErrors;
+  llvm::raw_string_ostream parseErrorStream(parseErrors);
+  FailureOr<OpPassManager> parsed =
+      parsePassPipeline(pipeline, parseErrorStream);
+  if (failed(parsed))
+    return collector.takeError("invalid pass pipeline '" +
+                               std::string(pipeline) + "': " + parseErrors);
+  if (parsed->getOpAnchorName() != ModuleOp::getOperationName())
+    return collector.takeError("pass pipeline '" + std::string(pipeline) +
+                               "' must be anchored on builtin.module");
+  PassManager passManager(&context);
+  static_cast<OpPassManager &>(passManager) = *parsed;
+  module->text.clear();
+  if (failed(passManager.run(*module->module)))
+    return collector.takeError("pass pipeline '" + std::string(pipeline) +
+                               "' failed");
+  return nullptr;
+}
+
+const char *kilnModuleGetText(KilnModule *module) {
+  if (module->text.empty()) {
+    llvm::raw_string_ostream os(module->text);
+    module->module->print(os);
+  }
+  return module->text.c_str();
+}

@@ -1,0 +1,21 @@
+//===- InitAll.cpp - Everything Kiln's tools register ---------------------===//
+
+#include "kiln/InitAll.h"
+
+#include "kiln/Dialect/Tile/IR/TileDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+void kiln::registerAllDialects(mlir::DialectRegistry &registry) {
+  registry.insert<tile::TileDialect, mlir::arith::ArithDialect,
+                  mlir::func::FuncDialect, mlir::math::MathDialect,
+                  mlir::scf::SCFDialect, mlir::tensor::TensorDialect>();
+}
+
+void kiln::registerAllPasses() { mlir::registerTransformsPasses(); }

@@ -1,0 +1,11 @@
+"""Kiln: a Triton-style tile compiler for NVIDIA GPUs.
+
+The package talks to the compiler only through its C API
+(``libKilnCAPI.so``), loaded with ctypes on first use.
+"""
+
+from kiln.compiler import Context, Module
+from kiln.errors import CompilationError, Diagnostic, KilnError, Severity
+
+__all__ = ["CompilationError", "Context", "Diagnostic", "KilnError", "Module",
+           "Severity"]

@@ -1,0 +1,111 @@
+"""Loading of Kiln's C API library (``libKilnCAPI.so``) through ctypes.
+
+The one module that touches ctypes. The library is found, loaded and
+checked on first use, and every symbol gets its ``argtypes`` and ``restype``
+here, so the rest of the package calls typed functions.
+
+Search order: ``$KILN_LIBRARY_PATH`` (the file itself), the package's
+``_lib`` folder (an installed package), then ``lib/`` of the build tree:
+``$KILN_BUILD_DIR`` or ``<repo>/build``.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import threading
+from pathlib import Path
+
+from kiln.errors import KilnError
+
+#: The C API version this package was written against (KILN_C_API_VERSION).
+API_VERSION = 1
+LIBRARY_NAME = "libKilnCAPI.so"
+
+
+class ContextHandle(ctypes.c_void_p):
+    """An owned ``KilnContext *``."""
+
+
+class ModuleHandle(ctypes.c_void_p):
+    """An owned ``KilnModule *``."""
+
+
+class ErrorHandle(ctypes.c_void_p):
+    """An owned ``KilnError *``; NULL means success."""
+
+
+class DiagnosticRecord(ctypes.Structure):
+    """Mirror of ``KilnDiagnostic``."""
+
+    _fields_ = [
+        ("severity", ctypes.c_int),
+        ("file", ctypes.c_char_p),
+        ("line", ctypes.c_uint),
+        ("column", ctypes.c_uint),
+        ("message", ctypes.c_char_p),
+    ]
+
+
+_SIGNATURES = {
+    "kilnGetAPIVersion": ([], ctypes.c_int),
+    "kilnErrorGetMessage": ([ErrorHandle], ctypes.c_char_p),
+    "kilnErrorGetNumDiagnostics": ([ErrorHandle], ctypes.c_size_t),
+    "kilnErrorGetDiagnostic": ([ErrorHandle, ctypes.c_size_t],
+                               ctypes.POINTER(DiagnosticRecord)),
+    "kilnErrorDestroy": ([ErrorHandle], None),
+    "kilnContextCreate": ([], ContextHandle),
+    "kilnContextDestroy": ([ContextHandle], None),
+    "kilnModuleCreateParse": ([ContextHandle, ctypes.c_char_p, ctypes.c_size_t,
+                               ctypes.c_char_p, ctypes.POINTER(ModuleHandle)],
+                              ErrorHandle),
+    "kilnModuleDestroy": ([ModuleHandle], None),
+    "kilnModuleRunPipeline": ([ModuleHandle, ctypes.c_char_p], ErrorHandle),
+    "kilnModuleGetText": ([ModuleHandle], ctypes.c_char_p),
+}
+
+_lock = threading.Lock()
+_library: ctypes.CDLL | None = None
+
+
+def candidate_paths() -> list[Path]:
+    """Where the library is looked for, in order."""
+    explicit = os.environ.get("KILN_LIBRARY_PATH")
+    if explicit:
+        return [Path(explicit)]
+    package = Path(__file__).resolve().parent
+    build = Path(os.environ.get("KILN_BUILD_DIR",
+                                package.parent.parent / "build"))
+    return [package / "_lib" / LIBRARY_NAME, build / "lib" / LIBRARY_NAME]
+
+
+def _load() -> ctypes.CDLL:
+    for path in candidate_paths():
+        if path.exists():
+            break
+    else:
+        looked = ", ".join(str(p) for p in candidate_paths())
+        raise KilnError(f"cannot find {LIBRARY_NAME}; looked in: {looked}. "
+                        "Build Kiln (scripts/test.sh) or set KILN_LIBRARY_PATH.")
+    try:
+        library = ctypes.CDLL(str(path))
+    except OSError as exc:
+        raise KilnError(f"cannot load {path}: {exc}") from exc
+    for name, (argtypes, restype) in _SIGNATURES.items():
+        function = getattr(library, name)
+        function.argtypes = argtypes
+        function.restype = restype
+    version = library.kilnGetAPIVersion()
+    if version != API_VERSION:
+        raise KilnError(f"{path} has C API version {version}, but this "
+                        f"package needs version {API_VERSION}")
+    return library
+
+
+def lib() -> ctypes.CDLL:
+    """The loaded library; loads it on first call."""
+    global _library
+    with _lock:
+        if _library is None:
+            _library = _load()
+        return _library

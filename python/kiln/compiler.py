@@ -1,0 +1,120 @@
+"""Contexts and modules: IR text in, IR text out, through the C API."""
+
+from __future__ import annotations
+
+import ctypes
+
+from kiln import _ffi
+from kiln.errors import CompilationError, Diagnostic, KilnError, Severity
+
+
+def _check(error: _ffi.ErrorHandle) -> None:
+    """Raises CompilationError for a non-NULL error handle, and frees it."""
+    if not error:
+        return
+    lib = _ffi.lib()
+    try:
+        diagnostics = []
+        for i in range(lib.kilnErrorGetNumDiagnostics(error)):
+            record = lib.kilnErrorGetDiagnostic(error, i).contents
+            diagnostics.append(Diagnostic(
+                Severity(record.severity), record.file.decode(), record.line,
+                record.column, record.message.decode()))
+        message = lib.kilnErrorGetMessage(error).decode()
+    finally:
+        lib.kilnErrorDestroy(error)
+    raise CompilationError(message, diagnostics)
+
+
+class Context:
+    """Owns compiler state; every Module lives in one.
+
+    Use it as a context manager, or call ``close()``; modules made in it
+    must be closed first (``close()`` closes those still open).
+    """
+
+    def __init__(self) -> None:
+        self._handle = _ffi.lib().kilnContextCreate()
+        self._modules: list[Module] = []
+
+    @property
+    def handle(self) -> _ffi.ContextHandle:
+        if self._handle is None:
+            raise KilnError("the context is closed")
+        return self._handle
+
+    def close(self) -> None:
+        if self._handle is None:
+            return
+        for module in self._modules:
+            module.close()
+        _ffi.lib().kilnContextDestroy(self._handle)
+        self._handle = None
+
+    def __enter__(self) -> Context:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        self.close()
+
+
+class Module:
+    """A parsed and verified module of IR.
+
+    >>> import kiln
+    >>> with kiln.Context() as ctx:
+    ...     m = kiln.Module.parse(ctx, '''
+    ...       func.func @f() -> tensor<4xf32> {
+    ...         %c = arith.constant 1.0 : f32
+    ...         %t = tile.splat %c : f32 -> tensor<4xf32>
+    ...         return %t : tensor<4xf32>
+    ...       }''')
+    ...     m.run_pipeline("builtin.module(canonicalize)")
+    ...     "dense<1.000000e+00> : tensor<4xf32>" in str(m)
+    True
+    """
+
+    def __init__(self, context: Context, handle: _ffi.ModuleHandle) -> None:
+        self._context = context
+        self._handle: _ffi.ModuleHandle | None = handle
+        context._modules.append(self)
+
+    @classmethod
+    def parse(cls, context: Context, text: str,
+              filename: str = "<string>") -> Module:
+        """Parses and verifies ``text``; raises CompilationError if invalid."""
+        data = text.encode()
+        handle = _ffi.ModuleHandle()
+        _check(_ffi.lib().kilnModuleCreateParse(
+            context.handle, data, len(data), filename.encode(),
+            ctypes.byref(handle)))
+        return cls(context, handle)
+
+    @property
+    def handle(self) -> _ffi.ModuleHandle:
+        if self._handle is None:
+            raise KilnError("the module is closed")
+        return self._handle
+
+    def run_pipeline(self, pipeline: str) -> None:
+        """Runs a pass pipeline, e.g. ``"builtin.module(canonicalize,cse)"``."""
+        _check(_ffi.lib().kilnModuleRunPipeline(self.handle, pipeline.encode()))
+
+    def __str__(self) -> str:
+        return _ffi.lib().kilnModuleGetText(self.handle).decode()
+
+    def close(self) -> None:
+        if self._handle is None:
+            return
+        _ffi.lib().kilnModuleDestroy(self._handle)
+        self._handle = None
+        self._context._modules.remove(self)
+
+    def __enter__(self) -> Module:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()

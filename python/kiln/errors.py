@@ -1,0 +1,57 @@
+"""Kiln's exceptions and compiler diagnostics."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+
+class KilnError(Exception):
+    """Base of every exception Kiln raises."""
+
+
+class Severity(enum.IntEnum):
+    """Mirror of ``KilnSeverity`` in ``kiln-c/Kiln.h``."""
+
+    ERROR = 0
+    WARNING = 1
+    NOTE = 2
+    REMARK = 3
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """One compiler message and where it points.
+
+    ``file`` is empty and ``line``/``column`` are 0 when the message has no
+    source location.
+    """
+
+    severity: Severity
+    file: str
+    line: int
+    column: int
+    message: str
+
+    def __str__(self) -> str:
+        where = f"{self.file}:{self.line}:{self.column}: " if self.file else ""
+        return f"{where}{self.severity.name.lower()}: {self.message}"
+
+
+class CompilationError(KilnError):
+    """The compiler rejected a program; ``diagnostics`` says where and why.
+
+    >>> import kiln
+    >>> with kiln.Context() as ctx:
+    ...     kiln.Module.parse(ctx, "func.func @f() { %0 = tile.range 4 to 4 "
+    ...                       ": tensor<0xi32>\\n return }", "k.mlir")
+    Traceback (most recent call last):
+    ...
+    kiln.errors.CompilationError: failed to parse k.mlir
+    k.mlir:1:23: error: 'tile.range' op end (4) must be greater than start (4)
+    """
+
+    def __init__(self, message: str, diagnostics: list[Diagnostic]):
+        self.message = message
+        self.diagnostics = diagnostics
+        super().__init__("\n".join([message, *map(str, diagnostics)]))
