@@ -26,35 +26,21 @@ static Attribute reshapeSplat(Attribute attr, Type type) {
 }
 
 namespace {
-/// `shape_op(tile.splat %x)` is `tile.splat %x` of the result shape, for the
-/// shape operations that keep every element's value.
-template <typename ShapeOp>
-struct ShapeOpOfSplat : OpRewritePattern<ShapeOp> {
+/// `shape_op(producer(%x))` is one `producer` op from `%x` to the shape
+/// op's result type, when that keeps every element's value: any shape op of
+/// a `tile.splat` is a splat, two broadcasts are one broadcast, and two
+/// reshapes are one reshape (both keep row-major order).
+template <typename ShapeOp, typename ProducerOp>
+struct MergeIntoProducer : OpRewritePattern<ShapeOp> {
   using OpRewritePattern<ShapeOp>::OpRewritePattern;
 
   LogicalResult matchAndRewrite(ShapeOp op,
                                 PatternRewriter &rewriter) const override {
-    auto splat = op.getSrc().template getDefiningOp<SplatOp>();
-    if (!splat)
-      return failure();
-    rewriter.replaceOpWithNewOp<SplatOp>(op, op.getType(), splat.getSrc());
-    return success();
-  }
-};
-
-/// Two chained shape operations of one kind collapse into one from the
-/// first's source to the second's result: broadcasts compose, and so do
-/// reshapes (both keep row-major order).
-template <typename ShapeOp>
-struct ShapeOpOfSameOp : OpRewritePattern<ShapeOp> {
-  using OpRewritePattern<ShapeOp>::OpRewritePattern;
-
-  LogicalResult matchAndRewrite(ShapeOp op,
-                                PatternRewriter &rewriter) const override {
-    auto producer = op.getSrc().template getDefiningOp<ShapeOp>();
+    auto producer = op.getSrc().template getDefiningOp<ProducerOp>();
     if (!producer)
       return failure();
-    rewriter.replaceOpWithNewOp<ShapeOp>(op, op.getType(), producer.getSrc());
+    rewriter.replaceOpWithNewOp<ProducerOp>(op, op.getType(),
+                                            producer.getSrc());
     return success();
   }
 };
@@ -92,8 +78,8 @@ OpFoldResult BroadcastOp::fold(FoldAdaptor adaptor) {
 
 void BroadcastOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                               MLIRContext *context) {
-  results.add<ShapeOpOfSplat<BroadcastOp>, ShapeOpOfSameOp<BroadcastOp>>(
-      context);
+  results.add<MergeIntoProducer<BroadcastOp, SplatOp>,
+              MergeIntoProducer<BroadcastOp, BroadcastOp>>(context);
 }
 
 OpFoldResult ExpandDimsOp::fold(FoldAdaptor adaptor) {
@@ -102,7 +88,7 @@ OpFoldResult ExpandDimsOp::fold(FoldAdaptor adaptor) {
 
 void ExpandDimsOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                                MLIRContext *context) {
-  results.add<ShapeOpOfSplat<ExpandDimsOp>>(context);
+  results.add<MergeIntoProducer<ExpandDimsOp, SplatOp>>(context);
 }
 
 OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
@@ -115,7 +101,8 @@ OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
 
 void ReshapeOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                             MLIRContext *context) {
-  results.add<ShapeOpOfSplat<ReshapeOp>, ShapeOpOfSameOp<ReshapeOp>>(context);
+  results.add<MergeIntoProducer<ReshapeOp, SplatOp>,
+              MergeIntoProducer<ReshapeOp, ReshapeOp>>(context);
 }
 
 OpFoldResult TransOp::fold(FoldAdaptor adaptor) {
@@ -138,7 +125,7 @@ OpFoldResult TransOp::fold(FoldAdaptor adaptor) {
 
 void TransOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                           MLIRContext *context) {
-  results.add<ShapeOpOfSplat<TransOp>>(context);
+  results.add<MergeIntoProducer<TransOp, SplatOp>>(context);
 }
 
 OpFoldResult AddPtrOp::fold(FoldAdaptor adaptor) {

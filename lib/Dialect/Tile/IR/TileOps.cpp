@@ -110,6 +110,28 @@ static LogicalResult verifyPermutation(Operation *op, ArrayRef<int32_t> order,
   return verifyDimList(op, order, rank, "order");
 }
 
+/// Checks that a shape operation keeps the element type.
+static LogicalResult verifySameElementType(Operation *op,
+                                           RankedTensorType srcType,
+                                           RankedTensorType resultType) {
+  if (srcType.getElementType() == resultType.getElementType())
+    return success();
+  return op->emitOpError() << "result element type "
+                           << resultType.getElementType()
+                           << " does not match source element type "
+                           << srcType.getElementType();
+}
+
+/// Checks a result type that the operands determine.
+static LogicalResult verifyResultType(Operation *op, Type resultType,
+                                      Type expectedType) {
+  if (resultType == expectedType)
+    return success();
+  return op->emitOpError() << "result type " << resultType
+                           << " does not match the expected type "
+                           << expectedType;
+}
+
 //===----------------------------------------------------------------------===//
 // Custom assembly directives
 //===----------------------------------------------------------------------===//
@@ -212,11 +234,8 @@ LogicalResult SplatOp::verify() {
 
 LogicalResult BroadcastOp::verify() {
   RankedTensorType srcType = getSrc().getType(), resultType = getType();
-  if (srcType.getElementType() != resultType.getElementType())
-    return emitOpError() << "result element type "
-                         << resultType.getElementType()
-                         << " does not match source element type "
-                         << srcType.getElementType();
+  if (failed(verifySameElementType(*this, srcType, resultType)))
+    return failure();
   if (srcType.getRank() != resultType.getRank())
     return emitOpError() << "source shape " << shapeString(srcType)
                          << " and result shape " << shapeString(resultType)
@@ -245,20 +264,13 @@ LogicalResult ExpandDimsOp::verify() {
   expected.insert(expected.begin() + axis, 1);
   auto expectedType =
       RankedTensorType::get(expected, srcType.getElementType());
-  if (resultType != expectedType)
-    return emitOpError() << "result type " << resultType
-                         << " does not match the expected type "
-                         << expectedType;
-  return success();
+  return verifyResultType(*this, resultType, expectedType);
 }
 
 LogicalResult ReshapeOp::verify() {
   RankedTensorType srcType = getSrc().getType(), resultType = getType();
-  if (srcType.getElementType() != resultType.getElementType())
-    return emitOpError() << "result element type "
-                         << resultType.getElementType()
-                         << " does not match source element type "
-                         << srcType.getElementType();
+  if (failed(verifySameElementType(*this, srcType, resultType)))
+    return failure();
   if (srcType.getNumElements() != resultType.getNumElements())
     return emitOpError() << "source shape " << shapeString(srcType) << " has "
                          << srcType.getNumElements()
@@ -277,11 +289,7 @@ LogicalResult TransOp::verify() {
     expected.push_back(srcType.getDimSize(dim));
   auto expectedType =
       RankedTensorType::get(expected, srcType.getElementType());
-  if (resultType != expectedType)
-    return emitOpError() << "result type " << resultType
-                         << " does not match the expected type "
-                         << expectedType;
-  return success();
+  return verifyResultType(*this, resultType, expectedType);
 }
 
 //===----------------------------------------------------------------------===//
