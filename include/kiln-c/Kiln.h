@@ -99,6 +99,43 @@ KILN_C_EXPORT KilnError *kilnModuleRunPipeline(KilnModule *module,
  * module is changed or destroyed. */
 KILN_C_EXPORT const char *kilnModuleGetText(KilnModule *module);
 
+/*===----------------------------------------------------------------------===*
+ * Kernels
+ *===----------------------------------------------------------------------===*/
+
+/** Sets `*count` to the number of arguments of kernel `name`. */
+KILN_C_EXPORT KilnError *kilnModuleGetKernelNumArguments(KilnModule *module,
+                                                         const char *name,
+                                                         size_t *count);
+
+/** Sets `*type` to the type of argument `index` of kernel `name`, as IR
+ * text ("!tile.ptr<f32>", "i32"). Borrowed from `module`. */
+KILN_C_EXPORT KilnError *kilnModuleGetKernelArgumentType(KilnModule *module,
+                                                         const char *name,
+                                                         size_t index,
+                                                         const char **type);
+
+/*===----------------------------------------------------------------------===*
+ * The host target
+ *===----------------------------------------------------------------------===*/
+
+/** The kernels of a module compiled for the CPU. Independent of the module
+ * once made; destroy it before the context. */
+typedef struct KilnHostExecutable KilnHostExecutable;
+
+/** Lowers a copy of `module` for the CPU and JIT-compiles it. */
+KILN_C_EXPORT KilnError *
+kilnHostExecutableCreate(KilnModule *module, KilnHostExecutable **executable);
+
+KILN_C_EXPORT void kilnHostExecutableDestroy(KilnHostExecutable *executable);
+
+/** Runs `kernel` once per program instance of a grid of `grid[0] * grid[1] *
+ * grid[2]`. `args[i]` points to argument i: an int64_t address for a
+ * pointer, the value itself for a scalar, of the argument's type. */
+KILN_C_EXPORT KilnError *
+kilnHostExecutableLaunch(KilnHostExecutable *executable, const char *kernel,
+                         const unsigned grid[3], void **args, size_t numArgs);
+
 #ifdef __cplusplus
 }
 #endif

@@ -3,7 +3,9 @@
 #include "kiln-c/Kiln.h"
 
 #include "kiln/InitAll.h"
+#include "kiln/Target/Host/HostExecutable.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -13,6 +15,8 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include "llvm/ADT/StringMap.h"
 
 #include <memory>
 #include <mutex>
@@ -36,6 +40,12 @@ struct KilnModule {
   KilnContext *context;
   OwningOpRef<ModuleOp> module;
   std::string text;
+  /// Argument types of kernels, printed, by kernel name.
+  llvm::StringMap<std::vector<std::string>> argumentTypes;
+};
+
+struct KilnHostExecutable {
+  std::unique_ptr<kiln::host::HostExecutable> executable;
 };
 
 namespace {
@@ -145,7 +155,7 @@ KilnError *kilnModuleCreateParse(KilnContext *context, const char *text,
   if (!parsed)
     return collector.takeError("failed to parse " +
                                std::string(filename ? filename : "<string>"));
-  *module = new KilnModule{context, std::move(parsed), {}};
+  *module = new KilnModule{context, std::move(parsed), {}, {}};
   return nullptr;
 }
 
@@ -167,6 +177,7 @@ KilnError *kilnModuleRunPipeline(KilnModule *module, const char *pipeline) {
   PassManager passManager(&context);
   static_cast<OpPassManager &>(passManager) = *parsed;
   module->text.clear();
+  module->argumentTypes.clear();
   if (failed(passManager.run(*module->module)))
     return collector.takeError("pass pipeline '" + std::string(pipeline) +
                                "' failed");
@@ -179,4 +190,77 @@ const char *kilnModuleGetText(KilnModule *module) {
     module->module->print(os);
   }
   return module->text.c_str();
+}
+
+/// A plain error with no diagnostics.
+static KilnError *makeError(std::string message) {
+  return new KilnError{std::move(message), {}, {}};
+}
+
+/// The printed argument types of kernel `name`, or null if there is none.
+static const std::vector<std::string> *kernelArgumentTypes(KilnModule *module,
+                                                           StringRef name) {
+  auto cached = module->argumentTypes.find(name);
+  if (cached != module->argumentTypes.end())
+    return &cached->second;
+  auto func = module->module->lookupSymbol<func::FuncOp>(name);
+  if (!func || func.isExternal())
+    return nullptr;
+  std::vector<std::string> types;
+  for (Type type : func.getArgumentTypes()) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    type.print(os);
+    types.push_back(std::move(text));
+  }
+  return &(module->argumentTypes[name] = std::move(types));
+}
+
+KilnError *kilnModuleGetKernelNumArguments(KilnModule *module,
+                                           const char *name, size_t *count) {
+  const auto *types = kernelArgumentTypes(module, name);
+  if (!types)
+    return makeError("no kernel named '" + std::string(name) + "'");
+  *count = types->size();
+  return nullptr;
+}
+
+KilnError *kilnModuleGetKernelArgumentType(KilnModule *module,
+                                           const char *name, size_t index,
+                                           const char **type) {
+  const auto *types = kernelArgumentTypes(module, name);
+  if (!types)
+    return makeError("no kernel named '" + std::string(name) + "'");
+  if (index >= types->size())
+    return makeError("kernel '" + std::string(name) + "' has " +
+                     std::to_string(types->size()) + " arguments, not " +
+                     std::to_string(index + 1));
+  *type = (*types)[index].c_str();
+  return nullptr;
+}
+
+KilnError *kilnHostExecutableCreate(KilnModule *module,
+                                    KilnHostExecutable **executable) {
+  *executable = nullptr;
+  DiagnosticCollector collector(module->context->context);
+  auto created = kiln::host::HostExecutable::create(*module->module);
+  if (failed(created))
+    return collector.takeError("compiling for the host failed");
+  *executable = new KilnHostExecutable{std::move(*created)};
+  return nullptr;
+}
+
+void kilnHostExecutableDestroy(KilnHostExecutable *executable) {
+  delete executable;
+}
+
+KilnError *kilnHostExecutableLaunch(KilnHostExecutable *executable,
+                                    const char *kernel, const unsigned grid[3],
+                                    void **args, size_t numArgs) {
+  std::string error;
+  if (failed(executable->executable->launch(
+          kernel, {grid[0], grid[1], grid[2]}, ArrayRef(args, numArgs),
+          error)))
+    return makeError(std::move(error));
+  return nullptr;
 }

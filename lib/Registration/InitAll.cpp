@@ -2,7 +2,9 @@
 
 #include "kiln/InitAll.h"
 
+#include "kiln/Conversion/Passes.h"
 #include "kiln/Dialect/Tile/IR/TileDialect.h"
+#include "kiln/Target/Host/HostPipeline.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -16,6 +18,11 @@ void kiln::registerAllDialects(mlir::DialectRegistry &registry) {
   registry.insert<tile::TileDialect, mlir::arith::ArithDialect,
                   mlir::func::FuncDialect, mlir::math::MathDialect,
                   mlir::scf::SCFDialect, mlir::tensor::TensorDialect>();
+  host::registerHostDialectExtensions(registry);
 }
 
-void kiln::registerAllPasses() { mlir::registerTransformsPasses(); }
+void kiln::registerAllPasses() {
+  mlir::registerTransformsPasses();
+  registerKilnConversionPasses();
+  host::registerHostLoweringPipeline();
+}

@@ -31,6 +31,10 @@ class ModuleHandle(ctypes.c_void_p):
     """An owned ``KilnModule *``."""
 
 
+class HostExecutableHandle(ctypes.c_void_p):
+    """An owned ``KilnHostExecutable *``."""
+
+
 class ErrorHandle(ctypes.c_void_p):
     """An owned ``KilnError *``; NULL means success."""
 
@@ -62,6 +66,22 @@ _SIGNATURES = {
     "kilnModuleDestroy": ([ModuleHandle], None),
     "kilnModuleRunPipeline": ([ModuleHandle, ctypes.c_char_p], ErrorHandle),
     "kilnModuleGetText": ([ModuleHandle], ctypes.c_char_p),
+    "kilnModuleGetKernelNumArguments": ([ModuleHandle, ctypes.c_char_p,
+                                         ctypes.POINTER(ctypes.c_size_t)],
+                                        ErrorHandle),
+    "kilnModuleGetKernelArgumentType": ([ModuleHandle, ctypes.c_char_p,
+                                         ctypes.c_size_t,
+                                         ctypes.POINTER(ctypes.c_char_p)],
+                                        ErrorHandle),
+    "kilnHostExecutableCreate": ([ModuleHandle,
+                                  ctypes.POINTER(HostExecutableHandle)],
+                                 ErrorHandle),
+    "kilnHostExecutableDestroy": ([HostExecutableHandle], None),
+    "kilnHostExecutableLaunch": ([HostExecutableHandle, ctypes.c_char_p,
+                                  ctypes.c_uint * 3,
+                                  ctypes.POINTER(ctypes.c_void_p),
+                                  ctypes.c_size_t],
+                                 ErrorHandle),
 }
 
 _lock = threading.Lock()

@@ -8,7 +8,7 @@ from kiln import _ffi
 from kiln.errors import CompilationError, Diagnostic, KilnError, Severity
 
 
-def _check(error: _ffi.ErrorHandle) -> None:
+def check(error: _ffi.ErrorHandle) -> None:
     """Raises CompilationError for a non-NULL error handle, and frees it."""
     if not error:
         return
@@ -88,7 +88,7 @@ class Module:
         """Parses and verifies ``text``; raises CompilationError if invalid."""
         data = text.encode()
         handle = _ffi.ModuleHandle()
-        _check(_ffi.lib().kilnModuleCreateParse(
+        check(_ffi.lib().kilnModuleCreateParse(
             context.handle, data, len(data), filename.encode(),
             ctypes.byref(handle)))
         return cls(context, handle)
@@ -101,7 +101,22 @@ class Module:
 
     def run_pipeline(self, pipeline: str) -> None:
         """Runs a pass pipeline, e.g. ``"builtin.module(canonicalize,cse)"``."""
-        _check(_ffi.lib().kilnModuleRunPipeline(self.handle, pipeline.encode()))
+        check(_ffi.lib().kilnModuleRunPipeline(self.handle, pipeline.encode()))
+
+    def kernel_argument_types(self, kernel: str) -> list[str]:
+        """The types of ``kernel``'s arguments as IR text, e.g.
+        ``["!tile.ptr<f32>", "i32"]``."""
+        lib = _ffi.lib()
+        count = ctypes.c_size_t()
+        check(lib.kilnModuleGetKernelNumArguments(
+            self.handle, kernel.encode(), ctypes.byref(count)))
+        types = []
+        for i in range(count.value):
+            text = ctypes.c_char_p()
+            check(lib.kilnModuleGetKernelArgumentType(
+                self.handle, kernel.encode(), i, ctypes.byref(text)))
+            types.append(text.value.decode())
+        return types
 
     def __str__(self) -> str:
         return _ffi.lib().kilnModuleGetText(self.handle).decode()

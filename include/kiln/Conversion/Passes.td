@@ -1,0 +1,40 @@
+//===- Passes.td - Kiln conversion passes ------------------*- tablegen -*-===//
+
+#ifndef KILN_CONVERSION_PASSES_TD
+#define KILN_CONVERSION_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def ConvertTileToHostPass : Pass<"kiln-convert-tile-to-host", "mlir::ModuleOp"> {
+  let summary = "Lower tile kernels to host loops over program instances";
+  let description = [{
+    Rewrites every tile kernel (a `func.func` using tile ops) for the CPU:
+
+    - pointers become `i64` addresses, and `tile.addptr` byte arithmetic;
+    - tile ops become `tensor`, `linalg` and `scf` ops on tensors (to be
+      bufferized), loads and stores become loops over the elements with
+      `llvm.load`/`llvm.store` where the mask allows, atomics a load, the
+      combination and a store (a host launch runs its program instances one
+      after another on one thread), `tile.dot` becomes `linalg.matmul`,
+      `tile.reduce` a
+      `linalg.reduce` with the combining region, `tile.scan` a loop;
+    - the kernel takes six trailing `i32` arguments, its program id and the
+      grid size along x, y and z, which `tile.program_id` and
+      `tile.num_programs` read;
+    - a launcher `<kernel>_launch(args..., grid_x, grid_y, grid_z)` runs the
+      kernel once per program instance.
+
+    Ops without a host lowering (block pointers, for now) are reported by
+    name and the pass fails.
+  }];
+  let dependentDialects = [
+    "mlir::arith::ArithDialect",
+    "mlir::func::FuncDialect",
+    "mlir::linalg::LinalgDialect",
+    "mlir::LLVM::LLVMDialect",
+    "mlir::scf::SCFDialect",
+    "mlir::tensor::TensorDialect",
+  ];
+}
+
+#endif // KILN_CONVERSION_PASSES_TD

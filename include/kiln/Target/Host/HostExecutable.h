@@ -1,0 +1,48 @@
+//===- HostExecutable.h - Tile kernels compiled for the CPU -----*- C++ -*-===//
+
+#ifndef KILN_TARGET_HOST_HOSTEXECUTABLE_H
+#define KILN_TARGET_HOST_HOSTEXECUTABLE_H
+
+#include "mlir/Support/LLVM.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <array>
+#include <memory>
+#include <string>
+
+namespace mlir {
+class ExecutionEngine;
+class ModuleOp;
+} // namespace mlir
+
+namespace kiln::host {
+
+/// The kernels of a tile module, lowered and JIT-compiled for the CPU. A
+/// launch runs every program instance of the grid, one after another.
+class HostExecutable {
+public:
+  /// Lowers a copy of `module` (which is left as it is) and compiles it.
+  /// Failures are reported as diagnostics on the module's context.
+  static mlir::FailureOr<std::unique_ptr<HostExecutable>>
+  create(mlir::ModuleOp module);
+
+  ~HostExecutable();
+
+  /// Runs `kernel` on a `grid` of program instances. `args` point to the
+  /// kernel's arguments in order: an `int64_t` address for each pointer, the
+  /// value itself for each scalar. On failure `error` says why.
+  mlir::LogicalResult launch(mlir::StringRef kernel,
+                             std::array<uint32_t, 3> grid,
+                             mlir::ArrayRef<void *> args, std::string &error);
+
+private:
+  HostExecutable() = default;
+
+  std::unique_ptr<mlir::ExecutionEngine> engine;
+  /// Number of arguments of each kernel.
+  llvm::StringMap<size_t> numArguments;
+};
+
+} // namespace kiln::host
+
+#endif // KILN_TARGET_HOST_HOSTEXECUTABLE_H

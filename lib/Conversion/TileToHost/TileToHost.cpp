@@ -1,0 +1,842 @@
+//===- TileToHost.cpp - Lower tile kernels for the CPU --------------------===//
+//
+// Tile values stay tensors, to be bufferized by upstream one-shot
+// bufferization; each tile op becomes the tensor, linalg or scf ops that
+// compute it. Pointers become i64 addresses. Memory accesses become loops
+// over the elements, so each access happens exactly where the mask allows.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kiln/Conversion/Passes.h"
+
+#include "kiln/Dialect/Tile/IR/TileDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Func/Transforms/FuncConversions.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/Patterns.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+#define DEBUG_TYPE "kiln-convert-tile-to-host"
+
+namespace kiln {
+#define GEN_PASS_DEF_CONVERTTILETOHOSTPASS
+#include "kiln/Conversion/Passes.h.inc"
+} // namespace kiln
+
+using namespace mlir;
+using namespace kiln::tile;
+
+/// Trailing i32 arguments every host kernel takes: its program id, then the
+/// grid size, along x, y and z.
+static constexpr unsigned kNumGridArgs = 6;
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+/// Bytes one element of `type` takes in memory.
+static int64_t byteSizeOf(Type type) {
+  if (isa<PointerType, IndexType>(type))
+    return 8;
+  return (type.getIntOrFloatBitWidth() + 7) / 8;
+}
+
+static Value indexConstant(OpBuilder &b, Location loc, int64_t value) {
+  return arith::ConstantIndexOp::create(b, loc, value);
+}
+
+/// Runs `body` at every index of `shape` in a loop nest that carries
+/// `iterArgs`; `body` returns their next values. A scalar (empty shape) runs
+/// `body` once with no indices.
+static SmallVector<Value>
+forEachElement(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
+               ValueRange iterArgs,
+               function_ref<SmallVector<Value>(OpBuilder &, Location,
+                                               ValueRange, ValueRange)>
+                   body) {
+  if (shape.empty())
+    return body(b, loc, {}, iterArgs);
+  SmallVector<Value> lbs, ubs, steps;
+  for (int64_t size : shape) {
+    lbs.push_back(indexConstant(b, loc, 0));
+    ubs.push_back(indexConstant(b, loc, size));
+    steps.push_back(indexConstant(b, loc, 1));
+  }
+  scf::LoopNest nest = scf::buildLoopNest(
+      b, loc, lbs, ubs, steps, iterArgs,
+      [&](OpBuilder &nested, Location nestedLoc, ValueRange ivs,
+          ValueRange args) { return body(nested, nestedLoc, ivs, args); });
+  return nest.results;
+}
+
+/// Element `ivs` of `value`, or `value` itself when it is a scalar.
+static Value elementAt(OpBuilder &b, Location loc, Value value,
+                       ValueRange ivs) {
+  if (!value || !isa<RankedTensorType>(value.getType()))
+    return value;
+  return tensor::ExtractOp::create(b, loc, value, ivs);
+}
+
+/// An LLVM pointer to the address held in `address` (an i64).
+static Value toLLVMPointer(OpBuilder &b, Location loc, Value address) {
+  return LLVM::IntToPtrOp::create(b, loc,
+                                  LLVM::LLVMPointerType::get(b.getContext()),
+                                  address);
+}
+
+/// The value an element of type `type` has where a masked load reads
+/// nothing and no `other` was given: zero.
+static Value zeroOf(OpBuilder &b, Location loc, Type type) {
+  return arith::ConstantOp::create(b, loc, b.getZeroAttr(type));
+}
+
+/// Clones the ops of a combining region (tile.reduce, tile.scan) at the
+/// builder's insertion point, with `accs` and `nexts` for its two sets of
+/// arguments, and returns the values it yields.
+static SmallVector<Value> inlineCombiner(OpBuilder &b, Region &combiner,
+                                         ValueRange accs, ValueRange nexts) {
+  Block &block = combiner.front();
+  IRMapping mapping;
+  for (auto [arg, value] :
+       llvm::zip(block.getArguments(), llvm::concat<const Value>(accs, nexts)))
+    mapping.map(arg, value);
+  for (Operation &op : block.without_terminator())
+    b.clone(op, mapping);
+  auto yield = cast<YieldOp>(block.getTerminator());
+  return llvm::map_to_vector(yield.getValues(), [&](Value v) {
+    return mapping.lookupOrDefault(v);
+  });
+}
+
+//===----------------------------------------------------------------------===//
+// Program instances
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// `tile.program_id` and `tile.num_programs` read the kernel's trailing
+/// grid arguments.
+template <typename OpTy, unsigned FirstGridArg>
+struct GridQueryLowering : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(OpTy op, typename OpTy::Adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto func = op->template getParentOfType<func::FuncOp>();
+    unsigned first = func.getNumArguments() - kNumGridArgs + FirstGridArg;
+    rewriter.replaceOp(op, func.getArgument(
+                               first + static_cast<unsigned>(op.getAxis())));
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Making and reshaping tiles
+//===----------------------------------------------------------------------===//
+
+struct RangeLowering : OpConversionPattern<RangeOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(RangeOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    int32_t start = op.getStart();
+    rewriter.replaceOpWithNewOp<tensor::GenerateOp>(
+        op, op.getType(), ValueRange(),
+        [&](OpBuilder &b, Location nestedLoc, ValueRange ivs) {
+          Value i = arith::IndexCastOp::create(b, nestedLoc, b.getI32Type(),
+                                               ivs[0]);
+          Value first = arith::ConstantIntOp::create(b, loc, start, 32);
+          Value value = arith::AddIOp::create(b, nestedLoc, i, first);
+          tensor::YieldOp::create(b, nestedLoc, value);
+        });
+    return success();
+  }
+};
+
+struct SplatLowering : OpConversionPattern<SplatOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(SplatOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Type type = getTypeConverter()->convertType(op.getType());
+    rewriter.replaceOpWithNewOp<tensor::SplatOp>(op, type, adaptor.getSrc());
+    return success();
+  }
+};
+
+/// A broadcast reads source index 0 along the dimensions it stretches.
+struct BroadcastLowering : OpConversionPattern<BroadcastOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(BroadcastOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto type = cast<RankedTensorType>(
+        getTypeConverter()->convertType(op.getType()));
+    ArrayRef<int64_t> srcShape = op.getSrc().getType().getShape();
+    MLIRContext *ctx = rewriter.getContext();
+    SmallVector<AffineExpr> srcExprs;
+    for (auto [dim, sizes] : llvm::enumerate(
+             llvm::zip(srcShape, type.getShape()))) {
+      auto [srcSize, size] = sizes;
+      srcExprs.push_back(srcSize == size ? getAffineDimExpr(dim, ctx)
+                                         : getAffineConstantExpr(0, ctx));
+    }
+    unsigned rank = type.getRank();
+    SmallVector<AffineMap> maps = {
+        AffineMap::get(rank, 0, srcExprs, ctx),
+        AffineMap::getMultiDimIdentityMap(rank, ctx)};
+    Value init = tensor::EmptyOp::create(rewriter, loc, type.getShape(),
+                                         type.getElementType());
+    SmallVector<utils::IteratorType> iterators(rank,
+                                               utils::IteratorType::parallel);
+    rewriter.replaceOpWithNewOp<linalg::GenericOp>(
+        op, type, adaptor.getSrc(), init, maps, iterators,
+        [](OpBuilder &b, Location nestedLoc, ValueRange args) {
+          linalg::YieldOp::create(b, nestedLoc, args[0]);
+        });
+    return success();
+  }
+};
+
+/// Reassociation that groups the dimensions of `expanded` onto those of a
+/// shape without the size-1 dimension `axis`.
+static SmallVector<ReassociationIndices>
+unitDimReassociation(int64_t expandedRank, int64_t axis) {
+  SmallVector<ReassociationIndices> groups;
+  for (int64_t dim = 0; dim < expandedRank; ++dim) {
+    if (dim == axis && !groups.empty() && axis == expandedRank - 1) {
+      groups.back().push_back(dim);
+      continue;
+    }
+    if (dim == axis + 1 && dim != 0) {
+      groups.back().push_back(dim);
+      continue;
+    }
+    groups.push_back({dim});
+  }
+  return groups;
+}
+
+struct ExpandDimsLowering : OpConversionPattern<ExpandDimsOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(ExpandDimsOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto type = cast<RankedTensorType>(
+        getTypeConverter()->convertType(op.getType()));
+    rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(
+        op, type, adaptor.getSrc(),
+        unitDimReassociation(type.getRank(), op.getAxis()));
+    return success();
+  }
+};
+
+/// A reshape keeps row-major order: collapse to one dimension, then expand.
+struct ReshapeLowering : OpConversionPattern<ReshapeOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(ReshapeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto type = cast<RankedTensorType>(
+        getTypeConverter()->convertType(op.getType()));
+    Value value = adaptor.getSrc();
+    auto srcType = cast<RankedTensorType>(value.getType());
+    auto allDims = [](int64_t rank) {
+      ReassociationIndices dims;
+      for (int64_t dim = 0; dim < rank; ++dim)
+        dims.push_back(dim);
+      return SmallVector<ReassociationIndices>{dims};
+    };
+    if (srcType.getRank() != 1)
+      value = tensor::CollapseShapeOp::create(rewriter, loc, value,
+                                              allDims(srcType.getRank()));
+    if (type.getRank() != 1)
+      value = tensor::ExpandShapeOp::create(rewriter, loc, type, value,
+                                            allDims(type.getRank()));
+    rewriter.replaceOp(op, value);
+    return success();
+  }
+};
+
+struct TransLowering : OpConversionPattern<TransOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(TransOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto type = cast<RankedTensorType>(
+        getTypeConverter()->convertType(op.getType()));
+    Value init = tensor::EmptyOp::create(rewriter, op.getLoc(), type.getShape(),
+                                         type.getElementType());
+    SmallVector<int64_t> permutation(op.getOrder());
+    auto transpose = linalg::TransposeOp::create(
+        rewriter, op.getLoc(), adaptor.getSrc(), init, permutation);
+    rewriter.replaceOp(op, transpose.getResult());
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Pointers and memory
+//===----------------------------------------------------------------------===//
+
+/// `addptr` adds offset * element size to the address.
+struct AddPtrLowering : OpConversionPattern<AddPtrOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(AddPtrOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type addressType = adaptor.getPtr().getType();
+    auto pointee = cast<PointerType>(getElementTypeOrSelf(op.getPtr().getType()))
+                       .getPointeeType();
+    Value offset = adaptor.getOffset();
+    if (getElementTypeOrSelf(offset.getType()).getIntOrFloatBitWidth() < 64)
+      offset = arith::ExtSIOp::create(rewriter, loc, addressType, offset);
+    else if (getElementTypeOrSelf(offset.getType()).getIntOrFloatBitWidth() > 64)
+      offset = arith::TruncIOp::create(rewriter, loc, addressType, offset);
+    TypedAttr sizeAttr = rewriter.getI64IntegerAttr(byteSizeOf(pointee));
+    if (auto tensorType = dyn_cast<RankedTensorType>(addressType))
+      sizeAttr = SplatElementsAttr::get(tensorType, sizeAttr);
+    Value size = arith::ConstantOp::create(rewriter, loc, sizeAttr);
+    Value bytes = arith::MulIOp::create(rewriter, loc, offset, size);
+    rewriter.replaceOpWithNewOp<arith::AddIOp>(op, adaptor.getPtr(), bytes);
+    return success();
+  }
+};
+
+/// Pointer/integer casts and pointer casts keep the address.
+template <typename OpTy>
+struct AddressPreservingCast : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, adaptor.getSrc());
+    return success();
+  }
+};
+
+/// A load reads each element where the mask holds, else takes `other`.
+struct LoadLowering : OpConversionPattern<LoadOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(LoadOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type type = getTypeConverter()->convertType(op.getType());
+    Type elementType = getElementTypeOrSelf(type);
+    auto loadElement = [&](OpBuilder &b, Location l, ValueRange ivs) -> Value {
+      Value address = elementAt(b, l, adaptor.getPtr(), ivs);
+      auto read = [&](OpBuilder &nested, Location nestedLoc) {
+        return LLVM::LoadOp::create(nested, nestedLoc, elementType,
+                                    toLLVMPointer(nested, nestedLoc, address))
+            .getResult();
+      };
+      if (!adaptor.getMask())
+        return read(b, l);
+      Value mask = elementAt(b, l, adaptor.getMask(), ivs);
+      auto ifOp = scf::IfOp::create(
+          b, l, mask,
+          [&](OpBuilder &nested, Location nestedLoc) {
+            scf::YieldOp::create(nested, nestedLoc, read(nested, nestedLoc));
+          },
+          [&](OpBuilder &nested, Location nestedLoc) {
+            Value other = adaptor.getOther()
+                              ? elementAt(nested, nestedLoc,
+                                          adaptor.getOther(), ivs)
+                              : zeroOf(nested, nestedLoc, elementType);
+            scf::YieldOp::create(nested, nestedLoc, other);
+          });
+      return ifOp.getResult(0);
+    };
+    auto tensorType = dyn_cast<RankedTensorType>(type);
+    if (!tensorType) {
+      rewriter.replaceOp(op, loadElement(rewriter, loc, {}));
+      return success();
+    }
+    Value init = tensor::EmptyOp::create(rewriter, loc, tensorType.getShape(),
+                                         elementType);
+    SmallVector<Value> result = forEachElement(
+        rewriter, loc, tensorType.getShape(), init,
+        [&](OpBuilder &b, Location l, ValueRange ivs, ValueRange args) {
+          Value element = loadElement(b, l, ivs);
+          return SmallVector<Value>{
+              tensor::InsertOp::create(b, l, element, args[0], ivs)};
+        });
+    rewriter.replaceOp(op, result[0]);
+    return success();
+  }
+};
+
+/// Runs `access` for each element where the mask holds; `access` gets the
+/// element's address and value and returns what the element's result is
+/// (or null when the op has no result). Shared by stores and atomics.
+static SmallVector<Value> maskedElementwiseAccess(
+    OpBuilder &b, Location loc, Value ptr, Value value, Value mask,
+    Type resultType,
+    function_ref<Value(OpBuilder &, Location, Value, Value)> access) {
+  auto tensorType = dyn_cast_if_present<RankedTensorType>(resultType);
+  ArrayRef<int64_t> shape =
+      isa<RankedTensorType>(ptr.getType())
+          ? cast<RankedTensorType>(ptr.getType()).getShape()
+          : ArrayRef<int64_t>();
+  SmallVector<Value> iterArgs;
+  if (tensorType)
+    iterArgs.push_back(tensor::EmptyOp::create(b, loc, tensorType.getShape(),
+                                               tensorType.getElementType()));
+  return forEachElement(
+      b, loc, shape, iterArgs,
+      [&](OpBuilder &nb, Location l, ValueRange ivs,
+          ValueRange args) -> SmallVector<Value> {
+        Value address = elementAt(nb, l, ptr, ivs);
+        Value element = elementAt(nb, l, value, ivs);
+        Type elementType = resultType ? getElementTypeOrSelf(resultType)
+                                      : Type();
+        Value result;
+        if (!mask) {
+          result = access(nb, l, address, element);
+        } else {
+          SmallVector<Type> types;
+          if (resultType)
+            types.push_back(elementType);
+          auto ifOp = scf::IfOp::create(nb, l, types,
+                                        elementAt(nb, l, mask, ivs),
+                                        /*withElseRegion=*/resultType != nullptr);
+          OpBuilder thenBuilder = ifOp.getThenBodyBuilder();
+          Value accessed = access(thenBuilder, l, address, element);
+          if (resultType) {
+            scf::YieldOp::create(thenBuilder, l, accessed);
+            OpBuilder elseBuilder = ifOp.getElseBodyBuilder();
+            scf::YieldOp::create(elseBuilder, l,
+                                 zeroOf(elseBuilder, l, elementType));
+            result = ifOp.getResult(0);
+          }
+        }
+        if (!tensorType)
+          return resultType ? SmallVector<Value>{result} : SmallVector<Value>{};
+        return {tensor::InsertOp::create(nb, l, result, args[0], ivs)};
+      });
+}
+
+struct StoreLowering : OpConversionPattern<StoreOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(StoreOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    maskedElementwiseAccess(
+        rewriter, op.getLoc(), adaptor.getPtr(), adaptor.getValue(),
+        adaptor.getMask(), Type(),
+        [](OpBuilder &b, Location l, Value address, Value element) -> Value {
+          LLVM::StoreOp::create(b, l, element, toLLVMPointer(b, l, address));
+          return {};
+        });
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// `kind(old, value)` for one element of an atomic.
+static Value combineAtomic(OpBuilder &b, Location loc, AtomicRMWKind kind,
+                           Value old, Value value) {
+  bool isFloat = isa<FloatType>(value.getType());
+  switch (kind) {
+  case AtomicRMWKind::Add:
+    return isFloat ? arith::AddFOp::create(b, loc, old, value).getResult()
+                   : arith::AddIOp::create(b, loc, old, value).getResult();
+  case AtomicRMWKind::Max:
+    return isFloat ? arith::MaxNumFOp::create(b, loc, old, value).getResult()
+                   : arith::MaxSIOp::create(b, loc, old, value).getResult();
+  case AtomicRMWKind::Min:
+    return isFloat ? arith::MinNumFOp::create(b, loc, old, value).getResult()
+                   : arith::MinSIOp::create(b, loc, old, value).getResult();
+  case AtomicRMWKind::UMax:
+    return arith::MaxUIOp::create(b, loc, old, value);
+  case AtomicRMWKind::UMin:
+    return arith::MinUIOp::create(b, loc, old, value);
+  case AtomicRMWKind::And:
+    return arith::AndIOp::create(b, loc, old, value);
+  case AtomicRMWKind::Or:
+    return arith::OrIOp::create(b, loc, old, value);
+  case AtomicRMWKind::Xor:
+    return arith::XOrIOp::create(b, loc, old, value);
+  case AtomicRMWKind::Xchg:
+    return value;
+  }
+  llvm_unreachable("unknown atomic kind");
+}
+
+/// The host runs the program instances of a launch one after another on
+/// one thread, so an atomic is a load, the combination and a store: no
+/// other access can come between them. (llvm.atomicrmw would also declare
+/// no memory effects, which buffer deallocation cannot work with.)
+struct AtomicRMWLowering : OpConversionPattern<AtomicRMWOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(AtomicRMWOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    AtomicRMWKind kind = op.getKind();
+    SmallVector<Value> results = maskedElementwiseAccess(
+        rewriter, op.getLoc(), adaptor.getPtr(), adaptor.getValue(),
+        adaptor.getMask(), op.getType(),
+        [&](OpBuilder &b, Location l, Value address, Value element) -> Value {
+          Value ptr = toLLVMPointer(b, l, address);
+          Value old = LLVM::LoadOp::create(b, l, element.getType(), ptr);
+          LLVM::StoreOp::create(b, l, combineAtomic(b, l, kind, old, element),
+                                ptr);
+          return old;
+        });
+    rewriter.replaceOp(op, results[0]);
+    return success();
+  }
+};
+
+/// Ops that have no host lowering yet fail the conversion with their name.
+template <typename OpTy>
+struct NoHostLowering : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(OpTy op, typename OpTy::Adaptor,
+                  ConversionPatternRewriter &) const override {
+    return op.emitOpError("has no lowering for the host target yet");
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Matrix multiplication, reductions and scans
+//===----------------------------------------------------------------------===//
+
+/// `a * b + acc` is a linalg matmul that accumulates into `acc`. On the host
+/// every input precision is computed exactly (ieee), which tf32 allows.
+struct DotLowering : OpConversionPattern<DotOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(DotOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    SmallVector<Value> inputs = {adaptor.getA(), adaptor.getB()};
+    Value acc = adaptor.getAcc();
+    Operation *matmul =
+        op.getType().getRank() == 2
+            ? linalg::MatmulOp::create(rewriter, op.getLoc(), inputs, acc)
+                  .getOperation()
+            : linalg::BatchMatmulOp::create(rewriter, op.getLoc(), inputs, acc)
+                  .getOperation();
+    rewriter.replaceOp(op, matmul->getResults());
+    return success();
+  }
+};
+
+/// Slice `[offset, offset + size)` of `value` along `axis`, all of the other
+/// dimensions.
+static Value sliceAlong(OpBuilder &b, Location loc, Value value, int64_t axis,
+                        int64_t offset, int64_t size) {
+  auto type = cast<RankedTensorType>(value.getType());
+  SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0));
+  SmallVector<OpFoldResult> sizes, strides(type.getRank(), b.getIndexAttr(1));
+  for (int64_t dim : type.getShape())
+    sizes.push_back(b.getIndexAttr(dim));
+  offsets[axis] = b.getIndexAttr(offset);
+  sizes[axis] = b.getIndexAttr(size);
+  return tensor::ExtractSliceOp::create(b, loc, value, offsets, sizes,
+                                        strides);
+}
+
+/// `value` without its size-1 dimension `axis`; a 1-D value becomes 0-D.
+static Value dropUnitDim(OpBuilder &b, Location loc, Value value,
+                         int64_t axis) {
+  auto type = cast<RankedTensorType>(value.getType());
+  SmallVector<int64_t> shape(type.getShape());
+  shape.erase(shape.begin() + axis);
+  auto collapsed = RankedTensorType::get(shape, type.getElementType());
+  SmallVector<ReassociationIndices> groups =
+      shape.empty() ? SmallVector<ReassociationIndices>{}
+                    : unitDimReassociation(type.getRank(), axis);
+  return tensor::CollapseShapeOp::create(b, loc, collapsed, value, groups);
+}
+
+/// The first slice along the axis starts each reduction; linalg.reduce folds
+/// the rest into it with the combining region.
+struct ReduceLowering : OpConversionPattern<ReduceOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(ReduceOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    int64_t axis = op.getAxis();
+    auto srcType = cast<RankedTensorType>(op.getSrcs().front().getType());
+    int64_t size = srcType.getDimSize(axis);
+    SmallVector<Value> inits, rests;
+    for (Value src : adaptor.getSrcs()) {
+      inits.push_back(
+          dropUnitDim(rewriter, loc, sliceAlong(rewriter, loc, src, axis, 0, 1),
+                      axis));
+      if (size > 1)
+        rests.push_back(sliceAlong(rewriter, loc, src, axis, 1, size - 1));
+    }
+    SmallVector<Value> results = inits;
+    if (size > 1) {
+      auto reduce = linalg::ReduceOp::create(
+          rewriter, loc, rests, inits, ArrayRef<int64_t>{axis},
+          [&](OpBuilder &b, Location nestedLoc, ValueRange args) {
+            size_t n = rests.size();
+            SmallVector<Value> combined = inlineCombiner(
+                b, op.getCombiner(), args.drop_front(n), args.take_front(n));
+            linalg::YieldOp::create(b, nestedLoc, combined);
+          });
+      results = reduce.getResults();
+    }
+    if (srcType.getRank() == 1)
+      for (Value &result : results)
+        result = tensor::ExtractOp::create(rewriter, loc, result, ValueRange());
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
+/// Element i of a scan combines element i - 1 of the result (i + 1 in
+/// reverse) with element i of the input, one slice at a time.
+struct ScanLowering : OpConversionPattern<ScanOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(ScanOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    int64_t axis = op.getAxis();
+    auto srcType = cast<RankedTensorType>(op.getSrcs().front().getType());
+    int64_t size = srcType.getDimSize(axis);
+    bool reverse = op.getReverse();
+    SmallVector<Value> srcs(adaptor.getSrcs());
+    // Step i of `size - 1` combines slice `prev` of the result with slice
+    // `cur` of the input.
+    Value one = indexConstant(rewriter, loc, 1);
+    auto loop = scf::ForOp::create(
+        rewriter, loc, indexConstant(rewriter, loc, 1),
+        indexConstant(rewriter, loc, size), one, srcs,
+        [&](OpBuilder &b, Location l, Value step, ValueRange results) {
+          Value cur = step, prev = arith::SubIOp::create(b, l, step, one);
+          if (reverse) {
+            Value last = indexConstant(b, l, size - 1);
+            cur = arith::SubIOp::create(b, l, last, step);
+            prev = arith::AddIOp::create(b, l, cur, one);
+          }
+          auto dynamicSlice = [&](Value value, Value at) {
+            auto type = cast<RankedTensorType>(value.getType());
+            SmallVector<OpFoldResult> offsets(type.getRank(),
+                                              b.getIndexAttr(0));
+            SmallVector<OpFoldResult> sizes,
+                strides(type.getRank(), b.getIndexAttr(1));
+            for (int64_t dim : type.getShape())
+              sizes.push_back(b.getIndexAttr(dim));
+            offsets[axis] = at;
+            sizes[axis] = b.getIndexAttr(1);
+            return std::make_tuple(offsets, sizes, strides);
+          };
+          SmallVector<Value> prevSlices, curSlices, outs;
+          for (auto [src, result] : llvm::zip(srcs, results)) {
+            auto [po, ps, pst] = dynamicSlice(result, prev);
+            prevSlices.push_back(
+                tensor::ExtractSliceOp::create(b, l, result, po, ps, pst));
+            auto [co, cs, cst] = dynamicSlice(src, cur);
+            curSlices.push_back(
+                tensor::ExtractSliceOp::create(b, l, src, co, cs, cst));
+          }
+          auto sliceType = cast<RankedTensorType>(prevSlices[0].getType());
+          unsigned rank = sliceType.getRank();
+          for (Value slice : curSlices) {
+            auto type = cast<RankedTensorType>(slice.getType());
+            outs.push_back(tensor::EmptyOp::create(b, l, type.getShape(),
+                                                   type.getElementType()));
+          }
+          SmallVector<AffineMap> maps(
+              prevSlices.size() * 3,
+              AffineMap::getMultiDimIdentityMap(rank, b.getContext()));
+          SmallVector<utils::IteratorType> iterators(
+              rank, utils::IteratorType::parallel);
+          SmallVector<Value> ins = prevSlices;
+          ins.append(curSlices);
+          auto combined = linalg::GenericOp::create(
+              b, l, ValueRange(outs).getTypes(), ins, outs, maps, iterators,
+              [&](OpBuilder &nb, Location nl, ValueRange args) {
+                size_t n = prevSlices.size();
+                SmallVector<Value> values =
+                    inlineCombiner(nb, op.getCombiner(), args.take_front(n),
+                                   args.slice(n, n));
+                linalg::YieldOp::create(nb, nl, values);
+              });
+          SmallVector<Value> next;
+          for (auto [result, slice] :
+               llvm::zip(results, combined.getResults())) {
+            auto [co, cs, cst] = dynamicSlice(result, cur);
+            next.push_back(
+                tensor::InsertSliceOp::create(b, l, slice, result, co, cs, cst));
+          }
+          scf::YieldOp::create(b, l, next);
+        });
+    rewriter.replaceOp(op, loop.getResults());
+    return success();
+  }
+};
+
+/// Ops outside the tile dialect whose only change is a pointer type in an
+/// operand or result (`arith.select` of pointers, say) are rebuilt with the
+/// converted types.
+struct ConvertPointerTypes : ConversionPattern {
+  ConvertPointerTypes(const TypeConverter &converter, MLIRContext *ctx)
+      : ConversionPattern(converter, MatchAnyOpTypeTag(), /*benefit=*/1, ctx) {
+  }
+
+  LogicalResult
+  matchAndRewrite(Operation *op, ArrayRef<Value> operands,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (op->getNumRegions() != 0 || isa<func::FuncOp, func::CallOp,
+                                        func::ReturnOp>(op))
+      return failure();
+    SmallVector<Type> resultTypes;
+    if (failed(getTypeConverter()->convertTypes(op->getResultTypes(),
+                                                resultTypes)))
+      return failure();
+    OperationState state(op->getLoc(), op->getName(), operands, resultTypes,
+                         op->getAttrs());
+    rewriter.replaceOp(op, rewriter.create(state)->getResults());
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// The pass
+//===----------------------------------------------------------------------===//
+
+struct ConvertTileToHostPass
+    : kiln::impl::ConvertTileToHostPassBase<ConvertTileToHostPass> {
+  void runOnOperation() override;
+};
+} // namespace
+
+/// Adds the grid arguments to `kernel` and a launcher that runs it once per
+/// program instance of a grid given at run time.
+static void addGridArgumentsAndLauncher(func::FuncOp kernel) {
+  MLIRContext *ctx = kernel.getContext();
+  Location loc = kernel.getLoc();
+  Type i32 = IntegerType::get(ctx, 32);
+  unsigned numArgs = kernel.getNumArguments();
+  SmallVector<unsigned> positions(kNumGridArgs, numArgs);
+  SmallVector<Type> types(kNumGridArgs, i32);
+  SmallVector<DictionaryAttr> attrs(kNumGridArgs);
+  SmallVector<Location> locs(kNumGridArgs, loc);
+  (void)kernel.insertArguments(positions, types, attrs, locs);
+
+  OpBuilder b(kernel);
+  b.setInsertionPointAfter(kernel);
+  SmallVector<Type> launchTypes(
+      kernel.getFunctionType().getInputs().drop_back(kNumGridArgs));
+  launchTypes.append(3, i32);
+  auto launcher = func::FuncOp::create(
+      b, loc, (kernel.getSymName() + "_launch").str(),
+      b.getFunctionType(launchTypes, {}));
+  Block *body = launcher.addEntryBlock();
+  b.setInsertionPointToStart(body);
+  ValueRange grid = body->getArguments().take_back(3);
+  SmallVector<Value> lbs, ubs, steps;
+  // z outermost, x innermost, as consecutive program ids run on a GPU.
+  for (int axis = 2; axis >= 0; --axis) {
+    lbs.push_back(indexConstant(b, loc, 0));
+    ubs.push_back(arith::IndexCastOp::create(b, loc, b.getIndexType(),
+                                             grid[axis]));
+    steps.push_back(indexConstant(b, loc, 1));
+  }
+  scf::buildLoopNest(
+      b, loc, lbs, ubs, steps,
+      [&](OpBuilder &nb, Location l, ValueRange ivs) {
+        SmallVector<Value> args(body->getArguments().drop_back(3));
+        for (int axis = 0; axis < 3; ++axis)
+          args.push_back(arith::IndexCastOp::create(nb, l, nb.getI32Type(),
+                                                    ivs[2 - axis]));
+        args.append(grid.begin(), grid.end());
+        func::CallOp::create(nb, l, kernel, args);
+      });
+  func::ReturnOp::create(b, loc);
+}
+
+void ConvertTileToHostPass::runOnOperation() {
+  ModuleOp module = getOperation();
+  MLIRContext *ctx = &getContext();
+
+  SmallVector<func::FuncOp> kernels;
+  for (auto func : module.getOps<func::FuncOp>()) {
+    if (func.isExternal())
+      continue;
+    if (func.getNumResults() != 0) {
+      func.emitError("a tile kernel returns nothing, but '")
+          << func.getSymName() << "' returns " << func.getNumResults()
+          << " value(s)";
+      return signalPassFailure();
+    }
+    kernels.push_back(func);
+  }
+  for (func::FuncOp kernel : kernels)
+    addGridArgumentsAndLauncher(kernel);
+
+  TypeConverter converter;
+  converter.addConversion([](Type type) { return type; });
+  converter.addConversion([](PointerType type) -> Type {
+    return IntegerType::get(type.getContext(), 64);
+  });
+  converter.addConversion([&](RankedTensorType type) -> Type {
+    return type.clone(converter.convertType(type.getElementType()));
+  });
+
+  ConversionTarget target(*ctx);
+  target.addIllegalDialect<TileDialect>();
+  target.addLegalDialect<arith::ArithDialect, linalg::LinalgDialect,
+                         LLVM::LLVMDialect, scf::SCFDialect,
+                         tensor::TensorDialect>();
+  target.markUnknownOpDynamicallyLegal(
+      [&](Operation *op) { return converter.isLegal(op); });
+  target.addDynamicallyLegalOp<func::FuncOp>([&](func::FuncOp func) {
+    return converter.isSignatureLegal(func.getFunctionType()) &&
+           converter.isLegal(&func.getBody());
+  });
+  RewritePatternSet patterns(ctx);
+  patterns.add<GridQueryLowering<ProgramIdOp, 0>,
+               GridQueryLowering<NumProgramsOp, 3>, RangeLowering,
+               SplatLowering, BroadcastLowering, ExpandDimsLowering,
+               ReshapeLowering, TransLowering, AddPtrLowering,
+               AddressPreservingCast<PtrToIntOp>,
+               AddressPreservingCast<IntToPtrOp>,
+               AddressPreservingCast<PtrCastOp>, LoadLowering, StoreLowering,
+               AtomicRMWLowering, DotLowering, ReduceLowering, ScanLowering,
+               NoHostLowering<MakeBlockPtrOp>, NoHostLowering<AdvanceOp>,
+               NoHostLowering<BlockLoadOp>, NoHostLowering<BlockStoreOp>,
+               ConvertPointerTypes>(converter, ctx);
+  populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns,
+                                                                 converter);
+  populateCallOpTypeConversionPattern(patterns, converter);
+  populateReturnOpTypeConversionPattern(patterns, converter);
+  scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
+                                                       target);
+  if (failed(applyPartialConversion(module, target, std::move(patterns))))
+    signalPassFailure();
+}

@@ -1,0 +1,141 @@
+"""Running tile kernels on the CPU (the host target).
+
+The host target executes the same tile IR as the GPU, one program instance
+after another, so kernels can be checked against numpy on any machine.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import re
+from typing import Any, Sequence
+
+import numpy as np
+
+from kiln import _ffi
+from kiln.compiler import Module, check
+from kiln.errors import KilnError
+
+#: numpy dtype of each scalar type a pointer may point to.
+POINTEE_DTYPES = {
+    "i1": np.dtype(np.bool_), "i8": np.dtype(np.int8),
+    "i16": np.dtype(np.int16), "i32": np.dtype(np.int32),
+    "i64": np.dtype(np.int64), "f16": np.dtype(np.float16),
+    "f32": np.dtype(np.float32), "f64": np.dtype(np.float64),
+}
+
+#: ctypes type that carries a scalar argument of each type.
+SCALAR_CTYPES = {
+    "i1": ctypes.c_bool, "i8": ctypes.c_int8, "i16": ctypes.c_int16,
+    "i32": ctypes.c_int32, "i64": ctypes.c_int64, "f16": ctypes.c_uint16,
+    "f32": ctypes.c_float, "f64": ctypes.c_double,
+}
+
+_POINTER = re.compile(r"!tile\.ptr<(?P<pointee>[^,>]+)(, *1)?>")
+
+
+def _pack_argument(kernel: str, index: int, type_text: str,
+                   value: Any) -> ctypes._SimpleCData:
+    """The ctypes value that passes ``value`` as an argument of type
+    ``type_text``; raises KilnError when they do not match."""
+    where = f"argument {index} of '{kernel}' ({type_text})"
+    pointer = _POINTER.fullmatch(type_text)
+    if pointer:
+        if not isinstance(value, np.ndarray):
+            raise KilnError(f"{where} must be a numpy array, not "
+                            f"{type(value).__name__}")
+        expected = POINTEE_DTYPES.get(pointer["pointee"])
+        if expected is None:
+            raise KilnError(f"{where}: the host target cannot pass arrays of "
+                            f"{pointer['pointee']} yet")
+        if value.dtype != expected:
+            raise KilnError(f"{where} must be an array of {expected}, not "
+                            f"{value.dtype}")
+        return ctypes.c_int64(value.ctypes.data)
+    ctype = SCALAR_CTYPES.get(type_text)
+    if ctype is None:
+        raise KilnError(f"{where}: the host target cannot pass this type yet")
+    if isinstance(value, np.ndarray):
+        raise KilnError(f"{where} must be a scalar, not an array")
+    if type_text == "f16":
+        return ctype(int(np.array(value, dtype=np.float16).view(np.uint16)))
+    if type_text.startswith("f"):
+        return ctype(float(value))
+    bits = int(type_text[1:])
+    number = int(value)
+    low, high = (0, 1) if bits == 1 else (-(1 << (bits - 1)),
+                                          (1 << (bits - 1)) - 1)
+    if number != value or not low <= number <= high:
+        raise KilnError(f"{where}: {value!r} does not fit in {type_text}")
+    return ctype(number)
+
+
+class HostExecutable:
+    """The kernels of a module compiled for the CPU.
+
+    >>> import numpy as np, kiln
+    >>> from kiln.host import HostExecutable
+    >>> src = '''
+    ... func.func @double(%p: !tile.ptr<f32>) {
+    ...   %r = tile.range 0 to 4 : tensor<4xi32>
+    ...   %ps = tile.splat %p : !tile.ptr<f32> -> tensor<4x!tile.ptr<f32>>
+    ...   %a = tile.addptr %ps, %r : tensor<4x!tile.ptr<f32>>, tensor<4xi32>
+    ...   %v = tile.load %a : tensor<4x!tile.ptr<f32>> -> tensor<4xf32>
+    ...   %w = arith.addf %v, %v : tensor<4xf32>
+    ...   tile.store %a, %w : tensor<4x!tile.ptr<f32>>, tensor<4xf32>
+    ...   return
+    ... }'''
+    >>> x = np.arange(4, dtype=np.float32)
+    >>> with kiln.Context() as ctx:
+    ...     with HostExecutable(kiln.Module.parse(ctx, src)) as exe:
+    ...         exe.launch("double", (1,), x)
+    >>> x
+    array([0., 2., 4., 6.], dtype=float32)
+    """
+
+    def __init__(self, module: Module) -> None:
+        self._handle: _ffi.HostExecutableHandle | None = None
+        self._module = module
+        self._signatures: dict[str, list[str]] = {}
+        handle = _ffi.HostExecutableHandle()
+        check(_ffi.lib().kilnHostExecutableCreate(module.handle,
+                                                  ctypes.byref(handle)))
+        self._handle = handle
+
+    def launch(self, kernel: str, grid: Sequence[int], *args: Any) -> None:
+        """Runs ``kernel`` once per program instance of ``grid`` (up to
+        three sizes, x first). Arrays are passed by address: the kernel reads
+        and writes them in place."""
+        if self._handle is None:
+            raise KilnError("the executable is closed")
+        if not 1 <= len(grid) <= 3 or any(int(g) < 0 for g in grid):
+            raise KilnError(f"grid must be 1 to 3 non-negative sizes, not "
+                            f"{tuple(grid)}")
+        types = self._signatures.get(kernel)
+        if types is None:
+            types = self._module.kernel_argument_types(kernel)
+            self._signatures[kernel] = types
+        if len(args) != len(types):
+            raise KilnError(f"'{kernel}' takes {len(types)} arguments "
+                            f"({', '.join(types)}), but {len(args)} were given")
+        values = [_pack_argument(kernel, i, t, a)
+                  for i, (t, a) in enumerate(zip(types, args))]
+        pointers = (ctypes.c_void_p * len(values))(
+            *[ctypes.cast(ctypes.pointer(v), ctypes.c_void_p) for v in values])
+        sizes = (ctypes.c_uint * 3)(*(list(map(int, grid)) + [1, 1])[:3])
+        check(_ffi.lib().kilnHostExecutableLaunch(
+            self._handle, kernel.encode(), sizes, pointers, len(values)))
+
+    def close(self) -> None:
+        if self._handle is not None:
+            _ffi.lib().kilnHostExecutableDestroy(self._handle)
+            self._handle = None
+
+    def __enter__(self) -> HostExecutable:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        self.close()
