@@ -70,6 +70,30 @@ def test_matmul(examples, m, n, k):
     np.testing.assert_allclose(c, expected, rtol=1e-4, atol=1e-4)
 
 
+def resident_bytes() -> int:
+    with open("/proc/self/statm") as statm:
+        return int(statm.read().split()[1]) * 4096
+
+
+@pytest.mark.skipif(not Path("/proc/self/statm").exists(),
+                    reason="needs /proc to read the resident size")
+def test_launches_do_not_leak(examples):
+    m = n = 128
+    k = 256
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((m, k)).astype(np.float16)
+    b = rng.standard_normal((k, n)).astype(np.float16)
+    c = np.zeros((m, n), dtype=np.float32)
+    run = lambda: examples["matmul"].launch("matmul", (2, 2), a, b, c, m, n, k)
+    for _ in range(3):
+        run()
+    before = resident_bytes()
+    # Each launch allocates some 2 MB of tiles (4 programs, 8 K-steps).
+    for _ in range(50):
+        run()
+    assert resident_bytes() - before < 16 << 20
+
+
 ROW_OPS = """
 // Each program loads row pid of a 8x16 i32 matrix (as 2-D tiles through
 // expand_dims and broadcast) and writes, per row: the sum, the maximum and

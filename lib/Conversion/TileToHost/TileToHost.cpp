@@ -510,18 +510,6 @@ struct AtomicRMWLowering : OpConversionPattern<AtomicRMWOp> {
   }
 };
 
-/// Ops that have no host lowering yet fail the conversion with their name.
-template <typename OpTy>
-struct NoHostLowering : OpConversionPattern<OpTy> {
-  using OpConversionPattern<OpTy>::OpConversionPattern;
-
-  LogicalResult
-  matchAndRewrite(OpTy op, typename OpTy::Adaptor,
-                  ConversionPatternRewriter &) const override {
-    return op.emitOpError("has no lowering for the host target yet");
-  }
-};
-
 //===----------------------------------------------------------------------===//
 // Matrix multiplication, reductions and scans
 //===----------------------------------------------------------------------===//
@@ -784,6 +772,17 @@ void ConvertTileToHostPass::runOnOperation() {
   ModuleOp module = getOperation();
   MLIRContext *ctx = &getContext();
 
+  // Report every op without a host lowering, not only the first.
+  bool unsupported = false;
+  module.walk([&](Operation *op) {
+    if (!isa<MakeBlockPtrOp, AdvanceOp, BlockLoadOp, BlockStoreOp>(op))
+      return;
+    op->emitOpError("has no lowering for the host target yet");
+    unsupported = true;
+  });
+  if (unsupported)
+    return signalPassFailure();
+
   SmallVector<func::FuncOp> kernels;
   for (auto func : module.getOps<func::FuncOp>()) {
     if (func.isExternal())
@@ -810,9 +809,7 @@ void ConvertTileToHostPass::runOnOperation() {
 
   ConversionTarget target(*ctx);
   target.addIllegalDialect<TileDialect>();
-  target.addLegalDialect<arith::ArithDialect, linalg::LinalgDialect,
-                         LLVM::LLVMDialect, scf::SCFDialect,
-                         tensor::TensorDialect>();
+  target.addLegalDialect<LLVM::LLVMDialect>();
   target.markUnknownOpDynamicallyLegal(
       [&](Operation *op) { return converter.isLegal(op); });
   target.addDynamicallyLegalOp<func::FuncOp>([&](func::FuncOp func) {
@@ -828,8 +825,6 @@ void ConvertTileToHostPass::runOnOperation() {
                AddressPreservingCast<IntToPtrOp>,
                AddressPreservingCast<PtrCastOp>, LoadLowering, StoreLowering,
                AtomicRMWLowering, DotLowering, ReduceLowering, ScanLowering,
-               NoHostLowering<MakeBlockPtrOp>, NoHostLowering<AdvanceOp>,
-               NoHostLowering<BlockLoadOp>, NoHostLowering<BlockStoreOp>,
                ConvertPointerTypes>(converter, ctx);
   populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns,
                                                                  converter);
