@@ -20,6 +20,7 @@
 #define KILN_C_KILN_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #define KILN_C_EXPORT __attribute__((visibility("default")))
 
@@ -123,18 +124,32 @@ KILN_C_EXPORT KilnError *kilnModuleGetKernelArgumentType(KilnModule *module,
  * once made; destroy it before the context. */
 typedef struct KilnHostExecutable KilnHostExecutable;
 
-/** Lowers a copy of `module` for the CPU and JIT-compiles it. */
-KILN_C_EXPORT KilnError *
-kilnHostExecutableCreate(KilnModule *module, KilnHostExecutable **executable);
+/** Lowers a copy of `module` for the CPU and JIT-compiles it. With
+ * `checkBounds` non-zero, every load, store and atomic is checked at run
+ * time against the ranges given to kilnHostExecutableLaunch (a debug mode:
+ * slower, and it names the first access outside them). */
+KILN_C_EXPORT KilnError *kilnHostExecutableCreate(KilnModule *module,
+                                                  int checkBounds,
+                                                  KilnHostExecutable **executable);
+
+/** Bytes [begin, end) of memory that a launch may access. */
+typedef struct KilnMemoryRange {
+  uint64_t begin;
+  uint64_t end;
+} KilnMemoryRange;
 
 KILN_C_EXPORT void kilnHostExecutableDestroy(KilnHostExecutable *executable);
 
 /** Runs `kernel` once per program instance of a grid of `grid[0] * grid[1] *
  * grid[2]`. `args[i]` points to argument i: an int64_t address for a
- * pointer, the value itself for a scalar, of the argument's type. */
+ * pointer, the value itself for a scalar, of the argument's type. With
+ * bounds checks, an access outside every one of the `numRanges` `ranges` is
+ * skipped and the launch returns an error naming it (file, line, column,
+ * program id); without, `ranges` is not read. */
 KILN_C_EXPORT KilnError *
 kilnHostExecutableLaunch(KilnHostExecutable *executable, const char *kernel,
-                         const unsigned grid[3], void **args, size_t numArgs);
+                         const unsigned grid[3], void **args, size_t numArgs,
+                         const KilnMemoryRange *ranges, size_t numRanges);
 
 #ifdef __cplusplus
 }

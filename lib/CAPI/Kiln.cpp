@@ -239,11 +239,12 @@ KilnError *kilnModuleGetKernelArgumentType(KilnModule *module,
   return nullptr;
 }
 
-KilnError *kilnHostExecutableCreate(KilnModule *module,
+KilnError *kilnHostExecutableCreate(KilnModule *module, int checkBounds,
                                     KilnHostExecutable **executable) {
   *executable = nullptr;
   DiagnosticCollector collector(module->context->context);
-  auto created = kiln::host::HostExecutable::create(*module->module);
+  auto created =
+      kiln::host::HostExecutable::create(*module->module, checkBounds != 0);
   if (failed(created))
     return collector.takeError("compiling for the host failed");
   *executable = new KilnHostExecutable{std::move(*created)};
@@ -256,10 +257,16 @@ void kilnHostExecutableDestroy(KilnHostExecutable *executable) {
 
 KilnError *kilnHostExecutableLaunch(KilnHostExecutable *executable,
                                     const char *kernel, const unsigned grid[3],
-                                    void **args, size_t numArgs) {
+                                    void **args, size_t numArgs,
+                                    const KilnMemoryRange *ranges,
+                                    size_t numRanges) {
+  static_assert(sizeof(KilnMemoryRange) == sizeof(kiln::host::MemoryRange),
+                "KilnMemoryRange mirrors kiln::host::MemoryRange");
   std::string error;
   if (failed(executable->executable->launch(
           kernel, {grid[0], grid[1], grid[2]}, ArrayRef(args, numArgs),
+          ArrayRef(reinterpret_cast<const kiln::host::MemoryRange *>(ranges),
+                   numRanges),
           error)))
     return makeError(std::move(error));
   return nullptr;

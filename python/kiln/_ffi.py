@@ -39,6 +39,12 @@ class ErrorHandle(ctypes.c_void_p):
     """An owned ``KilnError *``; NULL means success."""
 
 
+class MemoryRange(ctypes.Structure):
+    """Mirror of ``KilnMemoryRange``."""
+
+    _fields_ = [("begin", ctypes.c_uint64), ("end", ctypes.c_uint64)]
+
+
 class DiagnosticRecord(ctypes.Structure):
     """Mirror of ``KilnDiagnostic``."""
 
@@ -73,13 +79,15 @@ _SIGNATURES = {
                                          ctypes.c_size_t,
                                          ctypes.POINTER(ctypes.c_char_p)],
                                         ErrorHandle),
-    "kilnHostExecutableCreate": ([ModuleHandle,
+    "kilnHostExecutableCreate": ([ModuleHandle, ctypes.c_int,
                                   ctypes.POINTER(HostExecutableHandle)],
                                  ErrorHandle),
     "kilnHostExecutableDestroy": ([HostExecutableHandle], None),
     "kilnHostExecutableLaunch": ([HostExecutableHandle, ctypes.c_char_p,
                                   ctypes.c_uint * 3,
                                   ctypes.POINTER(ctypes.c_void_p),
+                                  ctypes.c_size_t,
+                                  ctypes.POINTER(MemoryRange),
                                   ctypes.c_size_t],
                                  ErrorHandle),
 }

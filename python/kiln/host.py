@@ -31,6 +31,16 @@ SCALAR_CTYPES = {
     "f32": ctypes.c_float, "f64": ctypes.c_double,
 }
 
+def _byte_bounds(array: np.ndarray) -> tuple[int, int]:
+    """The bytes [begin, end) that ``array``'s elements span, views with any
+    strides included."""
+    try:
+        from numpy.lib.array_utils import byte_bounds
+    except ImportError:  # numpy < 2
+        byte_bounds = np.byte_bounds
+    return byte_bounds(array)
+
+
 _POINTER = re.compile(r"!tile\.ptr<(?P<pointee>[^,>]+)(, *1)?>")
 
 
@@ -93,13 +103,17 @@ class HostExecutable:
     array([0., 2., 4., 6.], dtype=float32)
     """
 
-    def __init__(self, module: Module) -> None:
+    def __init__(self, module: Module, check_bounds: bool = False) -> None:
+        """Compiles ``module``'s kernels. With ``check_bounds``, every load,
+        store and atomic is checked against the arrays passed to the launch,
+        and one outside them fails the launch with its source location (a
+        debug mode, slower)."""
         self._handle: _ffi.HostExecutableHandle | None = None
         self._module = module
         self._signatures: dict[str, list[str]] = {}
         handle = _ffi.HostExecutableHandle()
-        check(_ffi.lib().kilnHostExecutableCreate(module.handle,
-                                                  ctypes.byref(handle)))
+        check(_ffi.lib().kilnHostExecutableCreate(
+            module.handle, int(check_bounds), ctypes.byref(handle)))
         self._handle = handle
 
     def launch(self, kernel: str, grid: Sequence[int], *args: Any) -> None:
@@ -123,8 +137,12 @@ class HostExecutable:
         pointers = (ctypes.c_void_p * len(values))(
             *[ctypes.cast(ctypes.pointer(v), ctypes.c_void_p) for v in values])
         sizes = (ctypes.c_uint * 3)(*(list(map(int, grid)) + [1, 1])[:3])
+        arrays = [a for a in args if isinstance(a, np.ndarray)]
+        ranges = (_ffi.MemoryRange * len(arrays))(
+            *[_byte_bounds(a) for a in arrays])
         check(_ffi.lib().kilnHostExecutableLaunch(
-            self._handle, kernel.encode(), sizes, pointers, len(values)))
+            self._handle, kernel.encode(), sizes, pointers, len(values),
+            ranges, len(arrays)))
 
     def close(self) -> None:
         if self._handle is not None:

@@ -404,3 +404,48 @@ def test_block_pointers_have_no_host_lowering_yet(ctx):
     assert any("'tile.make_block_ptr' op has no lowering for the host target"
                in m for m in messages), messages
     assert info.value.diagnostics[0].line == 3
+
+
+@pytest.fixture(scope="module")
+def checked_vector_add(ctx):
+    source = (EXAMPLES / "vector_add.mlir").read_text()
+    return HostExecutable(kiln.Module.parse(ctx, source, "vector_add.mlir"),
+                          check_bounds=True)
+
+
+def test_bounds_checks_pass_correct_launches(checked_vector_add):
+    n = 1500  # ragged: the masks keep the last program inside the arrays
+    x, y = np.random.default_rng(4).standard_normal((2, n), dtype=np.float32)
+    out = np.zeros(n, np.float32)
+    checked_vector_add.launch("vector_add", (2,), x, y, out, n)
+    np.testing.assert_array_equal(out, x + y)
+
+
+def test_bounds_checks_name_the_first_bad_access(checked_vector_add):
+    # n says 1100 elements but the arrays hold 1000: the masks let elements
+    # 1000..1099 through, the first of them in program 0, and the first bad
+    # access is the load of x.
+    x = np.ones(1000, np.float32)
+    out = np.zeros(1000, np.float32)
+    guard = np.zeros(2000, np.float32)  # where a stray store could land
+    with pytest.raises(kiln.KilnError) as info:
+        checked_vector_add.launch("vector_add", (2,), x, x, out, 1100)
+    message = str(info.value)
+    assert message.startswith("out-of-bounds access at vector_add.mlir:16:9: "
+                              "tile.load in program (0, 0, 0): bytes [0x")
+    assert "+4) are outside every array passed to 'vector_add'" in message
+    # The accesses in bounds happened; the others were skipped.
+    np.testing.assert_array_equal(out, 2.0)
+    np.testing.assert_array_equal(guard, 0.0)
+
+
+def test_bounds_checks_follow_strided_views(ctx):
+    source = (EXAMPLES / "vector_add.mlir").read_text()
+    exe = HostExecutable(kiln.Module.parse(ctx, source), check_bounds=True)
+    base = np.arange(3000, dtype=np.float32)
+    x = base[::3]  # 1000 elements spanning the first 2998 floats
+    out = np.zeros(1000, np.float32)
+    # The kernel reads x as contiguous: elements 0..999 of the base array,
+    # all within the bytes x spans, so no access is out of bounds.
+    exe.launch("vector_add", (1,), x, x, out, 1000)
+    np.testing.assert_array_equal(out, 2 * base[:1000])

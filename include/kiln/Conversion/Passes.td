@@ -24,9 +24,20 @@ def ConvertTileToHostPass : Pass<"kiln-convert-tile-to-host", "mlir::ModuleOp"> 
     - a launcher `<kernel>_launch(args..., grid_x, grid_y, grid_z)` runs the
       kernel once per program instance.
 
+    With `bounds-check`, every access first calls
+    `__kiln_host_check_access(address, bytes, site, enabled, pid_x, pid_y,
+    pid_z) -> i32`, which the host runtime provides, and happens only if it
+    returns non-zero; the module attribute `kiln.host.access_sites` names the
+    op of each site id, so that an access outside every array of the launch
+    is reported with its location.
+
     Ops without a host lowering (block pointers, for now) are reported by
     name and the pass fails.
   }];
+  let options = [
+    Option<"boundsCheck", "bounds-check", "bool", /*default=*/"false",
+           "Check every load, store and atomic against the launch's arrays">,
+  ];
   let dependentDialects = [
     "mlir::arith::ArithDialect",
     "mlir::func::FuncDialect",

@@ -36,6 +36,12 @@ using namespace kiln::tile;
 /// grid size, along x, y and z.
 static constexpr unsigned kNumGridArgs = 6;
 
+/// The run-time function that checks an access (see AccessChecker), and the
+/// module attribute that names the checked ops by site id.
+static constexpr llvm::StringLiteral kCheckFunction =
+    "__kiln_host_check_access";
+static constexpr llvm::StringLiteral kAccessSitesAttr = "kiln.host.access_sites";
+
 //===----------------------------------------------------------------------===//
 // Helpers
 //===----------------------------------------------------------------------===//
@@ -333,100 +339,113 @@ struct AddressPreservingCast : OpConversionPattern<OpTy> {
   }
 };
 
-/// A load reads each element where the mask holds, else takes `other`.
-struct LoadLowering : OpConversionPattern<LoadOp> {
-  using OpConversionPattern::OpConversionPattern;
-
-  LogicalResult
-  matchAndRewrite(LoadOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    Type type = getTypeConverter()->convertType(op.getType());
-    Type elementType = getElementTypeOrSelf(type);
-    auto loadElement = [&](OpBuilder &b, Location l, ValueRange ivs) -> Value {
-      Value address = elementAt(b, l, adaptor.getPtr(), ivs);
-      auto read = [&](OpBuilder &nested, Location nestedLoc) {
-        return LLVM::LoadOp::create(nested, nestedLoc, elementType,
-                                    toLLVMPointer(nested, nestedLoc, address))
-            .getResult();
-      };
-      if (!adaptor.getMask())
-        return read(b, l);
-      Value mask = elementAt(b, l, adaptor.getMask(), ivs);
-      auto ifOp = scf::IfOp::create(
-          b, l, mask,
-          [&](OpBuilder &nested, Location nestedLoc) {
-            scf::YieldOp::create(nested, nestedLoc, read(nested, nestedLoc));
-          },
-          [&](OpBuilder &nested, Location nestedLoc) {
-            Value other = adaptor.getOther()
-                              ? elementAt(nested, nestedLoc,
-                                          adaptor.getOther(), ivs)
-                              : zeroOf(nested, nestedLoc, elementType);
-            scf::YieldOp::create(nested, nestedLoc, other);
-          });
-      return ifOp.getResult(0);
-    };
-    auto tensorType = dyn_cast<RankedTensorType>(type);
-    if (!tensorType) {
-      rewriter.replaceOp(op, loadElement(rewriter, loc, {}));
-      return success();
-    }
-    Value init = tensor::EmptyOp::create(rewriter, loc, tensorType.getShape(),
-                                         elementType);
-    SmallVector<Value> result = forEachElement(
-        rewriter, loc, tensorType.getShape(), init,
-        [&](OpBuilder &b, Location l, ValueRange ivs, ValueRange args) {
-          Value element = loadElement(b, l, ivs);
-          return SmallVector<Value>{
-              tensor::InsertOp::create(b, l, element, args[0], ivs)};
-        });
-    rewriter.replaceOp(op, result[0]);
-    return success();
+/// Emits the calls that check each memory access against the arrays a launch
+/// was given (the `bounds-check` option), and names each checked op so that
+/// a violation can say where it happened.
+class AccessChecker {
+public:
+  /// Declares the run-time check in `module`.
+  explicit AccessChecker(ModuleOp module) {
+    OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
+    Type i32 = b.getI32Type(), i64 = b.getI64Type();
+    auto check = func::FuncOp::create(
+        b, module.getLoc(), kCheckFunction,
+        b.getFunctionType({i64, i64, i32, i32, i32, i32, i32}, {i32}));
+    check.setPrivate();
   }
+
+  /// An i1 that is true where the access of `bytes` at `address` by `site`
+  /// should happen: `enabled` (the mask, or null for always) and in bounds.
+  /// An enabled access out of bounds is recorded for the launch to report.
+  Value check(OpBuilder &b, Location loc, Operation *site, Value address,
+              int64_t bytes, Value enabled) {
+    auto [it, inserted] = siteIds.try_emplace(site, siteNames.size());
+    if (inserted)
+      siteNames.push_back(b.getStringAttr(describe(site)));
+    auto func = site->getParentOfType<func::FuncOp>();
+    ValueRange programIds = func.getArguments().take_back(kNumGridArgs)
+                                .take_front(3);
+    Type i32 = b.getI32Type();
+    Value enabled32 =
+        enabled ? arith::ExtUIOp::create(b, loc, i32, enabled).getResult()
+                : arith::ConstantIntOp::create(b, loc, 1, 32).getResult();
+    SmallVector<Value> args = {
+        address, arith::ConstantIntOp::create(b, loc, bytes, 64),
+        arith::ConstantIntOp::create(b, loc, it->second, 32), enabled32};
+    args.append(programIds.begin(), programIds.end());
+    Value ok = func::CallOp::create(b, loc, kCheckFunction, i32, args)
+                   .getResult(0);
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, ok,
+                                 arith::ConstantIntOp::create(b, loc, 0, 32));
+  }
+
+  /// The checked ops, by site id.
+  ArrayAttr sites(MLIRContext *ctx) const {
+    return ArrayAttr::get(ctx, siteNames);
+  }
+
+private:
+  static std::string describe(Operation *op) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    if (auto loc = dyn_cast<FileLineColLoc>(op->getLoc()))
+      os << loc.getFilename().getValue() << ":" << loc.getLine() << ":"
+         << loc.getColumn();
+    else
+      op->getLoc().print(os);
+    os << ": " << op->getName();
+    return text;
+  }
+
+  llvm::DenseMap<Operation *, int32_t> siteIds;
+  SmallVector<Attribute> siteNames;
 };
 
-/// Runs `access` for each element where the mask holds; `access` gets the
-/// element's address and value and returns what the element's result is
-/// (or null when the op has no result). Shared by stores and atomics.
-static SmallVector<Value> maskedElementwiseAccess(
-    OpBuilder &b, Location loc, Value ptr, Value value, Value mask,
-    Type resultType,
+/// Lowers a load, store or atomic: for each element of `ptr` (one, for a
+/// scalar pointer) runs `access` on its address and `value`'s element where
+/// `mask` holds (and, with `checker`, the access is in bounds); elsewhere
+/// the element's result is `other`'s element or zero. Returns the result,
+/// if `resultType` is given.
+static SmallVector<Value> lowerElementwiseAccess(
+    OpBuilder &b, Location loc, Operation *op, AccessChecker *checker,
+    Value ptr, Value value, Value mask, Value other, Type resultType,
     function_ref<Value(OpBuilder &, Location, Value, Value)> access) {
   auto tensorType = dyn_cast_if_present<RankedTensorType>(resultType);
-  ArrayRef<int64_t> shape =
-      isa<RankedTensorType>(ptr.getType())
-          ? cast<RankedTensorType>(ptr.getType()).getShape()
-          : ArrayRef<int64_t>();
+  Type elementType = resultType ? getElementTypeOrSelf(resultType) : Type();
+  ArrayRef<int64_t> shape;
+  if (auto ptrType = dyn_cast<RankedTensorType>(ptr.getType()))
+    shape = ptrType.getShape();
+  auto pointee = cast<PointerType>(getElementTypeOrSelf(
+      op->getOperand(0).getType())).getPointeeType();
   SmallVector<Value> iterArgs;
   if (tensorType)
     iterArgs.push_back(tensor::EmptyOp::create(b, loc, tensorType.getShape(),
-                                               tensorType.getElementType()));
+                                               elementType));
   return forEachElement(
       b, loc, shape, iterArgs,
       [&](OpBuilder &nb, Location l, ValueRange ivs,
           ValueRange args) -> SmallVector<Value> {
         Value address = elementAt(nb, l, ptr, ivs);
         Value element = elementAt(nb, l, value, ivs);
-        Type elementType = resultType ? getElementTypeOrSelf(resultType)
-                                      : Type();
+        Value condition = elementAt(nb, l, mask, ivs);
+        if (checker)
+          condition = checker->check(nb, l, op, address, byteSizeOf(pointee),
+                                     condition);
         Value result;
-        if (!mask) {
+        if (!condition) {
           result = access(nb, l, address, element);
         } else {
-          SmallVector<Type> types;
-          if (resultType)
-            types.push_back(elementType);
-          auto ifOp = scf::IfOp::create(nb, l, types,
-                                        elementAt(nb, l, mask, ivs),
-                                        /*withElseRegion=*/resultType != nullptr);
+          auto ifOp = scf::IfOp::create(
+              nb, l, resultType ? TypeRange(elementType) : TypeRange(),
+              condition, /*withElseRegion=*/resultType != nullptr);
           OpBuilder thenBuilder = ifOp.getThenBodyBuilder();
           Value accessed = access(thenBuilder, l, address, element);
           if (resultType) {
             scf::YieldOp::create(thenBuilder, l, accessed);
             OpBuilder elseBuilder = ifOp.getElseBodyBuilder();
-            scf::YieldOp::create(elseBuilder, l,
-                                 zeroOf(elseBuilder, l, elementType));
+            Value fallback = other ? elementAt(elseBuilder, l, other, ivs)
+                                   : zeroOf(elseBuilder, l, elementType);
+            scf::YieldOp::create(elseBuilder, l, fallback);
             result = ifOp.getResult(0);
           }
         }
@@ -436,15 +455,45 @@ static SmallVector<Value> maskedElementwiseAccess(
       });
 }
 
-struct StoreLowering : OpConversionPattern<StoreOp> {
-  using OpConversionPattern::OpConversionPattern;
+/// A memory op lowering; `checker` is null unless accesses are checked.
+template <typename OpTy>
+struct AccessLowering : OpConversionPattern<OpTy> {
+  AccessLowering(const TypeConverter &converter, MLIRContext *ctx,
+                 AccessChecker *checker)
+      : OpConversionPattern<OpTy>(converter, ctx), checker(checker) {}
+
+  AccessChecker *checker;
+};
+
+/// A load reads each element where the mask holds, else takes `other`.
+struct LoadLowering : AccessLowering<LoadOp> {
+  using AccessLowering::AccessLowering;
+
+  LogicalResult
+  matchAndRewrite(LoadOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Type type = getTypeConverter()->convertType(op.getType());
+    SmallVector<Value> results = lowerElementwiseAccess(
+        rewriter, op.getLoc(), op, checker, adaptor.getPtr(), Value(),
+        adaptor.getMask(), adaptor.getOther(), type,
+        [&](OpBuilder &b, Location l, Value address, Value) -> Value {
+          return LLVM::LoadOp::create(b, l, getElementTypeOrSelf(type),
+                                      toLLVMPointer(b, l, address));
+        });
+    rewriter.replaceOp(op, results[0]);
+    return success();
+  }
+};
+
+struct StoreLowering : AccessLowering<StoreOp> {
+  using AccessLowering::AccessLowering;
 
   LogicalResult
   matchAndRewrite(StoreOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    maskedElementwiseAccess(
-        rewriter, op.getLoc(), adaptor.getPtr(), adaptor.getValue(),
-        adaptor.getMask(), Type(),
+    lowerElementwiseAccess(
+        rewriter, op.getLoc(), op, checker, adaptor.getPtr(),
+        adaptor.getValue(), adaptor.getMask(), Value(), Type(),
         [](OpBuilder &b, Location l, Value address, Value element) -> Value {
           LLVM::StoreOp::create(b, l, element, toLLVMPointer(b, l, address));
           return {};
@@ -488,16 +537,16 @@ static Value combineAtomic(OpBuilder &b, Location loc, AtomicRMWKind kind,
 /// one thread, so an atomic is a load, the combination and a store: no
 /// other access can come between them. (llvm.atomicrmw would also declare
 /// no memory effects, which buffer deallocation cannot work with.)
-struct AtomicRMWLowering : OpConversionPattern<AtomicRMWOp> {
-  using OpConversionPattern::OpConversionPattern;
+struct AtomicRMWLowering : AccessLowering<AtomicRMWOp> {
+  using AccessLowering::AccessLowering;
 
   LogicalResult
   matchAndRewrite(AtomicRMWOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     AtomicRMWKind kind = op.getKind();
-    SmallVector<Value> results = maskedElementwiseAccess(
-        rewriter, op.getLoc(), adaptor.getPtr(), adaptor.getValue(),
-        adaptor.getMask(), op.getType(),
+    SmallVector<Value> results = lowerElementwiseAccess(
+        rewriter, op.getLoc(), op, checker, adaptor.getPtr(),
+        adaptor.getValue(), adaptor.getMask(), Value(), op.getType(),
         [&](OpBuilder &b, Location l, Value address, Value element) -> Value {
           Value ptr = toLLVMPointer(b, l, address);
           Value old = LLVM::LoadOp::create(b, l, element.getType(), ptr);
@@ -719,6 +768,8 @@ struct ConvertPointerTypes : ConversionPattern {
 
 struct ConvertTileToHostPass
     : kiln::impl::ConvertTileToHostPassBase<ConvertTileToHostPass> {
+  using ConvertTileToHostPassBase::ConvertTileToHostPassBase;
+
   void runOnOperation() override;
 };
 } // namespace
@@ -823,9 +874,14 @@ void ConvertTileToHostPass::runOnOperation() {
                ReshapeLowering, TransLowering, AddPtrLowering,
                AddressPreservingCast<PtrToIntOp>,
                AddressPreservingCast<IntToPtrOp>,
-               AddressPreservingCast<PtrCastOp>, LoadLowering, StoreLowering,
-               AtomicRMWLowering, DotLowering, ReduceLowering, ScanLowering,
-               ConvertPointerTypes>(converter, ctx);
+               AddressPreservingCast<PtrCastOp>, DotLowering, ReduceLowering,
+               ScanLowering, ConvertPointerTypes>(converter, ctx);
+  std::optional<AccessChecker> checker;
+  if (boundsCheck)
+    checker.emplace(module);
+  AccessChecker *checkerPtr = checker ? &*checker : nullptr;
+  patterns.add<LoadLowering, StoreLowering, AtomicRMWLowering>(converter, ctx,
+                                                               checkerPtr);
   populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns,
                                                                  converter);
   populateCallOpTypeConversionPattern(patterns, converter);
@@ -833,5 +889,7 @@ void ConvertTileToHostPass::runOnOperation() {
   scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
                                                        target);
   if (failed(applyPartialConversion(module, target, std::move(patterns))))
-    signalPassFailure();
+    return signalPassFailure();
+  if (checker)
+    module->setAttr(kAccessSitesAttr, checker->sites(ctx));
 }

@@ -10,7 +10,9 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/ExecutionEngine/Orc/Mangling.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/TargetSelect.h"
 
 #include <mutex>
@@ -18,10 +20,46 @@
 using namespace mlir;
 using namespace kiln::host;
 
+namespace {
+/// What the access checks of the launch running on this thread compare
+/// against, and the first access they found out of bounds.
+struct CheckedLaunch {
+  ArrayRef<MemoryRange> ranges;
+  bool violated = false;
+  uint64_t address = 0, bytes = 0;
+  int32_t site = 0;
+  std::array<int32_t, 3> programId = {};
+};
+} // namespace
+
+static thread_local CheckedLaunch *currentLaunch = nullptr;
+
+/// Called by kernels compiled with bounds checks before each access (see
+/// kiln-convert-tile-to-host). Returns whether the access should happen.
+static int32_t checkAccess(uint64_t address, uint64_t bytes, int32_t site,
+                           int32_t enabled, int32_t pidX, int32_t pidY,
+                           int32_t pidZ) {
+  if (!enabled)
+    return 0;
+  CheckedLaunch *launch = currentLaunch;
+  for (const MemoryRange &range : launch->ranges)
+    if (address >= range.begin && address + bytes <= range.end &&
+        address + bytes >= address)
+      return 1;
+  if (!launch->violated) {
+    launch->violated = true;
+    launch->address = address;
+    launch->bytes = bytes;
+    launch->site = site;
+    launch->programId = {pidX, pidY, pidZ};
+  }
+  return 0;
+}
+
 HostExecutable::~HostExecutable() = default;
 
 FailureOr<std::unique_ptr<HostExecutable>>
-HostExecutable::create(ModuleOp module) {
+HostExecutable::create(ModuleOp module, bool boundsCheck) {
   static std::once_flag nativeTargetInitialized;
   std::call_once(nativeTargetInitialized, [] {
     llvm::InitializeNativeTarget();
@@ -35,9 +73,15 @@ HostExecutable::create(ModuleOp module) {
 
   OwningOpRef<ModuleOp> lowered(cast<ModuleOp>(module->clone()));
   PassManager pm(module.getContext());
-  buildHostLoweringPipeline(pm);
+  HostLoweringOptions lowering;
+  lowering.boundsCheck = boundsCheck;
+  buildHostLoweringPipeline(pm, lowering);
   if (failed(pm.run(*lowered)))
     return failure();
+  if (auto sites = (*lowered)->getAttrOfType<ArrayAttr>(
+          "kiln.host.access_sites"))
+    for (auto site : sites.getAsValueRange<StringAttr>())
+      executable->accessSites.push_back(site.str());
 
   ExecutionEngineOptions options;
   auto transformer = makeOptimizingTransformer(/*optLevel=*/3,
@@ -50,12 +94,20 @@ HostExecutable::create(ModuleOp module) {
     return module.emitError("host JIT compilation failed: ") << message;
   }
   executable->engine = std::move(*engine);
+  executable->engine->registerSymbols([](llvm::orc::MangleAndInterner mangle) {
+    llvm::orc::SymbolMap symbols;
+    symbols[mangle("__kiln_host_check_access")] = {
+        llvm::orc::ExecutorAddr::fromPtr(&checkAccess),
+        llvm::JITSymbolFlags::Exported};
+    return symbols;
+  });
   return executable;
 }
 
 LogicalResult HostExecutable::launch(StringRef kernel,
                                      std::array<uint32_t, 3> grid,
                                      ArrayRef<void *> args,
+                                     ArrayRef<MemoryRange> ranges,
                                      std::string &error) {
   auto it = numArguments.find(kernel);
   if (it == numArguments.end()) {
@@ -71,10 +123,23 @@ LogicalResult HostExecutable::launch(StringRef kernel,
   SmallVector<void *> packed(args);
   for (uint32_t &size : grid)
     packed.push_back(&size);
-  if (llvm::Error err =
-          engine->invokePacked((kernel + "_launch").str(), packed)) {
+  CheckedLaunch checked;
+  checked.ranges = ranges;
+  currentLaunch = &checked;
+  llvm::Error err = engine->invokePacked((kernel + "_launch").str(), packed);
+  currentLaunch = nullptr;
+  if (err) {
     error = llvm::toString(std::move(err));
     return failure();
   }
-  return success();
+  if (!checked.violated)
+    return success();
+  llvm::raw_string_ostream os(error);
+  os << "out-of-bounds access at " << accessSites[checked.site]
+     << " in program (" << checked.programId[0] << ", "
+     << checked.programId[1] << ", " << checked.programId[2] << "): bytes ["
+     << llvm::format_hex(checked.address, 0) << ", +" << checked.bytes
+     << ") are outside every array passed to '" << kernel
+     << "'; the access was skipped";
+  return failure();
 }

@@ -33,8 +33,11 @@
 
 using namespace mlir;
 
-void kiln::host::buildHostLoweringPipeline(OpPassManager &pm) {
-  pm.addPass(createConvertTileToHostPass());
+void kiln::host::buildHostLoweringPipeline(
+    OpPassManager &pm, const HostLoweringOptions &options) {
+  ConvertTileToHostPassOptions conversion;
+  conversion.boundsCheck = options.boundsCheck;
+  pm.addPass(createConvertTileToHostPass(conversion));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());
@@ -60,7 +63,7 @@ void kiln::host::buildHostLoweringPipeline(OpPassManager &pm) {
 }
 
 void kiln::host::registerHostLoweringPipeline() {
-  PassPipelineRegistration<>(
+  PassPipelineRegistration<HostLoweringOptions>(
       "kiln-host-lowering",
       "Lower tile kernels to the LLVM dialect for the CPU",
       buildHostLoweringPipeline);

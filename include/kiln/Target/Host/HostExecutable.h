@@ -7,8 +7,10 @@
 #include "llvm/ADT/StringMap.h"
 
 #include <array>
+#include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace mlir {
 class ExecutionEngine;
@@ -17,23 +19,35 @@ class ModuleOp;
 
 namespace kiln::host {
 
+/// Bytes [begin, end) of memory that a launch may access.
+struct MemoryRange {
+  uint64_t begin;
+  uint64_t end;
+};
+
 /// The kernels of a tile module, lowered and JIT-compiled for the CPU. A
 /// launch runs every program instance of the grid, one after another.
 class HostExecutable {
 public:
   /// Lowers a copy of `module` (which is left as it is) and compiles it.
-  /// Failures are reported as diagnostics on the module's context.
+  /// With `boundsCheck`, every memory access is checked at run time against
+  /// the ranges given to `launch`. Failures are reported as diagnostics on
+  /// the module's context.
   static mlir::FailureOr<std::unique_ptr<HostExecutable>>
-  create(mlir::ModuleOp module);
+  create(mlir::ModuleOp module, bool boundsCheck = false);
 
   ~HostExecutable();
 
   /// Runs `kernel` on a `grid` of program instances. `args` point to the
   /// kernel's arguments in order: an `int64_t` address for each pointer, the
-  /// value itself for each scalar. On failure `error` says why.
+  /// value itself for each scalar. When accesses are checked, one outside
+  /// every range of `ranges` is skipped and the launch fails, naming the
+  /// first such access. On failure `error` says why.
   mlir::LogicalResult launch(mlir::StringRef kernel,
                              std::array<uint32_t, 3> grid,
-                             mlir::ArrayRef<void *> args, std::string &error);
+                             mlir::ArrayRef<void *> args,
+                             mlir::ArrayRef<MemoryRange> ranges,
+                             std::string &error);
 
 private:
   HostExecutable() = default;
@@ -41,6 +55,8 @@ private:
   std::unique_ptr<mlir::ExecutionEngine> engine;
   /// Number of arguments of each kernel.
   llvm::StringMap<size_t> numArguments;
+  /// "file:line:col: op" of each checked access site, by site id.
+  std::vector<std::string> accessSites;
 };
 
 } // namespace kiln::host

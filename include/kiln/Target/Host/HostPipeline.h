@@ -3,6 +3,8 @@
 #ifndef KILN_TARGET_HOST_HOSTPIPELINE_H
 #define KILN_TARGET_HOST_HOSTPIPELINE_H
 
+#include "mlir/Pass/PassOptions.h"
+
 namespace mlir {
 class DialectRegistry;
 class OpPassManager;
@@ -10,10 +12,19 @@ class OpPassManager;
 
 namespace kiln::host {
 
+struct HostLoweringOptions
+    : mlir::PassPipelineOptions<HostLoweringOptions> {
+  Option<bool> boundsCheck{
+      *this, "bounds-check",
+      llvm::cl::desc("Check every memory access against the launch's arrays"),
+      llvm::cl::init(false)};
+};
+
 /// Adds the passes that lower a module of tile kernels to the LLVM dialect
 /// for the CPU: kiln-convert-tile-to-host, one-shot bufferization with
 /// deallocation, linalg to loops, then everything to LLVM.
-void buildHostLoweringPipeline(mlir::OpPassManager &pm);
+void buildHostLoweringPipeline(mlir::OpPassManager &pm,
+                               const HostLoweringOptions &options);
 
 /// Registers the pipeline as `kiln-host-lowering`.
 void registerHostLoweringPipeline();
