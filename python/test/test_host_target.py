@@ -6,6 +6,7 @@ Every example kernel of docs/examples runs on random data with ragged sizes
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import numpy as np
@@ -30,7 +31,8 @@ def compile_host(ctx, source: str) -> HostExecutable:
 @pytest.fixture(scope="module")
 def examples(ctx):
     return {name: compile_host(ctx, (EXAMPLES / f"{name}.mlir").read_text())
-            for name in ("vector_add", "softmax", "matmul")}
+            for name in ("vector_add", "gelu", "softmax", "layer_norm",
+                         "matmul")}
 
 
 @pytest.mark.parametrize("n", [1, 1000, 1024, 4099])
@@ -42,6 +44,32 @@ def test_vector_add(examples, n):
                                   x, y, out, n)
     np.testing.assert_array_equal(out[:n], x + y)
     np.testing.assert_array_equal(out[n:], -1.0)
+
+
+@pytest.mark.parametrize("n", [1, 1023, 5000])
+def test_gelu(examples, n):
+    x = (np.random.default_rng(n).standard_normal(n) * 4).astype(np.float32)
+    out = np.zeros(n, np.float32)
+    examples["gelu"].launch("gelu", ((n + 1023) // 1024,), x, out, n)
+    erf = np.vectorize(math.erf)
+    expected = 0.5 * x.astype(np.float64) * (1 + erf(x / math.sqrt(2)))
+    np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("rows, cols", [(1, 1), (4, 100), (3, 1024)])
+def test_layer_norm(examples, rows, cols):
+    rng = np.random.default_rng(rows + cols)
+    stride = cols + 5
+    x = (rng.standard_normal((rows, stride)) * 2 + 1).astype(np.float32)
+    w, b = rng.standard_normal((2, cols)).astype(np.float32)
+    y = np.zeros_like(x)
+    examples["layer_norm"].launch("layer_norm", (rows,), x, y, w, b, stride,
+                                  cols, 1e-5)
+    xs = x[:, :cols].astype(np.float64)
+    expected = ((xs - xs.mean(axis=1, keepdims=True))
+                / np.sqrt(xs.var(axis=1, keepdims=True) + 1e-5) * w + b)
+    np.testing.assert_allclose(y[:, :cols], expected, rtol=1e-4, atol=1e-4)
+    np.testing.assert_array_equal(y[:, cols:], 0.0)
 
 
 @pytest.mark.parametrize("rows, cols", [(1, 1), (3, 17), (5, 1000), (2, 1024)])

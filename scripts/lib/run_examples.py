@@ -9,6 +9,7 @@ time, the median time of a launch and the largest error against numpy
 
 from __future__ import annotations
 
+import math
 import statistics
 import sys
 import time
@@ -49,6 +50,20 @@ def cases(rng: np.random.Generator) -> list[Case]:
         e = np.exp(s - s.max(axis=1, keepdims=True))
         return e / e.sum(axis=1, keepdims=True)
 
+    g = (rng.standard_normal(n) * 3).astype(np.float32)
+    g_out = np.zeros_like(g)
+    erf = np.vectorize(math.erf)
+    ln_rows, ln_cols = 256, 768
+    ln = rng.standard_normal((ln_rows, ln_cols)).astype(np.float32)
+    ln_out = np.zeros_like(ln)
+    w, bias = rng.standard_normal((2, ln_cols)).astype(np.float32)
+
+    def layer_norm() -> np.ndarray:
+        x64 = ln.astype(np.float64)
+        mean = x64.mean(axis=1, keepdims=True)
+        return (x64 - mean) / np.sqrt(x64.var(axis=1, keepdims=True)
+                                      + 1e-5) * w + bias
+
     m, nn, k = 200, 150, 300
     a = rng.standard_normal((m, k)).astype(np.float16)
     b = rng.standard_normal((k, nn)).astype(np.float16)
@@ -56,8 +71,13 @@ def cases(rng: np.random.Generator) -> list[Case]:
     return [
         Case("vector_add", f"n={n}", ((n + 1023) // 1024,), (x, y, out, n),
              out, lambda: x + y, 0.0),
+        Case("gelu", f"n={n}", ((n + 1023) // 1024,), (g, g_out, n), g_out,
+             lambda: 0.5 * g * (1 + erf(g / math.sqrt(2))), 1e-5),
         Case("softmax", f"{rows}x{cols}", (rows,), (s, s_out, cols, cols),
              s_out, softmax, 1e-5),
+        Case("layer_norm", f"{ln_rows}x{ln_cols}", (ln_rows,),
+             (ln, ln_out, w, bias, ln_cols, ln_cols, 1e-5), ln_out,
+             layer_norm, 1e-4),
         Case("matmul", f"{m}x{nn}x{k} f16", ((m + 63) // 64, (nn + 63) // 64),
              (a, b, c, m, nn, k), c,
              lambda: a.astype(np.float32) @ b.astype(np.float32), 1e-3),
