@@ -27,6 +27,7 @@ tool_dirs = [config.kiln_tools_dir, config.llvm_tools_dir]
 tools = [
     ToolSubst("kiln-opt", unresolved="fatal"),
     ToolSubst("kiln-capi-test", unresolved="fatal"),
+    ToolSubst("kiln-run", unresolved="fatal"),
 ]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 

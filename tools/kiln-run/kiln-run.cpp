@@ -1,0 +1,290 @@
+//===- kiln-run.cpp - Compile and run one tile kernel ---------------------===//
+//
+// kiln-run FILE --kernel=NAME --grid=X[,Y[,Z]] --arg=SPEC... [--target=host]
+//
+// Each --arg gives one kernel argument, in order:
+//   TYPE[COUNT]=INIT  a fresh array of COUNT elements for a pointer argument;
+//                     INIT is zeros, iota (0, 1, 2, ...) or rand (uniform in
+//                     [-1, 1), seeded)
+//   TYPE=VALUE        a scalar
+// TYPE is one of i8 i16 i32 i64 f32 f64. After the launches every array is
+// summarised (sum, minimum, maximum, first elements), and the median time of
+// a launch is printed.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kiln/Dialect/Tile/IR/TileDialect.h"
+#include "kiln/InitAll.h"
+#include "kiln/Target/Host/HostExecutable.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+
+using namespace mlir;
+namespace cl = llvm::cl;
+
+static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input .mlir>"),
+                                      cl::Required);
+static cl::opt<std::string> kernelName("kernel", cl::desc("Kernel to run"),
+                                       cl::Required);
+static cl::opt<std::string> gridSpec("grid",
+                                     cl::desc("Grid size: X[,Y[,Z]]"),
+                                     cl::init("1"));
+static cl::list<std::string> argSpecs("arg", cl::desc("Kernel argument"),
+                                      cl::ZeroOrMore);
+static cl::opt<std::string>
+    targetName("target", cl::desc("host or gpu (default: $KILN_TARGET, else "
+                                  "host)"),
+               cl::init(""));
+static cl::opt<bool> checkBounds("check-bounds",
+                                 cl::desc("Check every memory access"),
+                                 cl::init(false));
+static cl::opt<unsigned> repeat("repeat", cl::desc("Launches to time"),
+                                cl::init(1));
+static cl::opt<unsigned> seed("seed", cl::desc("Seed of rand arrays"),
+                              cl::init(0));
+
+namespace {
+/// One kernel argument: an array (bytes held here) or a scalar (its bytes).
+struct Argument {
+  std::string spec;
+  std::string type;
+  bool isArray = false;
+  int64_t count = 1;
+  std::vector<char> bytes;
+  int64_t address = 0; // for arrays, what the kernel receives
+};
+} // namespace
+
+static int elementBytes(StringRef type) {
+  return llvm::StringSwitch<int>(type)
+      .Case("i8", 1)
+      .Case("i16", 2)
+      .Cases({"i32", "f32"}, 4)
+      .Cases({"i64", "f64"}, 8)
+      .Default(0);
+}
+
+/// Stores `value` as element `i` of `bytes`, in `type`.
+static void storeElement(std::vector<char> &bytes, StringRef type, int64_t i,
+                         double value) {
+  char *at = bytes.data() + i * elementBytes(type);
+  auto put = [&](auto v) { std::memcpy(at, &v, sizeof(v)); };
+  if (type == "i8")
+    put(static_cast<int8_t>(value));
+  else if (type == "i16")
+    put(static_cast<int16_t>(value));
+  else if (type == "i32")
+    put(static_cast<int32_t>(value));
+  else if (type == "i64")
+    put(static_cast<int64_t>(value));
+  else if (type == "f32")
+    put(static_cast<float>(value));
+  else
+    put(value);
+}
+
+static double loadElement(const std::vector<char> &bytes, StringRef type,
+                          int64_t i) {
+  const char *at = bytes.data() + i * elementBytes(type);
+  auto get = [&](auto v) {
+    std::memcpy(&v, at, sizeof(v));
+    return static_cast<double>(v);
+  };
+  if (type == "i8")
+    return get(int8_t());
+  if (type == "i16")
+    return get(int16_t());
+  if (type == "i32")
+    return get(int32_t());
+  if (type == "i64")
+    return get(int64_t());
+  if (type == "f32")
+    return get(float());
+  return get(double());
+}
+
+/// Parses one --arg; on failure returns a message.
+static std::optional<std::string> parseArgument(StringRef spec,
+                                                std::mt19937_64 &rng,
+                                                Argument &arg) {
+  arg.spec = spec.str();
+  auto [lhs, rhs] = spec.split('=');
+  if (rhs.empty() && !spec.contains('='))
+    return "expected TYPE[COUNT]=INIT or TYPE=VALUE";
+  size_t bracket = lhs.find('[');
+  arg.type = lhs.take_front(bracket).str();
+  if (!elementBytes(arg.type))
+    return "unknown type '" + arg.type + "'";
+  if (bracket == StringRef::npos) {
+    double value;
+    if (rhs.getAsDouble(value))
+      return "'" + rhs.str() + "' is not a number";
+    arg.bytes.resize(elementBytes(arg.type));
+    storeElement(arg.bytes, arg.type, 0, value);
+    return std::nullopt;
+  }
+  arg.isArray = true;
+  StringRef count = lhs.drop_front(bracket + 1);
+  if (!count.consume_back("]") || count.getAsInteger(10, arg.count) ||
+      arg.count <= 0)
+    return "expected a positive element count in brackets";
+  arg.bytes.resize(arg.count * elementBytes(arg.type));
+  std::uniform_real_distribution<double> uniform(-1.0, 1.0);
+  for (int64_t i = 0; i < arg.count; ++i) {
+    if (rhs == "zeros")
+      storeElement(arg.bytes, arg.type, i, 0);
+    else if (rhs == "iota")
+      storeElement(arg.bytes, arg.type, i, static_cast<double>(i));
+    else if (rhs == "rand")
+      storeElement(arg.bytes, arg.type, i, uniform(rng));
+    else
+      return "unknown initializer '" + rhs.str() +
+             "' (zeros, iota or rand)";
+  }
+  arg.address = reinterpret_cast<int64_t>(arg.bytes.data());
+  return std::nullopt;
+}
+
+static int fail(const llvm::Twine &message) {
+  llvm::errs() << "kiln-run: " << message << "\n";
+  return 1;
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::ParseCommandLineOptions(argc, argv, "Kiln: run one tile kernel\n");
+
+  std::string target = targetName;
+  if (target.empty()) {
+    const char *env = std::getenv("KILN_TARGET");
+    target = env && *env ? env : "host";
+  }
+  if (target == "gpu")
+    return fail("the GPU target is not built yet; use --target=host");
+  if (target != "host")
+    return fail("unknown target '" + target + "' (host or gpu)");
+
+  std::array<uint32_t, 3> grid = {1, 1, 1};
+  SmallVector<StringRef> sizes;
+  StringRef(gridSpec).split(sizes, ',');
+  if (sizes.size() > 3)
+    return fail("--grid takes at most three sizes");
+  for (auto [i, size] : llvm::enumerate(sizes))
+    if (size.trim().getAsInteger(10, grid[i]))
+      return fail("--grid: '" + size + "' is not a size");
+
+  std::mt19937_64 rng(seed);
+  std::vector<Argument> args(argSpecs.size());
+  for (auto [i, spec] : llvm::enumerate(argSpecs))
+    if (auto error = parseArgument(spec, rng, args[i]))
+      return fail("--arg=" + spec + ": " + *error);
+
+  DialectRegistry registry;
+  kiln::registerAllDialects(registry);
+  MLIRContext context(registry);
+  llvm::SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+  std::string error;
+  auto file = openInputFile(inputFile, &error);
+  if (!file)
+    return fail(error);
+  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  if (!module)
+    return 1;
+
+  auto kernel = module->lookupSymbol<func::FuncOp>(kernelName);
+  if (!kernel)
+    return fail("no kernel named '" + kernelName + "' in " + inputFile);
+  if (kernel.getNumArguments() != args.size())
+    return fail("'" + kernelName + "' takes " +
+                llvm::Twine(kernel.getNumArguments()) + " arguments, but " +
+                llvm::Twine(args.size()) + " --arg were given");
+  for (auto [i, arg] : llvm::enumerate(args)) {
+    Type type = kernel.getArgument(i).getType();
+    std::string expected;
+    llvm::raw_string_ostream os(expected);
+    if (auto ptr = dyn_cast<kiln::tile::PointerType>(type))
+      os << ptr.getPointeeType();
+    else
+      os << type;
+    if (isa<kiln::tile::PointerType>(type) != arg.isArray ||
+        expected != arg.type) {
+      std::string typeText;
+      llvm::raw_string_ostream typeStream(typeText);
+      typeStream << type;
+      return fail("--arg=" + arg.spec + " does not match argument " +
+                  llvm::Twine(i) + " of type " + typeText);
+    }
+  }
+
+  auto executable = kiln::host::HostExecutable::create(*module, checkBounds);
+  if (failed(executable))
+    return 1;
+
+  SmallVector<void *> pointers;
+  SmallVector<kiln::host::MemoryRange> ranges;
+  for (Argument &arg : args) {
+    if (arg.isArray) {
+      pointers.push_back(&arg.address);
+      ranges.push_back({static_cast<uint64_t>(arg.address),
+                        static_cast<uint64_t>(arg.address) + arg.bytes.size()});
+    } else {
+      pointers.push_back(arg.bytes.data());
+    }
+  }
+  std::vector<double> seconds;
+  for (unsigned i = 0; i < std::max(1u, repeat.getValue()); ++i) {
+    auto start = std::chrono::steady_clock::now();
+    if (failed((*executable)->launch(kernelName, grid, pointers, ranges,
+                                     error)))
+      return fail(error);
+    seconds.push_back(std::chrono::duration<double>(
+                          std::chrono::steady_clock::now() - start)
+                          .count());
+  }
+  std::sort(seconds.begin(), seconds.end());
+
+  llvm::outs() << "kernel " << kernelName << " on host, grid " << grid[0]
+               << "x" << grid[1] << "x" << grid[2] << ": "
+               << llvm::format("%.3f", seconds[seconds.size() / 2] * 1e3)
+               << " ms per launch (median of " << seconds.size() << ")\n";
+  for (auto [i, arg] : llvm::enumerate(args)) {
+    if (!arg.isArray)
+      continue;
+    double sum = 0, low = loadElement(arg.bytes, arg.type, 0), high = low;
+    for (int64_t j = 0; j < arg.count; ++j) {
+      double v = loadElement(arg.bytes, arg.type, j);
+      sum += v;
+      low = std::min(low, v);
+      high = std::max(high, v);
+    }
+    llvm::outs() << "arg" << i << " " << arg.type << "[" << arg.count
+                 << "]: sum=" << llvm::format("%.6g", sum)
+                 << " min=" << llvm::format("%.6g", low)
+                 << " max=" << llvm::format("%.6g", high) << " first=[";
+    for (int64_t j = 0; j < std::min<int64_t>(arg.count, 4); ++j)
+      llvm::outs() << (j ? ", " : "")
+                   << llvm::format("%.6g", loadElement(arg.bytes, arg.type, j));
+    llvm::outs() << "]\n";
+  }
+  return 0;
+}
