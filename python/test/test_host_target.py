@@ -417,21 +417,47 @@ def test_scalar_arguments_are_range_checked(ctx):
                    np.zeros(8, np.int32), np.zeros(1, np.int32), 2**31)
 
 
-def test_block_pointers_have_no_host_lowering_yet(ctx):
-    source = """
-    func.func @k(%p: !tile.ptr<f32>, %n: i64, %o: i32) {
-      %bp = tile.make_block_ptr %p, [%n], [%n], [%o] {order = array<i32: 0>}
-          : !tile.ptr<f32> -> !tile.block_ptr<8xf32>
-      %t = tile.block_load %bp : !tile.block_ptr<8xf32> -> tensor<8xf32>
-      tile.block_store %bp, %t : !tile.block_ptr<8xf32>, tensor<8xf32>
-      return
-    }"""
-    with pytest.raises(kiln.CompilationError) as info:
-        compile_host(ctx, source)
-    messages = [d.message for d in info.value.diagnostics]
-    assert any("'tile.make_block_ptr' op has no lowering for the host target"
-               in m for m in messages), messages
-    assert info.value.diagnostics[0].line == 3
+BLOCKS = """
+// Copies an M x N f32 matrix (row stride `stride`) into `out` (row stride N)
+// in 16x16 blocks with block pointers: one program per block, with x the
+// block column and y the block row. Elements outside the matrix read as
+// `padding` and are not stored.
+func.func @copy(%in: !tile.ptr<f32>, %out: !tile.ptr<f32>, %m: i32, %n: i32,
+                %stride: i32) {
+  %bx = tile.program_id x
+  %by = tile.program_id y
+  %c16 = arith.constant 16 : i32
+  %c1 = arith.constant 1 : i64
+  %c0 = arith.constant 0 : i32
+  %row = arith.muli %by, %c16 : i32
+  %col = arith.muli %bx, %c16 : i32
+  %m64 = arith.extsi %m : i32 to i64
+  %n64 = arith.extsi %n : i32 to i64
+  %s64 = arith.extsi %stride : i32 to i64
+  // Start at block column 0 and advance to this program's column.
+  %src0 = tile.make_block_ptr %in, [%m64, %n64], [%s64, %c1], [%row, %c0]
+      {order = array<i32: 1, 0>} : !tile.ptr<f32> -> !tile.block_ptr<16x16xf32>
+  %src = tile.advance %src0, [%c0, %col] : !tile.block_ptr<16x16xf32>
+  %dst = tile.make_block_ptr %out, [%m64, %n64], [%n64, %c1], [%row, %col]
+      {order = array<i32: 1, 0>} : !tile.ptr<f32> -> !tile.block_ptr<16x16xf32>
+  %t = tile.block_load %src boundary_check = [0, 1]
+      : !tile.block_ptr<16x16xf32> -> tensor<16x16xf32>
+  tile.block_store %dst, %t boundary_check = [0, 1]
+      : !tile.block_ptr<16x16xf32>, tensor<16x16xf32>
+  return
+}
+"""
+
+
+@pytest.mark.parametrize("m, n", [(16, 16), (20, 37), (1, 5)])
+def test_block_pointers_copy_ragged_matrices(ctx, m, n):
+    stride = n + 3
+    x = np.random.default_rng(m * n).standard_normal((m, stride)).astype(
+        np.float32)
+    out = np.zeros((m, n), np.float32)
+    exe = HostExecutable(kiln.Module.parse(ctx, BLOCKS), check_bounds=True)
+    exe.launch("copy", ((n + 15) // 16, (m + 15) // 16), x, out, m, n, stride)
+    np.testing.assert_array_equal(out, x[:, :n])
 
 
 @pytest.fixture(scope="module")

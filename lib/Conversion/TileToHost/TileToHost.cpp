@@ -401,58 +401,100 @@ private:
   SmallVector<Attribute> siteNames;
 };
 
-/// Lowers a load, store or atomic: for each element of `ptr` (one, for a
-/// scalar pointer) runs `access` on its address and `value`'s element where
-/// `mask` holds (and, with `checker`, the access is in bounds); elsewhere
-/// the element's result is `other`'s element or zero. Returns the result,
-/// if `resultType` is given.
-static SmallVector<Value> lowerElementwiseAccess(
-    OpBuilder &b, Location loc, Operation *op, AccessChecker *checker,
-    Value ptr, Value value, Value mask, Value other, Type resultType,
-    function_ref<Value(OpBuilder &, Location, Value, Value)> access) {
-  auto tensorType = dyn_cast_if_present<RankedTensorType>(resultType);
-  Type elementType = resultType ? getElementTypeOrSelf(resultType) : Type();
+/// Where one element of a memory op goes: its address, and whether the
+/// access should happen (null: always).
+struct ElementAddress {
+  Value address;
+  Value enabled;
+};
+
+/// How a memory op lowers, element by element.
+struct ElementAccess {
+  /// Shape of the access (empty for a scalar pointer).
   ArrayRef<int64_t> shape;
-  if (auto ptrType = dyn_cast<RankedTensorType>(ptr.getType()))
-    shape = ptrType.getShape();
-  auto pointee = cast<PointerType>(getElementTypeOrSelf(
-      op->getOperand(0).getType())).getPointeeType();
+  /// Bytes one element takes in memory.
+  int64_t bytes;
+  /// Type of the op's result (null for a store).
+  Type resultType;
+  /// The address of element `ivs` and whether it is accessed.
+  function_ref<ElementAddress(OpBuilder &, Location, ValueRange)> addressAt;
+  /// The access itself, at `address`; returns the element's result.
+  function_ref<Value(OpBuilder &, Location, Value address, ValueRange ivs)>
+      access;
+  /// The element's result where it is not accessed.
+  function_ref<Value(OpBuilder &, Location, ValueRange)> fallback;
+};
+
+/// Lowers a load, store or atomic to a loop over its elements that does each
+/// access only where it is enabled and (with `checker`) in bounds. Returns
+/// the result, if the op has one.
+static SmallVector<Value> lowerElementwiseAccess(OpBuilder &b, Location loc,
+                                                 Operation *op,
+                                                 AccessChecker *checker,
+                                                 const ElementAccess &e) {
+  auto tensorType = dyn_cast_if_present<RankedTensorType>(e.resultType);
+  Type elementType =
+      e.resultType ? getElementTypeOrSelf(e.resultType) : Type();
   SmallVector<Value> iterArgs;
   if (tensorType)
     iterArgs.push_back(tensor::EmptyOp::create(b, loc, tensorType.getShape(),
                                                elementType));
   return forEachElement(
-      b, loc, shape, iterArgs,
+      b, loc, e.shape, iterArgs,
       [&](OpBuilder &nb, Location l, ValueRange ivs,
           ValueRange args) -> SmallVector<Value> {
-        Value address = elementAt(nb, l, ptr, ivs);
-        Value element = elementAt(nb, l, value, ivs);
-        Value condition = elementAt(nb, l, mask, ivs);
+        auto [address, condition] = e.addressAt(nb, l, ivs);
         if (checker)
-          condition = checker->check(nb, l, op, address, byteSizeOf(pointee),
-                                     condition);
+          condition = checker->check(nb, l, op, address, e.bytes, condition);
         Value result;
         if (!condition) {
-          result = access(nb, l, address, element);
+          result = e.access(nb, l, address, ivs);
         } else {
           auto ifOp = scf::IfOp::create(
-              nb, l, resultType ? TypeRange(elementType) : TypeRange(),
-              condition, /*withElseRegion=*/resultType != nullptr);
+              nb, l, e.resultType ? TypeRange(elementType) : TypeRange(),
+              condition, /*withElseRegion=*/e.resultType != nullptr);
           OpBuilder thenBuilder = ifOp.getThenBodyBuilder();
-          Value accessed = access(thenBuilder, l, address, element);
-          if (resultType) {
+          Value accessed = e.access(thenBuilder, l, address, ivs);
+          if (e.resultType) {
             scf::YieldOp::create(thenBuilder, l, accessed);
             OpBuilder elseBuilder = ifOp.getElseBodyBuilder();
-            Value fallback = other ? elementAt(elseBuilder, l, other, ivs)
-                                   : zeroOf(elseBuilder, l, elementType);
-            scf::YieldOp::create(elseBuilder, l, fallback);
+            scf::YieldOp::create(elseBuilder, l,
+                                 e.fallback(elseBuilder, l, ivs));
             result = ifOp.getResult(0);
           }
         }
         if (!tensorType)
-          return resultType ? SmallVector<Value>{result} : SmallVector<Value>{};
+          return e.resultType ? SmallVector<Value>{result}
+                              : SmallVector<Value>{};
         return {tensor::InsertOp::create(nb, l, result, args[0], ivs)};
       });
+}
+
+/// The element access of a load, store or atomic through a pointer or a
+/// tile of pointers, under an optional mask.
+static SmallVector<Value> lowerPointerAccess(
+    OpBuilder &b, Location loc, Operation *op, AccessChecker *checker,
+    Value ptr, Value mask, Value other, Type resultType,
+    function_ref<Value(OpBuilder &, Location, Value, ValueRange)> access) {
+  ArrayRef<int64_t> shape;
+  if (auto ptrType = dyn_cast<RankedTensorType>(ptr.getType()))
+    shape = ptrType.getShape();
+  auto pointee = cast<PointerType>(getElementTypeOrSelf(
+      op->getOperand(0).getType())).getPointeeType();
+  Type elementType = resultType ? getElementTypeOrSelf(resultType) : Type();
+  return lowerElementwiseAccess(
+      b, loc, op, checker,
+      ElementAccess{
+          shape, byteSizeOf(pointee), resultType,
+          [&](OpBuilder &nb, Location l, ValueRange ivs) {
+            return ElementAddress{elementAt(nb, l, ptr, ivs),
+                                  elementAt(nb, l, mask, ivs)};
+          },
+          access,
+          [&](OpBuilder &nb, Location l, ValueRange ivs) {
+            return other ? elementAt(nb, l, other, ivs)
+                         : zeroOf(nb, l, elementType);
+          }});
 }
 
 /// A memory op lowering; `checker` is null unless accesses are checked.
@@ -473,10 +515,10 @@ struct LoadLowering : AccessLowering<LoadOp> {
   matchAndRewrite(LoadOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Type type = getTypeConverter()->convertType(op.getType());
-    SmallVector<Value> results = lowerElementwiseAccess(
-        rewriter, op.getLoc(), op, checker, adaptor.getPtr(), Value(),
+    SmallVector<Value> results = lowerPointerAccess(
+        rewriter, op.getLoc(), op, checker, adaptor.getPtr(),
         adaptor.getMask(), adaptor.getOther(), type,
-        [&](OpBuilder &b, Location l, Value address, Value) -> Value {
+        [&](OpBuilder &b, Location l, Value address, ValueRange) -> Value {
           return LLVM::LoadOp::create(b, l, getElementTypeOrSelf(type),
                                       toLLVMPointer(b, l, address));
         });
@@ -491,13 +533,195 @@ struct StoreLowering : AccessLowering<StoreOp> {
   LogicalResult
   matchAndRewrite(StoreOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    lowerElementwiseAccess(
+    Value value = adaptor.getValue();
+    lowerPointerAccess(
         rewriter, op.getLoc(), op, checker, adaptor.getPtr(),
-        adaptor.getValue(), adaptor.getMask(), Value(), Type(),
-        [](OpBuilder &b, Location l, Value address, Value element) -> Value {
-          LLVM::StoreOp::create(b, l, element, toLLVMPointer(b, l, address));
+        adaptor.getMask(), Value(), Type(),
+        [&](OpBuilder &b, Location l, Value address, ValueRange ivs) -> Value {
+          LLVM::StoreOp::create(b, l, elementAt(b, l, value, ivs),
+                                toLLVMPointer(b, l, address));
           return {};
         });
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Block pointers
+//===----------------------------------------------------------------------===//
+
+/// A block pointer of rank r is a tensor<(1 + 3r) x i64>: the base address,
+/// then the tensor's sizes, its strides (in elements) and the block's
+/// offsets.
+static RankedTensorType blockPointerStorage(BlockPointerType type) {
+  int64_t rank = type.getShape().size();
+  return RankedTensorType::get({1 + 3 * rank},
+                               IntegerType::get(type.getContext(), 64));
+}
+
+/// The fields of a block pointer held as blockPointerStorage.
+struct BlockPointerFields {
+  Value base;
+  SmallVector<Value> sizes, strides, offsets;
+
+  static BlockPointerFields read(OpBuilder &b, Location loc, Value storage,
+                                 int64_t rank) {
+    auto at = [&](int64_t i) {
+      return tensor::ExtractOp::create(b, loc, storage,
+                                       indexConstant(b, loc, i))
+          .getResult();
+    };
+    BlockPointerFields fields;
+    fields.base = at(0);
+    for (int64_t d = 0; d < rank; ++d) {
+      fields.sizes.push_back(at(1 + d));
+      fields.strides.push_back(at(1 + rank + d));
+      fields.offsets.push_back(at(1 + 2 * rank + d));
+    }
+    return fields;
+  }
+
+  Value write(OpBuilder &b, Location loc) const {
+    SmallVector<Value> elements = {base};
+    llvm::append_range(elements, sizes);
+    llvm::append_range(elements, strides);
+    llvm::append_range(elements, offsets);
+    return tensor::FromElementsOp::create(b, loc, elements);
+  }
+};
+
+struct MakeBlockPtrLowering : OpConversionPattern<MakeBlockPtrOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(MakeBlockPtrOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    BlockPointerFields fields;
+    fields.base = adaptor.getBase();
+    fields.sizes = llvm::to_vector(adaptor.getShape());
+    fields.strides = llvm::to_vector(adaptor.getStrides());
+    for (Value offset : adaptor.getOffsets())
+      fields.offsets.push_back(
+          arith::ExtSIOp::create(rewriter, loc, rewriter.getI64Type(), offset));
+    rewriter.replaceOp(op, fields.write(rewriter, loc));
+    return success();
+  }
+};
+
+struct AdvanceLowering : OpConversionPattern<AdvanceOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(AdvanceOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto fields = BlockPointerFields::read(rewriter, loc, adaptor.getBlockPtr(),
+                                           op.getOffsets().size());
+    for (auto [offset, delta] : llvm::zip(fields.offsets, adaptor.getOffsets()))
+      offset = arith::AddIOp::create(
+          rewriter, loc, offset,
+          arith::ExtSIOp::create(rewriter, loc, rewriter.getI64Type(), delta));
+    rewriter.replaceOp(op, fields.write(rewriter, loc));
+    return success();
+  }
+};
+
+/// The element access of a block load or store: element `ivs` of the block
+/// is at tensor coordinates offsets + ivs, accessed where every dimension in
+/// `boundaryCheck` is inside the tensor.
+static SmallVector<Value>
+lowerBlockAccess(OpBuilder &b, Location loc, Operation *op,
+                 AccessChecker *checker, BlockPointerType type,
+                 Value storage, ArrayRef<int32_t> boundaryCheck,
+                 Type resultType,
+                 function_ref<Value(OpBuilder &, Location, Value, ValueRange)>
+                     access,
+                 function_ref<Value(OpBuilder &, Location, ValueRange)>
+                     fallback) {
+  ArrayRef<int64_t> shape = type.getShape();
+  int64_t bytes = byteSizeOf(type.getElementType());
+  auto fields = BlockPointerFields::read(b, loc, storage, shape.size());
+  return lowerElementwiseAccess(
+      b, loc, op, checker,
+      ElementAccess{
+          shape, bytes, resultType,
+          [&](OpBuilder &nb, Location l, ValueRange ivs) {
+            Value index = arith::ConstantIntOp::create(nb, l, 0, 64);
+            Value enabled;
+            Value zero = arith::ConstantIntOp::create(nb, l, 0, 64);
+            for (auto [d, iv] : llvm::enumerate(ivs)) {
+              Value coord = arith::AddIOp::create(
+                  nb, l, fields.offsets[d],
+                  arith::IndexCastOp::create(nb, l, nb.getI64Type(), iv));
+              index = arith::AddIOp::create(
+                  nb, l, index,
+                  arith::MulIOp::create(nb, l, coord, fields.strides[d]));
+              if (!llvm::is_contained(boundaryCheck, d))
+                continue;
+              Value notBefore = arith::CmpIOp::create(
+                  nb, l, arith::CmpIPredicate::sge, coord, zero);
+              Value notAfter = arith::CmpIOp::create(
+                  nb, l, arith::CmpIPredicate::slt, coord, fields.sizes[d]);
+              Value inside = arith::AndIOp::create(nb, l, notBefore, notAfter);
+              enabled = enabled ? arith::AndIOp::create(nb, l, enabled, inside)
+                                      .getResult()
+                                : inside;
+            }
+            Value offset = arith::MulIOp::create(
+                nb, l, index, arith::ConstantIntOp::create(nb, l, bytes, 64));
+            return ElementAddress{
+                arith::AddIOp::create(nb, l, fields.base, offset), enabled};
+          },
+          access, fallback});
+}
+
+struct BlockLoadLowering : AccessLowering<BlockLoadOp> {
+  using AccessLowering::AccessLowering;
+
+  LogicalResult
+  matchAndRewrite(BlockLoadOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto type = op.getBlockPtr().getType();
+    Type elementType = type.getElementType();
+    bool nanPadding = op.getPadding() == PaddingOption::NaN;
+    SmallVector<Value> results = lowerBlockAccess(
+        rewriter, op.getLoc(), op, checker, type, adaptor.getBlockPtr(),
+        op.getBoundaryCheck(), op.getType(),
+        [&](OpBuilder &b, Location l, Value address, ValueRange) -> Value {
+          return LLVM::LoadOp::create(b, l, elementType,
+                                      toLLVMPointer(b, l, address));
+        },
+        [&](OpBuilder &b, Location l, ValueRange) -> Value {
+          if (!nanPadding)
+            return zeroOf(b, l, elementType);
+          auto floatType = cast<FloatType>(elementType);
+          return arith::ConstantOp::create(
+              b, l, b.getFloatAttr(floatType, APFloat::getQNaN(
+                                                  floatType.getFloatSemantics())));
+        });
+    rewriter.replaceOp(op, results[0]);
+    return success();
+  }
+};
+
+struct BlockStoreLowering : AccessLowering<BlockStoreOp> {
+  using AccessLowering::AccessLowering;
+
+  LogicalResult
+  matchAndRewrite(BlockStoreOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Value value = adaptor.getValue();
+    lowerBlockAccess(
+        rewriter, op.getLoc(), op, checker, op.getBlockPtr().getType(),
+        adaptor.getBlockPtr(), op.getBoundaryCheck(), Type(),
+        [&](OpBuilder &b, Location l, Value address, ValueRange ivs) -> Value {
+          LLVM::StoreOp::create(b, l, elementAt(b, l, value, ivs),
+                                toLLVMPointer(b, l, address));
+          return {};
+        },
+        nullptr);
     rewriter.eraseOp(op);
     return success();
   }
@@ -544,10 +768,12 @@ struct AtomicRMWLowering : AccessLowering<AtomicRMWOp> {
   matchAndRewrite(AtomicRMWOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     AtomicRMWKind kind = op.getKind();
-    SmallVector<Value> results = lowerElementwiseAccess(
+    Value value = adaptor.getValue();
+    SmallVector<Value> results = lowerPointerAccess(
         rewriter, op.getLoc(), op, checker, adaptor.getPtr(),
-        adaptor.getValue(), adaptor.getMask(), Value(), op.getType(),
-        [&](OpBuilder &b, Location l, Value address, Value element) -> Value {
+        adaptor.getMask(), Value(), op.getType(),
+        [&](OpBuilder &b, Location l, Value address, ValueRange ivs) -> Value {
+          Value element = elementAt(b, l, value, ivs);
           Value ptr = toLLVMPointer(b, l, address);
           Value old = LLVM::LoadOp::create(b, l, element.getType(), ptr);
           LLVM::StoreOp::create(b, l, combineAtomic(b, l, kind, old, element),
@@ -823,17 +1049,6 @@ void ConvertTileToHostPass::runOnOperation() {
   ModuleOp module = getOperation();
   MLIRContext *ctx = &getContext();
 
-  // Report every op without a host lowering, not only the first.
-  bool unsupported = false;
-  module.walk([&](Operation *op) {
-    if (!isa<MakeBlockPtrOp, AdvanceOp, BlockLoadOp, BlockStoreOp>(op))
-      return;
-    op->emitOpError("has no lowering for the host target yet");
-    unsupported = true;
-  });
-  if (unsupported)
-    return signalPassFailure();
-
   SmallVector<func::FuncOp> kernels;
   for (auto func : module.getOps<func::FuncOp>()) {
     if (func.isExternal())
@@ -854,6 +1069,8 @@ void ConvertTileToHostPass::runOnOperation() {
   converter.addConversion([](PointerType type) -> Type {
     return IntegerType::get(type.getContext(), 64);
   });
+  converter.addConversion(
+      [](BlockPointerType type) -> Type { return blockPointerStorage(type); });
   converter.addConversion([&](RankedTensorType type) -> Type {
     return type.clone(converter.convertType(type.getElementType()));
   });
@@ -874,14 +1091,16 @@ void ConvertTileToHostPass::runOnOperation() {
                ReshapeLowering, TransLowering, AddPtrLowering,
                AddressPreservingCast<PtrToIntOp>,
                AddressPreservingCast<IntToPtrOp>,
-               AddressPreservingCast<PtrCastOp>, DotLowering, ReduceLowering,
-               ScanLowering, ConvertPointerTypes>(converter, ctx);
+               AddressPreservingCast<PtrCastOp>, MakeBlockPtrLowering,
+               AdvanceLowering, DotLowering, ReduceLowering, ScanLowering,
+               ConvertPointerTypes>(converter, ctx);
   std::optional<AccessChecker> checker;
   if (boundsCheck)
     checker.emplace(module);
   AccessChecker *checkerPtr = checker ? &*checker : nullptr;
-  patterns.add<LoadLowering, StoreLowering, AtomicRMWLowering>(converter, ctx,
-                                                               checkerPtr);
+  patterns.add<LoadLowering, StoreLowering, AtomicRMWLowering,
+               BlockLoadLowering, BlockStoreLowering>(converter, ctx,
+                                                      checkerPtr);
   populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns,
                                                                  converter);
   populateCallOpTypeConversionPattern(patterns, converter);

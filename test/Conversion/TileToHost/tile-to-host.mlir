@@ -180,3 +180,39 @@ func.func @casts(%p: !tile.ptr<f32>, %q: !tile.ptr<f32>, %c: i1) {
   tile.store %k, %i : !tile.ptr<i64>, i64
   return
 }
+
+// -----
+
+// A block pointer is [base, sizes, strides, offsets] in one i64 tensor; an
+// element's address is base + sum((offset + i) * stride) * element size,
+// and a checked dimension must hold 0 <= offset + i < size.
+// CHECK-LABEL: func.func @block_pointers
+// CHECK-SAME: (%[[BASE:[a-z0-9]+]]: i64, %[[M:[a-z0-9]+]]: i64, %[[N:[a-z0-9]+]]: i64, %[[O:[a-z0-9]+]]: i32
+// CHECK: %[[O64:.*]] = arith.extsi %[[O]] : i32 to i64
+// CHECK: %[[BP:.*]] = tensor.from_elements %[[BASE]], %[[M]], %[[N]], %[[N]], %{{.*}}, %[[O64]], %{{.*}} : tensor<7xi64>
+// CHECK: %[[OFF0:.*]] = tensor.extract %[[BP]][%c5]
+// CHECK: arith.addi %[[OFF0]], %{{.*}} : i64
+// CHECK: %[[NEXT:.*]] = tensor.from_elements
+// CHECK: scf.for
+// CHECK:   scf.for
+// CHECK:     arith.cmpi sge
+// CHECK:     arith.cmpi slt
+// CHECK:     scf.if %{{.*}} -> (f32)
+// CHECK:       llvm.load
+// CHECK:     } else {
+// CHECK:       arith.constant 0x7FC00000 : f32
+// CHECK: scf.for
+// CHECK:   scf.for
+// CHECK:     llvm.store
+func.func @block_pointers(%base: !tile.ptr<f32>, %m: i64, %n: i64, %o: i32) {
+  %c1 = arith.constant 1 : i64
+  %c0 = arith.constant 0 : i32
+  %c4 = arith.constant 4 : i32
+  %bp = tile.make_block_ptr %base, [%m, %n], [%n, %c1], [%o, %c0]
+      {order = array<i32: 1, 0>} : !tile.ptr<f32> -> !tile.block_ptr<4x8xf32>
+  %next = tile.advance %bp, [%c4, %c0] : !tile.block_ptr<4x8xf32>
+  %t = tile.block_load %next boundary_check = [0] padding = nan
+      : !tile.block_ptr<4x8xf32> -> tensor<4x8xf32>
+  tile.block_store %bp, %t : !tile.block_ptr<4x8xf32>, tensor<4x8xf32>
+  return
+}

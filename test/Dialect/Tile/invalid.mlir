@@ -412,6 +412,14 @@ func.func @block_load_boundary_check(%bp: !tile.block_ptr<64x32xf16>) {
 
 // -----
 
+func.func @block_load_nan_padding(%bp: !tile.block_ptr<8xi32>) {
+  // expected-error @+1 {{'tile.block_load' op padding nan needs float elements, not 'i32'}}
+  %0 = tile.block_load %bp padding = nan : !tile.block_ptr<8xi32> -> tensor<8xi32>
+  return
+}
+
+// -----
+
 func.func @block_store_boundary_check(%bp: !tile.block_ptr<64x32xf16>, %v: tensor<64x32xf16>) {
   // expected-error @+1 {{'tile.block_store' op boundary_check lists dimension 0 twice}}
   tile.block_store %bp, %v boundary_check = [0, 0] : !tile.block_ptr<64x32xf16>, tensor<64x32xf16>

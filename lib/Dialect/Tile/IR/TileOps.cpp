@@ -458,6 +458,10 @@ static LogicalResult verifyBlockAccess(Operation *op, BlockPointerType blockPtr,
 }
 
 LogicalResult BlockLoadOp::verify() {
+  Type elementType = getBlockPtr().getType().getElementType();
+  if (getPadding() == PaddingOption::NaN && !isa<FloatType>(elementType))
+    return emitOpError() << "padding nan needs float elements, not "
+                         << elementType;
   return verifyBlockAccess(*this, getBlockPtr().getType(), getType(), "result",
                            getBoundaryCheck());
 }
