@@ -4,8 +4,10 @@ The package talks to the compiler only through its C API
 (``libKilnCAPI.so``), loaded with ctypes on first use.
 """
 
+from kiln.codegen import KilnCompileError
 from kiln.compiler import Context, Module
 from kiln.errors import CompilationError, Diagnostic, KilnError, Severity
+from kiln.jit import JITFunction, jit
 
-__all__ = ["CompilationError", "Context", "Diagnostic", "KilnError", "Module",
-           "Severity"]
+__all__ = ["CompilationError", "Context", "Diagnostic", "JITFunction",
+           "KilnCompileError", "KilnError", "Module", "Severity", "jit"]

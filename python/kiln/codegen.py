@@ -1,0 +1,1107 @@
+"""Translation of a ``@kiln.jit`` function's AST into tile IR text.
+
+Every emitted op carries ``loc("file.py":line:col)`` of the Python
+expression it comes from, so compiler diagnostics point at the user's line.
+Python numbers stay compile-time values until an operation with a tile or
+scalar value needs them; ``constexpr`` parameters are such values.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import itertools
+import textwrap
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from kiln import language as kl
+from kiln.errors import KilnError
+
+
+class KilnCompileError(KilnError):
+    """A kernel the JIT cannot translate; points at the Python source."""
+
+    def __init__(self, message: str, filename: str, line: int, column: int,
+                 source_line: str = "") -> None:
+        self.message, self.filename = message, filename
+        self.line, self.column = line, column
+        text = f'{filename}:{line}:{column}: error: {message}'
+        if source_line:
+            text += f"\n{source_line.rstrip()}\n{' ' * (column - 1)}^"
+        super().__init__(text)
+
+
+@dataclass(frozen=True)
+class Type:
+    """A scalar (``shape == ()``) or a tile of ``elem`` (an MLIR scalar
+    type: ``f32``, ``i32``, ``!tile.ptr<f16>``...)."""
+
+    shape: tuple[int, ...]
+    elem: str
+
+    def ir(self) -> str:
+        if not self.shape:
+            return self.elem
+        return f"tensor<{'x'.join(map(str, self.shape))}x{self.elem}>"
+
+    def with_elem(self, elem: str) -> Type:
+        return Type(self.shape, elem)
+
+    def with_shape(self, shape: tuple[int, ...]) -> Type:
+        return Type(tuple(shape), self.elem)
+
+    @property
+    def is_pointer(self) -> bool:
+        return self.elem.startswith("!tile.ptr<")
+
+    @property
+    def pointee(self) -> str:
+        return self.elem[len("!tile.ptr<"):-1]
+
+    @property
+    def is_float(self) -> bool:
+        return self.elem.startswith(("f", "bf"))
+
+    @property
+    def is_int(self) -> bool:
+        return self.elem.startswith("i")
+
+
+@dataclass(frozen=True)
+class Value:
+    """An SSA value of the generated IR."""
+
+    name: str
+    type: Type
+
+
+def pointer_type(elem: str) -> str:
+    return f"!tile.ptr<{elem}>"
+
+
+def _bits(elem: str) -> int:
+    return kl.BY_IR[elem].bits
+
+
+#: Bit patterns of +inf, -inf and a quiet NaN, which MLIR spells in hex.
+_SPECIAL_FLOATS = {
+    "f16": ("0x7C00", "0xFC00", "0x7E00"),
+    "bf16": ("0x7F80", "0xFF80", "0x7FC0"),
+    "f32": ("0x7F800000", "0xFF800000", "0x7FC00000"),
+    "f64": ("0x7FF0000000000000", "0xFFF0000000000000", "0x7FF8000000000000"),
+}
+
+
+def _float_literal(value: float, elem: str) -> str:
+    value = float(value)
+    if value != value:
+        return _SPECIAL_FLOATS[elem][2]
+    if value in (float("inf"), float("-inf")):
+        return _SPECIAL_FLOATS[elem][0 if value > 0 else 1]
+    text = repr(value)
+    return text if ("." in text or "e" in text) else text + ".0"
+
+
+class CodeGenerator(ast.NodeVisitor):
+    """Emits the body of one kernel (and of the kernels it calls, inlined)."""
+
+    def __init__(self, fn: Callable, arg_types: dict[str, Type | None],
+                 constants: dict[str, Any]) -> None:
+        self.fn = fn
+        self.filename = inspect.getsourcefile(fn) or "<kernel>"
+        lines, self.first_line = inspect.getsourcelines(fn)
+        self.source_lines = lines
+        self.tree = ast.parse(textwrap.dedent("".join(lines)))
+        self.indent = len(lines[0]) - len(lines[0].lstrip())
+        self.globals = fn.__globals__
+        self.arg_types = arg_types
+        self.constants = constants
+        self.scope: dict[str, Any] = {}
+        self.lines: list[str] = []
+        self.depth = 1
+        self.names = itertools.count()
+        self.node: ast.AST | None = None
+
+    # -- Output -------------------------------------------------------------
+
+    def error(self, message: str, node: ast.AST | None = None) -> KilnCompileError:
+        node = node or self.node
+        line = getattr(node, "lineno", 1)
+        column = getattr(node, "col_offset", 0) + self.indent + 1
+        source = self.source_lines[line - 1] if line <= len(
+            self.source_lines) else ""
+        return KilnCompileError(message, self.filename,
+                                line + self.first_line - 1, column, source)
+
+    def loc(self, node: ast.AST | None = None) -> str:
+        node = node or self.node
+        line = getattr(node, "lineno", 1) + self.first_line - 1
+        column = getattr(node, "col_offset", 0) + self.indent + 1
+        return f'loc("{self.filename}":{line}:{column})'
+
+    def emit(self, text: str) -> None:
+        self.lines.append("  " * self.depth + text)
+
+    def fresh(self) -> str:
+        return f"%v{next(self.names)}"
+
+    def op(self, text: str, type_: Type) -> Value:
+        """Emits ``%v = text loc(...)`` and returns %v."""
+        name = self.fresh()
+        self.emit(f"{name} = {text} {self.loc()}")
+        return Value(name, type_)
+
+    # -- Entry --------------------------------------------------------------
+
+    def generate(self) -> str:
+        """The whole ``func.func`` of the kernel."""
+        fn_def = self.tree.body[0]
+        if not isinstance(fn_def, ast.FunctionDef):
+            raise self.error("@kiln.jit applies to a function", fn_def)
+        params = []
+        for i, arg in enumerate(fn_def.args.args):
+            name = arg.arg
+            if name in self.constants:
+                self.scope[name] = self.constants[name]
+                continue
+            type_ = self.arg_types[name]
+            value = Value(f"%arg{i}", type_)
+            self.scope[name] = value
+            params.append(f"{value.name}: {type_.ir()} {self.loc(arg)}")
+        self.visit_body(fn_def.body)
+        self.node = fn_def
+        self.emit(f"return {self.loc(fn_def)}")
+        header = f"func.func @{self.fn.__name__}({', '.join(params)}) {{"
+        return "\n".join([header, *self.lines, "}"])
+
+    def visit_body(self, statements: list[ast.stmt]) -> None:
+        for statement in statements:
+            self.node = statement
+            self.visit(statement)
+
+    # -- Statements ---------------------------------------------------------
+
+    def visit_Expr(self, node: ast.Expr) -> None:
+        if isinstance(node.value, ast.Constant) and isinstance(
+                node.value.value, str):
+            return  # a docstring
+        self.expr(node.value)
+
+    def visit_Pass(self, node: ast.Pass) -> None:
+        pass
+
+    def visit_Return(self, node: ast.Return) -> None:
+        if node.value is not None:
+            self.scope["__return__"] = self.expr(node.value)
+        else:
+            self.scope["__return__"] = None
+
+    def visit_Assign(self, node: ast.Assign) -> None:
+        value = self.expr(node.value)
+        for target in node.targets:
+            self.assign(target, value)
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
+        if node.value is None:
+            raise self.error("a declaration needs a value")
+        self.assign(node.target, self.expr(node.value))
+
+    def visit_AugAssign(self, node: ast.AugAssign) -> None:
+        if not isinstance(node.target, ast.Name):
+            raise self.error("only names can be augmented")
+        current = self.lookup(node.target.id, node.target)
+        self.node = node
+        self.assign(node.target, self.binary(node.op, current,
+                                             self.expr(node.value)))
+
+    def assign(self, target: ast.expr, value: Any) -> None:
+        if isinstance(target, ast.Name):
+            self.scope[target.id] = value
+            return
+        if isinstance(target, ast.Tuple) and isinstance(value, tuple):
+            if len(target.elts) != len(value):
+                raise self.error(f"cannot unpack {len(value)} values into "
+                                 f"{len(target.elts)}", target)
+            for element, item in zip(target.elts, value):
+                self.assign(element, item)
+            return
+        raise self.error("unsupported assignment target", target)
+
+    def visit_If(self, node: ast.If) -> None:
+        condition = self.expr(node.test)
+        if not isinstance(condition, Value):
+            self.visit_body(node.body if condition else node.orelse)
+            return
+        if condition.type != Type((), "i1"):
+            raise self.error("an if on a tile needs a scalar condition; use "
+                             "kl.where for elementwise choices", node.test)
+        before = dict(self.scope)
+        then_lines, then_scope = self.branch(node.body, before)
+        else_lines, else_scope = self.branch(node.orelse, before)
+        names = sorted(n for n in set(then_scope) | set(else_scope)
+                       if n in before or (n in then_scope and n in else_scope))
+        names = [n for n in names
+                 if then_scope.get(n) is not before.get(n)
+                 or else_scope.get(n) is not before.get(n)]
+        results = []
+        for name in names:
+            then_value = self.materialize(then_scope[name], None, lines=then_lines)
+            else_value = self.materialize(else_scope[name], then_value.type,
+                                          lines=else_lines)
+            if then_value.type != else_value.type:
+                raise self.error(f"'{name}' is {then_value.type.ir()} after "
+                                 f"the if branch but {else_value.type.ir()} "
+                                 "after the else branch")
+            results.append((name, then_value, else_value))
+        self.node = node
+        types = ", ".join(v.type.ir() for _, v, _ in results)
+        result = self.fresh()
+        head = f"{result}:{len(results)} = " if len(results) > 1 else (
+            f"{result} = " if results else "")
+        arrow = f" -> ({types})" if results else ""
+        self.emit(f"{head}scf.if {condition.name}{arrow} {{")
+        self.lines.extend(then_lines)
+        self.emit_yield([v for _, v, _ in results], depth=self.depth + 1)
+        self.emit("} else {")
+        self.lines.extend(else_lines)
+        self.emit_yield([v for _, _, v in results], depth=self.depth + 1)
+        self.emit(f"}} {self.loc(node)}")
+        for i, (name, then_value, _) in enumerate(results):
+            suffix = f"#{i}" if len(results) > 1 else ""
+            self.scope[name] = Value(result + suffix, then_value.type)
+
+    def branch(self, body: list[ast.stmt],
+               before: dict[str, Any]) -> tuple[list[str], dict[str, Any]]:
+        """Generates `body` into its own lines, one level deeper."""
+        saved_lines, saved_scope = self.lines, self.scope
+        self.lines, self.scope = [], dict(before)
+        self.depth += 1
+        self.visit_body(body)
+        self.depth -= 1
+        lines, scope = self.lines, self.scope
+        self.lines, self.scope = saved_lines, saved_scope
+        return lines, scope
+
+    def emit_yield(self, values: list[Value], depth: int) -> None:
+        text = "scf.yield"
+        if values:
+            text += (f" {', '.join(v.name for v in values)} : "
+                     f"{', '.join(v.type.ir() for v in values)}")
+        self.lines.append("  " * depth + text)
+
+    def visit_For(self, node: ast.For) -> None:
+        if not isinstance(node.target, ast.Name):
+            raise self.error("a loop variable must be a name", node.target)
+        iterator = node.iter
+        if not (isinstance(iterator, ast.Call)):
+            raise self.error("loops run over range(...) or "
+                             "kl.static_range(...)", iterator)
+        callee = self.resolve(iterator.func)
+        args = [self.expr(a) for a in iterator.args]
+        if callee is kl.static_range:
+            if any(isinstance(a, Value) for a in args):
+                raise self.error("kl.static_range needs constant bounds",
+                                 iterator)
+            for i in range(*args):
+                self.scope[node.target.id] = i
+                self.visit_body(node.body)
+            return
+        if callee is not range:
+            raise self.error("loops run over range(...) or "
+                             "kl.static_range(...)", iterator)
+        if node.orelse:
+            raise self.error("for ... else is not supported", node)
+        for kw in iterator.keywords:
+            if kw.arg != "num_stages":
+                raise self.error(f"range() takes no argument '{kw.arg}'", kw)
+        if len(args) == 1:
+            args = [0, args[0], 1]
+        elif len(args) == 2:
+            args = [args[0], args[1], 1]
+        if len(args) != 3:
+            raise self.error("range() takes 1 to 3 arguments", iterator)
+        self.node = node
+        i32 = Type((), "i32")
+        lower, upper, step = (self.materialize(a, i32) for a in args)
+        for bound in (lower, upper, step):
+            if bound.type != i32:
+                raise self.error(f"loop bounds must be i32 scalars, not "
+                                 f"{bound.type.ir()}", iterator)
+        before = dict(self.scope)
+        carried = [name for name in sorted(_assigned_names(node.body))
+                   if name in before and name != node.target.id]
+        inits = [self.materialize(before[name], None) for name in carried]
+        loop, iv = self.fresh(), self.fresh()
+        block_args = {name: Value(f"{loop}_{i}", init.type)
+                      for i, (name, init) in enumerate(zip(carried, inits))}
+        scope = dict(before)
+        scope.update(block_args)
+        scope[node.target.id] = Value(iv, i32)
+        saved_lines, saved_scope = self.lines, self.scope
+        self.lines, self.scope = [], scope
+        self.depth += 1
+        self.visit_body(node.body)
+        yielded = []
+        for name, init in zip(carried, inits):
+            value = self.materialize(self.scope[name], init.type)
+            if value.type != init.type:
+                raise self.error(f"'{name}' is {init.type.ir()} before the "
+                                 f"loop but {value.type.ir()} after its body",
+                                 node)
+            yielded.append(value)
+        self.depth -= 1
+        body, self.lines, self.scope = self.lines, saved_lines, saved_scope
+        self.node = node
+        head = (f"{loop}:{len(carried)} = " if len(carried) > 1 else
+                f"{loop} = " if carried else "")
+        iter_args = ""
+        if carried:
+            pairs = ", ".join(f"{block_args[n].name} = {v.name}"
+                              for n, v in zip(carried, inits))
+            types = ", ".join(v.type.ir() for v in inits)
+            iter_args = f" iter_args({pairs}) -> ({types})"
+        self.emit(f"{head}scf.for {iv} = {lower.name} to {upper.name} step "
+                  f"{step.name}{iter_args} : i32 {{")
+        self.lines.extend(body)
+        self.emit_yield(yielded, depth=self.depth + 1)
+        self.emit(f"}} {self.loc(node)}")
+        for i, (name, init) in enumerate(zip(carried, inits)):
+            suffix = f"#{i}" if len(carried) > 1 else ""
+            self.scope[name] = Value(loop + suffix, init.type)
+
+    def generic_visit(self, node: ast.AST) -> None:
+        raise self.error(f"{type(node).__name__} is not supported in a "
+                         "kernel", node)
+
+    # -- Expressions --------------------------------------------------------
+
+    def expr(self, node: ast.expr) -> Any:
+        saved, self.node = self.node, node
+        try:
+            method = getattr(self, f"expr_{type(node).__name__}", None)
+            if method is None:
+                raise self.error(f"{type(node).__name__} is not supported in "
+                                 "a kernel", node)
+            return method(node)
+        finally:
+            self.node = saved
+
+    def expr_Constant(self, node: ast.Constant) -> Any:
+        return node.value
+
+    def expr_Tuple(self, node: ast.Tuple) -> tuple:
+        return tuple(self.expr(e) for e in node.elts)
+
+    def expr_List(self, node: ast.List) -> tuple:
+        return tuple(self.expr(e) for e in node.elts)
+
+    def expr_Name(self, node: ast.Name) -> Any:
+        return self.lookup(node.id, node)
+
+    def lookup(self, name: str, node: ast.AST) -> Any:
+        if name in self.scope:
+            return self.scope[name]
+        if name in self.globals:
+            return self.globals[name]
+        builtins = self.globals.get("__builtins__", {})
+        if not isinstance(builtins, dict):
+            builtins = vars(builtins)
+        if name in builtins:
+            return builtins[name]
+        raise self.error(f"'{name}' is not defined", node)
+
+    def resolve(self, node: ast.expr) -> Any:
+        """The Python object a callee expression names (kl.load, a jit
+        function, range...)."""
+        return self.expr(node)
+
+    def expr_Attribute(self, node: ast.Attribute) -> Any:
+        base = self.expr(node.value)
+        if isinstance(base, Value):
+            if node.attr == "to":
+                return ("method_to", base)
+            if node.attr == "T":
+                return self.trans(base)
+            if node.attr == "shape":
+                return base.type.shape
+            if node.attr == "dtype":
+                return kl.BY_IR[base.type.elem]
+            raise self.error(f"tiles have no attribute '{node.attr}'")
+        try:
+            return getattr(base, node.attr)
+        except AttributeError:
+            raise self.error(f"'{node.attr}' is not defined on {base!r}")
+
+    def expr_BinOp(self, node: ast.BinOp) -> Any:
+        return self.binary(node.op, self.expr(node.left),
+                           self.expr(node.right))
+
+    def expr_UnaryOp(self, node: ast.UnaryOp) -> Any:
+        operand = self.expr(node.operand)
+        if not isinstance(operand, Value):
+            return {ast.USub: lambda v: -v, ast.UAdd: lambda v: +v,
+                    ast.Not: lambda v: not v,
+                    ast.Invert: lambda v: ~v}[type(node.op)](operand)
+        if isinstance(node.op, ast.UAdd):
+            return operand
+        if isinstance(node.op, ast.USub):
+            if operand.type.is_float:
+                return self.op(f"arith.negf {operand.name} : "
+                               f"{operand.type.ir()}", operand.type)
+            return self.binary(ast.Sub(), 0, operand)
+        if isinstance(node.op, (ast.Not, ast.Invert)):
+            if not operand.type.is_int:
+                raise self.error("~ and not need integers or booleans")
+            return self.binary(ast.BitXor(), operand, -1 if operand.type.elem
+                               != "i1" else True)
+        raise self.error("unsupported unary operator")
+
+    def expr_BoolOp(self, node: ast.BoolOp) -> Any:
+        values = [self.expr(v) for v in node.values]
+        op = ast.BitAnd() if isinstance(node.op, ast.And) else ast.BitOr()
+        result = values[0]
+        for value in values[1:]:
+            result = self.binary(op, result, value)
+        return result
+
+    def expr_Compare(self, node: ast.Compare) -> Any:
+        if len(node.ops) != 1:
+            raise self.error("chained comparisons are not supported")
+        left, right = self.expr(node.left), self.expr(node.comparators[0])
+        op = type(node.ops[0])
+        if not isinstance(left, Value) and not isinstance(right, Value):
+            return {ast.Lt: lambda a, b: a < b, ast.LtE: lambda a, b: a <= b,
+                    ast.Gt: lambda a, b: a > b, ast.GtE: lambda a, b: a >= b,
+                    ast.Eq: lambda a, b: a == b,
+                    ast.NotEq: lambda a, b: a != b,
+                    ast.Is: lambda a, b: a is b,
+                    ast.IsNot: lambda a, b: a is not b}[op](left, right)
+        left, right = self.unify(left, right)
+        if left.type.is_float:
+            predicate = {ast.Lt: "olt", ast.LtE: "ole", ast.Gt: "ogt",
+                         ast.GtE: "oge", ast.Eq: "oeq", ast.NotEq: "une"}
+            dialect = "arith.cmpf"
+        else:
+            predicate = {ast.Lt: "slt", ast.LtE: "sle", ast.Gt: "sgt",
+                         ast.GtE: "sge", ast.Eq: "eq", ast.NotEq: "ne"}
+            dialect = "arith.cmpi"
+        if op not in predicate:
+            raise self.error("unsupported comparison")
+        return self.op(f"{dialect} {predicate[op]}, {left.name}, {right.name}"
+                       f" : {left.type.ir()}", left.type.with_elem("i1"))
+
+    def expr_IfExp(self, node: ast.IfExp) -> Any:
+        condition = self.expr(node.test)
+        if isinstance(condition, Value):
+            raise self.error("use kl.where to choose between tiles")
+        return self.expr(node.body if condition else node.orelse)
+
+    def expr_Subscript(self, node: ast.Subscript) -> Any:
+        base = self.expr(node.value)
+        index = node.slice
+        items = index.elts if isinstance(index, ast.Tuple) else [index]
+        if not isinstance(base, Value):
+            return base[self.expr(index)]
+        result = base
+        dim = 0
+        for item in items:
+            if isinstance(item, ast.Constant) and item.value is None:
+                result = self.expand_dims(result, dim)
+                dim += 1
+            elif (isinstance(item, ast.Slice) and item.lower is None
+                  and item.upper is None and item.step is None):
+                dim += 1
+            else:
+                raise self.error("tiles are indexed with ':' and None only "
+                                 "(x[:, None])", item)
+        if dim != len(base.type.shape) + sum(
+                isinstance(i, ast.Constant) for i in items):
+            raise self.error(f"index has {dim} dimensions but the tile has "
+                             f"{len(base.type.shape)}")
+        return result
+
+    def expr_Call(self, node: ast.Call) -> Any:
+        callee = self.expr(node.func)
+        args = [self.expr(a) for a in node.args]
+        kwargs = {kw.arg: self.expr(kw.value) for kw in node.keywords}
+        self.node = node
+        if isinstance(callee, tuple) and callee[:1] == ("method_to",):
+            return self.cast(callee[1], self.dtype_of(args[0] if args else
+                                                      kwargs.get("dtype")))
+        name = getattr(callee, "__kiln_builtin__", None)
+        if name is not None:
+            method = getattr(self, f"builtin_{name}")
+            try:
+                inspect.signature(method).bind(*args, **kwargs)
+            except TypeError as exc:
+                raise self.error(f"kl.{name}: {exc}")
+            return method(*args, **kwargs)
+        from kiln.jit import JITFunction
+        if isinstance(callee, JITFunction):
+            return self.inline(callee, args, kwargs)
+        if callee in (min, max) and not any(isinstance(a, Value)
+                                            for a in args):
+            return callee(*args)
+        if callee in (int, float, bool, len, range) and not any(
+                isinstance(a, Value) for a in args):
+            return callee(*args, **kwargs)
+        raise self.error(f"cannot call {getattr(callee, '__name__', callee)}"
+                         " in a kernel")
+
+    def inline(self, callee, args: list, kwargs: dict) -> Any:
+        """Generates a nested @kiln.jit call in place."""
+        signature = inspect.signature(callee.fn)
+        bound = signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        nested = CodeGenerator(callee.fn, {}, {})
+        nested.lines, nested.depth, nested.names = (self.lines, self.depth,
+                                                    self.names)
+        nested.scope = dict(bound.arguments)
+        body = nested.tree.body[0].body
+        nested.visit_body(body)
+        return nested.scope.get("__return__")
+
+    # -- Values and types ---------------------------------------------------
+
+    def dtype_of(self, value: Any) -> kl.dtype:
+        if isinstance(value, kl.dtype):
+            return value
+        raise self.error(f"expected a kl dtype, not {value!r}")
+
+    def materialize(self, value: Any, like: Type | None,
+                    lines: list[str] | None = None) -> Value:
+        """``value`` as an IR value: Python numbers become constants of
+        `like`'s element type (i32 / f32 / i1 by default)."""
+        if isinstance(value, Value):
+            return value
+        if isinstance(value, kl.constexpr):
+            value = value.value
+        if isinstance(value, bool):
+            elem = "i1"
+        elif isinstance(value, int):
+            elem = like.elem if like and like.is_int else "i32"
+            if like and like.is_float:
+                elem = like.elem
+        elif isinstance(value, float):
+            elem = like.elem if like and like.is_float else "f32"
+        else:
+            raise self.error(f"{value!r} cannot be used as a value")
+        if isinstance(value, int) and not isinstance(value, bool) and elem in (
+                "i8", "i16", "i32", "i64"):
+            bits = _bits(elem)
+            if not -(1 << (bits - 1)) <= value < (1 << (bits - 1)):
+                if elem == "i32" and not like:
+                    elem = "i64"
+                else:
+                    raise self.error(f"{value} does not fit in {elem}")
+        if elem == "i1":
+            text = "true" if value else "false"
+        elif elem.startswith(("f", "bf")):
+            text = _float_literal(value, elem)
+        else:
+            text = str(int(value))
+        saved = self.lines
+        if lines is not None:
+            self.lines = lines
+            self.depth += 1
+        result = self.op(f"arith.constant {text} : {elem}", Type((), elem))
+        if lines is not None:
+            self.lines = saved
+            self.depth -= 1
+        return result
+
+    def cast(self, value: Value, dtype: kl.dtype) -> Value:
+        source, target = value.type.elem, dtype.ir
+        if source == target:
+            return value
+        type_ = value.type.with_elem(target)
+        ir = f"{value.name} : {value.type.ir()} to {type_.ir()}"
+        src_float, dst_float = value.type.is_float, dtype.is_float
+        if src_float and dst_float:
+            kind = ("arith.extf" if kl.BY_IR[source].bits < dtype.bits
+                    else "arith.truncf")
+        elif src_float:
+            kind = "arith.fptosi"
+        elif dst_float:
+            kind = "arith.uitofp" if source == "i1" else "arith.sitofp"
+        else:
+            if kl.BY_IR[source].bits < dtype.bits:
+                kind = "arith.extui" if source == "i1" else "arith.extsi"
+            else:
+                kind = "arith.trunci"
+        return self.op(f"{kind} {ir}", type_)
+
+    def promote(self, a: Type, b: Type) -> str:
+        """The element type two operands meet at."""
+        if a.elem == b.elem:
+            return a.elem
+        if a.is_float != b.is_float:
+            return a.elem if a.is_float else b.elem
+        return a.elem if _bits(a.elem) >= _bits(b.elem) else b.elem
+
+    def broadcast_to(self, value: Value, shape: tuple[int, ...]) -> Value:
+        if value.type.shape == shape:
+            return value
+        if not value.type.shape:
+            type_ = value.type.with_shape(shape)
+            return self.op(f"tile.splat {value.name} : {value.type.ir()} -> "
+                           f"{type_.ir()}", type_)
+        while len(value.type.shape) < len(shape):
+            value = self.expand_dims(value, 0)
+        for have, want in zip(value.type.shape, shape):
+            if have != want and have != 1:
+                raise self.error(f"cannot broadcast shape "
+                                 f"{list(value.type.shape)} to {list(shape)}")
+        type_ = value.type.with_shape(shape)
+        return self.op(f"tile.broadcast {value.name} : {value.type.ir()} -> "
+                       f"{type_.ir()}", type_)
+
+    def broadcast_shape(self, *shapes: tuple[int, ...]) -> tuple[int, ...]:
+        rank = max(len(s) for s in shapes)
+        result = []
+        for dims in zip(*[(1,) * (rank - len(s)) + s for s in shapes]):
+            sizes = {d for d in dims if d != 1}
+            if len(sizes) > 1:
+                raise self.error("shapes " + ", ".join(
+                    str(list(s)) for s in shapes) + " do not broadcast")
+            result.append(sizes.pop() if sizes else 1)
+        return tuple(result)
+
+    def unify(self, a: Any, b: Any) -> tuple[Value, Value]:
+        """Both operands as values of one type: Python numbers take the
+        other side's type, elements are promoted, shapes broadcast."""
+        if not isinstance(a, Value):
+            a = self.materialize(a, b.type.with_shape(()))
+        if not isinstance(b, Value):
+            b = self.materialize(b, a.type.with_shape(()))
+        elem = self.promote(a.type, b.type)
+        a, b = self.cast(a, kl.BY_IR[elem]), self.cast(b, kl.BY_IR[elem])
+        shape = self.broadcast_shape(a.type.shape, b.type.shape)
+        return self.broadcast_to(a, shape), self.broadcast_to(b, shape)
+
+    def binary(self, op: ast.operator, a: Any, b: Any) -> Any:
+        if not isinstance(a, Value) and not isinstance(b, Value):
+            return _PYTHON_BINARY[type(op)](a, b)
+        if isinstance(op, ast.Add) and (
+                (isinstance(a, Value) and a.type.is_pointer)
+                or (isinstance(b, Value) and b.type.is_pointer)):
+            pointer, offset = (a, b) if isinstance(a, Value) and \
+                a.type.is_pointer else (b, a)
+            return self.addptr(pointer, offset)
+        if isinstance(op, ast.Sub) and isinstance(a, Value) and \
+                a.type.is_pointer:
+            return self.addptr(a, self.binary(ast.Sub(), 0, b))
+        a, b = self.unify(a, b)
+        if isinstance(op, ast.Div) and not a.type.is_float:
+            a, b = self.cast(a, kl.float32), self.cast(b, kl.float32)
+        float_ops = {ast.Add: "arith.addf", ast.Sub: "arith.subf",
+                     ast.Mult: "arith.mulf", ast.Div: "arith.divf",
+                     ast.Mod: "arith.remf"}
+        int_ops = {ast.Add: "arith.addi", ast.Sub: "arith.subi",
+                   ast.Mult: "arith.muli", ast.FloorDiv: "arith.divsi",
+                   ast.Mod: "arith.remsi", ast.BitAnd: "arith.andi",
+                   ast.BitOr: "arith.ori", ast.BitXor: "arith.xori",
+                   ast.LShift: "arith.shli", ast.RShift: "arith.shrsi"}
+        table = float_ops if a.type.is_float else int_ops
+        if type(op) not in table:
+            raise self.error(f"operator {type(op).__name__} is not defined "
+                             f"on {a.type.elem}")
+        return self.op(f"{table[type(op)]} {a.name}, {b.name} : "
+                       f"{a.type.ir()}", a.type)
+
+    def addptr(self, pointer: Value, offset: Any) -> Value:
+        if not isinstance(offset, Value):
+            offset = self.materialize(offset, Type((), "i32"))
+        if not offset.type.is_int:
+            raise self.error("pointer offsets must be integers")
+        shape = self.broadcast_shape(pointer.type.shape, offset.type.shape)
+        pointer = self.broadcast_to(pointer, shape)
+        offset = self.broadcast_to(offset, shape)
+        return self.op(f"tile.addptr {pointer.name}, {offset.name} : "
+                       f"{pointer.type.ir()}, {offset.type.ir()}",
+                       pointer.type)
+
+    def expand_dims(self, value: Value, axis: int) -> Value:
+        shape = list(value.type.shape)
+        if not shape:
+            raise self.error("cannot index a scalar")
+        shape.insert(axis, 1)
+        type_ = value.type.with_shape(tuple(shape))
+        return self.op(f"tile.expand_dims {value.name} axis {axis} : "
+                       f"{value.type.ir()} -> {type_.ir()}", type_)
+
+    def trans(self, value: Value) -> Value:
+        if len(value.type.shape) != 2:
+            raise self.error("kl.trans takes a 2-D tile")
+        type_ = value.type.with_shape(value.type.shape[::-1])
+        return self.op(f"tile.trans {value.name} [1, 0] : {value.type.ir()} "
+                       f"-> {type_.ir()}", type_)
+
+    def constant_tile(self, shape: Any, value: Any, dtype: kl.dtype) -> Value:
+        shape = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
+        if any(not isinstance(d, int) or d <= 0 for d in shape):
+            raise self.error(f"tile shapes are positive constants, not "
+                             f"{shape}")
+        if isinstance(value, Value):
+            return self.broadcast_to(self.cast(value, dtype), shape)
+        text = (_float_literal(value, dtype.ir) if dtype.is_float else
+                ("true" if value else "false") if dtype.ir == "i1" else
+                str(int(value)))
+        type_ = Type(shape, dtype.ir)
+        return self.op(f"arith.constant dense<{text}> : {type_.ir()}", type_)
+
+    # -- Builtins -----------------------------------------------------------
+
+    def builtin_program_id(self, axis):
+        return self.grid_query("program_id", axis)
+
+    def builtin_num_programs(self, axis):
+        return self.grid_query("num_programs", axis)
+
+    def grid_query(self, op: str, axis: Any) -> Value:
+        if axis not in (0, 1, 2):
+            raise self.error(f"axis must be 0, 1 or 2, not {axis!r}")
+        return self.op(f"tile.{op} {'xyz'[axis]}", Type((), "i32"))
+
+    def builtin_arange(self, start, end):
+        if not all(isinstance(v, int) for v in (start, end)):
+            raise self.error("kl.arange needs constant bounds (use "
+                             "kl.constexpr parameters)")
+        if end <= start:
+            raise self.error(f"kl.arange({start}, {end}) is empty")
+        type_ = Type((end - start,), "i32")
+        return self.op(f"tile.range {start} to {end} : {type_.ir()}", type_)
+
+    def builtin_zeros(self, shape, dtype):
+        return self.constant_tile(shape, 0, self.dtype_of(dtype))
+
+    def builtin_full(self, shape, value, dtype):
+        return self.constant_tile(shape, value, self.dtype_of(dtype))
+
+    def check_pointer(self, pointer: Any, what: str) -> Value:
+        if not isinstance(pointer, Value) or not pointer.type.is_pointer:
+            raise self.error(f"{what} needs pointers, not "
+                             f"{getattr(getattr(pointer, 'type', None), 'ir', lambda: pointer)()}")
+        return pointer
+
+    def mask_for(self, mask: Any, shape: tuple[int, ...]) -> Value | None:
+        if mask is None:
+            return None
+        mask = self.materialize(mask, Type((), "i1"))
+        if mask.type.elem != "i1":
+            raise self.error(f"a mask must be boolean, not {mask.type.elem}")
+        shape = self.broadcast_shape(shape, mask.type.shape)
+        return self.broadcast_to(mask, shape)
+
+    def builtin_load(self, pointer, mask=None, other=None):
+        pointer = self.check_pointer(pointer, "kl.load")
+        mask = self.mask_for(mask, pointer.type.shape)
+        if mask is not None and mask.type.shape != pointer.type.shape:
+            pointer = self.broadcast_to(pointer, mask.type.shape)
+        result = Type(pointer.type.shape, pointer.type.pointee)
+        operands = pointer.name
+        if mask is not None:
+            operands += f", {mask.name}"
+        if other is not None:
+            if mask is None:
+                raise self.error("kl.load: other needs a mask")
+            other = self.materialize(other, result.with_shape(()))
+            other = self.broadcast_to(self.cast(other, kl.BY_IR[result.elem]),
+                                      result.shape)
+            operands += f", other {other.name}"
+        return self.op(f"tile.load {operands} : {pointer.type.ir()} -> "
+                       f"{result.ir()}", result)
+
+    def builtin_store(self, pointer, value, mask=None):
+        pointer = self.check_pointer(pointer, "kl.store")
+        value = self.materialize(value, Type((), pointer.type.pointee))
+        shape = self.broadcast_shape(pointer.type.shape, value.type.shape)
+        mask = self.mask_for(mask, shape)
+        if mask is not None:
+            shape = mask.type.shape
+        pointer = self.broadcast_to(pointer, shape)
+        value = self.broadcast_to(
+            self.cast(value, kl.BY_IR[pointer.type.pointee]), shape)
+        operands = f"{pointer.name}, {value.name}"
+        if mask is not None:
+            operands += f", {mask.name}"
+        self.emit(f"tile.store {operands} : {pointer.type.ir()}, "
+                  f"{value.type.ir()} {self.loc()}")
+
+    def atomic(self, kind: str, pointer, value, mask):
+        pointer = self.check_pointer(pointer, f"kl.atomic_{kind}")
+        value = self.materialize(value, Type((), pointer.type.pointee))
+        shape = self.broadcast_shape(pointer.type.shape, value.type.shape)
+        mask = self.mask_for(mask, shape)
+        if mask is not None:
+            shape = mask.type.shape
+        pointer = self.broadcast_to(pointer, shape)
+        value = self.broadcast_to(
+            self.cast(value, kl.BY_IR[pointer.type.pointee]), shape)
+        operands = f"{pointer.name}, {value.name}"
+        if mask is not None:
+            operands += f", {mask.name}"
+        return self.op(f"tile.atomic_rmw {kind} acq_rel gpu {operands} : "
+                       f"{pointer.type.ir()}, {value.type.ir()}", value.type)
+
+    def builtin_atomic_add(self, pointer, value, mask=None):
+        return self.atomic("add", pointer, value, mask)
+
+    def builtin_atomic_max(self, pointer, value, mask=None):
+        return self.atomic("max", pointer, value, mask)
+
+    def builtin_atomic_min(self, pointer, value, mask=None):
+        return self.atomic("min", pointer, value, mask)
+
+    def builtin_atomic_xchg(self, pointer, value, mask=None):
+        return self.atomic("xchg", pointer, value, mask)
+
+    def builtin_where(self, condition, x, y):
+        condition = self.materialize(condition, Type((), "i1"))
+        if condition.type.elem != "i1":
+            raise self.error("kl.where needs a boolean condition")
+        if not isinstance(x, Value) and not isinstance(y, Value):
+            x = self.materialize(x, None)
+        x, y = self.unify(x, y)
+        shape = self.broadcast_shape(condition.type.shape, x.type.shape)
+        condition = self.broadcast_to(condition, shape)
+        x, y = self.broadcast_to(x, shape), self.broadcast_to(y, shape)
+        types = (f"{condition.type.ir()}, {x.type.ir()}" if shape
+                 else x.type.ir())
+        return self.op(f"arith.select {condition.name}, {x.name}, {y.name} : "
+                       f"{types}", x.type)
+
+    def minmax(self, x, y, float_op: str, int_op: str) -> Value:
+        if not isinstance(x, Value) and not isinstance(y, Value):
+            x = self.materialize(x, None)
+        x, y = self.unify(x, y)
+        op = float_op if x.type.is_float else int_op
+        return self.op(f"{op} {x.name}, {y.name} : {x.type.ir()}", x.type)
+
+    def builtin_minimum(self, x, y):
+        return self.minmax(x, y, "arith.minimumf", "arith.minsi")
+
+    def builtin_maximum(self, x, y):
+        return self.minmax(x, y, "arith.maximumf", "arith.maxsi")
+
+    def unary_math(self, op: str, x) -> Value:
+        x = self.materialize(x, None)
+        if not x.type.is_float:
+            x = self.cast(x, kl.float32)
+        return self.op(f"{op} {x.name} : {x.type.ir()}", x.type)
+
+    def builtin_exp(self, x):
+        return self.unary_math("math.exp", x)
+
+    def builtin_exp2(self, x):
+        return self.unary_math("math.exp2", x)
+
+    def builtin_log(self, x):
+        return self.unary_math("math.log", x)
+
+    def builtin_log2(self, x):
+        return self.unary_math("math.log2", x)
+
+    def builtin_sqrt(self, x):
+        return self.unary_math("math.sqrt", x)
+
+    def builtin_rsqrt(self, x):
+        return self.unary_math("math.rsqrt", x)
+
+    def builtin_sin(self, x):
+        return self.unary_math("math.sin", x)
+
+    def builtin_cos(self, x):
+        return self.unary_math("math.cos", x)
+
+    def builtin_tanh(self, x):
+        return self.unary_math("math.tanh", x)
+
+    def builtin_erf(self, x):
+        return self.unary_math("math.erf", x)
+
+    def builtin_sigmoid(self, x):
+        x = self.materialize(x, None)
+        if not x.type.is_float:
+            x = self.cast(x, kl.float32)
+        negative = self.op(f"arith.negf {x.name} : {x.type.ir()}", x.type)
+        e = self.unary_math("math.exp", negative)
+        return self.binary(ast.Div(), 1.0, self.binary(ast.Add(), 1.0, e))
+
+    def builtin_abs(self, x):
+        x = self.materialize(x, None)
+        op = "math.absf" if x.type.is_float else "math.absi"
+        return self.op(f"{op} {x.name} : {x.type.ir()}", x.type)
+
+    def builtin_fma(self, x, y, z):
+        x, y = self.unify(x, y)
+        x, z = self.unify(x, z)
+        y = self.broadcast_to(y, x.type.shape)
+        if not x.type.is_float:
+            raise self.error("kl.fma needs floats")
+        return self.op(f"math.fma {x.name}, {y.name}, {z.name} : "
+                       f"{x.type.ir()}", x.type)
+
+    def builtin_cdiv(self, x, y):
+        if not isinstance(x, Value) and not isinstance(y, Value):
+            return -(-x // y)
+        return self.binary(ast.FloorDiv(), self.binary(
+            ast.Sub(), self.binary(ast.Add(), x, y), 1), y)
+
+    def reduce(self, x: Any, axis: Any, combine: Callable[[str, str, str],
+                                                           list[str]]):
+        """`x` reduced along `axis` (all of it when None) with a region built
+        by `combine(a, b, type)` (lines computing %r)."""
+        x = self.materialize(x, None)
+        if not x.type.shape:
+            raise self.error("reductions need a tile")
+        if axis is None:
+            size = 1
+            for d in x.type.shape:
+                size *= d
+            if len(x.type.shape) > 1:
+                flat = x.type.with_shape((size,))
+                x = self.op(f"tile.reshape {x.name} : {x.type.ir()} -> "
+                            f"{flat.ir()}", flat)
+            axis = 0
+        if not isinstance(axis, int) or not 0 <= axis < len(x.type.shape):
+            raise self.error(f"axis {axis!r} is out of range for shape "
+                             f"{list(x.type.shape)}")
+        shape = x.type.shape[:axis] + x.type.shape[axis + 1:]
+        result = Type(shape, x.type.elem)
+        name = self.fresh()
+        elem = x.type.elem
+        self.emit(f"{name} = tile.reduce {x.name} axis {axis} : "
+                  f"{x.type.ir()} -> {result.ir()} {{")
+        self.emit(f"^bb0(%a: {elem}, %b: {elem}):")
+        for line in combine("%a", "%b", elem):
+            self.emit(f"  {line}")
+        self.emit(f"  tile.yield %r : {elem}")
+        self.emit(f"}} {self.loc()}")
+        return Value(name, result)
+
+    def builtin_sum(self, x, axis=None):
+        return self.reduce(x, axis, lambda a, b, t: [
+            f"%r = arith.add{'f' if t.startswith(('f', 'bf')) else 'i'} "
+            f"{a}, {b} : {t}"])
+
+    def builtin_max(self, x, axis=None):
+        return self.reduce(x, axis, lambda a, b, t: [
+            f"%r = arith.{'maximumf' if t.startswith(('f', 'bf')) else 'maxsi'}"
+            f" {a}, {b} : {t}"])
+
+    def builtin_min(self, x, axis=None):
+        return self.reduce(x, axis, lambda a, b, t: [
+            f"%r = arith.{'minimumf' if t.startswith(('f', 'bf')) else 'minsi'}"
+            f" {a}, {b} : {t}"])
+
+    def arg_reduce(self, x, axis, better: str) -> Value:
+        """Index of the first best element along `axis`."""
+        x = self.materialize(x, None)
+        if not isinstance(axis, int) or not 0 <= axis < len(x.type.shape):
+            raise self.error(f"axis {axis!r} is out of range")
+        n = x.type.shape[axis]
+        index = self.builtin_arange(0, n)
+        for d in range(len(x.type.shape)):
+            if d != axis:
+                index = self.expand_dims(index, d)
+        index = self.broadcast_to(index, x.type.shape)
+        shape = x.type.shape[:axis] + x.type.shape[axis + 1:]
+        elem = x.type.elem
+        cmp = (f"arith.cmpf {'ogt' if better == 'max' else 'olt'}"
+               if x.type.is_float else
+               f"arith.cmpi {'sgt' if better == 'max' else 'slt'}")
+        eq = "arith.cmpf oeq" if x.type.is_float else "arith.cmpi eq"
+        name = self.fresh()
+        values, indices = Type(shape, elem), Type(shape, "i32")
+        self.emit(f"{name}:2 = tile.reduce {x.name}, {index.name} axis {axis} "
+                  f": {x.type.ir()}, {index.type.ir()} -> {values.ir()}, "
+                  f"{indices.ir()} {{")
+        self.emit(f"^bb0(%va: {elem}, %ia: i32, %vb: {elem}, %ib: i32):")
+        for line in [f"%better = {cmp}, %va, %vb : {elem}",
+                     f"%same = {eq}, %va, %vb : {elem}",
+                     "%first = arith.cmpi slt, %ia, %ib : i32",
+                     "%tie = arith.andi %same, %first : i1",
+                     "%take = arith.ori %better, %tie : i1",
+                     f"%v = arith.select %take, %va, %vb : {elem}",
+                     "%i = arith.select %take, %ia, %ib : i32",
+                     f"tile.yield %v, %i : {elem}, i32"]:
+            self.emit(f"  {line}")
+        self.emit(f"}} {self.loc()}")
+        return Value(f"{name}#1", indices)
+
+    def builtin_argmax(self, x, axis):
+        return self.arg_reduce(x, axis, "max")
+
+    def builtin_argmin(self, x, axis):
+        return self.arg_reduce(x, axis, "min")
+
+    def builtin_cumsum(self, x, axis=0):
+        x = self.materialize(x, None)
+        if not isinstance(axis, int) or not 0 <= axis < len(x.type.shape):
+            raise self.error(f"axis {axis!r} is out of range")
+        elem = x.type.elem
+        add = "arith.addf" if x.type.is_float else "arith.addi"
+        name = self.fresh()
+        self.emit(f"{name} = tile.scan {x.name} axis {axis} : {x.type.ir()} "
+                  f"-> {x.type.ir()} {{")
+        self.emit(f"^bb0(%a: {elem}, %b: {elem}):")
+        self.emit(f"  %r = {add} %a, %b : {elem}")
+        self.emit(f"  tile.yield %r : {elem}")
+        self.emit(f"}} {self.loc()}")
+        return Value(name, x.type)
+
+    def builtin_dot(self, a, b, acc=None, input_precision=None):
+        if not (isinstance(a, Value) and isinstance(b, Value)):
+            raise self.error("kl.dot takes two tiles")
+        if acc is None:
+            elem = "i32" if a.type.elem == "i8" else "f32"
+            shape = (a.type.shape[0], b.type.shape[-1])
+            acc = self.constant_tile(shape, 0, kl.BY_IR[elem])
+        precision = ""
+        if input_precision is not None:
+            if input_precision not in ("ieee", "tf32", "tf32x3"):
+                raise self.error("input_precision is 'ieee', 'tf32' or "
+                                 f"'tf32x3', not {input_precision!r}")
+            precision = f" input_precision = {input_precision}"
+        return self.op(f"tile.dot {a.name}, {b.name}, {acc.name}{precision} "
+                       f": {a.type.ir()}, {b.type.ir()} -> {acc.type.ir()}",
+                       acc.type)
+
+    def builtin_trans(self, x):
+        return self.trans(self.materialize(x, None))
+
+    def builtin_reshape(self, x, shape):
+        x = self.materialize(x, None)
+        shape = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
+        type_ = x.type.with_shape(shape)
+        return self.op(f"tile.reshape {x.name} : {x.type.ir()} -> "
+                       f"{type_.ir()}", type_)
+
+    def builtin_static_assert(self, condition, message=""):
+        if isinstance(condition, Value):
+            raise self.error("kl.static_assert needs a constant condition")
+        if not condition:
+            raise self.error(f"static assertion failed: {message}"
+                             if message else "static assertion failed")
+
+
+_PYTHON_BINARY = {
+    ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b,
+    ast.Mult: lambda a, b: a * b, ast.Div: lambda a, b: a / b,
+    ast.FloorDiv: lambda a, b: a // b, ast.Mod: lambda a, b: a % b,
+    ast.Pow: lambda a, b: a ** b, ast.LShift: lambda a, b: a << b,
+    ast.RShift: lambda a, b: a >> b, ast.BitAnd: lambda a, b: a & b,
+    ast.BitOr: lambda a, b: a | b, ast.BitXor: lambda a, b: a ^ b,
+}
+
+
+def _assigned_names(statements: list[ast.stmt]) -> set[str]:
+    """Names a block of statements assigns, nested blocks included."""
+    names = set()
+    for statement in statements:
+        for node in ast.walk(statement):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                names.add(node.id)
+    return names

@@ -1,0 +1,143 @@
+"""``@kiln.jit``: kernels written in Python, compiled on first launch.
+
+    @kiln.jit
+    def add(x_ptr, y_ptr, out_ptr, n, BLOCK: kl.constexpr):
+        ...
+
+    add[(kl.cdiv(n, 1024),)](x, y, out, n, BLOCK=1024)
+
+A launch specializes the kernel on its arguments (array dtypes, scalar
+types, ``constexpr`` values), compiles each specialization once, and runs
+it. Kernels run on the host target (the GPU target is not built yet); numpy
+arrays are passed by address and modified in place.
+"""
+
+from __future__ import annotations
+
+import inspect
+import threading
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from kiln import language as kl
+from kiln.codegen import CodeGenerator, KilnCompileError, Type, pointer_type
+from kiln.compiler import Context, Module
+from kiln.errors import CompilationError, KilnError
+from kiln.host import HostExecutable
+
+
+def _argument_type(name: str, value: Any) -> Type:
+    """The kernel argument type a launch argument specializes to."""
+    if isinstance(value, np.ndarray):
+        return Type((), pointer_type(kl.from_numpy(value.dtype).ir))
+    if isinstance(value, (bool, np.bool_)):
+        return Type((), "i1")
+    if isinstance(value, (int, np.integer)):
+        if isinstance(value, np.integer):
+            return Type((), kl.from_numpy(value.dtype).ir)
+        return Type((), "i32" if -2**31 <= value < 2**31 else "i64")
+    if isinstance(value, (float, np.floating)):
+        if isinstance(value, np.floating):
+            return Type((), kl.from_numpy(value.dtype).ir)
+        return Type((), "f32")
+    raise KilnError(f"argument '{name}' of type {type(value).__name__} "
+                    "cannot be passed to a kernel")
+
+
+class JITFunction:
+    """A kernel; ``kernel[grid](*args)`` launches it."""
+
+    def __init__(self, fn: Callable) -> None:
+        self.fn = fn
+        self.__name__ = fn.__name__
+        self.__doc__ = fn.__doc__
+        self.signature = inspect.signature(fn)
+        self.constexprs = {
+            name for name, p in self.signature.parameters.items()
+            if p.annotation is kl.constexpr or p.annotation == "kl.constexpr"
+            or p.annotation == "constexpr"}
+        self._cache: dict[tuple, tuple[Module, HostExecutable]] = {}
+        self._lock = threading.Lock()
+        self._context: Context | None = None
+
+    def __getitem__(self, grid: Sequence[int] | Callable) -> Callable:
+        return lambda *args, **kwargs: self.run(*args, grid=grid, **kwargs)
+
+    def __call__(self, *args, **kwargs):
+        raise KilnError(f"launch a kernel with {self.__name__}[grid](...); "
+                        "call it directly only from another kernel")
+
+    def bind(self, args: tuple, kwargs: dict) -> inspect.BoundArguments:
+        try:
+            bound = self.signature.bind(*args, **kwargs)
+        except TypeError as exc:
+            raise KilnError(f"{self.__name__}: {exc}") from None
+        bound.apply_defaults()
+        return bound
+
+    def specialize(self, bound: inspect.BoundArguments
+                   ) -> tuple[dict[str, Type], dict[str, Any]]:
+        types, constants = {}, {}
+        for name, value in bound.arguments.items():
+            if name in self.constexprs:
+                constants[name] = (value.value if isinstance(
+                    value, kl.constexpr) else value)
+            else:
+                types[name] = _argument_type(name, value)
+        return types, constants
+
+    def ir(self, *args, **kwargs) -> str:
+        """The tile IR this kernel compiles to for these arguments."""
+        types, constants = self.specialize(self.bind(args, kwargs))
+        return CodeGenerator(self.fn, types, constants).generate()
+
+    def compile(self, types: dict[str, Type],
+                constants: dict[str, Any]) -> HostExecutable:
+        key = (tuple(sorted((n, t.elem) for n, t in types.items())),
+               tuple(sorted((n, repr(v)) for n, v in constants.items())))
+        with self._lock:
+            cached = self._cache.get(key)
+            if cached is not None:
+                return cached[1]
+            text = CodeGenerator(self.fn, types, constants).generate()
+            if self._context is None:
+                self._context = Context()
+            try:
+                module = Module.parse(self._context, text)
+                executable = HostExecutable(module)
+            except CompilationError as exc:
+                raise self._located(exc) from None
+            self._cache[key] = (module, executable)
+            return executable
+
+    def _located(self, error: CompilationError) -> KilnError:
+        """A compiler error as a KilnCompileError at the Python line its
+        first located diagnostic names."""
+        for diag in error.diagnostics:
+            if diag.file and diag.line:
+                try:
+                    with open(diag.file) as source:
+                        line = source.read().splitlines()[diag.line - 1]
+                except (OSError, IndexError):
+                    line = ""
+                return KilnCompileError(diag.message, diag.file, diag.line,
+                                        diag.column, line)
+        return error
+
+    def run(self, *args, grid, **kwargs) -> None:
+        bound = self.bind(args, kwargs)
+        types, constants = self.specialize(bound)
+        executable = self.compile(types, constants)
+        if callable(grid):
+            grid = grid(dict(bound.arguments))
+        if isinstance(grid, int):
+            grid = (grid,)
+        values = [v for n, v in bound.arguments.items()
+                  if n not in self.constexprs]
+        executable.launch(self.fn.__name__, tuple(grid), *values)
+
+
+def jit(fn: Callable) -> JITFunction:
+    """Makes ``fn`` a kernel. See the module documentation."""
+    return JITFunction(fn)

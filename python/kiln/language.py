@@ -1,0 +1,296 @@
+"""The kernel language: what a ``@kiln.jit`` function may call.
+
+Use it as a Triton user uses ``triton.language``::
+
+    import kiln
+    import kiln.language as kl
+
+    @kiln.jit
+    def add(x_ptr, y_ptr, out_ptr, n, BLOCK: kl.constexpr):
+        offsets = kl.program_id(0) * BLOCK + kl.arange(0, BLOCK)
+        mask = offsets < n
+        x = kl.load(x_ptr + offsets, mask=mask)
+        y = kl.load(y_ptr + offsets, mask=mask)
+        kl.store(out_ptr + offsets, x + y, mask=mask)
+
+These functions only describe tile operations: the JIT (``kiln.jit``)
+translates calls to them into tile IR, and calling one outside a kernel
+raises ``KilnError``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from kiln.errors import KilnError
+
+
+@dataclass(frozen=True)
+class dtype:
+    """A scalar type of the language; ``ir`` is its MLIR spelling."""
+
+    name: str
+    ir: str
+    numpy: Any  # the numpy dtype, or None where numpy has none
+
+    @property
+    def is_float(self) -> bool:
+        return self.ir.startswith(("f", "bf"))
+
+    @property
+    def bits(self) -> int:
+        return {"i1": 1, "bf16": 16}.get(self.ir) or int(self.ir[1:])
+
+    def __repr__(self) -> str:
+        return f"kl.{self.name}"
+
+
+int1 = dtype("int1", "i1", np.dtype(np.bool_))
+int8 = dtype("int8", "i8", np.dtype(np.int8))
+int16 = dtype("int16", "i16", np.dtype(np.int16))
+int32 = dtype("int32", "i32", np.dtype(np.int32))
+int64 = dtype("int64", "i64", np.dtype(np.int64))
+float16 = dtype("float16", "f16", np.dtype(np.float16))
+bfloat16 = dtype("bfloat16", "bf16", None)
+float32 = dtype("float32", "f32", np.dtype(np.float32))
+float64 = dtype("float64", "f64", np.dtype(np.float64))
+
+DTYPES = (int1, int8, int16, int32, int64, float16, bfloat16, float32,
+          float64)
+BY_IR = {d.ir: d for d in DTYPES}
+
+
+def from_numpy(np_dtype: np.dtype) -> dtype:
+    """The language type of numpy elements of ``np_dtype``."""
+    for d in DTYPES:
+        if d.numpy is not None and d.numpy == np_dtype:
+            return d
+    raise KilnError(f"numpy dtype {np_dtype} has no kiln type")
+
+
+class constexpr:
+    """Marks a kernel parameter as a compile-time constant
+    (``BLOCK: kl.constexpr``): each value gets its own compiled kernel."""
+
+    def __init__(self, value: Any = None) -> None:
+        self.value = value
+
+    def __repr__(self) -> str:
+        return f"constexpr({self.value!r})"
+
+
+def builtin(fn):
+    """Marks a language function: the JIT translates calls to it, and a call
+    anywhere else is an error."""
+
+    def outside_kernel(*args, **kwargs):
+        raise KilnError(f"kl.{fn.__name__} can only be called inside a "
+                        "@kiln.jit function")
+
+    outside_kernel.__name__ = fn.__name__
+    outside_kernel.__doc__ = fn.__doc__
+    outside_kernel.__kiln_builtin__ = fn.__name__
+    return outside_kernel
+
+
+@builtin
+def program_id(axis):
+    """Index of this program instance along grid ``axis`` (0, 1 or 2)."""
+
+
+@builtin
+def num_programs(axis):
+    """Number of program instances along grid ``axis``."""
+
+
+@builtin
+def arange(start, end):
+    """The int32 tile ``[start, ..., end - 1]``; constant bounds."""
+
+
+@builtin
+def zeros(shape, dtype):
+    """A tile of zeros."""
+
+
+@builtin
+def full(shape, value, dtype):
+    """A tile whose every element is ``value``."""
+
+
+@builtin
+def load(pointer, mask=None, other=None):
+    """Loads through pointers; where ``mask`` is false the result is
+    ``other`` (zero when not given)."""
+
+
+@builtin
+def store(pointer, value, mask=None):
+    """Stores ``value`` through pointers where ``mask`` holds."""
+
+
+@builtin
+def where(condition, x, y):
+    """Elementwise ``x if condition else y``."""
+
+
+@builtin
+def minimum(x, y):
+    """Elementwise minimum."""
+
+
+@builtin
+def maximum(x, y):
+    """Elementwise maximum."""
+
+
+@builtin
+def exp(x):
+    """Elementwise e**x."""
+
+
+@builtin
+def exp2(x):
+    """Elementwise 2**x."""
+
+
+@builtin
+def log(x):
+    """Elementwise natural logarithm."""
+
+
+@builtin
+def log2(x):
+    """Elementwise base-2 logarithm."""
+
+
+@builtin
+def sqrt(x):
+    """Elementwise square root."""
+
+
+@builtin
+def rsqrt(x):
+    """Elementwise 1 / sqrt(x)."""
+
+
+@builtin
+def sin(x):
+    """Elementwise sine."""
+
+
+@builtin
+def cos(x):
+    """Elementwise cosine."""
+
+
+@builtin
+def tanh(x):
+    """Elementwise hyperbolic tangent."""
+
+
+@builtin
+def erf(x):
+    """Elementwise error function."""
+
+
+@builtin
+def sigmoid(x):
+    """Elementwise 1 / (1 + e**-x)."""
+
+
+@builtin
+def abs(x):
+    """Elementwise absolute value."""
+
+
+@builtin
+def fma(x, y, z):
+    """Elementwise x * y + z, rounded once."""
+
+
+@builtin
+def cdiv(x, y):
+    """Ceiling division ``(x + y - 1) // y``."""
+
+
+@builtin
+def sum(x, axis=None):
+    """Sum along ``axis`` (all elements when None)."""
+
+
+@builtin
+def max(x, axis=None):
+    """Maximum along ``axis`` (all elements when None)."""
+
+
+@builtin
+def min(x, axis=None):
+    """Minimum along ``axis`` (all elements when None)."""
+
+
+@builtin
+def argmax(x, axis):
+    """Index of the first maximum along ``axis``."""
+
+
+@builtin
+def argmin(x, axis):
+    """Index of the first minimum along ``axis``."""
+
+
+@builtin
+def cumsum(x, axis=0):
+    """Inclusive prefix sum along ``axis``."""
+
+
+@builtin
+def dot(a, b, acc=None, input_precision=None):
+    """Matrix product ``a @ b + acc`` (acc defaults to zeros: f32 for float
+    inputs, i32 for int8); ``input_precision`` is "ieee", "tf32" or
+    "tf32x3" for f32 inputs."""
+
+
+@builtin
+def trans(x):
+    """Transpose of a 2-D tile."""
+
+
+@builtin
+def reshape(x, shape):
+    """The tile with another shape of the same size, row-major order."""
+
+
+@builtin
+def atomic_add(pointer, value, mask=None):
+    """Atomically adds ``value``; returns the old values."""
+
+
+@builtin
+def atomic_max(pointer, value, mask=None):
+    """Atomic maximum; returns the old values."""
+
+
+@builtin
+def atomic_min(pointer, value, mask=None):
+    """Atomic minimum; returns the old values."""
+
+
+@builtin
+def atomic_xchg(pointer, value, mask=None):
+    """Atomically stores ``value``; returns the old values."""
+
+
+@builtin
+def static_assert(condition, message=""):
+    """Fails compilation when the constant ``condition`` is false."""
+
+
+class static_range:
+    """``for i in kl.static_range(n)`` unrolls the loop at compile time."""
+
+    def __init__(self, *args: int) -> None:
+        self.range = range(*args)
