@@ -15,6 +15,7 @@
 #include "llvm/Support/Format.h"
 #include "llvm/Support/TargetSelect.h"
 
+#include <cstring>
 #include <mutex>
 
 using namespace mlir;
@@ -54,6 +55,56 @@ static int32_t checkAccess(uint64_t address, uint64_t bytes, int32_t site,
     launch->programId = {pidX, pidY, pidZ};
   }
   return 0;
+}
+
+namespace {
+/// The descriptor of a ranked memref as the LLVM lowering lays it out:
+/// these fields, then `rank` sizes and `rank` strides.
+struct MemRefDescriptor {
+  char *allocated;
+  char *aligned;
+  int64_t offset;
+
+  const int64_t *sizes() const {
+    return reinterpret_cast<const int64_t *>(this + 1);
+  }
+};
+
+/// An unranked memref: its rank and a pointer to its descriptor.
+struct UnrankedMemRef {
+  int64_t rank;
+  MemRefDescriptor *descriptor;
+};
+} // namespace
+
+/// Copies dimension `dim` onwards of a strided memref; element offsets are
+/// counted in elements, as the descriptors hold them.
+static void copyStrided(int64_t elementBytes, int64_t rank, int64_t dim,
+                        const int64_t *sizes, const char *src,
+                        const int64_t *srcStrides, int64_t srcOffset,
+                        char *dst, const int64_t *dstStrides,
+                        int64_t dstOffset) {
+  if (dim == rank) {
+    std::memcpy(dst + dstOffset * elementBytes, src + srcOffset * elementBytes,
+                elementBytes);
+    return;
+  }
+  for (int64_t i = 0; i < sizes[dim]; ++i)
+    copyStrided(elementBytes, rank, dim + 1, sizes, src, srcStrides,
+                srcOffset + i * srcStrides[dim], dst, dstStrides,
+                dstOffset + i * dstStrides[dim]);
+}
+
+/// `memref.copy` between memrefs with arbitrary strides lowers to a call to
+/// this function (MLIR's runner utilities provide one; the host target
+/// provides its own so that it needs no extra library).
+static void memrefCopy(int64_t elementBytes, UnrankedMemRef *src,
+                       UnrankedMemRef *dst) {
+  int64_t rank = src->rank;
+  const int64_t *sizes = src->descriptor->sizes();
+  copyStrided(elementBytes, rank, 0, sizes, src->descriptor->aligned,
+              sizes + rank, src->descriptor->offset, dst->descriptor->aligned,
+              dst->descriptor->sizes() + rank, dst->descriptor->offset);
 }
 
 HostExecutable::~HostExecutable() = default;
@@ -98,6 +149,9 @@ HostExecutable::create(ModuleOp module, bool boundsCheck) {
     llvm::orc::SymbolMap symbols;
     symbols[mangle("__kiln_host_check_access")] = {
         llvm::orc::ExecutorAddr::fromPtr(&checkAccess),
+        llvm::JITSymbolFlags::Exported};
+    symbols[mangle("memrefCopy")] = {
+        llvm::orc::ExecutorAddr::fromPtr(&memrefCopy),
         llvm::JITSymbolFlags::Exported};
     return symbols;
   });
