@@ -110,7 +110,12 @@ class CodeGenerator(ast.NodeVisitor):
                  constants: dict[str, Any]) -> None:
         self.fn = fn
         self.filename = inspect.getsourcefile(fn) or "<kernel>"
-        lines, self.first_line = inspect.getsourcelines(fn)
+        try:
+            lines, self.first_line = inspect.getsourcelines(fn)
+        except (OSError, TypeError) as exc:
+            raise KilnError(f"cannot read the source of kernel "
+                            f"'{fn.__name__}' ({exc}): @kiln.jit compiles "
+                            "functions defined in a file") from None
         self.source_lines = lines
         self.tree = ast.parse(textwrap.dedent("".join(lines)))
         self.indent = len(lines[0]) - len(lines[0].lstrip())

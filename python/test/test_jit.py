@@ -297,6 +297,15 @@ def test_compiler_errors_point_at_the_python_line():
     assert "d = kl.dot(a, a)" in str(info.value)
 
 
+def test_kernels_need_their_source():
+    namespace = {}
+    exec("def k(x_ptr):\n    kl.store(x_ptr, 1)\n", {"kl": kl}, namespace)
+    kernel = kiln.jit(namespace["k"])
+    with pytest.raises(kiln.KilnError, match="cannot read the source of "
+                                             "kernel 'k'"):
+        kernel[(1,)](np.zeros(1, np.int32))
+
+
 def test_misuse_is_reported():
     with pytest.raises(kiln.KilnError, match="only be called inside"):
         kl.load(None)
