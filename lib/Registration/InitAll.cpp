@@ -4,6 +4,7 @@
 
 #include "kiln/Conversion/Passes.h"
 #include "kiln/Dialect/Tile/IR/TileDialect.h"
+#include "kiln/Dialect/TileGPU/IR/TileGPUDialect.h"
 #include "kiln/Target/Host/HostPipeline.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -15,7 +16,7 @@
 #include "mlir/Transforms/Passes.h"
 
 void kiln::registerAllDialects(mlir::DialectRegistry &registry) {
-  registry.insert<tile::TileDialect, mlir::arith::ArithDialect,
+  registry.insert<tile::TileDialect, tilegpu::TileGPUDialect, mlir::arith::ArithDialect,
                   mlir::func::FuncDialect, mlir::math::MathDialect,
                   mlir::scf::SCFDialect, mlir::tensor::TensorDialect>();
   host::registerHostDialectExtensions(registry);

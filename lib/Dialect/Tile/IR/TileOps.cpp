@@ -48,6 +48,17 @@ static bool haveSameShape(Type lhs, Type rhs) {
          shapeOf(lhs) == shapeOf(rhs);
 }
 
+/// Whether two types are the same but for the layout encoding of tiles,
+/// which GPU passes add and which does not change what a value is.
+static bool equalIgnoringEncoding(Type lhs, Type rhs) {
+  auto lhsTensor = dyn_cast<RankedTensorType>(lhs);
+  auto rhsTensor = dyn_cast<RankedTensorType>(rhs);
+  if (!lhsTensor || !rhsTensor)
+    return lhs == rhs;
+  return lhsTensor.getShape() == rhsTensor.getShape() &&
+         lhsTensor.getElementType() == rhsTensor.getElementType();
+}
+
 /// `elementType` with the shape of `like`: a tile if `like` is one, else the
 /// scalar itself.
 static Type withShapeOf(Type like, Type elementType) {
@@ -77,7 +88,7 @@ static LogicalResult verifyMask(Operation *op, Value ptr, Value mask) {
 static LogicalResult verifyPointee(Operation *op, Value ptr, Type valueType,
                                    StringRef what) {
   Type expected = pointeeValueType(ptr.getType());
-  if (valueType == expected)
+  if (equalIgnoringEncoding(valueType, expected))
     return success();
   return op->emitOpError() << what << " type " << valueType
                            << " does not match the pointee type " << expected
@@ -125,7 +136,7 @@ static LogicalResult verifySameElementType(Operation *op,
 /// Checks a result type that the operands determine.
 static LogicalResult verifyResultType(Operation *op, Type resultType,
                                       Type expectedType) {
-  if (resultType == expectedType)
+  if (equalIgnoringEncoding(resultType, expectedType))
     return success();
   return op->emitOpError() << "result type " << resultType
                            << " does not match the expected type "
@@ -450,7 +461,7 @@ static LogicalResult verifyBlockAccess(Operation *op, BlockPointerType blockPtr,
                                        Type value, StringRef what,
                                        ArrayRef<int32_t> boundaryCheck) {
   RankedTensorType expected = blockPtr.getBlockTensorType();
-  if (value != expected)
+  if (!equalIgnoringEncoding(value, expected))
     return op->emitOpError() << what << " type " << value
                              << " does not match the block type " << expected;
   return verifyDimList(op, boundaryCheck, expected.getRank(),
@@ -630,7 +641,7 @@ LogicalResult ReduceOp::verify() {
     Type expected = shape.empty()
                         ? srcType.getElementType()
                         : RankedTensorType::get(shape, srcType.getElementType());
-    if (result.getType() != expected)
+    if (!equalIgnoringEncoding(result.getType(), expected))
       return emitOpError() << "result " << i << " has type "
                            << result.getType() << " but reducing "
                            << srcType << " along axis " << axis << " gives "

@@ -1,0 +1,19 @@
+//===- TileGPUDialect.h - GPU-level additions to tile IR --------*- C++ -*-===//
+
+#ifndef KILN_DIALECT_TILEGPU_IR_TILEGPUDIALECT_H
+#define KILN_DIALECT_TILEGPU_IR_TILEGPUDIALECT_H
+
+#include "kiln/Layout/DistributedLayout.h"
+
+#include "mlir/IR/Attributes.h"
+#include "mlir/IR/Dialect.h"
+
+#include <memory>
+
+#include "kiln/Dialect/TileGPU/IR/TileGPUDialect.h.inc"
+#include "kiln/Dialect/TileGPU/IR/TileGPUAttrInterfaces.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "kiln/Dialect/TileGPU/IR/TileGPUAttrs.h.inc"
+
+#endif // KILN_DIALECT_TILEGPU_IR_TILEGPUDIALECT_H

@@ -1,0 +1,102 @@
+//===- TileGPUDialect.cpp - GPU-level additions to tile IR ----------------===//
+
+#include "kiln/Dialect/TileGPU/IR/TileGPUDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace kiln::tilegpu;
+
+#include "kiln/Dialect/TileGPU/IR/TileGPUDialect.cpp.inc"
+#include "kiln/Dialect/TileGPU/IR/TileGPUAttrInterfaces.cpp.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "kiln/Dialect/TileGPU/IR/TileGPUAttrs.cpp.inc"
+
+namespace {
+/// Prints layouts once, as `#blocked`/`#slice` aliases at the top of the
+/// module, instead of inside every tile type.
+struct TileGPUOpAsmInterface : OpAsmDialectInterface {
+  using OpAsmDialectInterface::OpAsmDialectInterface;
+
+  AliasResult getAlias(Attribute attr, raw_ostream &os) const override {
+    if (isa<BlockedEncodingAttr>(attr)) {
+      os << "blocked";
+      return AliasResult::FinalAlias;
+    }
+    if (isa<SliceEncodingAttr>(attr)) {
+      os << "slice";
+      return AliasResult::FinalAlias;
+    }
+    return AliasResult::NoAlias;
+  }
+};
+} // namespace
+
+void TileGPUDialect::initialize() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "kiln/Dialect/TileGPU/IR/TileGPUAttrs.cpp.inc"
+      >();
+  addInterfaces<TileGPUOpAsmInterface>();
+}
+
+//===----------------------------------------------------------------------===//
+// BlockedEncodingAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+BlockedEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                            ArrayRef<int64_t> sizePerThread,
+                            ArrayRef<int64_t> threadsPerWarp,
+                            ArrayRef<int64_t> warpsPerCTA,
+                            ArrayRef<int64_t> order) {
+  std::string problem = kiln::layout::BlockedLayout::verify(
+      sizePerThread.vec(), threadsPerWarp.vec(), warpsPerCTA.vec(),
+      order.vec());
+  if (!problem.empty())
+    return emitError() << "invalid blocked layout: " << problem;
+  return success();
+}
+
+std::shared_ptr<const kiln::layout::DistributedLayout>
+BlockedEncodingAttr::getLayout() const {
+  return std::make_shared<kiln::layout::BlockedLayout>(
+      getSizePerThread().vec(), getThreadsPerWarp().vec(),
+      getWarpsPerCTA().vec(), getOrder().vec());
+}
+
+int64_t BlockedEncodingAttr::getRank() const {
+  return getSizePerThread().size();
+}
+
+//===----------------------------------------------------------------------===//
+// SliceEncodingAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+SliceEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                          int64_t dim, DistributedEncodingAttr parent) {
+  if (!parent)
+    return emitError() << "the parent of a slice must be a distributed layout";
+  if (dim < 0 || dim >= parent.getRank())
+    return emitError() << "slice dimension " << dim
+                       << " is out of range for a parent of rank "
+                       << parent.getRank();
+  if (parent.getRank() < 2)
+    return emitError() << "a slice needs a parent of rank 2 or more";
+  return success();
+}
+
+std::shared_ptr<const kiln::layout::DistributedLayout>
+SliceEncodingAttr::getLayout() const {
+  return std::make_shared<kiln::layout::SliceLayout>(
+      getDim(), getParent().getLayout());
+}
+
+int64_t SliceEncodingAttr::getRank() const {
+  return getParent().getRank() - 1;
+}
