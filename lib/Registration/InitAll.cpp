@@ -5,6 +5,7 @@
 #include "kiln/Conversion/Passes.h"
 #include "kiln/Dialect/Tile/IR/TileDialect.h"
 #include "kiln/Dialect/TileGPU/IR/TileGPUDialect.h"
+#include "kiln/Dialect/TileGPU/Transforms/Passes.h"
 #include "kiln/Target/Host/HostPipeline.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -25,5 +26,6 @@ void kiln::registerAllDialects(mlir::DialectRegistry &registry) {
 void kiln::registerAllPasses() {
   mlir::registerTransformsPasses();
   registerKilnConversionPasses();
+  tilegpu::registerTileGPUPasses();
   host::registerHostLoweringPipeline();
 }

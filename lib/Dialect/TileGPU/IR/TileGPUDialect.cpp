@@ -41,6 +41,10 @@ void TileGPUDialect::initialize() {
 #define GET_ATTRDEF_LIST
 #include "kiln/Dialect/TileGPU/IR/TileGPUAttrs.cpp.inc"
       >();
+  addOperations<
+#define GET_OP_LIST
+#include "kiln/Dialect/TileGPU/IR/TileGPUOps.cpp.inc"
+      >();
   addInterfaces<TileGPUOpAsmInterface>();
 }
 
@@ -99,4 +103,37 @@ SliceEncodingAttr::getLayout() const {
 
 int64_t SliceEncodingAttr::getRank() const {
   return getParent().getRank() - 1;
+}
+
+//===----------------------------------------------------------------------===//
+// ConvertLayoutOp
+//===----------------------------------------------------------------------===//
+
+#define GET_OP_CLASSES
+#include "kiln/Dialect/TileGPU/IR/TileGPUOps.cpp.inc"
+
+LogicalResult ConvertLayoutOp::verify() {
+  RankedTensorType src = getSrc().getType(), result = getType();
+  if (src.getShape() != result.getShape() ||
+      src.getElementType() != result.getElementType())
+    return emitOpError() << "converts " << src << " to " << result
+                         << ": only the layout may change";
+  for (RankedTensorType type : {src, result})
+    if (!isa_and_present<DistributedEncodingAttr>(type.getEncoding()))
+      return emitOpError() << "type " << type
+                           << " has no distributed layout encoding";
+  return success();
+}
+
+OpFoldResult ConvertLayoutOp::fold(FoldAdaptor) {
+  if (getSrc().getType() == getType())
+    return getSrc();
+  // Converting a conversion goes straight from the first source.
+  if (auto producer = getSrc().getDefiningOp<ConvertLayoutOp>()) {
+    if (producer.getSrc().getType() == getType())
+      return producer.getSrc();
+    getSrcMutable().assign(producer.getSrc());
+    return getResult();
+  }
+  return {};
 }

@@ -6,7 +6,11 @@
 #include "kiln/Layout/DistributedLayout.h"
 
 #include "mlir/IR/Attributes.h"
+#include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include <memory>
 
@@ -15,5 +19,8 @@
 
 #define GET_ATTRDEF_CLASSES
 #include "kiln/Dialect/TileGPU/IR/TileGPUAttrs.h.inc"
+
+#define GET_OP_CLASSES
+#include "kiln/Dialect/TileGPU/IR/TileGPUOps.h.inc"
 
 #endif // KILN_DIALECT_TILEGPU_IR_TILEGPUDIALECT_H

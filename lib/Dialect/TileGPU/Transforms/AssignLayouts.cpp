@@ -1,0 +1,341 @@
+//===- AssignLayouts.cpp - Give every tile a layout -----------------------===//
+//
+// Groups the tiles that must share a layout, gives groups with memory
+// accesses the layout that coalesces them (from AxisInfo), derives slice
+// layouts across reductions and expand_dims, defaults the rest, and joins
+// disagreeing choices with tilegpu.convert_layout.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kiln/Dialect/TileGPU/Transforms/Passes.h"
+
+#include "kiln/Dialect/Tile/IR/TileDialect.h"
+#include "kiln/Dialect/TileGPU/Transforms/AxisInfo.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+
+#define DEBUG_TYPE "tile-assign-layouts"
+
+namespace kiln::tilegpu {
+#define GEN_PASS_DEF_TILEASSIGNLAYOUTSPASS
+#include "kiln/Dialect/TileGPU/Transforms/Passes.h.inc"
+} // namespace kiln::tilegpu
+
+using namespace mlir;
+using namespace kiln;
+using namespace kiln::tilegpu;
+
+/// Widest access one thread makes at once, in bytes (ld.global.v4.b32).
+static constexpr int64_t kMaxAccessBytes = 16;
+
+namespace {
+/// Groups of tiles that must share a layout (union-find).
+class LayoutGroups {
+public:
+  Value find(Value v) {
+    auto it = parent.find(v);
+    if (it == parent.end() || it->second == v)
+      return v;
+    Value root = find(it->second);
+    parent[v] = root;
+    return root;
+  }
+
+  void join(Value a, Value b) {
+    Value ra = find(a), rb = find(b);
+    if (ra != rb)
+      parent[ra] = rb;
+  }
+
+  /// Joins every tile among `values`.
+  void joinAll(ValueRange values) {
+    Value first;
+    for (Value v : values) {
+      if (!isa<RankedTensorType>(v.getType()))
+        continue;
+      if (first)
+        join(first, v);
+      else
+        first = v;
+    }
+  }
+
+private:
+  DenseMap<Value, Value> parent;
+};
+
+/// The coalescing layout one memory access asks for, and how many elements
+/// each thread accesses at once with it.
+struct AccessChoice {
+  BlockedEncodingAttr layout;
+  int64_t vector = 0;
+};
+
+struct TileAssignLayoutsPass
+    : tilegpu::impl::TileAssignLayoutsPassBase<TileAssignLayoutsPass> {
+  using TileAssignLayoutsPassBase::TileAssignLayoutsPassBase;
+
+  void runOnOperation() override;
+
+private:
+  BlockedEncodingAttr blocked(const kiln::layout::BlockedLayout &layout);
+  AccessChoice chooseAccess(AxisInfoAnalysis &axisInfo, Value ptr,
+                            Value mask);
+  void assignFunction(func::FuncOp func);
+};
+} // namespace
+
+/// Tiles an op ties to one layout: elementwise operands and results, the
+/// pointers, masks and values of an access, a broadcast and its source.
+static bool sharesLayout(Operation *op) {
+  return isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) ||
+         isa<tile::LoadOp, tile::StoreOp, tile::AtomicRMWOp, tile::AddPtrOp,
+             tile::PtrToIntOp, tile::IntToPtrOp, tile::PtrCastOp,
+             tile::BroadcastOp, tile::ScanOp>(op);
+}
+
+BlockedEncodingAttr
+TileAssignLayoutsPass::blocked(const kiln::layout::BlockedLayout &layout) {
+  return BlockedEncodingAttr::get(
+      &getContext(), layout.getSizePerThread(),
+      layout.getThreadsPerWarpShape(), layout.getWarpsPerCTA(),
+      layout.getOrder());
+}
+
+AccessChoice TileAssignLayoutsPass::chooseAccess(AxisInfoAnalysis &axisInfo,
+                                                 Value ptr, Value mask) {
+  auto type = cast<RankedTensorType>(ptr.getType());
+  ArrayRef<int64_t> shape = type.getShape();
+  const AxisInfo &info = axisInfo.get(ptr);
+  int64_t rank = shape.size();
+  // Fastest dimension: the longest contiguous runs; the last on ties.
+  kiln::layout::Shape order;
+  for (int64_t d = rank - 1; d >= 0; --d)
+    order.push_back(d);
+  std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+    return info.contiguity[a] > info.contiguity[b];
+  });
+  int64_t fastest = order[0];
+  auto pointee = cast<tile::PointerType>(type.getElementType());
+  Type elementType = pointee.getPointeeType();
+  int64_t bytes = isa<tile::PointerType, IndexType>(elementType)
+                      ? 8
+                      : std::max<int64_t>(
+                            1, elementType.getIntOrFloatBitWidth() / 8);
+  int64_t vector = std::min(info.contiguity[fastest], kMaxAccessBytes / bytes);
+  // The address of a vector must be aligned to the vector's size.
+  while (vector > 1 && info.divisibility[fastest] % (vector * bytes) != 0)
+    vector /= 2;
+  if (mask) {
+    int64_t constancy = axisInfo.get(mask).constancy[fastest];
+    while (vector > 1 && constancy % vector != 0)
+      vector /= 2;
+  }
+  vector = std::max<int64_t>(1, std::min(vector, shape[fastest]));
+  auto layout = kiln::layout::BlockedLayout::forCoalescedAccess(
+      kiln::layout::Shape(shape.begin(), shape.end()), order, vector,
+      numWarps, threadsPerWarp);
+  return {blocked(layout), vector};
+}
+
+/// `type` with layout `encoding`.
+static RankedTensorType withEncoding(RankedTensorType type,
+                                     Attribute encoding) {
+  return RankedTensorType::get(type.getShape(), type.getElementType(),
+                               encoding);
+}
+
+/// Gives `value` the type `type`; a constant's value follows its type.
+static void retype(Value value, RankedTensorType type) {
+  value.setType(type);
+  if (auto constant = value.getDefiningOp<arith::ConstantOp>())
+    if (auto dense = dyn_cast<DenseElementsAttr>(constant.getValue()))
+      constant.setValueAttr(dense.reshape(type));
+}
+
+void TileAssignLayoutsPass::assignFunction(func::FuncOp func) {
+  LayoutGroups groups;
+  SmallVector<Value> tiles;
+  auto noteTile = [&](Value v) {
+    if (isa<RankedTensorType>(v.getType()))
+      tiles.push_back(v);
+  };
+  func.walk([&](Block *block) {
+    for (BlockArgument arg : block->getArguments())
+      noteTile(arg);
+  });
+  func.walk([&](Operation *op) {
+    for (Value result : op->getResults())
+      noteTile(result);
+    if (sharesLayout(op)) {
+      SmallVector<Value> values(op->getOperands());
+      llvm::append_range(values, op->getResults());
+      groups.joinAll(values);
+    }
+    if (auto dot = dyn_cast<tile::DotOp>(op))
+      groups.join(dot.getAcc(), dot.getResult());
+    if (auto reduce = dyn_cast<tile::ReduceOp>(op)) {
+      groups.joinAll(reduce.getSrcs());
+      groups.joinAll(reduce.getResults());
+    }
+    if (auto forOp = dyn_cast<scf::ForOp>(op)) {
+      auto yield = cast<scf::YieldOp>(forOp.getBody()->getTerminator());
+      for (auto [i, init] : llvm::enumerate(forOp.getInitArgs()))
+        groups.joinAll({init, forOp.getRegionIterArgs()[i],
+                        yield.getOperand(i), forOp.getResult(i)});
+    }
+    if (auto ifOp = dyn_cast<scf::IfOp>(op)) {
+      for (auto [i, result] : llvm::enumerate(ifOp.getResults())) {
+        SmallVector<Value> values = {result};
+        for (Region *region : {&ifOp.getThenRegion(), &ifOp.getElseRegion()})
+          if (!region->empty())
+            values.push_back(
+                region->front().getTerminator()->getOperand(i));
+        groups.joinAll(values);
+      }
+    }
+  });
+
+  // Memory accesses choose their groups' layouts; the widest wins.
+  AxisInfoAnalysis axisInfo;
+  DenseMap<Value, AccessChoice> chosen;
+  func.walk([&](Operation *op) {
+    Value ptr, mask;
+    if (auto load = dyn_cast<tile::LoadOp>(op))
+      ptr = load.getPtr(), mask = load.getMask();
+    else if (auto store = dyn_cast<tile::StoreOp>(op))
+      ptr = store.getPtr(), mask = store.getMask();
+    else if (auto atomic = dyn_cast<tile::AtomicRMWOp>(op))
+      ptr = atomic.getPtr(), mask = atomic.getMask();
+    if (!ptr || !isa<RankedTensorType>(ptr.getType()))
+      return;
+    AccessChoice choice = chooseAccess(axisInfo, ptr, mask);
+    AccessChoice &current = chosen[groups.find(ptr)];
+    if (choice.vector > current.vector)
+      current = choice;
+  });
+  DenseMap<Value, Attribute> layouts;
+  for (auto &[group, choice] : chosen)
+    layouts[group] = choice.layout;
+
+  // Slices across reductions and expand_dims, until nothing changes.
+  bool changed = true;
+  while (changed) {
+    changed = false;
+    auto derive = [&](Value from, Value to, int64_t axis, bool toSlice) {
+      Attribute source = layouts.lookup(groups.find(from));
+      Value target = groups.find(to);
+      if (!source || layouts.count(target))
+        return;
+      if (toSlice) {
+        layouts[target] = SliceEncodingAttr::get(
+            &getContext(), axis, cast<DistributedEncodingAttr>(source));
+      } else if (auto slice = dyn_cast<SliceEncodingAttr>(source);
+                 slice && slice.getDim() == axis) {
+        layouts[target] = slice.getParent();
+      } else {
+        return;
+      }
+      changed = true;
+    };
+    func.walk([&](Operation *op) {
+      if (auto reduce = dyn_cast<tile::ReduceOp>(op)) {
+        Value result = reduce.getResult(0);
+        if (!isa<RankedTensorType>(result.getType()))
+          return;
+        derive(reduce.getSrcs()[0], result, reduce.getAxis(), true);
+        derive(result, reduce.getSrcs()[0], reduce.getAxis(), false);
+      }
+      if (auto expand = dyn_cast<tile::ExpandDimsOp>(op)) {
+        derive(expand.getResult(), expand.getSrc(), expand.getAxis(), true);
+        derive(expand.getSrc(), expand.getResult(), expand.getAxis(), false);
+      }
+    });
+  }
+
+  // Row-major defaults for the rest, then the types.
+  for (Value tile : tiles) {
+    Value group = groups.find(tile);
+    if (layouts.count(group))
+      continue;
+    auto type = cast<RankedTensorType>(tile.getType());
+    kiln::layout::Shape shape(type.getShape().begin(), type.getShape().end());
+    kiln::layout::Shape order;
+    for (int64_t d = type.getRank() - 1; d >= 0; --d)
+      order.push_back(d);
+    layouts[group] = blocked(kiln::layout::BlockedLayout::forCoalescedAccess(
+        shape, order, 1, numWarps, threadsPerWarp));
+  }
+  for (Value tile : tiles)
+    retype(tile, withEncoding(cast<RankedTensorType>(tile.getType()),
+                              layouts[groups.find(tile)]));
+
+  // Where an op needs a layout its neighbour's group did not get, convert.
+  OpBuilder b(&getContext());
+  func.walk([&](Operation *op) {
+    if (auto reduce = dyn_cast<tile::ReduceOp>(op)) {
+      auto srcType = cast<RankedTensorType>(reduce.getSrcs()[0].getType());
+      auto needed = SliceEncodingAttr::get(
+          &getContext(), reduce.getAxis(),
+          cast<DistributedEncodingAttr>(srcType.getEncoding()));
+      b.setInsertionPointAfter(reduce);
+      for (Value result : reduce.getResults()) {
+        auto type = dyn_cast<RankedTensorType>(result.getType());
+        if (!type || type.getEncoding() == needed)
+          continue;
+        auto convert = ConvertLayoutOp::create(b, reduce.getLoc(), type,
+                                               result);
+        result.replaceAllUsesExcept(convert.getResult(), convert);
+        result.setType(withEncoding(type, needed));
+      }
+    }
+    if (auto expand = dyn_cast<tile::ExpandDimsOp>(op)) {
+      auto resultType = expand.getType();
+      auto needed = SliceEncodingAttr::get(
+          &getContext(), expand.getAxis(),
+          cast<DistributedEncodingAttr>(resultType.getEncoding()));
+      auto srcType = expand.getSrc().getType();
+      if (srcType.getEncoding() == needed)
+        return;
+      b.setInsertionPoint(expand);
+      auto convert = ConvertLayoutOp::create(
+          b, expand.getLoc(), withEncoding(srcType, needed), expand.getSrc());
+      expand.getSrcMutable().assign(convert.getResult());
+    }
+  });
+
+  // Tile arguments and results of the function keep their types in step.
+  func.setFunctionType(FunctionType::get(
+      &getContext(), func.getBody().front().getArgumentTypes(),
+      func.getFunctionType().getResults()));
+}
+
+void TileAssignLayoutsPass::runOnOperation() {
+  ModuleOp module = getOperation();
+  if (numWarps <= 0 || threadsPerWarp <= 0) {
+    module.emitError("num-warps and threads-per-warp must be positive");
+    return signalPassFailure();
+  }
+  bool hasLayouts = false;
+  module.walk([&](Operation *op) {
+    for (Type type : op->getResultTypes())
+      if (auto tensor = dyn_cast<RankedTensorType>(type))
+        hasLayouts |= tensor.getEncoding() != nullptr;
+  });
+  if (hasLayouts) {
+    module.emitError("tiles already have layouts: tile-assign-layouts runs "
+                     "once, on tile IR without encodings");
+    return signalPassFailure();
+  }
+  for (auto func : module.getOps<func::FuncOp>())
+    if (!func.isExternal())
+      assignFunction(func);
+  module->setAttr("tilegpu.num_warps",
+                  IntegerAttr::get(IntegerType::get(&getContext(), 32),
+                                   numWarps));
+}

@@ -1,0 +1,189 @@
+// RUN: kiln-opt %s -split-input-file -tile-assign-layouts | FileCheck %s
+// RUN: kiln-opt %s -split-input-file -tile-assign-layouts=num-warps=8 | FileCheck %s --check-prefix=WARPS8
+
+// Contiguous f32 accesses with 16-byte-aligned pointers and a bound divisible
+// by 16: four elements (16 bytes) per thread, one layout for every tile.
+// CHECK: #[[$V4:blocked[0-9]*]] = #tilegpu.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+// CHECK-LABEL: module attributes {tilegpu.num_warps = 4 : i32}
+// CHECK-LABEL: func.func @aligned
+// CHECK: tile.range 0 to 1024 : tensor<1024xi32, #[[$V4]]>
+// CHECK: tile.load %{{.*}}, %{{.*}} : tensor<1024x!tile.ptr<f32>, #[[$V4]]> -> tensor<1024xf32, #[[$V4]]>
+// CHECK: arith.addf %{{.*}}, %{{.*}} : tensor<1024xf32, #[[$V4]]>
+// CHECK: tile.store %{{.*}}, %{{.*}}, %{{.*}} : tensor<1024x!tile.ptr<f32>, #[[$V4]]>, tensor<1024xf32, #[[$V4]]>
+// WARPS8: #blocked = #tilegpu.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [8], order = [0]}>
+// WARPS8: module attributes {tilegpu.num_warps = 8 : i32}
+func.func @aligned(%x: !tile.ptr<f32> {tile.divisibility = 16 : i64},
+                   %out: !tile.ptr<f32> {tile.divisibility = 16 : i64},
+                   %n: i32 {tile.divisibility = 16 : i64}) {
+  %c1024 = arith.constant 1024 : i32
+  %pid = tile.program_id x
+  %start = arith.muli %pid, %c1024 : i32
+  %r = tile.range 0 to 1024 : tensor<1024xi32>
+  %s = tile.splat %start : i32 -> tensor<1024xi32>
+  %offs = arith.addi %s, %r : tensor<1024xi32>
+  %ns = tile.splat %n : i32 -> tensor<1024xi32>
+  %mask = arith.cmpi slt, %offs, %ns : tensor<1024xi32>
+  %xs = tile.splat %x : !tile.ptr<f32> -> tensor<1024x!tile.ptr<f32>>
+  %xp = tile.addptr %xs, %offs : tensor<1024x!tile.ptr<f32>>, tensor<1024xi32>
+  %v = tile.load %xp, %mask : tensor<1024x!tile.ptr<f32>> -> tensor<1024xf32>
+  %w = arith.addf %v, %v : tensor<1024xf32>
+  %os = tile.splat %out : !tile.ptr<f32> -> tensor<1024x!tile.ptr<f32>>
+  %op = tile.addptr %os, %offs : tensor<1024x!tile.ptr<f32>>, tensor<1024xi32>
+  tile.store %op, %w, %mask : tensor<1024x!tile.ptr<f32>>, tensor<1024xf32>
+  return
+}
+
+// -----
+
+// Without alignment facts, or with a mask that may change at any element,
+// each thread accesses one element at a time.
+// CHECK: #[[$V1:blocked[0-9]*]] = #tilegpu.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+// CHECK-LABEL: func.func @unaligned
+// CHECK: tile.load {{.*}} -> tensor<256xf32, #[[$V1]]>
+// CHECK-LABEL: func.func @ragged_mask
+// CHECK: tile.load {{.*}} -> tensor<256xf32, #[[$V1]]>
+func.func @unaligned(%x: !tile.ptr<f32>) {
+  %r = tile.range 0 to 256 : tensor<256xi32>
+  %xs = tile.splat %x : !tile.ptr<f32> -> tensor<256x!tile.ptr<f32>>
+  %xp = tile.addptr %xs, %r : tensor<256x!tile.ptr<f32>>, tensor<256xi32>
+  %v = tile.load %xp : tensor<256x!tile.ptr<f32>> -> tensor<256xf32>
+  return
+}
+func.func @ragged_mask(%x: !tile.ptr<f32> {tile.divisibility = 16 : i64}, %n: i32) {
+  %r = tile.range 0 to 256 : tensor<256xi32>
+  %ns = tile.splat %n : i32 -> tensor<256xi32>
+  %mask = arith.cmpi slt, %r, %ns : tensor<256xi32>
+  %xs = tile.splat %x : !tile.ptr<f32> -> tensor<256x!tile.ptr<f32>>
+  %xp = tile.addptr %xs, %r : tensor<256x!tile.ptr<f32>>, tensor<256xi32>
+  %v = tile.load %xp, %mask : tensor<256x!tile.ptr<f32>> -> tensor<256xf32>
+  return
+}
+
+// -----
+
+// A row-major 64x32 f16 tile: 8 halves (16 bytes) per thread along the
+// rows, 4 threads per row, warps down the columns.
+// CHECK: #[[$ROWS:blocked[0-9]*]] = #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
+// CHECK-LABEL: func.func @row_major
+// CHECK: tile.load {{.*}} -> tensor<64x32xf16, #[[$ROWS]]>
+func.func @row_major(%a: !tile.ptr<f16> {tile.divisibility = 16 : i64},
+                     %stride: i32 {tile.divisibility = 16 : i64}) {
+  %r64 = tile.range 0 to 64 : tensor<64xi32>
+  %r32 = tile.range 0 to 32 : tensor<32xi32>
+  %rows = tile.expand_dims %r64 axis 1 : tensor<64xi32> -> tensor<64x1xi32>
+  %cols = tile.expand_dims %r32 axis 0 : tensor<32xi32> -> tensor<1x32xi32>
+  %ss = tile.splat %stride : i32 -> tensor<64x1xi32>
+  %ro = arith.muli %rows, %ss : tensor<64x1xi32>
+  %rob = tile.broadcast %ro : tensor<64x1xi32> -> tensor<64x32xi32>
+  %cob = tile.broadcast %cols : tensor<1x32xi32> -> tensor<64x32xi32>
+  %offs = arith.addi %rob, %cob : tensor<64x32xi32>
+  %as = tile.splat %a : !tile.ptr<f16> -> tensor<64x32x!tile.ptr<f16>>
+  %ap = tile.addptr %as, %offs : tensor<64x32x!tile.ptr<f16>>, tensor<64x32xi32>
+  %v = tile.load %ap : tensor<64x32x!tile.ptr<f16>> -> tensor<64x32xf16>
+  return
+}
+
+// -----
+
+// Contiguous down the columns (a transposed read): dimension 0 is fastest.
+// CHECK: #[[$COLS:blocked[0-9]*]] = #tilegpu.blocked<{sizePerThread = [4, 1], threadsPerWarp = [16, 2], warpsPerCTA = [1, 4], order = [0, 1]}>
+// CHECK-LABEL: func.func @column_major
+// CHECK: tile.load {{.*}} -> tensor<64x32xf32, #[[$COLS]]>
+func.func @column_major(%a: !tile.ptr<f32> {tile.divisibility = 16 : i64},
+                        %stride: i32 {tile.divisibility = 16 : i64}) {
+  %r64 = tile.range 0 to 64 : tensor<64xi32>
+  %r32 = tile.range 0 to 32 : tensor<32xi32>
+  %rows = tile.expand_dims %r64 axis 1 : tensor<64xi32> -> tensor<64x1xi32>
+  %cols = tile.expand_dims %r32 axis 0 : tensor<32xi32> -> tensor<1x32xi32>
+  %ss = tile.splat %stride : i32 -> tensor<1x32xi32>
+  %co = arith.muli %cols, %ss : tensor<1x32xi32>
+  %rob = tile.broadcast %rows : tensor<64x1xi32> -> tensor<64x32xi32>
+  %cob = tile.broadcast %co : tensor<1x32xi32> -> tensor<64x32xi32>
+  %offs = arith.addi %rob, %cob : tensor<64x32xi32>
+  %as = tile.splat %a : !tile.ptr<f32> -> tensor<64x32x!tile.ptr<f32>>
+  %ap = tile.addptr %as, %offs : tensor<64x32x!tile.ptr<f32>>, tensor<64x32xi32>
+  %v = tile.load %ap : tensor<64x32x!tile.ptr<f32>> -> tensor<64x32xf32>
+  return
+}
+
+// -----
+
+// A row reduction gives a slice of its operand's layout; expanding it back
+// gives the parent layout again, with nothing to convert.
+// CHECK-DAG: #[[$P:blocked[0-9]*]] = #tilegpu.blocked<{sizePerThread = [1, 4], {{.*}}order = [1, 0]}>
+// CHECK-DAG: #[[$S:slice[0-9]*]] = #tilegpu.slice<{dim = 1, parent = #[[$P]]}>
+// CHECK-LABEL: func.func @reduce_and_expand
+// CHECK: %[[X:.*]] = tile.load {{.*}} -> tensor<16x64xf32, #[[$P]]>
+// CHECK: %[[R:.*]] = tile.reduce %[[X]] axis 1 : tensor<16x64xf32, #[[$P]]> -> tensor<16xf32, #[[$S]]>
+// CHECK-NOT: tilegpu.convert_layout
+// CHECK: tile.expand_dims %[[R]] axis 1 : tensor<16xf32, #[[$S]]> -> tensor<16x1xf32, #[[$P]]>
+func.func @reduce_and_expand(%a: !tile.ptr<f32> {tile.divisibility = 16 : i64}) {
+  %r16 = tile.range 0 to 16 : tensor<16xi32>
+  %r64 = tile.range 0 to 64 : tensor<64xi32>
+  %rows = tile.expand_dims %r16 axis 1 : tensor<16xi32> -> tensor<16x1xi32>
+  %cols = tile.expand_dims %r64 axis 0 : tensor<64xi32> -> tensor<1x64xi32>
+  %c64 = arith.constant dense<64> : tensor<16x1xi32>
+  %ro = arith.muli %rows, %c64 : tensor<16x1xi32>
+  %rob = tile.broadcast %ro : tensor<16x1xi32> -> tensor<16x64xi32>
+  %cob = tile.broadcast %cols : tensor<1x64xi32> -> tensor<16x64xi32>
+  %offs = arith.addi %rob, %cob : tensor<16x64xi32>
+  %as = tile.splat %a : !tile.ptr<f32> -> tensor<16x64x!tile.ptr<f32>>
+  %ap = tile.addptr %as, %offs : tensor<16x64x!tile.ptr<f32>>, tensor<16x64xi32>
+  %x = tile.load %ap : tensor<16x64x!tile.ptr<f32>> -> tensor<16x64xf32>
+  %s = tile.reduce %x axis 1 : tensor<16x64xf32> -> tensor<16xf32> {
+  ^bb0(%l: f32, %r: f32):
+    %t = arith.addf %l, %r : f32
+    tile.yield %t : f32
+  }
+  %e = tile.expand_dims %s axis 1 : tensor<16xf32> -> tensor<16x1xf32>
+  %eb = tile.broadcast %e : tensor<16x1xf32> -> tensor<16x64xf32>
+  %y = arith.subf %x, %eb : tensor<16x64xf32>
+  tile.store %ap, %y : tensor<16x64x!tile.ptr<f32>>, tensor<16x64xf32>
+  return
+}
+
+// -----
+
+// One range expanded along both axes needs two slices of the 2-D layout: the
+// second use gets a conversion.
+// CHECK-LABEL: func.func @range_used_twice
+// CHECK: %[[R:.*]] = tile.range 0 to 16 : tensor<16xi32, #[[$SA:slice[0-9]*]]>
+// CHECK: tile.expand_dims %[[R]] axis 1
+// CHECK: %[[C:.*]] = tilegpu.convert_layout %[[R]] : tensor<16xi32, #[[$SA]]> -> tensor<16xi32, #{{slice[0-9]*}}>
+// CHECK: tile.expand_dims %[[C]] axis 0
+func.func @range_used_twice(%a: !tile.ptr<i32>) {
+  %r = tile.range 0 to 16 : tensor<16xi32>
+  %rows = tile.expand_dims %r axis 1 : tensor<16xi32> -> tensor<16x1xi32>
+  %cols = tile.expand_dims %r axis 0 : tensor<16xi32> -> tensor<1x16xi32>
+  %rb = tile.broadcast %rows : tensor<16x1xi32> -> tensor<16x16xi32>
+  %cb = tile.broadcast %cols : tensor<1x16xi32> -> tensor<16x16xi32>
+  %sum = arith.addi %rb, %cb : tensor<16x16xi32>
+  %as = tile.splat %a : !tile.ptr<i32> -> tensor<16x16x!tile.ptr<i32>>
+  %ap = tile.addptr %as, %sum : tensor<16x16x!tile.ptr<i32>>, tensor<16x16xi32>
+  tile.store %ap, %sum : tensor<16x16x!tile.ptr<i32>>, tensor<16x16xi32>
+  return
+}
+
+// -----
+
+// Values carried by a loop share one layout with the loop's results.
+// CHECK-LABEL: func.func @loop
+// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %{{.*}}) -> (tensor<128xf32, #[[$L:blocked[0-9]*]]>)
+// CHECK: arith.addf %{{.*}}, %{{.*}} : tensor<128xf32, #[[$L]]>
+// CHECK: scf.yield %{{.*}} : tensor<128xf32, #[[$L]]>
+// CHECK: tile.store %{{.*}}, %{{.*}} : tensor<128x!tile.ptr<f32>, #[[$L]]>, tensor<128xf32, #[[$L]]>
+func.func @loop(%out: !tile.ptr<f32>, %n: i32) {
+  %zero = arith.constant dense<0.0> : tensor<128xf32>
+  %one = arith.constant dense<1.0> : tensor<128xf32>
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %acc = scf.for %i = %c0 to %n step %c1 iter_args(%a = %zero) -> (tensor<128xf32>) : i32 {
+    %b = arith.addf %a, %one : tensor<128xf32>
+    scf.yield %b : tensor<128xf32>
+  }
+  %r = tile.range 0 to 128 : tensor<128xi32>
+  %os = tile.splat %out : !tile.ptr<f32> -> tensor<128x!tile.ptr<f32>>
+  %op = tile.addptr %os, %r : tensor<128x!tile.ptr<f32>>, tensor<128xi32>
+  tile.store %op, %acc : tensor<128x!tile.ptr<f32>>, tensor<128xf32>
+  return
+}
