@@ -7,9 +7,12 @@
 #include "kiln/Dialect/TileGPU/IR/TileGPUDialect.h"
 #include "kiln/Dialect/TileGPU/Transforms/Passes.h"
 #include "kiln/Target/Host/HostPipeline.h"
+#include "kiln/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -19,13 +22,18 @@
 void kiln::registerAllDialects(mlir::DialectRegistry &registry) {
   registry.insert<tile::TileDialect, tilegpu::TileGPUDialect, mlir::arith::ArithDialect,
                   mlir::func::FuncDialect, mlir::math::MathDialect,
-                  mlir::scf::SCFDialect, mlir::tensor::TensorDialect>();
+                  mlir::linalg::LinalgDialect, mlir::scf::SCFDialect,
+                  mlir::tensor::TensorDialect>();
   host::registerHostDialectExtensions(registry);
 }
 
 void kiln::registerAllPasses() {
   mlir::registerTransformsPasses();
+  // Array programs come in as linalg; these normalise them for kiln-fuse.
+  mlir::registerConvertElementwiseToLinalgPass();
+  mlir::registerLinalgGeneralizeNamedOpsPass();
   registerKilnConversionPasses();
   tilegpu::registerTileGPUPasses();
+  registerKilnTransformsPasses();
   host::registerHostLoweringPipeline();
 }

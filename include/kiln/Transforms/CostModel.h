@@ -1,0 +1,33 @@
+//===- CostModel.h - FLOPs, bytes and regimes of kernels --------*- C++ -*-===//
+
+#ifndef KILN_TRANSFORMS_COSTMODEL_H
+#define KILN_TRANSFORMS_COSTMODEL_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <optional>
+#include <string>
+
+namespace kiln {
+
+/// Peaks of one GPU, from vendor data sheets (dense, no sparsity).
+struct TargetPeaks {
+  std::string name;
+  double fp32Tflops;     ///< CUDA cores, FP32
+  double tensorTflops;   ///< tensor cores, FP16/BF16 inputs
+  double bandwidthTbps;  ///< DRAM
+  double launchMicros;   ///< issuing one kernel from the host
+};
+
+/// The named target (a100, h100, h200), if there is one.
+std::optional<TargetPeaks> lookupTarget(llvm::StringRef name);
+
+/// Prints the cost report of every function of `module` to `os`.
+void printCostReport(mlir::ModuleOp module, const TargetPeaks &target,
+                     llvm::raw_ostream &os);
+
+} // namespace kiln
+
+#endif // KILN_TRANSFORMS_COSTMODEL_H

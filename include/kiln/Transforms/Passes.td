@@ -1,0 +1,71 @@
+//===- Passes.td - Kiln's array-level passes ---------------*- tablegen -*-===//
+
+#ifndef KILN_TRANSFORMS_PASSES_TD
+#define KILN_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def KilnFusePass : Pass<"kiln-fuse", "mlir::ModuleOp"> {
+  let summary = "Group whole-tensor ops into the fewest kernels";
+  let description = [{
+    Works on functions over ranked tensors in `linalg`, `arith`, `math` and
+    `tensor` (arith and math ops on tensors should first become
+    `linalg.generic`, as `convert-elementwise-to-linalg` does). Each group
+    of ops becomes one private kernel function, attributed `kiln.kernel`,
+    called from the original function. The policy, in order:
+
+    1. Elementwise chains and broadcasts merge into one `linalg.generic`
+       (upstream elementwise fusion), and a reduction absorbs its
+       elementwise producers. A value with several users is recomputed in
+       each when its producer is cheap (at most `recompute-max-ops` body
+       ops and one input), else materialised once.
+    2. Row-wise ops (every operand indexed by the same first, parallel
+       dimension) that feed each other join one kernel when a row holds at
+       most `max-row` elements: a softmax or a layer norm is one kernel, and
+       so is an expensive value with its users, which then share it rather
+       than recompute it or pass it through memory.
+    3. A matmul takes in the elementwise ops that only produce its operands
+       (casts) and those that only consume its result (bias, activation,
+       residual, cast), and the fill of its accumulator.
+
+    Ops that join no group are kernels of their own, with a remark. With
+    `report`, the cost report (see kiln-cost-report) is printed before and
+    after fusion.
+  }];
+  let options = [
+    Option<"recomputeMaxOps", "recompute-max-ops", "int64_t", "2",
+           "Most body ops of a producer recomputed in each of its users">,
+    Option<"maxRow", "max-row", "int64_t", "16384",
+           "Most elements of a row that one row-wise kernel holds">,
+    Option<"report", "report", "bool", "false",
+           "Print the cost report before and after fusion">,
+    Option<"target", "target", "std::string", "\"h100\"",
+           "Target of the report: a100, h100 or h200">,
+  ];
+  let dependentDialects = ["mlir::func::FuncDialect",
+                           "mlir::linalg::LinalgDialect"];
+}
+
+def KilnCostReportPass : Pass<"kiln-cost-report", "mlir::ModuleOp"> {
+  let summary = "Print each kernel's FLOPs, DRAM bytes and regime";
+  let description = [{
+    For every function, lists its kernels (calls of `kiln.kernel`
+    functions; before fusion, every linalg op) with FLOPs (one per
+    arithmetic op of a body per iteration; 2*M*N*K for a matmul), minimum
+    DRAM bytes (each input read once, each output written once), arithmetic
+    intensity and regime against the target's ridge point; then the
+    function's totals, its kernel count and which of arithmetic, memory and
+    launch overhead bounds it. Targets: a100, h100, h200, with peaks
+    overridable by the options.
+  }];
+  let options = [
+    Option<"target", "target", "std::string", "\"h100\"",
+           "a100, h100 or h200">,
+    Option<"peakTflops", "peak-tflops", "double", "0",
+           "FP32 peak in TFLOP/s, overriding the target's">,
+    Option<"bandwidthTbps", "bandwidth-tbps", "double", "0",
+           "DRAM bandwidth in TB/s, overriding the target's">,
+  ];
+}
+
+#endif // KILN_TRANSFORMS_PASSES_TD

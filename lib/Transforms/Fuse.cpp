@@ -1,0 +1,314 @@
+//===- Fuse.cpp - Group whole-tensor ops into kernels ---------------------===//
+//
+// Upstream elementwise fusion does the merging of elementwise chains (and
+// of elementwise producers into reductions); Kiln's policy adds which
+// multi-use producers to recompute, row-wise groups (softmax, layer norm)
+// and matmul prologues and epilogues, and outlines every group into a
+// kernel function.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kiln/Transforms/CostModel.h"
+#include "kiln/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Transforms/RegionUtils.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/ADT/EquivalenceClasses.h"
+
+#define DEBUG_TYPE "kiln-fuse"
+
+namespace kiln {
+#define GEN_PASS_DEF_KILNFUSEPASS
+#define GEN_PASS_DEF_KILNCOSTREPORTPASS
+#include "kiln/Transforms/Passes.h.inc"
+} // namespace kiln
+
+using namespace mlir;
+using namespace kiln;
+
+/// Arithmetic ops in the body of a generic.
+static int64_t bodyCost(linalg::GenericOp op) {
+  int64_t cost = 0;
+  for (Operation &bodyOp : *op.getBody())
+    cost += isa<arith::ArithDialect, math::MathDialect>(bodyOp.getDialect()) &&
+            !isa<arith::ConstantOp>(bodyOp);
+  return cost;
+}
+
+static bool isContraction(Operation *op) {
+  auto linalgOp = dyn_cast_if_present<linalg::LinalgOp>(op);
+  return linalgOp && linalg::isaContractionOpInterface(linalgOp);
+}
+
+static bool isElementwise(Operation *op) {
+  auto generic = dyn_cast_if_present<linalg::GenericOp>(op);
+  return generic && generic.getNumLoops() == generic.getNumParallelLoops();
+}
+
+/// A row-wise op: a generic whose first loop is parallel and indexes the
+/// first dimension of every operand, with rows of at most `maxRow`.
+static bool isRowWise(Operation *op, int64_t maxRow, int64_t &rows) {
+  auto generic = dyn_cast<linalg::GenericOp>(op);
+  if (!generic || generic.getNumLoops() < 1 ||
+      generic.getIteratorTypesArray()[0] != utils::IteratorType::parallel)
+    return false;
+  for (AffineMap map : generic.getIndexingMapsArray())
+    if (map.getNumResults() == 0 || map.getResult(0) != getAffineDimExpr(0,
+                                                          op->getContext()))
+      return false;
+  SmallVector<int64_t> ranges = generic.getStaticLoopRanges();
+  int64_t row = 1;
+  for (int64_t range : ArrayRef(ranges).drop_front()) {
+    if (ShapedType::isDynamic(range))
+      return false;
+    row *= range;
+  }
+  rows = ranges[0];
+  return !ShapedType::isDynamic(rows) && row <= maxRow;
+}
+
+namespace {
+struct KilnFusePass : kiln::impl::KilnFusePassBase<KilnFusePass> {
+  using KilnFusePassBase::KilnFusePassBase;
+
+  void runOnOperation() override;
+
+private:
+  LogicalResult fuseElementwise(func::FuncOp func);
+  void groupAndOutline(func::FuncOp func, SymbolTable &symbols);
+};
+
+struct KilnCostReportPass
+    : kiln::impl::KilnCostReportPassBase<KilnCostReportPass> {
+  using KilnCostReportPassBase::KilnCostReportPassBase;
+
+  void runOnOperation() override {
+    std::optional<TargetPeaks> peaks = lookupTarget(target);
+    if (!peaks) {
+      getOperation().emitError("unknown target '")
+          << target << "' (a100, h100 or h200)";
+      return signalPassFailure();
+    }
+    if (peakTflops > 0)
+      peaks->fp32Tflops = peakTflops;
+    if (bandwidthTbps > 0)
+      peaks->bandwidthTbps = bandwidthTbps;
+    printCostReport(getOperation(), *peaks, llvm::outs());
+    markAllAnalysesPreserved();
+  }
+};
+} // namespace
+
+LogicalResult KilnFusePass::fuseElementwise(func::FuncOp func) {
+  // Upstream fusion merges a producer into a consumer; a producer with
+  // other users stays for them, so fusing it means recomputing it. Chains
+  // of single uses merge first, so that the cost of recomputing is judged
+  // on whole merged producers, whatever order the rewrites take.
+  auto fuse = [&](linalg::ControlFusionFn control) {
+    RewritePatternSet patterns(&getContext());
+    linalg::populateElementwiseOpsFusionPatterns(patterns, control);
+    return applyPatternsGreedily(func, std::move(patterns));
+  };
+  auto producerOf = [](OpOperand *fused) {
+    return fused->get().getDefiningOp<linalg::GenericOp>();
+  };
+  if (failed(fuse([&](OpOperand *fused) {
+        return producerOf(fused) && fused->get().hasOneUse();
+      })))
+    return failure();
+  return fuse([&](OpOperand *fused) {
+    linalg::GenericOp producer = producerOf(fused);
+    return producer && (fused->get().hasOneUse() ||
+                        (bodyCost(producer) <= recomputeMaxOps &&
+                         producer.getNumDpsInputs() <= 1));
+  });
+}
+
+/// Ops that a kernel recreates for itself instead of taking as inputs.
+static bool isCloneable(Operation *op) {
+  return op && isa<tensor::EmptyOp, arith::ConstantOp>(op);
+}
+
+void KilnFusePass::groupAndOutline(func::FuncOp func, SymbolTable &symbols) {
+  Block &body = func.getBody().front();
+  SmallVector<Operation *> kernels;
+  DenseMap<Operation *, unsigned> position;
+  for (Operation &op : body) {
+    position[&op] = position.size();
+    if (isa<linalg::LinalgOp>(op))
+      kernels.push_back(&op);
+  }
+
+  llvm::EquivalenceClasses<Operation *> groups;
+  for (Operation *op : kernels)
+    groups.insert(op);
+  // Joining producer and consumer is safe when no op between them (outside
+  // their groups) uses the producer's group: the group stays contiguous.
+  auto canJoin = [&](Operation *producer, Operation *consumer) {
+    for (unsigned i = position[producer] + 1; i < position[consumer]; ++i) {
+      Operation *between = &*std::next(body.begin(), i);
+      if (!isa<linalg::LinalgOp>(between) ||
+          groups.isEquivalent(between, producer) ||
+          groups.isEquivalent(between, consumer))
+        continue;
+      for (Value operand : between->getOperands())
+        if (Operation *def = operand.getDefiningOp();
+            def && groups.contains(def) &&
+            groups.isEquivalent(def, producer))
+          return false;
+    }
+    return true;
+  };
+
+  for (Operation *consumer : kernels) {
+    int64_t consumerRows = 0;
+    bool consumerRowWise = isRowWise(consumer, maxRow, consumerRows);
+    for (Value operand : consumer->getOperands()) {
+      Operation *producer = operand.getDefiningOp();
+      if (!producer || !groups.contains(producer))
+        continue;
+      int64_t producerRows = 0;
+      bool rowGroup = consumerRowWise &&
+                      isRowWise(producer, maxRow, producerRows) &&
+                      producerRows == consumerRows;
+      bool epilogue = isContraction(producer) &&
+                      isElementwise(consumer) && operand.hasOneUse();
+      bool prologue = isContraction(consumer) && isElementwise(producer) &&
+                      operand.hasOneUse();
+      // A fill that only starts a reduction or matmul is that kernel's
+      // first step, not a pass over memory of its own.
+      auto dps = cast<DestinationStyleOpInterface>(consumer);
+      bool init = isa<linalg::FillOp>(producer) && operand.hasOneUse() &&
+                  llvm::is_contained(dps.getDpsInits(), operand);
+      if ((rowGroup || epilogue || prologue || init) &&
+          canJoin(producer, consumer))
+        groups.unionSets(producer, consumer);
+    }
+  }
+
+  // Outline each group, in program order, where its last op was.
+  SmallVector<SmallVector<Operation *>> ordered;
+  for (auto it = groups.begin(); it != groups.end(); ++it)
+    if ((*it)->isLeader())
+      ordered.emplace_back(groups.member_begin(**it), groups.member_end());
+  for (auto &members : ordered)
+    llvm::sort(members, [&](Operation *a, Operation *b) {
+      return position[a] < position[b];
+    });
+  llvm::sort(ordered, [&](const auto &a, const auto &b) {
+    return position[a.front()] < position[b.front()];
+  });
+  unsigned index = 0;
+  for (SmallVector<Operation *> &members : ordered) {
+    if (members.size() == 1) {
+      // Say why an op that feeds or follows another kernel stands alone.
+      Operation *op = members.front();
+      bool neighbour = llvm::any_of(op->getOperands(), [](Value v) {
+        return isa_and_present<linalg::LinalgOp>(v.getDefiningOp());
+      });
+      for (Operation *user : op->getUsers())
+        neighbour |= isa<linalg::LinalgOp>(user);
+      if (neighbour)
+        op->emitRemark("not fused with its neighbours: no rule joins a ")
+            << op->getName()
+            << " here (see kiln-fuse's policy); it is a kernel of its own";
+    }
+    llvm::SetVector<Value> inputs, outputs;
+    llvm::SetVector<Operation *> cloned;
+    DenseSet<Operation *> inGroup(members.begin(), members.end());
+    for (Operation *op : members) {
+      // Operands, and what bodies use from outside (a scalar constant that
+      // elementwise fusion captured, say).
+      llvm::SetVector<Value> used(op->getOperands().begin(),
+                                  op->getOperands().end());
+      getUsedValuesDefinedAbove(op->getRegions(), used);
+      for (Value operand : used) {
+        Operation *def = operand.getDefiningOp();
+        if (def && inGroup.contains(def))
+          continue;
+        if (isCloneable(def))
+          cloned.insert(def);
+        else
+          inputs.insert(operand);
+      }
+      for (Value result : op->getResults())
+        for (Operation *user : result.getUsers())
+          if (!inGroup.contains(user))
+            outputs.insert(result);
+    }
+    OpBuilder b(func);
+    std::string name =
+        (func.getSymName() + "_kernel" + Twine(index++)).str();
+    auto kernel = func::FuncOp::create(
+        b, members.front()->getLoc(), name,
+        b.getFunctionType(ValueRange(inputs.getArrayRef()).getTypes(),
+                          ValueRange(outputs.getArrayRef()).getTypes()));
+    kernel.setPrivate();
+    kernel->setAttr("kiln.kernel", b.getUnitAttr());
+    symbols.insert(kernel);
+    Block *entry = kernel.addEntryBlock();
+    OpBuilder inside = OpBuilder::atBlockBegin(entry);
+    IRMapping mapping;
+    for (auto [input, arg] : llvm::zip(inputs, entry->getArguments()))
+      mapping.map(input, arg);
+    for (Operation *op : cloned)
+      inside.clone(*op, mapping);
+    for (Operation *op : members)
+      inside.clone(*op, mapping);
+    func::ReturnOp::create(
+        inside, members.back()->getLoc(),
+        llvm::map_to_vector(outputs, [&](Value v) {
+          return mapping.lookup(v);
+        }));
+
+    b.setInsertionPoint(members.back());
+    auto call = func::CallOp::create(b, members.back()->getLoc(), kernel,
+                                     inputs.getArrayRef());
+    for (auto [output, result] : llvm::zip(outputs, call.getResults()))
+      Value(output).replaceAllUsesWith(result);
+    for (Operation *op : llvm::reverse(members))
+      op->erase();
+  }
+  // What the kernels recreate for themselves may now be unused here.
+  for (Operation &op : llvm::make_early_inc_range(llvm::reverse(body)))
+    if (isCloneable(&op) && op.use_empty())
+      op.erase();
+}
+
+void KilnFusePass::runOnOperation() {
+  ModuleOp module = getOperation();
+  std::optional<TargetPeaks> peaks = lookupTarget(target);
+  if (!peaks) {
+    module.emitError("unknown target '") << target << "' (a100, h100 or h200)";
+    return signalPassFailure();
+  }
+  if (report) {
+    llvm::outs() << "before kiln-fuse:\n";
+    printCostReport(module, *peaks, llvm::outs());
+  }
+  SymbolTable symbols(module);
+  SmallVector<func::FuncOp> funcs;
+  for (auto func : module.getOps<func::FuncOp>())
+    if (!func.isExternal() && !func->hasAttr("kiln.kernel"))
+      funcs.push_back(func);
+  for (func::FuncOp func : funcs) {
+    if (!func.getBody().hasOneBlock()) {
+      func.emitError("kiln-fuse needs functions of one block");
+      return signalPassFailure();
+    }
+    if (failed(fuseElementwise(func)))
+      return signalPassFailure();
+    groupAndOutline(func, symbols);
+  }
+  if (report) {
+    llvm::outs() << "after kiln-fuse:\n";
+    printCostReport(module, *peaks, llvm::outs());
+  }
+}

@@ -1,0 +1,176 @@
+// RUN: kiln-opt %s -split-input-file -convert-elementwise-to-linalg -kiln-fuse | FileCheck %s
+
+// An elementwise chain is one kernel: cos(cos(x)) reads x once.
+// CHECK-LABEL: func.func private @coscos_kernel0
+// CHECK-SAME: (%[[X:.*]]: tensor<1024xf32>) -> tensor<1024xf32> attributes {kiln.kernel}
+// CHECK: linalg.generic
+// CHECK: math.cos
+// CHECK: math.cos
+// CHECK-NOT: linalg.generic
+// CHECK-LABEL: func.func @coscos
+// CHECK-NEXT: %[[R:.*]] = call @coscos_kernel0(%{{.*}})
+// CHECK-NEXT: return %[[R]]
+func.func @coscos(%x: tensor<1024xf32>) -> tensor<1024xf32> {
+  %a = math.cos %x : tensor<1024xf32>
+  %b = math.cos %a : tensor<1024xf32>
+  return %b : tensor<1024xf32>
+}
+
+// -----
+
+// A broadcast of a bias inside the chain fuses too: relu(a * x + b[col]).
+// CHECK-LABEL: func.func private @affine_relu_kernel0
+// CHECK-SAME: (%{{.*}}: tensor<8x16xf32>, %{{.*}}: tensor<16xf32>) -> tensor<8x16xf32>
+// CHECK: linalg.generic {indexing_maps = [#{{.*}}, #{{.*}}, #{{.*}}], iterator_types = ["parallel", "parallel"]}
+// CHECK: arith.mulf
+// CHECK: arith.addf
+// CHECK: arith.maximumf
+// CHECK-LABEL: func.func @affine_relu
+// CHECK: call @affine_relu_kernel0
+// CHECK-NOT: call
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#col = affine_map<(d0, d1) -> (d1)>
+func.func @affine_relu(%x: tensor<8x16xf32>, %b: tensor<16xf32>) -> tensor<8x16xf32> {
+  %two = arith.constant dense<2.0> : tensor<8x16xf32>
+  %zero = arith.constant dense<0.0> : tensor<8x16xf32>
+  %e = tensor.empty() : tensor<8x16xf32>
+  %bb = linalg.generic {indexing_maps = [#col, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%b : tensor<16xf32>) outs(%e : tensor<8x16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<8x16xf32>
+  %ax = arith.mulf %x, %two : tensor<8x16xf32>
+  %s = arith.addf %ax, %bb : tensor<8x16xf32>
+  %r = arith.maximumf %s, %zero : tensor<8x16xf32>
+  return %r : tensor<8x16xf32>
+}
+
+// -----
+
+// A softmax is one kernel: the row maximum, the exponentials, their sum and
+// the division all work on one row, and the fills start the reductions.
+// CHECK-LABEL: func.func private @softmax_kernel0
+// CHECK-SAME: (%{{.*}}: tensor<64x1000xf32>) -> tensor<64x1000xf32>
+// CHECK-COUNT-2: linalg.fill
+// CHECK-LABEL: func.func @softmax
+// CHECK-NEXT: call @softmax_kernel0
+// CHECK-NEXT: return
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+func.func @softmax(%x: tensor<64x1000xf32>) -> tensor<64x1000xf32> {
+  %ninf = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.0 : f32
+  %e1 = tensor.empty() : tensor<64xf32>
+  %minit = linalg.fill ins(%ninf : f32) outs(%e1 : tensor<64xf32>) -> tensor<64xf32>
+  %max = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<64x1000xf32>) outs(%minit : tensor<64xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %m = arith.maximumf %in, %acc : f32
+    linalg.yield %m : f32
+  } -> tensor<64xf32>
+  %e2 = tensor.empty() : tensor<64x1000xf32>
+  %exp = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %max : tensor<64x1000xf32>, tensor<64xf32>) outs(%e2 : tensor<64x1000xf32>) {
+  ^bb0(%in: f32, %m: f32, %out: f32):
+    %s = arith.subf %in, %m : f32
+    %e = math.exp %s : f32
+    linalg.yield %e : f32
+  } -> tensor<64x1000xf32>
+  %sinit = linalg.fill ins(%zero : f32) outs(%e1 : tensor<64xf32>) -> tensor<64xf32>
+  %sum = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%exp : tensor<64x1000xf32>) outs(%sinit : tensor<64xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %a = arith.addf %in, %acc : f32
+    linalg.yield %a : f32
+  } -> tensor<64xf32>
+  %y = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%exp, %sum : tensor<64x1000xf32>, tensor<64xf32>) outs(%e2 : tensor<64x1000xf32>) {
+  ^bb0(%in: f32, %s: f32, %out: f32):
+    %d = arith.divf %in, %s : f32
+    linalg.yield %d : f32
+  } -> tensor<64x1000xf32>
+  return %y : tensor<64x1000xf32>
+}
+
+// -----
+
+// A matmul takes in the cast of its operand and its epilogue: bias, GELU
+// (tanh form) and the cast to f16.
+// CHECK-LABEL: func.func private @mm_epilogue_kernel0
+// CHECK-SAME: (%{{.*}}: tensor<64x32xf32>, %{{.*}}: tensor<32x128xf16>, %{{.*}}: tensor<128xf32>) -> tensor<64x128xf16>
+// CHECK: arith.truncf
+// CHECK: linalg.fill
+// CHECK: linalg.matmul
+// CHECK: math.tanh
+// CHECK: arith.truncf
+// CHECK-LABEL: func.func @mm_epilogue
+// CHECK-NEXT: call @mm_epilogue_kernel0
+// CHECK-NEXT: return
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#bias = affine_map<(d0, d1) -> (d1)>
+func.func @mm_epilogue(%a32: tensor<64x32xf32>, %b: tensor<32x128xf16>, %bias: tensor<128xf32>) -> tensor<64x128xf16> {
+  %a = arith.truncf %a32 : tensor<64x32xf32> to tensor<64x32xf16>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x128xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<64x128xf32>) -> tensor<64x128xf32>
+  %mm = linalg.matmul ins(%a, %b : tensor<64x32xf16>, tensor<32x128xf16>) outs(%init : tensor<64x128xf32>) -> tensor<64x128xf32>
+  %e16 = tensor.empty() : tensor<64x128xf16>
+  %y = linalg.generic {indexing_maps = [#id2, #bias, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%mm, %bias : tensor<64x128xf32>, tensor<128xf32>) outs(%e16 : tensor<64x128xf16>) {
+  ^bb0(%v: f32, %c: f32, %out: f16):
+    %s = arith.addf %v, %c : f32
+    %k = arith.constant 0.797884583 : f32
+    %h = arith.constant 0.5 : f32
+    %one = arith.constant 1.0 : f32
+    %u = arith.mulf %s, %k : f32
+    %t = math.tanh %u : f32
+    %p = arith.addf %t, %one : f32
+    %q = arith.mulf %s, %h : f32
+    %g = arith.mulf %q, %p : f32
+    %r = arith.truncf %g : f32 to f16
+    linalg.yield %r : f16
+  } -> tensor<64x128xf16>
+  return %y : tensor<64x128xf16>
+}
+
+// -----
+
+// A value with two users: a cheap producer (one op) is recomputed in each
+// consumer, so both kernels read x, and nothing is materialised.
+// CHECK-LABEL: func.func private @two_users_kernel0
+// CHECK: math.exp
+// CHECK: math.sin
+// CHECK-LABEL: func.func private @two_users_kernel1
+// CHECK: math.exp
+// CHECK: math.cos
+// CHECK-LABEL: func.func @two_users
+// CHECK-COUNT-2: call @two_users_kernel
+func.func @two_users(%x: tensor<256xf32>) -> (tensor<256xf32>, tensor<256xf32>) {
+  %e = math.exp %x : tensor<256xf32>
+  %s = math.sin %e : tensor<256xf32>
+  %c = math.cos %e : tensor<256xf32>
+  return %s, %c : tensor<256xf32>, tensor<256xf32>
+}
+
+// -----
+
+// An expensive producer with two users is not recomputed: over the same
+// rows, it and its users join one kernel that computes it once, reads x
+// once and writes both results.
+// CHECK-LABEL: func.func private @expensive_kernel0
+// CHECK-SAME: -> (tensor<256xf32>, tensor<256xf32>)
+// CHECK-COUNT-1: math.exp
+// CHECK-COUNT-1: math.tanh
+// CHECK: math.sin
+// CHECK: math.cos
+// CHECK-LABEL: func.func @expensive
+// CHECK-NEXT: %[[R:.*]]:2 = call @expensive_kernel0(%{{.*}})
+// CHECK-NEXT: return %[[R]]#0, %[[R]]#1
+func.func @expensive(%x: tensor<256xf32>) -> (tensor<256xf32>, tensor<256xf32>) {
+  %e = math.exp %x : tensor<256xf32>
+  %l = math.log %e : tensor<256xf32>
+  %t = math.tanh %l : tensor<256xf32>
+  %s = math.sin %t : tensor<256xf32>
+  %c = math.cos %t : tensor<256xf32>
+  return %s, %c : tensor<256xf32>, tensor<256xf32>
+}
