@@ -184,6 +184,17 @@ class CodeGenerator(ast.NodeVisitor):
         for statement in statements:
             self.node = statement
             self.visit(statement)
+            if "__return__" in self.scope:
+                return  # what follows a return does not run
+
+    def check_no_return(self, scope: dict[str, Any], node: ast.AST,
+                        where: str) -> None:
+        """A return reached only at run time (in an if on a value, or a
+        loop) would need the rest of the kernel moved under it."""
+        if "__return__" in scope:
+            raise self.error(f"return inside {where} is not supported; "
+                             "guard the work with a mask or an if instead",
+                             node)
 
     # -- Statements ---------------------------------------------------------
 
@@ -283,6 +294,8 @@ class CodeGenerator(ast.NodeVisitor):
         self.lines, self.scope = [], dict(before)
         self.depth += 1
         self.visit_body(body)
+        self.check_no_return(self.scope, body[0] if body else self.node,
+                             "an if on a run-time value")
         self.depth -= 1
         lines, scope = self.lines, self.scope
         self.lines, self.scope = saved_lines, saved_scope
@@ -311,6 +324,8 @@ class CodeGenerator(ast.NodeVisitor):
             for i in range(*args):
                 self.scope[node.target.id] = i
                 self.visit_body(node.body)
+                if "__return__" in self.scope:
+                    break
             return
         if callee is not range:
             raise self.error("loops run over range(...) or "
@@ -328,11 +343,25 @@ class CodeGenerator(ast.NodeVisitor):
             raise self.error("range() takes 1 to 3 arguments", iterator)
         self.node = node
         i32 = Type((), "i32")
+        step_value = args[2].value if isinstance(args[2], kl.constexpr) \
+            else args[2]
+        if not isinstance(step_value, Value) and step_value == 0:
+            raise self.error("range() step must not be zero", iterator)
+        # A negative constant step counts trips downwards: the loop runs
+        # k = 0 .. trips-1 and the loop variable is lower + k * step.
+        descending = not isinstance(step_value, Value) and step_value < 0
         lower, upper, step = (self.materialize(a, i32) for a in args)
         for bound in (lower, upper, step):
             if bound.type != i32:
                 raise self.error(f"loop bounds must be i32 scalars, not "
                                  f"{bound.type.ir()}", iterator)
+        first = lower
+        if descending:
+            distance = self.binary(ast.Sub(), lower, upper)
+            trips = self.builtin_cdiv(distance, -step_value)
+            trips = self.builtin_maximum(trips, 0)
+            lower, upper = self.materialize(0, i32), trips
+            step = self.materialize(1, i32)
         before = dict(self.scope)
         carried = [name for name in sorted(_assigned_names(node.body))
                    if name in before and name != node.target.id]
@@ -346,7 +375,12 @@ class CodeGenerator(ast.NodeVisitor):
         saved_lines, saved_scope = self.lines, self.scope
         self.lines, self.scope = [], scope
         self.depth += 1
+        if descending:
+            scope[node.target.id] = self.binary(
+                ast.Add(), first,
+                self.binary(ast.Mult(), Value(iv, i32), step_value))
         self.visit_body(node.body)
+        self.check_no_return(self.scope, node, "a loop")
         yielded = []
         for name, init in zip(carried, inits):
             value = self.materialize(self.scope[name], init.type)
@@ -455,12 +489,28 @@ class CodeGenerator(ast.NodeVisitor):
                 return self.op(f"arith.negf {operand.name} : "
                                f"{operand.type.ir()}", operand.type)
             return self.binary(ast.Sub(), 0, operand)
-        if isinstance(node.op, (ast.Not, ast.Invert)):
+        if isinstance(node.op, ast.Not):
+            if operand.type.is_pointer:
+                raise self.error("'not' needs numbers or booleans")
+            return self.compare_zero(operand, "eq")
+        if isinstance(node.op, ast.Invert):
             if not operand.type.is_int:
-                raise self.error("~ and not need integers or booleans")
+                raise self.error("~ needs integers or booleans")
             return self.binary(ast.BitXor(), operand, -1 if operand.type.elem
                                != "i1" else True)
         raise self.error("unsupported unary operator")
+
+    def compare_zero(self, value: Value, predicate: str) -> Value:
+        """`value == 0` (predicate "eq") or `value != 0` ("ne")."""
+        zero = self.broadcast_to(
+            self.materialize(0.0 if value.type.is_float else
+                             (False if value.type.elem == "i1" else 0),
+                             value.type.with_shape(())),
+            value.type.shape)
+        kind = ("arith.cmpf " + ("oeq" if predicate == "eq" else "une")
+                if value.type.is_float else f"arith.cmpi {predicate}")
+        return self.op(f"{kind}, {value.name}, {zero.name} : "
+                       f"{value.type.ir()}", value.type.with_elem("i1"))
 
     def expr_BoolOp(self, node: ast.BoolOp) -> Any:
         values = [self.expr(v) for v in node.values]
@@ -585,7 +635,9 @@ class CodeGenerator(ast.NodeVisitor):
         if isinstance(value, bool):
             elem = "i1"
         elif isinstance(value, int):
-            elem = like.elem if like and like.is_int else "i32"
+            # An int meets a boolean as an int, as in Python.
+            elem = (like.elem if like and like.is_int and like.elem != "i1"
+                    else "i32")
             if like and like.is_float:
                 elem = like.elem
         elif isinstance(value, float):
@@ -610,7 +662,9 @@ class CodeGenerator(ast.NodeVisitor):
         if lines is not None:
             self.lines = lines
             self.depth += 1
-        result = self.op(f"arith.constant {text} : {elem}", Type((), elem))
+        # MLIR spells i1 constants `true`/`false`, without a type.
+        literal = text if elem == "i1" else f"{text} : {elem}"
+        result = self.op(f"arith.constant {literal}", Type((), elem))
         if lines is not None:
             self.lines = saved
             self.depth -= 1
@@ -621,6 +675,9 @@ class CodeGenerator(ast.NodeVisitor):
         if source == target:
             return value
         type_ = value.type.with_elem(target)
+        if target == "i1":
+            # A boolean is "not zero", not the lowest bit.
+            return self.compare_zero(value, "ne")
         ir = f"{value.name} : {value.type.ir()} to {type_.ir()}"
         src_float, dst_float = value.type.is_float, dtype.is_float
         if src_float and dst_float:
@@ -643,6 +700,8 @@ class CodeGenerator(ast.NodeVisitor):
             return a.elem
         if a.is_float != b.is_float:
             return a.elem if a.is_float else b.elem
+        if _bits(a.elem) == _bits(b.elem):  # f16 and bf16 meet in f32
+            return "f32"
         return a.elem if _bits(a.elem) >= _bits(b.elem) else b.elem
 
     def broadcast_to(self, value: Value, shape: tuple[int, ...]) -> Value:
@@ -877,18 +936,19 @@ class CodeGenerator(ast.NodeVisitor):
         return self.op(f"arith.select {condition.name}, {x.name}, {y.name} : "
                        f"{types}", x.type)
 
-    def minmax(self, x, y, float_op: str, int_op: str) -> Value:
+    def minmax(self, x, y, kind: str) -> Value:
         if not isinstance(x, Value) and not isinstance(y, Value):
             x = self.materialize(x, None)
         x, y = self.unify(x, y)
-        op = float_op if x.type.is_float else int_op
-        return self.op(f"{op} {x.name}, {y.name} : {x.type.ir()}", x.type)
+        op = self.extremum(kind, x.type.elem)
+        return self.op(f"arith.{op} {x.name}, {y.name} : {x.type.ir()}",
+                       x.type)
 
     def builtin_minimum(self, x, y):
-        return self.minmax(x, y, "arith.minimumf", "arith.minsi")
+        return self.minmax(x, y, "min")
 
     def builtin_maximum(self, x, y):
-        return self.minmax(x, y, "arith.maximumf", "arith.maxsi")
+        return self.minmax(x, y, "max")
 
     def unary_math(self, op: str, x) -> Value:
         x = self.materialize(x, None)
@@ -942,7 +1002,7 @@ class CodeGenerator(ast.NodeVisitor):
     def builtin_fma(self, x, y, z):
         x, y = self.unify(x, y)
         x, z = self.unify(x, z)
-        y = self.broadcast_to(y, x.type.shape)
+        x, y = self.unify(x, y)
         if not x.type.is_float:
             raise self.error("kl.fma needs floats")
         return self.op(f"math.fma {x.name}, {y.name}, {z.name} : "
@@ -986,20 +1046,35 @@ class CodeGenerator(ast.NodeVisitor):
         self.emit(f"}} {self.loc()}")
         return Value(name, result)
 
+    def widened(self, x: Any) -> Value:
+        """`x` with booleans and narrow integers widened to i32, as sums
+        and prefix sums accumulate (a sum of booleans counts them)."""
+        x = self.materialize(x, None)
+        if x.type.is_int and _bits(x.type.elem) < 32:
+            return self.cast(x, kl.int32)
+        return x
+
+    @staticmethod
+    def extremum(kind: str, t: str) -> str:
+        """The arith op of a max or min on `t`: booleans compare unsigned
+        (true > false), other integers signed."""
+        if t.startswith(("f", "bf")):
+            return f"{kind}imumf"
+        return f"{kind}{'ui' if t == 'i1' else 'si'}"
+
     def builtin_sum(self, x, axis=None):
+        x = self.widened(x)
         return self.reduce(x, axis, lambda a, b, t: [
             f"%r = arith.add{'f' if t.startswith(('f', 'bf')) else 'i'} "
             f"{a}, {b} : {t}"])
 
     def builtin_max(self, x, axis=None):
         return self.reduce(x, axis, lambda a, b, t: [
-            f"%r = arith.{'maximumf' if t.startswith(('f', 'bf')) else 'maxsi'}"
-            f" {a}, {b} : {t}"])
+            f"%r = arith.{self.extremum('max', t)} {a}, {b} : {t}"])
 
     def builtin_min(self, x, axis=None):
         return self.reduce(x, axis, lambda a, b, t: [
-            f"%r = arith.{'minimumf' if t.startswith(('f', 'bf')) else 'minsi'}"
-            f" {a}, {b} : {t}"])
+            f"%r = arith.{self.extremum('min', t)} {a}, {b} : {t}"])
 
     def arg_reduce(self, x, axis, better: str) -> Value:
         """Index of the first best element along `axis`."""
@@ -1043,7 +1118,7 @@ class CodeGenerator(ast.NodeVisitor):
         return self.arg_reduce(x, axis, "min")
 
     def builtin_cumsum(self, x, axis=0):
-        x = self.materialize(x, None)
+        x = self.widened(x)
         if not isinstance(axis, int) or not 0 <= axis < len(x.type.shape):
             raise self.error(f"axis {axis!r} is out of range")
         elem = x.type.elem

@@ -15,6 +15,7 @@ arrays are passed by address and modified in place.
 from __future__ import annotations
 
 import inspect
+import re
 import threading
 from typing import Any, Callable, Sequence
 
@@ -25,6 +26,19 @@ from kiln.codegen import CodeGenerator, KilnCompileError, Type, pointer_type
 from kiln.compiler import Context, Module
 from kiln.errors import CompilationError, KilnError
 from kiln.host import HostExecutable
+
+
+#: The name the generated IR goes by in diagnostics.
+IR_FILENAME = "<kiln generated IR>"
+_LOC = re.compile(r'loc\("([^"]+)":(\d+):(\d+)\)')
+
+
+def _source_line(filename: str, line: int) -> str:
+    try:
+        with open(filename) as source:
+            return source.read().splitlines()[line - 1]
+    except (OSError, IndexError):
+        return ""
 
 
 def _argument_type(name: str, value: Any) -> Type:
@@ -104,25 +118,36 @@ class JITFunction:
             if self._context is None:
                 self._context = Context()
             try:
-                module = Module.parse(self._context, text)
+                module = Module.parse(self._context, text, IR_FILENAME)
+            except CompilationError as exc:
+                raise self._located(exc, text) from None
+            try:
                 executable = HostExecutable(module)
             except CompilationError as exc:
-                raise self._located(exc) from None
+                module.close()
+                raise self._located(exc, text) from None
             self._cache[key] = (module, executable)
             return executable
 
-    def _located(self, error: CompilationError) -> KilnError:
+    def _located(self, error: CompilationError, text: str) -> KilnError:
         """A compiler error as a KilnCompileError at the Python line its
-        first located diagnostic names."""
+        first located diagnostic names. A diagnostic in the generated IR
+        itself (a front-end bug) points at the Python line of that op."""
         for diag in error.diagnostics:
+            if diag.file == IR_FILENAME and diag.line:
+                lines = text.splitlines()
+                found = _LOC.search(lines[diag.line - 1]) if \
+                    diag.line <= len(lines) else None
+                if found:
+                    file, line, column = found[1], int(found[2]), int(found[3])
+                    return KilnCompileError(
+                        f"internal error, the generated IR is invalid: "
+                        f"{diag.message}", file, line, column,
+                        _source_line(file, line))
             if diag.file and diag.line:
-                try:
-                    with open(diag.file) as source:
-                        line = source.read().splitlines()[diag.line - 1]
-                except (OSError, IndexError):
-                    line = ""
                 return KilnCompileError(diag.message, diag.file, diag.line,
-                                        diag.column, line)
+                                        diag.column,
+                                        _source_line(diag.file, diag.line))
         return error
 
     def run(self, *args, grid, **kwargs) -> None:

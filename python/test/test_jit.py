@@ -315,3 +315,139 @@ def test_misuse_is_reported():
         add_kernel[(1,)](np.zeros(4, np.float32), BLOCK=4)
     with pytest.raises(kiln.KilnError, match="cannot be passed to a kernel"):
         add_kernel[(1,)]("x", "y", "z", 4, BLOCK=4)
+
+
+# Regressions of review findings: booleans, returns, casts, narrow sums,
+# negative steps and mixed float types.
+
+@kiln.jit
+def bools_kernel(x_ptr, out_ptr, n):
+    i = kl.arange(0, 8)
+    v = kl.load(x_ptr + i)
+    m = i < n
+    kl.store(out_ptr + i, 7, mask=not m)          # constant bool logic
+    kl.store(out_ptr + 8 + i, (v > 0) * 2)          # int meets bool: 0 or 2
+    kl.store(out_ptr + 16 + i, (v > 0) + 1)         # 1 or 2
+    kl.store(out_ptr + 24 + i, v.to(kl.int1).to(kl.int32))  # v != 0
+    kl.store(out_ptr + 32 + i, kl.load(x_ptr + 1 + (i >= 0)))  # offset 1
+    kl.store(out_ptr + 40, kl.sum(v > 0))           # counts
+    kl.store(out_ptr + 41, kl.max(v > 0).to(kl.int32))
+    kl.store(out_ptr + 42, kl.min(v > 0).to(kl.int32))
+    kl.store(out_ptr + 43, not n)
+
+
+def test_booleans_mix_with_numbers():
+    x = np.array([0, 1, 2, 3, -1, 0, 5, 0], dtype=np.int32)
+    out = np.full(44, -9, np.int32)
+    bools_kernel[(1,)](x, out, 3)
+    i = np.arange(8)
+    np.testing.assert_array_equal(out[:8], np.where(i < 3, -9, 7))
+    np.testing.assert_array_equal(out[8:16], (x > 0) * 2)
+    np.testing.assert_array_equal(out[16:24], (x > 0) + 1)
+    np.testing.assert_array_equal(out[24:32], (x != 0).astype(np.int32))
+    np.testing.assert_array_equal(out[32:40], np.full(8, x[2]))
+    assert out[40] == np.sum(x > 0)
+    assert out[41] == 1 and out[42] == 0
+    assert out[43] == 0
+
+
+@kiln.jit
+def float_to_bool_kernel(x_ptr, out_ptr):
+    i = kl.arange(0, 4)
+    kl.store(out_ptr + i, kl.load(x_ptr + i).to(kl.int1).to(kl.int32))
+
+
+def test_float_to_bool_is_not_zero():
+    x = np.array([0.0, 1.0, 0.5, -2.0], np.float32)
+    out = np.zeros(4, np.int32)
+    float_to_bool_kernel[(1,)](x, out)
+    np.testing.assert_array_equal(out, [0, 1, 1, 1])
+
+
+@kiln.jit
+def narrow_sum_kernel(x_ptr, out_ptr):
+    i = kl.arange(0, 64)
+    x = kl.load(x_ptr + i)              # int8
+    kl.store(out_ptr, kl.sum(x))        # accumulated in int32
+    kl.store(out_ptr + 1 + i, kl.cumsum(x))
+
+
+def test_narrow_integer_sums_widen():
+    x = np.full(64, 100, np.int8)
+    out = np.zeros(65, np.int32)
+    narrow_sum_kernel[(1,)](x, out)
+    assert out[0] == 6400
+    np.testing.assert_array_equal(out[1:], np.cumsum(x.astype(np.int32)))
+
+
+@kiln.jit
+def countdown_kernel(out_ptr, n):
+    total = 0
+    for i in range(n, 0, -1):
+        total += i
+    kl.store(out_ptr, total)
+    last = -1
+    for j in range(10, 1, -3):          # 10, 7, 4
+        kl.store(out_ptr + 1 + (10 - j) // 3, j)
+        last = j
+    kl.store(out_ptr + 4, last)
+
+
+def test_negative_steps():
+    out = np.zeros(5, np.int32)
+    countdown_kernel[(1,)](out, 10)
+    np.testing.assert_array_equal(out, [55, 10, 7, 4, 4])
+    countdown_kernel[(1,)](out, 0)
+    assert out[0] == 0
+
+
+@kiln.jit
+def pick(v, FAST: kl.constexpr):
+    if FAST:
+        return v
+    return v * 2
+
+
+@kiln.jit
+def early_return_kernel(out_ptr, FAST: kl.constexpr):
+    kl.store(out_ptr, pick(3, FAST))
+    return
+    kl.store(out_ptr, 99)  # never runs
+
+
+def test_returns_end_the_function():
+    out = np.zeros(1, np.int32)
+    early_return_kernel[(1,)](out, FAST=True)
+    assert out[0] == 3
+    early_return_kernel[(1,)](out, FAST=False)
+    assert out[0] == 6
+
+
+@kiln.jit
+def runtime_return_kernel(out_ptr, n):
+    pid = kl.program_id(0)
+    if pid >= n:
+        return
+    kl.store(out_ptr + pid, 1)
+
+
+def test_return_under_a_runtime_if_is_rejected():
+    with pytest.raises(kiln.KilnCompileError, match="return inside an if on "
+                                                    "a run-time value"):
+        runtime_return_kernel[(8,)](np.zeros(8, np.int32), 3)
+
+
+@kiln.jit
+def mixed_fma_kernel(x_ptr, y_ptr, out_ptr):
+    i = kl.arange(0, 4)
+    x = kl.load(x_ptr + i)   # f16
+    y = kl.load(y_ptr + i)   # f32
+    kl.store(out_ptr + i, kl.fma(x, x, y))
+
+
+def test_mixed_precision_fma():
+    x = np.array([1, 2, 3, 4], np.float16)
+    y = np.array([0.5, 0.5, 0.5, 0.5], np.float32)
+    out = np.zeros(4, np.float32)
+    mixed_fma_kernel[(1,)](x, y, out)
+    np.testing.assert_array_equal(out, x.astype(np.float32) ** 2 + y)

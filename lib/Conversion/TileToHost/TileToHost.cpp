@@ -312,9 +312,13 @@ struct AddPtrLowering : OpConversionPattern<AddPtrOp> {
     auto pointee = cast<PointerType>(getElementTypeOrSelf(op.getPtr().getType()))
                        .getPointeeType();
     Value offset = adaptor.getOffset();
-    if (getElementTypeOrSelf(offset.getType()).getIntOrFloatBitWidth() < 64)
+    unsigned bits = getElementTypeOrSelf(offset.getType()).getIntOrFloatBitWidth();
+    // Offsets are signed, except a boolean, which counts 0 or 1.
+    if (bits == 1)
+      offset = arith::ExtUIOp::create(rewriter, loc, addressType, offset);
+    else if (bits < 64)
       offset = arith::ExtSIOp::create(rewriter, loc, addressType, offset);
-    else if (getElementTypeOrSelf(offset.getType()).getIntOrFloatBitWidth() > 64)
+    else if (bits > 64)
       offset = arith::TruncIOp::create(rewriter, loc, addressType, offset);
     TypedAttr sizeAttr = rewriter.getI64IntegerAttr(byteSizeOf(pointee));
     if (auto tensorType = dyn_cast<RankedTensorType>(addressType))

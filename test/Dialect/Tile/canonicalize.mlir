@@ -140,10 +140,14 @@ func.func @addptr_zero(%p: !tile.ptr<f32>, %ps: tensor<8x!tile.ptr<f32>>) -> (!t
 
 // -----
 
+// The offsets are added in 64 bits, as addptr extends each of them: an
+// i32 sum could overflow where the two steps do not.
 // CHECK-LABEL: func.func @addptr_chain
-// CHECK-SAME: (%[[P:.*]]: tensor<8x!tile.ptr<f16>>, %[[A:.*]]: tensor<8xi32>, %[[B:.*]]: tensor<8xi32>)
-// CHECK-NEXT: %[[S:.*]] = arith.addi %[[A]], %[[B]] : tensor<8xi32>
-// CHECK-NEXT: %[[R:.*]] = tile.addptr %[[P]], %[[S]] : tensor<8x!tile.ptr<f16>>, tensor<8xi32>
+// CHECK-SAME: (%[[P:[a-z0-9]+]]: tensor<8x!tile.ptr<f16>>, %[[A:[a-z0-9]+]]: tensor<8xi32>, %[[B:[a-z0-9]+]]: tensor<8xi32>)
+// CHECK-NEXT: %[[WA:.*]] = arith.extsi %[[A]] : tensor<8xi32> to tensor<8xi64>
+// CHECK-NEXT: %[[WB:.*]] = arith.extsi %[[B]] : tensor<8xi32> to tensor<8xi64>
+// CHECK-NEXT: %[[S:.*]] = arith.addi %[[WA]], %[[WB]] : tensor<8xi64>
+// CHECK-NEXT: %[[R:.*]] = tile.addptr %[[P]], %[[S]] : tensor<8x!tile.ptr<f16>>, tensor<8xi64>
 // CHECK-NEXT: return %[[R]]
 func.func @addptr_chain(%p: tensor<8x!tile.ptr<f16>>, %a: tensor<8xi32>, %b: tensor<8xi32>) -> tensor<8x!tile.ptr<f16>> {
   %0 = tile.addptr %p, %a : tensor<8x!tile.ptr<f16>>, tensor<8xi32>

@@ -686,7 +686,16 @@ func.func @yield_outside_combiner(%x: f32) {
 
 func.func @dynamic_tile(%x: tensor<?xf32>) {
   // Tiles have static shapes: the launch picks the block size, not the data.
-  // expected-error @+1 {{'tile.reshape' op operand #0 must be statically shaped tensor of integer, float, index or pointer values, but got 'tensor<?xf32>'}}
+  // expected-error @+1 {{'tile.reshape' op operand #0 must be tile (statically shaped, rank >= 1) of integer, float, index or pointer values, but got 'tensor<?xf32>'}}
   %0 = tile.reshape %x : tensor<?xf32> -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @zero_d_tile(%x: tensor<f32>) {
+  // A 0-D value is a scalar: tiles have at least one dimension.
+  // expected-error @+1 {{'tile.reshape' op operand #0 must be tile (statically shaped, rank >= 1) of integer, float, index or pointer values, but got 'tensor<f32>'}}
+  %0 = tile.reshape %x : tensor<f32> -> tensor<1xf32>
   return
 }

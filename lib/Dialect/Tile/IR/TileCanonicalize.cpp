@@ -11,6 +11,7 @@
 #include "mlir/Dialect/CommonFolders.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/TypeUtilities.h"
 
 using namespace mlir;
 using namespace kiln::tile;
@@ -46,7 +47,8 @@ struct MergeIntoProducer : OpRewritePattern<ShapeOp> {
 };
 
 /// `addptr(addptr(%p, %a), %b)` is `addptr(%p, %a + %b)`: one address
-/// computation instead of two.
+/// computation instead of two. Each offset is sign-extended on its own, so
+/// the sum is taken in 64 bits, where it cannot overflow differently.
 struct CombineAddPtrs : OpRewritePattern<AddPtrOp> {
   using OpRewritePattern::OpRewritePattern;
 
@@ -55,8 +57,23 @@ struct CombineAddPtrs : OpRewritePattern<AddPtrOp> {
     auto inner = op.getPtr().getDefiningOp<AddPtrOp>();
     if (!inner || inner.getOffset().getType() != op.getOffset().getType())
       return failure();
-    Value sum = arith::AddIOp::create(rewriter, op.getLoc(), inner.getOffset(),
-                                      op.getOffset());
+    Location loc = op.getLoc();
+    Value a = inner.getOffset(), b = op.getOffset();
+    Type wide = rewriter.getI64Type();
+    if (auto tensor = dyn_cast<RankedTensorType>(a.getType()))
+      wide = tensor.clone(wide);
+    auto widen = [&](Value offset) -> Value {
+      unsigned bits = getElementTypeOrSelf(offset.getType())
+                          .getIntOrFloatBitWidth();
+      if (bits == 64)
+        return offset;
+      if (bits == 1)
+        return arith::ExtUIOp::create(rewriter, loc, wide, offset);
+      return arith::ExtSIOp::create(rewriter, loc, wide, offset);
+    };
+    Value wideA = widen(a);
+    Value wideB = widen(b);
+    Value sum = arith::AddIOp::create(rewriter, loc, wideA, wideB);
     rewriter.replaceOpWithNewOp<AddPtrOp>(op, op.getType(), inner.getPtr(),
                                           sum);
     return success();

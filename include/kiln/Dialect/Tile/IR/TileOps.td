@@ -51,7 +51,7 @@ def Tile_RangeOp : Tile_Op<"range", [Pure]> {
     ```
   }];
   let arguments = (ins Tile_I32Attr:$start, Tile_I32Attr:$end);
-  let results = (outs StaticShapeTensorOf<[I32]>:$result);
+  let results = (outs Tile_TileOf<[I32]>:$result);
   let assemblyFormat = "$start `to` $end attr-dict `:` type($result)";
   let hasVerifier = 1;
 }

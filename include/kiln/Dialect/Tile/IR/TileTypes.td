@@ -66,16 +66,26 @@ def Tile_BlockPointerType : Tile_Type<"BlockPointer", "block_ptr"> {
 /// A scalar that can live behind a pointer.
 def Tile_Element : AnyTypeOf<[AnyInteger, AnyFloat, Index, Tile_PointerType],
                              "integer, float, index or pointer">;
-def Tile_PtrTensor : StaticShapeTensorOf<[Tile_PointerType]>;
+/// A tile: a tensor of static shape and at least one dimension (a 0-D
+/// value is a scalar, written as one).
+class Tile_TileOf<list<Type> allowedTypes>
+    : ConfinedType<StaticShapeTensorOf<allowedTypes>,
+                   [CPred<"::llvm::cast<::mlir::RankedTensorType>($_self)"
+                          ".getRank() > 0">],
+                   "tile (statically shaped, rank >= 1) of " #
+                   AnyTypeOf<allowedTypes>.summary # " values",
+                   "::mlir::RankedTensorType">;
+
+def Tile_PtrTensor : Tile_TileOf<[Tile_PointerType]>;
 def Tile_PtrLike : AnyTypeOf<[Tile_PointerType, Tile_PtrTensor],
-                             "pointer or tensor of pointers">;
-def Tile_IntLike : AnyTypeOf<[AnySignlessInteger, StaticShapeTensorOf<[AnySignlessInteger]>],
-                             "integer or tensor of integers">;
-def Tile_BoolLike : AnyTypeOf<[I1, StaticShapeTensorOf<[I1]>],
-                              "i1 or tensor of i1">;
-def Tile_ScalarOrTensor : AnyTypeOf<[Tile_Element, StaticShapeTensorOf<[Tile_Element]>],
+                             "pointer or tile of pointers">;
+def Tile_IntLike : AnyTypeOf<[AnySignlessInteger, Tile_TileOf<[AnySignlessInteger]>],
+                             "integer or tile of integers">;
+def Tile_BoolLike : AnyTypeOf<[I1, Tile_TileOf<[I1]>],
+                              "i1 or tile of i1">;
+def Tile_ScalarOrTensor : AnyTypeOf<[Tile_Element, Tile_TileOf<[Tile_Element]>],
                                     "scalar or tile">;
-def Tile_Tensor : StaticShapeTensorOf<[Tile_Element]>;
-def Tile_NumericTensor : StaticShapeTensorOf<[AnyFloat, AnySignlessInteger]>;
+def Tile_Tensor : Tile_TileOf<[Tile_Element]>;
+def Tile_NumericTensor : Tile_TileOf<[AnyFloat, AnySignlessInteger]>;
 
 #endif // KILN_DIALECT_TILE_IR_TILETYPES_TD
