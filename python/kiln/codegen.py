@@ -35,10 +35,20 @@ class KilnCompileError(KilnError):
 @dataclass(frozen=True)
 class Type:
     """A scalar (``shape == ()``) or a tile of ``elem`` (an MLIR scalar
-    type: ``f32``, ``i32``, ``!tile.ptr<f16>``...)."""
+    type: ``f32``, ``i32``, ``!tile.ptr<f16>``...). Kernel arguments may
+    also carry what a launch specialized them on: a power of two dividing
+    them (`divisibility`) or their value (`known`)."""
 
     shape: tuple[int, ...]
     elem: str
+    divisibility: int = 1
+    known: int | None = None
+
+    def divisible_by(self, divisor: int) -> Type:
+        return Type(self.shape, self.elem, divisor, self.known)
+
+    def known_to_be(self, value: int) -> Type:
+        return Type(self.shape, self.elem, self.divisibility, value)
 
     def ir(self) -> str:
         if not self.shape:
@@ -171,9 +181,14 @@ class CodeGenerator(ast.NodeVisitor):
                 self.scope[name] = self.constants[name]
                 continue
             type_ = self.arg_types[name]
-            value = Value(f"%arg{i}", type_)
-            self.scope[name] = value
-            params.append(f"{value.name}: {type_.ir()} {self.loc(arg)}")
+            value = Value(f"%arg{i}", Type(type_.shape, type_.elem))
+            # An argument known to be 1 is compiled as the constant.
+            self.scope[name] = type_.known if type_.known is not None \
+                else value
+            attrs = (f" {{tile.divisibility = {type_.divisibility} : i64}}"
+                     if type_.divisibility > 1 else "")
+            params.append(f"{value.name}: {value.type.ir()}{attrs} "
+                          f"{self.loc(arg)}")
         self.visit_body(fn_def.body)
         self.node = fn_def
         self.emit(f"return {self.loc(fn_def)}")

@@ -92,13 +92,27 @@ class JITFunction:
 
     def specialize(self, bound: inspect.BoundArguments
                    ) -> tuple[dict[str, Type], dict[str, Any]]:
+        """Argument types and compile-time values for this launch. Like
+        Triton, integers and pointers divisible by 16 are specialized as such
+        (`tile.divisibility`, which lets the GPU vectorize), and integers
+        equal to 1 are compiled as the constant."""
         types, constants = {}, {}
         for name, value in bound.arguments.items():
             if name in self.constexprs:
                 constants[name] = (value.value if isinstance(
                     value, kl.constexpr) else value)
-            else:
-                types[name] = _argument_type(name, value)
+                continue
+            type_ = _argument_type(name, value)
+            if isinstance(value, np.ndarray):
+                if value.ctypes.data % 16 == 0:
+                    type_ = type_.divisible_by(16)
+            elif isinstance(value, (int, np.integer)) and not isinstance(
+                    value, (bool, np.bool_)):
+                if value == 1:
+                    type_ = type_.known_to_be(1)
+                elif value % 16 == 0:
+                    type_ = type_.divisible_by(16)
+            types[name] = type_
         return types, constants
 
     def ir(self, *args, **kwargs) -> str:
@@ -108,7 +122,8 @@ class JITFunction:
 
     def compile(self, types: dict[str, Type],
                 constants: dict[str, Any]) -> HostExecutable:
-        key = (tuple(sorted((n, t.elem) for n, t in types.items())),
+        key = (tuple(sorted((n, t.elem, t.divisibility, t.known)
+                            for n, t in types.items())),
                tuple(sorted((n, repr(v)) for n, v in constants.items())))
         with self._lock:
             cached = self._cache.get(key)

@@ -451,3 +451,25 @@ def test_mixed_precision_fma():
     out = np.zeros(4, np.float32)
     mixed_fma_kernel[(1,)](x, y, out)
     np.testing.assert_array_equal(out, x.astype(np.float32) ** 2 + y)
+
+
+def test_arguments_are_specialized_on_divisibility_and_one():
+    x = np.zeros(64, np.float32)  # numpy aligns allocations to 16 bytes
+    assert x.ctypes.data % 16 == 0
+    ir = add_kernel.ir(x, x, x, 64, BLOCK=64)
+    assert "%arg0: !tile.ptr<f32> {tile.divisibility = 16 : i64}" in ir
+    assert "%arg3: i32 {tile.divisibility = 16 : i64}" in ir
+    unaligned = add_kernel.ir(x[1:], x, x, 63, BLOCK=64)
+    assert "%arg0: !tile.ptr<f32> loc" in unaligned
+    assert "%arg3: i32 loc" in unaligned
+    # n == 1 is compiled as the constant 1: no splat of the argument.
+    one = add_kernel.ir(x, x, x, 1, BLOCK=64)
+    assert "tile.splat %arg3" not in one
+    # Each specialization is its own compiled kernel, with the same results.
+    out = np.zeros(64, np.float32)
+    y = np.arange(64, dtype=np.float32)
+    for n in (64, 63, 1):
+        out[:] = 0
+        add_kernel[(1,)](y, y, out, n, BLOCK=64)
+        np.testing.assert_array_equal(out[:n], 2 * y[:n])
+        np.testing.assert_array_equal(out[n:], 0)

@@ -1053,6 +1053,20 @@ void ConvertTileToHostPass::runOnOperation() {
   ModuleOp module = getOperation();
   MLIRContext *ctx = &getContext();
 
+  // What the host cannot compute yet is reported, every instance, by name.
+  bool unsupported = false;
+  module.walk([&](DotOp dot) {
+    Type input = dot.getA().getType().getElementType();
+    if (!isa<Float8E4M3FNType, Float8E5M2Type>(input))
+      return;
+    dot.emitOpError("with ") << input
+                             << " inputs has no host lowering yet (the CPU "
+                                "has no fp8 conversions)";
+    unsupported = true;
+  });
+  if (unsupported)
+    return signalPassFailure();
+
   SmallVector<func::FuncOp> kernels;
   for (auto func : module.getOps<func::FuncOp>()) {
     if (func.isExternal())
