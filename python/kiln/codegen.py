@@ -505,6 +505,9 @@ class CodeGenerator(ast.NodeVisitor):
                                f"{operand.type.ir()}", operand.type)
             return self.binary(ast.Sub(), 0, operand)
         if isinstance(node.op, ast.Not):
+            if operand.type.shape:
+                raise self.error("'not' takes a scalar (as in Python); use "
+                                 "~ for an elementwise not of a tile")
             if operand.type.is_pointer:
                 raise self.error("'not' needs numbers or booleans")
             return self.compare_zero(operand, "eq")

@@ -15,12 +15,14 @@ arrays are passed by address and modified in place.
 from __future__ import annotations
 
 import inspect
+import os
 import re
 import threading
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from kiln import interpreter
 from kiln import language as kl
 from kiln.codegen import CodeGenerator, KilnCompileError, Type, pointer_type
 from kiln.compiler import Context, Module
@@ -62,8 +64,9 @@ def _argument_type(name: str, value: Any) -> Type:
 class JITFunction:
     """A kernel; ``kernel[grid](*args)`` launches it."""
 
-    def __init__(self, fn: Callable) -> None:
+    def __init__(self, fn: Callable, interpret: bool | None = None) -> None:
         self.fn = fn
+        self.interpret = interpret
         self.__name__ = fn.__name__
         self.__doc__ = fn.__doc__
         self.signature = inspect.signature(fn)
@@ -79,8 +82,18 @@ class JITFunction:
         return lambda *args, **kwargs: self.run(*args, grid=grid, **kwargs)
 
     def __call__(self, *args, **kwargs):
+        if interpreter.active():  # a kernel calling this one, interpreted
+            return self.fn(*args, **kwargs)
         raise KilnError(f"launch a kernel with {self.__name__}[grid](...); "
                         "call it directly only from another kernel")
+
+    @property
+    def interpreted(self) -> bool:
+        """Whether launches run in the interpreter (``interpret=True``, or
+        ``KILN_INTERPRET=1`` in the environment)."""
+        if self.interpret is not None:
+            return self.interpret
+        return os.environ.get("KILN_INTERPRET", "") not in ("", "0")
 
     def bind(self, args: tuple, kwargs: dict) -> inspect.BoundArguments:
         try:
@@ -167,17 +180,25 @@ class JITFunction:
 
     def run(self, *args, grid, **kwargs) -> None:
         bound = self.bind(args, kwargs)
-        types, constants = self.specialize(bound)
-        executable = self.compile(types, constants)
         if callable(grid):
             grid = grid(dict(bound.arguments))
         if isinstance(grid, int):
             grid = (grid,)
+        if self.interpreted:
+            arguments = {n: (v.value if isinstance(v, kl.constexpr) else v)
+                         for n, v in bound.arguments.items()}
+            interpreter.run(self.fn, grid, arguments)
+            return
+        types, constants = self.specialize(bound)
+        executable = self.compile(types, constants)
         values = [v for n, v in bound.arguments.items()
                   if n not in self.constexprs]
         executable.launch(self.fn.__name__, tuple(grid), *values)
 
 
-def jit(fn: Callable) -> JITFunction:
-    """Makes ``fn`` a kernel. See the module documentation."""
-    return JITFunction(fn)
+def jit(fn: Callable | None = None, *, interpret: bool | None = None):
+    """Makes ``fn`` a kernel (``@kiln.jit`` or ``@kiln.jit(interpret=True)``).
+    See the module documentation."""
+    if fn is None:
+        return lambda f: JITFunction(f, interpret)
+    return JITFunction(fn, interpret)

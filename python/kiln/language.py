@@ -83,10 +83,14 @@ class constexpr:
 
 
 def builtin(fn):
-    """Marks a language function: the JIT translates calls to it, and a call
-    anywhere else is an error."""
+    """Marks a language function: the JIT translates calls to it, the
+    interpreter mode carries it out with numpy, and a call anywhere else is
+    an error."""
 
     def outside_kernel(*args, **kwargs):
+        from kiln import interpreter
+        if interpreter.active():
+            return interpreter.call_builtin(fn.__name__, args, kwargs)
         raise KilnError(f"kl.{fn.__name__} can only be called inside a "
                         "@kiln.jit function")
 
@@ -294,3 +298,6 @@ class static_range:
 
     def __init__(self, *args: int) -> None:
         self.range = range(*args)
+
+    def __iter__(self):
+        return iter(self.range)

@@ -325,7 +325,7 @@ def bools_kernel(x_ptr, out_ptr, n):
     i = kl.arange(0, 8)
     v = kl.load(x_ptr + i)
     m = i < n
-    kl.store(out_ptr + i, 7, mask=not m)          # constant bool logic
+    kl.store(out_ptr + i, 7, mask=~m)             # elementwise not
     kl.store(out_ptr + 8 + i, (v > 0) * 2)          # int meets bool: 0 or 2
     kl.store(out_ptr + 16 + i, (v > 0) + 1)         # 1 or 2
     kl.store(out_ptr + 24 + i, v.to(kl.int1).to(kl.int32))  # v != 0
@@ -429,6 +429,17 @@ def runtime_return_kernel(out_ptr, n):
     if pid >= n:
         return
     kl.store(out_ptr + pid, 1)
+
+
+@kiln.jit
+def not_tile_kernel(x_ptr):
+    i = kl.arange(0, 4)
+    kl.store(x_ptr + i, 1, mask=not (i < 2))
+
+
+def test_not_takes_scalars():
+    with pytest.raises(kiln.KilnCompileError, match="'not' takes a scalar"):
+        not_tile_kernel[(1,)](np.zeros(4, np.int32))
 
 
 def test_return_under_a_runtime_if_is_rejected():

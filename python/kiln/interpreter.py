@@ -1,0 +1,397 @@
+"""The interpreter mode: a @kiln.jit kernel run as Python over numpy.
+
+With ``KILN_INTERPRET=1`` in the environment (or ``kiln.jit(interpret=True)``)
+a launch does not compile: it calls the kernel's Python function once per
+program instance, with each ``kl`` function carried out by numpy. Pointers
+are (array, offsets) pairs, so an access outside the array is an error with
+a Python traceback, and prints and debuggers work as in any Python code.
+
+It follows the compiled semantics where they differ from numpy's: Python
+floats meet tiles as float32, integer ``//`` and ``%`` truncate toward zero,
+sums of booleans and narrow integers accumulate in int32.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import threading
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from kiln import language as kl
+from kiln.errors import KilnError
+
+_state = threading.local()
+
+
+def active() -> bool:
+    """Whether the current thread is running a kernel in the interpreter."""
+    return getattr(_state, "program", None) is not None
+
+
+def _dtype_of(value: Any) -> np.dtype:
+    if isinstance(value, Tile):
+        return value.data.dtype
+    if isinstance(value, bool):
+        return np.dtype(np.bool_)
+    if isinstance(value, int):
+        return np.dtype(np.int32)
+    if isinstance(value, float):
+        return np.dtype(np.float32)
+    return np.asarray(value).dtype
+
+
+def _data(value: Any, like: np.dtype | None = None) -> np.ndarray:
+    """`value` as a numpy array; Python numbers take `like`'s kind."""
+    if isinstance(value, Tile):
+        return value.data
+    if isinstance(value, (bool, np.bool_)):
+        return np.asarray(value, dtype=np.bool_)
+    if isinstance(value, int):
+        kind = like.kind if like is not None else "i"
+        if kind == "f":
+            return np.asarray(value, dtype=like)
+        if kind in "iu":
+            return np.asarray(value, dtype=like)
+        return np.asarray(value, dtype=np.int32)
+    if isinstance(value, float):
+        if like is not None and like.kind == "f":
+            return np.asarray(value, dtype=like)
+        return np.asarray(value, dtype=np.float32)
+    return np.asarray(value)
+
+
+def _promote(a: np.dtype, b: np.dtype) -> np.dtype:
+    """The compiled promotion: float beats int, wider beats narrower, f16
+    and bf16 (absent in numpy) meet in f32, booleans meet ints as ints."""
+    if a == b:
+        return a
+    if (a.kind == "f") != (b.kind == "f"):
+        return a if a.kind == "f" else b
+    if a.kind == "b":
+        return b
+    if b.kind == "b":
+        return a
+    return a if a.itemsize >= b.itemsize else b
+
+
+class Tile:
+    """A tile in the interpreter: a numpy array with the operators and
+    methods kernels use."""
+
+    def __init__(self, data: Any) -> None:
+        self.data = np.asarray(data)
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.data.shape
+
+    @property
+    def dtype(self) -> kl.dtype:
+        return kl.from_numpy(self.data.dtype)
+
+    @property
+    def T(self) -> Tile:
+        return Tile(self.data.T)
+
+    def to(self, dtype: kl.dtype) -> Tile:
+        if dtype.ir == "i1":
+            return Tile(self.data != 0)
+        if dtype.numpy is None:
+            raise KilnError(f"the interpreter has no {dtype!r}")
+        return Tile(self.data.astype(dtype.numpy))
+
+    def __getitem__(self, index) -> Tile:
+        return Tile(self.data[index])
+
+    def __bool__(self) -> bool:
+        return bool(self.data)
+
+    # A 0-d tile (a reduced or loaded scalar) also works as a number.
+    def __int__(self) -> int:
+        return int(self.data)
+
+    def __float__(self) -> float:
+        return float(self.data)
+
+    def __index__(self) -> int:
+        return int(self.data)
+
+    def __repr__(self) -> str:
+        return f"Tile({self.data!r})"
+
+    def _binary(self, other: Any, fn: Callable, reverse: bool = False):
+        if isinstance(other, Pointer):
+            return NotImplemented
+        a = self.data
+        b = _data(other, a.dtype)
+        dtype = _promote(a.dtype, b.dtype)
+        a, b = a.astype(dtype), b.astype(dtype)
+        return Tile(fn(b, a) if reverse else fn(a, b))
+
+    def __add__(self, o): return self._binary(o, np.add)
+    def __radd__(self, o): return self._binary(o, np.add, True)
+    def __sub__(self, o): return self._binary(o, np.subtract)
+    def __rsub__(self, o): return self._binary(o, np.subtract, True)
+    def __mul__(self, o): return self._binary(o, np.multiply)
+    def __rmul__(self, o): return self._binary(o, np.multiply, True)
+    def __and__(self, o): return self._binary(o, np.bitwise_and)
+    def __rand__(self, o): return self._binary(o, np.bitwise_and, True)
+    def __or__(self, o): return self._binary(o, np.bitwise_or)
+    def __ror__(self, o): return self._binary(o, np.bitwise_or, True)
+    def __xor__(self, o): return self._binary(o, np.bitwise_xor)
+    def __lshift__(self, o): return self._binary(o, np.left_shift)
+    def __rshift__(self, o): return self._binary(o, np.right_shift)
+    def __lt__(self, o): return self._binary(o, np.less)
+    def __le__(self, o): return self._binary(o, np.less_equal)
+    def __gt__(self, o): return self._binary(o, np.greater)
+    def __ge__(self, o): return self._binary(o, np.greater_equal)
+    def __eq__(self, o): return self._binary(o, np.equal)
+    def __ne__(self, o): return self._binary(o, np.not_equal)
+    def __neg__(self): return Tile(-self.data)
+    def __invert__(self): return Tile(~self.data)
+
+    def __truediv__(self, o):
+        return self._as_float()._binary(o, np.divide)
+
+    def __rtruediv__(self, o):
+        return self._as_float()._binary(o, np.divide, True)
+
+    def _as_float(self) -> Tile:
+        return self if self.data.dtype.kind == "f" else Tile(
+            self.data.astype(np.float32))
+
+    # Integers divide and take remainders toward zero, as compiled code.
+    def __floordiv__(self, o): return self._binary(o, _trunc_div)
+    def __rfloordiv__(self, o): return self._binary(o, _trunc_div, True)
+    def __mod__(self, o): return self._binary(o, _trunc_mod)
+    def __rmod__(self, o): return self._binary(o, _trunc_mod, True)
+
+
+def _trunc_div(a, b):
+    if a.dtype.kind == "f":
+        return np.floor_divide(a, b)
+    return (np.trunc(a / b)).astype(a.dtype)
+
+
+def _trunc_mod(a, b):
+    if a.dtype.kind == "f":
+        return np.fmod(a, b)
+    return a - _trunc_div(a, b) * b
+
+
+class Pointer:
+    """Pointers into one array: the array's elements, flat, and offsets."""
+
+    def __init__(self, base: np.ndarray, offsets: Any = 0) -> None:
+        self.base = base
+        self.offsets = np.asarray(offsets, dtype=np.int64)
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.offsets.shape
+
+    def __add__(self, offset: Any) -> Pointer:
+        delta = _data(offset).astype(np.int64)
+        return Pointer(self.base, self.offsets + delta)
+
+    __radd__ = __add__
+
+    def __sub__(self, offset: Any) -> Pointer:
+        return self + (-_data(offset).astype(np.int64))
+
+    def indices(self, mask: np.ndarray | None) -> np.ndarray:
+        """The offsets where `mask` holds, checked against the array."""
+        offsets = self.offsets if mask is None else self.offsets[mask]
+        if offsets.size and (offsets.min() < 0 or
+                             offsets.max() >= self.base.size):
+            bad = offsets[(offsets < 0) | (offsets >= self.base.size)][0]
+            raise KilnError(f"out-of-bounds access: offset {bad} of an "
+                            f"array of {self.base.size} elements")
+        return offsets
+
+
+def _mask_for(mask: Any, shape: tuple[int, ...]) -> np.ndarray | None:
+    if mask is None:
+        return None
+    return np.broadcast_to(_data(mask).astype(np.bool_), shape)
+
+
+def _shape_of(*values: Any) -> tuple[int, ...]:
+    shapes = [v.shape for v in values if isinstance(v, (Tile, Pointer))]
+    return np.broadcast_shapes(*shapes) if shapes else ()
+
+
+def load(pointer, mask=None, other=None):
+    shape = _shape_of(pointer, mask if isinstance(mask, Tile) else None)
+    offsets = np.broadcast_to(pointer.offsets, shape)
+    mask = _mask_for(mask, shape)
+    target = Pointer(pointer.base, offsets)
+    dtype = pointer.base.dtype
+    result = np.zeros(shape, dtype=dtype)
+    if other is not None:
+        result[...] = _data(other, dtype).astype(dtype)
+    where = np.ones(shape, bool) if mask is None else mask
+    result[where] = pointer.base[target.indices(where)]
+    return Tile(result)
+
+
+def store(pointer, value, mask=None):
+    shape = _shape_of(pointer, value, mask if isinstance(mask, Tile) else None)
+    target = Pointer(pointer.base, np.broadcast_to(pointer.offsets, shape))
+    where = _mask_for(mask, shape)
+    where = np.ones(shape, bool) if where is None else where
+    data = np.broadcast_to(_data(value, pointer.base.dtype).astype(
+        pointer.base.dtype), shape)
+    pointer.base[target.indices(where)] = data[where]
+
+
+def _atomic(combine: Callable) -> Callable:
+    def atomic(pointer, value, mask=None):
+        shape = _shape_of(pointer, value,
+                          mask if isinstance(mask, Tile) else None)
+        offsets = np.broadcast_to(pointer.offsets, shape)
+        where = _mask_for(mask, shape)
+        where = np.ones(shape, bool) if where is None else where
+        data = np.broadcast_to(_data(value, pointer.base.dtype), shape)
+        old = np.zeros(shape, pointer.base.dtype)
+        target = Pointer(pointer.base, offsets)
+        target.indices(where)
+        # One element after another, as on the host target.
+        for index in zip(*np.nonzero(where)) if shape else [()]:
+            if shape == () and not where:
+                break
+            at = offsets[index]
+            old[index] = pointer.base[at]
+            pointer.base[at] = combine(pointer.base[at], data[index])
+        return Tile(old)
+    return atomic
+
+
+def _reduce(fn: Callable, widen: bool) -> Callable:
+    def reduce(x, axis=None):
+        data = _data(x)
+        if widen and data.dtype.kind in "biu" and data.dtype.itemsize < 4:
+            data = data.astype(np.int32)
+        return Tile(fn(data, axis=axis))
+    return reduce
+
+
+def _math(fn: Callable) -> Callable:
+    def apply(x):
+        data = _data(x)
+        if data.dtype.kind != "f":
+            data = data.astype(np.float32)
+        return Tile(fn(data).astype(data.dtype))
+    return apply
+
+
+def dot(a, b, acc=None, input_precision=None):
+    a, b = _data(a), _data(b)
+    out = np.int32 if a.dtype == np.int8 else np.float32
+    result = a.astype(out) @ b.astype(out)
+    if acc is not None:
+        acc = _data(acc)
+        result = (result + acc.astype(out)).astype(acc.dtype)
+    return Tile(result)
+
+
+def cumsum(x, axis=0):
+    data = _data(x)
+    if data.dtype.kind in "biu" and data.dtype.itemsize < 4:
+        data = data.astype(np.int32)
+    return Tile(np.cumsum(data, axis=axis).astype(data.dtype))
+
+
+def _arg(fn: Callable) -> Callable:
+    def arg(x, axis):
+        return Tile(fn(_data(x), axis=axis).astype(np.int32))
+    return arg
+
+
+def _where(condition, x, y):
+    xd, yd = _data(x), _data(y)
+    if isinstance(x, Tile) or not isinstance(y, Tile):
+        yd = _data(y, xd.dtype)
+    else:
+        xd = _data(x, yd.dtype)
+    dtype = _promote(xd.dtype, yd.dtype)
+    return Tile(np.where(_data(condition), xd.astype(dtype), yd.astype(dtype)))
+
+
+def _binary_numpy(fn: Callable) -> Callable:
+    def apply(x, y):
+        a = x if isinstance(x, Tile) else Tile(_data(x, _dtype_of(y)))
+        return a._binary(y, fn)
+    return apply
+
+
+def _static_assert(condition, message=""):
+    if not condition:
+        raise KilnError(f"static assertion failed: {message}")
+
+
+IMPLEMENTATIONS: dict[str, Callable] = {
+    "program_id": lambda axis: _state.program[axis],
+    "num_programs": lambda axis: _state.grid[axis],
+    "arange": lambda start, end: Tile(np.arange(start, end, dtype=np.int32)),
+    "zeros": lambda shape, dtype: Tile(np.zeros(shape, dtype.numpy)),
+    "full": lambda shape, value, dtype: Tile(np.full(shape, value,
+                                                     dtype.numpy)),
+    "load": load,
+    "store": store,
+    "where": _where,
+    "minimum": _binary_numpy(np.minimum),
+    "maximum": _binary_numpy(np.maximum),
+    "exp": _math(np.exp), "exp2": _math(np.exp2), "log": _math(np.log),
+    "log2": _math(np.log2), "sqrt": _math(np.sqrt),
+    "rsqrt": _math(lambda v: 1 / np.sqrt(v)), "sin": _math(np.sin),
+    "cos": _math(np.cos), "tanh": _math(np.tanh),
+    "erf": _math(np.vectorize(math.erf)),
+    "sigmoid": _math(lambda v: 1 / (1 + np.exp(-v))),
+    "abs": lambda x: Tile(np.abs(_data(x))),
+    "fma": lambda x, y, z: x * y + z,
+    "cdiv": lambda x, y: (x + y - 1) // y,
+    "sum": _reduce(np.sum, True),
+    "max": _reduce(np.max, False),
+    "min": _reduce(np.min, False),
+    "argmax": _arg(np.argmax),
+    "argmin": _arg(np.argmin),
+    "cumsum": cumsum,
+    "dot": dot,
+    "trans": lambda x: Tile(_data(x).T),
+    "reshape": lambda x, shape: Tile(_data(x).reshape(shape)),
+    "atomic_add": _atomic(lambda old, v: old + v),
+    "atomic_max": _atomic(max),
+    "atomic_min": _atomic(min),
+    "atomic_xchg": _atomic(lambda old, v: v),
+    "static_assert": _static_assert,
+}
+
+
+def call_builtin(name: str, args: tuple, kwargs: dict) -> Any:
+    return IMPLEMENTATIONS[name](*args, **kwargs)
+
+
+def _argument(value: Any) -> Any:
+    if isinstance(value, np.ndarray):
+        if not value.flags.c_contiguous:
+            raise KilnError("the interpreter takes contiguous arrays")
+        return Pointer(value.reshape(-1))
+    return value
+
+
+def run(fn: Callable, grid: Sequence[int], arguments: dict[str, Any]) -> None:
+    """Runs `fn` with `arguments` once per program instance of `grid`, x
+    fastest."""
+    grid = tuple(int(g) for g in grid) + (1,) * (3 - len(grid))
+    converted = {name: _argument(value) for name, value in arguments.items()}
+    _state.grid = grid
+    try:
+        for z, y, x in itertools.product(*(range(g) for g in grid[::-1])):
+            _state.program = (x, y, z)
+            fn(**converted)
+    finally:
+        _state.program = None
