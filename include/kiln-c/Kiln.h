@@ -140,6 +140,11 @@ typedef struct KilnMemoryRange {
 
 KILN_C_EXPORT void kilnHostExecutableDestroy(KilnHostExecutable *executable);
 
+/** Runs later launches on up to `threads` threads, each taking a contiguous
+ * range of the program instances (0 or 1: on the calling thread). */
+KILN_C_EXPORT void kilnHostExecutableSetThreads(KilnHostExecutable *executable,
+                                                unsigned threads);
+
 /** Runs `kernel` once per program instance of a grid of `grid[0] * grid[1] *
  * grid[2]`. `args[i]` points to argument i: an int64_t address for a
  * pointer, the value itself for a scalar, of the argument's type. With

@@ -255,6 +255,11 @@ void kilnHostExecutableDestroy(KilnHostExecutable *executable) {
   delete executable;
 }
 
+void kilnHostExecutableSetThreads(KilnHostExecutable *executable,
+                                  unsigned threads) {
+  executable->executable->setThreads(threads);
+}
+
 KilnError *kilnHostExecutableLaunch(KilnHostExecutable *executable,
                                     const char *kernel, const unsigned grid[3],
                                     void **args, size_t numArgs,

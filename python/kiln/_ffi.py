@@ -83,6 +83,8 @@ _SIGNATURES = {
                                   ctypes.POINTER(HostExecutableHandle)],
                                  ErrorHandle),
     "kilnHostExecutableDestroy": ([HostExecutableHandle], None),
+    "kilnHostExecutableSetThreads": ([HostExecutableHandle, ctypes.c_uint],
+                                     None),
     "kilnHostExecutableLaunch": ([HostExecutableHandle, ctypes.c_char_p,
                                   ctypes.c_uint * 3,
                                   ctypes.POINTER(ctypes.c_void_p),

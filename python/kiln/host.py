@@ -7,6 +7,7 @@ after another, so kernels can be checked against numpy on any machine.
 from __future__ import annotations
 
 import ctypes
+import os
 import re
 from typing import Any, Sequence
 
@@ -103,11 +104,13 @@ class HostExecutable:
     array([0., 2., 4., 6.], dtype=float32)
     """
 
-    def __init__(self, module: Module, check_bounds: bool = False) -> None:
+    def __init__(self, module: Module, check_bounds: bool = False,
+                 threads: int | None = None) -> None:
         """Compiles ``module``'s kernels. With ``check_bounds``, every load,
         store and atomic is checked against the arrays passed to the launch,
         and one outside them fails the launch with its source location (a
-        debug mode, slower)."""
+        debug mode, slower). A launch runs its program instances on
+        ``threads`` threads (default: ``$KILN_HOST_THREADS``, else 1)."""
         self._handle: _ffi.HostExecutableHandle | None = None
         self._module = module
         self._signatures: dict[str, list[str]] = {}
@@ -115,6 +118,11 @@ class HostExecutable:
         check(_ffi.lib().kilnHostExecutableCreate(
             module.handle, int(check_bounds), ctypes.byref(handle)))
         self._handle = handle
+        if threads is None:
+            threads = int(os.environ.get("KILN_HOST_THREADS", "1") or 1)
+        if threads < 1:
+            raise KilnError(f"threads must be at least 1, not {threads}")
+        _ffi.lib().kilnHostExecutableSetThreads(handle, threads)
 
     def launch(self, kernel: str, grid: Sequence[int], *args: Any) -> None:
         """Runs ``kernel`` once per program instance of ``grid`` (up to

@@ -507,3 +507,42 @@ def test_bounds_checks_follow_strided_views(ctx):
     # all within the bytes x spans, so no access is out of bounds.
     exe.launch("vector_add", (1,), x, x, out, 1000)
     np.testing.assert_array_equal(out, 2 * base[:1000])
+
+
+@pytest.mark.parametrize("threads", [2, 3, 8])
+def test_launches_split_over_threads(ctx, threads):
+    n = 5000
+    x = np.random.default_rng(threads).integers(0, 1000, size=n,
+                                                dtype=np.int32)
+    total = np.zeros(1, np.float32)
+    bins = np.zeros(8, np.int32)
+    maximum = np.array([-1], np.int32)
+    exe = HostExecutable(kiln.Module.parse(ctx, ATOMICS), threads=threads)
+    exe.launch("atomics", ((n + 63) // 64,), x, total, bins, maximum, n)
+    # Atomics stay atomic across threads.
+    assert total[0] == pytest.approx(float(x.sum()), rel=1e-5)
+    np.testing.assert_array_equal(bins, np.bincount(x % 8, minlength=8))
+    assert maximum[0] == x.max()
+    ids = np.full(2 * 3 * 4, -1, np.int32)
+    sizes = np.zeros_like(ids)
+    grid = HostExecutable(kiln.Module.parse(ctx, GRID), threads=threads)
+    grid.launch("grid", (4, 3, 2), ids, sizes)
+    z, y, w = np.meshgrid(range(2), range(3), range(4), indexing="ij")
+    np.testing.assert_array_equal(ids, (w + 10 * y + 100 * z).ravel())
+
+
+def test_bounds_checks_on_threads(ctx):
+    source = (EXAMPLES / "vector_add.mlir").read_text()
+    exe = HostExecutable(kiln.Module.parse(ctx, source, "vector_add.mlir"),
+                         check_bounds=True, threads=4)
+    x = np.ones(3000, np.float32)
+    out = np.zeros(3000, np.float32)
+    exe.launch("vector_add", (3,), x, x, out, 3000)
+    np.testing.assert_array_equal(out, 2.0)
+    with pytest.raises(kiln.KilnError, match=r"in program \(2, 0, 0\)"):
+        exe.launch("vector_add", (4,), x, x, out, 3500)
+
+
+def test_threads_must_be_positive(ctx):
+    with pytest.raises(kiln.KilnError, match="threads must be at least 1"):
+        HostExecutable(kiln.Module.parse(ctx, GRID), threads=0)

@@ -60,6 +60,9 @@ static cl::opt<unsigned> repeat("repeat", cl::desc("Launches to time"),
                                 cl::init(1));
 static cl::opt<unsigned> seed("seed", cl::desc("Seed of rand arrays"),
                               cl::init(0));
+static cl::opt<unsigned> threads("launch-threads",
+                                 cl::desc("Threads a launch runs on"),
+                                 cl::init(1));
 
 namespace {
 /// One kernel argument: an array (bytes held here) or a scalar (its bytes).
@@ -239,6 +242,7 @@ int main(int argc, char **argv) {
   auto executable = kiln::host::HostExecutable::create(*module, checkBounds);
   if (failed(executable))
     return 1;
+  (*executable)->setThreads(threads);
 
   SmallVector<void *> pointers;
   SmallVector<kiln::host::MemoryRange> ranges;
@@ -263,7 +267,9 @@ int main(int argc, char **argv) {
   }
   std::sort(seconds.begin(), seconds.end());
 
-  llvm::outs() << "kernel " << kernelName << " on host, grid " << grid[0]
+  llvm::outs() << "kernel " << kernelName << " on host (" << threads
+               << (threads == 1 ? " thread" : " threads") << "), grid "
+               << grid[0]
                << "x" << grid[1] << "x" << grid[2] << ": "
                << llvm::format("%.3f", seconds[seconds.size() / 2] * 1e3)
                << " ms per launch (median of " << seconds.size() << ")\n";

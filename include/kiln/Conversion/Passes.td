@@ -14,15 +14,17 @@ def ConvertTileToHostPass : Pass<"kiln-convert-tile-to-host", "mlir::ModuleOp"> 
     - tile ops become `tensor`, `linalg` and `scf` ops on tensors (to be
       bufferized), loads and stores become loops over the elements with
       `llvm.load`/`llvm.store` where the mask allows, atomics a load, the
-      combination and a store (a host launch runs its program instances one
-      after another on one thread), `tile.dot` becomes `linalg.matmul`,
+      combination and a store under a lock, `tile.dot` becomes
+      `linalg.matmul`,
       `tile.reduce` a
       `linalg.reduce` with the combining region, `tile.scan` a loop;
     - the kernel takes six trailing `i32` arguments, its program id and the
       grid size along x, y and z, which `tile.program_id` and
       `tile.num_programs` read;
-    - a launcher `<kernel>_launch(args..., grid_x, grid_y, grid_z)` runs the
-      kernel once per program instance.
+    - a launcher `<kernel>_launch(args..., grid_x, grid_y, grid_z, begin,
+      end)` runs the program instances with linear ids [begin, end), x
+      fastest, so that a launch can split them between threads; atomics
+      take the runtime's lock (`__kiln_host_lock`, `__kiln_host_unlock`).
 
     With `bounds-check`, every access first calls
     `__kiln_host_check_access(address, bytes, site, enabled, pid_x, pid_y,

@@ -42,6 +42,11 @@ static constexpr llvm::StringLiteral kCheckFunction =
     "__kiln_host_check_access";
 static constexpr llvm::StringLiteral kAccessSitesAttr = "kiln.host.access_sites";
 
+/// The run-time lock that makes atomics atomic across the threads of a
+/// launch.
+static constexpr llvm::StringLiteral kLockFunction = "__kiln_host_lock";
+static constexpr llvm::StringLiteral kUnlockFunction = "__kiln_host_unlock";
+
 //===----------------------------------------------------------------------===//
 // Helpers
 //===----------------------------------------------------------------------===//
@@ -761,10 +766,10 @@ static Value combineAtomic(OpBuilder &b, Location loc, AtomicRMWKind kind,
   llvm_unreachable("unknown atomic kind");
 }
 
-/// The host runs the program instances of a launch one after another on
-/// one thread, so an atomic is a load, the combination and a store: no
-/// other access can come between them. (llvm.atomicrmw would also declare
-/// no memory effects, which buffer deallocation cannot work with.)
+/// An atomic element is a load, the combination and a store, made atomic by
+/// the host runtime's lock (`__kiln_host_lock`/`__kiln_host_unlock`), which
+/// matters when a launch runs on several threads. (llvm.atomicrmw would
+/// declare no memory effects, which buffer deallocation cannot work with.)
 struct AtomicRMWLowering : AccessLowering<AtomicRMWOp> {
   using AccessLowering::AccessLowering;
 
@@ -779,9 +784,11 @@ struct AtomicRMWLowering : AccessLowering<AtomicRMWOp> {
         [&](OpBuilder &b, Location l, Value address, ValueRange ivs) -> Value {
           Value element = elementAt(b, l, value, ivs);
           Value ptr = toLLVMPointer(b, l, address);
+          func::CallOp::create(b, l, kLockFunction, TypeRange());
           Value old = LLVM::LoadOp::create(b, l, element.getType(), ptr);
           LLVM::StoreOp::create(b, l, combineAtomic(b, l, kind, old, element),
                                 ptr);
+          func::CallOp::create(b, l, kUnlockFunction, TypeRange());
           return old;
         });
     rewriter.replaceOp(op, results[0]);
@@ -1004,12 +1011,14 @@ struct ConvertTileToHostPass
 };
 } // namespace
 
-/// Adds the grid arguments to `kernel` and a launcher that runs it once per
-/// program instance of a grid given at run time.
+/// Adds the grid arguments to `kernel` and its launcher,
+/// `<kernel>_launch(args..., grid_x, grid_y, grid_z, begin, end)`, which
+/// runs the program instances with linear ids [begin, end), x fastest; a
+/// launch can split the grid between threads by range.
 static void addGridArgumentsAndLauncher(func::FuncOp kernel) {
   MLIRContext *ctx = kernel.getContext();
   Location loc = kernel.getLoc();
-  Type i32 = IntegerType::get(ctx, 32);
+  Type i32 = IntegerType::get(ctx, 32), i64 = IntegerType::get(ctx, 64);
   unsigned numArgs = kernel.getNumArguments();
   SmallVector<unsigned> positions(kNumGridArgs, numArgs);
   SmallVector<Type> types(kNumGridArgs, i32);
@@ -1022,30 +1031,35 @@ static void addGridArgumentsAndLauncher(func::FuncOp kernel) {
   SmallVector<Type> launchTypes(
       kernel.getFunctionType().getInputs().drop_back(kNumGridArgs));
   launchTypes.append(3, i32);
+  launchTypes.append(2, i64);
   auto launcher = func::FuncOp::create(
       b, loc, (kernel.getSymName() + "_launch").str(),
       b.getFunctionType(launchTypes, {}));
   Block *body = launcher.addEntryBlock();
   b.setInsertionPointToStart(body);
-  ValueRange grid = body->getArguments().take_back(3);
-  SmallVector<Value> lbs, ubs, steps;
-  // z outermost, x innermost, as consecutive program ids run on a GPU.
-  for (int axis = 2; axis >= 0; --axis) {
-    lbs.push_back(indexConstant(b, loc, 0));
-    ubs.push_back(arith::IndexCastOp::create(b, loc, b.getIndexType(),
-                                             grid[axis]));
-    steps.push_back(indexConstant(b, loc, 1));
+  ValueRange grid = body->getArguments().take_back(5).take_front(3);
+  Value begin = body->getArguments().take_back(2)[0];
+  Value end = body->getArguments().take_back(1)[0];
+  Value one = arith::ConstantIntOp::create(b, loc, 1, 64);
+  SmallVector<Value> sizes;
+  for (Value size : grid)
+    sizes.push_back(arith::ExtUIOp::create(b, loc, i64, size));
+  auto loop = scf::ForOp::create(b, loc, begin, end, one);
+  b.setInsertionPointToStart(loop.getBody());
+  Value id = loop.getInductionVar();
+  SmallVector<Value> args(body->getArguments().drop_back(5));
+  for (int axis = 0; axis < 3; ++axis) {
+    Value coordinate = axis < 2 ? arith::RemUIOp::create(b, loc, id,
+                                                         sizes[axis])
+                                      .getResult()
+                                : id;
+    args.push_back(arith::TruncIOp::create(b, loc, i32, coordinate));
+    if (axis < 2)
+      id = arith::DivUIOp::create(b, loc, id, sizes[axis]);
   }
-  scf::buildLoopNest(
-      b, loc, lbs, ubs, steps,
-      [&](OpBuilder &nb, Location l, ValueRange ivs) {
-        SmallVector<Value> args(body->getArguments().drop_back(3));
-        for (int axis = 0; axis < 3; ++axis)
-          args.push_back(arith::IndexCastOp::create(nb, l, nb.getI32Type(),
-                                                    ivs[2 - axis]));
-        args.append(grid.begin(), grid.end());
-        func::CallOp::create(nb, l, kernel, args);
-      });
+  args.append(grid.begin(), grid.end());
+  func::CallOp::create(b, loc, kernel, args);
+  b.setInsertionPointAfter(loop);
   func::ReturnOp::create(b, loc);
 }
 
@@ -1066,6 +1080,15 @@ void ConvertTileToHostPass::runOnOperation() {
   });
   if (unsupported)
     return signalPassFailure();
+
+  if (!module.getOps<func::FuncOp>().empty() &&
+      module.walk([](AtomicRMWOp) { return WalkResult::interrupt(); })
+          .wasInterrupted()) {
+    OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
+    for (StringRef name : {kLockFunction, kUnlockFunction})
+      func::FuncOp::create(b, module.getLoc(), name, b.getFunctionType({}, {}))
+          .setPrivate();
+  }
 
   SmallVector<func::FuncOp> kernels;
   for (auto func : module.getOps<func::FuncOp>()) {

@@ -15,8 +15,10 @@
 #include "llvm/Support/Format.h"
 #include "llvm/Support/TargetSelect.h"
 
+#include <algorithm>
 #include <cstring>
 #include <mutex>
+#include <thread>
 
 using namespace mlir;
 using namespace kiln::host;
@@ -34,6 +36,11 @@ struct CheckedLaunch {
 } // namespace
 
 static thread_local CheckedLaunch *currentLaunch = nullptr;
+
+/// Serializes the atomics of launches that run on several threads.
+static std::mutex atomicsLock;
+static void lockAtomics() { atomicsLock.lock(); }
+static void unlockAtomics() { atomicsLock.unlock(); }
 
 /// Called by kernels compiled with bounds checks before each access (see
 /// kiln-convert-tile-to-host). Returns whether the access should happen.
@@ -153,6 +160,12 @@ HostExecutable::create(ModuleOp module, bool boundsCheck) {
     symbols[mangle("memrefCopy")] = {
         llvm::orc::ExecutorAddr::fromPtr(&memrefCopy),
         llvm::JITSymbolFlags::Exported};
+    symbols[mangle("__kiln_host_lock")] = {
+        llvm::orc::ExecutorAddr::fromPtr(&lockAtomics),
+        llvm::JITSymbolFlags::Exported};
+    symbols[mangle("__kiln_host_unlock")] = {
+        llvm::orc::ExecutorAddr::fromPtr(&unlockAtomics),
+        llvm::JITSymbolFlags::Exported};
     return symbols;
   });
   return executable;
@@ -174,20 +187,41 @@ LogicalResult HostExecutable::launch(StringRef kernel,
                 .str();
     return failure();
   }
-  SmallVector<void *> packed(args);
-  for (uint32_t &size : grid)
-    packed.push_back(&size);
-  CheckedLaunch checked;
-  checked.ranges = ranges;
-  currentLaunch = &checked;
-  llvm::Error err = engine->invokePacked((kernel + "_launch").str(), packed);
-  currentLaunch = nullptr;
-  if (err) {
-    error = llvm::toString(std::move(err));
+  auto function = engine->lookupPacked((kernel + "_launch").str());
+  if (!function) {
+    error = llvm::toString(function.takeError());
     return failure();
   }
-  if (!checked.violated)
+  uint64_t total = uint64_t(grid[0]) * grid[1] * grid[2];
+  unsigned parts = std::max<uint64_t>(1, std::min<uint64_t>(threads, total));
+  std::vector<CheckedLaunch> checks(parts);
+  auto runPart = [&](unsigned part) {
+    int64_t begin = total * part / parts, end = total * (part + 1) / parts;
+    SmallVector<void *> packed(args);
+    for (uint32_t &size : grid)
+      packed.push_back(&size);
+    packed.push_back(&begin);
+    packed.push_back(&end);
+    checks[part].ranges = ranges;
+    currentLaunch = &checks[part];
+    (*function)(packed.data());
+    currentLaunch = nullptr;
+  };
+  if (parts == 1) {
+    runPart(0);
+  } else {
+    std::vector<std::thread> workers;
+    for (unsigned part = 0; part < parts; ++part)
+      workers.emplace_back(runPart, part);
+    for (std::thread &worker : workers)
+      worker.join();
+  }
+  // The first bad access of the lowest range of program instances.
+  auto violated = llvm::find_if(
+      checks, [](const CheckedLaunch &check) { return check.violated; });
+  if (violated == checks.end())
     return success();
+  const CheckedLaunch &checked = *violated;
   llvm::raw_string_ostream os(error);
   os << "out-of-bounds access at " << accessSites[checked.site]
      << " in program (" << checked.programId[0] << ", "

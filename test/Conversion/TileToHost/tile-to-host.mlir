@@ -1,22 +1,24 @@
 // RUN: kiln-opt %s -split-input-file -kiln-convert-tile-to-host | FileCheck %s
 
 // The kernel takes the program id and grid size along x, y, z, and a
-// launcher runs it over the grid, z outermost.
+// launcher runs the program instances with linear ids [begin, end), x
+// fastest: x = id % gx, y = id / gx % gy, z = id / gx / gy.
 // CHECK-LABEL: func.func @grid
 // CHECK-SAME: (%[[P:[a-z0-9]+]]: i64, %[[PX:[a-z0-9]+]]: i32, %[[PY:[a-z0-9]+]]: i32, %[[PZ:[a-z0-9]+]]: i32, %[[NX:[a-z0-9]+]]: i32, %[[NY:[a-z0-9]+]]: i32, %[[NZ:[a-z0-9]+]]: i32)
 // CHECK: arith.addi %[[PY]], %[[NZ]] : i32
 // CHECK-LABEL: func.func @grid_launch
-// CHECK-SAME: (%[[ARG:[a-z0-9]+]]: i64, %[[GX:[a-z0-9]+]]: i32, %[[GY:[a-z0-9]+]]: i32, %[[GZ:[a-z0-9]+]]: i32)
-// CHECK: %[[UZ:.*]] = arith.index_cast %[[GZ]]
-// CHECK: %[[UY:.*]] = arith.index_cast %[[GY]]
-// CHECK: %[[UX:.*]] = arith.index_cast %[[GX]]
-// CHECK: scf.for %[[Z:[a-z0-9]+]] = %{{.*}} to %[[UZ]]
-// CHECK: scf.for %[[Y:[a-z0-9]+]] = %{{.*}} to %[[UY]]
-// CHECK: scf.for %[[X:[a-z0-9]+]] = %{{.*}} to %[[UX]]
-// CHECK: %[[IX:.*]] = arith.index_cast %[[X]] : index to i32
-// CHECK: %[[IY:.*]] = arith.index_cast %[[Y]] : index to i32
-// CHECK: %[[IZ:.*]] = arith.index_cast %[[Z]] : index to i32
-// CHECK: func.call @grid(%[[ARG]], %[[IX]], %[[IY]], %[[IZ]], %[[GX]], %[[GY]], %[[GZ]])
+// CHECK-SAME: (%[[ARG:[a-z0-9]+]]: i64, %[[GX:[a-z0-9]+]]: i32, %[[GY:[a-z0-9]+]]: i32, %[[GZ:[a-z0-9]+]]: i32, %[[BEGIN:[a-z0-9]+]]: i64, %[[END:[a-z0-9]+]]: i64)
+// CHECK: %[[SX:.*]] = arith.extui %[[GX]] : i32 to i64
+// CHECK: %[[SY:.*]] = arith.extui %[[GY]] : i32 to i64
+// CHECK: scf.for %[[ID:[a-z0-9]+]] = %[[BEGIN]] to %[[END]] step %{{.*}} : i64
+// CHECK:   %[[X:.*]] = arith.remui %[[ID]], %[[SX]] : i64
+// CHECK:   %[[IX:.*]] = arith.trunci %[[X]] : i64 to i32
+// CHECK:   %[[DX:.*]] = arith.divui %[[ID]], %[[SX]] : i64
+// CHECK:   %[[Y:.*]] = arith.remui %[[DX]], %[[SY]] : i64
+// CHECK:   %[[IY:.*]] = arith.trunci %[[Y]] : i64 to i32
+// CHECK:   %[[Z:.*]] = arith.divui %[[DX]], %[[SY]] : i64
+// CHECK:   %[[IZ:.*]] = arith.trunci %[[Z]] : i64 to i32
+// CHECK:   func.call @grid(%[[ARG]], %[[IX]], %[[IY]], %[[IZ]], %[[GX]], %[[GY]], %[[GZ]])
 func.func @grid(%p: !tile.ptr<i32>) {
   %y = tile.program_id y
   %nz = tile.num_programs z
@@ -82,11 +84,14 @@ func.func @masked_store(%p: tensor<2x2x!tile.ptr<i32>>, %v: tensor<2x2xi32>, %m:
 
 // -----
 
-// A host atomic is a load, the combination and a store.
+// A host atomic is a load, the combination and a store, under the
+// runtime's lock.
 // CHECK-LABEL: func.func @atomic
+// CHECK: call @__kiln_host_lock()
 // CHECK: %[[OLD:.*]] = llvm.load %{{.*}} : !llvm.ptr -> f32
 // CHECK: %[[NEW:.*]] = arith.maxnumf %[[OLD]], %{{.*}} : f32
 // CHECK: llvm.store %[[NEW]], %{{.*}} : f32, !llvm.ptr
+// CHECK: call @__kiln_host_unlock()
 // CHECK: llvm.store %[[OLD]], %{{.*}} : f32, !llvm.ptr
 func.func @atomic(%p: !tile.ptr<f32>, %v: f32) -> () {
   %0 = tile.atomic_rmw max acq_rel gpu %p, %v : !tile.ptr<f32>, f32

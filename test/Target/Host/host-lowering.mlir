@@ -10,7 +10,7 @@
 // CHECK-NOT: scf.
 // CHECK-NOT: memref.
 // CHECK: llvm.func @vector_add(%{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32)
-// CHECK: llvm.func @vector_add_launch(%{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32)
+// CHECK: llvm.func @vector_add_launch(%{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i64, %{{.*}}: i64)
 // CHECK-NOT: tile.
 
 // exp comes from the C library.

@@ -49,6 +49,11 @@ public:
                              mlir::ArrayRef<MemoryRange> ranges,
                              std::string &error);
 
+  /// Runs later launches on up to `threads` threads, each taking a
+  /// contiguous range of program instances (1, the default, runs them on
+  /// the calling thread).
+  void setThreads(unsigned threads) { this->threads = threads ? threads : 1; }
+
 private:
   HostExecutable() = default;
 
@@ -57,6 +62,7 @@ private:
   llvm::StringMap<size_t> numArguments;
   /// "file:line:col: op" of each checked access site, by site id.
   std::vector<std::string> accessSites;
+  unsigned threads = 1;
 };
 
 } // namespace kiln::host
