@@ -156,6 +156,21 @@ kilnHostExecutableLaunch(KilnHostExecutable *executable, const char *kernel,
                          const unsigned grid[3], void **args, size_t numArgs,
                          const KilnMemoryRange *ranges, size_t numRanges);
 
+/*===----------------------------------------------------------------------===*
+ * CUDA devices
+ *===----------------------------------------------------------------------===*/
+
+/** Sets `*count` to the number of CUDA devices. Fails with "no CUDA driver:
+ * ..." where libcuda.so.1 (or $KILN_CUDA_DRIVER) cannot be opened, and with
+ * the driver's error name where it cannot start. */
+KILN_C_EXPORT KilnError *kilnCudaGetDeviceCount(int *count);
+
+/** Writes device `ordinal`'s name (NUL-terminated, at most `nameSize`
+ * bytes) and compute capability (major * 10 + minor). */
+KILN_C_EXPORT KilnError *kilnCudaGetDeviceInfo(int ordinal, char *name,
+                                               size_t nameSize,
+                                               int *capability);
+
 #ifdef __cplusplus
 }
 #endif

@@ -3,6 +3,7 @@
 #include "kiln-c/Kiln.h"
 
 #include "kiln/InitAll.h"
+#include "kiln/Runtime/CudaDriver.h"
 #include "kiln/Target/Host/HostExecutable.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -18,6 +19,7 @@
 
 #include "llvm/ADT/StringMap.h"
 
+#include <cstring>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -274,5 +276,35 @@ KilnError *kilnHostExecutableLaunch(KilnHostExecutable *executable,
                    numRanges),
           error)))
     return makeError(std::move(error));
+  return nullptr;
+}
+
+KilnError *kilnCudaGetDeviceCount(int *count) {
+  *count = 0;
+  std::string error;
+  kiln::runtime::CudaDriver *driver = kiln::runtime::CudaDriver::get(error);
+  if (!driver)
+    return makeError(error);
+  int devices = driver->getDeviceCount(error);
+  if (devices < 0)
+    return makeError(error);
+  *count = devices;
+  return nullptr;
+}
+
+KilnError *kilnCudaGetDeviceInfo(int ordinal, char *name, size_t nameSize,
+                                 int *capability) {
+  std::string error;
+  kiln::runtime::CudaDriver *driver = kiln::runtime::CudaDriver::get(error);
+  if (!driver)
+    return makeError(error);
+  auto device = kiln::runtime::Device::open(*driver, ordinal, error);
+  if (!device)
+    return makeError(error);
+  if (nameSize) {
+    std::strncpy(name, device->getName().c_str(), nameSize - 1);
+    name[nameSize - 1] = '\0';
+  }
+  *capability = device->getComputeCapability();
   return nullptr;
 }

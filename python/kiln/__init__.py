@@ -6,8 +6,10 @@ The package talks to the compiler only through its C API
 
 from kiln.codegen import KilnCompileError
 from kiln.compiler import Context, Module
-from kiln.errors import CompilationError, Diagnostic, KilnError, Severity
+from kiln.errors import (CompilationError, CudaError, Diagnostic, KilnError,
+                         LaunchError, Severity)
 from kiln.jit import JITFunction, jit
 
-__all__ = ["CompilationError", "Context", "Diagnostic", "JITFunction",
-           "KilnCompileError", "KilnError", "Module", "Severity", "jit"]
+__all__ = ["CompilationError", "Context", "CudaError", "Diagnostic",
+           "JITFunction", "KilnCompileError", "KilnError", "LaunchError",
+           "Module", "Severity", "jit"]

@@ -92,6 +92,9 @@ _SIGNATURES = {
                                   ctypes.POINTER(MemoryRange),
                                   ctypes.c_size_t],
                                  ErrorHandle),
+    "kilnCudaGetDeviceCount": ([ctypes.POINTER(ctypes.c_int)], ErrorHandle),
+    "kilnCudaGetDeviceInfo": ([ctypes.c_int, ctypes.c_char_p, ctypes.c_size_t,
+                               ctypes.POINTER(ctypes.c_int)], ErrorHandle),
 }
 
 _lock = threading.Lock()

@@ -8,8 +8,9 @@ from kiln import _ffi
 from kiln.errors import CompilationError, Diagnostic, KilnError, Severity
 
 
-def check(error: _ffi.ErrorHandle) -> None:
-    """Raises CompilationError for a non-NULL error handle, and frees it."""
+def check(error: _ffi.ErrorHandle, kind: type = CompilationError) -> None:
+    """Raises `kind` (CompilationError by default, with the diagnostics) for
+    a non-NULL error handle, and frees it."""
     if not error:
         return
     lib = _ffi.lib()
@@ -23,7 +24,9 @@ def check(error: _ffi.ErrorHandle) -> None:
         message = lib.kilnErrorGetMessage(error).decode()
     finally:
         lib.kilnErrorDestroy(error)
-    raise CompilationError(message, diagnostics)
+    if kind is CompilationError:
+        raise CompilationError(message, diagnostics)
+    raise kind(message)
 
 
 class Context:

@@ -55,3 +55,13 @@ class CompilationError(KilnError):
         self.message = message
         self.diagnostics = diagnostics
         super().__init__("\n".join([message, *map(str, diagnostics)]))
+
+
+class LaunchError(KilnError):
+    """A kernel could not be launched or failed while running (a bad
+    argument, an out-of-bounds access in bounds-check mode)."""
+
+
+class CudaError(KilnError):
+    """The CUDA driver is missing or reported an error; the message names
+    the driver's error and what was being done."""

@@ -15,7 +15,7 @@ import numpy as np
 
 from kiln import _ffi
 from kiln.compiler import Module, check
-from kiln.errors import KilnError
+from kiln.errors import KilnError, LaunchError
 
 #: numpy dtype of each scalar type a pointer may point to.
 POINTEE_DTYPES = {
@@ -150,7 +150,7 @@ class HostExecutable:
             *[_byte_bounds(a) for a in arrays])
         check(_ffi.lib().kilnHostExecutableLaunch(
             self._handle, kernel.encode(), sizes, pointers, len(values),
-            ranges, len(arrays)))
+            ranges, len(arrays)), LaunchError)
 
     def close(self) -> None:
         if self._handle is not None:

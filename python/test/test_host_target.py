@@ -486,7 +486,7 @@ def test_bounds_checks_name_the_first_bad_access(checked_vector_add):
     x = np.ones(1000, np.float32)
     out = np.zeros(1000, np.float32)
     guard = np.zeros(2000, np.float32)  # where a stray store could land
-    with pytest.raises(kiln.KilnError) as info:
+    with pytest.raises(kiln.LaunchError) as info:
         checked_vector_add.launch("vector_add", (2,), x, x, out, 1100)
     message = str(info.value)
     assert message.startswith("out-of-bounds access at vector_add.mlir:16:9: "
