@@ -92,7 +92,7 @@ KILN_C_EXPORT void kilnModuleDestroy(KilnModule *module);
 
 /** Runs a textual pass pipeline anchored on the module, as kiln-opt's
  * --pass-pipeline takes it: "builtin.module(canonicalize,cse)". On failure
- * the module may be partly transformed. */
+ * the module is left as it was. */
 KILN_C_EXPORT KilnError *kilnModuleRunPipeline(KilnModule *module,
                                                const char *pipeline);
 
@@ -115,6 +115,14 @@ KILN_C_EXPORT KilnError *kilnModuleGetKernelArgumentType(KilnModule *module,
                                                          const char *name,
                                                          size_t index,
                                                          const char **type);
+
+/** Sets `*text` to attribute `name` of function `function`, printed (e.g.
+ * "[tensor<1024xf32>]"), or to NULL if the function has no such attribute.
+ * Borrowed from `module`. */
+KILN_C_EXPORT KilnError *kilnModuleGetFunctionAttribute(KilnModule *module,
+                                                        const char *function,
+                                                        const char *name,
+                                                        const char **text);
 
 /*===----------------------------------------------------------------------===*
  * The host target
@@ -139,6 +147,14 @@ typedef struct KilnMemoryRange {
 } KilnMemoryRange;
 
 KILN_C_EXPORT void kilnHostExecutableDestroy(KilnHostExecutable *executable);
+
+/** Runs the launch plan `plan` of an array function (kiln-fuse, kiln-tile):
+ * `buffers` holds the address of each input tensor, then of each result
+ * tensor (row-major, contiguous), which the plan fills. */
+KILN_C_EXPORT KilnError *kilnHostExecutableRunPlan(KilnHostExecutable *exe,
+                                                   const char *plan,
+                                                   const int64_t *buffers,
+                                                   size_t numBuffers);
 
 /** Runs later launches on up to `threads` threads, each taking a contiguous
  * range of the program instances (0 or 1: on the calling thread). */

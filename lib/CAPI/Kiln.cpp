@@ -44,6 +44,8 @@ struct KilnModule {
   std::string text;
   /// Argument types of kernels, printed, by kernel name.
   llvm::StringMap<std::vector<std::string>> argumentTypes;
+  /// Printed function attributes, by "function/attribute".
+  llvm::StringMap<std::string> attributes;
 };
 
 struct KilnHostExecutable {
@@ -157,7 +159,7 @@ KilnError *kilnModuleCreateParse(KilnContext *context, const char *text,
   if (!parsed)
     return collector.takeError("failed to parse " +
                                std::string(filename ? filename : "<string>"));
-  *module = new KilnModule{context, std::move(parsed), {}, {}};
+  *module = new KilnModule{context, std::move(parsed), {}, {}, {}};
   return nullptr;
 }
 
@@ -180,9 +182,14 @@ KilnError *kilnModuleRunPipeline(KilnModule *module, const char *pipeline) {
   static_cast<OpPassManager &>(passManager) = *parsed;
   module->text.clear();
   module->argumentTypes.clear();
-  if (failed(passManager.run(*module->module)))
+  module->attributes.clear();
+  // A failed pass may leave invalid IR behind: run on a copy, and keep the
+  // module as it was unless the whole pipeline succeeds.
+  OwningOpRef<ModuleOp> copy(cast<ModuleOp>((*module->module)->clone()));
+  if (failed(passManager.run(*copy)))
     return collector.takeError("pass pipeline '" + std::string(pipeline) +
                                "' failed");
+  module->module = std::move(copy);
   return nullptr;
 }
 
@@ -306,5 +313,35 @@ KilnError *kilnCudaGetDeviceInfo(int ordinal, char *name, size_t nameSize,
     name[nameSize - 1] = '\0';
   }
   *capability = device->getComputeCapability();
+  return nullptr;
+}
+
+KilnError *kilnModuleGetFunctionAttribute(KilnModule *module,
+                                          const char *function,
+                                          const char *name,
+                                          const char **text) {
+  *text = nullptr;
+  auto func = module->module->lookupSymbol<func::FuncOp>(function);
+  if (!func)
+    return makeError("no function named '" + std::string(function) + "'");
+  Attribute attr = func->getAttr(name);
+  if (!attr)
+    return nullptr;
+  std::string &printed =
+      module->attributes[std::string(function) + "/" + name];
+  printed.clear();
+  llvm::raw_string_ostream os(printed);
+  attr.print(os);
+  *text = printed.c_str();
+  return nullptr;
+}
+
+KilnError *kilnHostExecutableRunPlan(KilnHostExecutable *executable,
+                                     const char *plan, const int64_t *buffers,
+                                     size_t numBuffers) {
+  std::string error;
+  if (failed(executable->executable->runPlan(
+          plan, ArrayRef(buffers, numBuffers), error)))
+    return makeError(std::move(error));
   return nullptr;
 }

@@ -121,6 +121,13 @@ class Module:
             types.append(text.value.decode())
         return types
 
+    def function_attribute(self, function: str, name: str) -> str | None:
+        """Attribute `name` of `function`, printed, or None."""
+        text = ctypes.c_char_p()
+        check(_ffi.lib().kilnModuleGetFunctionAttribute(
+            self.handle, function.encode(), name.encode(), ctypes.byref(text)))
+        return text.value.decode() if text.value is not None else None
+
     def __str__(self) -> str:
         return _ffi.lib().kilnModuleGetText(self.handle).decode()
 

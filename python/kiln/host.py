@@ -17,6 +17,12 @@ from kiln import _ffi
 from kiln.compiler import Module, check
 from kiln.errors import KilnError, LaunchError
 
+#: The passes that turn an array program (functions over whole tensors in
+#: linalg, arith and math) into tile kernels and launch plans for
+#: HostExecutable.run.
+ARRAY_PIPELINE = ("builtin.module(func.func(convert-elementwise-to-linalg),"
+                  "kiln-fuse,kiln-tile,canonicalize)")
+
 #: numpy dtype of each scalar type a pointer may point to.
 POINTEE_DTYPES = {
     "i1": np.dtype(np.bool_), "i8": np.dtype(np.int8),
@@ -40,6 +46,18 @@ def _byte_bounds(array: np.ndarray) -> tuple[int, int]:
     except ImportError:  # numpy < 2
         byte_bounds = np.byte_bounds
     return byte_bounds(array)
+
+
+_TENSOR = re.compile(r"tensor<([^>]*)>")
+
+
+def _tensor_type(body: str) -> tuple[tuple[int, ...], np.dtype]:
+    """Shape and numpy dtype of `tensor<body>` ("4x8xf32")."""
+    *dims, elem = body.split("x")
+    dtype = POINTEE_DTYPES.get(elem)
+    if dtype is None:
+        raise KilnError(f"the host target cannot pass tensors of {elem} yet")
+    return tuple(int(d) for d in dims), dtype
 
 
 _POINTER = re.compile(r"!tile\.ptr<(?P<pointee>[^,>]+)(, *1)?>")
@@ -151,6 +169,41 @@ class HostExecutable:
         check(_ffi.lib().kilnHostExecutableLaunch(
             self._handle, kernel.encode(), sizes, pointers, len(values),
             ranges, len(arrays)), LaunchError)
+
+    def run(self, plan: str, *inputs: np.ndarray) -> list[np.ndarray]:
+        """Runs the launch plan of array function `plan` (after kiln-fuse
+        and kiln-tile) on numpy `inputs`; returns its results."""
+        if self._handle is None:
+            raise KilnError("the executable is closed")
+        input_types = self._module.function_attribute(plan,
+                                                      "kiln.plan.inputs")
+        output_types = self._module.function_attribute(plan,
+                                                       "kiln.plan.outputs")
+        if input_types is None or output_types is None:
+            raise KilnError(f"'{plan}' is not a launch plan (run kiln-fuse "
+                            "and kiln-tile on the array function)")
+        wanted = [_tensor_type(t) for t in _TENSOR.findall(input_types)]
+        if len(inputs) != len(wanted):
+            raise KilnError(f"'{plan}' takes {len(wanted)} tensors, but "
+                            f"{len(inputs)} were given")
+        arrays = []
+        for i, (array, (shape, dtype)) in enumerate(zip(inputs, wanted)):
+            if not isinstance(array, np.ndarray) or array.shape != shape \
+                    or array.dtype != dtype:
+                got = (f"{array.dtype}{list(array.shape)}"
+                       if isinstance(array, np.ndarray)
+                       else type(array).__name__)
+                raise KilnError(f"input {i} of '{plan}' must be a {dtype} "
+                                f"array of shape {list(shape)}, not {got}")
+            arrays.append(np.ascontiguousarray(array))
+        outputs = [np.empty(shape, dtype) for shape, dtype in
+                   (_tensor_type(t) for t in _TENSOR.findall(output_types))]
+        addresses = (ctypes.c_int64 * (len(arrays) + len(outputs)))(
+            *[a.ctypes.data for a in arrays + outputs])
+        check(_ffi.lib().kilnHostExecutableRunPlan(
+            self._handle, plan.encode(), addresses, len(addresses)),
+            LaunchError)
+        return outputs
 
     def close(self) -> None:
         if self._handle is not None:

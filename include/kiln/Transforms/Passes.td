@@ -46,6 +46,33 @@ def KilnFusePass : Pass<"kiln-fuse", "mlir::ModuleOp"> {
                            "mlir::linalg::LinalgDialect"];
 }
 
+def KilnTilePass : Pass<"kiln-tile", "mlir::ModuleOp"> {
+  let summary = "Turn fused kernels into tile kernels and a launch plan";
+  let description = [{
+    Runs after kiln-fuse. Each `kiln.kernel` function becomes a tile kernel
+    `<kernel>_tile` taking a pointer per input tensor, then one per result;
+    each function that calls kernels becomes a launch plan (attribute
+    `kiln.plan`): it takes the address of each input tensor and then of
+    each result (row-major, contiguous), allocates the temporaries, and
+    calls each kernel's host launcher over its grid. `kiln.plan.inputs` and
+    `kiln.plan.outputs` record the tensor types, so a runtime can allocate
+    the results and check the arguments.
+
+    Kernels whose ops are all elementwise over one iteration space are
+    flattened: each program handles `block` consecutive elements (default:
+    1024, or fewer for small tensors), with index arithmetic for broadcasts
+    and a mask for the last block. Other kernels (reductions, matmuls) are
+    not tiled yet and are reported by name.
+  }];
+  let options = [
+    Option<"block", "block", "int64_t", "1024",
+           "Elements per program of an elementwise kernel (a power of two)">,
+  ];
+  let dependentDialects = ["kiln::tile::TileDialect",
+                           "mlir::arith::ArithDialect",
+                           "mlir::memref::MemRefDialect"];
+}
+
 def KilnCostReportPass : Pass<"kiln-cost-report", "mlir::ModuleOp"> {
   let summary = "Print each kernel's FLOPs, DRAM bytes and regime";
   let description = [{

@@ -1026,15 +1026,19 @@ static void addGridArgumentsAndLauncher(func::FuncOp kernel) {
   SmallVector<Location> locs(kNumGridArgs, loc);
   (void)kernel.insertArguments(positions, types, attrs, locs);
 
+  // A launch plan may have declared the launcher it calls: define it here.
+  std::string name = (kernel.getSymName() + "_launch").str();
+  if (auto declared = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+          kernel, StringAttr::get(ctx, name)))
+    declared.erase();
   OpBuilder b(kernel);
   b.setInsertionPointAfter(kernel);
   SmallVector<Type> launchTypes(
       kernel.getFunctionType().getInputs().drop_back(kNumGridArgs));
   launchTypes.append(3, i32);
   launchTypes.append(2, i64);
-  auto launcher = func::FuncOp::create(
-      b, loc, (kernel.getSymName() + "_launch").str(),
-      b.getFunctionType(launchTypes, {}));
+  auto launcher = func::FuncOp::create(b, loc, name,
+                                       b.getFunctionType(launchTypes, {}));
   Block *body = launcher.addEntryBlock();
   b.setInsertionPointToStart(body);
   ValueRange grid = body->getArguments().take_back(5).take_front(3);
@@ -1092,7 +1096,8 @@ void ConvertTileToHostPass::runOnOperation() {
 
   SmallVector<func::FuncOp> kernels;
   for (auto func : module.getOps<func::FuncOp>()) {
-    if (func.isExternal())
+    // Launch plans (kiln-tile) are host code that calls launchers.
+    if (func.isExternal() || func->hasAttr("kiln.plan"))
       continue;
     if (func.getNumResults() != 0) {
       func.emitError("a tile kernel returns nothing, but '")

@@ -16,6 +16,7 @@
 #include "llvm/Support/TargetSelect.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <thread>
@@ -41,6 +42,15 @@ static thread_local CheckedLaunch *currentLaunch = nullptr;
 static std::mutex atomicsLock;
 static void lockAtomics() { atomicsLock.lock(); }
 static void unlockAtomics() { atomicsLock.unlock(); }
+
+/// The temporaries of launch plans (kiln-tile), 64-byte aligned.
+static int64_t allocateTemporary(int64_t bytes) {
+  return reinterpret_cast<int64_t>(
+      std::aligned_alloc(64, (std::max<int64_t>(bytes, 1) + 63) / 64 * 64));
+}
+static void freeTemporary(int64_t address) {
+  std::free(reinterpret_cast<void *>(address));
+}
 
 /// Called by kernels compiled with bounds checks before each access (see
 /// kiln-convert-tile-to-host). Returns whether the access should happen.
@@ -125,9 +135,13 @@ HostExecutable::create(ModuleOp module, bool boundsCheck) {
   });
 
   std::unique_ptr<HostExecutable> executable(new HostExecutable());
-  for (auto func : module.getOps<func::FuncOp>())
-    if (!func.isExternal())
-      executable->numArguments[func.getSymName()] = func.getNumArguments();
+  for (auto func : module.getOps<func::FuncOp>()) {
+    if (func.isExternal())
+      continue;
+    executable->numArguments[func.getSymName()] = func.getNumArguments();
+    if (func->hasAttr("kiln.plan"))
+      executable->plans.insert(func.getSymName());
+  }
 
   OwningOpRef<ModuleOp> lowered(cast<ModuleOp>(module->clone()));
   PassManager pm(module.getContext());
@@ -160,6 +174,12 @@ HostExecutable::create(ModuleOp module, bool boundsCheck) {
     symbols[mangle("memrefCopy")] = {
         llvm::orc::ExecutorAddr::fromPtr(&memrefCopy),
         llvm::JITSymbolFlags::Exported};
+    symbols[mangle("__kiln_host_alloc")] = {
+        llvm::orc::ExecutorAddr::fromPtr(&allocateTemporary),
+        llvm::JITSymbolFlags::Exported};
+    symbols[mangle("__kiln_host_free")] = {
+        llvm::orc::ExecutorAddr::fromPtr(&freeTemporary),
+        llvm::JITSymbolFlags::Exported};
     symbols[mangle("__kiln_host_lock")] = {
         llvm::orc::ExecutorAddr::fromPtr(&lockAtomics),
         llvm::JITSymbolFlags::Exported};
@@ -169,6 +189,32 @@ HostExecutable::create(ModuleOp module, bool boundsCheck) {
     return symbols;
   });
   return executable;
+}
+
+LogicalResult HostExecutable::runPlan(StringRef plan,
+                                      ArrayRef<int64_t> addresses,
+                                      std::string &error) {
+  auto it = numArguments.find(plan);
+  if (it == numArguments.end() || !plans.contains(plan)) {
+    error = ("no launch plan named '" + plan + "'").str();
+    return failure();
+  }
+  if (addresses.size() != it->second) {
+    error = ("plan '" + plan + "' takes " + llvm::Twine(it->second) +
+             " buffers, but " + llvm::Twine(addresses.size()) +
+             " were given")
+                .str();
+    return failure();
+  }
+  SmallVector<int64_t> values(addresses);
+  SmallVector<void *> packed;
+  for (int64_t &value : values)
+    packed.push_back(&value);
+  if (llvm::Error err = engine->invokePacked(plan, packed)) {
+    error = llvm::toString(std::move(err));
+    return failure();
+  }
+  return success();
 }
 
 LogicalResult HostExecutable::launch(StringRef kernel,

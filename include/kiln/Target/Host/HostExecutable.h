@@ -5,6 +5,7 @@
 
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 
 #include <array>
 #include <cstdint>
@@ -49,6 +50,12 @@ public:
                              mlir::ArrayRef<MemoryRange> ranges,
                              std::string &error);
 
+  /// Runs the launch plan `plan` (kiln-tile): `addresses` are those of its
+  /// input tensors, then of its result tensors, which it fills.
+  mlir::LogicalResult runPlan(mlir::StringRef plan,
+                              mlir::ArrayRef<int64_t> addresses,
+                              std::string &error);
+
   /// Runs later launches on up to `threads` threads, each taking a
   /// contiguous range of program instances (1, the default, runs them on
   /// the calling thread).
@@ -58,8 +65,10 @@ private:
   HostExecutable() = default;
 
   std::unique_ptr<mlir::ExecutionEngine> engine;
-  /// Number of arguments of each kernel.
+  /// Number of arguments of each kernel and plan.
   llvm::StringMap<size_t> numArguments;
+  /// Names of the launch plans.
+  llvm::StringSet<> plans;
   /// "file:line:col: op" of each checked access site, by site id.
   std::vector<std::string> accessSites;
   unsigned threads = 1;

@@ -1,0 +1,79 @@
+// RUN: kiln-opt %s -split-input-file -convert-elementwise-to-linalg -kiln-fuse -kiln-tile -canonicalize -verify-diagnostics | FileCheck %s
+// RUN: kiln-opt %s -split-input-file -convert-elementwise-to-linalg -kiln-fuse -kiln-tile=block=256 -canonicalize -verify-diagnostics | FileCheck %s --check-prefix=B256
+
+// An elementwise kernel is flattened into blocks of 1024 elements: 3 programs
+// for 3000 elements, the last one masked. The function becomes a plan that
+// launches it on the caller's buffers.
+// CHECK-LABEL: func.func @coscos_kernel0_tile
+// CHECK-SAME: (%[[X:.*]]: !tile.ptr<f32>, %[[Y:.*]]: !tile.ptr<f32>)
+// CHECK: %[[PID:.*]] = tile.program_id x
+// CHECK: tile.range 0 to 1024 : tensor<1024xi32>
+// CHECK: %[[MASK:.*]] = arith.cmpi slt, %{{.*}}, %{{.*}} : tensor<1024xi32>
+// CHECK: %[[V:.*]] = tile.load %{{.*}}, %[[MASK]] : tensor<1024x!tile.ptr<f32>> -> tensor<1024xf32>
+// CHECK: %[[C1:.*]] = math.cos %[[V]] : tensor<1024xf32>
+// CHECK: %[[C2:.*]] = math.cos %[[C1]] : tensor<1024xf32>
+// CHECK: tile.store %{{.*}}, %[[C2]], %[[MASK]]
+// CHECK-LABEL: func.func @coscos
+// CHECK-SAME: (%[[IN:.*]]: i64, %[[OUT:.*]]: i64) attributes {kiln.plan, kiln.plan.inputs = [tensor<3000xf32>], kiln.plan.outputs = [tensor<3000xf32>]}
+// CHECK: call @coscos_kernel0_tile_launch(%[[IN]], %[[OUT]], %c3_i32, %c1_i32, %c1_i32, %c0_i64, %c3_i64)
+// B256-LABEL: func.func @coscos
+// B256: call @coscos_kernel0_tile_launch(%{{.*}}, %{{.*}}, %c12_i32, %c1_i32, %c1_i32, %c0_i64, %c12_i64)
+func.func @coscos(%x: tensor<3000xf32>) -> tensor<3000xf32> {
+  %a = math.cos %x : tensor<3000xf32>
+  %b = math.cos %a : tensor<3000xf32>
+  return %b : tensor<3000xf32>
+}
+
+// -----
+
+// A value materialised between kernels lives in a temporary the plan
+// allocates and frees.
+// CHECK-LABEL: func.func @temporary(
+// CHECK-SAME: %[[X:[a-z0-9]+]]: i64, %[[Y:[a-z0-9]+]]: i64, %[[Z:[a-z0-9]+]]: i64)
+// CHECK: %[[T:.*]] = call @__kiln_host_alloc(%c1024_i64) : (i64) -> i64
+// CHECK: call @temporary_kernel0_tile_launch(%[[X]], %[[T]],
+// CHECK: call @temporary_kernel1_tile_launch(%[[T]], %[[Y]],
+// CHECK: call @temporary_kernel2_tile_launch(%[[T]], %[[Z]],
+// CHECK: call @__kiln_host_free(%[[T]])
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#tr = affine_map<(d0, d1) -> (d1, d0)>
+func.func @temporary(%x: tensor<16x16xf32>) -> (tensor<16x16xf32>, tensor<16x16xf32>) {
+  %e = math.exp %x : tensor<16x16xf32>
+  %l = math.log %e : tensor<16x16xf32>
+  // Too costly to recompute in both transposing users, which run over
+  // other rows: materialised once.
+  // expected-remark @+1 {{not fused with its neighbours}}
+  %t = math.tanh %l : tensor<16x16xf32>
+  %empty = tensor.empty() : tensor<16x16xf32>
+  %y = linalg.generic {indexing_maps = [#tr, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%t : tensor<16x16xf32>) outs(%empty : tensor<16x16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %s = math.sin %in : f32
+    linalg.yield %s : f32
+  } -> tensor<16x16xf32>
+  %z = linalg.generic {indexing_maps = [#tr, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%t : tensor<16x16xf32>) outs(%empty : tensor<16x16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %c = math.cos %in : f32
+    linalg.yield %c : f32
+  } -> tensor<16x16xf32>
+  return %y, %z : tensor<16x16xf32>, tensor<16x16xf32>
+}
+
+// -----
+
+// Reductions are not tiled yet: the kernel is named.
+func.func @row_sums(%x: tensor<4x8xf32>) -> tensor<4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4xf32>
+  // The kernel takes the location of its first op.
+  // expected-error @+1 {{kiln-tile: kernel 'row_sums_kernel0' has a linalg.fill, and only elementwise kernels are tiled yet}}
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<4x8xf32>) outs(%init : tensor<4xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %a = arith.addf %in, %acc : f32
+    linalg.yield %a : f32
+  } -> tensor<4xf32>
+  return %s : tensor<4xf32>
+}
