@@ -205,21 +205,24 @@ void KilnFusePass::groupAndOutline(func::FuncOp func, SymbolTable &symbols) {
   llvm::sort(ordered, [&](const auto &a, const auto &b) {
     return position[a.front()] < position[b.front()];
   });
+  // Say why an op that feeds or follows another kernel stands alone
+  // (before outlining replaces its neighbours with calls).
+  for (SmallVector<Operation *> &members : ordered) {
+    if (members.size() != 1)
+      continue;
+    Operation *op = members.front();
+    bool neighbour = llvm::any_of(op->getOperands(), [](Value v) {
+      return isa_and_present<linalg::LinalgOp>(v.getDefiningOp());
+    });
+    for (Operation *user : op->getUsers())
+      neighbour |= isa<linalg::LinalgOp>(user);
+    if (neighbour)
+      op->emitRemark("not fused with its neighbours: no rule joins a ")
+          << op->getName()
+          << " here (see kiln-fuse's policy); it is a kernel of its own";
+  }
   unsigned index = 0;
   for (SmallVector<Operation *> &members : ordered) {
-    if (members.size() == 1) {
-      // Say why an op that feeds or follows another kernel stands alone.
-      Operation *op = members.front();
-      bool neighbour = llvm::any_of(op->getOperands(), [](Value v) {
-        return isa_and_present<linalg::LinalgOp>(v.getDefiningOp());
-      });
-      for (Operation *user : op->getUsers())
-        neighbour |= isa<linalg::LinalgOp>(user);
-      if (neighbour)
-        op->emitRemark("not fused with its neighbours: no rule joins a ")
-            << op->getName()
-            << " here (see kiln-fuse's policy); it is a kernel of its own";
-    }
     llvm::SetVector<Value> inputs, outputs;
     llvm::SetVector<Operation *> cloned;
     DenseSet<Operation *> inGroup(members.begin(), members.end());

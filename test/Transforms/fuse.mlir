@@ -1,4 +1,4 @@
-// RUN: kiln-opt %s -split-input-file -convert-elementwise-to-linalg -kiln-fuse | FileCheck %s
+// RUN: kiln-opt %s -split-input-file -convert-elementwise-to-linalg -kiln-fuse -verify-diagnostics | FileCheck %s
 
 // An elementwise chain is one kernel: cos(cos(x)) reads x once.
 // CHECK-LABEL: func.func private @coscos_kernel0
@@ -173,4 +173,64 @@ func.func @expensive(%x: tensor<256xf32>) -> (tensor<256xf32>, tensor<256xf32>) 
   %s = math.sin %t : tensor<256xf32>
   %c = math.cos %t : tensor<256xf32>
   return %s, %c : tensor<256xf32>, tensor<256xf32>
+}
+
+// -----
+
+// GELU written on whole tensors is one kernel.
+// CHECK-LABEL: func.func private @gelu_kernel0
+// CHECK-COUNT-1: linalg.generic
+// CHECK: math.erf
+// CHECK-NOT: linalg.generic
+// CHECK-LABEL: func.func @gelu
+// CHECK-NEXT: call @gelu_kernel0
+// CHECK-NEXT: return
+func.func @gelu(%x: tensor<4096xf32>) -> tensor<4096xf32> {
+  %half = arith.constant dense<0.5> : tensor<4096xf32>
+  %one = arith.constant dense<1.0> : tensor<4096xf32>
+  %inv_sqrt2 = arith.constant dense<0.707106781> : tensor<4096xf32>
+  %s = arith.mulf %x, %inv_sqrt2 : tensor<4096xf32>
+  %e = math.erf %s : tensor<4096xf32>
+  %p = arith.addf %e, %one : tensor<4096xf32>
+  %h = arith.mulf %x, %half : tensor<4096xf32>
+  %y = arith.mulf %h, %p : tensor<4096xf32>
+  return %y : tensor<4096xf32>
+}
+
+// -----
+
+// A diamond: x feeds two branches that join. One kernel, reading x once.
+// CHECK-LABEL: func.func private @diamond_kernel0
+// CHECK-SAME: (%{{.*}}: tensor<512xf32>) -> tensor<512xf32>
+// CHECK: math.sin
+// CHECK: math.cos
+// CHECK: arith.addf
+// CHECK-LABEL: func.func @diamond
+// CHECK-NEXT: call @diamond_kernel0
+// CHECK-NEXT: return
+func.func @diamond(%x: tensor<512xf32>) -> tensor<512xf32> {
+  %a = math.sin %x : tensor<512xf32>
+  %b = math.cos %x : tensor<512xf32>
+  %c = arith.addf %a, %b : tensor<512xf32>
+  return %c : tensor<512xf32>
+}
+
+// -----
+
+// An op no rule joins (here linalg.transpose, which upstream elementwise
+// fusion does not take and which is not row-wise) stays a kernel of its
+// own, and so do its elementwise neighbours, each with a remark.
+// CHECK-LABEL: func.func @unfusable_between
+// CHECK: %[[A:.*]] = call @unfusable_between_kernel0
+// CHECK: %[[B:.*]] = call @unfusable_between_kernel1(%[[A]])
+// CHECK: call @unfusable_between_kernel2(%[[B]])
+func.func @unfusable_between(%x: tensor<16x32xf32>) -> tensor<32x16xf32> {
+  // expected-remark @+1 {{not fused with its neighbours}}
+  %a = math.exp %x : tensor<16x32xf32>
+  %e = tensor.empty() : tensor<32x16xf32>
+  // expected-remark @+1 {{not fused with its neighbours: no rule joins a linalg.transpose here}}
+  %t = linalg.transpose ins(%a : tensor<16x32xf32>) outs(%e : tensor<32x16xf32>) permutation = [1, 0]
+  // expected-remark @+1 {{not fused with its neighbours}}
+  %s = math.sin %t : tensor<32x16xf32>
+  return %s : tensor<32x16xf32>
 }

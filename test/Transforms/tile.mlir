@@ -45,12 +45,14 @@ func.func @temporary(%x: tensor<16x16xf32>) -> (tensor<16x16xf32>, tensor<16x16x
   // expected-remark @+1 {{not fused with its neighbours}}
   %t = math.tanh %l : tensor<16x16xf32>
   %empty = tensor.empty() : tensor<16x16xf32>
+  // expected-remark @+1 {{not fused with its neighbours}}
   %y = linalg.generic {indexing_maps = [#tr, #id], iterator_types = ["parallel", "parallel"]}
       ins(%t : tensor<16x16xf32>) outs(%empty : tensor<16x16xf32>) {
   ^bb0(%in: f32, %out: f32):
     %s = math.sin %in : f32
     linalg.yield %s : f32
   } -> tensor<16x16xf32>
+  // expected-remark @+1 {{not fused with its neighbours}}
   %z = linalg.generic {indexing_maps = [#tr, #id], iterator_types = ["parallel", "parallel"]}
       ins(%t : tensor<16x16xf32>) outs(%empty : tensor<16x16xf32>) {
   ^bb0(%in: f32, %out: f32):
