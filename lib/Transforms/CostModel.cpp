@@ -131,7 +131,11 @@ void kiln::printCostReport(ModuleOp module, const TargetPeaks &target,
   SymbolTable symbols(module);
   double ridge = target.fp32Tflops / target.bandwidthTbps;
   for (auto func : module.getOps<func::FuncOp>()) {
-    if (func.isExternal() || func->hasAttr("kiln.kernel"))
+    // Array functions only: not their kernels, tile kernels or plans.
+    bool onTensors = llvm::all_of(func.getArgumentTypes(), [](Type type) {
+      return isa<RankedTensorType>(type);
+    });
+    if (func.isExternal() || func->hasAttr("kiln.kernel") || !onTensors)
       continue;
     std::vector<KernelCost> kernels = kernelsOf(func, symbols);
     os << "kiln cost report: @" << func.getSymName() << " on " << target.name

@@ -11,17 +11,27 @@
 // summarised (sum, minimum, maximum, first elements), and the median time of
 // a launch is printed.
 //
+// kiln-run FILE --kernel=NAME --init=rand|iota|zeros [--report]
+//
+// When NAME is an array function (arguments and results are tensors), it is
+// fused, tiled and run as a launch plan on generated inputs instead; its
+// results are summarised, and --report prints the cost report before and
+// after fusion.
+//
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Dialect/Tile/IR/TileDialect.h"
 #include "kiln/InitAll.h"
 #include "kiln/Target/Host/HostExecutable.h"
+#include "kiln/Transforms/CostModel.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
@@ -60,6 +70,14 @@ static cl::opt<unsigned> repeat("repeat", cl::desc("Launches to time"),
                                 cl::init(1));
 static cl::opt<unsigned> seed("seed", cl::desc("Seed of rand arrays"),
                               cl::init(0));
+static cl::opt<std::string> initName("init",
+                                     cl::desc("Inputs of an array function: "
+                                              "rand, iota or zeros"),
+                                     cl::init("rand"));
+static cl::opt<bool> report("report",
+                            cl::desc("Print the cost report of an array "
+                                     "function before and after fusion"),
+                            cl::init(false));
 static cl::opt<unsigned> threads("launch-threads",
                                  cl::desc("Threads a launch runs on"),
                                  cl::init(1));
@@ -171,6 +189,112 @@ static int fail(const llvm::Twine &message) {
   return 1;
 }
 
+/// Prints sum, minimum, maximum and the first elements of `arg`.
+static void summarize(StringRef name, const Argument &arg) {
+  double sum = 0, low = loadElement(arg.bytes, arg.type, 0), high = low;
+  for (int64_t j = 0; j < arg.count; ++j) {
+    double v = loadElement(arg.bytes, arg.type, j);
+    sum += v;
+    low = std::min(low, v);
+    high = std::max(high, v);
+  }
+  llvm::outs() << name << " " << arg.type << "[" << arg.count
+               << "]: sum=" << llvm::format("%.6g", sum)
+               << " min=" << llvm::format("%.6g", low)
+               << " max=" << llvm::format("%.6g", high) << " first=[";
+  for (int64_t j = 0; j < std::min<int64_t>(arg.count, 4); ++j)
+    llvm::outs() << (j ? ", " : "")
+                 << llvm::format("%.6g", loadElement(arg.bytes, arg.type, j));
+  llvm::outs() << "]\n";
+}
+
+/// A buffer for a tensor of `type`, or a message saying why not.
+static std::optional<std::string> makeBuffer(RankedTensorType type,
+                                             StringRef init,
+                                             std::mt19937_64 &rng,
+                                             Argument &buffer) {
+  std::string element;
+  llvm::raw_string_ostream os(element);
+  os << type.getElementType();
+  std::string spec = element + "[" + std::to_string(type.getNumElements()) +
+                     "]=" + init.str();
+  return parseArgument(spec, rng, buffer);
+}
+
+/// Fuses, tiles and runs the array function `func` on generated inputs.
+static int runArrayFunction(ModuleOp module, func::FuncOp func,
+                            std::mt19937_64 &rng) {
+  std::string name = func.getSymName().str();
+  size_t numInputs = func.getNumArguments();
+  SmallVector<Argument> buffers;
+  for (Type type : llvm::concat<const Type>(func.getArgumentTypes(),
+                                            func.getResultTypes())) {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    if (!tensor || !tensor.hasStaticShape())
+      return fail("array function '" + name +
+                  "' must take and return tensors of static shape");
+    Argument buffer;
+    bool isInput = buffers.size() < numInputs;
+    if (auto error = makeBuffer(tensor, isInput ? StringRef(initName)
+                                                : StringRef("zeros"),
+                                rng, buffer))
+      return fail("array function '" + name + "': " + *error);
+    buffers.push_back(std::move(buffer));
+  }
+  std::optional<kiln::TargetPeaks> peaks = kiln::lookupTarget("h100");
+  if (report) {
+    llvm::outs() << "before fusion:\n";
+    kiln::printCostReport(module, *peaks, llvm::outs());
+  }
+  auto runPipeline = [&](StringRef pipeline) -> LogicalResult {
+    PassManager pm(module.getContext());
+    std::string pipelineError;
+    llvm::raw_string_ostream errorStream(pipelineError);
+    if (failed(parsePassPipeline(pipeline, pm, errorStream))) {
+      fail(pipelineError);
+      return failure();
+    }
+    return pm.run(module);
+  };
+  if (failed(runPipeline("func.func(convert-elementwise-to-linalg),"
+                         "kiln-fuse")))
+    return 1;
+  if (report) {
+    llvm::outs() << "after fusion:\n";
+    kiln::printCostReport(module, *peaks, llvm::outs());
+  }
+  if (failed(runPipeline("kiln-tile,canonicalize")))
+    return 1;
+  auto executable = kiln::host::HostExecutable::create(module, checkBounds);
+  if (failed(executable))
+    return 1;
+  (*executable)->setThreads(threads);
+  SmallVector<int64_t> addresses;
+  for (Argument &buffer : buffers)
+    addresses.push_back(buffer.address);
+  std::string error;
+  std::vector<double> seconds;
+  for (unsigned i = 0; i < std::max(1u, repeat.getValue()); ++i) {
+    auto start = std::chrono::steady_clock::now();
+    if (failed((*executable)->runPlan(name, addresses, error)))
+      return fail(error);
+    seconds.push_back(std::chrono::duration<double>(
+                          std::chrono::steady_clock::now() - start)
+                          .count());
+  }
+  std::sort(seconds.begin(), seconds.end());
+  llvm::outs() << "array function " << name << " on host: "
+               << llvm::format("%.3f", seconds[seconds.size() / 2] * 1e3)
+               << " ms per run (median of " << seconds.size() << ")\n";
+  for (auto [i, buffer] : llvm::enumerate(buffers)) {
+    bool isInput = i < numInputs;
+    summarize((isInput ? "input" : "result") +
+                  std::to_string(isInput ? i : i - numInputs),
+              buffer);
+  }
+  return 0;
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::ParseCommandLineOptions(argc, argv, "Kiln: run one tile kernel\n");
@@ -202,6 +326,7 @@ int main(int argc, char **argv) {
 
   DialectRegistry registry;
   kiln::registerAllDialects(registry);
+  kiln::registerAllPasses();
   MLIRContext context(registry);
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler handler(sourceMgr, &context);
@@ -217,6 +342,12 @@ int main(int argc, char **argv) {
   auto kernel = module->lookupSymbol<func::FuncOp>(kernelName);
   if (!kernel)
     return fail("no kernel named '" + kernelName + "' in " + inputFile);
+  bool arrayFunction =
+      kernel.getNumArguments() > 0 &&
+      llvm::all_of(kernel.getArgumentTypes(),
+                   [](Type t) { return isa<RankedTensorType>(t); });
+  if (arrayFunction)
+    return runArrayFunction(*module, kernel, rng);
   if (kernel.getNumArguments() != args.size())
     return fail("'" + kernelName + "' takes " +
                 llvm::Twine(kernel.getNumArguments()) + " arguments, but " +
@@ -273,24 +404,8 @@ int main(int argc, char **argv) {
                << "x" << grid[1] << "x" << grid[2] << ": "
                << llvm::format("%.3f", seconds[seconds.size() / 2] * 1e3)
                << " ms per launch (median of " << seconds.size() << ")\n";
-  for (auto [i, arg] : llvm::enumerate(args)) {
-    if (!arg.isArray)
-      continue;
-    double sum = 0, low = loadElement(arg.bytes, arg.type, 0), high = low;
-    for (int64_t j = 0; j < arg.count; ++j) {
-      double v = loadElement(arg.bytes, arg.type, j);
-      sum += v;
-      low = std::min(low, v);
-      high = std::max(high, v);
-    }
-    llvm::outs() << "arg" << i << " " << arg.type << "[" << arg.count
-                 << "]: sum=" << llvm::format("%.6g", sum)
-                 << " min=" << llvm::format("%.6g", low)
-                 << " max=" << llvm::format("%.6g", high) << " first=[";
-    for (int64_t j = 0; j < std::min<int64_t>(arg.count, 4); ++j)
-      llvm::outs() << (j ? ", " : "")
-                   << llvm::format("%.6g", loadElement(arg.bytes, arg.type, j));
-    llvm::outs() << "]\n";
-  }
+  for (auto [i, arg] : llvm::enumerate(args))
+    if (arg.isArray)
+      summarize("arg" + std::to_string(i), arg);
   return 0;
 }
