@@ -17,9 +17,3 @@ func.func @coscos(%x: tensor<3000xf32>) -> tensor<3000xf32> {
   %b = math.cos %a : tensor<3000xf32>
   return %b : tensor<3000xf32>
 }
-
-// RUN: not kiln-run %s --kernel=dynamic 2>&1 | FileCheck %s --check-prefix=DYNAMIC
-// DYNAMIC: kiln-run: array function 'dynamic' must take and return tensors of static shape
-func.func @dynamic(%x: tensor<?xf32>) -> tensor<?xf32> {
-  return %x : tensor<?xf32>
-}
