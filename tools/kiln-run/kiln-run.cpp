@@ -225,6 +225,9 @@ static std::optional<std::string> makeBuffer(RankedTensorType type,
 static int runArrayFunction(ModuleOp module, func::FuncOp func,
                             std::mt19937_64 &rng) {
   std::string name = func.getSymName().str();
+  if (checkBounds || threads != 1)
+    return fail("--check-bounds and --launch-threads apply to kernels; an "
+                "array function's plan runs unchecked, on one thread");
   size_t numInputs = func.getNumArguments();
   SmallVector<Argument> buffers;
   for (Type type : llvm::concat<const Type>(func.getArgumentTypes(),

@@ -60,6 +60,10 @@ static int32_t checkAccess(uint64_t address, uint64_t bytes, int32_t site,
   if (!enabled)
     return 0;
   CheckedLaunch *launch = currentLaunch;
+  // A launch plan calls launchers directly, with no arrays to check
+  // against: its accesses are not checked.
+  if (!launch)
+    return 1;
   for (const MemoryRange &range : launch->ranges)
     if (address >= range.begin && address + bytes <= range.end &&
         address + bytes >= address)

@@ -51,7 +51,8 @@ public:
                              std::string &error);
 
   /// Runs the launch plan `plan` (kiln-tile): `addresses` are those of its
-  /// input tensors, then of its result tensors, which it fills.
+  /// input tensors, then of its result tensors, which it fills. A plan runs
+  /// on the calling thread, and its accesses are not bounds-checked.
   mlir::LogicalResult runPlan(mlir::StringRef plan,
                               mlir::ArrayRef<int64_t> addresses,
                               std::string &error);
