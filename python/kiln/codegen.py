@@ -288,8 +288,7 @@ class CodeGenerator(ast.NodeVisitor):
         self.node = node
         types = ", ".join(v.type.ir() for _, v, _ in results)
         result = self.fresh()
-        head = f"{result}:{len(results)} = " if len(results) > 1 else (
-            f"{result} = " if results else "")
+        head = _results_head(result, len(results))
         arrow = f" -> ({types})" if results else ""
         self.emit(f"{head}scf.if {condition.name}{arrow} {{")
         self.lines.extend(then_lines)
@@ -298,9 +297,14 @@ class CodeGenerator(ast.NodeVisitor):
         self.lines.extend(else_lines)
         self.emit_yield([v for _, _, v in results], depth=self.depth + 1)
         self.emit(f"}} {self.loc(node)}")
-        for i, (name, then_value, _) in enumerate(results):
-            suffix = f"#{i}" if len(results) > 1 else ""
-            self.scope[name] = Value(result + suffix, then_value.type)
+        self.bind_results(result, [(name, then_value.type)
+                                   for name, then_value, _ in results])
+
+    def bind_results(self, op: str, names: list[tuple[str, Type]]) -> None:
+        """Points each name at its result of the region op `op`."""
+        for i, (name, type_) in enumerate(names):
+            suffix = f"#{i}" if len(names) > 1 else ""
+            self.scope[name] = Value(op + suffix, type_)
 
     def branch(self, body: list[ast.stmt],
                before: dict[str, Any]) -> tuple[list[str], dict[str, Any]]:
@@ -395,20 +399,11 @@ class CodeGenerator(ast.NodeVisitor):
                 ast.Add(), first,
                 self.binary(ast.Mult(), Value(iv, i32), step_value))
         self.visit_body(node.body)
-        self.check_no_return(self.scope, node, "a loop")
-        yielded = []
-        for name, init in zip(carried, inits):
-            value = self.materialize(self.scope[name], init.type)
-            if value.type != init.type:
-                raise self.error(f"'{name}' is {init.type.ir()} before the "
-                                 f"loop but {value.type.ir()} after its body",
-                                 node)
-            yielded.append(value)
+        yielded = self.loop_yields(carried, inits, node)
         self.depth -= 1
         body, self.lines, self.scope = self.lines, saved_lines, saved_scope
         self.node = node
-        head = (f"{loop}:{len(carried)} = " if len(carried) > 1 else
-                f"{loop} = " if carried else "")
+        head = _results_head(loop, len(carried))
         iter_args = ""
         if carried:
             pairs = ", ".join(f"{block_args[n].name} = {v.name}"
@@ -420,9 +415,82 @@ class CodeGenerator(ast.NodeVisitor):
         self.lines.extend(body)
         self.emit_yield(yielded, depth=self.depth + 1)
         self.emit(f"}} {self.loc(node)}")
-        for i, (name, init) in enumerate(zip(carried, inits)):
-            suffix = f"#{i}" if len(carried) > 1 else ""
-            self.scope[name] = Value(loop + suffix, init.type)
+        self.bind_results(loop, [(name, init.type)
+                                 for name, init in zip(carried, inits)])
+
+    def loop_yields(self, carried: list[str], inits: list[Value],
+                    node: ast.stmt) -> list[Value]:
+        """The values a loop body hands to its next iteration: each carried
+        name as it stands at the end of the body, in its type before the
+        loop (an scf loop's carried types cannot change)."""
+        self.check_no_return(self.scope, node, "a loop")
+        yielded = []
+        for name, init in zip(carried, inits):
+            value = self.materialize(self.scope[name], init.type)
+            if value.type != init.type:
+                raise self.error(f"'{name}' is {init.type.ir()} before the "
+                                 f"loop but {value.type.ir()} after its body",
+                                 node)
+            yielded.append(value)
+        return yielded
+
+    def visit_While(self, node: ast.While) -> None:
+        """An scf.while: the test runs in its `before` region on the carried
+        values, the body in its `do` region."""
+        if node.orelse:
+            raise self.error("while ... else is not supported", node)
+        self.node = node
+        before = dict(self.scope)
+        carried = [name for name in sorted(_assigned_names(node.body))
+                   if name in before]
+        inits = [self.materialize(before[name], None) for name in carried]
+        loop = self.fresh()
+        test_args = [Value(f"{loop}_t{i}", v.type) for i, v in enumerate(inits)]
+        body_args = [Value(f"{loop}_b{i}", v.type) for i, v in enumerate(inits)]
+        saved_lines, saved_scope = self.lines, self.scope
+        self.depth += 1
+
+        self.lines, self.scope = [], {**before, **dict(zip(carried, test_args))}
+        condition = self.expr(node.test)
+        if not isinstance(condition, Value):
+            self.depth -= 1
+            self.lines, self.scope = saved_lines, saved_scope
+            if condition:
+                raise self.error("this while loop never ends: its condition "
+                                 "is a constant and kernels have no break",
+                                 node.test)
+            return
+        if condition.type != Type((), "i1"):
+            raise self.error("a while loop needs a scalar condition, not "
+                             f"{condition.type.ir()}", node.test)
+        test_lines = self.lines
+
+        self.lines, self.scope = [], {**before, **dict(zip(carried, body_args))}
+        self.visit_body(node.body)
+        yielded = self.loop_yields(carried, inits, node)
+        body_lines = self.lines
+
+        self.depth -= 1
+        self.lines, self.scope = saved_lines, saved_scope
+        self.node = node
+        inner = "  " * (self.depth + 1)
+        types = ", ".join(v.type.ir() for v in inits)
+        head = _results_head(loop, len(carried))
+        pairs = ", ".join(f"{a.name} = {v.name}"
+                          for a, v in zip(test_args, inits))
+        forwarded = (f" {', '.join(a.name for a in test_args)} : {types}"
+                     if carried else "")
+        block = ", ".join(f"{a.name}: {a.type.ir()}" for a in body_args)
+        self.emit(f"{head}scf.while ({pairs}) : ({types}) -> ({types}) {{")
+        self.lines.extend(test_lines)
+        self.lines.append(f"{inner}scf.condition({condition.name}){forwarded}")
+        self.emit("} do {")
+        self.emit(f"^bb0({block}):")
+        self.lines.extend(body_lines)
+        self.emit_yield(yielded, depth=self.depth + 1)
+        self.emit(f"}} {self.loc(node)}")
+        self.bind_results(loop, [(name, init.type)
+                                 for name, init in zip(carried, inits)])
 
     def generic_visit(self, node: ast.AST) -> None:
         raise self.error(f"{type(node).__name__} is not supported in a "
@@ -1193,6 +1261,13 @@ _PYTHON_BINARY = {
     ast.RShift: lambda a, b: a >> b, ast.BitAnd: lambda a, b: a & b,
     ast.BitOr: lambda a, b: a | b, ast.BitXor: lambda a, b: a ^ b,
 }
+
+
+def _results_head(op: str, count: int) -> str:
+    """The `%r = ` or `%r:N = ` that names a region op's results."""
+    if count == 0:
+        return ""
+    return f"{op} = " if count == 1 else f"{op}:{count} = "
 
 
 def _assigned_names(statements: list[ast.stmt]) -> set[str]:

@@ -4,8 +4,8 @@ interpreter; every ill-typed one raises a KilnError with a line number.
 A generator builds kernels from the language's grammar: expressions over
 loaded tiles and scalars (arithmetic, comparisons, where, min/max, math,
 casts, broadcasting through [:, None]), reductions, masked loads and
-stores, loops and branches on scalars. Seeds are fixed, so a failure
-reproduces; KILN_FUZZ_PROGRAMS sets how many programs a run tries.
+stores, for and while loops and branches on scalars. Seeds are fixed, so
+a failure reproduces; KILN_FUZZ_PROGRAMS sets how many programs a run tries.
 """
 
 from __future__ import annotations
@@ -85,12 +85,21 @@ class Generator:
             else:
                 body.append(f"kl.store({target}_ptr + {slot} * BLOCK + offs, "
                             f"{name}, mask=mask)")
-        if self.rng.random() < 0.3:
+        loop = self.rng.random()
+        if loop < 0.3:
             body += ["acc = 0",
                      "for i in range(n % 5):",
                      "    if i % 2 == 0:",
                      "        acc += i",
                      "kl.store(outi_ptr + 7 * BLOCK, acc)"]
+        elif loop < 0.5:
+            # A while loop carrying a scalar and a tile.
+            body += ["k = n % 6",
+                     "w = x",
+                     "while k > 0:",
+                     "    w = w * 0.5 + y",
+                     "    k -= 1",
+                     "kl.store(outf_ptr + 7 * BLOCK + offs, w, mask=mask)"]
         source = ["def kernel(x_ptr, y_ptr, a_ptr, b_ptr, outf_ptr, outi_ptr,",
                   "           s, n, BLOCK: kl.constexpr):",
                   "    offs = kl.arange(0, BLOCK)",
@@ -149,7 +158,9 @@ ILL_TYPED = [
     ("kl.store(outf_ptr + offs, undefined_name)", "'undefined_name' is not "
                                                   "defined"),
     ("kl.store(outf_ptr + offs, x.to(5))", "expected a kl dtype"),
-    ("while n > 0:\n        n = n - 1", "While is not supported"),
+    ("while x > 0:\n        x = x - 1", "needs a scalar condition"),
+    ("while True:\n        n = n - 1", "never ends"),
+    ("while n > 0:\n        n = x", "before the loop but"),
     ("kl.store(outf_ptr + 1.5, x)", "offsets must be integers"),
     ("kl.store(outf_ptr + offs, kl.arange(0, n))", "constant bounds"),
     ("kl.static_assert(BLOCK > 64, 'big blocks')", "static assertion failed"),

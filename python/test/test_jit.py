@@ -222,6 +222,62 @@ def test_loops_and_branches(n, threshold):
 
 
 @kiln.jit
+def while_kernel(x_ptr, out_ptr, steps_ptr, n, limit,
+                 BLOCK: kl.constexpr):
+    # Collatz steps of n (a scalar while), and halving a tile until its
+    # largest magnitude is below `limit` (a while carrying a tile).
+    steps = 0
+    while n != 1:
+        if n % 2 == 0:
+            n = n // 2
+        else:
+            n = 3 * n + 1
+        steps += 1
+    kl.store(steps_ptr, steps)
+    offs = kl.arange(0, BLOCK)
+    x = kl.load(x_ptr + offs)
+    halvings = 0
+    while kl.max(kl.abs(x), axis=0) >= limit:
+        x = x * 0.5
+        halvings += 1
+    kl.store(out_ptr + offs, x)
+    kl.store(steps_ptr + 1, halvings)
+
+
+def collatz_steps(n):
+    steps = 0
+    while n != 1:
+        n = n // 2 if n % 2 == 0 else 3 * n + 1
+        steps += 1
+    return steps
+
+
+@pytest.mark.parametrize("interpret", [False, True])
+@pytest.mark.parametrize("n, limit", [(1, 100.0), (27, 1.0), (6, 0.01)])
+def test_while_loops(n, limit, interpret):
+    x = (np.random.default_rng(n).standard_normal(64) * 40).astype(np.float32)
+    out = np.zeros_like(x)
+    steps = np.zeros(2, np.int32)
+    kernel = kiln.JITFunction(while_kernel.fn, interpret=interpret)
+    kernel[(1,)](x, out, steps, n, limit, BLOCK=64)
+    halvings = 0
+    expected = x.copy()
+    while np.abs(expected).max() >= limit:
+        expected *= np.float32(0.5)
+        halvings += 1
+    assert steps[0] == collatz_steps(n)
+    assert steps[1] == halvings
+    np.testing.assert_array_equal(out, expected)
+
+
+def test_while_loop_lowers_to_scf_while():
+    ir = while_kernel.ir(np.zeros(64, np.float32), np.zeros(64, np.float32),
+                         np.zeros(2, np.int32), 27, 1.0, BLOCK=64)
+    assert ir.count("scf.while") == 2
+    assert "scf.condition" in ir
+
+
+@kiln.jit
 def scale(x, factor):
     return x * factor
 
