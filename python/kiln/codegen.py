@@ -9,6 +9,7 @@ scalar value needs them; ``constexpr`` parameters are such values.
 from __future__ import annotations
 
 import ast
+import functools
 import inspect
 import itertools
 import textwrap
@@ -672,7 +673,10 @@ class CodeGenerator(ast.NodeVisitor):
                                                       kwargs.get("dtype")))
         name = getattr(callee, "__kiln_builtin__", None)
         if name is not None:
-            method = getattr(self, f"builtin_{name}")
+            if name in _UNARY_MATH:
+                method = functools.partial(self.unary_math, _UNARY_MATH[name])
+            else:
+                method = getattr(self, f"builtin_{name}")
             try:
                 inspect.signature(method).bind(*args, **kwargs)
             except TypeError as exc:
@@ -1042,36 +1046,6 @@ class CodeGenerator(ast.NodeVisitor):
             x = self.cast(x, kl.float32)
         return self.op(f"{op} {x.name} : {x.type.ir()}", x.type)
 
-    def builtin_exp(self, x):
-        return self.unary_math("math.exp", x)
-
-    def builtin_exp2(self, x):
-        return self.unary_math("math.exp2", x)
-
-    def builtin_log(self, x):
-        return self.unary_math("math.log", x)
-
-    def builtin_log2(self, x):
-        return self.unary_math("math.log2", x)
-
-    def builtin_sqrt(self, x):
-        return self.unary_math("math.sqrt", x)
-
-    def builtin_rsqrt(self, x):
-        return self.unary_math("math.rsqrt", x)
-
-    def builtin_sin(self, x):
-        return self.unary_math("math.sin", x)
-
-    def builtin_cos(self, x):
-        return self.unary_math("math.cos", x)
-
-    def builtin_tanh(self, x):
-        return self.unary_math("math.tanh", x)
-
-    def builtin_erf(self, x):
-        return self.unary_math("math.erf", x)
-
     def builtin_sigmoid(self, x):
         x = self.materialize(x, None)
         if not x.type.is_float:
@@ -1261,6 +1235,12 @@ _PYTHON_BINARY = {
     ast.RShift: lambda a, b: a >> b, ast.BitAnd: lambda a, b: a & b,
     ast.BitOr: lambda a, b: a | b, ast.BitXor: lambda a, b: a ^ b,
 }
+
+
+# kl functions that are one `math` op on a float tile.
+_UNARY_MATH = {name: f"math.{name}" for name in (
+    "exp", "exp2", "log", "log2", "sqrt", "rsqrt", "sin", "cos", "tanh",
+    "erf")}
 
 
 def _results_head(op: str, count: int) -> str:
