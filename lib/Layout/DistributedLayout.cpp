@@ -124,8 +124,8 @@ int64_t BlockedLayout::getNumRegisters(const Shape &shape) const {
   return registers;
 }
 
-Shape BlockedLayout::getCoordinates(const Shape &shape,
-                                    const Location &location) const {
+Shape BlockedLayout::getRegisterOffsets(const Shape &shape,
+                                        int64_t reg) const {
   Shape footprint = getFootprint();
   Shape repeats(getRank());
   for (int64_t d = 0; d < getRank(); ++d)
@@ -133,18 +133,51 @@ Shape BlockedLayout::getCoordinates(const Shape &shape,
   // A register is an element of the thread's block, then a repeat of the
   // footprint; both enumerate dimensions in `order`.
   int64_t perThread = product(sizePerThread);
-  Shape element = delinearize(location.reg % perThread, sizePerThread, order);
-  Shape repeat = delinearize(location.reg / perThread, repeats, order);
-  Shape lane = delinearize(location.lane, threadsPerWarp, order);
-  Shape warp = delinearize(location.warp, warpsPerCTA, order);
-  Shape coordinates(getRank());
-  for (int64_t d = 0; d < getRank(); ++d) {
-    int64_t c = repeat[d] * footprint[d] +
-                (warp[d] * threadsPerWarp[d] + lane[d]) * sizePerThread[d] +
-                element[d];
-    // A footprint larger than the tile wraps around: replication.
-    coordinates[d] = c % shape[d];
+  Shape element = delinearize(reg % perThread, sizePerThread, order);
+  Shape repeat = delinearize(reg / perThread, repeats, order);
+  Shape offsets(getRank());
+  for (int64_t d = 0; d < getRank(); ++d)
+    offsets[d] = repeat[d] * footprint[d] + element[d];
+  return offsets;
+}
+
+Shape BlockedLayout::getThreadOffsets(int64_t lane, int64_t warp) const {
+  Shape laneIndex = delinearize(lane, threadsPerWarp, order);
+  Shape warpIndex = delinearize(warp, warpsPerCTA, order);
+  Shape offsets(getRank());
+  for (int64_t d = 0; d < getRank(); ++d)
+    offsets[d] =
+        (warpIndex[d] * threadsPerWarp[d] + laneIndex[d]) * sizePerThread[d];
+  return offsets;
+}
+
+/// Stride of `dim` when `sizes` are enumerated along `order`, fastest first.
+static int64_t strideAlong(const Shape &sizes, const Shape &order,
+                           int64_t dim) {
+  int64_t stride = 1;
+  for (int64_t d : order) {
+    if (d == dim)
+      return stride;
+    stride *= sizes[d];
   }
+  return stride;
+}
+
+int64_t BlockedLayout::getLaneStride(int64_t dim) const {
+  return strideAlong(threadsPerWarp, order, dim);
+}
+
+int64_t BlockedLayout::getWarpStride(int64_t dim) const {
+  return strideAlong(warpsPerCTA, order, dim);
+}
+
+Shape BlockedLayout::getCoordinates(const Shape &shape,
+                                    const Location &location) const {
+  Shape coordinates = getRegisterOffsets(shape, location.reg);
+  Shape thread = getThreadOffsets(location.lane, location.warp);
+  // A footprint larger than the tile wraps around: replication.
+  for (int64_t d = 0; d < getRank(); ++d)
+    coordinates[d] = (coordinates[d] + thread[d]) % shape[d];
   return coordinates;
 }
 

@@ -236,3 +236,47 @@ TEST(SliceLayoutTest, ReducedDimensionIsDropped) {
     }
   }
 }
+
+TEST(BlockedLayoutTest, ExactlyOneCopyOfEachElementIsCanonical) {
+  // Generated code stores and performs atomics only from the canonical copy
+  // (register offset + thread offset below the shape), so there must be one.
+  for (const BlockedCase &c : blockedCases()) {
+    BlockedLayout layout = make(c);
+    for (double factor : {0.25, 0.5, 1.0, 2.0}) {
+      Shape shape = scaled(layout.getFootprint(), factor);
+      std::map<Shape, int64_t> canonical;
+      for (int64_t warp = 0; warp < layout.getNumWarps(); ++warp)
+        for (int64_t lane = 0; lane < layout.getThreadsPerWarp(); ++lane)
+          for (int64_t reg = 0; reg < layout.getNumRegisters(shape); ++reg) {
+            Shape regPart = layout.getRegisterOffsets(shape, reg);
+            Shape threadPart = layout.getThreadOffsets(lane, warp);
+            bool inside = true;
+            for (size_t d = 0; d < shape.size(); ++d)
+              inside &= regPart[d] + threadPart[d] < shape[d];
+            if (inside)
+              ++canonical[layout.getCoordinates(shape, {reg, lane, warp})];
+          }
+      EXPECT_EQ(static_cast<int64_t>(canonical.size()), numElements(shape));
+      for (auto &[coordinates, n] : canonical)
+        EXPECT_EQ(n, 1);
+    }
+  }
+}
+
+TEST(BlockedLayoutTest, ThreadOffsetsFollowTheStrides) {
+  // The formula the GPU lowering emits for a thread's offsets.
+  for (const BlockedCase &c : blockedCases()) {
+    BlockedLayout layout = make(c);
+    for (int64_t warp = 0; warp < layout.getNumWarps(); ++warp)
+      for (int64_t lane = 0; lane < layout.getThreadsPerWarp(); ++lane) {
+        Shape offsets = layout.getThreadOffsets(lane, warp);
+        for (int64_t d = 0; d < layout.getRank(); ++d) {
+          int64_t laneIndex =
+              lane / layout.getLaneStride(d) % c.threadsPerWarp[d];
+          int64_t warpIndex = warp / layout.getWarpStride(d) % c.warpsPerCTA[d];
+          EXPECT_EQ(offsets[d], (warpIndex * c.threadsPerWarp[d] + laneIndex) *
+                                    c.sizePerThread[d]);
+        }
+      }
+  }
+}

@@ -93,6 +93,22 @@ public:
   /// Elements of one footprint along each dimension.
   Shape getFootprint() const;
 
+  /// The part of an element's coordinates that depends only on the
+  /// register. With getThreadOffsets, `getCoordinates` is their sum modulo
+  /// `shape`; the copy whose sum is below `shape` in every dimension is the
+  /// canonical one (the others are replicas), which lets generated code
+  /// compute coordinates as a per-thread value plus constants.
+  Shape getRegisterOffsets(const Shape &shape, int64_t reg) const;
+
+  /// The part of an element's coordinates that depends only on the thread.
+  Shape getThreadOffsets(int64_t lane, int64_t warp) const;
+
+  /// How many lanes (and warps) apart two threads are whose index along
+  /// `dim` differs by one: the lane (warp) index is the sum over dimensions
+  /// of the index along it times its stride.
+  int64_t getLaneStride(int64_t dim) const;
+  int64_t getWarpStride(int64_t dim) const;
+
   const Shape &getSizePerThread() const { return sizePerThread; }
   const Shape &getThreadsPerWarpShape() const { return threadsPerWarp; }
   const Shape &getWarpsPerCTA() const { return warpsPerCTA; }
