@@ -4,18 +4,17 @@
 
 #include <cstdlib>
 #include <dlfcn.h>
-#include <mutex>
 
 using namespace kiln::runtime;
 
 namespace {
 /// Driver constants Kiln uses (from the driver API's ABI).
 constexpr CUresult kSuccess = 0;
-constexpr int kComputeCapabilityMajor = 75;
-constexpr int kComputeCapabilityMinor = 76;
-constexpr int kMaxDynamicSharedSizeBytes = 8;
-/// Shared memory a kernel may use without asking for more.
-constexpr unsigned kDefaultSharedBytes = 48 * 1024;
+constexpr int kFuncMaxThreadsPerBlock = 0;
+constexpr int kFuncSharedSizeBytes = 1;
+constexpr int kFuncMaxDynamicSharedSizeBytes = 8;
+constexpr unsigned kStreamDefault = 0;
+constexpr unsigned kEventDefault = 0;
 } // namespace
 
 /// Resolves `name` from `library` into `slot`; false if it is missing.
@@ -26,22 +25,25 @@ static bool resolve(void *library, const char *name, Fn &slot) {
 }
 
 CudaDriver *CudaDriver::get(std::string &error) {
-  static std::mutex mutex;
-  static std::unique_ptr<CudaDriver> loaded;
+  // Function-local statics are initialized once even when several threads
+  // get here first, and every later call sees the same outcome. The driver
+  // is never destroyed: devices and modules released by other static
+  // destructors at exit still call through it.
   static std::string loadError;
-  std::lock_guard<std::mutex> lock(mutex);
-  if (loaded || !loadError.empty()) {
+  static CudaDriver *const loaded = load(loadError);
+  if (!loaded)
     error = loadError;
-    return loaded.get();
-  }
+  return loaded;
+}
+
+CudaDriver *CudaDriver::load(std::string &error) {
   const char *override = std::getenv("KILN_CUDA_DRIVER");
   std::string path = override && *override ? override : "libcuda.so.1";
   void *library = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!library) {
     const char *why = dlerror();
-    loadError = "no CUDA driver: cannot open " + path + " (" +
-                (why ? why : "unknown reason") + ")";
-    error = loadError;
+    error = "no CUDA driver: cannot open " + path + " (" +
+            (why ? why : "unknown reason") + ")";
     return nullptr;
   }
   std::unique_ptr<CudaDriver> driver(new CudaDriver());
@@ -64,30 +66,41 @@ CudaDriver *CudaDriver::get(std::string &error) {
   need("cuModuleLoadData", api.cuModuleLoadData);
   need("cuModuleUnload", api.cuModuleUnload);
   need("cuModuleGetFunction", api.cuModuleGetFunction);
+  need("cuFuncGetAttribute", api.cuFuncGetAttribute);
   need("cuFuncSetAttribute", api.cuFuncSetAttribute);
   need("cuLaunchKernel", api.cuLaunchKernel);
+  need("cuStreamCreate", api.cuStreamCreate);
+  need("cuStreamSynchronize", api.cuStreamSynchronize);
+  need("cuStreamDestroy_v2", api.cuStreamDestroy);
+  need("cuEventCreate", api.cuEventCreate);
+  need("cuEventRecord", api.cuEventRecord);
+  need("cuEventSynchronize", api.cuEventSynchronize);
+  // Recent cuda.h headers map cuEventElapsedTime to the _v2 name; older
+  // drivers export only the original, which takes the same arguments.
+  if (!resolve(library, "cuEventElapsedTime_v2", api.cuEventElapsedTime))
+    need("cuEventElapsedTime", api.cuEventElapsedTime);
+  need("cuEventDestroy_v2", api.cuEventDestroy);
   need("cuMemAlloc_v2", api.cuMemAlloc);
   need("cuMemFree_v2", api.cuMemFree);
   need("cuMemcpyHtoD_v2", api.cuMemcpyHtoD);
   need("cuMemcpyDtoH_v2", api.cuMemcpyDtoH);
+  need("cuMemcpyDtoD_v2", api.cuMemcpyDtoD);
+  need("cuMemsetD8_v2", api.cuMemsetD8);
   need("cuGetErrorName", api.cuGetErrorName);
   need("cuGetErrorString", api.cuGetErrorString);
   if (missing) {
-    loadError = path + " is not a usable CUDA driver: it has no " +
-                std::string(missing);
+    error = path + " is not a usable CUDA driver: it has no " +
+            std::string(missing);
     dlclose(library);
-    error = loadError;
     return nullptr;
   }
   if (CUresult result = api.cuInit(0); result != kSuccess) {
-    loadError = driver->describe(result, "cuInit");
-    error = loadError;
+    error = driver->describe(result, "cuInit");
     // The library stays open (no dlclose): a driver that failed to start
     // may not unload cleanly.
     return nullptr;
   }
-  loaded = std::move(driver);
-  return loaded.get();
+  return driver.release();
 }
 
 std::string CudaDriver::describe(CUresult result,
@@ -119,24 +132,53 @@ std::unique_ptr<Device> Device::open(CudaDriver &driver, int ordinal,
   std::unique_ptr<Device> device(new Device(driver));
   CUresult result = api.cuDeviceGet(&device->device, ordinal);
   if (result != kSuccess) {
-    error = driver.describe(result, "cuDeviceGet(" +
-                                        std::to_string(ordinal) + ")");
+    error =
+        driver.describe(result, "cuDeviceGet(" + std::to_string(ordinal) + ")");
     return nullptr;
   }
   char name[256] = {};
-  int major = 0, minor = 0;
   if ((result = api.cuDeviceGetName(name, sizeof(name), device->device)) !=
-          kSuccess ||
-      (result = api.cuDeviceGetAttribute(&major, kComputeCapabilityMajor,
-                                         device->device)) != kSuccess ||
-      (result = api.cuDeviceGetAttribute(&minor, kComputeCapabilityMinor,
-                                         device->device)) != kSuccess) {
-    error = driver.describe(result, "querying device " +
-                                        std::to_string(ordinal));
+      kSuccess) {
+    error =
+        driver.describe(result, "querying device " + std::to_string(ordinal));
     return nullptr;
   }
   device->name = name;
-  device->capability = major * 10 + minor;
+  // The limits are read once here, so that launches are checked against
+  // them without asking the driver each time.
+  unsigned major = 0, minor = 0;
+  DeviceLimits &limits = device->limits;
+  const struct {
+    int id;
+    const char *name;
+    unsigned *value;
+  } attributes[] = {
+      {75, "COMPUTE_CAPABILITY_MAJOR", &major},
+      {76, "COMPUTE_CAPABILITY_MINOR", &minor},
+      {1, "MAX_THREADS_PER_BLOCK", &limits.maxThreadsPerBlock},
+      {2, "MAX_BLOCK_DIM_X", &limits.maxBlockDims[0]},
+      {3, "MAX_BLOCK_DIM_Y", &limits.maxBlockDims[1]},
+      {4, "MAX_BLOCK_DIM_Z", &limits.maxBlockDims[2]},
+      {5, "MAX_GRID_DIM_X", &limits.maxGridDims[0]},
+      {6, "MAX_GRID_DIM_Y", &limits.maxGridDims[1]},
+      {7, "MAX_GRID_DIM_Z", &limits.maxGridDims[2]},
+      {97, "MAX_SHARED_MEMORY_PER_BLOCK_OPTIN",
+       &limits.maxSharedBytesPerBlockOptin},
+      {16, "MULTIPROCESSOR_COUNT", &limits.multiprocessorCount},
+  };
+  for (const auto &attribute : attributes) {
+    int value = 0;
+    if ((result = api.cuDeviceGetAttribute(&value, attribute.id,
+                                           device->device)) != kSuccess) {
+      error =
+          driver.describe(result, "querying CU_DEVICE_ATTRIBUTE_" +
+                                      std::string(attribute.name) +
+                                      " of device " + std::to_string(ordinal));
+      return nullptr;
+    }
+    *attribute.value = static_cast<unsigned>(value);
+  }
+  device->capability = static_cast<int>(major * 10 + minor);
   if ((result = api.cuDevicePrimaryCtxRetain(&device->context,
                                              device->device)) != kSuccess) {
     error = driver.describe(result, "retaining the primary context of "
@@ -155,11 +197,14 @@ Device::~Device() {
 bool Device::makeCurrent(std::string &error) {
   if (CUresult result = driver.api().cuCtxSetCurrent(context);
       result != kSuccess) {
-    error = driver.describe(result, "cuCtxSetCurrent");
+    error = driver.describe(result, "making the device's context current "
+                                    "(cuCtxSetCurrent)");
     return false;
   }
   return true;
 }
+
+void Device::makeCurrentOrIgnore() { driver.api().cuCtxSetCurrent(context); }
 
 std::unique_ptr<Module> Device::loadModule(const std::string &image,
                                            std::string &error) {
@@ -171,13 +216,37 @@ std::unique_ptr<Module> Device::loadModule(const std::string &image,
     error = driver.describe(result, "loading a module (cuModuleLoadData)");
     return nullptr;
   }
-  return std::make_unique<Module>(driver, module);
+  return std::unique_ptr<Module>(new Module(*this, module));
+}
+
+std::unique_ptr<Stream> Device::createStream(std::string &error) {
+  if (!makeCurrent(error))
+    return nullptr;
+  CUstream stream = nullptr;
+  if (CUresult result = driver.api().cuStreamCreate(&stream, kStreamDefault);
+      result != kSuccess) {
+    error = driver.describe(result, "creating a stream (cuStreamCreate)");
+    return nullptr;
+  }
+  return std::unique_ptr<Stream>(new Stream(*this, stream));
+}
+
+std::unique_ptr<Event> Device::createEvent(std::string &error) {
+  if (!makeCurrent(error))
+    return nullptr;
+  CUevent event = nullptr;
+  if (CUresult result = driver.api().cuEventCreate(&event, kEventDefault);
+      result != kSuccess) {
+    error = driver.describe(result, "creating an event (cuEventCreate)");
+    return nullptr;
+  }
+  return std::unique_ptr<Event>(new Event(*this, event));
 }
 
 CUdeviceptr Device::allocate(size_t bytes, std::string &error) {
-  CUdeviceptr pointer = 0;
   if (!makeCurrent(error))
     return 0;
+  CUdeviceptr pointer = 0;
   if (CUresult result = driver.api().cuMemAlloc(&pointer, bytes);
       result != kSuccess) {
     error = driver.describe(result, "allocating " + std::to_string(bytes) +
@@ -188,8 +257,10 @@ CUdeviceptr Device::allocate(size_t bytes, std::string &error) {
 }
 
 bool Device::free(CUdeviceptr pointer, std::string &error) {
+  if (!makeCurrent(error))
+    return false;
   if (CUresult result = driver.api().cuMemFree(pointer); result != kSuccess) {
-    error = driver.describe(result, "cuMemFree");
+    error = driver.describe(result, "freeing device memory (cuMemFree)");
     return false;
   }
   return true;
@@ -197,10 +268,12 @@ bool Device::free(CUdeviceptr pointer, std::string &error) {
 
 bool Device::copyToDevice(CUdeviceptr to, const void *from, size_t bytes,
                           std::string &error) {
+  if (!makeCurrent(error))
+    return false;
   if (CUresult result = driver.api().cuMemcpyHtoD(to, from, bytes);
       result != kSuccess) {
     error = driver.describe(result, "copying " + std::to_string(bytes) +
-                                        " bytes to the device");
+                                        " bytes to the device (cuMemcpyHtoD)");
     return false;
   }
   return true;
@@ -208,16 +281,48 @@ bool Device::copyToDevice(CUdeviceptr to, const void *from, size_t bytes,
 
 bool Device::copyToHost(void *to, CUdeviceptr from, size_t bytes,
                         std::string &error) {
+  if (!makeCurrent(error))
+    return false;
   if (CUresult result = driver.api().cuMemcpyDtoH(to, from, bytes);
       result != kSuccess) {
     error = driver.describe(result, "copying " + std::to_string(bytes) +
-                                        " bytes to the host");
+                                        " bytes to the host (cuMemcpyDtoH)");
+    return false;
+  }
+  return true;
+}
+
+bool Device::copyOnDevice(CUdeviceptr to, CUdeviceptr from, size_t bytes,
+                          std::string &error) {
+  if (!makeCurrent(error))
+    return false;
+  if (CUresult result = driver.api().cuMemcpyDtoD(to, from, bytes);
+      result != kSuccess) {
+    error = driver.describe(result, "copying " + std::to_string(bytes) +
+                                        " bytes within the device "
+                                        "(cuMemcpyDtoD)");
+    return false;
+  }
+  return true;
+}
+
+bool Device::fill(CUdeviceptr to, unsigned char value, size_t bytes,
+                  std::string &error) {
+  if (!makeCurrent(error))
+    return false;
+  if (CUresult result = driver.api().cuMemsetD8(to, value, bytes);
+      result != kSuccess) {
+    error = driver.describe(result, "setting " + std::to_string(bytes) +
+                                        " bytes to " + std::to_string(value) +
+                                        " (cuMemsetD8)");
     return false;
   }
   return true;
 }
 
 bool Device::synchronize(std::string &error) {
+  if (!makeCurrent(error))
+    return false;
   if (CUresult result = driver.api().cuCtxSynchronize(); result != kSuccess) {
     error = driver.describe(result, "waiting for the device "
                                     "(cuCtxSynchronize)");
@@ -226,46 +331,200 @@ bool Device::synchronize(std::string &error) {
   return true;
 }
 
-Module::~Module() { driver.api().cuModuleUnload(module); }
+Module::~Module() {
+  device.makeCurrentOrIgnore();
+  device.driver.api().cuModuleUnload(module);
+}
 
-CUfunction Module::getFunction(const std::string &name, std::string &error) {
-  auto it = functions.find(name);
-  if (it != functions.end())
-    return it->second;
-  CUfunction function = nullptr;
-  if (CUresult result =
-          driver.api().cuModuleGetFunction(&function, module, name.c_str());
-      result != kSuccess) {
-    error = driver.describe(result, "finding kernel '" + name + "'");
+Module::Kernel *Module::lookup(const std::string &name, std::string &error) {
+  auto it = kernels.find(name);
+  if (it != kernels.end())
+    return &it->second;
+  const DriverApi &api = device.driver.api();
+  Kernel kernel;
+  CUresult result =
+      api.cuModuleGetFunction(&kernel.function, module, name.c_str());
+  if (result != kSuccess) {
+    error = device.driver.describe(result, "finding kernel '" + name + "'");
     return nullptr;
   }
-  return functions[name] = function;
+  const std::pair<int, unsigned *> attributes[] = {
+      {kFuncMaxThreadsPerBlock, &kernel.maxThreadsPerBlock},
+      {kFuncSharedSizeBytes, &kernel.staticSharedBytes},
+      {kFuncMaxDynamicSharedSizeBytes, &kernel.maxDynamicSharedBytes},
+  };
+  for (auto [attribute, field] : attributes) {
+    int value = 0;
+    if ((result = api.cuFuncGetAttribute(&value, attribute, kernel.function)) !=
+        kSuccess) {
+      error =
+          device.driver.describe(result, "querying the limits of kernel '" +
+                                             name + "' (cuFuncGetAttribute)");
+      return nullptr;
+    }
+    *field = static_cast<unsigned>(value);
+  }
+  return &(kernels[name] = kernel);
+}
+
+CUfunction Module::getFunction(const std::string &name, std::string &error) {
+  if (!device.makeCurrent(error))
+    return nullptr;
+  std::lock_guard<std::mutex> lock(mutex);
+  Kernel *kernel = lookup(name, error);
+  return kernel ? kernel->function : nullptr;
+}
+
+/// Why blocks of `block` threads on a grid of `grid` blocks with
+/// `sharedBytes` of dynamic shared memory cannot run on a device with
+/// `limits`, given the kernel's own `kernelMaxThreads` per block and its
+/// `staticSharedBytes`; empty if they can. The driver would refuse most of
+/// these with CUDA_ERROR_INVALID_VALUE alone, without saying which limit.
+static std::string
+checkLaunch(const DeviceLimits &limits, unsigned kernelMaxThreads,
+            unsigned staticSharedBytes, std::array<unsigned, 3> grid,
+            std::array<unsigned, 3> block, unsigned sharedBytes) {
+  const char *axes[] = {"x", "y", "z"};
+  for (int i = 0; i < 3; ++i)
+    if (!block[i])
+      return std::string("block dimension ") + axes[i] + " is zero";
+  uint64_t threads = uint64_t(block[0]) * block[1] * block[2];
+  if (threads > limits.maxThreadsPerBlock)
+    return "block of " + std::to_string(threads) +
+           " threads exceeds the device's " +
+           std::to_string(limits.maxThreadsPerBlock) + " threads per block";
+  for (int i = 0; i < 3; ++i)
+    if (block[i] > limits.maxBlockDims[i])
+      return std::string("block dimension ") + axes[i] + " of " +
+             std::to_string(block[i]) + " exceeds the device's maximum of " +
+             std::to_string(limits.maxBlockDims[i]);
+  for (int i = 0; i < 3; ++i) {
+    if (!grid[i])
+      return std::string("grid dimension ") + axes[i] + " is zero";
+    if (grid[i] > limits.maxGridDims[i])
+      return std::string("grid dimension ") + axes[i] + " of " +
+             std::to_string(grid[i]) + " exceeds the device's maximum of " +
+             std::to_string(limits.maxGridDims[i]);
+  }
+  if (sharedBytes > limits.maxSharedBytesPerBlockOptin)
+    return std::to_string(sharedBytes) +
+           " bytes of dynamic shared memory exceed the device's " +
+           std::to_string(limits.maxSharedBytesPerBlockOptin) +
+           " bytes per block";
+  if (threads > kernelMaxThreads)
+    return "block of " + std::to_string(threads) +
+           " threads exceeds the kernel's " + std::to_string(kernelMaxThreads) +
+           " threads per block";
+  if (uint64_t(staticSharedBytes) + sharedBytes >
+      limits.maxSharedBytesPerBlockOptin)
+    return std::to_string(staticSharedBytes) + " bytes of static and " +
+           std::to_string(sharedBytes) +
+           " bytes of dynamic shared memory exceed the device's " +
+           std::to_string(limits.maxSharedBytesPerBlockOptin) +
+           " bytes per block";
+  return {};
 }
 
 bool Module::launch(const std::string &name, std::array<unsigned, 3> grid,
                     std::array<unsigned, 3> block, unsigned sharedBytes,
                     CUstream stream, std::vector<void *> &args,
                     std::string &error) {
-  CUfunction function = getFunction(name, error);
-  if (!function)
+  if (!device.makeCurrent(error))
     return false;
-  const DriverApi &api = driver.api();
-  if (sharedBytes > kDefaultSharedBytes) {
-    if (CUresult result = api.cuFuncSetAttribute(
-            function, kMaxDynamicSharedSizeBytes, sharedBytes);
-        result != kSuccess) {
-      error = driver.describe(result, "raising the shared memory limit of '" +
-                                          name + "' to " +
-                                          std::to_string(sharedBytes) +
-                                          " bytes");
+  const DriverApi &api = device.driver.api();
+  CUfunction function = nullptr;
+  {
+    // The launch itself runs outside the lock: only the cache and the
+    // kernel's shared memory limit are shared between threads.
+    std::lock_guard<std::mutex> lock(mutex);
+    Kernel *kernel = lookup(name, error);
+    if (!kernel)
+      return false;
+    std::string problem =
+        checkLaunch(device.limits, kernel->maxThreadsPerBlock,
+                    kernel->staticSharedBytes, grid, block, sharedBytes);
+    if (!problem.empty()) {
+      error = "cannot launch kernel '" + name + "': " + problem;
       return false;
     }
+    if (sharedBytes > kernel->maxDynamicSharedBytes) {
+      if (CUresult result = api.cuFuncSetAttribute(
+              kernel->function, kFuncMaxDynamicSharedSizeBytes, sharedBytes);
+          result != kSuccess) {
+        error = device.driver.describe(
+            result, "raising the shared memory limit of '" + name + "' to " +
+                        std::to_string(sharedBytes) + " bytes");
+        return false;
+      }
+      kernel->maxDynamicSharedBytes = sharedBytes;
+    }
+    function = kernel->function;
   }
   if (CUresult result = api.cuLaunchKernel(
           function, grid[0], grid[1], grid[2], block[0], block[1], block[2],
           sharedBytes, stream, args.data(), nullptr);
       result != kSuccess) {
-    error = driver.describe(result, "launching '" + name + "'");
+    error = device.driver.describe(result, "launching '" + name + "'");
+    return false;
+  }
+  return true;
+}
+
+Stream::~Stream() {
+  device.makeCurrentOrIgnore();
+  device.driver.api().cuStreamDestroy(stream);
+}
+
+bool Stream::synchronize(std::string &error) {
+  if (!device.makeCurrent(error))
+    return false;
+  if (CUresult result = device.driver.api().cuStreamSynchronize(stream);
+      result != kSuccess) {
+    error = device.driver.describe(result, "waiting for a stream "
+                                           "(cuStreamSynchronize)");
+    return false;
+  }
+  return true;
+}
+
+Event::~Event() {
+  device.makeCurrentOrIgnore();
+  device.driver.api().cuEventDestroy(event);
+}
+
+bool Event::record(CUstream stream, std::string &error) {
+  if (!device.makeCurrent(error))
+    return false;
+  if (CUresult result = device.driver.api().cuEventRecord(event, stream);
+      result != kSuccess) {
+    error = device.driver.describe(result, "recording an event "
+                                           "(cuEventRecord)");
+    return false;
+  }
+  return true;
+}
+
+bool Event::synchronize(std::string &error) {
+  if (!device.makeCurrent(error))
+    return false;
+  if (CUresult result = device.driver.api().cuEventSynchronize(event);
+      result != kSuccess) {
+    error = device.driver.describe(result, "waiting for an event "
+                                           "(cuEventSynchronize)");
+    return false;
+  }
+  return true;
+}
+
+bool Event::getMillisecondsSince(const Event &start, float &milliseconds,
+                                 std::string &error) const {
+  if (!device.makeCurrent(error))
+    return false;
+  if (CUresult result = device.driver.api().cuEventElapsedTime(
+          &milliseconds, start.event, event);
+      result != kSuccess) {
+    error = device.driver.describe(result, "timing between events "
+                                           "(cuEventElapsedTime)");
     return false;
   }
   return true;

@@ -1,8 +1,9 @@
 //===- CudaDriverTest.cpp - The runtime against a fake CUDA driver --------===//
 //
 // The runtime is tested against FakeCudaDriver.c: what it asks of the
-// driver (devices, modules, launches with their shared memory limits,
-// copies) and how it reports each driver error, with no GPU.
+// driver (devices and their limits, modules, launches with their checks and
+// shared memory limits, copies and fills, streams and events, the current
+// context on every thread) and how it reports each error, with no GPU.
 //
 //===----------------------------------------------------------------------===//
 
@@ -10,9 +11,12 @@
 
 #include "gtest/gtest.h"
 
+#include <atomic>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
+#include <thread>
 
 using namespace kiln::runtime;
 
@@ -23,20 +27,45 @@ struct FakeLaunch {
   void **args;
 };
 
+/// Points the runtime at the fake library, for the driver's first load.
+void useFakeDriver() { setenv("KILN_CUDA_DRIVER", KILN_FAKE_CUDA_DRIVER, 1); }
+
 /// The driver, opened from the fake library.
 CudaDriver &driver() {
-  setenv("KILN_CUDA_DRIVER", KILN_FAKE_CUDA_DRIVER, 1);
+  useFakeDriver();
   std::string error;
   CudaDriver *loaded = CudaDriver::get(error);
   EXPECT_TRUE(loaded) << error;
   return *loaded;
 }
 
-const FakeLaunch &lastLaunch() {
+/// The fake driver's function `name`, for what it records.
+template <typename Fn> Fn *fake(const char *name) {
   void *library = dlopen(KILN_FAKE_CUDA_DRIVER, RTLD_NOW | RTLD_NOLOAD);
-  auto get = reinterpret_cast<const FakeLaunch *(*)()>(
-      dlsym(library, "fakeCudaLastLaunch"));
-  return *get();
+  return reinterpret_cast<Fn *>(dlsym(library, name));
+}
+
+const FakeLaunch &lastLaunch() {
+  return *fake<const FakeLaunch *()>("fakeCudaLastLaunch")();
+}
+int launchCount() { return fake<int()>("fakeCudaLaunchCount")(); }
+/// Modules, streams and events the fake driver holds.
+int liveHandles() { return fake<int()>("fakeCudaLiveHandles")(); }
+
+/// The fake device with a module holding "kernel" and "heavy".
+struct Loaded {
+  std::unique_ptr<Device> device;
+  std::unique_ptr<Module> module;
+};
+Loaded load() {
+  std::string error;
+  Loaded loaded;
+  loaded.device = Device::open(driver(), 0, error);
+  EXPECT_TRUE(loaded.device) << error;
+  if (loaded.device)
+    loaded.module = loaded.device->loadModule("//fake module", error);
+  EXPECT_TRUE(loaded.module) << error;
+  return loaded;
 }
 } // namespace
 
@@ -47,6 +76,19 @@ TEST(CudaDriverTest, FindsTheDevice) {
   ASSERT_TRUE(device) << error;
   EXPECT_EQ(device->getName(), "Kiln Fake GPU");
   EXPECT_EQ(device->getComputeCapability(), 90);
+}
+
+TEST(CudaDriverTest, ReadsTheDeviceLimitsWhenOpened) {
+  std::string error;
+  auto device = Device::open(driver(), 0, error);
+  ASSERT_TRUE(device) << error;
+  const DeviceLimits &limits = device->getLimits();
+  EXPECT_EQ(limits.maxThreadsPerBlock, 1024u);
+  EXPECT_EQ(limits.maxBlockDims, (std::array<unsigned, 3>{1024, 1024, 64}));
+  EXPECT_EQ(limits.maxGridDims,
+            (std::array<unsigned, 3>{2147483647u, 65535, 65535}));
+  EXPECT_EQ(limits.maxSharedBytesPerBlockOptin, 227u * 1024);
+  EXPECT_EQ(limits.multiprocessorCount, 132u);
 }
 
 TEST(CudaDriverTest, DriverErrorsNameTheErrorAndTheAction) {
@@ -63,21 +105,26 @@ TEST(CudaDriverTest, DriverErrorsNameTheErrorAndTheAction) {
   EXPECT_EQ(device->allocate(size_t(1) << 50, error), 0u);
   EXPECT_EQ(error, "allocating 1125899906842624 bytes (cuMemAlloc) failed: "
                    "CUDA_ERROR_OUT_OF_MEMORY (out of memory) [2]");
+  EXPECT_FALSE(device->fill(0, 0xab, 16, error));
+  EXPECT_EQ(error, "setting 16 bytes to 171 (cuMemsetD8) failed: "
+                   "CUDA_ERROR_INVALID_VALUE (invalid argument) [1]");
+  EXPECT_FALSE(device->copyOnDevice(0, 0, 16, error));
+  EXPECT_EQ(error, "copying 16 bytes within the device (cuMemcpyDtoD) "
+                   "failed: CUDA_ERROR_INVALID_VALUE (invalid argument) [1]");
   // An error the driver has no name for still gives its number.
   EXPECT_EQ(driver().describe(999, "something"),
             "something failed: unknown CUDA error [999]");
 }
 
 TEST(CudaDriverTest, LaunchesForwardTheirConfiguration) {
+  Loaded loaded = load();
+  ASSERT_TRUE(loaded.module);
+  Module &module = *loaded.module;
   std::string error;
-  auto device = Device::open(driver(), 0, error);
-  ASSERT_TRUE(device);
-  auto module = device->loadModule("//fake module", error);
-  ASSERT_TRUE(module) << error;
   int value = 7;
   std::vector<void *> args = {&value};
-  ASSERT_TRUE(module->launch("kernel", {4, 2, 1}, {128, 1, 1}, 1024, nullptr,
-                             args, error))
+  ASSERT_TRUE(module.launch("kernel", {4, 2, 1}, {128, 1, 1}, 1024, nullptr,
+                            args, error))
       << error;
   const FakeLaunch &launch = lastLaunch();
   EXPECT_EQ(launch.grid[0], 4u);
@@ -85,15 +132,103 @@ TEST(CudaDriverTest, LaunchesForwardTheirConfiguration) {
   EXPECT_EQ(launch.block[0], 128u);
   EXPECT_EQ(launch.sharedBytes, 1024u);
   EXPECT_EQ(*static_cast<int *>(launch.args[0]), 7);
-  // More than 48 KiB of shared memory: the limit is raised first.
-  ASSERT_TRUE(module->launch("kernel", {1, 1, 1}, {256, 1, 1}, 100 * 1024,
-                             nullptr, args, error))
-      << error;
-  EXPECT_EQ(lastLaunch().maxDynamicShared, 100 * 1024);
-  EXPECT_FALSE(module->launch("missing", {1, 1, 1}, {1, 1, 1}, 0, nullptr,
-                              args, error));
+  EXPECT_FALSE(
+      module.launch("missing", {1, 1, 1}, {1, 1, 1}, 0, nullptr, args, error));
   EXPECT_EQ(error, "finding kernel 'missing' failed: CUDA_ERROR_NOT_FOUND "
                    "(named symbol not found) [500]");
+}
+
+TEST(CudaDriverTest, SharedMemoryLimitIsRaisedWhenALaunchNeedsMore) {
+  Loaded loaded = load();
+  ASSERT_TRUE(loaded.module);
+  Module &module = *loaded.module;
+  std::string error;
+  std::vector<void *> args;
+  // More than 48 KiB of dynamic shared memory: the limit is raised first.
+  ASSERT_TRUE(module.launch("kernel", {1, 1, 1}, {256, 1, 1}, 100 * 1024,
+                            nullptr, args, error))
+      << error;
+  EXPECT_EQ(lastLaunch().maxDynamicShared, 100 * 1024);
+  // A later launch that needs less leaves it raised: a launch on another
+  // thread may rely on it.
+  ASSERT_TRUE(module.launch("kernel", {1, 1, 1}, {256, 1, 1}, 60 * 1024,
+                            nullptr, args, error))
+      << error;
+  EXPECT_EQ(lastLaunch().maxDynamicShared, 100 * 1024);
+  // 32 KiB of static shared memory leave 16 KiB of dynamic by default:
+  // 20 KiB needs the limit raised, though it is under 48 KiB.
+  ASSERT_TRUE(module.launch("heavy", {1, 1, 1}, {256, 1, 1}, 20 * 1024, nullptr,
+                            args, error))
+      << error;
+  EXPECT_EQ(lastLaunch().maxDynamicShared, 20 * 1024);
+}
+
+TEST(CudaDriverTest, LaunchesOverTheDeviceLimitsNameTheLimit) {
+  Loaded loaded = load();
+  ASSERT_TRUE(loaded.module);
+  Module &module = *loaded.module;
+  std::vector<void *> args;
+  int launches = launchCount();
+  auto refusal = [&](std::array<unsigned, 3> grid,
+                     std::array<unsigned, 3> block, unsigned sharedBytes) {
+    std::string error;
+    EXPECT_FALSE(module.launch("kernel", grid, block, sharedBytes, nullptr,
+                               args, error));
+    return error;
+  };
+  EXPECT_EQ(refusal({1, 1, 1}, {2048, 1, 1}, 0),
+            "cannot launch kernel 'kernel': block of 2048 threads exceeds the "
+            "device's 1024 threads per block");
+  EXPECT_EQ(refusal({1, 1, 1}, {64, 32, 2}, 0),
+            "cannot launch kernel 'kernel': block of 4096 threads exceeds the "
+            "device's 1024 threads per block");
+  EXPECT_EQ(refusal({1, 1, 1}, {1, 1, 128}, 0),
+            "cannot launch kernel 'kernel': block dimension z of 128 exceeds "
+            "the device's maximum of 64");
+  EXPECT_EQ(refusal({1, 1, 1}, {32, 0, 1}, 0),
+            "cannot launch kernel 'kernel': block dimension y is zero");
+  EXPECT_EQ(refusal({0, 1, 1}, {32, 1, 1}, 0),
+            "cannot launch kernel 'kernel': grid dimension x is zero");
+  EXPECT_EQ(refusal({1, 70000, 1}, {32, 1, 1}, 0),
+            "cannot launch kernel 'kernel': grid dimension y of 70000 exceeds "
+            "the device's maximum of 65535");
+  EXPECT_EQ(refusal({1, 1, 65536}, {32, 1, 1}, 0),
+            "cannot launch kernel 'kernel': grid dimension z of 65536 exceeds "
+            "the device's maximum of 65535");
+  EXPECT_EQ(refusal({1, 1, 1}, {32, 1, 1}, 228 * 1024),
+            "cannot launch kernel 'kernel': 233472 bytes of dynamic shared "
+            "memory exceed the device's 232448 bytes per block");
+  // None of them reached the driver.
+  EXPECT_EQ(launchCount(), launches);
+  // The largest grid along x is fine.
+  std::string error;
+  EXPECT_TRUE(module.launch("kernel", {2147483647u, 1, 1}, {1024, 1, 1},
+                            227 * 1024, nullptr, args, error))
+      << error;
+}
+
+TEST(CudaDriverTest, LaunchesOverTheKernelLimitsNameTheLimit) {
+  Loaded loaded = load();
+  ASSERT_TRUE(loaded.module);
+  Module &module = *loaded.module;
+  std::vector<void *> args;
+  int launches = launchCount();
+  std::string error;
+  // "heavy" takes at most 256 threads per block and has 32 KiB of static
+  // shared memory.
+  EXPECT_FALSE(
+      module.launch("heavy", {1, 1, 1}, {512, 1, 1}, 0, nullptr, args, error));
+  EXPECT_EQ(error, "cannot launch kernel 'heavy': block of 512 threads "
+                   "exceeds the kernel's 256 threads per block");
+  EXPECT_FALSE(module.launch("heavy", {1, 1, 1}, {256, 1, 1}, 200 * 1024,
+                             nullptr, args, error));
+  EXPECT_EQ(error, "cannot launch kernel 'heavy': 32768 bytes of static and "
+                   "204800 bytes of dynamic shared memory exceed the "
+                   "device's 232448 bytes per block");
+  EXPECT_EQ(launchCount(), launches);
+  EXPECT_TRUE(module.launch("heavy", {1, 1, 1}, {256, 1, 1}, 195 * 1024,
+                            nullptr, args, error))
+      << error;
 }
 
 TEST(CudaDriverTest, CopiesRoundTrip) {
@@ -108,4 +243,167 @@ TEST(CudaDriverTest, CopiesRoundTrip) {
   EXPECT_EQ(std::memcmp(in, out, sizeof(in)), 0);
   EXPECT_TRUE(device->synchronize(error));
   EXPECT_TRUE(device->free(buffer, error));
+}
+
+TEST(CudaDriverTest, FillsAndCopiesOnTheDevice) {
+  std::string error;
+  auto device = Device::open(driver(), 0, error);
+  ASSERT_TRUE(device);
+  unsigned char out[8] = {};
+  CUdeviceptr from = device->allocate(sizeof(out), error);
+  CUdeviceptr to = device->allocate(sizeof(out), error);
+  ASSERT_TRUE(from && to) << error;
+  ASSERT_TRUE(device->fill(from, 0x5a, sizeof(out), error)) << error;
+  ASSERT_TRUE(device->fill(to, 0, sizeof(out), error)) << error;
+  ASSERT_TRUE(device->copyOnDevice(to, from, 4, error)) << error;
+  ASSERT_TRUE(device->copyToHost(out, to, sizeof(out), error));
+  const unsigned char expected[8] = {0x5a, 0x5a, 0x5a, 0x5a, 0, 0, 0, 0};
+  EXPECT_EQ(std::memcmp(out, expected, sizeof(out)), 0);
+  EXPECT_TRUE(device->free(from, error));
+  EXPECT_TRUE(device->free(to, error));
+}
+
+TEST(CudaDriverTest, EventsTimeTheWorkOnAStream) {
+  Loaded loaded = load();
+  ASSERT_TRUE(loaded.module);
+  int handles = liveHandles();
+  std::string error;
+  {
+    auto stream = loaded.device->createStream(error);
+    ASSERT_TRUE(stream) << error;
+    auto start = loaded.device->createEvent(error);
+    auto end = loaded.device->createEvent(error);
+    ASSERT_TRUE(start && end) << error;
+    EXPECT_EQ(liveHandles(), handles + 3);
+    std::vector<void *> args;
+    ASSERT_TRUE(start->record(stream->get(), error)) << error;
+    // The fake device's clock advances half a millisecond per launch.
+    for (int i = 0; i < 4; ++i)
+      ASSERT_TRUE(loaded.module->launch("kernel", {1, 1, 1}, {32, 1, 1}, 0,
+                                        stream->get(), args, error))
+          << error;
+    ASSERT_TRUE(end->record(stream->get(), error)) << error;
+    ASSERT_TRUE(end->synchronize(error)) << error;
+    ASSERT_TRUE(stream->synchronize(error)) << error;
+    float milliseconds = 0;
+    ASSERT_TRUE(end->getMillisecondsSince(*start, milliseconds, error))
+        << error;
+    EXPECT_FLOAT_EQ(milliseconds, 2.0f);
+  }
+  // Streams and events are destroyed with their objects.
+  EXPECT_EQ(liveHandles(), handles);
+}
+
+TEST(CudaDriverTest, TimingAnUnrecordedEventIsAnError) {
+  std::string error;
+  auto device = Device::open(driver(), 0, error);
+  ASSERT_TRUE(device);
+  auto start = device->createEvent(error);
+  auto end = device->createEvent(error);
+  ASSERT_TRUE(start && end) << error;
+  ASSERT_TRUE(end->record(nullptr, error)) << error;
+  float milliseconds = 0;
+  EXPECT_FALSE(end->getMillisecondsSince(*start, milliseconds, error));
+  EXPECT_EQ(error, "timing between events (cuEventElapsedTime) failed: "
+                   "CUDA_ERROR_INVALID_HANDLE (invalid resource handle) "
+                   "[400]");
+}
+
+TEST(CudaDriverTest, EveryCallMakesTheContextCurrent) {
+  Loaded loaded = load();
+  ASSERT_TRUE(loaded.module);
+  // Another library on this thread may have left no context current; the
+  // fake then refuses calls that need one, as the driver does.
+  auto setCurrent = fake<CUresult(CUcontext)>("cuCtxSetCurrent");
+  std::string error;
+  std::vector<void *> args;
+  ASSERT_EQ(setCurrent(nullptr), 0);
+  EXPECT_TRUE(loaded.module->launch("kernel", {1, 1, 1}, {32, 1, 1}, 0, nullptr,
+                                    args, error))
+      << error;
+  ASSERT_EQ(setCurrent(nullptr), 0);
+  CUdeviceptr buffer = loaded.device->allocate(16, error);
+  EXPECT_NE(buffer, 0u) << error;
+  ASSERT_EQ(setCurrent(nullptr), 0);
+  EXPECT_TRUE(loaded.device->free(buffer, error)) << error;
+  ASSERT_EQ(setCurrent(nullptr), 0);
+  EXPECT_TRUE(loaded.device->createStream(error)) << error;
+  ASSERT_EQ(setCurrent(nullptr), 0);
+  EXPECT_TRUE(loaded.device->synchronize(error)) << error;
+}
+
+TEST(CudaDriverTest, ThreadsLookUpAndLaunchConcurrently) {
+  // The module is loaded here; each thread starts with no current context
+  // and shares the module's cache of kernels.
+  Loaded loaded = load();
+  ASSERT_TRUE(loaded.module);
+  constexpr int kThreads = 8, kRounds = 50;
+  int launches = launchCount();
+  std::atomic<int> failures{0};
+  std::vector<std::string> errors(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      std::string &error = errors[t];
+      std::vector<void *> args;
+      for (int round = 0; round < kRounds; ++round) {
+        const char *name = (t + round) % 2 ? "kernel" : "heavy";
+        // Threads ask for different shared memory sizes, so the limit is
+        // raised while others launch.
+        unsigned sharedBytes = (16 + (t * kRounds + round) % 64) * 1024;
+        unsigned char byte = 0;
+        CUdeviceptr buffer = 0;
+        if (!loaded.module->getFunction(name, error) ||
+            !loaded.module->launch(name, {2, 1, 1}, {256, 1, 1}, sharedBytes,
+                                   nullptr, args, error) ||
+            !(buffer = loaded.device->allocate(1, error)) ||
+            !loaded.device->fill(buffer, static_cast<unsigned char>(t), 1,
+                                 error) ||
+            !loaded.device->copyToHost(&byte, buffer, 1, error) ||
+            !loaded.device->free(buffer, error) || byte != t) {
+          ++failures;
+          return;
+        }
+      }
+    });
+  }
+  for (std::thread &thread : threads)
+    thread.join();
+  EXPECT_EQ(failures.load(), 0);
+  for (const std::string &error : errors)
+    EXPECT_EQ(error, "");
+  EXPECT_EQ(launchCount(), launches + kThreads * kRounds);
+}
+
+TEST(CudaDriverTest, TheDriverLoadsOnceForAllThreads) {
+  // Run on its own (as ctest runs each test), the threads race to load it.
+  useFakeDriver();
+  std::vector<CudaDriver *> loaded(8);
+  std::vector<std::thread> threads;
+  for (CudaDriver *&slot : loaded)
+    threads.emplace_back([&slot] {
+      std::string error;
+      slot = CudaDriver::get(error);
+    });
+  for (std::thread &thread : threads)
+    thread.join();
+  for (CudaDriver *slot : loaded)
+    EXPECT_EQ(slot, &driver());
+}
+
+// The driver is loaded once per process, so a missing one is tried in a
+// fresh process: the "threadsafe" death test style runs the statement in a
+// new run of this binary.
+TEST(CudaDriverDeathTest, AMissingDriverIsOneClearSentence) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        setenv("KILN_CUDA_DRIVER", "/nonexistent/libcuda.so.1", 1);
+        std::string error;
+        CudaDriver *loaded = CudaDriver::get(error);
+        std::fprintf(stderr, "%s\n", error.c_str());
+        std::exit(loaded ? 1 : 0);
+      },
+      testing::ExitedWithCode(0),
+      "^no CUDA driver: cannot open /nonexistent/libcuda.so.1 \\([^\n]*\\)\n$");
 }

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -29,12 +30,15 @@ struct CUctx_st;
 struct CUmod_st;
 struct CUfunc_st;
 struct CUstream_st;
+struct CUevent_st;
 using CUcontext = CUctx_st *;
 using CUmodule = CUmod_st *;
 using CUfunction = CUfunc_st *;
 using CUstream = CUstream_st *;
+using CUevent = CUevent_st *;
 
-/// The driver's entry points Kiln uses, resolved from the loaded library.
+/// The driver's entry points Kiln uses, resolved from the loaded library
+/// under the names cuda.h maps them to (cuMemAlloc is cuMemAlloc_v2).
 struct DriverApi {
   CUresult (*cuInit)(unsigned);
   CUresult (*cuDeviceGetCount)(int *);
@@ -48,26 +52,40 @@ struct DriverApi {
   CUresult (*cuModuleLoadData)(CUmodule *, const void *);
   CUresult (*cuModuleUnload)(CUmodule);
   CUresult (*cuModuleGetFunction)(CUfunction *, CUmodule, const char *);
+  CUresult (*cuFuncGetAttribute)(int *, int, CUfunction);
   CUresult (*cuFuncSetAttribute)(CUfunction, int, int);
-  CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned,
-                             unsigned, unsigned, unsigned, unsigned, CUstream,
-                             void **, void **);
+  CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned,
+                             unsigned, unsigned, unsigned, CUstream, void **,
+                             void **);
+  CUresult (*cuStreamCreate)(CUstream *, unsigned);
+  CUresult (*cuStreamSynchronize)(CUstream);
+  CUresult (*cuStreamDestroy)(CUstream);
+  CUresult (*cuEventCreate)(CUevent *, unsigned);
+  CUresult (*cuEventRecord)(CUevent, CUstream);
+  CUresult (*cuEventSynchronize)(CUevent);
+  CUresult (*cuEventElapsedTime)(float *, CUevent, CUevent);
+  CUresult (*cuEventDestroy)(CUevent);
   CUresult (*cuMemAlloc)(CUdeviceptr *, size_t);
   CUresult (*cuMemFree)(CUdeviceptr);
   CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void *, size_t);
   CUresult (*cuMemcpyDtoH)(void *, CUdeviceptr, size_t);
+  CUresult (*cuMemcpyDtoD)(CUdeviceptr, CUdeviceptr, size_t);
+  CUresult (*cuMemsetD8)(CUdeviceptr, unsigned char, size_t);
   CUresult (*cuGetErrorName)(CUresult, const char **);
   CUresult (*cuGetErrorString)(CUresult, const char **);
 };
 
 class Module;
+class Stream;
+class Event;
 
 /// The CUDA driver, loaded and initialized. One per process.
 class CudaDriver {
 public:
   /// Opens the driver library ($KILN_CUDA_DRIVER if set, else
-  /// libcuda.so.1) and initializes it. The driver stays loaded for the life
-  /// of the process; later calls return the same driver. On failure
+  /// libcuda.so.1) and initializes it, once: the first call decides, from
+  /// any thread, and later calls return the same driver or the same error.
+  /// The driver stays loaded for the life of the process. On failure
   /// returns null and sets `error`, starting "no CUDA driver" when the
   /// library cannot be opened.
   static CudaDriver *get(std::string &error);
@@ -81,69 +99,188 @@ public:
 
 private:
   CudaDriver() = default;
+  /// Opens, resolves and initializes the driver; null with `error` set on
+  /// failure.
+  static CudaDriver *load(std::string &error);
 
   void *library = nullptr;
   DriverApi functions{};
 };
 
+/// What a device allows one launch, read once when the device is opened.
+struct DeviceLimits {
+  /// Threads in a block: in all, and along x, y and z.
+  unsigned maxThreadsPerBlock = 0;
+  std::array<unsigned, 3> maxBlockDims = {};
+  /// Blocks in a grid along x, y and z.
+  std::array<unsigned, 3> maxGridDims = {};
+  /// Shared memory, static and dynamic together, that a block may opt in
+  /// to (more than the default 48 KiB).
+  unsigned maxSharedBytesPerBlockOptin = 0;
+  /// Streaming multiprocessors, for sizing grids to fill the device.
+  unsigned multiprocessorCount = 0;
+};
+
 /// One GPU, through its primary context (so pointers from PyTorch, CuPy or
 /// any other user of the primary context can be passed straight in).
+///
+/// Every call makes the context current on the calling thread first (the
+/// driver's current context is per thread), so a device, its modules,
+/// streams and events can be used from any thread. Modules, streams and
+/// events must be destroyed before their device.
 class Device {
 public:
   /// The device `ordinal`; null and `error` set on failure.
   static std::unique_ptr<Device> open(CudaDriver &driver, int ordinal,
                                       std::string &error);
+  Device(const Device &) = delete;
+  Device &operator=(const Device &) = delete;
   ~Device();
 
   const std::string &getName() const { return name; }
   /// Compute capability as major * 10 + minor (90 for sm_90).
   int getComputeCapability() const { return capability; }
+  const DeviceLimits &getLimits() const { return limits; }
+
+  /// Makes the device's context current on the calling thread, for callers
+  /// that use the driver's API directly.
+  bool makeCurrent(std::string &error);
 
   /// Loads a module from PTX text or a cubin image.
   std::unique_ptr<Module> loadModule(const std::string &image,
                                      std::string &error);
 
-  /// Device memory: allocation and copies. Failures set `error`.
+  /// A stream that orders its work with the default stream's, so copies
+  /// made with the methods below are done before its next launch.
+  std::unique_ptr<Stream> createStream(std::string &error);
+  /// An event for timing work on a stream.
+  std::unique_ptr<Event> createEvent(std::string &error);
+
+  /// Device memory: allocation, copies and fills, ordered with the default
+  /// stream. Failures set `error`.
   CUdeviceptr allocate(size_t bytes, std::string &error);
   bool free(CUdeviceptr pointer, std::string &error);
   bool copyToDevice(CUdeviceptr to, const void *from, size_t bytes,
                     std::string &error);
-  bool copyToHost(void *to, CUdeviceptr from, size_t bytes,
-                  std::string &error);
+  bool copyToHost(void *to, CUdeviceptr from, size_t bytes, std::string &error);
+  bool copyOnDevice(CUdeviceptr to, CUdeviceptr from, size_t bytes,
+                    std::string &error);
+  /// Sets `bytes` bytes from `to` on to `value`.
+  bool fill(CUdeviceptr to, unsigned char value, size_t bytes,
+            std::string &error);
   bool synchronize(std::string &error);
 
 private:
+  friend class Module;
+  friend class Stream;
+  friend class Event;
   Device(CudaDriver &driver) : driver(driver) {}
-  bool makeCurrent(std::string &error);
+  /// For destructors, which have nowhere to report a failure.
+  void makeCurrentOrIgnore();
 
   CudaDriver &driver;
   CUdevice device = 0;
   CUcontext context = nullptr;
   std::string name;
   int capability = 0;
+  DeviceLimits limits;
 };
 
-/// A loaded module; functions are looked up once and cached.
+/// A loaded module; functions and their limits are looked up once and
+/// cached. Lookups and launches may come from several threads.
 class Module {
 public:
-  Module(CudaDriver &driver, CUmodule module) : driver(driver), module(module) {}
   ~Module();
 
   /// The kernel `name`, or null with `error` set.
   CUfunction getFunction(const std::string &name, std::string &error);
 
   /// Launches `name` on a grid of blocks of `block` threads with `sharedBytes`
-  /// of dynamic shared memory, raising the kernel's shared memory limit when
-  /// it needs more than the default 48 KiB. `args` point to the kernel's
-  /// parameters.
+  /// of dynamic shared memory on `stream` (null: the default stream). `args`
+  /// point to the kernel's parameters. The launch is first checked against
+  /// the device's limits and the kernel's own (threads per block, shared
+  /// memory), and an error names the limit exceeded. The kernel's dynamic
+  /// shared memory limit (48 KiB less its static shared memory by default)
+  /// is raised when a launch needs more.
   bool launch(const std::string &name, std::array<unsigned, 3> grid,
               std::array<unsigned, 3> block, unsigned sharedBytes,
               CUstream stream, std::vector<void *> &args, std::string &error);
 
 private:
-  CudaDriver &driver;
+  friend class Device;
+  Module(Device &device, CUmodule module) : device(device), module(module) {}
+
+  /// A kernel and the limits its compilation gave it.
+  struct Kernel {
+    CUfunction function = nullptr;
+    unsigned maxThreadsPerBlock = 0;
+    unsigned staticSharedBytes = 0;
+    /// Dynamic shared memory launches may use now. It is raised as
+    /// launches need and never lowered, so that a launch on another thread
+    /// that needs less stays valid.
+    unsigned maxDynamicSharedBytes = 0;
+  };
+
+  /// The kernel `name`, looked up and queried on first use; the caller
+  /// holds `mutex`.
+  Kernel *lookup(const std::string &name, std::string &error);
+
+  Device &device;
   CUmodule module;
-  std::map<std::string, CUfunction> functions;
+  /// Guards `kernels`, the kernels looked up so far.
+  std::mutex mutex;
+  std::map<std::string, Kernel> kernels;
+};
+
+/// A stream of work that the device runs in order; destroyed with the
+/// object.
+class Stream {
+public:
+  Stream(const Stream &) = delete;
+  Stream &operator=(const Stream &) = delete;
+  ~Stream();
+
+  /// The driver's handle, for launches and events.
+  CUstream get() const { return stream; }
+
+  /// Waits until the work queued on the stream so far is done.
+  bool synchronize(std::string &error);
+
+private:
+  friend class Device;
+  Stream(Device &device, CUstream stream) : device(device), stream(stream) {}
+
+  Device &device;
+  CUstream stream;
+};
+
+/// A point in a stream's work, recorded for timing; destroyed with the
+/// object.
+class Event {
+public:
+  Event(const Event &) = delete;
+  Event &operator=(const Event &) = delete;
+  ~Event();
+
+  /// The driver's handle.
+  CUevent get() const { return event; }
+
+  /// Marks the point after the work queued so far on `stream` (null: the
+  /// default stream).
+  bool record(CUstream stream, std::string &error);
+  /// Waits until the work before the recorded point is done.
+  bool synchronize(std::string &error);
+  /// Sets `milliseconds` to the device time from `start` to this event.
+  /// Both must have been recorded and reached (synchronize on this one).
+  bool getMillisecondsSince(const Event &start, float &milliseconds,
+                            std::string &error) const;
+
+private:
+  friend class Device;
+  Event(Device &device, CUevent event) : device(device), event(event) {}
+
+  Device &device;
+  CUevent event;
 };
 
 } // namespace kiln::runtime
