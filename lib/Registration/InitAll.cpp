@@ -6,6 +6,7 @@
 #include "kiln/Dialect/Tile/IR/TileDialect.h"
 #include "kiln/Dialect/TileGPU/IR/TileGPUDialect.h"
 #include "kiln/Dialect/TileGPU/Transforms/Passes.h"
+#include "kiln/Target/GPU/GPUPipeline.h"
 #include "kiln/Target/Host/HostPipeline.h"
 #include "kiln/Transforms/Passes.h"
 
@@ -25,6 +26,7 @@ void kiln::registerAllDialects(mlir::DialectRegistry &registry) {
                   mlir::linalg::LinalgDialect, mlir::scf::SCFDialect,
                   mlir::tensor::TensorDialect>();
   host::registerHostDialectExtensions(registry);
+  gpu::registerGPUDialectExtensions(registry);
 }
 
 void kiln::registerAllPasses() {
@@ -36,4 +38,5 @@ void kiln::registerAllPasses() {
   tilegpu::registerTileGPUPasses();
   registerKilnTransformsPasses();
   host::registerHostLoweringPipeline();
+  gpu::registerGPULoweringPipeline();
 }

@@ -52,4 +52,41 @@ def ConvertTileToHostPass : Pass<"kiln-convert-tile-to-host", "mlir::ModuleOp"> 
   ];
 }
 
+def ConvertTileToGPUPass : Pass<"kiln-convert-tile-to-gpu", "mlir::ModuleOp"> {
+  let summary = "Lower laid-out tile kernels to per-thread GPU code";
+  let description = [{
+    Runs after `tile-assign-layouts`. Moves every kernel into a `gpu.module
+    @kiln` as a `gpu.func` kernel of `tilegpu.num_warps` warps (its
+    `known_block_size`) and rewrites every tile into the registers each
+    thread holds of it, a `vector` whose element r is the layout's register
+    r; tiles of pointers hold i64 addresses.
+
+    - `tile.program_id`/`num_programs`: `gpu.block_id`/`gpu.grid_dim`;
+      `tile.range`: the thread's coordinates from its layout.
+    - Elementwise `arith`/`math` ops: the same op on the register vectors;
+      `scf` ops carry the converted tiles.
+    - Loads and stores move each thread's run of consecutive elements as
+      one vector (up to 16 bytes, as contiguity, alignment and mask allow);
+      a masked access is a predicated PTX `ld`/`st` (inline asm), and only
+      the canonical copy of a replicated element is stored.
+    - Atomics: `llvm.atomicrmw` per element under its mask; a scalar atomic
+      runs on thread 0 and shares its result through shared memory.
+    - `broadcast`, `expand_dims`, `reshape`, `trans`, `convert_layout`: a
+      permutation of registers where every element stays in its thread,
+      else a round trip through shared memory.
+    - `tile.reduce`: within the thread, across lanes with xor shuffles,
+      across warps through shared memory.
+
+    `tile.dot`, `tile.scan` and block pointers are refused with a
+    diagnostic naming the op and the target.
+  }];
+  let dependentDialects = [
+    "mlir::arith::ArithDialect",
+    "mlir::gpu::GPUDialect",
+    "mlir::LLVM::LLVMDialect",
+    "mlir::scf::SCFDialect",
+    "mlir::vector::VectorDialect",
+  ];
+}
+
 #endif // KILN_CONVERSION_PASSES_TD

@@ -30,9 +30,6 @@ using namespace mlir;
 using namespace kiln;
 using namespace kiln::tilegpu;
 
-/// Widest access one thread makes at once, in bytes (ld.global.v4.b32).
-static constexpr int64_t kMaxAccessBytes = 16;
-
 namespace {
 /// Groups of tiles that must share a layout (union-find).
 class LayoutGroups {
@@ -121,22 +118,7 @@ AccessChoice TileAssignLayoutsPass::chooseAccess(AxisInfoAnalysis &axisInfo,
     return info.contiguity[a] > info.contiguity[b];
   });
   int64_t fastest = order[0];
-  auto pointee = cast<tile::PointerType>(type.getElementType());
-  Type elementType = pointee.getPointeeType();
-  int64_t bytes = isa<tile::PointerType, IndexType>(elementType)
-                      ? 8
-                      : std::max<int64_t>(
-                            1, elementType.getIntOrFloatBitWidth() / 8);
-  int64_t vector = std::min(info.contiguity[fastest], kMaxAccessBytes / bytes);
-  // The address of a vector must be aligned to the vector's size.
-  while (vector > 1 && info.divisibility[fastest] % (vector * bytes) != 0)
-    vector /= 2;
-  if (mask) {
-    int64_t constancy = axisInfo.get(mask).constancy[fastest];
-    while (vector > 1 && constancy % vector != 0)
-      vector /= 2;
-  }
-  vector = std::max<int64_t>(1, std::min(vector, shape[fastest]));
+  int64_t vector = getAccessVectorWidth(axisInfo, ptr, mask, fastest);
   auto layout = kiln::layout::BlockedLayout::forCoalescedAccess(
       kiln::layout::Shape(shape.begin(), shape.end()), order, vector,
       numWarps, threadsPerWarp);

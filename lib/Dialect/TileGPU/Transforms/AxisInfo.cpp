@@ -191,3 +191,26 @@ AxisInfo AxisInfoAnalysis::compute(Value value) {
       })
       .Default([&](Operation *) { return AxisInfo::unknown(rank); });
 }
+
+int64_t kiln::tilegpu::getAccessVectorWidth(AxisInfoAnalysis &axisInfo,
+                                            Value ptr, Value mask,
+                                            int64_t dim) {
+  auto type = cast<RankedTensorType>(ptr.getType());
+  const AxisInfo &info = axisInfo.get(ptr);
+  Type elementType =
+      cast<tile::PointerType>(type.getElementType()).getPointeeType();
+  int64_t bytes = isa<tile::PointerType, IndexType>(elementType)
+                      ? 8
+                      : std::max<int64_t>(
+                            1, elementType.getIntOrFloatBitWidth() / 8);
+  int64_t vector = std::min(info.contiguity[dim], kMaxAccessBytes / bytes);
+  // The address of a vector must be aligned to the vector's size.
+  while (vector > 1 && info.divisibility[dim] % (vector * bytes) != 0)
+    vector /= 2;
+  if (mask) {
+    int64_t constancy = axisInfo.get(mask).constancy[dim];
+    while (vector > 1 && constancy % vector != 0)
+      vector /= 2;
+  }
+  return std::max<int64_t>(1, std::min(vector, type.getShape()[dim]));
+}

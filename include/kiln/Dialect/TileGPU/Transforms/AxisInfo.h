@@ -50,6 +50,16 @@ private:
   llvm::DenseMap<mlir::Value, AxisInfo> cache;
 };
 
+/// Widest access one thread makes at once, in bytes (ld.global.v4.b32).
+constexpr int64_t kMaxAccessBytes = 16;
+
+/// How many consecutive elements along `dim` of the pointer tile `ptr` one
+/// thread can access as one vector: contiguous, aligned to the vector's
+/// size, under one mask value (when `mask` is given), at most
+/// kMaxAccessBytes, and a power of two.
+int64_t getAccessVectorWidth(AxisInfoAnalysis &axisInfo, mlir::Value ptr,
+                             mlir::Value mask, int64_t dim);
+
 } // namespace kiln::tilegpu
 
 #endif // KILN_DIALECT_TILEGPU_TRANSFORMS_AXISINFO_H

@@ -1,0 +1,36 @@
+//===- GPUPipeline.h - Lowering tile kernels for NVIDIA GPUs ----*- C++ -*-===//
+
+#ifndef KILN_TARGET_GPU_GPUPIPELINE_H
+#define KILN_TARGET_GPU_GPUPIPELINE_H
+
+#include "mlir/Pass/PassOptions.h"
+
+namespace mlir {
+class DialectRegistry;
+class OpPassManager;
+} // namespace mlir
+
+namespace kiln::gpu {
+
+struct GPULoweringOptions : mlir::PassPipelineOptions<GPULoweringOptions> {
+  Option<int64_t> numWarps{*this, "num-warps",
+                           llvm::cl::desc("Warps per program"),
+                           llvm::cl::init(4)};
+};
+
+/// Adds the passes that lower a module of tile kernels to a gpu.module in
+/// the LLVM and NVVM dialects: tile-assign-layouts, kiln-convert-tile-to-gpu,
+/// then upstream convert-gpu-to-nvvm (math through libdevice calls).
+void buildGPULoweringPipeline(mlir::OpPassManager &pm,
+                              const GPULoweringOptions &options);
+
+/// Registers the pipeline as `kiln-gpu-lowering`.
+void registerGPULoweringPipeline();
+
+/// Adds the dialects and the to-LLVM conversion interfaces the pipeline
+/// needs.
+void registerGPUDialectExtensions(mlir::DialectRegistry &registry);
+
+} // namespace kiln::gpu
+
+#endif // KILN_TARGET_GPU_GPUPIPELINE_H

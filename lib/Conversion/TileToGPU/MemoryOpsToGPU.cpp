@@ -1,0 +1,609 @@
+//===- MemoryOpsToGPU.cpp - Loads, stores, atomics and pointers to GPU ----===//
+//
+// A thread accesses its registers in groups of consecutive elements as one
+// vector (ld.global.v4.b32 moves 16 bytes). Masked accesses are predicated
+// PTX instructions, so that a false mask never touches memory; replicated
+// copies of an element do not store or apply an atomic twice.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Patterns.h"
+#include "ThreadValues.h"
+
+#include "kiln/Dialect/Tile/IR/TileDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace kiln;
+using namespace kiln::tiletogpu;
+
+namespace {
+
+/// Bytes an element of `type` takes in memory.
+static int64_t getElementBytes(Type type) {
+  if (isa<tile::PointerType, IndexType>(type))
+    return 8;
+  return std::max<unsigned>(1, type.getIntOrFloatBitWidth() / 8);
+}
+
+/// PTX state space of an address space, as an instruction suffix.
+static StringRef getStateSpace(unsigned addressSpace) {
+  switch (addressSpace) {
+  case 1:
+    return ".global";
+  case 3:
+    return ".shared";
+  default:
+    return "";
+  }
+}
+
+/// How `count` elements of `bytes` each travel through inline PTX: as
+/// 32-bit words where they fill one, else as one 16-bit register.
+struct Words {
+  Type type;
+  int64_t count;
+  StringRef constraint, ptxType;
+};
+
+static Words getWords(OpBuilder &b, int64_t totalBytes) {
+  if (totalBytes >= 4)
+    return {b.getI32Type(), totalBytes / 4, "r", "b32"};
+  return {b.getI16Type(), 1, "h", totalBytes == 2 ? "b16" : "u8"};
+}
+
+/// `elements` (of one type) as the words of `words`.
+static SmallVector<Value> packWords(OpBuilder &b, Location loc,
+                                    ArrayRef<Value> elements,
+                                    const Words &words) {
+  Type storage = getStorageType(elements.front().getType());
+  SmallVector<Value> stored;
+  for (Value element : elements)
+    stored.push_back(element.getType() == storage
+                         ? element
+                         : arith::ExtUIOp::create(b, loc, storage, element)
+                               .getResult());
+  Value vector = fromRegisters(
+      b, loc, VectorType::get({int64_t(stored.size())}, storage), stored);
+  int64_t bits = storage.getIntOrFloatBitWidth() * stored.size();
+  if (bits < 16)
+    return {arith::ExtUIOp::create(
+        b, loc, words.type,
+        LLVM::BitcastOp::create(b, loc, b.getIntegerType(bits), vector))};
+  Value asWords = LLVM::BitcastOp::create(
+      b, loc, VectorType::get({words.count}, words.type), vector);
+  SmallVector<Value> result;
+  for (int64_t i = 0; i < words.count; ++i)
+    result.push_back(extractRegister(b, loc, asWords, i));
+  return result;
+}
+
+/// The inverse of packWords: `count` elements of `type`.
+static SmallVector<Value> unpackWords(OpBuilder &b, Location loc,
+                                      ArrayRef<Value> wordValues, Type type,
+                                      int64_t count) {
+  Type storage = getStorageType(type);
+  int64_t bits = storage.getIntOrFloatBitWidth() * count;
+  auto vectorType = VectorType::get({count}, storage);
+  Value vector;
+  if (bits < 16) {
+    vector = LLVM::BitcastOp::create(
+        b, loc, vectorType,
+        arith::TruncIOp::create(b, loc, b.getIntegerType(bits),
+                                wordValues.front()));
+  } else {
+    auto wordsType = VectorType::get({int64_t(wordValues.size())},
+                                     wordValues.front().getType());
+    vector = LLVM::BitcastOp::create(
+        b, loc, vectorType, fromRegisters(b, loc, wordsType, wordValues));
+  }
+  SmallVector<Value> elements;
+  for (int64_t i = 0; i < count; ++i) {
+    Value element = extractRegister(b, loc, vector, i);
+    if (storage != type)
+      element = arith::TruncIOp::create(b, loc, type, element);
+    elements.push_back(element);
+  }
+  return elements;
+}
+
+/// Loads `count` consecutive elements of `type` at `address`; only where
+/// `predicate` (i1, or null for always) holds.
+static SmallVector<Value> loadElements(OpBuilder &b, Location loc,
+                                       Value address, Type type,
+                                       int64_t count, Value predicate) {
+  Type storage = getStorageType(type);
+  int64_t bytes = getElementBytes(storage) * count;
+  if (!predicate) {
+    Type loaded = count == 1 ? storage : VectorType::get({count}, storage);
+    Value value = LLVM::LoadOp::create(b, loc, loaded, address, bytes);
+    SmallVector<Value> elements;
+    for (int64_t i = 0; i < count; ++i) {
+      Value element =
+          count == 1 ? value : extractRegister(b, loc, value, i);
+      if (storage != type)
+        element = arith::TruncIOp::create(b, loc, type, element);
+      elements.push_back(element);
+    }
+    return elements;
+  }
+  Words words = getWords(b, bytes);
+  unsigned space =
+      cast<LLVM::LLVMPointerType>(address.getType()).getAddressSpace();
+  std::string destinations, constraints;
+  for (int64_t i = 0; i < words.count; ++i) {
+    destinations += llvm::formatv("{0}${1}", i ? ", " : "", i).str();
+    constraints += "=" + words.constraint.str() + ",";
+  }
+  if (words.count > 1)
+    destinations = "{" + destinations + "}";
+  std::string vectorSuffix =
+      words.count > 1 ? llvm::formatv(".v{0}", words.count).str() : "";
+  std::string asmString =
+      llvm::formatv("@${0} ld{1}{2}.{3} {4}, [${5}];", words.count + 1,
+                    getStateSpace(space), vectorSuffix, words.ptxType,
+                    destinations, words.count)
+          .str();
+  constraints += "l,b";
+  Type resultType =
+      words.count == 1
+          ? words.type
+          : LLVM::LLVMStructType::getLiteral(
+                b.getContext(), SmallVector<Type>(words.count, words.type));
+  auto load = LLVM::InlineAsmOp::create(
+      b, loc, resultType, ValueRange{address, predicate}, asmString,
+      constraints, /*has_side_effects=*/false, /*is_align_stack=*/false,
+      LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(),
+      ArrayAttr());
+  SmallVector<Value> wordValues;
+  if (words.count == 1)
+    wordValues.push_back(load.getResult(0));
+  else
+    for (int64_t i = 0; i < words.count; ++i)
+      wordValues.push_back(
+          LLVM::ExtractValueOp::create(b, loc, load.getResult(0), i));
+  return unpackWords(b, loc, wordValues, type, count);
+}
+
+/// Stores `elements` consecutively at `address`, only where `predicate`
+/// (or always when it is null) holds.
+static void storeElements(OpBuilder &b, Location loc, Value address,
+                          ArrayRef<Value> elements, Value predicate) {
+  Type storage = getStorageType(elements.front().getType());
+  int64_t count = elements.size();
+  int64_t bytes = getElementBytes(storage) * count;
+  if (!predicate) {
+    SmallVector<Value> stored;
+    for (Value element : elements)
+      stored.push_back(element.getType() == storage
+                           ? element
+                           : arith::ExtUIOp::create(b, loc, storage, element)
+                                 .getResult());
+    Value value = count == 1 ? stored.front()
+                             : fromRegisters(b, loc,
+                                             VectorType::get({count}, storage),
+                                             stored);
+    LLVM::StoreOp::create(b, loc, value, address, bytes);
+    return;
+  }
+  Words words = getWords(b, bytes);
+  SmallVector<Value> wordValues = packWords(b, loc, elements, words);
+  unsigned space =
+      cast<LLVM::LLVMPointerType>(address.getType()).getAddressSpace();
+  std::string sources, constraints = "l";
+  for (int64_t i = 0; i < words.count; ++i) {
+    sources += llvm::formatv("{0}${1}", i ? ", " : "", i + 1).str();
+    constraints += "," + words.constraint.str();
+  }
+  if (words.count > 1)
+    sources = "{" + sources + "}";
+  std::string vectorSuffix =
+      words.count > 1 ? llvm::formatv(".v{0}", words.count).str() : "";
+  std::string asmString =
+      llvm::formatv("@${0} st{1}{2}.{3} [$0], {4};", words.count + 1,
+                    getStateSpace(space), vectorSuffix, words.ptxType, sources)
+          .str();
+  constraints += ",b";
+  SmallVector<Value> operands{address};
+  operands.append(wordValues);
+  operands.push_back(predicate);
+  LLVM::InlineAsmOp::create(b, loc, TypeRange(), operands, asmString,
+                            constraints, /*has_side_effects=*/true,
+                            /*is_align_stack=*/false,
+                            LLVM::tailcallkind::TailCallKind::None,
+                            LLVM::AsmDialectAttr(), ArrayAttr());
+}
+
+/// `a && b` where either may be null (always true).
+static Value both(OpBuilder &b, Location loc, Value x, Value y) {
+  if (!x)
+    return y;
+  if (!y)
+    return x;
+  return arith::AndIOp::create(b, loc, x, y);
+}
+
+/// The pointer to register `reg` of a tile of addresses.
+static Value registerAddress(OpBuilder &b, Location loc, Value addresses,
+                             int64_t reg, unsigned addressSpace) {
+  return LLVM::IntToPtrOp::create(
+      b, loc, LLVM::LLVMPointerType::get(b.getContext(), addressSpace),
+      extractRegister(b, loc, addresses, reg));
+}
+
+static unsigned getAddressSpace(Type pointerLike) {
+  if (auto tensor = dyn_cast<RankedTensorType>(pointerLike))
+    pointerLike = tensor.getElementType();
+  return cast<tile::PointerType>(pointerLike).getAddressSpace();
+}
+
+/// Runs `body` on each group of `width` registers of a tile access (or on
+/// the single scalar of a scalar one): the group's first register, and
+/// its predicate (null when always).
+template <typename Body>
+static void forEachAccessGroup(OpBuilder &b, Location loc, int64_t registers,
+                               int64_t width, Value mask, Value canonical,
+                               bool scalar, Body body) {
+  for (int64_t first = 0; first < registers; first += width) {
+    Value predicate;
+    if (mask)
+      predicate = scalar ? mask : extractRegister(b, loc, mask, first);
+    if (canonical)
+      predicate = both(b, loc, predicate,
+                       extractRegister(b, loc, canonical, first));
+    body(first, predicate);
+  }
+}
+
+struct LoadLowering : OpConversionPattern<tile::LoadOp> {
+  LoadLowering(const TypeConverter &converter, MLIRContext *context,
+               const AccessWidths &widths)
+      : OpConversionPattern(converter, context), widths(widths) {}
+
+  LogicalResult
+  matchAndRewrite(tile::LoadOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type resultType = op.getType();
+    auto tensor = dyn_cast<RankedTensorType>(resultType);
+    Type elementType = getElementTypeOrSelf(resultType);
+    Type registerType = getRegisterType(elementType);
+    unsigned space = getAddressSpace(op.getPtr().getType());
+    int64_t registers = tensor ? getNumRegisters(tensor) : 1;
+    int64_t width = tensor ? widths.lookup(op) : 1;
+    SmallVector<Value> values;
+    forEachAccessGroup(
+        rewriter, loc, registers, width, adaptor.getMask(), Value(), !tensor,
+        [&](int64_t first, Value predicate) {
+          Value address =
+              tensor ? registerAddress(rewriter, loc, adaptor.getPtr(), first,
+                                       space)
+                     : adaptor.getPtr();
+          SmallVector<Value> loaded = loadElements(
+              rewriter, loc, address, registerType, width, predicate);
+          for (int64_t i = 0; i < width; ++i) {
+            Value value = loaded[i];
+            if (Value other = adaptor.getOther()) {
+              Value otherValue =
+                  tensor ? extractRegister(rewriter, loc, other, first + i)
+                         : other;
+              value = arith::SelectOp::create(rewriter, loc, predicate, value,
+                                              otherValue);
+            }
+            values.push_back(value);
+          }
+        });
+    if (!tensor) {
+      rewriter.replaceOp(op, values.front());
+      return success();
+    }
+    rewriter.replaceOp(
+        op, fromRegisters(rewriter, loc,
+                          VectorType::get({registers}, registerType), values));
+    return success();
+  }
+
+  const AccessWidths &widths;
+};
+
+struct StoreLowering : OpConversionPattern<tile::StoreOp> {
+  StoreLowering(const TypeConverter &converter, MLIRContext *context,
+                const AccessWidths &widths)
+      : OpConversionPattern(converter, context), widths(widths) {}
+
+  LogicalResult
+  matchAndRewrite(tile::StoreOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto tensor = dyn_cast<RankedTensorType>(op.getValue().getType());
+    unsigned space = getAddressSpace(op.getPtr().getType());
+    Value canonical;
+    if (tensor) {
+      FailureOr<TileCoordinates> coordinates =
+          emitTileCoordinates(rewriter, loc, tensor);
+      if (failed(coordinates))
+        return failure();
+      canonical = coordinates->canonical;
+    }
+    int64_t registers = tensor ? getNumRegisters(tensor) : 1;
+    int64_t width = tensor ? widths.lookup(op) : 1;
+    forEachAccessGroup(
+        rewriter, loc, registers, width, adaptor.getMask(), canonical,
+        !tensor, [&](int64_t first, Value predicate) {
+          Value address =
+              tensor ? registerAddress(rewriter, loc, adaptor.getPtr(), first,
+                                       space)
+                     : adaptor.getPtr();
+          SmallVector<Value> elements;
+          for (int64_t i = 0; i < width; ++i)
+            elements.push_back(tensor ? extractRegister(rewriter, loc,
+                                                        adaptor.getValue(),
+                                                        first + i)
+                                      : adaptor.getValue());
+          storeElements(rewriter, loc, address, elements, predicate);
+        });
+    rewriter.eraseOp(op);
+    return success();
+  }
+
+  const AccessWidths &widths;
+};
+
+static LLVM::AtomicBinOp getAtomicBinOp(tile::AtomicRMWKind kind,
+                                        bool isFloat) {
+  switch (kind) {
+  case tile::AtomicRMWKind::Add:
+    return isFloat ? LLVM::AtomicBinOp::fadd : LLVM::AtomicBinOp::add;
+  case tile::AtomicRMWKind::Max:
+    return isFloat ? LLVM::AtomicBinOp::fmax : LLVM::AtomicBinOp::max;
+  case tile::AtomicRMWKind::Min:
+    return isFloat ? LLVM::AtomicBinOp::fmin : LLVM::AtomicBinOp::min;
+  case tile::AtomicRMWKind::UMax:
+    return LLVM::AtomicBinOp::umax;
+  case tile::AtomicRMWKind::UMin:
+    return LLVM::AtomicBinOp::umin;
+  case tile::AtomicRMWKind::And:
+    return LLVM::AtomicBinOp::_and;
+  case tile::AtomicRMWKind::Or:
+    return LLVM::AtomicBinOp::_or;
+  case tile::AtomicRMWKind::Xor:
+    return LLVM::AtomicBinOp::_xor;
+  case tile::AtomicRMWKind::Xchg:
+    return LLVM::AtomicBinOp::xchg;
+  }
+  llvm_unreachable("unknown atomic kind");
+}
+
+static LLVM::AtomicOrdering getOrdering(tile::MemSemantic semantic) {
+  switch (semantic) {
+  case tile::MemSemantic::Relaxed:
+    return LLVM::AtomicOrdering::monotonic;
+  case tile::MemSemantic::Acquire:
+    return LLVM::AtomicOrdering::acquire;
+  case tile::MemSemantic::Release:
+    return LLVM::AtomicOrdering::release;
+  case tile::MemSemantic::AcqRel:
+    return LLVM::AtomicOrdering::acq_rel;
+  }
+  llvm_unreachable("unknown memory semantic");
+}
+
+/// NVPTX's name of a scope (the system scope has none).
+static StringRef getSyncScope(tile::MemScope scope) {
+  switch (scope) {
+  case tile::MemScope::CTA:
+    return "block";
+  case tile::MemScope::GPU:
+    return "device";
+  case tile::MemScope::System:
+    return "";
+  }
+  llvm_unreachable("unknown memory scope");
+}
+
+struct AtomicRMWLowering : OpConversionPattern<tile::AtomicRMWOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(tile::AtomicRMWOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto tensor = dyn_cast<RankedTensorType>(op.getType());
+    Type elementType = getElementTypeOrSelf(op.getType());
+    unsigned space = getAddressSpace(op.getPtr().getType());
+    // Only one copy of each element may apply the operation: the canonical
+    // one of a tile, thread 0 for a scalar.
+    Value canonical;
+    if (tensor) {
+      FailureOr<TileCoordinates> coordinates =
+          emitTileCoordinates(rewriter, loc, tensor);
+      if (failed(coordinates))
+        return failure();
+      canonical = coordinates->canonical;
+      if (canonical && !op->use_empty())
+        return op.emitOpError()
+               << "target nvptx: the old values of an atomic on a tile its "
+                  "layout replicates ("
+               << tensor << ") are not available";
+    } else {
+      Value tid = gpu::ThreadIdOp::create(rewriter, loc, gpu::Dimension::x);
+      canonical = arith::CmpIOp::create(
+          rewriter, loc, arith::CmpIPredicate::eq, tid,
+          constantInt(rewriter, loc, rewriter.getIndexType(), 0));
+    }
+    auto binOp = getAtomicBinOp(op.getKind(), isa<FloatType>(elementType));
+    auto ordering = getOrdering(op.getSem());
+    StringRef scope = getSyncScope(op.getScope());
+    int64_t registers = tensor ? getNumRegisters(tensor) : 1;
+    SmallVector<Value> olds;
+    forEachAccessGroup(
+        rewriter, loc, registers, 1, adaptor.getMask(),
+        tensor ? canonical : Value(), !tensor,
+        [&](int64_t reg, Value predicate) {
+          if (!tensor)
+            predicate = both(rewriter, loc, predicate, canonical);
+          Value address =
+              tensor ? registerAddress(rewriter, loc, adaptor.getPtr(), reg,
+                                       space)
+                     : adaptor.getPtr();
+          Value value = tensor ? extractRegister(rewriter, loc,
+                                                 adaptor.getValue(), reg)
+                               : adaptor.getValue();
+          auto apply = [&](OpBuilder &b, Location l) -> Value {
+            auto atomic = LLVM::AtomicRMWOp::create(b, l, binOp, address,
+                                                    value, ordering);
+            if (!scope.empty())
+              atomic.setSyncscope(scope);
+            return atomic;
+          };
+          if (!predicate) {
+            olds.push_back(apply(rewriter, loc));
+            return;
+          }
+          auto guarded = scf::IfOp::create(
+              rewriter, loc, predicate,
+              [&](OpBuilder &b, Location l) {
+                scf::YieldOp::create(b, l, apply(b, l));
+              },
+              [&](OpBuilder &b, Location l) {
+                scf::YieldOp::create(
+                    b, l,
+                    Value(LLVM::PoisonOp::create(b, l, value.getType())));
+              });
+          olds.push_back(guarded.getResult(0));
+        });
+    if (tensor) {
+      rewriter.replaceOp(
+          op, fromRegisters(rewriter, loc,
+                            VectorType::get({registers}, elementType), olds));
+      return success();
+    }
+    if (op->use_empty()) {
+      rewriter.eraseOp(op);
+      return success();
+    }
+    // Thread 0 shares the old value with the program's other threads.
+    Value buffer = allocateSharedMemory(rewriter, op,
+                                        getElementBytes(elementType));
+    Value zero = constantInt(rewriter, loc, rewriter.getI32Type(), 0);
+    scf::IfOp::create(rewriter, loc, canonical, [&](OpBuilder &b, Location l) {
+      storeShared(b, l, buffer, zero, olds.front());
+      scf::YieldOp::create(b, l);
+    });
+    gpu::BarrierOp::create(rewriter, loc);
+    Value shared = loadShared(rewriter, loc, buffer, zero, elementType);
+    gpu::BarrierOp::create(rewriter, loc);
+    rewriter.replaceOp(op, shared);
+    return success();
+  }
+};
+
+/// Element size in bytes as an i64 constant shaped like `like`.
+static Value scaleToBytes(OpBuilder &b, Location loc, Value offset,
+                          Type pointee, Type addressType) {
+  Value wide = offset;
+  if (getElementTypeOrSelf(offset.getType()).getIntOrFloatBitWidth() < 64)
+    wide = arith::ExtSIOp::create(b, loc, addressType, offset);
+  return arith::MulIOp::create(
+      b, loc, wide, constantInt(b, loc, addressType, getElementBytes(pointee)));
+}
+
+struct AddPtrLowering : OpConversionPattern<tile::AddPtrOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(tile::AddPtrOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type pointee = cast<tile::PointerType>(getElementTypeOrSelf(op.getType()))
+                       .getPointeeType();
+    Value base = adaptor.getPtr();
+    if (isa<LLVM::LLVMPointerType>(base.getType())) {
+      Value bytes = scaleToBytes(rewriter, loc, adaptor.getOffset(), pointee,
+                                 rewriter.getI64Type());
+      rewriter.replaceOpWithNewOp<LLVM::GEPOp>(op, base.getType(),
+                                               rewriter.getI8Type(), base,
+                                               ValueRange{bytes});
+      return success();
+    }
+    Value bytes = scaleToBytes(rewriter, loc, adaptor.getOffset(), pointee,
+                               base.getType());
+    rewriter.replaceOpWithNewOp<arith::AddIOp>(op, base, bytes);
+    return success();
+  }
+};
+
+/// Addresses to integers and back: tiles already hold i64 addresses.
+struct PtrToIntLowering : OpConversionPattern<tile::PtrToIntOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(tile::PtrToIntOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Type type = getTypeConverter()->convertType(op.getType());
+    Value address = adaptor.getSrc();
+    if (isa<LLVM::LLVMPointerType>(address.getType())) {
+      rewriter.replaceOpWithNewOp<LLVM::PtrToIntOp>(op, type, address);
+      return success();
+    }
+    unsigned bits = getElementTypeOrSelf(type).getIntOrFloatBitWidth();
+    if (bits == 64)
+      rewriter.replaceOp(op, address);
+    else
+      rewriter.replaceOpWithNewOp<arith::TruncIOp>(op, type, address);
+    return success();
+  }
+};
+
+struct IntToPtrLowering : OpConversionPattern<tile::IntToPtrOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(tile::IntToPtrOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Type type = getTypeConverter()->convertType(op.getType());
+    Value value = adaptor.getSrc();
+    if (isa<LLVM::LLVMPointerType>(type)) {
+      rewriter.replaceOpWithNewOp<LLVM::IntToPtrOp>(op, type, value);
+      return success();
+    }
+    if (getElementTypeOrSelf(value.getType()).getIntOrFloatBitWidth() == 64)
+      rewriter.replaceOp(op, value);
+    else
+      rewriter.replaceOpWithNewOp<arith::ExtUIOp>(op, type, value);
+    return success();
+  }
+};
+
+struct PtrCastLowering : OpConversionPattern<tile::PtrCastOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(tile::PtrCastOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Type type = getTypeConverter()->convertType(op.getType());
+    Value value = adaptor.getSrc();
+    if (value.getType() != type)
+      value = LLVM::AddrSpaceCastOp::create(rewriter, op.getLoc(), type, value);
+    rewriter.replaceOp(op, value);
+    return success();
+  }
+};
+
+} // namespace
+
+void kiln::tiletogpu::populateMemoryOpsToGPUPatterns(
+    const TypeConverter &converter, RewritePatternSet &patterns,
+    const AccessWidths &widths) {
+  MLIRContext *context = patterns.getContext();
+  patterns.add<LoadLowering, StoreLowering>(converter, context, widths);
+  patterns.add<AtomicRMWLowering, AddPtrLowering, PtrToIntLowering,
+               IntToPtrLowering, PtrCastLowering>(converter, context);
+}

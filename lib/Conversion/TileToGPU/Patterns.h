@@ -1,0 +1,34 @@
+//===- Patterns.h - Patterns of the tile-to-GPU lowering --------*- C++ -*-===//
+
+#ifndef KILN_LIB_CONVERSION_TILETOGPU_PATTERNS_H
+#define KILN_LIB_CONVERSION_TILETOGPU_PATTERNS_H
+
+#include "mlir/Transforms/DialectConversion.h"
+
+#include "llvm/ADT/DenseMap.h"
+
+namespace kiln::tiletogpu {
+
+/// Elements each memory access moves per thread at once, by op: decided
+/// before the conversion, from the contiguity and alignment of the
+/// pointers and the layout.
+using AccessWidths = llvm::DenseMap<mlir::Operation *, int64_t>;
+
+/// Loads, stores, atomics and pointer arithmetic.
+void populateMemoryOpsToGPUPatterns(const mlir::TypeConverter &converter,
+                                    mlir::RewritePatternSet &patterns,
+                                    const AccessWidths &widths);
+
+/// Program ids, ranges, splats and every op that only moves elements
+/// (broadcast, expand_dims, reshape, trans, convert_layout).
+void populateShapeOpsToGPUPatterns(const mlir::TypeConverter &converter,
+                                   mlir::RewritePatternSet &patterns);
+
+/// tile.reduce: within a thread, across lanes with shuffles, across warps
+/// through shared memory.
+void populateReduceOpToGPUPatterns(const mlir::TypeConverter &converter,
+                                   mlir::RewritePatternSet &patterns);
+
+} // namespace kiln::tiletogpu
+
+#endif // KILN_LIB_CONVERSION_TILETOGPU_PATTERNS_H

@@ -1,0 +1,303 @@
+//===- ThreadValues.cpp - A thread's share of a tile, as values -----------===//
+
+#include "ThreadValues.h"
+
+#include "kiln/Dialect/Tile/IR/TileDialect.h"
+#include "kiln/Dialect/TileGPU/IR/TileGPUDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/SymbolTable.h"
+
+using namespace mlir;
+using namespace kiln;
+using namespace kiln::tiletogpu;
+
+std::shared_ptr<const layout::DistributedLayout>
+kiln::tiletogpu::getLayout(RankedTensorType type) {
+  return cast<tilegpu::DistributedEncodingAttr>(type.getEncoding())
+      .getLayout();
+}
+
+layout::Shape kiln::tiletogpu::getShape(RankedTensorType type) {
+  return layout::Shape(type.getShape().begin(), type.getShape().end());
+}
+
+int64_t kiln::tiletogpu::getNumRegisters(RankedTensorType type) {
+  return getLayout(type)->getNumRegisters(getShape(type));
+}
+
+Type kiln::tiletogpu::getRegisterType(Type elementType) {
+  if (isa<tile::PointerType>(elementType))
+    return IntegerType::get(elementType.getContext(), 64);
+  return elementType;
+}
+
+Value kiln::tiletogpu::constantInt(OpBuilder &b, Location loc, Type type,
+                                   int64_t value) {
+  if (auto vector = dyn_cast<VectorType>(type))
+    return arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(
+                    vector, b.getIntegerAttr(vector.getElementType(), value)));
+  return arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, value));
+}
+
+/// Lane and warp of the running thread, as i32.
+static std::pair<Value, Value> getLaneAndWarp(OpBuilder &b, Location loc) {
+  Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  tid = arith::IndexCastUIOp::create(b, loc, b.getI32Type(), tid);
+  Value warpSize = constantInt(b, loc, b.getI32Type(), kWarpSize);
+  return {arith::RemUIOp::create(b, loc, tid, warpSize),
+          arith::DivUIOp::create(b, loc, tid, warpSize)};
+}
+
+/// (index / stride) % size, skipping what is trivial.
+static Value digit(OpBuilder &b, Location loc, Value index, int64_t stride,
+                   int64_t size) {
+  if (size == 1)
+    return constantInt(b, loc, b.getI32Type(), 0);
+  if (stride != 1)
+    index = arith::DivUIOp::create(b, loc, index,
+                                   constantInt(b, loc, b.getI32Type(), stride));
+  return arith::RemUIOp::create(b, loc, index,
+                                constantInt(b, loc, b.getI32Type(), size));
+}
+
+static FailureOr<TileCoordinates>
+emitBlockedCoordinates(OpBuilder &b, Location loc,
+                       const layout::BlockedLayout &layout,
+                       const layout::Shape &shape) {
+  auto [lane, warp] = getLaneAndWarp(b, loc);
+  int64_t registers = layout.getNumRegisters(shape);
+  auto vectorType = VectorType::get({registers}, b.getI32Type());
+  TileCoordinates result;
+  for (int64_t d = 0; d < layout.getRank(); ++d) {
+    int64_t lanes = layout.getThreadsPerWarpShape()[d];
+    int64_t warps = layout.getWarpsPerCTA()[d];
+    int64_t perThread = layout.getSizePerThread()[d];
+    // The thread's offset: (warp index * lanes + lane index) * perThread.
+    Value laneIndex = digit(b, loc, lane, layout.getLaneStride(d), lanes);
+    Value warpIndex = digit(b, loc, warp, layout.getWarpStride(d), warps);
+    Value thread = arith::AddIOp::create(
+        b, loc,
+        arith::MulIOp::create(b, loc, warpIndex,
+                              constantInt(b, loc, b.getI32Type(), lanes)),
+        laneIndex);
+    thread = arith::MulIOp::create(
+        b, loc, thread, constantInt(b, loc, b.getI32Type(), perThread));
+    SmallVector<int32_t> offsets;
+    int64_t largest = 0;
+    for (int64_t reg = 0; reg < registers; ++reg) {
+      offsets.push_back(layout.getRegisterOffsets(shape, reg)[d]);
+      largest = std::max<int64_t>(largest, offsets.back());
+    }
+    Value coordinate = arith::AddIOp::create(
+        b, loc, vector::BroadcastOp::create(b, loc, vectorType, thread),
+        arith::ConstantOp::create(
+            b, loc, DenseElementsAttr::get(vectorType, ArrayRef(offsets))));
+    int64_t largestThread = (warps * lanes - 1) * perThread;
+    if (largest + largestThread >= shape[d]) {
+      // The footprint overhangs the tile: wrap, and mark the copies past
+      // the end as replicas.
+      Value bound = constantInt(b, loc, vectorType, shape[d]);
+      Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                           coordinate, bound);
+      result.canonical =
+          result.canonical
+              ? arith::AndIOp::create(b, loc, result.canonical, inside)
+              : inside;
+      coordinate = arith::RemUIOp::create(b, loc, coordinate, bound);
+    }
+    result.coordinates.push_back(coordinate);
+  }
+  return result;
+}
+
+FailureOr<TileCoordinates>
+kiln::tiletogpu::emitTileCoordinates(OpBuilder &b, Location loc,
+                                     RankedTensorType type) {
+  Attribute encoding = type.getEncoding();
+  if (auto slice = dyn_cast<tilegpu::SliceEncodingAttr>(encoding)) {
+    // The parent's coordinates in the tile with the sliced dimension of
+    // size one, without that dimension.
+    SmallVector<int64_t> parentShape(type.getShape());
+    parentShape.insert(parentShape.begin() + slice.getDim(), 1);
+    auto parentType = RankedTensorType::get(
+        parentShape, type.getElementType(), slice.getParent());
+    FailureOr<TileCoordinates> parent =
+        emitTileCoordinates(b, loc, parentType);
+    if (failed(parent))
+      return failure();
+    parent->coordinates.erase(parent->coordinates.begin() + slice.getDim());
+    return parent;
+  }
+  if (auto blocked = dyn_cast<tilegpu::BlockedEncodingAttr>(encoding))
+    return emitBlockedCoordinates(
+        b, loc,
+        static_cast<const layout::BlockedLayout &>(*blocked.getLayout()),
+        getShape(type));
+  return emitError(loc) << "target nvptx: no lowering for tiles laid out as "
+                        << encoding;
+}
+
+Value kiln::tiletogpu::extractRegister(OpBuilder &b, Location loc,
+                                       Value registers, int64_t index) {
+  return vector::ExtractOp::create(b, loc, registers, ArrayRef<int64_t>{index});
+}
+
+Value kiln::tiletogpu::fromRegisters(OpBuilder &b, Location loc,
+                                     VectorType type, ValueRange registers) {
+  return vector::FromElementsOp::create(b, loc, type, registers);
+}
+
+Value kiln::tiletogpu::permuteRegisters(OpBuilder &b, Location loc,
+                                        Value source, ArrayRef<int64_t> map) {
+  auto type = cast<VectorType>(source.getType());
+  bool identity = static_cast<int64_t>(map.size()) == type.getNumElements();
+  for (int64_t i = 0, e = map.size(); identity && i < e; ++i)
+    identity = map[i] == i;
+  if (identity)
+    return source;
+  return vector::ShuffleOp::create(b, loc, source, source, map);
+}
+
+Value kiln::tiletogpu::shuffleXor(OpBuilder &b, Location loc, Value value,
+                                  int64_t mask) {
+  Type type = value.getType();
+  unsigned bits = type.getIntOrFloatBitWidth();
+  Type i32 = b.getI32Type();
+  auto shuffle = [&](Value word) -> Value {
+    return gpu::ShuffleOp::create(b, loc, word, mask, kWarpSize,
+                                  gpu::ShuffleMode::XOR)
+        .getShuffleResult();
+  };
+  if (bits == 32 && (type.isF32() || type.isInteger(32)))
+    return shuffle(value);
+  // Other widths travel as one or two 32-bit words.
+  Type asInt = b.getIntegerType(bits);
+  Value word = type == asInt
+                   ? value
+                   : arith::BitcastOp::create(b, loc, asInt, value).getResult();
+  Value result;
+  if (bits <= 32) {
+    Value wide = arith::ExtUIOp::create(b, loc, i32, word);
+    result = arith::TruncIOp::create(b, loc, asInt, shuffle(wide));
+  } else {
+    Type i64 = b.getI64Type();
+    Value low = arith::TruncIOp::create(b, loc, i32, word);
+    Value high = arith::TruncIOp::create(
+        b, loc, i32,
+        arith::ShRUIOp::create(b, loc, word, constantInt(b, loc, i64, 32)));
+    Value lowBack = arith::ExtUIOp::create(b, loc, i64, shuffle(low));
+    Value highBack = arith::ShLIOp::create(
+        b, loc, arith::ExtUIOp::create(b, loc, i64, shuffle(high)),
+        constantInt(b, loc, i64, 32));
+    result = arith::OrIOp::create(b, loc, lowBack, highBack);
+  }
+  if (type == asInt)
+    return result;
+  return arith::BitcastOp::create(b, loc, type, result);
+}
+
+Value kiln::tiletogpu::allocateSharedMemory(OpBuilder &b, Operation *op,
+                                            int64_t bytes) {
+  Location loc = op->getLoc();
+  auto module = op->getParentOfType<gpu::GPUModuleOp>();
+  LLVM::GlobalOp global;
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(module.getBody());
+    global = LLVM::GlobalOp::create(
+        b, loc, LLVM::LLVMArrayType::get(b.getI8Type(), bytes),
+        /*isConstant=*/false, LLVM::Linkage::Internal, "__kiln_shared",
+        Attribute(), /*alignment=*/16, /*addrSpace=*/3);
+  }
+  // Renames the new buffer apart from the others.
+  SymbolTable(module).insert(global);
+  return LLVM::AddressOfOp::create(
+      b, loc, LLVM::LLVMPointerType::get(b.getContext(), 3),
+      global.getSymName());
+}
+
+Type kiln::tiletogpu::getStorageType(Type type) {
+  if (type.isInteger(1))
+    return IntegerType::get(type.getContext(), 8);
+  return getRegisterType(type);
+}
+
+/// Address of element `index` of the shared array `base` of `type`.
+static Value sharedAddress(OpBuilder &b, Location loc, Value base,
+                           Value index, Type type) {
+  return LLVM::GEPOp::create(b, loc, base.getType(), getStorageType(type),
+                             base, ValueRange{index});
+}
+
+void kiln::tiletogpu::storeShared(OpBuilder &b, Location loc, Value base,
+                                  Value index, Value value) {
+  Type type = value.getType();
+  if (type != getStorageType(type))
+    value = arith::ExtUIOp::create(b, loc, getStorageType(type), value);
+  LLVM::StoreOp::create(b, loc, value,
+                        sharedAddress(b, loc, base, index, type));
+}
+
+Value kiln::tiletogpu::loadShared(OpBuilder &b, Location loc, Value base,
+                                  Value index, Type type) {
+  Value value = LLVM::LoadOp::create(b, loc, getStorageType(type),
+                                     sharedAddress(b, loc, base, index, type));
+  if (type != getStorageType(type))
+    value = arith::TruncIOp::create(b, loc, type, value);
+  return value;
+}
+
+Value kiln::tiletogpu::linearize(OpBuilder &b, Location loc,
+                                 ArrayRef<Value> coordinates,
+                                 ArrayRef<int64_t> shape) {
+  Value linear;
+  for (auto [coordinate, size] : llvm::zip(coordinates, shape)) {
+    if (!linear) {
+      linear = coordinate;
+      continue;
+    }
+    linear = arith::AddIOp::create(
+        b, loc,
+        arith::MulIOp::create(b, loc, linear,
+                              constantInt(b, loc, linear.getType(), size)),
+        coordinate);
+  }
+  return linear;
+}
+
+FailureOr<Value> kiln::tiletogpu::redistributeThroughSharedMemory(
+    OpBuilder &b, Operation *op, Value source, RankedTensorType sourceType,
+    RankedTensorType resultType, const SourceIndexFn &sourceIndex) {
+  Location loc = op->getLoc();
+  Type elementType = getRegisterType(sourceType.getElementType());
+  int64_t bytes =
+      std::max<int64_t>(1, getStorageType(elementType).getIntOrFloatBitWidth() /
+                               8) *
+      sourceType.getNumElements();
+  FailureOr<TileCoordinates> from = emitTileCoordinates(b, loc, sourceType);
+  FailureOr<TileCoordinates> to = emitTileCoordinates(b, loc, resultType);
+  if (failed(from) || failed(to))
+    return failure();
+  Value buffer = allocateSharedMemory(b, op, bytes);
+  Value written = linearize(b, loc, from->coordinates, sourceType.getShape());
+  Value read = sourceIndex(b, loc, to->coordinates);
+  // The first barrier keeps a loop's next write from overtaking this
+  // iteration's readers of the same buffer.
+  gpu::BarrierOp::create(b, loc);
+  for (int64_t reg = 0, e = getNumRegisters(sourceType); reg < e; ++reg)
+    storeShared(b, loc, buffer, extractRegister(b, loc, written, reg),
+                extractRegister(b, loc, source, reg));
+  gpu::BarrierOp::create(b, loc);
+  SmallVector<Value> registers;
+  for (int64_t reg = 0, e = getNumRegisters(resultType); reg < e; ++reg)
+    registers.push_back(loadShared(
+        b, loc, buffer, extractRegister(b, loc, read, reg), elementType));
+  return fromRegisters(
+      b, loc, VectorType::get({getNumRegisters(resultType)}, elementType),
+      registers);
+}

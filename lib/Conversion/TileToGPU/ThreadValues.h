@@ -1,0 +1,118 @@
+//===- ThreadValues.h - A thread's share of a tile, as values ---*- C++ -*-===//
+//
+// After the GPU lowering, a tile is, in each thread, a vector of the
+// registers its layout gives that thread (register r of the layout is
+// element r of the vector). These helpers build the per-thread code every
+// pattern of the lowering needs: where a thread's elements sit in the tile,
+// moving registers, lanes exchanging values, and shared-memory scratch.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_LIB_CONVERSION_TILETOGPU_THREADVALUES_H
+#define KILN_LIB_CONVERSION_TILETOGPU_THREADVALUES_H
+
+#include "kiln/Layout/DistributedLayout.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+#include <functional>
+#include <memory>
+
+namespace kiln::tiletogpu {
+
+/// Threads per warp on every NVIDIA GPU.
+constexpr int64_t kWarpSize = 32;
+
+/// The layout function of a laid-out tile type.
+std::shared_ptr<const layout::DistributedLayout>
+getLayout(mlir::RankedTensorType type);
+
+/// The tile's shape in the layout library's terms.
+layout::Shape getShape(mlir::RankedTensorType type);
+
+/// Registers one thread holds of a laid-out tile.
+int64_t getNumRegisters(mlir::RankedTensorType type);
+
+/// The element type a thread keeps in registers: pointers become i64
+/// addresses.
+mlir::Type getRegisterType(mlir::Type elementType);
+
+/// Where a thread's registers sit in the tile: one vector of i32 per
+/// dimension (element r: register r's coordinate), and which registers hold
+/// the canonical copy of their element (null when no register is a
+/// replica).
+struct TileCoordinates {
+  llvm::SmallVector<mlir::Value> coordinates;
+  mlir::Value canonical;
+};
+
+/// Emits the running thread's coordinates in a tile of `type`; fails with a
+/// diagnostic at `loc` for layouts the lowering does not know.
+mlir::FailureOr<TileCoordinates> emitTileCoordinates(mlir::OpBuilder &b,
+                                                     mlir::Location loc,
+                                                     mlir::RankedTensorType type);
+
+/// An i32 or index constant (as `type`).
+mlir::Value constantInt(mlir::OpBuilder &b, mlir::Location loc,
+                        mlir::Type type, int64_t value);
+
+/// Register `index` of the per-thread vector `registers`.
+mlir::Value extractRegister(mlir::OpBuilder &b, mlir::Location loc,
+                            mlir::Value registers, int64_t index);
+
+/// A per-thread vector of `type` from one scalar per register.
+mlir::Value fromRegisters(mlir::OpBuilder &b, mlir::Location loc,
+                          mlir::VectorType type, mlir::ValueRange registers);
+
+/// The registers of `source` in the order `map` names them.
+mlir::Value permuteRegisters(mlir::OpBuilder &b, mlir::Location loc,
+                             mlir::Value source, llvm::ArrayRef<int64_t> map);
+
+/// `value` (any integer or float of at most 64 bits) from the lane whose
+/// index is this lane's xor `mask`.
+mlir::Value shuffleXor(mlir::OpBuilder &b, mlir::Location loc,
+                       mlir::Value value, int64_t mask);
+
+/// Scratch shared memory of `bytes` private to `op`: a new workgroup
+/// global in the enclosing gpu.module, returned as an addrspace(3) pointer.
+mlir::Value allocateSharedMemory(mlir::OpBuilder &b, mlir::Operation *op,
+                                 int64_t bytes);
+
+/// The element type a value of `type` is stored as in shared memory
+/// (i1 as i8).
+mlir::Type getStorageType(mlir::Type type);
+
+/// Stores the scalar `value` at element `index` (i32) of the shared array
+/// `base`, and loads one back; `type` is the value's type.
+void storeShared(mlir::OpBuilder &b, mlir::Location loc, mlir::Value base,
+                 mlir::Value index, mlir::Value value);
+mlir::Value loadShared(mlir::OpBuilder &b, mlir::Location loc,
+                       mlir::Value base, mlir::Value index, mlir::Type type);
+
+/// Row-major linear index (i32 vector) of `coordinates` in `shape`.
+mlir::Value linearize(mlir::OpBuilder &b, mlir::Location loc,
+                      llvm::ArrayRef<mlir::Value> coordinates,
+                      llvm::ArrayRef<int64_t> shape);
+
+/// Computes, from the coordinates (i32 vectors) of the result's registers,
+/// the row-major linear index in the source tile of the element each one
+/// takes.
+using SourceIndexFn = std::function<mlir::Value(
+    mlir::OpBuilder &, mlir::Location, llvm::ArrayRef<mlir::Value>)>;
+
+/// Moves the tile `source` (per-thread registers of `sourceType`) into the
+/// layout of `resultType` through shared memory: every thread writes what
+/// it holds at its linear index, then reads for each result register the
+/// element `sourceIndex` names.
+mlir::FailureOr<mlir::Value>
+redistributeThroughSharedMemory(mlir::OpBuilder &b, mlir::Operation *op,
+                                mlir::Value source,
+                                mlir::RankedTensorType sourceType,
+                                mlir::RankedTensorType resultType,
+                                const SourceIndexFn &sourceIndex);
+
+} // namespace kiln::tiletogpu
+
+#endif // KILN_LIB_CONVERSION_TILETOGPU_THREADVALUES_H

@@ -1,0 +1,270 @@
+//===- TileToGPU.cpp - Laid-out tile kernels to per-thread GPU code -------===//
+//
+// After tile-assign-layouts every tile has a layout. This pass moves the
+// kernels into a gpu.module as gpu.func kernels of `num_warps` warps and
+// rewrites every tile into the registers each thread holds of it (a vector,
+// register r as element r). Elementwise arith and math ops carry over onto
+// those vectors unchanged; the rest is in the pattern files next to this
+// one. Upstream convert-gpu-to-nvvm takes it from there.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Patterns.h"
+#include "ThreadValues.h"
+
+#include "kiln/Conversion/Passes.h"
+#include "kiln/Dialect/Tile/IR/TileDialect.h"
+#include "kiln/Dialect/TileGPU/IR/TileGPUDialect.h"
+#include "kiln/Dialect/TileGPU/Transforms/AxisInfo.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/Patterns.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+#define DEBUG_TYPE "kiln-convert-tile-to-gpu"
+
+namespace kiln {
+#define GEN_PASS_DEF_CONVERTTILETOGPUPASS
+#include "kiln/Conversion/Passes.h.inc"
+} // namespace kiln
+
+using namespace mlir;
+using namespace kiln;
+using namespace kiln::tiletogpu;
+
+namespace {
+
+/// Tiles become the vector of registers a thread holds; pointers become
+/// LLVM pointers, and i64 addresses inside tiles.
+class TileToGPUTypeConverter : public TypeConverter {
+public:
+  TileToGPUTypeConverter() {
+    addConversion([](Type type) { return type; });
+    addConversion([](tile::PointerType type) -> Type {
+      return LLVM::LLVMPointerType::get(type.getContext(),
+                                        type.getAddressSpace());
+    });
+    addConversion([](RankedTensorType type) -> std::optional<Type> {
+      if (!isa_and_nonnull<tilegpu::DistributedEncodingAttr>(
+              type.getEncoding()))
+        return std::nullopt;
+      return VectorType::get({getNumRegisters(type)},
+                             getRegisterType(type.getElementType()));
+    });
+    auto cast = [](OpBuilder &b, Type type, ValueRange inputs,
+                   Location loc) -> Value {
+      return UnrealizedConversionCastOp::create(b, loc, type, inputs)
+          .getResult(0);
+    };
+    addSourceMaterialization(cast);
+    addTargetMaterialization(cast);
+  }
+};
+
+/// A kernel becomes a gpu.func kernel of `threads` threads.
+struct KernelLowering : OpConversionPattern<func::FuncOp> {
+  KernelLowering(const TypeConverter &converter, MLIRContext *context,
+                 int64_t threads)
+      : OpConversionPattern(converter, context), threads(threads) {}
+
+  LogicalResult
+  matchAndRewrite(func::FuncOp func, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    FunctionType type = func.getFunctionType();
+    if (type.getNumResults() != 0)
+      return func.emitOpError("target nvptx: a kernel returns no values");
+    TypeConverter::SignatureConversion signature(type.getNumInputs());
+    if (failed(getTypeConverter()->convertSignatureArgs(type.getInputs(),
+                                                        signature)))
+      return failure();
+    auto kernel = gpu::GPUFuncOp::create(
+        rewriter, func.getLoc(), func.getName(),
+        rewriter.getFunctionType(signature.getConvertedTypes(), {}));
+    kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
+                    rewriter.getUnitAttr());
+    kernel.setKnownBlockSizeAttr(rewriter.getDenseI32ArrayAttr(
+        {static_cast<int32_t>(threads), 1, 1}));
+    rewriter.eraseBlock(&kernel.getBody().front());
+    rewriter.inlineRegionBefore(func.getBody(), kernel.getBody(),
+                                kernel.getBody().end());
+    if (failed(rewriter.convertRegionTypes(&kernel.getBody(),
+                                           *getTypeConverter(), &signature)))
+      return failure();
+    rewriter.eraseOp(func);
+    return success();
+  }
+
+  int64_t threads;
+};
+
+struct ReturnLowering : OpConversionPattern<func::ReturnOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(func::ReturnOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<gpu::ReturnOp>(op);
+    return success();
+  }
+};
+
+/// arith and math ops on tiles: the same op on each thread's registers.
+struct ElementwiseLowering : ConversionPattern {
+  ElementwiseLowering(const TypeConverter &converter, MLIRContext *context)
+      : ConversionPattern(converter, MatchAnyOpTypeTag(), /*benefit=*/1,
+                          context) {}
+
+  LogicalResult
+  matchAndRewrite(Operation *op, ArrayRef<Value> operands,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) ||
+        op->getNumRegions() != 0)
+      return failure();
+    if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
+      auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
+      if (!dense)
+        return failure();
+      if (!dense.isSplat())
+        return op->emitOpError()
+               << "target nvptx: a tile constant with different elements has "
+                  "no lowering; build it from tile.range or tile.splat";
+      auto type = cast<VectorType>(
+          getTypeConverter()->convertType(constant.getType()));
+      rewriter.replaceOpWithNewOp<arith::ConstantOp>(
+          op, DenseElementsAttr::get(type, dense.getSplatValue<Attribute>()));
+      return success();
+    }
+    SmallVector<Type> resultTypes;
+    if (failed(getTypeConverter()->convertTypes(op->getResultTypes(),
+                                                resultTypes)))
+      return failure();
+    OperationState state(op->getLoc(), op->getName(), operands, resultTypes,
+                         op->getAttrs());
+    rewriter.replaceOp(op, rewriter.create(state)->getResults());
+    return success();
+  }
+};
+
+struct ConvertTileToGPUPass
+    : kiln::impl::ConvertTileToGPUPassBase<ConvertTileToGPUPass> {
+  using ConvertTileToGPUPassBase::ConvertTileToGPUPassBase;
+
+  void runOnOperation() override;
+};
+} // namespace
+
+/// Ops this lowering does not handle yet, with the reason.
+static LogicalResult checkLowerable(ModuleOp module) {
+  WalkResult result = module.walk([](Operation *op) {
+    StringRef missing;
+    if (isa<tile::DotOp>(op))
+      missing = "tensor-core matmul is not implemented yet";
+    else if (isa<tile::ScanOp>(op))
+      missing = "scans are not implemented yet";
+    else if (isa<tile::MakeBlockPtrOp, tile::AdvanceOp, tile::BlockLoadOp,
+                 tile::BlockStoreOp>(op))
+      missing = "block pointers are not implemented yet";
+    else if (isa<func::CallOp>(op))
+      missing = "kernels cannot call functions; inline them first";
+    if (!missing.empty()) {
+      op->emitOpError() << "has no lowering for target nvptx: " << missing;
+      return WalkResult::interrupt();
+    }
+    for (Type type : op->getResultTypes()) {
+      auto tensor = dyn_cast<RankedTensorType>(type);
+      if (tensor && !isa_and_nonnull<tilegpu::DistributedEncodingAttr>(
+                        tensor.getEncoding())) {
+        op->emitOpError() << "target nvptx: tile " << tensor
+                          << " has no layout; run tile-assign-layouts first";
+        return WalkResult::interrupt();
+      }
+    }
+    return WalkResult::advance();
+  });
+  return failure(result.wasInterrupted());
+}
+
+/// How many elements each tile access moves at once: what the pointers
+/// allow (AxisInfo) within the run of registers the layout gives a thread
+/// along its fastest dimension.
+static AccessWidths computeAccessWidths(ModuleOp module) {
+  AccessWidths widths;
+  module.walk([&](func::FuncOp func) {
+    tilegpu::AxisInfoAnalysis axisInfo;
+    func.walk([&](Operation *op) {
+      Value ptr, mask;
+      if (auto load = dyn_cast<tile::LoadOp>(op))
+        ptr = load.getPtr(), mask = load.getMask();
+      else if (auto store = dyn_cast<tile::StoreOp>(op))
+        ptr = store.getPtr(), mask = store.getMask();
+      auto type = ptr ? dyn_cast<RankedTensorType>(ptr.getType()) : nullptr;
+      if (!type)
+        return;
+      int64_t width = 1;
+      if (auto blocked =
+              dyn_cast<tilegpu::BlockedEncodingAttr>(type.getEncoding())) {
+        int64_t fastest = blocked.getOrder()[0];
+        width = std::min(
+            tilegpu::getAccessVectorWidth(axisInfo, ptr, mask, fastest),
+            blocked.getSizePerThread()[fastest]);
+        // Groups of registers must tile the thread's run.
+        while (blocked.getSizePerThread()[fastest] % width != 0)
+          width /= 2;
+      }
+      widths[op] = std::max<int64_t>(1, width);
+    });
+  });
+  return widths;
+}
+
+void ConvertTileToGPUPass::runOnOperation() {
+  ModuleOp module = getOperation();
+  MLIRContext *context = &getContext();
+  auto numWarps =
+      module->getAttrOfType<IntegerAttr>("tilegpu.num_warps");
+  if (!numWarps) {
+    module.emitError("target nvptx: the module has no tilegpu.num_warps; "
+                     "run tile-assign-layouts first");
+    return signalPassFailure();
+  }
+  if (failed(checkLowerable(module)))
+    return signalPassFailure();
+  AccessWidths widths = computeAccessWidths(module);
+
+  // The kernels move into one gpu.module, as upstream's GPU lowering wants.
+  OpBuilder builder(context);
+  builder.setInsertionPointToEnd(module.getBody());
+  auto kernels = gpu::GPUModuleOp::create(builder, module.getLoc(), "kiln");
+  for (auto func : llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
+    func->moveBefore(kernels.getBody(), kernels.getBody()->end());
+  module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                  builder.getUnitAttr());
+
+  TileToGPUTypeConverter converter;
+  ConversionTarget target(*context);
+  target.addLegalDialect<gpu::GPUDialect, LLVM::LLVMDialect,
+                         vector::VectorDialect>();
+  target.addIllegalDialect<tile::TileDialect, tilegpu::TileGPUDialect,
+                           func::FuncDialect>();
+  target.addDynamicallyLegalDialect<arith::ArithDialect, math::MathDialect,
+                                    scf::SCFDialect>(
+      [&](Operation *op) { return converter.isLegal(op); });
+  target.addLegalOp<gpu::GPUModuleOp, UnrealizedConversionCastOp>();
+
+  RewritePatternSet patterns(context);
+  patterns.add<KernelLowering>(converter, context,
+                               numWarps.getInt() * kWarpSize);
+  patterns.add<ReturnLowering, ElementwiseLowering>(converter, context);
+  populateShapeOpsToGPUPatterns(converter, patterns);
+  populateMemoryOpsToGPUPatterns(converter, patterns, widths);
+  populateReduceOpToGPUPatterns(converter, patterns);
+  scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
+                                                       target);
+  if (failed(applyPartialConversion(kernels, target, std::move(patterns))))
+    signalPassFailure();
+}

@@ -1,0 +1,65 @@
+//===- GPUPipeline.cpp - Lowering tile kernels for NVIDIA GPUs ------------===//
+
+#include "kiln/Target/GPU/GPUPipeline.h"
+
+#include "kiln/Conversion/Passes.h"
+#include "kiln/Dialect/TileGPU/Transforms/Passes.h"
+
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
+#include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
+#include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVM.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/UB/IR/UBOps.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+void kiln::gpu::buildGPULoweringPipeline(OpPassManager &pm,
+                                         const GPULoweringOptions &options) {
+  tilegpu::TileAssignLayoutsPassOptions layouts;
+  layouts.numWarps = options.numWarps;
+  pm.addPass(tilegpu::createTileAssignLayoutsPass(layouts));
+  pm.addPass(createConvertTileToGPUPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  OpPassManager &kernels = pm.nest<mlir::gpu::GPUModuleOp>();
+  kernels.addPass(createSCFToControlFlowPass());
+  ConvertGpuOpsToNVVMOpsOptions nvvm;
+  nvvm.indexBitwidth = 64;
+  kernels.addPass(createConvertGpuOpsToNVVMOps(nvvm));
+  kernels.addPass(createCanonicalizerPass());
+  kernels.addPass(createCSEPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+}
+
+void kiln::gpu::registerGPULoweringPipeline() {
+  PassPipelineRegistration<GPULoweringOptions>(
+      "kiln-gpu-lowering",
+      "Lower tile kernels to a gpu.module in the LLVM and NVVM dialects",
+      buildGPULoweringPipeline);
+}
+
+void kiln::gpu::registerGPUDialectExtensions(DialectRegistry &registry) {
+  registry.insert<cf::ControlFlowDialect, mlir::gpu::GPUDialect,
+                  LLVM::LLVMDialect, NVVM::NVVMDialect, ub::UBDialect,
+                  vector::VectorDialect>();
+  // convert-gpu-to-nvvm lowers every dialect that offers these.
+  arith::registerConvertArithToLLVMInterface(registry);
+  cf::registerConvertControlFlowToLLVMInterface(registry);
+  index::registerConvertIndexToLLVMInterface(registry);
+  registerConvertMathToLLVMInterface(registry);
+  ub::registerConvertUBToLLVMInterface(registry);
+  vector::registerConvertVectorToLLVMInterface(registry);
+}
