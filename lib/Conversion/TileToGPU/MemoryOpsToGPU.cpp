@@ -427,11 +427,8 @@ struct AtomicRMWLowering : OpConversionPattern<tile::AtomicRMWOp> {
       if (failed(coordinates))
         return failure();
       canonical = coordinates->canonical;
-      if (canonical && !op->use_empty())
-        return op.emitOpError()
-               << "target nvptx: the old values of an atomic on a tile its "
-                  "layout replicates ("
-               << tensor << ") are not available";
+      if (failed(checkAtomicLowerable(op)))
+        return failure();
     } else {
       Value tid = gpu::ThreadIdOp::create(rewriter, loc, gpu::Dimension::x);
       canonical = arith::CmpIOp::create(
@@ -598,6 +595,22 @@ struct PtrCastLowering : OpConversionPattern<tile::PtrCastOp> {
 };
 
 } // namespace
+
+LogicalResult kiln::tiletogpu::checkAtomicLowerable(Operation *op) {
+  auto tensor = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  if (!tensor || op->use_empty())
+    return success();
+  // Replicas of an element are the locations past the tile's end.
+  std::shared_ptr<const layout::DistributedLayout> layout = getLayout(tensor);
+  int64_t holders = layout->getNumRegisters(getShape(tensor)) *
+                    layout->getThreadsPerWarp() * layout->getNumWarps();
+  if (holders == tensor.getNumElements())
+    return success();
+  return op->emitOpError()
+         << "target nvptx: the old values of an atomic on a tile its layout "
+            "replicates ("
+         << tensor << ") are not available";
+}
 
 void kiln::tiletogpu::populateMemoryOpsToGPUPatterns(
     const TypeConverter &converter, RewritePatternSet &patterns,

@@ -29,6 +29,15 @@ void populateShapeOpsToGPUPatterns(const mlir::TypeConverter &converter,
 void populateReduceOpToGPUPatterns(const mlir::TypeConverter &converter,
                                    mlir::RewritePatternSet &patterns);
 
+/// Whether `op` (a reduction) can be lowered; emits the reason when not.
+/// Checked before the conversion starts, so that a failure is reported
+/// once, by name.
+mlir::LogicalResult checkReduceLowerable(mlir::Operation *op);
+
+/// Same for an atomic: its old values must not be needed where the layout
+/// replicates elements.
+mlir::LogicalResult checkAtomicLowerable(mlir::Operation *op);
+
 } // namespace kiln::tiletogpu
 
 #endif // KILN_LIB_CONVERSION_TILETOGPU_PATTERNS_H

@@ -78,22 +78,14 @@ struct ReduceLowering : OpConversionPattern<tile::ReduceOp> {
     Location loc = op.getLoc();
     auto sourceType = cast<RankedTensorType>(op.getSrcs().front().getType());
     int64_t axis = op.getAxis();
-    for (Value source : op.getSrcs()) {
-      Type element = getElementTypeOrSelf(source.getType());
-      if (!element.isIntOrFloat() || element.getIntOrFloatBitWidth() > 64)
-        return op.emitOpError()
-               << "target nvptx: cannot reduce elements of type " << element;
-    }
+    if (failed(checkReduceLowerable(op)))
+      return failure();
     std::optional<std::vector<std::vector<int64_t>>> groups =
         layout::getReductionRegisterGroups(getLayout(sourceType),
                                            getShape(sourceType), axis);
-    if (!groups)
-      return op.emitOpError()
-             << "target nvptx: the rows of " << sourceType
-             << " are not held alike by every thread";
     FailureOr<AxisThreads> threads = getAxisThreads(
         loc, sourceType.getEncoding(), sourceType.getShape(), axis);
-    if (failed(threads))
+    if (!groups || failed(threads))
       return failure();
 
     // Step 1: within the thread; result registers that reduce the same
@@ -246,6 +238,24 @@ private:
 };
 
 } // namespace
+
+LogicalResult kiln::tiletogpu::checkReduceLowerable(Operation *op) {
+  auto reduce = cast<tile::ReduceOp>(op);
+  auto sourceType = cast<RankedTensorType>(reduce.getSrcs().front().getType());
+  int64_t axis = reduce.getAxis();
+  for (Value source : reduce.getSrcs()) {
+    Type element = getElementTypeOrSelf(source.getType());
+    if (!element.isIntOrFloat() || element.getIntOrFloatBitWidth() > 64)
+      return op->emitOpError()
+             << "target nvptx: cannot reduce elements of type " << element;
+  }
+  if (!layout::getReductionRegisterGroups(getLayout(sourceType),
+                                          getShape(sourceType), axis))
+    return op->emitOpError() << "target nvptx: the rows of " << sourceType
+                             << " are not held alike by every thread";
+  return getAxisThreads(op->getLoc(), sourceType.getEncoding(),
+                        sourceType.getShape(), axis);
+}
 
 void kiln::tiletogpu::populateReduceOpToGPUPatterns(
     const TypeConverter &converter, RewritePatternSet &patterns) {

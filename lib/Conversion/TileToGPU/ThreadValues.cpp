@@ -205,17 +205,22 @@ Value kiln::tiletogpu::allocateSharedMemory(OpBuilder &b, Operation *op,
                                             int64_t bytes) {
   Location loc = op->getLoc();
   auto module = op->getParentOfType<gpu::GPUModuleOp>();
+  // Each op gets its own buffer, named apart from the others.
+  std::string name;
+  for (int64_t i = 0;; ++i) {
+    name = "__kiln_shared_" + std::to_string(i);
+    if (!SymbolTable::lookupSymbolIn(module, name))
+      break;
+  }
   LLVM::GlobalOp global;
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(module.getBody());
     global = LLVM::GlobalOp::create(
         b, loc, LLVM::LLVMArrayType::get(b.getI8Type(), bytes),
-        /*isConstant=*/false, LLVM::Linkage::Internal, "__kiln_shared",
-        Attribute(), /*alignment=*/16, /*addrSpace=*/3);
+        /*isConstant=*/false, LLVM::Linkage::Internal, name, Attribute(),
+        /*alignment=*/16, /*addrSpace=*/3);
   }
-  // Renames the new buffer apart from the others.
-  SymbolTable(module).insert(global);
   return LLVM::AddressOfOp::create(
       b, loc, LLVM::LLVMPointerType::get(b.getContext(), 3),
       global.getSymName());

@@ -77,7 +77,7 @@ struct KernelLowering : OpConversionPattern<func::FuncOp> {
                   ConversionPatternRewriter &rewriter) const override {
     FunctionType type = func.getFunctionType();
     if (type.getNumResults() != 0)
-      return func.emitOpError("target nvptx: a kernel returns no values");
+      return failure();
     TypeConverter::SignatureConversion signature(type.getNumInputs());
     if (failed(getTypeConverter()->convertSignatureArgs(type.getInputs(),
                                                         signature)))
@@ -130,9 +130,7 @@ struct ElementwiseLowering : ConversionPattern {
       if (!dense)
         return failure();
       if (!dense.isSplat())
-        return op->emitOpError()
-               << "target nvptx: a tile constant with different elements has "
-                  "no lowering; build it from tile.range or tile.splat";
+        return failure();
       auto type = cast<VectorType>(
           getTypeConverter()->convertType(constant.getType()));
       rewriter.replaceOpWithNewOp<arith::ConstantOp>(
@@ -161,6 +159,16 @@ struct ConvertTileToGPUPass
 /// Ops this lowering does not handle yet, with the reason.
 static LogicalResult checkLowerable(ModuleOp module) {
   WalkResult result = module.walk([](Operation *op) {
+    for (Type type : llvm::concat<const Type>(op->getOperandTypes(),
+                                              op->getResultTypes())) {
+      auto tensor = dyn_cast<RankedTensorType>(type);
+      if (tensor && !isa_and_nonnull<tilegpu::DistributedEncodingAttr>(
+                        tensor.getEncoding())) {
+        op->emitOpError() << "target nvptx: tile " << tensor
+                          << " has no layout; run tile-assign-layouts first";
+        return WalkResult::interrupt();
+      }
+    }
     StringRef missing;
     if (isa<tile::DotOp>(op))
       missing = "tensor-core matmul is not implemented yet";
@@ -175,15 +183,25 @@ static LogicalResult checkLowerable(ModuleOp module) {
       op->emitOpError() << "has no lowering for target nvptx: " << missing;
       return WalkResult::interrupt();
     }
-    for (Type type : op->getResultTypes()) {
-      auto tensor = dyn_cast<RankedTensorType>(type);
-      if (tensor && !isa_and_nonnull<tilegpu::DistributedEncodingAttr>(
-                        tensor.getEncoding())) {
-        op->emitOpError() << "target nvptx: tile " << tensor
-                          << " has no layout; run tile-assign-layouts first";
+    if (auto func = dyn_cast<func::FuncOp>(op);
+        func && func.getFunctionType().getNumResults() != 0) {
+      func.emitOpError("target nvptx: a kernel returns no values");
+      return WalkResult::interrupt();
+    }
+    if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
+      auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());
+      if (dense && isa<RankedTensorType>(dense.getType()) &&
+          !dense.isSplat()) {
+        op->emitOpError()
+            << "target nvptx: a tile constant with different elements has "
+               "no lowering; build it from tile.range or tile.splat";
         return WalkResult::interrupt();
       }
     }
+    if (isa<tile::ReduceOp>(op) && failed(checkReduceLowerable(op)))
+      return WalkResult::interrupt();
+    if (isa<tile::AtomicRMWOp>(op) && failed(checkAtomicLowerable(op)))
+      return WalkResult::interrupt();
     return WalkResult::advance();
   });
   return failure(result.wasInterrupted());

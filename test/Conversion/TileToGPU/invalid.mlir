@@ -1,0 +1,54 @@
+// RUN: kiln-opt %s -split-input-file -tile-assign-layouts -kiln-convert-tile-to-gpu -verify-diagnostics
+// RUN: not kiln-opt %s -split-input-file -kiln-convert-tile-to-gpu 2>&1 | FileCheck %s --check-prefix=NOLAYOUT
+
+// NOLAYOUT: the module has no tilegpu.num_warps; run tile-assign-layouts first
+
+func.func @dot(%a: tensor<16x16xf16>, %b: tensor<16x16xf16>, %c: tensor<16x16xf32>, %out: !tile.ptr<f32>) {
+  // expected-error @+1 {{'tile.dot' op has no lowering for target nvptx: tensor-core matmul is not implemented yet}}
+  %d = tile.dot %a, %b, %c : tensor<16x16xf16>, tensor<16x16xf16> -> tensor<16x16xf32>
+  return
+}
+
+// -----
+
+func.func @scan(%x: tensor<128xf32>) {
+  // expected-error @+1 {{'tile.scan' op has no lowering for target nvptx: scans are not implemented yet}}
+  %s = tile.scan %x axis 0 : tensor<128xf32> -> tensor<128xf32> {
+  ^bb0(%a: f32, %b: f32):
+    %t = arith.addf %a, %b : f32
+    tile.yield %t : f32
+  }
+  return
+}
+
+// -----
+
+func.func @constant(%out: !tile.ptr<f32>) {
+  // expected-error @+1 {{'arith.constant' op target nvptx: a tile constant with different elements has no lowering; build it from tile.range or tile.splat}}
+  %c = arith.constant dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>
+  %r = tile.range 0 to 4 : tensor<4xi32>
+  %os = tile.splat %out : !tile.ptr<f32> -> tensor<4x!tile.ptr<f32>>
+  %op = tile.addptr %os, %r : tensor<4x!tile.ptr<f32>>, tensor<4xi32>
+  tile.store %op, %c : tensor<4x!tile.ptr<f32>>, tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @returns(%x: i32) -> i32 {
+  // expected-error @-1 {{'func.func' op target nvptx: a kernel returns no values}}
+  return %x : i32
+}
+
+// -----
+
+func.func @not_power_of_two(%x: tensor<48xf32>, %out: !tile.ptr<f32>) {
+  // expected-error @+1 {{target nvptx: a reduction needs powers of two along its axis (size 48, 1 per thread, 32 lanes)}}
+  %s = tile.reduce %x axis 0 : tensor<48xf32> -> f32 {
+  ^bb0(%a: f32, %b: f32):
+    %t = arith.addf %a, %b : f32
+    tile.yield %t : f32
+  }
+  tile.store %out, %s : !tile.ptr<f32>, f32
+  return
+}

@@ -1,0 +1,201 @@
+// RUN: kiln-opt %s -split-input-file -tile-assign-layouts -kiln-convert-tile-to-gpu | FileCheck %s
+
+// Kernels become gpu.func kernels of num_warps * 32 threads; a program is a
+// thread block.
+// CHECK: module attributes {gpu.container_module
+// CHECK: gpu.module @kiln
+// CHECK-LABEL: gpu.func @ids
+// CHECK-SAME: (%{{.*}}: !llvm.ptr<1>, %{{.*}}: i32) kernel attributes {known_block_size = array<i32: 128, 1, 1>}
+// CHECK: gpu.block_id y
+// CHECK: gpu.grid_dim z
+// CHECK: gpu.return
+func.func @ids(%out: !tile.ptr<i32>, %n: i32) {
+  %pid = tile.program_id y
+  %np = tile.num_programs z
+  %s = arith.addi %pid, %np : i32
+  tile.store %out, %s : !tile.ptr<i32>, i32
+  return
+}
+
+// -----
+
+// Contiguous, 16-byte-aligned f32: each thread moves 4 elements at once,
+// unmasked as one vector load, masked as a predicated ld.global.v4.
+// CHECK-LABEL: gpu.func @vectors
+// CHECK: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
+// CHECK: llvm.inline_asm "@$5 ld.global.v4.b32 {$0, $1, $2, $3}, [$4];", "=r,=r,=r,=r,l,b"
+// CHECK: arith.select
+// CHECK: llvm.inline_asm has_side_effects "@$5 st.global.v4.b32 [$0], {$1, $2, $3, $4};", "l,r,r,r,r,b"
+func.func @vectors(%x: !tile.ptr<f32> {tile.divisibility = 16 : i64},
+                   %out: !tile.ptr<f32> {tile.divisibility = 16 : i64},
+                   %n: i32 {tile.divisibility = 16 : i64}) {
+  %r = tile.range 0 to 512 : tensor<512xi32>
+  %ns = tile.splat %n : i32 -> tensor<512xi32>
+  %mask = arith.cmpi slt, %r, %ns : tensor<512xi32>
+  %zero = arith.constant dense<0.0> : tensor<512xf32>
+  %xs = tile.splat %x : !tile.ptr<f32> -> tensor<512x!tile.ptr<f32>>
+  %xp = tile.addptr %xs, %r : tensor<512x!tile.ptr<f32>>, tensor<512xi32>
+  %a = tile.load %xp : tensor<512x!tile.ptr<f32>> -> tensor<512xf32>
+  %b = tile.load %xp, %mask, other %zero : tensor<512x!tile.ptr<f32>> -> tensor<512xf32>
+  %c = arith.addf %a, %b : tensor<512xf32>
+  %os = tile.splat %out : !tile.ptr<f32> -> tensor<512x!tile.ptr<f32>>
+  %op = tile.addptr %os, %r : tensor<512x!tile.ptr<f32>>, tensor<512xi32>
+  tile.store %op, %c, %mask : tensor<512x!tile.ptr<f32>>, tensor<512xf32>
+  return
+}
+
+// -----
+
+// Eight halves travel as four 32-bit words.
+// CHECK-LABEL: gpu.func @halves
+// CHECK: llvm.inline_asm "@$5 ld.global.v4.b32 {$0, $1, $2, $3}, [$4];"
+// CHECK: llvm.bitcast %{{.*}} : vector<4xi32> to vector<8xf16>
+func.func @halves(%x: !tile.ptr<f16> {tile.divisibility = 16 : i64},
+                  %n: i32 {tile.divisibility = 16 : i64}) {
+  %r = tile.range 0 to 1024 : tensor<1024xi32>
+  %ns = tile.splat %n : i32 -> tensor<1024xi32>
+  %mask = arith.cmpi slt, %r, %ns : tensor<1024xi32>
+  %xs = tile.splat %x : !tile.ptr<f16> -> tensor<1024x!tile.ptr<f16>>
+  %xp = tile.addptr %xs, %r : tensor<1024x!tile.ptr<f16>>, tensor<1024xi32>
+  %v = tile.load %xp, %mask : tensor<1024x!tile.ptr<f16>> -> tensor<1024xf16>
+  %w = math.exp %v : tensor<1024xf16>
+  tile.store %xp, %w, %mask : tensor<1024x!tile.ptr<f16>>, tensor<1024xf16>
+  return
+}
+
+// -----
+
+// Each thread holds its registers as one vector; elementwise math and
+// loops carry them unchanged; pointer tiles are i64 addresses.
+// CHECK-LABEL: gpu.func @elementwise_loop
+// CHECK: arith.addi %{{.*}}, %{{.*}} : vector<1xi32>
+// CHECK: llvm.ptrtoint %{{.*}} : !llvm.ptr<1> to i64
+// CHECK: arith.extsi %{{.*}} : vector<1xi32> to vector<1xi64>
+// CHECK: scf.for {{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (vector<1xf32>)
+// CHECK:   math.cos %[[ACC]] : vector<1xf32>
+// CHECK:   scf.yield %{{.*}} : vector<1xf32>
+func.func @elementwise_loop(%x: !tile.ptr<f32>, %steps: i32) {
+  %r = tile.range 0 to 128 : tensor<128xi32>
+  %xs = tile.splat %x : !tile.ptr<f32> -> tensor<128x!tile.ptr<f32>>
+  %xp = tile.addptr %xs, %r : tensor<128x!tile.ptr<f32>>, tensor<128xi32>
+  %init = arith.constant dense<1.0> : tensor<128xf32>
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %acc = scf.for %i = %c0 to %steps step %c1 iter_args(%a = %init) -> (tensor<128xf32>) : i32 {
+    %c = math.cos %a : tensor<128xf32>
+    scf.yield %c : tensor<128xf32>
+  }
+  tile.store %xp, %acc : tensor<128x!tile.ptr<f32>>, tensor<128xf32>
+  return
+}
+
+// -----
+
+// A 1-D sum: the thread's registers, then xor shuffles across the 32 lanes,
+// then the four warps through shared memory.
+// CHECK: llvm.mlir.global internal @__kiln_shared_0() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<16 x i8>
+// CHECK-LABEL: gpu.func @sum
+// CHECK-COUNT-3: arith.addf %{{.*}}, %{{.*}} : f32
+// CHECK: gpu.shuffle xor %{{.*}}, %c1_i32, %c32_i32{{.*}} : f32
+// CHECK: gpu.shuffle xor %{{.*}}, %c2_i32
+// CHECK: gpu.shuffle xor %{{.*}}, %c4_i32
+// CHECK: gpu.shuffle xor %{{.*}}, %c8_i32
+// CHECK: gpu.shuffle xor %{{.*}}, %c16_i32
+// CHECK-NOT: gpu.shuffle
+// CHECK: gpu.barrier
+// CHECK: llvm.store %{{.*}}, %{{.*}} : f32, !llvm.ptr<3>
+// CHECK: gpu.barrier
+// CHECK-COUNT-4: llvm.load %{{.*}} : !llvm.ptr<3> -> f32
+func.func @sum(%x: !tile.ptr<f32> {tile.divisibility = 16 : i64}, %out: !tile.ptr<f32>) {
+  %r = tile.range 0 to 512 : tensor<512xi32>
+  %xs = tile.splat %x : !tile.ptr<f32> -> tensor<512x!tile.ptr<f32>>
+  %xp = tile.addptr %xs, %r : tensor<512x!tile.ptr<f32>>, tensor<512xi32>
+  %v = tile.load %xp : tensor<512x!tile.ptr<f32>> -> tensor<512xf32>
+  %s = tile.reduce %v axis 0 : tensor<512xf32> -> f32 {
+  ^bb0(%a: f32, %b: f32):
+    %t = arith.addf %a, %b : f32
+    tile.yield %t : f32
+  }
+  tile.store %out, %s : !tile.ptr<f32>, f32
+  return
+}
+
+// -----
+
+// Rows of a 2-D tile: a row max within a warp needs only the lanes along
+// the row, and the max broadcast back over the row stays in each thread (a
+// register permutation).
+// CHECK-LABEL: gpu.func @row_max
+// CHECK: gpu.shuffle xor %{{.*}}, %c1_i32
+// CHECK-NOT: gpu.barrier
+// CHECK: vector.shuffle
+// CHECK: arith.subf %{{.*}}, %{{.*}} : vector<
+func.func @row_max(%x: !tile.ptr<f32> {tile.divisibility = 16 : i64}) {
+  %r16 = tile.range 0 to 16 : tensor<16xi32>
+  %r8 = tile.range 0 to 8 : tensor<8xi32>
+  %rows = tile.expand_dims %r16 axis 1 : tensor<16xi32> -> tensor<16x1xi32>
+  %cols = tile.expand_dims %r8 axis 0 : tensor<8xi32> -> tensor<1x8xi32>
+  %c8 = arith.constant dense<8> : tensor<16x1xi32>
+  %ro = arith.muli %rows, %c8 : tensor<16x1xi32>
+  %rob = tile.broadcast %ro : tensor<16x1xi32> -> tensor<16x8xi32>
+  %cob = tile.broadcast %cols : tensor<1x8xi32> -> tensor<16x8xi32>
+  %offs = arith.addi %rob, %cob : tensor<16x8xi32>
+  %xs = tile.splat %x : !tile.ptr<f32> -> tensor<16x8x!tile.ptr<f32>>
+  %xp = tile.addptr %xs, %offs : tensor<16x8x!tile.ptr<f32>>, tensor<16x8xi32>
+  %v = tile.load %xp : tensor<16x8x!tile.ptr<f32>> -> tensor<16x8xf32>
+  %m = tile.reduce %v axis 1 : tensor<16x8xf32> -> tensor<16xf32> {
+  ^bb0(%a: f32, %b: f32):
+    %t = arith.maximumf %a, %b : f32
+    tile.yield %t : f32
+  }
+  %me = tile.expand_dims %m axis 1 : tensor<16xf32> -> tensor<16x1xf32>
+  %mb = tile.broadcast %me : tensor<16x1xf32> -> tensor<16x8xf32>
+  %d = arith.subf %v, %mb : tensor<16x8xf32>
+  tile.store %xp, %d : tensor<16x8x!tile.ptr<f32>>, tensor<16x8xf32>
+  return
+}
+
+// -----
+
+// A tile smaller than the program: 128 threads hold 32 elements, so each
+// is held four times and only its canonical copy is stored.
+// CHECK-LABEL: gpu.func @replicated
+// CHECK: arith.cmpi ult, %{{.*}}, %{{.*}} : vector<1xi32>
+// CHECK: %[[PRED:.*]] = vector.extract %{{.*}}[0] : i1 from vector<1xi1>
+// CHECK-NOT: llvm.store
+// CHECK: llvm.inline_asm has_side_effects "@$2 st.global.b32 [$0], $1;", "l,r,b" %{{.*}}, %{{.*}}, %[[PRED]]
+func.func @replicated(%x: !tile.ptr<f32>) {
+  %r = tile.range 0 to 32 : tensor<32xi32>
+  %v = arith.sitofp %r : tensor<32xi32> to tensor<32xf32>
+  %xs = tile.splat %x : !tile.ptr<f32> -> tensor<32x!tile.ptr<f32>>
+  %xp = tile.addptr %xs, %r : tensor<32x!tile.ptr<f32>>, tensor<32xi32>
+  tile.store %xp, %v : tensor<32x!tile.ptr<f32>>, tensor<32xf32>
+  return
+}
+
+// -----
+
+// Atomics: one per element under its mask with the scope's syncscope; a
+// scalar atomic runs on thread 0, which shares the old value.
+// CHECK-LABEL: gpu.func @atomics
+// CHECK: scf.if %{{.*}} -> (f32)
+// CHECK:   llvm.atomicrmw fadd %{{.*}}, %{{.*}} syncscope("device") acq_rel : !llvm.ptr<1>, f32
+// CHECK: %[[TID:.*]] = gpu.thread_id x
+// CHECK: arith.cmpi eq, %[[TID]], %{{.*}} : index
+// CHECK: llvm.atomicrmw max %{{.*}}, %{{.*}} syncscope("block") monotonic : !llvm.ptr<1>, i32
+// CHECK: gpu.barrier
+// CHECK: llvm.load %{{.*}} : !llvm.ptr<3> -> i32
+func.func @atomics(%x: !tile.ptr<f32>, %c: !tile.ptr<i32>, %n: i32) {
+  %r = tile.range 0 to 128 : tensor<128xi32>
+  %ns = tile.splat %n : i32 -> tensor<128xi32>
+  %mask = arith.cmpi slt, %r, %ns : tensor<128xi32>
+  %one = arith.constant dense<1.0> : tensor<128xf32>
+  %xs = tile.splat %x : !tile.ptr<f32> -> tensor<128x!tile.ptr<f32>>
+  %xp = tile.addptr %xs, %r : tensor<128x!tile.ptr<f32>>, tensor<128xi32>
+  %old = tile.atomic_rmw add acq_rel gpu %xp, %one, %mask : tensor<128x!tile.ptr<f32>>, tensor<128xf32>
+  %prev = tile.atomic_rmw max relaxed cta %c, %n : !tile.ptr<i32>, i32
+  %cp = tile.addptr %c, %prev : !tile.ptr<i32>, i32
+  tile.store %cp, %n : !tile.ptr<i32>, i32
+  tile.store %xp, %old : tensor<128x!tile.ptr<f32>>, tensor<128xf32>
+  return
+}
