@@ -2,6 +2,7 @@
 """lit configuration of Kiln's FileCheck suite."""
 
 import os
+import shutil
 
 import lit.formats
 from lit.llvm import llvm_config
@@ -28,8 +29,46 @@ tools = [
     ToolSubst("kiln-opt", unresolved="fatal"),
     ToolSubst("kiln-capi-test", unresolved="fatal"),
     ToolSubst("kiln-run", unresolved="fatal"),
+    ToolSubst("kiln-translate", unresolved="fatal"),
 ]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
+
+
+def find_in_cuda(override, relative_path, program=None):
+    """Finds a file of the CUDA toolkit where kiln-translate looks for it."""
+    if os.environ.get(override):
+        candidates = [os.environ[override]]
+    else:
+        roots = [os.environ.get("CUDA_HOME"), "/usr/local/cuda"]
+        candidates = [program and shutil.which(program)]
+        candidates += [
+            os.path.join(root, relative_path) for root in roots if root
+        ]
+    return next((c for c in candidates if c and os.path.isfile(c)), None)
+
+
+# The NVPTX tests assemble the PTX they check with ptxas, and link libdevice,
+# when the CUDA toolkit has them; kiln-translate is told to use the same.
+# "%if ptxas %{ ... | %ptxas -arch=sm_80 %}" assembles PTX read on stdin.
+ptxas = find_in_cuda("KILN_PTXAS", os.path.join("bin", "ptxas"), "ptxas")
+if ptxas:
+    config.available_features.add("ptxas")
+    config.environment["KILN_PTXAS"] = ptxas
+    config.substitutions.append(("%ptxas", f'"{ptxas}" -o /dev/null -'))
+else:
+    lit_config.note(
+        "ptxas not found: PTX is not assembled, cubin tests are unsupported"
+    )
+libdevice = find_in_cuda(
+    "KILN_LIBDEVICE", os.path.join("nvvm", "libdevice", "libdevice.10.bc")
+)
+if libdevice:
+    config.available_features.add("libdevice")
+    config.environment["KILN_LIBDEVICE"] = libdevice
+else:
+    lit_config.note(
+        "libdevice not found: tests of libdevice calls are unsupported"
+    )
 
 # The documented example kernels are tested where they live.
 config.substitutions.append(

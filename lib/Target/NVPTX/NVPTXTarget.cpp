@@ -1,0 +1,403 @@
+//===- NVPTXTarget.cpp - LLVM dialect to LLVM IR and PTX ------------------===//
+//
+// Target options, the NVPTX target machine, the translation of the LLVM
+// dialect to LLVM IR linked with libdevice and optimized, and PTX emission.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kiln/Target/NVPTX/NVPTXTarget.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMRequiresSMTraits.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/IR/DiagnosticHandler.h"
+#include "llvm/IR/DiagnosticInfo.h"
+#include "llvm/IR/DiagnosticPrinter.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/IRReader/IRReader.h"
+#include "llvm/Linker/Linker.h"
+#include "llvm/MC/MCSubtargetInfo.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/TargetParser/Triple.h"
+#include "llvm/Transforms/IPO/Internalize.h"
+
+#include <algorithm>
+#include <utility>
+
+using namespace mlir;
+using namespace kiln::nvptx;
+
+static constexpr llvm::StringLiteral kTriple = "nvptx64-nvidia-cuda";
+
+namespace {
+/// A GPU architecture and the first PTX version that supports it (the
+/// .target directive in the PTX ISA manual; LLVM 22 picks the same ones).
+struct Chip {
+  llvm::StringLiteral name;
+  unsigned minPtxVersion;
+};
+} // namespace
+
+static constexpr Chip kChips[] = {
+    {"sm_70", 60},   {"sm_72", 61},   {"sm_75", 63},   {"sm_80", 70},
+    {"sm_86", 71},   {"sm_87", 74},   {"sm_88", 90},   {"sm_89", 78},
+    {"sm_90", 78},   {"sm_90a", 80},  {"sm_100", 86},  {"sm_100a", 86},
+    {"sm_100f", 88}, {"sm_101", 86},  {"sm_101a", 86}, {"sm_101f", 88},
+    {"sm_103", 88},  {"sm_103a", 88}, {"sm_103f", 88}, {"sm_110", 90},
+    {"sm_110a", 90}, {"sm_110f", 90}, {"sm_120", 87},  {"sm_120a", 87},
+    {"sm_120f", 88}, {"sm_121", 88},  {"sm_121a", 88}, {"sm_121f", 88},
+};
+
+static const Chip *findChip(StringRef name) {
+  const Chip *chip = llvm::find_if(
+      kChips, [&](const Chip &chip) { return chip.name == name; });
+  return chip == std::end(kChips) ? nullptr : chip;
+}
+
+/// The spelling of PTX version `version`, as LLVM's feature: ptx80 for 8.0.
+static std::string formatPtxVersion(unsigned version) {
+  return "ptx" + std::to_string(version);
+}
+
+/// The number of a PTX version spelled "ptxNN" (major and minor digits).
+static std::optional<unsigned> parsePtxVersion(StringRef version) {
+  unsigned number;
+  if (!version.consume_front("ptx") || version.size() < 2 ||
+      !llvm::all_of(version, llvm::isDigit) || version.getAsInteger(10, number))
+    return std::nullopt;
+  return number;
+}
+
+static void initializeNVPTX() {
+  [[maybe_unused]] static const bool initialized = [] {
+    LLVMInitializeNVPTXTargetInfo();
+    LLVMInitializeNVPTXTarget();
+    LLVMInitializeNVPTXTargetMC();
+    LLVMInitializeNVPTXAsmPrinter();
+    return true;
+  }();
+}
+
+static const llvm::Target &getNVPTXTarget() {
+  initializeNVPTX();
+  std::string error;
+  const llvm::Target *target =
+      llvm::TargetRegistry::lookupTarget(llvm::Triple(kTriple), error);
+  assert(target && "LLVM is built without the NVPTX target");
+  return *target;
+}
+
+LogicalResult kiln::nvptx::verifyTargetOptions(const TargetOptions &options,
+                                               std::string &error) {
+  const Chip *chip = findChip(options.chip);
+  if (!chip) {
+    error = "unknown chip '" + options.chip + "' (known chips: " +
+            llvm::join(llvm::map_range(kChips,
+                                       [](const Chip &chip) -> StringRef {
+                                         return chip.name;
+                                       }),
+                       ", ") +
+            ")";
+    return failure();
+  }
+  if (options.optLevel > 3) {
+    error = "optimization level " + std::to_string(options.optLevel) +
+            " is out of range (0 to 3)";
+    return failure();
+  }
+  if (options.ptxVersion.empty())
+    return success();
+
+  std::optional<unsigned> version = parsePtxVersion(options.ptxVersion);
+  if (!version) {
+    error = "malformed PTX version '" + options.ptxVersion +
+            "' (expected 'ptx' and the major and minor digits, such as ptx80)";
+    return failure();
+  }
+  // A feature LLVM does not know would only be warned about and ignored.
+  std::unique_ptr<llvm::MCSubtargetInfo> subtarget(
+      getNVPTXTarget().createMCSubtargetInfo(llvm::Triple(kTriple),
+                                             options.chip, ""));
+  unsigned newest = 0;
+  bool known = false;
+  for (const llvm::SubtargetFeatureKV &feature :
+       subtarget->getAllProcessorFeatures()) {
+    std::optional<unsigned> featureVersion = parsePtxVersion(feature.Key);
+    if (!featureVersion)
+      continue;
+    newest = std::max(newest, *featureVersion);
+    known |= *featureVersion == *version;
+  }
+  if (!known) {
+    error = "PTX version " + options.ptxVersion +
+            " is unknown to LLVM's NVPTX back end (the newest it knows is " +
+            formatPtxVersion(newest) + ")";
+    return failure();
+  }
+  if (*version < chip->minPtxVersion) {
+    error = "PTX version " + options.ptxVersion + " is too old for chip " +
+            options.chip + ", which needs " +
+            formatPtxVersion(chip->minPtxVersion) + " or newer";
+    return failure();
+  }
+  return success();
+}
+
+std::string kiln::nvptx::getPtxVersion(const TargetOptions &options) {
+  if (!options.ptxVersion.empty())
+    return options.ptxVersion;
+  const Chip *chip = findChip(options.chip);
+  assert(chip && "target options must be verified");
+  return formatPtxVersion(chip->minPtxVersion);
+}
+
+std::unique_ptr<llvm::TargetMachine>
+kiln::nvptx::createTargetMachine(const TargetOptions &options,
+                                 std::string &error) {
+  if (failed(verifyTargetOptions(options, error)))
+    return nullptr;
+  // The PTX version is always given, so that LLVM never picks its own.
+  return std::unique_ptr<llvm::TargetMachine>(
+      getNVPTXTarget().createTargetMachine(
+          llvm::Triple(kTriple), options.chip, "+" + getPtxVersion(options),
+          llvm::TargetOptions(), std::nullopt, std::nullopt,
+          *llvm::CodeGenOpt::getLevel(options.optLevel)));
+}
+
+namespace {
+/// Collects the errors LLVM reports through an LLVMContext while it lives.
+/// Without a handler of its own, LLVMContext prints an error and exits the
+/// process. Warnings and remarks are dropped.
+class LLVMErrorCollector {
+public:
+  explicit LLVMErrorCollector(llvm::LLVMContext &context)
+      : context(context), previous(context.getDiagnosticHandler()) {
+    context.setDiagnosticHandler(std::make_unique<Handler>(errors));
+  }
+  ~LLVMErrorCollector() { context.setDiagnosticHandler(std::move(previous)); }
+
+  /// The errors so far, separated by "; ", or an empty string.
+  std::string takeErrors() { return std::exchange(errors, {}); }
+
+private:
+  struct Handler : llvm::DiagnosticHandler {
+    explicit Handler(std::string &errors) : errors(errors) {}
+    bool handleDiagnostics(const llvm::DiagnosticInfo &info) override {
+      if (info.getSeverity() != llvm::DS_Error)
+        return true;
+      if (!errors.empty())
+        errors += "; ";
+      llvm::raw_string_ostream os(errors);
+      llvm::DiagnosticPrinterRawOStream printer(os);
+      info.print(printer);
+      return true;
+    }
+    std::string &errors;
+  };
+
+  llvm::LLVMContext &context;
+  std::unique_ptr<llvm::DiagnosticHandler> previous;
+  std::string errors;
+};
+} // namespace
+
+/// The first function that `module` calls and libdevice defines, if any.
+static const llvm::Function *findLibdeviceCall(const llvm::Module &module) {
+  for (const llvm::Function &function : module.functions())
+    if (function.isDeclaration() && !function.use_empty() &&
+        function.getName().starts_with("__nv_"))
+      return &function;
+  return nullptr;
+}
+
+/// Links into `llvmModule`, translated from `root`, the libdevice functions
+/// it calls, as internal functions so that those inlined everywhere
+/// disappear. Errors point at the declaration of the first such function.
+static LogicalResult linkLibdevice(Operation *root, llvm::Module &llvmModule,
+                                   const TargetOptions &options) {
+  const llvm::Function *call = findLibdeviceCall(llvmModule);
+  if (!call)
+    return success();
+  Location loc = root->getLoc();
+  if (Operation *declaration =
+          SymbolTable::lookupSymbolIn(root, call->getName()))
+    loc = declaration->getLoc();
+  std::string searched;
+  std::optional<std::string> path = findLibdevice(options, &searched);
+  if (!path)
+    return emitError(loc)
+           << "'" << call->getName()
+           << "' comes from libdevice, which was not found (searched "
+           << searched << ")";
+
+  llvm::SMDiagnostic diagnostic;
+  std::unique_ptr<llvm::Module> libdevice =
+      llvm::parseIRFile(*path, diagnostic, llvmModule.getContext());
+  if (!libdevice)
+    return emitError(loc) << "cannot read libdevice from " << *path << ": "
+                          << diagnostic.getMessage();
+  // libdevice is built for a triple of its own (nvptx64-nvidia-gpulibs);
+  // taking the module's keeps the linker from warning about the mismatch.
+  libdevice->setTargetTriple(llvmModule.getTargetTriple());
+  libdevice->setDataLayout(llvmModule.getDataLayout());
+  if (llvm::Linker::linkModules(
+          llvmModule, std::move(libdevice), llvm::Linker::LinkOnlyNeeded,
+          [](llvm::Module &linked, const llvm::StringSet<> &imported) {
+            llvm::internalizeModule(
+                linked, [&](const llvm::GlobalValue &value) {
+                  return !value.hasName() ||
+                         !imported.contains(value.getName());
+                });
+          }))
+    return emitError(loc) << "cannot link libdevice from " << *path;
+  return success();
+}
+
+/// The chips that satisfy `required`, for an error message: "sm_90a",
+/// "sm_100a or sm_101a", "sm_80 or newer".
+static std::string describe(const NVVM::NVVMCheckSMVersion &required) {
+  if (!required.archAccelerated)
+    return "sm_" + std::to_string(required.smVersionList.front()) + " or newer";
+  return llvm::join(llvm::map_range(required.smVersionList,
+                                    [](int version) {
+                                      return "sm_" + std::to_string(version) +
+                                             "a";
+                                    }),
+                    " or ");
+}
+
+/// Checks that `chip` has what the NVVM ops of `root` need: LLVM aborts on
+/// an instruction it cannot select for the chip.
+static LogicalResult verifyChipSupportsOps(Operation *root, StringRef chip) {
+  NVVM::NVVMCheckSMVersion target =
+      NVVM::NVVMCheckSMVersion::getTargetSMVersionFromStr(chip);
+  WalkResult result = root->walk([&](NVVM::RequiresSMInterface op) {
+    NVVM::NVVMCheckSMVersion required = op.getRequiredMinSMVersion();
+    if (required.isCompatibleWith(target))
+      return WalkResult::advance();
+    op->emitError() << "'" << op->getName() << "' needs " << describe(required)
+                    << ", but the target chip is " << chip;
+    return WalkResult::interrupt();
+  });
+  return failure(result.wasInterrupted());
+}
+
+/// Runs LLVM's default pipeline at `optLevel` with the passes the target
+/// adds to it (NVVMReflect among them).
+static void optimize(llvm::Module &llvmModule, llvm::TargetMachine &machine,
+                     unsigned optLevel) {
+  llvm::LoopAnalysisManager loopAnalyses;
+  llvm::FunctionAnalysisManager functionAnalyses;
+  llvm::CGSCCAnalysisManager cgsccAnalyses;
+  llvm::ModuleAnalysisManager moduleAnalyses;
+  llvm::PassBuilder builder(&machine);
+  builder.registerModuleAnalyses(moduleAnalyses);
+  builder.registerCGSCCAnalyses(cgsccAnalyses);
+  builder.registerFunctionAnalyses(functionAnalyses);
+  builder.registerLoopAnalyses(loopAnalyses);
+  builder.crossRegisterProxies(loopAnalyses, functionAnalyses, cgsccAnalyses,
+                               moduleAnalyses);
+
+  const llvm::OptimizationLevel levels[] = {
+      llvm::OptimizationLevel::O0, llvm::OptimizationLevel::O1,
+      llvm::OptimizationLevel::O2, llvm::OptimizationLevel::O3};
+  llvm::ModulePassManager passes =
+      optLevel == 0 ? builder.buildO0DefaultPipeline(levels[0])
+                    : builder.buildPerModuleDefaultPipeline(levels[optLevel]);
+  passes.run(llvmModule, moduleAnalyses);
+}
+
+FailureOr<std::unique_ptr<llvm::Module>>
+kiln::nvptx::translateToLLVMIR(ModuleOp module, llvm::LLVMContext &llvmContext,
+                               const TargetOptions &options) {
+  std::string error;
+  std::unique_ptr<llvm::TargetMachine> machine =
+      createTargetMachine(options, error);
+  if (!machine)
+    return emitError(module.getLoc(), error);
+
+  Operation *root = module;
+  auto gpuModules = module.getOps<gpu::GPUModuleOp>();
+  if (size_t count = llvm::range_size(gpuModules); count > 1)
+    return emitError((*std::next(gpuModules.begin())).getLoc())
+           << "expected one gpu.module to translate, found " << count;
+  if (!gpuModules.empty())
+    root = *gpuModules.begin();
+
+  if (failed(verifyChipSupportsOps(root, options.chip)))
+    return failure();
+
+  DialectRegistry registry;
+  registerBuiltinDialectTranslation(registry);
+  registerGPUDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  registerNVVMDialectTranslation(registry);
+  module->getContext()->appendDialectRegistry(registry);
+
+  LLVMErrorCollector llvmErrors(llvmContext);
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(root, llvmContext, "kiln");
+  if (!llvmModule)
+    return failure();
+  llvmModule->setTargetTriple(machine->getTargetTriple());
+  llvmModule->setDataLayout(machine->createDataLayout());
+  if (failed(linkLibdevice(root, *llvmModule, options)))
+    return failure();
+  optimize(*llvmModule, *machine, options.optLevel);
+  if (std::string errors = llvmErrors.takeErrors(); !errors.empty())
+    return emitError(root->getLoc(), errors);
+  return llvmModule;
+}
+
+FailureOr<std::string> kiln::nvptx::emitPTX(llvm::Module &module,
+                                            const TargetOptions &options,
+                                            std::string &error) {
+  std::unique_ptr<llvm::TargetMachine> machine =
+      createTargetMachine(options, error);
+  if (!machine)
+    return failure();
+  module.setTargetTriple(machine->getTargetTriple());
+  module.setDataLayout(machine->createDataLayout());
+
+  // Code generation assumes valid IR and crashes on anything else.
+  std::string verifierMessage;
+  llvm::raw_string_ostream verifierOut(verifierMessage);
+  if (llvm::verifyModule(module, &verifierOut)) {
+    error = "invalid LLVM IR: " + StringRef(verifierMessage).trim().str();
+    return failure();
+  }
+
+  LLVMErrorCollector llvmErrors(module.getContext());
+  llvm::SmallString<0> ptx;
+  llvm::raw_svector_ostream ptxOut(ptx);
+  llvm::legacy::PassManager passes;
+  if (machine->addPassesToEmitFile(passes, ptxOut, nullptr,
+                                   llvm::CodeGenFileType::AssemblyFile)) {
+    error = "LLVM's NVPTX back end cannot emit PTX";
+    return failure();
+  }
+  passes.run(module);
+  if (std::string errors = llvmErrors.takeErrors(); !errors.empty()) {
+    error = "cannot compile to PTX: " + errors;
+    return failure();
+  }
+  return ptx.str().str();
+}
