@@ -52,6 +52,7 @@ def cases(rng: np.random.Generator) -> list[Case]:
 
     g = (rng.standard_normal(n) * 3).astype(np.float32)
     g_out = np.zeros_like(g)
+    c_out, t_out, r_out = (np.zeros(n, np.float32) for _ in range(3))
     erf = np.vectorize(math.erf)
     ln_rows, ln_cols = 256, 768
     ln = rng.standard_normal((ln_rows, ln_cols)).astype(np.float32)
@@ -71,8 +72,17 @@ def cases(rng: np.random.Generator) -> list[Case]:
     return [
         Case("vector_add", f"n={n}", ((n + 1023) // 1024,), (x, y, out, n),
              out, lambda: x + y, 0.0),
+        Case("cos_cos", f"n={n}", ((n + 1023) // 1024,), (x, c_out, n),
+             c_out, lambda: np.cos(np.cos(x.astype(np.float64))), 1e-5),
         Case("gelu", f"n={n}", ((n + 1023) // 1024,), (g, g_out, n), g_out,
              lambda: 0.5 * g * (1 + erf(g / math.sqrt(2))), 1e-5),
+        Case("gelu_tanh", f"n={n}", ((n + 1023) // 1024,), (g, t_out, n),
+             t_out, lambda: 0.5 * g * (1 + np.tanh(
+                 math.sqrt(2 / math.pi) * (g + 0.044715 * g.astype(
+                     np.float64) ** 3))), 1e-5),
+        Case("relu_axpb", f"n={n}", ((n + 1023) // 1024,),
+             (x, r_out, np.float32(1.5), np.float32(-0.25), n), r_out,
+             lambda: np.maximum(1.5 * x - 0.25, 0), 1e-6),
         Case("softmax", f"{rows}x{cols}", (rows,), (s, s_out, cols, cols),
              s_out, softmax, 1e-5),
         Case("layer_norm", f"{ln_rows}x{ln_cols}", (ln_rows,),

@@ -1,16 +1,21 @@
 //===- kiln-translate.cpp - GPU kernels to LLVM IR, PTX or a cubin --------===//
 //
 // kiln-translate [FILE] [--emit=llvm|ptx|cubin] [--chip=sm_80]
-//                [--ptx-version=ptxNN] [--opt-level=N] [-o OUT]
+//                [--ptx-version=ptxNN] [--opt-level=N] [--num-warps=N]
+//                [-o OUT]
 //                [--ptxas-verbose] [--split-input-file] [--verify-diagnostics]
 //
-// Reads a module in the LLVM dialect with NVVM ops (alone, or as the one
-// gpu.module of the input) from FILE or stdin, and writes optimized LLVM IR
-// for nvptx64-nvidia-cuda, PTX (the default) or a cubin assembled by ptxas.
+// Reads tile kernels (lowered with kiln-gpu-lowering for --num-warps warps
+// per program first), or a module in the LLVM dialect with NVVM ops (alone,
+// or as the one gpu.module of the input), from FILE or stdin, and writes
+// optimized LLVM IR for nvptx64-nvidia-cuda, PTX (the default) or a cubin
+// assembled by ptxas.
 // --ptxas-verbose prints ptxas's report (registers, spills) to stderr.
 //
 //===----------------------------------------------------------------------===//
 
+#include "kiln/InitAll.h"
+#include "kiln/Target/GPU/GPUCompiler.h"
 #include "kiln/Target/NVPTX/NVPTXTarget.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -83,15 +88,23 @@ static cl::opt<bool>
                                "comments in the input"),
                       cl::cat(toolOptions));
 
-/// Brings `module` to the LLVM dialect. Kiln's GPU lowering of tile kernels
-/// is to run here; until it does, the input must be in the LLVM dialect
-/// already (with NVVM ops, possibly inside a gpu.module).
+static cl::opt<int64_t> numWarps("num-warps",
+                                 cl::desc("Warps per program of tile kernels"),
+                                 cl::init(4), cl::cat(toolOptions));
+
+/// Brings `module` to the LLVM dialect: tile kernels through Kiln's GPU
+/// lowering; anything else must be in the LLVM dialect already (with NVVM
+/// ops, possibly inside a gpu.module).
 static LogicalResult lowerToLLVMDialect(ModuleOp module) {
+  if (kiln::gpu::hasTileKernels(module) &&
+      failed(kiln::gpu::lowerTileKernels(module, numWarps)))
+    return failure();
   WalkResult result = module.walk([](Operation *op) {
     if (isa<ModuleOp, gpu::GPUModuleOp>(op) ||
         isa<LLVM::LLVMDialect, NVVM::NVVMDialect>(op->getDialect()))
       return WalkResult::advance();
-    op->emitError() << "input must be in the LLVM dialect, found '"
+    op->emitError() << "input must be tile kernels or in the LLVM dialect, "
+                       "found '"
                     << op->getName() << "'";
     return WalkResult::interrupt();
   });
@@ -192,7 +205,7 @@ int main(int argc, char **argv) {
     return fail("refusing to write a cubin to a terminal; use -o FILE");
 
   DialectRegistry registry;
-  registry.insert<gpu::GPUDialect, LLVM::LLVMDialect, NVVM::NVVMDialect>();
+  kiln::registerAllDialects(registry);
   auto processChunk = [&](std::unique_ptr<llvm::MemoryBuffer> chunk,
                           raw_ostream &os) {
     return processBuffer(std::move(chunk), os, registry, options);

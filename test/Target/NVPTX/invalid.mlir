@@ -1,7 +1,7 @@
 // RUN: env KILN_LIBDEVICE=%t.missing kiln-translate %s -split-input-file -verify-diagnostics
 
 llvm.func @negative_gpu_op() attributes {nvvm.kernel} {
-  // expected-error @+1 {{input must be in the LLVM dialect, found 'gpu.thread_id'}}
+  // expected-error @+1 {{input must be tile kernels or in the LLVM dialect, found 'gpu.thread_id'}}
   %0 = gpu.thread_id x
   llvm.return
 }

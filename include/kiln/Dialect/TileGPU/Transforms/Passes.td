@@ -34,4 +34,29 @@ def TileAssignLayoutsPass : Pass<"tile-assign-layouts", "mlir::ModuleOp"> {
   let dependentDialects = ["::kiln::tilegpu::TileGPUDialect"];
 }
 
+def TileSpecializeArgumentsPass
+    : Pass<"tile-specialize-arguments", "mlir::ModuleOp"> {
+  let summary = "Record what a launch guarantees about kernel arguments";
+  let description = [{
+    Marks the arguments listed in `divisible` of every kernel (or of
+    `kernel` alone) with `tile.divisibility = by`: a pointer aligned to
+    `by` bytes, an integer that is a multiple of `by`. This is the
+    specialization `@kiln.jit` and `kiln-run` make from the values of a
+    launch; layout assignment reads it to pick vector accesses. An argument
+    that is neither a pointer nor an integer is an error.
+
+    ```
+    kiln-opt k.mlir -tile-specialize-arguments="divisible=0,1,3"
+    ```
+  }];
+  let options = [
+    Option<"kernel", "kernel", "std::string", /*default=*/"",
+           "Kernel to specialize (default: every kernel)">,
+    ListOption<"divisible", "divisible", "int64_t",
+               "Indices of the arguments to mark">,
+    Option<"by", "by", "int64_t", /*default=*/"16",
+           "The divisibility to record (a power of two)">,
+  ];
+}
+
 #endif // KILN_DIALECT_TILEGPU_TRANSFORMS_PASSES_TD

@@ -1,0 +1,67 @@
+//===- GPUCompiler.h - Tile kernels to PTX and cubin ------------*- C++ -*-===//
+//
+// The whole GPU compilation of a module of tile kernels: the
+// kiln-gpu-lowering pipeline, LLVM IR, PTX, and a cubin where ptxas is
+// found. kiln-translate, kiln-run and the C API share it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_TARGET_GPU_GPUCOMPILER_H
+#define KILN_TARGET_GPU_GPUCOMPILER_H
+
+#include "kiln/Target/NVPTX/NVPTXTarget.h"
+
+#include "mlir/Support/LLVM.h"
+
+#include <string>
+
+namespace mlir {
+class ModuleOp;
+} // namespace mlir
+
+namespace kiln::gpu {
+
+struct GPUCompileOptions {
+  /// Warps per program: the kernels' block is numWarps * 32 threads.
+  int64_t numWarps = 4;
+  nvptx::TargetOptions target;
+  /// Assemble a cubin when ptxas is found.
+  bool assemble = true;
+};
+
+/// What a compilation produced.
+struct GPUBinary {
+  std::string llvmIR;
+  std::string ptx;
+  /// Empty when ptxas was not found (or not asked for): the driver then
+  /// compiles the PTX itself.
+  std::string cubin;
+  /// ptxas's report (registers, spills, shared memory), with the cubin.
+  std::string ptxasLog;
+  /// Threads per block every kernel was compiled for.
+  int64_t threadsPerBlock = 0;
+};
+
+/// Whether `module` still holds tile kernels (func.func) to lower, rather
+/// than a gpu.module or LLVM dialect already.
+bool hasTileKernels(mlir::ModuleOp module);
+
+/// Lowers the tile kernels of `module` (rewritten in place) to the LLVM and
+/// NVVM dialects with kiln-gpu-lowering. Diagnostics go to the module's
+/// context.
+mlir::LogicalResult lowerTileKernels(mlir::ModuleOp module,
+                                     int64_t numWarps);
+
+/// Compiles `module` (tile kernels, or already lowered) for `options`.
+/// Diagnostics go to the module's context; the returned failure has been
+/// reported there.
+mlir::FailureOr<GPUBinary> compileForGPU(mlir::ModuleOp module,
+                                         const GPUCompileOptions &options);
+
+/// The chip Kiln compiles for on a device of compute capability
+/// `capability` (major * 10 + minor): sm_90a on Hopper, for wgmma and TMA.
+std::string getChipForCapability(int capability);
+
+} // namespace kiln::gpu
+
+#endif // KILN_TARGET_GPU_GPUCOMPILER_H

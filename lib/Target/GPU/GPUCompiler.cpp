@@ -1,0 +1,73 @@
+//===- GPUCompiler.cpp - Tile kernels to PTX and cubin --------------------===//
+
+#include "kiln/Target/GPU/GPUCompiler.h"
+
+#include "kiln/Target/GPU/GPUPipeline.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/PassManager.h"
+
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+
+bool kiln::gpu::hasTileKernels(ModuleOp module) {
+  return !module.getOps<func::FuncOp>().empty();
+}
+
+LogicalResult kiln::gpu::lowerTileKernels(ModuleOp module, int64_t numWarps) {
+  if (numWarps <= 0 || numWarps > 32 || (numWarps & (numWarps - 1)) != 0)
+    return module.emitError()
+           << "target nvptx: num_warps must be a power of two from 1 to 32, "
+              "not "
+           << numWarps;
+  PassManager pm(module.getContext());
+  GPULoweringOptions options;
+  options.numWarps = numWarps;
+  buildGPULoweringPipeline(pm, options);
+  return pm.run(module);
+}
+
+FailureOr<kiln::gpu::GPUBinary>
+kiln::gpu::compileForGPU(ModuleOp module, const GPUCompileOptions &options) {
+  std::string error;
+  // Options first: LLVM aborts on some combinations.
+  if (failed(nvptx::verifyTargetOptions(options.target, error)))
+    return module.emitError() << error;
+  if (hasTileKernels(module) &&
+      failed(lowerTileKernels(module, options.numWarps)))
+    return failure();
+  GPUBinary binary;
+  binary.threadsPerBlock = options.numWarps * 32;
+  llvm::LLVMContext llvmContext;
+  FailureOr<std::unique_ptr<llvm::Module>> llvmModule =
+      nvptx::translateToLLVMIR(module, llvmContext, options.target);
+  if (failed(llvmModule))
+    return failure();
+  llvm::raw_string_ostream(binary.llvmIR) << **llvmModule;
+  FailureOr<std::string> ptx =
+      nvptx::emitPTX(**llvmModule, options.target, error);
+  if (failed(ptx))
+    return module.emitError() << error;
+  binary.ptx = std::move(*ptx);
+  if (options.assemble && nvptx::findPtxas()) {
+    FailureOr<std::string> cubin = nvptx::assembleCubin(
+        binary.ptx, options.target, error, &binary.ptxasLog);
+    if (failed(cubin))
+      return module.emitError() << error;
+    binary.cubin = std::move(*cubin);
+  }
+  return binary;
+}
+
+std::string kiln::gpu::getChipForCapability(int capability) {
+  std::string chip = "sm_" + std::to_string(capability);
+  if (capability == 90)
+    chip += "a";
+  return chip;
+}

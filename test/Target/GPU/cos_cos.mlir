@@ -1,0 +1,24 @@
+// REQUIRES: libdevice
+// RUN: kiln-opt %kiln_examples/cos_cos.mlir -tile-specialize-arguments="divisible=0,1,2" | kiln-translate --chip=sm_80 | FileCheck %s
+// RUN: kiln-opt %kiln_examples/cos_cos.mlir -tile-specialize-arguments="divisible=0,1,2" | kiln-translate --chip=sm_90a | FileCheck %s
+// RUN: kiln-translate %kiln_examples/cos_cos.mlir | FileCheck %s --check-prefix=RAGGED
+// RUN: %if ptxas %{ kiln-opt %kiln_examples/cos_cos.mlir -tile-specialize-arguments="divisible=0,1,2" | kiln-translate --chip=sm_80 | %ptxas -arch=sm_80 %}
+// RUN: %if ptxas %{ kiln-opt %kiln_examples/cos_cos.mlir -tile-specialize-arguments="divisible=0,1,2" | kiln-translate --chip=sm_90a | %ptxas -arch=sm_90a %}
+// RUN: %if ptxas %{ kiln-translate %kiln_examples/cos_cos.mlir --chip=sm_90a | %ptxas -arch=sm_90a %}
+
+// docs/examples/cos_cos.mlir on the GPU: cos from libdevice, inlined.
+// Specialized as a launch with 16-byte-aligned arrays and sizes that are
+// multiples of 16 would be, each thread moves 16 bytes per access, and a
+// mask predicates the access rather than branching around it.
+// CHECK-LABEL: .entry cos_cos(
+// CHECK: .maxntid 128, 1, 1
+// CHECK-COUNT-2: @%p{{[0-9]+}} ld.global.v4.b32
+// CHECK-NOT: call
+// CHECK-COUNT-2: @%p{{[0-9]+}} st.global.v4.b32
+
+// Without those facts, every element is its own predicated access.
+// RAGGED-LABEL: .entry cos_cos(
+// RAGGED-NOT: ld.global.v
+// RAGGED: @%p{{[0-9]+}} ld.global.b32
+// RAGGED-NOT: ld.global.v
+// RAGGED: @%p{{[0-9]+}} st.global.b32
