@@ -1,6 +1,6 @@
 //===- kiln-run.cpp - Compile and run one tile kernel ---------------------===//
 //
-// kiln-run FILE --kernel=NAME --grid=X[,Y[,Z]] --arg=SPEC... [--target=host]
+// kiln-run FILE --kernel=NAME --grid=X[,Y[,Z]] --arg=SPEC... [--target=host|gpu]
 //
 // Each --arg gives one kernel argument, in order:
 //   TYPE[COUNT]=INIT  a fresh array of COUNT elements for a pointer argument;
@@ -10,6 +10,16 @@
 // TYPE is one of i8 i16 i32 i64 f32 f64. After the launches every array is
 // summarised (sum, minimum, maximum, first elements), and the median time of
 // a launch is printed.
+//
+// The target is --target, else $KILN_TARGET, else the GPU where a CUDA
+// driver and device are found and the host otherwise. On the GPU the
+// kernel is specialized for the launch (arrays are 16-byte aligned, integer
+// arguments divisible by 16 are marked so), compiled for the device's chip
+// with --num-warps warps per program, run once and checked against the
+// host target on the same inputs (--check=none skips that), then timed with
+// device events over --repeat launches: median time, GB/s counting every
+// array once, and TFLOP/s when --flops gives the kernel's FLOP count.
+// Asked for the GPU without one, it says so in one line and exits with 77.
 //
 // kiln-run FILE --kernel=NAME --init=rand|iota|zeros [--report]
 //
@@ -21,7 +31,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Dialect/Tile/IR/TileDialect.h"
+#include "kiln/Dialect/TileGPU/Transforms/Passes.h"
 #include "kiln/InitAll.h"
+#include "kiln/Runtime/CudaDriver.h"
+#include "kiln/Target/GPU/GPUCompiler.h"
 #include "kiln/Target/Host/HostExecutable.h"
 #include "kiln/Transforms/CostModel.h"
 
@@ -33,6 +46,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Support/FileUtilities.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/CommandLine.h"
@@ -43,6 +57,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <random>
@@ -78,6 +93,20 @@ static cl::opt<bool> report("report",
                             cl::desc("Print the cost report of an array "
                                      "function before and after fusion"),
                             cl::init(false));
+static cl::opt<int64_t> numWarps("num-warps",
+                                 cl::desc("Warps per program on the GPU"),
+                                 cl::init(4));
+static cl::opt<std::string> checkMode(
+    "check", cl::desc("host (compare a GPU run with the host target) or none"),
+    cl::init("host"));
+static cl::opt<double> tolerance(
+    "tolerance",
+    cl::desc("Largest error accepted against the host, relative (absolute "
+             "below 1)"),
+    cl::init(1e-5));
+static cl::opt<double> flops("flops",
+                             cl::desc("FLOPs of one launch, for TFLOP/s"),
+                             cl::init(0));
 static cl::opt<unsigned> threads("launch-threads",
                                  cl::desc("Threads a launch runs on"),
                                  cl::init(1));
@@ -298,6 +327,209 @@ static int runArrayFunction(ModuleOp module, func::FuncOp func,
   return 0;
 }
 
+/// Exit status of a run asked for the GPU on a machine without one.
+static constexpr int kNoGPU = 77;
+
+/// Runs `kernelName` on the host target over `args`, `times` times; the
+/// median seconds per launch.
+static FailureOr<double> launchOnHost(ModuleOp module,
+                                      std::vector<Argument> &args,
+                                      std::array<uint32_t, 3> grid,
+                                      unsigned times) {
+  auto executable = kiln::host::HostExecutable::create(module, checkBounds);
+  if (failed(executable))
+    return failure();
+  (*executable)->setThreads(threads);
+  SmallVector<void *> pointers;
+  SmallVector<kiln::host::MemoryRange> ranges;
+  for (Argument &arg : args) {
+    if (arg.isArray) {
+      arg.address = reinterpret_cast<int64_t>(arg.bytes.data());
+      pointers.push_back(&arg.address);
+      ranges.push_back({static_cast<uint64_t>(arg.address),
+                        static_cast<uint64_t>(arg.address) + arg.bytes.size()});
+    } else {
+      pointers.push_back(arg.bytes.data());
+    }
+  }
+  std::string error;
+  std::vector<double> seconds;
+  for (unsigned i = 0; i < std::max(1u, times); ++i) {
+    auto start = std::chrono::steady_clock::now();
+    if (failed((*executable)->launch(kernelName, grid, pointers, ranges,
+                                     error))) {
+      fail(error);
+      return failure();
+    }
+    seconds.push_back(std::chrono::duration<double>(
+                          std::chrono::steady_clock::now() - start)
+                          .count());
+  }
+  std::sort(seconds.begin(), seconds.end());
+  return seconds[seconds.size() / 2];
+}
+
+/// The largest error of `got` against `expected`, relative (absolute below
+/// one), over every element.
+static double maxError(const Argument &got, const Argument &expected) {
+  double worst = 0;
+  for (int64_t i = 0; i < got.count; ++i) {
+    double g = loadElement(got.bytes, got.type, i);
+    double e = loadElement(expected.bytes, expected.type, i);
+    if (std::isnan(g) != std::isnan(e))
+      return INFINITY;
+    if (!std::isnan(g))
+      worst = std::max(worst, std::abs(g - e) / std::max(1.0, std::abs(e)));
+  }
+  return worst;
+}
+
+/// Compiles the kernel for the device, checks one launch against the host
+/// target and times `repeat` more.
+static int runOnGPU(ModuleOp module, std::vector<Argument> &args,
+                    std::array<uint32_t, 3> grid) {
+  namespace rt = kiln::runtime;
+  std::string error;
+  rt::CudaDriver *driver = rt::CudaDriver::get(error);
+  if (driver && driver->getDeviceCount(error) <= 0 && error.empty())
+    error = "the CUDA driver sees no device";
+  if (!driver || !error.empty()) {
+    llvm::errs() << "kiln-run: no GPU to run on: " << error << "\n";
+    return kNoGPU;
+  }
+  std::unique_ptr<rt::Device> device = rt::Device::open(*driver, 0, error);
+  if (!device)
+    return fail(error);
+  if (checkMode != "host" && checkMode != "none")
+    return fail("--check=" + checkMode + ": expected host or none");
+
+  // The reference: the host target on copies of the inputs.
+  std::vector<Argument> expected = args;
+  if (checkMode == "host") {
+    OwningOpRef<ModuleOp> hostModule = module.clone();
+    if (failed(launchOnHost(*hostModule, expected, grid, 1)))
+      return 1;
+  }
+
+  // What this launch guarantees: device arrays are 256-byte aligned.
+  kiln::tilegpu::TileSpecializeArgumentsPassOptions facts;
+  facts.kernel = kernelName;
+  for (auto [i, arg] : llvm::enumerate(args)) {
+    bool isInteger = !arg.isArray && arg.type[0] == 'i';
+    if (arg.isArray ||
+        (isInteger && static_cast<int64_t>(loadElement(arg.bytes, arg.type,
+                                                       0)) %
+                              16 ==
+                          0))
+      facts.divisible.push_back(i);
+  }
+  PassManager pm(module.getContext());
+  pm.addPass(kiln::tilegpu::createTileSpecializeArgumentsPass(facts));
+  if (failed(pm.run(module)))
+    return 1;
+  kiln::gpu::GPUCompileOptions options;
+  options.numWarps = numWarps;
+  options.target.chip =
+      kiln::gpu::getChipForCapability(device->getComputeCapability());
+  auto compileStart = std::chrono::steady_clock::now();
+  FailureOr<kiln::gpu::GPUBinary> binary =
+      kiln::gpu::compileForGPU(module, options);
+  if (failed(binary))
+    return 1;
+  double compileSeconds = std::chrono::duration<double>(
+                              std::chrono::steady_clock::now() - compileStart)
+                              .count();
+  std::unique_ptr<rt::Module> loaded = device->loadModule(
+      binary->cubin.empty() ? binary->ptx : binary->cubin, error);
+  if (!loaded)
+    return fail(error);
+
+  // Device copies of the arrays, freed on every way out.
+  std::vector<rt::CUdeviceptr> buffers(args.size(), 0);
+  llvm::scope_exit release([&] {
+    std::string ignored;
+    for (rt::CUdeviceptr buffer : buffers)
+      if (buffer)
+        device->free(buffer, ignored);
+  });
+  std::vector<void *> params;
+  double bytesMoved = 0;
+  for (auto [i, arg] : llvm::enumerate(args)) {
+    if (!arg.isArray) {
+      params.push_back(arg.bytes.data());
+      continue;
+    }
+    buffers[i] = device->allocate(arg.bytes.size(), error);
+    if (!buffers[i] ||
+        !device->copyToDevice(buffers[i], arg.bytes.data(), arg.bytes.size(),
+                              error))
+      return fail(error);
+    params.push_back(&buffers[i]);
+    bytesMoved += arg.bytes.size();
+  }
+  std::array<unsigned, 3> blocks = {grid[0], grid[1], grid[2]};
+  std::array<unsigned, 3> block = {
+      static_cast<unsigned>(binary->threadsPerBlock), 1, 1};
+  auto launch = [&] {
+    return loaded->launch(kernelName, blocks, block, 0, nullptr, params,
+                          error);
+  };
+  if (!launch() || !device->synchronize(error))
+    return fail(error);
+  for (auto [i, arg] : llvm::enumerate(args))
+    if (arg.isArray &&
+        !device->copyToHost(arg.bytes.data(), buffers[i], arg.bytes.size(),
+                            error))
+      return fail(error);
+
+  std::unique_ptr<rt::Event> start = device->createEvent(error);
+  std::unique_ptr<rt::Event> stop = start ? device->createEvent(error)
+                                          : nullptr;
+  if (!stop)
+    return fail(error);
+  std::vector<double> seconds;
+  for (unsigned i = 0; i < std::max(1u, repeat.getValue()); ++i) {
+    float milliseconds = 0;
+    if (!start->record(nullptr, error) || !launch() ||
+        !stop->record(nullptr, error) || !stop->synchronize(error) ||
+        !stop->getMillisecondsSince(*start, milliseconds, error))
+      return fail(error);
+    seconds.push_back(milliseconds * 1e-3);
+  }
+  std::sort(seconds.begin(), seconds.end());
+  double median = seconds[seconds.size() / 2];
+
+  llvm::outs() << "kernel " << kernelName << " on " << device->getName()
+               << " (" << options.target.chip << ", "
+               << (binary->cubin.empty() ? "PTX for the driver" : "cubin")
+               << ", " << numWarps << " warps), grid " << grid[0] << "x"
+               << grid[1] << "x" << grid[2] << ": compiled in "
+               << llvm::format("%.0f", compileSeconds * 1e3) << " ms, "
+               << llvm::format("%.4f", median * 1e3)
+               << " ms per launch (median of " << seconds.size() << "), "
+               << llvm::format("%.1f", bytesMoved / median / 1e9)
+               << " GB/s (each array once)";
+  if (flops > 0)
+    llvm::outs() << ", " << llvm::format("%.2f", flops / median / 1e12)
+                 << " TFLOP/s";
+  llvm::outs() << "\n";
+  bool wrong = false;
+  for (auto [i, arg] : llvm::enumerate(args)) {
+    if (!arg.isArray)
+      continue;
+    summarize("arg" + std::to_string(i), arg);
+    if (checkMode != "host")
+      continue;
+    double error = maxError(arg, expected[i]);
+    bool ok = error <= tolerance;
+    wrong |= !ok;
+    llvm::outs() << "arg" << i << " against the host: max error "
+                 << llvm::format("%.3g", error) << (ok ? " ok" : " WRONG")
+                 << "\n";
+  }
+  return wrong ? 1 : 0;
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::ParseCommandLineOptions(argc, argv, "Kiln: run one tile kernel\n");
@@ -305,11 +537,15 @@ int main(int argc, char **argv) {
   std::string target = targetName;
   if (target.empty()) {
     const char *env = std::getenv("KILN_TARGET");
-    target = env && *env ? env : "host";
+    target = env && *env ? env : "";
   }
-  if (target == "gpu")
-    return fail("the GPU target is not built yet; use --target=host");
-  if (target != "host")
+  if (target.empty()) {
+    std::string ignored;
+    kiln::runtime::CudaDriver *driver =
+        kiln::runtime::CudaDriver::get(ignored);
+    target = driver && driver->getDeviceCount(ignored) > 0 ? "gpu" : "host";
+  }
+  if (target != "host" && target != "gpu")
     return fail("unknown target '" + target + "' (host or gpu)");
 
   std::array<uint32_t, 3> grid = {1, 1, 1};
@@ -373,40 +609,22 @@ int main(int argc, char **argv) {
     }
   }
 
-  auto executable = kiln::host::HostExecutable::create(*module, checkBounds);
-  if (failed(executable))
+  if (target == "gpu") {
+    if (checkBounds || threads != 1)
+      return fail("--check-bounds and --launch-threads apply to the host "
+                  "target");
+    return runOnGPU(*module, args, grid);
+  }
+  FailureOr<double> median = launchOnHost(*module, args, grid, repeat);
+  if (failed(median))
     return 1;
-  (*executable)->setThreads(threads);
-
-  SmallVector<void *> pointers;
-  SmallVector<kiln::host::MemoryRange> ranges;
-  for (Argument &arg : args) {
-    if (arg.isArray) {
-      pointers.push_back(&arg.address);
-      ranges.push_back({static_cast<uint64_t>(arg.address),
-                        static_cast<uint64_t>(arg.address) + arg.bytes.size()});
-    } else {
-      pointers.push_back(arg.bytes.data());
-    }
-  }
-  std::vector<double> seconds;
-  for (unsigned i = 0; i < std::max(1u, repeat.getValue()); ++i) {
-    auto start = std::chrono::steady_clock::now();
-    if (failed((*executable)->launch(kernelName, grid, pointers, ranges,
-                                     error)))
-      return fail(error);
-    seconds.push_back(std::chrono::duration<double>(
-                          std::chrono::steady_clock::now() - start)
-                          .count());
-  }
-  std::sort(seconds.begin(), seconds.end());
-
   llvm::outs() << "kernel " << kernelName << " on host (" << threads
                << (threads == 1 ? " thread" : " threads") << "), grid "
                << grid[0]
                << "x" << grid[1] << "x" << grid[2] << ": "
-               << llvm::format("%.3f", seconds[seconds.size() / 2] * 1e3)
-               << " ms per launch (median of " << seconds.size() << ")\n";
+               << llvm::format("%.3f", *median * 1e3)
+               << " ms per launch (median of "
+               << std::max(1u, repeat.getValue()) << ")\n";
   for (auto [i, arg] : llvm::enumerate(args))
     if (arg.isArray)
       summarize("arg" + std::to_string(i), arg);
