@@ -17,6 +17,9 @@ config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "robustnes
 
 # Same strictness as upstream MLIR's suite: variables do not leak between
 # CHECK-LABEL blocks, and every declared prefix must be used.
+# kiln-run picks the GPU where there is one; the lit tests pin the host
+# unless they say otherwise (tools/kiln-run/gpu.mlir tests the choice).
+config.environment["KILN_TARGET"] = "host"
 config.environment["FILECHECK_OPTS"] = (
     "-enable-var-scope --allow-unused-prefixes=false"
 )

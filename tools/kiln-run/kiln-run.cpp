@@ -7,6 +7,7 @@
 //                     INIT is zeros, iota (0, 1, 2, ...) or rand (uniform in
 //                     [-1, 1), seeded)
 //   TYPE=VALUE        a scalar
+//   @FILE.npy         an array read from a .npy file (type and size from it)
 // TYPE is one of i8 i16 i32 i64 f32 f64. After the launches every array is
 // summarised (sum, minimum, maximum, first elements), and the median time of
 // a launch is printed.
@@ -21,6 +22,9 @@
 // array once, and TFLOP/s when --flops gives the kernel's FLOP count.
 // Asked for the GPU without one, it says so in one line and exits with 77.
 //
+// --expect=I=FILE.npy compares array argument I after the first launch with
+// the file (within --tolerance) on either target; a mismatch exits with 1.
+//
 // kiln-run FILE --kernel=NAME --init=rand|iota|zeros [--report]
 //
 // When NAME is an array function (arguments and results are tensors), it is
@@ -29,6 +33,8 @@
 // after fusion.
 //
 //===----------------------------------------------------------------------===//
+
+#include "Npy.h"
 
 #include "kiln/Dialect/Tile/IR/TileDialect.h"
 #include "kiln/Dialect/TileGPU/Transforms/Passes.h"
@@ -107,6 +113,10 @@ static cl::opt<double> tolerance(
 static cl::opt<double> flops("flops",
                              cl::desc("FLOPs of one launch, for TFLOP/s"),
                              cl::init(0));
+static cl::list<std::string>
+    expectations("expect",
+                 cl::desc("I=FILE.npy: what array argument I must hold after "
+                          "the first launch"));
 static cl::opt<unsigned> threads("launch-threads",
                                  cl::desc("Threads a launch runs on"),
                                  cl::init(1));
@@ -176,6 +186,19 @@ static std::optional<std::string> parseArgument(StringRef spec,
                                                 std::mt19937_64 &rng,
                                                 Argument &arg) {
   arg.spec = spec.str();
+  if (spec.starts_with("@")) {
+    kiln::npy::Array array;
+    if (auto error = kiln::npy::read(spec.drop_front(), array))
+      return error;
+    arg.type = array.type;
+    arg.isArray = true;
+    arg.count = arg.type.empty() ? 0 : array.bytes.size() / elementBytes(arg.type);
+    if (arg.count == 0)
+      return "the array is empty";
+    arg.bytes = std::move(array.bytes);
+    arg.address = reinterpret_cast<int64_t>(arg.bytes.data());
+    return std::nullopt;
+  }
   auto [lhs, rhs] = spec.split('=');
   if (rhs.empty() && !spec.contains('='))
     return "expected TYPE[COUNT]=INIT or TYPE=VALUE";
@@ -330,12 +353,13 @@ static int runArrayFunction(ModuleOp module, func::FuncOp func,
 /// Exit status of a run asked for the GPU on a machine without one.
 static constexpr int kNoGPU = 77;
 
-/// Runs `kernelName` on the host target over `args`, `times` times; the
-/// median seconds per launch.
-static FailureOr<double> launchOnHost(ModuleOp module,
-                                      std::vector<Argument> &args,
-                                      std::array<uint32_t, 3> grid,
-                                      unsigned times) {
+/// Runs `kernelName` on the host target over `args`, `times` times, calling
+/// `afterFirst` (when given) after the first launch; the median seconds per
+/// launch.
+static FailureOr<double>
+launchOnHost(ModuleOp module, std::vector<Argument> &args,
+             std::array<uint32_t, 3> grid, unsigned times,
+             llvm::function_ref<void()> afterFirst = nullptr) {
   auto executable = kiln::host::HostExecutable::create(module, checkBounds);
   if (failed(executable))
     return failure();
@@ -364,6 +388,8 @@ static FailureOr<double> launchOnHost(ModuleOp module,
     seconds.push_back(std::chrono::duration<double>(
                           std::chrono::steady_clock::now() - start)
                           .count());
+    if (i == 0 && afterFirst)
+      afterFirst();
   }
   std::sort(seconds.begin(), seconds.end());
   return seconds[seconds.size() / 2];
@@ -382,6 +408,46 @@ static double maxError(const Argument &got, const Argument &expected) {
       worst = std::max(worst, std::abs(g - e) / std::max(1.0, std::abs(e)));
   }
   return worst;
+}
+
+/// Compares the arrays --expect names with their files; false (after
+/// saying why) when one differs or cannot be read.
+static bool meetsExpectations(const std::vector<Argument> &args) {
+  bool met = true;
+  for (StringRef spec : expectations) {
+    auto [indexText, path] = spec.split('=');
+    size_t index;
+    kiln::npy::Array array;
+    if (indexText.getAsInteger(10, index) || index >= args.size() ||
+        !args[index].isArray) {
+      fail("--expect=" + spec + ": no array argument " + indexText);
+      met = false;
+      continue;
+    }
+    if (auto error = kiln::npy::read(path, array)) {
+      fail("--expect=" + spec + ": " + *error);
+      met = false;
+      continue;
+    }
+    Argument expected;
+    expected.type = array.type;
+    expected.bytes = std::move(array.bytes);
+    expected.count = expected.bytes.size() / elementBytes(expected.type);
+    if (expected.count != args[index].count) {
+      fail("--expect=" + spec + ": the file holds " +
+           llvm::Twine(expected.count) + " elements, argument " +
+           llvm::Twine(index) + " " + llvm::Twine(args[index].count));
+      met = false;
+      continue;
+    }
+    double error = maxError(args[index], expected);
+    bool ok = error <= tolerance;
+    met &= ok;
+    llvm::outs() << "arg" << index << " against " << path << ": max error "
+                 << llvm::format("%.3g", error) << (ok ? " ok" : " WRONG")
+                 << "\n";
+  }
+  return met;
 }
 
 /// Compiles the kernel for the device, checks one launch against the host
@@ -481,6 +547,7 @@ static int runOnGPU(ModuleOp module, std::vector<Argument> &args,
         !device->copyToHost(arg.bytes.data(), buffers[i], arg.bytes.size(),
                             error))
       return fail(error);
+  bool met = meetsExpectations(args);
 
   std::unique_ptr<rt::Event> start = device->createEvent(error);
   std::unique_ptr<rt::Event> stop = start ? device->createEvent(error)
@@ -527,7 +594,7 @@ static int runOnGPU(ModuleOp module, std::vector<Argument> &args,
                  << llvm::format("%.3g", error) << (ok ? " ok" : " WRONG")
                  << "\n";
   }
-  return wrong ? 1 : 0;
+  return wrong || !met ? 1 : 0;
 }
 
 int main(int argc, char **argv) {
@@ -615,7 +682,9 @@ int main(int argc, char **argv) {
                   "target");
     return runOnGPU(*module, args, grid);
   }
-  FailureOr<double> median = launchOnHost(*module, args, grid, repeat);
+  bool met = true;
+  FailureOr<double> median = launchOnHost(
+      *module, args, grid, repeat, [&] { met = meetsExpectations(args); });
   if (failed(median))
     return 1;
   llvm::outs() << "kernel " << kernelName << " on host (" << threads
@@ -628,5 +697,5 @@ int main(int argc, char **argv) {
   for (auto [i, arg] : llvm::enumerate(args))
     if (arg.isArray)
       summarize("arg" + std::to_string(i), arg);
-  return 0;
+  return met ? 0 : 1;
 }
