@@ -77,3 +77,12 @@ else:
 config.substitutions.append(
     ("%kiln_examples", os.path.join(config.kiln_src_root, "docs", "examples"))
 )
+
+# A stand-in for libcuda.so.1 (unittests/Runtime): it loads PTX and
+# "launches" kernels as no-ops, so the host side of a GPU run is tested
+# without a GPU.
+config.substitutions.append(
+    ("%kiln_fake_cuda_driver",
+     os.path.join(config.kiln_obj_root, "unittests",
+                  "libKilnFakeCudaDriver.so"))
+)

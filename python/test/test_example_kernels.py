@@ -1,0 +1,122 @@
+"""The example kernels of docs/examples run by kiln-run on every target
+there is, on random data with sizes that are not multiples of the block,
+checked against float64 references computed with numpy.
+
+The host target runs everywhere; the GPU runs where a CUDA driver and
+device are found and is skipped, with the reason, elsewhere.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import kiln.cuda
+
+ROOT = Path(__file__).resolve().parents[2]
+BUILD = Path(os.environ.get("KILN_BUILD_DIR", ROOT / "build"))
+KILN_RUN = BUILD / "bin" / "kiln-run"
+EXAMPLES = ROOT / "docs" / "examples"
+
+
+@dataclass
+class Case:
+    """A launch of one example: argument specs (arrays as numpy arrays),
+    the grid, and the expected contents of the output argument."""
+
+    kernel: str
+    args: list
+    grid: tuple[int, ...]
+    output: int
+    expected: np.ndarray
+    tolerance: float
+
+
+def elementwise(kernel, f, n=100_003, tolerance=1e-6, scalars=()):
+    x = (np.random.default_rng(1).standard_normal(n) * 2).astype(np.float32)
+    expected = f(x.astype(np.float64))
+    args = [x, np.zeros(n, np.float32), *scalars, ("i32", n)]
+    return Case(kernel, args, ((n + 1023) // 1024,), 1, expected, tolerance)
+
+
+def softmax_case():
+    rows, cols = 37, 1000
+    s = (np.random.default_rng(2).standard_normal((rows, cols)) * 3)
+    e = np.exp(s - s.max(axis=1, keepdims=True))
+    return Case("softmax", [s.astype(np.float32), np.zeros((rows, cols),
+                np.float32), ("i32", cols), ("i32", cols)], (rows,), 1,
+                e / e.sum(axis=1, keepdims=True), 1e-5)
+
+
+def layer_norm_case():
+    rows, cols = 29, 777
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((rows, cols)).astype(np.float32)
+    w, b = rng.standard_normal((2, cols)).astype(np.float32)
+    x64 = x.astype(np.float64)
+    mean = x64.mean(axis=1, keepdims=True)
+    y = (x64 - mean) / np.sqrt(x64.var(axis=1, keepdims=True) + 1e-5)
+    return Case("layer_norm", [x, np.zeros_like(x), w, b, ("i32", cols),
+                ("i32", cols), ("f32", 1e-5)], (rows,), 1, y * w + b, 1e-4)
+
+
+def vector_add_case():
+    n = 65_537
+    x, y = np.random.default_rng(4).standard_normal((2, n)).astype(np.float32)
+    return Case("vector_add", [x, y, np.zeros(n, np.float32), ("i32", n)],
+                ((n + 1023) // 1024,), 2,
+                x.astype(np.float64) + y.astype(np.float64), 1e-7)
+
+
+erf = np.vectorize(math.erf)
+CASES = [
+    vector_add_case(),
+    elementwise("cos_cos", lambda x: np.cos(np.cos(x))),
+    elementwise("gelu", lambda x: 0.5 * x * (1 + erf(x / math.sqrt(2))),
+                tolerance=1e-5),
+    elementwise("gelu_tanh", lambda x: 0.5 * x * (1 + np.tanh(
+        math.sqrt(2 / math.pi) * (x + 0.044715 * x ** 3))), tolerance=1e-5),
+    elementwise("relu_axpb", lambda x: np.maximum(1.5 * x - 0.25, 0),
+                scalars=(("f32", 1.5), ("f32", -0.25))),
+    softmax_case(),
+    layer_norm_case(),
+]
+
+
+def gpu_skip_reason() -> str | None:
+    reason = kiln.cuda.unavailable_reason()
+    if reason is None and kiln.cuda.device_count() == 0:
+        reason = "the CUDA driver sees no device"
+    return reason
+
+
+@pytest.mark.parametrize("target", ["host", "gpu"])
+@pytest.mark.parametrize("case", CASES, ids=[c.kernel for c in CASES])
+def test_example_kernel(case: Case, target: str, tmp_path: Path):
+    if target == "gpu" and (reason := gpu_skip_reason()):
+        pytest.skip(f"no GPU: {reason}")
+    command = [str(KILN_RUN), str(EXAMPLES / f"{case.kernel}.mlir"),
+               f"--kernel={case.kernel}",
+               "--grid=" + ",".join(map(str, case.grid)),
+               f"--target={target}", f"--tolerance={case.tolerance}"]
+    for i, arg in enumerate(case.args):
+        if isinstance(arg, np.ndarray):
+            path = tmp_path / f"arg{i}.npy"
+            np.save(path, arg)
+            command.append(f"--arg=@{path}")
+        else:
+            command.append(f"--arg={arg[0]}={arg[1]}")
+    np.save(tmp_path / "expected.npy", case.expected)
+    command.append(f"--expect={case.output}={tmp_path / 'expected.npy'}")
+    if target == "gpu":
+        command.append("--repeat=20")
+    result = subprocess.run(command, capture_output=True, text=True)
+    print(result.stdout, result.stderr)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert " ok" in result.stdout
