@@ -3,7 +3,9 @@
 #include "Npy.h"
 
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
 
 using namespace kiln;
 
@@ -94,5 +96,40 @@ std::optional<std::string> npy::read(llvm::StringRef path, Array &array) {
     return path.str() + ": expected " + std::to_string(bytes) +
            " bytes of data, found " + std::to_string(data.size());
   array.bytes.assign(data.begin(), data.end());
+  return std::nullopt;
+}
+
+std::optional<std::string> npy::write(llvm::StringRef path,
+                                      const Array &array) {
+  std::string descr = llvm::StringSwitch<std::string>(array.type)
+                          .Case("i8", "|i1")
+                          .Case("i16", "<i2")
+                          .Case("i32", "<i4")
+                          .Case("i64", "<i8")
+                          .Case("f32", "<f4")
+                          .Case("f64", "<f8")
+                          .Default("");
+  if (descr.empty())
+    return "cannot write elements of type " + array.type;
+  std::string shape = "(";
+  for (int64_t size : array.shape)
+    shape += std::to_string(size) + ",";
+  shape += ")";
+  std::string header = "{'descr': '" + descr +
+                       "', 'fortran_order': False, 'shape': " + shape + ", }";
+  // The data starts at a multiple of 64 bytes, the header ends in '\n'.
+  size_t total = 10 + header.size() + 1;
+  header.append((64 - total % 64) % 64, ' ');
+  header += '\n';
+  std::error_code error;
+  llvm::raw_fd_ostream os(path, error, llvm::sys::fs::OF_None);
+  if (error)
+    return "cannot write " + path.str() + ": " + error.message();
+  os << "\x93NUMPY" << char(1) << char(0) << char(header.size() & 0xff)
+     << char(header.size() >> 8) << header;
+  os.write(array.bytes.data(), array.bytes.size());
+  os.close();
+  if (os.has_error())
+    return "cannot write " + path.str() + ": " + os.error().message();
   return std::nullopt;
 }

@@ -1,7 +1,8 @@
 //===- Npy.h - Reading numpy's .npy files -----------------------*- C++ -*-===//
 //
-// kiln-run takes inputs and expected results as .npy files: little-endian,
-// C-ordered arrays of the element types kernels take.
+// kiln-run takes inputs and expected results as .npy files, and writes
+// results as .npy files: little-endian, C-ordered arrays of the element
+// types kernels take.
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,6 +28,10 @@ struct Array {
 
 /// Reads `path`; on failure returns a message saying what is wrong.
 std::optional<std::string> read(llvm::StringRef path, Array &array);
+
+/// Writes `array` to `path` (format version 1.0); on failure returns a
+/// message.
+std::optional<std::string> write(llvm::StringRef path, const Array &array);
 
 } // namespace kiln::npy
 

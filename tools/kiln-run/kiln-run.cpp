@@ -24,6 +24,7 @@
 //
 // --expect=I=FILE.npy compares array argument I after the first launch with
 // the file (within --tolerance) on either target; a mismatch exits with 1.
+// --save=I=FILE.npy writes array argument I after the first launch.
 //
 // kiln-run FILE --kernel=NAME --init=rand|iota|zeros [--report]
 //
@@ -117,6 +118,9 @@ static cl::list<std::string>
     expectations("expect",
                  cl::desc("I=FILE.npy: what array argument I must hold after "
                           "the first launch"));
+static cl::list<std::string>
+    saves("save", cl::desc("I=FILE.npy: write array argument I after the "
+                           "first launch"));
 static cl::opt<unsigned> threads("launch-threads",
                                  cl::desc("Threads a launch runs on"),
                                  cl::init(1));
@@ -410,10 +414,27 @@ static double maxError(const Argument &got, const Argument &expected) {
   return worst;
 }
 
-/// Compares the arrays --expect names with their files; false (after
-/// saying why) when one differs or cannot be read.
+/// Writes the arrays --save names and compares the ones --expect names with
+/// their files; false (after saying why) when one differs or a file cannot
+/// be read or written.
 static bool meetsExpectations(const std::vector<Argument> &args) {
   bool met = true;
+  for (StringRef spec : saves) {
+    auto [indexText, path] = spec.split('=');
+    size_t index;
+    if (indexText.getAsInteger(10, index) || index >= args.size() ||
+        !args[index].isArray) {
+      fail("--save=" + spec + ": no array argument " + indexText);
+      met = false;
+      continue;
+    }
+    kiln::npy::Array array{args[index].type, {args[index].count},
+                           args[index].bytes};
+    if (auto error = kiln::npy::write(path, array)) {
+      fail("--save=" + spec + ": " + *error);
+      met = false;
+    }
+  }
   for (StringRef spec : expectations) {
     auto [indexText, path] = spec.split('=');
     size_t index;

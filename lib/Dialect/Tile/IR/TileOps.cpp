@@ -59,11 +59,12 @@ static bool equalIgnoringEncoding(Type lhs, Type rhs) {
          lhsTensor.getElementType() == rhsTensor.getElementType();
 }
 
-/// `elementType` with the shape of `like`: a tile if `like` is one, else the
-/// scalar itself.
+/// `elementType` with the shape (and layout) of `like`: a tile if `like` is
+/// one, else the scalar itself.
 static Type withShapeOf(Type like, Type elementType) {
   if (auto tensor = dyn_cast<RankedTensorType>(like))
-    return RankedTensorType::get(tensor.getShape(), elementType);
+    return RankedTensorType::get(tensor.getShape(), elementType,
+                                 tensor.getEncoding());
   return elementType;
 }
 

@@ -1,5 +1,7 @@
 // RUN: kiln-opt %s -split-input-file -tile-assign-layouts | FileCheck %s
 // RUN: kiln-opt %s -split-input-file -tile-assign-layouts=num-warps=8 | FileCheck %s --check-prefix=WARPS8
+// Laid-out IR prints in a form that parses back (masks keep their layout).
+// RUN: kiln-opt %s -split-input-file -tile-assign-layouts | kiln-opt -split-input-file | FileCheck %s
 
 // Contiguous f32 accesses with 16-byte-aligned pointers and a bound divisible
 // by 16: four elements (16 bytes) per thread, one layout for every tile.
