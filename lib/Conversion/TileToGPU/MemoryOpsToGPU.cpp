@@ -290,7 +290,7 @@ struct LoadLowering : OpConversionPattern<tile::LoadOp> {
               rewriter, loc, address, registerType, width, predicate);
           for (int64_t i = 0; i < width; ++i) {
             Value value = loaded[i];
-            if (Value other = adaptor.getOther()) {
+            if (Value other = adaptor.getOther(); other && predicate) {
               Value otherValue =
                   tensor ? extractRegister(rewriter, loc, other, first + i)
                          : other;

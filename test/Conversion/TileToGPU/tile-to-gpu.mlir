@@ -1,4 +1,8 @@
 // RUN: kiln-opt %s -split-input-file -tile-assign-layouts -kiln-convert-tile-to-gpu | FileCheck %s
+// Every kernel below goes on to PTX, which ptxas assembles for both chips.
+// RUN: kiln-translate %s -split-input-file --chip=sm_80 -o /dev/null
+// RUN: %if ptxas %{ kiln-translate %s -split-input-file --emit=cubin --chip=sm_80 -o /dev/null %}
+// RUN: %if ptxas %{ kiln-translate %s -split-input-file --emit=cubin --chip=sm_90a -o /dev/null %}
 
 // Kernels become gpu.func kernels of num_warps * 32 threads; a program is a
 // thread block.
@@ -197,5 +201,52 @@ func.func @atomics(%x: !tile.ptr<f32>, %c: !tile.ptr<i32>, %n: i32) {
   %cp = tile.addptr %c, %prev : !tile.ptr<i32>, i32
   tile.store %cp, %n : !tile.ptr<i32>, i32
   tile.store %xp, %old : tensor<128x!tile.ptr<f32>>, tensor<128xf32>
+  return
+}
+
+// -----
+
+// scf.if carries tiles as it carries scalars.
+// CHECK-LABEL: gpu.func @branch
+// CHECK: scf.if %{{.*}} -> (vector<1xf32>)
+// CHECK:   scf.yield %{{.*}} : vector<1xf32>
+// CHECK: } else {
+// CHECK:   scf.yield %{{.*}} : vector<1xf32>
+func.func @branch(%x: !tile.ptr<f32>, %flag: i1) {
+  %r = tile.range 0 to 128 : tensor<128xi32>
+  %xs = tile.splat %x : !tile.ptr<f32> -> tensor<128x!tile.ptr<f32>>
+  %xp = tile.addptr %xs, %r : tensor<128x!tile.ptr<f32>>, tensor<128xi32>
+  %v = tile.load %xp : tensor<128x!tile.ptr<f32>> -> tensor<128xf32>
+  %w = scf.if %flag -> (tensor<128xf32>) {
+    %e = math.exp %v : tensor<128xf32>
+    scf.yield %e : tensor<128xf32>
+  } else {
+    scf.yield %v : tensor<128xf32>
+  }
+  tile.store %xp, %w : tensor<128x!tile.ptr<f32>>, tensor<128xf32>
+  return
+}
+
+// -----
+
+// A conversion that moves elements between threads goes through shared
+// memory: everyone writes, a barrier, everyone reads.
+// CHECK-LABEL: gpu.func @transpose_layout
+// CHECK: gpu.barrier
+// CHECK: llvm.store %{{.*}}, %{{.*}} : i32, !llvm.ptr<3>
+// CHECK: gpu.barrier
+// CHECK: llvm.load %{{.*}} : !llvm.ptr<3> -> i32
+func.func @transpose_layout(%a: !tile.ptr<i32>) {
+  %r = tile.range 0 to 16 : tensor<16xi32>
+  %rows = tile.expand_dims %r axis 1 : tensor<16xi32> -> tensor<16x1xi32>
+  %cols = tile.expand_dims %r axis 0 : tensor<16xi32> -> tensor<1x16xi32>
+  %c16 = arith.constant dense<16> : tensor<16x1xi32>
+  %ro = arith.muli %rows, %c16 : tensor<16x1xi32>
+  %rob = tile.broadcast %ro : tensor<16x1xi32> -> tensor<16x16xi32>
+  %cob = tile.broadcast %cols : tensor<1x16xi32> -> tensor<16x16xi32>
+  %offs = arith.addi %rob, %cob : tensor<16x16xi32>
+  %as = tile.splat %a : !tile.ptr<i32> -> tensor<16x16x!tile.ptr<i32>>
+  %ap = tile.addptr %as, %offs : tensor<16x16x!tile.ptr<i32>>, tensor<16x16xi32>
+  tile.store %ap, %offs : tensor<16x16x!tile.ptr<i32>>, tensor<16x16xi32>
   return
 }

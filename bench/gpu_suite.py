@@ -1,0 +1,148 @@
+"""GPU benchmarks of the example kernels: Kiln (through kiln-run) against
+PyTorch eager on the same machine, in the same run, with the device's
+bandwidth measured by a large device-to-device copy.
+
+    python3 bench/gpu_suite.py --out DIR [--kiln-run PATH]
+
+Each kernel runs on arrays far larger than the L2 cache; times are medians
+of device-event timings over many launches after a warm-up, inputs random
+and non-zero. Kiln's correctness is checked by the GPU tests, not here.
+Writes DIR/gpu_suite.md (a table) and DIR/gpu_suite.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+REPEATS = 100
+
+
+def torch_time(fn, repeats: int = REPEATS) -> float:
+    """Median seconds of `fn()` by CUDA events, after a warm-up."""
+    import torch
+    for _ in range(3):
+        fn()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(repeats):
+        start, stop = (torch.cuda.Event(enable_timing=True) for _ in range(2))
+        start.record()
+        fn()
+        stop.record()
+        stop.synchronize()
+        times.append(start.elapsed_time(stop) / 1e3)
+    return statistics.median(times)
+
+
+def kiln_time(kiln_run: str, kernel: str, grid: tuple[int, ...],
+              args: list[str]) -> float:
+    """Median seconds of a launch of an example kernel, from kiln-run."""
+    command = [kiln_run, str(ROOT / "docs" / "examples" / f"{kernel}.mlir"),
+               f"--kernel={kernel}", "--target=gpu", "--check=none",
+               f"--repeat={REPEATS}", "--grid=" + ",".join(map(str, grid))]
+    command += [f"--arg={a}" for a in args]
+    result = subprocess.run(command, capture_output=True, text=True)
+    if result.returncode != 0:
+        raise RuntimeError(result.stdout + result.stderr)
+    return float(re.search(r"([0-9.]+) ms per launch", result.stdout)[1]) / 1e3
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--kiln-run", default=str(
+        Path(os.environ.get("KILN_BUILD_DIR", ROOT / "build")) / "bin" /
+        "kiln-run"))
+    options = parser.parse_args()
+    options.out.mkdir(parents=True, exist_ok=True)
+    try:
+        import torch
+        import torch.nn.functional as F
+    except ImportError:
+        print("gpu_suite: PyTorch is not installed; nothing measured")
+        return 2
+    if not torch.cuda.is_available():
+        print("gpu_suite: PyTorch sees no GPU; nothing measured")
+        return 2
+
+    device = torch.cuda.get_device_name(0)
+    n = 1 << 26  # 256 MiB of f32 per array
+    rows, cols = 1 << 16, 1024
+    x = torch.randn(n, device="cuda") + 0.1
+    y = torch.randn(n, device="cuda") + 0.1
+    big = torch.empty(1 << 30, dtype=torch.uint8, device="cuda")
+    big_out = torch.empty_like(big)
+    copy_s = torch_time(lambda: big_out.copy_(big), 20)
+    copy_gbs = 2 * big.numel() / copy_s / 1e9
+    m = torch.randn(rows, cols, device="cuda")
+    w, b = torch.randn(2, cols, device="cuda")
+
+    blocks = (n + 1023) // 1024
+    f32n = f"f32[{n}]=rand"
+    f32m = f"f32[{rows * cols}]=rand"
+    # kernel: (kiln grid, kiln args, torch eager, bytes moved once)
+    cases = {
+        "vector_add": ((blocks,), [f32n, f32n, f32n, f"i32={n}"],
+                       lambda: x + y, 12 * n),
+        "cos_cos": ((blocks,), [f32n, f32n, f"i32={n}"],
+                    lambda: torch.cos(torch.cos(x)), 8 * n),
+        "gelu": ((blocks,), [f32n, f32n, f"i32={n}"],
+                 lambda: F.gelu(x), 8 * n),
+        "gelu_tanh": ((blocks,), [f32n, f32n, f"i32={n}"],
+                      lambda: F.gelu(x, approximate="tanh"), 8 * n),
+        "relu_axpb": ((blocks,), [f32n, f32n, "f32=1.5", "f32=-0.25",
+                                  f"i32={n}"],
+                      lambda: torch.relu(1.5 * x - 0.25), 8 * n),
+        "softmax": ((rows,), [f32m, f32m, f"i32={cols}", f"i32={cols}"],
+                    lambda: torch.softmax(m, dim=1), 8 * rows * cols),
+        "layer_norm": ((rows,), [f32m, f32m, f"f32[{cols}]=rand",
+                                 f"f32[{cols}]=rand", f"i32={cols}",
+                                 f"i32={cols}", "f32=1e-5"],
+                       lambda: F.layer_norm(m, (cols,), w, b),
+                       8 * rows * cols),
+    }
+    results = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+               "device": device, "torch": torch.__version__,
+               "copy_GBps": copy_gbs, "kernels": []}
+    lines = [f"# GPU suite: {device}, {results['date']}", "",
+             f"Device-to-device copy (1 GiB, read + written): "
+             f"{copy_gbs:.0f} GB/s.", "",
+             "| kernel | Kiln (us) | Kiln GB/s | of copy | torch eager (us) |"
+             " torch GB/s | Kiln / torch time |",
+             "|---|---:|---:|---:|---:|---:|---:|"]
+    for name, (grid, args, eager, nbytes) in cases.items():
+        row = {"kernel": name, "bytes": nbytes}
+        try:
+            row["kiln_s"] = kiln_time(options.kiln_run, name, grid, args)
+        except Exception as error:  # reported, and the suite goes on
+            row["kiln_error"] = str(error)[-500:]
+        row["torch_s"] = torch_time(eager)
+        results["kernels"].append(row)
+        if "kiln_s" in row:
+            gbs = nbytes / row["kiln_s"] / 1e9
+            lines.append(
+                f"| {name} | {row['kiln_s'] * 1e6:.1f} | {gbs:.0f} | "
+                f"{gbs / copy_gbs:.0%} | {row['torch_s'] * 1e6:.1f} | "
+                f"{nbytes / row['torch_s'] / 1e9:.0f} | "
+                f"{row['kiln_s'] / row['torch_s']:.2f} |")
+        else:
+            lines.append(f"| {name} | failed | | | "
+                         f"{row['torch_s'] * 1e6:.1f} | | |")
+        print(lines[-1], flush=True)
+    (options.out / "gpu_suite.md").write_text("\n".join(lines) + "\n")
+    (options.out / "gpu_suite.json").write_text(json.dumps(results, indent=2))
+    print("\n".join(lines))
+    return 0 if all("kiln_s" in r for r in results["kernels"]) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

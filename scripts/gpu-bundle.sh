@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Packs what the GPU check needs into one compressed tarball, for a GPU
+# machine that has CUDA, PyTorch and Triton but no LLVM, MLIR or network:
+# kiln-run (stripped), every shared library it loads but the C library's
+# own (libLLVM.so among them), libdevice, the example kernels, the GPU tests
+# and bench/gpu_suite.py, which drive kiln-run. Under 50 MiB, to travel
+# within a device call's 64 MiB.
+#
+#   scripts/gpu-bundle.sh [OUT.tar.xz]     (default: build/kiln-gpu-bundle.tar.xz)
+#
+# Needs a built tree ($KILN_BUILD_DIR, default build/). On the GPU machine:
+#   scripts/gpu-check.sh RESULTS_DIR [BUNDLE.tar.xz]
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${KILN_BUILD_DIR:-$root/build}
+out=${1:-$build/kiln-gpu-bundle.tar.xz}
+stage=$(mktemp -d)
+trap 'rm -rf "$stage"' EXIT
+bundle=$stage/kiln-gpu
+mkdir -p "$bundle/bin" "$bundle/lib" "$bundle/python/test" "$bundle/docs" \
+         "$bundle/bench" "$bundle/scripts"
+
+strip -o "$bundle/bin/kiln-run" "$build/bin/kiln-run"
+
+# The libraries they load, except the C library's, which the GPU machine's
+# own must provide (a second one could not share a process with it).
+ldd "$build/bin/kiln-run" | awk '/=> \//{print $3}' | sort -u |
+  while read -r library; do
+    case $(basename "$library") in
+      libc.so*|libm.so*|libdl.so*|libpthread.so*|librt.so*|ld-linux*) ;;
+      *) cp -L "$library" "$bundle/lib/" ;;
+    esac
+  done
+strip --strip-unneeded "$bundle"/lib/*.so* 2>/dev/null || true
+
+# libdevice, for the math functions of kernels compiled there.
+cp "$(python3 - <<'PY'
+import os
+for base in (os.environ.get("CUDA_HOME", ""), "/usr/local/cuda"):
+    path = os.path.join(base, "nvvm", "libdevice", "libdevice.10.bc")
+    if base and os.path.exists(path):
+        print(path)
+        break
+PY
+)" "$bundle/lib/"
+
+cp "$root/python/test/conftest.py" "$root/python/test/test_example_kernels.py" \
+   "$bundle/python/test/"
+cp -r "$root/docs/examples" "$bundle/docs/"
+cp "$root/bench/gpu_suite.py" "$bundle/bench/"
+cp "$root/scripts/gpu-check.sh" "$bundle/scripts/"
+find "$bundle" -name __pycache__ -prune -exec rm -rf {} +
+
+tar -C "$stage" -cf - kiln-gpu | xz -T0 -9 > "$out"
+echo "$out: $(du -h "$out" | cut -f1) ($(du -sh "$bundle" | cut -f1) unpacked)"
