@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Packs what the GPU check needs into one compressed tarball, for a GPU
 # machine that has CUDA, PyTorch and Triton but no LLVM, MLIR or network:
-# kiln-run (stripped), every shared library it loads but the C library's
-# own (libLLVM.so among them), libdevice, the example kernels, the GPU tests
-# and bench/gpu_suite.py, which drive kiln-run. Under 50 MiB, to travel
-# within a device call's 64 MiB.
+# kiln-run and libKilnCAPI.so (stripped), every shared library they load
+# but the C library's own (libLLVM.so among them), libdevice, the Python
+# package, the example kernels, the GPU tests and bench/gpu_suite.py. Under
+# 55 MiB, to travel within a device call's 64 MiB.
 #
 #   scripts/gpu-bundle.sh [OUT.tar.xz]     (default: build/kiln-gpu-bundle.tar.xz)
 #
@@ -21,10 +21,12 @@ mkdir -p "$bundle/bin" "$bundle/lib" "$bundle/python/test" "$bundle/docs" \
          "$bundle/bench" "$bundle/scripts"
 
 strip -o "$bundle/bin/kiln-run" "$build/bin/kiln-run"
+capi=$(readlink -f "$build/lib/libKilnCAPI.so")
+strip -o "$bundle/lib/libKilnCAPI.so" "$capi"
 
 # The libraries they load, except the C library's, which the GPU machine's
 # own must provide (a second one could not share a process with it).
-ldd "$build/bin/kiln-run" | awk '/=> \//{print $3}' | sort -u |
+ldd "$build/bin/kiln-run" "$capi" | awk '/=> \//{print $3}' | sort -u |
   while read -r library; do
     case $(basename "$library") in
       libc.so*|libm.so*|libdl.so*|libpthread.so*|librt.so*|ld-linux*) ;;
@@ -44,8 +46,9 @@ for base in (os.environ.get("CUDA_HOME", ""), "/usr/local/cuda"):
 PY
 )" "$bundle/lib/"
 
+cp -r "$root/python/kiln" "$bundle/python/"
 cp "$root/python/test/conftest.py" "$root/python/test/test_example_kernels.py" \
-   "$bundle/python/test/"
+   "$root/python/test/test_gpu.py" "$bundle/python/test/"
 cp -r "$root/docs/examples" "$bundle/docs/"
 cp "$root/bench/gpu_suite.py" "$bundle/bench/"
 cp "$root/scripts/gpu-check.sh" "$bundle/scripts/"

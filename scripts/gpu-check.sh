@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs on a GPU machine with CUDA, PyTorch and Triton but no LLVM or MLIR:
 # unpacks the bundle scripts/gpu-bundle.sh made, runs the GPU tests (the
-# example kernels against float64 references) and bench/gpu_suite.py, and
+# example kernels against float64 references through kiln-run, @kiln.jit
+# kernels on PyTorch tensors against PyTorch) and bench/gpu_suite.py, and
 # writes the test report, the suite's table and JSON, and a log to
 # RESULTS_DIR.
 #
@@ -24,6 +25,7 @@ fi
 
 # Everything Kiln loads comes from the bundle.
 export LD_LIBRARY_PATH=$bundle/lib
+export KILN_LIBRARY_PATH=$bundle/lib/libKilnCAPI.so
 export KILN_BUILD_DIR=$bundle
 export KILN_LIBDEVICE=$bundle/lib/libdevice.10.bc
 export PYTHONPATH=$bundle/python
@@ -37,7 +39,8 @@ run_checks() {
   echo "== GPU tests"
   python3 -m pytest -q -rs -p no:cacheprovider \
     --junitxml="$results/gpu-tests.xml" \
-    "$bundle/python/test/test_example_kernels.py" || status=1
+    "$bundle/python/test/test_example_kernels.py" \
+    "$bundle/python/test/test_gpu.py" || status=1
   echo "== GPU suite"
   python3 "$bundle/bench/gpu_suite.py" --out "$results" || status=1
   return $status

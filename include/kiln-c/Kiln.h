@@ -187,6 +187,69 @@ KILN_C_EXPORT KilnError *kilnCudaGetDeviceInfo(int ordinal, char *name,
                                                size_t nameSize,
                                                int *capability);
 
+/** Writes the chip Kiln compiles for on device `ordinal` ("sm_90a" on
+ * compute capability 9.0, for wgmma and TMA; "sm_80" on 8.0), NUL-terminated,
+ * at most `chipSize` bytes. */
+KILN_C_EXPORT KilnError *kilnCudaGetDeviceChip(int ordinal, char *chip,
+                                               size_t chipSize);
+
+/*===----------------------------------------------------------------------===*
+ * The GPU target
+ *===----------------------------------------------------------------------===*/
+
+/** The kernels of a module compiled for one chip: LLVM IR, PTX and, where
+ * ptxas is found, a cubin. Independent of the module once made. */
+typedef struct KilnGPUBinary KilnGPUBinary;
+
+/** Compiles a copy of `module`'s tile kernels for `chip` ("sm_80",
+ * "sm_90a", ...) with `numWarps` warps per program (a power of two, 1 to
+ * 32). Needs no GPU; an unknown chip or a kernel the GPU lowering cannot
+ * take is an error with diagnostics at the source. */
+KILN_C_EXPORT KilnError *kilnGPUBinaryCreate(KilnModule *module,
+                                             const char *chip, int numWarps,
+                                             KilnGPUBinary **binary);
+
+KILN_C_EXPORT void kilnGPUBinaryDestroy(KilnGPUBinary *binary);
+
+/** Borrows one stage's artifact: `stage` is "llvm" (LLVM IR), "ptx",
+ * "cubin" (empty where ptxas was not found) or "ptxas-log" (registers,
+ * spills and shared memory per kernel, with the cubin). */
+KILN_C_EXPORT KilnError *kilnGPUBinaryGetArtifact(KilnGPUBinary *binary,
+                                                  const char *stage,
+                                                  const char **data,
+                                                  size_t *size);
+
+/** Threads per block every kernel of `binary` was compiled for. */
+KILN_C_EXPORT unsigned
+kilnGPUBinaryGetThreadsPerBlock(const KilnGPUBinary *binary);
+
+/** A binary loaded on a device, in its primary context (so pointers from
+ * PyTorch, CuPy or any other user of that context can be passed). */
+typedef struct KilnCudaModule KilnCudaModule;
+
+/** Loads `binary` (its cubin, else its PTX for the driver to compile) on
+ * device `ordinal`. */
+KILN_C_EXPORT KilnError *kilnCudaModuleCreate(KilnGPUBinary *binary,
+                                              int ordinal,
+                                              KilnCudaModule **module);
+
+KILN_C_EXPORT void kilnCudaModuleDestroy(KilnCudaModule *module);
+
+/** Launches `kernel` on a grid of `grid[0] * grid[1] * grid[2]` programs,
+ * each a block of the binary's threads, on `stream` (0: the default
+ * stream). `args[i]` points to argument i: a uint64_t device address for a
+ * pointer, the value itself for a scalar. Launches the device cannot run are
+ * refused before they reach it, naming the limit. Asynchronous: errors of
+ * the kernel itself show at the next synchronizing call. */
+KILN_C_EXPORT KilnError *kilnCudaModuleLaunch(KilnCudaModule *module,
+                                              const char *kernel,
+                                              const unsigned grid[3],
+                                              void **args, size_t numArgs,
+                                              uint64_t stream);
+
+/** Waits for all work on device `ordinal`; reports a kernel's fault. */
+KILN_C_EXPORT KilnError *kilnCudaSynchronize(int ordinal);
+
 #ifdef __cplusplus
 }
 #endif

@@ -4,6 +4,7 @@
 
 #include "kiln/InitAll.h"
 #include "kiln/Runtime/CudaDriver.h"
+#include "kiln/Target/GPU/GPUCompiler.h"
 #include "kiln/Target/Host/HostExecutable.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -18,6 +19,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSwitch.h"
 
 #include <cstring>
 #include <memory>
@@ -50,6 +52,18 @@ struct KilnModule {
 
 struct KilnHostExecutable {
   std::unique_ptr<kiln::host::HostExecutable> executable;
+};
+
+struct KilnGPUBinary {
+  kiln::gpu::GPUBinary binary;
+};
+
+struct KilnCudaModule {
+  // Declared first, destroyed last: the module unloads while the device
+  // still holds the context it lives in.
+  std::unique_ptr<kiln::runtime::Device> device;
+  std::unique_ptr<kiln::runtime::Module> module;
+  unsigned threadsPerBlock;
 };
 
 namespace {
@@ -342,6 +356,116 @@ KilnError *kilnHostExecutableRunPlan(KilnHostExecutable *executable,
   std::string error;
   if (failed(executable->executable->runPlan(
           plan, ArrayRef(buffers, numBuffers), error)))
+    return makeError(std::move(error));
+  return nullptr;
+}
+
+/// Device `ordinal` through its primary context, or an error.
+static KilnError *openDevice(int ordinal,
+                             std::unique_ptr<kiln::runtime::Device> &device) {
+  std::string error;
+  kiln::runtime::CudaDriver *driver = kiln::runtime::CudaDriver::get(error);
+  if (!driver)
+    return makeError(error);
+  device = kiln::runtime::Device::open(*driver, ordinal, error);
+  if (!device)
+    return makeError(error);
+  return nullptr;
+}
+
+KilnError *kilnCudaGetDeviceChip(int ordinal, char *chip, size_t chipSize) {
+  std::unique_ptr<kiln::runtime::Device> device;
+  if (KilnError *error = openDevice(ordinal, device))
+    return error;
+  std::string name =
+      kiln::gpu::getChipForCapability(device->getComputeCapability());
+  if (chipSize) {
+    std::strncpy(chip, name.c_str(), chipSize - 1);
+    chip[chipSize - 1] = '\0';
+  }
+  return nullptr;
+}
+
+KilnError *kilnGPUBinaryCreate(KilnModule *module, const char *chip,
+                               int numWarps, KilnGPUBinary **binary) {
+  *binary = nullptr;
+  DiagnosticCollector collector(module->context->context);
+  kiln::gpu::GPUCompileOptions options;
+  options.numWarps = numWarps;
+  options.target.chip = chip;
+  // The lowering rewrites the module: compile a copy.
+  OwningOpRef<ModuleOp> copy(cast<ModuleOp>((*module->module)->clone()));
+  FailureOr<kiln::gpu::GPUBinary> compiled =
+      kiln::gpu::compileForGPU(*copy, options);
+  if (failed(compiled))
+    return collector.takeError("compiling for " + std::string(chip) +
+                               " failed");
+  *binary = new KilnGPUBinary{std::move(*compiled)};
+  return nullptr;
+}
+
+void kilnGPUBinaryDestroy(KilnGPUBinary *binary) { delete binary; }
+
+KilnError *kilnGPUBinaryGetArtifact(KilnGPUBinary *binary, const char *stage,
+                                    const char **data, size_t *size) {
+  const std::string *artifact =
+      llvm::StringSwitch<const std::string *>(stage)
+          .Case("llvm", &binary->binary.llvmIR)
+          .Case("ptx", &binary->binary.ptx)
+          .Case("cubin", &binary->binary.cubin)
+          .Case("ptxas-log", &binary->binary.ptxasLog)
+          .Default(nullptr);
+  if (!artifact)
+    return makeError("no stage '" + std::string(stage) +
+                     "' (llvm, ptx, cubin or ptxas-log)");
+  *data = artifact->data();
+  *size = artifact->size();
+  return nullptr;
+}
+
+unsigned kilnGPUBinaryGetThreadsPerBlock(const KilnGPUBinary *binary) {
+  return binary->binary.threadsPerBlock;
+}
+
+KilnError *kilnCudaModuleCreate(KilnGPUBinary *binary, int ordinal,
+                                KilnCudaModule **module) {
+  *module = nullptr;
+  std::unique_ptr<kiln::runtime::Device> device;
+  if (KilnError *error = openDevice(ordinal, device))
+    return error;
+  std::string error;
+  const kiln::gpu::GPUBinary &compiled = binary->binary;
+  std::unique_ptr<kiln::runtime::Module> loaded = device->loadModule(
+      compiled.cubin.empty() ? compiled.ptx : compiled.cubin, error);
+  if (!loaded)
+    return makeError(error);
+  *module = new KilnCudaModule{
+      std::move(device), std::move(loaded),
+      static_cast<unsigned>(compiled.threadsPerBlock)};
+  return nullptr;
+}
+
+void kilnCudaModuleDestroy(KilnCudaModule *module) { delete module; }
+
+KilnError *kilnCudaModuleLaunch(KilnCudaModule *module, const char *kernel,
+                                const unsigned grid[3], void **args,
+                                size_t numArgs, uint64_t stream) {
+  std::string error;
+  std::vector<void *> params(args, args + numArgs);
+  if (!module->module->launch(
+          kernel, {grid[0], grid[1], grid[2]},
+          {module->threadsPerBlock, 1, 1}, /*sharedBytes=*/0,
+          reinterpret_cast<kiln::runtime::CUstream>(stream), params, error))
+    return makeError(std::move(error));
+  return nullptr;
+}
+
+KilnError *kilnCudaSynchronize(int ordinal) {
+  std::unique_ptr<kiln::runtime::Device> device;
+  if (KilnError *error = openDevice(ordinal, device))
+    return error;
+  std::string error;
+  if (!device->synchronize(error))
     return makeError(std::move(error));
   return nullptr;
 }

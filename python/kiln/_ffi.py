@@ -35,6 +35,14 @@ class HostExecutableHandle(ctypes.c_void_p):
     """An owned ``KilnHostExecutable *``."""
 
 
+class GPUBinaryHandle(ctypes.c_void_p):
+    """An owned ``KilnGPUBinary *``."""
+
+
+class CudaModuleHandle(ctypes.c_void_p):
+    """An owned ``KilnCudaModule *``."""
+
+
 class ErrorHandle(ctypes.c_void_p):
     """An owned ``KilnError *``; NULL means success."""
 
@@ -102,6 +110,24 @@ _SIGNATURES = {
     "kilnCudaGetDeviceCount": ([ctypes.POINTER(ctypes.c_int)], ErrorHandle),
     "kilnCudaGetDeviceInfo": ([ctypes.c_int, ctypes.c_char_p, ctypes.c_size_t,
                                ctypes.POINTER(ctypes.c_int)], ErrorHandle),
+    "kilnCudaGetDeviceChip": ([ctypes.c_int, ctypes.c_char_p, ctypes.c_size_t],
+                              ErrorHandle),
+    "kilnGPUBinaryCreate": ([ModuleHandle, ctypes.c_char_p, ctypes.c_int,
+                             ctypes.POINTER(GPUBinaryHandle)], ErrorHandle),
+    "kilnGPUBinaryDestroy": ([GPUBinaryHandle], None),
+    "kilnGPUBinaryGetArtifact": ([GPUBinaryHandle, ctypes.c_char_p,
+                                  ctypes.POINTER(ctypes.c_void_p),
+                                  ctypes.POINTER(ctypes.c_size_t)],
+                                 ErrorHandle),
+    "kilnGPUBinaryGetThreadsPerBlock": ([GPUBinaryHandle], ctypes.c_uint),
+    "kilnCudaModuleCreate": ([GPUBinaryHandle, ctypes.c_int,
+                              ctypes.POINTER(CudaModuleHandle)], ErrorHandle),
+    "kilnCudaModuleDestroy": ([CudaModuleHandle], None),
+    "kilnCudaModuleLaunch": ([CudaModuleHandle, ctypes.c_char_p,
+                              ctypes.c_uint * 3,
+                              ctypes.POINTER(ctypes.c_void_p),
+                              ctypes.c_size_t, ctypes.c_uint64], ErrorHandle),
+    "kilnCudaSynchronize": ([ctypes.c_int], ErrorHandle),
 }
 
 _lock = threading.Lock()

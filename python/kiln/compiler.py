@@ -37,6 +37,7 @@ class Context:
     """
 
     def __init__(self) -> None:
+        self._handle = None  # until created, for close() after a failure
         self._handle = _ffi.lib().kilnContextCreate()
         self._modules: list[Module] = []
 

@@ -14,6 +14,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from kiln import _ffi
+from kiln.arguments import POINTEE_DTYPES, pack_launch
 from kiln.compiler import Module, check
 from kiln.errors import KilnError, LaunchError
 
@@ -22,21 +23,6 @@ from kiln.errors import KilnError, LaunchError
 #: HostExecutable.run.
 ARRAY_PIPELINE = ("builtin.module(func.func(convert-elementwise-to-linalg),"
                   "kiln-fuse,kiln-tile,canonicalize)")
-
-#: numpy dtype of each scalar type a pointer may point to.
-POINTEE_DTYPES = {
-    "i1": np.dtype(np.bool_), "i8": np.dtype(np.int8),
-    "i16": np.dtype(np.int16), "i32": np.dtype(np.int32),
-    "i64": np.dtype(np.int64), "f16": np.dtype(np.float16),
-    "f32": np.dtype(np.float32), "f64": np.dtype(np.float64),
-}
-
-#: ctypes type that carries a scalar argument of each type.
-SCALAR_CTYPES = {
-    "i1": ctypes.c_bool, "i8": ctypes.c_int8, "i16": ctypes.c_int16,
-    "i32": ctypes.c_int32, "i64": ctypes.c_int64, "f16": ctypes.c_uint16,
-    "f32": ctypes.c_float, "f64": ctypes.c_double,
-}
 
 def _byte_bounds(array: np.ndarray) -> tuple[int, int]:
     """The bytes [begin, end) that ``array``'s elements span, views with any
@@ -60,43 +46,21 @@ def _tensor_type(body: str) -> tuple[tuple[int, ...], np.dtype]:
     return tuple(int(d) for d in dims), dtype
 
 
-_POINTER = re.compile(r"!tile\.ptr<(?P<pointee>[^,>]+)(, *1)?>")
 
 
-def _pack_argument(kernel: str, index: int, type_text: str,
-                   value: Any) -> ctypes._SimpleCData:
-    """The ctypes value that passes ``value`` as an argument of type
-    ``type_text``; raises KilnError when they do not match."""
-    where = f"argument {index} of '{kernel}' ({type_text})"
-    pointer = _POINTER.fullmatch(type_text)
-    if pointer:
-        if not isinstance(value, np.ndarray):
-            raise KilnError(f"{where} must be a numpy array, not "
-                            f"{type(value).__name__}")
-        expected = POINTEE_DTYPES.get(pointer["pointee"])
-        if expected is None:
-            raise KilnError(f"{where}: the host target cannot pass arrays of "
-                            f"{pointer['pointee']} yet")
-        if value.dtype != expected:
-            raise KilnError(f"{where} must be an array of {expected}, not "
-                            f"{value.dtype}")
-        return ctypes.c_int64(value.ctypes.data)
-    ctype = SCALAR_CTYPES.get(type_text)
-    if ctype is None:
-        raise KilnError(f"{where}: the host target cannot pass this type yet")
-    if isinstance(value, np.ndarray):
-        raise KilnError(f"{where} must be a scalar, not an array")
-    if type_text == "f16":
-        return ctype(int(np.array(value, dtype=np.float16).view(np.uint16)))
-    if type_text.startswith("f"):
-        return ctype(float(value))
-    bits = int(type_text[1:])
-    number = int(value)
-    low, high = (0, 1) if bits == 1 else (-(1 << (bits - 1)),
-                                          (1 << (bits - 1)) - 1)
-    if number != value or not low <= number <= high:
-        raise KilnError(f"{where}: {value!r} does not fit in {type_text}")
-    return ctype(number)
+def _pack_array(where: str, pointee: str, value: Any) -> ctypes.c_int64:
+    """A numpy array, passed by address."""
+    if not isinstance(value, np.ndarray):
+        raise KilnError(f"{where} must be a numpy array, not "
+                        f"{type(value).__name__}")
+    expected = POINTEE_DTYPES.get(pointee)
+    if expected is None:
+        raise KilnError(f"{where}: the host target cannot pass arrays of "
+                        f"{pointee} yet")
+    if value.dtype != expected:
+        raise KilnError(f"{where} must be an array of {expected}, not "
+                        f"{value.dtype}")
+    return ctypes.c_int64(value.ctypes.data)
 
 
 class HostExecutable:
@@ -148,21 +112,12 @@ class HostExecutable:
         and writes them in place."""
         if self._handle is None:
             raise KilnError("the executable is closed")
-        if not 1 <= len(grid) <= 3 or any(int(g) < 0 for g in grid):
-            raise KilnError(f"grid must be 1 to 3 non-negative sizes, not "
-                            f"{tuple(grid)}")
         types = self._signatures.get(kernel)
         if types is None:
             types = self._module.kernel_argument_types(kernel)
             self._signatures[kernel] = types
-        if len(args) != len(types):
-            raise KilnError(f"'{kernel}' takes {len(types)} arguments "
-                            f"({', '.join(types)}), but {len(args)} were given")
-        values = [_pack_argument(kernel, i, t, a)
-                  for i, (t, a) in enumerate(zip(types, args))]
-        pointers = (ctypes.c_void_p * len(values))(
-            *[ctypes.cast(ctypes.pointer(v), ctypes.c_void_p) for v in values])
-        sizes = (ctypes.c_uint * 3)(*(list(map(int, grid)) + [1, 1])[:3])
+        pointers, sizes, values = pack_launch(kernel, grid, args, types,
+                                              _pack_array)
         arrays = [a for a in args if isinstance(a, np.ndarray)]
         ranges = (_ffi.MemoryRange * len(arrays))(
             *[_byte_bounds(a) for a in arrays])

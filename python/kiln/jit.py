@@ -7,9 +7,12 @@
     add[(kl.cdiv(n, 1024),)](x, y, out, n, BLOCK=1024)
 
 A launch specializes the kernel on its arguments (array dtypes, scalar
-types, ``constexpr`` values), compiles each specialization once, and runs
-it. Kernels run on the host target (the GPU target is not built yet); numpy
-arrays are passed by address and modified in place.
+types, ``constexpr`` values, alignment), compiles each specialization once,
+and runs it where its arrays are: device arrays (objects with
+``__cuda_array_interface__``, such as PyTorch CUDA tensors) run it on the
+GPU, with ``num_warps`` warps per program (default 4, as in Triton);
+numpy arrays run it on the host target. Either way arrays are passed by
+address and modified in place.
 """
 
 from __future__ import annotations
@@ -27,6 +30,8 @@ from kiln import language as kl
 from kiln.codegen import CodeGenerator, KilnCompileError, Type, pointer_type
 from kiln.compiler import Context, Module
 from kiln.errors import CompilationError, KilnError
+from kiln.gpu import (CudaModule, GPUBinary, device_address,
+                      device_array_dtype, device_chip, is_device_array)
 from kiln.host import HostExecutable
 
 
@@ -47,6 +52,9 @@ def _argument_type(name: str, value: Any) -> Type:
     """The kernel argument type a launch argument specializes to."""
     if isinstance(value, np.ndarray):
         return Type((), pointer_type(kl.from_numpy(value.dtype).ir))
+    if is_device_array(value):
+        return Type((), pointer_type(
+            kl.from_numpy(device_array_dtype(value)).ir))
     if isinstance(value, (bool, np.bool_)):
         return Type((), "i1")
     if isinstance(value, (int, np.integer)):
@@ -75,6 +83,7 @@ class JITFunction:
             if p.annotation is kl.constexpr or p.annotation == "kl.constexpr"
             or p.annotation == "constexpr"}
         self._cache: dict[tuple, tuple[Module, HostExecutable]] = {}
+        self._gpu_cache: dict[tuple, tuple[Module, CudaModule]] = {}
         self._lock = threading.Lock()
         self._context: Context | None = None
 
@@ -116,8 +125,10 @@ class JITFunction:
                     value, kl.constexpr) else value)
                 continue
             type_ = _argument_type(name, value)
-            if isinstance(value, np.ndarray):
-                if value.ctypes.data % 16 == 0:
+            if isinstance(value, np.ndarray) or is_device_array(value):
+                address = (value.ctypes.data if isinstance(value, np.ndarray)
+                           else device_address(value))
+                if address % 16 == 0:
                     type_ = type_.divisible_by(16)
             elif isinstance(value, (int, np.integer)) and not isinstance(
                     value, (bool, np.bool_)):
@@ -133,29 +144,54 @@ class JITFunction:
         types, constants = self.specialize(self.bind(args, kwargs))
         return CodeGenerator(self.fn, types, constants).generate()
 
-    def compile(self, types: dict[str, Type],
-                constants: dict[str, Any]) -> HostExecutable:
-        key = (tuple(sorted((n, t.elem, t.divisibility, t.known)
-                            for n, t in types.items())),
-               tuple(sorted((n, repr(v)) for n, v in constants.items())))
+    @staticmethod
+    def _key(types: dict[str, Type], constants: dict[str, Any]) -> tuple:
+        return (tuple(sorted((n, t.elem, t.divisibility, t.known)
+                             for n, t in types.items())),
+                tuple(sorted((n, repr(v)) for n, v in constants.items())))
+
+    def _parse(self, types: dict[str, Type],
+               constants: dict[str, Any]) -> tuple[Module, str]:
+        """The specialization's tile IR, parsed; the caller holds the lock."""
+        text = CodeGenerator(self.fn, types, constants).generate()
+        if self._context is None:
+            self._context = Context()
+        try:
+            return Module.parse(self._context, text, IR_FILENAME), text
+        except CompilationError as exc:
+            raise self._located(exc, text) from None
+
+    def _compiled(self, cache: dict, key: tuple, types: dict[str, Type],
+                  constants: dict[str, Any], build: Callable[[Module], Any]):
+        """The cached compilation of a specialization, else ``build`` on its
+        parsed IR, with compiler errors located at the Python source."""
         with self._lock:
-            cached = self._cache.get(key)
+            cached = cache.get(key)
             if cached is not None:
                 return cached[1]
-            text = CodeGenerator(self.fn, types, constants).generate()
-            if self._context is None:
-                self._context = Context()
+            module, text = self._parse(types, constants)
             try:
-                module = Module.parse(self._context, text, IR_FILENAME)
-            except CompilationError as exc:
-                raise self._located(exc, text) from None
-            try:
-                executable = HostExecutable(module)
+                compiled = build(module)
             except CompilationError as exc:
                 module.close()
                 raise self._located(exc, text) from None
-            self._cache[key] = (module, executable)
-            return executable
+            cache[key] = (module, compiled)
+            return compiled
+
+    def compile(self, types: dict[str, Type],
+                constants: dict[str, Any]) -> HostExecutable:
+        return self._compiled(self._cache, self._key(types, constants), types,
+                              constants, HostExecutable)
+
+    def compile_gpu(self, types: dict[str, Type], constants: dict[str, Any],
+                    num_warps: int = 4, ordinal: int = 0) -> CudaModule:
+        """The specialization compiled for device ``ordinal``'s chip and
+        loaded there."""
+        chip = device_chip(ordinal)
+        key = (self._key(types, constants), chip, num_warps, ordinal)
+        return self._compiled(
+            self._gpu_cache, key, types, constants,
+            lambda module: GPUBinary(module, chip, num_warps).load(ordinal))
 
     def _located(self, error: CompilationError, text: str) -> KilnError:
         """A compiler error as a KilnCompileError at the Python line its
@@ -178,7 +214,7 @@ class JITFunction:
                                         _source_line(diag.file, diag.line))
         return error
 
-    def run(self, *args, grid, **kwargs) -> None:
+    def run(self, *args, grid, num_warps: int = 4, **kwargs) -> None:
         bound = self.bind(args, kwargs)
         if callable(grid):
             grid = grid(dict(bound.arguments))
@@ -190,10 +226,20 @@ class JITFunction:
             interpreter.run(self.fn, grid, arguments)
             return
         types, constants = self.specialize(bound)
-        executable = self.compile(types, constants)
         values = [v for n, v in bound.arguments.items()
                   if n not in self.constexprs]
-        executable.launch(self.fn.__name__, tuple(grid), *values)
+        on_gpu = [is_device_array(v) for v in values]
+        on_host = [isinstance(v, np.ndarray) for v in values]
+        if any(on_gpu) and any(on_host):
+            raise KilnError(f"{self.__name__}: a launch takes its arrays all "
+                            "on the GPU (device arrays) or all on the host "
+                            "(numpy arrays), not both")
+        if any(on_gpu):
+            self.compile_gpu(types, constants, num_warps).launch(
+                self.fn.__name__, tuple(grid), *values)
+            return
+        self.compile(types, constants).launch(self.fn.__name__, tuple(grid),
+                                              *values)
 
 
 def jit(fn: Callable | None = None, *, interpret: bool | None = None):

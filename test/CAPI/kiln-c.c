@@ -1,4 +1,4 @@
-// RUN: kiln-capi-test 2>&1 | FileCheck %s --implicit-check-not=out-of-range \
+// RUN: env KILN_CUDA_DRIVER=%t.no-driver kiln-capi-test 2>&1 | FileCheck %s --implicit-check-not=out-of-range \
 // RUN:   --implicit-check-not="broken module parsed" --implicit-check-not=FAILED
 //
 // The C API used from C: parse, run a pipeline, print, and every failure
@@ -105,6 +105,56 @@ int main(void) {
   printf("length\n");
   module = parseN(context, "module {} garbage", 9, "len.mlir");
   printf("%s", module ? kilnModuleGetText(module) : "");
+  kilnModuleDestroy(module);
+
+  // A kernel compiled for a chip without a GPU; each stage readable.
+  // CHECK-LABEL: gpu binary
+  // CHECK-NEXT: 128 threads, ptx has .entry twice: yes
+  // CHECK-NEXT: error: no stage 'sass' (llvm, ptx, cubin or ptxas-log)
+  // CHECK-NEXT: error: compiling for sm_42 failed
+  // CHECK-NEXT: [0] twice.mlir:0:0: unknown chip 'sm_42' (known chips: {{.*}}sm_90a{{.*}})
+  printf("gpu binary\n");
+  const char *twice =
+      "func.func @twice(%p: !tile.ptr<f32>) {\n"
+      "  %r = tile.range 0 to 128 : tensor<128xi32>\n"
+      "  %ps = tile.splat %p : !tile.ptr<f32> -> tensor<128x!tile.ptr<f32>>\n"
+      "  %a = tile.addptr %ps, %r : tensor<128x!tile.ptr<f32>>, "
+      "tensor<128xi32>\n"
+      "  %v = tile.load %a : tensor<128x!tile.ptr<f32>> -> tensor<128xf32>\n"
+      "  %w = arith.addf %v, %v : tensor<128xf32>\n"
+      "  tile.store %a, %w : tensor<128x!tile.ptr<f32>>, tensor<128xf32>\n"
+      "  return\n"
+      "}\n";
+  module = parse(context, twice, "twice.mlir");
+  KilnGPUBinary *binary = NULL;
+  error = kilnGPUBinaryCreate(module, "sm_80", 4, &binary);
+  if (error) {
+    printError(error);
+  } else {
+    const char *ptx = NULL;
+    size_t size = 0;
+    kilnGPUBinaryGetArtifact(binary, "ptx", &ptx, &size);
+    printf("%u threads, ptx has .entry twice: %s\n",
+           kilnGPUBinaryGetThreadsPerBlock(binary),
+           size && strstr(ptx, ".entry twice") ? "yes" : "no");
+    if ((error = kilnGPUBinaryGetArtifact(binary, "sass", &ptx, &size)))
+      printError(error);
+  }
+  KilnGPUBinary *none = NULL;
+  if ((error = kilnGPUBinaryCreate(module, "sm_42", 4, &none)))
+    printError(error);
+  if (none)
+    printf("FAILED: a binary for sm_42\n");
+
+  // Loading needs a driver; without one, that is the error.
+  // CHECK-LABEL: load
+  // CHECK-NEXT: error: no CUDA driver: cannot open
+  printf("load\n");
+  KilnCudaModule *loaded = NULL;
+  if ((error = kilnCudaModuleCreate(binary, 0, &loaded)))
+    printError(error);
+  kilnCudaModuleDestroy(loaded);
+  kilnGPUBinaryDestroy(binary);
   kilnModuleDestroy(module);
 
   kilnContextDestroy(context);

@@ -1,0 +1,80 @@
+"""Packing a launch's arguments for the C API, shared by the host and GPU
+targets: scalars by value, arrays by the address each target takes."""
+
+from __future__ import annotations
+
+import ctypes
+import re
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from kiln.errors import KilnError
+
+#: numpy dtype of each scalar type a pointer may point to.
+POINTEE_DTYPES = {
+    "i1": np.dtype(np.bool_), "i8": np.dtype(np.int8),
+    "i16": np.dtype(np.int16), "i32": np.dtype(np.int32),
+    "i64": np.dtype(np.int64), "f16": np.dtype(np.float16),
+    "f32": np.dtype(np.float32), "f64": np.dtype(np.float64),
+}
+
+#: ctypes type that carries a scalar argument of each type.
+SCALAR_CTYPES = {
+    "i1": ctypes.c_bool, "i8": ctypes.c_int8, "i16": ctypes.c_int16,
+    "i32": ctypes.c_int32, "i64": ctypes.c_int64, "f16": ctypes.c_uint16,
+    "f32": ctypes.c_float, "f64": ctypes.c_double,
+}
+
+#: A pointer argument's type; ``pointee`` is the element type.
+POINTER = re.compile(r"!tile\.ptr<(?P<pointee>[^,>]+)(, *1)?>")
+
+
+def pack_scalar(where: str, type_text: str, value: Any) -> ctypes._SimpleCData:
+    """The ctypes value that passes the number ``value`` as a scalar
+    argument of type ``type_text`` (``where`` names it in errors)."""
+    ctype = SCALAR_CTYPES.get(type_text)
+    if ctype is None:
+        raise KilnError(f"{where}: arguments of this type cannot be passed "
+                        "yet")
+    if isinstance(value, np.ndarray) or hasattr(
+            value, "__cuda_array_interface__"):
+        raise KilnError(f"{where} must be a scalar, not an array")
+    if type_text == "f16":
+        return ctype(int(np.array(value, dtype=np.float16).view(np.uint16)))
+    if type_text.startswith("f"):
+        return ctype(float(value))
+    bits = int(type_text[1:])
+    number = int(value)
+    low, high = (0, 1) if bits == 1 else (-(1 << (bits - 1)),
+                                          (1 << (bits - 1)) - 1)
+    if number != value or not low <= number <= high:
+        raise KilnError(f"{where}: {value!r} does not fit in {type_text}")
+    return ctype(number)
+
+
+def pack_launch(kernel: str, grid: Sequence[int], args: Sequence[Any],
+                types: list[str],
+                pack_pointer: Callable[[str, str, Any], ctypes._SimpleCData]
+                ) -> tuple[Any, Any, list]:
+    """Checks ``grid`` and the argument count of a launch of ``kernel``
+    (argument types ``types``) and packs ``args``: scalars by value, pointers
+    by ``pack_pointer(where, pointee, value)``. Returns the C array of
+    argument pointers, the C grid, and the packed values, which must
+    outlive the launch."""
+    if not 1 <= len(grid) <= 3 or any(int(g) < 0 for g in grid):
+        raise KilnError(f"grid must be 1 to 3 non-negative sizes, not "
+                        f"{tuple(grid)}")
+    if len(args) != len(types):
+        raise KilnError(f"'{kernel}' takes {len(types)} arguments "
+                        f"({', '.join(types)}), but {len(args)} were given")
+    values = []
+    for i, (type_text, value) in enumerate(zip(types, args)):
+        where = f"argument {i} of '{kernel}' ({type_text})"
+        pointer = POINTER.fullmatch(type_text)
+        values.append(pack_pointer(where, pointer["pointee"], value)
+                      if pointer else pack_scalar(where, type_text, value))
+    pointers = (ctypes.c_void_p * len(values))(
+        *[ctypes.cast(ctypes.pointer(v), ctypes.c_void_p) for v in values])
+    sizes = (ctypes.c_uint * 3)(*(list(map(int, grid)) + [1, 1])[:3])
+    return pointers, sizes, values

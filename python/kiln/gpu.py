@@ -1,0 +1,190 @@
+"""Tile kernels on NVIDIA GPUs: compiled to PTX (and a cubin where ptxas
+is found) and launched through the CUDA driver.
+
+Arrays are passed as any object with ``__cuda_array_interface__`` (a
+PyTorch CUDA tensor, a CuPy array): the kernel receives its device address,
+in the device's primary context, which those libraries share. Compiling
+needs no GPU:
+
+>>> import kiln
+>>> from kiln.gpu import GPUBinary
+>>> src = '''
+... func.func @double(%p: !tile.ptr<f32> {tile.divisibility = 16 : i64}) {
+...   %r = tile.range 0 to 512 : tensor<512xi32>
+...   %ps = tile.splat %p : !tile.ptr<f32> -> tensor<512x!tile.ptr<f32>>
+...   %a = tile.addptr %ps, %r : tensor<512x!tile.ptr<f32>>, tensor<512xi32>
+...   %v = tile.load %a : tensor<512x!tile.ptr<f32>> -> tensor<512xf32>
+...   %w = arith.addf %v, %v : tensor<512xf32>
+...   tile.store %a, %w : tensor<512x!tile.ptr<f32>>, tensor<512xf32>
+...   return
+... }'''
+>>> with kiln.Context() as ctx:
+...     with GPUBinary(kiln.Module.parse(ctx, src), "sm_90a") as binary:
+...         print(binary.threads_per_block, "ld.global.v4" in binary.ptx)
+128 True
+"""
+
+from __future__ import annotations
+
+import ctypes
+from typing import Any, Sequence
+
+import numpy as np
+
+from kiln import _ffi
+from kiln.arguments import POINTEE_DTYPES, pack_launch
+from kiln.compiler import Module, check
+from kiln.errors import CudaError, KilnError, LaunchError
+
+
+def device_chip(ordinal: int = 0) -> str:
+    """The chip Kiln compiles for on device ``ordinal`` ("sm_90a" on
+    Hopper)."""
+    chip = ctypes.create_string_buffer(32)
+    check(_ffi.lib().kilnCudaGetDeviceChip(ordinal, chip, len(chip)),
+          CudaError)
+    return chip.value.decode()
+
+
+def synchronize(ordinal: int = 0) -> None:
+    """Waits for the device's work; raises CudaError if a kernel faulted."""
+    check(_ffi.lib().kilnCudaSynchronize(ordinal), CudaError)
+
+
+def is_device_array(value: Any) -> bool:
+    return hasattr(value, "__cuda_array_interface__")
+
+
+def device_array_dtype(value: Any) -> np.dtype:
+    """The element type of a ``__cuda_array_interface__`` array."""
+    return np.dtype(value.__cuda_array_interface__["typestr"])
+
+
+def device_address(value: Any) -> int:
+    return int(value.__cuda_array_interface__["data"][0])
+
+
+class GPUBinary:
+    """A module's kernels compiled for one chip."""
+
+    def __init__(self, module: Module, chip: str, num_warps: int = 4) -> None:
+        """Compiles ``module`` for ``chip`` ("sm_80", "sm_90a", ...) with
+        ``num_warps`` warps (32 threads each) per program. Raises
+        CompilationError with the compiler's diagnostics."""
+        self._handle: _ffi.GPUBinaryHandle | None = None
+        self.module = module
+        self.chip = chip
+        handle = _ffi.GPUBinaryHandle()
+        check(_ffi.lib().kilnGPUBinaryCreate(
+            module.handle, chip.encode(), int(num_warps), ctypes.byref(handle)))
+        self._handle = handle
+
+    def artifact(self, stage: str) -> bytes:
+        """One stage's output: "llvm", "ptx", "cubin" (empty where ptxas
+        was not found) or "ptxas-log"."""
+        if self._handle is None:
+            raise KilnError("the binary is closed")
+        data, size = ctypes.c_void_p(), ctypes.c_size_t()
+        check(_ffi.lib().kilnGPUBinaryGetArtifact(
+            self._handle, stage.encode(), ctypes.byref(data),
+            ctypes.byref(size)), KilnError)
+        return ctypes.string_at(data, size.value) if size.value else b""
+
+    @property
+    def ptx(self) -> str:
+        return self.artifact("ptx").decode()
+
+    @property
+    def llvm_ir(self) -> str:
+        return self.artifact("llvm").decode()
+
+    @property
+    def cubin(self) -> bytes:
+        return self.artifact("cubin")
+
+    @property
+    def ptxas_log(self) -> str:
+        return self.artifact("ptxas-log").decode()
+
+    @property
+    def threads_per_block(self) -> int:
+        return _ffi.lib().kilnGPUBinaryGetThreadsPerBlock(self._handle)
+
+    def load(self, ordinal: int = 0) -> CudaModule:
+        """The binary loaded on device ``ordinal``."""
+        return CudaModule(self, ordinal)
+
+    def close(self) -> None:
+        if self._handle is not None:
+            _ffi.lib().kilnGPUBinaryDestroy(self._handle)
+            self._handle = None
+
+    def __enter__(self) -> GPUBinary:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        self.close()
+
+
+def _pack_device_array(where: str, pointee: str,
+                       value: Any) -> ctypes.c_uint64:
+    """A device array, passed by its device address."""
+    if not is_device_array(value):
+        raise KilnError(f"{where} must be a device array (an object with "
+                        f"__cuda_array_interface__, such as a CUDA tensor), "
+                        f"not {type(value).__name__}")
+    expected = POINTEE_DTYPES.get(pointee)
+    if device_array_dtype(value) != expected:
+        raise KilnError(f"{where} must be an array of {expected}, not "
+                        f"{device_array_dtype(value)}")
+    return ctypes.c_uint64(device_address(value))
+
+
+class CudaModule:
+    """A GPUBinary loaded on a device."""
+
+    def __init__(self, binary: GPUBinary, ordinal: int = 0) -> None:
+        self._handle: _ffi.CudaModuleHandle | None = None
+        self._binary = binary
+        self._signatures: dict[str, list[str]] = {}
+        handle = _ffi.CudaModuleHandle()
+        check(_ffi.lib().kilnCudaModuleCreate(binary._handle, ordinal,
+                                              ctypes.byref(handle)), CudaError)
+        self._handle = handle
+
+    def launch(self, kernel: str, grid: Sequence[int], *args: Any,
+               stream: int = 0) -> None:
+        """Launches ``kernel`` on ``grid`` (up to three sizes, x first) on
+        ``stream`` (a CUstream handle; 0 is the default stream).
+        Asynchronous, like any CUDA launch; a grid with a zero size, as on
+        the host, runs no program."""
+        if self._handle is None:
+            raise KilnError("the module is closed")
+        types = self._signatures.get(kernel)
+        if types is None:
+            types = self._binary.module.kernel_argument_types(kernel)
+            self._signatures[kernel] = types
+        pointers, sizes, values = pack_launch(kernel, grid, args, types,
+                                              _pack_device_array)
+        if 0 in map(int, grid):
+            return
+        check(_ffi.lib().kilnCudaModuleLaunch(
+            self._handle, kernel.encode(), sizes, pointers, len(values),
+            int(stream)), LaunchError)
+
+    def close(self) -> None:
+        if self._handle is not None:
+            _ffi.lib().kilnCudaModuleDestroy(self._handle)
+            self._handle = None
+
+    def __enter__(self) -> CudaModule:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        self.close()

@@ -1,0 +1,177 @@
+"""Kernels on the GPU from Python: compiling for a chip (no GPU needed),
+launching through a stand-in driver (the whole host side, the kernel itself
+a no-op), and, where PyTorch sees a GPU, numerics against PyTorch."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import kiln
+import kiln.language as kl
+from kiln.errors import CompilationError, KilnError
+from kiln.gpu import GPUBinary
+
+ROOT = Path(__file__).resolve().parents[2]
+BUILD = Path(os.environ.get("KILN_BUILD_DIR", ROOT / "build"))
+FAKE = BUILD / "unittests" / "libKilnFakeCudaDriver.so"
+EXAMPLES = ROOT / "docs" / "examples"
+
+
+class FakeDeviceArray:
+    """A device array as PyTorch or CuPy present one; its memory is host
+    memory, which the stand-in driver's "device" uses too."""
+
+    def __init__(self, array: np.ndarray) -> None:
+        self.array = array
+        self.__cuda_array_interface__ = {
+            "data": (array.ctypes.data, False), "shape": array.shape,
+            "typestr": array.dtype.str, "version": 3}
+
+
+@kiln.jit
+def scale(x_ptr, out_ptr, n, factor, BLOCK: kl.constexpr):
+    offsets = kl.program_id(0) * BLOCK + kl.arange(0, BLOCK)
+    mask = offsets < n
+    x = kl.load(x_ptr + offsets, mask=mask)
+    kl.store(out_ptr + offsets, x * factor, mask=mask)
+
+
+def test_compiles_for_each_chip_without_a_gpu():
+    with kiln.Context() as ctx:
+        module = kiln.Module.parse(ctx, (EXAMPLES / "softmax.mlir").read_text())
+        for chip in ("sm_80", "sm_90a"):
+            with GPUBinary(module, chip, num_warps=8) as binary:
+                assert f".target {chip}" in binary.ptx
+                assert "shfl.sync.bfly" in binary.ptx
+                assert "nvptx64-nvidia-cuda" in binary.llvm_ir
+                assert binary.threads_per_block == 256
+                if binary.cubin:  # ptxas was found
+                    assert binary.cubin[:4] == b"\x7fELF"
+                    assert "registers" in binary.ptxas_log
+
+
+def test_compile_errors_name_the_problem():
+    with kiln.Context() as ctx:
+        module = kiln.Module.parse(ctx, (EXAMPLES / "softmax.mlir").read_text())
+        with pytest.raises(CompilationError, match="sm_42"):
+            GPUBinary(module, "sm_42")
+        with pytest.raises(CompilationError,
+                           match="num_warps must be a power of two"):
+            GPUBinary(module, "sm_80", num_warps=3)
+        matmul = kiln.Module.parse(ctx, (EXAMPLES / "matmul.mlir").read_text(),
+                                   "matmul.mlir")
+        with pytest.raises(CompilationError) as error:
+            GPUBinary(matmul, "sm_90a")
+        located = [d for d in error.value.diagnostics if d.line]
+        assert "tensor-core matmul is not implemented yet" in \
+            located[0].message
+        assert located[0].file == "matmul.mlir"
+
+
+def test_device_arrays_specialize_like_numpy_arrays():
+    x = FakeDeviceArray(np.zeros(4096, np.float32))
+    out = FakeDeviceArray(np.zeros(4096, np.float32))
+    ir = scale.ir(x, out, 4096, 2.0, BLOCK=1024)
+    assert ir.count("{tile.divisibility = 16 : i64}") == 3
+
+
+needs_stand_in = pytest.mark.skipif(
+    not FAKE.exists(), reason=f"the stand-in driver is not built ({FAKE})")
+
+
+def run_python(code: str) -> subprocess.CompletedProcess:
+    """`code` in a fresh interpreter against the stand-in driver (loaded
+    once per process), with PTX for it to load."""
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)], capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT / "python") + os.pathsep +
+             str(Path(__file__).parent), "KILN_CUDA_DRIVER": str(FAKE),
+             "KILN_PTXAS": "/nonexistent/ptxas"})
+
+
+@needs_stand_in
+def test_jit_launches_device_arrays_through_the_driver():
+    result = run_python("""
+        import numpy as np
+        import kiln.gpu
+        from test_gpu import FakeDeviceArray, scale
+        print(kiln.gpu.device_chip())
+        x = FakeDeviceArray(np.arange(3000, dtype=np.float32))
+        out = FakeDeviceArray(np.zeros(3000, np.float32))
+        scale[(3,)](x, out, 3000, 2.0, BLOCK=1024)
+        scale[(3,)](x, out, 3000, 2.0, BLOCK=1024, num_warps=8)
+        scale[(0,)](x, out, 3000, 2.0, BLOCK=1024)
+        kiln.gpu.synchronize()
+        print(len(scale._gpu_cache), "specializations")
+        try:
+            scale[(3,)](x, np.zeros(3000, np.float32), 3000, 2.0, BLOCK=1024)
+        except kiln.KilnError as error:
+            print(error)
+        """)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0] == "sm_90a"  # the stand-in is compute capability 9.0
+    # num_warps is part of the specialization; an empty grid launches
+    # nothing and reuses one.
+    assert lines[1] == "2 specializations"
+    assert "all on the GPU (device arrays) or all on the host" in lines[2]
+
+
+@needs_stand_in
+def test_launch_limits_are_checked_before_the_driver():
+    result = run_python("""
+        import numpy as np
+        import kiln
+        from test_gpu import FakeDeviceArray, scale
+        x = FakeDeviceArray(np.zeros(16, np.float32))
+        try:
+            scale[(1 << 31,)](x, x, 16, 2.0, BLOCK=16)
+        except kiln.KilnError as error:
+            print(error)
+        """)
+    assert result.returncode == 0, result.stderr
+    assert "grid" in result.stdout and "2147483648" in result.stdout
+
+
+def torch_cuda():
+    torch = pytest.importorskip("torch", reason="PyTorch is not installed")
+    if not torch.cuda.is_available():
+        pytest.skip("PyTorch sees no GPU")
+    return torch
+
+
+def test_scale_on_the_gpu_against_torch():
+    torch = torch_cuda()
+    n = 100_003
+    x = torch.randn(n, device="cuda")
+    out = torch.empty_like(x)
+    scale[(kl.cdiv(n, 1024),)](x, out, n, 1.5, BLOCK=1024)
+    torch.cuda.synchronize()
+    torch.testing.assert_close(out, x * 1.5)
+
+
+@kiln.jit
+def softmax_rows(out_ptr, in_ptr, stride, n_cols, BLOCK: kl.constexpr):
+    row = kl.program_id(0)
+    cols = kl.arange(0, BLOCK)
+    mask = cols < n_cols
+    x = kl.load(in_ptr + row * stride + cols, mask=mask, other=-float("inf"))
+    e = kl.exp(x - kl.max(x, axis=0))
+    kl.store(out_ptr + row * stride + cols, e / kl.sum(e, axis=0), mask=mask)
+
+
+def test_softmax_on_the_gpu_against_torch():
+    torch = torch_cuda()
+    x = torch.randn(123, 1000, device="cuda") * 3
+    out = torch.empty_like(x)
+    softmax_rows[(123,)](out, x, 1000, 1000, BLOCK=1024)
+    torch.cuda.synchronize()
+    torch.testing.assert_close(out, torch.softmax(x.double(), dim=1).float())
