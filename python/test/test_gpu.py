@@ -57,6 +57,15 @@ def test_compiles_for_each_chip_without_a_gpu():
                     assert "registers" in binary.ptxas_log
 
 
+def test_compiling_twice_gives_the_same_ptx():
+    with kiln.Context() as ctx:
+        text = (EXAMPLES / "layer_norm.mlir").read_text()
+        first = GPUBinary(kiln.Module.parse(ctx, text), "sm_90a")
+        second = GPUBinary(kiln.Module.parse(ctx, text), "sm_90a")
+        assert first.ptx == second.ptx
+        assert first.llvm_ir == second.llvm_ir
+
+
 def test_compile_errors_name_the_problem():
     with kiln.Context() as ctx:
         module = kiln.Module.parse(ctx, (EXAMPLES / "softmax.mlir").read_text())
