@@ -73,6 +73,16 @@ def vector_add_case():
                 x.astype(np.float64) + y.astype(np.float64), 1e-7)
 
 
+def matmul_case():
+    m, n, k = 200, 150, 300
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((m, k)).astype(np.float16)
+    b = rng.standard_normal((k, n)).astype(np.float16)
+    return Case("matmul", [a, b, np.zeros((m, n), np.float32), ("i32", m),
+                ("i32", n), ("i32", k)], ((m + 63) // 64, (n + 63) // 64), 2,
+                a.astype(np.float64) @ b.astype(np.float64), 1e-4)
+
+
 erf = np.vectorize(math.erf)
 CASES = [
     vector_add_case(),
@@ -85,6 +95,7 @@ CASES = [
                 scalars=(("f32", 1.5), ("f32", -0.25))),
     softmax_case(),
     layer_norm_case(),
+    matmul_case(),
 ]
 
 

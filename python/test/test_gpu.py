@@ -74,14 +74,25 @@ def test_compile_errors_name_the_problem():
         with pytest.raises(CompilationError,
                            match="num_warps must be a power of two"):
             GPUBinary(module, "sm_80", num_warps=3)
-        matmul = kiln.Module.parse(ctx, (EXAMPLES / "matmul.mlir").read_text(),
-                                   "matmul.mlir")
+        scan = kiln.Module.parse(ctx, """
+func.func @cumsum(%p: !tile.ptr<f32>) {
+  %r = tile.range 0 to 128 : tensor<128xi32>
+  %ps = tile.splat %p : !tile.ptr<f32> -> tensor<128x!tile.ptr<f32>>
+  %a = tile.addptr %ps, %r : tensor<128x!tile.ptr<f32>>, tensor<128xi32>
+  %v = tile.load %a : tensor<128x!tile.ptr<f32>> -> tensor<128xf32>
+  %s = tile.scan %v axis 0 : tensor<128xf32> -> tensor<128xf32> {
+  ^bb0(%x: f32, %y: f32):
+    %t = arith.addf %x, %y : f32
+    tile.yield %t : f32
+  }
+  tile.store %a, %s : tensor<128x!tile.ptr<f32>>, tensor<128xf32>
+  return
+}""", "scan.mlir")
         with pytest.raises(CompilationError) as error:
-            GPUBinary(matmul, "sm_90a")
+            GPUBinary(scan, "sm_90a")
         located = [d for d in error.value.diagnostics if d.line]
-        assert "tensor-core matmul is not implemented yet" in \
-            located[0].message
-        assert located[0].file == "matmul.mlir"
+        assert "scans are not implemented yet" in located[0].message
+        assert (located[0].file, located[0].line) == ("scan.mlir", 7)
 
 
 def test_device_arrays_specialize_like_numpy_arrays():

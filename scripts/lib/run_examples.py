@@ -33,8 +33,6 @@ ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "docs" / "examples"
 KILN_RUN = Path(os.environ.get("KILN_BUILD_DIR", ROOT / "build")) / "bin" / \
     "kiln-run"
-# Kernels the GPU lowering does not take yet, with the reason.
-NOT_ON_GPU = {"matmul": "tensor-core matmul is not built yet"}
 
 
 @dataclass
@@ -164,10 +162,6 @@ def main() -> int:
     failed = 0
     with kiln.Context() as ctx:
         for case in cases(np.random.default_rng(0)):
-            if gpu and case.kernel in NOT_ON_GPU:
-                print(f"{case.kernel:<12} {case.size:<18} not on the GPU yet: "
-                      f"{NOT_ON_GPU[case.kernel]}")
-                continue
             compile_s, launch_s = (run_on_gpu(case) if gpu
                                    else run_on_host(ctx, case))
             expected = case.expected()

@@ -66,6 +66,7 @@ std::optional<std::string> npy::read(llvm::StringRef path, Array &array) {
   array.type = llvm::StringSwitch<std::string>(descr->trim("'\""))
                    .Cases({"|i1", "<i1"}, "i8")
                    .Case("<i2", "i16")
+                   .Case("<f2", "f16")
                    .Case("<i4", "i32")
                    .Case("<i8", "i64")
                    .Case("<f4", "f32")
@@ -73,7 +74,7 @@ std::optional<std::string> npy::read(llvm::StringRef path, Array &array) {
                    .Default("");
   if (array.type.empty())
     return path.str() + ": element type " + descr->str() +
-           " is not one of int8/16/32/64, float32/64 (little-endian)";
+           " is not one of int8/16/32/64, float16/32/64 (little-endian)";
   if (*fortran != "False")
     return path.str() + " is in Fortran order; save a C-ordered array";
   llvm::SmallVector<llvm::StringRef> dims;
@@ -87,8 +88,8 @@ std::optional<std::string> npy::read(llvm::StringRef path, Array &array) {
     array.shape.push_back(size);
     count *= size;
   }
-  int64_t bytes = count * (array.type == "i8"    ? 1
-                           : array.type == "i16" ? 2
+  int64_t bytes = count * (array.type == "i8" ? 1
+                           : array.type == "i16" || array.type == "f16" ? 2
                            : array.type == "i32" || array.type == "f32"
                                ? 4
                                : 8);
@@ -104,6 +105,7 @@ std::optional<std::string> npy::write(llvm::StringRef path,
   std::string descr = llvm::StringSwitch<std::string>(array.type)
                           .Case("i8", "|i1")
                           .Case("i16", "<i2")
+                          .Case("f16", "<f2")
                           .Case("i32", "<i4")
                           .Case("i64", "<i8")
                           .Case("f32", "<f4")

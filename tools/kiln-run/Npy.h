@@ -20,7 +20,7 @@ namespace kiln::npy {
 
 /// An array read from a .npy file.
 struct Array {
-  /// Element type as kiln-run spells it: i8 i16 i32 i64 f32 f64.
+  /// Element type as kiln-run spells it: i8 i16 i32 i64 f16 f32 f64.
   std::string type;
   std::vector<int64_t> shape;
   std::vector<char> bytes;

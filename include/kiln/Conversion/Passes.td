@@ -77,13 +77,19 @@ def ConvertTileToGPUPass : Pass<"kiln-convert-tile-to-gpu", "mlir::ModuleOp"> {
     - `tile.reduce`: within the thread, across lanes with xor shuffles,
       across warps through shared memory.
 
-    `tile.dot`, `tile.scan` and block pointers are refused with a
-    diagnostic naming the op and the target.
+    - `tile.dot` on CUDA cores: both operands staged in shared memory, then
+      one vector `math.fma` per step of K for all the accumulator
+      registers a thread holds (f16, bf16, f32, f64, i8; tensor cores come
+      later).
+
+    `tile.scan` and block pointers are refused with a diagnostic naming
+    the op and the target.
   }];
   let dependentDialects = [
     "mlir::arith::ArithDialect",
     "mlir::gpu::GPUDialect",
     "mlir::LLVM::LLVMDialect",
+    "mlir::math::MathDialect",
     "mlir::scf::SCFDialect",
     "mlir::vector::VectorDialect",
   ];

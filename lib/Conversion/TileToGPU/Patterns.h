@@ -29,6 +29,15 @@ void populateShapeOpsToGPUPatterns(const mlir::TypeConverter &converter,
 void populateReduceOpToGPUPatterns(const mlir::TypeConverter &converter,
                                    mlir::RewritePatternSet &patterns);
 
+/// tile.dot on CUDA cores: operands staged in shared memory, one vector
+/// fma per step of K.
+void populateDotOpToGPUPatterns(const mlir::TypeConverter &converter,
+                                mlir::RewritePatternSet &patterns);
+
+/// Whether `op` (a tile.dot) can be lowered on CUDA cores; emits the reason
+/// when not.
+mlir::LogicalResult checkDotLowerable(mlir::Operation *op);
+
 /// Whether `op` (a reduction) can be lowered; emits the reason when not.
 /// Checked before the conversion starts, so that a failure is reported
 /// once, by name.

@@ -170,9 +170,7 @@ static LogicalResult checkLowerable(ModuleOp module) {
       }
     }
     StringRef missing;
-    if (isa<tile::DotOp>(op))
-      missing = "tensor-core matmul is not implemented yet";
-    else if (isa<tile::ScanOp>(op))
+    if (isa<tile::ScanOp>(op))
       missing = "scans are not implemented yet";
     else if (isa<tile::MakeBlockPtrOp, tile::AdvanceOp, tile::BlockLoadOp,
                  tile::BlockStoreOp>(op))
@@ -198,6 +196,8 @@ static LogicalResult checkLowerable(ModuleOp module) {
         return WalkResult::interrupt();
       }
     }
+    if (isa<tile::DotOp>(op) && failed(checkDotLowerable(op)))
+      return WalkResult::interrupt();
     if (isa<tile::ReduceOp>(op) && failed(checkReduceLowerable(op)))
       return WalkResult::interrupt();
     if (isa<tile::AtomicRMWOp>(op) && failed(checkAtomicLowerable(op)))
@@ -281,6 +281,7 @@ void ConvertTileToGPUPass::runOnOperation() {
   populateShapeOpsToGPUPatterns(converter, patterns);
   populateMemoryOpsToGPUPatterns(converter, patterns, widths);
   populateReduceOpToGPUPatterns(converter, patterns);
+  populateDotOpToGPUPatterns(converter, patterns);
   scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
                                                        target);
   if (failed(applyPartialConversion(kernels, target, std::move(patterns))))

@@ -250,3 +250,38 @@ func.func @transpose_layout(%a: !tile.ptr<i32>) {
   tile.store %ap, %offs : tensor<16x16x!tile.ptr<i32>>, tensor<16x16xi32>
   return
 }
+
+// -----
+
+// tile.dot on CUDA cores: both operands to shared memory, then a loop over
+// K with one vector fma for all the accumulator registers of the thread.
+// CHECK-LABEL: gpu.func @dot
+// CHECK: gpu.barrier
+// CHECK: llvm.store %{{.*}}, %{{.*}} : f16, !llvm.ptr<3>
+// CHECK: gpu.barrier
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (vector<8xf32>)
+// CHECK:   llvm.load %{{.*}} : !llvm.ptr<3> -> f16
+// CHECK:   arith.extf %{{.*}} : vector<8xf16> to vector<8xf32>
+// CHECK:   math.fma %{{.*}}, %{{.*}}, %[[ACC]] : vector<8xf32>
+func.func @dot(%a: !tile.ptr<f16>, %b: !tile.ptr<f16>, %out: !tile.ptr<f32>) {
+  %r = tile.range 0 to 32 : tensor<32xi32>
+  %rows = tile.expand_dims %r axis 1 : tensor<32xi32> -> tensor<32x1xi32>
+  %cols = tile.expand_dims %r axis 0 : tensor<32xi32> -> tensor<1x32xi32>
+  %c32 = arith.constant dense<32> : tensor<32x1xi32>
+  %ro = arith.muli %rows, %c32 : tensor<32x1xi32>
+  %rob = tile.broadcast %ro : tensor<32x1xi32> -> tensor<32x32xi32>
+  %cob = tile.broadcast %cols : tensor<1x32xi32> -> tensor<32x32xi32>
+  %offs = arith.addi %rob, %cob : tensor<32x32xi32>
+  %as = tile.splat %a : !tile.ptr<f16> -> tensor<32x32x!tile.ptr<f16>>
+  %ap = tile.addptr %as, %offs : tensor<32x32x!tile.ptr<f16>>, tensor<32x32xi32>
+  %av = tile.load %ap : tensor<32x32x!tile.ptr<f16>> -> tensor<32x32xf16>
+  %bs = tile.splat %b : !tile.ptr<f16> -> tensor<32x32x!tile.ptr<f16>>
+  %bp = tile.addptr %bs, %offs : tensor<32x32x!tile.ptr<f16>>, tensor<32x32xi32>
+  %bv = tile.load %bp : tensor<32x32x!tile.ptr<f16>> -> tensor<32x32xf16>
+  %zero = arith.constant dense<0.0> : tensor<32x32xf32>
+  %d = tile.dot %av, %bv, %zero : tensor<32x32xf16>, tensor<32x32xf16> -> tensor<32x32xf32>
+  %os = tile.splat %out : !tile.ptr<f32> -> tensor<32x32x!tile.ptr<f32>>
+  %op = tile.addptr %os, %offs : tensor<32x32x!tile.ptr<f32>>, tensor<32x32xi32>
+  tile.store %op, %d : tensor<32x32x!tile.ptr<f32>>, tensor<32x32xf32>
+  return
+}

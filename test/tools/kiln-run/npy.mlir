@@ -24,7 +24,7 @@
 // MISSING: cannot read {{.*}}missing.npy
 // JUNK: junk.npy is not a .npy file
 // FORTRAN: fortran.npy is in Fortran order; save a C-ordered array
-// COMPLEX: element type '<c8' is not one of int8/16/32/64, float32/64 (little-endian)
+// COMPLEX: element type '<c8' is not one of int8/16/32/64, float16/32/64 (little-endian)
 func.func @twice(%x: !tile.ptr<f32>) {
   %r = tile.range 0 to 8 : tensor<8xi32>
   %xs = tile.splat %x : !tile.ptr<f32> -> tensor<8x!tile.ptr<f32>>
