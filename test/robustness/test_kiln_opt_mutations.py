@@ -105,3 +105,29 @@ def test_mutants_get_diagnostics_not_crashes(name: str, source: str,
         else:
             again = run_kiln_opt(result.stdout, tmp_path)
             assert again.returncode == 0, context + again.stderr
+
+
+GPU_MUTANTS_PER_CASE = int(os.environ.get("KILN_GPU_MUTANTS_PER_CASE", "2"))
+
+
+@pytest.mark.parametrize("name,source", cases(), ids=lambda v: v
+                         if isinstance(v, str) and "#" in v else "")
+def test_gpu_lowering_gets_diagnostics_not_crashes(name: str, source: str,
+                                                   tmp_path: Path) -> None:
+    """Every case, and mutants of it, through the whole GPU lowering: it
+    lowers or is refused with an error, never a crash."""
+    rng = random.Random("gpu " + name)
+    sources = [source] + [mutate(source, rng)
+                          for _ in range(GPU_MUTANTS_PER_CASE)]
+    for mutant in sources:
+        if any(pattern in mutant for pattern in KNOWN_UPSTREAM_CRASHES):
+            continue
+        path = tmp_path / "mutant.mlir"
+        path.write_text(mutant)
+        result = subprocess.run(
+            [str(KILN_OPT), path.name, "-kiln-gpu-lowering"], cwd=tmp_path,
+            capture_output=True, text=True, timeout=60)
+        context = f"{name}:\n{mutant}\nstderr:\n{result.stderr}"
+        assert result.returncode in (0, 1), context
+        if result.returncode == 1:
+            assert "error: " in result.stderr, context
