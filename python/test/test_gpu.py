@@ -74,25 +74,18 @@ def test_compile_errors_name_the_problem():
         with pytest.raises(CompilationError,
                            match="num_warps must be a power of two"):
             GPUBinary(module, "sm_80", num_warps=3)
-        scan = kiln.Module.parse(ctx, """
-func.func @cumsum(%p: !tile.ptr<f32>) {
-  %r = tile.range 0 to 128 : tensor<128xi32>
-  %ps = tile.splat %p : !tile.ptr<f32> -> tensor<128x!tile.ptr<f32>>
-  %a = tile.addptr %ps, %r : tensor<128x!tile.ptr<f32>>, tensor<128xi32>
-  %v = tile.load %a : tensor<128x!tile.ptr<f32>> -> tensor<128xf32>
-  %s = tile.scan %v axis 0 : tensor<128xf32> -> tensor<128xf32> {
-  ^bb0(%x: f32, %y: f32):
-    %t = arith.addf %x, %y : f32
-    tile.yield %t : f32
-  }
-  tile.store %a, %s : tensor<128x!tile.ptr<f32>>, tensor<128xf32>
+        blocks = kiln.Module.parse(ctx, """
+func.func @copy(%p: !tile.ptr<f32>, %n: i64) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i64
+  %b = tile.make_block_ptr %p, [%n], [%c1], [%c0] {order = array<i32: 0>} : !tile.ptr<f32> -> !tile.block_ptr<128xf32>
   return
-}""", "scan.mlir")
+}""", "blocks.mlir")
         with pytest.raises(CompilationError) as error:
-            GPUBinary(scan, "sm_90a")
+            GPUBinary(blocks, "sm_90a")
         located = [d for d in error.value.diagnostics if d.line]
-        assert "scans are not implemented yet" in located[0].message
-        assert (located[0].file, located[0].line) == ("scan.mlir", 7)
+        assert "block pointers are not implemented yet" in located[0].message
+        assert (located[0].file, located[0].line) == ("blocks.mlir", 5)
 
 
 def test_device_arrays_specialize_like_numpy_arrays():
@@ -195,3 +188,49 @@ def test_softmax_on_the_gpu_against_torch():
     softmax_rows[(123,)](out, x, 1000, 1000, BLOCK=1024)
     torch.cuda.synchronize()
     torch.testing.assert_close(out, torch.softmax(x.double(), dim=1).float())
+
+
+@kiln.jit
+def cumsum_rows(out_ptr, in_ptr, n_cols, BLOCK: kl.constexpr):
+    row = kl.program_id(0)
+    cols = kl.arange(0, BLOCK)
+    mask = cols < n_cols
+    x = kl.load(in_ptr + row * n_cols + cols, mask=mask, other=0.0)
+    kl.store(out_ptr + row * n_cols + cols, kl.cumsum(x, axis=0), mask=mask)
+
+
+def test_cumsum_on_the_gpu_against_torch():
+    torch = torch_cuda()
+    x = torch.randn(37, 500, device="cuda")
+    out = torch.empty_like(x)
+    cumsum_rows[(37,)](out, x, 500, BLOCK=512)
+    torch.cuda.synchronize()
+    torch.testing.assert_close(out, torch.cumsum(x.double(), dim=1).float(),
+                               rtol=1e-4, atol=1e-4)
+
+
+@kiln.jit
+def small_matmul(c_ptr, a_ptr, b_ptr, M, N, K, BLOCK: kl.constexpr):
+    rows = kl.program_id(0) * BLOCK + kl.arange(0, BLOCK)
+    cols = kl.program_id(1) * BLOCK + kl.arange(0, BLOCK)
+    acc = kl.zeros((BLOCK, BLOCK), kl.float32)
+    for k in range(0, K, BLOCK):
+        ks = k + kl.arange(0, BLOCK)
+        a = kl.load(a_ptr + rows[:, None] * K + ks[None, :],
+                    mask=(rows[:, None] < M) & (ks[None, :] < K), other=0.0)
+        b = kl.load(b_ptr + ks[:, None] * N + cols[None, :],
+                    mask=(ks[:, None] < K) & (cols[None, :] < N), other=0.0)
+        acc += kl.dot(a, b)
+    kl.store(c_ptr + rows[:, None] * N + cols[None, :], acc,
+             mask=(rows[:, None] < M) & (cols[None, :] < N))
+
+
+def test_matmul_on_the_gpu_against_torch():
+    torch = torch_cuda()
+    a = torch.randn(100, 70, device="cuda", dtype=torch.float16)
+    b = torch.randn(70, 90, device="cuda", dtype=torch.float16)
+    c = torch.empty(100, 90, device="cuda")
+    small_matmul[(4, 3)](c, a, b, 100, 90, 70, BLOCK=32)
+    torch.cuda.synchronize()
+    torch.testing.assert_close(c, (a.double() @ b.double()).float(),
+                               rtol=1e-3, atol=1e-3)

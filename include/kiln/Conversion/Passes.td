@@ -82,8 +82,11 @@ def ConvertTileToGPUPass : Pass<"kiln-convert-tile-to-gpu", "mlir::ModuleOp"> {
       registers a thread holds (f16, bf16, f32, f64, i8; tensor cores come
       later).
 
-    `tile.scan` and block pointers are refused with a diagnostic naming
-    the op and the target.
+    - `tile.scan`: log2(n) rounds of Hillis and Steele through shared
+      memory.
+
+    Block pointers are refused with a diagnostic naming the op and the
+    target.
   }];
   let dependentDialects = [
     "mlir::arith::ArithDialect",

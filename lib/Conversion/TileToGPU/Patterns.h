@@ -29,6 +29,10 @@ void populateShapeOpsToGPUPatterns(const mlir::TypeConverter &converter,
 void populateReduceOpToGPUPatterns(const mlir::TypeConverter &converter,
                                    mlir::RewritePatternSet &patterns);
 
+/// tile.scan: rounds of Hillis and Steele through shared memory.
+void populateScanOpToGPUPatterns(const mlir::TypeConverter &converter,
+                                 mlir::RewritePatternSet &patterns);
+
 /// tile.dot on CUDA cores: operands staged in shared memory, one vector
 /// fma per step of K.
 void populateDotOpToGPUPatterns(const mlir::TypeConverter &converter,

@@ -16,7 +16,6 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/IR/IRMapping.h"
 
 #include "llvm/Support/MathExtras.h"
 
@@ -97,8 +96,8 @@ struct ReduceLowering : OpConversionPattern<tile::ReduceOp> {
       if (it == computed.end()) {
         SmallVector<Value> acc = getRegisters(rewriter, loc, adaptor, group[0]);
         for (int64_t reg : ArrayRef(group).drop_front())
-          acc = combine(rewriter, op,
-                        acc, getRegisters(rewriter, loc, adaptor, reg));
+          acc = combineValues(rewriter, op.getCombiner(), acc,
+                              getRegisters(rewriter, loc, adaptor, reg));
         it = computed.emplace(group, acc).first;
       }
       partials.push_back(it->second);
@@ -110,7 +109,7 @@ struct ReduceLowering : OpConversionPattern<tile::ReduceOp> {
         for (Value value : acc)
           other.push_back(
               shuffleXor(rewriter, loc, value, step * threads->laneStride));
-        acc = combine(rewriter, op, acc, other);
+        acc = combineValues(rewriter, op.getCombiner(), acc, other);
       }
     }
     for (auto [partial, group] : llvm::zip(partials, *groups))
@@ -147,22 +146,6 @@ private:
     for (Value source : adaptor.getSrcs())
       values.push_back(extractRegister(b, loc, source, reg));
     return values;
-  }
-
-  /// The combining region applied to the running and the next values.
-  static SmallVector<Value> combine(ConversionPatternRewriter &rewriter,
-                                    tile::ReduceOp op, ValueRange acc,
-                                    ValueRange next) {
-    Block &body = op.getCombiner().front();
-    IRMapping mapping;
-    mapping.map(body.getArguments().take_front(acc.size()), acc);
-    mapping.map(body.getArguments().drop_front(acc.size()), next);
-    for (Operation &inner : body.without_terminator())
-      rewriter.clone(inner, mapping);
-    SmallVector<Value> results;
-    for (Value yielded : body.getTerminator()->getOperands())
-      results.push_back(mapping.lookupOrDefault(yielded));
-    return results;
   }
 
   /// Every warp writes its partial rows to its own row of a shared buffer,
@@ -229,7 +212,8 @@ private:
         for (auto [buffer, value] : llvm::zip(buffers, partial))
           row.push_back(
               loadShared(rewriter, loc, buffer, at, value.getType()));
-        acc = w == 0 ? row : combine(rewriter, op, acc, row);
+        acc = w == 0 ? row
+                     : combineValues(rewriter, op.getCombiner(), acc, row);
       }
       partial = acc;
     }

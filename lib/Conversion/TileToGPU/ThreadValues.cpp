@@ -9,6 +9,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
 
 using namespace mlir;
@@ -199,6 +200,22 @@ Value kiln::tiletogpu::shuffleXor(OpBuilder &b, Location loc, Value value,
   if (type == asInt)
     return result;
   return arith::BitcastOp::create(b, loc, type, result);
+}
+
+SmallVector<Value> kiln::tiletogpu::combineValues(OpBuilder &b,
+                                                  Region &combiner,
+                                                  ValueRange acc,
+                                                  ValueRange next) {
+  Block &body = combiner.front();
+  IRMapping mapping;
+  mapping.map(body.getArguments().take_front(acc.size()), acc);
+  mapping.map(body.getArguments().drop_front(acc.size()), next);
+  for (Operation &inner : body.without_terminator())
+    b.clone(inner, mapping);
+  SmallVector<Value> results;
+  for (Value yielded : body.getTerminator()->getOperands())
+    results.push_back(mapping.lookupOrDefault(yielded));
+  return results;
 }
 
 Value kiln::tiletogpu::allocateSharedMemory(OpBuilder &b, Operation *op,

@@ -75,6 +75,14 @@ mlir::Value permuteRegisters(mlir::OpBuilder &b, mlir::Location loc,
 mlir::Value shuffleXor(mlir::OpBuilder &b, mlir::Location loc,
                        mlir::Value value, int64_t mask);
 
+/// The combining region of a reduce or scan (its block takes the running
+/// values, then the next ones, and yields the combined ones) applied to
+/// `acc` and `next`.
+llvm::SmallVector<mlir::Value> combineValues(mlir::OpBuilder &b,
+                                             mlir::Region &combiner,
+                                             mlir::ValueRange acc,
+                                             mlir::ValueRange next);
+
 /// Scratch shared memory of `bytes` private to `op`: a new workgroup
 /// global in the enclosing gpu.module, returned as an addrspace(3) pointer.
 mlir::Value allocateSharedMemory(mlir::OpBuilder &b, mlir::Operation *op,

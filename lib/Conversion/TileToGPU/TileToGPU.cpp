@@ -170,9 +170,7 @@ static LogicalResult checkLowerable(ModuleOp module) {
       }
     }
     StringRef missing;
-    if (isa<tile::ScanOp>(op))
-      missing = "scans are not implemented yet";
-    else if (isa<tile::MakeBlockPtrOp, tile::AdvanceOp, tile::BlockLoadOp,
+    if (isa<tile::MakeBlockPtrOp, tile::AdvanceOp, tile::BlockLoadOp,
                  tile::BlockStoreOp>(op))
       missing = "block pointers are not implemented yet";
     else if (isa<func::CallOp>(op))
@@ -196,6 +194,13 @@ static LogicalResult checkLowerable(ModuleOp module) {
         return WalkResult::interrupt();
       }
     }
+    if (isa<tile::ScanOp>(op))
+      for (Type type : op->getOperandTypes())
+        if (!getElementTypeOrSelf(type).isIntOrFloat()) {
+          op->emitOpError() << "target nvptx: cannot scan elements of type "
+                            << getElementTypeOrSelf(type);
+          return WalkResult::interrupt();
+        }
     if (isa<tile::DotOp>(op) && failed(checkDotLowerable(op)))
       return WalkResult::interrupt();
     if (isa<tile::ReduceOp>(op) && failed(checkReduceLowerable(op)))
@@ -282,6 +287,7 @@ void ConvertTileToGPUPass::runOnOperation() {
   populateMemoryOpsToGPUPatterns(converter, patterns, widths);
   populateReduceOpToGPUPatterns(converter, patterns);
   populateDotOpToGPUPatterns(converter, patterns);
+  populateScanOpToGPUPatterns(converter, patterns);
   scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
                                                        target);
   if (failed(applyPartialConversion(kernels, target, std::move(patterns))))

@@ -19,13 +19,11 @@ func.func @dot_too_big(%a: tensor<128x64xf32>, %b: tensor<64x128xf32>, %c: tenso
 
 // -----
 
-func.func @scan(%x: tensor<128xf32>) {
-  // expected-error @+1 {{'tile.scan' op has no lowering for target nvptx: scans are not implemented yet}}
-  %s = tile.scan %x axis 0 : tensor<128xf32> -> tensor<128xf32> {
-  ^bb0(%a: f32, %b: f32):
-    %t = arith.addf %a, %b : f32
-    tile.yield %t : f32
-  }
+func.func @block_pointer(%p: !tile.ptr<f32>, %n: i64) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i64
+  // expected-error @+1 {{'tile.make_block_ptr' op has no lowering for target nvptx: block pointers are not implemented yet}}
+  %b = tile.make_block_ptr %p, [%n, %n], [%n, %c1], [%c0, %c0] {order = array<i32: 1, 0>} : !tile.ptr<f32> -> !tile.block_ptr<16x16xf32>
   return
 }
 

@@ -285,3 +285,41 @@ func.func @dot(%a: !tile.ptr<f16>, %b: !tile.ptr<f16>, %out: !tile.ptr<f32>) {
   tile.store %op, %d : tensor<32x32x!tile.ptr<f32>>, tensor<32x32xf32>
   return
 }
+
+// -----
+
+// A scan: log2(128) = 7 rounds, each a store and a barrier-separated load
+// of the partner 2^k places before, combined where it exists; reverse
+// looks after.
+// CHECK-LABEL: gpu.func @cumsum
+// CHECK-COUNT-14: gpu.barrier
+// CHECK-NOT: gpu.barrier
+// CHECK-LABEL: gpu.func @suffix_max
+// CHECK: arith.cmpi slt, %{{.*}}, %c127_i32
+// CHECK: arith.maximumf
+func.func @cumsum(%x: !tile.ptr<i32>) {
+  %r = tile.range 0 to 128 : tensor<128xi32>
+  %xs = tile.splat %x : !tile.ptr<i32> -> tensor<128x!tile.ptr<i32>>
+  %xp = tile.addptr %xs, %r : tensor<128x!tile.ptr<i32>>, tensor<128xi32>
+  %v = tile.load %xp : tensor<128x!tile.ptr<i32>> -> tensor<128xi32>
+  %s = tile.scan %v axis 0 : tensor<128xi32> -> tensor<128xi32> {
+  ^bb0(%a: i32, %b: i32):
+    %t = arith.addi %a, %b : i32
+    tile.yield %t : i32
+  }
+  tile.store %xp, %s : tensor<128x!tile.ptr<i32>>, tensor<128xi32>
+  return
+}
+func.func @suffix_max(%x: !tile.ptr<f32>) {
+  %r = tile.range 0 to 128 : tensor<128xi32>
+  %xs = tile.splat %x : !tile.ptr<f32> -> tensor<128x!tile.ptr<f32>>
+  %xp = tile.addptr %xs, %r : tensor<128x!tile.ptr<f32>>, tensor<128xi32>
+  %v = tile.load %xp : tensor<128x!tile.ptr<f32>> -> tensor<128xf32>
+  %s = tile.scan %v axis 0 reverse : tensor<128xf32> -> tensor<128xf32> {
+  ^bb0(%a: f32, %b: f32):
+    %t = arith.maximumf %a, %b : f32
+    tile.yield %t : f32
+  }
+  tile.store %xp, %s : tensor<128x!tile.ptr<f32>>, tensor<128xf32>
+  return
+}
