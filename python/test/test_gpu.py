@@ -16,7 +16,7 @@ import pytest
 import kiln
 import kiln.language as kl
 from kiln.errors import CompilationError, KilnError
-from kiln.gpu import GPUBinary
+from kiln.gpu import GPUBinary, device_chip
 
 ROOT = Path(__file__).resolve().parents[2]
 BUILD = Path(os.environ.get("KILN_BUILD_DIR", ROOT / "build"))
@@ -74,18 +74,17 @@ def test_compile_errors_name_the_problem():
         with pytest.raises(CompilationError,
                            match="num_warps must be a power of two"):
             GPUBinary(module, "sm_80", num_warps=3)
-        blocks = kiln.Module.parse(ctx, """
-func.func @copy(%p: !tile.ptr<f32>, %n: i64) {
-  %c0 = arith.constant 0 : i32
-  %c1 = arith.constant 1 : i64
-  %b = tile.make_block_ptr %p, [%n], [%c1], [%c0] {order = array<i32: 0>} : !tile.ptr<f32> -> !tile.block_ptr<128xf32>
+        calls = kiln.Module.parse(ctx, """
+func.func @caller(%x: i32) {
+  func.call @helper(%x) : (i32) -> ()
   return
-}""", "blocks.mlir")
+}
+func.func private @helper(i32)""", "calls.mlir")
         with pytest.raises(CompilationError) as error:
-            GPUBinary(blocks, "sm_90a")
+            GPUBinary(calls, "sm_90a")
         located = [d for d in error.value.diagnostics if d.line]
-        assert "block pointers are not implemented yet" in located[0].message
-        assert (located[0].file, located[0].line) == ("blocks.mlir", 5)
+        assert "kernels cannot call functions" in located[0].message
+        assert (located[0].file, located[0].line) == ("calls.mlir", 3)
 
 
 def test_device_arrays_specialize_like_numpy_arrays():
@@ -234,3 +233,58 @@ def test_matmul_on_the_gpu_against_torch():
     torch.cuda.synchronize()
     torch.testing.assert_close(c, (a.double() @ b.double()).float(),
                                rtol=1e-3, atol=1e-3)
+
+
+BLOCK_COPY = """
+func.func @block_copy(%a: !tile.ptr<f32>, %out: !tile.ptr<f32>, %m: i64, %n: i64) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i64
+  %c16 = arith.constant 16 : i32
+  %c32 = arith.constant 32 : i32
+  %pm = tile.program_id x
+  %pn = tile.program_id y
+  %om = arith.muli %pm, %c16 : i32
+  %on = arith.muli %pn, %c32 : i32
+  %src = tile.make_block_ptr %a, [%m, %n], [%n, %c1], [%om, %c0] {order = array<i32: 1, 0>} : !tile.ptr<f32> -> !tile.block_ptr<16x32xf32>
+  %moved = tile.advance %src, [%c0, %on] : !tile.block_ptr<16x32xf32>
+  %dst = tile.make_block_ptr %out, [%m, %n], [%n, %c1], [%om, %on] {order = array<i32: 1, 0>} : !tile.ptr<f32> -> !tile.block_ptr<16x32xf32>
+  %t = tile.block_load %moved boundary_check = [0, 1] : !tile.block_ptr<16x32xf32> -> tensor<16x32xf32>
+  %two = arith.constant dense<2.0> : tensor<16x32xf32>
+  %d = arith.mulf %t, %two : tensor<16x32xf32>
+  tile.block_store %dst, %d boundary_check = [0, 1] : !tile.block_ptr<16x32xf32>, tensor<16x32xf32>
+  return
+}"""
+
+
+def block_copy_inputs() -> tuple[np.ndarray, tuple[int, int]]:
+    """A 50x70 matrix, and the grid of 16x32 blocks covering it (the last
+    ones overhang)."""
+    return (np.random.default_rng(6).standard_normal((50, 70))
+            .astype(np.float32), (4, 3))
+
+
+def test_block_pointers_on_the_host_and_compiled_for_the_gpu():
+    from kiln.host import HostExecutable
+    a, grid = block_copy_inputs()
+    out = np.zeros_like(a)
+    with kiln.Context() as ctx:
+        module = kiln.Module.parse(ctx, BLOCK_COPY)
+        with HostExecutable(module) as exe:
+            exe.launch("block_copy", grid, a, out, 50, 70)
+        np.testing.assert_array_equal(out, 2 * a)
+        with GPUBinary(module, "sm_90a") as binary:
+            assert "@%p" in binary.ptx  # bounds become predicates
+
+
+def test_block_pointers_on_the_gpu_against_torch():
+    torch = torch_cuda()
+    a, grid = block_copy_inputs()
+    ta = torch.from_numpy(a).cuda()
+    tout = torch.zeros_like(ta)
+    with kiln.Context() as ctx:
+        module = kiln.Module.parse(ctx, BLOCK_COPY)
+        with GPUBinary(module, device_chip()) as binary, \
+                binary.load() as loaded:
+            loaded.launch("block_copy", grid, ta, tout, 50, 70)
+            torch.cuda.synchronize()
+    torch.testing.assert_close(tout, 2 * ta)

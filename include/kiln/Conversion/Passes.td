@@ -85,8 +85,14 @@ def ConvertTileToGPUPass : Pass<"kiln-convert-tile-to-gpu", "mlir::ModuleOp"> {
     - `tile.scan`: log2(n) rounds of Hillis and Steele through shared
       memory.
 
-    Block pointers are refused with a diagnostic naming the op and the
-    target.
+    - Block pointers: a vector of i64 fields per thread (base, shape,
+      strides, offsets); their loads and stores predicate each element on
+      the `boundary_check` dimensions.
+
+    What it cannot lower (fp8 products, calls, declarations, non-splat
+    tile constants, reductions over non-power-of-two axes) is refused
+    before the conversion starts, with a diagnostic naming the op, the
+    reason and the target.
   }];
   let dependentDialects = [
     "mlir::arith::ArithDialect",

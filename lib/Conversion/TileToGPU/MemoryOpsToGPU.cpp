@@ -1,7 +1,10 @@
 //===- MemoryOpsToGPU.cpp - Loads, stores, atomics and pointers to GPU ----===//
 //
 // A thread accesses its registers in groups of consecutive elements as one
-// vector (ld.global.v4.b32 moves 16 bytes). Masked accesses are predicated
+// vector (ld.global.v4.b32 moves 16 bytes). A block pointer is, in each
+// thread, a vector of i64 fields (base, shape, strides, offsets); its
+// accesses compute each register's address and bounds from them, one
+// element at a time. Masked accesses are predicated
 // PTX instructions, so that a false mask never touches memory; replicated
 // copies of an element do not store or apply an atomic twice.
 //
@@ -594,6 +597,172 @@ struct PtrCastLowering : OpConversionPattern<tile::PtrCastOp> {
   }
 };
 
+/// A block pointer's fields in its per-thread vector of i64:
+/// [base, shape..., strides..., offsets...].
+struct BlockPointerFields {
+  static int64_t shape(int64_t rank, int64_t d) { return 1 + d; }
+  static int64_t stride(int64_t rank, int64_t d) { return 1 + rank + d; }
+  static int64_t offset(int64_t rank, int64_t d) { return 1 + 2 * rank + d; }
+};
+
+struct MakeBlockPtrLowering : OpConversionPattern<tile::MakeBlockPtrOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(tile::MakeBlockPtrOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type i64 = rewriter.getI64Type();
+    SmallVector<Value> fields = {
+        LLVM::PtrToIntOp::create(rewriter, loc, i64, adaptor.getBase())};
+    llvm::append_range(fields, adaptor.getShape());
+    llvm::append_range(fields, adaptor.getStrides());
+    for (Value offset : adaptor.getOffsets())
+      fields.push_back(arith::ExtSIOp::create(rewriter, loc, i64, offset));
+    rewriter.replaceOp(
+        op, fromRegisters(rewriter, loc,
+                          cast<VectorType>(
+                              getTypeConverter()->convertType(op.getType())),
+                          fields));
+    return success();
+  }
+};
+
+struct AdvanceLowering : OpConversionPattern<tile::AdvanceOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(tile::AdvanceOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value fields = adaptor.getBlockPtr();
+    int64_t rank = op.getOffsets().size();
+    for (auto [d, delta] : llvm::enumerate(adaptor.getOffsets())) {
+      int64_t at = BlockPointerFields::offset(rank, d);
+      Value moved = arith::AddIOp::create(
+          rewriter, loc, extractRegister(rewriter, loc, fields, at),
+          arith::ExtSIOp::create(rewriter, loc, rewriter.getI64Type(), delta));
+      fields = vector::InsertOp::create(rewriter, loc, moved, fields,
+                                        ArrayRef<int64_t>{at});
+    }
+    rewriter.replaceOp(op, fields);
+    return success();
+  }
+};
+
+/// For each register of a block access of `type`: its address, and whether
+/// it is inside the tensor along every dimension of `checked` (null when no
+/// dimension is checked).
+static FailureOr<std::pair<SmallVector<Value>, SmallVector<Value>>>
+emitBlockAddresses(OpBuilder &b, Location loc, Value fields,
+                   RankedTensorType type, ArrayRef<int32_t> checked) {
+  FailureOr<TileCoordinates> at = emitTileCoordinates(b, loc, type);
+  if (failed(at))
+    return failure();
+  int64_t rank = type.getRank();
+  Type i64 = b.getI64Type();
+  auto field = [&](int64_t index) {
+    return extractRegister(b, loc, fields, index);
+  };
+  Value bytes = constantInt(b, loc, i64, getElementBytes(type.getElementType()));
+  SmallVector<Value> addresses, inside;
+  for (int64_t reg = 0, e = getNumRegisters(type); reg < e; ++reg) {
+    Value address = field(0);
+    Value in;
+    for (int64_t d = 0; d < rank; ++d) {
+      Value index = arith::AddIOp::create(
+          b, loc, field(BlockPointerFields::offset(rank, d)),
+          arith::ExtSIOp::create(
+              b, loc, i64, extractRegister(b, loc, at->coordinates[d], reg)));
+      address = arith::AddIOp::create(
+          b, loc, address,
+          arith::MulIOp::create(
+              b, loc, index,
+              arith::MulIOp::create(
+                  b, loc, field(BlockPointerFields::stride(rank, d)), bytes)));
+      if (llvm::is_contained(checked, d)) {
+        // Unsigned: a negative index is out of bounds too.
+        Value ok = arith::CmpIOp::create(
+            b, loc, arith::CmpIPredicate::ult, index,
+            field(BlockPointerFields::shape(rank, d)));
+        in = both(b, loc, in, ok);
+      }
+    }
+    addresses.push_back(LLVM::IntToPtrOp::create(
+        b, loc, LLVM::LLVMPointerType::get(b.getContext(), 1), address));
+    inside.push_back(in);
+  }
+  return std::make_pair(addresses, inside);
+}
+
+struct BlockLoadLowering : OpConversionPattern<tile::BlockLoadOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(tile::BlockLoadOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType type = op.getType();
+    auto access = emitBlockAddresses(rewriter, loc, adaptor.getBlockPtr(),
+                                     type, op.getBoundaryCheck());
+    if (failed(access))
+      return failure();
+    Type element = type.getElementType();
+    Value padding;
+    SmallVector<Value> values;
+    for (auto [address, inside] : llvm::zip(access->first, access->second)) {
+      Value value =
+          loadElements(rewriter, loc, address, element, 1, inside).front();
+      if (inside) {
+        if (!padding) {
+          auto floatType = dyn_cast<FloatType>(element);
+          padding = arith::ConstantOp::create(
+              rewriter, loc,
+              floatType && op.getPadding() == tile::PaddingOption::NaN
+                  ? rewriter.getFloatAttr(
+                        element, APFloat::getNaN(floatType.getFloatSemantics()))
+                  : rewriter.getZeroAttr(element));
+        }
+        value = arith::SelectOp::create(rewriter, loc, inside, value, padding);
+      }
+      values.push_back(value);
+    }
+    rewriter.replaceOp(
+        op, fromRegisters(rewriter, loc,
+                          VectorType::get({int64_t(values.size())}, element),
+                          values));
+    return success();
+  }
+};
+
+struct BlockStoreLowering : OpConversionPattern<tile::BlockStoreOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(tile::BlockStoreOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto type = cast<RankedTensorType>(op.getValue().getType());
+    auto access = emitBlockAddresses(rewriter, loc, adaptor.getBlockPtr(),
+                                     type, op.getBoundaryCheck());
+    FailureOr<TileCoordinates> at = emitTileCoordinates(rewriter, loc, type);
+    if (failed(access) || failed(at))
+      return failure();
+    for (auto [reg, address, inside] :
+         llvm::enumerate(access->first, access->second)) {
+      Value predicate = inside;
+      if (at->canonical)
+        predicate = both(rewriter, loc, predicate,
+                         extractRegister(rewriter, loc, at->canonical, reg));
+      storeElements(rewriter, loc, address,
+                    {extractRegister(rewriter, loc, adaptor.getValue(), reg)},
+                    predicate);
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 } // namespace
 
 LogicalResult kiln::tiletogpu::checkAtomicLowerable(Operation *op) {
@@ -618,5 +787,7 @@ void kiln::tiletogpu::populateMemoryOpsToGPUPatterns(
   MLIRContext *context = patterns.getContext();
   patterns.add<LoadLowering, StoreLowering>(converter, context, widths);
   patterns.add<AtomicRMWLowering, AddPtrLowering, PtrToIntLowering,
-               IntToPtrLowering, PtrCastLowering>(converter, context);
+               IntToPtrLowering, PtrCastLowering, MakeBlockPtrLowering,
+               AdvanceLowering, BlockLoadLowering, BlockStoreLowering>(
+      converter, context);
 }

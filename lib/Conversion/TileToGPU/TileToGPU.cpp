@@ -40,7 +40,8 @@ using namespace kiln::tiletogpu;
 namespace {
 
 /// Tiles become the vector of registers a thread holds; pointers become
-/// LLVM pointers, and i64 addresses inside tiles.
+/// LLVM pointers, and i64 addresses inside tiles; a block pointer becomes a
+/// vector of its i64 fields (base, shape, strides, offsets).
 class TileToGPUTypeConverter : public TypeConverter {
 public:
   TileToGPUTypeConverter() {
@@ -48,6 +49,11 @@ public:
     addConversion([](tile::PointerType type) -> Type {
       return LLVM::LLVMPointerType::get(type.getContext(),
                                         type.getAddressSpace());
+    });
+    addConversion([](tile::BlockPointerType type) -> Type {
+      int64_t rank = type.getShape().size();
+      return VectorType::get({1 + 3 * rank},
+                             IntegerType::get(type.getContext(), 64));
     });
     addConversion([](RankedTensorType type) -> std::optional<Type> {
       if (!isa_and_nonnull<tilegpu::DistributedEncodingAttr>(
@@ -169,20 +175,20 @@ static LogicalResult checkLowerable(ModuleOp module) {
         return WalkResult::interrupt();
       }
     }
-    StringRef missing;
-    if (isa<tile::MakeBlockPtrOp, tile::AdvanceOp, tile::BlockLoadOp,
-                 tile::BlockStoreOp>(op))
-      missing = "block pointers are not implemented yet";
-    else if (isa<func::CallOp>(op))
-      missing = "kernels cannot call functions; inline them first";
-    if (!missing.empty()) {
-      op->emitOpError() << "has no lowering for target nvptx: " << missing;
+    if (isa<func::CallOp>(op)) {
+      op->emitOpError() << "has no lowering for target nvptx: kernels cannot "
+                           "call functions; inline them first";
       return WalkResult::interrupt();
     }
-    if (auto func = dyn_cast<func::FuncOp>(op);
-        func && func.getFunctionType().getNumResults() != 0) {
-      func.emitOpError("target nvptx: a kernel returns no values");
-      return WalkResult::interrupt();
+    if (auto func = dyn_cast<func::FuncOp>(op)) {
+      if (func.getFunctionType().getNumResults() != 0) {
+        func.emitOpError("target nvptx: a kernel returns no values");
+        return WalkResult::interrupt();
+      }
+      if (func.isExternal()) {
+        func.emitOpError("target nvptx: a kernel needs a body");
+        return WalkResult::interrupt();
+      }
     }
     if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
       auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());

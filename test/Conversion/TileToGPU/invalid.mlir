@@ -19,13 +19,13 @@ func.func @dot_too_big(%a: tensor<128x64xf32>, %b: tensor<64x128xf32>, %c: tenso
 
 // -----
 
-func.func @block_pointer(%p: !tile.ptr<f32>, %n: i64) {
-  %c0 = arith.constant 0 : i32
-  %c1 = arith.constant 1 : i64
-  // expected-error @+1 {{'tile.make_block_ptr' op has no lowering for target nvptx: block pointers are not implemented yet}}
-  %b = tile.make_block_ptr %p, [%n, %n], [%n, %c1], [%c0, %c0] {order = array<i32: 1, 0>} : !tile.ptr<f32> -> !tile.block_ptr<16x16xf32>
+func.func @calls(%x: i32) {
+  // expected-error @+1 {{'func.call' op has no lowering for target nvptx: kernels cannot call functions; inline them first}}
+  func.call @helper(%x) : (i32) -> ()
   return
 }
+
+func.func private @helper(i32)
 
 // -----
 
@@ -58,3 +58,8 @@ func.func @not_power_of_two(%x: tensor<48xf32>, %out: !tile.ptr<f32>) {
   tile.store %out, %s : !tile.ptr<f32>, f32
   return
 }
+
+// -----
+
+// expected-error @+1 {{'func.func' op target nvptx: a kernel needs a body}}
+func.func private @declared(i32)

@@ -323,3 +323,34 @@ func.func @suffix_max(%x: !tile.ptr<f32>) {
   tile.store %xp, %s : tensor<128x!tile.ptr<f32>>, tensor<128xf32>
   return
 }
+
+// -----
+
+// Block pointers: an i64 vector of fields per thread; loads and stores
+// compute each register's address and, along checked dimensions, whether
+// it is inside the tensor (unsigned compare); padding fills the rest.
+// CHECK-LABEL: gpu.func @block_copy
+// CHECK: vector.from_elements %{{.*}} : vector<7xi64>
+// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %{{.*}}, %[[SRC:.*]] = %{{.*}}, %{{.*}} = %{{.*}}) -> (vector<{{[0-9]+}}xf32>, vector<7xi64>, vector<7xi64>)
+// CHECK: arith.cmpi ult
+// CHECK: llvm.inline_asm "@$2 ld.global.b32 $0, [$1];"
+// CHECK: arith.select
+// CHECK: vector.insert %{{.*}}, %{{.*}} [6] : i64 into vector<7xi64>
+// CHECK: llvm.inline_asm has_side_effects "@$2 st.global.b32 [$0], $1;"
+func.func @block_copy(%a: !tile.ptr<f32>, %out: !tile.ptr<f32>, %m: i64, %k: i64) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i64
+  %c32 = arith.constant 32 : i32
+  %k32 = arith.trunci %k : i64 to i32
+  %src = tile.make_block_ptr %a, [%m, %k], [%k, %c1], [%c0, %c0] {order = array<i32: 1, 0>} : !tile.ptr<f32> -> !tile.block_ptr<16x32xf32>
+  %dst = tile.make_block_ptr %out, [%m, %c1], [%c1, %c1], [%c0, %c0] {order = array<i32: 1, 0>} : !tile.ptr<f32> -> !tile.block_ptr<16x32xf32>
+  %zero = arith.constant dense<0.0> : tensor<16x32xf32>
+  %sum, %p, %q = scf.for %i = %c0 to %k32 step %c32 iter_args(%acc = %zero, %bp = %src, %dp = %dst) -> (tensor<16x32xf32>, !tile.block_ptr<16x32xf32>, !tile.block_ptr<16x32xf32>) : i32 {
+    %t = tile.block_load %bp boundary_check = [0, 1] : !tile.block_ptr<16x32xf32> -> tensor<16x32xf32>
+    %n = arith.addf %acc, %t : tensor<16x32xf32>
+    %next = tile.advance %bp, [%c0, %c32] : !tile.block_ptr<16x32xf32>
+    scf.yield %n, %next, %dp : tensor<16x32xf32>, !tile.block_ptr<16x32xf32>, !tile.block_ptr<16x32xf32>
+  }
+  tile.block_store %q, %sum boundary_check = [0] : !tile.block_ptr<16x32xf32>, tensor<16x32xf32>
+  return
+}
