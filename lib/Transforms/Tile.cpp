@@ -5,11 +5,14 @@
 // [p * block, (p + 1) * block) of the row-major iteration space; each
 // operand's offset comes from the element's indices through its indexing
 // map, so broadcasts and transposes need no copies. The generic bodies are
-// cloned onto tiles. The calling function becomes a launch plan.
+// cloned onto tiles. Kernels with reductions are row kernels (TileRows.cpp).
+// The calling function becomes a launch plan.
 //
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Transforms/Passes.h"
+
+#include "TiledKernel.h"
 
 
 #include "kiln/Dialect/Tile/IR/TileDialect.h"
@@ -38,12 +41,6 @@ static constexpr llvm::StringLiteral kAllocFunction = "__kiln_host_alloc";
 static constexpr llvm::StringLiteral kFreeFunction = "__kiln_host_free";
 
 namespace {
-/// A kernel ready to launch: its tile kernel and its grid size.
-struct TiledKernel {
-  func::FuncOp tileKernel;
-  int64_t programs = 0;
-};
-
 struct KilnTilePass : kiln::impl::KilnTilePassBase<KilnTilePass> {
   using KilnTilePassBase::KilnTilePassBase;
 
@@ -364,6 +361,10 @@ void KilnTilePass::runOnOperation() {
     module.emitError("kiln-tile: block must be a power of two, not ") << block;
     return signalPassFailure();
   }
+  if (maxRow <= 0) {
+    module.emitError("kiln-tile: max-row must be positive, not ") << maxRow;
+    return signalPassFailure();
+  }
   DenseMap<StringRef, TiledKernel> tiled;
   SmallVector<func::FuncOp> kernels, callers;
   for (auto func : module.getOps<func::FuncOp>()) {
@@ -373,7 +374,9 @@ void KilnTilePass::runOnOperation() {
       callers.push_back(func);
   }
   for (func::FuncOp kernel : kernels) {
-    FailureOr<TiledKernel> result = tileElementwise(kernel);
+    FailureOr<TiledKernel> result = hasReductions(kernel)
+                                        ? tileRows(kernel, maxRow)
+                                        : tileElementwise(kernel);
     if (failed(result))
       return signalPassFailure();
     tiled[kernel.getSymName()] = *result;

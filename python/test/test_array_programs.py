@@ -62,6 +62,97 @@ func.func @transposes(%x: tensor<40x24xf32>) -> (tensor<24x40xf32>, tensor<24x40
   } -> tensor<24x40xf32>
   return %y, %z : tensor<24x40xf32>, tensor<24x40xf32>
 }
+
+#row = affine_map<(d0, d1) -> (d0)>
+
+func.func @softmax(%x: tensor<37x1000xf32>) -> tensor<37x1000xf32> {
+  %ninf = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.0 : f32
+  %e1 = tensor.empty() : tensor<37xf32>
+  %minit = linalg.fill ins(%ninf : f32) outs(%e1 : tensor<37xf32>) -> tensor<37xf32>
+  %max = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<37x1000xf32>) outs(%minit : tensor<37xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %m = arith.maximumf %in, %acc : f32
+    linalg.yield %m : f32
+  } -> tensor<37xf32>
+  %e2 = tensor.empty() : tensor<37x1000xf32>
+  %exp = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %max : tensor<37x1000xf32>, tensor<37xf32>) outs(%e2 : tensor<37x1000xf32>) {
+  ^bb0(%in: f32, %m: f32, %out: f32):
+    %d = arith.subf %in, %m : f32
+    %e = math.exp %d : f32
+    linalg.yield %e : f32
+  } -> tensor<37x1000xf32>
+  %sinit = linalg.fill ins(%zero : f32) outs(%e1 : tensor<37xf32>) -> tensor<37xf32>
+  %sum = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%exp : tensor<37x1000xf32>) outs(%sinit : tensor<37xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %a = arith.addf %in, %acc : f32
+    linalg.yield %a : f32
+  } -> tensor<37xf32>
+  %y = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%exp, %sum : tensor<37x1000xf32>, tensor<37xf32>) outs(%e2 : tensor<37x1000xf32>) {
+  ^bb0(%in: f32, %s: f32, %out: f32):
+    %q = arith.divf %in, %s : f32
+    linalg.yield %q : f32
+  } -> tensor<37x1000xf32>
+  return %y : tensor<37x1000xf32>
+}
+
+// Layer norm with a weight and bias per column: two reductions (the sum,
+// then the squared deviations from the mean it gives) and the scaling.
+func.func @layer_norm(%x: tensor<29x777xf32>, %w: tensor<777xf32>, %b: tensor<777xf32>) -> tensor<29x777xf32> {
+  %zero = arith.constant 0.0 : f32
+  %n = arith.constant 777.0 : f32
+  %eps = arith.constant 1.0e-5 : f32
+  %er = tensor.empty() : tensor<29xf32>
+  %et = tensor.empty() : tensor<29x777xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%er : tensor<29xf32>) -> tensor<29xf32>
+  %sum = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<29x777xf32>) outs(%init : tensor<29xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %a = arith.addf %in, %acc : f32
+    linalg.yield %a : f32
+  } -> tensor<29xf32>
+  %init2 = linalg.fill ins(%zero : f32) outs(%er : tensor<29xf32>) -> tensor<29xf32>
+  %sq = linalg.generic {indexing_maps = [#id, #row, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x, %sum : tensor<29x777xf32>, tensor<29xf32>) outs(%init2 : tensor<29xf32>) {
+  ^bb0(%in: f32, %s: f32, %acc: f32):
+    %m = arith.divf %s, %n : f32
+    %d = arith.subf %in, %m : f32
+    %d2 = arith.mulf %d, %d : f32
+    %a = arith.addf %d2, %acc : f32
+    linalg.yield %a : f32
+  } -> tensor<29xf32>
+  %y = linalg.generic {indexing_maps = [#id, #row, #row, #col, #col, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %sum, %sq, %w, %b : tensor<29x777xf32>, tensor<29xf32>, tensor<29xf32>, tensor<777xf32>, tensor<777xf32>) outs(%et : tensor<29x777xf32>) {
+  ^bb0(%in: f32, %s: f32, %q: f32, %wi: f32, %bi: f32, %out: f32):
+    %m = arith.divf %s, %n : f32
+    %v = arith.divf %q, %n : f32
+    %ve = arith.addf %v, %eps : f32
+    %r = math.rsqrt %ve : f32
+    %d = arith.subf %in, %m : f32
+    %nrm = arith.mulf %d, %r : f32
+    %sc = arith.mulf %nrm, %wi : f32
+    %o = arith.addf %sc, %bi : f32
+    linalg.yield %o : f32
+  } -> tensor<29x777xf32>
+  return %y : tensor<29x777xf32>
+}
+
+func.func @row_max_i32(%x: tensor<5x300xi32>) -> tensor<5xi32> {
+  %low = arith.constant -2147483648 : i32
+  %e = tensor.empty() : tensor<5xi32>
+  %init = linalg.fill ins(%low : i32) outs(%e : tensor<5xi32>) -> tensor<5xi32>
+  %m = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<5x300xi32>) outs(%init : tensor<5xi32>) {
+  ^bb0(%in: i32, %acc: i32):
+    %a = arith.maxsi %in, %acc : i32
+    linalg.yield %a : i32
+  } -> tensor<5xi32>
+  return %m : tensor<5xi32>
+}
 """
 
 
@@ -114,25 +205,62 @@ def test_bad_inputs_are_refused(exe):
         exe.run("coscos_kernel0_tile")
 
 
+def test_softmax_is_one_kernel_that_reads_its_input_once(exe):
+    x = (np.random.default_rng(3).standard_normal((37, 1000)) * 4).astype(
+        np.float32)
+    (y,) = exe.run("softmax", x)
+    x64 = x.astype(np.float64)
+    e = np.exp(x64 - x64.max(axis=1, keepdims=True))
+    np.testing.assert_allclose(y, e / e.sum(axis=1, keepdims=True),
+                               rtol=1e-5, atol=1e-7)
+
+
+def test_softmax_tile_kernel():
+    with kiln.Context() as ctx:
+        module = kiln.Module.parse(ctx, PROGRAMS, "programs.mlir")
+        module.run_pipeline(ARRAY_PIPELINE)
+        text = str(module)
+    kernel = text[text.index("func.func @softmax_kernel0_tile"):]
+    kernel = kernel[:kernel.index("\n  }\n")]
+    # One program per row: x read once, two reductions, one store.
+    assert kernel.count("tile.load") == 1
+    assert kernel.count("tile.reduce") == 2
+    assert kernel.count("tile.store") == 1
+
+
+def test_layer_norm_in_one_kernel(exe):
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((29, 777)).astype(np.float32)
+    w, b = rng.standard_normal((2, 777)).astype(np.float32)
+    (y,) = exe.run("layer_norm", x, w, b)
+    x64 = x.astype(np.float64)
+    mean = x64.mean(axis=1, keepdims=True)
+    expected = (x64 - mean) / np.sqrt(x64.var(axis=1, keepdims=True) + 1e-5)
+    np.testing.assert_allclose(y, expected * w + b, rtol=1e-4, atol=1e-4)
+
+
+def test_integer_row_max(exe):
+    x = np.random.default_rng(5).integers(-10**9, 10**9, (5, 300),
+                                          dtype=np.int32)
+    (m,) = exe.run("row_max_i32", x)
+    np.testing.assert_array_equal(m, x.max(axis=1))
+
+
 def test_untiled_kernels_are_named():
     source = """
-    func.func @row_sums(%x: tensor<4x8xf32>) -> tensor<4xf32> {
+    func.func @mm(%a: tensor<4x8xf32>, %b: tensor<8x5xf32>) -> tensor<4x5xf32> {
       %zero = arith.constant 0.0 : f32
-      %e = tensor.empty() : tensor<4xf32>
-      %init = linalg.fill ins(%zero : f32) outs(%e : tensor<4xf32>) -> tensor<4xf32>
-      %s = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]}
-          ins(%x : tensor<4x8xf32>) outs(%init : tensor<4xf32>) {
-      ^bb0(%in: f32, %acc: f32):
-        %a = arith.addf %in, %acc : f32
-        linalg.yield %a : f32
-      } -> tensor<4xf32>
-      return %s : tensor<4xf32>
+      %e = tensor.empty() : tensor<4x5xf32>
+      %init = linalg.fill ins(%zero : f32) outs(%e : tensor<4x5xf32>) -> tensor<4x5xf32>
+      %c = linalg.matmul ins(%a, %b : tensor<4x8xf32>, tensor<8x5xf32>) outs(%init : tensor<4x5xf32>) -> tensor<4x5xf32>
+      return %c : tensor<4x5xf32>
     }"""
     with kiln.Context() as ctx:
         module = kiln.Module.parse(ctx, source)
         before = str(module)
         with pytest.raises(kiln.CompilationError) as info:
             module.run_pipeline(ARRAY_PIPELINE)
-        assert "only elementwise kernels are tiled yet" in str(info.value)
+        assert "(a matmul or a contraction), which is not tiled yet" in \
+            str(info.value)
         # A failed pipeline leaves the module as it was.
         assert str(module) == before

@@ -64,18 +64,44 @@ func.func @temporary(%x: tensor<16x16xf32>) -> (tensor<16x16xf32>, tensor<16x16x
 
 // -----
 
-// Reductions are not tiled yet: the kernel is named.
-func.func @row_sums(%x: tensor<4x8xf32>) -> tensor<4xf32> {
+// A reduction makes a row kernel: one program per row, the row in one
+// tile of the next power of two, masked; the masked elements are set to
+// the neutral element of the combining op before tile.reduce.
+// CHECK-LABEL: func.func @row_sums_kernel0_tile
+// CHECK: %[[ROW:.*]] = tile.program_id x
+// CHECK: %[[COLS:.*]] = tile.range 0 to 8 : tensor<8xi32>
+// CHECK: %[[V:.*]] = tile.load %{{.*}}, %{{.*}} : tensor<8x!tile.ptr<f32>> -> tensor<8xf32>
+// CHECK: %[[M:.*]] = arith.select %{{.*}}, %[[V]], %{{.*}} : tensor<8xi1>, tensor<8xf32>
+// CHECK: %[[S:.*]] = tile.reduce %[[M]] axis 0 : tensor<8xf32> -> f32
+// CHECK:   arith.addf
+// CHECK: %[[T:.*]] = arith.addf %[[S]], %{{.*}} : f32
+// CHECK: %[[OUT:.*]] = tile.addptr %{{.*}}, %[[ROW]] : !tile.ptr<f32>, i32
+// CHECK: tile.store %[[OUT]], %[[T]] : !tile.ptr<f32>, f32
+// CHECK-LABEL: func.func @row_sums(
+// CHECK: %[[FOUR:.*]] = arith.constant 4 : i32
+// CHECK: call @row_sums_kernel0_tile_launch(%{{.*}}, %{{.*}}, %[[FOUR]],
+func.func @row_sums(%x: tensor<4x7xf32>) -> tensor<4xf32> {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<4xf32>
-  // The kernel takes the location of its first op.
-  // expected-error @+1 {{kiln-tile: kernel 'row_sums_kernel0' has a linalg.fill, and only elementwise kernels are tiled yet}}
   %init = linalg.fill ins(%zero : f32) outs(%e : tensor<4xf32>) -> tensor<4xf32>
   %s = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]}
-      ins(%x : tensor<4x8xf32>) outs(%init : tensor<4xf32>) {
+      ins(%x : tensor<4x7xf32>) outs(%init : tensor<4xf32>) {
   ^bb0(%in: f32, %acc: f32):
     %a = arith.addf %in, %acc : f32
     linalg.yield %a : f32
   } -> tensor<4xf32>
   return %s : tensor<4xf32>
+}
+
+// -----
+
+// Contractions are not tiled yet: the kernel is named.
+func.func @mm(%a: tensor<4x8xf32>, %b: tensor<8x5xf32>) -> tensor<4x5xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x5xf32>
+  // The kernel takes the location of its first op.
+  // expected-error @+1 {{kiln-tile: kernel 'mm_kernel0' reduces over more than two loops (a matmul or a contraction), which is not tiled yet}}
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<4x5xf32>) -> tensor<4x5xf32>
+  %c = linalg.matmul ins(%a, %b : tensor<4x8xf32>, tensor<8x5xf32>) outs(%init : tensor<4x5xf32>) -> tensor<4x5xf32>
+  return %c : tensor<4x5xf32>
 }

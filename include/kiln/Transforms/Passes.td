@@ -61,12 +61,24 @@ def KilnTilePass : Pass<"kiln-tile", "mlir::ModuleOp"> {
     Kernels whose ops are all elementwise over one iteration space are
     flattened: each program handles `block` consecutive elements (default:
     1024, or fewer for small tensors), with index arithmetic for broadcasts
-    and a mask for the last block. Other kernels (reductions, matmuls) are
-    not tiled yet and are reported by name.
+    and a mask for the last block.
+
+    Kernels that reduce (a softmax, a layer norm, a row sum) are row
+    kernels: generics over a [rows, columns] space, elementwise or
+    reducing the columns, and generics over the rows. Each program takes
+    one row whole, in one tile of the next power of two of the columns (at
+    most `max-row`): inputs are read as rows, as a row's scalar or as a
+    column vector (broadcasts), masked at the end of the row; a reduction
+    whose body is `combine(f(inputs), acc)` becomes `f` on the tile, masked
+    elements set to `combine`'s neutral element, a `tile.reduce` with
+    `combine`, and the initial value combined in. Other kernels (matmuls)
+    are not tiled yet and are reported by name.
   }];
   let options = [
     Option<"block", "block", "int64_t", "1024",
            "Elements per program of an elementwise kernel (a power of two)">,
+    Option<"maxRow", "max-row", "int64_t", "16384",
+           "Longest row a row kernel holds in one tile">,
   ];
   let dependentDialects = ["kiln::tile::TileDialect",
                            "mlir::arith::ArithDialect",

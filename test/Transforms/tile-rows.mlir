@@ -1,0 +1,103 @@
+// RUN: kiln-opt %s -split-input-file -kiln-tile -verify-diagnostics | FileCheck %s
+// RUN: not kiln-opt %s -split-input-file -kiln-tile=max-row=64 -o /dev/null 2>&1 | FileCheck %s --check-prefix=LONG
+
+// Generics over the rows alone are scalar code in each program; a column
+// vector (the (d0, d1) -> (d1) map) is read as a tile over the columns.
+// CHECK-LABEL: func.func @norm_kernel0_tile
+// CHECK-SAME: (%[[X:.*]]: !tile.ptr<f32>, %[[W:.*]]: !tile.ptr<f32>, %[[Y:.*]]: !tile.ptr<f32>)
+// CHECK: %[[XV:.*]] = tile.load {{.*}} : tensor<128x!tile.ptr<f32>> -> tensor<128xf32>
+// CHECK: %[[SQ:.*]] = arith.mulf %[[XV]], %[[XV]] : tensor<128xf32>
+// CHECK: %[[SUM:.*]] = tile.reduce
+// CHECK: %[[TOTAL:.*]] = arith.addf %[[SUM]], %{{.*}} : f32
+// CHECK: %[[R:.*]] = math.rsqrt %{{.*}} : f32
+// CHECK: %[[WS:.*]] = tile.splat %[[W]] : !tile.ptr<f32> -> tensor<128x!tile.ptr<f32>>
+// CHECK: %[[WP:.*]] = tile.addptr %[[WS]], %{{.*}}
+// CHECK: tile.load %[[WP]], %{{.*}} : tensor<128x!tile.ptr<f32>> -> tensor<128xf32>
+// CHECK: tile.splat %[[R]] : f32 -> tensor<128xf32>
+// CHECK: tile.store
+// CHECK-NOT: tile.load
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+#col = affine_map<(d0, d1) -> (d1)>
+#rows = affine_map<(d0) -> (d0)>
+func.func private @norm_kernel0(%x: tensor<6x100xf32>, %w: tensor<100xf32>) -> tensor<6x100xf32> attributes {kiln.kernel} {
+  %zero = arith.constant 0.0 : f32
+  %n = arith.constant 100.0 : f32
+  %er = tensor.empty() : tensor<6xf32>
+  %et = tensor.empty() : tensor<6x100xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%er : tensor<6xf32>) -> tensor<6xf32>
+  %ss = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<6x100xf32>) outs(%init : tensor<6xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %q = arith.mulf %in, %in : f32
+    %a = arith.addf %q, %acc : f32
+    linalg.yield %a : f32
+  } -> tensor<6xf32>
+  %r = linalg.generic {indexing_maps = [#rows, #rows], iterator_types = ["parallel"]}
+      ins(%ss : tensor<6xf32>) outs(%er : tensor<6xf32>) {
+  ^bb0(%s: f32, %out: f32):
+    %m = arith.divf %s, %n : f32
+    %rs = math.rsqrt %m : f32
+    linalg.yield %rs : f32
+  } -> tensor<6xf32>
+  %y = linalg.generic {indexing_maps = [#id, #row, #col, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %r, %w : tensor<6x100xf32>, tensor<6xf32>, tensor<100xf32>) outs(%et : tensor<6x100xf32>) {
+  ^bb0(%in: f32, %ri: f32, %wi: f32, %out: f32):
+    %a = arith.mulf %in, %ri : f32
+    %b = arith.mulf %a, %wi : f32
+    linalg.yield %b : f32
+  } -> tensor<6x100xf32>
+  return %y : tensor<6x100xf32>
+}
+func.func @norm(%x: tensor<6x100xf32>, %w: tensor<100xf32>) -> tensor<6x100xf32> {
+  %y = call @norm_kernel0(%x, %w) : (tensor<6x100xf32>, tensor<100xf32>) -> tensor<6x100xf32>
+  return %y : tensor<6x100xf32>
+}
+
+// LONG: kiln-tile: kernel 'norm_kernel0' reduces rows of 100 elements, longer than max-row (64): such rows are not split yet
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+func.func private @twice_kernel0(%x: tensor<4x8xf32>) -> tensor<4xf32> attributes {kiln.kernel} {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+  // expected-error @+1 {{kiln-tile: a reduction body must combine the running value with one value of the inputs by an op with a neutral element (add, mul, max, min, and, or, ...)}}
+  %s = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<4x8xf32>) outs(%init : tensor<4xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %a = arith.addf %in, %acc : f32
+    %b = arith.mulf %a, %acc : f32
+    linalg.yield %b : f32
+  } -> tensor<4xf32>
+  return %s : tensor<4xf32>
+}
+func.func @twice(%x: tensor<4x8xf32>) -> tensor<4xf32> {
+  %s = call @twice_kernel0(%x) : (tensor<4x8xf32>) -> tensor<4xf32>
+  return %s : tensor<4xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#tr = affine_map<(d0, d1) -> (d1, d0)>
+#row = affine_map<(d0, d1) -> (d0)>
+func.func private @columns_kernel0(%x: tensor<8x4xf32>) -> tensor<4xf32> attributes {kiln.kernel} {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+  // expected-error @+1 {{kiln-tile: indexing map affine_map<(d0, d1) -> (d1, d0)> of a row kernel reads neither a row, a row's value nor the columns}}
+  %s = linalg.generic {indexing_maps = [#tr, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<8x4xf32>) outs(%init : tensor<4xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %a = arith.addf %in, %acc : f32
+    linalg.yield %a : f32
+  } -> tensor<4xf32>
+  return %s : tensor<4xf32>
+}
+func.func @columns(%x: tensor<8x4xf32>) -> tensor<4xf32> {
+  %s = call @columns_kernel0(%x) : (tensor<8x4xf32>) -> tensor<4xf32>
+  return %s : tensor<4xf32>
+}
