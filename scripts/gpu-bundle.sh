@@ -50,6 +50,9 @@ cp -r "$root/python/kiln" "$bundle/python/"
 cp "$root/python/test/conftest.py" "$root/python/test/test_example_kernels.py" \
    "$root/python/test/test_gpu.py" "$bundle/python/test/"
 cp -r "$root/docs/examples" "$bundle/docs/"
+mkdir -p "$bundle/test/tools/kiln-run"
+cp "$root/test/tools/kiln-run/array.mlir" "$root/test/tools/kiln-run/array-gpu.mlir" \
+   "$bundle/test/tools/kiln-run/"
 cp "$root/bench/gpu_suite.py" "$bundle/bench/"
 cp "$root/scripts/gpu-check.sh" "$bundle/scripts/"
 find "$bundle" -name __pycache__ -prune -exec rm -rf {} +

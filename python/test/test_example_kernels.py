@@ -138,3 +138,22 @@ def test_example_kernel(case: Case, target: str, tmp_path: Path):
     print(result.stdout, result.stderr)
     assert result.returncode == 0, result.stdout + result.stderr
     assert " ok" in result.stdout
+
+
+@pytest.mark.parametrize("program,function", [
+    ("tools/kiln-run/array-gpu.mlir", "softmax"),
+    ("tools/kiln-run/array.mlir", "coscos"),
+])
+def test_array_program_on_the_gpu(program: str, function: str):
+    """An array function fused and tiled, its plan run on the GPU and
+    checked against the same plan on the host."""
+    if reason := gpu_skip_reason():
+        pytest.skip(reason)
+    result = subprocess.run(
+        [str(KILN_RUN), str(ROOT / "test" / program), f"--kernel={function}",
+         "--init=rand", "--target=gpu", "--repeat=10", "--tolerance=1e-5"],
+        capture_output=True, text=True)
+    print(result.stdout, result.stderr)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "against the host" in result.stdout and "WRONG" not in \
+        result.stdout

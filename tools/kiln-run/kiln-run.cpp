@@ -29,12 +29,15 @@
 // kiln-run FILE --kernel=NAME --init=rand|iota|zeros [--report]
 //
 // When NAME is an array function (arguments and results are tensors), it is
-// fused, tiled and run as a launch plan on generated inputs instead; its
-// results are summarised, and --report prints the cost report before and
-// after fusion.
+// fused, tiled and run as a launch plan on generated inputs instead, on the
+// host or (its tile kernels compiled for the device, its temporaries in
+// device memory) on the GPU, checked against the host there; its results
+// are summarised, and --report prints the cost report before and after
+// fusion.
 //
 //===----------------------------------------------------------------------===//
 
+#include "GPUPlan.h"
 #include "Npy.h"
 
 #include "kiln/Dialect/Tile/IR/TileDialect.h"
@@ -291,9 +294,13 @@ static std::optional<std::string> makeBuffer(RankedTensorType type,
   return parseArgument(spec, rng, buffer);
 }
 
-/// Fuses, tiles and runs the array function `func` on generated inputs.
+static int runArrayOnGPU(ModuleOp module, StringRef plan,
+                         SmallVector<Argument> &buffers, size_t numInputs);
+
+/// Fuses, tiles and runs the array function `func` on generated inputs, on
+/// the GPU or the host.
 static int runArrayFunction(ModuleOp module, func::FuncOp func,
-                            std::mt19937_64 &rng) {
+                            std::mt19937_64 &rng, bool onGPU) {
   std::string name = func.getSymName().str();
   if (checkBounds || threads != 1)
     return fail("--check-bounds and --launch-threads apply to kernels; an "
@@ -338,6 +345,8 @@ static int runArrayFunction(ModuleOp module, func::FuncOp func,
   }
   if (failed(runPipeline("kiln-tile,canonicalize")))
     return 1;
+  if (onGPU)
+    return runArrayOnGPU(module, name, buffers, numInputs);
   auto executable = kiln::host::HostExecutable::create(module, checkBounds);
   if (failed(executable))
     return 1;
@@ -485,10 +494,9 @@ static bool meetsExpectations(const std::vector<Argument> &args) {
   return met;
 }
 
-/// Compiles the kernel for the device, checks one launch against the host
-/// target and times `repeat` more.
-static int runOnGPU(ModuleOp module, std::vector<Argument> &args,
-                    std::array<uint32_t, 3> grid) {
+/// Opens device 0 into `device`; else says why and returns kNoGPU (no
+/// driver or device) or 1.
+static int openDevice(std::unique_ptr<kiln::runtime::Device> &device) {
   namespace rt = kiln::runtime;
   std::string error;
   rt::CudaDriver *driver = rt::CudaDriver::get(error);
@@ -498,11 +506,23 @@ static int runOnGPU(ModuleOp module, std::vector<Argument> &args,
     llvm::errs() << "kiln-run: no GPU to run on: " << error << "\n";
     return kNoGPU;
   }
-  std::unique_ptr<rt::Device> device = rt::Device::open(*driver, 0, error);
+  device = rt::Device::open(*driver, 0, error);
   if (!device)
     return fail(error);
   if (checkMode != "host" && checkMode != "none")
     return fail("--check=" + checkMode + ": expected host or none");
+  return 0;
+}
+
+/// Compiles the kernel for the device, checks one launch against the host
+/// target and times `repeat` more.
+static int runOnGPU(ModuleOp module, std::vector<Argument> &args,
+                    std::array<uint32_t, 3> grid) {
+  namespace rt = kiln::runtime;
+  std::unique_ptr<rt::Device> device;
+  if (int status = openDevice(device))
+    return status;
+  std::string error;
 
   // The reference: the host target on copies of the inputs.
   std::vector<Argument> expected = args;
@@ -632,6 +652,108 @@ static int runOnGPU(ModuleOp module, std::vector<Argument> &args,
   return wrong || !met ? 1 : 0;
 }
 
+/// Runs the launch plan `plan` (after fusion and tiling) on the GPU: its
+/// tile kernels compiled for the device, its buffers in device memory, one
+/// run checked against the host target, then `repeat` runs timed.
+static int runArrayOnGPU(ModuleOp module, StringRef plan,
+                         SmallVector<Argument> &buffers, size_t numInputs) {
+  namespace rt = kiln::runtime;
+  std::unique_ptr<rt::Device> device;
+  if (int status = openDevice(device))
+    return status;
+  std::string error;
+  SmallVector<Argument> expected = buffers;
+  if (checkMode == "host") {
+    auto executable = kiln::host::HostExecutable::create(module, false);
+    if (failed(executable))
+      return 1;
+    SmallVector<int64_t> addresses;
+    for (Argument &buffer : expected)
+      addresses.push_back(reinterpret_cast<int64_t>(buffer.bytes.data()));
+    if (failed((*executable)->runPlan(plan, addresses, error)))
+      return fail(error);
+  }
+  OwningOpRef<ModuleOp> kernels = kiln::extractTileKernels(module);
+  kiln::gpu::GPUCompileOptions options;
+  options.numWarps = numWarps;
+  options.target.chip =
+      kiln::gpu::getChipForCapability(device->getComputeCapability());
+  FailureOr<kiln::gpu::GPUBinary> binary =
+      kiln::gpu::compileForGPU(*kernels, options);
+  if (failed(binary))
+    return 1;
+  std::unique_ptr<rt::Module> loaded = device->loadModule(
+      binary->cubin.empty() ? binary->ptx : binary->cubin, error);
+  if (!loaded)
+    return fail(error);
+  std::vector<uint64_t> addresses(buffers.size(), 0);
+  llvm::scope_exit release([&] {
+    std::string ignored;
+    for (uint64_t address : addresses)
+      if (address)
+        device->free(address, ignored);
+  });
+  for (auto [i, buffer] : llvm::enumerate(buffers)) {
+    addresses[i] = device->allocate(buffer.bytes.size(), error);
+    if (!addresses[i] ||
+        !device->copyToDevice(addresses[i], buffer.bytes.data(),
+                              buffer.bytes.size(), error))
+      return fail(error);
+  }
+  auto planOp = module.lookupSymbol<func::FuncOp>(plan);
+  auto run = [&] {
+    return kiln::runPlanOnGPU(planOp, *device, *loaded,
+                              binary->threadsPerBlock, addresses, error);
+  };
+  if (failed(run()) || !device->synchronize(error))
+    return fail(error);
+  for (auto [i, buffer] : llvm::enumerate(buffers))
+    if (!device->copyToHost(buffer.bytes.data(), addresses[i],
+                            buffer.bytes.size(), error))
+      return fail(error);
+  std::unique_ptr<rt::Event> start = device->createEvent(error);
+  std::unique_ptr<rt::Event> stop = start ? device->createEvent(error)
+                                          : nullptr;
+  if (!stop)
+    return fail(error);
+  std::vector<double> seconds;
+  for (unsigned i = 0; i < std::max(1u, repeat.getValue()); ++i) {
+    float milliseconds = 0;
+    if (!start->record(nullptr, error) || failed(run()) ||
+        !stop->record(nullptr, error) || !stop->synchronize(error) ||
+        !stop->getMillisecondsSince(*start, milliseconds, error))
+      return fail(error);
+    seconds.push_back(milliseconds * 1e-3);
+  }
+  std::sort(seconds.begin(), seconds.end());
+  double bytes = 0;
+  for (const Argument &buffer : buffers)
+    bytes += buffer.bytes.size();
+  double median = seconds[seconds.size() / 2];
+  llvm::outs() << "array function " << plan << " on " << device->getName()
+               << " (" << options.target.chip << "): "
+               << llvm::format("%.4f", median * 1e3)
+               << " ms per run (median of " << seconds.size() << "), "
+               << llvm::format("%.1f", bytes / median / 1e9)
+               << " GB/s (inputs and results once)\n";
+  bool wrong = false;
+  for (auto [i, buffer] : llvm::enumerate(buffers)) {
+    bool isInput = i < numInputs;
+    std::string label = (isInput ? "input" : "result") +
+                        std::to_string(isInput ? i : i - numInputs);
+    summarize(label, buffer);
+    if (isInput || checkMode != "host")
+      continue;
+    double worst = maxError(buffer, expected[i]);
+    bool ok = worst <= tolerance;
+    wrong |= !ok;
+    llvm::outs() << label << " against the host: max error "
+                 << llvm::format("%.3g", worst) << (ok ? " ok" : " WRONG")
+                 << "\n";
+  }
+  return wrong ? 1 : 0;
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::ParseCommandLineOptions(argc, argv, "Kiln: run one tile kernel\n");
@@ -688,7 +810,7 @@ int main(int argc, char **argv) {
       llvm::all_of(kernel.getArgumentTypes(),
                    [](Type t) { return isa<RankedTensorType>(t); });
   if (arrayFunction)
-    return runArrayFunction(*module, kernel, rng);
+    return runArrayFunction(*module, kernel, rng, target == "gpu");
   if (kernel.getNumArguments() != args.size())
     return fail("'" + kernelName + "' takes " +
                 llvm::Twine(kernel.getNumArguments()) + " arguments, but " +

@@ -1,0 +1,38 @@
+//===- GPUPlan.h - Launch plans run on the GPU ------------------*- C++ -*-===//
+//
+// kiln-tile turns an array function into a launch plan: host code that
+// allocates temporaries and calls each tile kernel's launcher over its
+// grid. On the GPU, kiln-run follows the plan op by op instead of
+// compiling it: the kernels run from a loaded module, the temporaries are
+// device memory.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_TOOLS_KILN_RUN_GPUPLAN_H
+#define KILN_TOOLS_KILN_RUN_GPUPLAN_H
+
+#include "kiln/Runtime/CudaDriver.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+
+namespace kiln {
+
+/// A copy of `module` holding only its tile kernels (no plans, launcher or
+/// runtime declarations), for the GPU compiler.
+mlir::OwningOpRef<mlir::ModuleOp> extractTileKernels(mlir::ModuleOp module);
+
+/// Runs the launch plan `plan` on `device`: `buffers` are the device
+/// addresses of its inputs, then of its results; its kernels are in
+/// `kernels`, compiled for blocks of `threadsPerBlock` threads. On failure
+/// `error` says which op of the plan failed and why.
+mlir::LogicalResult runPlanOnGPU(mlir::func::FuncOp plan,
+                                 runtime::Device &device,
+                                 runtime::Module &kernels,
+                                 unsigned threadsPerBlock,
+                                 llvm::ArrayRef<uint64_t> buffers,
+                                 std::string &error);
+
+} // namespace kiln
+
+#endif // KILN_TOOLS_KILN_RUN_GPUPLAN_H
