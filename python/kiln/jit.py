@@ -144,6 +144,25 @@ class JITFunction:
         types, constants = self.specialize(self.bind(args, kwargs))
         return CodeGenerator(self.fn, types, constants).generate()
 
+    def asm(self, *args, chip: str = "sm_90a", num_warps: int = 4,
+            **kwargs) -> dict[str, str | bytes]:
+        """Every stage of the GPU compilation for these arguments, by name:
+        "tile" (the tile IR), "llvm" (LLVM IR), "ptx", "cubin" (empty where
+        ptxas is not found) and "ptxas-log". Needs no GPU; arrays may be
+        numpy or device arrays, only their types and alignment count."""
+        types, constants = self.specialize(self.bind(args, kwargs))
+        with self._lock:
+            module, text = self._parse(types, constants)
+        try:
+            with GPUBinary(module, chip, num_warps) as binary:
+                return {"tile": text, "llvm": binary.llvm_ir,
+                        "ptx": binary.ptx, "cubin": binary.cubin,
+                        "ptxas-log": binary.ptxas_log}
+        except CompilationError as exc:
+            raise self._located(exc, text) from None
+        finally:
+            module.close()
+
     @staticmethod
     def _key(types: dict[str, Type], constants: dict[str, Any]) -> tuple:
         return (tuple(sorted((n, t.elem, t.divisibility, t.known)

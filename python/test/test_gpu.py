@@ -98,6 +98,19 @@ needs_stand_in = pytest.mark.skipif(
     not FAKE.exists(), reason=f"the stand-in driver is not built ({FAKE})")
 
 
+def test_asm_shows_every_stage_without_a_gpu():
+    x = np.zeros(4096, np.float32)
+    stages = scale.asm(x, x, 4096, 2.0, BLOCK=1024, chip="sm_80")
+    assert "tile.load" in stages["tile"]
+    assert "nvptx64-nvidia-cuda" in stages["llvm"]
+    assert ".target sm_80" in stages["ptx"]
+    assert "ld.global.v4.b32" in stages["ptx"]  # aligned, n % 16 == 0
+    if stages["cubin"]:
+        assert stages["cubin"][:4] == b"\x7fELF"
+    with pytest.raises(KilnError, match="sm_42"):
+        scale.asm(x, x, 4096, 2.0, BLOCK=1024, chip="sm_42")
+
+
 def run_python(code: str) -> subprocess.CompletedProcess:
     """`code` in a fresh interpreter against the stand-in driver (loaded
     once per process), with PTX for it to load."""
