@@ -1,6 +1,7 @@
 """GPU benchmarks of the example kernels: Kiln (through kiln-run) against
 PyTorch eager on the same machine, in the same run, with the device's
-bandwidth measured by a large device-to-device copy.
+bandwidth measured by a large device-to-device copy; and the cost of a
+launch from Python (Kiln, PyTorch, Triton where installed).
 
     python3 bench/gpu_suite.py --out DIR [--kiln-run PATH]
 
@@ -54,6 +55,52 @@ def kiln_time(kiln_run: str, kernel: str, grid: tuple[int, ...],
     if result.returncode != 0:
         raise RuntimeError(result.stdout + result.stderr)
     return float(re.search(r"([0-9.]+) ms per launch", result.stdout)[1]) / 1e3
+
+
+def launch_overhead(torch) -> dict[str, float]:
+    """Microseconds per launch from Python of a one-element kernel: Kiln's
+    @kiln.jit (cached specialization), a PyTorch op and, where Triton is
+    installed, a Triton kernel; wall clock over many launches."""
+    sys.path.insert(0, str(ROOT / "python"))
+    import kiln
+    import kiln.language as kl
+
+    @kiln.jit
+    def bump(x_ptr, n, BLOCK: kl.constexpr):
+        offsets = kl.arange(0, BLOCK)
+        mask = offsets < n
+        kl.store(x_ptr + offsets, kl.load(x_ptr + offsets, mask=mask) + 1.0,
+                 mask=mask)
+
+    x = torch.zeros(1, device="cuda")
+    launches = {"kiln @jit": lambda: bump[(1,)](x, 1, BLOCK=32),
+                "torch x.add_(1)": lambda: x.add_(1)}
+    try:
+        import triton
+        import triton.language as tl
+
+        @triton.jit
+        def triton_bump(x_ptr, n, BLOCK: tl.constexpr):
+            offsets = tl.arange(0, BLOCK)
+            mask = offsets < n
+            tl.store(x_ptr + offsets,
+                     tl.load(x_ptr + offsets, mask=mask) + 1.0, mask=mask)
+
+        launches["triton @jit"] = lambda: triton_bump[(1,)](x, 1, BLOCK=32)
+    except ImportError:
+        pass
+    result = {}
+    for name, launch in launches.items():
+        for _ in range(20):
+            launch()
+        torch.cuda.synchronize()
+        count = 2000
+        start = time.perf_counter()
+        for _ in range(count):
+            launch()
+        torch.cuda.synchronize()
+        result[name] = (time.perf_counter() - start) / count * 1e6
+    return result
 
 
 def main() -> int:
@@ -138,6 +185,15 @@ def main() -> int:
             lines.append(f"| {name} | failed | | | "
                          f"{row['torch_s'] * 1e6:.1f} | | |")
         print(lines[-1], flush=True)
+    try:
+        overhead = launch_overhead(torch)
+        results["launch_overhead_us"] = overhead
+        lines += ["", "| launch from Python (1 element) | us per launch |",
+                  "|---|---:|"]
+        lines += [f"| {name} | {us:.1f} |" for name, us in overhead.items()]
+    except Exception as error:  # reported, and the suite goes on
+        results["launch_overhead_error"] = str(error)[-500:]
+        lines += ["", f"launch overhead not measured: {error}"]
     (options.out / "gpu_suite.md").write_text("\n".join(lines) + "\n")
     (options.out / "gpu_suite.json").write_text(json.dumps(results, indent=2))
     print("\n".join(lines))
