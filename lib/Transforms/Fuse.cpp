@@ -53,16 +53,23 @@ static bool isElementwise(Operation *op) {
 }
 
 /// A row-wise op: a generic whose first loop is parallel and indexes the
-/// first dimension of every operand, with rows of at most `maxRow`.
+/// first dimension of every result and of every input but those the rows
+/// share (a per-column weight, broadcast over the rows), with rows of at
+/// most `maxRow`.
 static bool isRowWise(Operation *op, int64_t maxRow, int64_t &rows) {
   auto generic = dyn_cast<linalg::GenericOp>(op);
   if (!generic || generic.getNumLoops() < 1 ||
       generic.getIteratorTypesArray()[0] != utils::IteratorType::parallel)
     return false;
-  for (AffineMap map : generic.getIndexingMapsArray())
-    if (map.getNumResults() == 0 || map.getResult(0) != getAffineDimExpr(0,
-                                                          op->getContext()))
+  AffineExpr rowDim = getAffineDimExpr(0, op->getContext());
+  for (OpOperand &operand : generic->getOpOperands()) {
+    AffineMap map = generic.getMatchingIndexingMap(&operand);
+    bool byRow = map.getNumResults() != 0 && map.getResult(0) == rowDim;
+    bool shared = generic.isDpsInput(&operand) &&
+                  !map.isFunctionOfDim(0);
+    if (!byRow && !shared)
       return false;
+  }
   SmallVector<int64_t> ranges = generic.getStaticLoopRanges();
   int64_t row = 1;
   for (int64_t range : ArrayRef(ranges).drop_front()) {

@@ -19,8 +19,9 @@ def KilnFusePass : Pass<"kiln-fuse", "mlir::ModuleOp"> {
        elementwise producers. A value with several users is recomputed in
        each when its producer is cheap (at most `recompute-max-ops` body
        ops and one input), else materialised once.
-    2. Row-wise ops (every operand indexed by the same first, parallel
-       dimension) that feed each other join one kernel when a row holds at
+    2. Row-wise ops (every result and input indexed by the same first,
+       parallel dimension, but inputs all rows share, such as a per-column
+       weight) that feed each other join one kernel when a row holds at
        most `max-row` elements: a softmax or a layer norm is one kernel, and
        so is an expensive value with its users, which then share it rather
        than recompute it or pass it through memory.
