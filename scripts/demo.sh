@@ -3,8 +3,9 @@
 # as it exists: each example kernel of docs/examples is parsed, verified and
 # simplified by kiln-opt, with the IR printed after every stage; one is
 # compiled to PTX for sm_90a (and assembled by ptxas where it is found);
-# then all run on random data against numpy, on the GPU where there is one
-# and on the host target otherwise.
+# a whole-tensor layer norm is fused into one kernel (cost report before
+# and after) and run; then all run on random data against numpy, on the GPU
+# where there is one and on the host target otherwise.
 set -euo pipefail
 source "$(dirname "$0")/lib/setup.sh"
 kiln_setup
@@ -36,6 +37,10 @@ if "$KILN_BUILD_DIR/bin/kiln-translate" --chip=sm_90a --emit=cubin \
            -tile-specialize-arguments="divisible=0,1,2,3") 2>&1; then
   echo "(ptxas assembled it: $KILN_BUILD_DIR/softmax.cubin)"
 fi
+
+kiln_log "A whole-tensor layer norm: 7 kernels before fusion, 1 after"
+"$KILN_BUILD_DIR/bin/kiln-run" "$KILN_ROOT/docs/examples/layer_norm_array.mlir" \
+  --kernel=layer_norm --init=rand --report
 
 kiln_log "Running the examples on random data, checked against numpy"
 PYTHONPATH=$KILN_ROOT/python KILN_BUILD_DIR=$KILN_BUILD_DIR \
