@@ -209,6 +209,12 @@ KILN_C_EXPORT KilnError *kilnGPUBinaryCreate(KilnModule *module,
                                              const char *chip, int numWarps,
                                              KilnGPUBinary **binary);
 
+/** A binary from artifacts compiled before (an on-disk cache): `ptx`, and
+ * `cubin` (may be empty) for kernels of `threadsPerBlock` threads. */
+KILN_C_EXPORT KilnError *kilnGPUBinaryCreateFromArtifacts(
+    const char *ptx, size_t ptxSize, const char *cubin, size_t cubinSize,
+    unsigned threadsPerBlock, KilnGPUBinary **binary);
+
 KILN_C_EXPORT void kilnGPUBinaryDestroy(KilnGPUBinary *binary);
 
 /** Borrows one stage's artifact: `stage` is "llvm" (LLVM IR), "ptx",

@@ -404,6 +404,22 @@ KilnError *kilnGPUBinaryCreate(KilnModule *module, const char *chip,
   return nullptr;
 }
 
+KilnError *kilnGPUBinaryCreateFromArtifacts(const char *ptx, size_t ptxSize,
+                                            const char *cubin,
+                                            size_t cubinSize,
+                                            unsigned threadsPerBlock,
+                                            KilnGPUBinary **binary) {
+  *binary = nullptr;
+  if (!ptxSize || !threadsPerBlock)
+    return makeError("a GPU binary needs its PTX and its threads per block");
+  kiln::gpu::GPUBinary artifacts;
+  artifacts.ptx.assign(ptx, ptxSize);
+  artifacts.cubin.assign(cubin ? cubin : "", cubin ? cubinSize : 0);
+  artifacts.threadsPerBlock = threadsPerBlock;
+  *binary = new KilnGPUBinary{std::move(artifacts)};
+  return nullptr;
+}
+
 void kilnGPUBinaryDestroy(KilnGPUBinary *binary) { delete binary; }
 
 KilnError *kilnGPUBinaryGetArtifact(KilnGPUBinary *binary, const char *stage,

@@ -79,6 +79,23 @@ class GPUBinary:
             module.handle, chip.encode(), int(num_warps), ctypes.byref(handle)))
         self._handle = handle
 
+    @classmethod
+    def from_artifacts(cls, module: Module, chip: str, ptx: str,
+                       cubin: bytes, threads_per_block: int) -> GPUBinary:
+        """A binary compiled before (kept by an on-disk cache): the PTX and
+        cubin of ``module``'s kernels for ``chip``."""
+        binary = cls.__new__(cls)
+        binary._handle = None
+        binary.module = module
+        binary.chip = chip
+        handle = _ffi.GPUBinaryHandle()
+        ptx_bytes = ptx.encode()
+        check(_ffi.lib().kilnGPUBinaryCreateFromArtifacts(
+            ptx_bytes, len(ptx_bytes), cubin, len(cubin), threads_per_block,
+            ctypes.byref(handle)), KilnError)
+        binary._handle = handle
+        return binary
+
     def artifact(self, stage: str) -> bytes:
         """One stage's output: "llvm", "ptx", "cubin" (empty where ptxas
         was not found) or "ptxas-log"."""

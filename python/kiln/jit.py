@@ -25,7 +25,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from kiln import interpreter
+from kiln import cache, interpreter
 from kiln import language as kl
 from kiln.codegen import CodeGenerator, KilnCompileError, Type, pointer_type
 from kiln.compiler import Context, Module
@@ -208,9 +208,19 @@ class JITFunction:
         loaded there."""
         chip = device_chip(ordinal)
         key = (self._key(types, constants), chip, num_warps, ordinal)
-        return self._compiled(
-            self._gpu_cache, key, types, constants,
-            lambda module: GPUBinary(module, chip, num_warps).load(ordinal))
+
+        def build(module: Module) -> CudaModule:
+            entry = cache.key(str(module), chip, num_warps)
+            found = cache.load(entry)
+            if found:
+                binary = GPUBinary.from_artifacts(module, chip, *found)
+            else:
+                binary = GPUBinary(module, chip, num_warps)
+                cache.store(entry, binary.ptx, binary.cubin,
+                            binary.threads_per_block)
+            return binary.load(ordinal)
+
+        return self._compiled(self._gpu_cache, key, types, constants, build)
 
     def _located(self, error: CompilationError, text: str) -> KilnError:
         """A compiler error as a KilnCompileError at the Python line its

@@ -111,7 +111,7 @@ def test_asm_shows_every_stage_without_a_gpu():
         scale.asm(x, x, 4096, 2.0, BLOCK=1024, chip="sm_42")
 
 
-def run_python(code: str) -> subprocess.CompletedProcess:
+def run_python(code: str, **env: str) -> subprocess.CompletedProcess:
     """`code` in a fresh interpreter against the stand-in driver (loaded
     once per process), with PTX for it to load."""
     return subprocess.run(
@@ -119,7 +119,9 @@ def run_python(code: str) -> subprocess.CompletedProcess:
         text=True,
         env={**os.environ, "PYTHONPATH": str(ROOT / "python") + os.pathsep +
              str(Path(__file__).parent), "KILN_CUDA_DRIVER": str(FAKE),
-             "KILN_PTXAS": "/nonexistent/ptxas"})
+             "KILN_PTXAS": "/nonexistent/ptxas",
+             "KILN_CACHE_DIR": os.environ.get(
+                 "KILN_CACHE_DIR", str(BUILD / "test-kiln-cache")), **env})
 
 
 @needs_stand_in
@@ -301,3 +303,75 @@ def test_block_pointers_on_the_gpu_against_torch():
             loaded.launch("block_copy", grid, ta, tout, 50, 70)
             torch.cuda.synchronize()
     torch.testing.assert_close(tout, 2 * ta)
+
+
+def test_disk_cache_entries_are_whole_or_ignored(tmp_path, monkeypatch):
+    from kiln import cache
+    monkeypatch.setenv("KILN_CACHE_DIR", str(tmp_path / "cache"))
+    name = cache.key("module {}", "sm_90a", 4)
+    assert name != cache.key("module {}", "sm_80", 4)
+    assert cache.load(name) is None
+    assert cache.store(name, ".version 8.0", b"\x7fELF-ish", 128)
+    assert cache.load(name) == (".version 8.0", b"\x7fELF-ish", 128)
+    assert [p.name for p in (tmp_path / "cache").iterdir()] == \
+        [f"{name}.kiln"]  # no temporary left behind
+    # A truncated entry (a crash mid-write elsewhere) is no entry.
+    path = tmp_path / "cache" / f"{name}.kiln"
+    path.write_bytes(path.read_bytes()[:-3])
+    assert cache.load(name) is None
+    path.write_bytes(b"garbage")
+    assert cache.load(name) is None
+    # A cache that cannot be written is no cache, not an error.
+    monkeypatch.setenv("KILN_CACHE_DIR", str(path / "under-a-file"))
+    assert not cache.store(name, ".version 8.0", b"", 128)
+    assert cache.load(name) is None
+
+
+@needs_stand_in
+def test_a_second_process_loads_the_binary_from_disk(tmp_path):
+    code = """
+        import numpy as np, kiln.gpu, kiln.jit
+        from test_gpu import FakeDeviceArray, scale
+        compiled = []
+        original = kiln.gpu.GPUBinary.__init__
+        def counting(self, *args, **kwargs):
+            compiled.append(1)
+            original(self, *args, **kwargs)
+        kiln.gpu.GPUBinary.__init__ = counting
+        x = FakeDeviceArray(np.zeros(3000, np.float32))
+        scale[(3,)](x, x, 3000, 2.0, BLOCK=1024)
+        print("compiled", len(compiled))
+        """
+    env = {"KILN_CACHE_DIR": str(tmp_path / "cache")}
+    first = run_python(code, **env)
+    second = run_python(code, **env)
+    assert first.returncode == 0, first.stderr
+    assert second.returncode == 0, second.stderr
+    assert first.stdout.split() == ["compiled", "1"]
+    assert second.stdout.split() == ["compiled", "0"]
+    assert len(list((tmp_path / "cache").glob("*.kiln"))) == 1
+
+
+@needs_stand_in
+def test_two_processes_compiling_at_once_share_one_whole_entry(tmp_path):
+    code = textwrap.dedent("""
+        import numpy as np
+        from test_gpu import FakeDeviceArray, scale
+        x = FakeDeviceArray(np.zeros(3000, np.float32))
+        scale[(3,)](x, x, 3000, 2.0, BLOCK=1024)
+        print("ok")
+        """)
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "python") + os.pathsep +
+           str(Path(__file__).parent), "KILN_CUDA_DRIVER": str(FAKE),
+           "KILN_PTXAS": "/nonexistent/ptxas",
+           "KILN_CACHE_DIR": str(tmp_path / "cache")}
+    processes = [subprocess.Popen([sys.executable, "-c", code], env=env,
+                                  stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True)
+                 for _ in range(2)]
+    for process in processes:
+        out, err = process.communicate(timeout=120)
+        assert process.returncode == 0 and out.strip() == "ok", err
+    entries = list((tmp_path / "cache").iterdir())
+    assert [e.suffix for e in entries] == [".kiln"]  # no temporaries
+    assert b".entry scale" in entries[0].read_bytes()

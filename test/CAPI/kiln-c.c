@@ -146,6 +146,24 @@ int main(void) {
   if (none)
     printf("FAILED: a binary for sm_42\n");
 
+  // A binary from artifacts kept by a cache: they come back as given.
+  // CHECK-LABEL: from artifacts
+  // CHECK-NEXT: error: a GPU binary needs its PTX and its threads per block
+  // CHECK-NEXT: ptx back: .version 8.0, 64 threads
+  printf("from artifacts\n");
+  KilnGPUBinary *cached = NULL;
+  if ((error = kilnGPUBinaryCreateFromArtifacts("", 0, NULL, 0, 64, &cached)))
+    printError(error);
+  if (!kilnGPUBinaryCreateFromArtifacts(".version 8.0", 12, NULL, 0, 64,
+                                        &cached)) {
+    const char *ptx = NULL;
+    size_t size = 0;
+    kilnGPUBinaryGetArtifact(cached, "ptx", &ptx, &size);
+    printf("ptx back: %.*s, %u threads\n", (int)size, ptx,
+           kilnGPUBinaryGetThreadsPerBlock(cached));
+    kilnGPUBinaryDestroy(cached);
+  }
+
   // Loading needs a driver; without one, that is the error.
   // CHECK-LABEL: load
   // CHECK-NEXT: error: no CUDA driver: cannot open

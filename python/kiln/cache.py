@@ -1,0 +1,88 @@
+"""An on-disk cache of GPU binaries, so that a kernel compiled once is not
+compiled again by the next process.
+
+Entries live in ``$KILN_CACHE_DIR`` (default ``~/.cache/kiln``), named by a
+hash of everything the binary depends on: the tile IR, the chip, the warps
+per program and the compiler build (the C API library's path, size and
+modification time). An entry is written to a temporary
+file and renamed into place, so a reader never sees half of one; an entry
+that cannot be read whole, or a cache directory that cannot be written, is
+the same as no cache.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from pathlib import Path
+
+from kiln import _ffi
+
+#: Bumped when the entry format changes.
+_FORMAT = 1
+
+
+def directory() -> Path:
+    return Path(os.environ.get("KILN_CACHE_DIR")
+                or Path.home() / ".cache" / "kiln")
+
+
+def _compiler_identity() -> list:
+    """What tells one build of the compiler from another: the loaded C API
+    library's path, size and modification time."""
+    path = Path(_ffi.lib()._name)
+    stat = path.stat()
+    return [str(path.resolve()), stat.st_size, stat.st_mtime_ns]
+
+
+def key(ir: str, chip: str, num_warps: int) -> str:
+    """The entry name of a compilation."""
+    text = json.dumps([_FORMAT, _ffi.lib().kilnGetAPIVersion(),
+                       _compiler_identity(), chip, num_warps, ir])
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def load(name: str) -> tuple[str, bytes, int] | None:
+    """(PTX, cubin, threads per block) of entry ``name``, or None when there
+    is no whole entry."""
+    try:
+        data = (directory() / f"{name}.kiln").read_bytes()
+        header_size = int.from_bytes(data[:4], "little")
+        header = json.loads(data[4:4 + header_size])
+        ptx_size, cubin_size = header["ptx"], header["cubin"]
+        body = data[4 + header_size:]
+        if header.get("format") != _FORMAT or \
+                len(body) != ptx_size + cubin_size:
+            return None
+        return (body[:ptx_size].decode(), body[ptx_size:],
+                int(header["threads"]))
+    except (OSError, ValueError, KeyError, UnicodeDecodeError):
+        return None
+
+
+def store(name: str, ptx: str, cubin: bytes, threads: int) -> bool:
+    """Writes entry ``name`` atomically; False (and no partial file) when
+    the cache directory cannot be written."""
+    ptx_bytes = ptx.encode()
+    header = json.dumps({"format": _FORMAT, "ptx": len(ptx_bytes),
+                         "cubin": len(cubin), "threads": threads}).encode()
+    folder = directory()
+    temporary = None
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=f".{name}.",
+                                         delete=False) as out:
+            temporary = out.name
+            out.write(len(header).to_bytes(4, "little") + header +
+                      ptx_bytes + cubin)
+        os.replace(temporary, folder / f"{name}.kiln")
+        return True
+    except OSError:
+        if temporary:
+            try:
+                os.unlink(temporary)
+            except OSError:
+                pass
+        return False
