@@ -57,7 +57,6 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/ADT/APFloat.h"
-#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/CommandLine.h"
@@ -437,6 +436,18 @@ static double maxError(const Argument &got, const Argument &expected) {
   return worst;
 }
 
+/// Prints how far `got` is from `expected` (`label` against `reference`)
+/// and whether that is within --tolerance.
+static bool reportError(const llvm::Twine &label, const llvm::Twine &reference,
+                        const Argument &got, const Argument &expected) {
+  double error = maxError(got, expected);
+  bool ok = error <= tolerance;
+  llvm::outs() << label << " against " << reference << ": max error "
+               << llvm::format("%.3g", error) << (ok ? " ok" : " WRONG")
+               << "\n";
+  return ok;
+}
+
 /// Writes the arrays --save names and compares the ones --expect names with
 /// their files; false (after saying why) when one differs or a file cannot
 /// be read or written.
@@ -484,14 +495,74 @@ static bool meetsExpectations(const std::vector<Argument> &args) {
       met = false;
       continue;
     }
-    double error = maxError(args[index], expected);
-    bool ok = error <= tolerance;
-    met &= ok;
-    llvm::outs() << "arg" << index << " against " << path << ": max error "
-                 << llvm::format("%.3g", error) << (ok ? " ok" : " WRONG")
-                 << "\n";
+    met &= reportError("arg" + llvm::Twine(index), path, args[index],
+                       expected);
   }
   return met;
+}
+
+/// Device copies of the arrays among some arguments (address 0 for a
+/// scalar), freed with this object.
+class DeviceArrays {
+public:
+  explicit DeviceArrays(kiln::runtime::Device &device) : device(device) {}
+  ~DeviceArrays() {
+    std::string ignored;
+    for (uint64_t address : addresses)
+      if (address)
+        device.free(address, ignored);
+  }
+
+  /// Allocates and fills the copies of the arrays among `args`.
+  bool copyIn(ArrayRef<Argument> args, std::string &error) {
+    addresses.assign(args.size(), 0);
+    for (auto [i, arg] : llvm::enumerate(args)) {
+      if (!arg.isArray)
+        continue;
+      addresses[i] = device.allocate(arg.bytes.size(), error);
+      if (!addresses[i] || !device.copyToDevice(addresses[i], arg.bytes.data(),
+                                                arg.bytes.size(), error))
+        return false;
+    }
+    return true;
+  }
+
+  /// Copies the arrays back into `args`.
+  bool copyOut(MutableArrayRef<Argument> args, std::string &error) {
+    for (auto [i, arg] : llvm::enumerate(args))
+      if (arg.isArray && !device.copyToHost(arg.bytes.data(), addresses[i],
+                                            arg.bytes.size(), error))
+        return false;
+    return true;
+  }
+
+  std::vector<uint64_t> addresses;
+
+private:
+  kiln::runtime::Device &device;
+};
+
+/// The median device time of `run` over --repeat runs, by events; an error
+/// of `run` or of the timing is left in `error`.
+static FailureOr<double> timeOnDevice(kiln::runtime::Device &device,
+                                      llvm::function_ref<bool()> run,
+                                      std::string &error) {
+  std::unique_ptr<kiln::runtime::Event> start = device.createEvent(error);
+  std::unique_ptr<kiln::runtime::Event> stop =
+      start ? device.createEvent(error) : nullptr;
+  if (!stop)
+    return failure();
+  std::vector<double> seconds;
+  for (unsigned i = 0; i < std::max(1u, repeat.getValue()); ++i) {
+    float milliseconds = 0;
+    if (!start->record(nullptr, error) || !run() ||
+        !stop->record(nullptr, error) || !stop->synchronize(error) ||
+        !stop->getMillisecondsSince(*start, milliseconds, error))
+      return failure();
+    seconds.push_back(milliseconds * 1e-3);
+  }
+  std::sort(seconds.begin(), seconds.end());
+  return seconds[seconds.size() / 2];
 }
 
 /// Opens device 0 into `device`; else says why and returns kNoGPU (no
@@ -565,28 +636,16 @@ static int runOnGPU(ModuleOp module, std::vector<Argument> &args,
   if (!loaded)
     return fail(error);
 
-  // Device copies of the arrays, freed on every way out.
-  std::vector<rt::CUdeviceptr> buffers(args.size(), 0);
-  llvm::scope_exit release([&] {
-    std::string ignored;
-    for (rt::CUdeviceptr buffer : buffers)
-      if (buffer)
-        device->free(buffer, ignored);
-  });
+  DeviceArrays arrays(*device);
+  if (!arrays.copyIn(args, error))
+    return fail(error);
   std::vector<void *> params;
   double bytesMoved = 0;
   for (auto [i, arg] : llvm::enumerate(args)) {
-    if (!arg.isArray) {
-      params.push_back(arg.bytes.data());
-      continue;
-    }
-    buffers[i] = device->allocate(arg.bytes.size(), error);
-    if (!buffers[i] ||
-        !device->copyToDevice(buffers[i], arg.bytes.data(), arg.bytes.size(),
-                              error))
-      return fail(error);
-    params.push_back(&buffers[i]);
-    bytesMoved += arg.bytes.size();
+    params.push_back(arg.isArray ? static_cast<void *>(&arrays.addresses[i])
+                                 : arg.bytes.data());
+    if (arg.isArray)
+      bytesMoved += arg.bytes.size();
   }
   std::array<unsigned, 3> blocks = {grid[0], grid[1], grid[2]};
   std::array<unsigned, 3> block = {
@@ -595,31 +654,13 @@ static int runOnGPU(ModuleOp module, std::vector<Argument> &args,
     return loaded->launch(kernelName, blocks, block, 0, nullptr, params,
                           error);
   };
-  if (!launch() || !device->synchronize(error))
+  if (!launch() || !device->synchronize(error) ||
+      !arrays.copyOut(args, error))
     return fail(error);
-  for (auto [i, arg] : llvm::enumerate(args))
-    if (arg.isArray &&
-        !device->copyToHost(arg.bytes.data(), buffers[i], arg.bytes.size(),
-                            error))
-      return fail(error);
   bool met = meetsExpectations(args);
-
-  std::unique_ptr<rt::Event> start = device->createEvent(error);
-  std::unique_ptr<rt::Event> stop = start ? device->createEvent(error)
-                                          : nullptr;
-  if (!stop)
+  FailureOr<double> median = timeOnDevice(*device, launch, error);
+  if (failed(median))
     return fail(error);
-  std::vector<double> seconds;
-  for (unsigned i = 0; i < std::max(1u, repeat.getValue()); ++i) {
-    float milliseconds = 0;
-    if (!start->record(nullptr, error) || !launch() ||
-        !stop->record(nullptr, error) || !stop->synchronize(error) ||
-        !stop->getMillisecondsSince(*start, milliseconds, error))
-      return fail(error);
-    seconds.push_back(milliseconds * 1e-3);
-  }
-  std::sort(seconds.begin(), seconds.end());
-  double median = seconds[seconds.size() / 2];
 
   llvm::outs() << "kernel " << kernelName << " on " << device->getName()
                << " (" << options.target.chip << ", "
@@ -627,12 +668,13 @@ static int runOnGPU(ModuleOp module, std::vector<Argument> &args,
                << ", " << numWarps << " warps), grid " << grid[0] << "x"
                << grid[1] << "x" << grid[2] << ": compiled in "
                << llvm::format("%.0f", compileSeconds * 1e3) << " ms, "
-               << llvm::format("%.4f", median * 1e3)
-               << " ms per launch (median of " << seconds.size() << "), "
-               << llvm::format("%.1f", bytesMoved / median / 1e9)
+               << llvm::format("%.4f", *median * 1e3)
+               << " ms per launch (median of "
+               << std::max(1u, repeat.getValue()) << "), "
+               << llvm::format("%.1f", bytesMoved / *median / 1e9)
                << " GB/s (each array once)";
   if (flops > 0)
-    llvm::outs() << ", " << llvm::format("%.2f", flops / median / 1e12)
+    llvm::outs() << ", " << llvm::format("%.2f", flops / *median / 1e12)
                  << " TFLOP/s";
   llvm::outs() << "\n";
   bool wrong = false;
@@ -642,12 +684,8 @@ static int runOnGPU(ModuleOp module, std::vector<Argument> &args,
     summarize("arg" + std::to_string(i), arg);
     if (checkMode != "host")
       continue;
-    double error = maxError(arg, expected[i]);
-    bool ok = error <= tolerance;
-    wrong |= !ok;
-    llvm::outs() << "arg" << i << " against the host: max error "
-                 << llvm::format("%.3g", error) << (ok ? " ok" : " WRONG")
-                 << "\n";
+    wrong |= !reportError("arg" + llvm::Twine(i), "the host", arg,
+                          expected[i]);
   }
   return wrong || !met ? 1 : 0;
 }
@@ -686,55 +724,29 @@ static int runArrayOnGPU(ModuleOp module, StringRef plan,
       binary->cubin.empty() ? binary->ptx : binary->cubin, error);
   if (!loaded)
     return fail(error);
-  std::vector<uint64_t> addresses(buffers.size(), 0);
-  llvm::scope_exit release([&] {
-    std::string ignored;
-    for (uint64_t address : addresses)
-      if (address)
-        device->free(address, ignored);
-  });
-  for (auto [i, buffer] : llvm::enumerate(buffers)) {
-    addresses[i] = device->allocate(buffer.bytes.size(), error);
-    if (!addresses[i] ||
-        !device->copyToDevice(addresses[i], buffer.bytes.data(),
-                              buffer.bytes.size(), error))
-      return fail(error);
-  }
+  DeviceArrays arrays(*device);
+  if (!arrays.copyIn(buffers, error))
+    return fail(error);
   auto planOp = module.lookupSymbol<func::FuncOp>(plan);
   auto run = [&] {
-    return kiln::runPlanOnGPU(planOp, *device, *loaded,
-                              binary->threadsPerBlock, addresses, error);
+    return succeeded(kiln::runPlanOnGPU(planOp, *device, *loaded,
+                                        binary->threadsPerBlock,
+                                        arrays.addresses, error));
   };
-  if (failed(run()) || !device->synchronize(error))
+  if (!run() || !device->synchronize(error) ||
+      !arrays.copyOut(buffers, error))
     return fail(error);
-  for (auto [i, buffer] : llvm::enumerate(buffers))
-    if (!device->copyToHost(buffer.bytes.data(), addresses[i],
-                            buffer.bytes.size(), error))
-      return fail(error);
-  std::unique_ptr<rt::Event> start = device->createEvent(error);
-  std::unique_ptr<rt::Event> stop = start ? device->createEvent(error)
-                                          : nullptr;
-  if (!stop)
+  FailureOr<double> median = timeOnDevice(*device, run, error);
+  if (failed(median))
     return fail(error);
-  std::vector<double> seconds;
-  for (unsigned i = 0; i < std::max(1u, repeat.getValue()); ++i) {
-    float milliseconds = 0;
-    if (!start->record(nullptr, error) || failed(run()) ||
-        !stop->record(nullptr, error) || !stop->synchronize(error) ||
-        !stop->getMillisecondsSince(*start, milliseconds, error))
-      return fail(error);
-    seconds.push_back(milliseconds * 1e-3);
-  }
-  std::sort(seconds.begin(), seconds.end());
   double bytes = 0;
   for (const Argument &buffer : buffers)
     bytes += buffer.bytes.size();
-  double median = seconds[seconds.size() / 2];
   llvm::outs() << "array function " << plan << " on " << device->getName()
                << " (" << options.target.chip << "): "
-               << llvm::format("%.4f", median * 1e3)
-               << " ms per run (median of " << seconds.size() << "), "
-               << llvm::format("%.1f", bytes / median / 1e9)
+               << llvm::format("%.4f", *median * 1e3)
+               << " ms per run (median of " << std::max(1u, repeat.getValue())
+               << "), " << llvm::format("%.1f", bytes / *median / 1e9)
                << " GB/s (inputs and results once)\n";
   bool wrong = false;
   for (auto [i, buffer] : llvm::enumerate(buffers)) {
@@ -744,12 +756,7 @@ static int runArrayOnGPU(ModuleOp module, StringRef plan,
     summarize(label, buffer);
     if (isInput || checkMode != "host")
       continue;
-    double worst = maxError(buffer, expected[i]);
-    bool ok = worst <= tolerance;
-    wrong |= !ok;
-    llvm::outs() << label << " against the host: max error "
-                 << llvm::format("%.3g", worst) << (ok ? " ok" : " WRONG")
-                 << "\n";
+    wrong |= !reportError(label, "the host", buffer, expected[i]);
   }
   return wrong ? 1 : 0;
 }

@@ -540,47 +540,40 @@ struct AddPtrLowering : OpConversionPattern<tile::AddPtrOp> {
   }
 };
 
-/// Addresses to integers and back: tiles already hold i64 addresses.
-struct PtrToIntLowering : OpConversionPattern<tile::PtrToIntOp> {
-  using OpConversionPattern::OpConversionPattern;
+/// `value` (an integer or a vector of them) as `type`, zero-extended or
+/// truncated.
+static Value resizeInteger(OpBuilder &b, Location loc, Value value,
+                           Type type) {
+  unsigned from = getElementTypeOrSelf(value.getType()).getIntOrFloatBitWidth();
+  unsigned to = getElementTypeOrSelf(type).getIntOrFloatBitWidth();
+  if (from == to)
+    return value;
+  if (from > to)
+    return arith::TruncIOp::create(b, loc, type, value);
+  return arith::ExtUIOp::create(b, loc, type, value);
+}
+
+/// Addresses to integers and back: a scalar pointer through LLVM's casts,
+/// a tile, which holds i64 addresses already, by resizing them.
+template <typename SourceOp, typename LLVMCastOp>
+struct AddressCastLowering : OpConversionPattern<SourceOp> {
+  using OpConversionPattern<SourceOp>::OpConversionPattern;
 
   LogicalResult
-  matchAndRewrite(tile::PtrToIntOp op, OpAdaptor adaptor,
+  matchAndRewrite(SourceOp op, typename SourceOp::Adaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    Type type = getTypeConverter()->convertType(op.getType());
-    Value address = adaptor.getSrc();
-    if (isa<LLVM::LLVMPointerType>(address.getType())) {
-      rewriter.replaceOpWithNewOp<LLVM::PtrToIntOp>(op, type, address);
-      return success();
-    }
-    unsigned bits = getElementTypeOrSelf(type).getIntOrFloatBitWidth();
-    if (bits == 64)
-      rewriter.replaceOp(op, address);
-    else
-      rewriter.replaceOpWithNewOp<arith::TruncIOp>(op, type, address);
-    return success();
-  }
-};
-
-struct IntToPtrLowering : OpConversionPattern<tile::IntToPtrOp> {
-  using OpConversionPattern::OpConversionPattern;
-
-  LogicalResult
-  matchAndRewrite(tile::IntToPtrOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Type type = getTypeConverter()->convertType(op.getType());
+    Type type = this->getTypeConverter()->convertType(op.getType());
     Value value = adaptor.getSrc();
-    if (isa<LLVM::LLVMPointerType>(type)) {
-      rewriter.replaceOpWithNewOp<LLVM::IntToPtrOp>(op, type, value);
-      return success();
-    }
-    if (getElementTypeOrSelf(value.getType()).getIntOrFloatBitWidth() == 64)
-      rewriter.replaceOp(op, value);
+    if (isa<LLVM::LLVMPointerType>(type) ||
+        isa<LLVM::LLVMPointerType>(value.getType()))
+      rewriter.replaceOpWithNewOp<LLVMCastOp>(op, type, value);
     else
-      rewriter.replaceOpWithNewOp<arith::ExtUIOp>(op, type, value);
+      rewriter.replaceOp(op, resizeInteger(rewriter, op.getLoc(), value, type));
     return success();
   }
 };
+using PtrToIntLowering = AddressCastLowering<tile::PtrToIntOp, LLVM::PtrToIntOp>;
+using IntToPtrLowering = AddressCastLowering<tile::IntToPtrOp, LLVM::IntToPtrOp>;
 
 struct PtrCastLowering : OpConversionPattern<tile::PtrCastOp> {
   using OpConversionPattern::OpConversionPattern;

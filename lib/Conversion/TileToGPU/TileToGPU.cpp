@@ -143,13 +143,11 @@ struct ElementwiseLowering : ConversionPattern {
           op, DenseElementsAttr::get(type, dense.getSplatValue<Attribute>()));
       return success();
     }
-    SmallVector<Type> resultTypes;
-    if (failed(getTypeConverter()->convertTypes(op->getResultTypes(),
-                                                resultTypes)))
+    FailureOr<Operation *> converted =
+        convertOpResultTypes(op, operands, *getTypeConverter(), rewriter);
+    if (failed(converted))
       return failure();
-    OperationState state(op->getLoc(), op->getName(), operands, resultTypes,
-                         op->getAttrs());
-    rewriter.replaceOp(op, rewriter.create(state)->getResults());
+    rewriter.replaceOp(op, (*converted)->getResults());
     return success();
   }
 };

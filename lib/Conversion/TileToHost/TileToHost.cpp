@@ -988,13 +988,11 @@ struct ConvertPointerTypes : ConversionPattern {
     if (op->getNumRegions() != 0 || isa<func::FuncOp, func::CallOp,
                                         func::ReturnOp>(op))
       return failure();
-    SmallVector<Type> resultTypes;
-    if (failed(getTypeConverter()->convertTypes(op->getResultTypes(),
-                                                resultTypes)))
+    FailureOr<Operation *> converted =
+        convertOpResultTypes(op, operands, *getTypeConverter(), rewriter);
+    if (failed(converted))
       return failure();
-    OperationState state(op->getLoc(), op->getName(), operands, resultTypes,
-                         op->getAttrs());
-    rewriter.replaceOp(op, rewriter.create(state)->getResults());
+    rewriter.replaceOp(op, (*converted)->getResults());
     return success();
   }
 };
