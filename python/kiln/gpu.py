@@ -27,6 +27,7 @@ needs no GPU:
 from __future__ import annotations
 
 import ctypes
+import functools
 from typing import Any, Sequence
 
 import numpy as np
@@ -37,9 +38,10 @@ from kiln.compiler import Module, check
 from kiln.errors import CudaError, KilnError, LaunchError
 
 
+@functools.cache
 def device_chip(ordinal: int = 0) -> str:
     """The chip Kiln compiles for on device ``ordinal`` ("sm_90a" on
-    Hopper)."""
+    Hopper); asked of the driver once per process, as launches need it."""
     chip = ctypes.create_string_buffer(32)
     check(_ffi.lib().kilnCudaGetDeviceChip(ordinal, chip, len(chip)),
           CudaError)

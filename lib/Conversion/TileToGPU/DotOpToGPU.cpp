@@ -31,8 +31,7 @@ static int64_t getStagingBytes(tile::DotOp op) {
   int64_t bytes = 0;
   for (Value operand : {op.getA(), op.getB()}) {
     auto type = cast<RankedTensorType>(operand.getType());
-    bytes += type.getNumElements() *
-             std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
+    bytes += type.getNumElements() * getStorageBytes(type.getElementType());
   }
   return bytes;
 }
@@ -80,13 +79,12 @@ struct DotLowering : OpConversionPattern<tile::DotOp> {
       return failure();
 
     // Both operands, row-major, in shared memory.
-    auto elementBytes = [](RankedTensorType type) {
-      return std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
-    };
     Value aShared = allocateSharedMemory(
-        rewriter, op, aType.getNumElements() * elementBytes(aType));
+        rewriter, op,
+        aType.getNumElements() * getStorageBytes(aType.getElementType()));
     Value bShared = allocateSharedMemory(
-        rewriter, op, bType.getNumElements() * elementBytes(bType));
+        rewriter, op,
+        bType.getNumElements() * getStorageBytes(bType.getElementType()));
     // The first barrier keeps a loop's next stores from overtaking this
     // iteration's readers.
     gpu::BarrierOp::create(rewriter, loc);

@@ -29,13 +29,6 @@ using namespace kiln::tiletogpu;
 
 namespace {
 
-/// Bytes an element of `type` takes in memory.
-static int64_t getElementBytes(Type type) {
-  if (isa<tile::PointerType, IndexType>(type))
-    return 8;
-  return std::max<unsigned>(1, type.getIntOrFloatBitWidth() / 8);
-}
-
 /// PTX state space of an address space, as an instruction suffix.
 static StringRef getStateSpace(unsigned addressSpace) {
   switch (addressSpace) {
@@ -123,7 +116,7 @@ static SmallVector<Value> loadElements(OpBuilder &b, Location loc,
                                        Value address, Type type,
                                        int64_t count, Value predicate) {
   Type storage = getStorageType(type);
-  int64_t bytes = getElementBytes(storage) * count;
+  int64_t bytes = getStorageBytes(storage) * count;
   if (!predicate) {
     Type loaded = count == 1 ? storage : VectorType::get({count}, storage);
     Value value = LLVM::LoadOp::create(b, loc, loaded, address, bytes);
@@ -181,7 +174,7 @@ static void storeElements(OpBuilder &b, Location loc, Value address,
                           ArrayRef<Value> elements, Value predicate) {
   Type storage = getStorageType(elements.front().getType());
   int64_t count = elements.size();
-  int64_t bytes = getElementBytes(storage) * count;
+  int64_t bytes = getStorageBytes(storage) * count;
   if (!predicate) {
     SmallVector<Value> stored;
     for (Value element : elements)
@@ -491,7 +484,7 @@ struct AtomicRMWLowering : OpConversionPattern<tile::AtomicRMWOp> {
     }
     // Thread 0 shares the old value with the program's other threads.
     Value buffer = allocateSharedMemory(rewriter, op,
-                                        getElementBytes(elementType));
+                                        getStorageBytes(elementType));
     Value zero = constantInt(rewriter, loc, rewriter.getI32Type(), 0);
     scf::IfOp::create(rewriter, loc, canonical, [&](OpBuilder &b, Location l) {
       storeShared(b, l, buffer, zero, olds.front());
@@ -512,7 +505,7 @@ static Value scaleToBytes(OpBuilder &b, Location loc, Value offset,
   if (getElementTypeOrSelf(offset.getType()).getIntOrFloatBitWidth() < 64)
     wide = arith::ExtSIOp::create(b, loc, addressType, offset);
   return arith::MulIOp::create(
-      b, loc, wide, constantInt(b, loc, addressType, getElementBytes(pointee)));
+      b, loc, wide, constantInt(b, loc, addressType, getStorageBytes(pointee)));
 }
 
 struct AddPtrLowering : OpConversionPattern<tile::AddPtrOp> {
@@ -657,7 +650,7 @@ emitBlockAddresses(OpBuilder &b, Location loc, Value fields,
   auto field = [&](int64_t index) {
     return extractRegister(b, loc, fields, index);
   };
-  Value bytes = constantInt(b, loc, i64, getElementBytes(type.getElementType()));
+  Value bytes = constantInt(b, loc, i64, getStorageBytes(type.getElementType()));
   SmallVector<Value> addresses, inside;
   for (int64_t reg = 0, e = getNumRegisters(type); reg < e; ++reg) {
     Value address = field(0);

@@ -173,11 +173,7 @@ private:
       return rowIndex ? extractRegister(rewriter, loc, rowIndex, reg)
                       : constantInt(rewriter, loc, i32, 0);
     };
-    Value tid = gpu::ThreadIdOp::create(rewriter, loc, gpu::Dimension::x);
-    tid = arith::IndexCastUIOp::create(rewriter, loc, i32, tid);
-    Value warp = arith::DivUIOp::create(rewriter, loc, tid,
-                                        constantInt(rewriter, loc, i32,
-                                                    kWarpSize));
+    Value warp = getLaneAndWarp(rewriter, loc).second;
     Value warpIndex = arith::RemUIOp::create(
         rewriter, loc,
         arith::DivUIOp::create(
@@ -190,10 +186,8 @@ private:
     SmallVector<Value> buffers;
     for (Value result : op.getResults()) {
       Type element = getElementTypeOrSelf(result.getType());
-      int64_t bytes =
-          std::max<int64_t>(1, element.getIntOrFloatBitWidth() / 8);
       buffers.push_back(allocateSharedMemory(
-          rewriter, op, bytes * rows * threads.warpsAlong));
+          rewriter, op, getStorageBytes(element) * rows * threads.warpsAlong));
     }
     gpu::BarrierOp::create(rewriter, loc);
     for (auto [reg, partial] : llvm::enumerate(partials)) {

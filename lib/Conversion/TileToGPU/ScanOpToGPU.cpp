@@ -48,11 +48,7 @@ struct ScanLowering : OpConversionPattern<tile::ScanOp> {
     for (Value source : adaptor.getSrcs()) {
       Type element = cast<VectorType>(source.getType()).getElementType();
       buffers.push_back(allocateSharedMemory(
-          rewriter, op,
-          type.getNumElements() *
-              std::max<int64_t>(1, getStorageType(element)
-                                           .getIntOrFloatBitWidth() /
-                                       8)));
+          rewriter, op, type.getNumElements() * getStorageBytes(element)));
       for (int64_t reg = 0; reg < registers; ++reg)
         values[reg].push_back(extractRegister(rewriter, loc, source, reg));
     }

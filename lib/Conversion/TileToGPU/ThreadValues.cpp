@@ -45,8 +45,8 @@ Value kiln::tiletogpu::constantInt(OpBuilder &b, Location loc, Type type,
   return arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, value));
 }
 
-/// Lane and warp of the running thread, as i32.
-static std::pair<Value, Value> getLaneAndWarp(OpBuilder &b, Location loc) {
+std::pair<Value, Value> kiln::tiletogpu::getLaneAndWarp(OpBuilder &b,
+                                                        Location loc) {
   Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
   tid = arith::IndexCastUIOp::create(b, loc, b.getI32Type(), tid);
   Value warpSize = constantInt(b, loc, b.getI32Type(), kWarpSize);
@@ -249,6 +249,13 @@ Type kiln::tiletogpu::getStorageType(Type type) {
   return getRegisterType(type);
 }
 
+int64_t kiln::tiletogpu::getStorageBytes(Type type) {
+  if (isa<IndexType>(type))
+    return 8;
+  return std::max<int64_t>(1,
+                           getStorageType(type).getIntOrFloatBitWidth() / 8);
+}
+
 /// Address of element `index` of the shared array `base` of `type`.
 static Value sharedAddress(OpBuilder &b, Location loc, Value base,
                            Value index, Type type) {
@@ -297,10 +304,7 @@ FailureOr<Value> kiln::tiletogpu::redistributeThroughSharedMemory(
     RankedTensorType resultType, const SourceIndexFn &sourceIndex) {
   Location loc = op->getLoc();
   Type elementType = getRegisterType(sourceType.getElementType());
-  int64_t bytes =
-      std::max<int64_t>(1, getStorageType(elementType).getIntOrFloatBitWidth() /
-                               8) *
-      sourceType.getNumElements();
+  int64_t bytes = getStorageBytes(elementType) * sourceType.getNumElements();
   FailureOr<TileCoordinates> from = emitTileCoordinates(b, loc, sourceType);
   FailureOr<TileCoordinates> to = emitTileCoordinates(b, loc, resultType);
   if (failed(from) || failed(to))

@@ -88,9 +88,16 @@ llvm::SmallVector<mlir::Value> combineValues(mlir::OpBuilder &b,
 mlir::Value allocateSharedMemory(mlir::OpBuilder &b, mlir::Operation *op,
                                  int64_t bytes);
 
-/// The element type a value of `type` is stored as in shared memory
-/// (i1 as i8).
+/// The element type a value of `type` is stored as in memory (i1 as i8,
+/// pointers as i64 addresses).
 mlir::Type getStorageType(mlir::Type type);
+
+/// Bytes an element of `type` takes in memory.
+int64_t getStorageBytes(mlir::Type type);
+
+/// Lane and warp (i32) of the running thread.
+std::pair<mlir::Value, mlir::Value> getLaneAndWarp(mlir::OpBuilder &b,
+                                                   mlir::Location loc);
 
 /// Stores the scalar `value` at element `index` (i32) of the shared array
 /// `base`, and loads one back; `type` is the value's type.
