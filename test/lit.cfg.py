@@ -1,8 +1,11 @@
 # -*- Python -*-
 """lit configuration of Kiln's FileCheck suite."""
 
+import glob
 import os
+import site
 import shutil
+import subprocess
 
 import lit.formats
 from lit.llvm import llvm_config
@@ -62,6 +65,37 @@ else:
     lit_config.note(
         "ptxas not found: PTX is not assembled, cubin tests are unsupported"
     )
+# Disassembly checks (tensor-core instructions in SASS) use cuobjdump from
+# the toolkit or from the nvidia-cuda-cuobjdump wheel.
+def find_cuobjdump():
+    found = find_in_cuda("KILN_CUOBJDUMP", os.path.join("bin", "cuobjdump"),
+                         "cuobjdump")
+    if found:
+        return found
+    # The wheel may be installed for the python3 on PATH rather than for the
+    # interpreter running lit.
+    roots = site.getsitepackages() + [site.getusersitepackages()]
+    python = shutil.which("python3")
+    if python:
+        listed = subprocess.run(
+            [python, "-c", "import site; print(*site.getsitepackages(), "
+             "site.getusersitepackages(), sep='\\n')"],
+            capture_output=True, text=True)
+        roots += listed.stdout.split()
+    for root in roots:
+        wheel = sorted(glob.glob(os.path.join(root, "nvidia", "*", "bin",
+                                              "cuobjdump")))
+        if wheel:
+            return wheel[-1]
+    return None
+
+
+cuobjdump = find_cuobjdump()
+if cuobjdump:
+    config.available_features.add("cuobjdump")
+    config.substitutions.append(("%cuobjdump", f'"{cuobjdump}"'))
+else:
+    lit_config.note("cuobjdump not found: SASS checks are unsupported")
 libdevice = find_in_cuda(
     "KILN_LIBDEVICE", os.path.join("nvvm", "libdevice", "libdevice.10.bc")
 )

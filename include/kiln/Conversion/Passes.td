@@ -99,6 +99,7 @@ def ConvertTileToGPUPass : Pass<"kiln-convert-tile-to-gpu", "mlir::ModuleOp"> {
     "mlir::gpu::GPUDialect",
     "mlir::LLVM::LLVMDialect",
     "mlir::math::MathDialect",
+    "mlir::NVVM::NVVMDialect",
     "mlir::scf::SCFDialect",
     "mlir::vector::VectorDialect",
   ];

@@ -12,6 +12,7 @@
 #include "ThreadValues.h"
 
 #include "kiln/Dialect/Tile/IR/TileDialect.h"
+#include "kiln/Dialect/TileGPU/IR/TileGPUDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -36,8 +37,16 @@ static int64_t getStagingBytes(tile::DotOp op) {
   return bytes;
 }
 
+/// Whether the dot runs on tensor cores (the mma lowering's business).
+static bool isMmaDot(tile::DotOp dot) {
+  return isa_and_present<tilegpu::MmaEncodingAttr>(
+      cast<RankedTensorType>(dot.getAcc().getType()).getEncoding());
+}
+
 LogicalResult kiln::tiletogpu::checkDotLowerable(Operation *op) {
   auto dot = cast<tile::DotOp>(op);
+  if (isMmaDot(dot))
+    return success();
   Type element = getElementTypeOrSelf(dot.getA().getType());
   if (!element.isF16() && !element.isBF16() && !element.isF32() &&
       !element.isF64() && !element.isInteger(8))
@@ -62,7 +71,7 @@ struct DotLowering : OpConversionPattern<tile::DotOp> {
   LogicalResult
   matchAndRewrite(tile::DotOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    if (failed(checkDotLowerable(op)))
+    if (isMmaDot(op) || failed(checkDotLowerable(op)))
       return failure();
     Location loc = op.getLoc();
     auto aType = cast<RankedTensorType>(op.getA().getType());
@@ -79,12 +88,11 @@ struct DotLowering : OpConversionPattern<tile::DotOp> {
       return failure();
 
     // Both operands, row-major, in shared memory.
-    Value aShared = allocateSharedMemory(
+    SmallVector<Value> staged = allocateSharedMemory(
         rewriter, op,
-        aType.getNumElements() * getStorageBytes(aType.getElementType()));
-    Value bShared = allocateSharedMemory(
-        rewriter, op,
-        bType.getNumElements() * getStorageBytes(bType.getElementType()));
+        {aType.getNumElements() * getStorageBytes(aType.getElementType()),
+         bType.getNumElements() * getStorageBytes(bType.getElementType())});
+    Value aShared = staged[0], bShared = staged[1];
     // The first barrier keeps a loop's next stores from overtaking this
     // iteration's readers.
     gpu::BarrierOp::create(rewriter, loc);

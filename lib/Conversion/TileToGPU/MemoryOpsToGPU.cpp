@@ -482,10 +482,12 @@ struct AtomicRMWLowering : OpConversionPattern<tile::AtomicRMWOp> {
       rewriter.eraseOp(op);
       return success();
     }
-    // Thread 0 shares the old value with the program's other threads.
+    // Thread 0 shares the old value with the program's other threads,
+    // once the previous user of the shared array is done with it.
     Value buffer = allocateSharedMemory(rewriter, op,
                                         getStorageBytes(elementType));
     Value zero = constantInt(rewriter, loc, rewriter.getI32Type(), 0);
+    gpu::BarrierOp::create(rewriter, loc);
     scf::IfOp::create(rewriter, loc, canonical, [&](OpBuilder &b, Location l) {
       storeShared(b, l, buffer, zero, olds.front());
       scf::YieldOp::create(b, l);

@@ -38,6 +38,16 @@ void populateScanOpToGPUPatterns(const mlir::TypeConverter &converter,
 void populateDotOpToGPUPatterns(const mlir::TypeConverter &converter,
                                 mlir::RewritePatternSet &patterns);
 
+/// convert_layout into mma.sync fragments: staged in swizzled shared
+/// memory, read with ldmatrix.
+void populateDotOperandToGPUPatterns(const mlir::TypeConverter &converter,
+                                     mlir::RewritePatternSet &patterns);
+
+/// tile.dot on tensor cores: mma.sync on operands already in the fragment
+/// layouts (tile-assign-layouts chose them).
+void populateMmaDotOpToGPUPatterns(const mlir::TypeConverter &converter,
+                                   mlir::RewritePatternSet &patterns);
+
 /// Whether `op` (a tile.dot) can be lowered on CUDA cores; emits the reason
 /// when not.
 mlir::LogicalResult checkDotLowerable(mlir::Operation *op);

@@ -183,12 +183,11 @@ private:
     Value rowBase = arith::MulIOp::create(
         rewriter, loc, warpIndex, constantInt(rewriter, loc, i32, rows));
 
-    SmallVector<Value> buffers;
-    for (Value result : op.getResults()) {
-      Type element = getElementTypeOrSelf(result.getType());
-      buffers.push_back(allocateSharedMemory(
-          rewriter, op, getStorageBytes(element) * rows * threads.warpsAlong));
-    }
+    SmallVector<int64_t> bytes;
+    for (Value result : op.getResults())
+      bytes.push_back(getStorageBytes(getElementTypeOrSelf(result.getType())) *
+                      rows * threads.warpsAlong);
+    SmallVector<Value> buffers = allocateSharedMemory(rewriter, op, bytes);
     gpu::BarrierOp::create(rewriter, loc);
     for (auto [reg, partial] : llvm::enumerate(partials)) {
       Value at = arith::AddIOp::create(rewriter, loc, rowBase, rowOf(reg));

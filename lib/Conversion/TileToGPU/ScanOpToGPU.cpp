@@ -43,15 +43,15 @@ struct ScanLowering : OpConversionPattern<tile::ScanOp> {
     Value along = at->coordinates[axis];
     int64_t registers = getNumRegisters(type);
 
-    SmallVector<Value> buffers;
+    SmallVector<int64_t> bytes;
     SmallVector<SmallVector<Value>> values(registers);
     for (Value source : adaptor.getSrcs()) {
       Type element = cast<VectorType>(source.getType()).getElementType();
-      buffers.push_back(allocateSharedMemory(
-          rewriter, op, type.getNumElements() * getStorageBytes(element)));
+      bytes.push_back(type.getNumElements() * getStorageBytes(element));
       for (int64_t reg = 0; reg < registers; ++reg)
         values[reg].push_back(extractRegister(rewriter, loc, source, reg));
     }
+    SmallVector<Value> buffers = allocateSharedMemory(rewriter, op, bytes);
     Type i32 = rewriter.getI32Type();
     for (int64_t distance = 1; distance < size; distance *= 2) {
       gpu::BarrierOp::create(rewriter, loc);

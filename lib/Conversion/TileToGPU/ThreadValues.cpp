@@ -4,6 +4,7 @@
 
 #include "kiln/Dialect/Tile/IR/TileDialect.h"
 #include "kiln/Dialect/TileGPU/IR/TileGPUDialect.h"
+#include "kiln/Layout/MmaLayout.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -66,13 +67,52 @@ static Value digit(OpBuilder &b, Location loc, Value index, int64_t stride,
                                 constantInt(b, loc, b.getI32Type(), size));
 }
 
-static FailureOr<TileCoordinates>
+/// Adds to `result` the coordinate along one dimension of size `size` of
+/// every register: the thread's offset `thread` (at most `largestThread`)
+/// plus each register's constant offset, wrapped where the layout's
+/// footprint overhangs the tile (the copies past the end are replicas).
+static void addCoordinate(OpBuilder &b, Location loc, Value thread,
+                          ArrayRef<int32_t> registerOffsets,
+                          int64_t largestThread, int64_t size,
+                          TileCoordinates &result) {
+  auto vectorType = VectorType::get(
+      {static_cast<int64_t>(registerOffsets.size())}, b.getI32Type());
+  Value coordinate = arith::AddIOp::create(
+      b, loc, vector::BroadcastOp::create(b, loc, vectorType, thread),
+      arith::ConstantOp::create(
+          b, loc, DenseElementsAttr::get(vectorType, registerOffsets)));
+  int64_t largest = *llvm::max_element(registerOffsets);
+  if (largest + largestThread >= size) {
+    Value bound = constantInt(b, loc, vectorType, size);
+    Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                         coordinate, bound);
+    result.canonical =
+        result.canonical
+            ? arith::AndIOp::create(b, loc, result.canonical, inside)
+            : inside;
+    coordinate = arith::RemUIOp::create(b, loc, coordinate, bound);
+  }
+  result.coordinates.push_back(coordinate);
+}
+
+/// Register `reg`'s constant offsets along dimension `d`, for every
+/// register.
+static SmallVector<int32_t>
+getRegisterOffsets(int64_t registers,
+                   llvm::function_ref<layout::Shape(int64_t)> offsets,
+                   int64_t d) {
+  SmallVector<int32_t> result;
+  for (int64_t reg = 0; reg < registers; ++reg)
+    result.push_back(offsets(reg)[d]);
+  return result;
+}
+
+static TileCoordinates
 emitBlockedCoordinates(OpBuilder &b, Location loc,
                        const layout::BlockedLayout &layout,
                        const layout::Shape &shape) {
   auto [lane, warp] = getLaneAndWarp(b, loc);
   int64_t registers = layout.getNumRegisters(shape);
-  auto vectorType = VectorType::get({registers}, b.getI32Type());
   TileCoordinates result;
   for (int64_t d = 0; d < layout.getRank(); ++d) {
     int64_t lanes = layout.getThreadsPerWarpShape()[d];
@@ -88,30 +128,73 @@ emitBlockedCoordinates(OpBuilder &b, Location loc,
         laneIndex);
     thread = arith::MulIOp::create(
         b, loc, thread, constantInt(b, loc, b.getI32Type(), perThread));
-    SmallVector<int32_t> offsets;
-    int64_t largest = 0;
-    for (int64_t reg = 0; reg < registers; ++reg) {
-      offsets.push_back(layout.getRegisterOffsets(shape, reg)[d]);
-      largest = std::max<int64_t>(largest, offsets.back());
+    addCoordinate(
+        b, loc, thread,
+        getRegisterOffsets(
+            registers,
+            [&](int64_t reg) { return layout.getRegisterOffsets(shape, reg); },
+            d),
+        (warps * lanes - 1) * perThread, shape[d], result);
+  }
+  return result;
+}
+
+/// `scale` * ((value / stride) % size) + `plus`, as i32.
+static Value scaledDigit(OpBuilder &b, Location loc, Value value,
+                         int64_t stride, int64_t size, int64_t scale) {
+  return arith::MulIOp::create(b, loc, digit(b, loc, value, stride, size),
+                               constantInt(b, loc, b.getI32Type(), scale));
+}
+
+/// The mma accumulator and its operands: within a warp, one coordinate is
+/// lane / 4 (the lane's group) and the other kWidth * (lane % 4) (its
+/// place in the group); warps add whole instruction blocks.
+static TileCoordinates emitMmaCoordinates(OpBuilder &b, Location loc,
+                                          Attribute encoding,
+                                          const layout::Shape &shape) {
+  auto [lane, warp] = getLaneAndWarp(b, loc);
+  auto dotOperand = dyn_cast<tilegpu::DotOperandEncodingAttr>(encoding);
+  auto mma = dotOperand ? dotOperand.getParent()
+                        : cast<tilegpu::MmaEncodingAttr>(encoding);
+  ArrayRef<int64_t> warps = mma.getWarpsPerCTA();
+  std::shared_ptr<const layout::DistributedLayout> layout =
+      cast<tilegpu::DistributedEncodingAttr>(encoding).getLayout();
+  int64_t registers = layout->getNumRegisters(shape);
+  std::function<layout::Shape(int64_t)> offsets;
+  if (dotOperand)
+    offsets = [&](int64_t reg) {
+      return static_cast<const layout::DotOperandLayout &>(*layout)
+          .getRegisterOffsets(shape, reg);
+    };
+  else
+    offsets = [&](int64_t reg) {
+      return static_cast<const layout::MmaLayout &>(*layout)
+          .getRegisterOffsets(shape, reg);
+    };
+  // Which dimension takes the lane's group, and what each warp adds to
+  // which dimension (A and B ignore the warps they are replicated over).
+  int64_t groupDim = dotOperand && dotOperand.getOpIdx() == 1 ? 1 : 0;
+  int64_t kWidth = dotOperand ? dotOperand.getKWidth() : 2;
+  Value group = scaledDigit(b, loc, lane, 4, 8, 1);
+  Value inGroup = scaledDigit(b, loc, lane, 1, 4, kWidth);
+  Value warpRow = scaledDigit(b, loc, warp, 1, warps[0], 16);
+  Value warpColumn = scaledDigit(b, loc, warp, warps[0], warps[1], 8);
+  bool rowWarps = !dotOperand || dotOperand.getOpIdx() == 0;
+  bool columnWarps = !dotOperand || dotOperand.getOpIdx() == 1;
+  TileCoordinates result;
+  for (int64_t d = 0; d < 2; ++d) {
+    Value thread = d == groupDim ? group : inGroup;
+    int64_t largest = d == groupDim ? 7 : 3 * kWidth;
+    if (d == 0 && rowWarps) {
+      thread = arith::AddIOp::create(b, loc, thread, warpRow);
+      largest += 16 * (warps[0] - 1);
     }
-    Value coordinate = arith::AddIOp::create(
-        b, loc, vector::BroadcastOp::create(b, loc, vectorType, thread),
-        arith::ConstantOp::create(
-            b, loc, DenseElementsAttr::get(vectorType, ArrayRef(offsets))));
-    int64_t largestThread = (warps * lanes - 1) * perThread;
-    if (largest + largestThread >= shape[d]) {
-      // The footprint overhangs the tile: wrap, and mark the copies past
-      // the end as replicas.
-      Value bound = constantInt(b, loc, vectorType, shape[d]);
-      Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                           coordinate, bound);
-      result.canonical =
-          result.canonical
-              ? arith::AndIOp::create(b, loc, result.canonical, inside)
-              : inside;
-      coordinate = arith::RemUIOp::create(b, loc, coordinate, bound);
+    if (d == 1 && columnWarps) {
+      thread = arith::AddIOp::create(b, loc, thread, warpColumn);
+      largest += 8 * (warps[1] - 1);
     }
-    result.coordinates.push_back(coordinate);
+    addCoordinate(b, loc, thread, getRegisterOffsets(registers, offsets, d),
+                  largest, shape[d], result);
   }
   return result;
 }
@@ -139,6 +222,8 @@ kiln::tiletogpu::emitTileCoordinates(OpBuilder &b, Location loc,
         b, loc,
         static_cast<const layout::BlockedLayout &>(*blocked.getLayout()),
         getShape(type));
+  if (isa<tilegpu::MmaEncodingAttr, tilegpu::DotOperandEncodingAttr>(encoding))
+    return emitMmaCoordinates(b, loc, encoding, getShape(type));
   return emitError(loc) << "target nvptx: no lowering for tiles laid out as "
                         << encoding;
 }
@@ -218,29 +303,51 @@ SmallVector<Value> kiln::tiletogpu::combineValues(OpBuilder &b,
   return results;
 }
 
-Value kiln::tiletogpu::allocateSharedMemory(OpBuilder &b, Operation *op,
-                                            int64_t bytes) {
+/// Name of the shared array of every kernel in a gpu.module.
+static constexpr llvm::StringLiteral kSharedArrayName = "__kiln_shared";
+
+SmallVector<Value>
+kiln::tiletogpu::allocateSharedMemory(OpBuilder &b, Operation *op,
+                                      ArrayRef<int64_t> bytes) {
   Location loc = op->getLoc();
-  auto module = op->getParentOfType<gpu::GPUModuleOp>();
-  // Each op gets its own buffer, named apart from the others.
-  std::string name;
-  for (int64_t i = 0;; ++i) {
-    name = "__kiln_shared_" + std::to_string(i);
-    if (!SymbolTable::lookupSymbolIn(module, name))
-      break;
+  // Buffers start 16-byte aligned, for vector accesses.
+  SmallVector<int64_t> offsets;
+  int64_t total = 0;
+  for (int64_t size : bytes) {
+    offsets.push_back(total);
+    total += llvm::alignTo(size, 16);
   }
-  LLVM::GlobalOp global;
-  {
+  auto module = op->getParentOfType<gpu::GPUModuleOp>();
+  auto global = module.lookupSymbol<LLVM::GlobalOp>(kSharedArrayName);
+  auto arrayType = LLVM::LLVMArrayType::get(b.getI8Type(), total);
+  if (!global) {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(module.getBody());
-    global = LLVM::GlobalOp::create(
-        b, loc, LLVM::LLVMArrayType::get(b.getI8Type(), bytes),
-        /*isConstant=*/false, LLVM::Linkage::Internal, name, Attribute(),
-        /*alignment=*/16, /*addrSpace=*/3);
+    global = LLVM::GlobalOp::create(b, loc, arrayType, /*isConstant=*/false,
+                                    LLVM::Linkage::Internal, kSharedArrayName,
+                                    Attribute(), /*alignment=*/16,
+                                    /*addrSpace=*/3);
+  } else if (cast<LLVM::LLVMArrayType>(global.getGlobalType())
+                 .getNumElements() < static_cast<uint64_t>(total)) {
+    global.setGlobalType(arrayType);
   }
-  return LLVM::AddressOfOp::create(
-      b, loc, LLVM::LLVMPointerType::get(b.getContext(), 3),
-      global.getSymName());
+  auto pointerType = LLVM::LLVMPointerType::get(b.getContext(), 3);
+  Value base =
+      LLVM::AddressOfOp::create(b, loc, pointerType, global.getSymName());
+  SmallVector<Value> buffers;
+  for (int64_t offset : offsets)
+    buffers.push_back(offset == 0
+                          ? base
+                          : LLVM::GEPOp::create(b, loc, pointerType,
+                                                b.getI8Type(), base,
+                                                ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(offset)})
+                                .getResult());
+  return buffers;
+}
+
+Value kiln::tiletogpu::allocateSharedMemory(OpBuilder &b, Operation *op,
+                                            int64_t bytes) {
+  return allocateSharedMemory(b, op, ArrayRef<int64_t>{bytes}).front();
 }
 
 Type kiln::tiletogpu::getStorageType(Type type) {

@@ -83,8 +83,14 @@ llvm::SmallVector<mlir::Value> combineValues(mlir::OpBuilder &b,
                                              mlir::ValueRange acc,
                                              mlir::ValueRange next);
 
-/// Scratch shared memory of `bytes` private to `op`: a new workgroup
-/// global in the enclosing gpu.module, returned as an addrspace(3) pointer.
+/// Scratch shared memory for `op`: one buffer of each size in `bytes`, as
+/// addrspace(3) pointers into the kernel's single shared array, which all
+/// ops reuse (it is as large as the most any op asks for). So each op must
+/// wait at a barrier before it first writes, which keeps it from
+/// overwriting what the previous op's threads are still reading.
+llvm::SmallVector<mlir::Value> allocateSharedMemory(mlir::OpBuilder &b,
+                                                    mlir::Operation *op,
+                                                    llvm::ArrayRef<int64_t> bytes);
 mlir::Value allocateSharedMemory(mlir::OpBuilder &b, mlir::Operation *op,
                                  int64_t bytes);
 

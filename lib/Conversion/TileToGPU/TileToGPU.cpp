@@ -21,6 +21,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
@@ -275,7 +276,7 @@ void ConvertTileToGPUPass::runOnOperation() {
   TileToGPUTypeConverter converter;
   ConversionTarget target(*context);
   target.addLegalDialect<gpu::GPUDialect, LLVM::LLVMDialect,
-                         vector::VectorDialect>();
+                         NVVM::NVVMDialect, vector::VectorDialect>();
   target.addIllegalDialect<tile::TileDialect, tilegpu::TileGPUDialect,
                            func::FuncDialect>();
   target.addDynamicallyLegalDialect<arith::ArithDialect, math::MathDialect,
@@ -291,6 +292,8 @@ void ConvertTileToGPUPass::runOnOperation() {
   populateMemoryOpsToGPUPatterns(converter, patterns, widths);
   populateReduceOpToGPUPatterns(converter, patterns);
   populateDotOpToGPUPatterns(converter, patterns);
+  populateMmaDotOpToGPUPatterns(converter, patterns);
+  populateDotOperandToGPUPatterns(converter, patterns);
   populateScanOpToGPUPatterns(converter, patterns);
   scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
                                                        target);

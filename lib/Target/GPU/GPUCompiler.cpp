@@ -20,7 +20,15 @@ bool kiln::gpu::hasTileKernels(ModuleOp module) {
   return !module.getOps<func::FuncOp>().empty();
 }
 
-LogicalResult kiln::gpu::lowerTileKernels(ModuleOp module, int64_t numWarps) {
+int64_t kiln::gpu::getCapabilityOfChip(llvm::StringRef chip) {
+  int64_t capability = 0;
+  chip.consume_front("sm_");
+  chip.consumeInteger(10, capability);
+  return capability;
+}
+
+LogicalResult kiln::gpu::lowerTileKernels(ModuleOp module, int64_t numWarps,
+                                          llvm::StringRef chip) {
   if (numWarps <= 0 || numWarps > 32 || (numWarps & (numWarps - 1)) != 0)
     return module.emitError()
            << "target nvptx: num_warps must be a power of two from 1 to 32, "
@@ -29,6 +37,7 @@ LogicalResult kiln::gpu::lowerTileKernels(ModuleOp module, int64_t numWarps) {
   PassManager pm(module.getContext());
   GPULoweringOptions options;
   options.numWarps = numWarps;
+  options.computeCapability = getCapabilityOfChip(chip);
   buildGPULoweringPipeline(pm, options);
   return pm.run(module);
 }
@@ -40,7 +49,7 @@ kiln::gpu::compileForGPU(ModuleOp module, const GPUCompileOptions &options) {
   if (failed(nvptx::verifyTargetOptions(options.target, error)))
     return module.emitError() << error;
   if (hasTileKernels(module) &&
-      failed(lowerTileKernels(module, options.numWarps)))
+      failed(lowerTileKernels(module, options.numWarps, options.target.chip)))
     return failure();
   GPUBinary binary;
   binary.threadsPerBlock = options.numWarps * 32;

@@ -30,6 +30,7 @@ void kiln::gpu::buildGPULoweringPipeline(OpPassManager &pm,
                                          const GPULoweringOptions &options) {
   tilegpu::TileAssignLayoutsPassOptions layouts;
   layouts.numWarps = options.numWarps;
+  layouts.computeCapability = options.computeCapability;
   pm.addPass(tilegpu::createTileAssignLayoutsPass(layouts));
   pm.addPass(createConvertTileToGPUPass());
   pm.addPass(createCanonicalizerPass());

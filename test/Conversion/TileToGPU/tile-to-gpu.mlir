@@ -97,7 +97,7 @@ func.func @elementwise_loop(%x: !tile.ptr<f32>, %steps: i32) {
 
 // A 1-D sum: the thread's registers, then xor shuffles across the 32 lanes,
 // then the four warps through shared memory.
-// CHECK: llvm.mlir.global internal @__kiln_shared_0() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<16 x i8>
+// CHECK: llvm.mlir.global internal @__kiln_shared() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<16 x i8>
 // CHECK-LABEL: gpu.func @sum
 // CHECK-COUNT-3: arith.addf %{{.*}}, %{{.*}} : f32
 // CHECK: gpu.shuffle xor %{{.*}}, %c1_i32, %c32_i32{{.*}} : f32
@@ -253,17 +253,17 @@ func.func @transpose_layout(%a: !tile.ptr<i32>) {
 
 // -----
 
-// tile.dot on CUDA cores: both operands to shared memory, then a loop over
-// K with one vector fma for all the accumulator registers of the thread.
+// tile.dot on CUDA cores (f32 products with input_precision = ieee): both
+// operands to shared memory, then a loop over K with one vector fma for all
+// the accumulator registers of the thread.
 // CHECK-LABEL: gpu.func @dot
 // CHECK: gpu.barrier
-// CHECK: llvm.store %{{.*}}, %{{.*}} : f16, !llvm.ptr<3>
+// CHECK: llvm.store %{{.*}}, %{{.*}} : f32, !llvm.ptr<3>
 // CHECK: gpu.barrier
 // CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (vector<8xf32>)
-// CHECK:   llvm.load %{{.*}} : !llvm.ptr<3> -> f16
-// CHECK:   arith.extf %{{.*}} : vector<8xf16> to vector<8xf32>
+// CHECK:   llvm.load %{{.*}} : !llvm.ptr<3> -> f32
 // CHECK:   math.fma %{{.*}}, %{{.*}}, %[[ACC]] : vector<8xf32>
-func.func @dot(%a: !tile.ptr<f16>, %b: !tile.ptr<f16>, %out: !tile.ptr<f32>) {
+func.func @dot(%a: !tile.ptr<f32>, %b: !tile.ptr<f32>, %out: !tile.ptr<f32>) {
   %r = tile.range 0 to 32 : tensor<32xi32>
   %rows = tile.expand_dims %r axis 1 : tensor<32xi32> -> tensor<32x1xi32>
   %cols = tile.expand_dims %r axis 0 : tensor<32xi32> -> tensor<1x32xi32>
@@ -272,14 +272,14 @@ func.func @dot(%a: !tile.ptr<f16>, %b: !tile.ptr<f16>, %out: !tile.ptr<f32>) {
   %rob = tile.broadcast %ro : tensor<32x1xi32> -> tensor<32x32xi32>
   %cob = tile.broadcast %cols : tensor<1x32xi32> -> tensor<32x32xi32>
   %offs = arith.addi %rob, %cob : tensor<32x32xi32>
-  %as = tile.splat %a : !tile.ptr<f16> -> tensor<32x32x!tile.ptr<f16>>
-  %ap = tile.addptr %as, %offs : tensor<32x32x!tile.ptr<f16>>, tensor<32x32xi32>
-  %av = tile.load %ap : tensor<32x32x!tile.ptr<f16>> -> tensor<32x32xf16>
-  %bs = tile.splat %b : !tile.ptr<f16> -> tensor<32x32x!tile.ptr<f16>>
-  %bp = tile.addptr %bs, %offs : tensor<32x32x!tile.ptr<f16>>, tensor<32x32xi32>
-  %bv = tile.load %bp : tensor<32x32x!tile.ptr<f16>> -> tensor<32x32xf16>
+  %as = tile.splat %a : !tile.ptr<f32> -> tensor<32x32x!tile.ptr<f32>>
+  %ap = tile.addptr %as, %offs : tensor<32x32x!tile.ptr<f32>>, tensor<32x32xi32>
+  %av = tile.load %ap : tensor<32x32x!tile.ptr<f32>> -> tensor<32x32xf32>
+  %bs = tile.splat %b : !tile.ptr<f32> -> tensor<32x32x!tile.ptr<f32>>
+  %bp = tile.addptr %bs, %offs : tensor<32x32x!tile.ptr<f32>>, tensor<32x32xi32>
+  %bv = tile.load %bp : tensor<32x32x!tile.ptr<f32>> -> tensor<32x32xf32>
   %zero = arith.constant dense<0.0> : tensor<32x32xf32>
-  %d = tile.dot %av, %bv, %zero : tensor<32x32xf16>, tensor<32x32xf16> -> tensor<32x32xf32>
+  %d = tile.dot %av, %bv, %zero : tensor<32x32xf32>, tensor<32x32xf32> -> tensor<32x32xf32>
   %os = tile.splat %out : !tile.ptr<f32> -> tensor<32x32x!tile.ptr<f32>>
   %op = tile.addptr %os, %offs : tensor<32x32x!tile.ptr<f32>>, tensor<32x32xi32>
   tile.store %op, %d : tensor<32x32x!tile.ptr<f32>>, tensor<32x32xf32>

@@ -47,10 +47,14 @@ struct GPUBinary {
 bool hasTileKernels(mlir::ModuleOp module);
 
 /// Lowers the tile kernels of `module` (rewritten in place) to the LLVM and
-/// NVVM dialects with kiln-gpu-lowering. Diagnostics go to the module's
-/// context.
-mlir::LogicalResult lowerTileKernels(mlir::ModuleOp module,
-                                     int64_t numWarps);
+/// NVVM dialects with kiln-gpu-lowering, for `chip` (sm_80, sm_90a, ...).
+/// Diagnostics go to the module's context.
+mlir::LogicalResult lowerTileKernels(mlir::ModuleOp module, int64_t numWarps,
+                                     llvm::StringRef chip);
+
+/// The compute capability (major * 10 + minor) of `chip`, e.g. 90 for
+/// sm_90a.
+int64_t getCapabilityOfChip(llvm::StringRef chip);
 
 /// Compiles `module` (tile kernels, or already lowered) for `options`.
 /// Diagnostics go to the module's context; the returned failure has been

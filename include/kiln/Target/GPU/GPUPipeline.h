@@ -16,6 +16,10 @@ struct GPULoweringOptions : mlir::PassPipelineOptions<GPULoweringOptions> {
   Option<int64_t> numWarps{*this, "num-warps",
                            llvm::cl::desc("Warps per program"),
                            llvm::cl::init(4)};
+  Option<int64_t> computeCapability{
+      *this, "compute-capability",
+      llvm::cl::desc("Compute capability of the target (major * 10 + minor)"),
+      llvm::cl::init(80)};
 };
 
 /// Adds the passes that lower a module of tile kernels to a gpu.module in

@@ -1,6 +1,7 @@
 //===- TileGPUDialect.cpp - GPU-level additions to tile IR ----------------===//
 
 #include "kiln/Dialect/TileGPU/IR/TileGPUDialect.h"
+#include "kiln/Layout/MmaLayout.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
@@ -29,6 +30,14 @@ struct TileGPUOpAsmInterface : OpAsmDialectInterface {
     }
     if (isa<SliceEncodingAttr>(attr)) {
       os << "slice";
+      return AliasResult::FinalAlias;
+    }
+    if (isa<MmaEncodingAttr>(attr)) {
+      os << "mma";
+      return AliasResult::FinalAlias;
+    }
+    if (isa<DotOperandEncodingAttr>(attr)) {
+      os << "dot_op";
       return AliasResult::FinalAlias;
     }
     return AliasResult::NoAlias;
@@ -104,6 +113,55 @@ SliceEncodingAttr::getLayout() const {
 int64_t SliceEncodingAttr::getRank() const {
   return getParent().getRank() - 1;
 }
+
+//===----------------------------------------------------------------------===//
+// MmaEncodingAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+MmaEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                        ArrayRef<int64_t> warpsPerCTA) {
+  if (warpsPerCTA.size() != 2 || warpsPerCTA[0] <= 0 || warpsPerCTA[1] <= 0)
+    return emitError() << "an mma layout needs two positive warp counts";
+  return success();
+}
+
+std::shared_ptr<const kiln::layout::DistributedLayout>
+MmaEncodingAttr::getLayout() const {
+  return std::make_shared<kiln::layout::MmaLayout>(getWarpsPerCTA().vec());
+}
+
+int64_t MmaEncodingAttr::getRank() const { return 2; }
+
+//===----------------------------------------------------------------------===//
+// DotOperandEncodingAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+DotOperandEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                               unsigned opIdx, MmaEncodingAttr parent,
+                               unsigned kWidth) {
+  if (opIdx > 1)
+    return emitError() << "a dot operand is operand 0 (A) or 1 (B), not "
+                       << opIdx;
+  if (!parent)
+    return emitError() << "the parent of a dot operand must be an mma layout";
+  if (kWidth != 1 && kWidth != 2 && kWidth != 4)
+    return emitError() << "kWidth is the elements per 32-bit register: 1, 2 "
+                          "or 4, not "
+                       << kWidth;
+  return success();
+}
+
+std::shared_ptr<const kiln::layout::DistributedLayout>
+DotOperandEncodingAttr::getLayout() const {
+  return std::make_shared<kiln::layout::DotOperandLayout>(
+      getOpIdx(),
+      kiln::layout::MmaLayout(getParent().getWarpsPerCTA().vec()),
+      getKWidth());
+}
+
+int64_t DotOperandEncodingAttr::getRank() const { return 2; }
 
 //===----------------------------------------------------------------------===//
 // ConvertLayoutOp

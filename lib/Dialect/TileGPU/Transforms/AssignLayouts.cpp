@@ -1,7 +1,8 @@
 //===- AssignLayouts.cpp - Give every tile a layout -----------------------===//
 //
-// Groups the tiles that must share a layout, gives groups with memory
-// accesses the layout that coalesces them (from AxisInfo), derives slice
+// Groups the tiles that must share a layout, gives the accumulators of
+// dots on tensor cores the mma layout, groups with memory accesses the
+// layout that coalesces them (from AxisInfo), derives slice
 // layouts across reductions and expand_dims, defaults the rest, and joins
 // disagreeing choices with tilegpu.convert_layout.
 //
@@ -11,6 +12,7 @@
 
 #include "kiln/Dialect/Tile/IR/TileDialect.h"
 #include "kiln/Dialect/TileGPU/Transforms/AxisInfo.h"
+#include "kiln/Dialect/TileGPU/Transforms/TensorCores.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -88,13 +90,33 @@ private:
 } // namespace
 
 /// Tiles an op ties to one layout: elementwise operands and results, the
-/// pointers, masks and values of an access, a broadcast and its source.
+/// pointers, masks and values of an access. (A broadcast ties its source
+/// to its result too, unless that would join what tensor cores keep
+/// apart.)
 static bool sharesLayout(Operation *op) {
   return isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) ||
          isa<tile::LoadOp, tile::StoreOp, tile::AtomicRMWOp, tile::AddPtrOp,
              tile::PtrToIntOp, tile::IntToPtrOp, tile::PtrCastOp,
-             tile::BroadcastOp, tile::ScanOp>(op);
+             tile::ScanOp>(op);
 }
+
+namespace {
+/// What a group holds that constrains its layout.
+enum GroupTag : unsigned {
+  /// The accumulator of a dot on tensor cores.
+  kAccumulatorTag = 1,
+  /// An operand of a dot on tensor cores (loaded best coalesced, then
+  /// converted).
+  kOperandTag = 2,
+  /// A reduced or scanned tile (those lowerings take blocked layouts).
+  kBlockedOnlyTag = 4,
+};
+
+/// Whether a group with `tags` can take the mma layout.
+bool canTakeMma(unsigned tags) {
+  return !(tags & (kOperandTag | kBlockedOnlyTag));
+}
+} // namespace
 
 BlockedEncodingAttr
 TileAssignLayoutsPass::blocked(const kiln::layout::BlockedLayout &layout) {
@@ -132,6 +154,18 @@ static RankedTensorType withEncoding(RankedTensorType type,
                                encoding);
 }
 
+/// `value` in the layout of `type`: a uniform tile (a splat constant or a
+/// tile.splat) is made anew in that layout, anything else converted.
+static Value convertTo(OpBuilder &b, Location loc, Value value,
+                       RankedTensorType type) {
+  if (auto constant = value.getDefiningOp<arith::ConstantOp>())
+    if (auto dense = dyn_cast<SplatElementsAttr>(constant.getValue()))
+      return arith::ConstantOp::create(b, loc, dense.reshape(type));
+  if (auto splat = value.getDefiningOp<tile::SplatOp>())
+    return tile::SplatOp::create(b, loc, type, splat.getSrc());
+  return ConvertLayoutOp::create(b, loc, type, value);
+}
+
 /// Gives `value` the type `type`; a constant's value follows its type.
 static void retype(Value value, RankedTensorType type) {
   value.setType(type);
@@ -151,6 +185,7 @@ void TileAssignLayoutsPass::assignFunction(func::FuncOp func) {
     for (BlockArgument arg : block->getArguments())
       noteTile(arg);
   });
+  SmallVector<tile::BroadcastOp> broadcasts;
   func.walk([&](Operation *op) {
     for (Value result : op->getResults())
       noteTile(result);
@@ -171,6 +206,8 @@ void TileAssignLayoutsPass::assignFunction(func::FuncOp func) {
         groups.joinAll({init, forOp.getRegionIterArgs()[i],
                         yield.getOperand(i), forOp.getResult(i)});
     }
+    if (auto broadcast = dyn_cast<tile::BroadcastOp>(op))
+      broadcasts.push_back(broadcast);
     if (auto ifOp = dyn_cast<scf::IfOp>(op)) {
       for (auto [i, result] : llvm::enumerate(ifOp.getResults())) {
         SmallVector<Value> values = {result};
@@ -183,7 +220,65 @@ void TileAssignLayoutsPass::assignFunction(func::FuncOp func) {
     }
   });
 
-  // Memory accesses choose their groups' layouts; the widest wins.
+  // Which dots run on tensor cores, and what the groups hold.
+  DenseMap<Value, unsigned> tags;
+  auto tag = [&](Value v, GroupTag t) { tags[groups.find(v)] |= t; };
+  SmallVector<std::tuple<tile::DotOp, MmaEncodingAttr, int64_t>> mmaDots;
+  func.walk([&](Operation *op) {
+    if (auto reduce = dyn_cast<tile::ReduceOp>(op))
+      for (Value src : reduce.getSrcs())
+        tag(src, kBlockedOnlyTag);
+    if (auto scan = dyn_cast<tile::ScanOp>(op))
+      for (Value src : scan->getOperands())
+        tag(src, kBlockedOnlyTag);
+    auto dot = dyn_cast<tile::DotOp>(op);
+    if (!dot)
+      return;
+    std::string whyNot;
+    std::optional<MmaChoice> choice =
+        chooseMma(dot, computeCapability, numWarps, whyNot);
+    if (!choice) {
+      dot.emitRemark() << "not on tensor cores: " << whyNot;
+      return;
+    }
+    mmaDots.emplace_back(
+        dot, MmaEncodingAttr::get(&getContext(), choice->warpsPerCTA),
+        choice->kWidth);
+    tag(dot.getA(), kOperandTag);
+    tag(dot.getB(), kOperandTag);
+    tag(dot.getResult(), kAccumulatorTag);
+  });
+
+  // Broadcasts join their source's group to their result's, except where
+  // that would put an accumulator with an operand or a reduction: the
+  // (small) source is converted instead, so that operand loads stay
+  // coalesced and the accumulator need not leave the mma layout.
+  SmallVector<tile::BroadcastOp> convertedBroadcasts;
+  for (tile::BroadcastOp broadcast : broadcasts) {
+    Value source = groups.find(broadcast.getSrc());
+    Value result = groups.find(broadcast.getResult());
+    if (source == result)
+      continue;
+    unsigned merged = tags.lookup(source) | tags.lookup(result);
+    if ((merged & kAccumulatorTag) && !canTakeMma(merged)) {
+      convertedBroadcasts.push_back(broadcast);
+      continue;
+    }
+    groups.join(source, result);
+    tags[groups.find(result)] = merged;
+  }
+
+  // Tensor-core accumulators anchor their groups to the mma layout where
+  // nothing else in the group forbids it; elsewhere the dot converts its
+  // accumulator in and out.
+  DenseMap<Value, Attribute> layouts;
+  for (auto [dot, mma, kWidth] : mmaDots) {
+    Value group = groups.find(dot.getResult());
+    if (canTakeMma(tags.lookup(group)))
+      layouts.try_emplace(group, mma);
+  }
+
+  // Memory accesses choose the other groups' layouts; the widest wins.
   AxisInfoAnalysis axisInfo;
   DenseMap<Value, AccessChoice> chosen;
   func.walk([&](Operation *op) {
@@ -201,9 +296,8 @@ void TileAssignLayoutsPass::assignFunction(func::FuncOp func) {
     if (choice.vector > current.vector)
       current = choice;
   });
-  DenseMap<Value, Attribute> layouts;
   for (auto &[group, choice] : chosen)
-    layouts[group] = choice.layout;
+    layouts.try_emplace(group, choice.layout);
 
   // Slices across reductions and expand_dims, until nothing changes.
   bool changed = true;
@@ -290,6 +384,38 @@ void TileAssignLayoutsPass::assignFunction(func::FuncOp func) {
       expand.getSrcMutable().assign(convert.getResult());
     }
   });
+
+  for (tile::BroadcastOp broadcast : convertedBroadcasts) {
+    auto srcType = broadcast.getSrc().getType();
+    b.setInsertionPoint(broadcast);
+    broadcast.getSrcMutable().assign(convertTo(
+        b, broadcast.getLoc(), broadcast.getSrc(),
+        withEncoding(srcType, broadcast.getType().getEncoding())));
+  }
+
+  // Tensor-core dots take their operands as dot operands and their
+  // accumulator in the mma layout.
+  for (auto [dot, mma, kWidth] : mmaDots) {
+    b.setInsertionPoint(dot);
+    for (auto [index, operand] : llvm::enumerate(
+             SmallVector<OpOperand *>{&dot.getAMutable(), &dot.getBMutable()})) {
+      auto type = cast<RankedTensorType>(operand->get().getType());
+      auto needed = withEncoding(
+          type, DotOperandEncodingAttr::get(&getContext(), index, mma, kWidth));
+      operand->assign(ConvertLayoutOp::create(b, dot.getLoc(), needed,
+                                              operand->get()));
+    }
+    auto accType = cast<RankedTensorType>(dot.getAcc().getType());
+    if (accType.getEncoding() == mma)
+      continue;
+    dot.getAccMutable().assign(convertTo(b, dot.getLoc(), dot.getAcc(),
+                                         withEncoding(accType, mma)));
+    b.setInsertionPointAfter(dot);
+    auto convert = ConvertLayoutOp::create(b, dot.getLoc(), accType,
+                                           dot.getResult());
+    dot.getResult().replaceAllUsesExcept(convert.getResult(), convert);
+    dot.getResult().setType(withEncoding(accType, mma));
+  }
 
   // Tile arguments and results of the function keep their types in step.
   func.setFunctionType(FunctionType::get(

@@ -73,4 +73,49 @@ def TileGPU_SliceEncodingAttr : TileGPU_Attr<"SliceEncoding", "slice",
   let genVerifyDecl = 1;
 }
 
+def TileGPU_MmaEncodingAttr : TileGPU_Attr<"MmaEncoding", "mma",
+    [DeclareAttrInterfaceMethods<TileGPU_DistributedEncoding>]> {
+  let summary = "The accumulator of mma.sync (sm_80 tensor cores)";
+  let description = [{
+    A 2-D tile as the accumulators of `mma.sync.aligned.m16n8kK` hold it:
+    `warpsPerCTA` warps tile a footprint of 16·warpsPerCTA[0] by
+    8·warpsPerCTA[1], and each warp's 16x8 block is spread over its lanes as
+    the PTX ISA's fragment table says (lane l: rows l/4 and l/4 + 8, columns
+    2·(l%4) and 2·(l%4) + 1). See `kiln/Layout/MmaLayout.h`.
+
+    ```mlir
+    tensor<128x64xf32, #tilegpu.mma<{warpsPerCTA = [4, 1]}>>
+    ```
+  }];
+  let parameters = (ins ArrayRefParameter<"int64_t">:$warpsPerCTA);
+  let assemblyFormat = "`<` `{` `warpsPerCTA` `=` `[` $warpsPerCTA `]` `}` `>`";
+  let genVerifyDecl = 1;
+}
+
+def TileGPU_DotOperandEncodingAttr
+    : TileGPU_Attr<"DotOperandEncoding", "dot_operand",
+                   [DeclareAttrInterfaceMethods<TileGPU_DistributedEncoding>]> {
+  let summary = "A multiplicand of mma.sync, in registers";
+  let description = [{
+    Operand `opIdx` (0: A, M x K; 1: B, K x N) of the mma.sync whose
+    accumulator layout is `parent`, with `kWidth` elements per 32-bit
+    register (2 for f16 and bf16, 1 for tf32, 4 for 8-bit integers), as the
+    PTX ISA's fragment tables lay it out; `tilegpu.convert_layout` into it
+    stages the tile in swizzled shared memory and reads it with `ldmatrix`
+    where it can.
+
+    ```mlir
+    tensor<128x32xf16, #tilegpu.dot_operand<{opIdx = 0, parent = #mma, kWidth = 2}>>
+    ```
+  }];
+  let parameters = (ins "unsigned":$opIdx,
+                        "::kiln::tilegpu::MmaEncodingAttr":$parent,
+                        "unsigned":$kWidth);
+  let assemblyFormat = [{
+    `<` `{` `opIdx` `=` $opIdx `,` `parent` `=` $parent `,`
+        `kWidth` `=` $kWidth `}` `>`
+  }];
+  let genVerifyDecl = 1;
+}
+
 #endif // KILN_DIALECT_TILEGPU_IR_TILEGPUATTRS_TD

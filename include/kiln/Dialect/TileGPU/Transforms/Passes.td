@@ -24,10 +24,23 @@ def TileAssignLayoutsPass : Pass<"tile-assign-layouts", "mlir::ModuleOp"> {
     expand_dims source the slice of its result's. Groups with no access
     get a row-major layout. Where two of these choices meet and differ, a
     `tilegpu.convert_layout` joins them.
+
+    On a target of compute capability 80 or more, a `tile.dot` whose
+    element types and shape suit `mma.sync` (f16 or bf16 into f32, f32 with
+    `input_precision = tf32`, i8 into i32; M, N, K multiples of 16, 8 and
+    the instruction's K) runs on tensor cores: its accumulator takes a
+    `#tilegpu.mma` layout, which its whole group (a loop's carried
+    accumulator, the epilogue, the store) shares unless the group holds a
+    reduction or scan, and its operands are converted to
+    `#tilegpu.dot_operand`. Any other dot gets a remark saying why it is
+    not on tensor cores.
   }];
   let options = [
     Option<"numWarps", "num-warps", "int64_t", /*default=*/"4",
            "Warps per program">,
+    Option<"computeCapability", "compute-capability", "int64_t",
+           /*default=*/"80",
+           "Compute capability of the target (major * 10 + minor)">,
     Option<"threadsPerWarp", "threads-per-warp", "int64_t", /*default=*/"32",
            "Threads per warp">,
   ];

@@ -1,0 +1,140 @@
+//===- MmaDotOpToGPU.cpp - tile.dot on tensor cores with mma.sync ---------===//
+//
+// A dot whose accumulator has the mma layout and whose operands are dot
+// operands of it: every thread already holds exactly the fragments the PTX
+// ISA asks of it, so the product is one mma.sync.aligned.m16n8kK per
+// (row block, column block, K step) of the warp's share, on registers
+// packed into 32-bit words.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Patterns.h"
+#include "ThreadValues.h"
+
+#include "kiln/Dialect/Tile/IR/TileDialect.h"
+#include "kiln/Dialect/TileGPU/IR/TileGPUDialect.h"
+#include "kiln/Layout/MmaLayout.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+using namespace mlir;
+using namespace kiln;
+using namespace kiln::tiletogpu;
+
+namespace {
+
+/// The PTX type of the multiplicands of `element`s.
+NVVM::MMATypes getMultiplicandType(Type element) {
+  if (element.isF16())
+    return NVVM::MMATypes::f16;
+  if (element.isBF16())
+    return NVVM::MMATypes::bf16;
+  if (element.isF32())
+    return NVVM::MMATypes::tf32;
+  return NVVM::MMATypes::s8;
+}
+
+struct MmaDotLowering : OpConversionPattern<tile::DotOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(tile::DotOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto accType = cast<RankedTensorType>(op.getAcc().getType());
+    auto aType = cast<RankedTensorType>(op.getA().getType());
+    auto bType = cast<RankedTensorType>(op.getB().getType());
+    auto mma = dyn_cast<tilegpu::MmaEncodingAttr>(accType.getEncoding());
+    if (!mma)
+      return failure();
+    auto aEncoding =
+        dyn_cast<tilegpu::DotOperandEncodingAttr>(aType.getEncoding());
+    auto bEncoding =
+        dyn_cast<tilegpu::DotOperandEncodingAttr>(bType.getEncoding());
+    if (!aEncoding || !bEncoding || aEncoding.getParent() != mma ||
+        bEncoding.getParent() != mma || aEncoding.getOpIdx() != 0 ||
+        bEncoding.getOpIdx() != 1)
+      return rewriter.notifyMatchFailure(
+          op, "operands are not dot operands of the accumulator's layout");
+
+    Location loc = op.getLoc();
+    Type element = aType.getElementType();
+    Type accElement = accType.getElementType();
+    layout::MmaLayout accLayout(mma.getWarpsPerCTA().vec());
+    layout::DotOperandLayout aLayout(0, accLayout, aEncoding.getKWidth());
+    layout::DotOperandLayout bLayout(1, accLayout, bEncoding.getKWidth());
+    layout::Shape accRepeats = accLayout.getRepeats(getShape(accType));
+    int64_t kSteps = aLayout.getRepeats(getShape(aType))[1];
+    int64_t kWidth = aLayout.getKWidth();
+
+    // The operands' registers as 32-bit words of kWidth elements: f16 as
+    // f16x2, the others as i32.
+    Type i32 = rewriter.getI32Type();
+    auto packed = [&](Value registers, int64_t first, int64_t words) {
+      SmallVector<Value> result;
+      for (int64_t w = 0; w < words; ++w) {
+        SmallVector<Value> elements;
+        for (int64_t e = 0; e < kWidth; ++e)
+          elements.push_back(
+              extractRegister(rewriter, loc, registers, first + w * kWidth + e));
+        auto wordType = VectorType::get({kWidth}, element);
+        Value word = fromRegisters(rewriter, loc, wordType, elements);
+        if (!element.isF16())
+          word = LLVM::BitcastOp::create(rewriter, loc, i32, word);
+        result.push_back(word);
+      }
+      return result;
+    };
+
+    NVVM::MMATypes ptxType = getMultiplicandType(element);
+    Type accStruct = LLVM::LLVMStructType::getLiteral(
+        rewriter.getContext(),
+        SmallVector<Type>(layout::MmaLayout::kAccRegisters, accElement));
+    int64_t aWords = aLayout.getInstrRegisters() / kWidth;
+    int64_t bWords = bLayout.getInstrRegisters() / kWidth;
+    SmallVector<Value> acc;
+    for (int64_t reg = 0, e = getNumRegisters(accType); reg < e; ++reg)
+      acc.push_back(extractRegister(rewriter, loc, adaptor.getAcc(), reg));
+    for (int64_t m = 0; m < accRepeats[0]; ++m) {
+      for (int64_t n = 0; n < accRepeats[1]; ++n) {
+        int64_t first = (m * accRepeats[1] + n) * layout::MmaLayout::kAccRegisters;
+        for (int64_t k = 0; k < kSteps; ++k) {
+          SmallVector<Value> a = packed(
+              adaptor.getA(), (m * kSteps + k) * aLayout.getInstrRegisters(),
+              aWords);
+          SmallVector<Value> b = packed(
+              adaptor.getB(), (n * kSteps + k) * bLayout.getInstrRegisters(),
+              bWords);
+          ArrayRef<Value> c(acc.begin() + first,
+                            layout::MmaLayout::kAccRegisters);
+          std::optional<NVVM::MMAIntOverflow> overflow;
+          if (ptxType == NVVM::MMATypes::s8)
+            overflow = NVVM::MMAIntOverflow::wrapped;
+          Value d = NVVM::MmaOp::create(
+              rewriter, loc, accStruct, a, b, c,
+              {layout::MmaLayout::kInstrM, layout::MmaLayout::kInstrN,
+               aLayout.getInstrK()},
+              std::nullopt, overflow,
+              std::array<NVVM::MMATypes, 2>{ptxType, ptxType},
+              std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                             NVVM::MMALayout::col});
+          for (int64_t i = 0; i < layout::MmaLayout::kAccRegisters; ++i)
+            acc[first + i] = LLVM::ExtractValueOp::create(rewriter, loc, d, i);
+        }
+      }
+    }
+    rewriter.replaceOp(
+        op, fromRegisters(rewriter, loc,
+                          cast<VectorType>(adaptor.getAcc().getType()), acc));
+    return success();
+  }
+};
+
+} // namespace
+
+void kiln::tiletogpu::populateMmaDotOpToGPUPatterns(
+    const TypeConverter &converter, RewritePatternSet &patterns) {
+  patterns.add<MmaDotLowering>(converter, patterns.getContext());
+}

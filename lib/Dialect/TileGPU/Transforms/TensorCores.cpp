@@ -1,0 +1,86 @@
+//===- TensorCores.cpp - Which dots run on tensor cores -------------------===//
+
+#include "kiln/Dialect/TileGPU/Transforms/TensorCores.h"
+
+#include "mlir/IR/TypeUtilities.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace kiln;
+using namespace kiln::tilegpu;
+
+/// Elements per 32-bit operand register of the mma.sync that multiplies
+/// `element`s into `accumulator`s, or why there is none.
+static std::optional<int64_t> getKWidth(tile::DotOp dot, std::string &whyNot) {
+  Type element = getElementTypeOrSelf(dot.getA().getType());
+  Type accumulator = getElementTypeOrSelf(dot.getAcc().getType());
+  if (element.isF16() || element.isBF16()) {
+    if (accumulator.isF32())
+      return 2;
+    whyNot = "mma.sync accumulates f16 and bf16 products in f32 here, not " +
+             std::string(accumulator.isF16() ? "f16" : "another type");
+    return std::nullopt;
+  }
+  if (element.isF32()) {
+    switch (dot.getInputPrecision()) {
+    case tile::InputPrecision::TF32:
+      return 1;
+    case tile::InputPrecision::IEEE:
+      whyNot = "f32 products with input_precision = ieee need CUDA cores "
+               "(tf32 allows tensor cores)";
+      return std::nullopt;
+    case tile::InputPrecision::TF32x3:
+      whyNot = "input_precision = tf32x3 has no tensor-core lowering yet";
+      return std::nullopt;
+    }
+  }
+  if (element.isInteger(8))
+    return 4;
+  whyNot = "mma.sync here takes f16, bf16, tf32 and i8 operands";
+  return std::nullopt;
+}
+
+/// Warps along M and N: halves the larger per-warp extent while it holds
+/// at least two instruction blocks, so each warp's share stays square-ish.
+static SmallVector<int64_t, 2> chooseWarps(int64_t m, int64_t n,
+                                           int64_t numWarps) {
+  int64_t wm = 1, wn = 1;
+  while (wm * wn < numWarps) {
+    bool mSplits = m / (16 * wm) >= 2, nSplits = n / (8 * wn) >= 2;
+    if (mSplits && (m / wm >= n / wn || !nSplits))
+      wm *= 2;
+    else if (nSplits)
+      wn *= 2;
+    else
+      wm *= 2; // More warps than blocks: they hold replicas.
+  }
+  return {wm, wn};
+}
+
+std::optional<MmaChoice> kiln::tilegpu::chooseMma(tile::DotOp dot,
+                                                  int64_t capability,
+                                                  int64_t numWarps,
+                                                  std::string &whyNot) {
+  if (capability < 80) {
+    whyNot = llvm::formatv("tensor cores need sm_80 or newer, the target is "
+                           "sm_{0}",
+                           capability);
+    return std::nullopt;
+  }
+  std::optional<int64_t> kWidth = getKWidth(dot, whyNot);
+  if (!kWidth)
+    return std::nullopt;
+  auto aType = cast<RankedTensorType>(dot.getA().getType());
+  auto bType = cast<RankedTensorType>(dot.getB().getType());
+  int64_t m = aType.getDimSize(0), k = aType.getDimSize(1),
+          n = bType.getDimSize(1);
+  int64_t instrK = 8 * *kWidth;
+  if (m % 16 != 0 || n % 8 != 0 || k % instrK != 0) {
+    whyNot = llvm::formatv(
+        "the shape {0}x{1}x{2} (MxNxK) is not a multiple of the "
+        "instruction's 16x8x{3}",
+        m, n, k, instrK);
+    return std::nullopt;
+  }
+  return MmaChoice{*kWidth, chooseWarps(m, n, numWarps)};
+}

@@ -1,0 +1,116 @@
+//===- MmaLayout.cpp - Tiles as the tensor cores hold them ----------------===//
+
+#include "kiln/Layout/MmaLayout.h"
+
+#include <cassert>
+
+using namespace kiln::layout;
+
+static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+MmaLayout::MmaLayout(Shape warpsPerCTA) : warpsPerCTA(std::move(warpsPerCTA)) {
+  assert(this->warpsPerCTA.size() == 2 && this->warpsPerCTA[0] > 0 &&
+         this->warpsPerCTA[1] > 0 && "invalid mma layout");
+}
+
+int64_t MmaLayout::getNumWarps() const {
+  return warpsPerCTA[0] * warpsPerCTA[1];
+}
+
+Shape MmaLayout::getRepeats(const Shape &shape) const {
+  return {ceilDiv(shape[0], kInstrM * warpsPerCTA[0]),
+          ceilDiv(shape[1], kInstrN * warpsPerCTA[1])};
+}
+
+Shape MmaLayout::getWarpIndex(int64_t warp) const {
+  return {warp % warpsPerCTA[0], warp / warpsPerCTA[0] % warpsPerCTA[1]};
+}
+
+int64_t MmaLayout::getNumRegisters(const Shape &shape) const {
+  Shape repeats = getRepeats(shape);
+  return repeats[0] * repeats[1] * kAccRegisters;
+}
+
+Shape MmaLayout::getRegisterOffsets(const Shape &shape, int64_t reg) const {
+  Shape repeats = getRepeats(shape);
+  int64_t c = reg % kAccRegisters, block = reg / kAccRegisters;
+  int64_t row = block / repeats[1], column = block % repeats[1];
+  return {row * kInstrM * warpsPerCTA[0] + 8 * (c / 2),
+          column * kInstrN * warpsPerCTA[1] + c % 2};
+}
+
+Shape MmaLayout::getThreadOffsets(int64_t lane, int64_t warp) const {
+  Shape index = getWarpIndex(warp);
+  return {index[0] * kInstrM + lane / 4, index[1] * kInstrN + 2 * (lane % 4)};
+}
+
+Shape MmaLayout::getCoordinates(const Shape &shape,
+                                const Location &location) const {
+  Shape coordinates = getRegisterOffsets(shape, location.reg);
+  Shape thread = getThreadOffsets(location.lane, location.warp);
+  for (int64_t d = 0; d < 2; ++d)
+    coordinates[d] = (coordinates[d] + thread[d]) % shape[d];
+  return coordinates;
+}
+
+DotOperandLayout::DotOperandLayout(int64_t opIndex, MmaLayout parent,
+                                   int64_t kWidth)
+    : opIndex(opIndex), parent(std::move(parent)), kWidth(kWidth) {
+  assert((opIndex == 0 || opIndex == 1) &&
+         (kWidth == 1 || kWidth == 2 || kWidth == 4) &&
+         "invalid dot operand layout");
+}
+
+int64_t DotOperandLayout::getInstrRegisters() const {
+  // A is 16 x K, B is K x 8, spread over 32 lanes.
+  return (opIndex == 0 ? 16 : 8) * getInstrK() / 32;
+}
+
+Shape DotOperandLayout::getRepeats(const Shape &shape) const {
+  const Shape &warps = parent.getWarpsPerCTA();
+  if (opIndex == 0)
+    return {ceilDiv(shape[0], MmaLayout::kInstrM * warps[0]),
+            ceilDiv(shape[1], getInstrK())};
+  return {ceilDiv(shape[0], getInstrK()),
+          ceilDiv(shape[1], MmaLayout::kInstrN * warps[1])};
+}
+
+int64_t DotOperandLayout::getNumRegisters(const Shape &shape) const {
+  Shape repeats = getRepeats(shape);
+  return repeats[0] * repeats[1] * getInstrRegisters();
+}
+
+Shape DotOperandLayout::getRegisterOffsets(const Shape &shape,
+                                           int64_t reg) const {
+  Shape repeats = getRepeats(shape);
+  const Shape &warps = parent.getWarpsPerCTA();
+  int64_t i = reg % getInstrRegisters(), block = reg / getInstrRegisters();
+  int64_t e = i % kWidth, half = i / kWidth;
+  int64_t kHalfOffset = 4 * kWidth;
+  if (opIndex == 0) {
+    // Blocks: M outer, K inner; within one, (K half, M half, e).
+    int64_t mBlock = block / repeats[1], kStep = block % repeats[1];
+    return {mBlock * MmaLayout::kInstrM * warps[0] + 8 * (half % 2),
+            kStep * getInstrK() + kHalfOffset * (half / 2) + e};
+  }
+  // Blocks: N outer, K inner; within one, (K half, e).
+  int64_t nBlock = block / repeats[0], kStep = block % repeats[0];
+  return {kStep * getInstrK() + kHalfOffset * half + e,
+          nBlock * MmaLayout::kInstrN * warps[1]};
+}
+
+Shape DotOperandLayout::getThreadOffsets(int64_t lane, int64_t warp) const {
+  Shape index = parent.getWarpIndex(warp);
+  if (opIndex == 0)
+    return {index[0] * MmaLayout::kInstrM + lane / 4, kWidth * (lane % 4)};
+  return {kWidth * (lane % 4), index[1] * MmaLayout::kInstrN + lane / 4};
+}
+
+Shape DotOperandLayout::getCoordinates(const Shape &shape,
+                                       const Location &location) const {
+  Shape coordinates = getRegisterOffsets(shape, location.reg);
+  Shape thread = getThreadOffsets(location.lane, location.warp);
+  for (int64_t d = 0; d < 2; ++d)
+    coordinates[d] = (coordinates[d] + thread[d]) % shape[d];
+  return coordinates;
+}
