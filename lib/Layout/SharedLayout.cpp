@@ -15,8 +15,8 @@ SharedLayout::SharedLayout(int64_t rows, int64_t columns, int64_t elementBytes,
          (swizzleBytes == 0 || swizzleBytes == 32 || swizzleBytes == 64 ||
           swizzleBytes == 128) &&
          "invalid shared layout");
-  assert((swizzleBytes == 0 || columns * elementBytes % 16 == 0) &&
-         "a swizzled row must be whole 16-byte chunks");
+  assert((swizzleBytes == 0 || columns * elementBytes % swizzleBytes == 0) &&
+         "a swizzled row must be whole slabs of the swizzle span");
 }
 
 int64_t SharedLayout::chooseSwizzle(int64_t rowBytes) {
@@ -36,5 +36,10 @@ int64_t SharedLayout::swizzle(int64_t offset, int64_t swizzleBytes) {
 }
 
 int64_t SharedLayout::getByteOffset(int64_t row, int64_t column) const {
-  return swizzle((row * columns + column) * elementBytes, swizzleBytes);
+  int64_t rowBytes = columns * elementBytes;
+  int64_t slabBytes = swizzleBytes == 0 ? rowBytes : swizzleBytes;
+  int64_t byte = column * elementBytes;
+  int64_t slab = byte / slabBytes;
+  return swizzle(slab * rows * slabBytes + row * slabBytes + byte % slabBytes,
+                 swizzleBytes);
 }

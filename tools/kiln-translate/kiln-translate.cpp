@@ -97,7 +97,7 @@ static cl::opt<int64_t> numWarps("num-warps",
 /// ops, possibly inside a gpu.module).
 static LogicalResult lowerToLLVMDialect(ModuleOp module) {
   if (kiln::gpu::hasTileKernels(module) &&
-      failed(kiln::gpu::lowerTileKernels(module, numWarps)))
+      failed(kiln::gpu::lowerTileKernels(module, numWarps, chip)))
     return failure();
   WalkResult result = module.walk([](Operation *op) {
     if (isa<ModuleOp, gpu::GPUModuleOp>(op) ||

@@ -1,11 +1,13 @@
 //===- SharedLayout.h - Tiles in swizzled shared memory ---------*- C++ -*-===//
 //
 // Where each element of a 2-D tile sits in shared memory when it is staged
-// for the tensor cores: row-major, with the XOR swizzle that TMA writes and
-// wgmma reads (CU_TENSOR_MAP_SWIZZLE_32B/64B/128B): within every 1024-byte
-// window, the 16-byte chunk bits [4, 4 + log2(swizzle / 16)) of a byte
-// offset are XORed with bits [7, ...). It also spreads the eight 16-byte
-// rows an `ldmatrix` phase reads over distinct banks.
+// for the tensor cores: split into slabs of columns as wide as the swizzle
+// span (one slab when a row fits), each slab row-major, one after another,
+// with the XOR swizzle that TMA writes and wgmma reads
+// (CU_TENSOR_MAP_SWIZZLE_32B/64B/128B): within every 1024 bytes, the 16-byte
+// chunk bits [4, 4 + log2(swizzle / 16)) of a byte offset are XORed with
+// bits [7, ...). That also spreads the eight 16-byte rows an `ldmatrix`
+// phase reads over distinct banks.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,16 +20,18 @@ namespace kiln::layout {
 
 class SharedLayout {
 public:
-  /// A `rows` x `columns` tile of `elementBytes` elements, row-major, with
-  /// `swizzleBytes` in {0, 32, 64, 128} (0: no swizzle).
+  /// A `rows` x `columns` tile of `elementBytes` elements, with
+  /// `swizzleBytes` in {0, 32, 64, 128} (0: no swizzle), which must divide
+  /// a row's bytes.
   SharedLayout(int64_t rows, int64_t columns, int64_t elementBytes,
                int64_t swizzleBytes);
 
-  /// The widest swizzle that fits a row of `rowBytes`: up to 128 bytes,
-  /// none for rows under 32 bytes or not a multiple of 16.
+  /// The widest swizzle span that divides a row of `rowBytes`: 128, 64 or
+  /// 32 bytes, none for rows of other sizes.
   static int64_t chooseSwizzle(int64_t rowBytes);
 
-  /// Byte offset of element (row, column).
+  /// Byte offset of element (row, column): in slab column_bytes / swizzle,
+  /// then row-major within it, then swizzled.
   int64_t getByteOffset(int64_t row, int64_t column) const;
 
   /// The swizzle applied to a row-major byte offset.

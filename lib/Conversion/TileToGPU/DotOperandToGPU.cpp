@@ -33,15 +33,31 @@ struct StagedTile {
   Value base;
   layout::SharedLayout layout;
 
-  /// The swizzled byte offset (i32, scalar or vector) of (row, column).
+  /// The swizzled byte offset (i32, scalar or vector) of (row, column), as
+  /// layout::SharedLayout::getByteOffset computes it.
   Value byteOffset(OpBuilder &b, Location loc, Value row, Value column) const {
     Type type = row.getType();
     auto c = [&](int64_t v) { return constantInt(b, loc, type, v); };
-    Value linear = arith::AddIOp::create(
-        b, loc, arith::MulIOp::create(b, loc, row, c(layout.getColumns())),
-        column);
-    Value offset =
-        arith::MulIOp::create(b, loc, linear, c(layout.getElementBytes()));
+    int64_t rowBytes = layout.getColumns() * layout.getElementBytes();
+    int64_t slabBytes =
+        layout.getSwizzleBytes() == 0 ? rowBytes : layout.getSwizzleBytes();
+    Value byte = arith::MulIOp::create(b, loc, column,
+                                       c(layout.getElementBytes()));
+    Value offset = arith::MulIOp::create(b, loc, row, c(slabBytes));
+    if (slabBytes == rowBytes) {
+      offset = arith::AddIOp::create(b, loc, offset, byte);
+    } else {
+      Value slab = arith::DivUIOp::create(b, loc, byte, c(slabBytes));
+      Value inSlab = arith::RemUIOp::create(b, loc, byte, c(slabBytes));
+      offset = arith::AddIOp::create(
+          b, loc,
+          arith::AddIOp::create(
+              b, loc,
+              arith::MulIOp::create(b, loc, slab,
+                                    c(layout.getRows() * slabBytes)),
+              offset),
+          inSlab);
+    }
     if (layout.getSwizzleBytes() == 0)
       return offset;
     // offset ^ (((offset >> 7) & (swizzle / 16 - 1)) << 4)

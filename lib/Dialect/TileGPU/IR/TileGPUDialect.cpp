@@ -57,6 +57,28 @@ void TileGPUDialect::initialize() {
   addInterfaces<TileGPUOpAsmInterface>();
 }
 
+/// A tile's rank must be its layout's.
+static LogicalResult verifyTileRank(DistributedEncodingAttr encoding,
+                                    ArrayRef<int64_t> shape,
+                                    function_ref<InFlightDiagnostic()> emitError) {
+  if (static_cast<int64_t>(shape.size()) == encoding.getRank())
+    return success();
+  return emitError() << "a tile of rank " << shape.size()
+                     << " cannot have a layout of rank " << encoding.getRank();
+}
+
+#define KILN_VERIFY_TILE_RANK(Attr)                                            \
+  LogicalResult Attr::verifyEncoding(                                          \
+      ArrayRef<int64_t> shape, Type,                                           \
+      function_ref<InFlightDiagnostic()> emitError) const {                    \
+    return verifyTileRank(*this, shape, emitError);                            \
+  }
+KILN_VERIFY_TILE_RANK(BlockedEncodingAttr)
+KILN_VERIFY_TILE_RANK(SliceEncodingAttr)
+KILN_VERIFY_TILE_RANK(MmaEncodingAttr)
+KILN_VERIFY_TILE_RANK(DotOperandEncodingAttr)
+#undef KILN_VERIFY_TILE_RANK
+
 //===----------------------------------------------------------------------===//
 // BlockedEncodingAttr
 //===----------------------------------------------------------------------===//

@@ -5,6 +5,7 @@
 
 include "kiln/Dialect/TileGPU/IR/TileGPUDialect.td"
 include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/TensorEncoding.td"
 
 def TileGPU_DistributedEncoding : AttrInterface<"DistributedEncodingAttr"> {
   let cppNamespace = "::kiln::tilegpu";
@@ -27,7 +28,8 @@ class TileGPU_Attr<string name, string attrMnemonic, list<Trait> traits = []>
 }
 
 def TileGPU_BlockedEncodingAttr : TileGPU_Attr<"BlockedEncoding", "blocked",
-    [DeclareAttrInterfaceMethods<TileGPU_DistributedEncoding>]> {
+    [DeclareAttrInterfaceMethods<TileGPU_DistributedEncoding>,
+     DeclareAttrInterfaceMethods<VerifiableTensorEncoding>]> {
   let summary = "Blocks of contiguous elements per thread";
   let description = [{
     Each thread holds a `sizePerThread` block of contiguous elements,
@@ -55,7 +57,8 @@ def TileGPU_BlockedEncodingAttr : TileGPU_Attr<"BlockedEncoding", "blocked",
 }
 
 def TileGPU_SliceEncodingAttr : TileGPU_Attr<"SliceEncoding", "slice",
-    [DeclareAttrInterfaceMethods<TileGPU_DistributedEncoding>]> {
+    [DeclareAttrInterfaceMethods<TileGPU_DistributedEncoding>,
+     DeclareAttrInterfaceMethods<VerifiableTensorEncoding>]> {
   let summary = "A layout with one dimension reduced away";
   let description = [{
     What a reduction along `dim` of a `parent`-laid-out tile leaves: each
@@ -74,7 +77,8 @@ def TileGPU_SliceEncodingAttr : TileGPU_Attr<"SliceEncoding", "slice",
 }
 
 def TileGPU_MmaEncodingAttr : TileGPU_Attr<"MmaEncoding", "mma",
-    [DeclareAttrInterfaceMethods<TileGPU_DistributedEncoding>]> {
+    [DeclareAttrInterfaceMethods<TileGPU_DistributedEncoding>,
+     DeclareAttrInterfaceMethods<VerifiableTensorEncoding>]> {
   let summary = "The accumulator of mma.sync (sm_80 tensor cores)";
   let description = [{
     A 2-D tile as the accumulators of `mma.sync.aligned.m16n8kK` hold it:
@@ -94,7 +98,8 @@ def TileGPU_MmaEncodingAttr : TileGPU_Attr<"MmaEncoding", "mma",
 
 def TileGPU_DotOperandEncodingAttr
     : TileGPU_Attr<"DotOperandEncoding", "dot_operand",
-                   [DeclareAttrInterfaceMethods<TileGPU_DistributedEncoding>]> {
+                   [DeclareAttrInterfaceMethods<TileGPU_DistributedEncoding>,
+     DeclareAttrInterfaceMethods<VerifiableTensorEncoding>]> {
   let summary = "A multiplicand of mma.sync, in registers";
   let description = [{
     Operand `opIdx` (0: A, M x K; 1: B, K x N) of the mma.sync whose
