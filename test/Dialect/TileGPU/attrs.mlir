@@ -32,3 +32,16 @@ func.func @encoded(%x: tensor<16x64xf32, #blocked>, %p: tensor<16x64x!tile.ptr<f
 func.func @one_dim(%x: tensor<1024xf32, #tilegpu.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>>) {
   return
 }
+
+// -----
+
+// The tensor-core layouts print as #mma and #dot_op aliases.
+// CHECK: #[[$MMA:.*]] = #tilegpu.mma<{warpsPerCTA = [2, 2]}>
+// CHECK: #[[$A:.*]] = #tilegpu.dot_operand<{opIdx = 0, parent = #[[$MMA]], kWidth = 2}>
+// CHECK: #[[$B:.*]] = #tilegpu.dot_operand<{opIdx = 1, parent = #[[$MMA]], kWidth = 2}>
+// CHECK-LABEL: func.func private @mma
+// CHECK-SAME: tensor<64x32xf16, #[[$A]]>, tensor<32x64xf16, #[[$B]]>, tensor<64x64xf32, #[[$MMA]]>
+#mma = #tilegpu.mma<{warpsPerCTA = [2, 2]}>
+func.func private @mma(tensor<64x32xf16, #tilegpu.dot_operand<{opIdx = 0, parent = #mma, kWidth = 2}>>,
+                       tensor<32x64xf16, #tilegpu.dot_operand<{opIdx = 1, parent = #mma, kWidth = 2}>>,
+                       tensor<64x64xf32, #mma>)

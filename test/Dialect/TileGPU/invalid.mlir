@@ -42,3 +42,23 @@ func.func @convert_unlaid(%x: tensor<512xf32, #a>) {
   %y = tilegpu.convert_layout %x : tensor<512xf32, #a> -> tensor<512xf32>
   return
 }
+
+// -----
+
+// expected-error @+1 {{a tile of rank 1 cannot have a layout of rank 2}}
+func.func private @rank(tensor<64xf32, #tilegpu.mma<{warpsPerCTA = [2, 2]}>>)
+
+// -----
+
+// expected-error @+1 {{an mma layout needs two positive warp counts}}
+func.func private @mma_warps(tensor<64x64xf32, #tilegpu.mma<{warpsPerCTA = [4]}>>)
+
+// -----
+
+// expected-error @+1 {{a dot operand is operand 0 (A) or 1 (B), not 2}}
+func.func private @op_index(tensor<64x64xf16, #tilegpu.dot_operand<{opIdx = 2, parent = #tilegpu.mma<{warpsPerCTA = [2, 2]}>, kWidth = 2}>>)
+
+// -----
+
+// expected-error @+1 {{kWidth is the elements per 32-bit register: 1, 2 or 4, not 3}}
+func.func private @k_width(tensor<64x64xf16, #tilegpu.dot_operand<{opIdx = 0, parent = #tilegpu.mma<{warpsPerCTA = [2, 2]}>, kWidth = 3}>>)

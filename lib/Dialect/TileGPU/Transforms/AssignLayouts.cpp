@@ -418,9 +418,12 @@ void TileAssignLayoutsPass::assignFunction(func::FuncOp func) {
   }
 
   // Tile arguments and results of the function keep their types in step.
+  SmallVector<Type> results(func.getFunctionType().getResults());
+  func.walk([&](func::ReturnOp ret) {
+    results.assign(ret.getOperandTypes().begin(), ret.getOperandTypes().end());
+  });
   func.setFunctionType(FunctionType::get(
-      &getContext(), func.getBody().front().getArgumentTypes(),
-      func.getFunctionType().getResults()));
+      &getContext(), func.getBody().front().getArgumentTypes(), results));
 }
 
 void TileAssignLayoutsPass::runOnOperation() {

@@ -1,0 +1,111 @@
+// RUN: kiln-opt %s -split-input-file -tile-assign-layouts | FileCheck %s
+// RUN: kiln-opt %s -split-input-file -tile-assign-layouts="compute-capability=75" -o /dev/null 2>&1 | FileCheck %s --check-prefix=SM75
+
+// Dots on tensor cores (compute capability 80 by default): the accumulator
+// carried by the loop keeps the mma layout from its zero to the store; the
+// operands are loaded coalesced and converted to dot operands; the row and
+// column offsets that feed both an operand's pointers and the store's are
+// converted (64 elements, outside the loop) rather than joining the groups.
+// CHECK-DAG: #[[$MMA:.*]] = #tilegpu.mma<{warpsPerCTA = [2, 2]}>
+// CHECK-DAG: #[[$A:.*]] = #tilegpu.dot_operand<{opIdx = 0, parent = #[[$MMA]], kWidth = 2}>
+// CHECK-DAG: #[[$B:.*]] = #tilegpu.dot_operand<{opIdx = 1, parent = #[[$MMA]], kWidth = 2}>
+// CHECK-LABEL: func.func @loop
+// CHECK: %[[ROWS:.*]] = tile.expand_dims %{{.*}} axis 1 : tensor<64xi32, #{{.*}}> -> tensor<64x1xi32, #[[$BLOCKED:[a-z0-9]+]]>
+// CHECK: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #[[$MMA]]>
+// CHECK: scf.for {{.*}} iter_args(%[[ACC:.*]] = %[[ZERO]], {{.*}}) -> (tensor<64x64xf32, #[[$MMA]]>, tensor<64x32x!tile.ptr<f16>, #[[$BLOCKED]]>, tensor<32x64x!tile.ptr<f16>, #{{.*}}>)
+// CHECK:   %[[AV:.*]] = tile.load %{{.*}} : tensor<64x32x!tile.ptr<f16>, #[[$BLOCKED]]> -> tensor<64x32xf16, #[[$BLOCKED]]>
+// CHECK:   %[[BV:.*]] = tile.load
+// CHECK:   %[[AD:.*]] = tilegpu.convert_layout %[[AV]] : tensor<64x32xf16, #[[$BLOCKED]]> -> tensor<64x32xf16, #[[$A]]>
+// CHECK:   %[[BD:.*]] = tilegpu.convert_layout %[[BV]] : tensor<32x64xf16, #{{.*}}> -> tensor<32x64xf16, #[[$B]]>
+// CHECK:   %[[D:.*]] = tile.dot %[[AD]], %[[BD]], %[[ACC]] : tensor<64x32xf16, #[[$A]]>, tensor<32x64xf16, #[[$B]]> -> tensor<64x64xf32, #[[$MMA]]>
+// CHECK:   scf.yield %[[D]], {{.*}} : tensor<64x64xf32, #[[$MMA]]>,
+// CHECK: %[[ROWS_MMA:.*]] = tilegpu.convert_layout %{{.*}} : tensor<64x1xi32, #[[$BLOCKED]]> -> tensor<64x1xi32, #[[$MMA]]>
+// CHECK: tile.broadcast %[[ROWS_MMA]] : tensor<64x1xi32, #[[$MMA]]> -> tensor<64x64xi32, #[[$MMA]]>
+// CHECK: tile.store %{{.*}} : tensor<64x64x!tile.ptr<f32>, #[[$MMA]]>, tensor<64x64xf32, #[[$MMA]]>
+// SM75: remark: not on tensor cores: tensor cores need sm_80 or newer, the target is sm_75
+func.func @loop(%a: !tile.ptr<f16>, %b: !tile.ptr<f16>, %c: !tile.ptr<f32>, %steps: i32) {
+  %r64 = tile.range 0 to 64 : tensor<64xi32>
+  %r32 = tile.range 0 to 32 : tensor<32xi32>
+  %rows = tile.expand_dims %r64 axis 1 : tensor<64xi32> -> tensor<64x1xi32>
+  %cols = tile.expand_dims %r64 axis 0 : tensor<64xi32> -> tensor<1x64xi32>
+  %kr = tile.expand_dims %r32 axis 0 : tensor<32xi32> -> tensor<1x32xi32>
+  %kc = tile.expand_dims %r32 axis 1 : tensor<32xi32> -> tensor<32x1xi32>
+  %c32 = arith.constant dense<32> : tensor<64x1xi32>
+  %ar = arith.muli %rows, %c32 : tensor<64x1xi32>
+  %arb = tile.broadcast %ar : tensor<64x1xi32> -> tensor<64x32xi32>
+  %akb = tile.broadcast %kr : tensor<1x32xi32> -> tensor<64x32xi32>
+  %aoff = arith.addi %arb, %akb : tensor<64x32xi32>
+  %as = tile.splat %a : !tile.ptr<f16> -> tensor<64x32x!tile.ptr<f16>>
+  %ap = tile.addptr %as, %aoff : tensor<64x32x!tile.ptr<f16>>, tensor<64x32xi32>
+  %c64 = arith.constant dense<64> : tensor<32x1xi32>
+  %bk = arith.muli %kc, %c64 : tensor<32x1xi32>
+  %bkb = tile.broadcast %bk : tensor<32x1xi32> -> tensor<32x64xi32>
+  %bnb = tile.broadcast %cols : tensor<1x64xi32> -> tensor<32x64xi32>
+  %boff = arith.addi %bkb, %bnb : tensor<32x64xi32>
+  %bs = tile.splat %b : !tile.ptr<f16> -> tensor<32x64x!tile.ptr<f16>>
+  %bp = tile.addptr %bs, %boff : tensor<32x64x!tile.ptr<f16>>, tensor<32x64xi32>
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %acc, %ape, %bpe = scf.for %i = %c0 to %steps step %c1 iter_args(%acc_i = %zero, %ap_i = %ap, %bp_i = %bp)
+      -> (tensor<64x64xf32>, tensor<64x32x!tile.ptr<f16>>, tensor<32x64x!tile.ptr<f16>>) : i32 {
+    %av = tile.load %ap_i : tensor<64x32x!tile.ptr<f16>> -> tensor<64x32xf16>
+    %bv = tile.load %bp_i : tensor<32x64x!tile.ptr<f16>> -> tensor<32x64xf16>
+    %d = tile.dot %av, %bv, %acc_i : tensor<64x32xf16>, tensor<32x64xf16> -> tensor<64x64xf32>
+    scf.yield %d, %ap_i, %bp_i : tensor<64x64xf32>, tensor<64x32x!tile.ptr<f16>>, tensor<32x64x!tile.ptr<f16>>
+  }
+  %c64r = arith.constant dense<64> : tensor<64x1xi32>
+  %cr = arith.muli %rows, %c64r : tensor<64x1xi32>
+  %crb = tile.broadcast %cr : tensor<64x1xi32> -> tensor<64x64xi32>
+  %ccb = tile.broadcast %cols : tensor<1x64xi32> -> tensor<64x64xi32>
+  %coff = arith.addi %crb, %ccb : tensor<64x64xi32>
+  %cs = tile.splat %c : !tile.ptr<f32> -> tensor<64x64x!tile.ptr<f32>>
+  %cp = tile.addptr %cs, %coff : tensor<64x64x!tile.ptr<f32>>, tensor<64x64xi32>
+  tile.store %cp, %acc : tensor<64x64x!tile.ptr<f32>>, tensor<64x64xf32>
+  return
+}
+
+// -----
+
+// A reduction of the product keeps its group blocked: the dot converts its
+// accumulator in (a splat is made anew in the mma layout) and its result
+// out.
+// CHECK-LABEL: func.func @reduced
+// CHECK: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : tensor<32x32xf32, #mma>
+// CHECK: %[[D:.*]] = tile.dot %{{.*}}, %{{.*}}, %[[ZERO]] : tensor<32x32xbf16, #dot_op>, tensor<32x32xbf16, #dot_op1> -> tensor<32x32xf32, #mma>
+// CHECK: %[[OUT:.*]] = tilegpu.convert_layout %[[D]] : tensor<32x32xf32, #mma> -> tensor<32x32xf32, #blocked>
+// CHECK: tile.reduce %[[OUT]] axis 1
+// SM75: remark: not on tensor cores: tensor cores need sm_80 or newer, the target is sm_75
+func.func @reduced(%a: tensor<32x32xbf16>, %b: tensor<32x32xbf16>) -> tensor<32xf32> {
+  %zero = arith.constant dense<0.0> : tensor<32x32xf32>
+  %d = tile.dot %a, %b, %zero : tensor<32x32xbf16>, tensor<32x32xbf16> -> tensor<32x32xf32>
+  %s = tile.reduce %d axis 1 : tensor<32x32xf32> -> tensor<32xf32> {
+  ^bb0(%x: f32, %y: f32):
+    %r = arith.addf %x, %y : f32
+    tile.yield %r : f32
+  }
+  return %s : tensor<32xf32>
+}
+
+// -----
+
+// Warps go where the tile is longer; K per register follows the type: tf32
+// one element, i8 four. More warps than blocks hold replicas.
+// CHECK-DAG: #[[$TALL:mma[0-9]*]] = #tilegpu.mma<{warpsPerCTA = [4, 1]}>
+// CHECK-DAG: #[[$WIDE:mma[0-9]*]] = #tilegpu.mma<{warpsPerCTA = [1, 4]}>
+// CHECK-DAG: #[[$TF32:dot_op[0-9]*]] = #tilegpu.dot_operand<{opIdx = 0, parent = #[[$TALL]], kWidth = 1}>
+// CHECK-DAG: #[[$I8:dot_op[0-9]*]] = #tilegpu.dot_operand<{opIdx = 0, parent = #[[$WIDE]], kWidth = 4}>
+// CHECK-LABEL: func.func @shapes
+// CHECK: tile.dot {{.*}} input_precision = tf32 : tensor<128x16xf32, #[[$TF32]]>, {{.*}} -> tensor<128x16xf32, #[[$TALL]]>
+// CHECK: tile.dot {{.*}} : tensor<16x64xi8, #[[$I8]]>, {{.*}} -> tensor<16x128xi32, #[[$WIDE]]>
+// CHECK: tile.dot {{.*}} -> tensor<16x8xf32, #[[$TALL]]>
+// SM75-COUNT-3: remark: not on tensor cores: tensor cores need sm_80
+func.func @shapes(%a: tensor<128x16xf32>, %b: tensor<16x16xf32>, %c: tensor<128x16xf32>,
+                  %p: tensor<16x64xi8>, %q: tensor<64x128xi8>, %r: tensor<16x128xi32>,
+                  %s: tensor<16x16xf16>, %t: tensor<16x8xf16>, %u: tensor<16x8xf32>)
+    -> (tensor<128x16xf32>, tensor<16x128xi32>, tensor<16x8xf32>) {
+  %d = tile.dot %a, %b, %c input_precision = tf32 : tensor<128x16xf32>, tensor<16x16xf32> -> tensor<128x16xf32>
+  %e = tile.dot %p, %q, %r : tensor<16x64xi8>, tensor<64x128xi8> -> tensor<16x128xi32>
+  %f = tile.dot %s, %t, %u : tensor<16x16xf16>, tensor<16x8xf16> -> tensor<16x8xf32>
+  return %d, %e, %f : tensor<128x16xf32>, tensor<16x128xi32>, tensor<16x8xf32>
+}
