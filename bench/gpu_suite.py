@@ -103,6 +103,71 @@ def launch_overhead(torch) -> dict[str, float]:
     return result
 
 
+def matmul_rates(torch, kiln_run: str) -> list[dict]:
+    """TFLOP/s of an fp16 matmul (fp32 accumulation) at 1024, 4096 and
+    8192: Kiln's docs/examples/matmul.mlir (64x64x32 blocks, tensor cores)
+    through kiln-run, torch.matmul (cuBLAS) and, where installed, a Triton
+    kernel with the same blocking, in the same run."""
+    triton_matmul = None
+    try:
+        import triton
+        import triton.language as tl
+
+        @triton.jit
+        def triton_matmul(a, b, c, M, N, K, BM: tl.constexpr,
+                          BN: tl.constexpr, BK: tl.constexpr):
+            rows = tl.program_id(0) * BM + tl.arange(0, BM)
+            cols = tl.program_id(1) * BN + tl.arange(0, BN)
+            ks = tl.arange(0, BK)
+            acc = tl.zeros((BM, BN), dtype=tl.float32)
+            for k in range(0, K, BK):
+                x = tl.load(a + rows[:, None] * K + (k + ks)[None, :])
+                y = tl.load(b + (k + ks)[:, None] * N + cols[None, :])
+                acc += tl.dot(x, y)
+            tl.store(c + rows[:, None] * N + cols[None, :], acc)
+    except ImportError:
+        pass
+    rows = []
+    for size in (1024, 4096, 8192):
+        flops = 2 * size ** 3
+        a = torch.randn(size, size, device="cuda", dtype=torch.float16)
+        b = torch.randn(size, size, device="cuda", dtype=torch.float16)
+        row = {"size": size, "flops": flops,
+               "torch_s": torch_time(lambda: torch.matmul(a, b), 20)}
+        try:
+            row["kiln_s"] = kiln_time(
+                kiln_run, "matmul", (size // 64, size // 64),
+                [f"f16[{size * size}]=rand", f"f16[{size * size}]=rand",
+                 f"f32[{size * size}]=zeros", f"i32={size}", f"i32={size}",
+                 f"i32={size}"])
+        except Exception as error:  # reported, and the suite goes on
+            row["kiln_error"] = str(error)[-500:]
+        if triton_matmul is not None:
+            c = torch.empty(size, size, device="cuda", dtype=torch.float32)
+            grid = (size // 64, size // 64)
+            row["triton_s"] = torch_time(
+                lambda: triton_matmul[grid](a, b, c, size, size, size,
+                                            BM=64, BN=64, BK=32), 20)
+        rows.append(row)
+    return rows
+
+
+def matmul_table(rows: list[dict]) -> list[str]:
+    """The matmul rates as Markdown, Kiln as a fraction of cuBLAS."""
+    def rate(row, key):
+        return f"{row['flops'] / row[key] / 1e12:.1f}" if key in row else "-"
+    lines = ["", "| fp16 matmul (fp32 acc.) | Kiln TFLOP/s | torch.matmul "
+             "TFLOP/s | Triton TFLOP/s | Kiln / torch rate |",
+             "|---|---:|---:|---:|---:|"]
+    for row in rows:
+        ratio = (f"{row['torch_s'] / row['kiln_s']:.2f}" if "kiln_s" in row
+                 else "failed")
+        lines.append(f"| {row['size']}³ | {rate(row, 'kiln_s')} | "
+                     f"{rate(row, 'torch_s')} | {rate(row, 'triton_s')} | "
+                     f"{ratio} |")
+    return lines
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--out", type=Path, required=True)
@@ -185,6 +250,9 @@ def main() -> int:
             lines.append(f"| {name} | failed | | | "
                          f"{row['torch_s'] * 1e6:.1f} | | |")
         print(lines[-1], flush=True)
+    results["matmul"] = matmul_rates(torch, options.kiln_run)
+    lines += matmul_table(results["matmul"])
+    print("\n".join(lines[-len(results["matmul"]) - 2:]), flush=True)
     try:
         overhead = launch_overhead(torch)
         results["launch_overhead_us"] = overhead
@@ -197,7 +265,8 @@ def main() -> int:
     (options.out / "gpu_suite.md").write_text("\n".join(lines) + "\n")
     (options.out / "gpu_suite.json").write_text(json.dumps(results, indent=2))
     print("\n".join(lines))
-    return 0 if all("kiln_s" in r for r in results["kernels"]) else 1
+    return 0 if all("kiln_s" in r for r in results["kernels"] +
+                    results["matmul"]) else 1
 
 
 if __name__ == "__main__":

@@ -250,6 +250,95 @@ def test_matmul_on_the_gpu_against_torch():
                                rtol=1e-3, atol=1e-3)
 
 
+@kiln.jit
+def tensor_core_matmul(c_ptr, a_ptr, b_ptr, M, N, K, stride_bk, stride_bn,
+                       BM: kl.constexpr, BN: kl.constexpr, BK: kl.constexpr,
+                       PRECISION: kl.constexpr):
+    rows = kl.program_id(0) * BM + kl.arange(0, BM)
+    cols = kl.program_id(1) * BN + kl.arange(0, BN)
+    acc = kl.zeros((BM, BN), kl.int32 if PRECISION == "int" else kl.float32)
+    for k in range(0, K, BK):
+        ks = k + kl.arange(0, BK)
+        a = kl.load(a_ptr + rows[:, None] * K + ks[None, :],
+                    mask=(rows[:, None] < M) & (ks[None, :] < K), other=0)
+        b = kl.load(b_ptr + ks[:, None] * stride_bk + cols[None, :] * stride_bn,
+                    mask=(ks[:, None] < K) & (cols[None, :] < N), other=0)
+        if PRECISION == "tf32":
+            acc += kl.dot(a, b, input_precision="tf32")
+        else:
+            acc += kl.dot(a, b)
+    kl.store(c_ptr + rows[:, None] * N + cols[None, :], acc,
+             mask=(rows[:, None] < M) & (cols[None, :] < N))
+
+
+# Element type, the PRECISION the kernel takes, the PTX instruction the
+# tensor cores run it with, and the accumulator's numpy type.
+TENSOR_CORE_CASES = {
+    "f16": (np.float16, "ieee", "mma.sync.aligned.m16n8k16.row.col.f32.f16",
+            np.float32),
+    "tf32": (np.float32, "tf32", "mma.sync.aligned.m16n8k8.row.col.f32.tf32",
+             np.float32),
+    "i8": (np.int8, "int", "mma.sync.aligned.m16n8k32.row.col.s32.s8",
+           np.int32),
+}
+
+
+@pytest.mark.parametrize("case", TENSOR_CORE_CASES)
+def test_matmul_compiles_to_tensor_cores_without_a_gpu(case):
+    element, precision, instruction, accumulator = TENSOR_CORE_CASES[case]
+    a = np.zeros((128, 64), element)
+    c = np.zeros((128, 128), accumulator)
+    for chip in ("sm_80", "sm_90a"):
+        stages = tensor_core_matmul.asm(
+            c, a, a, 128, 128, 64, 128, 1, BM=64, BN=64, BK=32,
+            PRECISION=precision, chip=chip)
+        assert instruction in stages["ptx"]
+        assert "mma.sync" not in stages["tile"]
+        if element != np.float32:
+            assert "fma.rn.f32" not in stages["ptx"]
+
+
+def tensor_core_inputs(torch, element, m, n, k, b_column_major):
+    """Random operands (small integers for i8) and B's strides."""
+    if element == np.int8:
+        a = torch.randint(-8, 8, (m, k), device="cuda", dtype=torch.int8)
+        b = torch.randint(-8, 8, (k, n), device="cuda", dtype=torch.int8)
+    else:
+        dtype = torch.float16 if element == np.float16 else torch.float32
+        a = torch.randn(m, k, device="cuda", dtype=dtype)
+        b = torch.randn(k, n, device="cuda", dtype=dtype)
+    if b_column_major:
+        stored = b.t().contiguous()  # N x K in memory
+        return a, stored, b, (1, k)
+    return a, b, b, (n, 1)
+
+
+@pytest.mark.parametrize("b_column_major", [False, True])
+@pytest.mark.parametrize("case", TENSOR_CORE_CASES)
+def test_tensor_core_matmul_on_the_gpu_against_float64(case, b_column_major):
+    torch = torch_cuda()
+    element, precision, _, _ = TENSOR_CORE_CASES[case]
+    # Ragged sizes: every block edge is masked.
+    m, n, k = 157, 203, 91
+    a, stored_b, b, (stride_bk, stride_bn) = tensor_core_inputs(
+        torch, element, m, n, k, b_column_major)
+    out_dtype = torch.int32 if element == np.int8 else torch.float32
+    c = torch.empty(m, n, device="cuda", dtype=out_dtype)
+    grid = (kl.cdiv(m, 64), kl.cdiv(n, 64))
+    tensor_core_matmul[grid](c, a, stored_b, m, n, k, stride_bk, stride_bn,
+                             BM=64, BN=64, BK=32, PRECISION=precision)
+    torch.cuda.synchronize()
+    expected = a.double() @ b.double()
+    if element == np.int8:
+        assert torch.equal(c.long(), expected.long())
+        return
+    # fp16 products are exact in fp32; tf32 keeps 10 mantissa bits.
+    tolerance = 2e-3 if element == np.float16 else 2e-2
+    scale = expected.abs().max().item()
+    error = (c.double() - expected).abs().max().item()
+    assert error <= tolerance * scale, (error, scale)
+
+
 BLOCK_COPY = """
 func.func @block_copy(%a: !tile.ptr<f32>, %out: !tile.ptr<f32>, %m: i64, %n: i64) {
   %c0 = arith.constant 0 : i32
