@@ -243,6 +243,10 @@ static AccessWidths computeAccessWidths(ModuleOp module) {
         // Groups of registers must tile the thread's run.
         while (blocked.getSizePerThread()[fastest] % width != 0)
           width /= 2;
+      } else if (isa<tilegpu::MmaEncodingAttr>(type.getEncoding())) {
+        // An accumulator's registers come in pairs of adjacent columns.
+        width = std::min<int64_t>(
+            tilegpu::getAccessVectorWidth(axisInfo, ptr, mask, 1), 2);
       }
       widths[op] = std::max<int64_t>(1, width);
     });

@@ -3,9 +3,11 @@
 #include "kiln/Dialect/TileGPU/Transforms/AxisInfo.h"
 
 #include "kiln/Dialect/Tile/IR/TileDialect.h"
+#include "kiln/Dialect/TileGPU/IR/TileGPUDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -66,12 +68,13 @@ static int64_t pointeeBytes(Type type) {
   return (pointee.getIntOrFloatBitWidth() + 7) / 8;
 }
 
-const AxisInfo &AxisInfoAnalysis::get(Value value) {
+AxisInfo AxisInfoAnalysis::get(Value value) {
   auto it = cache.find(value);
   if (it != cache.end())
     return it->second;
   AxisInfo info = compute(value);
-  return cache[value] = std::move(info);
+  cache[value] = info;
+  return info;
 }
 
 /// a + b, elementwise (also addptr with `scale` bytes per offset unit).
@@ -91,10 +94,55 @@ static AxisInfo add(const AxisInfo &a, const AxisInfo &b, int64_t scale) {
   return info;
 }
 
+/// What holds of both `a` and `b`.
+static AxisInfo meet(const AxisInfo &a, const AxisInfo &b) {
+  AxisInfo info = AxisInfo::unknown(a.contiguity.size());
+  for (size_t d = 0; d < info.contiguity.size(); ++d) {
+    info.contiguity[d] = std::min(a.contiguity[d], b.contiguity[d]);
+    info.divisibility[d] = std::gcd(a.divisibility[d], b.divisibility[d]);
+    info.constancy[d] = std::min(a.constancy[d], b.constancy[d]);
+  }
+  if (a.constant == b.constant)
+    info.constant = a.constant;
+  return info;
+}
+
+/// A block argument of a loop: the induction variable, or a value carried
+/// from one iteration to the next.
+std::optional<AxisInfo> AxisInfoAnalysis::computeLoopArgument(
+    BlockArgument arg) {
+  auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
+  if (!loop)
+    return std::nullopt;
+  if (arg == loop.getInductionVar()) {
+    AxisInfo lower = get(loop.getLowerBound()), step = get(loop.getStep());
+    return AxisInfo::splat(
+        {}, std::gcd(lower.divisibility[0], step.divisibility[0]),
+        std::nullopt);
+  }
+  // p_i = init + i * step: each p_i has what init and init + step share.
+  OpOperand *init = loop.getTiedLoopInit(arg);
+  Value yielded = loop.getTiedLoopYieldedValue(arg)->get();
+  Operation *advance = yielded.getDefiningOp();
+  if (!init || !advance || advance->getNumOperands() != 2 ||
+      advance->getOperand(0) != arg ||
+      !loop.isDefinedOutsideOfLoop(advance->getOperand(1)))
+    return std::nullopt;
+  AxisInfo start = get(init->get());
+  AxisInfo step = get(advance->getOperand(1));
+  if (isa<tile::AddPtrOp>(advance))
+    return meet(start, add(start, step, pointeeBytes(arg.getType())));
+  if (isa<arith::AddIOp>(advance))
+    return meet(start, add(start, step, 1));
+  return std::nullopt;
+}
+
 AxisInfo AxisInfoAnalysis::compute(Value value) {
   int64_t rank = rankOf(value);
   ArrayRef<int64_t> shape = shapeOf(value);
   if (auto arg = dyn_cast<BlockArgument>(value)) {
+    if (std::optional<AxisInfo> loopInfo = computeLoopArgument(arg))
+      return *loopInfo;
     auto func = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp());
     if (!func || !shape.empty())
       return AxisInfo::unknown(rank);
@@ -120,7 +168,7 @@ AxisInfo AxisInfoAnalysis::compute(Value value) {
         return info;
       })
       .Case([&](tile::SplatOp splat) {
-        const AxisInfo &src = get(splat.getSrc());
+        AxisInfo src = get(splat.getSrc());
         return AxisInfo::splat(shape, src.divisibility[0], src.constant);
       })
       .Case([&](tile::ExpandDimsOp expand) {
@@ -150,8 +198,22 @@ AxisInfo AxisInfoAnalysis::compute(Value value) {
       .Case([&](arith::AddIOp addi) {
         return add(get(addi.getLhs()), get(addi.getRhs()), 1);
       })
+      .Case([&](arith::SubIOp subi) {
+        // A run minus a constant is still a run; nothing more is kept.
+        AxisInfo a = get(subi.getLhs()), b = get(subi.getRhs());
+        AxisInfo info = AxisInfo::unknown(rank);
+        for (int64_t d = 0; d < rank; ++d) {
+          info.contiguity[d] = std::min(a.contiguity[d], b.constancy[d]);
+          info.divisibility[d] =
+              std::gcd(a.divisibility[d], b.divisibility[d]);
+          info.constancy[d] = std::min(a.constancy[d], b.constancy[d]);
+        }
+        if (a.constant && b.constant)
+          info.constant = *a.constant - *b.constant;
+        return info;
+      })
       .Case([&](arith::MulIOp muli) {
-        const AxisInfo &a = get(muli.getLhs()), &b = get(muli.getRhs());
+        AxisInfo a = get(muli.getLhs()), b = get(muli.getRhs());
         AxisInfo info = AxisInfo::unknown(rank);
         for (int64_t d = 0; d < rank; ++d) {
           // Multiplying by a constant 1 keeps runs; otherwise none remain.
@@ -168,10 +230,11 @@ AxisInfo AxisInfoAnalysis::compute(Value value) {
         return info;
       })
       .Case([&](arith::ExtSIOp ext) { return get(ext.getIn()); })
+      .Case([&](ConvertLayoutOp convert) { return get(convert.getSrc()); })
       .Case([&](arith::CmpIOp cmp) {
         // A comparison of a run with a constant is constant over aligned
         // pieces of the run: as long as the constant's divisibility allows.
-        const AxisInfo &a = get(cmp.getLhs()), &b = get(cmp.getRhs());
+        AxisInfo a = get(cmp.getLhs()), b = get(cmp.getRhs());
         AxisInfo info = AxisInfo::unknown(rank);
         for (int64_t d = 0; d < rank; ++d) {
           int64_t fromRun = std::gcd(std::min(a.contiguity[d], b.constancy[d]),
@@ -183,7 +246,7 @@ AxisInfo AxisInfoAnalysis::compute(Value value) {
         return info;
       })
       .Case([&](arith::AndIOp andi) {
-        const AxisInfo &a = get(andi.getLhs()), &b = get(andi.getRhs());
+        AxisInfo a = get(andi.getLhs()), b = get(andi.getRhs());
         AxisInfo info = AxisInfo::unknown(rank);
         for (int64_t d = 0; d < rank; ++d)
           info.constancy[d] = std::gcd(a.constancy[d], b.constancy[d]);
@@ -196,7 +259,7 @@ int64_t kiln::tilegpu::getAccessVectorWidth(AxisInfoAnalysis &axisInfo,
                                             Value ptr, Value mask,
                                             int64_t dim) {
   auto type = cast<RankedTensorType>(ptr.getType());
-  const AxisInfo &info = axisInfo.get(ptr);
+  AxisInfo info = axisInfo.get(ptr);
   Type elementType =
       cast<tile::PointerType>(type.getElementType()).getPointeeType();
   int64_t bytes = isa<tile::PointerType, IndexType>(elementType)

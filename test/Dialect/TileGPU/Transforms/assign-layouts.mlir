@@ -189,3 +189,59 @@ func.func @loop(%out: !tile.ptr<f32>, %n: i32) {
   tile.store %op, %acc : tensor<128x!tile.ptr<f32>>, tensor<128xf32>
   return
 }
+
+// -----
+
+// A pointer advanced by an aligned step each iteration stays aligned and
+// contiguous, and a mask against the remaining count (a multiple of 16
+// minus an induction variable stepping by 32) is constant over runs of 16:
+// the load in the loop takes four f32 at a time. An odd step forgets the
+// alignment.
+// CHECK: #[[$LOOP4:blocked[0-9]*]] = #tilegpu.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+// CHECK-LABEL: func.func @loop_carried
+// CHECK: tile.load %{{.*}}, %{{.*}} : tensor<512x!tile.ptr<f32>, #[[$LOOP4]]>
+func.func @loop_carried(%x: !tile.ptr<f32> {tile.divisibility = 16 : i64},
+                        %n: i32 {tile.divisibility = 16 : i64}) -> tensor<512xf32> {
+  %c0 = arith.constant 0 : i32
+  %c32 = arith.constant 32 : i32
+  %r = tile.range 0 to 512 : tensor<512xi32>
+  %xs = tile.splat %x : !tile.ptr<f32> -> tensor<512x!tile.ptr<f32>>
+  %p0 = tile.addptr %xs, %r : tensor<512x!tile.ptr<f32>>, tensor<512xi32>
+  %step = arith.constant dense<32> : tensor<512xi32>
+  %zero = arith.constant dense<0.0> : tensor<512xf32>
+  %acc, %p = scf.for %k = %c0 to %n step %c32 iter_args(%a = %zero, %pi = %p0)
+      -> (tensor<512xf32>, tensor<512x!tile.ptr<f32>>) : i32 {
+    %left = arith.subi %n, %k : i32
+    %ls = tile.splat %left : i32 -> tensor<512xi32>
+    %mask = arith.cmpi slt, %r, %ls : tensor<512xi32>
+    %v = tile.load %pi, %mask : tensor<512x!tile.ptr<f32>> -> tensor<512xf32>
+    %s = arith.addf %a, %v : tensor<512xf32>
+    %pn = tile.addptr %pi, %step : tensor<512x!tile.ptr<f32>>, tensor<512xi32>
+    scf.yield %s, %pn : tensor<512xf32>, tensor<512x!tile.ptr<f32>>
+  }
+  return %acc : tensor<512xf32>
+}
+
+// -----
+
+// CHECK: #[[$ODD:blocked[0-9]*]] = #tilegpu.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+// CHECK-LABEL: func.func @odd_step
+// CHECK: tile.load %{{.*}} : tensor<512x!tile.ptr<f32>, #[[$ODD]]>
+func.func @odd_step(%x: !tile.ptr<f32> {tile.divisibility = 16 : i64}) -> tensor<512xf32> {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c4 = arith.constant 4 : i32
+  %r = tile.range 0 to 512 : tensor<512xi32>
+  %xs = tile.splat %x : !tile.ptr<f32> -> tensor<512x!tile.ptr<f32>>
+  %p0 = tile.addptr %xs, %r : tensor<512x!tile.ptr<f32>>, tensor<512xi32>
+  %step = arith.constant dense<3> : tensor<512xi32>
+  %zero = arith.constant dense<0.0> : tensor<512xf32>
+  %acc, %p = scf.for %k = %c0 to %c4 step %c1 iter_args(%a = %zero, %pi = %p0)
+      -> (tensor<512xf32>, tensor<512x!tile.ptr<f32>>) : i32 {
+    %v = tile.load %pi : tensor<512x!tile.ptr<f32>> -> tensor<512xf32>
+    %s = arith.addf %a, %v : tensor<512xf32>
+    %pn = tile.addptr %pi, %step : tensor<512x!tile.ptr<f32>>, tensor<512xi32>
+    scf.yield %s, %pn : tensor<512xf32>, tensor<512x!tile.ptr<f32>>
+  }
+  return %acc : tensor<512xf32>
+}

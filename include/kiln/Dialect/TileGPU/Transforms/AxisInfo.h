@@ -39,13 +39,19 @@ int64_t largestPowerOfTwoDividing(int64_t value);
 
 /// AxisInfo of every value of one kernel, computed on demand from the ops
 /// that define them. Kernel arguments are divisible by their
-/// `tile.divisibility` attribute (in bytes for pointers), else by one.
+/// `tile.divisibility` attribute (in bytes for pointers), else by one. A
+/// loop's induction variable is divisible by what divides its lower bound
+/// and step; a loop-carried value advanced by a loop-invariant step each
+/// iteration (`p = p + step`) keeps what its initial value and the step
+/// have in common; other loop-carried values are unknown.
 class AxisInfoAnalysis {
 public:
-  const AxisInfo &get(mlir::Value value);
+  /// By value: computing one value's info may add others to the cache.
+  AxisInfo get(mlir::Value value);
 
 private:
   AxisInfo compute(mlir::Value value);
+  std::optional<AxisInfo> computeLoopArgument(mlir::BlockArgument arg);
 
   llvm::DenseMap<mlir::Value, AxisInfo> cache;
 };
