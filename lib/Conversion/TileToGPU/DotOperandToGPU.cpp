@@ -1,24 +1,20 @@
 //===- DotOperandToGPU.cpp - Tiles into mma.sync fragments ----------------===//
 //
-// tilegpu.convert_layout into a dot operand: the tile is staged row-major
-// in swizzled shared memory (kiln/Layout/SharedLayout.h), each thread
-// writing its registers as wide as its layout allows, and read back as
-// fragments: 16-bit operands with ldmatrix (A as stored, B transposed),
-// four 8x8 matrices per instruction; other widths element by element.
+// tilegpu.convert_layout into a dot operand: the tile is staged in
+// swizzled shared memory (SharedTile.h), each thread writing its registers
+// as wide as its layout allows, and read back as fragments.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Patterns.h"
+#include "SharedTile.h"
 #include "ThreadValues.h"
 
 #include "kiln/Dialect/TileGPU/IR/TileGPUDialect.h"
-#include "kiln/Layout/MmaLayout.h"
 #include "kiln/Layout/SharedLayout.h"
 
-#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
-#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 using namespace mlir;
@@ -26,53 +22,6 @@ using namespace kiln;
 using namespace kiln::tiletogpu;
 
 namespace {
-
-/// A tile staged in swizzled shared memory, and the arithmetic of its
-/// addresses as IR.
-struct StagedTile {
-  Value base;
-  layout::SharedLayout layout;
-
-  /// The swizzled byte offset (i32, scalar or vector) of (row, column), as
-  /// layout::SharedLayout::getByteOffset computes it.
-  Value byteOffset(OpBuilder &b, Location loc, Value row, Value column) const {
-    Type type = row.getType();
-    auto c = [&](int64_t v) { return constantInt(b, loc, type, v); };
-    int64_t rowBytes = layout.getColumns() * layout.getElementBytes();
-    int64_t slabBytes =
-        layout.getSwizzleBytes() == 0 ? rowBytes : layout.getSwizzleBytes();
-    Value byte = arith::MulIOp::create(b, loc, column,
-                                       c(layout.getElementBytes()));
-    Value offset = arith::MulIOp::create(b, loc, row, c(slabBytes));
-    if (slabBytes == rowBytes) {
-      offset = arith::AddIOp::create(b, loc, offset, byte);
-    } else {
-      Value slab = arith::DivUIOp::create(b, loc, byte, c(slabBytes));
-      Value inSlab = arith::RemUIOp::create(b, loc, byte, c(slabBytes));
-      offset = arith::AddIOp::create(
-          b, loc,
-          arith::AddIOp::create(
-              b, loc,
-              arith::MulIOp::create(b, loc, slab,
-                                    c(layout.getRows() * slabBytes)),
-              offset),
-          inSlab);
-    }
-    if (layout.getSwizzleBytes() == 0)
-      return offset;
-    // offset ^ (((offset >> 7) & (swizzle / 16 - 1)) << 4)
-    Value bits = arith::AndIOp::create(
-        b, loc, arith::ShRUIOp::create(b, loc, offset, c(7)),
-        c(layout.getSwizzleBytes() / 16 - 1));
-    return arith::XOrIOp::create(
-        b, loc, offset, arith::ShLIOp::create(b, loc, bits, c(4)));
-  }
-
-  Value address(OpBuilder &b, Location loc, Value offset) const {
-    return LLVM::GEPOp::create(b, loc, base.getType(), b.getI8Type(), base,
-                               ValueRange{offset});
-  }
-};
 
 /// Registers a thread of `layout` holds contiguously along the rows it
 /// stores: its block's width along dimension 1 when that is the fastest,
@@ -93,18 +42,13 @@ struct DotOperandLowering : OpConversionPattern<tilegpu::ConvertLayoutOp> {
                   ConversionPatternRewriter &rewriter) const override {
     auto resultType = cast<RankedTensorType>(op.getType());
     auto sourceType = cast<RankedTensorType>(op.getSrc().getType());
-    auto operand =
-        dyn_cast<tilegpu::DotOperandEncodingAttr>(resultType.getEncoding());
-    if (!operand)
+    if (!isa<tilegpu::DotOperandEncodingAttr>(resultType.getEncoding()))
       return failure();
     Location loc = op.getLoc();
     Type element = resultType.getElementType();
     int64_t elementBytes = getStorageBytes(element);
-    int64_t rows = resultType.getDimSize(0), columns = resultType.getDimSize(1);
-    layout::SharedLayout shared(
-        rows, columns, elementBytes,
-        layout::SharedLayout::chooseSwizzle(columns * elementBytes));
-    StagedTile tile{allocateSharedMemory(rewriter, op, shared.getSizeInBytes()),
+    layout::SharedLayout shared = getStagingLayout(resultType);
+    SharedTile tile{allocateSharedMemory(rewriter, op, shared.getSizeInBytes()),
                     shared};
 
     FailureOr<TileCoordinates> from =
@@ -133,125 +77,11 @@ struct DotOperandLowering : OpConversionPattern<tilegpu::ConvertLayoutOp> {
     }
     gpu::BarrierOp::create(rewriter, loc);
 
-    FailureOr<Value> fragments =
-        elementBytes == 2 && operand.getKWidth() == 2
-            ? loadWithLdmatrix(rewriter, loc, tile, resultType, operand)
-            : loadElements(rewriter, loc, tile, resultType);
+    FailureOr<Value> fragments = loadSharedTile(rewriter, loc, tile, resultType);
     if (failed(fragments))
       return failure();
     rewriter.replaceOp(op, *fragments);
     return success();
-  }
-
-  /// Every register from its own address.
-  static FailureOr<Value> loadElements(OpBuilder &b, Location loc,
-                                       const StagedTile &tile,
-                                       RankedTensorType type) {
-    FailureOr<TileCoordinates> to = emitTileCoordinates(b, loc, type);
-    if (failed(to))
-      return failure();
-    Value offsets =
-        tile.byteOffset(b, loc, to->coordinates[0], to->coordinates[1]);
-    Type element = type.getElementType();
-    SmallVector<Value> registers;
-    for (int64_t reg = 0, e = getNumRegisters(type); reg < e; ++reg)
-      registers.push_back(LLVM::LoadOp::create(
-          b, loc, element,
-          tile.address(b, loc, extractRegister(b, loc, offsets, reg))));
-    return fromRegisters(b, loc,
-                         VectorType::get({getNumRegisters(type)}, element),
-                         registers);
-  }
-
-  /// ldmatrix.x4: lane l names a row of one of four 8x8 matrices (lanes
-  /// 8j..8j+7 matrix j) and receives word j of each. For A the matrices
-  /// are (rows 0-7 | 8-15) x (K 0-7 | 8-15) of one instruction, in
-  /// fragment order; for B, read transposed, they are K rows 0-7, 8-15,
-  /// 16-23, 24-31 of one column block: two K steps.
-  static FailureOr<Value> loadWithLdmatrix(OpBuilder &b, Location loc,
-                                           const StagedTile &tile,
-                                           RankedTensorType type,
-                                           tilegpu::DotOperandEncodingAttr
-                                               operand) {
-    Type i32 = b.getI32Type();
-    auto c = [&](int64_t v) { return constantInt(b, loc, i32, v); };
-    ArrayRef<int64_t> warps = operand.getParent().getWarpsPerCTA();
-    layout::DotOperandLayout fragment(
-        operand.getOpIdx(), layout::MmaLayout(warps.vec()),
-        operand.getKWidth());
-    layout::Shape shape = getShape(type);
-    layout::Shape repeats = fragment.getRepeats(shape);
-    int64_t perInstr = fragment.getInstrRegisters();
-    bool isA = operand.getOpIdx() == 0;
-    auto [lane, warp] = getLaneAndWarp(b, loc);
-    Value warpM = arith::RemUIOp::create(b, loc, warp, c(warps[0]));
-    Value warpN = arith::RemUIOp::create(
-        b, loc, arith::DivUIOp::create(b, loc, warp, c(warps[0])),
-        c(warps[1]));
-    // The lane's row within its block and its K offset.
-    Value laneRow, laneColumn;
-    int64_t blocks, kSteps, kPerLoad;
-    if (isA) {
-      laneRow = arith::RemUIOp::create(b, loc, lane, c(16));
-      laneColumn = arith::MulIOp::create(
-          b, loc, arith::DivUIOp::create(b, loc, lane, c(16)), c(8));
-      blocks = repeats[0], kSteps = repeats[1], kPerLoad = 1;
-    } else {
-      kPerLoad = repeats[0] % 2 == 0 ? 2 : 1;
-      laneRow = kPerLoad == 2 ? lane
-                              : arith::RemUIOp::create(b, loc, lane, c(16));
-      laneColumn = c(0);
-      blocks = repeats[1], kSteps = repeats[0];
-    }
-    Value warpOrigin = isA ? arith::MulIOp::create(b, loc, warpM, c(16))
-                           : arith::MulIOp::create(b, loc, warpN, c(8));
-    int64_t blockStride = isA ? 16 * warps[0] : 8 * warps[1];
-    int64_t blockExtent = isA ? shape[0] : shape[1];
-    int64_t words = 2 * kPerLoad * (isA ? 2 : 1);
-    Type wordsType = LLVM::LLVMStructType::getLiteral(
-        b.getContext(), SmallVector<Type>(words, i32));
-    auto halves = VectorType::get({2}, type.getElementType());
-    SmallVector<Value> registers(getNumRegisters(type));
-    for (int64_t block = 0; block < blocks; ++block) {
-      // The block's first row (A) or column (B), wrapped where warps
-      // replicate a small tile.
-      Value origin = arith::RemUIOp::create(
-          b, loc,
-          arith::AddIOp::create(b, loc, warpOrigin, c(block * blockStride)),
-          c(blockExtent));
-      for (int64_t k = 0; k < kSteps; k += kPerLoad) {
-        Value row, column;
-        if (isA) {
-          row = arith::AddIOp::create(b, loc, origin, laneRow);
-          column = arith::AddIOp::create(b, loc, laneColumn, c(k * 16));
-        } else {
-          row = arith::AddIOp::create(b, loc, laneRow, c(k * 16));
-          column = origin;
-        }
-        Value address =
-            tile.address(b, loc, tile.byteOffset(b, loc, row, column));
-        Value loaded = NVVM::LdMatrixOp::create(
-            b, loc, wordsType, address, words,
-            isA ? NVVM::MMALayout::row : NVVM::MMALayout::col,
-            NVVM::LdStMatrixShapeAttr::get(b.getContext(), 8, 8),
-            NVVM::LdStMatrixEltType::B16);
-        // Word w holds two elements of K step k + w / 2 (B) or of this
-        // step (A); their registers follow the fragment's order.
-        for (int64_t w = 0; w < words; ++w) {
-          int64_t step = isA ? k : k + w / 2;
-          int64_t word = isA ? w : w % 2;
-          int64_t first = (block * kSteps + step) * perInstr + 2 * word;
-          Value pair = LLVM::BitcastOp::create(
-              b, loc, halves, LLVM::ExtractValueOp::create(b, loc, loaded, w));
-          for (int64_t e = 0; e < 2; ++e)
-            registers[first + e] = extractRegister(b, loc, pair, e);
-        }
-      }
-    }
-    return fromRegisters(b, loc,
-                         VectorType::get({getNumRegisters(type)},
-                                         type.getElementType()),
-                         registers);
   }
 };
 

@@ -3,6 +3,7 @@
 #ifndef KILN_LIB_CONVERSION_TILETOGPU_PATTERNS_H
 #define KILN_LIB_CONVERSION_TILETOGPU_PATTERNS_H
 
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -42,6 +43,16 @@ void populateDotOpToGPUPatterns(const mlir::TypeConverter &converter,
 /// memory, read with ldmatrix.
 void populateDotOperandToGPUPatterns(const mlir::TypeConverter &converter,
                                      mlir::RewritePatternSet &patterns);
+
+/// The software pipeline's ops: kernel-long shared buffers, cp.async into
+/// their slots, commit, wait and slot reads.
+void populateAsyncCopyToGPUPatterns(const mlir::TypeConverter &converter,
+                                    mlir::RewritePatternSet &patterns,
+                                    const AccessWidths &widths);
+
+/// Gives every tilegpu.local_alloc of `module`'s kernels its offset in the
+/// shared array, and puts the scratch after them.
+void placeKernelBuffers(mlir::gpu::GPUModuleOp module);
 
 /// tile.dot on tensor cores: mma.sync on operands already in the fragment
 /// layouts (tile-assign-layouts chose them).

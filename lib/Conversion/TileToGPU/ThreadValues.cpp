@@ -310,16 +310,33 @@ SmallVector<Value>
 kiln::tiletogpu::allocateSharedMemory(OpBuilder &b, Operation *op,
                                       ArrayRef<int64_t> bytes) {
   Location loc = op->getLoc();
-  // Buffers start 16-byte aligned, for vector accesses.
+  // Buffers start 16-byte aligned, for vector accesses, after the buffers
+  // that live through the whole kernel.
+  auto module = op->getParentOfType<gpu::GPUModuleOp>();
   SmallVector<int64_t> offsets;
-  int64_t total = 0;
+  int64_t total = getScratchOffset(module);
   for (int64_t size : bytes) {
     offsets.push_back(total);
     total += llvm::alignTo(size, 16);
   }
-  auto module = op->getParentOfType<gpu::GPUModuleOp>();
+  Value base = getSharedArray(b, loc, module, total);
+  auto pointerType = LLVM::LLVMPointerType::get(b.getContext(), 3);
+  SmallVector<Value> buffers;
+  for (int64_t offset : offsets)
+    buffers.push_back(offset == 0
+                          ? base
+                          : LLVM::GEPOp::create(b, loc, pointerType,
+                                                b.getI8Type(), base,
+                                                ArrayRef<LLVM::GEPArg>{
+                                                    static_cast<int32_t>(offset)})
+                                .getResult());
+  return buffers;
+}
+
+Value kiln::tiletogpu::getSharedArray(OpBuilder &b, Location loc,
+                                      gpu::GPUModuleOp module, int64_t bytes) {
   auto global = module.lookupSymbol<LLVM::GlobalOp>(kSharedArrayName);
-  auto arrayType = LLVM::LLVMArrayType::get(b.getI8Type(), total);
+  auto arrayType = LLVM::LLVMArrayType::get(b.getI8Type(), bytes);
   if (!global) {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(module.getBody());
@@ -328,21 +345,28 @@ kiln::tiletogpu::allocateSharedMemory(OpBuilder &b, Operation *op,
                                     Attribute(), /*alignment=*/16,
                                     /*addrSpace=*/3);
   } else if (cast<LLVM::LLVMArrayType>(global.getGlobalType())
-                 .getNumElements() < static_cast<uint64_t>(total)) {
+                 .getNumElements() < static_cast<uint64_t>(bytes)) {
     global.setGlobalType(arrayType);
   }
-  auto pointerType = LLVM::LLVMPointerType::get(b.getContext(), 3);
-  Value base =
-      LLVM::AddressOfOp::create(b, loc, pointerType, global.getSymName());
-  SmallVector<Value> buffers;
-  for (int64_t offset : offsets)
-    buffers.push_back(offset == 0
-                          ? base
-                          : LLVM::GEPOp::create(b, loc, pointerType,
-                                                b.getI8Type(), base,
-                                                ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(offset)})
-                                .getResult());
-  return buffers;
+  return LLVM::AddressOfOp::create(
+      b, loc, LLVM::LLVMPointerType::get(b.getContext(), 3),
+      global.getSymName());
+}
+
+/// Name of the gpu.module attribute where kernel-long buffers end.
+static constexpr llvm::StringLiteral kScratchOffsetName =
+    "kiln.shared_scratch_offset";
+
+int64_t kiln::tiletogpu::getScratchOffset(gpu::GPUModuleOp module) {
+  auto offset = module->getAttrOfType<IntegerAttr>(kScratchOffsetName);
+  return offset ? offset.getInt() : 0;
+}
+
+void kiln::tiletogpu::setScratchOffset(gpu::GPUModuleOp module,
+                                       int64_t offset) {
+  module->setAttr(kScratchOffsetName,
+                  IntegerAttr::get(IntegerType::get(module.getContext(), 64),
+                                   offset));
 }
 
 Value kiln::tiletogpu::allocateSharedMemory(OpBuilder &b, Operation *op,

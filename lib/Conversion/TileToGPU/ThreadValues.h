@@ -13,6 +13,7 @@
 
 #include "kiln/Layout/DistributedLayout.h"
 
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/Transforms/DialectConversion.h"
@@ -84,15 +85,25 @@ llvm::SmallVector<mlir::Value> combineValues(mlir::OpBuilder &b,
                                              mlir::ValueRange next);
 
 /// Scratch shared memory for `op`: one buffer of each size in `bytes`, as
-/// addrspace(3) pointers into the kernel's single shared array, which all
-/// ops reuse (it is as large as the most any op asks for). So each op must
-/// wait at a barrier before it first writes, which keeps it from
-/// overwriting what the previous op's threads are still reading.
+/// addrspace(3) pointers into the kernel's single shared array, past the
+/// buffers that live through the kernel (tilegpu.local_alloc). All ops
+/// reuse that scratch (the array is as large as the most any op asks for),
+/// so each op must wait at a barrier before it first writes, which keeps it
+/// from overwriting what the previous op's threads are still reading.
 llvm::SmallVector<mlir::Value> allocateSharedMemory(mlir::OpBuilder &b,
                                                     mlir::Operation *op,
                                                     llvm::ArrayRef<int64_t> bytes);
 mlir::Value allocateSharedMemory(mlir::OpBuilder &b, mlir::Operation *op,
                                  int64_t bytes);
+
+/// The shared array of the kernels of `module`, grown to at least `bytes`.
+mlir::Value getSharedArray(mlir::OpBuilder &b, mlir::Location loc,
+                           mlir::gpu::GPUModuleOp module, int64_t bytes);
+
+/// Where the scratch starts in the shared array of `module`'s kernels: the
+/// end of their kernel-long buffers (set before the conversion).
+int64_t getScratchOffset(mlir::gpu::GPUModuleOp module);
+void setScratchOffset(mlir::gpu::GPUModuleOp module, int64_t offset);
 
 /// The element type a value of `type` is stored as in memory (i1 as i8,
 /// pointers as i64 addresses).

@@ -56,6 +56,13 @@ public:
       return VectorType::get({1 + 3 * rank},
                              IntegerType::get(type.getContext(), 64));
     });
+    // A shared buffer is its address.
+    addConversion([](MemRefType type) -> std::optional<Type> {
+      auto space = dyn_cast_or_null<IntegerAttr>(type.getMemorySpace());
+      if (!space || space.getInt() != 3)
+        return std::nullopt;
+      return LLVM::LLVMPointerType::get(type.getContext(), 3);
+    });
     addConversion([](RankedTensorType type) -> std::optional<Type> {
       if (!isa_and_nonnull<tilegpu::DistributedEncodingAttr>(
               type.getEncoding()))
@@ -230,6 +237,8 @@ static AccessWidths computeAccessWidths(ModuleOp module) {
         ptr = load.getPtr(), mask = load.getMask();
       else if (auto store = dyn_cast<tile::StoreOp>(op))
         ptr = store.getPtr(), mask = store.getMask();
+      else if (auto copy = dyn_cast<tilegpu::AsyncCopyOp>(op))
+        ptr = copy.getPtrs(), mask = copy.getMask();
       auto type = ptr ? dyn_cast<RankedTensorType>(ptr.getType()) : nullptr;
       if (!type)
         return;
@@ -276,6 +285,7 @@ void ConvertTileToGPUPass::runOnOperation() {
     func->moveBefore(kernels.getBody(), kernels.getBody()->end());
   module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                   builder.getUnitAttr());
+  placeKernelBuffers(kernels);
 
   TileToGPUTypeConverter converter;
   ConversionTarget target(*context);
@@ -298,6 +308,7 @@ void ConvertTileToGPUPass::runOnOperation() {
   populateDotOpToGPUPatterns(converter, patterns);
   populateMmaDotOpToGPUPatterns(converter, patterns);
   populateDotOperandToGPUPatterns(converter, patterns);
+  populateAsyncCopyToGPUPatterns(converter, patterns, widths);
   populateScanOpToGPUPatterns(converter, patterns);
   scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
                                                        target);

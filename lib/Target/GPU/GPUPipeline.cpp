@@ -32,6 +32,12 @@ void kiln::gpu::buildGPULoweringPipeline(OpPassManager &pm,
   layouts.numWarps = options.numWarps;
   layouts.computeCapability = options.computeCapability;
   pm.addPass(tilegpu::createTileAssignLayoutsPass(layouts));
+  // cp.async, which the pipeline is made of, arrived with sm_80.
+  if (options.computeCapability >= 80) {
+    tilegpu::TilePipelineLoopsPassOptions pipeline;
+    pipeline.numStages = options.numStages;
+    pm.addPass(tilegpu::createTilePipelineLoopsPass(pipeline));
+  }
   pm.addPass(createConvertTileToGPUPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

@@ -3,39 +3,62 @@
 // RUN: %if ptxas %{ kiln-opt %kiln_examples/matmul.mlir -tile-specialize-arguments="divisible=0,1,2,3,4,5" | kiln-translate --chip=sm_80 | %ptxas -arch=sm_80 -v 2>&1 | FileCheck %s --check-prefix=PTXAS %}
 // RUN: %if ptxas %{ kiln-translate %kiln_examples/matmul.mlir --chip=sm_90a | %ptxas -arch=sm_90a %}
 
-// RUN: %if ptxas && cuobjdump %{ kiln-translate %kiln_examples/matmul.mlir --chip=sm_80 --emit=cubin -o %t.sm80.cubin && %cuobjdump -sass %t.sm80.cubin | FileCheck %s --check-prefix=SASS %}
+// RUN: %if ptxas && cuobjdump %{ kiln-opt %kiln_examples/matmul.mlir -tile-specialize-arguments="divisible=0,1,2,3,4,5" | kiln-translate --chip=sm_80 --emit=cubin -o %t.sm80.cubin && %cuobjdump -sass %t.sm80.cubin | FileCheck %s --check-prefixes=SASS,SASS-PIPELINED %}
 // RUN: %if ptxas && cuobjdump %{ kiln-translate %kiln_examples/matmul.mlir --chip=sm_90a --emit=cubin -o %t.sm90a.cubin && %cuobjdump -sass %t.sm90a.cubin | FileCheck %s --check-prefix=SASS %}
 
 // docs/examples/matmul.mlir on tensor cores: four warps as 2x2, each with a
-// 32x32 share of the 64x64 block. Every K step stages the 64x32 and 32x64
-// fp16 blocks in one 4 KiB shared array (reused), reads A's fragments with
-// ldmatrix and B's with ldmatrix.trans, four 8x8 matrices at a time, and
-// issues 2 (M) x 4 (N) x 2 (K) mma.sync.
+// 32x32 share of the 64x64 block. Every K step has its 64x32 and 32x64
+// fp16 blocks in swizzled shared memory, reads A's fragments with ldmatrix
+// and B's with ldmatrix.trans, four 8x8 matrices at a time, and issues
+// 2 (M) x 4 (N) x 2 (K) mma.sync.
 // CHECK-LABEL: .entry matmul(
-// CHECK: .shared .align 16 .b8 __kiln_shared[4096];
 // With aligned arguments (kiln-run's and @kiln.jit's specialization) the
-// loads are 16 bytes wide: the pointers advance by a multiple of 16 bytes
-// and the K mask is constant over runs of 16, so are the shared stores;
-// the accumulator is stored from the mma layout, two columns at a time.
-// ALIGNED-COUNT-2: ld.global.v4.b32
-// UNALIGNED: ld.global.b16
-// CHECK: bar.sync
-// ALIGNED: st.shared.v4.b32
-// UNALIGNED: st.shared.b16
-// CHECK: bar.sync
-// CHECK-COUNT-4: ldmatrix.sync.aligned.m8n8.x4.shared.b16
-// CHECK: bar.sync
-// ALIGNED: st.shared.v4.b32
-// UNALIGNED: st.shared.b16
-// CHECK: bar.sync
-// CHECK-COUNT-4: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
-// CHECK-COUNT-16: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
-// CHECK-NOT: mma.sync
+// operands are copied 16 bytes at a time by cp.async, three stages deep:
+// the prologue starts the copies of the first two K steps, and every
+// iteration waits for its own (at most one group left in flight), meets
+// the others at a barrier, starts the copy two steps ahead, reads its slot
+// with ldmatrix and multiplies. The accumulator is stored from the mma
+// layout, two columns at a time.
+// ALIGNED: .shared .align 16 .b8 __kiln_shared[{{[0-9]+}}];
+// ALIGNED-COUNT-4: cp.async.cg.shared.global [{{.*}}], [{{.*}}], 16, {{.*}};
+// ALIGNED: cp.async.commit_group;
+// ALIGNED-COUNT-4: cp.async.cg.shared.global
+// ALIGNED: cp.async.commit_group;
+// ALIGNED: cp.async.wait_group 1;
+// ALIGNED-NEXT: bar.sync
+// ALIGNED-COUNT-4: cp.async.cg.shared.global
+// ALIGNED: cp.async.commit_group;
+// ALIGNED-NOT: bar.sync
+// ALIGNED-COUNT-4: ldmatrix.sync.aligned.m8n8.x4.shared.b16
+// ALIGNED-COUNT-4: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
+// ALIGNED-COUNT-16: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+// ALIGNED-NOT: mma.sync
+// ALIGNED: cp.async.wait_group 0;
 // ALIGNED: st.global.v2.b32
+
+// Without alignment facts the loads are element by element, which cp.async
+// cannot copy: the loop stays as written (with a remark) and each K step
+// stages A and B through the shared array with plain stores.
+// UNALIGNED: .shared .align 16 .b8 __kiln_shared[4096];
+// UNALIGNED: ld.global.b16
+// UNALIGNED: bar.sync
+// UNALIGNED: st.shared.b16
+// UNALIGNED: bar.sync
+// UNALIGNED-COUNT-4: ldmatrix.sync.aligned.m8n8.x4.shared.b16
+// UNALIGNED: bar.sync
+// UNALIGNED: st.shared.b16
+// UNALIGNED: bar.sync
+// UNALIGNED-COUNT-4: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
+// UNALIGNED-COUNT-16: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+// UNALIGNED-NOT: mma.sync
+// UNALIGNED-NOT: cp.async
 // PTXAS: 0 bytes spill stores, 0 bytes spill loads
 
-// The same in the machine code: 16 HMMA per K step, 8 LDSM.
-// SASS-COUNT-4: LDSM.16.M88.4
-// SASS-COUNT-4: LDSM.16.MT88.4
+// The same in the machine code: 16 HMMA per K step, 8 LDSM; pipelined,
+// the copies are LDGSTS bypassing L1.
+// SASS-PIPELINED: LDGSTS.E.BYPASS.128
+// SASS-PIPELINED: DEPBAR.LE SB0
+// SASS-DAG: LDSM.16.M88.4
+// SASS-DAG: LDSM.16.MT88.4
 // SASS-COUNT-16: HMMA.16816.F32
 // SASS-NOT: HMMA

@@ -20,11 +20,17 @@ struct GPULoweringOptions : mlir::PassPipelineOptions<GPULoweringOptions> {
       *this, "compute-capability",
       llvm::cl::desc("Compute capability of the target (major * 10 + minor)"),
       llvm::cl::init(80)};
+  Option<int64_t> numStages{
+      *this, "num-stages",
+      llvm::cl::desc("Slots of the software pipeline of loops feeding "
+                     "tensor cores (sm_80+); 1 turns it off"),
+      llvm::cl::init(3)};
 };
 
 /// Adds the passes that lower a module of tile kernels to a gpu.module in
-/// the LLVM and NVVM dialects: tile-assign-layouts, kiln-convert-tile-to-gpu,
-/// then upstream convert-gpu-to-nvvm (math through libdevice calls).
+/// the LLVM and NVVM dialects: tile-assign-layouts, tile-pipeline-loops
+/// (sm_80+), kiln-convert-tile-to-gpu, then upstream convert-gpu-to-nvvm
+/// (math through libdevice calls).
 void buildGPULoweringPipeline(mlir::OpPassManager &pm,
                               const GPULoweringOptions &options);
 

@@ -217,3 +217,56 @@ OpFoldResult ConvertLayoutOp::fold(FoldAdaptor) {
   }
   return {};
 }
+
+//===----------------------------------------------------------------------===//
+// Shared buffers
+//===----------------------------------------------------------------------===//
+
+/// Whether `type` is a buffer in shared memory (address space 3).
+static bool isShared(MemRefType type) {
+  auto space = dyn_cast_or_null<IntegerAttr>(type.getMemorySpace());
+  return space && space.getInt() == 3;
+}
+
+LogicalResult LocalAllocOp::verify() {
+  MemRefType type = getBuffer().getType();
+  if (!isShared(type) || !type.hasStaticShape() ||
+      !type.getLayout().isIdentity())
+    return emitOpError() << "allocates static, identity-laid-out memrefs in "
+                            "address space 3, not "
+                         << type;
+  return success();
+}
+
+/// Checks that a tile of `tile` fits one slot of `buffer`.
+static LogicalResult verifySlot(Operation *op, MemRefType buffer,
+                                ArrayRef<int64_t> shape, Type element) {
+  if (!isShared(buffer))
+    return op->emitOpError() << "needs a buffer in shared memory (address "
+                                "space 3), not "
+                             << buffer;
+  if (buffer.getShape().drop_front() != shape ||
+      buffer.getElementType() != element)
+    return op->emitOpError()
+           << "a slot of " << buffer << " does not hold a tile of "
+           << shape.size() << " dimensions " << element
+           << " of that shape";
+  return success();
+}
+
+LogicalResult AsyncCopyOp::verify() {
+  auto ptrs = cast<RankedTensorType>(getPtrs().getType());
+  if (getMask() &&
+      cast<RankedTensorType>(getMask().getType()).getShape() !=
+          ptrs.getShape())
+    return emitOpError() << "mask and pointers differ in shape";
+  auto pointee =
+      cast<kiln::tile::PointerType>(ptrs.getElementType()).getPointeeType();
+  return verifySlot(*this, getBuffer().getType(), ptrs.getShape(), pointee);
+}
+
+LogicalResult LocalLoadOp::verify() {
+  auto result = cast<RankedTensorType>(getType());
+  return verifySlot(*this, getBuffer().getType(), result.getShape(),
+                    result.getElementType());
+}

@@ -3,8 +3,10 @@
 #ifndef KILN_DIALECT_TILEGPU_IR_TILEGPUDIALECT_H
 #define KILN_DIALECT_TILEGPU_IR_TILEGPUDIALECT_H
 
+#include "kiln/Dialect/Tile/IR/TileDialect.h"
 #include "kiln/Layout/DistributedLayout.h"
 
+#include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/IR/Attributes.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/TensorEncoding.h"

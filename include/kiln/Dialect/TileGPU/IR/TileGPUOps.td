@@ -3,6 +3,7 @@
 #ifndef KILN_DIALECT_TILEGPU_IR_TILEGPUOPS_TD
 #define KILN_DIALECT_TILEGPU_IR_TILEGPUOPS_TD
 
+include "kiln/Dialect/Tile/IR/TileTypes.td"
 include "kiln/Dialect/TileGPU/IR/TileGPUAttrs.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
@@ -22,6 +23,85 @@ def TileGPU_ConvertLayoutOp : TileGPU_Op<"convert_layout", [Pure]> {
   let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
   let hasVerifier = 1;
   let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Shared-memory buffers filled asynchronously (software pipelining)
+//===----------------------------------------------------------------------===//
+
+def TileGPU_SharedBuffer : MemRefRankOf<[AnyType], [3]>;
+
+def TileGPU_LocalAllocOp : TileGPU_Op<"local_alloc"> {
+  let summary = "Shared memory for several stages of one tile";
+  let description = [{
+    A buffer in shared memory of `stages x rows x columns` elements (a
+    `memref` in address space 3) that lives for the whole kernel: one slot
+    per pipeline stage of a tile. Each slot is laid out as
+    `kiln/Layout/SharedLayout.h` says for its rows (swizzled slabs).
+
+    ```mlir
+    %buf = tilegpu.local_alloc : memref<3x64x32xf16, 3>
+    ```
+  }];
+  let results = (outs TileGPU_SharedBuffer:$buffer);
+  let assemblyFormat = "attr-dict `:` type($buffer)";
+  let hasVerifier = 1;
+}
+
+def TileGPU_AsyncCopyOp : TileGPU_Op<"async_copy"> {
+  let summary = "Start copying a tile from global memory into a slot";
+  let description = [{
+    Starts copying the elements `ptrs` point to into slot `slot` of
+    `buffer` (cp.async), each thread its own elements, as wide as their
+    alignment allows (4, 8 or 16 bytes); where `mask` is false the slot
+    gets zeros and memory is not read. The copy is complete after a
+    `tilegpu.async_wait` that leaves fewer groups pending than were
+    committed since, and visible to the other threads after a barrier.
+
+    ```mlir
+    tilegpu.async_copy %ptrs mask %mask into %buf[%slot]
+        : memref<3x64x32xf16, 3>, tensor<64x32x!tile.ptr<f16>, #blocked>,
+          tensor<64x32xi1, #blocked>
+    ```
+  }];
+  let arguments = (ins Tile_PtrTensor:$ptrs, Optional<Tile_TileOf<[I1]>>:$mask,
+                       TileGPU_SharedBuffer:$buffer, I32:$slot);
+  let assemblyFormat = [{
+    $ptrs (`mask` $mask^)? `into` $buffer `[` $slot `]` attr-dict `:`
+    type($buffer) `,` type($ptrs) (`,` type($mask)^)?
+  }];
+  let hasVerifier = 1;
+}
+
+def TileGPU_AsyncCommitGroupOp : TileGPU_Op<"async_commit_group"> {
+  let summary = "Close the group of the copies started since the last one";
+  let assemblyFormat = "attr-dict";
+}
+
+def TileGPU_AsyncWaitOp : TileGPU_Op<"async_wait"> {
+  let summary = "Wait until at most `pending` groups of copies are running";
+  let arguments = (ins ConfinedAttr<I32Attr, [IntNonNegative]>:$pending);
+  let assemblyFormat = "$pending attr-dict";
+}
+
+def TileGPU_LocalLoadOp : TileGPU_Op<"local_load"> {
+  let summary = "Read a tile from a slot of a shared buffer";
+  let description = [{
+    The tile in slot `slot` of `buffer`, in the layout of the result
+    (dot operands are read with `ldmatrix` where the element type allows).
+    The caller makes sure the slot's copies are complete and visible.
+
+    ```mlir
+    %a = tilegpu.local_load %buf[%slot] : memref<3x64x32xf16, 3>
+        -> tensor<64x32xf16, #dot_op>
+    ```
+  }];
+  let arguments = (ins TileGPU_SharedBuffer:$buffer, I32:$slot);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $buffer `[` $slot `]` attr-dict `:` type($buffer) `->` type($result)
+  }];
+  let hasVerifier = 1;
 }
 
 #endif // KILN_DIALECT_TILEGPU_IR_TILEGPUOPS_TD

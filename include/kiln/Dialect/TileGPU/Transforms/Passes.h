@@ -5,6 +5,7 @@
 
 #include "kiln/Dialect/TileGPU/IR/TileGPUDialect.h"
 
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Pass/Pass.h"
 
 namespace kiln::tilegpu {

@@ -72,4 +72,35 @@ def TileSpecializeArgumentsPass
   ];
 }
 
+def TilePipelineLoopsPass : Pass<"tile-pipeline-loops", "mlir::ModuleOp"> {
+  let summary = "Load the operands of later loop iterations while this one computes";
+  let description = [{
+    Software pipelining of the loads that feed tensor-core dots (sm_80+):
+    in an `scf.for` whose loads are only converted to dot operands, each
+    such load becomes a `tilegpu.async_copy` (cp.async) into one of
+    `num-stages` slots of a shared buffer, issued `num-stages - 1`
+    iterations ahead, and the conversion a `tilegpu.local_load` from the
+    slot of the current iteration. A prologue starts the first
+    `num-stages - 1` copies; each iteration waits for its own, meets at a
+    barrier (which also frees the slot the next copy overwrites), starts
+    the next and computes; copies past the end are masked off.
+
+    What the loads' pointers and masks are computed from (the induction
+    variable, loop-invariant values, and values carried by the loop that
+    only that computation uses, such as pointers advanced each iteration)
+    is computed ahead too. A loop is left as it is, with a remark naming
+    the reason, when a load's `other` is not zero, its rows are not
+    contiguous in 4-, 8- or 16-byte pieces, that computation is used by
+    anything else, or the slots would not fit in shared memory.
+    `tile.num_stages` on a loop overrides the option; 1 or less turns
+    pipelining off.
+  }];
+  let options = [
+    Option<"numStages", "num-stages", "int64_t", /*default=*/"3",
+           "Slots per pipelined load (loads in flight + 1)">,
+  ];
+  let dependentDialects = ["::kiln::tilegpu::TileGPUDialect",
+                           "::mlir::gpu::GPUDialect"];
+}
+
 #endif // KILN_DIALECT_TILEGPU_TRANSFORMS_PASSES_TD

@@ -1,0 +1,191 @@
+//===- AsyncCopyToGPU.cpp - Pipelined loads through cp.async --------------===//
+//
+// The ops of tile-pipeline-loops: kernel-long shared buffers at fixed
+// offsets of the shared array, cp.async of each thread's runs into a slot
+// (zero-filled where masked off), commit and wait, and slot reads.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Patterns.h"
+#include "SharedTile.h"
+#include "ThreadValues.h"
+
+#include "kiln/Dialect/Tile/IR/TileDialect.h"
+#include "kiln/Dialect/TileGPU/IR/TileGPUDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+
+using namespace mlir;
+using namespace kiln;
+using namespace kiln::tiletogpu;
+
+/// Attribute giving a local_alloc its offset in the shared array.
+static constexpr llvm::StringLiteral kOffsetName = "kiln.shared_offset";
+
+/// Bytes of one slot of `buffer` (stages x rows x columns).
+static int64_t getSlotBytes(MemRefType buffer) {
+  return buffer.getDimSize(1) * buffer.getDimSize(2) *
+         getStorageBytes(buffer.getElementType());
+}
+
+void kiln::tiletogpu::placeKernelBuffers(gpu::GPUModuleOp module) {
+  int64_t end = 0;
+  for (auto kernel : module.getOps<func::FuncOp>()) {
+    // Kernels run apart: each one's buffers start at 0.
+    int64_t offset = 0;
+    kernel.walk([&](tilegpu::LocalAllocOp alloc) {
+      MemRefType type = alloc.getBuffer().getType();
+      offset = llvm::alignTo(offset, 128);
+      alloc->setAttr(kOffsetName,
+                     IntegerAttr::get(IntegerType::get(module.getContext(), 64),
+                                      offset));
+      offset += type.getDimSize(0) * getSlotBytes(type);
+    });
+    end = std::max(end, offset);
+  }
+  setScratchOffset(module, llvm::alignTo(end, 16));
+}
+
+/// The staged tile in slot `slot` of `buffer` (its lowered base pointer).
+static SharedTile getSlot(OpBuilder &b, Location loc, Value base,
+                          MemRefType buffer, Value slot,
+                          RankedTensorType tileType) {
+  Value offset = arith::MulIOp::create(
+      b, loc, slot, constantInt(b, loc, b.getI32Type(), getSlotBytes(buffer)));
+  Value address = LLVM::GEPOp::create(b, loc, base.getType(), b.getI8Type(),
+                                      base, ValueRange{offset});
+  return SharedTile{address, getStagingLayout(tileType)};
+}
+
+namespace {
+
+struct LocalAllocLowering : OpConversionPattern<tilegpu::LocalAllocOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(tilegpu::LocalAllocOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto offset = op->getAttrOfType<IntegerAttr>(kOffsetName);
+    if (!offset)
+      return rewriter.notifyMatchFailure(op, "not placed in shared memory");
+    auto module = op->getParentOfType<gpu::GPUModuleOp>();
+    Location loc = op.getLoc();
+    Value base = getSharedArray(rewriter, loc, module, getScratchOffset(module));
+    rewriter.replaceOpWithNewOp<LLVM::GEPOp>(
+        op, base.getType(), rewriter.getI8Type(), base,
+        ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(offset.getInt())});
+    return success();
+  }
+};
+
+struct AsyncCopyLowering : OpConversionPattern<tilegpu::AsyncCopyOp> {
+  AsyncCopyLowering(const TypeConverter &converter, MLIRContext *context,
+                    const AccessWidths &widths)
+      : OpConversionPattern(converter, context), widths(widths) {}
+
+  LogicalResult
+  matchAndRewrite(tilegpu::AsyncCopyOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto ptrType = cast<RankedTensorType>(op.getPtrs().getType());
+    MemRefType bufferType = op.getBuffer().getType();
+    auto tileType =
+        RankedTensorType::get(ptrType.getShape(), bufferType.getElementType(),
+                              ptrType.getEncoding());
+    int64_t width = widths.lookup(op);
+    int64_t bytes = width * getStorageBytes(bufferType.getElementType());
+    if (bytes != 4 && bytes != 8 && bytes != 16)
+      return op.emitOpError() << "target nvptx: cp.async copies 4, 8 or 16 "
+                                 "bytes, not "
+                              << bytes;
+    FailureOr<TileCoordinates> at = emitTileCoordinates(rewriter, loc, ptrType);
+    if (failed(at))
+      return failure();
+    SharedTile slot = getSlot(rewriter, loc, adaptor.getBuffer(), bufferType,
+                              adaptor.getSlot(), tileType);
+    Value offsets =
+        slot.byteOffset(rewriter, loc, at->coordinates[0], at->coordinates[1]);
+    Type i32 = rewriter.getI32Type();
+    auto global = LLVM::LLVMPointerType::get(rewriter.getContext(), 1);
+    // A run is one copy from its first register's address; a masked-off
+    // run reads nothing and fills the slot with zeros.
+    for (int64_t reg = 0, e = getNumRegisters(ptrType); reg < e;
+         reg += width) {
+      Value source = LLVM::IntToPtrOp::create(
+          rewriter, loc, global,
+          extractRegister(rewriter, loc, adaptor.getPtrs(), reg));
+      Value target = slot.address(
+          rewriter, loc, extractRegister(rewriter, loc, offsets, reg));
+      Value size = constantInt(rewriter, loc, i32, bytes);
+      if (Value mask = adaptor.getMask())
+        size = arith::SelectOp::create(
+            rewriter, loc, extractRegister(rewriter, loc, mask, reg), size,
+            constantInt(rewriter, loc, i32, 0));
+      NVVM::CpAsyncOp::create(rewriter, loc, target, source,
+                              static_cast<uint32_t>(bytes),
+                              bytes == 16 ? NVVM::LoadCacheModifierKind::CG
+                                          : NVVM::LoadCacheModifierKind::CA,
+                              size);
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+
+  const AccessWidths &widths;
+};
+
+struct AsyncCommitGroupLowering
+    : OpConversionPattern<tilegpu::AsyncCommitGroupOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(tilegpu::AsyncCommitGroupOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<NVVM::CpAsyncCommitGroupOp>(op);
+    return success();
+  }
+};
+
+struct AsyncWaitLowering : OpConversionPattern<tilegpu::AsyncWaitOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(tilegpu::AsyncWaitOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<NVVM::CpAsyncWaitGroupOp>(op, op.getPending());
+    return success();
+  }
+};
+
+struct LocalLoadLowering : OpConversionPattern<tilegpu::LocalLoadOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(tilegpu::LocalLoadOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto type = cast<RankedTensorType>(op.getType());
+    SharedTile slot =
+        getSlot(rewriter, op.getLoc(), adaptor.getBuffer(),
+                op.getBuffer().getType(), adaptor.getSlot(), type);
+    FailureOr<Value> registers =
+        loadSharedTile(rewriter, op.getLoc(), slot, type);
+    if (failed(registers))
+      return failure();
+    rewriter.replaceOp(op, *registers);
+    return success();
+  }
+};
+
+} // namespace
+
+void kiln::tiletogpu::populateAsyncCopyToGPUPatterns(
+    const TypeConverter &converter, RewritePatternSet &patterns,
+    const AccessWidths &widths) {
+  patterns.add<LocalAllocLowering, AsyncCommitGroupLowering, AsyncWaitLowering,
+               LocalLoadLowering>(converter, patterns.getContext());
+  patterns.add<AsyncCopyLowering>(converter, patterns.getContext(), widths);
+}

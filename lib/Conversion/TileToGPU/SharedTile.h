@@ -1,0 +1,46 @@
+//===- SharedTile.h - A tile staged in swizzled shared memory ---*- C++ -*-===//
+//
+// The address arithmetic of kiln/Layout/SharedLayout.h as IR, and reading
+// a staged tile back into any layout: dot operands of 16-bit elements with
+// ldmatrix, four 8x8 matrices per instruction (A as stored, B transposed),
+// everything else element by element.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_LIB_CONVERSION_TILETOGPU_SHAREDTILE_H
+#define KILN_LIB_CONVERSION_TILETOGPU_SHAREDTILE_H
+
+#include "kiln/Layout/SharedLayout.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+
+namespace kiln::tiletogpu {
+
+/// A 2-D tile in shared memory at `base` (an addrspace(3) pointer), laid
+/// out as `layout` says.
+struct SharedTile {
+  mlir::Value base;
+  layout::SharedLayout layout;
+
+  /// The swizzled byte offset (i32, scalar or vector) of (row, column).
+  mlir::Value byteOffset(mlir::OpBuilder &b, mlir::Location loc,
+                         mlir::Value row, mlir::Value column) const;
+  /// The address `offset` (i32) bytes past the base.
+  mlir::Value address(mlir::OpBuilder &b, mlir::Location loc,
+                      mlir::Value offset) const;
+};
+
+/// The staging layout of a tile of `type` (swizzled for its rows).
+layout::SharedLayout getStagingLayout(mlir::RankedTensorType type);
+
+/// Reads the tile staged in `tile` into the registers of `type`'s layout.
+/// The caller has made the tile's writes visible (a barrier).
+mlir::FailureOr<mlir::Value> loadSharedTile(mlir::OpBuilder &b,
+                                            mlir::Location loc,
+                                            const SharedTile &tile,
+                                            mlir::RankedTensorType type);
+
+} // namespace kiln::tiletogpu
+
+#endif // KILN_LIB_CONVERSION_TILETOGPU_SHAREDTILE_H

@@ -1,0 +1,346 @@
+//===- PipelineLoops.cpp - Loads of later iterations ahead of time --------===//
+//
+// Software pipelining of the operand loads of tensor-core dots: each load
+// that only feeds a conversion to a dot operand becomes an asynchronous
+// copy into a slot of a shared buffer, issued num_stages - 1 iterations
+// ahead, together with everything its pointers and mask are computed from
+// ("stage 0"); the rest of the body ("stage 1") reads the slot of its own
+// iteration.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kiln/Dialect/TileGPU/Transforms/Passes.h"
+
+#include "kiln/Dialect/Tile/IR/TileDialect.h"
+#include "kiln/Dialect/TileGPU/Transforms/AxisInfo.h"
+#include "kiln/Layout/SharedLayout.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/Support/FormatVariadic.h"
+
+namespace kiln::tilegpu {
+#define GEN_PASS_DEF_TILEPIPELINELOOPSPASS
+#include "kiln/Dialect/TileGPU/Transforms/Passes.h.inc"
+} // namespace kiln::tilegpu
+
+using namespace mlir;
+using namespace kiln;
+using namespace kiln::tilegpu;
+
+/// Shared memory the slots of one loop may take: the static 48 KiB, less
+/// room for the scratch of the kernel's other ops.
+static constexpr int64_t kSlotBudgetBytes = 40 * 1024;
+
+namespace {
+
+/// A load turned into asynchronous copies, and the conversion that read it.
+struct StagedLoad {
+  tile::LoadOp load;
+  ConvertLayoutOp convert;
+  MemRefType bufferType;
+};
+
+/// What pipelining one loop takes: its staged loads and the stage-0 ops
+/// (in body order) and loop-carried values.
+struct LoopPlan {
+  SmallVector<StagedLoad> loads;
+  SetVector<Operation *> stage0;
+  SmallVector<BlockArgument> stage0Args;
+};
+
+struct TilePipelineLoopsPass
+    : tilegpu::impl::TilePipelineLoopsPassBase<TilePipelineLoopsPass> {
+  using TilePipelineLoopsPassBase::TilePipelineLoopsPassBase;
+  void runOnOperation() override;
+};
+
+} // namespace
+
+/// Whether `value` is a tile of zeros.
+static bool isZeroTile(Value value) {
+  if (auto splat = value.getDefiningOp<tile::SplatOp>())
+    value = splat.getSrc();
+  return matchPattern(value, m_AnyZeroFloat()) || matchPattern(value, m_Zero());
+}
+
+/// Bytes one thread copies at once for `load`: its run along the rows,
+/// as far as alignment and the mask allow; 0 when rows are not the
+/// contiguous dimension.
+static int64_t getCopyBytes(AxisInfoAnalysis &axisInfo, tile::LoadOp load) {
+  auto type = cast<RankedTensorType>(load.getPtr().getType());
+  auto blocked = dyn_cast<BlockedEncodingAttr>(type.getEncoding());
+  if (!blocked || blocked.getOrder()[0] != 1)
+    return 0;
+  int64_t width = std::min(
+      getAccessVectorWidth(axisInfo, load.getPtr(), load.getMask(), 1),
+      blocked.getSizePerThread()[1]);
+  auto element = cast<RankedTensorType>(load.getType()).getElementType();
+  return width * std::max<int64_t>(1, element.getIntOrFloatBitWidth() / 8);
+}
+
+/// Why `loop` cannot be pipelined with `stages` slots, or its plan.
+static FailureOr<LoopPlan> planLoop(scf::ForOp loop, int64_t stages,
+                                    AxisInfoAnalysis &axisInfo,
+                                    std::string &whyNot) {
+  LoopPlan plan;
+  Block *body = loop.getBody();
+  int64_t slotBytes = 0;
+  for (Operation &op : *body) {
+    auto load = dyn_cast<tile::LoadOp>(op);
+    if (!load || !load->hasOneUse())
+      continue;
+    auto convert = dyn_cast<ConvertLayoutOp>(*load->user_begin());
+    auto type = dyn_cast<RankedTensorType>(load.getType());
+    if (!convert || !type || type.getRank() != 2 ||
+        !isa<DotOperandEncodingAttr>(convert.getType().getEncoding()))
+      continue;
+    if (load.getOther() && !isZeroTile(load.getOther())) {
+      whyNot = "a load's padding is not zero";
+      return failure();
+    }
+    int64_t bytes = getCopyBytes(axisInfo, load);
+    if (bytes != 4 && bytes != 8 && bytes != 16) {
+      whyNot = "a load's rows are not contiguous and aligned in 4-, 8- or "
+               "16-byte pieces";
+      return failure();
+    }
+    auto bufferType = MemRefType::get(
+        {stages, type.getDimSize(0), type.getDimSize(1)},
+        type.getElementType(), MemRefLayoutAttrInterface(),
+        IntegerAttr::get(IntegerType::get(loop.getContext(), 64), 3));
+    slotBytes += type.getNumElements() *
+                 std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
+    plan.loads.push_back({load, convert, bufferType});
+  }
+  if (plan.loads.empty()) {
+    whyNot = "no load there feeds a dot operand";
+    return failure();
+  }
+  if (slotBytes * stages > kSlotBudgetBytes) {
+    whyNot = llvm::formatv("{0} stages of {1} bytes do not fit the {2} bytes "
+                           "of shared memory they may take",
+                           stages, slotBytes, kSlotBudgetBytes)
+                 .str();
+    return failure();
+  }
+
+  // Stage 0: what the loads' operands come from inside the body, and, for
+  // every value the loop carries into it, what its next value comes from.
+  SmallVector<Value> worklist;
+  for (StagedLoad &staged : plan.loads)
+    llvm::append_range(worklist, staged.load->getOperands());
+  auto yield = cast<scf::YieldOp>(body->getTerminator());
+  while (!worklist.empty()) {
+    Value value = worklist.pop_back_val();
+    if (auto arg = dyn_cast<BlockArgument>(value)) {
+      if (arg.getOwner() != body || arg == loop.getInductionVar() ||
+          llvm::is_contained(plan.stage0Args, arg))
+        continue;
+      plan.stage0Args.push_back(arg);
+      worklist.push_back(yield.getOperand(arg.getArgNumber() - 1));
+      continue;
+    }
+    Operation *op = value.getDefiningOp();
+    if (!op || op->getBlock() != body || plan.stage0.contains(op))
+      continue;
+    if (!isPure(op) || op->getNumRegions() != 0) {
+      whyNot = llvm::formatv("the loads' operands come from '{0}', which "
+                             "cannot run ahead",
+                             op->getName())
+                   .str();
+      return failure();
+    }
+    plan.stage0.insert(op);
+    llvm::append_range(worklist, op->getOperands());
+  }
+  // Stage 0 in body order, so clones see their operands first.
+  SmallVector<Operation *> ordered;
+  for (Operation &op : *body)
+    if (plan.stage0.contains(&op))
+      ordered.push_back(&op);
+  plan.stage0 = SetVector<Operation *>(ordered.begin(), ordered.end());
+
+  // Stage 1 must not see stage 0's values: they belong to a later
+  // iteration.
+  auto isStagedLoad = [&](Operation *op) {
+    return llvm::any_of(plan.loads,
+                        [&](StagedLoad &s) { return s.load == op; });
+  };
+  auto onlyStage0 = [&](Value value) {
+    for (OpOperand &use : value.getUses()) {
+      Operation *user = use.getOwner();
+      if (plan.stage0.contains(user) || isStagedLoad(user))
+        continue;
+      if (user == yield &&
+          llvm::is_contained(plan.stage0Args,
+                             body->getArgument(use.getOperandNumber() + 1)))
+        continue;
+      return false;
+    }
+    return true;
+  };
+  for (Operation *op : plan.stage0)
+    for (Value result : op->getResults())
+      if (!onlyStage0(result)) {
+        whyNot = llvm::formatv("'{0}' computes for the loads and for the "
+                               "rest of the body",
+                               op->getName())
+                     .str();
+        return failure();
+      }
+  for (BlockArgument arg : plan.stage0Args) {
+    if (!onlyStage0(arg) ||
+        !loop.getTiedLoopResult(arg).use_empty()) {
+      whyNot = "a value the loop carries for the loads is used elsewhere";
+      return failure();
+    }
+  }
+  return plan;
+}
+
+/// The stage-0 ops and the staged loads' copies for the iteration whose
+/// induction variable is `iv`, with the loop-carried stage-0 values in
+/// `mapping`; copies past `upper` are masked off. Adds the clones to
+/// `mapping`.
+static void emitStage0(OpBuilder &b, Location loc, LoopPlan &plan,
+                       ArrayRef<Value> buffers, Value iv, Value upper,
+                       Value slot, scf::ForOp loop, IRMapping &mapping) {
+  mapping.map(loop.getInductionVar(), iv);
+  for (Operation *op : plan.stage0)
+    b.clone(*op, mapping);
+  Value valid =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, iv, upper);
+  for (auto [staged, buffer] : llvm::zip(plan.loads, buffers)) {
+    tile::LoadOp load = staged.load;
+    auto ptrType = cast<RankedTensorType>(load.getPtr().getType());
+    auto maskType = RankedTensorType::get(
+        ptrType.getShape(), b.getI1Type(), ptrType.getEncoding());
+    Value mask = tile::SplatOp::create(b, loc, maskType, valid);
+    if (Value original = load.getMask())
+      mask = arith::AndIOp::create(b, loc, mapping.lookup(original), mask);
+    AsyncCopyOp::create(b, loc, mapping.lookup(load.getPtr()), mask, buffer,
+                        slot);
+  }
+  AsyncCommitGroupOp::create(b, loc);
+}
+
+static void pipelineLoop(scf::ForOp loop, LoopPlan &plan,
+                         int64_t stages) {
+  Location loc = loop.getLoc();
+  OpBuilder b(loop);
+  Type i32 = b.getI32Type();
+  auto constant = [&](int64_t v) {
+    return arith::ConstantOp::create(b, loc, b.getIntegerAttr(i32, v));
+  };
+  Value lower = loop.getLowerBound(), upper = loop.getUpperBound(),
+        step = loop.getStep();
+  SmallVector<Value> buffers;
+  for (StagedLoad &staged : plan.loads)
+    buffers.push_back(LocalAllocOp::create(b, loc, staged.bufferType));
+
+  // Prologue: the copies of iterations 0 .. stages - 2.
+  SmallVector<Value> inits(loop.getInitArgs());
+  for (int64_t j = 0; j + 1 < stages; ++j) {
+    IRMapping mapping;
+    for (BlockArgument arg : plan.stage0Args)
+      mapping.map(arg, inits[arg.getArgNumber() - 1]);
+    Value iv = arith::AddIOp::create(
+        b, loc, lower, arith::MulIOp::create(b, loc, step, constant(j)));
+    emitStage0(b, loc, plan, buffers, iv, upper, constant(j), loop, mapping);
+    auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+    for (BlockArgument arg : plan.stage0Args)
+      inits[arg.getArgNumber() - 1] =
+          mapping.lookupOrDefault(yield.getOperand(arg.getArgNumber() - 1));
+  }
+
+  auto pipelined = scf::ForOp::create(b, loc, lower, upper, step, inits);
+  pipelined->setAttrs(loop->getDiscardableAttrDictionary());
+  pipelined->removeAttr("tile.num_stages");
+  Block *body = pipelined.getBody();
+  b.setInsertionPointToStart(body);
+  Value iv = pipelined.getInductionVar();
+  // Iteration j uses slot j % stages and fills slot (j + stages - 1) %
+  // stages, which iteration j - 1 read before the barrier.
+  Value index = arith::DivUIOp::create(
+      b, loc, arith::SubIOp::create(b, loc, iv, lower), step);
+  Value slot = arith::RemUIOp::create(b, loc, index, constant(stages));
+  Value nextSlot = arith::RemUIOp::create(
+      b, loc, arith::AddIOp::create(b, loc, index, constant(stages - 1)),
+      constant(stages));
+  AsyncWaitOp::create(b, loc, stages - 2);
+  gpu::BarrierOp::create(b, loc);
+
+  IRMapping ahead;
+  for (BlockArgument arg : plan.stage0Args)
+    ahead.map(arg, body->getArgument(arg.getArgNumber()));
+  Value aheadIv = arith::AddIOp::create(
+      b, loc, iv, arith::MulIOp::create(b, loc, step, constant(stages - 1)));
+  emitStage0(b, loc, plan, buffers, aheadIv, upper, nextSlot, loop, ahead);
+
+  // Stage 1: the rest of the body, reading its slots.
+  IRMapping current;
+  current.map(loop.getInductionVar(), iv);
+  for (BlockArgument arg : loop.getRegionIterArgs())
+    current.map(arg, body->getArgument(arg.getArgNumber()));
+  for (auto [staged, buffer] : llvm::zip(plan.loads, buffers))
+    current.map(staged.convert.getResult(),
+                LocalLoadOp::create(b, loc, staged.convert.getType(), buffer,
+                                    slot)
+                    .getResult());
+  auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+  for (Operation &op : loop.getBody()->without_terminator()) {
+    bool staged = llvm::any_of(plan.loads, [&](StagedLoad &s) {
+      return s.load == &op || s.convert == &op;
+    });
+    if (!staged && !plan.stage0.contains(&op))
+      b.clone(op, current);
+  }
+  SmallVector<Value> yielded;
+  for (auto [i, value] : llvm::enumerate(yield.getOperands())) {
+    bool isStage0 = llvm::is_contained(plan.stage0Args,
+                                       loop.getRegionIterArgs()[i]);
+    yielded.push_back(isStage0 ? ahead.lookupOrDefault(value)
+                               : current.lookupOrDefault(value));
+  }
+  scf::YieldOp::create(b, loc, yielded);
+
+  // Copies past the end may still be in flight.
+  b.setInsertionPointAfter(pipelined);
+  AsyncWaitOp::create(b, loc, 0);
+  loop.replaceAllUsesWith(pipelined.getResults());
+  loop.erase();
+}
+
+void TilePipelineLoopsPass::runOnOperation() {
+  SmallVector<scf::ForOp> loops;
+  getOperation().walk([&](scf::ForOp loop) { loops.push_back(loop); });
+  for (scf::ForOp loop : loops) {
+    int64_t stages = numStages;
+    if (auto attr = loop->getAttrOfType<IntegerAttr>("tile.num_stages"))
+      stages = attr.getInt();
+    bool feedsDots = false;
+    loop.getBody()->walk([&](ConvertLayoutOp convert) {
+      feedsDots |= isa<DotOperandEncodingAttr>(convert.getType().getEncoding());
+    });
+    if (stages <= 1 || !feedsDots)
+      continue;
+    if (!loop.getInductionVar().getType().isInteger(32)) {
+      loop.emitRemark() << "not pipelined: the induction variable is not i32";
+      continue;
+    }
+    AxisInfoAnalysis axisInfo;
+    std::string whyNot;
+    FailureOr<LoopPlan> plan = planLoop(loop, stages, axisInfo, whyNot);
+    if (failed(plan)) {
+      loop.emitRemark() << "not pipelined: " << whyNot;
+      continue;
+    }
+    pipelineLoop(loop, *plan, stages);
+  }
+}
