@@ -62,3 +62,31 @@ func.func private @op_index(tensor<64x64xf16, #tilegpu.dot_operand<{opIdx = 2, p
 
 // expected-error @+1 {{kWidth is the elements per 32-bit register: 1, 2 or 4, not 3}}
 func.func private @k_width(tensor<64x64xf16, #tilegpu.dot_operand<{opIdx = 0, parent = #tilegpu.mma<{warpsPerCTA = [2, 2]}>, kWidth = 3}>>)
+
+// -----
+
+func.func @alloc_space() {
+  // expected-error @+1 {{allocates static, identity-laid-out memrefs in address space 3, not 'memref<3x64x32xf16>'}}
+  %buf = tilegpu.local_alloc : memref<3x64x32xf16>
+  return
+}
+
+// -----
+
+#blocked = #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
+func.func @copy_shape(%p: tensor<64x32x!tile.ptr<f16>, #blocked>, %s: i32) {
+  %buf = tilegpu.local_alloc : memref<3x32x64xf16, 3>
+  // expected-error @+1 {{a slot of 'memref<3x32x64xf16, 3>' does not hold a tile of 2 dimensions 'f16' of that shape}}
+  tilegpu.async_copy %p into %buf[%s] : memref<3x32x64xf16, 3>, tensor<64x32x!tile.ptr<f16>, #blocked>
+  return
+}
+
+// -----
+
+#blocked = #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
+func.func @load_type(%s: i32) -> tensor<64x32xf32, #blocked> {
+  %buf = tilegpu.local_alloc : memref<3x64x32xf16, 3>
+  // expected-error @+1 {{a slot of 'memref<3x64x32xf16, 3>' does not hold a tile of 2 dimensions 'f32' of that shape}}
+  %t = tilegpu.local_load %buf[%s] : memref<3x64x32xf16, 3> -> tensor<64x32xf32, #blocked>
+  return %t : tensor<64x32xf32, #blocked>
+}

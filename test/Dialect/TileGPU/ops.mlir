@@ -16,3 +16,27 @@ func.func @convert(%x: tensor<512xf32, #a>) -> (tensor<512xf32, #a>, tensor<512x
   %w = tilegpu.convert_layout %x : tensor<512xf32, #a> -> tensor<512xf32, #a>
   return %z, %w : tensor<512xf32, #a>, tensor<512xf32, #a>
 }
+
+// -----
+
+// The software pipeline's ops: a kernel-long buffer of three slots, copies
+// into a slot (masked or not), their groups, and a slot read as a dot
+// operand.
+// CHECK-LABEL: func.func @pipeline_ops
+// CHECK: %[[BUF:.*]] = tilegpu.local_alloc : memref<3x64x32xf16, 3>
+// CHECK: tilegpu.async_copy %{{.*}} mask %{{.*}} into %[[BUF]][%{{.*}}] : memref<3x64x32xf16, 3>, tensor<64x32x!tile.ptr<f16>, #blocked>, tensor<64x32xi1, #blocked>
+// CHECK: tilegpu.async_copy %{{.*}} into %[[BUF]][%{{.*}}] : memref<3x64x32xf16, 3>, tensor<64x32x!tile.ptr<f16>, #blocked>
+// CHECK: tilegpu.async_commit_group
+// CHECK: tilegpu.async_wait 1
+// CHECK: tilegpu.local_load %[[BUF]][%{{.*}}] : memref<3x64x32xf16, 3> -> tensor<64x32xf16, #dot_op>
+#blocked = #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
+#mma = #tilegpu.mma<{warpsPerCTA = [2, 2]}>
+func.func @pipeline_ops(%p: tensor<64x32x!tile.ptr<f16>, #blocked>, %m: tensor<64x32xi1, #blocked>, %s: i32) -> tensor<64x32xf16, #tilegpu.dot_operand<{opIdx = 0, parent = #mma, kWidth = 2}>> {
+  %buf = tilegpu.local_alloc : memref<3x64x32xf16, 3>
+  tilegpu.async_copy %p mask %m into %buf[%s] : memref<3x64x32xf16, 3>, tensor<64x32x!tile.ptr<f16>, #blocked>, tensor<64x32xi1, #blocked>
+  tilegpu.async_copy %p into %buf[%s] : memref<3x64x32xf16, 3>, tensor<64x32x!tile.ptr<f16>, #blocked>
+  tilegpu.async_commit_group
+  tilegpu.async_wait 1
+  %a = tilegpu.local_load %buf[%s] : memref<3x64x32xf16, 3> -> tensor<64x32xf16, #tilegpu.dot_operand<{opIdx = 0, parent = #mma, kWidth = 2}>>
+  return %a : tensor<64x32xf16, #tilegpu.dot_operand<{opIdx = 0, parent = #mma, kWidth = 2}>>
+}

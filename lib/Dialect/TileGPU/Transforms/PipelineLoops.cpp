@@ -39,10 +39,11 @@ static constexpr int64_t kSlotBudgetBytes = 40 * 1024;
 
 namespace {
 
-/// A load turned into asynchronous copies, and the conversion that read it.
+/// A load turned into asynchronous copies, and the conversions to dot
+/// operands that read it.
 struct StagedLoad {
   tile::LoadOp load;
-  ConvertLayoutOp convert;
+  SmallVector<ConvertLayoutOp> converts;
   MemRefType bufferType;
 };
 
@@ -93,12 +94,19 @@ static FailureOr<LoopPlan> planLoop(scf::ForOp loop, int64_t stages,
   int64_t slotBytes = 0;
   for (Operation &op : *body) {
     auto load = dyn_cast<tile::LoadOp>(op);
-    if (!load || !load->hasOneUse())
+    auto type = load ? dyn_cast<RankedTensorType>(load.getType()) : nullptr;
+    if (!type || type.getRank() != 2 || load->use_empty())
       continue;
-    auto convert = dyn_cast<ConvertLayoutOp>(*load->user_begin());
-    auto type = dyn_cast<RankedTensorType>(load.getType());
-    if (!convert || !type || type.getRank() != 2 ||
-        !isa<DotOperandEncodingAttr>(convert.getType().getEncoding()))
+    SmallVector<ConvertLayoutOp> converts;
+    for (Operation *user : load->getUsers()) {
+      auto convert = dyn_cast<ConvertLayoutOp>(user);
+      if (!convert ||
+          !isa<DotOperandEncodingAttr>(convert.getType().getEncoding()))
+        break;
+      converts.push_back(convert);
+    }
+    if (converts.size() != static_cast<size_t>(std::distance(
+                               load->user_begin(), load->user_end())))
       continue;
     if (load.getOther() && !isZeroTile(load.getOther())) {
       whyNot = "a load's padding is not zero";
@@ -116,7 +124,7 @@ static FailureOr<LoopPlan> planLoop(scf::ForOp loop, int64_t stages,
         IntegerAttr::get(IntegerType::get(loop.getContext(), 64), 3));
     slotBytes += type.getNumElements() *
                  std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
-    plan.loads.push_back({load, convert, bufferType});
+    plan.loads.push_back({load, converts, bufferType});
   }
   if (plan.loads.empty()) {
     whyNot = "no load there feeds a dot operand";
@@ -289,14 +297,14 @@ static void pipelineLoop(scf::ForOp loop, LoopPlan &plan,
   for (BlockArgument arg : loop.getRegionIterArgs())
     current.map(arg, body->getArgument(arg.getArgNumber()));
   for (auto [staged, buffer] : llvm::zip(plan.loads, buffers))
-    current.map(staged.convert.getResult(),
-                LocalLoadOp::create(b, loc, staged.convert.getType(), buffer,
-                                    slot)
-                    .getResult());
+    for (ConvertLayoutOp convert : staged.converts)
+      current.map(convert.getResult(),
+                  LocalLoadOp::create(b, loc, convert.getType(), buffer, slot)
+                      .getResult());
   auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
   for (Operation &op : loop.getBody()->without_terminator()) {
     bool staged = llvm::any_of(plan.loads, [&](StagedLoad &s) {
-      return s.load == &op || s.convert == &op;
+      return s.load == &op || llvm::is_contained(s.converts, &op);
     });
     if (!staged && !plan.stage0.contains(&op))
       b.clone(op, current);
