@@ -352,9 +352,18 @@ class CodeGenerator(ast.NodeVisitor):
                              "kl.static_range(...)", iterator)
         if node.orelse:
             raise self.error("for ... else is not supported", node)
+        num_stages = None
         for kw in iterator.keywords:
             if kw.arg != "num_stages":
                 raise self.error(f"range() takes no argument '{kw.arg}'", kw)
+            num_stages = self.expr(kw.value)
+            if isinstance(num_stages, kl.constexpr):
+                num_stages = num_stages.value
+            if not isinstance(num_stages, int) or isinstance(num_stages,
+                                                              bool) \
+                    or num_stages < 1:
+                raise self.error("num_stages must be a constant integer of "
+                                 "at least 1", kw)
         if len(args) == 1:
             args = [0, args[0], 1]
         elif len(args) == 2:
@@ -415,7 +424,11 @@ class CodeGenerator(ast.NodeVisitor):
                   f"{step.name}{iter_args} : i32 {{")
         self.lines.extend(body)
         self.emit_yield(yielded, depth=self.depth + 1)
-        self.emit(f"}} {self.loc(node)}")
+        # How many loads of later iterations the GPU pipeline keeps in
+        # flight (tile-pipeline-loops).
+        stages = (f" {{tile.num_stages = {num_stages} : i64}}"
+                  if num_stages is not None else "")
+        self.emit(f"}}{stages} {self.loc(node)}")
         self.bind_results(loop, [(name, init.type)
                                  for name, init in zip(carried, inits)])
 
@@ -489,7 +502,11 @@ class CodeGenerator(ast.NodeVisitor):
         self.emit(f"^bb0({block}):")
         self.lines.extend(body_lines)
         self.emit_yield(yielded, depth=self.depth + 1)
-        self.emit(f"}} {self.loc(node)}")
+        # How many loads of later iterations the GPU pipeline keeps in
+        # flight (tile-pipeline-loops).
+        stages = (f" {{tile.num_stages = {num_stages} : i64}}"
+                  if num_stages is not None else "")
+        self.emit(f"}}{stages} {self.loc(node)}")
         self.bind_results(loop, [(name, init.type)
                                  for name, init in zip(carried, inits)])
 

@@ -5,6 +5,7 @@ a no-op), and, where PyTorch sees a GPU, numerics against PyTorch."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -15,6 +16,7 @@ import pytest
 
 import kiln
 import kiln.language as kl
+from kiln.codegen import KilnCompileError
 from kiln.errors import CompilationError, KilnError
 from kiln.gpu import GPUBinary, device_chip
 
@@ -296,6 +298,48 @@ def test_matmul_compiles_to_tensor_cores_without_a_gpu(case):
         assert "mma.sync" not in stages["tile"]
         if element != np.float32:
             assert "fma.rn.f32" not in stages["ptx"]
+
+
+@kiln.jit
+def staged_matmul(c_ptr, a_ptr, b_ptr, K, STAGES: kl.constexpr):
+    rows = kl.arange(0, 64)
+    cols = kl.arange(0, 64)
+    acc = kl.zeros((64, 64), kl.float32)
+    for k in range(0, K, 32, num_stages=STAGES):
+        ks = k + kl.arange(0, 32)
+        a = kl.load(a_ptr + rows[:, None] * K + ks[None, :])
+        b = kl.load(b_ptr + ks[:, None] * 64 + cols[None, :])
+        acc += kl.dot(a, b)
+    kl.store(c_ptr + rows[:, None] * 64 + cols[None, :], acc)
+
+
+@pytest.mark.parametrize("stages", [1, 2, 3, 4])
+def test_range_num_stages_sets_the_pipeline_depth(stages):
+    a = np.random.default_rng(3).random((64, 128)).astype(np.float16)
+    b = np.random.default_rng(4).random((128, 64)).astype(np.float16)
+    c = np.zeros((64, 64), np.float32)
+    ptx = staged_matmul.asm(c, a, b, 128, STAGES=stages, chip="sm_80")["ptx"]
+    # Two operands of 64x32 / 32x64 f16: 2 x 16-byte copies each per thread
+    # and stage, issued by the prologue (stages - 1) and the loop (1).
+    assert ptx.count("cp.async.cg.shared.global") == (4 * stages
+                                                     if stages > 1 else 0)
+    if stages > 1:
+        assert re.search(rf"cp\.async\.wait_group\s+{stages - 2};", ptx)
+    # The host target runs the same kernel, stages or not.
+    staged_matmul[(1,)](c, a, b, 128, STAGES=stages)
+    np.testing.assert_allclose(c, a.astype(np.float64) @ b.astype(np.float64),
+                               rtol=1e-5)
+
+
+def test_range_num_stages_must_be_a_positive_constant():
+    @kiln.jit
+    def bad(x_ptr, n):
+        for i in range(0, n, num_stages=0):
+            kl.store(x_ptr + i, 1.0)
+
+    with pytest.raises(KilnCompileError, match="num_stages must be a "
+                                               "constant integer"):
+        bad[(1,)](np.zeros(4, np.float32), 4)
 
 
 def tensor_core_inputs(torch, element, m, n, k, b_column_major):
