@@ -42,6 +42,10 @@ kiln_log "A whole-tensor layer norm: 7 kernels before fusion, 1 after"
 "$KILN_BUILD_DIR/bin/kiln-run" "$KILN_ROOT/docs/examples/layer_norm_array.mlir" \
   --kernel=layer_norm --init=rand --report
 
+kiln_log "Matmul, bias and GELU: 4 kernels before fusion, 1 after (tile.dot on 64x64 blocks)"
+"$KILN_BUILD_DIR/bin/kiln-run" "$KILN_ROOT/docs/examples/matmul_bias_gelu_array.mlir" \
+  --kernel=mlp --init=rand --report
+
 kiln_log "Running the examples on random data, checked against numpy"
 PYTHONPATH=$KILN_ROOT/python KILN_BUILD_DIR=$KILN_BUILD_DIR \
   python3 "$KILN_ROOT/scripts/lib/run_examples.py"

@@ -22,6 +22,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
 #include "llvm/Support/MathExtras.h"
@@ -365,6 +366,13 @@ void KilnTilePass::runOnOperation() {
     module.emitError("kiln-tile: max-row must be positive, not ") << maxRow;
     return signalPassFailure();
   }
+  for (int64_t size : {int64_t(blockM), int64_t(blockN), int64_t(blockK)})
+    if (size < 16 || !llvm::isPowerOf2_64(size)) {
+      module.emitError("kiln-tile: matmul blocks must be powers of two of "
+                       "at least 16, not ")
+          << size;
+      return signalPassFailure();
+    }
   DenseMap<StringRef, TiledKernel> tiled;
   SmallVector<func::FuncOp> kernels, callers;
   for (auto func : module.getOps<func::FuncOp>()) {
@@ -374,9 +382,11 @@ void KilnTilePass::runOnOperation() {
       callers.push_back(func);
   }
   for (func::FuncOp kernel : kernels) {
-    FailureOr<TiledKernel> result = hasReductions(kernel)
-                                        ? tileRows(kernel, maxRow)
-                                        : tileElementwise(kernel);
+    FailureOr<TiledKernel> result =
+        isMatmulKernel(kernel)
+            ? tileMatmul(kernel, MatmulBlocks{blockM, blockN, blockK})
+        : hasReductions(kernel) ? tileRows(kernel, maxRow)
+                                : tileElementwise(kernel);
     if (failed(result))
       return signalPassFailure();
     tiled[kernel.getSymName()] = *result;

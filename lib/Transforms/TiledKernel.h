@@ -22,6 +22,21 @@ bool hasReductions(mlir::func::FuncOp kernel);
 mlir::FailureOr<TiledKernel> tileRows(mlir::func::FuncOp kernel,
                                       int64_t maxRow);
 
+/// Whether `kernel` is built around a linalg.matmul (for tileMatmul).
+bool isMatmulKernel(mlir::func::FuncOp kernel);
+
+/// The block of the result one program of a matmul kernel computes, and
+/// the K step of its loop.
+struct MatmulBlocks {
+  int64_t m = 64, n = 64, k = 32;
+};
+
+/// Tiles a matmul kernel (elementwise prologues of its operands, a
+/// constant fill, one linalg.matmul, elementwise epilogues): one program
+/// per block of the result, a loop over K of tile.dot.
+mlir::FailureOr<TiledKernel> tileMatmul(mlir::func::FuncOp kernel,
+                                        const MatmulBlocks &blocks);
+
 } // namespace kiln
 
 #endif // KILN_LIB_TRANSFORMS_TILEDKERNEL_H

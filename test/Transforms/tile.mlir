@@ -95,13 +95,9 @@ func.func @row_sums(%x: tensor<4x7xf32>) -> tensor<4xf32> {
 
 // -----
 
-// Contractions are not tiled yet: the kernel is named.
-func.func @mm(%a: tensor<4x8xf32>, %b: tensor<8x5xf32>) -> tensor<4x5xf32> {
-  %zero = arith.constant 0.0 : f32
-  %e = tensor.empty() : tensor<4x5xf32>
-  // The kernel takes the location of its first op.
-  // expected-error @+1 {{kiln-tile: kernel 'mm_kernel0' reduces over more than two loops (a matmul or a contraction), which is not tiled yet}}
-  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<4x5xf32>) -> tensor<4x5xf32>
-  %c = linalg.matmul ins(%a, %b : tensor<4x8xf32>, tensor<8x5xf32>) outs(%init : tensor<4x5xf32>) -> tensor<4x5xf32>
-  return %c : tensor<4x5xf32>
+// A matmul that accumulates into an input (C += A B) is not tiled yet.
+func.func @mm(%a: tensor<4x8xf32>, %b: tensor<8x5xf32>, %c: tensor<4x5xf32>) -> tensor<4x5xf32> {
+  // expected-error @+1 {{kiln-tile: a matmul must accumulate into a constant fill}}
+  %d = linalg.matmul ins(%a, %b : tensor<4x8xf32>, tensor<8x5xf32>) outs(%c : tensor<4x5xf32>) -> tensor<4x5xf32>
+  return %d : tensor<4x5xf32>
 }

@@ -72,18 +72,33 @@ def KilnTilePass : Pass<"kiln-tile", "mlir::ModuleOp"> {
     column vector (broadcasts), masked at the end of the row; a reduction
     whose body is `combine(f(inputs), acc)` becomes `f` on the tile, masked
     elements set to `combine`'s neutral element, a `tile.reduce` with
-    `combine`, and the initial value combined in. Other kernels (matmuls)
-    are not tiled yet and are reported by name.
+    `combine`, and the initial value combined in.
+
+    Kernels around one `linalg.matmul` (elementwise prologues of its
+    operands such as casts, a constant fill, elementwise epilogues such as
+    bias, activation, residual and cast) are matmul kernels: each program
+    computes one `block-m` x `block-n` block of the result, looping over K
+    in steps of `block-k` with `tile.dot` on operand blocks loaded with
+    masks (zeros outside) and passed through the prologues, then applies
+    the epilogues to the accumulator (row and column vectors broadcast)
+    and stores the block. Programs are numbered row of blocks by row.
   }];
   let options = [
     Option<"block", "block", "int64_t", "1024",
            "Elements per program of an elementwise kernel (a power of two)">,
     Option<"maxRow", "max-row", "int64_t", "16384",
            "Longest row a row kernel holds in one tile">,
+    Option<"blockM", "block-m", "int64_t", "64",
+           "Rows of the result block of a matmul program">,
+    Option<"blockN", "block-n", "int64_t", "64",
+           "Columns of the result block of a matmul program">,
+    Option<"blockK", "block-k", "int64_t", "32",
+           "K step of a matmul program's loop">,
   ];
   let dependentDialects = ["kiln::tile::TileDialect",
                            "mlir::arith::ArithDialect",
-                           "mlir::memref::MemRefDialect"];
+                           "mlir::memref::MemRefDialect",
+                           "mlir::scf::SCFDialect"];
 }
 
 def KilnCostReportPass : Pass<"kiln-cost-report", "mlir::ModuleOp"> {

@@ -1,0 +1,408 @@
+//===- TileMatmul.cpp - Matmul kernels to tile kernels --------------------===//
+//
+// A kernel around one linalg.matmul: elementwise prologues of its operands
+// (casts), the fill of its accumulator, and elementwise epilogues over its
+// result (bias, activation, residual, cast). Each program computes one
+// [block-m, block-n] block of the result: a loop over K loads the operand
+// blocks (masked at the edges, zeros outside), applies the prologues, and
+// accumulates with tile.dot, which the GPU target runs on tensor cores;
+// then the epilogues run on the accumulator and the block is stored. So
+// the matmul's result never leaves the program.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TiledKernel.h"
+
+#include "kiln/Dialect/Tile/IR/TileDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace kiln;
+
+bool kiln::isMatmulKernel(func::FuncOp kernel) {
+  return !kernel.getOps<linalg::MatmulOp>().empty();
+}
+
+namespace {
+
+/// Builds the tile kernel of one matmul kernel.
+class MatmulTiler {
+public:
+  MatmulTiler(func::FuncOp kernel, linalg::MatmulOp matmul,
+              const MatmulBlocks &blocks)
+      : kernel(kernel), matmul(matmul), blocks(blocks), b(kernel) {}
+
+  FailureOr<TiledKernel> run();
+
+private:
+  /// The [rows, columns] block of the row-major [*, ld] array at `base`
+  /// whose rows and columns are `rowIndices` and `columnIndices`.
+  Value blockPointers(Location loc, Value base, Value rowIndices,
+                      Value columnIndices, int64_t ld);
+  /// The value of `source` (a kernel argument or a value computed earlier)
+  /// as read through `map` by a generic over a block of `shape` whose rows
+  /// and columns are `rowIndices` and `columnIndices`; `inside` masks it.
+  FailureOr<Value> blockValue(Operation *user, Value source, AffineMap map,
+                              ArrayRef<int64_t> shape, Value rowIndices,
+                              Value columnIndices, Value inside,
+                              IRMapping &computed);
+  /// Applies the elementwise `generic` to blocks of `shape`; its result is
+  /// mapped in `computed`.
+  LogicalResult applyGeneric(linalg::GenericOp generic,
+                             ArrayRef<int64_t> shape, Value rowIndices,
+                             Value columnIndices, Value inside,
+                             IRMapping &computed);
+  /// The matmul operand `operand` for the K step at `k`.
+  FailureOr<Value> operandBlock(Value operand, bool isA, Value k);
+
+  RankedTensorType blockOf(ArrayRef<int64_t> shape, Type element) {
+    return RankedTensorType::get(shape, element);
+  }
+  Value constantI32(Location loc, int64_t value) {
+    return arith::ConstantIntOp::create(b, loc, b.getI32Type(), value);
+  }
+  /// `indices` (a [size] tile) compared with `bound`.
+  Value below(Location loc, Value indices, int64_t bound);
+  /// `value` ([n]) as [n, 1] (`axis` 1) or [1, n] (`axis` 0), broadcast to
+  /// `shape`.
+  Value spread(Location loc, Value value, int64_t axis,
+               ArrayRef<int64_t> shape);
+
+  func::FuncOp kernel;
+  linalg::MatmulOp matmul;
+  MatmulBlocks blocks;
+  OpBuilder b;
+  Block *entry = nullptr;
+  int64_t m = 0, n = 0, k = 0;
+  Value rows, columns, rowsInside, columnsInside, ks;
+};
+
+} // namespace
+
+Value MatmulTiler::below(Location loc, Value indices, int64_t bound) {
+  auto type = cast<RankedTensorType>(indices.getType());
+  return arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::slt, indices,
+      tile::SplatOp::create(b, loc, type, constantI32(loc, bound)));
+}
+
+Value MatmulTiler::spread(Location loc, Value value, int64_t axis,
+                          ArrayRef<int64_t> shape) {
+  auto type = cast<RankedTensorType>(value.getType());
+  SmallVector<int64_t> expanded(shape);
+  expanded[axis] = 1;
+  Value column = tile::ExpandDimsOp::create(
+      b, loc, blockOf(expanded, type.getElementType()), value,
+      b.getI32IntegerAttr(axis));
+  return tile::BroadcastOp::create(b, loc,
+                                   blockOf(shape, type.getElementType()),
+                                   column);
+}
+
+Value MatmulTiler::blockPointers(Location loc, Value base, Value rowIndices,
+                                 Value columnIndices, int64_t ld) {
+  int64_t height = cast<RankedTensorType>(rowIndices.getType()).getDimSize(0);
+  int64_t width =
+      cast<RankedTensorType>(columnIndices.getType()).getDimSize(0);
+  SmallVector<int64_t> shape = {height, width};
+  Type i32 = b.getI32Type();
+  Value rowStarts = arith::MulIOp::create(
+      b, loc, rowIndices,
+      tile::SplatOp::create(b, loc, blockOf({height}, i32),
+                            constantI32(loc, ld)));
+  Value offsets = arith::AddIOp::create(b, loc, spread(loc, rowStarts, 1, shape),
+                                        spread(loc, columnIndices, 0, shape));
+  auto pointers = blockOf(shape, base.getType());
+  return tile::AddPtrOp::create(b, loc, pointers,
+                                tile::SplatOp::create(b, loc, pointers, base),
+                                offsets);
+}
+
+FailureOr<Value> MatmulTiler::blockValue(Operation *user, Value source,
+                                         AffineMap map,
+                                         ArrayRef<int64_t> shape,
+                                         Value rowIndices, Value columnIndices,
+                                         Value inside, IRMapping &computed) {
+  MLIRContext *ctx = user->getContext();
+  AffineExpr d0 = getAffineDimExpr(0, ctx), d1 = getAffineDimExpr(1, ctx);
+  bool identity = map == AffineMap::get(2, 0, {d0, d1}, ctx);
+  if (Value known = computed.lookupOrNull(source)) {
+    if (!identity)
+      return user->emitError("kiln-tile: a matmul kernel reads a value it "
+                             "computes other than elementwise");
+    return known;
+  }
+  auto arg = dyn_cast<BlockArgument>(source);
+  if (!arg || arg.getOwner() != &kernel.getBody().front())
+    return user->emitError("kiln-tile: an operand of a matmul kernel comes "
+                           "from neither an input nor an earlier op");
+  Location loc = user->getLoc();
+  Value base = entry->getArgument(arg.getArgNumber());
+  auto type = cast<RankedTensorType>(source.getType());
+  Type element = type.getElementType();
+  Value zero = tile::SplatOp::create(
+      b, loc, blockOf(shape, element),
+      arith::ConstantOp::create(b, loc, b.getZeroAttr(element)));
+  if (identity)
+    return Value(tile::LoadOp::create(
+        b, loc, blockOf(shape, element),
+        blockPointers(loc, base, rowIndices, columnIndices,
+                      type.getDimSize(1)),
+        inside, zero));
+  // A vector along the rows (d0) or the columns (d1), broadcast.
+  bool alongRows = map == AffineMap::get(2, 0, {d0}, ctx);
+  if (!alongRows && map != AffineMap::get(2, 0, {d1}, ctx))
+    return user->emitError("kiln-tile: indexing map ")
+           << AffineMapAttr::get(map)
+           << " of a matmul kernel reads neither a block, a row vector nor "
+              "a column vector";
+  Value indices = alongRows ? rowIndices : columnIndices;
+  int64_t size = shape[alongRows ? 0 : 1];
+  auto pointers = blockOf({size}, base.getType());
+  Value at = tile::AddPtrOp::create(
+      b, loc, pointers, tile::SplatOp::create(b, loc, pointers, base),
+      indices);
+  Value vector = tile::LoadOp::create(
+      b, loc, blockOf({size}, element), at,
+      below(loc, indices, type.getDimSize(0)),
+      tile::SplatOp::create(
+          b, loc, blockOf({size}, element),
+          arith::ConstantOp::create(b, loc, b.getZeroAttr(element))));
+  return spread(loc, vector, alongRows ? 1 : 0, shape);
+}
+
+LogicalResult MatmulTiler::applyGeneric(linalg::GenericOp generic,
+                                        ArrayRef<int64_t> shape,
+                                        Value rowIndices, Value columnIndices,
+                                        Value inside, IRMapping &computed) {
+  if (generic.getNumReductionLoops() || generic.getNumLoops() != 2 ||
+      generic.getNumDpsInits() != 1)
+    return generic.emitError("kiln-tile: a matmul kernel's prologues and "
+                             "epilogues must be elementwise over two "
+                             "dimensions with one result");
+  if (generic.payloadUsesValueFromOperand(generic.getDpsInitOperand(0)))
+    return generic.emitError("kiln-tile: an elementwise body that reads its "
+                             "output is not tiled yet");
+  Block &body = *generic.getBody();
+  IRMapping mapping;
+  for (OpOperand *input : generic.getDpsInputOperands()) {
+    FailureOr<Value> value = blockValue(
+        generic, input->get(), generic.getMatchingIndexingMap(input), shape,
+        rowIndices, columnIndices, inside, computed);
+    if (failed(value))
+      return failure();
+    mapping.map(body.getArgument(input->getOperandNumber()), *value);
+  }
+  auto asBlock = [&](Value value) -> Value {
+    if (isa<RankedTensorType>(value.getType()))
+      return value;
+    return tile::SplatOp::create(b, value.getLoc(),
+                                 blockOf(shape, value.getType()), value);
+  };
+  for (Operation &op : body.without_terminator()) {
+    if (op.getNumRegions() != 0 ||
+        !isa<arith::ArithDialect, math::MathDialect>(op.getDialect()))
+      return op.emitError("kiln-tile: ")
+             << op.getName() << " in a matmul kernel's body is not tiled yet";
+    SmallVector<Value> operands;
+    for (Value operand : op.getOperands()) {
+      Value mapped = mapping.lookupOrNull(operand);
+      if (!mapped) {
+        // A constant captured from outside the body.
+        auto constant = operand.getDefiningOp<arith::ConstantOp>();
+        if (!constant)
+          return op.emitError("kiln-tile: a matmul kernel's body uses a "
+                              "value from outside that is not a constant");
+        mapped = b.clone(*constant)->getResult(0);
+      }
+      operands.push_back(asBlock(mapped));
+    }
+    SmallVector<Type> resultTypes;
+    for (Type type : op.getResultTypes())
+      resultTypes.push_back(blockOf(shape, type));
+    OperationState state(op.getLoc(), op.getName(), operands, resultTypes,
+                         op.getAttrs());
+    mapping.map(op.getResults(), b.create(state)->getResults());
+  }
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  Value result = mapping.lookupOrNull(yield.getOperand(0));
+  if (!result)
+    result = body.getArgument(0) == yield.getOperand(0)
+                 ? mapping.lookup(body.getArgument(0))
+                 : Value();
+  if (!result)
+    return generic.emitError("kiln-tile: a body that yields a value from "
+                             "outside is not tiled yet");
+  computed.map(generic.getResult(0), asBlock(result));
+  return success();
+}
+
+FailureOr<Value> MatmulTiler::operandBlock(Value operand, bool isA, Value kk) {
+  Location loc = matmul.getLoc();
+  Type i32 = b.getI32Type();
+  // The K indices of this step: kk + [0, blockK).
+  Value kIndices = arith::AddIOp::create(
+      b, loc, tile::SplatOp::create(b, loc, blockOf({blocks.k}, i32), kk), ks);
+  Value kInside = below(loc, kIndices, k);
+  SmallVector<int64_t> shape = isA ? SmallVector<int64_t>{blocks.m, blocks.k}
+                                   : SmallVector<int64_t>{blocks.k, blocks.n};
+  Value rowIndices = isA ? rows : kIndices;
+  Value columnIndices = isA ? kIndices : columns;
+  Value inside = arith::AndIOp::create(
+      b, loc, spread(loc, isA ? rowsInside : kInside, 1, shape),
+      spread(loc, isA ? kInside : columnsInside, 0, shape));
+  IRMapping computed;
+  // The operand itself, or the elementwise prologue that makes it.
+  if (auto generic = operand.getDefiningOp<linalg::GenericOp>()) {
+    if (failed(applyGeneric(generic, shape, rowIndices, columnIndices, inside,
+                            computed)))
+      return failure();
+    return computed.lookup(operand);
+  }
+  return blockValue(matmul, operand,
+                    AffineMap::getMultiDimIdentityMap(2, matmul.getContext()),
+                    shape, rowIndices, columnIndices, inside, computed);
+}
+
+FailureOr<TiledKernel> MatmulTiler::run() {
+  MLIRContext *ctx = kernel.getContext();
+  auto aType = cast<RankedTensorType>(matmul.getInputs()[0].getType());
+  auto bType = cast<RankedTensorType>(matmul.getInputs()[1].getType());
+  auto cType = cast<RankedTensorType>(matmul.getResultTypes()[0]);
+  if (!aType.hasStaticShape() || !bType.hasStaticShape())
+    return matmul.emitError("kiln-tile: a matmul of dynamic shape is not "
+                            "tiled yet");
+  if (aType.getElementType() != bType.getElementType())
+    return matmul.emitError("kiln-tile: a matmul of ")
+           << aType.getElementType() << " by " << bType.getElementType()
+           << " needs a cast of one operand first";
+  m = aType.getDimSize(0), k = aType.getDimSize(1), n = bType.getDimSize(1);
+  auto fill = matmul.getOutputs()[0].getDefiningOp<linalg::FillOp>();
+  auto fillValue =
+      fill ? fill.getInputs()[0].getDefiningOp<arith::ConstantOp>() : nullptr;
+  if (!fillValue)
+    return matmul.emitError("kiln-tile: a matmul must accumulate into a "
+                            "constant fill");
+  // The operands' prologues, the matmul and its epilogues are all there is.
+  for (Operation &op : kernel.getBody().front().without_terminator()) {
+    if (isa<tensor::EmptyOp, arith::ConstantOp, linalg::FillOp,
+            linalg::MatmulOp>(op))
+      continue;
+    auto generic = dyn_cast<linalg::GenericOp>(op);
+    if (!generic)
+      return op.emitError("kiln-tile: ")
+             << op.getName() << " in a matmul kernel is not tiled yet";
+    bool prologue = llvm::any_of(generic->getUsers(), [&](Operation *user) {
+      return user == matmul.getOperation();
+    });
+    if (prologue && !generic->hasOneUse())
+      return generic.emitError("kiln-tile: a matmul operand's prologue is "
+                               "used elsewhere too");
+  }
+
+  SmallVector<Type> argTypes;
+  for (Type type : llvm::concat<const Type>(kernel.getArgumentTypes(),
+                                            kernel.getResultTypes()))
+    argTypes.push_back(tile::PointerType::get(
+        cast<RankedTensorType>(type).getElementType()));
+  b.setInsertionPointAfter(kernel);
+  Location loc = kernel.getLoc();
+  auto tileKernel = func::FuncOp::create(
+      b, loc, (kernel.getSymName() + "_tile").str(),
+      FunctionType::get(ctx, argTypes, {}));
+  entry = tileKernel.addEntryBlock();
+  b.setInsertionPointToStart(entry);
+  auto fail = [&]() -> FailureOr<TiledKernel> {
+    tileKernel.erase();
+    return failure();
+  };
+  Type i32 = b.getI32Type();
+  // Program p computes block (p / blocks along N, p % blocks along N).
+  int64_t blocksN = llvm::divideCeil(n, blocks.n);
+  int64_t blocksM = llvm::divideCeil(m, blocks.m);
+  Value program = tile::ProgramIdOp::create(
+      b, loc, i32, tile::ProgramAxisAttr::get(ctx, tile::ProgramAxis::X));
+  Value blockRow = arith::DivUIOp::create(b, loc, program,
+                                          constantI32(loc, blocksN));
+  Value blockColumn = arith::RemUIOp::create(b, loc, program,
+                                             constantI32(loc, blocksN));
+  auto indices = [&](Value blockIndex, int64_t size) -> Value {
+    Value start = arith::MulIOp::create(b, loc, blockIndex,
+                                        constantI32(loc, size));
+    return arith::AddIOp::create(
+        b, loc, tile::SplatOp::create(b, loc, blockOf({size}, i32), start),
+        tile::RangeOp::create(b, loc, blockOf({size}, i32), 0, size));
+  };
+  rows = indices(blockRow, blocks.m);
+  columns = indices(blockColumn, blocks.n);
+  rowsInside = below(loc, rows, m);
+  columnsInside = below(loc, columns, n);
+  ks = tile::RangeOp::create(b, loc, blockOf({blocks.k}, i32), 0, blocks.k);
+
+  // acc += a * b over K.
+  Type accElement = cType.getElementType();
+  auto accType = blockOf({blocks.m, blocks.n}, accElement);
+  Value init = tile::SplatOp::create(b, loc, accType,
+                                     b.clone(*fillValue)->getResult(0));
+  auto loop = scf::ForOp::create(b, loc, constantI32(loc, 0),
+                                 constantI32(loc, k),
+                                 constantI32(loc, blocks.k), ValueRange{init});
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value kk = loop.getInductionVar();
+    FailureOr<Value> a = operandBlock(matmul.getInputs()[0], true, kk);
+    FailureOr<Value> bb = operandBlock(matmul.getInputs()[1], false, kk);
+    if (failed(a) || failed(bb))
+      return fail();
+    Value dot = tile::DotOp::create(b, loc, accType, *a, *bb,
+                                    loop.getRegionIterArgs()[0]);
+    scf::YieldOp::create(b, loc, dot);
+  }
+
+  // The epilogues, on the accumulator, then the stores.
+  SmallVector<int64_t> shape = {blocks.m, blocks.n};
+  Value inside = arith::AndIOp::create(b, loc, spread(loc, rowsInside, 1, shape),
+                                       spread(loc, columnsInside, 0, shape));
+  IRMapping computed;
+  computed.map(matmul.getResult(0), loop.getResult(0));
+  for (Operation &op : kernel.getBody().front().without_terminator()) {
+    auto generic = dyn_cast<linalg::GenericOp>(op);
+    if (!generic || generic->isBeforeInBlock(matmul))
+      continue;
+    if (failed(applyGeneric(generic, shape, rows, columns, inside, computed)))
+      return fail();
+  }
+  auto ret = cast<func::ReturnOp>(kernel.getBody().front().getTerminator());
+  for (auto [i, result] : llvm::enumerate(ret.getOperands())) {
+    Value value = computed.lookupOrNull(result);
+    auto type = cast<RankedTensorType>(result.getType());
+    if (!value || type.getShape() != ArrayRef<int64_t>{m, n})
+      return kernel.emitError("kiln-tile: result ")
+                 << i << " of a matmul kernel is not its [" << m << ", " << n
+                 << "] product or an epilogue of it",
+             fail();
+    Value base = entry->getArgument(kernel.getNumArguments() + i);
+    tile::StoreOp::create(b, loc, blockPointers(loc, base, rows, columns, n),
+                          value, inside);
+  }
+  func::ReturnOp::create(b, loc);
+  return TiledKernel{tileKernel, blocksM * blocksN};
+}
+
+FailureOr<TiledKernel> kiln::tileMatmul(func::FuncOp kernel,
+                                        const MatmulBlocks &blocks) {
+  auto matmuls = llvm::to_vector(kernel.getOps<linalg::MatmulOp>());
+  if (matmuls.size() != 1)
+    return kernel.emitError("kiln-tile: kernel '")
+           << kernel.getSymName() << "' holds " << matmuls.size()
+           << " matmuls; one per kernel is tiled";
+  return MatmulTiler(kernel, matmuls.front(), blocks).run();
+}
