@@ -156,21 +156,24 @@ void KilnFusePass::groupAndOutline(func::FuncOp func, SymbolTable &symbols) {
   llvm::EquivalenceClasses<Operation *> groups;
   for (Operation *op : kernels)
     groups.insert(op);
-  // Joining producer and consumer is safe when no op between them (outside
-  // their groups) uses the producer's group: the group stays contiguous.
+  // A group's call goes where its last op was, so joining the groups of
+  // producer and consumer is safe when no other op before that point uses
+  // a value of either, in its operands or inside its regions (a tensor.extract,
+  // a tile.reduce): it would come before the call that now defines it.
   auto canJoin = [&](Operation *producer, Operation *consumer) {
-    for (unsigned i = position[producer] + 1; i < position[consumer]; ++i) {
-      Operation *between = &*std::next(body.begin(), i);
-      if (!isa<linalg::LinalgOp>(between) ||
-          groups.isEquivalent(between, producer) ||
-          groups.isEquivalent(between, consumer))
-        continue;
-      for (Value operand : between->getOperands())
-        if (Operation *def = operand.getDefiningOp();
-            def && groups.contains(def) &&
-            groups.isEquivalent(def, producer))
+    SmallVector<Operation *> members;
+    for (Operation *op : {producer, consumer})
+      members.append(groups.findLeader(op), groups.member_end());
+    unsigned last = 0;
+    for (Operation *member : members)
+      last = std::max(last, position[member]);
+    for (Operation *member : members)
+      for (Operation *user : member->getUsers()) {
+        Operation *op = body.findAncestorOpInBlock(*user);
+        if (op && position[op] < last && !groups.isEquivalent(op, producer) &&
+            !groups.isEquivalent(op, consumer))
           return false;
-    }
+      }
     return true;
   };
 

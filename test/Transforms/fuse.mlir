@@ -296,3 +296,25 @@ func.func @layer_norm(%x: tensor<29x777xf32>, %w: tensor<777xf32>, %b: tensor<77
   } -> tensor<29x777xf32>
   return %y : tensor<29x777xf32>
 }
+
+// -----
+
+// An op that stays outside the kernels and reads the first one's result
+// keeps the two apart: one call cannot both feed it and follow it (found by
+// kiln-fuzz-opt, where kiln-fuse left IR that did not verify).
+// CHECK-LABEL: func.func @negative_use_between
+// CHECK: %[[E:.*]] = call @negative_use_between_kernel0
+// CHECK: tensor.extract %[[E]]
+// CHECK: call @negative_use_between_kernel1(%[[E]],
+func.func @negative_use_between(%x: tensor<16xf32>) -> tensor<16xf32> {
+  %c0 = arith.constant 0 : index
+  %a = math.exp %x : tensor<16xf32>
+  %b = arith.mulf %a, %a : tensor<16xf32>
+  // expected-remark @+1 {{not fused with its neighbours}}
+  %e = arith.addf %b, %x : tensor<16xf32>
+  %first = tensor.extract %e[%c0] : tensor<16xf32>
+  %s = tensor.splat %first : tensor<16xf32>
+  // expected-remark @+1 {{not fused with its neighbours}}
+  %y = arith.divf %e, %s : tensor<16xf32>
+  return %y : tensor<16xf32>
+}
