@@ -12,9 +12,10 @@ KILN_LLVM_BIN=/usr/lib/llvm-22/bin
 
 kiln_log() { printf '\n==> %s\n' "$*"; }
 
+# Extra packages a script needs (clang for the fuzzer) come as arguments.
 kiln_install_apt_packages() {
   local wanted=(llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools
-                ninja-build ccache cmake g++ libgtest-dev python3 python3-pip)
+                ninja-build ccache cmake g++ libgtest-dev python3 python3-pip "$@")
   local missing=()
   for pkg in "${wanted[@]}"; do
     dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' \
