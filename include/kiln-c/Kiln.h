@@ -29,7 +29,7 @@ extern "C" {
 #endif
 
 /** Version of this interface, raised on every incompatible change. */
-#define KILN_C_API_VERSION 1
+#define KILN_C_API_VERSION 2
 
 /** The KILN_C_API_VERSION the library was built with. */
 KILN_C_EXPORT int kilnGetAPIVersion(void);
@@ -203,10 +203,13 @@ typedef struct KilnGPUBinary KilnGPUBinary;
 
 /** Compiles a copy of `module`'s tile kernels for `chip` ("sm_80",
  * "sm_90a", ...) with `numWarps` warps per program (a power of two, 1 to
- * 32). Needs no GPU; an unknown chip or a kernel the GPU lowering cannot
- * take is an error with diagnostics at the source. */
+ * 32) and loops feeding tensor cores pipelined `numStages` deep (1 or more;
+ * 1 turns pipelining off; a loop's `tile.num_stages` overrides it). Needs
+ * no GPU; an unknown chip or a kernel the GPU lowering cannot take is an
+ * error with diagnostics at the source. */
 KILN_C_EXPORT KilnError *kilnGPUBinaryCreate(KilnModule *module,
                                              const char *chip, int numWarps,
+                                             int numStages,
                                              KilnGPUBinary **binary);
 
 /** A binary from artifacts compiled before (an on-disk cache): `ptx`, and

@@ -387,11 +387,16 @@ KilnError *kilnCudaGetDeviceChip(int ordinal, char *chip, size_t chipSize) {
 }
 
 KilnError *kilnGPUBinaryCreate(KilnModule *module, const char *chip,
-                               int numWarps, KilnGPUBinary **binary) {
+                               int numWarps, int numStages,
+                               KilnGPUBinary **binary) {
   *binary = nullptr;
+  if (numStages < 1)
+    return makeError("num_stages must be 1 or more, not " +
+                     std::to_string(numStages));
   DiagnosticCollector collector(module->context->context);
   kiln::gpu::GPUCompileOptions options;
   options.numWarps = numWarps;
+  options.numStages = numStages;
   options.target.chip = chip;
   // The lowering rewrites the module: compile a copy.
   OwningOpRef<ModuleOp> copy(cast<ModuleOp>((*module->module)->clone()));

@@ -19,7 +19,7 @@ from pathlib import Path
 from kiln.errors import KilnError
 
 #: The C API version this package was written against (KILN_C_API_VERSION).
-API_VERSION = 1
+API_VERSION = 2
 LIBRARY_NAME = "libKilnCAPI.so"
 
 
@@ -113,7 +113,8 @@ _SIGNATURES = {
     "kilnCudaGetDeviceChip": ([ctypes.c_int, ctypes.c_char_p, ctypes.c_size_t],
                               ErrorHandle),
     "kilnGPUBinaryCreate": ([ModuleHandle, ctypes.c_char_p, ctypes.c_int,
-                             ctypes.POINTER(GPUBinaryHandle)], ErrorHandle),
+                             ctypes.c_int, ctypes.POINTER(GPUBinaryHandle)],
+                            ErrorHandle),
     "kilnGPUBinaryCreateFromArtifacts": ([ctypes.c_char_p, ctypes.c_size_t,
                                           ctypes.c_char_p, ctypes.c_size_t,
                                           ctypes.c_uint,

@@ -37,10 +37,10 @@ def _compiler_identity() -> list:
     return [str(path.resolve()), stat.st_size, stat.st_mtime_ns]
 
 
-def key(ir: str, chip: str, num_warps: int) -> str:
+def key(ir: str, chip: str, num_warps: int, num_stages: int) -> str:
     """The entry name of a compilation."""
     text = json.dumps([_FORMAT, _ffi.lib().kilnGetAPIVersion(),
-                       _compiler_identity(), chip, num_warps, ir])
+                       _compiler_identity(), chip, num_warps, num_stages, ir])
     return hashlib.sha256(text.encode()).hexdigest()
 
 

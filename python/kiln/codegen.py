@@ -502,11 +502,7 @@ class CodeGenerator(ast.NodeVisitor):
         self.emit(f"^bb0({block}):")
         self.lines.extend(body_lines)
         self.emit_yield(yielded, depth=self.depth + 1)
-        # How many loads of later iterations the GPU pipeline keeps in
-        # flight (tile-pipeline-loops).
-        stages = (f" {{tile.num_stages = {num_stages} : i64}}"
-                  if num_stages is not None else "")
-        self.emit(f"}}{stages} {self.loc(node)}")
+        self.emit(f"}} {self.loc(node)}")
         self.bind_results(loop, [(name, init.type)
                                  for name, init in zip(carried, inits)])
 

@@ -69,16 +69,19 @@ def device_address(value: Any) -> int:
 class GPUBinary:
     """A module's kernels compiled for one chip."""
 
-    def __init__(self, module: Module, chip: str, num_warps: int = 4) -> None:
+    def __init__(self, module: Module, chip: str, num_warps: int = 4,
+                 num_stages: int = 3) -> None:
         """Compiles ``module`` for ``chip`` ("sm_80", "sm_90a", ...) with
-        ``num_warps`` warps (32 threads each) per program. Raises
-        CompilationError with the compiler's diagnostics."""
+        ``num_warps`` warps (32 threads each) per program and loops feeding
+        tensor cores pipelined ``num_stages`` deep (1: not pipelined).
+        Raises CompilationError with the compiler's diagnostics."""
         self._handle: _ffi.GPUBinaryHandle | None = None
         self.module = module
         self.chip = chip
         handle = _ffi.GPUBinaryHandle()
         check(_ffi.lib().kilnGPUBinaryCreate(
-            module.handle, chip.encode(), int(num_warps), ctypes.byref(handle)))
+            module.handle, chip.encode(), int(num_warps), int(num_stages),
+            ctypes.byref(handle)))
         self._handle = handle
 
     @classmethod

@@ -145,7 +145,7 @@ class JITFunction:
         return CodeGenerator(self.fn, types, constants).generate()
 
     def asm(self, *args, chip: str = "sm_90a", num_warps: int = 4,
-            **kwargs) -> dict[str, str | bytes]:
+            num_stages: int = 3, **kwargs) -> dict[str, str | bytes]:
         """Every stage of the GPU compilation for these arguments, by name:
         "tile" (the tile IR), "llvm" (LLVM IR), "ptx", "cubin" (empty where
         ptxas is not found) and "ptxas-log". Needs no GPU; arrays may be
@@ -154,7 +154,7 @@ class JITFunction:
         with self._lock:
             module, text = self._parse(types, constants)
         try:
-            with GPUBinary(module, chip, num_warps) as binary:
+            with GPUBinary(module, chip, num_warps, num_stages) as binary:
                 return {"tile": text, "llvm": binary.llvm_ir,
                         "ptx": binary.ptx, "cubin": binary.cubin,
                         "ptxas-log": binary.ptxas_log}
@@ -203,19 +203,21 @@ class JITFunction:
                               constants, HostExecutable)
 
     def compile_gpu(self, types: dict[str, Type], constants: dict[str, Any],
-                    num_warps: int = 4, ordinal: int = 0) -> CudaModule:
+                    num_warps: int = 4, num_stages: int = 3,
+                    ordinal: int = 0) -> CudaModule:
         """The specialization compiled for device ``ordinal``'s chip and
         loaded there."""
         chip = device_chip(ordinal)
-        key = (self._key(types, constants), chip, num_warps, ordinal)
+        key = (self._key(types, constants), chip, num_warps, num_stages,
+               ordinal)
 
         def build(module: Module) -> CudaModule:
-            entry = cache.key(str(module), chip, num_warps)
+            entry = cache.key(str(module), chip, num_warps, num_stages)
             found = cache.load(entry)
             if found:
                 binary = GPUBinary.from_artifacts(module, chip, *found)
             else:
-                binary = GPUBinary(module, chip, num_warps)
+                binary = GPUBinary(module, chip, num_warps, num_stages)
                 cache.store(entry, binary.ptx, binary.cubin,
                             binary.threads_per_block)
             return binary.load(ordinal)
@@ -243,7 +245,8 @@ class JITFunction:
                                         _source_line(diag.file, diag.line))
         return error
 
-    def run(self, *args, grid, num_warps: int = 4, **kwargs) -> None:
+    def run(self, *args, grid, num_warps: int = 4, num_stages: int = 3,
+            **kwargs) -> None:
         bound = self.bind(args, kwargs)
         if callable(grid):
             grid = grid(dict(bound.arguments))
@@ -264,7 +267,7 @@ class JITFunction:
                             "on the GPU (device arrays) or all on the host "
                             "(numpy arrays), not both")
         if any(on_gpu):
-            self.compile_gpu(types, constants, num_warps).launch(
+            self.compile_gpu(types, constants, num_warps, num_stages).launch(
                 self.fn.__name__, tuple(grid), *values)
             return
         self.compile(types, constants).launch(self.fn.__name__, tuple(grid),

@@ -145,6 +145,9 @@ def test_missing_library_is_a_clear_error(monkeypatch, tmp_path):
 
 
 def test_library_version_is_checked(monkeypatch):
-    monkeypatch.setattr(_ffi, "API_VERSION", _ffi.API_VERSION + 1)
-    with pytest.raises(kiln.KilnError, match="has C API version 1"):
+    built = _ffi.API_VERSION
+    monkeypatch.setattr(_ffi, "API_VERSION", built + 1)
+    with pytest.raises(kiln.KilnError,
+                       match=f"has C API version {built}, but this package "
+                             f"needs version {built + 1}"):
         _ffi._load()

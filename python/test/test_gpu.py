@@ -76,6 +76,8 @@ def test_compile_errors_name_the_problem():
         with pytest.raises(CompilationError,
                            match="num_warps must be a power of two"):
             GPUBinary(module, "sm_80", num_warps=3)
+        with pytest.raises(KilnError, match="num_stages must be 1 or more"):
+            GPUBinary(module, "sm_80", num_stages=0)
         calls = kiln.Module.parse(ctx, """
 func.func @caller(%x: i32) {
   func.call @helper(%x) : (i32) -> ()
@@ -331,6 +333,19 @@ def test_range_num_stages_sets_the_pipeline_depth(stages):
                                rtol=1e-5)
 
 
+def test_num_stages_of_a_compilation_is_the_default_depth():
+    """`num_stages` of asm (and of a launch) applies to loops that do not
+    set their own."""
+    a = np.zeros((64, 128), np.float16)
+    b = np.zeros((128, 64), np.float16)
+    c = np.zeros((64, 64), np.float32)
+    for stages in (1, 2, 4):
+        ptx = small_matmul.asm(c, a, b, 64, 64, 128, BLOCK=32, chip="sm_80",
+                               num_stages=stages)["ptx"]
+        waits = re.findall(r"cp\.async\.wait_group\s+(\d+);", ptx)
+        assert waits == ([] if stages == 1 else [str(stages - 2), "0"])
+
+
 def test_range_num_stages_must_be_a_positive_constant():
     @kiln.jit
     def bad(x_ptr, n):
@@ -441,8 +456,9 @@ def test_block_pointers_on_the_gpu_against_torch():
 def test_disk_cache_entries_are_whole_or_ignored(tmp_path, monkeypatch):
     from kiln import cache
     monkeypatch.setenv("KILN_CACHE_DIR", str(tmp_path / "cache"))
-    name = cache.key("module {}", "sm_90a", 4)
-    assert name != cache.key("module {}", "sm_80", 4)
+    name = cache.key("module {}", "sm_90a", 4, 3)
+    assert name != cache.key("module {}", "sm_80", 4, 3)
+    assert name != cache.key("module {}", "sm_90a", 4, 2)
     assert cache.load(name) is None
     assert cache.store(name, ".version 8.0", b"\x7fELF-ish", 128)
     assert cache.load(name) == (".version 8.0", b"\x7fELF-ish", 128)

@@ -37,7 +37,7 @@ static KilnModule *parse(KilnContext *context, const char *text,
 }
 
 int main(void) {
-  // CHECK: version 1
+  // CHECK: version 2
   printf("version %d\n", kilnGetAPIVersion());
   KilnContext *context = kilnContextCreate();
 
@@ -127,7 +127,7 @@ int main(void) {
       "}\n";
   module = parse(context, twice, "twice.mlir");
   KilnGPUBinary *binary = NULL;
-  error = kilnGPUBinaryCreate(module, "sm_80", 4, &binary);
+  error = kilnGPUBinaryCreate(module, "sm_80", 4, 3, &binary);
   if (error) {
     printError(error);
   } else {
@@ -141,7 +141,7 @@ int main(void) {
       printError(error);
   }
   KilnGPUBinary *none = NULL;
-  if ((error = kilnGPUBinaryCreate(module, "sm_42", 4, &none)))
+  if ((error = kilnGPUBinaryCreate(module, "sm_42", 4, 3, &none)))
     printError(error);
   if (none)
     printf("FAILED: a binary for sm_42\n");

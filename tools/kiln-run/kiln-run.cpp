@@ -106,6 +106,11 @@ static cl::opt<bool> report("report",
 static cl::opt<int64_t> numWarps("num-warps",
                                  cl::desc("Warps per program on the GPU"),
                                  cl::init(4));
+static cl::opt<int64_t>
+    numStages("num-stages",
+              cl::desc("--target=gpu: depth of the software pipeline of loops "
+                       "feeding tensor cores (1 turns it off)"),
+              cl::init(3));
 static cl::opt<std::string> checkMode(
     "check", cl::desc("host (compare a GPU run with the host target) or none"),
     cl::init("host"));
@@ -621,6 +626,7 @@ static int runOnGPU(ModuleOp module, std::vector<Argument> &args,
     return 1;
   kiln::gpu::GPUCompileOptions options;
   options.numWarps = numWarps;
+  options.numStages = numStages;
   options.target.chip =
       kiln::gpu::getChipForCapability(device->getComputeCapability());
   auto compileStart = std::chrono::steady_clock::now();
@@ -714,6 +720,7 @@ static int runArrayOnGPU(ModuleOp module, StringRef plan,
   OwningOpRef<ModuleOp> kernels = kiln::extractTileKernels(module);
   kiln::gpu::GPUCompileOptions options;
   options.numWarps = numWarps;
+  options.numStages = numStages;
   options.target.chip =
       kiln::gpu::getChipForCapability(device->getComputeCapability());
   FailureOr<kiln::gpu::GPUBinary> binary =

@@ -92,12 +92,18 @@ static cl::opt<int64_t> numWarps("num-warps",
                                  cl::desc("Warps per program of tile kernels"),
                                  cl::init(4), cl::cat(toolOptions));
 
+static cl::opt<int64_t>
+    numStages("num-stages",
+              cl::desc("Depth of the software pipeline of loops feeding "
+                       "tensor cores (1 turns it off)"),
+              cl::init(3), cl::cat(toolOptions));
+
 /// Brings `module` to the LLVM dialect: tile kernels through Kiln's GPU
 /// lowering; anything else must be in the LLVM dialect already (with NVVM
 /// ops, possibly inside a gpu.module).
 static LogicalResult lowerToLLVMDialect(ModuleOp module) {
   if (kiln::gpu::hasTileKernels(module) &&
-      failed(kiln::gpu::lowerTileKernels(module, numWarps, chip)))
+      failed(kiln::gpu::lowerTileKernels(module, numWarps, chip, numStages)))
     return failure();
   WalkResult result = module.walk([](Operation *op) {
     if (isa<ModuleOp, gpu::GPUModuleOp>(op) ||

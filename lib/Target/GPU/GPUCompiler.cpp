@@ -28,7 +28,8 @@ int64_t kiln::gpu::getCapabilityOfChip(llvm::StringRef chip) {
 }
 
 LogicalResult kiln::gpu::lowerTileKernels(ModuleOp module, int64_t numWarps,
-                                          llvm::StringRef chip) {
+                                          llvm::StringRef chip,
+                                          int64_t numStages) {
   if (numWarps <= 0 || numWarps > 32 || (numWarps & (numWarps - 1)) != 0)
     return module.emitError()
            << "target nvptx: num_warps must be a power of two from 1 to 32, "
@@ -38,6 +39,7 @@ LogicalResult kiln::gpu::lowerTileKernels(ModuleOp module, int64_t numWarps,
   GPULoweringOptions options;
   options.numWarps = numWarps;
   options.computeCapability = getCapabilityOfChip(chip);
+  options.numStages = numStages;
   buildGPULoweringPipeline(pm, options);
   return pm.run(module);
 }
@@ -49,7 +51,8 @@ kiln::gpu::compileForGPU(ModuleOp module, const GPUCompileOptions &options) {
   if (failed(nvptx::verifyTargetOptions(options.target, error)))
     return module.emitError() << error;
   if (hasTileKernels(module) &&
-      failed(lowerTileKernels(module, options.numWarps, options.target.chip)))
+      failed(lowerTileKernels(module, options.numWarps, options.target.chip,
+                              options.numStages)))
     return failure();
   GPUBinary binary;
   binary.threadsPerBlock = options.numWarps * 32;

@@ -24,6 +24,8 @@ namespace kiln::gpu {
 struct GPUCompileOptions {
   /// Warps per program: the kernels' block is numWarps * 32 threads.
   int64_t numWarps = 4;
+  /// Depth of the software pipeline of loops feeding tensor cores (1: off).
+  int64_t numStages = 3;
   nvptx::TargetOptions target;
   /// Assemble a cubin when ptxas is found.
   bool assemble = true;
@@ -50,7 +52,8 @@ bool hasTileKernels(mlir::ModuleOp module);
 /// NVVM dialects with kiln-gpu-lowering, for `chip` (sm_80, sm_90a, ...).
 /// Diagnostics go to the module's context.
 mlir::LogicalResult lowerTileKernels(mlir::ModuleOp module, int64_t numWarps,
-                                     llvm::StringRef chip);
+                                     llvm::StringRef chip,
+                                     int64_t numStages = 3);
 
 /// The compute capability (major * 10 + minor) of `chip`, e.g. 90 for
 /// sm_90a.
