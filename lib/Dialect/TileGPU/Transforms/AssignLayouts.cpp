@@ -356,6 +356,9 @@ void TileAssignLayoutsPass::assignFunction(func::FuncOp func) {
   func.walk([&](Operation *op) {
     if (auto reduce = dyn_cast<tile::ReduceOp>(op)) {
       auto srcType = cast<RankedTensorType>(reduce.getSrcs()[0].getType());
+      // A 1-D reduction gives scalars, which have no layout.
+      if (srcType.getRank() < 2)
+        return;
       auto needed = SliceEncodingAttr::get(
           &getContext(), reduce.getAxis(),
           cast<DistributedEncodingAttr>(srcType.getEncoding()));
@@ -443,6 +446,30 @@ void TileAssignLayoutsPass::runOnOperation() {
                      "once, on tile IR without encodings");
     return signalPassFailure();
   }
+  // Layouts spread static tiles; a dynamic one has no lowering.
+  WalkResult dynamic = module.walk([&](Operation *op) {
+    auto isDynamic = [](Type type) {
+      auto tensor = dyn_cast<RankedTensorType>(type);
+      return tensor && !tensor.hasStaticShape();
+    };
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (BlockArgument arg : block.getArguments())
+          if (isDynamic(arg.getType())) {
+            op->emitOpError() << "has a tile of dynamic shape " << arg.getType()
+                              << ": tiles have static shapes on the GPU";
+            return WalkResult::interrupt();
+          }
+    for (Type type : op->getResultTypes())
+      if (isDynamic(type)) {
+        op->emitOpError() << "makes a tile of dynamic shape " << type
+                          << ": tiles have static shapes on the GPU";
+        return WalkResult::interrupt();
+      }
+    return WalkResult::advance();
+  });
+  if (dynamic.wasInterrupted())
+    return signalPassFailure();
   for (auto func : module.getOps<func::FuncOp>())
     if (!func.isExternal())
       assignFunction(func);

@@ -34,7 +34,8 @@ struct TileSpecializeArgumentsPass
     }
     bool found = kernel.empty();
     for (auto func : module.getOps<func::FuncOp>()) {
-      if (!kernel.empty() && func.getName() != kernel)
+      // A declaration is no kernel: nothing is launched with it.
+      if (func.isExternal() || (!kernel.empty() && func.getName() != kernel))
         continue;
       found = true;
       for (int64_t index : divisible) {
@@ -44,7 +45,7 @@ struct TileSpecializeArgumentsPass
                            << func.getNumArguments() << ")";
           return signalPassFailure();
         }
-        Type type = func.getArgument(index).getType();
+        Type type = func.getArgumentTypes()[index];
         if (!isa<tile::PointerType, IntegerType>(type)) {
           func.emitError() << "tile-specialize-arguments: argument " << index
                            << " is " << type

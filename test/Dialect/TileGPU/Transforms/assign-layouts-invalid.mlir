@@ -12,3 +12,11 @@ module {
 
 // RUN: not kiln-opt %s -tile-assign-layouts=num-warps=0 2>&1 | FileCheck %s --check-prefix=WARPS
 // WARPS: error: num-warps and threads-per-warp must be positive
+
+// -----
+
+// Found by kiln-fuzz-opt: a dynamic shape reached the layout arithmetic.
+// expected-error @+1 {{'func.func' op has a tile of dynamic shape 'tensor<?xf32>': tiles have static shapes on the GPU}}
+func.func @dynamic(%x: tensor<?xf32>) -> tensor<?xf32> {
+  return %x : tensor<?xf32>
+}

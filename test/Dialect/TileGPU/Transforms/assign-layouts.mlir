@@ -245,3 +245,21 @@ func.func @odd_step(%x: !tile.ptr<f32> {tile.divisibility = 16 : i64}) -> tensor
   }
   return %acc : tensor<512xf32>
 }
+
+// -----
+
+// Found by kiln-fuzz-opt: a 1-D reduction gives a scalar, which has no
+// layout (it asked for a slice of a rank-1 layout).
+// CHECK-LABEL: func.func @reduce_to_scalar
+// CHECK: tile.reduce %{{.*}} axis 0 : tensor<16xf32, #blocked{{[0-9]*}}> -> f32
+// CHECK-NOT: tilegpu.convert_layout
+// CHECK: tile.store %{{.*}}, %{{.*}} : !tile.ptr<f32>, f32
+func.func @reduce_to_scalar(%x: tensor<16xf32>, %out: !tile.ptr<f32>) {
+  %s = tile.reduce %x axis 0 : tensor<16xf32> -> f32 {
+  ^bb0(%a: f32, %b: f32):
+    %t = arith.addf %a, %b : f32
+    tile.yield %t : f32
+  }
+  tile.store %out, %s : !tile.ptr<f32>, f32
+  return
+}
