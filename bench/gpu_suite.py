@@ -45,9 +45,11 @@ def torch_time(fn, repeats: int = REPEATS) -> float:
 
 
 def kiln_time(kiln_run: str, kernel: str, grid: tuple[int, ...],
-              args: list[str]) -> float:
-    """Median seconds of a launch of an example kernel, from kiln-run."""
-    command = [kiln_run, str(ROOT / "docs" / "examples" / f"{kernel}.mlir"),
+              args: list[str], source: Path | None = None) -> float:
+    """Median seconds of a launch of an example kernel (or of `source`),
+    from kiln-run."""
+    source = source or ROOT / "docs" / "examples" / f"{kernel}.mlir"
+    command = [kiln_run, str(source),
                f"--kernel={kernel}", "--target=gpu", "--check=none",
                f"--repeat={REPEATS}", "--grid=" + ",".join(map(str, grid))]
     command += [f"--arg={a}" for a in args]
@@ -103,11 +105,15 @@ def launch_overhead(torch) -> dict[str, float]:
     return result
 
 
-def matmul_rates(torch, kiln_run: str) -> list[dict]:
-    """TFLOP/s of an fp16 matmul (fp32 accumulation) at 1024, 4096 and
-    8192: Kiln's docs/examples/matmul.mlir (64x64x32 blocks, tensor cores)
-    through kiln-run, torch.matmul (cuBLAS) and, where installed, a Triton
-    kernel with the same blocking, in the same run."""
+def matmul_rates(torch, kiln_run: str, out: Path) -> list[dict]:
+    """TFLOP/s of fp16 and bf16 matmuls (fp32 accumulation) at 1024, 4096
+    and 8192: Kiln's docs/examples/matmul.mlir (64x64x32 blocks, tensor
+    cores, 3-stage cp.async pipeline; its bf16 twin written next to the
+    results) through kiln-run, torch.matmul (cuBLAS) and, where installed,
+    a Triton kernel with the same blocking, in the same run."""
+    bf16_source = out / "matmul_bf16.mlir"
+    bf16_source.write_text((ROOT / "docs" / "examples" / "matmul.mlir")
+                           .read_text().replace("f16", "bf16"))
     triton_matmul = None
     try:
         import triton
@@ -128,18 +134,21 @@ def matmul_rates(torch, kiln_run: str) -> list[dict]:
     except ImportError:
         pass
     rows = []
-    for size in (1024, 4096, 8192):
+    for (size, name) in [(s, n) for n in ("f16", "bf16")
+                         for s in (1024, 4096, 8192)]:
         flops = 2 * size ** 3
-        a = torch.randn(size, size, device="cuda", dtype=torch.float16)
-        b = torch.randn(size, size, device="cuda", dtype=torch.float16)
-        row = {"size": size, "flops": flops,
+        dtype = torch.float16 if name == "f16" else torch.bfloat16
+        a = torch.randn(size, size, device="cuda", dtype=dtype)
+        b = torch.randn(size, size, device="cuda", dtype=dtype)
+        row = {"size": size, "dtype": name, "flops": flops,
                "torch_s": torch_time(lambda: torch.matmul(a, b), 20)}
         try:
             row["kiln_s"] = kiln_time(
                 kiln_run, "matmul", (size // 64, size // 64),
-                [f"f16[{size * size}]=rand", f"f16[{size * size}]=rand",
+                [f"{name}[{size * size}]=rand", f"{name}[{size * size}]=rand",
                  f"f32[{size * size}]=zeros", f"i32={size}", f"i32={size}",
-                 f"i32={size}"])
+                 f"i32={size}"],
+                None if name == "f16" else bf16_source)
         except Exception as error:  # reported, and the suite goes on
             row["kiln_error"] = str(error)[-500:]
         if triton_matmul is not None:
@@ -156,13 +165,14 @@ def matmul_table(rows: list[dict]) -> list[str]:
     """The matmul rates as Markdown, Kiln as a fraction of cuBLAS."""
     def rate(row, key):
         return f"{row['flops'] / row[key] / 1e12:.1f}" if key in row else "-"
-    lines = ["", "| fp16 matmul (fp32 acc.) | Kiln TFLOP/s | torch.matmul "
+    lines = ["", "| matmul (fp32 acc.) | Kiln TFLOP/s | torch.matmul "
              "TFLOP/s | Triton TFLOP/s | Kiln / torch rate |",
              "|---|---:|---:|---:|---:|"]
     for row in rows:
         ratio = (f"{row['torch_s'] / row['kiln_s']:.2f}" if "kiln_s" in row
                  else "failed")
-        lines.append(f"| {row['size']}³ | {rate(row, 'kiln_s')} | "
+        lines.append(f"| {row['dtype']} {row['size']}³ | "
+                     f"{rate(row, 'kiln_s')} | "
                      f"{rate(row, 'torch_s')} | {rate(row, 'triton_s')} | "
                      f"{ratio} |")
     return lines
@@ -250,7 +260,7 @@ def main() -> int:
             lines.append(f"| {name} | failed | | | "
                          f"{row['torch_s'] * 1e6:.1f} | | |")
         print(lines[-1], flush=True)
-    results["matmul"] = matmul_rates(torch, options.kiln_run)
+    results["matmul"] = matmul_rates(torch, options.kiln_run, options.out)
     lines += matmul_table(results["matmul"])
     print("\n".join(lines[-len(results["matmul"]) - 2:]), flush=True)
     try:

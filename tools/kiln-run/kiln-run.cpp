@@ -8,7 +8,7 @@
 //                     [-1, 1), seeded)
 //   TYPE=VALUE        a scalar
 //   @FILE.npy         an array read from a .npy file (type and size from it)
-// TYPE is one of i8 i16 i32 i64 f16 f32 f64. After the launches every array is
+// TYPE is one of i8 i16 i32 i64 f16 bf16 f32 f64. After the launches every array is
 // summarised (sum, minimum, maximum, first elements), and the median time of
 // a launch is printed.
 //
@@ -148,7 +148,7 @@ struct Argument {
 static int elementBytes(StringRef type) {
   return llvm::StringSwitch<int>(type)
       .Case("i8", 1)
-      .Cases({"i16", "f16"}, 2)
+      .Cases({"i16", "f16", "bf16"}, 2)
       .Cases({"i32", "f32"}, 4)
       .Cases({"i64", "f64"}, 8)
       .Default(0);
@@ -169,11 +169,12 @@ static void storeElement(std::vector<char> &bytes, StringRef type, int64_t i,
     put(static_cast<int64_t>(value));
   else if (type == "f32")
     put(static_cast<float>(value));
-  else if (type == "f16") {
+  else if (type == "f16" || type == "bf16") {
     llvm::APFloat half(value);
     bool lossy;
-    half.convert(llvm::APFloat::IEEEhalf(), llvm::APFloat::rmNearestTiesToEven,
-                 &lossy);
+    half.convert(type == "f16" ? llvm::APFloat::IEEEhalf()
+                               : llvm::APFloat::BFloat(),
+                 llvm::APFloat::rmNearestTiesToEven, &lossy);
     put(static_cast<uint16_t>(half.bitcastToAPInt().getZExtValue()));
   }
   else
@@ -197,10 +198,12 @@ static double loadElement(const std::vector<char> &bytes, StringRef type,
     return get(int64_t());
   if (type == "f32")
     return get(float());
-  if (type == "f16") {
+  if (type == "f16" || type == "bf16") {
     uint16_t bits;
     std::memcpy(&bits, at, sizeof(bits));
-    return llvm::APFloat(llvm::APFloat::IEEEhalf(), llvm::APInt(16, bits))
+    return llvm::APFloat(type == "f16" ? llvm::APFloat::IEEEhalf()
+                                       : llvm::APFloat::BFloat(),
+                         llvm::APInt(16, bits))
         .convertToDouble();
   }
   return get(double());
