@@ -1,5 +1,6 @@
 """GPU benchmarks of the example kernels: Kiln (through kiln-run) against
-PyTorch eager on the same machine, in the same run, with the device's
+PyTorch eager and torch.compile on the same machine, in the same run
+(matmuls against torch.matmul and Triton), with the device's
 bandwidth measured by a large device-to-device copy; and the cost of a
 launch from Python (Kiln, PyTorch, Triton where installed).
 
@@ -239,8 +240,8 @@ def main() -> int:
              f"Device-to-device copy (1 GiB, read + written): "
              f"{copy_gbs:.0f} GB/s.", "",
              "| kernel | Kiln (us) | Kiln GB/s | of copy | torch eager (us) |"
-             " torch GB/s | Kiln / torch time |",
-             "|---|---:|---:|---:|---:|---:|---:|"]
+             " torch GB/s | torch.compile (us) | Kiln / torch time |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|"]
     for name, (grid, args, eager, nbytes) in cases.items():
         row = {"kernel": name, "bytes": nbytes}
         try:
@@ -248,17 +249,23 @@ def main() -> int:
         except Exception as error:  # reported, and the suite goes on
             row["kiln_error"] = str(error)[-500:]
         row["torch_s"] = torch_time(eager)
+        try:
+            row["compiled_s"] = torch_time(torch.compile(eager))
+        except Exception as error:  # a skipped column, not a crash
+            row["compiled_error"] = str(error)[-500:]
+        compiled = (f"{row['compiled_s'] * 1e6:.1f}" if "compiled_s" in row
+                    else "skipped")
         results["kernels"].append(row)
         if "kiln_s" in row:
             gbs = nbytes / row["kiln_s"] / 1e9
             lines.append(
                 f"| {name} | {row['kiln_s'] * 1e6:.1f} | {gbs:.0f} | "
                 f"{gbs / copy_gbs:.0%} | {row['torch_s'] * 1e6:.1f} | "
-                f"{nbytes / row['torch_s'] / 1e9:.0f} | "
+                f"{nbytes / row['torch_s'] / 1e9:.0f} | {compiled} | "
                 f"{row['kiln_s'] / row['torch_s']:.2f} |")
         else:
             lines.append(f"| {name} | failed | | | "
-                         f"{row['torch_s'] * 1e6:.1f} | | |")
+                         f"{row['torch_s'] * 1e6:.1f} | | {compiled} | |")
         print(lines[-1], flush=True)
     results["matmul"] = matmul_rates(torch, options.kiln_run, options.out)
     lines += matmul_table(results["matmul"])
