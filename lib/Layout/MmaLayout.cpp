@@ -8,6 +8,15 @@ using namespace kiln::layout;
 
 static int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+/// A register's part plus a thread's part, wrapped into `shape` (the
+/// copies past the end are replicas).
+static Shape wrapSum(Shape registerPart, const Shape &threadPart,
+                     const Shape &shape) {
+  for (size_t d = 0; d < shape.size(); ++d)
+    registerPart[d] = (registerPart[d] + threadPart[d]) % shape[d];
+  return registerPart;
+}
+
 MmaLayout::MmaLayout(Shape warpsPerCTA) : warpsPerCTA(std::move(warpsPerCTA)) {
   assert(this->warpsPerCTA.size() == 2 && this->warpsPerCTA[0] > 0 &&
          this->warpsPerCTA[1] > 0 && "invalid mma layout");
@@ -46,11 +55,8 @@ Shape MmaLayout::getThreadOffsets(int64_t lane, int64_t warp) const {
 
 Shape MmaLayout::getCoordinates(const Shape &shape,
                                 const Location &location) const {
-  Shape coordinates = getRegisterOffsets(shape, location.reg);
-  Shape thread = getThreadOffsets(location.lane, location.warp);
-  for (int64_t d = 0; d < 2; ++d)
-    coordinates[d] = (coordinates[d] + thread[d]) % shape[d];
-  return coordinates;
+  return wrapSum(getRegisterOffsets(shape, location.reg),
+                 getThreadOffsets(location.lane, location.warp), shape);
 }
 
 DotOperandLayout::DotOperandLayout(int64_t opIndex, MmaLayout parent,
@@ -108,9 +114,6 @@ Shape DotOperandLayout::getThreadOffsets(int64_t lane, int64_t warp) const {
 
 Shape DotOperandLayout::getCoordinates(const Shape &shape,
                                        const Location &location) const {
-  Shape coordinates = getRegisterOffsets(shape, location.reg);
-  Shape thread = getThreadOffsets(location.lane, location.warp);
-  for (int64_t d = 0; d < 2; ++d)
-    coordinates[d] = (coordinates[d] + thread[d]) % shape[d];
-  return coordinates;
+  return wrapSum(getRegisterOffsets(shape, location.reg),
+                 getThreadOffsets(location.lane, location.warp), shape);
 }

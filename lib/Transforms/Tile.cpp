@@ -55,6 +55,20 @@ private:
 } // namespace
 
 /// `value` (scalar) as a tile of `shape`, or `value` if it already is one.
+func::FuncOp kiln::createTileKernel(func::FuncOp kernel, OpBuilder &b) {
+  SmallVector<Type> argTypes;
+  for (Type type : llvm::concat<const Type>(kernel.getArgumentTypes(),
+                                            kernel.getResultTypes()))
+    argTypes.push_back(tile::PointerType::get(
+        cast<RankedTensorType>(type).getElementType()));
+  b.setInsertionPointAfter(kernel);
+  auto tileKernel = func::FuncOp::create(
+      b, kernel.getLoc(), (kernel.getSymName() + "_tile").str(),
+      b.getFunctionType(argTypes, {}));
+  b.setInsertionPointToStart(tileKernel.addEntryBlock());
+  return tileKernel;
+}
+
 static Value asTile(OpBuilder &b, Location loc, Value value,
                     ArrayRef<int64_t> shape) {
   if (isa<RankedTensorType>(value.getType()))
@@ -110,23 +124,10 @@ FailureOr<TiledKernel> KilnTilePass::tileElementwise(func::FuncOp kernel) {
 
   // The tile kernel: a pointer per input, then per result.
   MLIRContext *ctx = &getContext();
-  auto pointerTo = [&](Type tensorType) -> Type {
-    return tile::PointerType::get(
-        cast<RankedTensorType>(tensorType).getElementType());
-  };
-  SmallVector<Type> argTypes;
-  for (Type type : kernel.getArgumentTypes())
-    argTypes.push_back(pointerTo(type));
-  for (Type type : kernel.getResultTypes())
-    argTypes.push_back(pointerTo(type));
   OpBuilder b(kernel);
-  b.setInsertionPointAfter(kernel);
   Location loc = kernel.getLoc();
-  auto tileKernel = func::FuncOp::create(
-      b, loc, (kernel.getSymName() + "_tile").str(),
-      FunctionType::get(ctx, argTypes, {}));
-  Block *entry = tileKernel.addEntryBlock();
-  b.setInsertionPointToStart(entry);
+  func::FuncOp tileKernel = createTileKernel(kernel, b);
+  Block *entry = &tileKernel.getBody().front();
 
   // Linear element ids of this program, their mask and their indices.
   Value pid = tile::ProgramIdOp::create(

@@ -307,18 +307,9 @@ FailureOr<TiledKernel> MatmulTiler::run() {
                                "used elsewhere too");
   }
 
-  SmallVector<Type> argTypes;
-  for (Type type : llvm::concat<const Type>(kernel.getArgumentTypes(),
-                                            kernel.getResultTypes()))
-    argTypes.push_back(tile::PointerType::get(
-        cast<RankedTensorType>(type).getElementType()));
-  b.setInsertionPointAfter(kernel);
   Location loc = kernel.getLoc();
-  auto tileKernel = func::FuncOp::create(
-      b, loc, (kernel.getSymName() + "_tile").str(),
-      FunctionType::get(ctx, argTypes, {}));
-  entry = tileKernel.addEntryBlock();
-  b.setInsertionPointToStart(entry);
+  func::FuncOp tileKernel = createTileKernel(kernel, b);
+  entry = &tileKernel.getBody().front();
   auto fail = [&]() -> FailureOr<TiledKernel> {
     tileKernel.erase();
     return failure();

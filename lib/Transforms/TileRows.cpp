@@ -294,18 +294,9 @@ LogicalResult RowTiler::tileGeneric(linalg::GenericOp generic) {
 
 FailureOr<TiledKernel> RowTiler::run() {
   MLIRContext *ctx = kernel.getContext();
-  SmallVector<Type> argTypes;
-  for (Type type : llvm::concat<const Type>(kernel.getArgumentTypes(),
-                                            kernel.getResultTypes()))
-    argTypes.push_back(tile::PointerType::get(
-        cast<RankedTensorType>(type).getElementType()));
-  b.setInsertionPointAfter(kernel);
   Location loc = kernel.getLoc();
-  auto tileKernel = func::FuncOp::create(
-      b, loc, (kernel.getSymName() + "_tile").str(),
-      FunctionType::get(ctx, argTypes, {}));
-  entry = tileKernel.addEntryBlock();
-  b.setInsertionPointToStart(entry);
+  func::FuncOp tileKernel = createTileKernel(kernel, b);
+  entry = &tileKernel.getBody().front();
   Type i32 = b.getI32Type();
   row = tile::ProgramIdOp::create(
       b, loc, i32, tile::ProgramAxisAttr::get(ctx, tile::ProgramAxis::X));

@@ -13,6 +13,12 @@ struct TiledKernel {
   int64_t programs = 0;
 };
 
+/// The empty tile kernel `<kernel>_tile` of `kernel`, right after it: a
+/// pointer per input tensor, then one per result. Its entry block is
+/// `b`'s insertion point.
+mlir::func::FuncOp createTileKernel(mlir::func::FuncOp kernel,
+                                    mlir::OpBuilder &b);
+
 /// Whether `kernel` reduces along an axis (a row kernel for tileRows).
 bool hasReductions(mlir::func::FuncOp kernel);
 
