@@ -101,3 +101,17 @@ func.func @mm(%a: tensor<4x8xf32>, %b: tensor<8x5xf32>, %c: tensor<4x5xf32>) -> 
   %d = linalg.matmul ins(%a, %b : tensor<4x8xf32>, tensor<8x5xf32>) outs(%c : tensor<4x5xf32>) -> tensor<4x5xf32>
   return %d : tensor<4x5xf32>
 }
+
+// -----
+
+// A named op that is a generic with fixed maps (here linalg.transpose) is
+// tiled as that generic: one program of the 512 elements, each read at its
+// transposed offset (row stride 32 in x) and written at its own (16).
+// CHECK-LABEL: func.func @transpose_kernel0_tile
+// CHECK: tile.load %{{.*}}, %{{.*}} : tensor<512x!tile.ptr<f32>> -> tensor<512xf32>
+// CHECK: tile.store %{{.*}}, %{{.*}}, %{{.*}} : tensor<512x!tile.ptr<f32>>, tensor<512xf32>
+func.func @transpose(%x: tensor<16x32xf32>) -> tensor<32x16xf32> {
+  %e = tensor.empty() : tensor<32x16xf32>
+  %t = linalg.transpose ins(%x : tensor<16x32xf32>) outs(%e : tensor<32x16xf32>) permutation = [1, 0]
+  return %t : tensor<32x16xf32>
+}
