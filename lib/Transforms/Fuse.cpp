@@ -17,6 +17,7 @@
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -113,6 +114,48 @@ struct KilnCostReportPass
 };
 } // namespace
 
+namespace {
+/// A splat of one element of a tensor, at constant indices, is a broadcast
+/// of that element: a generic that reads it through a constant indexing
+/// map. As a generic it fuses with its users; as a tensor.extract it would
+/// read a kernel's result between two launches.
+struct SplatOfElementToBroadcast : OpRewritePattern<tensor::SplatOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(tensor::SplatOp splat,
+                                PatternRewriter &rewriter) const override {
+    auto extract = splat.getInput().getDefiningOp<tensor::ExtractOp>();
+    RankedTensorType type = splat.getType();
+    if (!extract || !type.hasStaticShape())
+      return failure();
+    RankedTensorType source = extract.getTensor().getType();
+    SmallVector<AffineExpr> element;
+    for (auto [dim, index] : llvm::enumerate(extract.getIndices())) {
+      std::optional<int64_t> constant = getConstantIntValue(index);
+      if (!constant || *constant < 0 || source.isDynamicDim(dim) ||
+          *constant >= source.getDimSize(dim))
+        return failure();
+      element.push_back(rewriter.getAffineConstantExpr(*constant));
+    }
+    Location loc = splat.getLoc();
+    unsigned rank = type.getRank();
+    SmallVector<AffineMap> maps = {
+        AffineMap::get(rank, 0, element, rewriter.getContext()),
+        rewriter.getMultiDimIdentityMap(rank)};
+    SmallVector<utils::IteratorType> iterators(rank,
+                                               utils::IteratorType::parallel);
+    Value init = tensor::EmptyOp::create(rewriter, loc, type.getShape(),
+                                         type.getElementType());
+    rewriter.replaceOpWithNewOp<linalg::GenericOp>(
+        splat, type, ValueRange{extract.getTensor()}, ValueRange{init}, maps,
+        iterators, [](OpBuilder &b, Location loc, ValueRange args) {
+          linalg::YieldOp::create(b, loc, args[0]);
+        });
+    return success();
+  }
+};
+} // namespace
+
 LogicalResult KilnFusePass::fuseElementwise(func::FuncOp func) {
   // Upstream fusion merges a producer into a consumer; a producer with
   // other users stays for them, so fusing it means recomputing it. Chains
@@ -120,6 +163,7 @@ LogicalResult KilnFusePass::fuseElementwise(func::FuncOp func) {
   // on whole merged producers, whatever order the rewrites take.
   auto fuse = [&](linalg::ControlFusionFn control) {
     RewritePatternSet patterns(&getContext());
+    patterns.add<SplatOfElementToBroadcast>(&getContext());
     linalg::populateElementwiseOpsFusionPatterns(patterns, control);
     return applyPatternsGreedily(func, std::move(patterns));
   };

@@ -106,10 +106,13 @@ FailureOr<TiledKernel> KilnTilePass::tileElementwise(func::FuncOp kernel) {
                                "kernel must share one iteration space");
     domain = ranges;
     for (AffineMap map : generic.getIndexingMapsArray())
-      if (!map.isProjectedPermutation(/*allowZeroInResults=*/true))
+      if (!map.isProjectedPermutation() &&
+          !llvm::all_of(map.getResults(), llvm::IsaPred<AffineDimExpr,
+                                                        AffineConstantExpr>))
         return generic.emitError("kiln-tile: indexing map ")
                << AffineMapAttr::get(map)
-               << " is not a permutation with broadcasts";
+               << " is not a permutation with broadcasts and constant "
+                  "indices";
     generics.push_back(generic);
   }
   if (generics.empty())
@@ -160,12 +163,17 @@ FailureOr<TiledKernel> KilnTilePass::tileElementwise(func::FuncOp kernel) {
     Value offset = splatConstant(b, loc, 0, tileShape);
     int64_t operandStride = 1;
     for (int64_t r = map.getNumResults() - 1; r >= 0; --r) {
-      if (auto dim = dyn_cast<AffineDimExpr>(map.getResult(r)))
+      AffineExpr result = map.getResult(r);
+      if (auto dim = dyn_cast<AffineDimExpr>(result))
         offset = arith::AddIOp::create(
             b, loc, offset,
             arith::MulIOp::create(
                 b, loc, indices[dim.getPosition()],
                 splatConstant(b, loc, operandStride, tileShape)));
+      else if (int64_t index = cast<AffineConstantExpr>(result).getValue())
+        offset = arith::AddIOp::create(
+            b, loc, offset,
+            splatConstant(b, loc, index * operandStride, tileShape));
       operandStride *= tensorType.getDimSize(r);
     }
     auto ptrTile = RankedTensorType::get(tileShape, base.getType());
@@ -310,7 +318,8 @@ LogicalResult KilnTilePass::makePlan(func::FuncOp func,
   Value zero = arith::ConstantIntOp::create(b, loc, 0, 64);
   Value one32 = arith::ConstantIntOp::create(b, loc, 1, 32);
   for (Operation &op : body.without_terminator()) {
-    if (isa<tensor::EmptyOp, arith::ConstantOp>(op) && op.use_empty())
+    // Kernels make their own constants and empty tensors.
+    if (isa<tensor::EmptyOp, arith::ConstantOp>(op))
       continue;
     auto call = dyn_cast<func::CallOp>(op);
     auto it = call ? tiled.find(call.getCallee()) : tiled.end();

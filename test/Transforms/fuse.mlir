@@ -301,20 +301,59 @@ func.func @layer_norm(%x: tensor<29x777xf32>, %w: tensor<777xf32>, %b: tensor<77
 
 // An op that stays outside the kernels and reads the first one's result
 // keeps the two apart: one call cannot both feed it and follow it (found by
-// kiln-fuzz-opt, where kiln-fuse left IR that did not verify).
+// kiln-fuzz-opt, where kiln-fuse left IR that did not verify). The element
+// read here is chosen at run time, so the read stays between the kernels.
 // CHECK-LABEL: func.func @negative_use_between
 // CHECK: %[[E:.*]] = call @negative_use_between_kernel0
 // CHECK: tensor.extract %[[E]]
 // CHECK: call @negative_use_between_kernel1(%[[E]],
-func.func @negative_use_between(%x: tensor<16xf32>) -> tensor<16xf32> {
+func.func @negative_use_between(%x: tensor<16xf32>, %k: tensor<1xi32>) -> tensor<16xf32> {
   %c0 = arith.constant 0 : index
   %a = math.exp %x : tensor<16xf32>
   %b = arith.mulf %a, %a : tensor<16xf32>
   // expected-remark @+1 {{not fused with its neighbours}}
   %e = arith.addf %b, %x : tensor<16xf32>
-  %first = tensor.extract %e[%c0] : tensor<16xf32>
+  %ki = tensor.extract %k[%c0] : tensor<1xi32>
+  %i = arith.index_cast %ki : i32 to index
+  %first = tensor.extract %e[%i] : tensor<16xf32>
   %s = tensor.splat %first : tensor<16xf32>
   // expected-remark @+1 {{not fused with its neighbours}}
   %y = arith.divf %e, %s : tensor<16xf32>
   return %y : tensor<16xf32>
+}
+
+// -----
+
+// A splat of an element at constant indices is a broadcast of that element
+// (a constant indexing map), so it fuses like any broadcast: one kernel.
+// CHECK: = affine_map<(d0, d1) -> (2, 1)>
+// CHECK-LABEL: func.func private @broadcast_element_kernel0
+// CHECK: linalg.generic {{.*}} ins(%arg0, %arg0 :
+// CHECK-NOT: tensor.extract
+// CHECK-LABEL: func.func @broadcast_element
+// CHECK-NEXT: %[[R:.*]] = call @broadcast_element_kernel0(%arg0)
+// CHECK-NEXT: return %[[R]]
+func.func @broadcast_element(%x: tensor<5x7xf32>) -> tensor<5x7xf32> {
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %a = math.exp %x : tensor<5x7xf32>
+  %pivot = tensor.extract %a[%c2, %c1] : tensor<5x7xf32>
+  %s = tensor.splat %pivot : tensor<5x7xf32>
+  %y = arith.divf %a, %s : tensor<5x7xf32>
+  return %y : tensor<5x7xf32>
+}
+
+// -----
+
+// An element outside the tensor stays a tensor.extract; it is not turned
+// into a broadcast that reads out of bounds.
+// CHECK-LABEL: func.func @broadcast_element_out_of_bounds
+// CHECK: tensor.extract %{{.*}}[%{{.*}}] : tensor<4xf32>
+func.func @broadcast_element_out_of_bounds(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %c9 = arith.constant 9 : index
+  %a = math.exp %x : tensor<4xf32>
+  %e = tensor.extract %a[%c9] : tensor<4xf32>
+  %s = tensor.splat %e : tensor<4xf32>
+  %y = arith.addf %x, %s : tensor<4xf32>
+  return %y : tensor<4xf32>
 }

@@ -115,3 +115,39 @@ func.func @transpose(%x: tensor<16x32xf32>) -> tensor<32x16xf32> {
   %t = linalg.transpose ins(%x : tensor<16x32xf32>) outs(%e : tensor<32x16xf32>) permutation = [1, 0]
   return %t : tensor<32x16xf32>
 }
+
+// -----
+
+// One element broadcast to every program (here x[2, 1] of a 5x7 tensor)
+// is read at its constant offset, 2 * 7 + 1.
+// CHECK-LABEL: func.func @broadcast_element_kernel0_tile
+// CHECK-DAG: %[[PIVOT:.*]] = arith.constant dense<15> : tensor<64xi32>
+// CHECK: %[[X:.*]] = tile.load
+// CHECK: %[[BASE:.*]] = tile.splat %arg0
+// CHECK: %[[PTRS:.*]] = tile.addptr %[[BASE]], %[[PIVOT]]
+// CHECK: %[[P:.*]] = tile.load %[[PTRS]]
+// CHECK: arith.divf %[[X]], %[[P]]
+func.func @broadcast_element(%x: tensor<5x7xf32>) -> tensor<5x7xf32> {
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %pivot = tensor.extract %x[%c2, %c1] : tensor<5x7xf32>
+  %s = tensor.splat %pivot : tensor<5x7xf32>
+  %y = arith.divf %x, %s : tensor<5x7xf32>
+  return %y : tensor<5x7xf32>
+}
+
+// -----
+
+// An element read at an index known only at run time stays between the
+// launches, which a plan does not do: it is refused by name.
+func.func @element_at_run_time(%x: tensor<16xf32>, %k: tensor<1xi32>) -> tensor<16xf32> {
+  %c0 = arith.constant 0 : index
+  %a = math.exp %x : tensor<16xf32>
+  // expected-error @+1 {{kiln-tile: a launch plan holds only calls of kernels, not tensor.extract}}
+  %ki = tensor.extract %k[%c0] : tensor<1xi32>
+  %i = arith.index_cast %ki : i32 to index
+  %first = tensor.extract %a[%i] : tensor<16xf32>
+  %s = tensor.splat %first : tensor<16xf32>
+  %y = arith.divf %a, %s : tensor<16xf32>
+  return %y : tensor<16xf32>
+}

@@ -18,7 +18,9 @@ def KilnFusePass : Pass<"kiln-fuse", "mlir::ModuleOp"> {
        (upstream elementwise fusion), and a reduction absorbs its
        elementwise producers. A value with several users is recomputed in
        each when its producer is cheap (at most `recompute-max-ops` body
-       ops and one input), else materialised once.
+       ops and one input), else materialised once. A splat of one element
+       at constant indices becomes a broadcast of that element (a constant
+       indexing map) and fuses like one.
     2. Row-wise ops (every result and input indexed by the same first,
        parallel dimension, but inputs all rows share, such as a per-column
        weight) that feed each other join one kernel when a row holds at
@@ -55,7 +57,8 @@ def KilnTilePass : Pass<"kiln-tile", "mlir::ModuleOp"> {
     each function that calls kernels becomes a launch plan (attribute
     `kiln.plan`): it takes the address of each input tensor and then of
     each result (row-major, contiguous), allocates the temporaries, and
-    calls each kernel's host launcher over its grid. `kiln.plan.inputs` and
+    calls each kernel's host launcher over its grid (a plan holds nothing
+    else: an element read between launches is refused). `kiln.plan.inputs` and
     `kiln.plan.outputs` record the tensor types, so a runtime can allocate
     the results and check the arguments.
 
