@@ -96,6 +96,7 @@ def ConvertTileToGPUPass : Pass<"kiln-convert-tile-to-gpu", "mlir::ModuleOp"> {
   }];
   let dependentDialects = [
     "mlir::arith::ArithDialect",
+    "mlir::cf::ControlFlowDialect",
     "mlir::gpu::GPUDialect",
     "mlir::LLVM::LLVMDialect",
     "mlir::math::MathDialect",

@@ -50,6 +50,11 @@ void populateAsyncCopyToGPUPatterns(const mlir::TypeConverter &converter,
                                     mlir::RewritePatternSet &patterns,
                                     const AccessWidths &widths);
 
+/// tile.print as printf (vprintf) of each element a thread holds;
+/// tile.assert as cf.assert (__assertfail).
+void populateDebugOpsToGPUPatterns(const mlir::TypeConverter &converter,
+                                   mlir::RewritePatternSet &patterns);
+
 /// Gives every tilegpu.local_alloc of `module`'s kernels its offset in the
 /// shared array, and puts the scratch after them.
 void placeKernelBuffers(mlir::gpu::GPUModuleOp module);

@@ -18,6 +18,7 @@
 #include "kiln/Dialect/TileGPU/Transforms/AxisInfo.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -289,8 +290,9 @@ void ConvertTileToGPUPass::runOnOperation() {
 
   TileToGPUTypeConverter converter;
   ConversionTarget target(*context);
-  target.addLegalDialect<gpu::GPUDialect, LLVM::LLVMDialect,
-                         NVVM::NVVMDialect, vector::VectorDialect>();
+  target.addLegalDialect<cf::ControlFlowDialect, gpu::GPUDialect,
+                         LLVM::LLVMDialect, NVVM::NVVMDialect,
+                         vector::VectorDialect>();
   target.addIllegalDialect<tile::TileDialect, tilegpu::TileGPUDialect,
                            func::FuncDialect>();
   target.addDynamicallyLegalDialect<arith::ArithDialect, math::MathDialect,
@@ -310,6 +312,7 @@ void ConvertTileToGPUPass::runOnOperation() {
   populateDotOperandToGPUPatterns(converter, patterns);
   populateAsyncCopyToGPUPatterns(converter, patterns, widths);
   populateScanOpToGPUPatterns(converter, patterns);
+  populateDebugOpsToGPUPatterns(converter, patterns);
   scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
                                                        target);
   if (failed(applyPartialConversion(kernels, target, std::move(patterns))))

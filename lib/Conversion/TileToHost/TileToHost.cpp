@@ -42,6 +42,12 @@ static constexpr llvm::StringLiteral kCheckFunction =
     "__kiln_host_check_access";
 static constexpr llvm::StringLiteral kAccessSitesAttr = "kiln.host.access_sites";
 
+/// The run-time functions behind tile.print and tile.assert, and the module
+/// attribute that describes their ops by site id (see DebugSites).
+static constexpr llvm::StringLiteral kPrintFunction = "__kiln_host_print";
+static constexpr llvm::StringLiteral kAssertFunction = "__kiln_host_assert";
+static constexpr llvm::StringLiteral kDebugSitesAttr = "kiln.host.debug_sites";
+
 /// The run-time lock that makes atomics atomic across the threads of a
 /// launch.
 static constexpr llvm::StringLiteral kLockFunction = "__kiln_host_lock";
@@ -348,6 +354,24 @@ struct AddressPreservingCast : OpConversionPattern<OpTy> {
   }
 };
 
+/// "file:line:col" of `op`, or its location as MLIR prints it.
+static std::string describeLocation(Operation *op) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  if (auto loc = dyn_cast<FileLineColLoc>(op->getLoc()))
+    os << loc.getFilename().getValue() << ":" << loc.getLine() << ":"
+       << loc.getColumn();
+  else
+    op->getLoc().print(os);
+  return text;
+}
+
+/// The program id (i32) along x, y and z of the kernel around `op`.
+static ValueRange programIdsAround(Operation *op) {
+  auto func = op->getParentOfType<func::FuncOp>();
+  return func.getArguments().take_back(kNumGridArgs).take_front(3);
+}
+
 /// Emits the calls that check each memory access against the arrays a launch
 /// was given (the `bounds-check` option), and names each checked op so that
 /// a violation can say where it happened.
@@ -371,9 +395,7 @@ public:
     auto [it, inserted] = siteIds.try_emplace(site, siteNames.size());
     if (inserted)
       siteNames.push_back(b.getStringAttr(describe(site)));
-    auto func = site->getParentOfType<func::FuncOp>();
-    ValueRange programIds = func.getArguments().take_back(kNumGridArgs)
-                                .take_front(3);
+    ValueRange programIds = programIdsAround(site);
     Type i32 = b.getI32Type();
     Value enabled32 =
         enabled ? arith::ExtUIOp::create(b, loc, i32, enabled).getResult()
@@ -395,15 +417,7 @@ public:
 
 private:
   static std::string describe(Operation *op) {
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    if (auto loc = dyn_cast<FileLineColLoc>(op->getLoc()))
-      os << loc.getFilename().getValue() << ":" << loc.getLine() << ":"
-         << loc.getColumn();
-    else
-      op->getLoc().print(os);
-    os << ": " << op->getName();
-    return text;
+    return (describeLocation(op) + ": " + op->getName().getStringRef()).str();
   }
 
   llvm::DenseMap<Operation *, int32_t> siteIds;
@@ -799,6 +813,168 @@ struct AtomicRMWLowering : AccessLowering<AtomicRMWOp> {
 //===----------------------------------------------------------------------===//
 // Matrix multiplication, reductions and scans
 //===----------------------------------------------------------------------===//
+// Debugging
+//===----------------------------------------------------------------------===//
+
+/// Describes each tile.print and tile.assert for the run time, by site id:
+/// its text (a print's prefix; an assert's location and message), the shape
+/// of its operands and their number.
+class DebugSites {
+public:
+  int32_t add(OpBuilder &b, StringRef text, ArrayRef<int64_t> shape,
+              unsigned numOperands) {
+    sites.push_back(b.getArrayAttr({b.getStringAttr(text),
+                                    b.getDenseI64ArrayAttr(shape),
+                                    b.getI32IntegerAttr(numOperands)}));
+    return sites.size() - 1;
+  }
+
+  ArrayAttr attr(MLIRContext *ctx) const { return ArrayAttr::get(ctx, sites); }
+
+private:
+  SmallVector<Attribute> sites;
+};
+
+static ArrayRef<int64_t> shapeOf(Value value) {
+  if (auto tensor = dyn_cast<RankedTensorType>(value.getType()))
+    return tensor.getShape();
+  return {};
+}
+
+/// Row-major index (i64) of element `ivs` of `shape`.
+static Value linearIndex(OpBuilder &b, Location loc, ValueRange ivs,
+                         ArrayRef<int64_t> shape) {
+  Value linear = indexConstant(b, loc, 0);
+  for (auto [iv, size] : llvm::zip(ivs, shape))
+    linear = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, linear,
+                                      indexConstant(b, loc, size)),
+        iv);
+  return arith::IndexCastOp::create(b, loc, b.getI64Type(), linear);
+}
+
+/// A debug op lowering, recording its op in `sites`.
+template <typename OpTy>
+struct DebugLowering : OpConversionPattern<OpTy> {
+  DebugLowering(const TypeConverter &converter, MLIRContext *ctx,
+                DebugSites *sites)
+      : OpConversionPattern<OpTy>(converter, ctx), sites(sites) {}
+
+  DebugSites *sites;
+};
+
+/// How the run time prints a value: as an integer, a float or a double.
+enum class PrintKind : int32_t { Integer = 0, Float = 1, Double = 2 };
+
+/// `tile.print` calls the run time once per element and operand with the
+/// value as an i64 or an f64.
+struct PrintLowering : DebugLowering<PrintOp> {
+  using DebugLowering::DebugLowering;
+
+  LogicalResult
+  matchAndRewrite(PrintOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    ValueRange values = adaptor.getValues();
+    ArrayRef<int64_t> shape = values.empty() ? ArrayRef<int64_t>()
+                                             : shapeOf(values.front());
+    int32_t site = sites->add(rewriter, op.getPrefix(), shape, values.size());
+    ValueRange programIds = programIdsAround(op);
+    forEachElement(
+        rewriter, loc, shape, {},
+        [&](OpBuilder &b, Location l, ValueRange ivs,
+            ValueRange) -> SmallVector<Value> {
+          Value element = linearIndex(b, l, ivs, shape);
+          auto call = [&](int32_t operand, PrintKind kind, Value integer,
+                          Value real) {
+            SmallVector<Value> args = {
+                arith::ConstantIntOp::create(b, l, site, 32),
+                arith::ConstantIntOp::create(b, l, operand, 32), element,
+                arith::ConstantIntOp::create(b, l,
+                                             static_cast<int32_t>(kind), 32),
+                integer, real};
+            args.append(programIds.begin(), programIds.end());
+            func::CallOp::create(b, l, kPrintFunction, TypeRange(), args);
+          };
+          Value noInteger = arith::ConstantIntOp::create(b, l, 0, 64);
+          Value noReal = arith::ConstantOp::create(b, l, b.getF64FloatAttr(0));
+          if (values.empty())
+            call(-1, PrintKind::Integer, noInteger, noReal);
+          for (auto [i, value] : llvm::enumerate(values)) {
+            Value scalar = elementAt(b, l, value, ivs);
+            Type type = scalar.getType();
+            if (auto floatType = dyn_cast<FloatType>(type)) {
+              Value real = floatType.getWidth() < 64
+                               ? arith::ExtFOp::create(b, l, b.getF64Type(),
+                                                       scalar)
+                               : scalar;
+              call(i, floatType.getWidth() < 64 ? PrintKind::Float
+                                                : PrintKind::Double,
+                   noInteger, real);
+              continue;
+            }
+            Value integer = scalar;
+            // An i1 prints as 0 or 1, other integers with their sign.
+            if (type.getIntOrFloatBitWidth() == 1)
+              integer = arith::ExtUIOp::create(b, l, b.getI64Type(), scalar);
+            else if (type.getIntOrFloatBitWidth() < 64)
+              integer = arith::ExtSIOp::create(b, l, b.getI64Type(), scalar);
+            call(i, PrintKind::Integer, integer, noReal);
+          }
+          return {};
+        });
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// `tile.assert` reports each element to the run time, which keeps the
+/// first false one of the launch.
+struct AssertLowering : DebugLowering<AssertOp> {
+  using DebugLowering::DebugLowering;
+
+  LogicalResult
+  matchAndRewrite(AssertOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value condition = adaptor.getCondition();
+    ArrayRef<int64_t> shape = shapeOf(condition);
+    int32_t site = sites->add(
+        rewriter, (describeLocation(op) + ": " + op.getMessage()).str(),
+        shape, 1);
+    ValueRange programIds = programIdsAround(op);
+    forEachElement(
+        rewriter, loc, shape, {},
+        [&](OpBuilder &b, Location l, ValueRange ivs,
+            ValueRange) -> SmallVector<Value> {
+          SmallVector<Value> args = {
+              arith::ConstantIntOp::create(b, l, site, 32),
+              arith::ExtUIOp::create(b, l, b.getI32Type(),
+                                     elementAt(b, l, condition, ivs)),
+              linearIndex(b, l, ivs, shape)};
+          args.append(programIds.begin(), programIds.end());
+          func::CallOp::create(b, l, kAssertFunction, TypeRange(), args);
+          return {};
+        });
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// Declares the run-time functions of the debug ops in `module`.
+static void declareDebugFunctions(ModuleOp module) {
+  OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
+  Type i32 = b.getI32Type(), i64 = b.getI64Type(), f64 = b.getF64Type();
+  func::FuncOp::create(
+      b, module.getLoc(), kPrintFunction,
+      b.getFunctionType({i32, i32, i64, i32, i64, f64, i32, i32, i32}, {}))
+      .setPrivate();
+  func::FuncOp::create(b, module.getLoc(), kAssertFunction,
+                       b.getFunctionType({i32, i32, i64, i32, i32, i32}, {}))
+      .setPrivate();
+}
+
+//===----------------------------------------------------------------------===//
 
 /// `a * b + acc` is a linalg matmul that accumulates into `acc`. On the host
 /// every input precision is computed exactly (ieee), which tf32 allows.
@@ -1092,6 +1268,16 @@ void ConvertTileToHostPass::runOnOperation() {
           .setPrivate();
   }
 
+  bool debugs = module
+                    .walk([](Operation *op) {
+                      return isa<PrintOp, AssertOp>(op)
+                                 ? WalkResult::interrupt()
+                                 : WalkResult::advance();
+                    })
+                    .wasInterrupted();
+  if (debugs)
+    declareDebugFunctions(module);
+
   SmallVector<func::FuncOp> kernels;
   for (auto func : module.getOps<func::FuncOp>()) {
     // Launch plans (kiln-tile) are host code that calls launchers.
@@ -1145,6 +1331,8 @@ void ConvertTileToHostPass::runOnOperation() {
   patterns.add<LoadLowering, StoreLowering, AtomicRMWLowering,
                BlockLoadLowering, BlockStoreLowering>(converter, ctx,
                                                       checkerPtr);
+  DebugSites debugSites;
+  patterns.add<PrintLowering, AssertLowering>(converter, ctx, &debugSites);
   populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns,
                                                                  converter);
   populateCallOpTypeConversionPattern(patterns, converter);
@@ -1155,4 +1343,6 @@ void ConvertTileToHostPass::runOnOperation() {
     return signalPassFailure();
   if (checker)
     module->setAttr(kAccessSitesAttr, checker->sites(ctx));
+  if (debugs)
+    module->setAttr(kDebugSitesAttr, debugSites.attr(ctx));
 }

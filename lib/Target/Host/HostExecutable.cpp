@@ -16,6 +16,7 @@
 #include "llvm/Support/TargetSelect.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -33,10 +34,84 @@ struct CheckedLaunch {
   uint64_t address = 0, bytes = 0;
   int32_t site = 0;
   std::array<int32_t, 3> programId = {};
+  /// The first tile.assert found false.
+  bool assertFailed = false;
+  int32_t assertSite = 0;
+  int64_t assertElement = 0;
+  std::array<int32_t, 3> assertProgramId = {};
 };
 } // namespace
 
 static thread_local CheckedLaunch *currentLaunch = nullptr;
+/// The debug sites of the executable running on this thread.
+static thread_local const std::vector<DebugSite> *currentDebugSites = nullptr;
+
+/// Index `element` (row-major) of `shape` as "(i, j, ...)".
+static std::string formatIndex(int64_t element, ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> indices(shape.size());
+  for (size_t d = shape.size(); d-- > 0;) {
+    indices[d] = element % shape[d];
+    element /= shape[d];
+  }
+  std::string text = "(";
+  llvm::raw_string_ostream os(text);
+  llvm::interleaveComma(indices, os);
+  os << ")";
+  return text;
+}
+
+/// Kinds of printed values (see kiln-convert-tile-to-host).
+enum class PrintKind : int32_t { Integer = 0, Float = 1, Double = 2 };
+
+/// Lines from threads of one launch do not interleave.
+static std::mutex printLock;
+
+/// Called by tile.print for each element and operand; `operand` is -1 for a
+/// print without operands.
+static void printValue(int32_t site, int32_t operand, int64_t element,
+                       int32_t kind, int64_t integer, double real,
+                       int32_t pidX, int32_t pidY, int32_t pidZ) {
+  const DebugSite &debug = (*currentDebugSites)[site];
+  std::string line;
+  llvm::raw_string_ostream os(line);
+  os << "pid (" << pidX << ", " << pidY << ", " << pidZ << ")";
+  if (!debug.shape.empty())
+    os << " idx " << formatIndex(element, debug.shape);
+  os << " " << debug.text;
+  if (debug.numOperands > 1)
+    os << " (operand " << operand << ")";
+  if (operand >= 0) {
+    os << ": ";
+    switch (static_cast<PrintKind>(kind)) {
+    case PrintKind::Integer:
+      os << integer;
+      break;
+    case PrintKind::Float:
+      os << llvm::format("%.9g", real);
+      break;
+    case PrintKind::Double:
+      os << llvm::format("%.17g", real);
+      break;
+    }
+  }
+  os << "\n";
+  std::lock_guard<std::mutex> guard(printLock);
+  std::fputs(line.c_str(), stdout);
+  std::fflush(stdout);
+}
+
+/// Called by tile.assert for each element; keeps the launch's first false
+/// one. A launch plan's kernels have no launch to fail: not checked there.
+static void checkAssertion(int32_t site, int32_t holds, int64_t element,
+                           int32_t pidX, int32_t pidY, int32_t pidZ) {
+  CheckedLaunch *launch = currentLaunch;
+  if (holds || !launch || launch->assertFailed)
+    return;
+  launch->assertFailed = true;
+  launch->assertSite = site;
+  launch->assertElement = element;
+  launch->assertProgramId = {pidX, pidY, pidZ};
+}
 
 /// Serializes the atomics of launches that run on several threads.
 static std::mutex atomicsLock;
@@ -158,6 +233,15 @@ HostExecutable::create(ModuleOp module, bool boundsCheck) {
           "kiln.host.access_sites"))
     for (auto site : sites.getAsValueRange<StringAttr>())
       executable->accessSites.push_back(site.str());
+  if (auto sites = (*lowered)->getAttrOfType<ArrayAttr>(
+          "kiln.host.debug_sites"))
+    for (auto site : sites.getAsRange<ArrayAttr>()) {
+      ArrayRef<int64_t> shape = cast<DenseI64ArrayAttr>(site[1]).asArrayRef();
+      executable->debugSites.push_back(
+          {cast<StringAttr>(site[0]).str(),
+           std::vector<int64_t>(shape.begin(), shape.end()),
+           static_cast<int32_t>(cast<IntegerAttr>(site[2]).getInt())});
+    }
 
   ExecutionEngineOptions options;
   auto transformer = makeOptimizingTransformer(/*optLevel=*/3,
@@ -174,6 +258,12 @@ HostExecutable::create(ModuleOp module, bool boundsCheck) {
     llvm::orc::SymbolMap symbols;
     symbols[mangle("__kiln_host_check_access")] = {
         llvm::orc::ExecutorAddr::fromPtr(&checkAccess),
+        llvm::JITSymbolFlags::Exported};
+    symbols[mangle("__kiln_host_print")] = {
+        llvm::orc::ExecutorAddr::fromPtr(&printValue),
+        llvm::JITSymbolFlags::Exported};
+    symbols[mangle("__kiln_host_assert")] = {
+        llvm::orc::ExecutorAddr::fromPtr(&checkAssertion),
         llvm::JITSymbolFlags::Exported};
     symbols[mangle("memrefCopy")] = {
         llvm::orc::ExecutorAddr::fromPtr(&memrefCopy),
@@ -214,6 +304,7 @@ LogicalResult HostExecutable::runPlan(StringRef plan,
   SmallVector<void *> packed;
   for (int64_t &value : values)
     packed.push_back(&value);
+  currentDebugSites = &debugSites;
   if (llvm::Error err = engine->invokePacked(plan, packed)) {
     error = llvm::toString(std::move(err));
     return failure();
@@ -254,6 +345,7 @@ LogicalResult HostExecutable::launch(StringRef kernel,
     packed.push_back(&end);
     checks[part].ranges = ranges;
     currentLaunch = &checks[part];
+    currentDebugSites = &debugSites;
     (*function)(packed.data());
     currentLaunch = nullptr;
   };
@@ -266,9 +358,22 @@ LogicalResult HostExecutable::launch(StringRef kernel,
     for (std::thread &worker : workers)
       worker.join();
   }
-  // The first bad access of the lowest range of program instances.
+  // The first bad access of the lowest range of program instances, else
+  // its first failed assertion.
   auto violated = llvm::find_if(
       checks, [](const CheckedLaunch &check) { return check.violated; });
+  auto failed = llvm::find_if(
+      checks, [](const CheckedLaunch &check) { return check.assertFailed; });
+  if (violated == checks.end() && failed != checks.end()) {
+    const DebugSite &site = debugSites[failed->assertSite];
+    llvm::raw_string_ostream os(error);
+    os << "assertion failed at " << site.text << " in program ("
+       << failed->assertProgramId[0] << ", " << failed->assertProgramId[1]
+       << ", " << failed->assertProgramId[2] << ")";
+    if (!site.shape.empty())
+      os << ", element " << formatIndex(failed->assertElement, site.shape);
+    return failure();
+  }
   if (violated == checks.end())
     return success();
   const CheckedLaunch &checked = *violated;

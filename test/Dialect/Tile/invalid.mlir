@@ -699,3 +699,27 @@ func.func @zero_d_tile(%x: tensor<f32>) {
   %0 = tile.reshape %x : tensor<f32> -> tensor<1xf32>
   return
 }
+
+// -----
+
+func.func @print_shapes(%x: tensor<4xf32>, %y: tensor<8xf32>) {
+  // expected-error @+1 {{'tile.print' op operand #1 of type 'tensor<8xf32>' does not have the shape of operand #0, of type 'tensor<4xf32>'}}
+  tile.print "xy", %x, %y : tensor<4xf32>, tensor<8xf32>
+  return
+}
+
+// -----
+
+func.func @print_pointer(%p: !tile.ptr<f32>) {
+  // expected-error @+1 {{'tile.print' op operand #0 must be variadic of integer, float or tile of them, but got '!tile.ptr<f32>'}}
+  tile.print "p", %p : !tile.ptr<f32>
+  return
+}
+
+// -----
+
+func.func @assert_not_bool(%x: tensor<4xi32>) {
+  // expected-error @+1 {{'tile.assert' op operand #0 must be i1 or tile of i1, but got 'tensor<4xi32>'}}
+  tile.assert %x, "x" : tensor<4xi32>
+  return
+}

@@ -200,3 +200,20 @@ func.func @reductions(%t: tensor<4x8xf32>, %v: tensor<8xf32>, %i: tensor<8xi32>)
   }
   return
 }
+
+// -----
+
+// CHECK-LABEL: func.func @debug
+// CHECK: tile.print "x", %{{.*}}, %{{.*}} : tensor<4xf32>, tensor<4xi1>
+// CHECK: tile.print "n", %{{.*}} : i32
+// CHECK: tile.print "here"
+// CHECK: tile.assert %{{.*}}, "all positive" : tensor<4xi1>
+// CHECK: tile.assert %{{.*}}, "n" : i1
+func.func @debug(%x: tensor<4xf32>, %m: tensor<4xi1>, %n: i32, %b: i1) {
+  tile.print "x", %x, %m : tensor<4xf32>, tensor<4xi1>
+  tile.print "n", %n : i32
+  tile.print "here"
+  tile.assert %m, "all positive" : tensor<4xi1>
+  tile.assert %b, "n" : i1
+  return
+}

@@ -26,13 +26,24 @@ struct MemoryRange {
   uint64_t end;
 };
 
+/// A tile.print or tile.assert as the run time knows it (see
+/// kiln-convert-tile-to-host): a print's prefix or an assert's location and
+/// message, the shape of its operands and their number.
+struct DebugSite {
+  std::string text;
+  std::vector<int64_t> shape;
+  int32_t numOperands;
+};
+
 /// The kernels of a tile module, lowered and JIT-compiled for the CPU. A
 /// launch runs every program instance of the grid, one after another.
 class HostExecutable {
 public:
   /// Lowers a copy of `module` (which is left as it is) and compiles it.
   /// With `boundsCheck`, every memory access is checked at run time against
-  /// the ranges given to `launch`. Failures are reported as diagnostics on
+  /// the ranges given to `launch`. `tile.print` writes to standard output;
+  /// a `tile.assert` that fails makes its launch fail. Failures are reported
+  /// as diagnostics on
   /// the module's context.
   static mlir::FailureOr<std::unique_ptr<HostExecutable>>
   create(mlir::ModuleOp module, bool boundsCheck = false);
@@ -72,6 +83,8 @@ private:
   llvm::StringSet<> plans;
   /// "file:line:col: op" of each checked access site, by site id.
   std::vector<std::string> accessSites;
+  /// The print and assert ops, by site id.
+  std::vector<DebugSite> debugSites;
   unsigned threads = 1;
 };
 

@@ -348,6 +348,22 @@ void StoreOp::getEffects(
                        SideEffects::DefaultResource::get());
 }
 
+LogicalResult PrintOp::verify() {
+  // Each line shows one element of every operand at the same index.
+  auto shapeOf = [](Value value) -> ArrayRef<int64_t> {
+    if (auto tensor = dyn_cast<RankedTensorType>(value.getType()))
+      return tensor.getShape();
+    return {};
+  };
+  for (auto [i, value] : llvm::enumerate(getValues()))
+    if (shapeOf(value) != shapeOf(getValues().front()))
+      return emitOpError() << "operand #" << i << " of type "
+                           << value.getType() << " does not have the shape of "
+                           << "operand #0, of type "
+                           << getValues().front().getType();
+  return success();
+}
+
 LogicalResult AtomicRMWOp::verify() {
   if (failed(verifyMask(*this, getPtr(), getMask())) ||
       failed(verifyPointee(*this, getPtr(), getValue().getType(), "value")))

@@ -466,6 +466,51 @@ def Tile_ScanOp : Tile_Op<"scan", [RecursiveMemoryEffects,
   let hasRegionVerifier = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// Debugging
+//===----------------------------------------------------------------------===//
+
+def Tile_PrintOp : Tile_Op<"print", [MemoryEffects<[MemWrite]>]> {
+  let summary = "Print values from every program instance";
+  let description = [{
+    Prints, for each element of the operands, one line: the program
+    instance, the element's index, `prefix` and the value. Operands are
+    integer or float scalars, or tiles of them of one shape; with several,
+    each line names the operand. Scalars print once per program instance.
+    Lines of different program instances come in no set order.
+
+    ```mlir
+    tile.print "x", %x : tensor<128xf32>
+    ```
+    prints `pid (0, 0, 0) idx (5) x: 1.5` and so on.
+  }];
+  let arguments = (ins StrAttr:$prefix,
+                       Variadic<Tile_NumericLike>:$values);
+  let assemblyFormat = [{
+    $prefix (`,` $values^ `:` type($values))? attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_AssertOp : Tile_Op<"assert", [MemoryEffects<[MemWrite]>]> {
+  let summary = "Stop the launch where a condition is false";
+  let description = [{
+    Checks that every element of `condition` is true. Where one is not, the
+    launch fails, naming the op's location, `message`, the program instance
+    and the element: on the host target the launch returns that error, on
+    the GPU the kernel traps (`__assertfail`) and the launch's context is
+    lost, as with a CUDA `assert`.
+
+    ```mlir
+    tile.assert %inside, "index out of range" : tensor<128xi1>
+    ```
+  }];
+  let arguments = (ins Tile_BoolLike:$condition, StrAttr:$message);
+  let assemblyFormat = [{
+    $condition `,` $message attr-dict `:` type($condition)
+  }];
+}
+
 def Tile_YieldOp : Tile_Op<"yield", [Pure, Terminator, ReturnLike,
     ParentOneOf<["ReduceOp", "ScanOp"]>]> {
   let summary = "Yield the combined values of a reduce or scan region";

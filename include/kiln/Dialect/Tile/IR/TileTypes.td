@@ -87,5 +87,8 @@ def Tile_ScalarOrTensor : AnyTypeOf<[Tile_Element, Tile_TileOf<[Tile_Element]>],
                                     "scalar or tile">;
 def Tile_Tensor : Tile_TileOf<[Tile_Element]>;
 def Tile_NumericTensor : Tile_TileOf<[AnyFloat, AnySignlessInteger]>;
+def Tile_NumericLike : AnyTypeOf<[AnyFloat, AnySignlessInteger,
+                                  Tile_NumericTensor],
+                                 "integer, float or tile of them">;
 
 #endif // KILN_DIALECT_TILE_IR_TILETYPES_TD
