@@ -118,8 +118,10 @@ class CodeGenerator(ast.NodeVisitor):
     """Emits the body of one kernel (and of the kernels it calls, inlined)."""
 
     def __init__(self, fn: Callable, arg_types: dict[str, Type | None],
-                 constants: dict[str, Any]) -> None:
+                 constants: dict[str, Any], debug: bool = False) -> None:
         self.fn = fn
+        # Debug mode compiles kl.device_assert.
+        self.debug = debug
         self.filename = inspect.getsourcefile(fn) or "<kernel>"
         try:
             lines, self.first_line = inspect.getsourcelines(fn)
@@ -712,7 +714,7 @@ class CodeGenerator(ast.NodeVisitor):
         signature = inspect.signature(callee.fn)
         bound = signature.bind(*args, **kwargs)
         bound.apply_defaults()
-        nested = CodeGenerator(callee.fn, {}, {})
+        nested = CodeGenerator(callee.fn, {}, {}, self.debug)
         nested.lines, nested.depth, nested.names = (self.lines, self.depth,
                                                     self.names)
         nested.scope = dict(bound.arguments)
@@ -1239,6 +1241,46 @@ class CodeGenerator(ast.NodeVisitor):
             raise self.error(f"static assertion failed: {message}"
                              if message else "static assertion failed")
 
+    def builtin_device_print(self, prefix, *args):
+        if not isinstance(prefix, str):
+            raise self.error("kl.device_print takes a constant string prefix "
+                             "first")
+        values = [self.materialize(a, None) for a in args]
+        for i, value in enumerate(values):
+            if value.type.is_pointer:
+                raise self.error(f"kl.device_print prints integers and "
+                                 f"floats, but argument {i + 1} is "
+                                 f"{value.type.ir()}")
+        shape = self.broadcast_shape(*(v.type.shape for v in values)) \
+            if values else ()
+        values = [self.broadcast_to(v, shape) for v in values]
+        operands = ""
+        if values:
+            operands = (f", {', '.join(v.name for v in values)} : "
+                        f"{', '.join(v.type.ir() for v in values)}")
+        self.emit(f"tile.print {_string_literal(prefix)}{operands} "
+                  f"{self.loc()}")
+
+    def builtin_device_assert(self, condition, message=""):
+        if not isinstance(message, str):
+            raise self.error("kl.device_assert takes a constant string "
+                             "message")
+        condition = self.materialize(condition, Type((), "i1"))
+        if condition.type.elem != "i1":
+            raise self.error("kl.device_assert needs a boolean condition, "
+                             f"not {condition.type.ir()}")
+        if not self.debug:
+            return
+        if not message:
+            call = self.node
+            message = ast.get_source_segment(
+                textwrap.dedent("".join(self.source_lines)),
+                call.args[0]) if isinstance(call, ast.Call) and call.args \
+                else "device_assert"
+        self.emit(f"tile.assert {condition.name}, "
+                  f"{_string_literal(message)} : {condition.type.ir()} "
+                  f"{self.loc()}")
+
 
 _PYTHON_BINARY = {
     ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b,
@@ -1254,6 +1296,14 @@ _PYTHON_BINARY = {
 _UNARY_MATH = {name: f"math.{name}" for name in (
     "exp", "exp2", "log", "log2", "sqrt", "rsqrt", "sin", "cos", "tanh",
     "erf")}
+
+
+def _string_literal(text: str) -> str:
+    """``text`` as an MLIR string literal."""
+    escaped = "".join(
+        c if " " <= c <= "~" and c not in '"\\' else
+        "".join(f"\\{b:02X}" for b in c.encode()) for c in text)
+    return f'"{escaped}"'
 
 
 def _results_head(op: str, count: int) -> str:

@@ -13,8 +13,12 @@ sums of booleans and narrow integers accumulate in int32.
 
 from __future__ import annotations
 
+import ast
 import itertools
+import linecache
 import math
+import os
+import sys
 import threading
 from typing import Any, Callable, Sequence
 
@@ -333,6 +337,70 @@ def _static_assert(condition, message=""):
         raise KilnError(f"static assertion failed: {message}")
 
 
+def _format_value(value: np.generic) -> str:
+    """An element as the compiled kernels print it."""
+    if isinstance(value, np.floating):
+        return f"{float(value):.17g}" if value.dtype == np.float64 \
+            else f"{float(value):.9g}"
+    return str(int(value))
+
+
+def _device_print(prefix, *args):
+    program = ", ".join(str(p) for p in _state.program)
+    if not args:
+        print(f"pid ({program}) {prefix}")
+        return
+    data = [_data(a) for a in args]
+    shape = np.broadcast_shapes(*(d.shape for d in data))
+    for i, values in enumerate(data):
+        label = f"{prefix} (operand {i})" if len(data) > 1 else prefix
+        values = np.broadcast_to(values, shape)
+        for index in np.ndindex(*shape):
+            where = f" idx ({', '.join(map(str, index))})" if shape else ""
+            print(f"pid ({program}){where} {label}: "
+                  f"{_format_value(values[index])}")
+
+
+def _caller() -> tuple[str, int]:
+    """File and line of the kernel code that called into the language."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    frame = sys._getframe(1)
+    while frame is not None and os.path.dirname(
+            os.path.abspath(frame.f_code.co_filename)) == here:
+        frame = frame.f_back
+    if frame is None:
+        return "<unknown>", 0
+    return frame.f_code.co_filename, frame.f_lineno
+
+
+def _condition_source(filename: str, line: int) -> str:
+    """The source of the first argument of the call on ``line``, as the
+    compiled kernels name a device_assert without a message."""
+    text = linecache.getline(filename, line).strip()
+    try:
+        call = ast.parse(text).body[0].value
+        return ast.get_source_segment(text, call.args[0])
+    except (SyntaxError, IndexError, AttributeError):
+        return "device_assert"
+
+
+def _device_assert(condition, message=""):
+    """Checked on every run: the interpreter is a debugging mode."""
+    holds = np.asarray(_data(condition)).astype(np.bool_)
+    if holds.all():
+        return
+    program = ", ".join(str(p) for p in _state.program)
+    where = ""
+    if holds.shape:
+        first = np.unravel_index(int(np.argmin(holds.reshape(-1))),
+                                 holds.shape)
+        where = f", element ({', '.join(str(int(i)) for i in first)})"
+    filename, line = _caller()
+    message = message or _condition_source(filename, line)
+    raise KilnError(f"assertion failed at {filename}:{line}: {message} in "
+                    f"program ({program}){where}")
+
+
 IMPLEMENTATIONS: dict[str, Callable] = {
     "program_id": lambda axis: _state.program[axis],
     "num_programs": lambda axis: _state.grid[axis],
@@ -368,6 +436,8 @@ IMPLEMENTATIONS: dict[str, Callable] = {
     "atomic_min": _atomic(min),
     "atomic_xchg": _atomic(lambda old, v: v),
     "static_assert": _static_assert,
+    "device_print": _device_print,
+    "device_assert": _device_assert,
 }
 
 

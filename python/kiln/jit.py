@@ -72,9 +72,11 @@ def _argument_type(name: str, value: Any) -> Type:
 class JITFunction:
     """A kernel; ``kernel[grid](*args)`` launches it."""
 
-    def __init__(self, fn: Callable, interpret: bool | None = None) -> None:
+    def __init__(self, fn: Callable, interpret: bool | None = None,
+                 debug: bool | None = None) -> None:
         self.fn = fn
         self.interpret = interpret
+        self._debug = debug
         self.__name__ = fn.__name__
         self.__doc__ = fn.__doc__
         self.signature = inspect.signature(fn)
@@ -103,6 +105,15 @@ class JITFunction:
         if self.interpret is not None:
             return self.interpret
         return os.environ.get("KILN_INTERPRET", "") not in ("", "0")
+
+    @property
+    def debug(self) -> bool:
+        """Whether launches compile ``kl.device_assert`` and check every
+        host-target access against the arrays passed (``debug=True``, or
+        ``KILN_DEBUG=1`` in the environment)."""
+        if self._debug is not None:
+            return self._debug
+        return os.environ.get("KILN_DEBUG", "") not in ("", "0")
 
     def bind(self, args: tuple, kwargs: dict) -> inspect.BoundArguments:
         try:
@@ -142,7 +153,7 @@ class JITFunction:
     def ir(self, *args, **kwargs) -> str:
         """The tile IR this kernel compiles to for these arguments."""
         types, constants = self.specialize(self.bind(args, kwargs))
-        return CodeGenerator(self.fn, types, constants).generate()
+        return CodeGenerator(self.fn, types, constants, self.debug).generate()
 
     def asm(self, *args, chip: str = "sm_90a", num_warps: int = 4,
             num_stages: int = 3, **kwargs) -> dict[str, str | bytes]:
@@ -163,16 +174,16 @@ class JITFunction:
         finally:
             module.close()
 
-    @staticmethod
-    def _key(types: dict[str, Type], constants: dict[str, Any]) -> tuple:
+    def _key(self, types: dict[str, Type], constants: dict[str, Any]) -> tuple:
         return (tuple(sorted((n, t.elem, t.divisibility, t.known)
                              for n, t in types.items())),
-                tuple(sorted((n, repr(v)) for n, v in constants.items())))
+                tuple(sorted((n, repr(v)) for n, v in constants.items())),
+                self.debug)
 
     def _parse(self, types: dict[str, Type],
                constants: dict[str, Any]) -> tuple[Module, str]:
         """The specialization's tile IR, parsed; the caller holds the lock."""
-        text = CodeGenerator(self.fn, types, constants).generate()
+        text = CodeGenerator(self.fn, types, constants, self.debug).generate()
         if self._context is None:
             self._context = Context()
         try:
@@ -199,8 +210,10 @@ class JITFunction:
 
     def compile(self, types: dict[str, Type],
                 constants: dict[str, Any]) -> HostExecutable:
-        return self._compiled(self._cache, self._key(types, constants), types,
-                              constants, HostExecutable)
+        check_bounds = self.debug
+        return self._compiled(
+            self._cache, self._key(types, constants), types, constants,
+            lambda module: HostExecutable(module, check_bounds=check_bounds))
 
     def compile_gpu(self, types: dict[str, Type], constants: dict[str, Any],
                     num_warps: int = 4, num_stages: int = 3,
@@ -274,9 +287,10 @@ class JITFunction:
                                               *values)
 
 
-def jit(fn: Callable | None = None, *, interpret: bool | None = None):
-    """Makes ``fn`` a kernel (``@kiln.jit`` or ``@kiln.jit(interpret=True)``).
-    See the module documentation."""
+def jit(fn: Callable | None = None, *, interpret: bool | None = None,
+        debug: bool | None = None):
+    """Makes ``fn`` a kernel (``@kiln.jit``, ``@kiln.jit(interpret=True)``,
+    ``@kiln.jit(debug=True)``). See the module documentation."""
     if fn is None:
-        return lambda f: JITFunction(f, interpret)
-    return JITFunction(fn, interpret)
+        return lambda f: JITFunction(f, interpret, debug)
+    return JITFunction(fn, interpret, debug)

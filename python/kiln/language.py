@@ -293,6 +293,21 @@ def static_assert(condition, message=""):
     """Fails compilation when the constant ``condition`` is false."""
 
 
+@builtin
+def device_print(prefix, *args):
+    """Prints, from every program instance, one line per element of the
+    ``args`` (integer or float tiles or scalars, broadcast to one shape):
+    ``pid (x, y, z) idx (i) prefix: value``."""
+
+
+@builtin
+def device_assert(condition, message=""):
+    """In debug mode (``@kiln.jit(debug=True)`` or ``KILN_DEBUG=1``), fails
+    the launch where an element of the boolean ``condition`` is false,
+    naming the line, ``message`` (default: the condition's source), the
+    program and the element; outside debug mode it is not compiled."""
+
+
 class static_range:
     """``for i in kl.static_range(n)`` unrolls the loop at compile time."""
 

@@ -880,38 +880,45 @@ struct PrintLowering : DebugLowering<PrintOp> {
                                              : shapeOf(values.front());
     int32_t site = sites->add(rewriter, op.getPrefix(), shape, values.size());
     ValueRange programIds = programIdsAround(op);
-    forEachElement(
-        rewriter, loc, shape, {},
-        [&](OpBuilder &b, Location l, ValueRange ivs,
-            ValueRange) -> SmallVector<Value> {
-          Value element = linearIndex(b, l, ivs, shape);
-          auto call = [&](int32_t operand, PrintKind kind, Value integer,
-                          Value real) {
-            SmallVector<Value> args = {
-                arith::ConstantIntOp::create(b, l, site, 32),
-                arith::ConstantIntOp::create(b, l, operand, 32), element,
-                arith::ConstantIntOp::create(b, l,
-                                             static_cast<int32_t>(kind), 32),
-                integer, real};
-            args.append(programIds.begin(), programIds.end());
-            func::CallOp::create(b, l, kPrintFunction, TypeRange(), args);
-          };
-          Value noInteger = arith::ConstantIntOp::create(b, l, 0, 64);
-          Value noReal = arith::ConstantOp::create(b, l, b.getF64FloatAttr(0));
-          if (values.empty())
-            call(-1, PrintKind::Integer, noInteger, noReal);
-          for (auto [i, value] : llvm::enumerate(values)) {
+    auto call = [&](OpBuilder &b, Location l, int32_t operand, Value element,
+                    PrintKind kind, Value integer, Value real) {
+      SmallVector<Value> args = {
+          arith::ConstantIntOp::create(b, l, site, 32),
+          arith::ConstantIntOp::create(b, l, operand, 32), element,
+          arith::ConstantIntOp::create(b, l, static_cast<int32_t>(kind), 32),
+          integer, real};
+      args.append(programIds.begin(), programIds.end());
+      func::CallOp::create(b, l, kPrintFunction, TypeRange(), args);
+    };
+    auto zeros = [](OpBuilder &b, Location l) {
+      return std::make_pair(
+          arith::ConstantIntOp::create(b, l, 0, 64).getResult(),
+          arith::ConstantOp::create(b, l, b.getF64FloatAttr(0)).getResult());
+    };
+    if (values.empty()) {
+      auto [noInteger, noReal] = zeros(rewriter, loc);
+      call(rewriter, loc, -1, noInteger, PrintKind::Integer, noInteger,
+           noReal);
+    }
+    // Operand by operand, each element in row-major order.
+    for (auto [i, value] : llvm::enumerate(values)) {
+      forEachElement(
+          rewriter, loc, shape, {},
+          [&](OpBuilder &b, Location l, ValueRange ivs,
+              ValueRange) -> SmallVector<Value> {
+            Value element = linearIndex(b, l, ivs, shape);
+            auto [noInteger, noReal] = zeros(b, l);
             Value scalar = elementAt(b, l, value, ivs);
             Type type = scalar.getType();
             if (auto floatType = dyn_cast<FloatType>(type)) {
-              Value real = floatType.getWidth() < 64
-                               ? arith::ExtFOp::create(b, l, b.getF64Type(),
-                                                       scalar)
-                               : scalar;
-              call(i, floatType.getWidth() < 64 ? PrintKind::Float
-                                                : PrintKind::Double,
+              bool isDouble = floatType.getWidth() == 64;
+              Value real = isDouble ? scalar
+                                    : arith::ExtFOp::create(
+                                          b, l, b.getF64Type(), scalar);
+              call(b, l, i, element,
+                   isDouble ? PrintKind::Double : PrintKind::Float,
                    noInteger, real);
-              continue;
+              return {};
             }
             Value integer = scalar;
             // An i1 prints as 0 or 1, other integers with their sign.
@@ -919,10 +926,10 @@ struct PrintLowering : DebugLowering<PrintOp> {
               integer = arith::ExtUIOp::create(b, l, b.getI64Type(), scalar);
             else if (type.getIntOrFloatBitWidth() < 64)
               integer = arith::ExtSIOp::create(b, l, b.getI64Type(), scalar);
-            call(i, PrintKind::Integer, integer, noReal);
-          }
-          return {};
-        });
+            call(b, l, i, element, PrintKind::Integer, integer, noReal);
+            return {};
+          });
+    }
     rewriter.eraseOp(op);
     return success();
   }

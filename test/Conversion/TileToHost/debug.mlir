@@ -1,7 +1,7 @@
 // RUN: kiln-opt %s -split-input-file -kiln-convert-tile-to-host | FileCheck %s
 
-// tile.print calls the run time for each element of each operand, with the
-// element's row-major index, the value as an i64 (integers, sign-extended)
+// tile.print calls the run time for each element of each operand, operand
+// by operand, with the element's row-major index, the value as an i64 (integers, sign-extended)
 // or an f64 (floats), and the program id; the module describes each site
 // (text, shape, operand count).
 // CHECK: module attributes {kiln.host.debug_sites = {{\[}}["x", array<i64: 2, 3>, 2 : i32]]}
@@ -16,6 +16,8 @@
 // CHECK: %[[F:.*]] = tensor.extract %{{.*}}[%[[I]], %[[J]]] : tensor<2x3xf32>
 // CHECK: %[[D:.*]] = arith.extf %[[F]] : f32 to f64
 // CHECK: call @__kiln_host_print(%{{.*}}, %{{.*}}, %[[ELEMENT]], %{{.*}}, %{{.*}}, %[[D]], %[[PX]], %[[PY]], %[[PZ]])
+// CHECK: scf.for
+// CHECK: scf.for
 // CHECK: %[[N:.*]] = tensor.extract %{{.*}}[%[[I]], %[[J]]] : tensor<2x3xi16>
 // CHECK: %[[W:.*]] = arith.extsi %[[N]] : i16 to i64
 // CHECK: call @__kiln_host_print(%{{.*}}, %{{.*}}, %[[ELEMENT]], %{{.*}}, %[[W]],
