@@ -5,9 +5,11 @@ Entries live in ``$KILN_CACHE_DIR`` (default ``~/.cache/kiln``), named by a
 hash of everything the binary depends on: the tile IR, the chip, the warps
 per program and the compiler build (the C API library's path, size and
 modification time). An entry is written to a temporary
-file and renamed into place, so a reader never sees half of one; an entry
-that cannot be read whole, or a cache directory that cannot be written, is
-the same as no cache.
+file and renamed into place, so a reader never sees half of one. An entry
+that is truncated or garbled (its header records the body's SHA-256) is
+reported with a warning and compiled again; a cache directory that cannot
+be written is the same as no cache. With ``KILN_REQUIRE_CACHE_HIT=1`` a
+kernel missing from the cache is an error instead of a compilation.
 """
 
 from __future__ import annotations
@@ -16,12 +18,14 @@ import hashlib
 import json
 import os
 import tempfile
+import warnings
 from pathlib import Path
 
 from kiln import _ffi
+from kiln.errors import KilnError
 
 #: Bumped when the entry format changes.
-_FORMAT = 1
+_FORMAT = 2
 
 
 def directory() -> Path:
@@ -44,21 +48,38 @@ def key(ir: str, chip: str, num_warps: int, num_stages: int) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+def require_hit(what: str) -> None:
+    """Raises where ``KILN_REQUIRE_CACHE_HIT=1`` forbids compiling ``what``,
+    which the cache does not hold."""
+    if os.environ.get("KILN_REQUIRE_CACHE_HIT", "") not in ("", "0"):
+        raise KilnError(f"KILN_REQUIRE_CACHE_HIT is set, but {what} is not "
+                        f"in the cache ({directory()})")
+
+
 def load(name: str) -> tuple[str, bytes, int] | None:
     """(PTX, cubin, threads per block) of entry ``name``, or None when there
-    is no whole entry."""
+    is none; a damaged entry is reported with a warning."""
+    path = directory() / f"{name}.kiln"
     try:
-        data = (directory() / f"{name}.kiln").read_bytes()
+        data = path.read_bytes()
+    except OSError:
+        return None
+    try:
         header_size = int.from_bytes(data[:4], "little")
         header = json.loads(data[4:4 + header_size])
         ptx_size, cubin_size = header["ptx"], header["cubin"]
         body = data[4 + header_size:]
-        if header.get("format") != _FORMAT or \
-                len(body) != ptx_size + cubin_size:
-            return None
+        if header.get("format") != _FORMAT:
+            return None  # written by another version: replaced
+        if len(body) != ptx_size + cubin_size or \
+                hashlib.sha256(body).hexdigest() != header["sha256"]:
+            raise ValueError("its contents do not match its header")
         return (body[:ptx_size].decode(), body[ptx_size:],
                 int(header["threads"]))
-    except (OSError, ValueError, KeyError, UnicodeDecodeError):
+    except (ValueError, KeyError, UnicodeDecodeError, TypeError) as exc:
+        warnings.warn(f"kiln cache entry {path} is damaged ({exc}); "
+                      "compiling the kernel again", RuntimeWarning,
+                      stacklevel=2)
         return None
 
 
@@ -67,7 +88,9 @@ def store(name: str, ptx: str, cubin: bytes, threads: int) -> bool:
     the cache directory cannot be written."""
     ptx_bytes = ptx.encode()
     header = json.dumps({"format": _FORMAT, "ptx": len(ptx_bytes),
-                         "cubin": len(cubin), "threads": threads}).encode()
+                         "cubin": len(cubin), "threads": threads,
+                         "sha256": hashlib.sha256(ptx_bytes + cubin)
+                         .hexdigest()}).encode()
     folder = directory()
     temporary = None
     try:

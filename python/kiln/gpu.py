@@ -27,7 +27,15 @@ needs no GPU:
 from __future__ import annotations
 
 import ctypes
+import dataclasses
 import functools
+import glob
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
 from typing import Any, Sequence
 
 import numpy as np
@@ -66,6 +74,76 @@ def device_address(value: Any) -> int:
     return int(value.__cuda_array_interface__["data"][0])
 
 
+@dataclasses.dataclass(frozen=True)
+class KernelMetadata:
+    """What ptxas reports of one compiled kernel."""
+    name: str
+    chip: str
+    num_warps: int
+    num_stages: int
+    registers: int
+    spill_stores: int
+    spill_loads: int
+    shared_memory: int
+    stack_frame: int
+
+
+def _parse_ptxas_log(log: str) -> dict[str, dict[str, int]]:
+    """Registers, spills, shared memory and stack frame of each entry
+    function of a ``ptxas -v`` log."""
+    kernels: dict[str, dict[str, int]] = {}
+    current = None
+    for line in log.splitlines():
+        entry = re.search(r"Compiling entry function '([^']+)'", line)
+        if entry:
+            current = kernels.setdefault(entry[1], {
+                "registers": 0, "spill_stores": 0, "spill_loads": 0,
+                "shared_memory": 0, "stack_frame": 0})
+            continue
+        if current is None:
+            continue
+        for key, pattern in (("stack_frame", r"(\d+) bytes stack frame"),
+                             ("spill_stores", r"(\d+) bytes spill stores"),
+                             ("spill_loads", r"(\d+) bytes spill loads"),
+                             ("registers", r"Used (\d+) registers"),
+                             ("shared_memory", r"(\d+) bytes smem")):
+            found = re.search(pattern, line)
+            if found:
+                current[key] = int(found[1])
+    return kernels
+
+
+@functools.cache
+def find_cuobjdump() -> str | None:
+    """cuobjdump from ``KILN_CUOBJDUMP``, the PATH, the CUDA toolkit or the
+    nvidia-cuda-cuobjdump wheel; None where there is none."""
+    candidates = [os.environ.get("KILN_CUOBJDUMP"), shutil.which("cuobjdump")]
+    candidates += [os.path.join(root, "bin", "cuobjdump")
+                   for root in (os.environ.get("CUDA_HOME"),
+                                "/usr/local/cuda") if root]
+    for root in sys.path:
+        candidates += sorted(glob.glob(os.path.join(
+            root, "nvidia", "*", "bin", "cuobjdump")))
+    return next((c for c in candidates if c and os.path.isfile(c)), None)
+
+
+def disassemble(cubin: bytes) -> str:
+    """The SASS of ``cubin`` (``cuobjdump -sass``); empty when cuobjdump is
+    not found or the cubin is empty."""
+    tool = find_cuobjdump()
+    if not tool or not cubin:
+        return ""
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "kernel.cubin")
+        with open(path, "wb") as out:
+            out.write(cubin)
+        result = subprocess.run([tool, "-sass", path], capture_output=True,
+                                text=True)
+    if result.returncode != 0:
+        raise KilnError(f"cuobjdump failed: {result.stderr.strip()}")
+    return result.stdout
+
+
 class GPUBinary:
     """A module's kernels compiled for one chip."""
 
@@ -78,6 +156,7 @@ class GPUBinary:
         self._handle: _ffi.GPUBinaryHandle | None = None
         self.module = module
         self.chip = chip
+        self.num_warps, self.num_stages = int(num_warps), int(num_stages)
         handle = _ffi.GPUBinaryHandle()
         check(_ffi.lib().kilnGPUBinaryCreate(
             module.handle, chip.encode(), int(num_warps), int(num_stages),
@@ -93,6 +172,8 @@ class GPUBinary:
         binary._handle = None
         binary.module = module
         binary.chip = chip
+        binary.num_warps = threads_per_block // 32
+        binary.num_stages = 0  # not recorded in the cache
         handle = _ffi.GPUBinaryHandle()
         ptx_bytes = ptx.encode()
         check(_ffi.lib().kilnGPUBinaryCreateFromArtifacts(
@@ -131,6 +212,22 @@ class GPUBinary:
     @property
     def threads_per_block(self) -> int:
         return _ffi.lib().kilnGPUBinaryGetThreadsPerBlock(self._handle)
+
+    @property
+    def sass(self) -> str:
+        """The cubin disassembled (empty where cuobjdump is not found)."""
+        return disassemble(self.cubin)
+
+    def metadata(self, kernel: str) -> KernelMetadata:
+        """What ptxas reported of ``kernel``: registers, spills, shared
+        memory. Raises KilnError where ptxas did not run (no cubin)."""
+        found = _parse_ptxas_log(self.ptxas_log).get(kernel)
+        if found is None:
+            raise KilnError(f"no ptxas report of kernel '{kernel}' (ptxas "
+                            "was not found, or the binary came from the "
+                            "cache)")
+        return KernelMetadata(kernel, self.chip, self.num_warps,
+                              self.num_stages, **found)
 
     def load(self, ordinal: int = 0) -> CudaModule:
         """The binary loaded on device ``ordinal``."""

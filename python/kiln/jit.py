@@ -17,6 +17,7 @@ address and modified in place.
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import os
 import re
@@ -30,7 +31,7 @@ from kiln import language as kl
 from kiln.codegen import CodeGenerator, KilnCompileError, Type, pointer_type
 from kiln.compiler import Context, Module
 from kiln.errors import CompilationError, KilnError
-from kiln.gpu import (CudaModule, GPUBinary, device_address,
+from kiln.gpu import (CudaModule, GPUBinary, KernelMetadata, device_address,
                       device_array_dtype, device_chip, is_device_array)
 from kiln.host import HostExecutable
 
@@ -67,6 +68,14 @@ def _argument_type(name: str, value: Any) -> Type:
         return Type((), "f32")
     raise KilnError(f"argument '{name}' of type {type(value).__name__} "
                     "cannot be passed to a kernel")
+
+
+@dataclasses.dataclass(frozen=True)
+class CompiledKernel:
+    """A kernel compiled for the GPU: each stage's text or bytes by name, and
+    what ptxas reported (None where ptxas was not found)."""
+    asm: dict[str, str | bytes]
+    metadata: KernelMetadata | None
 
 
 class JITFunction:
@@ -155,24 +164,37 @@ class JITFunction:
         types, constants = self.specialize(self.bind(args, kwargs))
         return CodeGenerator(self.fn, types, constants, self.debug).generate()
 
-    def asm(self, *args, chip: str = "sm_90a", num_warps: int = 4,
-            num_stages: int = 3, **kwargs) -> dict[str, str | bytes]:
-        """Every stage of the GPU compilation for these arguments, by name:
-        "tile" (the tile IR), "llvm" (LLVM IR), "ptx", "cubin" (empty where
-        ptxas is not found) and "ptxas-log". Needs no GPU; arrays may be
-        numpy or device arrays, only their types and alignment count."""
+    def warmup(self, *args, chip: str = "sm_90a", num_warps: int = 4,
+               num_stages: int = 3, **kwargs) -> CompiledKernel:
+        """Compiles for the GPU (no launch, no GPU needed) for these
+        arguments; arrays may be numpy or device arrays, only their types
+        and alignment count. The result's ``asm`` holds every stage and its
+        ``metadata`` what ptxas reported."""
         types, constants = self.specialize(self.bind(args, kwargs))
         with self._lock:
             module, text = self._parse(types, constants)
         try:
             with GPUBinary(module, chip, num_warps, num_stages) as binary:
-                return {"tile": text, "llvm": binary.llvm_ir,
-                        "ptx": binary.ptx, "cubin": binary.cubin,
-                        "ptxas-log": binary.ptxas_log}
+                asm = {"tile": text, "llvm": binary.llvm_ir,
+                       "ptx": binary.ptx, "cubin": binary.cubin,
+                       "ptxas-log": binary.ptxas_log}
+                sass = binary.sass
+                if sass:
+                    asm["sass"] = sass
+                metadata = (binary.metadata(self.fn.__name__)
+                            if binary.cubin else None)
+                return CompiledKernel(asm, metadata)
         except CompilationError as exc:
             raise self._located(exc, text) from None
         finally:
             module.close()
+
+    def asm(self, *args, **kwargs) -> dict[str, str | bytes]:
+        """Every stage of the GPU compilation for these arguments, by name:
+        "tile" (the tile IR), "llvm" (LLVM IR), "ptx", "cubin" (empty where
+        ptxas is not found), "ptxas-log", and "sass" where cuobjdump is
+        found. Takes the options of `warmup`."""
+        return self.warmup(*args, **kwargs).asm
 
     def _key(self, types: dict[str, Type], constants: dict[str, Any]) -> tuple:
         return (tuple(sorted((n, t.elem, t.divisibility, t.known)
@@ -230,6 +252,8 @@ class JITFunction:
             if found:
                 binary = GPUBinary.from_artifacts(module, chip, *found)
             else:
+                cache.require_hit(f"kernel '{self.__name__}' for {chip} "
+                                  f"({num_warps} warps, {num_stages} stages)")
                 binary = GPUBinary(module, chip, num_warps, num_stages)
                 cache.store(entry, binary.ptx, binary.cubin,
                             binary.threads_per_block)

@@ -115,6 +115,26 @@ def test_asm_shows_every_stage_without_a_gpu():
         scale.asm(x, x, 4096, 2.0, BLOCK=1024, chip="sm_42")
 
 
+def test_warmup_reports_what_ptxas_said_and_the_sass():
+    from kiln.gpu import find_cuobjdump
+    x = np.zeros(4096, np.float32)
+    compiled = scale.warmup(x, x, 4096, 2.0, BLOCK=1024, chip="sm_90a",
+                            num_warps=8)
+    if not compiled.asm["cubin"]:
+        assert compiled.metadata is None and "sass" not in compiled.asm
+        pytest.skip("ptxas not found: no cubin, no metadata")
+    meta = compiled.metadata
+    assert (meta.name, meta.chip, meta.num_warps) == ("scale", "sm_90a", 8)
+    assert 8 <= meta.registers <= 255
+    assert meta.spill_stores == meta.spill_loads == 0
+    # Its own report, parsed: the registers line of the log.
+    assert f"Used {meta.registers} registers" in compiled.asm["ptxas-log"]
+    if not find_cuobjdump():
+        pytest.skip("cuobjdump not found: no SASS")
+    assert "Function : scale" in compiled.asm["sass"]
+    assert "LDG.E.128" in compiled.asm["sass"]  # the vector loads
+
+
 def run_python(code: str, **env: str) -> subprocess.CompletedProcess:
     """`code` in a fresh interpreter against the stand-in driver (loaded
     once per process), with PTX for it to load."""
@@ -464,12 +484,15 @@ def test_disk_cache_entries_are_whole_or_ignored(tmp_path, monkeypatch):
     assert cache.load(name) == (".version 8.0", b"\x7fELF-ish", 128)
     assert [p.name for p in (tmp_path / "cache").iterdir()] == \
         [f"{name}.kiln"]  # no temporary left behind
-    # A truncated entry (a crash mid-write elsewhere) is no entry.
+    # A truncated entry (a crash mid-write elsewhere), a garbled one and
+    # one with a byte flipped in its body are reported and not used.
     path = tmp_path / "cache" / f"{name}.kiln"
-    path.write_bytes(path.read_bytes()[:-3])
-    assert cache.load(name) is None
-    path.write_bytes(b"garbage")
-    assert cache.load(name) is None
+    whole = path.read_bytes()
+    flipped = whole[:-1] + bytes([whole[-1] ^ 1])
+    for damaged in (whole[:-3], b"garbage", flipped):
+        path.write_bytes(damaged)
+        with pytest.warns(RuntimeWarning, match="is damaged"):
+            assert cache.load(name) is None
     # A cache that cannot be written is no cache, not an error.
     monkeypatch.setenv("KILN_CACHE_DIR", str(path / "under-a-file"))
     assert not cache.store(name, ".version 8.0", b"", 128)
@@ -499,6 +522,29 @@ def test_a_second_process_loads_the_binary_from_disk(tmp_path):
     assert first.stdout.split() == ["compiled", "1"]
     assert second.stdout.split() == ["compiled", "0"]
     assert len(list((tmp_path / "cache").glob("*.kiln"))) == 1
+
+
+@needs_stand_in
+def test_require_cache_hit_turns_a_miss_into_an_error(tmp_path):
+    code = """
+        import numpy as np, kiln
+        from test_gpu import FakeDeviceArray, scale
+        x = FakeDeviceArray(np.zeros(3000, np.float32))
+        try:
+            scale[(3,)](x, x, 3000, 2.0, BLOCK=1024)
+            print("launched")
+        except kiln.KilnError as exc:
+            print("refused:", exc)
+        """
+    env = {"KILN_CACHE_DIR": str(tmp_path / "cache")}
+    refused = run_python(code, KILN_REQUIRE_CACHE_HIT="1", **env)
+    assert refused.returncode == 0, refused.stderr
+    assert "refused: KILN_REQUIRE_CACHE_HIT is set, but kernel 'scale' " \
+        "for" in refused.stdout
+    assert not list((tmp_path / "cache").glob("*.kiln"))
+    assert run_python(code, **env).stdout.strip() == "launched"
+    hit = run_python(code, KILN_REQUIRE_CACHE_HIT="1", **env)
+    assert hit.stdout.strip() == "launched", hit.stdout + hit.stderr
 
 
 @needs_stand_in
