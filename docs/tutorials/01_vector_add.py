@@ -51,18 +51,14 @@ def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: kl.constexpr):
 # ------------
 # The grid is a tuple of up to three sizes, or a function of the launch's
 # arguments (``meta``, by name, constexprs included) that returns one, so
-# it follows ``BLOCK`` by itself. ``kl.cdiv`` only works inside kernels;
-# on the host, ceiling division is plain Python.
-
-
-def cdiv(a: int, b: int) -> int:
-    return -(-a // b)
+# it follows ``BLOCK`` by itself. ``kiln.cdiv`` is ceiling division on the
+# host, as ``kl.cdiv`` is inside kernels.
 
 
 def add(x, y, block: int = 1024):
     out = empty_like(x)
     n = x.shape[0]
-    grid = lambda meta: (cdiv(n, meta["BLOCK"]),)
+    grid = lambda meta: (kiln.cdiv(n, meta["BLOCK"]),)
     add_kernel[grid](x, y, out, n, BLOCK=block)
     return out
 

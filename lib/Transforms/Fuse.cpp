@@ -360,6 +360,21 @@ void KilnFusePass::runOnOperation() {
       func.emitError("kiln-fuse needs functions of one block");
       return signalPassFailure();
     }
+    // Named ops that are only a generic with fixed maps fuse as that
+    // generic (a transpose read in place by a matmul, a broadcast joining
+    // its users).
+    IRRewriter rewriter(&getContext());
+    SmallVector<linalg::LinalgOp> named;
+    func.walk([&](linalg::LinalgOp op) {
+      if (isa<linalg::TransposeOp, linalg::BroadcastOp, linalg::MapOp,
+              linalg::ElementwiseOp>(op))
+        named.push_back(op);
+    });
+    for (linalg::LinalgOp op : named) {
+      rewriter.setInsertionPoint(op);
+      if (failed(linalg::generalizeNamedOp(rewriter, op)))
+        return signalPassFailure();
+    }
     if (failed(fuseElementwise(func)))
       return signalPassFailure();
     groupAndOutline(func, symbols);

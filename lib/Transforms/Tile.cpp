@@ -20,7 +20,6 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
-#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -162,7 +161,7 @@ FailureOr<TiledKernel> KilnTilePass::tileElementwise(func::FuncOp kernel) {
                       AffineMap map) -> Value {
     Value offset = splatConstant(b, loc, 0, tileShape);
     int64_t operandStride = 1;
-    for (int64_t r = map.getNumResults() - 1; r >= 0; --r) {
+    for (int64_t r = int64_t(map.getNumResults()) - 1; r >= 0; --r) {
       AffineExpr result = map.getResult(r);
       if (auto dim = dyn_cast<AffineDimExpr>(result))
         offset = arith::AddIOp::create(
@@ -393,20 +392,6 @@ void KilnTilePass::runOnOperation() {
       callers.push_back(func);
   }
   for (func::FuncOp kernel : kernels) {
-    // Named ops that are only a generic with fixed maps (transpose,
-    // broadcast, map, elementwise) are tiled as that generic.
-    IRRewriter rewriter(&getContext());
-    SmallVector<linalg::LinalgOp> named;
-    kernel.walk([&](linalg::LinalgOp op) {
-      if (isa<linalg::TransposeOp, linalg::BroadcastOp, linalg::MapOp,
-              linalg::ElementwiseOp>(op))
-        named.push_back(op);
-    });
-    for (linalg::LinalgOp op : named) {
-      rewriter.setInsertionPoint(op);
-      if (failed(linalg::generalizeNamedOp(rewriter, op)))
-        return signalPassFailure();
-    }
     FailureOr<TiledKernel> result =
         isMatmulKernel(kernel)
             ? tileMatmul(kernel, MatmulBlocks{blockM, blockN, blockK})

@@ -42,10 +42,12 @@ public:
   FailureOr<TiledKernel> run();
 
 private:
-  /// The [rows, columns] block of the row-major [*, ld] array at `base`
-  /// whose rows and columns are `rowIndices` and `columnIndices`.
+  /// The [rows, columns] block at `base` whose rows and columns are
+  /// `rowIndices` and `columnIndices`, rows `rowStride` elements apart and
+  /// columns `columnStride`.
   Value blockPointers(Location loc, Value base, Value rowIndices,
-                      Value columnIndices, int64_t ld);
+                      Value columnIndices, int64_t rowStride,
+                      int64_t columnStride = 1);
   /// The value of `source` (a kernel argument or a value computed earlier)
   /// as read through `map` by a generic over a block of `shape` whose rows
   /// and columns are `rowIndices` and `columnIndices`; `inside` masks it.
@@ -107,18 +109,24 @@ Value MatmulTiler::spread(Location loc, Value value, int64_t axis,
 }
 
 Value MatmulTiler::blockPointers(Location loc, Value base, Value rowIndices,
-                                 Value columnIndices, int64_t ld) {
+                                 Value columnIndices, int64_t rowStride,
+                                 int64_t columnStride) {
   int64_t height = cast<RankedTensorType>(rowIndices.getType()).getDimSize(0);
   int64_t width =
       cast<RankedTensorType>(columnIndices.getType()).getDimSize(0);
   SmallVector<int64_t> shape = {height, width};
   Type i32 = b.getI32Type();
-  Value rowStarts = arith::MulIOp::create(
-      b, loc, rowIndices,
-      tile::SplatOp::create(b, loc, blockOf({height}, i32),
-                            constantI32(loc, ld)));
-  Value offsets = arith::AddIOp::create(b, loc, spread(loc, rowStarts, 1, shape),
-                                        spread(loc, columnIndices, 0, shape));
+  auto scaled = [&](Value indices, int64_t size, int64_t stride) -> Value {
+    if (stride == 1)
+      return indices;
+    return arith::MulIOp::create(
+        b, loc, indices,
+        tile::SplatOp::create(b, loc, blockOf({size}, i32),
+                              constantI32(loc, stride)));
+  };
+  Value offsets = arith::AddIOp::create(
+      b, loc, spread(loc, scaled(rowIndices, height, rowStride), 1, shape),
+      spread(loc, scaled(columnIndices, width, columnStride), 0, shape));
   auto pointers = blockOf(shape, base.getType());
   return tile::AddPtrOp::create(b, loc, pointers,
                                 tile::SplatOp::create(b, loc, pointers, base),
@@ -156,13 +164,21 @@ FailureOr<Value> MatmulTiler::blockValue(Operation *user, Value source,
         blockPointers(loc, base, rowIndices, columnIndices,
                       type.getDimSize(1)),
         inside, zero));
+  // A transposed operand (x @ w.T): element (i, j) of the block is
+  // source[j, i], so its rows are one element apart.
+  if (map == AffineMap::get(2, 0, {d1, d0}, ctx))
+    return Value(tile::LoadOp::create(
+        b, loc, blockOf(shape, element),
+        blockPointers(loc, base, rowIndices, columnIndices,
+                      /*rowStride=*/1, /*columnStride=*/type.getDimSize(1)),
+        inside, zero));
   // A vector along the rows (d0) or the columns (d1), broadcast.
   bool alongRows = map == AffineMap::get(2, 0, {d0}, ctx);
   if (!alongRows && map != AffineMap::get(2, 0, {d1}, ctx))
     return user->emitError("kiln-tile: indexing map ")
            << AffineMapAttr::get(map)
-           << " of a matmul kernel reads neither a block, a row vector nor "
-              "a column vector";
+           << " of a matmul kernel reads neither a block (or its transpose), "
+              "a row vector nor a column vector";
   Value indices = alongRows ? rowIndices : columnIndices;
   int64_t size = shape[alongRows ? 0 : 1];
   auto pointers = blockOf({size}, base.getType());

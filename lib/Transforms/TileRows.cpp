@@ -46,15 +46,17 @@ public:
 
 private:
   /// How an operand of a generic is read: the row's tile, the row's scalar,
-  /// or the column vector (broadcast over rows).
-  enum class Access { Row, RowScalar, Columns };
+  /// the column vector (broadcast over rows), or one element at constant
+  /// indices (broadcast over everything).
+  enum class Access { Row, RowScalar, Columns, Element };
   FailureOr<Access> classify(linalg::GenericOp generic, AffineMap map);
 
   LogicalResult tileGeneric(linalg::GenericOp generic);
   LogicalResult tileReduction(linalg::GenericOp generic, IRMapping &mapping);
-  /// The value of `source` as `access` reads it: loaded from a kernel
-  /// argument, or computed by an earlier op.
-  FailureOr<Value> operandValue(Operation *user, Value source, Access access);
+  /// The value of `source` as `access` reads it (through `map`, for an
+  /// element): loaded from a kernel argument, or computed by an earlier op.
+  FailureOr<Value> operandValue(Operation *user, Value source, Access access,
+                                AffineMap map = {});
   /// Pointers to the columns of this program's row of the [rows, columns]
   /// array at `base` (`ofRow`), or of the [columns] vector at `base`.
   Value columnPointers(Location loc, Value base, bool ofRow);
@@ -74,8 +76,9 @@ private:
   Block *entry = nullptr;
   Value row, mask, columnIndices;
   IRMapping values;
-  /// Inputs already loaded, by argument and access: each is read once.
-  DenseMap<std::pair<Value, int>, Value> loaded;
+  /// Inputs already loaded, by argument, access and element offset: each
+  /// is read once.
+  DenseMap<std::tuple<Value, int, int64_t>, Value> loaded;
 };
 
 } // namespace
@@ -83,6 +86,8 @@ private:
 FailureOr<RowTiler::Access> RowTiler::classify(linalg::GenericOp generic,
                                                AffineMap map) {
   MLIRContext *ctx = generic.getContext();
+  if (llvm::all_of(map.getResults(), llvm::IsaPred<AffineConstantExpr>))
+    return Access::Element;
   if (generic.getNumLoops() == 1 &&
       map == AffineMap::getMultiDimIdentityMap(1, ctx))
     return Access::RowScalar;
@@ -109,21 +114,40 @@ Value RowTiler::asTile(Value value) {
 }
 
 FailureOr<Value> RowTiler::operandValue(Operation *user, Value source,
-                                        Access access) {
-  if (Value known = values.lookupOrNull(source))
+                                        Access access, AffineMap map) {
+  if (Value known = values.lookupOrNull(source)) {
+    // A computed one-element value (a whole reduction) is its element.
+    if (access == Access::Element &&
+        (isa<RankedTensorType>(known.getType()) ||
+         cast<RankedTensorType>(source.getType()).getNumElements() != 1))
+      return user->emitError("kiln-tile: a row kernel reads one element of "
+                             "a value it computes");
     return access == Access::Row ? asTile(known) : known;
+  }
   auto arg = dyn_cast<BlockArgument>(source);
   if (!arg || arg.getOwner() != &kernel.getBody().front())
     return user->emitError("kiln-tile: an operand of a row kernel comes from "
                            "neither an input nor an earlier op");
-  Value &cached = loaded[{source, static_cast<int>(access)}];
+  // An element's offset in the row-major source.
+  int64_t offset = 0;
+  if (access == Access::Element) {
+    ArrayRef<int64_t> shape = cast<RankedTensorType>(source.getType())
+                                  .getShape();
+    for (auto [index, size] : llvm::zip(map.getResults(), shape))
+      offset = offset * size + cast<AffineConstantExpr>(index).getValue();
+  }
+  Value &cached = loaded[{source, static_cast<int>(access), offset}];
   if (cached)
     return cached;
   Location loc = user->getLoc();
   Value base = entry->getArgument(arg.getArgNumber());
   Type element = getElementTypeOrSelf(source.getType());
-  if (access == Access::RowScalar) {
-    Value at = tile::AddPtrOp::create(b, loc, base.getType(), base, row);
+  if (access == Access::RowScalar || access == Access::Element) {
+    Value index = access == Access::Element
+                      ? arith::ConstantIntOp::create(b, loc, b.getI32Type(),
+                                                     offset)
+                      : row;
+    Value at = tile::AddPtrOp::create(b, loc, base.getType(), base, index);
     return cached = tile::LoadOp::create(b, loc, element, at, Value(),
                                          Value());
   }
@@ -257,7 +281,9 @@ LogicalResult RowTiler::tileGeneric(linalg::GenericOp generic) {
         classify(generic, generic.getMatchingIndexingMap(input));
     if (failed(access))
       return failure();
-    FailureOr<Value> value = operandValue(generic, input->get(), *access);
+    FailureOr<Value> value =
+        operandValue(generic, input->get(), *access,
+                     generic.getMatchingIndexingMap(input));
     if (failed(value))
       return failure();
     mapping.map(body.getArgument(input->getOperandNumber()), *value);

@@ -4,12 +4,25 @@ The package talks to the compiler only through its C API
 (``libKilnCAPI.so``), loaded with ctypes on first use.
 """
 
+from kiln.autotune import Config, autotune
 from kiln.codegen import KilnCompileError
 from kiln.compiler import Context, Module
 from kiln.errors import (CompilationError, CudaError, Diagnostic, KilnError,
                          LaunchError, Severity)
+from kiln.fuse import fuse
 from kiln.jit import JITFunction, jit
 
-__all__ = ["CompilationError", "Context", "CudaError", "Diagnostic",
+
+def cdiv(x: int, y: int) -> int:
+    """Ceiling division of Python integers, for grids on the host (as
+    ``triton.cdiv``; ``kl.cdiv`` is its counterpart inside kernels).
+
+    >>> cdiv(1000, 256)
+    4
+    """
+    return -(-x // y)
+
+
+__all__ = ["CompilationError", "Config", "Context", "CudaError", "Diagnostic",
            "JITFunction", "KilnCompileError", "KilnError", "LaunchError",
-           "Module", "Severity", "jit"]
+           "Module", "Severity", "autotune", "cdiv", "fuse", "jit"]

@@ -91,16 +91,24 @@ def store(name: str, ptx: str, cubin: bytes, threads: int) -> bool:
                          "cubin": len(cubin), "threads": threads,
                          "sha256": hashlib.sha256(ptx_bytes + cubin)
                          .hexdigest()}).encode()
-    folder = directory()
+    return write_atomically(directory() / f"{name}.kiln",
+                            len(header).to_bytes(4, "little") + header +
+                            ptx_bytes + cubin)
+
+
+def write_atomically(path: Path, data: bytes) -> bool:
+    """Writes ``data`` to ``path`` whole or not at all (a temporary file
+    renamed into place); False, and no file left, when the folder cannot be
+    written."""
     temporary = None
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=folder, prefix=f".{name}.",
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=path.parent,
+                                         prefix=f".{path.name}.",
                                          delete=False) as out:
             temporary = out.name
-            out.write(len(header).to_bytes(4, "little") + header +
-                      ptx_bytes + cubin)
-        os.replace(temporary, folder / f"{name}.kiln")
+            out.write(data)
+        os.replace(temporary, path)
         return True
     except OSError:
         if temporary:

@@ -375,7 +375,9 @@ FUSION_REFERENCES = {
     "expensive": lambda x: [np.sin(np.tanh(x)), np.cos(np.tanh(x))],
     "gelu": lambda x: [0.5 * x * (1 + _erf(x * 0.707106781))],
     "diamond": lambda x: [np.sin(x) + np.cos(x)],
-    "unfusable_between": lambda x: [np.sin(np.exp(x).T)],
+    "named_transpose": lambda x: [np.sin(np.exp(x).T)],
+    "unfusable_between": lambda x: [
+        np.sin(np.exp(x).T / np.exp(x).sum(axis=1))],
     "layer_norm": lambda x, w, b: [_layer_norm(x, w, b)],
     "broadcast_element": lambda x: [np.exp(x) / np.exp(x[2, 1])],
     "broadcast_element_out_of_bounds": None,

@@ -204,7 +204,7 @@ def test_scale_on_the_gpu_against_torch():
     n = 100_003
     x = torch.randn(n, device="cuda")
     out = torch.empty_like(x)
-    scale[(kl.cdiv(n, 1024),)](x, out, n, 1.5, BLOCK=1024)
+    scale[(kiln.cdiv(n, 1024),)](x, out, n, 1.5, BLOCK=1024)
     torch.cuda.synchronize()
     torch.testing.assert_close(out, x * 1.5)
 
@@ -403,7 +403,7 @@ def test_tensor_core_matmul_on_the_gpu_against_float64(case, b_column_major):
         torch, element, m, n, k, b_column_major)
     out_dtype = torch.int32 if element == np.int8 else torch.float32
     c = torch.empty(m, n, device="cuda", dtype=out_dtype)
-    grid = (kl.cdiv(m, 64), kl.cdiv(n, 64))
+    grid = (kiln.cdiv(m, 64), kiln.cdiv(n, 64))
     tensor_core_matmul[grid](c, a, stored_b, m, n, k, stride_bk, stride_bn,
                              BM=64, BN=64, BK=32, PRECISION=precision)
     torch.cuda.synchronize()

@@ -217,22 +217,49 @@ func.func @diamond(%x: tensor<512xf32>) -> tensor<512xf32> {
 
 // -----
 
-// An op no rule joins (here linalg.transpose, which upstream elementwise
-// fusion does not take and which is not row-wise) stays a kernel of its
-// own, and so do its elementwise neighbours, each with a remark.
-// CHECK-LABEL: func.func @unfusable_between
-// CHECK: %[[A:.*]] = call @unfusable_between_kernel0
-// CHECK: %[[B:.*]] = call @unfusable_between_kernel1(%[[A]])
-// CHECK: call @unfusable_between_kernel2(%[[B]])
-func.func @unfusable_between(%x: tensor<16x32xf32>) -> tensor<32x16xf32> {
-  // expected-remark @+1 {{not fused with its neighbours}}
+// A named op that is a generic with fixed maps (here linalg.transpose) is
+// generalized first and fuses like any elementwise op: one kernel.
+// CHECK-LABEL: func.func @named_transpose
+// CHECK-NEXT: %[[Y:.*]] = call @named_transpose_kernel0(%arg0)
+// CHECK-NEXT: return %[[Y]]
+func.func @named_transpose(%x: tensor<16x32xf32>) -> tensor<32x16xf32> {
   %a = math.exp %x : tensor<16x32xf32>
   %e = tensor.empty() : tensor<32x16xf32>
-  // expected-remark @+1 {{not fused with its neighbours: no rule joins a linalg.transpose here}}
   %t = linalg.transpose ins(%a : tensor<16x32xf32>) outs(%e : tensor<32x16xf32>) permutation = [1, 0]
-  // expected-remark @+1 {{not fused with its neighbours}}
   %s = math.sin %t : tensor<32x16xf32>
   return %s : tensor<32x16xf32>
+}
+
+// -----
+
+// A reduction between two elementwise ops: exp fuses into the row sums,
+// but the transposed consumer of the sums runs over other rows, so no rule
+// joins it (it is a kernel of its own, with a remark) and the cheap exp is
+// recomputed there rather than written out.
+// CHECK-LABEL: func.func @unfusable_between
+// CHECK: %[[S:.*]] = call @unfusable_between_kernel0(%arg0)
+// CHECK: call @unfusable_between_kernel1(%arg0, %[[S]])
+func.func @unfusable_between(%x: tensor<16x32xf32>) -> tensor<32x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %a = math.exp %x : tensor<16x32xf32>
+  %e = tensor.empty() : tensor<16xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<16xf32>) -> tensor<16xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]}
+      ins(%a : tensor<16x32xf32>) outs(%init : tensor<16xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %r = arith.addf %in, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<16xf32>
+  %et = tensor.empty() : tensor<32x16xf32>
+  // expected-remark @+1 {{not fused with its neighbours: no rule joins a linalg.generic here}}
+  %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%a, %s : tensor<16x32xf32>, tensor<16xf32>) outs(%et : tensor<32x16xf32>) {
+  ^bb0(%in: f32, %sum: f32, %out: f32):
+    %d = arith.divf %in, %sum : f32
+    %l = math.sin %d : f32
+    linalg.yield %l : f32
+  } -> tensor<32x16xf32>
+  return %y : tensor<32x16xf32>
 }
 
 // -----

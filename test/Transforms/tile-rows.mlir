@@ -101,3 +101,32 @@ func.func @columns(%x: tensor<8x4xf32>) -> tensor<4xf32> {
   %s = call @columns_kernel0(%x) : (tensor<8x4xf32>) -> tensor<4xf32>
   return %s : tensor<4xf32>
 }
+
+// -----
+
+// One element at constant indices (here s[1, 2] of a 3x4 input) is one
+// scalar load at its row-major offset, 1 * 4 + 2, shared by every row.
+// CHECK-LABEL: func.func @scaled_sums_kernel0_tile
+// CHECK-SAME: (%[[X:.*]]: !tile.ptr<f32>, %[[S:.*]]: !tile.ptr<f32>, %{{.*}}: !tile.ptr<f32>)
+// CHECK: %[[SIX:.*]] = arith.constant 6 : i32
+// CHECK: %[[AT:.*]] = tile.addptr %[[S]], %[[SIX]] : !tile.ptr<f32>, i32
+// CHECK: %[[PIVOT:.*]] = tile.load %[[AT]] : !tile.ptr<f32> -> f32
+// CHECK: tile.splat %[[PIVOT]] : f32 -> tensor<8xf32>
+// CHECK: tile.reduce
+func.func private @scaled_sums_kernel0(%x: tensor<5x8xf32>, %s: tensor<3x4xf32>) -> tensor<5xf32> attributes {kiln.kernel} {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<5xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<5xf32>) -> tensor<5xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (1, 2)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]}
+      ins(%x, %s : tensor<5x8xf32>, tensor<3x4xf32>) outs(%init : tensor<5xf32>) {
+  ^bb0(%in: f32, %p: f32, %acc: f32):
+    %q = arith.divf %in, %p : f32
+    %a = arith.addf %q, %acc : f32
+    linalg.yield %a : f32
+  } -> tensor<5xf32>
+  return %r : tensor<5xf32>
+}
+func.func @scaled_sums(%x: tensor<5x8xf32>, %s: tensor<3x4xf32>) -> tensor<5xf32> {
+  %r = call @scaled_sums_kernel0(%x, %s) : (tensor<5x8xf32>, tensor<3x4xf32>) -> tensor<5xf32>
+  return %r : tensor<5xf32>
+}

@@ -151,3 +151,42 @@ func.func @element_at_run_time(%x: tensor<16xf32>, %k: tensor<1xi32>) -> tensor<
   %y = arith.divf %a, %s : tensor<16xf32>
   return %y : tensor<16xf32>
 }
+
+// -----
+
+// A 0-D tensor is one element: one program of a one-element tile (this
+// crashed kiln-tile, found by kiln.fuse's tests).
+// CHECK-LABEL: func.func @scalar_tensor_kernel0_tile
+// CHECK: tile.load %{{.*}}, %{{.*}} : tensor<1x!tile.ptr<f32>> -> tensor<1xf32>
+// CHECK: math.cos %{{.*}} : tensor<1xf32>
+// CHECK-LABEL: func.func @scalar_tensor(
+// CHECK: call @scalar_tensor_kernel0_tile_launch
+func.func @scalar_tensor(%x: tensor<f32>) -> tensor<f32> {
+  %y = math.cos %x : tensor<f32>
+  return %y : tensor<f32>
+}
+
+// -----
+
+// x @ w.T: kiln-fuse generalizes the transpose and takes it into the
+// matmul kernel as a prologue; the kernel reads w in place, element (k, n)
+// of the B block at n * 20 + k (columns 20 apart, rows 1).
+// CHECK-LABEL: func.func @x_wt_kernel0_tile
+// CHECK-DAG: %[[LD:.*]] = arith.constant dense<20> : tensor<64xi32>
+// CHECK: tile.load %{{.*}} -> tensor<64x32xf32>
+// CHECK: %[[COLS:.*]] = arith.muli %{{.*}}, %[[LD]] : tensor<64xi32>
+// CHECK-NEXT: tile.expand_dims %[[COLS]] axis 0 : tensor<64xi32> -> tensor<1x64xi32>
+// CHECK: %[[W:.*]] = tile.load %{{.*}}, %{{.*}}, other %{{.*}} : tensor<32x64x!tile.ptr<f32>> -> tensor<32x64xf32>
+// CHECK: tile.dot %{{.*}}, %[[W]], %{{.*}} : tensor<64x32xf32>, tensor<32x64xf32> -> tensor<64x64xf32>
+// CHECK-LABEL: func.func @x_wt(
+// CHECK-COUNT-1: call @x_wt_kernel
+// CHECK-NOT: call @x_wt_kernel
+func.func @x_wt(%x: tensor<30x20xf32>, %w: tensor<45x20xf32>) -> tensor<30x45xf32> {
+  %zero = arith.constant 0.0 : f32
+  %et = tensor.empty() : tensor<20x45xf32>
+  %wt = linalg.transpose ins(%w : tensor<45x20xf32>) outs(%et : tensor<20x45xf32>) permutation = [1, 0]
+  %e = tensor.empty() : tensor<30x45xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<30x45xf32>) -> tensor<30x45xf32>
+  %y = linalg.matmul ins(%x, %wt : tensor<30x20xf32>, tensor<20x45xf32>) outs(%acc : tensor<30x45xf32>) -> tensor<30x45xf32>
+  return %y : tensor<30x45xf32>
+}

@@ -446,26 +446,33 @@ void TileAssignLayoutsPass::runOnOperation() {
                      "once, on tile IR without encodings");
     return signalPassFailure();
   }
-  // Layouts spread static tiles; a dynamic one has no lowering.
+  // Layouts spread static tiles of at least one dimension; a dynamic or
+  // 0-D tensor has no lowering.
   WalkResult dynamic = module.walk([&](Operation *op) {
-    auto isDynamic = [](Type type) {
+    auto problem = [](Type type) -> StringRef {
       auto tensor = dyn_cast<RankedTensorType>(type);
-      return tensor && !tensor.hasStaticShape();
+      if (!tensor)
+        return {};
+      if (!tensor.hasStaticShape())
+        return "of dynamic shape";
+      if (tensor.getRank() == 0)
+        return "of rank 0";
+      return {};
+    };
+    auto refuse = [&](StringRef verb, Type type, StringRef why) {
+      op->emitOpError() << verb << " a tensor " << why << " " << type
+                        << ": tiles on the GPU have static shapes of at "
+                           "least one dimension (a scalar is written as one)";
+      return WalkResult::interrupt();
     };
     for (Region &region : op->getRegions())
       for (Block &block : region)
         for (BlockArgument arg : block.getArguments())
-          if (isDynamic(arg.getType())) {
-            op->emitOpError() << "has a tile of dynamic shape " << arg.getType()
-                              << ": tiles have static shapes on the GPU";
-            return WalkResult::interrupt();
-          }
+          if (StringRef why = problem(arg.getType()); !why.empty())
+            return refuse("has", arg.getType(), why);
     for (Type type : op->getResultTypes())
-      if (isDynamic(type)) {
-        op->emitOpError() << "makes a tile of dynamic shape " << type
-                          << ": tiles have static shapes on the GPU";
-        return WalkResult::interrupt();
-      }
+      if (StringRef why = problem(type); !why.empty())
+        return refuse("makes", type, why);
     return WalkResult::advance();
   });
   if (dynamic.wasInterrupted())

@@ -16,7 +16,17 @@ module {
 // -----
 
 // Found by kiln-fuzz-opt: a dynamic shape reached the layout arithmetic.
-// expected-error @+1 {{'func.func' op has a tile of dynamic shape 'tensor<?xf32>': tiles have static shapes on the GPU}}
+// expected-error @+1 {{'func.func' op has a tensor of dynamic shape 'tensor<?xf32>': tiles on the GPU have static shapes of at least one dimension (a scalar is written as one)}}
 func.func @dynamic(%x: tensor<?xf32>) -> tensor<?xf32> {
   return %x : tensor<?xf32>
+}
+
+// -----
+
+// Found by the GPU-lowering mutation sweep: a 0-D tensor reached the layout
+// arithmetic.
+func.func @scalar_tensor(%x: tensor<f32>) -> tensor<f32> {
+  // expected-error @+1 {{'math.cos' op makes a tensor of rank 0 'tensor<f32>': tiles on the GPU have static shapes of at least one dimension}}
+  %y = math.cos %x : tensor<f32>
+  return %y : tensor<f32>
 }

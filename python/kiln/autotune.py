@@ -1,0 +1,572 @@
+"""``@kiln.autotune``: pick a kernel's meta-parameters by timing them, as
+Triton's autotuner does.
+
+    @kiln.autotune(configs=[kiln.Config({"BLOCK": 256}, num_warps=4),
+                            kiln.Config({"BLOCK": 1024}, num_warps=8)],
+                   key=["n"])
+    @kiln.jit
+    def add(x_ptr, y_ptr, out_ptr, n, BLOCK: kl.constexpr):
+        ...
+
+    add[lambda meta: (cdiv(meta["n"], meta["BLOCK"]),)](x, y, out, n)
+
+The first launch with a given key (the values of the arguments named in
+``key``, the dtypes of the array arguments, and where the launch runs: the
+host target, the interpreter or the GPU's chip) launches every config,
+times it, and keeps the fastest; later launches with that key use the
+winner straight away. A grid given as a function receives the launch's
+arguments and the config's meta-parameters (``num_warps`` and
+``num_stages`` included).
+
+On the host target each run is timed with the wall clock. On the GPU it
+is timed with CUDA events where PyTorch is importable, with 256 MiB
+written between runs so that none finds its data in L2 (elsewhere with
+the wall clock, waiting for the device). The median of the timed runs
+counts.
+
+The winner of each key is also kept on disk, in a JSON file under
+``$KILN_CACHE_DIR/autotune`` (default ``~/.cache/kiln/autotune``) named by
+the kernel's source, the configs and the key, so the next process does not
+time again; editing the kernel or the configs tunes again (editing a
+kernel it calls does not). A file that cannot be read is ignored with a
+warning, a directory that cannot be written is no error.
+
+Timing never changes what the launch computes: arrays named in
+``restore_value`` are put back after every timed run, arrays named in
+``reset_to_zero`` are zeroed before every timed run, both hold their
+original contents when tuning ends, and then the launch runs once with the
+winner. A config that fails (its kernel does not compile, or a launch
+fails) is skipped with a warning.
+
+On the host target, with numpy arrays:
+
+>>> import numpy as np, kiln, kiln.language as kl
+>>> @kiln.autotune(configs=[kiln.Config({"BLOCK": 64}),
+...                         kiln.Config({"BLOCK": 256})],
+...                key=["n"], restore_value=["x_ptr"], warmup=1, rep=5)
+... @kiln.jit
+... def increment(x_ptr, n, BLOCK: kl.constexpr):
+...     offsets = kl.program_id(0) * BLOCK + kl.arange(0, BLOCK)
+...     mask = offsets < n
+...     kl.store(x_ptr + offsets, kl.load(x_ptr + offsets, mask=mask) + 1,
+...              mask=mask)
+>>> x = np.zeros(1000, np.float32)
+>>> increment[lambda meta: (kiln.cdiv(meta["n"], meta["BLOCK"]),)](x, 1000)
+>>> float(x.min()), float(x.max())
+(1.0, 1.0)
+>>> increment.best_config in increment.configs
+True
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import inspect
+import json
+import os
+import platform
+import statistics
+import threading
+import time
+import warnings
+from pathlib import Path
+from typing import Any, Callable, Iterable, Sequence
+
+import numpy as np
+
+from kiln import cache
+from kiln import language as kl
+from kiln.cuda import device_info
+from kiln.errors import KilnError
+from kiln.gpu import (device_array_dtype, device_chip, is_device_array,
+                      synchronize)
+from kiln.jit import JITFunction
+
+#: Bumped when the format of the winners kept on disk changes.
+_FORMAT = 1
+#: Bytes written between timed GPU runs, so that none finds its data in L2.
+_L2_FLUSH_BYTES = 256 << 20
+#: The meta-parameters every config sets besides its kwargs.
+_LAUNCH_OPTIONS = ("num_warps", "num_stages")
+
+
+class Config:
+    """One choice of meta-parameters to try: values of the kernel's
+    ``constexpr`` parameters (``kwargs``), the warps per program and the
+    pipeline depth of its GPU compilation.
+
+    >>> import kiln
+    >>> kiln.Config({"BLOCK": 1024}, num_warps=8)
+    Config({'BLOCK': 1024}, num_warps=8, num_stages=3)
+    """
+
+    def __init__(self, kwargs: dict[str, Any], num_warps: int = 4,
+                 num_stages: int = 3) -> None:
+        if not isinstance(kwargs, dict):
+            raise KilnError(f"Config takes a dict of constexpr values, not "
+                            f"{type(kwargs).__name__}")
+        for name, value, least in (("num_warps", num_warps, 1),
+                                   ("num_stages", num_stages, 1)):
+            if not isinstance(value, int) or value < least:
+                raise KilnError(f"Config {name} must be an integer of at "
+                                f"least {least}, not {value!r}")
+        self.kwargs = dict(kwargs)
+        self.num_warps = num_warps
+        self.num_stages = num_stages
+
+    def all_kwargs(self) -> dict[str, Any]:
+        """The kwargs with ``num_warps`` and ``num_stages``."""
+        return {**self.kwargs, "num_warps": self.num_warps,
+                "num_stages": self.num_stages}
+
+    def _identity(self) -> tuple:
+        return (tuple(sorted(self.kwargs.items())), self.num_warps,
+                self.num_stages)
+
+    def __eq__(self, other: object) -> bool:
+        return (isinstance(other, Config)
+                and self._identity() == other._identity())
+
+    def __hash__(self) -> int:
+        return hash(repr(self._identity()))
+
+    def __repr__(self) -> str:
+        return (f"Config({self.kwargs!r}, num_warps={self.num_warps}, "
+                f"num_stages={self.num_stages})")
+
+
+# Arrays named in restore_value and reset_to_zero, numpy or device arrays
+# (PyTorch tensors have clone/copy_/zero_; numpy and CuPy arrays copy and
+# take slice assignment).
+
+def _copy(array: Any) -> Any:
+    return array.clone() if hasattr(array, "clone") else array.copy()
+
+
+def _assign(array: Any, source: Any) -> None:
+    if hasattr(array, "copy_"):
+        array.copy_(source)
+    else:
+        array[...] = source
+
+
+def _zero(array: Any) -> None:
+    if hasattr(array, "zero_"):
+        array.zero_()
+    else:
+        array[...] = 0
+
+
+def _is_array(value: Any) -> bool:
+    return isinstance(value, np.ndarray) or is_device_array(value)
+
+
+def _shape(array: Any) -> tuple[int, ...]:
+    if isinstance(array, np.ndarray):
+        return array.shape
+    return tuple(array.__cuda_array_interface__["shape"])
+
+
+def _dtype(array: Any) -> str:
+    if isinstance(array, np.ndarray):
+        return str(array.dtype)
+    return str(device_array_dtype(array))
+
+
+def _key_value(value: Any) -> Any:
+    """What an argument named in ``key`` contributes to the tuning key: its
+    value, or the shape of an array."""
+    if isinstance(value, kl.constexpr):
+        value = value.value
+    if isinstance(value, np.generic):
+        return value.item()
+    if _is_array(value):
+        return ("shape", _shape(value))
+    return value
+
+
+@functools.cache
+def _gpu_name(ordinal: int) -> str:
+    return device_info(ordinal).name
+
+
+# Clocks: how a timed run is measured where it runs. ``mark`` is taken
+# right before and after a launch, ``seconds`` turns two marks into the
+# run's time once ``synchronize`` has waited for the work, and ``flush``
+# runs (untimed) before every timed run.
+
+class _HostClock:
+    """Wall time of launches on the host target (which return when done)."""
+
+    def mark(self) -> float:
+        return time.perf_counter()
+
+    def seconds(self, start: float, end: float) -> float:
+        return end - start
+
+    def synchronize(self) -> None:
+        pass
+
+    def flush(self) -> None:
+        pass
+
+
+class _SynchronizedClock(_HostClock):
+    """Wall time of GPU launches, waiting for the device at each mark:
+    for GPUs where PyTorch is not there to record events."""
+
+    def mark(self) -> float:
+        synchronize()
+        return time.perf_counter()
+
+
+class _EventClock:
+    """Device time of GPU launches between CUDA events (PyTorch's), with
+    the L2 cache overwritten before each run."""
+
+    def __init__(self, torch: Any) -> None:
+        self.torch = torch
+        self.buffer = torch.empty(_L2_FLUSH_BYTES, dtype=torch.int8,
+                                  device="cuda:0")
+
+    def mark(self) -> Any:
+        event = self.torch.cuda.Event(enable_timing=True)
+        event.record()
+        return event
+
+    def seconds(self, start: Any, end: Any) -> float:
+        return start.elapsed_time(end) / 1e3
+
+    def synchronize(self) -> None:
+        self.torch.cuda.synchronize()
+
+    def flush(self) -> None:
+        self.buffer.zero_()
+
+
+def _clock(on_gpu: bool) -> _HostClock | _EventClock:
+    if not on_gpu:
+        return _HostClock()
+    try:
+        import torch
+    except ImportError:
+        return _SynchronizedClock()
+    if not torch.cuda.is_available():
+        return _SynchronizedClock()
+    return _EventClock(torch)
+
+
+def _median_seconds(launch: Callable[[], None], clock: Any,
+                    before: Callable[[], None], after: Callable[[], None],
+                    warmup: float, rep: float) -> float:
+    """The median time of ``launch`` on ``clock``: a first run (which
+    compiles), then warm-up runs for about ``warmup`` ms and timed runs for
+    about ``rep`` ms. ``before`` and ``after`` run, untimed, around every
+    run; ``after`` also when the launch fails."""
+
+    def run() -> tuple[Any, Any]:
+        before()
+        clock.flush()
+        try:
+            start = clock.mark()
+            launch()
+            end = clock.mark()
+        finally:
+            after()
+        return start, end
+
+    run()
+    begin = time.perf_counter()
+    run()
+    clock.synchronize()
+    cost_ms = max((time.perf_counter() - begin) * 1e3, 1e-3)
+    for _ in range(int(warmup / cost_ms)):
+        run()
+    marks = [run() for _ in range(max(1, int(rep / cost_ms)))]
+    clock.synchronize()
+    return statistics.median(clock.seconds(*pair) for pair in marks)
+
+
+def _first_line(error: BaseException) -> str:
+    return (str(error).splitlines() or [type(error).__name__])[0]
+
+
+def _read_winner(path: Path, configs: list[Config]) -> Config | None:
+    """The config a former tuning kept at ``path``, or None (with a warning
+    when the file is there but unusable)."""
+    try:
+        entry = json.loads(path.read_text())
+        index = entry["config"]
+        if (entry["format"] != _FORMAT or not isinstance(index, int)
+                or not 0 <= index < len(configs)
+                or entry["description"] != repr(configs[index])):
+            raise ValueError("it names none of the configs")
+        return configs[index]
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        warnings.warn(f"kiln.autotune: ignoring the unreadable tuning result "
+                      f"{path} ({exc}); tuning again", stacklevel=5)
+        return None
+
+
+def _write_winner(path: Path, entry: dict) -> None:
+    """Writes ``entry`` to ``path`` whole or not at all; a cache that cannot
+    be written is no error."""
+    cache.write_atomically(path, json.dumps(entry, indent=1).encode())
+
+
+def _names(what: str, names: Iterable[str] | None) -> list[str]:
+    if names is None:
+        return []
+    if isinstance(names, str):
+        raise KilnError(f"kiln.autotune {what} must be a list of argument "
+                        f"names, not the string {names!r}")
+    return list(names)
+
+
+class Autotuner:
+    """A ``@kiln.jit`` kernel launched with the fastest of its configs;
+    ``kernel[grid](*args)`` launches it. See the module documentation.
+
+    ``best_config`` is the config the last launch used; ``timings`` maps
+    each config that ran to its median time in seconds in the last launch
+    that tuned, and is empty after a launch that found its winner already
+    known (in this process or on disk)."""
+
+    def __init__(self, fn: JITFunction, configs: Sequence[Config],
+                 key: Sequence[str], restore_value: Sequence[str] | None,
+                 reset_to_zero: Sequence[str] | None, warmup: float,
+                 rep: float) -> None:
+        if not isinstance(fn, JITFunction):
+            raise KilnError("kiln.autotune applies to a @kiln.jit kernel: "
+                            "put @kiln.autotune(...) above @kiln.jit")
+        self.fn = fn
+        self.__name__ = fn.__name__
+        self.__doc__ = fn.__doc__
+        self.configs = list(configs)
+        self.key = _names("key", key)
+        self.restore_value = _names("restore_value", restore_value)
+        self.reset_to_zero = _names("reset_to_zero", reset_to_zero)
+        self.warmup, self.rep = warmup, rep
+        self._check_configs()
+        self._tuned = {name for c in self.configs for name in c.kwargs}
+        self._check_options()
+        self.best_config: Config | None = None
+        self.timings: dict[Config, float] = {}
+        self._winners: dict[tuple, Config] = {}
+        self._lock = threading.Lock()
+
+    def _check_configs(self) -> None:
+        """Rejects configs that cannot work with the kernel, naming them."""
+        name = self.__name__
+        if not self.configs:
+            raise KilnError(f"kiln.autotune of '{name}' needs at least one "
+                            "Config")
+        for config in self.configs:
+            if not isinstance(config, Config):
+                raise KilnError(f"kiln.autotune of '{name}' takes "
+                                f"kiln.Config objects, not {config!r}")
+            for kwarg in config.kwargs:
+                if kwarg not in self.fn.constexprs:
+                    raise KilnError(
+                        f"{config} of '{name}' sets '{kwarg}', which is not "
+                        f"a constexpr parameter of the kernel (those are: "
+                        f"{', '.join(sorted(self.fn.constexprs)) or 'none'})")
+
+    def _check_options(self) -> None:
+        """Rejects argument names that are not the kernel's, or that the
+        configs set, and times that are not times, naming them."""
+        name = self.__name__
+        parameters = list(self.fn.signature.parameters)
+        for what, names in (("key", self.key),
+                            ("restore_value", self.restore_value),
+                            ("reset_to_zero", self.reset_to_zero)):
+            for argument in names:
+                if argument not in parameters:
+                    raise KilnError(
+                        f"kiln.autotune {what} names '{argument}', which is "
+                        f"not an argument of '{name}' (those are: "
+                        f"{', '.join(parameters)})")
+        for argument in self.key:
+            if argument in self._tuned:
+                raise KilnError(f"kiln.autotune key names '{argument}', "
+                                f"which the configs of '{name}' set")
+        for what, value in (("warmup", self.warmup), ("rep", self.rep)):
+            if not isinstance(value, (int, float)) or value < 0:
+                raise KilnError(f"kiln.autotune {what} is a time in ms, "
+                                f"not {value!r}")
+
+    def __getitem__(self, grid: Sequence[int] | Callable) -> Callable:
+        return lambda *args, **kwargs: self.run(*args, grid=grid, **kwargs)
+
+    def __call__(self, *args, **kwargs):
+        raise KilnError(f"launch a kernel with {self.__name__}[grid](...)")
+
+    def run(self, *args, grid: Sequence[int] | Callable, **kwargs) -> None:
+        """Launches the kernel on ``grid`` with the winner of this launch's
+        key, tuning first when the key is new."""
+        given = self._given(args, kwargs)
+        key = self._key(given)
+        config = self._winners.get(key)
+        if config is None:
+            with self._lock:
+                config = self._winners.get(key) or self._find(key, given,
+                                                              grid)
+                self._winners[key] = config
+        else:
+            self.timings = {}
+        self.best_config = config
+        self._launch(config, given, grid)
+
+    def _given(self, args: tuple, kwargs: dict) -> dict[str, Any]:
+        """The launch's arguments by name, as given; none may be one the
+        configs set."""
+        for option in _LAUNCH_OPTIONS:
+            if option in kwargs:
+                raise self._passed_tuned(option)
+        try:
+            given = self.fn.signature.bind_partial(*args, **kwargs).arguments
+        except TypeError as exc:
+            raise KilnError(f"{self.__name__}: {exc}") from None
+        clashes = sorted(self._tuned & set(given))
+        if clashes:
+            raise self._passed_tuned(clashes[0])
+        return dict(given)
+
+    def _passed_tuned(self, name: str) -> KilnError:
+        return KilnError(f"{self.__name__}: '{name}' is set by the "
+                         "kiln.autotune configs and cannot be passed to the "
+                         "launch")
+
+    def _key(self, given: dict[str, Any]) -> tuple:
+        """The launch's tuning key: the ``key`` arguments' values, the
+        array arguments' dtypes, and where the launch runs."""
+        values = tuple(_key_value(self._argument(given, name))
+                       for name in self.key)
+        arrays = {name: value for name, value in given.items()
+                  if name not in self.fn.constexprs and _is_array(value)}
+        dtypes = tuple((name, _dtype(a)) for name, a in arrays.items())
+        if self.fn.interpreted:
+            target = ("interpreter",)
+        elif self._on_gpu(given):
+            target = ("cuda", device_chip(0), _gpu_name(0))
+        else:
+            target = ("host", platform.machine(),
+                      os.environ.get("KILN_HOST_THREADS") or "1")
+        return values, dtypes, target
+
+    def _on_gpu(self, given: dict[str, Any]) -> bool:
+        return not self.fn.interpreted and any(map(is_device_array,
+                                                   given.values()))
+
+    def _argument(self, given: dict[str, Any], name: str) -> Any:
+        """Argument ``name`` of a launch, given or by default."""
+        if name in given:
+            return given[name]
+        default = self.fn.signature.parameters[name].default
+        if default is inspect.Parameter.empty:
+            raise KilnError(f"{self.__name__}: missing a required argument: "
+                            f"'{name}'")
+        return default
+
+    def _launch(self, config: Config, given: dict[str, Any],
+                grid: Sequence[int] | Callable) -> None:
+        arguments = {**given, **config.kwargs}
+        if callable(grid):
+            grid = grid({**self.fn.bind((), arguments).arguments,
+                         "num_warps": config.num_warps,
+                         "num_stages": config.num_stages})
+        self.fn.run(grid=grid, num_warps=config.num_warps,
+                    num_stages=config.num_stages, **arguments)
+
+    def _cache_path(self, key: tuple) -> Path | None:
+        """The file that keeps the winner of ``key``, named by the kernel's
+        source, the configs and the key; None for a kernel without
+        source."""
+        try:
+            source = inspect.getsource(self.fn.fn)
+        except (OSError, TypeError):
+            return None
+        text = json.dumps([_FORMAT, source, [repr(c) for c in self.configs],
+                           repr(key)])
+        digest = hashlib.sha256(text.encode()).hexdigest()
+        return cache.directory() / "autotune" / f"{digest}.json"
+
+    def _find(self, key: tuple, given: dict[str, Any],
+              grid: Sequence[int] | Callable) -> Config:
+        """The winner of ``key``: the one kept on disk, else the fastest
+        config, timed now and then kept on disk."""
+        path = self._cache_path(key)
+        winner = _read_winner(path, self.configs) if path else None
+        if winner is not None:
+            self.timings = {}
+            return winner
+        timings = self._tune(given, grid)
+        winner = min(timings, key=timings.__getitem__)
+        if path:
+            _write_winner(path, {
+                "format": _FORMAT, "kernel": self.__name__, "key": repr(key),
+                "config": self.configs.index(winner),
+                "description": repr(winner),
+                "timings": {repr(c): t for c, t in timings.items()}})
+        self.timings = timings
+        return winner
+
+    def _tune(self, given: dict[str, Any],
+              grid: Sequence[int] | Callable) -> dict[Config, float]:
+        """Times every config; skips, with a warning, those that fail."""
+        arrays = {name: value for name, value in given.items()
+                  if _is_array(value)}
+        restored = {name: _copy(arrays[name]) for name in self.restore_value
+                    if name in arrays}
+        zeroed = {name: _copy(arrays[name]) for name in self.reset_to_zero
+                  if name in arrays and name not in restored}
+        clock = _clock(self._on_gpu(given))
+
+        def before() -> None:
+            for name in self.reset_to_zero:
+                if name in arrays:
+                    _zero(arrays[name])
+
+        def after() -> None:
+            for name, saved in restored.items():
+                _assign(arrays[name], saved)
+
+        timings, failures = {}, []
+        try:
+            for config in self.configs:
+                try:
+                    timings[config] = _median_seconds(
+                        functools.partial(self._launch, config, given, grid),
+                        clock, before, after, self.warmup, self.rep)
+                except KilnError as exc:
+                    failures.append(f"{config}: {_first_line(exc)}")
+                    warnings.warn(f"kiln.autotune: skipping {config} of "
+                                  f"'{self.__name__}': {_first_line(exc)}",
+                                  stacklevel=5)
+        finally:
+            for name, saved in zeroed.items():
+                _assign(arrays[name], saved)
+        if not timings:
+            raise KilnError(f"kiln.autotune: every config of "
+                            f"'{self.__name__}' failed:\n  "
+                            + "\n  ".join(failures))
+        return timings
+
+
+def autotune(configs: Sequence[Config], key: Sequence[str], *,
+             restore_value: Sequence[str] | None = None,
+             reset_to_zero: Sequence[str] | None = None,
+             warmup: float = 25, rep: float = 100
+             ) -> Callable[[JITFunction], Autotuner]:
+    """Makes a ``@kiln.jit`` kernel pick the fastest of ``configs`` for each
+    new value of the arguments named in ``key`` (see the module
+    documentation). ``restore_value`` names arrays the kernel modifies in
+    place, restored after each timed run; ``reset_to_zero`` names arrays
+    zeroed before each timed run (outputs accumulated with atomics).
+    ``warmup`` and ``rep`` are about how many milliseconds each config is
+    run before timing and while timing."""
+    return lambda fn: Autotuner(fn, configs, key, restore_value,
+                                reset_to_zero, warmup, rep)

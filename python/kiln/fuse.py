@@ -1,0 +1,1471 @@
+"""``@kiln.fuse``: numpy functions traced into whole-tensor programs, fused
+into tile kernels and run on the host target.
+
+    import numpy as np
+    import kiln
+
+    @kiln.fuse
+    def gelu(x):
+        return 0.5 * x * (1 + np.tanh(0.7978845608 * (x + 0.044715 * x ** 3)))
+
+    y = gelu(np.random.rand(1000, 77).astype(np.float32))  # one kernel
+
+A call with a new signature (the shapes and dtypes of its arguments) traces
+the function once: it runs on traced arrays that record each numpy
+operation as the array level's IR (``linalg.generic`` for elementwise
+operations, broadcasts in their indexing maps; ``linalg.generic`` over rows
+with a ``linalg.fill`` init for reductions over the last axis;
+``linalg.matmul`` into an f32 ``linalg.fill`` for ``@``), then
+``kiln.host.ARRAY_PIPELINE`` (kiln-fuse, kiln-tile) groups the operations
+into tile kernels and a launch plan, compiled once for the host. Later
+calls with the same signature look the plan up and run it.
+
+Results follow numpy's types (NEP 50: Python scalars take the array's
+type) and float16 arithmetic is done in float32 and rounded after each
+operation, as numpy does. A matmul accumulates in float32 (float64 for
+float64 operands) and rounds its result once.
+
+What a traced function may use: the operators ``+ - * / ** @``, unary
+``-`` and ``abs``, comparisons, ``& | ^ ~``; the ufuncs in
+``SUPPORTED_UFUNCS`` (``np.exp``, ``np.tanh``, ``np.maximum``,
+``np.where``...) and ``kiln.fuse.erf``; ``sum``, ``max``, ``min``,
+``mean``, ``var``, ``std`` over the last axis (``keepdims`` or not);
+``x.T``, ``np.transpose``, ``astype``, ``np.clip``, and reshapes and
+indexing that only add or drop axes of size 1 (``x[:, None]``). Anything
+else (another numpy function, a reduction over another axis, ``if`` on a
+traced value, indexing that picks elements) raises ``KilnCompileError``
+(a ``KilnError``) at the line of the function that did it; compiler
+diagnostics (``CompilationError``) point at the Python lines of the
+operations they name.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import linecache
+import math
+import os
+import re
+import sys
+import threading
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from kiln.codegen import KilnCompileError
+from kiln.compiler import Context, Module
+from kiln.errors import CompilationError, KilnError
+from kiln.gpu import is_device_array
+from kiln.host import ARRAY_PIPELINE, HostExecutable
+
+#: The name the traced IR goes by when the compiler reports on it (every
+#: operation carries the location of its Python line, so diagnostics name
+#: the user's file instead).
+IR_FILENAME = "<kiln.fuse traced IR>"
+
+_ELEMENT_TYPES = {
+    np.dtype(np.bool_): "i1", np.dtype(np.int8): "i8",
+    np.dtype(np.int16): "i16", np.dtype(np.int32): "i32",
+    np.dtype(np.int64): "i64", np.dtype(np.float16): "f16",
+    np.dtype(np.float32): "f32", np.dtype(np.float64): "f64",
+}
+_BOOL = np.dtype(np.bool_)
+_F16, _F32 = np.dtype(np.float16), np.dtype(np.float32)
+
+
+# --- where the user's code is -----------------------------------------------
+
+_NUMPY_DIR = os.path.dirname(np.__file__)
+
+
+def _user_frame():
+    """The innermost frame outside this module and numpy: the line of the
+    user's code that asked for what is being done."""
+    here = _user_frame.__code__.co_filename
+    frame = sys._getframe(1)
+    while frame is not None:
+        file = frame.f_code.co_filename
+        if file != here and not file.startswith((_NUMPY_DIR + os.sep,
+                                                 "<__array")):
+            return frame
+        frame = frame.f_back
+    return None
+
+
+def _where() -> tuple[str, int, int]:
+    """File, line and column (1-based) of the user's code."""
+    frame = _user_frame()
+    if frame is None:
+        return "<unknown>", 0, 0
+    column = 1
+    try:
+        positions = list(frame.f_code.co_positions())[frame.f_lasti // 2]
+        if positions[2] is not None:
+            column = positions[2] + 1
+    except (AttributeError, IndexError):  # Python < 3.11
+        pass
+    return frame.f_code.co_filename, frame.f_lineno, column
+
+
+def _error(message: str, where: tuple[str, int, int] | None = None
+           ) -> KilnCompileError:
+    file, line, column = where or _where()
+    return KilnCompileError(message, file, line, column,
+                            linecache.getline(file, line))
+
+
+def _loc(where: tuple[str, int, int]) -> str:
+    file = where[0].replace("\\", "\\\\").replace('"', '\\"')
+    return f'loc("{file}":{where[1]}:{where[2]})'
+
+
+# --- types and constants ----------------------------------------------------
+
+def _element_type(dtype: np.dtype) -> str:
+    found = _ELEMENT_TYPES.get(dtype)
+    if found is None:
+        raise _error(f"kiln.fuse computes on bool, int8 to int64 and "
+                     f"float16 to float64 arrays, not {dtype}")
+    return found
+
+
+def _ir_shape(shape: tuple[int, ...]) -> tuple[int, ...]:
+    """The shape of the tensor that holds an array of ``shape``: its axes
+    of size 1 are dropped, so a broadcast is a projection in an indexing
+    map (one axis of size 1 stays when there is nothing else)."""
+    return tuple(d for d in shape if d != 1) or (1,)
+
+
+def _tensor_type(shape: tuple[int, ...], dtype: np.dtype) -> str:
+    return f"tensor<{'x'.join(map(str, shape))}x{_element_type(dtype)}>"
+
+
+def _compute_type(dtype: np.dtype) -> np.dtype:
+    """Where numpy computes ``dtype``'s arithmetic: float16 in float32."""
+    return _F32 if dtype == _F16 else dtype
+
+
+def _constant_text(value: Any, dtype: np.dtype) -> str:
+    """``value`` converted to ``dtype`` as numpy converts it, as an MLIR
+    attribute (floats by their bits, so nothing is rounded twice)."""
+    try:
+        scalar = np.array(value).astype(dtype)
+    except (OverflowError, ValueError) as exc:
+        raise _error(f"the constant {value!r} does not fit {dtype}: {exc}"
+                     ) from None
+    if dtype == _BOOL:
+        return "true" if scalar else "false"
+    if dtype.kind == "f":
+        bits = scalar.view(f"u{dtype.itemsize}")
+        return f"0x{int(bits):0{2 * dtype.itemsize}X}"
+    return str(int(scalar))
+
+
+def _constant_op(value: Any, dtype: np.dtype) -> str:
+    """An ``arith.constant`` of ``value`` as a scalar of ``dtype``."""
+    text = _constant_text(value, dtype)
+    if dtype == _BOOL:  # true and false are typed already
+        return f"arith.constant {text}"
+    return f"arith.constant {text} : {_element_type(dtype)}"
+
+
+def _is_scalar(value: Any) -> bool:
+    return isinstance(value, (bool, int, float, np.generic)) or (
+        isinstance(value, np.ndarray) and value.ndim == 0)
+
+
+def _scalar_type(value: Any) -> Any:
+    """What ``ufunc.resolve_dtypes`` takes for a scalar: Python ints and
+    floats are weak (they take the array's type, NEP 50)."""
+    if isinstance(value, (bool, np.bool_)):
+        return _BOOL
+    if isinstance(value, (np.generic, np.ndarray)):  # np.float64 is a float
+        return value.dtype
+    return type(value)
+
+
+# --- the IR being traced ----------------------------------------------------
+
+class _Body:
+    """The body of one ``linalg.generic`` being emitted; values are
+    (SSA name, numpy dtype) pairs."""
+
+    def __init__(self, trace: _Trace, loc: str) -> None:
+        self.trace, self.loc = trace, loc
+        self.lines: list[str] = []
+
+    def op(self, text: str, dtype: np.dtype) -> tuple[str, np.dtype]:
+        name = self.trace.fresh()
+        self.lines.append(f"{name} = {text} {self.loc}")
+        return name, dtype
+
+    def constant(self, value: Any, dtype: np.dtype) -> tuple[str, np.dtype]:
+        return self.op(_constant_op(value, dtype), dtype)
+
+    def cast(self, value: tuple[str, np.dtype], to: np.dtype
+             ) -> tuple[str, np.dtype]:
+        """``value`` converted as numpy's ``astype`` converts it."""
+        name, dtype = value
+        if dtype == to:
+            return value
+        src, dst = _element_type(dtype), _element_type(to)
+        if to == _BOOL:
+            zero = self.constant(0, dtype)[0]
+            compare = (f"arith.cmpf une, {name}, {zero}" if dtype.kind == "f"
+                       else f"arith.cmpi ne, {name}, {zero}")
+            return self.op(f"{compare} : {src}", to)
+        if dtype.kind == "f" and to.kind == "f":
+            op = "arith.extf" if to.itemsize > dtype.itemsize else \
+                "arith.truncf"
+        elif dtype.kind == "f":
+            op = "arith.fptosi"
+        elif to.kind == "f":
+            op = "arith.uitofp" if dtype == _BOOL else "arith.sitofp"
+        elif to.itemsize > dtype.itemsize or dtype == _BOOL:
+            op = "arith.extui" if dtype == _BOOL else "arith.extsi"
+        else:
+            op = "arith.trunci"
+        return self.op(f"{op} {name} : {src} to {dst}", to)
+
+    def binary(self, op: str, a: tuple[str, np.dtype],
+               b: tuple[str, np.dtype]) -> tuple[str, np.dtype]:
+        return self.op(f"{op} {a[0]}, {b[0]} : {_element_type(a[1])}", a[1])
+
+    def unary(self, op: str, a: tuple[str, np.dtype]
+              ) -> tuple[str, np.dtype]:
+        return self.op(f"{op} {a[0]} : {_element_type(a[1])}", a[1])
+
+
+class _Trace:
+    """The IR of the function being traced, one operation after another
+    in program order; ``open`` until the function returns."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.open = True
+        self._count = 0
+
+    def fresh(self) -> str:
+        self._count += 1
+        return f"%{self._count}"
+
+    def emit(self, line: str) -> None:
+        self.lines.append("    " + line)
+
+    def empty(self, shape: tuple[int, ...], dtype: np.dtype, loc: str) -> str:
+        name = self.fresh()
+        self.emit(f"{name} = tensor.empty() : {_tensor_type(shape, dtype)} "
+                  f"{loc}")
+        return name
+
+    def fill(self, value: Any, shape: tuple[int, ...], dtype: np.dtype,
+             loc: str) -> str:
+        """A tensor of ``shape`` filled with ``value``: the init of a
+        reduction or a matmul."""
+        constant = self.fresh()
+        self.emit(f"{constant} = {_constant_op(value, dtype)} {loc}")
+        empty = self.empty(shape, dtype, loc)
+        name, type_ = self.fresh(), _tensor_type(shape, dtype)
+        self.emit(f"{name} = linalg.fill ins({constant} : "
+                  f"{_element_type(dtype)}) outs({empty} : {type_}) -> "
+                  f"{type_} {loc}")
+        return name
+
+    def generic(self, inputs: Sequence[tuple[TracedArray, str]],
+                space: tuple[int, ...], reduction: bool,
+                out: tuple[str, str, np.dtype],
+                body: Callable[[_Body, list], tuple[str, np.dtype]],
+                loc: str) -> str:
+        """A ``linalg.generic`` over ``space`` (its last dimension reduced
+        if ``reduction``) reading ``inputs`` (array, indexing map results)
+        into ``out`` (init tensor, indexing map results, element type);
+        ``body`` emits the body from the input element values (and the
+        accumulator last, for a reduction)."""
+        dims = ", ".join(f"d{i}" for i in range(len(space)))
+        maps = ", ".join(f"affine_map<({dims}) -> ({results})>"
+                         for results in [m for _, m in inputs] + [out[1]])
+        iterators = ", ".join(
+            '"reduction"' if reduction and i == len(space) - 1
+            else '"parallel"' for i in range(len(space)))
+        out_shape = tuple(space[int(d[1:])] for d in out[1].split(", "))
+        out_type = _tensor_type(out_shape, out[2])
+        block = _Body(self, loc)
+        arguments = [(self.fresh(), a.dtype) for a, _ in inputs]
+        accumulator = (self.fresh(), out[2])
+        values = arguments + ([accumulator] if reduction else [])
+        result = body(block, values)
+        name = self.fresh()
+        ins = ""
+        if inputs:
+            ins = (f"ins({', '.join(a._value for a, _ in inputs)} : "
+                   f"{', '.join(a._tensor_type for a, _ in inputs)}) ")
+        block_arguments = ", ".join(
+            f"{n}: {_element_type(d)}" for n, d in arguments + [accumulator])
+        self.emit(f"{name} = linalg.generic {{indexing_maps = [{maps}], "
+                  f"iterator_types = [{iterators}]}} {ins}"
+                  f"outs({out[0]} : {out_type}) {{")
+        self.emit(f"^bb0({block_arguments}):")
+        for line in block.lines:
+            self.emit("  " + line)
+        self.emit(f"  linalg.yield {result[0]} : {_element_type(out[2])} "
+                  f"{loc}")
+        self.emit(f"}} -> {out_type} {loc}")
+        return name
+
+
+# --- traced arrays ----------------------------------------------------------
+
+class TracedArray:
+    """What a ``@kiln.fuse`` function receives instead of each array while
+    it is traced: it has the array's ``shape``, ``dtype`` and ``ndim`` and
+    records the numpy operations applied to it. Its values are not known
+    while tracing, so ``if``, ``float()`` and indexing that picks elements
+    raise ``KilnError``."""
+
+    def __init__(self, trace: _Trace, value: str, shape: tuple[int, ...],
+                 dtype: np.dtype) -> None:
+        self._trace = trace
+        self._value = value
+        self.shape = tuple(shape)
+        self.dtype = np.dtype(dtype)
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return math.prod(self.shape)
+
+    @property
+    def _tensor_type(self) -> str:
+        return _tensor_type(_ir_shape(self.shape), self.dtype)
+
+    def __repr__(self) -> str:
+        return f"TracedArray(shape={self.shape}, dtype={self.dtype})"
+
+    def __len__(self) -> int:
+        if not self.shape:
+            raise _error("len() of a 0-d traced array")
+        return self.shape[0]
+
+    # Values are not known while tracing.
+    def __bool__(self):
+        raise _error("the truth value of a traced array is not known while "
+                     "tracing (if, while, and, or, assert on an array "
+                     "computed from the arguments); use np.where to choose "
+                     "between values")
+
+    def _no_value(self, what: str):
+        raise _error(f"{what} of a traced array: its value is not known "
+                     "while tracing")
+
+    def __float__(self):
+        self._no_value("float()")
+
+    def __int__(self):
+        self._no_value("int()")
+
+    def __index__(self):
+        self._no_value("use as an index")
+
+    def __complex__(self):
+        self._no_value("complex()")
+
+    def __array__(self, *args, **kwargs):
+        self._no_value("np.asarray (conversion to a numpy array)")
+
+    def __iter__(self):
+        raise _error("iteration over a traced array (it would index it "
+                     "element by element); write the loop as array "
+                     "operations")
+
+    def __setitem__(self, key, value):
+        raise _error("assignment into a traced array (x[...] = ...); "
+                     "kiln.fuse traces functions without side effects: use "
+                     "np.where")
+
+    def __getattr__(self, name: str):
+        # numpy and Python probe special names (__array_interface__...);
+        # those are absent, not refused.
+        if not name.startswith("__") and hasattr(np.ndarray, name):
+            raise _error(f"ndarray.{name} is not supported by kiln.fuse")
+        raise AttributeError(name)
+
+    # numpy's protocols.
+    def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs,
+                        **kwargs):
+        name = f"np.{ufunc.__name__}"
+        _no_out(kwargs.pop("out", None), name)
+        if method == "reduce" and ufunc in _REDUCING_UFUNCS and \
+                len(inputs) == 1:
+            axis = kwargs.pop("axis", 0)
+            keepdims = kwargs.pop("keepdims", False)
+            _no_extra(kwargs, f"{name}.reduce")
+            return _reduce(inputs[0], _REDUCING_UFUNCS[ufunc], axis,
+                           keepdims, None, f"{name}.reduce")
+        if method != "__call__":
+            raise _error(f"{name}.{method} is not supported by kiln.fuse")
+        if kwargs.get("where") is True:
+            del kwargs["where"]
+        _no_extra(kwargs, name)
+        if ufunc is np.matmul:
+            return _matmul(*inputs)
+        return _apply_ufunc(ufunc, inputs)
+
+    def __array_function__(self, func, types, args, kwargs):
+        handler = _FUNCTIONS.get(func)
+        if handler is None:
+            module = func.__module__ or "numpy"
+            module = "np" if "._" in module else module.replace("numpy",
+                                                                 "np", 1)
+            raise _error(f"{module}.{func.__name__} is not supported by "
+                         "kiln.fuse")
+        return handler(*args, **kwargs)
+
+    # Operators, through the ufuncs numpy uses for them.
+    def __add__(self, o): return _apply_ufunc(np.add, (self, o))
+    def __radd__(self, o): return _apply_ufunc(np.add, (o, self))
+    def __sub__(self, o): return _apply_ufunc(np.subtract, (self, o))
+    def __rsub__(self, o): return _apply_ufunc(np.subtract, (o, self))
+    def __mul__(self, o): return _apply_ufunc(np.multiply, (self, o))
+    def __rmul__(self, o): return _apply_ufunc(np.multiply, (o, self))
+    def __truediv__(self, o): return _apply_ufunc(np.true_divide, (self, o))
+    def __rtruediv__(self, o): return _apply_ufunc(np.true_divide, (o, self))
+    def __floordiv__(self, o): return _apply_ufunc(np.floor_divide, (self, o))
+    def __rfloordiv__(self, o): return _apply_ufunc(np.floor_divide, (o, self))
+    def __mod__(self, o): return _apply_ufunc(np.remainder, (self, o))
+    def __rmod__(self, o): return _apply_ufunc(np.remainder, (o, self))
+    def __pow__(self, o): return _apply_ufunc(np.power, (self, o))
+    def __rpow__(self, o): return _apply_ufunc(np.power, (o, self))
+    def __matmul__(self, o): return _matmul(self, o)
+    def __rmatmul__(self, o): return _matmul(o, self)
+    def __and__(self, o): return _apply_ufunc(np.bitwise_and, (self, o))
+    def __rand__(self, o): return _apply_ufunc(np.bitwise_and, (o, self))
+    def __or__(self, o): return _apply_ufunc(np.bitwise_or, (self, o))
+    def __ror__(self, o): return _apply_ufunc(np.bitwise_or, (o, self))
+    def __xor__(self, o): return _apply_ufunc(np.bitwise_xor, (self, o))
+    def __rxor__(self, o): return _apply_ufunc(np.bitwise_xor, (o, self))
+    def __lt__(self, o): return _apply_ufunc(np.less, (self, o))
+    def __le__(self, o): return _apply_ufunc(np.less_equal, (self, o))
+    def __gt__(self, o): return _apply_ufunc(np.greater, (self, o))
+    def __ge__(self, o): return _apply_ufunc(np.greater_equal, (self, o))
+    def __eq__(self, o): return _apply_ufunc(np.equal, (self, o))
+    def __ne__(self, o): return _apply_ufunc(np.not_equal, (self, o))
+    def __neg__(self): return _apply_ufunc(np.negative, (self,))
+    def __pos__(self): return _apply_ufunc(np.positive, (self,))
+    def __abs__(self): return _apply_ufunc(np.absolute, (self,))
+    def __invert__(self): return _apply_ufunc(np.invert, (self,))
+
+    __hash__ = None  # == traces an elementwise comparison
+
+    # ndarray's methods.
+    def astype(self, dtype, copy: bool = True) -> TracedArray:
+        return _astype(self, dtype)
+
+    @property
+    def T(self) -> TracedArray:
+        return _transpose(self)
+
+    def transpose(self, *axes) -> TracedArray:
+        if len(axes) == 1 and not isinstance(axes[0], int):
+            axes = axes[0]
+        return _transpose(self, axes or None)
+
+    def sum(self, axis=None, dtype=None, out=None, keepdims=False
+            ) -> TracedArray:
+        return _sum(self, axis, dtype, out, keepdims)
+
+    def max(self, axis=None, out=None, keepdims=False) -> TracedArray:
+        return _max(self, axis, out, keepdims)
+
+    def min(self, axis=None, out=None, keepdims=False) -> TracedArray:
+        return _min(self, axis, out, keepdims)
+
+    def mean(self, axis=None, dtype=None, out=None, keepdims=False
+             ) -> TracedArray:
+        return _mean(self, axis, dtype, out, keepdims)
+
+    def var(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False
+            ) -> TracedArray:
+        return _var(self, axis, dtype, out, ddof, keepdims)
+
+    def std(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False
+            ) -> TracedArray:
+        return _std(self, axis, dtype, out, ddof, keepdims)
+
+    def clip(self, min=None, max=None) -> TracedArray:
+        return _clip(self, min, max)
+
+    def reshape(self, *shape, order: str = "C") -> TracedArray:
+        if len(shape) == 1 and not isinstance(shape[0], int):
+            shape = shape[0]
+        return _reshape(self, shape, order)
+
+    def squeeze(self, axis=None) -> TracedArray:
+        return _squeeze(self, axis)
+
+    def __getitem__(self, key) -> TracedArray:
+        """Indexing that only adds or drops axes of size 1: ``x[:, None]``,
+        ``x[None]``, ``x[..., None]``, ``x[0]`` when axis 0 has size 1."""
+        items = key if isinstance(key, tuple) else (key,)
+        if sum(item is Ellipsis for item in items) > 1:
+            raise _error("an index with two ellipses")
+        consumed = sum(item is not None and item is not Ellipsis
+                       for item in items)
+        if consumed > self.ndim:
+            raise _error(f"too many indices for a {self.ndim}-d array")
+        expanded: list[Any] = []
+        for item in items:
+            if item is Ellipsis:
+                expanded += [slice(None)] * (self.ndim - consumed)
+            else:
+                expanded.append(item)
+        expanded += [slice(None)] * (self.ndim - sum(
+            i is not None for i in expanded))
+        shape, axis = [], 0
+        for item in expanded:
+            if item is None:
+                shape.append(1)
+                continue
+            size = self.shape[axis]
+            if isinstance(item, slice) and item == slice(None):
+                shape.append(size)
+            elif isinstance(item, (int, np.integer)) and size == 1 and \
+                    item in (0, -1):
+                pass
+            else:
+                raise _error(
+                    f"indexing a traced array with [{_key_text(key)}]: "
+                    "kiln.fuse only adds axes (None) or drops axes of size "
+                    "1; indexing that picks elements (slices, integers, "
+                    "arrays) is not supported")
+            axis += 1
+        return _view(self, tuple(shape))
+
+
+def _key_text(key) -> str:
+    items = key if isinstance(key, tuple) else (key,)
+
+    def one(item):
+        if isinstance(item, slice):
+            parts = ["" if p is None else str(p)
+                     for p in (item.start, item.stop, item.step)]
+            return ":".join(parts[:2] if item.step is None else parts)
+        if item is Ellipsis:
+            return "..."
+        if isinstance(item, TracedArray):
+            return "<traced array>"
+        return repr(item)
+    return ", ".join(map(one, items))
+
+
+def _operand(value: Any, what: str) -> TracedArray | Any:
+    """A traced array of the current trace, or a scalar constant."""
+    if isinstance(value, TracedArray):
+        if not value._trace.open:
+            raise _error(f"{what} on a traced array whose trace is over (kept "
+                         "from an earlier call, in a global or a closure?)")
+        return value
+    if _is_scalar(value):
+        return value
+    if isinstance(value, np.ndarray):
+        raise _error(f"{what} of a numpy array constant of shape "
+                     f"{list(value.shape)}: kiln.fuse reads arrays only "
+                     "from the arguments, pass it as one")
+    if isinstance(value, (list, tuple)):
+        raise _error(f"{what} of a {type(value).__name__}: kiln.fuse reads "
+                     "arrays only from the arguments, pass it as a numpy "
+                     "array argument")
+    raise _error(f"{what} of a {type(value).__name__}, which kiln.fuse "
+                 "cannot trace")
+
+
+def _the_trace(operands: Sequence[Any]) -> _Trace:
+    traces = {id(o._trace): o._trace for o in operands
+              if isinstance(o, TracedArray)}
+    if len(traces) != 1:
+        raise _error("traced arrays of two traces used together")
+    return next(iter(traces.values()))
+
+
+def _broadcast(shapes: Sequence[tuple[int, ...]], what: str
+               ) -> tuple[int, ...]:
+    try:
+        return tuple(np.broadcast_shapes(*shapes))
+    except ValueError:
+        raise _error(f"{what}: shapes "
+                     f"{', '.join(str(list(s)) for s in shapes)} do not "
+                     "broadcast together") from None
+
+
+def _input_map(shape: tuple[int, ...], result: tuple[int, ...]) -> str:
+    """The indexing map results that read an array of ``shape`` broadcast
+    to ``result``: each of its axes of size > 1 is that axis of the
+    iteration space (the result's axes of size > 1)."""
+    space_axes = [i for i, d in enumerate(result) if d != 1]
+    if not space_axes:
+        return "d0"
+    offset = len(result) - len(shape)
+    dims = [f"d{space_axes.index(offset + i)}"
+            for i, d in enumerate(shape) if d != 1]
+    return ", ".join(dims) or "0"
+
+
+def _elementwise(operands: Sequence[Any], dtype: np.dtype, what: str,
+                 body: Callable[[_Body, list], tuple[str, np.dtype]]
+                 ) -> TracedArray:
+    """A generic over the broadcast shape of ``operands`` (traced arrays,
+    or scalars which ``body`` receives as Python values) making ``dtype``."""
+    loc = _loc(_where())
+    arrays = [o for o in operands if isinstance(o, TracedArray)]
+    trace = _the_trace(arrays)
+    shape = _broadcast([a.shape for a in arrays], what)
+    space = _ir_shape(shape)
+    unique: dict[int, TracedArray] = {}
+    for a in arrays:
+        unique.setdefault(id(a), a)
+    inputs = [(a, _input_map(a.shape, shape)) for a in unique.values()]
+    positions = {key: i for i, key in enumerate(unique)}
+    init = trace.empty(space, dtype, loc)
+    dims = ", ".join(f"d{i}" for i in range(len(space)))
+
+    def emit(block: _Body, values: list) -> tuple[str, np.dtype]:
+        return body(block, [values[positions[id(o)]]
+                            if isinstance(o, TracedArray) else o
+                            for o in operands])
+
+    name = trace.generic(inputs, space, False, (init, dims, dtype), emit,
+                         loc)
+    return TracedArray(trace, name, shape, dtype)
+
+
+def _view(x: TracedArray, shape: tuple[int, ...]) -> TracedArray:
+    """``x`` with axes of size 1 added or dropped: the same tensor."""
+    return TracedArray(x._trace, x._value, shape, x.dtype)
+
+
+def _copy(x: TracedArray, loc: str) -> str:
+    """A generic that copies ``x`` (an argument returned as it is)."""
+    space = _ir_shape(x.shape)
+    dims = ", ".join(f"d{i}" for i in range(len(space)))
+    init = x._trace.empty(space, x.dtype, loc)
+    return x._trace.generic([(x, dims)], space, False, (init, dims, x.dtype),
+                            lambda b, v: v[0], loc)
+
+
+# --- ufuncs -----------------------------------------------------------------
+
+def _float_math(op: str):
+    return lambda b, args: b.unary(op, args[0])
+
+
+def _float_binary(op: str):
+    return lambda b, args: b.binary(op, args[0], args[1])
+
+
+def _by_kind(float_rule, int_rule=None, bool_rule=None):
+    """A rule that picks by the kind of the type numpy computes in
+    (``rule.kinds``: those it takes)."""
+    rules = {"f": float_rule, "i": int_rule, "b": bool_rule}
+
+    def rule(b: _Body, args: list) -> tuple[str, np.dtype]:
+        return rules[args[0][1].kind](b, args)
+    rule.kinds = {k for k, r in rules.items() if r is not None}
+    return rule
+
+
+def _identity(b: _Body, args: list) -> tuple[str, np.dtype]:
+    return args[0]
+
+
+def _compare(float_predicate: str, int_predicate: str, bool_predicate: str):
+    def rule(b: _Body, args: list) -> tuple[str, np.dtype]:
+        (x, dtype), (y, _) = args
+        if dtype.kind == "f":
+            op = f"arith.cmpf {float_predicate}"
+        else:
+            op = "arith.cmpi " + (bool_predicate if dtype == _BOOL
+                                  else int_predicate)
+        return b.op(f"{op}, {x}, {y} : {_element_type(dtype)}", _BOOL)
+    rule.kinds = {"f", "i", "b"}
+    return rule
+
+
+def _negate_int(b: _Body, args: list) -> tuple[str, np.dtype]:
+    zero = b.constant(0, args[0][1])
+    return b.binary("arith.subi", zero, args[0])
+
+
+def _reciprocal(b: _Body, args: list) -> tuple[str, np.dtype]:
+    return b.binary("arith.divf", b.constant(1, args[0][1]), args[0])
+
+
+def _logical(op: str):
+    def rule(b: _Body, args: list) -> tuple[str, np.dtype]:
+        truths = [b.cast(a, _BOOL) for a in args]
+        if op == "not":
+            return b.binary("arith.xori", truths[0], b.constant(True, _BOOL))
+        return b.binary(f"arith.{op}i", *truths)
+    rule.kinds = {"f", "i", "b"}
+    return rule
+
+
+def _invert(b: _Body, args: list) -> tuple[str, np.dtype]:
+    ones = b.constant(True if args[0][1] == _BOOL else -1, args[0][1])
+    return b.binary("arith.xori", args[0], ones)
+
+
+_UFUNC_RULES: dict[Any, Callable] = {
+    # numpy adds booleans with or, multiplies them with and.
+    np.add: _by_kind(_float_binary("arith.addf"), _float_binary("arith.addi"),
+                     _float_binary("arith.ori")),
+    np.subtract: _by_kind(_float_binary("arith.subf"),
+                          _float_binary("arith.subi")),
+    np.multiply: _by_kind(_float_binary("arith.mulf"),
+                          _float_binary("arith.muli"),
+                          _float_binary("arith.andi")),
+    np.true_divide: _by_kind(_float_binary("arith.divf")),
+    np.maximum: _by_kind(_float_binary("arith.maximumf"),
+                         _float_binary("arith.maxsi"),
+                         _float_binary("arith.ori")),
+    np.minimum: _by_kind(_float_binary("arith.minimumf"),
+                         _float_binary("arith.minsi"),
+                         _float_binary("arith.andi")),
+    np.fmax: _by_kind(_float_binary("arith.maxnumf"),
+                      _float_binary("arith.maxsi"),
+                      _float_binary("arith.ori")),
+    np.fmin: _by_kind(_float_binary("arith.minnumf"),
+                      _float_binary("arith.minsi"),
+                      _float_binary("arith.andi")),
+    np.negative: _by_kind(_float_math("arith.negf"), _negate_int),
+    np.positive: _by_kind(_identity, _identity),
+    np.absolute: _by_kind(_float_math("math.absf"), _float_math("math.absi"),
+                          _identity),
+    np.fabs: _by_kind(_float_math("math.absf")),
+    np.square: _by_kind(lambda b, a: b.binary("arith.mulf", a[0], a[0]),
+                        lambda b, a: b.binary("arith.muli", a[0], a[0])),
+    np.reciprocal: _by_kind(_reciprocal),
+    np.less: _compare("olt", "slt", "ult"),
+    np.less_equal: _compare("ole", "sle", "ule"),
+    np.greater: _compare("ogt", "sgt", "ugt"),
+    np.greater_equal: _compare("oge", "sge", "uge"),
+    np.equal: _compare("oeq", "eq", "eq"),
+    np.not_equal: _compare("une", "ne", "ne"),
+    np.logical_and: _logical("and"),
+    np.logical_or: _logical("or"),
+    np.logical_xor: _logical("xor"),
+    np.logical_not: _logical("not"),
+    np.bitwise_and: _by_kind(None, _float_binary("arith.andi"),
+                             _float_binary("arith.andi")),
+    np.bitwise_or: _by_kind(None, _float_binary("arith.ori"),
+                            _float_binary("arith.ori")),
+    np.bitwise_xor: _by_kind(None, _float_binary("arith.xori"),
+                             _float_binary("arith.xori")),
+    np.invert: _by_kind(None, _invert, _invert),
+    np.arctan2: _by_kind(_float_binary("math.atan2")),
+    np.copysign: _by_kind(_float_binary("math.copysign")),
+}
+for _ufunc, _op in [
+        (np.exp, "exp"), (np.exp2, "exp2"), (np.expm1, "expm1"),
+        (np.log, "log"), (np.log2, "log2"), (np.log10, "log10"),
+        (np.log1p, "log1p"), (np.sqrt, "sqrt"), (np.cbrt, "cbrt"),
+        (np.sin, "sin"), (np.cos, "cos"), (np.tan, "tan"),
+        (np.arcsin, "asin"), (np.arccos, "acos"), (np.arctan, "atan"),
+        (np.sinh, "sinh"), (np.cosh, "cosh"), (np.tanh, "tanh"),
+        (np.arcsinh, "asinh"), (np.arccosh, "acosh"), (np.arctanh, "atanh"),
+        (np.rint, "roundeven")]:
+    _UFUNC_RULES[_ufunc] = _by_kind(_float_math(f"math.{_op}"))
+for _ufunc in (np.floor, np.ceil, np.trunc):  # integers are whole already
+    _UFUNC_RULES[_ufunc] = _by_kind(_float_math(f"math.{_ufunc.__name__}"),
+                                    _identity, _identity)
+_ERF_RULE = _by_kind(_float_math("math.erf"))
+
+#: The numpy ufuncs a traced function may call.
+SUPPORTED_UFUNCS = tuple(sorted(
+    [u.__name__ for u in _UFUNC_RULES] + ["matmul", "power"]))
+
+_REDUCING_UFUNCS = {np.add: "sum", np.maximum: "max", np.minimum: "min"}
+
+
+def _power_rule(exponent: Any):
+    """``x ** n``: a constant integer n in [-4, 4] is multiplications (and a
+    division for n < 0), 0.5 a square root, anything else ``math.powf``."""
+    def rule(b: _Body, args: list) -> tuple[str, np.dtype]:
+        dtype = args[0][1]
+        if isinstance(exponent, (int, float, np.number)) and \
+                float(exponent).is_integer() and abs(exponent) <= 4:
+            n = int(exponent)
+            mul = "arith.mulf" if dtype.kind == "f" else "arith.muli"
+            if n == 0:
+                return b.constant(1, dtype)
+            result = args[0]
+            for _ in range(abs(n) - 1):
+                result = b.binary(mul, result, args[0])
+            if n > 0:
+                return result
+            if dtype.kind != "f":
+                raise _error("integers to negative integer powers are not "
+                             "allowed (numpy refuses them too)")
+            return b.binary("arith.divf", b.constant(1, dtype), result)
+        if dtype.kind != "f":
+            raise _error("np.power of integers is supported only for a "
+                         "constant exponent from 0 to 4")
+        if isinstance(exponent, (int, float, np.number)) and exponent == 0.5:
+            return b.unary("math.sqrt", args[0])
+        return b.binary("math.powf", args[0], args[1])
+    return rule
+
+
+def _resolve(ufunc: np.ufunc, operands: Sequence[Any], name: str
+             ) -> tuple[np.dtype, np.dtype]:
+    """numpy's loop for ``operands``: the type the inputs are converted to
+    and the result type."""
+    types = tuple(o.dtype if isinstance(o, TracedArray) else _scalar_type(o)
+                  for o in operands)
+    try:
+        resolved = ufunc.resolve_dtypes(types + (None,) * ufunc.nout)
+    except TypeError as exc:  # DTypePromotionError is one
+        names = ", ".join(getattr(t, "__name__", str(t)) for t in types)
+        raise _error(f"{name} of {names}: {exc}") from None
+    inputs = set(resolved[:ufunc.nin])
+    if len(inputs) != 1 or ufunc.nout != 1:
+        raise _error(f"{name} with mixed types is not supported by kiln.fuse")
+    return inputs.pop(), resolved[-1]
+
+
+def _convert(value: Any, dtype: np.dtype, what: str) -> np.ndarray:
+    """A scalar operand converted to ``dtype`` as numpy converts it (a
+    Python int that does not fit is an error)."""
+    try:
+        return np.asarray(value, dtype=dtype)
+    except OverflowError as exc:
+        raise _error(f"{what}: {exc}") from None
+
+
+def _apply_ufunc(ufunc: np.ufunc, inputs: Sequence[Any],
+                 rule: Callable | None = None, name: str | None = None
+                 ) -> TracedArray:
+    """A generic applying ``ufunc`` (or ``rule``, named ``name``, with
+    ``ufunc``'s types) to ``inputs`` elementwise, as numpy would."""
+    name = name or f"np.{ufunc.__name__}"
+    if rule is None:
+        rule = _UFUNC_RULES.get(ufunc)
+        if ufunc is np.power:
+            rule = _power_rule(inputs[1] if _is_scalar(inputs[1]) else None)
+        elif ufunc.__name__ == "erf":  # scipy.special.erf
+            rule = _ERF_RULE
+        if rule is None:
+            raise _error(f"{name} is not supported by kiln.fuse")
+    operands = [_operand(i, name) for i in inputs]
+    loop, result = _resolve(ufunc, operands, name)
+    kinds = getattr(rule, "kinds", {"f", "i", "b"})
+    if loop.kind not in kinds:
+        types = ", ".join(str(o.dtype) for o in operands
+                          if isinstance(o, TracedArray))
+        raise _error(f"{name} of {types} arrays (computed in {loop}) is not "
+                     "supported by kiln.fuse")
+    compute = _compute_type(loop)
+
+    def body(b: _Body, values: list) -> tuple[str, np.dtype]:
+        args = [b.cast(b.cast(v, loop), compute) if isinstance(v, tuple)
+                else b.constant(_convert(v, loop, name), compute)
+                for v in values]
+        return b.cast(rule(b, args), result)
+
+    return _elementwise(operands, result, name, body)
+
+
+def erf(x):
+    """The error function, elementwise: ``math.erf`` in a traced function
+    (numpy has no ``erf`` ufunc), on numpy arrays ``math.erf`` of each
+    element. ``scipy.special.erf`` works in traced functions too.
+
+    >>> import numpy as np, kiln
+    >>> @kiln.fuse
+    ... def gelu(x):
+    ...     return 0.5 * x * (1 + kiln.fuse.erf(x * 0.70710678))
+    >>> x = np.linspace(-3, 3, 7, dtype=np.float32)
+    >>> np.round(gelu(x), 3)
+    array([-0.004, -0.046, -0.159,  0.   ,  0.841,  1.954,  2.996],
+          dtype=float32)
+    """
+    if isinstance(x, TracedArray):  # numpy's sin has erf's types
+        return _apply_ufunc(np.sin, (x,), _ERF_RULE, "erf")
+    array = np.asarray(x)
+    loop = np.sin.resolve_dtypes((array.dtype, None))[1]
+    return np.vectorize(math.erf, otypes=[loop])(array)
+
+
+def _astype(x: TracedArray, dtype: Any) -> TracedArray:
+    x = _operand(x, "astype")
+    to = np.dtype(dtype)
+    _element_type(to)
+    if to == x.dtype:
+        return x
+    return _elementwise([x], to, "astype", lambda b, v: b.cast(v[0], to))
+
+
+# --- shapes -----------------------------------------------------------------
+
+def _normalize_axes(axis: Any, ndim: int, what: str) -> tuple[int, ...]:
+    if axis is None:
+        return tuple(range(ndim))
+    axes = axis if isinstance(axis, (tuple, list)) else (axis,)
+    normalized = []
+    for a in axes:
+        if not isinstance(a, (int, np.integer)) or not -ndim <= a < ndim:
+            raise _error(f"{what}: axis {a!r} is out of bounds for a "
+                         f"{ndim}-d array")
+        normalized.append(int(a) % ndim)
+    return tuple(normalized)
+
+
+def _transpose(x: TracedArray, axes: Sequence[int] | None = None
+               ) -> TracedArray:
+    x = _operand(x, "transpose")
+    axes = tuple(reversed(range(x.ndim))) if axes is None else \
+        _normalize_axes(tuple(axes), x.ndim, "transpose")
+    if sorted(axes) != list(range(x.ndim)):
+        raise _error(f"transpose: {list(axes)} is not a permutation of the "
+                     f"{x.ndim} axes")
+    shape = tuple(x.shape[a] for a in axes)
+    moved = [a for a in axes if x.shape[a] != 1]  # x's axes, in new order
+    if moved == sorted(moved):
+        return _view(x, shape)
+    # x's axes larger than 1, in its order, each read at the iteration
+    # dimension of its place in the result.
+    results = ", ".join(f"d{moved.index(a)}" for a in sorted(moved))
+    loc = _loc(_where())
+    space = _ir_shape(shape)
+    init = x._trace.empty(space, x.dtype, loc)
+    dims = ", ".join(f"d{i}" for i in range(len(space)))
+    name = x._trace.generic([(x, results)], space, False,
+                            (init, dims, x.dtype), lambda b, v: v[0], loc)
+    return TracedArray(x._trace, name, shape, x.dtype)
+
+
+def _reshape(x: TracedArray, shape: Any, order: str = "C") -> TracedArray:
+    x = _operand(x, "reshape")
+    shape = (shape,) if isinstance(shape, (int, np.integer)) else \
+        tuple(int(d) for d in shape)
+    if shape.count(-1) == 1:
+        known = math.prod(d for d in shape if d != -1)
+        shape = tuple(x.size // known if d == -1 else d for d in shape)
+    if math.prod(shape) != x.size or order != "C":
+        raise _error(f"cannot reshape an array of shape {list(x.shape)} "
+                     f"into {list(shape)}")
+    if _ir_shape(shape) != _ir_shape(x.shape):
+        raise _error(f"reshape from {list(x.shape)} to {list(shape)}: "
+                     "kiln.fuse only adds or drops axes of size 1")
+    return _view(x, shape)
+
+
+def _squeeze(x: TracedArray, axis: Any = None) -> TracedArray:
+    x = _operand(x, "squeeze")
+    axes = [i for i, d in enumerate(x.shape) if d == 1] if axis is None \
+        else _normalize_axes(axis, x.ndim, "squeeze")
+    if any(x.shape[a] != 1 for a in axes):
+        raise _error("squeeze: cannot select an axis whose size is not 1")
+    return _view(x, tuple(d for i, d in enumerate(x.shape) if i not in axes))
+
+
+def _expand_dims(x: TracedArray, axis: Any) -> TracedArray:
+    x = _operand(x, "expand_dims")
+    axes = axis if isinstance(axis, (tuple, list)) else (axis,)
+    ndim = x.ndim + len(axes)
+    axes = _normalize_axes(axes, ndim, "expand_dims")
+    dims = iter(x.shape)
+    return _view(x, tuple(1 if i in axes else next(dims)
+                          for i in range(ndim)))
+
+
+# --- reductions and matmul ---------------------------------------------------
+
+_NEUTRAL = {"sum": 0, "max": -np.inf, "min": np.inf}
+_COMBINE = {("sum", "f"): "arith.addf", ("sum", "i"): "arith.addi",
+            ("max", "f"): "arith.maximumf", ("max", "i"): "arith.maxsi",
+            ("min", "f"): "arith.minimumf", ("min", "i"): "arith.minsi",
+            ("max", "b"): "arith.ori", ("min", "b"): "arith.andi"}
+
+
+def _reduce(x: TracedArray, kind: str, axis: Any, keepdims: bool,
+            dtype: Any, what: str) -> TracedArray:
+    """``kind`` (sum, max, min) of ``x`` over ``axis``: a generic over the
+    rows of ``x`` reducing its last axis, into a fill of the neutral
+    element."""
+    x = _operand(x, what)
+    axes = _normalize_axes(axis, x.ndim, what)
+    shape = tuple(1 if i in axes else d for i, d in enumerate(x.shape)
+                  if keepdims or i not in axes)
+    if kind == "sum":
+        result = np.dtype(dtype) if dtype is not None else \
+            np.sum(np.zeros(1, x.dtype)).dtype
+    elif dtype is not None:
+        raise _error(f"{what} with dtype= is not supported by kiln.fuse")
+    else:
+        result = x.dtype
+    kept = [i for i, d in enumerate(x.shape) if d != 1]
+    reduced = [i for i in kept if i in axes]
+    if not reduced:  # only axes of size 1
+        return _view(_astype(x, result), shape)
+    if reduced != kept[-1:]:
+        raise _error(
+            f"{what} over axis {', '.join(map(str, axes))} of an array of "
+            f"shape {list(x.shape)}: kiln.fuse reduces only the last axis "
+            "(of those larger than 1), row by row")
+    if len(kept) > 2:
+        raise _error(
+            f"{what} of an array of shape {list(x.shape)}: kiln.fuse "
+            "reduces the rows of arrays with at most two axes larger than 1")
+    accumulator = _compute_type(result)
+    loc = _loc(_where())
+    trace = x._trace
+    rows = [x.shape[i] for i in kept[:-1]]
+    space = (rows[0] if rows else 1, x.shape[kept[-1]])
+    init = trace.fill(_NEUTRAL[kind] if accumulator.kind == "f" else
+                      _integer_neutral(kind, accumulator),
+                      space[:1], accumulator, loc)
+    combine = _COMBINE.get((kind, accumulator.kind))
+    if combine is None:
+        raise _error(f"{what} of {x.dtype} arrays is not supported by "
+                     "kiln.fuse")
+
+    def body(b: _Body, values: list) -> tuple[str, np.dtype]:
+        element = b.cast(values[0], accumulator)
+        return b.binary(combine, element, values[1])
+
+    name = trace.generic([(x, "d0, d1" if rows else "d1")], space, True,
+                         (init, "d0", accumulator), body, loc)
+    reduced_array = TracedArray(trace, name, shape, accumulator)
+    return _astype(reduced_array, result)
+
+
+def _integer_neutral(kind: str, dtype: np.dtype) -> int:
+    if kind == "sum":
+        return 0
+    if dtype == _BOOL:
+        return kind == "min"
+    info = np.iinfo(dtype)
+    return info.min if kind == "max" else info.max
+
+
+def _no_out(out: Any, what: str) -> None:
+    if out is not None:
+        raise _error(f"{what} with out=: kiln.fuse traces functions without "
+                     "side effects")
+
+
+def _sum(a, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
+    _no_out(out, "sum")
+    _no_extra(kwargs, "sum")
+    return _reduce(a, "sum", axis, keepdims, dtype, "sum")
+
+
+def _max(a, axis=None, out=None, keepdims=False, **kwargs):
+    _no_out(out, "max")
+    _no_extra(kwargs, "max")
+    return _reduce(a, "max", axis, keepdims, None, "max")
+
+
+def _min(a, axis=None, out=None, keepdims=False, **kwargs):
+    _no_out(out, "min")
+    _no_extra(kwargs, "min")
+    return _reduce(a, "min", axis, keepdims, None, "min")
+
+
+def _mean(a, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
+    """The sum in numpy's mean type (float64 for integers), divided by the
+    count."""
+    _no_out(out, "mean")
+    _no_extra(kwargs, "mean")
+    a = _operand(a, "mean")
+    result = np.dtype(dtype) if dtype is not None else \
+        np.mean(np.zeros(1, a.dtype)).dtype
+    count = math.prod(a.shape[i] for i in
+                      _normalize_axes(axis, a.ndim, "mean"))
+    total = _reduce(a, "sum", axis, keepdims, _compute_type(result), "mean")
+    return _astype(_apply_ufunc(np.true_divide, (total, count)), result)
+
+
+def _var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False,
+         **kwargs):
+    """The mean of the squared deviations from the mean, as numpy computes
+    it (two reductions over the same rows)."""
+    _no_out(out, "var")
+    _no_extra(kwargs, "var")
+    a = _operand(a, "var")
+    result = np.dtype(dtype) if dtype is not None else \
+        np.var(np.zeros(1, a.dtype)).dtype
+    compute = _compute_type(result)
+    wide = _astype(a, compute)
+    deviation = wide - _mean(wide, axis, None, None, True)
+    count = math.prod(a.shape[i] for i in
+                      _normalize_axes(axis, a.ndim, "var"))
+    total = _reduce(deviation * deviation, "sum", axis, keepdims, None, "var")
+    return _astype(total / max(count - ddof, 0), result)
+
+
+def _std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False,
+         **kwargs):
+    _no_out(out, "std")
+    variance = _var(a, axis, dtype, None, ddof, keepdims, **kwargs)
+    return _apply_ufunc(np.sqrt, (variance,))
+
+
+def _no_extra(kwargs: dict, what: str) -> None:
+    if kwargs:
+        raise _error(f"{what} with {', '.join(sorted(kwargs))}= is not "
+                     "supported by kiln.fuse")
+
+
+def _matmul(a: Any, b: Any) -> TracedArray:
+    """``a @ b`` of 2-d arrays: ``linalg.matmul`` into a fill of zeros, in
+    float32 for float16 and float32 operands (float64 for float64),
+    rounded to numpy's result type."""
+    a, b = _operand(a, "matmul"), _operand(b, "matmul")
+    if not isinstance(a, TracedArray) or not isinstance(b, TracedArray):
+        raise _error("matmul of a scalar (numpy refuses it too)")
+    for x in (a, b):
+        if x.ndim != 2 or 1 in x.shape:
+            raise _error(f"matmul of an array of shape {list(x.shape)}: "
+                         "kiln.fuse multiplies 2-d arrays whose axes are "
+                         "larger than 1")
+    if a.shape[1] != b.shape[0]:
+        raise _error(f"matmul: shapes {list(a.shape)} and {list(b.shape)} "
+                     "do not match (the inner sizes differ)")
+    loop, result = _resolve(np.matmul, [a, b], "matmul")
+    if loop.kind != "f":
+        raise _error(f"matmul of {loop} arrays is not supported by kiln.fuse "
+                     "(floats only)")
+    a, b = _astype(a, loop), _astype(b, loop)
+    accumulator = _compute_type(loop)
+    loc = _loc(_where())
+    trace = _the_trace([a, b])
+    shape = (a.shape[0], b.shape[1])
+    init = trace.fill(0, shape, accumulator, loc)
+    name = trace.fresh()
+    out_type = _tensor_type(shape, accumulator)
+    trace.emit(f"{name} = linalg.matmul ins({a._value}, {b._value} : "
+               f"{a._tensor_type}, {b._tensor_type}) outs({init} : "
+               f"{out_type}) -> {out_type} {loc}")
+    return _astype(TracedArray(trace, name, shape, accumulator), result)
+
+
+# --- other numpy functions ---------------------------------------------------
+
+def _where_function(condition, x=None, y=None):
+    if x is None or y is None:
+        raise _error("np.where with one argument (the indices of nonzero "
+                     "elements depend on the data)")
+    operands = [_operand(v, "np.where") for v in (condition, x, y)]
+    dummies = [np.zeros(0, v.dtype) if isinstance(v, TracedArray) else v
+               for v in operands[1:]]
+    result = np.where(np.zeros(0, bool), *dummies).dtype
+    _element_type(result)
+
+    def body(b: _Body, values: list) -> tuple[str, np.dtype]:
+        truth = b.cast(values[0], _BOOL) if isinstance(values[0], tuple) \
+            else b.constant(bool(values[0]), _BOOL)
+        picks = [b.cast(v, result) if isinstance(v, tuple)
+                 else b.constant(v, result) for v in values[1:]]
+        return b.op(f"arith.select {truth[0]}, {picks[0][0]}, {picks[1][0]} "
+                    f": {_element_type(result)}", result)
+
+    return _elementwise(operands, result, "np.where", body)
+
+
+def _clip(a, a_min=None, a_max=None, out=None, **kwargs):
+    _no_out(out, "clip")
+    a_min = kwargs.pop("min", a_min)
+    a_max = kwargs.pop("max", a_max)
+    _no_extra(kwargs, "clip")
+    if a_min is not None:
+        a = _apply_ufunc(np.maximum, (a, a_min))
+    if a_max is not None:
+        a = _apply_ufunc(np.minimum, (a, a_max))
+    return a
+
+
+def _dot(a, b, out=None):
+    _no_out(out, "dot")
+    return _matmul(a, b)
+
+
+def _transpose_function(a, axes=None):
+    return _transpose(a, axes)
+
+
+def _reshape_function(a, shape=None, order="C", **kwargs):
+    shape = kwargs.pop("newshape", shape)
+    _no_extra(kwargs, "reshape")
+    return _reshape(a, shape, order)
+
+
+def _astype_function(x, dtype, /, *, copy=True, **kwargs):
+    _no_extra(kwargs, "astype")
+    return _astype(x, dtype)
+
+
+_FUNCTIONS: dict[Callable, Callable] = {
+    np.sum: _sum, np.max: _max, np.min: _min, np.mean: _mean, np.var: _var,
+    np.std: _std, np.where: _where_function, np.clip: _clip, np.dot: _dot,
+    np.transpose: _transpose_function, np.reshape: _reshape_function,
+    np.squeeze: _squeeze, np.expand_dims: _expand_dims,
+}
+for _name, _handler in [("amax", _max), ("amin", _min),
+                        ("astype", _astype_function)]:
+    if hasattr(np, _name):
+        _FUNCTIONS[getattr(np, _name)] = _handler
+
+
+# --- tracing and running ----------------------------------------------------
+
+def _symbol(name: str) -> str:
+    name = re.sub(r"\W", "_", name) or "fused"
+    return name if not name[0].isdigit() else "f_" + name
+
+
+_LOC = re.compile(r'loc\("((?:[^"\\]|\\.)*)":(\d+):(\d+)\)')
+
+
+def _invalid_ir(error: CompilationError, text: str) -> KilnError:
+    """The parser refused the traced IR (a bug of kiln.fuse): an error at
+    the Python line of the operation it names."""
+    for diagnostic in error.diagnostics:
+        lines = text.splitlines()
+        if diagnostic.file == IR_FILENAME and \
+                0 < diagnostic.line <= len(lines):
+            found = _LOC.search(lines[diagnostic.line - 1])
+            if found:
+                file = found[1].replace('\\"', '"').replace("\\\\", "\\")
+                return _error("internal error, kiln.fuse traced invalid IR: "
+                              f"{diagnostic.message}",
+                              (file, int(found[2]), int(found[3])))
+    return error
+
+
+class _Traced:
+    """A traced signature: its IR and how arrays map to the plan's
+    tensors."""
+
+    def __init__(self, text: str, symbol: str,
+                 input_shapes: list[tuple[int, ...]],
+                 outputs: list[tuple[int, tuple[int, ...]]],
+                 single: bool) -> None:
+        self.text = text
+        self.symbol = symbol
+        self.input_shapes = input_shapes  # the plan's, per argument
+        self.outputs = outputs  # per returned array: plan result, shape
+        self.single = single  # the function returned one array
+        self.executable: HostExecutable | None = None
+
+
+class FusedFunction:
+    """A numpy function run as fused tile kernels on the host target; made
+    by ``kiln.fuse``. Calling it runs the function on numpy arrays;
+    ``ir(*arrays)`` is the IR its trace for those arrays' shapes and dtypes
+    makes, before the pass pipeline."""
+
+    def __init__(self, fn: Callable, threads: int | None = None) -> None:
+        self.fn = fn
+        self.threads = threads
+        self.signature = inspect.signature(fn)
+        functools.update_wrapper(self, fn)
+        self._traces: dict[tuple, _Traced] = {}
+        self._lock = threading.Lock()
+        self._context: Context | None = None
+        self._modules: list[Module] = []
+
+    def _arrays(self, args: tuple, kwargs: dict) -> list[tuple[str, Any]]:
+        """The arguments, by name in the signature's order; each must be a
+        numpy array."""
+        try:
+            bound = self.signature.bind(*args, **kwargs)
+        except TypeError as exc:
+            raise _error(f"{self.__name__}: {exc}") from None
+        arrays = []
+        for name, value in bound.arguments.items():
+            parameter = self.signature.parameters[name]
+            values = (value if parameter.kind is parameter.VAR_POSITIONAL
+                      else value.values()
+                      if parameter.kind is parameter.VAR_KEYWORD
+                      else [value])
+            for v in values:
+                arrays.append((name, v))
+        for name, value in arrays:
+            if is_device_array(value):
+                raise _error(
+                    f"{self.__name__}: argument '{name}' is a device array "
+                    "(it has __cuda_array_interface__); kiln.fuse runs its "
+                    "plans only on the host target from Python for now, so "
+                    "pass numpy arrays")
+            if not isinstance(value, np.ndarray):
+                raise _error(
+                    f"{self.__name__}: argument '{name}' is a "
+                    f"{type(value).__name__}, not a numpy array; a fused "
+                    "function takes numpy arrays (give constants as "
+                    "default arguments or in a closure)")
+            _element_type(value.dtype.newbyteorder("="))
+            if value.size == 0:
+                raise _error(f"{self.__name__}: argument '{name}' has no "
+                             "elements")
+        return arrays
+
+    @staticmethod
+    def _key(arrays: list[tuple[str, np.ndarray]]) -> tuple:
+        return tuple((name, a.shape, a.dtype.newbyteorder("=").str)
+                     for name, a in arrays)
+
+    def _trace(self, args: tuple, kwargs: dict, key: tuple) -> _Traced:
+        """Runs the function on traced arrays and records its IR."""
+        trace = _Trace()
+        tracers = [TracedArray(trace, f"%arg{i}", shape, np.dtype(dtype))
+                   for i, (_, shape, dtype) in enumerate(key)]
+        bound = self.signature.bind(*args, **kwargs)
+        replacements = iter(tracers)
+        for name, value in bound.arguments.items():
+            kind = self.signature.parameters[name].kind
+            if kind is inspect.Parameter.VAR_POSITIONAL:
+                bound.arguments[name] = tuple(next(replacements)
+                                              for _ in value)
+            elif kind is inspect.Parameter.VAR_KEYWORD:
+                bound.arguments[name] = {n: next(replacements)
+                                         for n in value}
+            else:
+                bound.arguments[name] = next(replacements)
+        try:
+            returned = self.fn(*bound.args, **bound.kwargs)
+        finally:
+            trace.open = False
+        code = self.fn.__code__
+        definition = (code.co_filename, code.co_firstlineno, 1)
+        single = not isinstance(returned, (tuple, list))
+        results = [returned] if single else list(returned)
+        if not results or not all(isinstance(r, TracedArray) and
+                                  r._trace is trace for r in results):
+            got = ", ".join(type(r).__name__ for r in results) or "nothing"
+            raise _error(f"{self.__name__} must return an array computed "
+                         f"from its arguments, or a tuple of them, not {got}",
+                         definition)
+        loc = _loc(definition)
+        values, types, outputs = [], [], []
+        copies: dict[str, str] = {}
+        for r in results:
+            value = r._value
+            if value.startswith("%arg"):  # a plan's results come from kernels
+                if value not in copies:
+                    copies[value] = _copy(r, loc)
+                value = copies[value]
+            if value not in values:
+                values.append(value)
+                types.append(r._tensor_type)
+            outputs.append((values.index(value), r.shape))
+        parameters = ", ".join(f"{t._value}: {t._tensor_type}"
+                               for t in tracers)
+        symbol = _symbol(self.__name__)
+        text = "\n".join(
+            [f"func.func @{symbol}({parameters}) -> ({', '.join(types)}) {{",
+             *trace.lines,
+             f"    return {', '.join(values)} : {', '.join(types)} {loc}",
+             f"}} {loc}", ""])
+        return _Traced(text, symbol, [_ir_shape(k[1]) for k in key],
+                       outputs, single)
+
+    def _traced(self, args: tuple, kwargs: dict
+                ) -> tuple[_Traced, list[np.ndarray]]:
+        arrays = self._arrays(args, kwargs)
+        key = self._key(arrays)
+        traced = self._traces.get(key)
+        if traced is None:
+            with self._lock:
+                traced = self._traces.get(key)
+                if traced is None:
+                    traced = self._trace(args, kwargs, key)
+                    self._traces[key] = traced
+        return traced, [a for _, a in arrays]
+
+    def ir(self, *args, **kwargs) -> str:
+        """The traced IR for these arguments (numpy arrays; only their
+        shapes and dtypes count), before ``kiln.host.ARRAY_PIPELINE``."""
+        return self._traced(args, kwargs)[0].text
+
+    def _executable(self, traced: _Traced) -> HostExecutable:
+        with self._lock:
+            if traced.executable is not None:
+                return traced.executable
+            if self._context is None:
+                self._context = Context()
+            try:
+                module = Module.parse(self._context, traced.text,
+                                      IR_FILENAME)
+            except CompilationError as exc:
+                raise _invalid_ir(exc, traced.text) from None
+            try:
+                module.run_pipeline(ARRAY_PIPELINE)
+                traced.executable = HostExecutable(module,
+                                                   threads=self.threads)
+            except BaseException:
+                module.close()
+                raise
+            self._modules.append(module)
+            return traced.executable
+
+    def __call__(self, *args, **kwargs):
+        if any(isinstance(a, TracedArray)
+               for a in (*args, *kwargs.values())):
+            return self.fn(*args, **kwargs)  # inlined into another trace
+        traced, arrays = self._traced(args, kwargs)
+        executable = traced.executable or self._executable(traced)
+        inputs = [np.ascontiguousarray(a, a.dtype.newbyteorder("="))
+                  .reshape(shape)
+                  for a, shape in zip(arrays, traced.input_shapes)]
+        results = executable.run(traced.symbol, *inputs)
+        views: dict[tuple, np.ndarray] = {}  # an array returned twice is
+        outputs = [views.setdefault((i, shape), results[i].reshape(shape))
+                   for i, shape in traced.outputs]  # one array, as in numpy
+        return outputs[0] if traced.single else tuple(outputs)
+
+    def close(self) -> None:
+        """Frees the compiled plans (a later call compiles again)."""
+        with self._lock:
+            for traced in self._traces.values():
+                if traced.executable is not None:
+                    traced.executable.close()
+                    traced.executable = None
+            for module in self._modules:
+                module.close()
+            self._modules.clear()
+            if self._context is not None:
+                self._context.close()
+                self._context = None
+
+
+def fuse(fn: Callable | None = None, *, threads: int | None = None):
+    """Makes the numpy function ``fn`` a fused function (``@kiln.fuse``, or
+    ``@kiln.fuse(threads=4)``): each call with numpy arrays of a new
+    signature (shapes and dtypes) traces ``fn`` once into whole-tensor IR,
+    which kiln-fuse and kiln-tile make tile kernels and a launch plan,
+    compiled once for the host target; every call runs the plan (on
+    ``threads`` threads, default ``$KILN_HOST_THREADS`` else 1) and returns
+    new arrays, as ``fn`` would. Arguments are numpy arrays (any strides:
+    non-contiguous ones are copied); device arrays are refused, since plans
+    run only on the host from Python for now. See ``kiln.fuse``'s module
+    documentation for what a traced function may use.
+
+    >>> import numpy as np, kiln
+    >>> @kiln.fuse
+    ... def softmax(x):
+    ...     e = np.exp(x - x.max(axis=-1, keepdims=True))
+    ...     return e / e.sum(axis=-1, keepdims=True)
+    >>> np.round(softmax(np.array([[0, np.log(3)], [1, 1]], np.float32)), 6)
+    array([[0.25, 0.75],
+           [0.5 , 0.5 ]], dtype=float32)
+    """
+    if fn is None:
+        return lambda f: FusedFunction(f, threads)
+    return FusedFunction(fn, threads)
+
+
+fuse.erf = erf

@@ -1,0 +1,461 @@
+"""``@kiln.fuse``: numpy functions traced into array-level IR, fused by
+kiln-fuse and kiln-tile and run on the host target, against numpy in
+float64."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import kiln
+from kiln.fuse import SUPPORTED_UFUNCS, FusedFunction
+from kiln.host import ARRAY_PIPELINE
+
+HERE = str(Path(__file__).resolve())
+
+
+def _line(marker: str) -> int:
+    """The line of this file that holds ``marker`` (once)."""
+    lines = [i + 1 for i, text in enumerate(Path(HERE).read_text()
+                                            .splitlines())
+             if text.endswith(marker)]
+    assert len(lines) == 1, marker
+    return lines[0]
+
+
+def _kernels(fused: FusedFunction, *args) -> int:
+    """How many kernels the plan launches for these arguments."""
+    with kiln.Context() as ctx:
+        module = kiln.Module.parse(ctx, fused.ir(*args))
+        module.run_pipeline(ARRAY_PIPELINE)
+        return len(re.findall(r"call @\w+_launch\(", str(module)))
+
+
+def _tolerance(dtype: np.dtype) -> float:
+    return {np.dtype(np.float16): 2e-3, np.dtype(np.float32): 2e-5}.get(
+        dtype, 1e-12)
+
+
+def _check(fused, *args, tolerance: float | None = None) -> None:
+    """``fused(*args)`` against the same function run by numpy in float64
+    (float16 and float32 inputs widened), with numpy's result types."""
+    got = fused(*args)
+    eager = fused.fn(*args)  # numpy's result types and shapes
+    want = fused.fn(*[a.astype(np.float64) if a.dtype.kind == "f" else a
+                      for a in args])
+    single = not isinstance(got, tuple)
+    got, eager, want = ([got], [eager], [want]) if single else (got, eager,
+                                                                 want)
+    assert len(got) == len(want)
+    for g, e, w in zip(got, eager, want):
+        assert g.dtype == e.dtype and g.shape == e.shape
+        tol = tolerance or _tolerance(g.dtype)
+        np.testing.assert_allclose(g.astype(np.float64), w, rtol=tol,
+                                   atol=tol)
+
+
+# The programs of test_array_programs.py, written in numpy.
+
+@kiln.fuse
+def coscos(x):
+    return np.cos(np.cos(x))
+
+
+@kiln.fuse
+def gelu(x):
+    return 0.5 * x * (1 + np.tanh(0.7978845608 * (x + 0.044715 * x ** 3)))
+
+
+@kiln.fuse
+def affine_relu(x, a, b):
+    return np.maximum(a * x + b, 0)
+
+
+@kiln.fuse
+def diamond(x):
+    return np.sin(x) + np.cos(x)
+
+
+@kiln.fuse
+def softmax(x):
+    e = np.exp(x - x.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+@kiln.fuse
+def layer_norm(x, w, b):
+    mean = x.mean(axis=-1, keepdims=True)
+    var = ((x - mean) ** 2).mean(axis=-1, keepdims=True)
+    return (x - mean) / np.sqrt(var + 1e-5) * w + b
+
+
+@kiln.fuse
+def mlp(x, w, b):
+    s = x.astype(np.float16) @ w + b
+    return (0.5 * s * (1 + np.tanh(0.7978845608 * (s + 0.044715 * s ** 3)))
+            ).astype(np.float16)
+
+
+@kiln.fuse
+def two_outputs(x):
+    h = np.tanh(x * 2 + 1)
+    return np.sin(h), h * h
+
+
+RNG = np.random.default_rng(0)
+
+
+def _normal(*shape, dtype=np.float32, scale=1.0):
+    return (RNG.standard_normal(shape) * scale).astype(dtype)
+
+
+PROGRAMS = {
+    # name: (function, arguments, kernels of its plan)
+    "coscos_1d": (coscos, [_normal(3000)], 1),
+    "coscos_2d": (coscos, [_normal(37, 129)], 1),
+    "gelu": (gelu, [_normal(1000, 77)], 1),
+    "affine_relu": (affine_relu, [_normal(33, 70), _normal(70), _normal(70)],
+                    1),
+    "diamond": (diamond, [_normal(513)], 1),
+    "softmax": (softmax, [_normal(37, 1000, scale=4)], 1),
+    "layer_norm": (layer_norm, [_normal(29, 777), _normal(777),
+                                _normal(777)], 1),
+    "mlp": (mlp, [_normal(100, 200), _normal(200, 150, dtype=np.float16,
+                                             scale=1 / 8),
+                  _normal(150)], 1),
+    "two_outputs": (two_outputs, [_normal(45, 61)], 1),
+}
+
+
+@pytest.mark.parametrize("name", PROGRAMS)
+def test_program_against_numpy(name):
+    fused, args, _ = PROGRAMS[name]
+    _check(fused, *args)
+
+
+@pytest.mark.parametrize("name", PROGRAMS)
+def test_program_kernel_count(name):
+    fused, args, kernels = PROGRAMS[name]
+    assert _kernels(fused, *args) == kernels
+
+
+def test_mlp_is_one_matmul_kernel():
+    """The cast, the matmul (f16 operands, f32 accumulator, f16 result as
+    numpy rounds it), the bias, the GELU and the cast are one kernel whose
+    K loop is a tile.dot."""
+    fused, args, _ = PROGRAMS["mlp"]
+    text = fused.ir(*args)
+    assert "linalg.matmul" in text and "tensor<100x150xf32>" in text
+    with kiln.Context() as ctx:
+        module = kiln.Module.parse(ctx, text)
+        module.run_pipeline(ARRAY_PIPELINE)
+        lowered = str(module)
+    assert lowered.count("tile.dot") == 1
+    assert "linalg.matmul" not in lowered
+
+
+def test_exported():
+    assert "fuse" in kiln.__all__
+    assert isinstance(coscos, FusedFunction) and coscos.__name__ == "coscos"
+
+
+def test_threads():
+    fused = kiln.fuse(threads=3)(softmax.fn)
+    _check(fused, _normal(37, 1000, scale=4))
+
+
+def test_traced_ir_has_python_locations():
+    x = _normal(4, 8)
+    text = layer_norm.ir(x, _normal(8), _normal(8))
+    line = _line("    var = ((x - mean) ** 2).mean(axis=-1, keepdims=True)")
+    assert f'loc("{HERE}":{line}:' in text
+    assert "linalg.fill" in text and '"reduction"' in text
+
+
+# Shapes: broadcasts, axes of size 1, transposes, reductions.
+
+@pytest.mark.parametrize("fn,args", [
+    (lambda x, c: x * c + c, [_normal(30, 77), _normal(30, 1)]),
+    (lambda a, b: a[:, None] * b[None, :], [_normal(7), _normal(9)]),
+    (lambda x: x - x.mean(-1)[:, None], [_normal(30, 77)]),
+    (lambda x: np.exp(x).T + 1, [_normal(30, 77)]),
+    (lambda t: np.exp(np.transpose(t, (2, 0, 1))) + 1, [_normal(3, 5, 7)]),
+    (lambda x: (x.sum(axis=1), x.max(-1), np.min(x, axis=-1, keepdims=True)),
+     [_normal(30, 77)]),
+    (lambda c: c.sum(axis=0), [_normal(30, 1)]),
+    (lambda v: v / v.sum(), [_normal(50)]),
+    (lambda x: np.add.reduce(x, axis=-1), [_normal(6, 9)]),
+    (lambda x: (x.var(-1), np.std(x, axis=-1, keepdims=True)),
+     [_normal(30, 77)]),
+    (lambda s: s * 2, [np.array(3.0, np.float32)]),
+    (lambda s: s * 2, [np.array([3.0], np.float32)]),
+    (lambda x, w: x @ w, [_normal(30, 77), _normal(77, 20)]),
+    (lambda x, w: np.dot(x, w) * 2, [_normal(30, 77), _normal(77, 20)]),
+], ids=["column", "outer", "newaxis", "transpose", "transpose3d",
+        "reductions", "column_sum", "vector_sum", "ufunc_reduce", "var_std",
+        "0d", "size1", "matmul", "dot"])
+def test_shapes(fn, args):
+    _check(kiln.fuse(fn), *args, tolerance=1e-4)
+
+
+# Types and the operations numpy offers.
+
+@pytest.mark.parametrize("fn,args", [
+    (lambda x: np.where(x > 0, x, 0.1 * x), [_normal(20, 9)]),
+    (lambda x: np.where(x > 0, 1.0, -1.0), [_normal(20, 9)]),
+    (lambda x: np.clip(x, -0.5, 0.5), [_normal(20, 9)]),
+    (lambda x, v: (x < v, x >= 0, x == x, x != 0.5),
+     [_normal(20, 9), _normal(9)]),
+    (lambda x: (x * 3).astype(np.float16) + np.float16(1), [_normal(20, 9)]),
+    (lambda x: np.tanh(x.astype(np.float16) * 2), [_normal(20, 9)]),
+    (lambda i: i.mean(-1), [RNG.integers(-5, 5, (7, 9), dtype=np.int32)]),
+    (lambda x: (x > 0).sum(-1), [_normal(20, 9)]),
+    (lambda i: np.maximum(i * 3 - 7, -i) ** 2,
+     [RNG.integers(-5, 5, (7, 9), dtype=np.int32)]),
+    (lambda x: (x ** 2, x ** 3, x ** -1, np.abs(x) ** 0.5,
+                np.abs(x) ** 1.7, 2.0 ** x), [_normal(20, 9)]),
+    (lambda x: 0.5 * x * (1 + kiln.fuse.erf(x * 0.7071067811865476)),
+     [_normal(20, 9)]),
+    (lambda x: np.exp(x.astype(np.float64)).sum(-1), [_normal(20, 9)]),
+    (lambda x: np.float32(2) * x + np.float64(1), [_normal(20, 9)]),
+    (lambda x: x + 1, [_normal(20, 18)[:, ::2]]),
+    (lambda x: ((x > 0).max(-1), (x > 0).min(-1),
+                np.maximum.reduce(x, axis=-1, keepdims=True)),
+     [_normal(20, 9)]),
+    (lambda i: (i.max(-1), i.min(-1), i.sum(-1), i.astype(np.float16) / 3),
+     [RNG.integers(-100, 100, (20, 9), dtype=np.int8)]),
+], ids=["where", "where_scalars", "clip", "comparisons", "to_f16",
+        "f16_math", "int_mean", "bool_sum", "int_ops", "powers", "erf",
+        "f64", "numpy_scalars", "strided", "bool_reductions",
+        "int8_reductions"])
+def test_operations(fn, args):
+    _check(kiln.fuse(fn), *args)
+
+
+def _ufunc_arguments(ufunc: np.ufunc) -> list[np.ndarray]:
+    low = 1.1 if ufunc is np.arccosh else 0.1  # inside every domain
+    return [(RNG.random((13, 7)) * 0.8 + low).astype(np.float32)
+            for _ in range(ufunc.nin)]
+
+
+@pytest.mark.parametrize("name", [  # numpy has no bitwise ops on floats
+    n for n in SUPPORTED_UFUNCS
+    if n != "matmul" and not n.startswith(("bitwise", "invert"))])
+def test_every_ufunc_on_float32(name):
+    ufunc = getattr(np, name)
+    args = _ufunc_arguments(ufunc)
+    fused = kiln.fuse(lambda *a: ufunc(*a))
+    got, want = fused(*args), ufunc(*args)
+    assert got.dtype == want.dtype
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+# Traces and compilations are cached per signature.
+
+def test_one_trace_per_signature():
+    traces = []
+
+    @kiln.fuse
+    def scaled(x):
+        traces.append(x.shape)
+        return x * 2
+
+    x = _normal(5, 6)
+    scaled.ir(x)
+    np.testing.assert_array_equal(scaled(x), x * 2)
+    np.testing.assert_array_equal(scaled(x + 1), (x + 1) * 2)
+    assert traces == [(5, 6)]
+    scaled(_normal(6, 5))
+    scaled(x.astype(np.float64))
+    scaled(_normal(6, 5))
+    assert traces == [(5, 6), (6, 5), (5, 6)]
+
+
+def test_returns_arguments_and_duplicates():
+    x = _normal(5, 6)
+    copy, same = kiln.fuse(lambda x: (x, x[None]))(x)
+    np.testing.assert_array_equal(copy, x)
+    np.testing.assert_array_equal(same, x[None])
+    y, z = kiln.fuse(lambda x: (lambda e: (e, e))(np.exp(x)))(x)
+    np.testing.assert_allclose(y, np.exp(x), rtol=1e-6)
+    assert z is y  # as numpy returns the same array twice
+
+
+def test_fused_function_called_while_tracing_is_inlined():
+    @kiln.fuse
+    def outer(x, *, scale):
+        return gelu(x) * scale
+
+    x = _normal(8, 9)
+    assert "func.func @outer" in outer.ir(x, scale=x)
+    assert "call" not in outer.ir(x, scale=x)
+    np.testing.assert_allclose(outer(x, scale=x),
+                               gelu.fn(x.astype(np.float64)) * x, rtol=1e-5,
+                               atol=1e-6)
+
+
+def test_default_arguments_are_constants():
+    @kiln.fuse
+    def shifted(x, eps=0.25):
+        return x + eps
+
+    x = _normal(3, 4)
+    np.testing.assert_array_equal(shifted(x), x + np.float32(0.25))
+
+
+# Errors: the operation and the line of the user's code.
+
+def _raises(fn, *args, match: str, line: str):
+    with pytest.raises(kiln.KilnError, match=match) as info:
+        fn(*args)
+    assert info.value.filename == HERE
+    assert info.value.line == _line(line)
+    return info.value
+
+
+def test_unsupported_numpy_function():
+    @kiln.fuse
+    def running(x):
+        return np.cumsum(x, axis=-1)  # marker: cumsum
+
+    _raises(running, _normal(3, 4), match="np.cumsum is not supported",
+            line="# marker: cumsum")
+
+
+def test_unsupported_ufunc_and_method():
+    @kiln.fuse
+    def remainder(x):
+        return x % 3  # marker: remainder
+
+    _raises(remainder, _normal(3, 4), match="np.remainder is not supported",
+            line="# marker: remainder")
+
+    @kiln.fuse
+    def argmax(x):
+        return x.argmax(-1)  # marker: argmax
+
+    _raises(argmax, _normal(3, 4), match="ndarray.argmax is not supported",
+            line="# marker: argmax")
+
+
+def test_reduction_over_axis_0():
+    @kiln.fuse
+    def column_sums(x):
+        return x.sum(axis=0)  # marker: axis 0
+
+    error = _raises(column_sums, _normal(3, 4),
+                    match=r"sum over axis 0 of an array of shape \[3, 4\]: "
+                          "kiln.fuse reduces only the last axis",
+                    line="# marker: axis 0")
+    assert "x.sum(axis=0)" in str(error)  # the source line, quoted
+
+
+def test_python_control_flow_on_a_traced_value():
+    @kiln.fuse
+    def branchy(x):
+        if x > 0:  # marker: if
+            return x
+        return -x
+
+    _raises(branchy, _normal(3, 4), match="truth value of a traced array",
+            line="# marker: if")
+
+
+def test_data_dependent_indexing():
+    @kiln.fuse
+    def picks(x):
+        return x[1:3]  # marker: slice
+
+    _raises(picks, _normal(5, 4), match=r"indexing a traced array with "
+                                        r"\[1:3\]",
+            line="# marker: slice")
+
+
+def test_numpy_constant_array():
+    ones = np.ones(4, np.float32)
+
+    @kiln.fuse
+    def plus(x):
+        return x + ones  # marker: constant
+
+    _raises(plus, _normal(3, 4), match="numpy array constant of shape",
+            line="# marker: constant")
+
+
+def test_arguments_must_be_numpy_arrays():
+    """The error points at the call."""
+    with pytest.raises(kiln.KilnError, match="argument 'x' is a list, not "
+                                             "a numpy array") as info:
+        coscos([1.0, 2.0])  # marker: list argument
+    assert (info.value.filename, info.value.line) == (
+        HERE, _line("# marker: list argument"))
+    with pytest.raises(kiln.KilnError, match="argument 'x' is a float"):
+        coscos(2.0)
+
+
+class _DeviceArray:
+    """What kiln.fuse sees of a PyTorch CUDA tensor or a CuPy array."""
+
+    __cuda_array_interface__ = {"shape": (4,), "typestr": "<f4",
+                                "data": (0, False), "version": 3}
+
+
+def test_device_arrays_are_refused():
+    with pytest.raises(kiln.KilnError, match="device array .* runs its "
+                                             "plans only on the host") as info:
+        coscos(_DeviceArray())  # marker: device
+    assert (info.value.filename, info.value.line) == (
+        HERE, _line("# marker: device"))
+
+
+def test_function_must_return_traced_arrays():
+    @kiln.fuse
+    def constant(x):
+        return 3
+
+    with pytest.raises(kiln.KilnError, match="must return an array "
+                                             "computed from its arguments"):
+        constant(_normal(3))
+
+
+def test_compiler_diagnostics_point_at_the_python_line():
+    """kiln-tile refuses rows longer than max-row (16384): the error names
+    the line of the reduction."""
+    @kiln.fuse
+    def long_rows(x):
+        return x - x.max(axis=-1, keepdims=True)  # marker: long rows
+
+    with pytest.raises(kiln.CompilationError, match="max-row") as info:
+        long_rows(_normal(2, 20000))
+    located = [d for d in info.value.diagnostics
+               if d.severity == kiln.Severity.ERROR]
+    assert located and located[0].file == HERE
+    assert located[0].line == _line("# marker: long rows")
+
+
+# Programs kiln-fuse and kiln-tile should handle but refuse today.
+
+def test_matmul_with_transposed_operand():
+    """x @ w.T: the transpose is read in place by the matmul kernel."""
+    x, w = _normal(30, 20), _normal(45, 20)
+    _check(kiln.fuse(lambda x: x @ x.T), x, tolerance=1e-4)
+    _check(kiln.fuse(lambda x, w: np.maximum(x @ w.T, 0)), x, w,
+           tolerance=1e-4)
+
+
+def test_logsumexp_of_a_vector():
+    @kiln.fuse
+    def logsumexp(v):
+        m = v.max()
+        return m + np.log(np.exp(v - m).sum())
+
+    _check(logsumexp, _normal(300, scale=4))
+
+
+def test_softmax_of_a_vector():
+    """The same broadcast of one element into a reduction's input, but the
+    exponentials have two users and are materialised: refused by no one."""
+    _check(kiln.fuse(softmax.fn), _normal(300, scale=4))
