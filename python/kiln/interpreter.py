@@ -447,9 +447,20 @@ def call_builtin(name: str, args: tuple, kwargs: dict) -> Any:
 
 def _argument(value: Any) -> Any:
     if isinstance(value, np.ndarray):
-        if not value.flags.c_contiguous:
-            raise KilnError("the interpreter takes contiguous arrays")
-        return Pointer(value.reshape(-1))
+        if value.flags.c_contiguous:
+            return Pointer(value.reshape(-1))
+        # A strided view: its elements as a flat array of the memory from
+        # its first to its last element, which kernels address with the
+        # strides they are given.
+        if any(s < 0 or s % value.itemsize for s in value.strides):
+            raise KilnError("the interpreter takes arrays with positive "
+                            "strides that are whole elements")
+        span = 1 + sum((n - 1) * s // value.itemsize
+                       for n, s in zip(value.shape, value.strides))
+        flat = np.lib.stride_tricks.as_strided(
+            value, shape=(span if value.size else 0,),
+            strides=(value.itemsize,))
+        return Pointer(flat)
     return value
 
 

@@ -9,10 +9,11 @@
 A launch specializes the kernel on its arguments (array dtypes, scalar
 types, ``constexpr`` values, alignment), compiles each specialization once,
 and runs it where its arrays are: device arrays (objects with
-``__cuda_array_interface__``, such as PyTorch CUDA tensors) run it on the
-GPU, with ``num_warps`` warps per program (default 4, as in Triton);
-numpy arrays run it on the host target. Either way arrays are passed by
-address and modified in place.
+``__cuda_array_interface__``, such as PyTorch CUDA tensors and CuPy arrays,
+or CUDA arrays offering only ``__dlpack__``) run it on the GPU, with
+``num_warps`` warps per program (default 4, as in Triton); numpy arrays
+(and CPU arrays offering ``__dlpack__``) run it on the host target. Either
+way arrays are passed by address and modified in place.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from kiln import cache, interpreter
+from kiln import cache, dlpack, interpreter
 from kiln import language as kl
 from kiln.codegen import CodeGenerator, KilnCompileError, Type, pointer_type
 from kiln.compiler import Context, Module
@@ -130,6 +131,8 @@ class JITFunction:
         except TypeError as exc:
             raise KilnError(f"{self.__name__}: {exc}") from None
         bound.apply_defaults()
+        for name, value in bound.arguments.items():
+            bound.arguments[name] = dlpack.adapt(value)
         return bound
 
     def specialize(self, bound: inspect.BoundArguments

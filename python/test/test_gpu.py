@@ -4,6 +4,7 @@ a no-op), and, where PyTorch sees a GPU, numerics against PyTorch."""
 
 from __future__ import annotations
 
+import ctypes
 import os
 import re
 import subprocess
@@ -18,7 +19,7 @@ import kiln
 import kiln.language as kl
 from kiln.codegen import KilnCompileError
 from kiln.errors import CompilationError, KilnError
-from kiln.gpu import GPUBinary, device_chip
+from kiln.gpu import GPUBinary, device_chip, is_device_array
 
 ROOT = Path(__file__).resolve().parents[2]
 BUILD = Path(os.environ.get("KILN_BUILD_DIR", ROOT / "build"))
@@ -570,3 +571,65 @@ def test_two_processes_compiling_at_once_share_one_whole_entry(tmp_path):
     entries = list((tmp_path / "cache").iterdir())
     assert [e.suffix for e in entries] == [".kiln"]  # no temporaries
     assert b".entry scale" in entries[0].read_bytes()
+
+
+class DLPackCudaArray:
+    """A CUDA array that offers only DLPack, as a library without
+    __cuda_array_interface__ would: a DLManagedTensor in a "dltensor"
+    capsule over host memory, which the stand-in driver's "device" uses."""
+
+    def __init__(self, array: np.ndarray, offset: int = 0) -> None:
+        from kiln.dlpack import _DLDataType, _DLDevice, _DLTensor
+        self.array = array
+        self._shape = (ctypes.c_int64 * array.ndim)(*array.shape)
+        self._tensor = _DLTensor(
+            ctypes.c_void_p(array.ctypes.data - offset), _DLDevice(2, 0),
+            array.ndim, _DLDataType({"f": 2, "i": 0}[array.dtype.kind],
+                                    array.dtype.itemsize * 8, 1),
+            self._shape, None, offset)
+
+    def __dlpack_device__(self):
+        return (2, 0)
+
+    def __dlpack__(self, stream=None):
+        new = ctypes.pythonapi.PyCapsule_New
+        new.restype = ctypes.py_object
+        new.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+        return new(ctypes.addressof(self._tensor), b"dltensor", None)
+
+
+def test_dlpack_cuda_arrays_are_device_arrays():
+    from kiln import dlpack
+    data = np.arange(12, dtype=np.float32)
+    adapted = dlpack.adapt(DLPackCudaArray(data, offset=64))
+    interface = adapted.__cuda_array_interface__
+    assert interface["data"][0] == data.ctypes.data  # data + byte_offset
+    assert interface["shape"] == (12,) and interface["typestr"] == "<f4"
+    assert is_device_array(adapted)
+    assert scale.ir(adapted, adapted, 12, 2.0, BLOCK=16).count(
+        "!tile.ptr<f32>") >= 2
+
+    class OnAnotherDevice:
+        def __dlpack_device__(self):
+            return (4, 0)  # OpenCL
+
+        def __dlpack__(self, stream=None):
+            raise AssertionError("not asked for")
+    with pytest.raises(KilnError, match="device type 4 cannot be passed"):
+        scale.ir(OnAnotherDevice(), adapted, 12, 2.0, BLOCK=16)
+
+
+@needs_stand_in
+def test_dlpack_cuda_arrays_launch_through_the_driver():
+    result = run_python("""
+        import numpy as np
+        from test_gpu import DLPackCudaArray, scale
+        x = DLPackCudaArray(np.arange(3000, dtype=np.float32))
+        out = DLPackCudaArray(np.zeros(3000, np.float32))
+        scale[(3,)](x, out, 3000, 2.0, BLOCK=1024)
+        print(len(scale._gpu_cache), "on the GPU,", len(scale._cache),
+              "on the host")
+        """)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["1", "on", "the", "GPU,", "0", "on",
+                                     "the", "host"]

@@ -540,3 +540,42 @@ def test_arguments_are_specialized_on_divisibility_and_one():
         add_kernel[(1,)](y, y, out, n, BLOCK=64)
         np.testing.assert_array_equal(out[:n], 2 * y[:n])
         np.testing.assert_array_equal(out[n:], 0)
+
+
+@kiln.jit
+def double_strided(x_ptr, n, stride):
+    i = kl.arange(0, 8)
+    mask = i < n
+    v = kl.load(x_ptr + i * stride, mask=mask)
+    kl.store(x_ptr + i * stride, v * 2, mask=mask)
+
+
+@pytest.mark.parametrize("interpret", [False, True],
+                         ids=["host", "interpreter"])
+def test_strided_views_are_addressed_through_their_strides(interpret):
+    """A column of a matrix: the kernel steps over it with the stride it is
+    given, in place, in both modes; its neighbours are untouched."""
+    matrix = np.arange(24, dtype=np.float32).reshape(6, 4)
+    expected = matrix.copy()
+    expected[:, 1] *= 2
+    kernel = kiln.jit(double_strided.fn, interpret=interpret)
+    kernel[(1,)](matrix[:, 1], 6, 4)
+    np.testing.assert_array_equal(matrix, expected)
+
+
+def test_cpu_dlpack_arrays_run_on_the_host_in_place():
+    class DLPackOnly:
+        """An array library's CPU array that offers only DLPack."""
+
+        def __init__(self, array):
+            self.array = array
+
+        def __dlpack__(self, **kwargs):
+            return self.array.__dlpack__(**kwargs)
+
+        def __dlpack_device__(self):
+            return self.array.__dlpack_device__()
+
+    data = np.arange(8, dtype=np.float32)
+    double_strided[(1,)](DLPackOnly(data), 8, 1)
+    np.testing.assert_array_equal(data, 2 * np.arange(8, dtype=np.float32))

@@ -1,0 +1,88 @@
+"""Arrays that offer only the DLPack protocol (``__dlpack__`` and
+``__dlpack_device__``), as launch arguments.
+
+A CPU array becomes a numpy view of the same memory (so a kernel runs on
+the host target and writes in place); a CUDA array becomes an object with
+``__cuda_array_interface__`` describing the same device memory. Arrays that
+already offer numpy's or CUDA's interface are used as they are.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from typing import Any
+
+import numpy as np
+
+from kiln.errors import KilnError
+
+#: DLDeviceType values (dlpack.h).
+_CPU, _CUDA, _CUDA_HOST, _CUDA_MANAGED = 1, 2, 3, 13
+
+#: DLDataTypeCode values and the numpy kind of each.
+_KINDS = {0: "i", 1: "u", 2: "f"}
+
+
+class _DLDevice(ctypes.Structure):
+    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
+
+
+class _DLDataType(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8),
+                ("lanes", ctypes.c_uint16)]
+
+
+class _DLTensor(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("device", _DLDevice),
+                ("ndim", ctypes.c_int32), ("dtype", _DLDataType),
+                ("shape", ctypes.POINTER(ctypes.c_int64)),
+                ("strides", ctypes.POINTER(ctypes.c_int64)),
+                ("byte_offset", ctypes.c_uint64)]
+
+
+_get_pointer = ctypes.pythonapi.PyCapsule_GetPointer
+_get_pointer.restype = ctypes.c_void_p
+_get_pointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+
+
+class DLPackDeviceArray:
+    """A CUDA array received through DLPack, described as
+    ``__cuda_array_interface__``. It keeps the capsule, and so the
+    producer's memory, alive."""
+
+    def __init__(self, capsule: Any) -> None:
+        self._capsule = capsule
+        tensor = _DLTensor.from_address(_get_pointer(capsule, b"dltensor"))
+        dtype = tensor.dtype
+        if dtype.lanes != 1 or dtype.code not in _KINDS and not (
+                dtype.code == 6 and dtype.bits == 8):
+            raise KilnError(f"a DLPack array of type code {dtype.code}, "
+                            f"{dtype.bits} bits, {dtype.lanes} lanes has no "
+                            "kiln element type")
+        kind = "b" if dtype.code == 6 else _KINDS[dtype.code]
+        numpy_dtype = np.dtype(f"{kind}{dtype.bits // 8}")
+        shape = tuple(tensor.shape[i] for i in range(tensor.ndim))
+        strides = None
+        if tensor.strides:
+            strides = tuple(tensor.strides[i] * numpy_dtype.itemsize
+                            for i in range(tensor.ndim))
+        self.__cuda_array_interface__ = {
+            "shape": shape, "typestr": numpy_dtype.str,
+            "data": ((tensor.data or 0) + tensor.byte_offset, False),
+            "strides": strides, "version": 3}
+
+
+def adapt(value: Any) -> Any:
+    """``value`` as a launch takes it: a DLPack-only array as a numpy view
+    (CPU) or a DLPackDeviceArray (CUDA); anything else unchanged."""
+    if isinstance(value, np.ndarray) or hasattr(
+            value, "__cuda_array_interface__") or not hasattr(
+            value, "__dlpack__"):
+        return value
+    device_type, _ = value.__dlpack_device__()
+    if device_type == _CPU:
+        return np.from_dlpack(value)
+    if device_type in (_CUDA, _CUDA_HOST, _CUDA_MANAGED):
+        return DLPackDeviceArray(value.__dlpack__())
+    raise KilnError(f"a DLPack array on device type {device_type} cannot be "
+                    "passed to a kernel (CPU and CUDA arrays can)")
