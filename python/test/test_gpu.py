@@ -290,6 +290,8 @@ def tensor_core_matmul(c_ptr, a_ptr, b_ptr, M, N, K, stride_bk, stride_bn,
                     mask=(ks[:, None] < K) & (cols[None, :] < N), other=0)
         if PRECISION == "tf32":
             acc += kl.dot(a, b, input_precision="tf32")
+        elif PRECISION == "tf32x3":
+            acc += kl.dot(a, b, input_precision="tf32x3")
         else:
             acc += kl.dot(a, b)
     kl.store(c_ptr + rows[:, None] * N + cols[None, :], acc,
@@ -303,6 +305,8 @@ TENSOR_CORE_CASES = {
             np.float32),
     "tf32": (np.float32, "tf32", "mma.sync.aligned.m16n8k8.row.col.f32.tf32",
              np.float32),
+    "tf32x3": (np.float32, "tf32x3",
+               "mma.sync.aligned.m16n8k8.row.col.f32.tf32", np.float32),
     "i8": (np.int8, "int", "mma.sync.aligned.m16n8k32.row.col.s32.s8",
            np.int32),
 }
@@ -319,6 +323,10 @@ def test_matmul_compiles_to_tensor_cores_without_a_gpu(case):
             PRECISION=precision, chip=chip)
         assert instruction in stages["ptx"]
         assert "mma.sync" not in stages["tile"]
+        # Three tf32 products per step for tf32x3.
+        if case.startswith("tf32"):
+            assert stages["ptx"].count(instruction) == \
+                (3 if case == "tf32x3" else 1) * 4 * 8
         if element != np.float32:
             assert "fma.rn.f32" not in stages["ptx"]
 
@@ -412,8 +420,9 @@ def test_tensor_core_matmul_on_the_gpu_against_float64(case, b_column_major):
     if element == np.int8:
         assert torch.equal(c.long(), expected.long())
         return
-    # fp16 products are exact in fp32; tf32 keeps 10 mantissa bits.
-    tolerance = 2e-3 if element == np.float16 else 2e-2
+    # fp16 products are exact in fp32; tf32 keeps 10 mantissa bits, and
+    # tf32x3 recovers nearly all of f32's 23.
+    tolerance = {"f16": 2e-3, "tf32": 2e-2, "tf32x3": 1e-5}[case]
     scale = expected.abs().max().item()
     error = (c.double() - expected).abs().max().item()
     assert error <= tolerance * scale, (error, scale)

@@ -28,6 +28,10 @@ using namespace mlir;
 
 void kiln::gpu::buildGPULoweringPipeline(OpPassManager &pm,
                                          const GPULoweringOptions &options) {
+  // tf32x3 runs on tensor cores as three tf32 dots; on CUDA cores the
+  // dot is exact f32 already.
+  if (options.computeCapability >= 80)
+    pm.addPass(tilegpu::createTileSplitTF32x3Pass());
   tilegpu::TileAssignLayoutsPassOptions layouts;
   layouts.numWarps = options.numWarps;
   layouts.computeCapability = options.computeCapability;

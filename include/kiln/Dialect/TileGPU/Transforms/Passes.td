@@ -103,4 +103,16 @@ def TilePipelineLoopsPass : Pass<"tile-pipeline-loops", "mlir::ModuleOp"> {
                            "::mlir::gpu::GPUDialect"];
 }
 
+def TileSplitTF32x3Pass : Pass<"tile-split-tf32x3", "mlir::ModuleOp"> {
+  let summary = "Compute tf32x3 dots as three tf32 dots";
+  let description = [{
+    Rewrites each `tile.dot` with `input_precision = tf32x3` into three
+    `tf32` dots, so that tensor cores (sm_80+) compute it: each f32 operand
+    is split into the part tf32 holds exactly (its top 19 bits) and the
+    remainder, and `a * b` becomes `a_small * b_big + a_big * b_small +
+    a_big * b_big`, accumulated in that order. The error is close to an f32
+    product's; infinities and NaNs in the operands give NaN.
+  }];
+}
+
 #endif // KILN_DIALECT_TILEGPU_TRANSFORMS_PASSES_TD
