@@ -24,7 +24,7 @@ kiln_log "softmax for the GPU: layouts, per-thread code, PTX for sm_90a"
 "$kiln_opt" "$KILN_ROOT/docs/examples/softmax.mlir" \
     -tile-specialize-arguments="divisible=0,1,2,3" -tile-assign-layouts |
   "$kiln_opt" -kiln-convert-tile-to-gpu |
-  sed -n '/gpu.func/,/gpu.return/p' | head -40
+  sed -n '/gpu.func/,/gpu.return/p' | sed -n '1,40p'  # reads it all: no SIGPIPE
 echo "    ..."
 "$kiln_opt" "$KILN_ROOT/docs/examples/softmax.mlir" \
     -tile-specialize-arguments="divisible=0,1,2,3" |
