@@ -75,7 +75,7 @@ from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
-from kiln import cache
+from kiln import cache, dlpack
 from kiln import language as kl
 from kiln.cuda import device_info
 from kiln.errors import KilnError
@@ -433,7 +433,9 @@ class Autotuner:
         clashes = sorted(self._tuned & set(given))
         if clashes:
             raise self._passed_tuned(clashes[0])
-        return dict(given)
+        # DLPack-only arrays as the launch takes them, for the key, the
+        # clock and restore_value alike.
+        return {name: dlpack.adapt(value) for name, value in given.items()}
 
     def _passed_tuned(self, name: str) -> KilnError:
         return KilnError(f"{self.__name__}: '{name}' is set by the "

@@ -3,8 +3,9 @@ compiled again by the next process.
 
 Entries live in ``$KILN_CACHE_DIR`` (default ``~/.cache/kiln``), named by a
 hash of everything the binary depends on: the tile IR, the chip, the warps
-per program and the compiler build (the C API library's path, size and
-modification time). An entry is written to a temporary
+per program, the pipeline depth (stages) and the compiler build (the C API
+library's path, size and modification time). An entry is written to a
+temporary
 file and renamed into place, so a reader never sees half of one. An entry
 that is truncated or garbled (its header records the body's SHA-256) is
 reported with a warning and compiled again; a cache directory that cannot

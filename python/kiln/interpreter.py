@@ -453,7 +453,7 @@ def _argument(value: Any) -> Any:
         # its first to its last element, which kernels address with the
         # strides they are given.
         if any(s < 0 or s % value.itemsize for s in value.strides):
-            raise KilnError("the interpreter takes arrays with positive "
+            raise KilnError("the interpreter takes arrays with non-negative "
                             "strides that are whole elements")
         span = 1 + sum((n - 1) * s // value.itemsize
                        for n, s in zip(value.shape, value.strides))

@@ -4,7 +4,7 @@
     def add(x_ptr, y_ptr, out_ptr, n, BLOCK: kl.constexpr):
         ...
 
-    add[(kl.cdiv(n, 1024),)](x, y, out, n, BLOCK=1024)
+    add[(kiln.cdiv(n, 1024),)](x, y, out, n, BLOCK=1024)
 
 A launch specializes the kernel on its arguments (array dtypes, scalar
 types, ``constexpr`` values, alignment), compiles each specialization once,

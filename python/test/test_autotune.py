@@ -144,6 +144,24 @@ def test_restore_value_gives_the_result_of_one_launch(cache_dir):
     assert len(grid.metas) > 1
 
 
+def test_dlpack_arrays_are_tuned_like_numpy_arrays(cache_dir):
+    class DLPackOnly:
+        def __init__(self, array):
+            self.array = array
+
+        def __dlpack__(self, **kwargs):
+            return self.array.__dlpack__(**kwargs)
+
+        def __dlpack_device__(self):
+            return self.array.__dlpack_device__()
+
+    start = np.arange(3000, dtype=np.float32)
+    x = start.copy()
+    kernel = tuned(increment_kernel, restore_value=["x_ptr"])
+    kernel[CountingGrid()](DLPackOnly(x), 3000)
+    np.testing.assert_array_equal(x, start + 1)  # restored, then one launch
+
+
 def test_reset_to_zero_zeroes_each_timed_run_and_keeps_the_original():
     x = np.arange(2000, dtype=np.float32)
     out = np.full(2000, 5, np.float32)
