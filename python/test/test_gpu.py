@@ -1,6 +1,8 @@
 """Kernels on the GPU from Python: compiling for a chip (no GPU needed),
 launching through a stand-in driver (the whole host side, the kernel itself
-a no-op), and, where PyTorch sees a GPU, numerics against PyTorch."""
+a no-op), and, where PyTorch sees a GPU, numerics against PyTorch. A kernel
+that faults and an array too large for the device end in clear errors, on
+the stand-in and, where there is one, on a GPU."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import Sequence
 
 import numpy as np
 import pytest
@@ -139,12 +142,18 @@ def test_warmup_reports_what_ptxas_said_and_the_sass():
 def run_python(code: str, **env: str) -> subprocess.CompletedProcess:
     """`code` in a fresh interpreter against the stand-in driver (loaded
     once per process), with PTX for it to load."""
+    return run_python_on_gpu(code, KILN_CUDA_DRIVER=str(FAKE),
+                             KILN_PTXAS="/nonexistent/ptxas", **env)
+
+
+def run_python_on_gpu(code: str, **env: str) -> subprocess.CompletedProcess:
+    """`code` in a fresh interpreter, against the driver the environment
+    names (libcuda.so.1 by default)."""
     return subprocess.run(
         [sys.executable, "-c", textwrap.dedent(code)], capture_output=True,
         text=True,
         env={**os.environ, "PYTHONPATH": str(ROOT / "python") + os.pathsep +
-             str(Path(__file__).parent), "KILN_CUDA_DRIVER": str(FAKE),
-             "KILN_PTXAS": "/nonexistent/ptxas",
+             str(Path(__file__).parent),
              "KILN_CACHE_DIR": os.environ.get(
                  "KILN_CACHE_DIR", str(BUILD / "test-kiln-cache")), **env})
 
@@ -191,6 +200,147 @@ def test_launch_limits_are_checked_before_the_driver():
         """)
     assert result.returncode == 0, result.stderr
     assert "grid" in result.stdout and "2147483648" in result.stdout
+
+
+@kiln.jit
+def faulting(x_ptr, BLOCK: kl.constexpr):
+    """Stores through ``x_ptr``, which faults where it points at no memory.
+    (The stand-in driver faults on any launch of a kernel of this name.)"""
+    offsets = kl.arange(0, BLOCK)
+    kl.store(x_ptr + offsets, offsets.to(kl.float32))
+
+
+class Nowhere:
+    """A device array of 16 f32 at address 8, where a GPU has no memory."""
+
+    __cuda_array_interface__ = {"data": (8, False), "shape": (16,),
+                                "typestr": "<f4", "version": 3}
+
+
+# A kernel faults; the process goes on, and every later use of the device
+# raises a Kiln exception; the last one, uncaught, ends it with status 1.
+FAULT = """
+    import kiln, kiln.gpu
+    from test_gpu import Nowhere, faulting, scale
+    x = Nowhere()
+    faulting[(1,)](x, BLOCK=16)  # accepted: launches are asynchronous
+    print("launched")
+    try:
+        kiln.gpu.synchronize()
+    except kiln.CudaError as error:
+        print("synchronize:", error)
+    launches = {  # one loaded before the fault, one loaded after it
+        "faulting": lambda: faulting[(1,)](x, BLOCK=16),
+        "scale": lambda: scale[(1,)](x, x, 16, 2.0, BLOCK=16)}
+    for name, launch in launches.items():
+        try:
+            launch()
+            print(name, "launched")
+        except kiln.KilnError as error:
+            print(f"{name}: {type(error).__name__}: {error}")
+    kiln.gpu.synchronize()
+    """
+
+ILLEGAL_ADDRESS = ("failed: CUDA_ERROR_ILLEGAL_ADDRESS (an illegal memory "
+                   "access was encountered) [700]")
+
+
+def check_fault_reported(result: subprocess.CompletedProcess,
+                         at_exit: Sequence[str] = ()) -> list[str]:
+    """What FAULT printed of the launches after the fault, once its exit
+    (status 1, not a signal) and the end of its stderr (the last error, then
+    ``at_exit``) are checked."""
+    assert result.returncode == 1, result.stderr
+    errors = result.stderr.splitlines()
+    assert errors[-1 - len(at_exit):] == [
+        "kiln.errors.CudaError: waiting for the device (cuCtxSynchronize) "
+        + ILLEGAL_ADDRESS, *at_exit]
+    lines = result.stdout.splitlines()
+    assert lines[:2] == [
+        "launched",
+        "synchronize: waiting for the device (cuCtxSynchronize) "
+        + ILLEGAL_ADDRESS]
+    return lines[2:]
+
+
+@needs_stand_in
+def test_a_fault_is_a_cuda_error_and_the_process_goes_on():
+    result = run_python(FAULT, KILN_FAKE_CUDA_REPORT="1")
+    # Nothing is left on the device: the interpreter released it all.
+    nothing_held = ("fake CUDA driver at exit: 0 allocations (0 bytes), 0 "
+                    "modules, streams and events, 0 references to the "
+                    "context")
+    assert check_fault_reported(result, [nothing_held]) == [
+        f"faulting: LaunchError: launching 'faulting' {ILLEGAL_ADDRESS}",
+        "scale: CudaError: loading a module (cuModuleLoadData) "
+        + ILLEGAL_ADDRESS]
+
+
+def real_gpu() -> None:
+    """Skips unless a CUDA driver other than the stand-in sees a device."""
+    import kiln.cuda
+    reason = kiln.cuda.unavailable_reason()
+    if reason is not None:
+        pytest.skip(f"no GPU: {reason}")
+    if kiln.cuda.device_info(0).name == "Kiln Fake GPU":
+        pytest.skip("KILN_CUDA_DRIVER is the stand-in driver, not a GPU")
+
+
+def test_a_fault_on_the_gpu_is_a_cuda_error(tmp_path):
+    real_gpu()
+    # In a process of its own: a faulted context is unusable for the rest
+    # of the process.
+    result = run_python_on_gpu(FAULT, KILN_CACHE_DIR=str(tmp_path))
+    later = check_fault_reported(result)
+    # What the driver answers after a fault may differ by call and version;
+    # each launch must fail with a Kiln exception, not run.
+    assert [line.split(":")[0] for line in later] == ["faulting", "scale"]
+    assert all(re.match(r"\w+: (LaunchError|CudaError): ", line)
+               for line in later), later
+
+
+KILN_RUN = BUILD / "bin" / "kiln-run"
+
+ONE_ARRAY = """
+func.func @twice(%x: !tile.ptr<f32>) {
+  %r = tile.range 0 to 8 : tensor<8xi32>
+  %xs = tile.splat %x : !tile.ptr<f32> -> tensor<8x!tile.ptr<f32>>
+  %xp = tile.addptr %xs, %r : tensor<8x!tile.ptr<f32>>, tensor<8xi32>
+  %v = tile.load %xp : tensor<8x!tile.ptr<f32>> -> tensor<8xf32>
+  %w = arith.addf %v, %v : tensor<8xf32>
+  tile.store %xp, %w : tensor<8x!tile.ptr<f32>>, tensor<8xf32>
+  return
+}"""
+
+
+@pytest.mark.parametrize("driver", ["stand-in", "gpu"])
+def test_kiln_run_an_array_too_large_for_memory(driver, tmp_path):
+    if not KILN_RUN.exists():
+        pytest.skip(f"kiln-run is not built ({KILN_RUN})")
+    env = dict(os.environ)
+    if driver == "stand-in":
+        if not FAKE.exists():
+            pytest.skip(f"the stand-in driver is not built ({FAKE})")
+        env.update(KILN_CUDA_DRIVER=str(FAKE),
+                   KILN_PTXAS="/nonexistent/ptxas")
+    else:
+        real_gpu()
+    kernel = tmp_path / "twice.mlir"
+    kernel.write_text(ONE_ARRAY)
+    # 128 TiB: more than any GPU has, and more than a process can map, so
+    # that even where the kernel overcommits memory, nothing is touched.
+    count = 1 << 45
+    result = subprocess.run(
+        [str(KILN_RUN), str(kernel), "--target=gpu", "--kernel=twice",
+         f"--arg=f32[{count}]=zeros", "--check=none"],
+        capture_output=True, text=True, env=env, timeout=300)
+    # kiln-run builds arrays in host memory before the device sees them:
+    # this one is refused there, with an error rather than an abort. (A
+    # device out of memory is test/tools/kiln-run/gpu-faults.mlir, on a
+    # stand-in with less memory than the host.)
+    assert (result.returncode, result.stdout, result.stderr) == (
+        1, "", f"kiln-run: --arg=f32[{count}]=zeros: {4 * count} bytes do "
+        "not fit in host memory\n")
 
 
 def torch_cuda():

@@ -62,6 +62,7 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -247,7 +248,17 @@ static std::optional<std::string> parseArgument(StringRef spec,
   if (!count.consume_back("]") || count.getAsInteger(10, arg.count) ||
       arg.count <= 0)
     return "expected a positive element count in brackets";
-  arg.bytes.resize(arg.count * elementBytes(arg.type));
+  // The array is built in host memory first: one that cannot be is an
+  // error here, not an abort in the allocator.
+  int64_t bytes;
+  if (llvm::MulOverflow(arg.count,
+                        static_cast<int64_t>(elementBytes(arg.type)), bytes))
+    return "the array's size overflows";
+  if (void *probe = std::malloc(bytes))
+    std::free(probe);
+  else
+    return std::to_string(bytes) + " bytes do not fit in host memory";
+  arg.bytes.resize(bytes);
   std::uniform_real_distribution<double> uniform(-1.0, 1.0);
   for (int64_t i = 0; i < arg.count; ++i) {
     if (rhs == "zeros")
@@ -663,8 +674,9 @@ static int runOnGPU(ModuleOp module, std::vector<Argument> &args,
     return loaded->launch(kernelName, blocks, block, 0, nullptr, params,
                           error);
   };
-  if (!launch() || !device->synchronize(error) ||
-      !arrays.copyOut(args, error))
+  if (!launch() || !device->synchronize(error))
+    return fail("kernel '" + kernelName + "': " + error);
+  if (!arrays.copyOut(args, error))
     return fail(error);
   bool met = meetsExpectations(args);
   FailureOr<double> median = timeOnDevice(*device, launch, error);

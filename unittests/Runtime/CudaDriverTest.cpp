@@ -3,7 +3,8 @@
 // The runtime is tested against FakeCudaDriver.c: what it asks of the
 // driver (devices and their limits, modules, launches with their checks and
 // shared memory limits, copies and fills, streams and events, the current
-// context on every thread) and how it reports each error, with no GPU.
+// context on every thread) and how it reports each error, a kernel's fault
+// included, with no GPU.
 //
 //===----------------------------------------------------------------------===//
 
@@ -51,6 +52,8 @@ const FakeLaunch &lastLaunch() {
 int launchCount() { return fake<int()>("fakeCudaLaunchCount")(); }
 /// Modules, streams and events the fake driver holds.
 int liveHandles() { return fake<int()>("fakeCudaLiveHandles")(); }
+/// Allocations of device memory the fake driver holds.
+int liveAllocations() { return fake<int()>("fakeCudaLiveAllocations")(); }
 
 /// The fake device with a module holding "kernel" and "heavy".
 struct Loaded {
@@ -307,6 +310,81 @@ TEST(CudaDriverTest, TimingAnUnrecordedEventIsAnError) {
   EXPECT_EQ(error, "timing between events (cuEventElapsedTime) failed: "
                    "CUDA_ERROR_INVALID_HANDLE (invalid resource handle) "
                    "[400]");
+}
+
+TEST(CudaDriverTest, AFaultFailsEveryLaterCallUntilTheContextIsReleased) {
+  driver();
+  int handles = liveHandles(), allocations = liveAllocations();
+  {
+    Loaded loaded = load();
+    ASSERT_TRUE(loaded.module);
+    Device &device = *loaded.device;
+    std::string error;
+    CUdeviceptr buffer = device.allocate(16, error);
+    ASSERT_NE(buffer, 0u) << error;
+    auto stream = device.createStream(error);
+    auto start = device.createEvent(error);
+    auto end = device.createEvent(error);
+    ASSERT_TRUE(stream && start && end) << error;
+    ASSERT_TRUE(start->record(stream->get(), error)) << error;
+    std::vector<void *> args = {&buffer};
+    // The launch is accepted: the kernel faults while it runs, and the
+    // calls after it report the fault.
+    ASSERT_TRUE(loaded.module->launch("faulting", {1, 1, 1}, {32, 1, 1}, 0,
+                                      stream->get(), args, error))
+        << error;
+    int launches = launchCount();
+    const std::string fault = " failed: CUDA_ERROR_ILLEGAL_ADDRESS (an "
+                              "illegal memory access was encountered) [700]";
+    EXPECT_FALSE(device.synchronize(error));
+    EXPECT_EQ(error, "waiting for the device (cuCtxSynchronize)" + fault);
+    EXPECT_FALSE(stream->synchronize(error));
+    EXPECT_EQ(error, "waiting for a stream (cuStreamSynchronize)" + fault);
+    EXPECT_FALSE(end->record(stream->get(), error));
+    EXPECT_EQ(error, "recording an event (cuEventRecord)" + fault);
+    EXPECT_FALSE(end->synchronize(error));
+    EXPECT_EQ(error, "waiting for an event (cuEventSynchronize)" + fault);
+    float milliseconds = 0;
+    EXPECT_FALSE(end->getMillisecondsSince(*start, milliseconds, error));
+    EXPECT_EQ(error, "timing between events (cuEventElapsedTime)" + fault);
+    float values[4] = {};
+    EXPECT_FALSE(device.copyToHost(values, buffer, sizeof(values), error));
+    EXPECT_EQ(error, "copying 16 bytes to the host (cuMemcpyDtoH)" + fault);
+    EXPECT_FALSE(device.copyToDevice(buffer, values, sizeof(values), error));
+    EXPECT_EQ(error, "copying 16 bytes to the device (cuMemcpyHtoD)" + fault);
+    EXPECT_FALSE(device.copyOnDevice(buffer, buffer, 16, error));
+    EXPECT_EQ(error,
+              "copying 16 bytes within the device (cuMemcpyDtoD)" + fault);
+    EXPECT_FALSE(device.fill(buffer, 0, 16, error));
+    EXPECT_EQ(error, "setting 16 bytes to 0 (cuMemsetD8)" + fault);
+    EXPECT_FALSE(loaded.module->launch("kernel", {1, 1, 1}, {32, 1, 1}, 0,
+                                       stream->get(), args, error));
+    EXPECT_EQ(error, "launching 'kernel'" + fault);
+    EXPECT_EQ(launchCount(), launches);
+    EXPECT_EQ(device.allocate(16, error), 0u);
+    EXPECT_EQ(error, "allocating 16 bytes (cuMemAlloc)" + fault);
+    EXPECT_FALSE(device.loadModule("//fake module", error));
+    EXPECT_EQ(error, "loading a module (cuModuleLoadData)" + fault);
+    EXPECT_FALSE(device.createStream(error));
+    EXPECT_EQ(error, "creating a stream (cuStreamCreate)" + fault);
+    EXPECT_FALSE(device.createEvent(error));
+    EXPECT_EQ(error, "creating an event (cuEventCreate)" + fault);
+    // Freeing reports the fault too, and frees all the same.
+    EXPECT_FALSE(device.free(buffer, error));
+    EXPECT_EQ(error, "freeing device memory (cuMemFree)" + fault);
+  }
+  // Nothing is left: not the memory, not the module, stream and events,
+  // and not the fault, which went with the context's last reference.
+  EXPECT_EQ(liveHandles(), handles);
+  EXPECT_EQ(liveAllocations(), allocations);
+  Loaded loaded = load();
+  ASSERT_TRUE(loaded.module);
+  std::string error;
+  std::vector<void *> args;
+  EXPECT_TRUE(loaded.module->launch("kernel", {1, 1, 1}, {32, 1, 1}, 0,
+                                    nullptr, args, error))
+      << error;
+  EXPECT_TRUE(loaded.device->synchronize(error)) << error;
 }
 
 TEST(CudaDriverTest, EveryCallMakesTheContextCurrent) {

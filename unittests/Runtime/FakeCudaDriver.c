@@ -2,19 +2,34 @@
  * so that the runtime's use of the driver API is tested on machines without
  * a GPU. It exports the names a real driver exports (the _v2 ones where
  * cuda.h maps to them) and answers with the driver's error codes:
- *  - memory is host memory;
- *  - a module loads if its image starts with "//fake" and holds two kernels,
- *    "kernel" (no limits of its own) and "heavy" (256 threads per block and
- *    32 KiB of static shared memory, as register and shared memory use
- *    would limit it);
+ *  - memory is host memory, 1 TiB of it (KILN_FAKE_CUDA_MEMORY bytes where
+ *    that is set when cuInit runs): an allocation larger than what is free
+ *    fails with CUDA_ERROR_OUT_OF_MEMORY;
+ *  - a module loads if its image starts with "//fake" and holds three
+ *    kernels, "kernel" (no limits of its own), "heavy" (256 threads per
+ *    block and 32 KiB of static shared memory, as register and shared
+ *    memory use would limit it) and "faulting" (like "kernel", but it
+ *    faults, below);
  *  - launches are checked as the driver checks them, then recorded instead
  *    of run; each one advances a device clock by half a millisecond, which
  *    events read;
+ *  - a launch of a kernel named "faulting" (a PTX entry point of that name
+ *    too) is accepted, then faults as a kernel that stores through a bad
+ *    address does: the context's sticky error becomes
+ *    CUDA_ERROR_ILLEGAL_ADDRESS, which every later call that needs the
+ *    context returns (synchronizing, events, copies and fills, launches,
+ *    allocations, loading modules, creating streams and events); freeing
+ *    memory and destroying modules, streams and events return it too but
+ *    free them all the same, so nothing leaks. The error goes with the
+ *    primary context, when its last reference is released;
  *  - the current context is per thread, and calls that need one fail with
  *    CUDA_ERROR_INVALID_CONTEXT without it.
- * The state shared between threads is behind one lock. */
+ * The state shared between threads is behind one lock. With
+ * KILN_FAKE_CUDA_REPORT set, what is still held at exit (device memory,
+ * handles, references to the primary context) is printed to stderr. */
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,6 +44,7 @@ enum {
   INVALID_PTX = 218,
   INVALID_HANDLE = 400,
   NOT_FOUND = 500,
+  ILLEGAL_ADDRESS = 700,
   LAUNCH_OUT_OF_RESOURCES = 701,
 };
 
@@ -61,10 +77,14 @@ struct FakeLaunch {
 struct FakeFunction {
   const char *name;
   int maxThreadsPerBlock, staticShared, maxDynamicShared;
+  /* Whether a launch faults (the kernel is named "faulting"). */
+  int faults;
 };
 
+enum { numFunctions = 3 };
+
 struct FakeModule {
-  struct FakeFunction functions[2];
+  struct FakeFunction functions[numFunctions];
   /* A PTX module's first entry point, which takes the place of "kernel". */
   char entry[256];
 };
@@ -81,6 +101,14 @@ static double clockMilliseconds;
 static int liveHandles;
 static int context;
 static _Thread_local void *current;
+/* References to the primary context, and its sticky error (SUCCESS until a
+ * kernel faults). */
+static int contextReferences;
+static CUresult contextError;
+/* Device memory: its size, and what allocations hold. */
+static unsigned long long memoryBytes = 1ull << 40;
+static unsigned long long allocatedBytes;
+static int liveAllocations;
 
 /* What the last launch asked for, how many launches there were, and how
  * many modules, streams and events are alive: read by the tests. */
@@ -97,6 +125,35 @@ int fakeCudaLiveHandles(void) {
   pthread_mutex_unlock(&lock);
   return count;
 }
+/* How many allocations of device memory are alive. */
+int fakeCudaLiveAllocations(void) {
+  pthread_mutex_lock(&lock);
+  int count = liveAllocations;
+  pthread_mutex_unlock(&lock);
+  return count;
+}
+
+__attribute__((destructor)) static void reportAtExit(void) {
+  if (!getenv("KILN_FAKE_CUDA_REPORT"))
+    return;
+  fprintf(stderr,
+          "fake CUDA driver at exit: %d allocations (%llu bytes), %d "
+          "modules, streams and events, %d references to the context\n",
+          liveAllocations, allocatedBytes, liveHandles, contextReferences);
+}
+
+/* The context's sticky error: SUCCESS until a kernel faults. */
+static CUresult stickyError(void) {
+  pthread_mutex_lock(&lock);
+  CUresult error = contextError;
+  pthread_mutex_unlock(&lock);
+  return error;
+}
+/* What a call that needs the current context answers before its own
+ * checks: INVALID_CONTEXT without one, the sticky error after a fault. */
+static CUresult contextState(void) {
+  return current ? stickyError() : INVALID_CONTEXT;
+}
 
 static void *makeHandle(size_t bytes) {
   void *handle = calloc(1, bytes);
@@ -112,7 +169,14 @@ static void freeHandle(void *handle) {
   pthread_mutex_unlock(&lock);
 }
 
-CUresult cuInit(unsigned flags) { return flags ? INVALID_VALUE : SUCCESS; }
+CUresult cuInit(unsigned flags) {
+  if (flags)
+    return INVALID_VALUE;
+  const char *bytes = getenv("KILN_FAKE_CUDA_MEMORY");
+  if (bytes && *bytes)
+    memoryBytes = strtoull(bytes, 0, 10);
+  return SUCCESS;
+}
 CUresult cuDeviceGetCount(int *count) { *count = 1; return SUCCESS; }
 CUresult cuDeviceGet(int *device, int ordinal) {
   if (ordinal != 0)
@@ -150,28 +214,39 @@ CUresult cuDeviceGetAttribute(int *value, int attribute, int device) {
   return SUCCESS;
 }
 CUresult cuDevicePrimaryCtxRetain(void **ctx, int device) {
+  pthread_mutex_lock(&lock);
+  ++contextReferences;
+  pthread_mutex_unlock(&lock);
   *ctx = &context;
   return SUCCESS;
 }
-CUresult cuDevicePrimaryCtxRelease_v2(int device) { return SUCCESS; }
+CUresult cuDevicePrimaryCtxRelease_v2(int device) {
+  pthread_mutex_lock(&lock);
+  /* Releasing the last reference resets the context, as the driver does. */
+  if (contextReferences > 0 && --contextReferences == 0)
+    contextError = SUCCESS;
+  pthread_mutex_unlock(&lock);
+  return SUCCESS;
+}
 CUresult cuCtxSetCurrent(void *ctx) {
   if (ctx && ctx != &context)
     return INVALID_CONTEXT;
   current = ctx;
   return SUCCESS;
 }
-CUresult cuCtxSynchronize(void) { return current ? SUCCESS : INVALID_CONTEXT; }
+CUresult cuCtxSynchronize(void) { return contextState(); }
 
 CUresult cuModuleLoadData(void **mod, const void *image) {
-  if (!current)
-    return INVALID_CONTEXT;
+  CUresult state = contextState();
+  if (state != SUCCESS)
+    return state;
   /* PTX text is accepted too, so that compiled kernels can be loaded and
      launched (as no-ops) through the whole host side of a GPU run. */
   const char *entry = strstr((const char *)image, ".entry ");
   if (strncmp((const char *)image, "//fake", 6) != 0 && !entry)
     return INVALID_PTX;
   struct FakeModule *module = makeHandle(sizeof(struct FakeModule));
-  struct FakeFunction kernel = {"kernel", 1024, 0, defaultSharedBytes};
+  struct FakeFunction kernel = {"kernel", 1024, 0, defaultSharedBytes, 0};
   if (entry) {
     entry += strlen(".entry ");
     size_t length = strcspn(entry, "( \n");
@@ -180,21 +255,24 @@ CUresult cuModuleLoadData(void **mod, const void *image) {
     memcpy(module->entry, entry, length);
     module->entry[length] = 0;
     kernel.name = module->entry;
+    kernel.faults = strcmp(module->entry, "faulting") == 0;
   }
   struct FakeFunction heavy = {"heavy", 256, 32 * 1024,
-                               defaultSharedBytes - 32 * 1024};
+                               defaultSharedBytes - 32 * 1024, 0};
+  struct FakeFunction faulting = {"faulting", 1024, 0, defaultSharedBytes, 1};
   module->functions[0] = kernel;
   module->functions[1] = heavy;
+  module->functions[2] = faulting;
   *mod = module;
   return SUCCESS;
 }
 CUresult cuModuleUnload(void *mod) {
   freeHandle(mod);
-  return SUCCESS;
+  return stickyError();
 }
 CUresult cuModuleGetFunction(void **fn, void *mod, const char *name) {
   struct FakeModule *module = mod;
-  for (int i = 0; i < 2; ++i) {
+  for (int i = 0; i < numFunctions; ++i) {
     if (strcmp(name, module->functions[i].name) == 0) {
       *fn = &module->functions[i];
       return SUCCESS;
@@ -232,8 +310,9 @@ CUresult cuLaunchKernel(void *fn, unsigned gx, unsigned gy, unsigned gz,
                         void *stream, void **args, void **extra) {
   const struct FakeFunction *function = fn;
   unsigned grid[3] = {gx, gy, gz}, block[3] = {bx, by, bz};
-  if (!current)
-    return INVALID_CONTEXT;
+  CUresult state = contextState();
+  if (state != SUCCESS)
+    return state;
   for (int i = 0; i < 3; ++i)
     if (!grid[i] || grid[i] > maxGrid[i] || !block[i] ||
         block[i] > maxBlock[i])
@@ -253,46 +332,54 @@ CUresult cuLaunchKernel(void *fn, unsigned gx, unsigned gy, unsigned gz,
     lastLaunch = launch;
     ++launchCount;
     clockMilliseconds += 0.5;
+    /* The launch itself succeeds; the fault shows in the calls after it. */
+    if (function->faults)
+      contextError = ILLEGAL_ADDRESS;
   }
   pthread_mutex_unlock(&lock);
   return result;
 }
 
 CUresult cuStreamCreate(void **stream, unsigned flags) {
-  if (!current)
-    return INVALID_CONTEXT;
+  CUresult state = contextState();
+  if (state != SUCCESS)
+    return state;
   if (flags > 1)
     return INVALID_VALUE;
   *stream = makeHandle(1);
   return SUCCESS;
 }
-CUresult cuStreamSynchronize(void *stream) { return SUCCESS; }
+CUresult cuStreamSynchronize(void *stream) { return stickyError(); }
 CUresult cuStreamDestroy_v2(void *stream) {
   if (!stream)
     return INVALID_HANDLE;
   freeHandle(stream);
-  return SUCCESS;
+  return stickyError();
 }
 CUresult cuEventCreate(void **event, unsigned flags) {
-  if (!current)
-    return INVALID_CONTEXT;
+  CUresult state = contextState();
+  if (state != SUCCESS)
+    return state;
   *event = makeHandle(sizeof(struct FakeEvent));
   return SUCCESS;
 }
 CUresult cuEventRecord(void *ev, void *stream) {
   struct FakeEvent *event = ev;
+  CUresult error = stickyError();
+  if (error != SUCCESS)
+    return error;
   pthread_mutex_lock(&lock);
   event->recorded = 1;
   event->milliseconds = clockMilliseconds;
   pthread_mutex_unlock(&lock);
   return SUCCESS;
 }
-CUresult cuEventSynchronize(void *event) { return SUCCESS; }
+CUresult cuEventSynchronize(void *event) { return stickyError(); }
 CUresult cuEventElapsedTime_v2(float *milliseconds, void *start, void *end) {
   const struct FakeEvent *from = start, *to = end;
   pthread_mutex_lock(&lock);
-  CUresult result = INVALID_HANDLE;
-  if (from->recorded && to->recorded) {
+  CUresult result = contextError != SUCCESS ? contextError : INVALID_HANDLE;
+  if (contextError == SUCCESS && from->recorded && to->recorded) {
     *milliseconds = (float)(to->milliseconds - from->milliseconds);
     result = SUCCESS;
   }
@@ -301,47 +388,77 @@ CUresult cuEventElapsedTime_v2(float *milliseconds, void *start, void *end) {
 }
 CUresult cuEventDestroy_v2(void *event) {
   freeHandle(event);
-  return SUCCESS;
+  return stickyError();
 }
 
+/* An allocation: its size, then its bytes at the alignment the driver
+ * gives, where the device pointer points. */
+enum { allocationHeader = 256 };
+
 CUresult cuMemAlloc_v2(unsigned long long *pointer, size_t bytes) {
-  if (!current)
-    return INVALID_CONTEXT;
-  if (bytes > ((size_t)1 << 40))
+  CUresult state = contextState();
+  if (state != SUCCESS)
+    return state;
+  void *block = 0;
+  pthread_mutex_lock(&lock);
+  /* Host memory may run out before the device's does. */
+  int allocated = bytes <= memoryBytes - allocatedBytes &&
+                  posix_memalign(&block, allocationHeader,
+                                 allocationHeader + bytes) == 0;
+  if (allocated) {
+    allocatedBytes += bytes;
+    ++liveAllocations;
+  }
+  pthread_mutex_unlock(&lock);
+  if (!allocated)
     return OUT_OF_MEMORY;
-  *pointer = (unsigned long long)(size_t)malloc(bytes);
+  memcpy(block, &bytes, sizeof(bytes));
+  *pointer = (unsigned long long)(size_t)((char *)block + allocationHeader);
   return SUCCESS;
 }
 CUresult cuMemFree_v2(unsigned long long pointer) {
   if (!current)
     return INVALID_CONTEXT;
-  free((void *)(size_t)pointer);
-  return SUCCESS;
+  if (pointer) {
+    char *block = (char *)(size_t)pointer - allocationHeader;
+    size_t bytes;
+    memcpy(&bytes, block, sizeof(bytes));
+    free(block);
+    pthread_mutex_lock(&lock);
+    allocatedBytes -= bytes;
+    --liveAllocations;
+    pthread_mutex_unlock(&lock);
+  }
+  return stickyError();
 }
 CUresult cuMemcpyHtoD_v2(unsigned long long to, const void *from, size_t n) {
-  if (!current)
-    return INVALID_CONTEXT;
+  CUresult state = contextState();
+  if (state != SUCCESS)
+    return state;
   memcpy((void *)(size_t)to, from, n);
   return SUCCESS;
 }
 CUresult cuMemcpyDtoH_v2(void *to, unsigned long long from, size_t n) {
-  if (!current)
-    return INVALID_CONTEXT;
+  CUresult state = contextState();
+  if (state != SUCCESS)
+    return state;
   memcpy(to, (const void *)(size_t)from, n);
   return SUCCESS;
 }
 CUresult cuMemcpyDtoD_v2(unsigned long long to, unsigned long long from,
                          size_t n) {
-  if (!current)
-    return INVALID_CONTEXT;
+  CUresult state = contextState();
+  if (state != SUCCESS)
+    return state;
   if (!to || !from)
     return INVALID_VALUE;
   memmove((void *)(size_t)to, (const void *)(size_t)from, n);
   return SUCCESS;
 }
 CUresult cuMemsetD8_v2(unsigned long long to, unsigned char value, size_t n) {
-  if (!current)
-    return INVALID_CONTEXT;
+  CUresult state = contextState();
+  if (state != SUCCESS)
+    return state;
   if (!to)
     return INVALID_VALUE;
   memset((void *)(size_t)to, value, n);
@@ -357,6 +474,7 @@ CUresult cuGetErrorName(CUresult error, const char **name) {
   case INVALID_PTX: *name = "CUDA_ERROR_INVALID_PTX"; return SUCCESS;
   case INVALID_HANDLE: *name = "CUDA_ERROR_INVALID_HANDLE"; return SUCCESS;
   case NOT_FOUND: *name = "CUDA_ERROR_NOT_FOUND"; return SUCCESS;
+  case ILLEGAL_ADDRESS: *name = "CUDA_ERROR_ILLEGAL_ADDRESS"; return SUCCESS;
   case LAUNCH_OUT_OF_RESOURCES:
     *name = "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES";
     return SUCCESS;
@@ -371,6 +489,9 @@ CUresult cuGetErrorString(CUresult error, const char **text) {
   case INVALID_HANDLE: *text = "invalid resource handle"; return SUCCESS;
   case NOT_FOUND: *text = "named symbol not found"; return SUCCESS;
   case INVALID_VALUE: *text = "invalid argument"; return SUCCESS;
+  case ILLEGAL_ADDRESS:
+    *text = "an illegal memory access was encountered";
+    return SUCCESS;
   case LAUNCH_OUT_OF_RESOURCES:
     *text = "too many resources requested for launch";
     return SUCCESS;
