@@ -171,13 +171,18 @@ class JITFunction:
                num_stages: int = 3, **kwargs) -> CompiledKernel:
         """Compiles for the GPU (no launch, no GPU needed) for these
         arguments; arrays may be numpy or device arrays, only their types
-        and alignment count. The result's ``asm`` holds every stage and its
-        ``metadata`` what ptxas reported."""
+        and alignment count. The binary goes into the disk cache, so that a
+        later launch on a device of ``chip`` with the same arguments loads
+        it (even under ``KILN_REQUIRE_CACHE_HIT=1``). The result's ``asm``
+        holds every stage and its ``metadata`` what ptxas reported."""
         types, constants = self.specialize(self.bind(args, kwargs))
         with self._lock:
             module, text = self._parse(types, constants)
+        entry = cache.key(str(module), chip, num_warps, num_stages)
         try:
             with GPUBinary(module, chip, num_warps, num_stages) as binary:
+                cache.store(entry, binary.ptx, binary.cubin,
+                            binary.threads_per_block)
                 asm = {"tile": text, "llvm": binary.llvm_ir,
                        "ptx": binary.ptx, "cubin": binary.cubin,
                        "ptxas-log": binary.ptxas_log}

@@ -708,6 +708,29 @@ def test_require_cache_hit_turns_a_miss_into_an_error(tmp_path):
 
 
 @needs_stand_in
+def test_warmup_fills_the_cache_a_later_launch_loads(tmp_path):
+    """Compiled ahead, without a device, for the chip a later process
+    launches on: that launch compiles nothing."""
+    env = {"KILN_CACHE_DIR": str(tmp_path / "cache")}
+    ahead = run_python("""
+        import numpy as np
+        from test_gpu import scale
+        x = np.zeros(3000, np.float32)
+        scale.warmup(x, x, 3000, 2.0, BLOCK=1024, chip="sm_90a")
+        print("compiled")
+        """, **env)
+    assert ahead.stdout.strip() == "compiled", ahead.stderr
+    launch = run_python("""
+        import numpy as np
+        from test_gpu import FakeDeviceArray, scale
+        x = FakeDeviceArray(np.zeros(3000, np.float32))
+        scale[(3,)](x, x, 3000, 2.0, BLOCK=1024)
+        print("launched")
+        """, KILN_REQUIRE_CACHE_HIT="1", **env)
+    assert launch.stdout.strip() == "launched", launch.stdout + launch.stderr
+
+
+@needs_stand_in
 def test_two_processes_compiling_at_once_share_one_whole_entry(tmp_path):
     code = textwrap.dedent("""
         import numpy as np
