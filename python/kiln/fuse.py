@@ -1425,6 +1425,8 @@ class FusedFunction:
         views: dict[tuple, np.ndarray] = {}  # an array returned twice is
         outputs = [views.setdefault((i, shape), results[i].reshape(shape))
                    for i, shape in traced.outputs]  # one array, as in numpy
+        # A 0-d result is a numpy scalar, as numpy's full reductions give.
+        outputs = [o[()] if o.ndim == 0 else o for o in outputs]
         return outputs[0] if traced.single else tuple(outputs)
 
     def close(self) -> None:

@@ -459,3 +459,11 @@ def test_softmax_of_a_vector():
     """The same broadcast of one element into a reduction's input, but the
     exponentials have two users and are materialised: refused by no one."""
     _check(kiln.fuse(softmax.fn), _normal(300, scale=4))
+
+
+def test_a_full_reduction_is_a_numpy_scalar_as_in_numpy():
+    x = _normal(1000)
+    total = kiln.fuse(lambda x: np.sum(x))(x)
+    assert type(total) is type(np.sum(x)) and total.shape == ()
+    np.testing.assert_allclose(total, np.sum(x.astype(np.float64)),
+                               rtol=1e-5)
