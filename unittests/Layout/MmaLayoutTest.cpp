@@ -10,6 +10,8 @@
 //     https://docs.nvidia.com/cuda/parallel-thread-execution/#warp-level-matrix-fragment-mma-1688
 //   A and B of mma.m16n8k32 .s8/.u8 (kWidth 4):
 //     https://docs.nvidia.com/cuda/parallel-thread-execution/#warp-level-matrix-fragment-mma-16832
+//   accumulator D of wgmma.mma_async .m64nNk16 (sm_90a):
+//     https://docs.nvidia.com/cuda/parallel-thread-execution/#wgmma-64n16-d
 //
 // Then every (register, lane, warp) of tiles of several shapes and warp
 // arrangements is mapped: coverage and replication, the block structure of
@@ -52,6 +54,17 @@ int64_t threadIDInGroup(int64_t lane) { return lane % 4; }
 Shape isaAccumulator(int64_t lane, int64_t i) {
   int64_t row = i < 2 ? groupID(lane) : groupID(lane) + 8;
   int64_t col = threadIDInGroup(lane) * 2 + (i & 0x1);
+  return {row, col};
+}
+
+/// Accumulator D of wgmma .m64nNk16 (.f32), register d_i of lane `lane` of
+/// warp `warp` (of four in the warpgroup; each holds N/2 registers):
+///   row = 16 * (warp % 4) + groupID       for d_i where i % 4 <  2
+///         16 * (warp % 4) + groupID + 8   for d_i where i % 4 >= 2
+///   col = (i / 4) * 8 + threadID_in_group * 2 + (i & 0x1)
+Shape isaWgmmaAccumulator(int64_t warp, int64_t lane, int64_t i) {
+  int64_t row = 16 * (warp % 4) + groupID(lane) + (i % 4 < 2 ? 0 : 8);
+  int64_t col = (i / 4) * 8 + threadIDInGroup(lane) * 2 + (i & 0x1);
   return {row, col};
 }
 
@@ -296,6 +309,29 @@ TEST(MmaLayoutTest, OneInstructionMatchesTheIsaAccumulatorTable) {
       EXPECT_EQ(layout.getCoordinates(shape, {i, lane, 0}),
                 isaAccumulator(lane, i))
           << "accumulator c" << i << " of lane " << lane;
+}
+
+// With four warps along M, the accumulator of a 64xN tile is the one
+// wgmma.mma_async m64nNk16 writes for a warpgroup, for every N it takes;
+// with eight, two warpgroups stack along M, each with its own rows.
+TEST(MmaLayoutTest, FourWarpsAlongMAreTheWgmmaAccumulator) {
+  for (int64_t n : {8, 16, 24, 64, 128, 256}) {
+    for (int64_t warpgroups : {1, 2}) {
+      MmaLayout layout({4 * warpgroups, 1});
+      Shape shape = {64 * warpgroups, n};
+      ASSERT_EQ(layout.getNumRegisters(shape), n / 2) << "N = " << n;
+      for (int64_t warp = 0; warp < 4 * warpgroups; ++warp)
+        for (int64_t lane = 0; lane < 32; ++lane)
+          for (int64_t i = 0; i < n / 2; ++i) {
+            Shape expected = isaWgmmaAccumulator(warp, lane, i);
+            expected[0] += 64 * (warp / 4);
+            EXPECT_EQ(layout.getCoordinates(shape, {i, lane, warp}),
+                      expected)
+                << "d" << i << " of lane " << lane << ", warp " << warp
+                << ", N = " << n;
+          }
+    }
+  }
 }
 
 TEST(DotOperandLayoutTest, OneInstructionMatchesTheIsaFragmentTables) {

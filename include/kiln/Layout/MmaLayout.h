@@ -2,8 +2,9 @@
 //
 // The register layouts of `mma.sync.aligned.m16n8kK` (sm_80+): the
 // accumulator and the two multiplicands ("dot operands"), as the PTX ISA's
-// fragment tables give them, repeated over warps and over the tile. The
-// lowering of tile.dot reads and writes exactly these registers.
+// fragment tables give them, repeated over warps and over the tile (the
+// accumulator of `wgmma.mma_async` m64nNk16 is one of them). The lowering
+// of tile.dot reads and writes exactly these registers.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,6 +21,10 @@ namespace kiln::layout {
 /// warp's 16x8 block, lane l holds rows l/4 and l/4 + 8 at columns
 /// 2·(l%4) and 2·(l%4) + 1 (registers c0..c3). Larger tiles repeat the
 /// footprint, row repeats outermost; smaller ones are replicated.
+///
+/// With warps along M in fours, a 64xN block per four warps is exactly the
+/// accumulator D of wgmma.mma_async m64nNk16 (sm_90a) for that warpgroup:
+/// register d_i is repeat i/4's c(i%4).
 class MmaLayout : public DistributedLayout {
 public:
   /// Rows and columns of one instruction's accumulator.
