@@ -11,6 +11,8 @@
 #include "kiln/Transforms/CostModel.h"
 #include "kiln/Transforms/Passes.h"
 
+#include "GeneralizeNamedOps.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -19,6 +21,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/EquivalenceClasses.h"
@@ -126,7 +129,9 @@ struct SplatOfElementToBroadcast : OpRewritePattern<tensor::SplatOp> {
                                 PatternRewriter &rewriter) const override {
     auto extract = splat.getInput().getDefiningOp<tensor::ExtractOp>();
     RankedTensorType type = splat.getType();
-    if (!extract || !type.hasStaticShape())
+    // An element of a constant tensor folds to a constant instead.
+    if (!extract || !type.hasStaticShape() ||
+        matchPattern(extract.getTensor(), m_Constant()))
       return failure();
     RankedTensorType source = extract.getTensor().getType();
     SmallVector<AffineExpr> element;
@@ -187,6 +192,18 @@ static bool isCloneable(Operation *op) {
   return op && isa<tensor::EmptyOp, arith::ConstantOp>(op);
 }
 
+/// Whether `consumer` reads `value` only row by row (the first result of
+/// each map is d0): in one row kernel, a program holds only its own row of
+/// a value computed there.
+static bool readsByRow(linalg::GenericOp consumer, Value value) {
+  AffineExpr rowDim = getAffineDimExpr(0, consumer.getContext());
+  return llvm::all_of(consumer->getOpOperands(), [&](OpOperand &operand) {
+    AffineMap map = consumer.getMatchingIndexingMap(&operand);
+    return operand.get() != value ||
+           (map.getNumResults() != 0 && map.getResult(0) == rowDim);
+  });
+}
+
 void KilnFusePass::groupAndOutline(func::FuncOp func, SymbolTable &symbols) {
   Block &body = func.getBody().front();
   SmallVector<Operation *> kernels;
@@ -231,7 +248,8 @@ void KilnFusePass::groupAndOutline(func::FuncOp func, SymbolTable &symbols) {
       int64_t producerRows = 0;
       bool rowGroup = consumerRowWise &&
                       isRowWise(producer, maxRow, producerRows) &&
-                      producerRows == consumerRows;
+                      producerRows == consumerRows &&
+                      readsByRow(cast<linalg::GenericOp>(consumer), operand);
       bool epilogue = isContraction(producer) &&
                       isElementwise(consumer) && operand.hasOneUse();
       bool prologue = isContraction(consumer) && isElementwise(producer) &&
@@ -363,19 +381,7 @@ void KilnFusePass::runOnOperation() {
     // Named ops that are only a generic with fixed maps fuse as that
     // generic (a transpose read in place by a matmul, a broadcast joining
     // its users).
-    IRRewriter rewriter(&getContext());
-    SmallVector<linalg::LinalgOp> named;
-    func.walk([&](linalg::LinalgOp op) {
-      if (isa<linalg::TransposeOp, linalg::BroadcastOp, linalg::MapOp,
-              linalg::ElementwiseOp>(op))
-        named.push_back(op);
-    });
-    for (linalg::LinalgOp op : named) {
-      rewriter.setInsertionPoint(op);
-      if (failed(linalg::generalizeNamedOp(rewriter, op)))
-        return signalPassFailure();
-    }
-    if (failed(fuseElementwise(func)))
+    if (failed(generalizeFixedMapOps(func)) || failed(fuseElementwise(func)))
       return signalPassFailure();
     groupAndOutline(func, symbols);
   }

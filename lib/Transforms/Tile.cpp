@@ -12,9 +12,11 @@
 
 #include "kiln/Transforms/Passes.h"
 
+#include "GeneralizeNamedOps.h"
 #include "TiledKernel.h"
 
 
+#include "kiln/Conversion/TileToHost/RuntimeInterface.h"
 #include "kiln/Dialect/Tile/IR/TileDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -36,10 +38,8 @@ namespace kiln {
 
 using namespace mlir;
 using namespace kiln;
-
-/// Host runtime functions a plan uses for its temporaries.
-static constexpr llvm::StringLiteral kAllocFunction = "__kiln_host_alloc";
-static constexpr llvm::StringLiteral kFreeFunction = "__kiln_host_free";
+using kiln::host::kAllocFunction;
+using kiln::host::kFreeFunction;
 
 namespace {
 struct KilnTilePass : kiln::impl::KilnTilePassBase<KilnTilePass> {
@@ -194,6 +194,15 @@ FailureOr<TiledKernel> KilnTilePass::tileElementwise(func::FuncOp kernel) {
       Value source = input->get();
       BlockArgument arg = body.getArgument(input->getOperandNumber());
       if (auto known = values.lookupOrNull(source)) {
+        // A computed tile holds each program's own elements: it can be read
+        // only where they were written, not transposed or broadcast.
+        auto producer = source.getDefiningOp<linalg::GenericOp>();
+        if (generic.getMatchingIndexingMap(input) !=
+            producer.getIndexingMapMatchingResult(cast<OpResult>(source)))
+          return generic.emitError("kiln-tile: operand ")
+                 << input->getOperandNumber()
+                 << " reads a value the kernel computes through another "
+                    "indexing map than the one it was written with";
         mapping.map(arg, known);
         continue;
       }
@@ -317,9 +326,14 @@ LogicalResult KilnTilePass::makePlan(func::FuncOp func,
   Value zero = arith::ConstantIntOp::create(b, loc, 0, 64);
   Value one32 = arith::ConstantIntOp::create(b, loc, 1, 32);
   for (Operation &op : body.without_terminator()) {
-    // Kernels make their own constants and empty tensors.
-    if (isa<tensor::EmptyOp, arith::ConstantOp>(op))
+    // Kernels make their own constants and empty tensors; one that is
+    // returned has no kernel to write it.
+    if (isa<tensor::EmptyOp, arith::ConstantOp>(op)) {
+      if (llvm::is_contained(op.getUsers(), ret.getOperation()))
+        return op.emitError("kiln-tile: a launch plan does not return a ")
+               << op.getName() << " (no kernel writes it)";
       continue;
+    }
     auto call = dyn_cast<func::CallOp>(op);
     auto it = call ? tiled.find(call.getCallee()) : tiled.end();
     if (it == tiled.end())
@@ -392,6 +406,9 @@ void KilnTilePass::runOnOperation() {
       callers.push_back(func);
   }
   for (func::FuncOp kernel : kernels) {
+    // kiln-fuse generalizes these; a kernel written by hand may have them.
+    if (failed(generalizeFixedMapOps(kernel)))
+      return signalPassFailure();
     FailureOr<TiledKernel> result =
         isMatmulKernel(kernel)
             ? tileMatmul(kernel, MatmulBlocks{blockM, blockN, blockK})

@@ -116,10 +116,11 @@ Value RowTiler::asTile(Value value) {
 FailureOr<Value> RowTiler::operandValue(Operation *user, Value source,
                                         Access access, AffineMap map) {
   if (Value known = values.lookupOrNull(source)) {
-    // A computed one-element value (a whole reduction) is its element.
+    // A value over the rows of a one-row kernel is its one element.
     if (access == Access::Element &&
-        (isa<RankedTensorType>(known.getType()) ||
-         cast<RankedTensorType>(source.getType()).getNumElements() != 1))
+        (isa<RankedTensorType>(known.getType()) || rows != 1 ||
+         cast<RankedTensorType>(source.getType()).getShape() !=
+             ArrayRef<int64_t>{1}))
       return user->emitError("kiln-tile: a row kernel reads one element of "
                              "a value it computes");
     return access == Access::Row ? asTile(known) : known;
@@ -214,6 +215,15 @@ LogicalResult RowTiler::tileReduction(linalg::GenericOp generic,
   if (generic.getNumDpsInits() != 1)
     return generic.emitError("kiln-tile: a reduction with several results "
                              "is not tiled yet");
+  // Each program reduces its own row: the rows stay, the columns go.
+  MLIRContext *ctx = generic.getContext();
+  if (generic.getIteratorTypesArray() !=
+          SmallVector<utils::IteratorType>{utils::IteratorType::parallel,
+                                           utils::IteratorType::reduction} ||
+      generic.getMatchingIndexingMap(generic.getDpsInitOperand(0)) !=
+          AffineMap::get(2, 0, getAffineDimExpr(0, ctx)))
+    return generic.emitError("kiln-tile: a row kernel reduces the columns "
+                             "of each row into that row's value, not this");
   BlockArgument acc = body.getArguments().back();
   Operation *combine = findCombiner(body, acc);
   std::optional<TypedAttr> neutral =

@@ -386,7 +386,11 @@ def _condition_source(filename: str, line: int) -> str:
 
 def _device_assert(condition, message=""):
     """Checked on every run: the interpreter is a debugging mode."""
-    holds = np.asarray(_data(condition)).astype(np.bool_)
+    data = np.asarray(_data(condition))
+    if data.dtype != np.bool_:
+        raise KilnError(f"kl.device_assert needs a boolean condition, not "
+                        f"{data.dtype}")
+    holds = data
     if holds.all():
         return
     program = ", ".join(str(p) for p in _state.program)

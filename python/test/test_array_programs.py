@@ -435,3 +435,101 @@ def test_every_fusion_program_on_the_host(name, source):
         np.testing.assert_allclose(got.astype(np.float64),
                                    np.asarray(want, np.float64),
                                    rtol=tolerance, atol=tolerance)
+
+
+# Element reads and reductions that once compiled to wrong results (found in
+# review): each either computes what numpy does or is refused by name.
+ELEMENT_READS = {
+    "pivot_of_a_result": ("""
+func.func @pivot_of_a_result(%x: tensor<5x7xf32>, %w: tensor<5x7xf32>) -> (tensor<5x7xf32>, tensor<5x7xf32>) {
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %a = arith.addf %x, %w : tensor<5x7xf32>
+  %pivot = tensor.extract %a[%c2, %c1] : tensor<5x7xf32>
+  %s = tensor.splat %pivot : tensor<5x7xf32>
+  %y = arith.divf %a, %s : tensor<5x7xf32>
+  return %y, %a : tensor<5x7xf32>, tensor<5x7xf32>
+}""", lambda x, w: [(x + w) / (x + w)[2, 1], x + w]),
+    "first_row_sum": ("""
+func.func @first_row_sum(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<4x8xf32>) outs(%init : tensor<4xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %r = arith.addf %in, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<4xf32>
+  %p = tensor.extract %s[%c0] : tensor<4xf32>
+  %sp = tensor.splat %p : tensor<4x8xf32>
+  %y = arith.divf %x, %sp : tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}""", lambda x: [x / x[0].sum()]),
+    "element_of_a_constant": ("""
+func.func @element_of_a_constant(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %c1 = arith.constant 1 : index
+  %c = arith.constant dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>
+  %e = tensor.extract %c[%c1] : tensor<4xf32>
+  %s = tensor.splat %e : tensor<4xf32>
+  %y = arith.divf %x, %s : tensor<4xf32>
+  return %y : tensor<4xf32>
+}""", lambda x: [x / 2]),
+}
+
+
+@pytest.mark.parametrize("name", ELEMENT_READS)
+def test_element_reads_compute_what_numpy_does(name):
+    source, reference = ELEMENT_READS[name]
+    rng = np.random.default_rng(7)
+    shapes = [tuple(int(d) for d in m.split("x")) for m in re.findall(
+        r"%\w+: tensor<([\dx]+)xf32>", source.split("->")[0])]
+    inputs = [rng.random(shape, np.float32) + 0.5 for shape in shapes]
+    with kiln.Context() as ctx:
+        module = kiln.Module.parse(ctx, source)
+        module.run_pipeline(ARRAY_PIPELINE)
+        with HostExecutable(module) as exe:
+            results = exe.run(name, *inputs)
+    for got, want in zip(results, reference(*[i.astype(np.float64)
+                                              for i in inputs])):
+        np.testing.assert_allclose(got, want, rtol=2e-6)
+
+
+@pytest.mark.parametrize("source,message", [
+    ("""
+func.func @constant_result(%x: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
+  %c = arith.constant dense<7.0> : tensor<8xf32>
+  %a = math.cos %x : tensor<8xf32>
+  return %a, %c : tensor<8xf32>, tensor<8xf32>
+}""", "a launch plan does not return a arith.constant"),
+    ("""
+func.func private @whole_kernel0(%x: tensor<4x8xf32>) -> tensor<4x8xf32> attributes {kiln.kernel} {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<f32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<f32>) -> tensor<f32>
+  %s = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>], iterator_types = ["reduction", "reduction"]}
+      ins(%x : tensor<4x8xf32>) outs(%init : tensor<f32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %r = arith.addf %in, %acc : f32
+    linalg.yield %r : f32
+  } -> tensor<f32>
+  %eo = tensor.empty() : tensor<4x8xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %s : tensor<4x8xf32>, tensor<f32>) outs(%eo : tensor<4x8xf32>) {
+  ^bb0(%in: f32, %t: f32, %out: f32):
+    %d = arith.divf %in, %t : f32
+    linalg.yield %d : f32
+  } -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+func.func @whole(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %r = call @whole_kernel0(%x) : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %r : tensor<4x8xf32>
+}""", "a row kernel reduces the columns of each row into that row's value"),
+], ids=["returned_constant", "whole_reduction_in_a_row_kernel"])
+def test_plans_refuse_what_they_would_compute_wrongly(source, message):
+    with kiln.Context() as ctx:
+        module = kiln.Module.parse(ctx, source)
+        with pytest.raises(kiln.CompilationError, match=message):
+            module.run_pipeline(ARRAY_PIPELINE)

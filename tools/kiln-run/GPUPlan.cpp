@@ -2,6 +2,8 @@
 
 #include "GPUPlan.h"
 
+#include "kiln/Conversion/TileToHost/RuntimeInterface.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 
 #include "llvm/ADT/ScopeExit.h"
@@ -9,9 +11,6 @@
 using namespace mlir;
 using namespace kiln;
 
-/// The runtime functions a plan calls for its temporaries (kiln-tile).
-static constexpr llvm::StringLiteral kAlloc = "__kiln_host_alloc";
-static constexpr llvm::StringLiteral kFree = "__kiln_host_free";
 /// A launcher's trailing arguments: grid x, y, z, first and end program.
 static constexpr size_t kLaunchTail = 5;
 
@@ -62,7 +61,7 @@ LogicalResult kiln::runPlanOnGPU(func::FuncOp plan, runtime::Device &device,
     for (Value operand : call.getOperands())
       operands.push_back(values.lookup(operand));
     StringRef callee = call.getCallee();
-    if (callee == kAlloc) {
+    if (callee == host::kAllocFunction) {
       runtime::CUdeviceptr temporary = device.allocate(operands[0], error);
       if (!temporary) {
         error = where(&op) + error;
@@ -72,7 +71,7 @@ LogicalResult kiln::runPlanOnGPU(func::FuncOp plan, runtime::Device &device,
       values[call.getResult(0)] = temporary;
       continue;
     }
-    if (callee == kFree) {
+    if (callee == host::kFreeFunction) {
       llvm::erase(temporaries, operands[0]);
       if (!device.free(operands[0], error)) {
         error = where(&op) + error;

@@ -20,8 +20,6 @@ using namespace mlir;
 using namespace kiln;
 using namespace kiln::tiletogpu;
 
-namespace {
-
 /// The printf conversion and value (an i64 or an f64) of one element.
 static std::pair<StringRef, Value> printable(OpBuilder &b, Location loc,
                                              Value element) {
@@ -50,6 +48,10 @@ static void inThreadZero(OpBuilder &b, Location loc,
   body(thenBuilder);
 }
 
+namespace {
+
+/// One printf per element a thread holds (its canonical copy), with the
+/// program id and the element's coordinates; scalars from thread 0.
 struct PrintLowering : OpConversionPattern<tile::PrintOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -133,6 +135,7 @@ struct PrintLowering : OpConversionPattern<tile::PrintOp> {
   }
 };
 
+/// One cf.assert of all the elements a thread holds.
 struct AssertLowering : OpConversionPattern<tile::AssertOp> {
   using OpConversionPattern::OpConversionPattern;
 

@@ -9,6 +9,7 @@
 
 #include "kiln/Conversion/Passes.h"
 
+#include "kiln/Conversion/TileToHost/RuntimeInterface.h"
 #include "kiln/Dialect/Tile/IR/TileDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -31,27 +32,11 @@ namespace kiln {
 
 using namespace mlir;
 using namespace kiln::tile;
+using namespace kiln::host;
 
 /// Trailing i32 arguments every host kernel takes: its program id, then the
 /// grid size, along x, y and z.
 static constexpr unsigned kNumGridArgs = 6;
-
-/// The run-time function that checks an access (see AccessChecker), and the
-/// module attribute that names the checked ops by site id.
-static constexpr llvm::StringLiteral kCheckFunction =
-    "__kiln_host_check_access";
-static constexpr llvm::StringLiteral kAccessSitesAttr = "kiln.host.access_sites";
-
-/// The run-time functions behind tile.print and tile.assert, and the module
-/// attribute that describes their ops by site id (see DebugSites).
-static constexpr llvm::StringLiteral kPrintFunction = "__kiln_host_print";
-static constexpr llvm::StringLiteral kAssertFunction = "__kiln_host_assert";
-static constexpr llvm::StringLiteral kDebugSitesAttr = "kiln.host.debug_sites";
-
-/// The run-time lock that makes atomics atomic across the threads of a
-/// launch.
-static constexpr llvm::StringLiteral kLockFunction = "__kiln_host_lock";
-static constexpr llvm::StringLiteral kUnlockFunction = "__kiln_host_unlock";
 
 //===----------------------------------------------------------------------===//
 // Helpers
@@ -811,8 +796,6 @@ struct AtomicRMWLowering : AccessLowering<AtomicRMWOp> {
 };
 
 //===----------------------------------------------------------------------===//
-// Matrix multiplication, reductions and scans
-//===----------------------------------------------------------------------===//
 // Debugging
 //===----------------------------------------------------------------------===//
 
@@ -835,6 +818,7 @@ private:
   SmallVector<Attribute> sites;
 };
 
+/// The shape of a tile, empty for a scalar.
 static ArrayRef<int64_t> shapeOf(Value value) {
   if (auto tensor = dyn_cast<RankedTensorType>(value.getType()))
     return tensor.getShape();
@@ -862,9 +846,6 @@ struct DebugLowering : OpConversionPattern<OpTy> {
 
   DebugSites *sites;
 };
-
-/// How the run time prints a value: as an integer, a float or a double.
-enum class PrintKind : int32_t { Integer = 0, Float = 1, Double = 2 };
 
 /// `tile.print` calls the run time once per element and operand with the
 /// value as an i64 or an f64.
@@ -981,6 +962,8 @@ static void declareDebugFunctions(ModuleOp module) {
       .setPrivate();
 }
 
+//===----------------------------------------------------------------------===//
+// Matrix multiplication, reductions and scans
 //===----------------------------------------------------------------------===//
 
 /// `a * b + acc` is a linalg matmul that accumulates into `acc`. On the host

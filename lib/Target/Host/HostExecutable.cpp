@@ -4,6 +4,8 @@
 
 #include "kiln/Target/Host/HostPipeline.h"
 
+#include "kiln/Conversion/TileToHost/RuntimeInterface.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
@@ -16,6 +18,7 @@
 #include "llvm/Support/TargetSelect.h"
 
 #include <algorithm>
+#include <csetjmp>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -39,6 +42,9 @@ struct CheckedLaunch {
   int32_t assertSite = 0;
   int64_t assertElement = 0;
   std::array<int32_t, 3> assertProgramId = {};
+  /// Where a failed assertion ends this part of the launch, as a trap ends
+  /// a kernel on the GPU: what it guards does not run.
+  std::jmp_buf *stop = nullptr;
 };
 } // namespace
 
@@ -59,9 +65,6 @@ static std::string formatIndex(int64_t element, ArrayRef<int64_t> shape) {
   os << ")";
   return text;
 }
-
-/// Kinds of printed values (see kiln-convert-tile-to-host).
-enum class PrintKind : int32_t { Integer = 0, Float = 1, Double = 2 };
 
 /// Lines from threads of one launch do not interleave.
 static std::mutex printLock;
@@ -100,8 +103,9 @@ static void printValue(int32_t site, int32_t operand, int64_t element,
   std::fflush(stdout);
 }
 
-/// Called by tile.assert for each element; keeps the launch's first false
-/// one. A launch plan's kernels have no launch to fail: not checked there.
+/// Called by tile.assert for each element; at the first false one, records
+/// it and ends the program instances of this part of the launch. A launch
+/// plan's kernels have no launch to fail: not checked there.
 static void checkAssertion(int32_t site, int32_t holds, int64_t element,
                            int32_t pidX, int32_t pidY, int32_t pidZ) {
   CheckedLaunch *launch = currentLaunch;
@@ -111,6 +115,9 @@ static void checkAssertion(int32_t site, int32_t holds, int64_t element,
   launch->assertSite = site;
   launch->assertElement = element;
   launch->assertProgramId = {pidX, pidY, pidZ};
+  // Only generated code, which owns nothing to destroy, lies between here
+  // and the launcher's setjmp.
+  std::longjmp(*launch->stop, 1);
 }
 
 /// Serializes the atomics of launches that run on several threads.
@@ -230,11 +237,11 @@ HostExecutable::create(ModuleOp module, bool boundsCheck) {
   if (failed(pm.run(*lowered)))
     return failure();
   if (auto sites = (*lowered)->getAttrOfType<ArrayAttr>(
-          "kiln.host.access_sites"))
+          kAccessSitesAttr))
     for (auto site : sites.getAsValueRange<StringAttr>())
       executable->accessSites.push_back(site.str());
   if (auto sites = (*lowered)->getAttrOfType<ArrayAttr>(
-          "kiln.host.debug_sites"))
+          kDebugSitesAttr))
     for (auto site : sites.getAsRange<ArrayAttr>()) {
       ArrayRef<int64_t> shape = cast<DenseI64ArrayAttr>(site[1]).asArrayRef();
       executable->debugSites.push_back(
@@ -256,28 +263,28 @@ HostExecutable::create(ModuleOp module, bool boundsCheck) {
   executable->engine = std::move(*engine);
   executable->engine->registerSymbols([](llvm::orc::MangleAndInterner mangle) {
     llvm::orc::SymbolMap symbols;
-    symbols[mangle("__kiln_host_check_access")] = {
+    symbols[mangle(kCheckFunction)] = {
         llvm::orc::ExecutorAddr::fromPtr(&checkAccess),
         llvm::JITSymbolFlags::Exported};
-    symbols[mangle("__kiln_host_print")] = {
+    symbols[mangle(kPrintFunction)] = {
         llvm::orc::ExecutorAddr::fromPtr(&printValue),
         llvm::JITSymbolFlags::Exported};
-    symbols[mangle("__kiln_host_assert")] = {
+    symbols[mangle(kAssertFunction)] = {
         llvm::orc::ExecutorAddr::fromPtr(&checkAssertion),
         llvm::JITSymbolFlags::Exported};
     symbols[mangle("memrefCopy")] = {
         llvm::orc::ExecutorAddr::fromPtr(&memrefCopy),
         llvm::JITSymbolFlags::Exported};
-    symbols[mangle("__kiln_host_alloc")] = {
+    symbols[mangle(kAllocFunction)] = {
         llvm::orc::ExecutorAddr::fromPtr(&allocateTemporary),
         llvm::JITSymbolFlags::Exported};
-    symbols[mangle("__kiln_host_free")] = {
+    symbols[mangle(kFreeFunction)] = {
         llvm::orc::ExecutorAddr::fromPtr(&freeTemporary),
         llvm::JITSymbolFlags::Exported};
-    symbols[mangle("__kiln_host_lock")] = {
+    symbols[mangle(kLockFunction)] = {
         llvm::orc::ExecutorAddr::fromPtr(&lockAtomics),
         llvm::JITSymbolFlags::Exported};
-    symbols[mangle("__kiln_host_unlock")] = {
+    symbols[mangle(kUnlockFunction)] = {
         llvm::orc::ExecutorAddr::fromPtr(&unlockAtomics),
         llvm::JITSymbolFlags::Exported};
     return symbols;
@@ -343,10 +350,13 @@ LogicalResult HostExecutable::launch(StringRef kernel,
       packed.push_back(&size);
     packed.push_back(&begin);
     packed.push_back(&end);
+    std::jmp_buf stop;
     checks[part].ranges = ranges;
+    checks[part].stop = &stop;
     currentLaunch = &checks[part];
     currentDebugSites = &debugSites;
-    (*function)(packed.data());
+    if (setjmp(stop) == 0)
+      (*function)(packed.data());
     currentLaunch = nullptr;
   };
   if (parts == 1) {
@@ -358,13 +368,13 @@ LogicalResult HostExecutable::launch(StringRef kernel,
     for (std::thread &worker : workers)
       worker.join();
   }
-  // The first bad access of the lowest range of program instances, else
-  // its first failed assertion.
+  // A failed assertion of the lowest range of program instances, else its
+  // first bad access.
   auto violated = llvm::find_if(
       checks, [](const CheckedLaunch &check) { return check.violated; });
   auto failed = llvm::find_if(
       checks, [](const CheckedLaunch &check) { return check.assertFailed; });
-  if (violated == checks.end() && failed != checks.end()) {
+  if (failed != checks.end()) {
     const DebugSite &site = debugSites[failed->assertSite];
     llvm::raw_string_ostream os(error);
     os << "assertion failed at " << site.text << " in program ("

@@ -30,6 +30,7 @@ namespace {
 /// The bits of an f32 that tf32 keeps.
 constexpr int32_t kTF32Bits = static_cast<int32_t>(0xffffe000u);
 
+/// A tf32x3 dot as three tf32 dots on the operands' big and small parts.
 struct SplitTF32x3Dot : OpRewritePattern<tile::DotOp> {
   using OpRewritePattern::OpRewritePattern;
 
@@ -63,6 +64,7 @@ struct SplitTF32x3Dot : OpRewritePattern<tile::DotOp> {
   }
 };
 
+/// Applies SplitTF32x3Dot everywhere.
 struct TileSplitTF32x3Pass
     : tilegpu::impl::TileSplitTF32x3PassBase<TileSplitTF32x3Pass> {
   void runOnOperation() override {

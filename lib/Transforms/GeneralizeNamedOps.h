@@ -1,0 +1,18 @@
+//===- GeneralizeNamedOps.h - Named ops as the generics they are -*- C++ -*-===//
+
+#ifndef KILN_LIB_TRANSFORMS_GENERALIZENAMEDOPS_H
+#define KILN_LIB_TRANSFORMS_GENERALIZENAMEDOPS_H
+
+#include "mlir/IR/Operation.h"
+
+namespace kiln {
+
+/// Rewrites the named linalg ops under `root` that are only a generic with
+/// fixed maps (transpose, broadcast, map, elementwise) as that generic, so
+/// that fusion and tiling treat them as any elementwise generic. Emits a
+/// diagnostic on the op that cannot be.
+mlir::LogicalResult generalizeFixedMapOps(mlir::Operation *root);
+
+} // namespace kiln
+
+#endif // KILN_LIB_TRANSFORMS_GENERALIZENAMEDOPS_H
