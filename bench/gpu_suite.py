@@ -2,14 +2,17 @@
 PyTorch eager and torch.compile on the same machine, in the same run
 (matmuls against torch.matmul and Triton), with the device's
 bandwidth measured by a large device-to-device copy; and the cost of a
-launch from Python (Kiln, PyTorch, Triton where installed).
+launch from Python (Kiln, PyTorch, Triton where installed), with and
+without CUDA graphs.
 
     python3 bench/gpu_suite.py --out DIR [--kiln-run PATH]
 
 Each kernel runs on arrays far larger than the L2 cache; times are medians
 of device-event timings over many launches after a warm-up, inputs random
 and non-zero. Kiln's correctness is checked by the GPU tests, not here.
-Writes DIR/gpu_suite.md (a table) and DIR/gpu_suite.json.
+Writes DIR/gpu_suite.md (a table), DIR/gpu_suite.json and, where
+matplotlib is installed, DIR/roofline.png (bench/roofline.py, which can
+also draw it later from the JSON).
 """
 
 from __future__ import annotations
@@ -23,9 +26,15 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Callable
 
 ROOT = Path(__file__).resolve().parents[1]
 REPEATS = 100
+#: Launches captured in one CUDA graph, for the launch overhead with graphs.
+GRAPH_LAUNCHES = 100
+#: The launch overhead table's columns: kernel, and whether through a graph.
+OVERHEAD_COLUMNS = ("empty", "1-element add", "empty, CUDA graph",
+                    "1-element add, CUDA graph")
 
 
 def torch_time(fn, repeats: int = REPEATS) -> float:
@@ -60,50 +69,162 @@ def kiln_time(kiln_run: str, kernel: str, grid: tuple[int, ...],
     return float(re.search(r"([0-9.]+) ms per launch", result.stdout)[1]) / 1e3
 
 
-def launch_overhead(torch) -> dict[str, float]:
-    """Microseconds per launch from Python of a one-element kernel: Kiln's
-    @kiln.jit (cached specialization), a PyTorch op and, where Triton is
-    installed, a Triton kernel; wall clock over many launches."""
+def suite_kernels():
+    """bench/suite_kernels.py, with the Kiln package of this tree (or of
+    the bundle) importable."""
     sys.path.insert(0, str(ROOT / "python"))
-    import kiln
-    import kiln.language as kl
+    import suite_kernels as kernels
+    return kernels
 
-    @kiln.jit
-    def bump(x_ptr, n, BLOCK: kl.constexpr):
-        offsets = kl.arange(0, BLOCK)
-        mask = offsets < n
-        kl.store(x_ptr + offsets, kl.load(x_ptr + offsets, mask=mask) + 1.0,
-                 mask=mask)
 
-    x = torch.zeros(1, device="cuda")
-    launches = {"kiln @jit": lambda: bump[(1,)](x, 1, BLOCK=32),
-                "torch x.add_(1)": lambda: x.add_(1)}
-    try:
-        import triton
-        import triton.language as tl
+def eager_us(torch, launch: Callable[[], object],
+             count: int = 2000) -> float:
+    """Microseconds per launch of `launch()` called `count` times back to
+    back, wall clock until the last is done, after a warm-up."""
+    for _ in range(20):
+        launch()
+    torch.cuda.synchronize()
+    start = time.perf_counter()
+    for _ in range(count):
+        launch()
+    torch.cuda.synchronize()
+    return (time.perf_counter() - start) / count * 1e6
 
-        @triton.jit
-        def triton_bump(x_ptr, n, BLOCK: tl.constexpr):
-            offsets = tl.arange(0, BLOCK)
-            mask = offsets < n
-            tl.store(x_ptr + offsets,
-                     tl.load(x_ptr + offsets, mask=mask) + 1.0, mask=mask)
 
-        launches["triton @jit"] = lambda: triton_bump[(1,)](x, 1, BLOCK=32)
-    except ImportError:
-        pass
-    result = {}
-    for name, launch in launches.items():
-        for _ in range(20):
+def graph_us(torch, launch: Callable[[], object],
+             count: int = GRAPH_LAUNCHES, replays: int = 50) -> float:
+    """Microseconds per launch of `count` calls of `launch()` captured in
+    one CUDA graph, replayed `replays` times: what a launch costs once the
+    host's share is gone. `launch` must enqueue its work on
+    torch.cuda.current_stream(), which is the capturing stream while the
+    graph is captured."""
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    # Warm up off the default stream before capturing, as PyTorch asks.
+    with torch.cuda.stream(side):
+        for _ in range(3):
             launch()
-        torch.cuda.synchronize()
-        count = 2000
-        start = time.perf_counter()
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
         for _ in range(count):
             launch()
-        torch.cuda.synchronize()
-        result[name] = (time.perf_counter() - start) / count * 1e6
-    return result
+    graph.replay()
+    torch.cuda.synchronize()
+    start = time.perf_counter()
+    for _ in range(replays):
+        graph.replay()
+    torch.cuda.synchronize()
+    return (time.perf_counter() - start) / (replays * count) * 1e6
+
+
+def kiln_module_launch(torch, kernel, grid: tuple[int, ...], *args,
+                       **constexprs) -> Callable[[], None]:
+    """A launch of `kernel`'s compiled specialization for `args` through its
+    CudaModule, on torch's current stream (a @kiln.jit launch goes to the
+    default stream, which a CUDA graph cannot capture)."""
+    bound = kernel.bind(args, constexprs)
+    types, constants = kernel.specialize(bound)
+    module = kernel.compile_gpu(types, constants)
+    values = [value for name, value in bound.arguments.items()
+              if name not in kernel.constexprs]
+    name = kernel.fn.__name__
+    return lambda: module.launch(
+        name, grid, *values, stream=torch.cuda.current_stream().cuda_stream)
+
+
+def launch_overhead(torch) -> tuple[dict[str, dict[str, float]],
+                                    dict[str, dict[str, str]]]:
+    """Microseconds per launch from Python of an empty kernel and of a
+    one-element add (Kiln's @kiln.jit and its CudaModule, a PyTorch op
+    and, where installed, Triton), launched back to back and, except for
+    @kiln.jit, captured `GRAPH_LAUNCHES` at a time in a CUDA graph; wall
+    clock over many launches. Returns the times and the reasons of
+    skipped cells, by peer and OVERHEAD_COLUMNS column; a cell in neither
+    does not apply (PyTorch has no empty kernel)."""
+    kernels = suite_kernels()
+    x = torch.zeros(1, device="cuda")
+    peers: dict[str, dict[str, Callable[[], object]]] = {
+        "kiln @jit": {
+            "empty": lambda: kernels.empty[(1,)](x),
+            "1-element add": lambda: kernels.add_one[(1,)](x, 1, BLOCK=32)}}
+    skipped: dict[str, dict[str, str]] = {"kiln @jit": {
+        f"{kernel}, CUDA graph": "launches on the default stream, which a "
+        "graph cannot capture (see kiln CudaModule.launch)"
+        for kernel in peers["kiln @jit"]}}
+    try:
+        peers["kiln CudaModule.launch"] = {
+            "empty": kiln_module_launch(torch, kernels.empty, (1,), x),
+            "1-element add": kiln_module_launch(torch, kernels.add_one, (1,),
+                                                x, 1, BLOCK=32)}
+    except Exception as error:  # a skipped row, not a crash
+        skipped["kiln CudaModule.launch"] = {
+            column: f"{type(error).__name__}: {str(error)[-300:]}"
+            for column in OVERHEAD_COLUMNS}
+    peers["torch x.add_(1)"] = {"1-element add": lambda: x.add_(1)}
+    if kernels.TRITON_MISSING:
+        skipped["triton @jit"] = dict.fromkeys(OVERHEAD_COLUMNS,
+                                               kernels.TRITON_MISSING)
+    else:
+        peers["triton @jit"] = {
+            "empty": lambda: kernels.triton_empty[(1,)](x),
+            "1-element add": lambda: kernels.triton_add_one[(1,)](
+                x, 1, BLOCK=32)}
+    times: dict[str, dict[str, float]] = {}
+    for peer, launches in peers.items():
+        for kernel, launch in launches.items():
+            for column, measure in ((kernel, eager_us),
+                                    (f"{kernel}, CUDA graph", graph_us)):
+                if column in skipped.get(peer, {}):
+                    continue
+                try:
+                    times.setdefault(peer, {})[column] = measure(torch, launch)
+                except Exception as error:  # a skipped cell, not a crash
+                    skipped.setdefault(peer, {})[column] = \
+                        f"{type(error).__name__}: {str(error)[-300:]}"
+    return times, skipped
+
+
+def overhead_table(times: dict[str, dict[str, float]],
+                   skipped: dict[str, dict[str, str]]) -> list[str]:
+    """The launch overhead as Markdown: a row per peer, "skipped" cells
+    with their reasons below the table, "-" where a cell does not apply.
+
+    >>> print("\\n".join(overhead_table(
+    ...     {"torch x.add_(1)": {"1-element add": 4.25}},
+    ...     {"triton @jit": {"empty": "no Triton"}})[3:]))
+    | torch x.add_(1) | - | 4.25 | - | - |
+    | triton @jit | skipped | - | - | - |
+    <BLANKLINE>
+    Skipped: triton @jit, empty: no Triton.
+    """
+    lines = ["", "| launch from Python, us per launch | " +
+             " | ".join(OVERHEAD_COLUMNS) + " |",
+             "|---|" + "---:|" * len(OVERHEAD_COLUMNS)]
+    reasons = []
+    for peer in dict.fromkeys(list(times) + list(skipped)):
+        cells = []
+        for column in OVERHEAD_COLUMNS:
+            if column in times.get(peer, {}):
+                cells.append(f"{times[peer][column]:.2f}")
+            elif column in skipped.get(peer, {}):
+                cells.append("skipped")
+            else:
+                cells.append("-")
+        lines.append(f"| {peer} | " + " | ".join(cells) + " |")
+        why = skipped.get(peer, {})
+        if set(why) == set(OVERHEAD_COLUMNS) and len(set(why.values())) == 1:
+            reasons.append(f"{peer}: {why[OVERHEAD_COLUMNS[0]]}")
+        else:
+            reasons += [f"{peer}, {column}: {reason}"
+                        for column, reason in why.items()]
+    if any(column.endswith("CUDA graph") for row in times.values()
+           for column in row):
+        lines += ["", f"A CUDA graph holds {GRAPH_LAUNCHES} launches; its "
+                  "time per launch is a replay's over that."]
+    if reasons:
+        lines += [""] + [f"Skipped: {reason}." for reason in reasons]
+    return lines
 
 
 def matmul_rates(torch, kiln_run: str, out: Path) -> list[dict]:
@@ -115,25 +236,10 @@ def matmul_rates(torch, kiln_run: str, out: Path) -> list[dict]:
     bf16_source = out / "matmul_bf16.mlir"
     bf16_source.write_text((ROOT / "docs" / "examples" / "matmul.mlir")
                            .read_text().replace("f16", "bf16"))
-    triton_matmul = None
     try:
-        import triton
-        import triton.language as tl
-
-        @triton.jit
-        def triton_matmul(a, b, c, M, N, K, BM: tl.constexpr,
-                          BN: tl.constexpr, BK: tl.constexpr):
-            rows = tl.program_id(0) * BM + tl.arange(0, BM)
-            cols = tl.program_id(1) * BN + tl.arange(0, BN)
-            ks = tl.arange(0, BK)
-            acc = tl.zeros((BM, BN), dtype=tl.float32)
-            for k in range(0, K, BK):
-                x = tl.load(a + rows[:, None] * K + (k + ks)[None, :])
-                y = tl.load(b + (k + ks)[:, None] * N + cols[None, :])
-                acc += tl.dot(x, y)
-            tl.store(c + rows[:, None] * N + cols[None, :], acc)
-    except ImportError:
-        pass
+        triton_matmul = suite_kernels().triton_matmul
+    except Exception:  # no Triton column, as without Triton
+        triton_matmul = None
     rows = []
     for (size, name) in [(s, n) for n in ("f16", "bf16")
                          for s in (1024, 4096, 8192)]:
@@ -141,7 +247,9 @@ def matmul_rates(torch, kiln_run: str, out: Path) -> list[dict]:
         dtype = torch.float16 if name == "f16" else torch.bfloat16
         a = torch.randn(size, size, device="cuda", dtype=dtype)
         b = torch.randn(size, size, device="cuda", dtype=dtype)
+        # A and B read once, the fp32 C written once.
         row = {"size": size, "dtype": name, "flops": flops,
+               "bytes": 8 * size * size,
                "torch_s": torch_time(lambda: torch.matmul(a, b), 20)}
         try:
             row["kiln_s"] = kiln_time(
@@ -155,9 +263,12 @@ def matmul_rates(torch, kiln_run: str, out: Path) -> list[dict]:
         if triton_matmul is not None:
             c = torch.empty(size, size, device="cuda", dtype=torch.float32)
             grid = (size // 64, size // 64)
-            row["triton_s"] = torch_time(
-                lambda: triton_matmul[grid](a, b, c, size, size, size,
-                                            BM=64, BN=64, BK=32), 20)
+            try:
+                row["triton_s"] = torch_time(
+                    lambda: triton_matmul[grid](a, b, c, size, size, size,
+                                                BM=64, BN=64, BK=32), 20)
+            except Exception as error:  # a failed cell, not a crash
+                row["triton_error"] = str(error)[-500:]
         rows.append(row)
     return rows
 
@@ -212,26 +323,29 @@ def main() -> int:
     blocks = (n + 1023) // 1024
     f32n = f"f32[{n}]=rand"
     f32m = f"f32[{rows * cols}]=rand"
-    # kernel: (kiln grid, kiln args, torch eager, bytes moved once)
+    # kernel: (kiln grid, kiln args, torch eager, bytes moved once, FLOPs).
+    # FLOPs count each arithmetic operation and math function (cos, erf,
+    # exp, ...) of an element once, row reductions once per element.
     cases = {
         "vector_add": ((blocks,), [f32n, f32n, f32n, f"i32={n}"],
-                       lambda: x + y, 12 * n),
+                       lambda: x + y, 12 * n, n),
         "cos_cos": ((blocks,), [f32n, f32n, f"i32={n}"],
-                    lambda: torch.cos(torch.cos(x)), 8 * n),
+                    lambda: torch.cos(torch.cos(x)), 8 * n, 2 * n),
         "gelu": ((blocks,), [f32n, f32n, f"i32={n}"],
-                 lambda: F.gelu(x), 8 * n),
+                 lambda: F.gelu(x), 8 * n, 5 * n),
         "gelu_tanh": ((blocks,), [f32n, f32n, f"i32={n}"],
-                      lambda: F.gelu(x, approximate="tanh"), 8 * n),
+                      lambda: F.gelu(x, approximate="tanh"), 8 * n, 9 * n),
         "relu_axpb": ((blocks,), [f32n, f32n, "f32=1.5", "f32=-0.25",
                                   f"i32={n}"],
-                      lambda: torch.relu(1.5 * x - 0.25), 8 * n),
+                      lambda: torch.relu(1.5 * x - 0.25), 8 * n, 3 * n),
         "softmax": ((rows,), [f32m, f32m, f"i32={cols}", f"i32={cols}"],
-                    lambda: torch.softmax(m, dim=1), 8 * rows * cols),
+                    lambda: torch.softmax(m, dim=1), 8 * rows * cols,
+                    5 * rows * cols),
         "layer_norm": ((rows,), [f32m, f32m, f"f32[{cols}]=rand",
                                  f"f32[{cols}]=rand", f"i32={cols}",
                                  f"i32={cols}", "f32=1e-5"],
                        lambda: F.layer_norm(m, (cols,), w, b),
-                       8 * rows * cols),
+                       8 * rows * cols, 7 * rows * cols),
     }
     results = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
                "device": device, "torch": torch.__version__,
@@ -242,8 +356,8 @@ def main() -> int:
              "| kernel | Kiln (us) | Kiln GB/s | of copy | torch eager (us) |"
              " torch GB/s | torch.compile (us) | Kiln / torch time |",
              "|---|---:|---:|---:|---:|---:|---:|---:|"]
-    for name, (grid, args, eager, nbytes) in cases.items():
-        row = {"kernel": name, "bytes": nbytes}
+    for name, (grid, args, eager, nbytes, flops) in cases.items():
+        row = {"kernel": name, "bytes": nbytes, "flops": flops}
         try:
             row["kiln_s"] = kiln_time(options.kiln_run, name, grid, args)
         except Exception as error:  # reported, and the suite goes on
@@ -271,19 +385,34 @@ def main() -> int:
     lines += matmul_table(results["matmul"])
     print("\n".join(lines[-len(results["matmul"]) - 2:]), flush=True)
     try:
-        overhead = launch_overhead(torch)
-        results["launch_overhead_us"] = overhead
-        lines += ["", "| launch from Python (1 element) | us per launch |",
-                  "|---|---:|"]
-        lines += [f"| {name} | {us:.1f} |" for name, us in overhead.items()]
+        times, skipped = launch_overhead(torch)
+        results["launch_overhead_us"] = times
+        results["launch_overhead_skipped"] = skipped
+        results["launch_overhead_graph_launches"] = GRAPH_LAUNCHES
+        lines += overhead_table(times, skipped)
     except Exception as error:  # reported, and the suite goes on
         results["launch_overhead_error"] = str(error)[-500:]
         lines += ["", f"launch overhead not measured: {error}"]
+    lines += ["", roofline_plot(results, options.out / "roofline.png")]
     (options.out / "gpu_suite.md").write_text("\n".join(lines) + "\n")
     (options.out / "gpu_suite.json").write_text(json.dumps(results, indent=2))
     print("\n".join(lines))
     return 0 if all("kiln_s" in r for r in results["kernels"] +
                     results["matmul"]) else 1
+
+
+def roofline_plot(results: dict, path: Path) -> str:
+    """Draws the run's roofline plot at `path` (bench/roofline.py); a line
+    that says where it is or why there is none, also left in `results`. A
+    plot that fails loses nothing else of the run."""
+    try:
+        import roofline
+        roofline.write_roofline(results, path)
+    except Exception as error:  # RooflineError, or matplotlib failing
+        results["roofline_error"] = str(error)
+        return f"No roofline plot: {error}"
+    results["roofline_png"] = path.name
+    return f"Roofline plot: {path.name}."
 
 
 if __name__ == "__main__":

@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # Packs what the GPU check needs into one compressed tarball, for a GPU
 # machine that has CUDA, PyTorch and Triton but no LLVM, MLIR or network:
-# kiln-run and libKilnCAPI.so (stripped), every shared library they load
-# but the C library's own (libLLVM.so among them), libdevice, the Python
-# package, the example kernels, the GPU tests and bench/gpu_suite.py. Under
-# 55 MiB, to travel within a device call's 64 MiB.
+# kiln-run, kiln-launch-overhead and libKilnCAPI.so (stripped), every
+# shared library they load but the C library's own (libLLVM.so among
+# them), libdevice, the Python package, the example kernels, the GPU tests
+# and the GPU suite (bench/gpu_suite.py, suite_kernels.py, roofline.py).
+# Under 55 MiB, to travel within a device call's 64 MiB. matplotlib, which
+# draws the roofline plot, stays out: it is built for one Python version
+# and would add some 16 MiB; where the GPU machine lacks it, the suite
+# says so and bench/roofline.py draws the plot from the JSON afterwards.
 #
 #   scripts/gpu-bundle.sh [OUT.tar.xz]     (default: build/kiln-gpu-bundle.tar.xz)
 #
@@ -20,13 +24,16 @@ bundle=$stage/kiln-gpu
 mkdir -p "$bundle/bin" "$bundle/lib" "$bundle/python/test" "$bundle/docs" \
          "$bundle/bench" "$bundle/scripts"
 
-strip -o "$bundle/bin/kiln-run" "$build/bin/kiln-run"
+tools=("$build/bin/kiln-run" "$build/bin/kiln-launch-overhead")
+for tool in "${tools[@]}"; do
+  strip -o "$bundle/bin/$(basename "$tool")" "$tool"
+done
 capi=$(readlink -f "$build/lib/libKilnCAPI.so")
 strip -o "$bundle/lib/libKilnCAPI.so" "$capi"
 
 # The libraries they load, except the C library's, which the GPU machine's
 # own must provide (a second one could not share a process with it).
-ldd "$build/bin/kiln-run" "$capi" | awk '/=> \//{print $3}' | sort -u |
+ldd "${tools[@]}" "$capi" | awk '/=> \//{print $3}' | sort -u |
   while read -r library; do
     case $(basename "$library") in
       libc.so*|libm.so*|libdl.so*|libpthread.so*|librt.so*|ld-linux*) ;;
@@ -53,7 +60,8 @@ cp -r "$root/docs/examples" "$bundle/docs/"
 mkdir -p "$bundle/test/tools/kiln-run"
 cp "$root/test/tools/kiln-run/array.mlir" "$root/test/tools/kiln-run/array-gpu.mlir" \
    "$bundle/test/tools/kiln-run/"
-cp "$root/bench/gpu_suite.py" "$bundle/bench/"
+cp "$root/bench/gpu_suite.py" "$root/bench/suite_kernels.py" \
+   "$root/bench/roofline.py" "$bundle/bench/"
 cp "$root/scripts/gpu-check.sh" "$bundle/scripts/"
 find "$bundle" -name __pycache__ -prune -exec rm -rf {} +
 

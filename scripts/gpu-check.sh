@@ -2,9 +2,12 @@
 # Runs on a GPU machine with CUDA, PyTorch and Triton but no LLVM or MLIR:
 # unpacks the bundle scripts/gpu-bundle.sh made, runs the GPU tests (the
 # example kernels against float64 references through kiln-run, @kiln.jit
-# kernels on PyTorch tensors against PyTorch) and bench/gpu_suite.py, and
-# writes the test report, the suite's table and JSON, and a log to
-# RESULTS_DIR.
+# kernels on PyTorch tensors against PyTorch), bench/gpu_suite.py and
+# kiln-launch-overhead (launches through the C++ runtime), and writes to
+# RESULTS_DIR: the test report (gpu-tests.xml), the suite's table, JSON and
+# roofline plot (gpu_suite.md, gpu_suite.json, roofline.png, the plot
+# where matplotlib is installed), the C++ launch overhead
+# (launch_overhead.md, launch_overhead.json) and a log (gpu-check.log).
 #
 #   scripts/gpu-check.sh RESULTS_DIR [BUNDLE.tar.xz]
 #
@@ -41,6 +44,15 @@ run_checks() {
     --junitxml="$results/gpu-tests.xml" \
     "$bundle/python/test/test_example_kernels.py" \
     "$bundle/python/test/test_gpu.py" || status=1
+  echo "== Launch overhead through the C++ runtime"
+  if "$bundle/bin/kiln-launch-overhead" \
+       --json="$results/launch_overhead.json" > "$results/launch_overhead.md"
+  then
+    cat "$results/launch_overhead.md"
+  else
+    status=1
+    rm -f "$results/launch_overhead.md"
+  fi
   echo "== GPU suite"
   python3 "$bundle/bench/gpu_suite.py" --out "$results" || status=1
   return $status

@@ -32,7 +32,8 @@ kiln_install_apt_packages() {
 }
 
 kiln_install_python_packages() {
-  if python3 -c 'import numpy, pytest, scikit_build_core' 2>/dev/null; then
+  if python3 -c 'import numpy, pytest, scikit_build_core, matplotlib' \
+       2>/dev/null; then
     return
   fi
   kiln_log "Installing Python packages: $(tr '\n' ' ' < "$KILN_ROOT/python/requirements-test.txt")"

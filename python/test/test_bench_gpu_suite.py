@@ -1,0 +1,204 @@
+"""bench/gpu_suite.py without a GPU: its command line, its answer where
+PyTorch is missing, its launch overhead table, and its launch overhead
+measurement (with and without CUDA graphs) run against the stand-in CUDA
+driver and a stand-in for the few torch.cuda calls it makes, which checks
+that Kiln's captured launches go on the capturing stream."""
+
+from __future__ import annotations
+
+import doctest
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+BUILD = Path(os.environ.get("KILN_BUILD_DIR", ROOT / "build"))
+FAKE_DRIVER = BUILD / "unittests" / "libKilnFakeCudaDriver.so"
+SUITE = ROOT / "bench" / "gpu_suite.py"
+sys.path.insert(0, str(ROOT / "bench"))
+
+import gpu_suite  # noqa: E402
+
+
+def run_python(code: str, **env: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)], capture_output=True,
+        text=True, env={**os.environ, "PYTHONPATH": str(ROOT / "python"),
+                        **env})
+
+
+def test_help():
+    result = subprocess.run([sys.executable, str(SUITE), "--help"],
+                            capture_output=True, text=True)
+    assert result.returncode == 0
+    assert "--out OUT" in result.stdout and "--kiln-run" in result.stdout
+
+
+def test_without_pytorch_nothing_is_measured(tmp_path):
+    # PyTorch made unimportable, whether or not this machine has it.
+    result = run_python(f"""
+        import runpy, sys
+        sys.modules["torch"] = None
+        sys.argv = ["gpu_suite.py", "--out", {str(tmp_path)!r}]
+        runpy.run_path({str(SUITE)!r}, run_name="__main__")
+        """)
+    assert result.returncode == 2, result.stderr
+    assert result.stdout == ("gpu_suite: PyTorch is not installed; nothing "
+                             "measured\n")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_docstring_examples():
+    result = doctest.testmod(gpu_suite)
+    assert result.attempted and not result.failed
+
+
+def test_overhead_table_marks_skipped_and_inapplicable_cells():
+    times = {"kiln CudaModule.launch": {
+        "empty": 3.0, "1-element add": 3.5, "empty, CUDA graph": 1.25,
+        "1-element add, CUDA graph": 1.5},
+        "torch x.add_(1)": {"1-element add": 4.0,
+                            "1-element add, CUDA graph": 1.0}}
+    skipped = {"kiln @jit": {"empty, CUDA graph": "default stream"},
+               "triton @jit": dict.fromkeys(gpu_suite.OVERHEAD_COLUMNS,
+                                            "Triton is not installed")}
+    assert gpu_suite.overhead_table(times, skipped) == [
+        "",
+        "| launch from Python, us per launch | empty | 1-element add | "
+        "empty, CUDA graph | 1-element add, CUDA graph |",
+        "|---|---:|---:|---:|---:|",
+        "| kiln CudaModule.launch | 3.00 | 3.50 | 1.25 | 1.50 |",
+        "| torch x.add_(1) | - | 4.00 | - | 1.00 |",
+        "| kiln @jit | - | - | skipped | - |",
+        "| triton @jit | skipped | skipped | skipped | skipped |",
+        "",
+        "A CUDA graph holds 100 launches; its time per launch is a "
+        "replay's over that.",
+        "",
+        "Skipped: kiln @jit, empty, CUDA graph: default stream.",
+        "Skipped: triton @jit: Triton is not installed.",
+    ]
+
+
+#: The torch calls launch_overhead makes, recording which stream is
+#: current and which one a graph captures; a "tensor" is host memory,
+#: which the stand-in driver's no-op launches never touch.
+FAKE_TORCH = """
+    import contextlib, types
+    import numpy as np
+
+    class Tensor:
+        def __init__(self, n):
+            self.host = np.zeros(n, np.float32)
+            self.__cuda_array_interface__ = {
+                "shape": (n,), "typestr": "<f4", "version": 3,
+                "data": (self.host.ctypes.data, False)}
+
+        def add_(self, value):
+            return self
+
+    class Stream:
+        created = 0
+
+        def __init__(self, handle=None):
+            Stream.created += 1
+            self.cuda_stream = (0x1000 + Stream.created if handle is None
+                                else handle)
+
+        def wait_stream(self, other):
+            pass
+
+    class CUDAGraph:
+        replays = 0
+
+        def replay(self):
+            CUDAGraph.replays += 1
+
+    state = types.SimpleNamespace(current=Stream(0), capturing=None)
+
+    @contextlib.contextmanager
+    def stream(s):
+        previous, state.current = state.current, s
+        try:
+            yield
+        finally:
+            state.current = previous
+
+    @contextlib.contextmanager
+    def graph(g):
+        capture = Stream()
+        previous, state.current = state.current, capture
+        state.capturing = capture.cuda_stream
+        try:
+            yield
+        finally:
+            state.current, state.capturing = previous, None
+
+    torch = types.SimpleNamespace(
+        zeros=lambda n, device: Tensor(n),
+        cuda=types.SimpleNamespace(
+            synchronize=lambda: None, Stream=Stream, stream=stream,
+            CUDAGraph=CUDAGraph, graph=graph,
+            current_stream=lambda: state.current))
+"""
+
+
+@pytest.mark.skipif(not FAKE_DRIVER.exists(),
+                    reason=f"{FAKE_DRIVER} is not built")
+def test_launch_overhead_against_the_stand_in_driver(tmp_path):
+    code = FAKE_TORCH + f"""
+    import json, sys
+    sys.path.insert(0, {str(ROOT / "bench")!r})
+    import gpu_suite
+    import kiln.gpu
+
+    # Every launch through a CudaModule (@kiln.jit's too), with the stream
+    # it was given and the stream being captured at the time.
+    launches = []
+    original = kiln.gpu.CudaModule.launch
+
+    def launch(self, kernel, grid, *args, stream=0):
+        launches.append([kernel, stream, state.capturing])
+        return original(self, kernel, grid, *args, stream=stream)
+
+    kiln.gpu.CudaModule.launch = launch
+    times, skipped = gpu_suite.launch_overhead(torch)
+    print(json.dumps({{"times": times, "skipped": skipped,
+                      "launches": launches,
+                      "replays": CUDAGraph.replays}}))
+    """
+    result = run_python(code, KILN_CUDA_DRIVER=str(FAKE_DRIVER),
+                        KILN_PTXAS=str(tmp_path / "no-ptxas"),
+                        KILN_CACHE_DIR=str(tmp_path / "cache"),
+                        KILN_BUILD_DIR=str(BUILD))
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    times, skipped = report["times"], report["skipped"]
+    assert set(times["kiln @jit"]) == {"empty", "1-element add"}
+    assert set(times["kiln CudaModule.launch"]) == set(
+        gpu_suite.OVERHEAD_COLUMNS)
+    assert set(times["torch x.add_(1)"]) == {"1-element add",
+                                             "1-element add, CUDA graph"}
+    assert all(us > 0 for row in times.values() for us in row.values())
+    assert set(skipped["kiln @jit"]) == {"empty, CUDA graph",
+                                         "1-element add, CUDA graph"}
+    # Triton is there or is a skipped row, never a crash.
+    assert "triton @jit" in times or set(skipped["triton @jit"]) == set(
+        gpu_suite.OVERHEAD_COLUMNS)
+
+    # While a graph was captured, Kiln launched only on the capturing
+    # stream: GRAPH_LAUNCHES of each kernel, through its CudaModule.
+    captured = [(kernel, stream) for kernel, stream, capturing
+                in report["launches"] if capturing is not None]
+    assert all(stream == capturing for _, stream, capturing
+               in report["launches"] if capturing is not None)
+    assert sorted(kernel for kernel, _ in captured) == sorted(
+        ["empty", "add_one"] * gpu_suite.GRAPH_LAUNCHES)
+    # Kiln's two graphs and PyTorch's: a first replay and the timed ones.
+    graphs = 3 + ("triton @jit" in times and 2)
+    assert report["replays"] == graphs * 51
