@@ -494,6 +494,33 @@ def staged_matmul(c_ptr, a_ptr, b_ptr, K, STAGES: kl.constexpr):
     kl.store(c_ptr + rows[:, None] * 64 + cols[None, :], acc)
 
 
+@kiln.jit
+def stepping_matmul(c_ptr, a_ptr, b_ptr, K, stride_bk):
+    """Triton's tutorial form: the pointers step inside the loop."""
+    rows = kl.arange(0, 64)
+    cols = kl.arange(0, 64)
+    ks = kl.arange(0, 32)
+    a_ptrs = a_ptr + rows[:, None] * K + ks[None, :]
+    b_ptrs = b_ptr + ks[:, None] * stride_bk + cols[None, :]
+    acc = kl.zeros((64, 64), kl.float32)
+    for k in range(0, K, 32):
+        acc += kl.dot(kl.load(a_ptrs), kl.load(b_ptrs))
+        a_ptrs += 32
+        b_ptrs += 32 * stride_bk
+    kl.store(c_ptr + rows[:, None] * 64 + cols[None, :], acc)
+
+
+def test_pointers_stepped_inside_the_loop_are_still_pipelined():
+    """The step's splat is computed in the loop body; hoisted before the
+    loop, its alignment is known and the loads go through cp.async."""
+    a = np.zeros((64, 128), np.float16)
+    b = np.zeros((128, 64), np.float16)
+    c = np.zeros((64, 64), np.float32)
+    ptx = stepping_matmul.asm(c, a, b, 128, 64, chip="sm_80")["ptx"]
+    assert "cp.async.cg.shared.global" in ptx
+    assert "mma.sync.aligned.m16n8k16" in ptx
+
+
 @pytest.mark.parametrize("stages", [1, 2, 3, 4])
 def test_range_num_stages_sets_the_pipeline_depth(stages):
     a = np.random.default_rng(3).random((64, 128)).astype(np.float16)

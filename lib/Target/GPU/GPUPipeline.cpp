@@ -28,6 +28,11 @@ using namespace mlir;
 
 void kiln::gpu::buildGPULoweringPipeline(OpPassManager &pm,
                                          const GPULoweringOptions &options) {
+  // What a loop body computes from loop-invariant values alone (the splat
+  // of a pointer step, written `ptrs += BLOCK_K * stride` inside the loop)
+  // moves before the loop, where the alignment analysis sees it: otherwise
+  // the loop's loads look unaligned and are not pipelined.
+  pm.addPass(createLoopInvariantCodeMotionPass());
   // tf32x3 runs on tensor cores as three tf32 dots; on CUDA cores the
   // dot is exact f32 already.
   if (options.computeCapability >= 80)
