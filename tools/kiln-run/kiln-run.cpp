@@ -73,6 +73,8 @@
 #include <cstring>
 #include <random>
 
+#include <unistd.h>
+
 using namespace mlir;
 namespace cl = llvm::cl;
 
@@ -210,6 +212,12 @@ static double loadElement(const std::vector<char> &bytes, StringRef type,
   return get(double());
 }
 
+/// The machine's physical memory, in bytes.
+static uint64_t hostMemoryBytes() {
+  return static_cast<uint64_t>(sysconf(_SC_PHYS_PAGES)) *
+         static_cast<uint64_t>(sysconf(_SC_PAGE_SIZE));
+}
+
 /// Parses one --arg; on failure returns a message.
 static std::optional<std::string> parseArgument(StringRef spec,
                                                 std::mt19937_64 &rng,
@@ -254,9 +262,7 @@ static std::optional<std::string> parseArgument(StringRef spec,
   if (llvm::MulOverflow(arg.count,
                         static_cast<int64_t>(elementBytes(arg.type)), bytes))
     return "the array's size overflows";
-  if (void *probe = std::malloc(bytes))
-    std::free(probe);
-  else
+  if (static_cast<uint64_t>(bytes) > hostMemoryBytes())
     return std::to_string(bytes) + " bytes do not fit in host memory";
   arg.bytes.resize(bytes);
   std::uniform_real_distribution<double> uniform(-1.0, 1.0);

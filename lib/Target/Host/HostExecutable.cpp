@@ -5,6 +5,7 @@
 #include "kiln/Target/Host/HostPipeline.h"
 
 #include "kiln/Conversion/TileToHost/RuntimeInterface.h"
+#include "kiln/Dialect/Tile/IR/TileDialect.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
@@ -18,7 +19,6 @@
 #include "llvm/Support/TargetSelect.h"
 
 #include <algorithm>
-#include <csetjmp>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -42,9 +42,6 @@ struct CheckedLaunch {
   int32_t assertSite = 0;
   int64_t assertElement = 0;
   std::array<int32_t, 3> assertProgramId = {};
-  /// Where a failed assertion ends this part of the launch, as a trap ends
-  /// a kernel on the GPU: what it guards does not run.
-  std::jmp_buf *stop = nullptr;
 };
 } // namespace
 
@@ -103,8 +100,9 @@ static void printValue(int32_t site, int32_t operand, int64_t element,
   std::fflush(stdout);
 }
 
-/// Called by tile.assert for each element; at the first false one, records
-/// it and ends the program instances of this part of the launch. A launch
+/// Called by tile.assert for each element; keeps the launch's first false
+/// one (the programs run on: a kernel with assertions is bounds-checked, so
+/// what an assertion guards cannot reach outside the arrays). A launch
 /// plan's kernels have no launch to fail: not checked there.
 static void checkAssertion(int32_t site, int32_t holds, int64_t element,
                            int32_t pidX, int32_t pidY, int32_t pidZ) {
@@ -115,9 +113,6 @@ static void checkAssertion(int32_t site, int32_t holds, int64_t element,
   launch->assertSite = site;
   launch->assertElement = element;
   launch->assertProgramId = {pidX, pidY, pidZ};
-  // Only generated code, which owns nothing to destroy, lies between here
-  // and the launcher's setjmp.
-  std::longjmp(*launch->stop, 1);
 }
 
 /// Serializes the atomics of launches that run on several threads.
@@ -232,7 +227,12 @@ HostExecutable::create(ModuleOp module, bool boundsCheck) {
   OwningOpRef<ModuleOp> lowered(cast<ModuleOp>(module->clone()));
   PassManager pm(module.getContext());
   HostLoweringOptions lowering;
-  lowering.boundsCheck = boundsCheck;
+  // Programs run on past a failed assertion (the launch fails at its end):
+  // the accesses it guards are checked, so they cannot leave the arrays.
+  lowering.boundsCheck =
+      boundsCheck ||
+      module.walk([](tile::AssertOp) { return WalkResult::interrupt(); })
+          .wasInterrupted();
   buildHostLoweringPipeline(pm, lowering);
   if (failed(pm.run(*lowered)))
     return failure();
@@ -350,13 +350,10 @@ LogicalResult HostExecutable::launch(StringRef kernel,
       packed.push_back(&size);
     packed.push_back(&begin);
     packed.push_back(&end);
-    std::jmp_buf stop;
     checks[part].ranges = ranges;
-    checks[part].stop = &stop;
     currentLaunch = &checks[part];
     currentDebugSites = &debugSites;
-    if (setjmp(stop) == 0)
-      (*function)(packed.data());
+    (*function)(packed.data());
     currentLaunch = nullptr;
   };
   if (parts == 1) {
