@@ -33,7 +33,8 @@ from kiln.codegen import CodeGenerator, KilnCompileError, Type, pointer_type
 from kiln.compiler import Context, Module
 from kiln.errors import CompilationError, KilnError
 from kiln.gpu import (CudaModule, GPUBinary, KernelMetadata, device_address,
-                      device_array_dtype, device_chip, is_device_array)
+                      device_array_dtype, device_chip, disassemble,
+                      is_device_array)
 from kiln.host import HostExecutable
 
 
@@ -69,6 +70,19 @@ def _argument_type(name: str, value: Any) -> Type:
         return Type((), "f32")
     raise KilnError(f"argument '{name}' of type {type(value).__name__} "
                     "cannot be passed to a kernel")
+
+
+class _Stages(dict):
+    """A compilation's stages by name; "sass" is disassembled on first
+    access (cuobjdump takes longer than the compile), where cuobjdump is
+    found and there is a cubin."""
+
+    def __missing__(self, stage: str) -> str:
+        sass = disassemble(self["cubin"]) if stage == "sass" else ""
+        if not sass:
+            raise KeyError(stage)
+        self[stage] = sass
+        return sass
 
 
 @dataclasses.dataclass(frozen=True)
@@ -183,12 +197,9 @@ class JITFunction:
             with GPUBinary(module, chip, num_warps, num_stages) as binary:
                 cache.store(entry, binary.ptx, binary.cubin,
                             binary.threads_per_block)
-                asm = {"tile": text, "llvm": binary.llvm_ir,
-                       "ptx": binary.ptx, "cubin": binary.cubin,
-                       "ptxas-log": binary.ptxas_log}
-                sass = binary.sass
-                if sass:
-                    asm["sass"] = sass
+                asm = _Stages(tile=text, llvm=binary.llvm_ir, ptx=binary.ptx,
+                              cubin=binary.cubin,
+                              **{"ptxas-log": binary.ptxas_log})
                 metadata = (binary.metadata(self.fn.__name__)
                             if binary.cubin else None)
                 return CompiledKernel(asm, metadata)
@@ -200,8 +211,9 @@ class JITFunction:
     def asm(self, *args, **kwargs) -> dict[str, str | bytes]:
         """Every stage of the GPU compilation for these arguments, by name:
         "tile" (the tile IR), "llvm" (LLVM IR), "ptx", "cubin" (empty where
-        ptxas is not found), "ptxas-log", and "sass" where cuobjdump is
-        found. Takes the options of `warmup`."""
+        ptxas is not found), "ptxas-log", and "sass" (disassembled when
+        first read) where cuobjdump is found. Takes the options of
+        `warmup`."""
         return self.warmup(*args, **kwargs).asm
 
     def _key(self, types: dict[str, Type], constants: dict[str, Any]) -> tuple:

@@ -145,16 +145,7 @@ def test_restore_value_gives_the_result_of_one_launch(cache_dir):
 
 
 def test_dlpack_arrays_are_tuned_like_numpy_arrays(cache_dir):
-    class DLPackOnly:
-        def __init__(self, array):
-            self.array = array
-
-        def __dlpack__(self, **kwargs):
-            return self.array.__dlpack__(**kwargs)
-
-        def __dlpack_device__(self):
-            return self.array.__dlpack_device__()
-
+    from test_jit import DLPackOnly
     start = np.arange(3000, dtype=np.float32)
     x = start.copy()
     kernel = tuned(increment_kernel, restore_value=["x_ptr"])

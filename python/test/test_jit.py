@@ -563,19 +563,20 @@ def test_strided_views_are_addressed_through_their_strides(interpret):
     np.testing.assert_array_equal(matrix, expected)
 
 
+class DLPackOnly:
+    """An array library's CPU array that offers only DLPack."""
+
+    def __init__(self, array):
+        self.array = array
+
+    def __dlpack__(self, **kwargs):
+        return self.array.__dlpack__(**kwargs)
+
+    def __dlpack_device__(self):
+        return self.array.__dlpack_device__()
+
+
 def test_cpu_dlpack_arrays_run_on_the_host_in_place():
-    class DLPackOnly:
-        """An array library's CPU array that offers only DLPack."""
-
-        def __init__(self, array):
-            self.array = array
-
-        def __dlpack__(self, **kwargs):
-            return self.array.__dlpack__(**kwargs)
-
-        def __dlpack_device__(self):
-            return self.array.__dlpack_device__()
-
     data = np.arange(8, dtype=np.float32)
     double_strided[(1,)](DLPackOnly(data), 8, 1)
     np.testing.assert_array_equal(data, 2 * np.arange(8, dtype=np.float32))

@@ -40,10 +40,8 @@ static std::pair<StringRef, Value> printable(OpBuilder &b, Location loc,
 /// Runs `body` only in thread 0 of the program.
 static void inThreadZero(OpBuilder &b, Location loc,
                          function_ref<void(OpBuilder &)> body) {
-  Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
-  Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
-                                      arith::ConstantIndexOp::create(b, loc, 0));
-  auto ifOp = scf::IfOp::create(b, loc, first, /*withElseRegion=*/false);
+  auto ifOp = scf::IfOp::create(b, loc, isThreadZero(b, loc),
+                                /*withElseRegion=*/false);
   OpBuilder thenBuilder = ifOp.getThenBodyBuilder();
   body(thenBuilder);
 }

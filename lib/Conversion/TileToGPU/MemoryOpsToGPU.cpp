@@ -426,10 +426,7 @@ struct AtomicRMWLowering : OpConversionPattern<tile::AtomicRMWOp> {
       if (failed(checkAtomicLowerable(op)))
         return failure();
     } else {
-      Value tid = gpu::ThreadIdOp::create(rewriter, loc, gpu::Dimension::x);
-      canonical = arith::CmpIOp::create(
-          rewriter, loc, arith::CmpIPredicate::eq, tid,
-          constantInt(rewriter, loc, rewriter.getIndexType(), 0));
+      canonical = isThreadZero(rewriter, loc);
     }
     auto binOp = getAtomicBinOp(op.getKind(), isa<FloatType>(elementType));
     auto ordering = getOrdering(op.getSem());

@@ -46,6 +46,12 @@ Value kiln::tiletogpu::constantInt(OpBuilder &b, Location loc, Type type,
   return arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, value));
 }
 
+Value kiln::tiletogpu::isThreadZero(OpBuilder &b, Location loc) {
+  Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
+                               constantInt(b, loc, b.getIndexType(), 0));
+}
+
 std::pair<Value, Value> kiln::tiletogpu::getLaneAndWarp(OpBuilder &b,
                                                         Location loc) {
   Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);

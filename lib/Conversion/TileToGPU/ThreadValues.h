@@ -112,6 +112,10 @@ mlir::Type getStorageType(mlir::Type type);
 /// Bytes an element of `type` takes in memory.
 int64_t getStorageBytes(mlir::Type type);
 
+/// An i1 that holds in thread 0 of the program alone: where a scalar, which
+/// every thread holds, is used once.
+mlir::Value isThreadZero(mlir::OpBuilder &b, mlir::Location loc);
+
 /// Lane and warp (i32) of the running thread.
 std::pair<mlir::Value, mlir::Value> getLaneAndWarp(mlir::OpBuilder &b,
                                                    mlir::Location loc);
