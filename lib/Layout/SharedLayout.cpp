@@ -35,11 +35,14 @@ int64_t SharedLayout::swizzle(int64_t offset, int64_t swizzleBytes) {
   return offset ^ (((offset >> 7) & mask) << 4);
 }
 
-int64_t SharedLayout::getByteOffset(int64_t row, int64_t column) const {
+int64_t SharedLayout::getLinearByteOffset(int64_t row, int64_t column) const {
   int64_t rowBytes = columns * elementBytes;
   int64_t slabBytes = swizzleBytes == 0 ? rowBytes : swizzleBytes;
   int64_t byte = column * elementBytes;
   int64_t slab = byte / slabBytes;
-  return swizzle(slab * rows * slabBytes + row * slabBytes + byte % slabBytes,
-                 swizzleBytes);
+  return slab * rows * slabBytes + row * slabBytes + byte % slabBytes;
+}
+
+int64_t SharedLayout::getByteOffset(int64_t row, int64_t column) const {
+  return swizzle(getLinearByteOffset(row, column), swizzleBytes);
 }

@@ -33,6 +33,8 @@ public:
   /// Byte offset of element (row, column): in slab column_bytes / swizzle,
   /// then row-major within it, then swizzled.
   int64_t getByteOffset(int64_t row, int64_t column) const;
+  /// The same before the swizzle: where wgmma's matrix descriptors start.
+  int64_t getLinearByteOffset(int64_t row, int64_t column) const;
 
   /// The swizzle applied to a row-major byte offset.
   static int64_t swizzle(int64_t offset, int64_t swizzleBytes);

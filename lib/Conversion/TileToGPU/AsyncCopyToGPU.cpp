@@ -26,11 +26,11 @@ using namespace kiln::tiletogpu;
 /// Attribute giving a local_alloc its offset in the shared array.
 static constexpr llvm::StringLiteral kOffsetName = "kiln.shared_offset";
 
-/// Bytes of one slot of `buffer` (stages x rows x columns).
-static int64_t getSlotBytes(MemRefType buffer) {
-  return buffer.getDimSize(1) * buffer.getDimSize(2) *
-         getStorageBytes(buffer.getElementType());
-}
+
+/// Alignment of the buffers: wgmma applies the swizzle to address bits
+/// [4, 10), so a swizzled slot must start on a 1024-byte boundary for its
+/// layout (swizzled relative to its start) to be what wgmma reads.
+static constexpr int64_t kBufferAlignment = 1024;
 
 void kiln::tiletogpu::placeKernelBuffers(gpu::GPUModuleOp module) {
   int64_t end = 0;
@@ -39,7 +39,7 @@ void kiln::tiletogpu::placeKernelBuffers(gpu::GPUModuleOp module) {
     int64_t offset = 0;
     kernel.walk([&](tilegpu::LocalAllocOp alloc) {
       MemRefType type = alloc.getBuffer().getType();
-      offset = llvm::alignTo(offset, 128);
+      offset = llvm::alignTo(offset, kBufferAlignment);
       alloc->setAttr(kOffsetName,
                      IntegerAttr::get(IntegerType::get(module.getContext(), 64),
                                       offset));
@@ -47,18 +47,9 @@ void kiln::tiletogpu::placeKernelBuffers(gpu::GPUModuleOp module) {
     });
     end = std::max(end, offset);
   }
+  if (end > 0)
+    reserveSharedArray(module, end, kBufferAlignment);
   setScratchOffset(module, llvm::alignTo(end, 16));
-}
-
-/// The staged tile in slot `slot` of `buffer` (its lowered base pointer).
-static SharedTile getSlot(OpBuilder &b, Location loc, Value base,
-                          MemRefType buffer, Value slot,
-                          RankedTensorType tileType) {
-  Value offset = arith::MulIOp::create(
-      b, loc, slot, constantInt(b, loc, b.getI32Type(), getSlotBytes(buffer)));
-  Value address = LLVM::GEPOp::create(b, loc, base.getType(), b.getI8Type(),
-                                      base, ValueRange{offset});
-  return SharedTile{address, getStagingLayout(tileType)};
 }
 
 namespace {
@@ -93,9 +84,6 @@ struct AsyncCopyLowering : OpConversionPattern<tilegpu::AsyncCopyOp> {
     Location loc = op.getLoc();
     auto ptrType = cast<RankedTensorType>(op.getPtrs().getType());
     MemRefType bufferType = op.getBuffer().getType();
-    auto tileType =
-        RankedTensorType::get(ptrType.getShape(), bufferType.getElementType(),
-                              ptrType.getEncoding());
     int64_t width = widths.lookup(op);
     int64_t bytes = width * getStorageBytes(bufferType.getElementType());
     if (bytes != 4 && bytes != 8 && bytes != 16)
@@ -105,8 +93,8 @@ struct AsyncCopyLowering : OpConversionPattern<tilegpu::AsyncCopyOp> {
     FailureOr<TileCoordinates> at = emitTileCoordinates(rewriter, loc, ptrType);
     if (failed(at))
       return failure();
-    SharedTile slot = getSlot(rewriter, loc, adaptor.getBuffer(), bufferType,
-                              adaptor.getSlot(), tileType);
+    SharedTile slot = getBufferSlot(rewriter, loc, adaptor.getBuffer(),
+                                    bufferType, adaptor.getSlot());
     Value offsets =
         slot.byteOffset(rewriter, loc, at->coordinates[0], at->coordinates[1]);
     Type i32 = rewriter.getI32Type();
@@ -169,8 +157,8 @@ struct LocalLoadLowering : OpConversionPattern<tilegpu::LocalLoadOp> {
                   ConversionPatternRewriter &rewriter) const override {
     auto type = cast<RankedTensorType>(op.getType());
     SharedTile slot =
-        getSlot(rewriter, op.getLoc(), adaptor.getBuffer(),
-                op.getBuffer().getType(), adaptor.getSlot(), type);
+        getBufferSlot(rewriter, op.getLoc(), adaptor.getBuffer(),
+                      op.getBuffer().getType(), adaptor.getSlot());
     FailureOr<Value> registers =
         loadSharedTile(rewriter, op.getLoc(), slot, type);
     if (failed(registers))

@@ -64,6 +64,11 @@ void placeKernelBuffers(mlir::gpu::GPUModuleOp module);
 void populateMmaDotOpToGPUPatterns(const mlir::TypeConverter &converter,
                                    mlir::RewritePatternSet &patterns);
 
+/// tilegpu.warpgroup_dot on wgmma.mma_async (sm_90a), and the proxy fence
+/// before it.
+void populateWarpgroupDotOpToGPUPatterns(const mlir::TypeConverter &converter,
+                                         mlir::RewritePatternSet &patterns);
+
 /// Whether `op` (a tile.dot) can be lowered on CUDA cores; emits the reason
 /// when not.
 mlir::LogicalResult checkDotLowerable(mlir::Operation *op);

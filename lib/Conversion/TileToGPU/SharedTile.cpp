@@ -53,12 +53,36 @@ Value SharedTile::address(OpBuilder &b, Location loc, Value offset) const {
                              ValueRange{offset});
 }
 
-layout::SharedLayout kiln::tiletogpu::getStagingLayout(RankedTensorType type) {
-  int64_t elementBytes = getStorageBytes(type.getElementType());
-  int64_t columns = type.getDimSize(1);
+/// A `rows` x `columns` tile of `element`s, swizzled for its rows.
+static layout::SharedLayout getStagingLayout(int64_t rows, int64_t columns,
+                                             Type element) {
+  int64_t elementBytes = getStorageBytes(element);
   return layout::SharedLayout(
-      type.getDimSize(0), columns, elementBytes,
+      rows, columns, elementBytes,
       layout::SharedLayout::chooseSwizzle(columns * elementBytes));
+}
+
+layout::SharedLayout kiln::tiletogpu::getStagingLayout(RankedTensorType type) {
+  return ::getStagingLayout(type.getDimSize(0), type.getDimSize(1),
+                            type.getElementType());
+}
+
+int64_t kiln::tiletogpu::getSlotBytes(MemRefType buffer) {
+  return buffer.getDimSize(1) * buffer.getDimSize(2) *
+         getStorageBytes(buffer.getElementType());
+}
+
+SharedTile kiln::tiletogpu::getBufferSlot(OpBuilder &b, Location loc,
+                                          Value base, MemRefType buffer,
+                                          Value slot) {
+  Value offset = arith::MulIOp::create(
+      b, loc, slot, constantInt(b, loc, b.getI32Type(), getSlotBytes(buffer)));
+  Value address = LLVM::GEPOp::create(b, loc, base.getType(), b.getI8Type(),
+                                      base, ValueRange{offset});
+  return SharedTile{address,
+                    ::getStagingLayout(buffer.getDimSize(1),
+                                       buffer.getDimSize(2),
+                                       buffer.getElementType())};
 }
 
 /// Every register from its own address.

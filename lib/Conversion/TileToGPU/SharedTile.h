@@ -34,6 +34,16 @@ struct SharedTile {
 /// The staging layout of a tile of `type` (swizzled for its rows).
 layout::SharedLayout getStagingLayout(mlir::RankedTensorType type);
 
+/// Bytes of one slot of a tilegpu.local_alloc `buffer` (stages x rows x
+/// columns).
+int64_t getSlotBytes(mlir::MemRefType buffer);
+
+/// The tile in slot `slot` (i32) of `buffer`, whose lowered base pointer
+/// is `base`.
+SharedTile getBufferSlot(mlir::OpBuilder &b, mlir::Location loc,
+                         mlir::Value base, mlir::MemRefType buffer,
+                         mlir::Value slot);
+
 /// Reads the tile staged in `tile` into the registers of `type`'s layout.
 /// The caller has made the tile's writes visible (a barrier).
 mlir::FailureOr<mlir::Value> loadSharedTile(mlir::OpBuilder &b,

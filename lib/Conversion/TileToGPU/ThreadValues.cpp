@@ -339,24 +339,32 @@ kiln::tiletogpu::allocateSharedMemory(OpBuilder &b, Operation *op,
   return buffers;
 }
 
-Value kiln::tiletogpu::getSharedArray(OpBuilder &b, Location loc,
-                                      gpu::GPUModuleOp module, int64_t bytes) {
+void kiln::tiletogpu::reserveSharedArray(gpu::GPUModuleOp module,
+                                         int64_t bytes, int64_t alignment) {
   auto global = module.lookupSymbol<LLVM::GlobalOp>(kSharedArrayName);
+  OpBuilder b(module.getContext());
   auto arrayType = LLVM::LLVMArrayType::get(b.getI8Type(), bytes);
   if (!global) {
-    OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(module.getBody());
-    global = LLVM::GlobalOp::create(b, loc, arrayType, /*isConstant=*/false,
-                                    LLVM::Linkage::Internal, kSharedArrayName,
-                                    Attribute(), /*alignment=*/16,
-                                    /*addrSpace=*/3);
-  } else if (cast<LLVM::LLVMArrayType>(global.getGlobalType())
-                 .getNumElements() < static_cast<uint64_t>(bytes)) {
-    global.setGlobalType(arrayType);
+    LLVM::GlobalOp::create(b, module.getLoc(), arrayType,
+                           /*isConstant=*/false, LLVM::Linkage::Internal,
+                           kSharedArrayName, Attribute(), alignment,
+                           /*addrSpace=*/3);
+    return;
   }
+  if (cast<LLVM::LLVMArrayType>(global.getGlobalType()).getNumElements() <
+      static_cast<uint64_t>(bytes))
+    global.setGlobalType(arrayType);
+  if (global.getAlignment().value_or(1) < static_cast<uint64_t>(alignment))
+    global.setAlignment(alignment);
+}
+
+Value kiln::tiletogpu::getSharedArray(OpBuilder &b, Location loc,
+                                      gpu::GPUModuleOp module, int64_t bytes) {
+  reserveSharedArray(module, bytes, /*alignment=*/16);
   return LLVM::AddressOfOp::create(
       b, loc, LLVM::LLVMPointerType::get(b.getContext(), 3),
-      global.getSymName());
+      kSharedArrayName);
 }
 
 /// Name of the gpu.module attribute where kernel-long buffers end.

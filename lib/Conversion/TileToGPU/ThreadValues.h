@@ -96,6 +96,11 @@ llvm::SmallVector<mlir::Value> allocateSharedMemory(mlir::OpBuilder &b,
 mlir::Value allocateSharedMemory(mlir::OpBuilder &b, mlir::Operation *op,
                                  int64_t bytes);
 
+/// Makes the shared array of the kernels of `module` at least `bytes` long
+/// and `alignment`-aligned.
+void reserveSharedArray(mlir::gpu::GPUModuleOp module, int64_t bytes,
+                        int64_t alignment);
+
 /// The shared array of the kernels of `module`, grown to at least `bytes`.
 mlir::Value getSharedArray(mlir::OpBuilder &b, mlir::Location loc,
                            mlir::gpu::GPUModuleOp module, int64_t bytes);

@@ -309,6 +309,7 @@ void ConvertTileToGPUPass::runOnOperation() {
   populateReduceOpToGPUPatterns(converter, patterns);
   populateDotOpToGPUPatterns(converter, patterns);
   populateMmaDotOpToGPUPatterns(converter, patterns);
+  populateWarpgroupDotOpToGPUPatterns(converter, patterns);
   populateDotOperandToGPUPatterns(converter, patterns);
   populateAsyncCopyToGPUPatterns(converter, patterns, widths);
   populateScanOpToGPUPatterns(converter, patterns);

@@ -39,6 +39,7 @@ LogicalResult kiln::gpu::lowerTileKernels(ModuleOp module, int64_t numWarps,
   GPULoweringOptions options;
   options.numWarps = numWarps;
   options.computeCapability = getCapabilityOfChip(chip);
+  options.archSpecific = chip.ends_with("a");
   options.numStages = numStages;
   buildGPULoweringPipeline(pm, options);
   return pm.run(module);

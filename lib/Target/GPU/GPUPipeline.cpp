@@ -10,6 +10,7 @@
 #include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
 #include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
 #include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
@@ -28,6 +29,9 @@ using namespace mlir;
 
 void kiln::gpu::buildGPULoweringPipeline(OpPassManager &pm,
                                          const GPULoweringOptions &options) {
+  // Among others, `acc + dot(a, b, 0)` becomes `dot(a, b, acc)`: one set of
+  // accumulator registers instead of two.
+  pm.addPass(createCanonicalizerPass());
   // What a loop body computes from loop-invariant values alone (the splat
   // of a pointer step, written `ptrs += BLOCK_K * stride` inside the loop)
   // moves before the loop, where the alignment analysis sees it: otherwise
@@ -40,6 +44,7 @@ void kiln::gpu::buildGPULoweringPipeline(OpPassManager &pm,
   tilegpu::TileAssignLayoutsPassOptions layouts;
   layouts.numWarps = options.numWarps;
   layouts.computeCapability = options.computeCapability;
+  layouts.archSpecific = options.archSpecific;
   pm.addPass(tilegpu::createTileAssignLayoutsPass(layouts));
   // cp.async, which the pipeline is made of, arrived with sm_80.
   if (options.computeCapability >= 80) {
@@ -55,6 +60,8 @@ void kiln::gpu::buildGPULoweringPipeline(OpPassManager &pm,
   ConvertGpuOpsToNVVMOpsOptions nvvm;
   nvvm.indexBitwidth = 64;
   kernels.addPass(createConvertGpuOpsToNVVMOps(nvvm));
+  // NVVM ops written as PTX (wgmma.mma_async) become inline assembly.
+  kernels.addPass(createConvertNVVMToLLVMPass());
   kernels.addPass(createCanonicalizerPass());
   kernels.addPass(createCSEPass());
   pm.addPass(createReconcileUnrealizedCastsPass());

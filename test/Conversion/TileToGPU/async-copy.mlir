@@ -2,11 +2,12 @@
 // RUN: %if ptxas %{ kiln-translate %s --chip=sm_80 --emit=cubin -o /dev/null %}
 
 // The pipelined K loop in NVVM: the two three-slot buffers (12 KiB each)
-// sit at the start of the shared array and the scratch of other ops after
-// them; every run of 8 f16 is one 16-byte cp.async bypassing L1, whose
+// sit at the start of the shared array, 1024-byte aligned (where wgmma's
+// swizzle of address bits 4-9 matches the slots'), and the scratch of
+// other ops after them; every run of 8 f16 is one 16-byte cp.async bypassing L1, whose
 // size operand is 0 where the mask is off (zero fill, no read).
 // CHECK: gpu.module @kiln attributes {kiln.shared_scratch_offset = 24576 : i64}
-// CHECK: llvm.mlir.global internal @__kiln_shared() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<{{[0-9]+}} x i8>
+// CHECK: llvm.mlir.global internal @__kiln_shared() {addr_space = 3 : i32, alignment = 1024 : i64} : !llvm.array<{{[0-9]+}} x i8>
 // CHECK-LABEL: gpu.func @matmul
 // CHECK: %[[SCRATCH:.*]] = llvm.mlir.addressof @__kiln_shared : !llvm.ptr<3>
 // CHECK: llvm.getelementptr %[[SCRATCH]][24576] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8

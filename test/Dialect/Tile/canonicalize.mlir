@@ -211,3 +211,44 @@ func.func @memory_effects(%p: !tile.ptr<i32>, %v: i32, %bp: !tile.block_ptr<4xi3
   tile.block_store %bp, %t : !tile.block_ptr<4xi32>, tensor<4xi32>
   return
 }
+
+// -----
+
+// `acc + dot(a, b, 0)` accumulates into the product: one accumulator.
+// Either order of the sum, a splat zero or a dense one, f32 or i32.
+// CHECK-LABEL: func.func @accumulate_into_dot
+// CHECK-SAME: (%[[A:.*]]: tensor<16x16xf16>, %[[B:.*]]: tensor<16x16xf16>, %[[ACC:.*]]: tensor<16x16xf32>, %[[IA:.*]]: tensor<16x32xi8>, %[[IB:.*]]: tensor<32x16xi8>, %[[IACC:.*]]: tensor<16x16xi32>)
+// CHECK-NEXT: %[[D:.*]] = tile.dot %[[A]], %[[B]], %[[ACC]] : tensor<16x16xf16>, tensor<16x16xf16> -> tensor<16x16xf32>
+// CHECK-NEXT: %[[E:.*]] = tile.dot %[[A]], %[[B]], %[[D]] : tensor<16x16xf16>, tensor<16x16xf16> -> tensor<16x16xf32>
+// CHECK-NEXT: %[[I:.*]] = tile.dot %[[IA]], %[[IB]], %[[IACC]] : tensor<16x32xi8>, tensor<32x16xi8> -> tensor<16x16xi32>
+// CHECK-NEXT: return %[[E]], %[[I]]
+func.func @accumulate_into_dot(%a: tensor<16x16xf16>, %b: tensor<16x16xf16>, %acc: tensor<16x16xf32>, %ia: tensor<16x32xi8>, %ib: tensor<32x16xi8>, %iacc: tensor<16x16xi32>) -> (tensor<16x16xf32>, tensor<16x16xi32>) {
+  %zero = arith.constant 0.0 : f32
+  %zeros = tile.splat %zero : f32 -> tensor<16x16xf32>
+  %p = tile.dot %a, %b, %zeros : tensor<16x16xf16>, tensor<16x16xf16> -> tensor<16x16xf32>
+  %s = arith.addf %acc, %p : tensor<16x16xf32>
+  %dense = arith.constant dense<0.0> : tensor<16x16xf32>
+  %q = tile.dot %a, %b, %dense : tensor<16x16xf16>, tensor<16x16xf16> -> tensor<16x16xf32>
+  %t = arith.addf %q, %s : tensor<16x16xf32>
+  %izeros = arith.constant dense<0> : tensor<16x16xi32>
+  %r = tile.dot %ia, %ib, %izeros : tensor<16x32xi8>, tensor<32x16xi8> -> tensor<16x16xi32>
+  %u = arith.addi %iacc, %r : tensor<16x16xi32>
+  return %t, %u : tensor<16x16xf32>, tensor<16x16xi32>
+}
+
+// -----
+
+// Not when the product has another use, or its accumulator is not zero.
+// CHECK-LABEL: func.func @keep_dot_and_sum
+// CHECK: tile.dot
+// CHECK-NEXT: arith.addf
+// CHECK-NEXT: tile.dot
+// CHECK-NEXT: arith.addf
+func.func @keep_dot_and_sum(%a: tensor<16x16xf16>, %b: tensor<16x16xf16>, %acc: tensor<16x16xf32>) -> (tensor<16x16xf32>, tensor<16x16xf32>, tensor<16x16xf32>) {
+  %zeros = arith.constant dense<0.0> : tensor<16x16xf32>
+  %p = tile.dot %a, %b, %zeros : tensor<16x16xf16>, tensor<16x16xf16> -> tensor<16x16xf32>
+  %s = arith.addf %acc, %p : tensor<16x16xf32>
+  %q = tile.dot %a, %b, %acc : tensor<16x16xf16>, tensor<16x16xf16> -> tensor<16x16xf32>
+  %t = arith.addf %acc, %q : tensor<16x16xf32>
+  return %s, %p, %t : tensor<16x16xf32>, tensor<16x16xf32>, tensor<16x16xf32>
+}

@@ -90,3 +90,61 @@ func.func @load_type(%s: i32) -> tensor<64x32xf32, #blocked> {
   %t = tilegpu.local_load %buf[%s] : memref<3x64x32xf16, 3> -> tensor<64x32xf32, #blocked>
   return %t : tensor<64x32xf32, #blocked>
 }
+
+// -----
+
+// expected-error @+1 {{a warpgroup mma layout has its warps along M in fours (warpsPerCTA = [4k, 1]), not [2, 2]}}
+func.func private @warpgroup_warps(tensor<64x64xf32, #tilegpu.mma<{warpsPerCTA = [2, 2], warpgroup = true}>>)
+
+// -----
+
+#mma = #tilegpu.mma<{warpsPerCTA = [4, 1]}>
+func.func @warpgroup_dot_layout(%acc: tensor<64x64xf32, #mma>, %s: i32) {
+  %a = tilegpu.local_alloc : memref<2x64x32xf16, 3>
+  %b = tilegpu.local_alloc : memref<2x32x64xf16, 3>
+  // expected-error-re @+1 {{'tilegpu.warpgroup_dot' op accumulates into a 2-D tile with a warpgroup mma layout, not 'tensor<64x64xf32, {{.*}}>'}}
+  %d = tilegpu.warpgroup_dot %a[%s], %b[%s], %acc : memref<2x64x32xf16, 3>, memref<2x32x64xf16, 3>, tensor<64x64xf32, #mma>
+  return
+}
+
+// -----
+
+#wg = #tilegpu.mma<{warpsPerCTA = [4, 1], warpgroup = true}>
+func.func @warpgroup_dot_types(%acc: tensor<64x64xf32, #wg>, %s: i32) {
+  %a = tilegpu.local_alloc : memref<2x64x32xf16, 3>
+  %b = tilegpu.local_alloc : memref<2x32x64xbf16, 3>
+  // expected-error @+1 {{'tilegpu.warpgroup_dot' op multiplies f16 or bf16 operands of one type, not 'f16' and 'bf16'}}
+  %d = tilegpu.warpgroup_dot %a[%s], %b[%s], %acc : memref<2x64x32xf16, 3>, memref<2x32x64xbf16, 3>, tensor<64x64xf32, #wg>
+  return
+}
+
+// -----
+
+#wg = #tilegpu.mma<{warpsPerCTA = [4, 1], warpgroup = true}>
+func.func @warpgroup_dot_shapes(%acc: tensor<64x64xf32, #wg>, %s: i32) {
+  %a = tilegpu.local_alloc : memref<2x64x32xf16, 3>
+  %b = tilegpu.local_alloc : memref<2x16x64xf16, 3>
+  // expected-error @+1 {{'tilegpu.warpgroup_dot' op slots of 'memref<2x64x32xf16, 3>' and 'memref<2x16x64xf16, 3>' are not M x K and K x N operands of a 64x64 accumulator}}
+  %d = tilegpu.warpgroup_dot %a[%s], %b[%s], %acc : memref<2x64x32xf16, 3>, memref<2x16x64xf16, 3>, tensor<64x64xf32, #wg>
+  return
+}
+
+// -----
+
+#wg = #tilegpu.mma<{warpsPerCTA = [8, 1], warpgroup = true}>
+func.func @warpgroup_dot_rows(%acc: tensor<64x64xf32, #wg>, %s: i32) {
+  %a = tilegpu.local_alloc : memref<2x64x32xf16, 3>
+  %b = tilegpu.local_alloc : memref<2x32x64xf16, 3>
+  // expected-error @+1 {{'tilegpu.warpgroup_dot' op needs M a multiple of 128 (16 rows per warp), K of 16 and N of 16, not 64x64x32 (MxNxK)}}
+  %d = tilegpu.warpgroup_dot %a[%s], %b[%s], %acc : memref<2x64x32xf16, 3>, memref<2x32x64xf16, 3>, tensor<64x64xf32, #wg>
+  return
+}
+
+// -----
+
+#wg = #tilegpu.mma<{warpsPerCTA = [4, 1], warpgroup = true}>
+func.func @warpgroup_dot_space(%acc: tensor<64x64xf32, #wg>, %a: memref<2x64x32xf16>, %b: memref<2x32x64xf16>, %s: i32) {
+  // expected-error @+1 {{'tilegpu.warpgroup_dot' op reads its operands from shared memory (address space 3)}}
+  %d = tilegpu.warpgroup_dot %a[%s], %b[%s], %acc : memref<2x64x32xf16>, memref<2x32x64xf16>, tensor<64x64xf32, #wg>
+  return
+}

@@ -1,10 +1,14 @@
 // RUN: kiln-opt %kiln_examples/matmul.mlir -tile-specialize-arguments="divisible=0,1,2,3,4,5" | kiln-translate --chip=sm_80 | FileCheck %s --check-prefixes=CHECK,ALIGNED
-// RUN: kiln-translate %kiln_examples/matmul.mlir --chip=sm_90a | FileCheck %s --check-prefixes=CHECK,UNALIGNED
+// RUN: kiln-translate %kiln_examples/matmul.mlir --chip=sm_80 | FileCheck %s --check-prefixes=CHECK,UNALIGNED
+// RUN: kiln-opt %kiln_examples/matmul.mlir -tile-specialize-arguments="divisible=0,1,2,3,4,5" | kiln-translate --chip=sm_90a | FileCheck %s --check-prefixes=CHECK,WGMMA
+// RUN: kiln-translate %kiln_examples/matmul.mlir --chip=sm_90a 2>&1 >/dev/null | FileCheck %s --check-prefix=FALLBACK
 // RUN: %if ptxas %{ kiln-opt %kiln_examples/matmul.mlir -tile-specialize-arguments="divisible=0,1,2,3,4,5" | kiln-translate --chip=sm_80 | %ptxas -arch=sm_80 -v 2>&1 | FileCheck %s --check-prefix=PTXAS %}
-// RUN: %if ptxas %{ kiln-translate %kiln_examples/matmul.mlir --chip=sm_90a | %ptxas -arch=sm_90a %}
+// RUN: %if ptxas %{ kiln-opt %kiln_examples/matmul.mlir -tile-specialize-arguments="divisible=0,1,2,3,4,5" | kiln-translate --chip=sm_90a | %ptxas -arch=sm_90a -v 2>&1 | FileCheck %s --check-prefix=PTXAS %}
+// RUN: %if ptxas %{ kiln-translate %kiln_examples/matmul.mlir --chip=sm_90a 2>/dev/null | %ptxas -arch=sm_90a %}
 
 // RUN: %if ptxas && cuobjdump %{ kiln-opt %kiln_examples/matmul.mlir -tile-specialize-arguments="divisible=0,1,2,3,4,5" | kiln-translate --chip=sm_80 --emit=cubin -o %t.sm80.cubin && %cuobjdump -sass %t.sm80.cubin | FileCheck %s --check-prefixes=SASS,SASS-PIPELINED %}
-// RUN: %if ptxas && cuobjdump %{ kiln-translate %kiln_examples/matmul.mlir --chip=sm_90a --emit=cubin -o %t.sm90a.cubin && %cuobjdump -sass %t.sm90a.cubin | FileCheck %s --check-prefix=SASS %}
+// RUN: %if ptxas && cuobjdump %{ kiln-translate %kiln_examples/matmul.mlir --chip=sm_80 --emit=cubin -o %t.sm80u.cubin && %cuobjdump -sass %t.sm80u.cubin | FileCheck %s --check-prefix=SASS %}
+// RUN: %if ptxas && cuobjdump %{ kiln-opt %kiln_examples/matmul.mlir -tile-specialize-arguments="divisible=0,1,2,3,4,5" | kiln-translate --chip=sm_90a --emit=cubin -o %t.sm90a.cubin && %cuobjdump -sass %t.sm90a.cubin | FileCheck %s --check-prefix=SASS-WGMMA %}
 
 // docs/examples/matmul.mlir on tensor cores: four warps as 2x2, each with a
 // 32x32 share of the 64x64 block. Every K step has its 64x32 and 32x64
@@ -19,7 +23,7 @@
 // the others at a barrier, starts the copy two steps ahead, reads its slot
 // with ldmatrix and multiplies. The accumulator is stored from the mma
 // layout, two columns at a time.
-// ALIGNED: .shared .align 16 .b8 __kiln_shared[{{[0-9]+}}];
+// ALIGNED: .shared .align 1024 .b8 __kiln_shared[{{[0-9]+}}];
 // ALIGNED-COUNT-4: cp.async.cg.shared.global [{{.*}}], [{{.*}}], 16, {{.*}};
 // ALIGNED: cp.async.commit_group;
 // ALIGNED-COUNT-4: cp.async.cg.shared.global
@@ -54,6 +58,34 @@
 // UNALIGNED-NOT: cp.async
 // PTXAS: 0 bytes spill stores, 0 bytes spill loads
 
+// On sm_90a the four warps are one warpgroup along M and the same
+// pipeline feeds wgmma: each iteration waits for its slot's copies, fences
+// them into the async proxy and meets the others at the barrier, starts
+// the copies two steps ahead, then multiplies its 64x64 block straight
+// from the swizzled slots (A K-major, B N-major: the last operand, tnsp-b,
+// is 1), one m64n64k16 per K step, and waits for the products before the
+// next iteration may overwrite the slots.
+// WGMMA: .shared .align 1024 .b8 __kiln_shared[{{[0-9]+}}];
+// WGMMA: cp.async.wait_group 1;
+// WGMMA-NEXT: fence.proxy.async.shared::cta;
+// WGMMA-NEXT: bar.sync
+// WGMMA-COUNT-4: cp.async.cg.shared.global
+// WGMMA: cp.async.commit_group;
+// WGMMA: wgmma.fence.sync.aligned;
+// WGMMA-NOT: ldmatrix
+// WGMMA: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {{[{].*[}]}}, %rd{{[0-9]+}}, %rd{{[0-9]+}}, p, 1, 1, 0, 1;
+// WGMMA: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {{.*}}, p, 1, 1, 0, 1;
+// WGMMA-NOT: wgmma.mma_async
+// WGMMA: wgmma.commit_group.sync.aligned;
+// WGMMA: wgmma.wait_group.sync.aligned 0;
+// WGMMA-NOT: mma.sync
+// WGMMA: cp.async.wait_group 0;
+
+// Not pipelined (no alignment facts), its operands are in registers, and
+// the dot runs on mma.sync in the same accumulator layout, with remarks.
+// FALLBACK: remark: not pipelined
+// FALLBACK: remark: on mma.sync, not wgmma: wgmma reads its operands from the slots of a pipelined loop, and these were not pipelined
+
 // The same in the machine code: 16 HMMA per K step, 8 LDSM; pipelined,
 // the copies are LDGSTS bypassing L1.
 // SASS-PIPELINED: LDGSTS.E.BYPASS.128
@@ -62,3 +94,13 @@
 // SASS-DAG: LDSM.16.MT88.4
 // SASS-COUNT-16: HMMA.16816.F32
 // SASS-NOT: HMMA
+
+// sm_90a: two HGMMA per K step reading B transposed, the proxy fence, and
+// the warpgroup's arrive and wait.
+// SASS-WGMMA: LDGSTS.E.BYPASS.128
+// SASS-WGMMA: FENCE.VIEW.ASYNC.S
+// SASS-WGMMA: WARPGROUP.ARRIVE
+// SASS-WGMMA: HGMMA.64x64x16.F32 R{{[0-9]+}}, gdesc[UR{{[0-9]+}}].tnspB
+// SASS-WGMMA: HGMMA.64x64x16.F32 R{{[0-9]+}}, gdesc[UR{{[0-9]+}}].tnspB, R{{[0-9]+}}, gsb0
+// SASS-WGMMA: WARPGROUP.DEPBAR.LE gsb0, 0x0
+// SASS-WGMMA-NOT: HMMA

@@ -20,6 +20,11 @@ struct GPULoweringOptions : mlir::PassPipelineOptions<GPULoweringOptions> {
       *this, "compute-capability",
       llvm::cl::desc("Compute capability of the target (major * 10 + minor)"),
       llvm::cl::init(80)};
+  Option<bool> archSpecific{
+      *this, "arch-specific",
+      llvm::cl::desc("The target has its architecture-specific features "
+                     "(sm_90a: wgmma)"),
+      llvm::cl::init(false)};
   Option<int64_t> numStages{
       *this, "num-stages",
       llvm::cl::desc("Slots of the software pipeline of loops feeding "
@@ -30,7 +35,7 @@ struct GPULoweringOptions : mlir::PassPipelineOptions<GPULoweringOptions> {
 /// Adds the passes that lower a module of tile kernels to a gpu.module in
 /// the LLVM and NVVM dialects: tile-assign-layouts, tile-pipeline-loops
 /// (sm_80+), kiln-convert-tile-to-gpu, then upstream convert-gpu-to-nvvm
-/// (math through libdevice calls).
+/// (math through libdevice calls) and convert-nvvm-to-llvm (wgmma).
 void buildGPULoweringPipeline(mlir::OpPassManager &pm,
                               const GPULoweringOptions &options);
 

@@ -2,12 +2,13 @@
 //
 // Shape operations collapse onto splats and onto each other, so that later
 // passes see each tile built once; pointer arithmetic chains combine into
-// one offset.
+// one offset; a sum with a product from zero accumulates into the product.
 //
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Dialect/Tile/IR/TileDialect.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/CommonFolders.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
@@ -143,6 +144,42 @@ OpFoldResult TransOp::fold(FoldAdaptor adaptor) {
 void TransOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                           MLIRContext *context) {
   results.add<MergeIntoProducer<TransOp, SplatOp>>(context);
+}
+
+namespace {
+/// `x + dot(a, b, 0)` is `dot(a, b, x)` when the sum is the product's only
+/// use: one accumulator (the tensor cores' registers) instead of two.
+template <typename AddOp>
+struct AccumulateIntoDot : OpRewritePattern<AddOp> {
+  using OpRewritePattern<AddOp>::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(AddOp op,
+                                PatternRewriter &rewriter) const override {
+    for (auto [product, other] : {std::pair(op.getLhs(), op.getRhs()),
+                                  std::pair(op.getRhs(), op.getLhs())}) {
+      auto dot = product.template getDefiningOp<DotOp>();
+      if (!dot || !dot->hasOneUse() || other.getType() != dot.getType())
+        continue;
+      Value acc = dot.getAcc();
+      if (auto splat = acc.getDefiningOp<SplatOp>())
+        acc = splat.getSrc();
+      if (!matchPattern(acc, m_AnyZeroFloat()) && !matchPattern(acc, m_Zero()))
+        continue;
+      rewriter.replaceOpWithNewOp<DotOp>(op, dot.getType(), dot.getA(),
+                                         dot.getB(), other,
+                                         dot.getInputPrecision());
+      rewriter.eraseOp(dot);
+      return success();
+    }
+    return failure();
+  }
+};
+} // namespace
+
+void DotOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                        MLIRContext *context) {
+  results.add<AccumulateIntoDot<arith::AddFOp>,
+              AccumulateIntoDot<arith::AddIOp>>(context);
 }
 
 OpFoldResult AddPtrOp::fold(FoldAdaptor adaptor) {

@@ -142,9 +142,13 @@ int64_t SliceEncodingAttr::getRank() const {
 
 LogicalResult
 MmaEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                        ArrayRef<int64_t> warpsPerCTA) {
+                        ArrayRef<int64_t> warpsPerCTA, bool warpgroup) {
   if (warpsPerCTA.size() != 2 || warpsPerCTA[0] <= 0 || warpsPerCTA[1] <= 0)
     return emitError() << "an mma layout needs two positive warp counts";
+  if (warpgroup && (warpsPerCTA[0] % 4 != 0 || warpsPerCTA[1] != 1))
+    return emitError() << "a warpgroup mma layout has its warps along M in "
+                          "fours (warpsPerCTA = [4k, 1]), not ["
+                       << warpsPerCTA[0] << ", " << warpsPerCTA[1] << "]";
   return success();
 }
 
@@ -269,4 +273,34 @@ LogicalResult LocalLoadOp::verify() {
   auto result = cast<RankedTensorType>(getType());
   return verifySlot(*this, getBuffer().getType(), result.getShape(),
                     result.getElementType());
+}
+
+LogicalResult WarpgroupDotOp::verify() {
+  auto acc = cast<RankedTensorType>(getAcc().getType());
+  auto mma = dyn_cast_or_null<MmaEncodingAttr>(acc.getEncoding());
+  if (acc.getRank() != 2 || !mma || !mma.getWarpgroup())
+    return emitOpError() << "accumulates into a 2-D tile with a warpgroup "
+                            "mma layout, not "
+                         << acc;
+  MemRefType a = getA().getType(), b = getB().getType();
+  if (!isShared(a) || !isShared(b))
+    return emitOpError() << "reads its operands from shared memory (address "
+                            "space 3)";
+  Type element = a.getElementType();
+  if (b.getElementType() != element || !(element.isF16() || element.isBF16()))
+    return emitOpError() << "multiplies f16 or bf16 operands of one type, not "
+                         << element << " and " << b.getElementType();
+  int64_t m = acc.getDimSize(0), n = acc.getDimSize(1);
+  int64_t k = a.getDimSize(2);
+  if (a.getDimSize(1) != m || b.getDimSize(1) != k || b.getDimSize(2) != n)
+    return emitOpError() << "slots of " << a << " and " << b
+                         << " are not M x K and K x N operands of a " << m
+                         << "x" << n << " accumulator";
+  int64_t rows = 16 * mma.getWarpsPerCTA()[0];
+  if (m % rows != 0 || k % kInstrK != 0 || n % 16 != 0)
+    return emitOpError() << "needs M a multiple of " << rows
+                         << " (16 rows per warp), K of " << kInstrK
+                         << " and N of 16, not " << m << "x" << n << "x" << k
+                         << " (MxNxK)";
+  return success();
 }

@@ -234,16 +234,20 @@ void TileAssignLayoutsPass::assignFunction(func::FuncOp func) {
     auto dot = dyn_cast<tile::DotOp>(op);
     if (!dot)
       return;
-    std::string whyNot;
-    std::optional<MmaChoice> choice =
-        chooseMma(dot, computeCapability, numWarps, whyNot);
+    std::string whyNot, wgmmaWhyNot;
+    std::optional<MmaChoice> choice = chooseMma(
+        dot, computeCapability, archSpecific, numWarps, whyNot, wgmmaWhyNot);
     if (!choice) {
       dot.emitRemark() << "not on tensor cores: " << whyNot;
       return;
     }
-    mmaDots.emplace_back(
-        dot, MmaEncodingAttr::get(&getContext(), choice->warpsPerCTA),
-        choice->kWidth);
+    if (!wgmmaWhyNot.empty())
+      dot.emitRemark() << "on mma.sync, not wgmma: " << wgmmaWhyNot;
+    mmaDots.emplace_back(dot,
+                         MmaEncodingAttr::get(&getContext(),
+                                              choice->warpsPerCTA,
+                                              choice->warpgroup),
+                         choice->kWidth);
     tag(dot.getA(), kOperandTag);
     tag(dot.getB(), kOperandTag);
     tag(dot.getResult(), kAccumulatorTag);

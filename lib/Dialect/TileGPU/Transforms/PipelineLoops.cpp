@@ -5,7 +5,8 @@
 // copy into a slot of a shared buffer, issued num_stages - 1 iterations
 // ahead, together with everything its pointers and mask are computed from
 // ("stage 0"); the rest of the body ("stage 1") reads the slot of its own
-// iteration.
+// iteration. A dot whose accumulator is laid out for wgmma then reads
+// both operands from their slots in place (tilegpu.warpgroup_dot).
 //
 //===----------------------------------------------------------------------===//
 
@@ -238,6 +239,39 @@ static void emitStage0(OpBuilder &b, Location loc, LoopPlan &plan,
   AsyncCommitGroupOp::create(b, loc);
 }
 
+/// Whether `dot` accumulates in a layout for wgmma.
+static bool hasWarpgroupAccumulator(tile::DotOp dot) {
+  auto mma = dyn_cast_or_null<MmaEncodingAttr>(
+      cast<RankedTensorType>(dot.getType()).getEncoding());
+  return mma && mma.getWarpgroup();
+}
+
+/// Rewrites the dots of `loop`'s body that accumulate for wgmma and read
+/// both operands from slots as tilegpu.warpgroup_dot, which reads the
+/// slots in place; returns whether there were any.
+static bool useWarpgroupDots(scf::ForOp loop) {
+  bool any = false;
+  for (auto dot : llvm::make_early_inc_range(loop.getBody()->getOps<tile::DotOp>())) {
+    auto a = dot.getA().getDefiningOp<LocalLoadOp>();
+    auto b = dot.getB().getDefiningOp<LocalLoadOp>();
+    if (!hasWarpgroupAccumulator(dot) || !a || !b)
+      continue;
+    OpBuilder builder(dot);
+    dot.replaceAllUsesWith(
+        WarpgroupDotOp::create(builder, dot.getLoc(), dot.getType(),
+                               a.getBuffer(),
+                               a.getSlot(), b.getBuffer(), b.getSlot(),
+                               dot.getAcc())
+            .getResult());
+    dot.erase();
+    for (LocalLoadOp load : {a, b})
+      if (load->use_empty())
+        load.erase();
+    any = true;
+  }
+  return any;
+}
+
 static void pipelineLoop(scf::ForOp loop, LoopPlan &plan,
                          int64_t stages) {
   Location loc = loop.getLoc();
@@ -281,7 +315,7 @@ static void pipelineLoop(scf::ForOp loop, LoopPlan &plan,
   Value nextSlot = arith::RemUIOp::create(
       b, loc, arith::AddIOp::create(b, loc, index, constant(stages - 1)),
       constant(stages));
-  AsyncWaitOp::create(b, loc, stages - 2);
+  auto wait = AsyncWaitOp::create(b, loc, stages - 2);
   gpu::BarrierOp::create(b, loc);
 
   IRMapping ahead;
@@ -317,6 +351,11 @@ static void pipelineLoop(scf::ForOp loop, LoopPlan &plan,
                                : current.lookupOrDefault(value));
   }
   scf::YieldOp::create(b, loc, yielded);
+  if (useWarpgroupDots(pipelined)) {
+    // wgmma reads the slots through the async proxy.
+    b.setInsertionPointAfter(wait);
+    FenceAsyncSharedOp::create(b, loc);
+  }
 
   // Copies past the end may still be in flight.
   b.setInsertionPointAfter(pipelined);
@@ -351,4 +390,10 @@ void TilePipelineLoopsPass::runOnOperation() {
     }
     pipelineLoop(loop, *plan, stages);
   }
+  getOperation().walk([](tile::DotOp dot) {
+    if (hasWarpgroupAccumulator(dot))
+      dot.emitRemark() << "on mma.sync, not wgmma: wgmma reads its operands "
+                          "from the slots of a pipelined loop, and these "
+                          "were not pipelined";
+  });
 }

@@ -59,10 +59,32 @@ static SmallVector<int64_t, 2> chooseWarps(int64_t m, int64_t n,
   return {wm, wn};
 }
 
+/// Why `dot` (f16 or bf16 into f32 by now) cannot run on wgmma m64nNk16
+/// with operands in swizzled shared memory and `numWarps` warps along M,
+/// or an empty string.
+static std::string whyNotWgmma(int64_t m, int64_t n, int64_t k,
+                               int64_t numWarps) {
+  if (numWarps % 4 != 0)
+    return llvm::formatv("wgmma is issued by warpgroups of four warps, and "
+                         "num_warps is {0}",
+                         numWarps);
+  if (m % (16 * numWarps) != 0)
+    return llvm::formatv("M = {0} is not a multiple of {1}: each of the {2} "
+                         "warpgroups takes 64-row blocks",
+                         m, 16 * numWarps, numWarps / 4);
+  if (n % 16 != 0 || k % 16 != 0)
+    return llvm::formatv("N = {0} and K = {1} are not both multiples of 16 "
+                         "(swizzled operand rows, K of one wgmma)",
+                         n, k);
+  return "";
+}
+
 std::optional<MmaChoice> kiln::tilegpu::chooseMma(tile::DotOp dot,
                                                   int64_t capability,
+                                                  bool archSpecific,
                                                   int64_t numWarps,
-                                                  std::string &whyNot) {
+                                                  std::string &whyNot,
+                                                  std::string &wgmmaWhyNot) {
   if (capability < 80) {
     whyNot = llvm::formatv("tensor cores need sm_80 or newer, the target is "
                            "sm_{0}",
@@ -83,6 +105,12 @@ std::optional<MmaChoice> kiln::tilegpu::chooseMma(tile::DotOp dot,
         "instruction's 16x8x{3}",
         m, n, k, instrK);
     return std::nullopt;
+  }
+  if (capability == 90 && archSpecific) {
+    wgmmaWhyNot = *kWidth == 2 ? whyNotWgmma(m, n, k, numWarps)
+                               : "wgmma here multiplies f16 and bf16 operands";
+    if (wgmmaWhyNot.empty())
+      return MmaChoice{*kWidth, {numWarps, 1}, /*warpgroup=*/true};
   }
   return MmaChoice{*kWidth, chooseWarps(m, n, numWarps)};
 }

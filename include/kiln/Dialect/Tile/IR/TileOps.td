@@ -390,6 +390,10 @@ def Tile_DotOp : Tile_Op<"dot", [Pure, AllTypesMatch<["acc", "result"]>]> {
     `ieee` exactly, `tf32` on tensor cores with 10-bit mantissas, `tf32x3`
     with the error-compensated three-pass tf32 scheme.
 
+    `x + dot(a, b, zeros)` (what `acc += dot(a, b)` is written as)
+    canonicalizes to `dot(a, b, x)`: the products accumulate straight into
+    `x`, as tensor cores do, instead of into a second accumulator.
+
     ```mlir
     %c = tile.dot %a, %b, %acc input_precision = tf32
         : tensor<64x32xf32>, tensor<32x128xf32> -> tensor<64x128xf32>
@@ -405,6 +409,7 @@ def Tile_DotOp : Tile_Op<"dot", [Pure, AllTypesMatch<["acc", "result"]>]> {
     `:` type($a) `,` type($b) `->` type($result)
   }];
   let hasVerifier = 1;
+  let hasCanonicalizer = 1;
 }
 
 def Tile_ReduceOp : Tile_Op<"reduce", [RecursiveMemoryEffects,

@@ -90,9 +90,23 @@ def TileGPU_MmaEncodingAttr : TileGPU_Attr<"MmaEncoding", "mma",
     ```mlir
     tensor<128x64xf32, #tilegpu.mma<{warpsPerCTA = [4, 1]}>>
     ```
+
+    With `warpgroup = true` (sm_90a) the warps lie along M only, in
+    warpgroups of four: a 64xN block per warpgroup is then exactly the
+    accumulator of `wgmma.mma_async` m64nNk16 (register d_i is the i/4-th
+    8-column block's c(i%4)), so `tilegpu.warpgroup_dot` multiplies into
+    it; a dot whose operands are in registers still runs on mma.sync with
+    the same registers.
+    ```mlir
+    tensor<128x128xf32, #tilegpu.mma<{warpsPerCTA = [8, 1], warpgroup = true}>>
+    ```
   }];
-  let parameters = (ins ArrayRefParameter<"int64_t">:$warpsPerCTA);
-  let assemblyFormat = "`<` `{` `warpsPerCTA` `=` `[` $warpsPerCTA `]` `}` `>`";
+  let parameters = (ins ArrayRefParameter<"int64_t">:$warpsPerCTA,
+                        DefaultValuedParameter<"bool", "false">:$warpgroup);
+  let assemblyFormat = [{
+    `<` `{` `warpsPerCTA` `=` `[` $warpsPerCTA `]`
+        (`,` `warpgroup` `=` $warpgroup^)? `}` `>`
+  }];
   let genVerifyDecl = 1;
 }
 

@@ -104,4 +104,48 @@ def TileGPU_LocalLoadOp : TileGPU_Op<"local_load"> {
   let hasVerifier = 1;
 }
 
+def TileGPU_FenceAsyncSharedOp : TileGPU_Op<"fence_async_shared"> {
+  let summary = "Make this thread's shared-memory writes visible to wgmma";
+  let description = [{
+    Orders the shared-memory writes this thread made before it (stores and
+    completed cp.async copies, both of the generic proxy) before the reads
+    of the async proxy that follow a barrier: `wgmma.mma_async` reads its
+    operands through that proxy (`fence.proxy.async.shared::cta`).
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
+def TileGPU_WarpgroupDotOp
+    : TileGPU_Op<"warpgroup_dot", [AllTypesMatch<["acc", "result"]>]> {
+  let summary = "A dot on wgmma with both operands in shared slots";
+  let description = [{
+    `acc + a * b` where `a` (M x K) is slot `aSlot` of `a` and `b` (K x N)
+    slot `bSlot` of `b`, both laid out as `kiln/Layout/SharedLayout.h`
+    says (A K-major, B N-major), and `acc` has a warpgroup mma layout
+    (sm_90a): each warpgroup issues `wgmma.mma_async` m64nNk16 on its
+    64-row blocks, reading the operands from shared memory through matrix
+    descriptors, and waits for them before the result is used. The caller
+    makes the slots' writes visible to the async proxy
+    (`tilegpu.fence_async_shared`, then a barrier).
+    ```mlir
+    %d = tilegpu.warpgroup_dot %a[%slot], %b[%slot], %acc
+        : memref<3x128x64xbf16, 3>, memref<3x64x128xbf16, 3>,
+          tensor<128x128xf32, #tilegpu.mma<{warpsPerCTA = [4, 1], warpgroup = true}>>
+    ```
+  }];
+  let arguments = (ins TileGPU_SharedBuffer:$a, I32:$aSlot,
+                       TileGPU_SharedBuffer:$b, I32:$bSlot,
+                       Tile_TileOf<[F32]>:$acc);
+  let results = (outs Tile_TileOf<[F32]>:$result);
+  let assemblyFormat = [{
+    $a `[` $aSlot `]` `,` $b `[` $bSlot `]` `,` $acc attr-dict `:`
+    type($a) `,` type($b) `,` type($acc)
+  }];
+  let extraClassDeclaration = [{
+    /// Rows of one wgmma's accumulator, and its K for 16-bit operands.
+    static constexpr int64_t kInstrM = 64, kInstrK = 16;
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // KILN_DIALECT_TILEGPU_IR_TILEGPUOPS_TD

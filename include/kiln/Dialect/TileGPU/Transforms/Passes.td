@@ -34,6 +34,13 @@ def TileAssignLayoutsPass : Pass<"tile-assign-layouts", "mlir::ModuleOp"> {
     reduction or scan, and its operands are converted to
     `#tilegpu.dot_operand`. Any other dot gets a remark saying why it is
     not on tensor cores.
+
+    On sm_90a (`compute-capability=90 arch-specific=1`) an f16 or bf16 dot
+    whose M is a multiple of 16 * num-warps and whose N and K are
+    multiples of 16, with num-warps a multiple of four, gets the warpgroup
+    accumulator (`warpgroup = true`, warps along M), which
+    tile-pipeline-loops hands to wgmma; other dots get a remark saying why
+    they stay on mma.sync.
   }];
   let options = [
     Option<"numWarps", "num-warps", "int64_t", /*default=*/"4",
@@ -41,6 +48,9 @@ def TileAssignLayoutsPass : Pass<"tile-assign-layouts", "mlir::ModuleOp"> {
     Option<"computeCapability", "compute-capability", "int64_t",
            /*default=*/"80",
            "Compute capability of the target (major * 10 + minor)">,
+    Option<"archSpecific", "arch-specific", "bool", /*default=*/"false",
+           "The target has its architecture-specific features (sm_90a: "
+           "wgmma)">,
     Option<"threadsPerWarp", "threads-per-warp", "int64_t", /*default=*/"32",
            "Threads per warp">,
   ];
@@ -94,6 +104,12 @@ def TilePipelineLoopsPass : Pass<"tile-pipeline-loops", "mlir::ModuleOp"> {
     anything else, or the slots would not fit in shared memory.
     `tile.num_stages` on a loop overrides the option; 1 or less turns
     pipelining off.
+
+    A dot whose accumulator has a warpgroup mma layout (sm_90a) and whose
+    operands both come from slots becomes a `tilegpu.warpgroup_dot`, which
+    wgmma runs on the slots in place; the loop then fences the completed
+    copies into the async proxy (`tilegpu.fence_async_shared`) before its
+    barrier. Any other warpgroup dot stays on mma.sync with a remark.
   }];
   let options = [
     Option<"numStages", "num-stages", "int64_t", /*default=*/"3",

@@ -24,13 +24,20 @@ struct MmaChoice {
   int64_t kWidth;
   /// Warps along M and N of the accumulator's layout.
   llvm::SmallVector<int64_t, 2> warpsPerCTA;
+  /// Whether the accumulator is laid out for wgmma (warps along M in
+  /// warpgroups of four), which multiplies operands in shared memory.
+  bool warpgroup = false;
 };
 
 /// How `dot` runs on the tensor cores of a device of compute capability
-/// `capability` with programs of `numWarps` warps, or, when it cannot, why
-/// not (one clause naming the constraint, in `whyNot`).
+/// `capability` (`archSpecific`: its `a` features, such as sm_90a's wgmma)
+/// with programs of `numWarps` warps, or, when it cannot, why not (one
+/// clause naming the constraint, in `whyNot`). On sm_90a a dot wgmma can
+/// take gets the warpgroup layout; why another does not is in `wgmmaWhyNot`.
 std::optional<MmaChoice> chooseMma(tile::DotOp dot, int64_t capability,
-                                   int64_t numWarps, std::string &whyNot);
+                                   bool archSpecific, int64_t numWarps,
+                                   std::string &whyNot,
+                                   std::string &wgmmaWhyNot);
 
 } // namespace kiln::tilegpu
 

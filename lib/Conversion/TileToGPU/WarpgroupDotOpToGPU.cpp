@@ -1,0 +1,208 @@
+//===- WarpgroupDotOpToGPU.cpp - tilegpu.warpgroup_dot on wgmma -----------===//
+//
+// Each warpgroup multiplies its 64-row blocks of the accumulator with
+// `wgmma.mma_async` m64nNk16, reading A (K-major) and B (N-major) from
+// their slots through matrix descriptors (kiln/Layout/MatrixDescriptor.h):
+// a fence, one instruction per (row block, N chunk, K step), a commit, and
+// a wait whose inline assembly redefines every accumulator register, so
+// nothing reads them before the products are in.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Patterns.h"
+#include "SharedTile.h"
+#include "ThreadValues.h"
+
+#include "kiln/Dialect/TileGPU/IR/TileGPUDialect.h"
+#include "kiln/Layout/MatrixDescriptor.h"
+#include "kiln/Layout/MmaLayout.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+
+using namespace mlir;
+using namespace kiln;
+using namespace kiln::tiletogpu;
+
+namespace {
+
+/// N of each wgmma: the widest multiple of B's swizzle span (in elements)
+/// that divides N and is at most 256, so every instruction starts on a
+/// span.
+int64_t chooseInstrN(int64_t n, int64_t spanElements) {
+  int64_t best = spanElements;
+  for (int64_t instrN = spanElements; instrN <= std::min<int64_t>(n, 256);
+       instrN += spanElements)
+    if (n % instrN == 0)
+      best = instrN;
+  return best;
+}
+
+/// The descriptor of the instruction operand that starts `offset` (i32
+/// bytes) into `tile`.
+Value getDescriptor(OpBuilder &b, Location loc, const SharedTile &tile,
+                    Value offset) {
+  Type i64 = b.getI64Type();
+  layout::MatrixDescriptor descriptor =
+      layout::MatrixDescriptor::forStagedTile(tile.layout);
+  Value address = LLVM::PtrToIntOp::create(b, loc, b.getI32Type(),
+                                           tile.address(b, loc, offset));
+  // Start address bits 4-17 (MatrixDescriptor::getAddressBits).
+  Value field = arith::AndIOp::create(
+      b, loc,
+      arith::ShRUIOp::create(b, loc, arith::ExtUIOp::create(b, loc, i64, address),
+                             constantInt(b, loc, i64, 4)),
+      constantInt(b, loc, i64, 0x3fff));
+  return arith::OrIOp::create(
+      b, loc, field,
+      constantInt(b, loc, i64,
+                  static_cast<int64_t>(descriptor.getStrideAndSwizzleBits())));
+}
+
+/// `wgmma.wait_group.sync.aligned 0` that takes and gives back `registers`
+/// (f32), tied: a use of the result cannot move above the wait.
+SmallVector<Value> waitForRegisters(OpBuilder &b, Location loc,
+                                    ArrayRef<Value> registers) {
+  int64_t count = registers.size();
+  std::string constraints;
+  for (int64_t i = 0; i < count; ++i)
+    constraints += (i ? ",=f" : "=f");
+  for (int64_t i = 0; i < count; ++i)
+    constraints += "," + std::to_string(i);
+  Type result = LLVM::LLVMStructType::getLiteral(
+      b.getContext(), SmallVector<Type>(count, b.getF32Type()));
+  auto wait = LLVM::InlineAsmOp::create(
+      b, loc, result, registers, "wgmma.wait_group.sync.aligned 0;",
+      constraints, /*has_side_effects=*/true, /*is_align_stack=*/false,
+      LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(),
+      ArrayAttr());
+  SmallVector<Value> waited;
+  for (int64_t i = 0; i < count; ++i)
+    waited.push_back(
+        LLVM::ExtractValueOp::create(b, loc, wait.getResult(0), i));
+  return waited;
+}
+
+struct WarpgroupDotLowering : OpConversionPattern<tilegpu::WarpgroupDotOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(tilegpu::WarpgroupDotOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto accType = cast<RankedTensorType>(op.getAcc().getType());
+    auto mma = cast<tilegpu::MmaEncodingAttr>(accType.getEncoding());
+    int64_t numWarps = mma.getWarpsPerCTA()[0];
+    MemRefType aBuffer = op.getA().getType(), bBuffer = op.getB().getType();
+    int64_t m = accType.getDimSize(0), n = accType.getDimSize(1),
+            k = aBuffer.getDimSize(2);
+    SharedTile a = getBufferSlot(rewriter, loc, adaptor.getA(), aBuffer,
+                                 adaptor.getASlot());
+    SharedTile b = getBufferSlot(rewriter, loc, adaptor.getB(), bBuffer,
+                                 adaptor.getBSlot());
+    int64_t elementBytes = a.layout.getElementBytes();
+    int64_t instrN =
+        chooseInstrN(n, b.layout.getSwizzleBytes() / elementBytes);
+    constexpr int64_t instrM = tilegpu::WarpgroupDotOp::kInstrM,
+                      instrK = tilegpu::WarpgroupDotOp::kInstrK;
+
+    Type element = aBuffer.getElementType();
+    NVVM::WGMMATypes type =
+        element.isF16() ? NVVM::WGMMATypes::f16 : NVVM::WGMMATypes::bf16;
+    Type i32 = rewriter.getI32Type();
+    auto c32 = [&](int64_t v) { return constantInt(rewriter, loc, i32, v); };
+    // Warpgroup g's row blocks start at 64g + 16 * numWarps * i (the
+    // accumulator's repeats along M).
+    Value warpgroup = arith::DivUIOp::create(
+        rewriter, loc, getLaneAndWarp(rewriter, loc).second, c32(4));
+    Value groupRow = arith::MulIOp::create(rewriter, loc, warpgroup, c32(instrM));
+    int64_t rowBlocks = m / (16 * numWarps);
+    int64_t nBlocks = n / layout::MmaLayout::kInstrN;
+    int64_t perInstr = instrN / layout::MmaLayout::kInstrN *
+                       layout::MmaLayout::kAccRegisters;
+
+    SmallVector<Value> acc;
+    for (int64_t reg = 0, e = getNumRegisters(accType); reg < e; ++reg)
+      acc.push_back(extractRegister(rewriter, loc, adaptor.getAcc(), reg));
+    Type accStruct = LLVM::LLVMStructType::getLiteral(
+        rewriter.getContext(), SmallVector<Type>(perInstr, rewriter.getF32Type()));
+    auto shape = NVVM::MMAShapeAttr::get(rewriter.getContext(), instrM, instrN,
+                                         instrK);
+    NVVM::WgmmaFenceAlignedOp::create(rewriter, loc);
+    for (int64_t i = 0; i < rowBlocks; ++i) {
+      Value row = arith::AddIOp::create(rewriter, loc, groupRow,
+                                        c32(i * 16 * numWarps));
+      for (int64_t n0 = 0; n0 < n; n0 += instrN) {
+        // This instruction's registers: the accumulator's 8-column blocks
+        // n0 / 8 ... of row repeat i, four registers each.
+        int64_t first = (i * nBlocks + n0 / layout::MmaLayout::kInstrN) *
+                        layout::MmaLayout::kAccRegisters;
+        Value d = LLVM::UndefOp::create(rewriter, loc, accStruct);
+        for (int64_t r = 0; r < perInstr; ++r)
+          d = LLVM::InsertValueOp::create(rewriter, loc, d, acc[first + r], r);
+        for (int64_t k0 = 0; k0 < k; k0 += instrK) {
+          // A's rows from `row`, at K k0; B's K rows from k0, at N n0.
+          Value aOffset = arith::AddIOp::create(
+              rewriter, loc,
+              arith::MulIOp::create(rewriter, loc, row,
+                                    c32(a.layout.getSwizzleBytes())),
+              c32(a.layout.getLinearByteOffset(0, k0)));
+          Value aDescriptor = getDescriptor(rewriter, loc, a, aOffset);
+          Value bDescriptor = getDescriptor(
+              rewriter, loc, b, c32(b.layout.getLinearByteOffset(k0, n0)));
+          d = NVVM::WgmmaMmaAsyncOp::create(
+              rewriter, loc, accStruct, d, aDescriptor, bDescriptor, shape,
+              NVVM::WGMMATypesAttr::get(rewriter.getContext(), type),
+              NVVM::WGMMATypesAttr::get(rewriter.getContext(), type),
+              NVVM::WGMMATypesAttr::get(rewriter.getContext(),
+                                        NVVM::WGMMATypes::f32),
+              NVVM::WGMMAScaleOutAttr::get(rewriter.getContext(),
+                                           NVVM::WGMMAScaleOut::one),
+              NVVM::WGMMAScaleInAttr::get(rewriter.getContext(),
+                                          NVVM::WGMMAScaleIn::one),
+              NVVM::WGMMAScaleInAttr::get(rewriter.getContext(),
+                                          NVVM::WGMMAScaleIn::one),
+              // A is K-major (row); B is N-major, the transposed form.
+              NVVM::MMALayoutAttr::get(rewriter.getContext(),
+                                       NVVM::MMALayout::row),
+              NVVM::MMALayoutAttr::get(rewriter.getContext(),
+                                       NVVM::MMALayout::row),
+              NVVM::MMAIntOverflowAttr());
+        }
+        for (int64_t r = 0; r < perInstr; ++r)
+          acc[first + r] = LLVM::ExtractValueOp::create(rewriter, loc, d, r);
+      }
+    }
+    NVVM::WgmmaGroupSyncAlignedOp::create(rewriter, loc);
+    rewriter.replaceOp(
+        op, fromRegisters(rewriter, loc,
+                          cast<VectorType>(adaptor.getAcc().getType()),
+                          waitForRegisters(rewriter, loc, acc)));
+    return success();
+  }
+};
+
+struct FenceAsyncSharedLowering
+    : OpConversionPattern<tilegpu::FenceAsyncSharedOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(tilegpu::FenceAsyncSharedOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<NVVM::FenceProxyOp>(
+        op,
+        NVVM::ProxyKindAttr::get(op.getContext(), NVVM::ProxyKind::async_shared),
+        NVVM::SharedSpaceAttr::get(op.getContext(),
+                                   NVVM::SharedSpace::shared_cta));
+    return success();
+  }
+};
+
+} // namespace
+
+void kiln::tiletogpu::populateWarpgroupDotOpToGPUPatterns(
+    const TypeConverter &converter, RewritePatternSet &patterns) {
+  patterns.add<WarpgroupDotLowering, FenceAsyncSharedLowering>(
+      converter, patterns.getContext());
+}

@@ -1,0 +1,39 @@
+// RUN: kiln-opt %s -kiln-convert-tile-to-gpu | FileCheck %s
+
+// A 128x128x64 bf16 warpgroup dot with eight warps: each of the two
+// warpgroups (warp / 4) takes the 64 rows from 64 * warpgroup, one
+// m64n128k16 per K step. Its descriptors: A (128 x 64, rows of 128 bytes,
+// 128-byte swizzle) starts at row * 128 + 2 * k0 with LBO 16384 (a slab),
+// SBO 1024 (8 rows) and mode 1: the constant bits 1024 << 16 | 64 << 32 |
+// 1 << 62; B (64 x 128: two 64-column slabs of 8 KiB) starts at k0 * 128
+// with LBO 8192: 512 << 16 | 64 << 32 | 1 << 62. The wait hands the 64
+// accumulator registers back through tied operands.
+// CHECK: llvm.mlir.global internal @__kiln_shared() {addr_space = 3 : i32, alignment = 1024 : i64}
+// CHECK-LABEL: gpu.func @wgmma
+// CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK: %[[WARPGROUP:.*]] = arith.divui %{{.*}}, %c4_i32
+// CHECK: %[[ROW:.*]] = arith.muli %[[WARPGROUP]], %c64_i32
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK: arith.muli %{{.*}}, %c128_i32
+// CHECK: arith.constant 4611686293372403712 : i64
+// CHECK: arith.constant 4611686293338849280 : i64
+// CHECK: nvvm.wgmma.mma_async %{{.*}}, %{{.*}}, %{{.*}}, <m = 64, n = 128, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <row>] : !llvm.struct<(f32,
+// CHECK: %[[K1:.*]] = arith.constant 2048 : i32
+// CHECK: llvm.getelementptr %{{.*}}[%[[K1]]]
+// CHECK-COUNT-3: nvvm.wgmma.mma_async
+// CHECK-NOT: nvvm.wgmma.mma_async
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK: llvm.inline_asm has_side_effects "wgmma.wait_group.sync.aligned 0;", "=f,{{(=f,)+}}0,1,2,{{.*}},62,63"
+#wg = #tilegpu.mma<{warpsPerCTA = [8, 1], warpgroup = true}>
+module attributes {tilegpu.num_warps = 8 : i64} {
+func.func @wgmma(%c: !tile.ptr<f32>, %s: i32) {
+  %a = tilegpu.local_alloc : memref<2x128x64xbf16, 3>
+  %b = tilegpu.local_alloc : memref<2x64x128xbf16, 3>
+  %zero = arith.constant dense<0.0> : tensor<128x128xf32, #wg>
+  tilegpu.fence_async_shared
+  %d = tilegpu.warpgroup_dot %a[%s], %b[%s], %zero : memref<2x128x64xbf16, 3>, memref<2x64x128xbf16, 3>, tensor<128x128xf32, #wg>
+  %p = tile.splat %c : !tile.ptr<f32> -> tensor<128x128x!tile.ptr<f32>, #wg>
+  tile.store %p, %d : tensor<128x128x!tile.ptr<f32>, #wg>, tensor<128x128xf32, #wg>
+  return
+}
+}

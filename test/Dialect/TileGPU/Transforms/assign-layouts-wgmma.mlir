@@ -1,0 +1,42 @@
+// RUN: kiln-opt %s -split-input-file -tile-assign-layouts="compute-capability=90 arch-specific=1" -verify-diagnostics | FileCheck %s
+// RUN: kiln-opt %s -split-input-file -tile-assign-layouts="compute-capability=90" | FileCheck %s --check-prefix=SM90
+
+// On sm_90a an f16 or bf16 dot that wgmma can take gets the warpgroup
+// accumulator: the four warps along M (one warpgroup per 64 rows), its
+// operands still converted to dot operands (tile-pipeline-loops then hands
+// their slots to wgmma). Plain sm_90 has no wgmma: mma.sync's 2x2 warps.
+// CHECK-DAG: #[[$WG:.*]] = #tilegpu.mma<{warpsPerCTA = [4, 1], warpgroup = true}>
+// CHECK-DAG: #[[$A:.*]] = #tilegpu.dot_operand<{opIdx = 0, parent = #[[$WG]], kWidth = 2}>
+// CHECK-LABEL: func.func @bf16
+// CHECK: tile.dot %{{.*}}, %{{.*}}, %{{.*}} : tensor<64x32xbf16, #[[$A]]>, tensor<32x64xbf16, #{{.*}}> -> tensor<64x64xf32, #[[$WG]]>
+// SM90: #tilegpu.mma<{warpsPerCTA = [2, 2]}>
+// SM90-NOT: warpgroup
+func.func @bf16(%a: tensor<64x32xbf16>, %b: tensor<32x64xbf16>, %c: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  %d = tile.dot %a, %b, %c : tensor<64x32xbf16>, tensor<32x64xbf16> -> tensor<64x64xf32>
+  return %d : tensor<64x64xf32>
+}
+
+// -----
+
+// Dots wgmma cannot take stay on mma.sync and say why.
+func.func @rows(%a: tensor<32x32xf16>, %b: tensor<32x64xf16>, %c: tensor<32x64xf32>) -> tensor<32x64xf32> {
+  // expected-remark @+1 {{on mma.sync, not wgmma: M = 32 is not a multiple of 64: each of the 1 warpgroups takes 64-row blocks}}
+  %d = tile.dot %a, %b, %c : tensor<32x32xf16>, tensor<32x64xf16> -> tensor<32x64xf32>
+  return %d : tensor<32x64xf32>
+}
+
+// -----
+
+func.func @columns(%a: tensor<64x32xf16>, %b: tensor<32x8xf16>, %c: tensor<64x8xf32>) -> tensor<64x8xf32> {
+  // expected-remark @+1 {{on mma.sync, not wgmma: N = 8 and K = 32 are not both multiples of 16 (swizzled operand rows, K of one wgmma)}}
+  %d = tile.dot %a, %b, %c : tensor<64x32xf16>, tensor<32x8xf16> -> tensor<64x8xf32>
+  return %d : tensor<64x8xf32>
+}
+
+// -----
+
+func.func @tf32(%a: tensor<64x32xf32>, %b: tensor<32x64xf32>, %c: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  // expected-remark @+1 {{on mma.sync, not wgmma: wgmma here multiplies f16 and bf16 operands}}
+  %d = tile.dot %a, %b, %c input_precision = tf32 : tensor<64x32xf32>, tensor<32x64xf32> -> tensor<64x64xf32>
+  return %d : tensor<64x64xf32>
+}
