@@ -318,7 +318,8 @@ def kiln_gpu(kernel, args: tuple, constexprs: dict) -> dict:
             with GPUBinary(module, CHIP, NUM_WARPS, NUM_STAGES) as binary:
                 cache.store(cache.key(str(module), CHIP, NUM_WARPS,
                                       NUM_STAGES), binary.ptx, binary.cubin,
-                            binary.threads_per_block)
+                            binary.threads_per_block,
+                            binary.dynamic_shared_bytes)
                 return binary.metadata(kernel.__name__)
 
     def compile_cold():

@@ -55,13 +55,15 @@ def torch_time(fn, repeats: int = REPEATS) -> float:
 
 
 def kiln_time(kiln_run: str, kernel: str, grid: tuple[int, ...],
-              args: list[str], source: Path | None = None) -> float:
+              args: list[str], source: Path | None = None,
+              num_warps: int = 4) -> float:
     """Median seconds of a launch of an example kernel (or of `source`),
     from kiln-run."""
     source = source or ROOT / "docs" / "examples" / f"{kernel}.mlir"
     command = [kiln_run, str(source),
                f"--kernel={kernel}", "--target=gpu", "--check=none",
-               f"--repeat={REPEATS}", "--grid=" + ",".join(map(str, grid))]
+               f"--repeat={REPEATS}", "--grid=" + ",".join(map(str, grid)),
+               f"--num-warps={num_warps}"]
     command += [f"--arg={a}" for a in args]
     result = subprocess.run(command, capture_output=True, text=True)
     if result.returncode != 0:
@@ -227,19 +229,37 @@ def overhead_table(times: dict[str, dict[str, float]],
     return lines
 
 
+# Kiln's matmul examples: kernel, block of C (square), K step, warps.
+MATMUL_BLOCKINGS = [("matmul", 64, 32, 4), ("matmul_large", 128, 64, 8)]
+
+
 def matmul_rates(torch, kiln_run: str, out: Path) -> list[dict]:
     """TFLOP/s of fp16 and bf16 matmuls (fp32 accumulation) at 1024, 4096
-    and 8192: Kiln's docs/examples/matmul.mlir (64x64x32 blocks, tensor
-    cores, 3-stage cp.async pipeline; its bf16 twin written next to the
-    results) through kiln-run, torch.matmul (cuBLAS) and, where installed,
-    a Triton kernel with the same blocking, in the same run."""
-    bf16_source = out / "matmul_bf16.mlir"
-    bf16_source.write_text((ROOT / "docs" / "examples" / "matmul.mlir")
-                           .read_text().replace("f16", "bf16"))
+    and 8192 for each of MATMUL_BLOCKINGS: Kiln's docs/examples/matmul.mlir
+    (64x64x32 blocks, 4 warps) and matmul_large.mlir (128x128x64, 8 warps;
+    wgmma on sm_90a), tensor cores, 3-stage cp.async pipeline (their bf16
+    twins written next to the results), through kiln-run; torch.matmul
+    (cuBLAS) and, where installed, a Triton kernel with the same blocking,
+    in the same run."""
     try:
         triton_matmul = suite_kernels().triton_matmul
     except Exception:  # no Triton column, as without Triton
         triton_matmul = None
+    rows = []
+    for kernel, block, step, warps in MATMUL_BLOCKINGS:
+        rows += blocking_rates(torch, kiln_run, out, triton_matmul, kernel,
+                               block, step, warps)
+    return rows
+
+
+def blocking_rates(torch, kiln_run: str, out: Path, triton_matmul,
+                   kernel: str, block: int, step: int,
+                   warps: int) -> list[dict]:
+    """matmul_rates for one blocking."""
+    bf16_source = out / f"{kernel}_bf16.mlir"
+    bf16_source.write_text((ROOT / "docs" / "examples" / f"{kernel}.mlir")
+                           .read_text().replace("f16", "bf16"))
+    blocks = f"{block}x{block}x{step}, {warps} warps"
     rows = []
     for (size, name) in [(s, n) for n in ("f16", "bf16")
                          for s in (1024, 4096, 8192)]:
@@ -248,25 +268,27 @@ def matmul_rates(torch, kiln_run: str, out: Path) -> list[dict]:
         a = torch.randn(size, size, device="cuda", dtype=dtype)
         b = torch.randn(size, size, device="cuda", dtype=dtype)
         # A and B read once, the fp32 C written once.
-        row = {"size": size, "dtype": name, "flops": flops,
+        row = {"size": size, "dtype": name, "blocks": blocks, "flops": flops,
                "bytes": 8 * size * size,
                "torch_s": torch_time(lambda: torch.matmul(a, b), 20)}
         try:
             row["kiln_s"] = kiln_time(
-                kiln_run, "matmul", (size // 64, size // 64),
+                kiln_run, kernel, (size // block, size // block),
                 [f"{name}[{size * size}]=rand", f"{name}[{size * size}]=rand",
                  f"f32[{size * size}]=zeros", f"i32={size}", f"i32={size}",
                  f"i32={size}"],
-                None if name == "f16" else bf16_source)
+                None if name == "f16" else bf16_source, warps)
         except Exception as error:  # reported, and the suite goes on
             row["kiln_error"] = str(error)[-500:]
         if triton_matmul is not None:
             c = torch.empty(size, size, device="cuda", dtype=torch.float32)
-            grid = (size // 64, size // 64)
+            grid = (size // block, size // block)
             try:
                 row["triton_s"] = torch_time(
                     lambda: triton_matmul[grid](a, b, c, size, size, size,
-                                                BM=64, BN=64, BK=32), 20)
+                                                BM=block, BN=block, BK=step,
+                                                num_warps=warps,
+                                                num_stages=3), 20)
             except Exception as error:  # a failed cell, not a crash
                 row["triton_error"] = str(error)[-500:]
         rows.append(row)
@@ -277,14 +299,14 @@ def matmul_table(rows: list[dict]) -> list[str]:
     """The matmul rates as Markdown, Kiln as a fraction of cuBLAS."""
     def rate(row, key):
         return f"{row['flops'] / row[key] / 1e12:.1f}" if key in row else "-"
-    lines = ["", "| matmul (fp32 acc.) | Kiln TFLOP/s | torch.matmul "
-             "TFLOP/s | Triton TFLOP/s | Kiln / torch rate |",
-             "|---|---:|---:|---:|---:|"]
+    lines = ["", "| matmul (fp32 acc.) | blocks | Kiln TFLOP/s | "
+             "torch.matmul TFLOP/s | Triton TFLOP/s | Kiln / torch rate |",
+             "|---|---|---:|---:|---:|---:|"]
     for row in rows:
         ratio = (f"{row['torch_s'] / row['kiln_s']:.2f}" if "kiln_s" in row
                  else "failed")
         lines.append(f"| {row['dtype']} {row['size']}³ | "
-                     f"{rate(row, 'kiln_s')} | "
+                     f"{row['blocks']} | {rate(row, 'kiln_s')} | "
                      f"{rate(row, 'torch_s')} | {rate(row, 'triton_s')} | "
                      f"{ratio} |")
     return lines

@@ -69,10 +69,12 @@ def _usable(value) -> bool:
 
 
 def kernel_label(row: dict) -> str:
-    """A row's name in the plot: the kernel, or a matmul's type and size."""
+    """A row's name in the plot: the kernel, or a matmul's type, size and
+    block size."""
     if "kernel" in row:
         return row["kernel"]
-    return f"matmul {row['dtype']} {row['size']}"
+    blocks = f" ({row['blocks'].split(',')[0]})" if "blocks" in row else ""
+    return f"matmul {row['dtype']} {row['size']}{blocks}"
 
 
 def roofline_from_results(results: dict) -> Roofline:

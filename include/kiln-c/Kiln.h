@@ -213,10 +213,12 @@ KILN_C_EXPORT KilnError *kilnGPUBinaryCreate(KilnModule *module,
                                              KilnGPUBinary **binary);
 
 /** A binary from artifacts compiled before (an on-disk cache): `ptx`, and
- * `cubin` (may be empty) for kernels of `threadsPerBlock` threads. */
+ * `cubin` (may be empty) for kernels of `threadsPerBlock` threads that
+ * need `dynamicSharedBytes` of dynamic shared memory. */
 KILN_C_EXPORT KilnError *kilnGPUBinaryCreateFromArtifacts(
     const char *ptx, size_t ptxSize, const char *cubin, size_t cubinSize,
-    unsigned threadsPerBlock, KilnGPUBinary **binary);
+    unsigned threadsPerBlock, unsigned dynamicSharedBytes,
+    KilnGPUBinary **binary);
 
 KILN_C_EXPORT void kilnGPUBinaryDestroy(KilnGPUBinary *binary);
 
@@ -232,6 +234,12 @@ KILN_C_EXPORT KilnError *kilnGPUBinaryGetArtifact(KilnGPUBinary *binary,
 KILN_C_EXPORT unsigned
 kilnGPUBinaryGetThreadsPerBlock(const KilnGPUBinary *binary);
 
+/** Dynamic shared memory, in bytes, every launch of the kernels of `binary`
+ * gives them (0 when their shared memory is static: up to 48 KiB); the
+ * launch raises the kernel's limit to it. */
+KILN_C_EXPORT unsigned
+kilnGPUBinaryGetDynamicSharedBytes(const KilnGPUBinary *binary);
+
 /** A binary loaded on a device, in its primary context (so pointers from
  * PyTorch, CuPy or any other user of that context can be passed). */
 typedef struct KilnCudaModule KilnCudaModule;
@@ -245,7 +253,8 @@ KILN_C_EXPORT KilnError *kilnCudaModuleCreate(KilnGPUBinary *binary,
 KILN_C_EXPORT void kilnCudaModuleDestroy(KilnCudaModule *module);
 
 /** Launches `kernel` on a grid of `grid[0] * grid[1] * grid[2]` programs,
- * each a block of the binary's threads, on `stream` (0: the default
+ * each a block of the binary's threads with its dynamic shared memory, on
+ * `stream` (0: the default
  * stream). `args[i]` points to argument i: a uint64_t device address for a
  * pointer, the value itself for a scalar. Launches the device cannot run are
  * refused before they reach it, naming the limit. Asynchronous: errors of

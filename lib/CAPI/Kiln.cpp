@@ -64,6 +64,7 @@ struct KilnCudaModule {
   std::unique_ptr<kiln::runtime::Device> device;
   std::unique_ptr<kiln::runtime::Module> module;
   unsigned threadsPerBlock;
+  unsigned dynamicSharedBytes;
 };
 
 namespace {
@@ -413,6 +414,7 @@ KilnError *kilnGPUBinaryCreateFromArtifacts(const char *ptx, size_t ptxSize,
                                             const char *cubin,
                                             size_t cubinSize,
                                             unsigned threadsPerBlock,
+                                            unsigned dynamicSharedBytes,
                                             KilnGPUBinary **binary) {
   *binary = nullptr;
   if (!ptxSize || !threadsPerBlock)
@@ -421,6 +423,7 @@ KilnError *kilnGPUBinaryCreateFromArtifacts(const char *ptx, size_t ptxSize,
   artifacts.ptx.assign(ptx, ptxSize);
   artifacts.cubin.assign(cubin ? cubin : "", cubin ? cubinSize : 0);
   artifacts.threadsPerBlock = threadsPerBlock;
+  artifacts.dynamicSharedBytes = dynamicSharedBytes;
   *binary = new KilnGPUBinary{std::move(artifacts)};
   return nullptr;
 }
@@ -448,6 +451,10 @@ unsigned kilnGPUBinaryGetThreadsPerBlock(const KilnGPUBinary *binary) {
   return binary->binary.threadsPerBlock;
 }
 
+unsigned kilnGPUBinaryGetDynamicSharedBytes(const KilnGPUBinary *binary) {
+  return binary->binary.dynamicSharedBytes;
+}
+
 KilnError *kilnCudaModuleCreate(KilnGPUBinary *binary, int ordinal,
                                 KilnCudaModule **module) {
   *module = nullptr;
@@ -462,7 +469,8 @@ KilnError *kilnCudaModuleCreate(KilnGPUBinary *binary, int ordinal,
     return makeError(error);
   *module = new KilnCudaModule{
       std::move(device), std::move(loaded),
-      static_cast<unsigned>(compiled.threadsPerBlock)};
+      static_cast<unsigned>(compiled.threadsPerBlock),
+      static_cast<unsigned>(compiled.dynamicSharedBytes)};
   return nullptr;
 }
 
@@ -475,7 +483,7 @@ KilnError *kilnCudaModuleLaunch(KilnCudaModule *module, const char *kernel,
   std::vector<void *> params(args, args + numArgs);
   if (!module->module->launch(
           kernel, {grid[0], grid[1], grid[2]},
-          {module->threadsPerBlock, 1, 1}, /*sharedBytes=*/0,
+          {module->threadsPerBlock, 1, 1}, module->dynamicSharedBytes,
           reinterpret_cast<kiln::runtime::CUstream>(stream), params, error))
     return makeError(std::move(error));
   return nullptr;

@@ -26,7 +26,7 @@ from kiln import _ffi
 from kiln.errors import KilnError
 
 #: Bumped when the entry format changes.
-_FORMAT = 2
+_FORMAT = 3
 
 
 def directory() -> Path:
@@ -57,9 +57,10 @@ def require_hit(what: str) -> None:
                         f"in the cache ({directory()})")
 
 
-def load(name: str) -> tuple[str, bytes, int] | None:
-    """(PTX, cubin, threads per block) of entry ``name``, or None when there
-    is none; a damaged entry is reported with a warning."""
+def load(name: str) -> tuple[str, bytes, int, int] | None:
+    """(PTX, cubin, threads per block, dynamic shared bytes) of entry
+    ``name``, or None when there is none; a damaged entry is reported with
+    a warning."""
     path = directory() / f"{name}.kiln"
     try:
         data = path.read_bytes()
@@ -76,7 +77,7 @@ def load(name: str) -> tuple[str, bytes, int] | None:
                 hashlib.sha256(body).hexdigest() != header["sha256"]:
             raise ValueError("its contents do not match its header")
         return (body[:ptx_size].decode(), body[ptx_size:],
-                int(header["threads"]))
+                int(header["threads"]), int(header["shared"]))
     except (ValueError, KeyError, UnicodeDecodeError, TypeError) as exc:
         warnings.warn(f"kiln cache entry {path} is damaged ({exc}); "
                       "compiling the kernel again", RuntimeWarning,
@@ -84,12 +85,15 @@ def load(name: str) -> tuple[str, bytes, int] | None:
         return None
 
 
-def store(name: str, ptx: str, cubin: bytes, threads: int) -> bool:
-    """Writes entry ``name`` atomically; False (and no partial file) when
-    the cache directory cannot be written."""
+def store(name: str, ptx: str, cubin: bytes, threads: int,
+          shared: int = 0) -> bool:
+    """Writes entry ``name`` (kernels of ``threads`` threads launched with
+    ``shared`` bytes of dynamic shared memory) atomically; False (and no
+    partial file) when the cache directory cannot be written."""
     ptx_bytes = ptx.encode()
     header = json.dumps({"format": _FORMAT, "ptx": len(ptx_bytes),
                          "cubin": len(cubin), "threads": threads,
+                         "shared": shared,
                          "sha256": hashlib.sha256(ptx_bytes + cubin)
                          .hexdigest()}).encode()
     return write_atomically(directory() / f"{name}.kiln",

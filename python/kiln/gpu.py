@@ -165,9 +165,11 @@ class GPUBinary:
 
     @classmethod
     def from_artifacts(cls, module: Module, chip: str, ptx: str,
-                       cubin: bytes, threads_per_block: int) -> GPUBinary:
+                       cubin: bytes, threads_per_block: int,
+                       dynamic_shared_bytes: int = 0) -> GPUBinary:
         """A binary compiled before (kept by an on-disk cache): the PTX and
-        cubin of ``module``'s kernels for ``chip``."""
+        cubin of ``module``'s kernels for ``chip``, launched with
+        ``dynamic_shared_bytes`` of dynamic shared memory."""
         binary = cls.__new__(cls)
         binary._handle = None
         binary.module = module
@@ -178,7 +180,7 @@ class GPUBinary:
         ptx_bytes = ptx.encode()
         check(_ffi.lib().kilnGPUBinaryCreateFromArtifacts(
             ptx_bytes, len(ptx_bytes), cubin, len(cubin), threads_per_block,
-            ctypes.byref(handle)), KilnError)
+            dynamic_shared_bytes, ctypes.byref(handle)), KilnError)
         binary._handle = handle
         return binary
 
@@ -214,18 +216,26 @@ class GPUBinary:
         return _ffi.lib().kilnGPUBinaryGetThreadsPerBlock(self._handle)
 
     @property
+    def dynamic_shared_bytes(self) -> int:
+        """Dynamic shared memory each launch gives the kernels (0: their
+        shared memory, up to 48 KiB, is static)."""
+        return _ffi.lib().kilnGPUBinaryGetDynamicSharedBytes(self._handle)
+
+    @property
     def sass(self) -> str:
         """The cubin disassembled (empty where cuobjdump is not found)."""
         return disassemble(self.cubin)
 
     def metadata(self, kernel: str) -> KernelMetadata:
         """What ptxas reported of ``kernel``: registers, spills, shared
-        memory. Raises KilnError where ptxas did not run (no cubin)."""
+        memory (static, plus the dynamic shared memory of each launch).
+        Raises KilnError where ptxas did not run (no cubin)."""
         found = _parse_ptxas_log(self.ptxas_log).get(kernel)
         if found is None:
             raise KilnError(f"no ptxas report of kernel '{kernel}' (ptxas "
                             "was not found, or the binary came from the "
                             "cache)")
+        found["shared_memory"] += self.dynamic_shared_bytes
         return KernelMetadata(kernel, self.chip, self.num_warps,
                               self.num_stages, **found)
 

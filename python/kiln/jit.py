@@ -196,7 +196,8 @@ class JITFunction:
         try:
             with GPUBinary(module, chip, num_warps, num_stages) as binary:
                 cache.store(entry, binary.ptx, binary.cubin,
-                            binary.threads_per_block)
+                            binary.threads_per_block,
+                            binary.dynamic_shared_bytes)
                 asm = _Stages(tile=text, llvm=binary.llvm_ir, ptx=binary.ptx,
                               cubin=binary.cubin,
                               **{"ptxas-log": binary.ptxas_log})
@@ -276,7 +277,8 @@ class JITFunction:
                                   f"({num_warps} warps, {num_stages} stages)")
                 binary = GPUBinary(module, chip, num_warps, num_stages)
                 cache.store(entry, binary.ptx, binary.cubin,
-                            binary.threads_per_block)
+                            binary.threads_per_block,
+                            binary.dynamic_shared_bytes)
             return binary.load(ordinal)
 
         return self._compiled(self._gpu_cache, key, types, constants, build)

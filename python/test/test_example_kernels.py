@@ -35,6 +35,7 @@ class Case:
     output: int
     expected: np.ndarray
     tolerance: float
+    warps: int = 4
 
 
 def elementwise(kernel, f, n=100_003, tolerance=1e-6, scalars=()):
@@ -73,14 +74,15 @@ def vector_add_case():
                 x.astype(np.float64) + y.astype(np.float64), 1e-7)
 
 
-def matmul_case():
+def matmul_case(kernel="matmul", block=64, warps=4):
     m, n, k = 200, 150, 300
     rng = np.random.default_rng(5)
     a = rng.standard_normal((m, k)).astype(np.float16)
     b = rng.standard_normal((k, n)).astype(np.float16)
-    return Case("matmul", [a, b, np.zeros((m, n), np.float32), ("i32", m),
-                ("i32", n), ("i32", k)], ((m + 63) // 64, (n + 63) // 64), 2,
-                a.astype(np.float64) @ b.astype(np.float64), 1e-4)
+    return Case(kernel, [a, b, np.zeros((m, n), np.float32), ("i32", m),
+                ("i32", n), ("i32", k)],
+                ((m + block - 1) // block, (n + block - 1) // block), 2,
+                a.astype(np.float64) @ b.astype(np.float64), 1e-4, warps)
 
 
 erf = np.vectorize(math.erf)
@@ -96,6 +98,8 @@ CASES = [
     softmax_case(),
     layer_norm_case(),
     matmul_case(),
+    # 128x128x64 blocks: on sm_90a wgmma from dynamic shared memory.
+    matmul_case("matmul_large", block=128, warps=8),
 ]
 
 
@@ -122,7 +126,8 @@ def test_example_kernel(case: Case, target: str, tmp_path: Path):
     command = [str(KILN_RUN), str(EXAMPLES / f"{case.kernel}.mlir"),
                f"--kernel={case.kernel}",
                "--grid=" + ",".join(map(str, case.grid)),
-               f"--target={target}", f"--tolerance={case.tolerance}"]
+               f"--target={target}", f"--tolerance={case.tolerance}",
+               f"--num-warps={case.warps}"]
     for i, arg in enumerate(case.args):
         if isinstance(arg, np.ndarray):
             path = tmp_path / f"arg{i}.npy"

@@ -676,8 +676,8 @@ def test_disk_cache_entries_are_whole_or_ignored(tmp_path, monkeypatch):
     assert name != cache.key("module {}", "sm_80", 4, 3)
     assert name != cache.key("module {}", "sm_90a", 4, 2)
     assert cache.load(name) is None
-    assert cache.store(name, ".version 8.0", b"\x7fELF-ish", 128)
-    assert cache.load(name) == (".version 8.0", b"\x7fELF-ish", 128)
+    assert cache.store(name, ".version 8.0", b"\x7fELF-ish", 128, 98304)
+    assert cache.load(name) == (".version 8.0", b"\x7fELF-ish", 128, 98304)
     assert [p.name for p in (tmp_path / "cache").iterdir()] == \
         [f"{name}.kiln"]  # no temporary left behind
     # A truncated entry (a crash mid-write elsewhere), a garbled one and
@@ -851,3 +851,49 @@ def test_dlpack_cuda_arrays_launch_through_the_driver():
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["1", "on", "the", "GPU,", "0", "on",
                                      "the", "host"]
+
+
+@needs_stand_in
+def test_big_tiles_launch_with_dynamic_shared_memory():
+    # 128x128x64 f16 blocks, three stages: 96 KiB of slots, more than the
+    # static 48 KiB. The kernel declares its shared memory `.extern`, the
+    # binary says how much, and every launch gives it (the runtime raises
+    # the kernel's limit first); from the cache too.
+    result = run_python("""
+        import ctypes
+        import numpy as np
+        import kiln
+        import kiln.language as kl
+        from test_gpu import FAKE, FakeDeviceArray, tensor_core_matmul
+
+        class Launch(ctypes.Structure):
+            _fields_ = [("grid", ctypes.c_uint * 3), ("block", ctypes.c_uint * 3),
+                        ("shared", ctypes.c_uint), ("max_shared", ctypes.c_int),
+                        ("args", ctypes.c_void_p)]
+        last = ctypes.CDLL(str(FAKE)).fakeCudaLastLaunch
+        last.restype = ctypes.POINTER(Launch)
+        a = FakeDeviceArray(np.zeros((256, 256), np.float16))
+        c = FakeDeviceArray(np.zeros((256, 256), np.float32))
+        args = (c, a, a, 256, 256, 256, 256, 1)
+        meta = dict(BM=128, BN=128, BK=64, PRECISION="ieee", num_warps=8,
+                    num_stages=3)
+        ptx = tensor_core_matmul.asm(*args, chip="sm_90a", **meta)["ptx"]
+        print(".extern .shared .align 1024 .b8 __kiln_shared[];" in ptx,
+              ptx.count("wgmma.mma_async.sync.aligned.m64n128k16"))
+        tensor_core_matmul[(2, 2)](*args, **meta)
+        launch = last().contents
+        print(launch.shared, launch.max_shared, list(launch.block))
+        tensor_core_matmul._gpu_cache.clear()
+        import os
+        os.environ["KILN_REQUIRE_CACHE_HIT"] = "1"
+        tensor_core_matmul[(2, 2)](*args, **meta)
+        print(last().contents.shared)
+        """)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0] == "True 4"
+    slots = 3 * (128 * 64 + 64 * 128) * 2
+    shared, limit, block = lines[1].split(" ", 2)
+    assert int(shared) >= slots and int(limit) == int(shared)
+    assert block == "[256, 1, 1]"
+    assert lines[2] == shared

@@ -109,7 +109,7 @@ int main(void) {
 
   // A kernel compiled for a chip without a GPU; each stage readable.
   // CHECK-LABEL: gpu binary
-  // CHECK-NEXT: 128 threads, ptx has .entry twice: yes
+  // CHECK-NEXT: 128 threads, 0 bytes of dynamic shared memory, ptx has .entry twice: yes
   // CHECK-NEXT: error: no stage 'sass' (llvm, ptx, cubin or ptxas-log)
   // CHECK-NEXT: error: compiling for sm_42 failed
   // CHECK-NEXT: [0] twice.mlir:0:0: unknown chip 'sm_42' (known chips: {{.*}}sm_90a{{.*}})
@@ -134,8 +134,10 @@ int main(void) {
     const char *ptx = NULL;
     size_t size = 0;
     kilnGPUBinaryGetArtifact(binary, "ptx", &ptx, &size);
-    printf("%u threads, ptx has .entry twice: %s\n",
+    printf("%u threads, %u bytes of dynamic shared memory, ptx has .entry "
+           "twice: %s\n",
            kilnGPUBinaryGetThreadsPerBlock(binary),
+           kilnGPUBinaryGetDynamicSharedBytes(binary),
            size && strstr(ptx, ".entry twice") ? "yes" : "no");
     if ((error = kilnGPUBinaryGetArtifact(binary, "sass", &ptx, &size)))
       printError(error);
@@ -149,18 +151,20 @@ int main(void) {
   // A binary from artifacts kept by a cache: they come back as given.
   // CHECK-LABEL: from artifacts
   // CHECK-NEXT: error: a GPU binary needs its PTX and its threads per block
-  // CHECK-NEXT: ptx back: .version 8.0, 64 threads
+  // CHECK-NEXT: ptx back: .version 8.0, 64 threads, 98304 bytes of dynamic shared memory
   printf("from artifacts\n");
   KilnGPUBinary *cached = NULL;
-  if ((error = kilnGPUBinaryCreateFromArtifacts("", 0, NULL, 0, 64, &cached)))
+  if ((error = kilnGPUBinaryCreateFromArtifacts("", 0, NULL, 0, 64, 0,
+                                                &cached)))
     printError(error);
   if (!kilnGPUBinaryCreateFromArtifacts(".version 8.0", 12, NULL, 0, 64,
-                                        &cached)) {
+                                        98304, &cached)) {
     const char *ptx = NULL;
     size_t size = 0;
     kilnGPUBinaryGetArtifact(cached, "ptx", &ptx, &size);
-    printf("ptx back: %.*s, %u threads\n", (int)size, ptx,
-           kilnGPUBinaryGetThreadsPerBlock(cached));
+    printf("ptx back: %.*s, %u threads, %u bytes of dynamic shared memory\n",
+           (int)size, ptx, kilnGPUBinaryGetThreadsPerBlock(cached),
+           kilnGPUBinaryGetDynamicSharedBytes(cached));
     kilnGPUBinaryDestroy(cached);
   }
 

@@ -26,6 +26,7 @@ OwningOpRef<ModuleOp> kiln::extractTileKernels(ModuleOp module) {
 LogicalResult kiln::runPlanOnGPU(func::FuncOp plan, runtime::Device &device,
                                  runtime::Module &kernels,
                                  unsigned threadsPerBlock,
+                                 unsigned dynamicSharedBytes,
                                  ArrayRef<uint64_t> buffers,
                                  std::string &error) {
   DenseMap<Value, uint64_t> values;
@@ -95,8 +96,8 @@ LogicalResult kiln::runPlanOnGPU(func::FuncOp plan, runtime::Device &device,
         static_cast<unsigned>(operands[numBuffers]),
         static_cast<unsigned>(operands[numBuffers + 1]),
         static_cast<unsigned>(operands[numBuffers + 2])};
-    if (!kernels.launch(callee.str(), grid, {threadsPerBlock, 1, 1}, 0,
-                        nullptr, params, error)) {
+    if (!kernels.launch(callee.str(), grid, {threadsPerBlock, 1, 1},
+                        dynamicSharedBytes, nullptr, params, error)) {
       error = where(&op) + error;
       return failure();
     }

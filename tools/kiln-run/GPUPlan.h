@@ -24,12 +24,14 @@ mlir::OwningOpRef<mlir::ModuleOp> extractTileKernels(mlir::ModuleOp module);
 
 /// Runs the launch plan `plan` on `device`: `buffers` are the device
 /// addresses of its inputs, then of its results; its kernels are in
-/// `kernels`, compiled for blocks of `threadsPerBlock` threads. On failure
+/// `kernels`, compiled for blocks of `threadsPerBlock` threads (and
+/// `dynamicSharedBytes` of dynamic shared memory). On failure
 /// `error` says which op of the plan failed and why.
 mlir::LogicalResult runPlanOnGPU(mlir::func::FuncOp plan,
                                  runtime::Device &device,
                                  runtime::Module &kernels,
                                  unsigned threadsPerBlock,
+                                 unsigned dynamicSharedBytes,
                                  llvm::ArrayRef<uint64_t> buffers,
                                  std::string &error);
 

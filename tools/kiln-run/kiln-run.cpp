@@ -677,8 +677,9 @@ static int runOnGPU(ModuleOp module, std::vector<Argument> &args,
   std::array<unsigned, 3> block = {
       static_cast<unsigned>(binary->threadsPerBlock), 1, 1};
   auto launch = [&] {
-    return loaded->launch(kernelName, blocks, block, 0, nullptr, params,
-                          error);
+    return loaded->launch(kernelName, blocks, block,
+                          static_cast<unsigned>(binary->dynamicSharedBytes),
+                          nullptr, params, error);
   };
   if (!launch() || !device->synchronize(error))
     return fail("kernel '" + kernelName + "': " + error);
@@ -759,6 +760,7 @@ static int runArrayOnGPU(ModuleOp module, StringRef plan,
   auto run = [&] {
     return succeeded(kiln::runPlanOnGPU(planOp, *device, *loaded,
                                         binary->threadsPerBlock,
+                                        binary->dynamicSharedBytes,
                                         arrays.addresses, error));
   };
   if (!run() || !device->synchronize(error) ||

@@ -7,6 +7,12 @@
 
 namespace kiln {
 
+/// The gpu.module attribute (i64) giving the dynamic shared memory, in
+/// bytes, that every launch of its kernels must give; absent when their
+/// shared memory is static.
+inline constexpr llvm::StringLiteral kDynamicSharedBytesAttrName =
+    "kiln.dynamic_shared_bytes";
+
 #define GEN_PASS_DECL
 #include "kiln/Conversion/Passes.h.inc"
 

@@ -79,8 +79,17 @@ def ConvertTileToGPUPass : Pass<"kiln-convert-tile-to-gpu", "mlir::ModuleOp"> {
 
     - `tile.dot` on CUDA cores: both operands staged in shared memory, then
       one vector `math.fma` per step of K for all the accumulator
-      registers a thread holds (f16, bf16, f32, f64, i8; tensor cores come
-      later).
+      registers a thread holds (f16, bf16, f32, f64, i8). In the mma
+      layouts: `mma.sync` on dot-operand fragments (ldmatrix from swizzled
+      shared memory), and `tilegpu.warpgroup_dot` as `wgmma.mma_async` on
+      the pipeline's slots.
+
+    - Shared memory: one array for all kernels of the module, the pipeline
+      buffers at its start and every op's scratch after them. Up to 48 KiB
+      it is static; beyond, it is dynamic shared memory (`.extern`), and
+      the gpu.module's `kiln.dynamic_shared_bytes` says how much every
+      launch must give. More than `shared-memory-limit` bytes is an error
+      naming both sizes.
 
     - `tile.scan`: log2(n) rounds of Hillis and Steele through shared
       memory.
@@ -94,6 +103,12 @@ def ConvertTileToGPUPass : Pass<"kiln-convert-tile-to-gpu", "mlir::ModuleOp"> {
     before the conversion starts, with a diagnostic naming the op, the
     reason and the target.
   }];
+  let options = [
+    Option<"sharedMemoryLimit", "shared-memory-limit", "int64_t",
+           /*default=*/"49152",
+           "Shared memory a block of the target may have, in bytes (the "
+           "static 48 KiB unless the launcher gives dynamic shared memory)">,
+  ];
   let dependentDialects = [
     "mlir::arith::ArithDialect",
     "mlir::cf::ControlFlowDialect",

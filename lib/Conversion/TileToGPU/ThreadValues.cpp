@@ -2,6 +2,8 @@
 
 #include "ThreadValues.h"
 
+#include "kiln/Conversion/Passes.h"
+
 #include "kiln/Dialect/Tile/IR/TileDialect.h"
 #include "kiln/Dialect/TileGPU/IR/TileGPUDialect.h"
 #include "kiln/Layout/MmaLayout.h"
@@ -357,6 +359,33 @@ void kiln::tiletogpu::reserveSharedArray(gpu::GPUModuleOp module,
     global.setGlobalType(arrayType);
   if (global.getAlignment().value_or(1) < static_cast<uint64_t>(alignment))
     global.setAlignment(alignment);
+}
+
+LogicalResult kiln::tiletogpu::finishSharedArray(gpu::GPUModuleOp module,
+                                                int64_t limit) {
+  // What a kernel may declare statically (ptxas refuses more).
+  constexpr int64_t kStaticLimit = 48 * 1024;
+  auto global = module.lookupSymbol<LLVM::GlobalOp>(kSharedArrayName);
+  if (!global)
+    return success();
+  int64_t bytes =
+      cast<LLVM::LLVMArrayType>(global.getGlobalType()).getNumElements();
+  if (bytes > limit)
+    return module.emitError()
+           << "target nvptx: the kernels need " << bytes
+           << " bytes of shared memory and a block may have " << limit
+           << " (fewer pipeline stages or smaller blocks need less)";
+  if (bytes <= kStaticLimit)
+    return success();
+  // A zero-length array is NVPTX's `.extern .shared`: its size comes from
+  // the launch.
+  global.setGlobalType(LLVM::LLVMArrayType::get(
+      IntegerType::get(module.getContext(), 8), 0));
+  global.setLinkage(LLVM::Linkage::External);
+  module->setAttr(kDynamicSharedBytesAttrName,
+                  IntegerAttr::get(IntegerType::get(module.getContext(), 64),
+                                   bytes));
+  return success();
 }
 
 Value kiln::tiletogpu::getSharedArray(OpBuilder &b, Location loc,

@@ -96,6 +96,12 @@ llvm::SmallVector<mlir::Value> allocateSharedMemory(mlir::OpBuilder &b,
 mlir::Value allocateSharedMemory(mlir::OpBuilder &b, mlir::Operation *op,
                                  int64_t bytes);
 
+/// Once every op is lowered: checks the shared array against `limit`
+/// bytes, and makes it dynamic shared memory when it is more than the
+/// static 48 KiB (recording its size as kDynamicSharedBytesAttrName).
+mlir::LogicalResult finishSharedArray(mlir::gpu::GPUModuleOp module,
+                                      int64_t limit);
+
 /// Makes the shared array of the kernels of `module` at least `bytes` long
 /// and `alignment`-aligned.
 void reserveSharedArray(mlir::gpu::GPUModuleOp module, int64_t bytes,

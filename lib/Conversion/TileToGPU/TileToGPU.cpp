@@ -316,6 +316,7 @@ void ConvertTileToGPUPass::runOnOperation() {
   populateDebugOpsToGPUPatterns(converter, patterns);
   scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
                                                        target);
-  if (failed(applyPartialConversion(kernels, target, std::move(patterns))))
+  if (failed(applyPartialConversion(kernels, target, std::move(patterns))) ||
+      failed(finishSharedArray(kernels, sharedMemoryLimit)))
     signalPassFailure();
 }

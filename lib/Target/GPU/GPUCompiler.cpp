@@ -2,6 +2,7 @@
 
 #include "kiln/Target/GPU/GPUCompiler.h"
 
+#include "kiln/Conversion/Passes.h"
 #include "kiln/Target/GPU/GPUPipeline.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -27,6 +28,29 @@ int64_t kiln::gpu::getCapabilityOfChip(llvm::StringRef chip) {
   return capability;
 }
 
+int64_t kiln::gpu::getMaxSharedBytesPerBlock(int64_t capability) {
+  switch (capability) {
+  case 70:
+    return 96 * 1024;
+  case 75:
+    return 64 * 1024;
+  case 80:
+  case 87:
+    return 163 * 1024;
+  case 86:
+  case 89:
+  case 120:
+  case 121:
+    return 99 * 1024;
+  case 90:
+  case 100:
+  case 103:
+    return 227 * 1024;
+  default:
+    return 48 * 1024;
+  }
+}
+
 LogicalResult kiln::gpu::lowerTileKernels(ModuleOp module, int64_t numWarps,
                                           llvm::StringRef chip,
                                           int64_t numStages) {
@@ -40,6 +64,8 @@ LogicalResult kiln::gpu::lowerTileKernels(ModuleOp module, int64_t numWarps,
   options.numWarps = numWarps;
   options.computeCapability = getCapabilityOfChip(chip);
   options.archSpecific = chip.ends_with("a");
+  options.sharedMemoryLimit =
+      getMaxSharedBytesPerBlock(options.computeCapability);
   options.numStages = numStages;
   buildGPULoweringPipeline(pm, options);
   return pm.run(module);
@@ -57,6 +83,11 @@ kiln::gpu::compileForGPU(ModuleOp module, const GPUCompileOptions &options) {
     return failure();
   GPUBinary binary;
   binary.threadsPerBlock = options.numWarps * 32;
+  module.walk([&](mlir::gpu::GPUModuleOp kernels) {
+    if (auto bytes =
+            kernels->getAttrOfType<IntegerAttr>(kDynamicSharedBytesAttrName))
+      binary.dynamicSharedBytes = bytes.getInt();
+  });
   llvm::LLVMContext llvmContext;
   FailureOr<std::unique_ptr<llvm::Module>> llvmModule =
       nvptx::translateToLLVMIR(module, llvmContext, options.target);

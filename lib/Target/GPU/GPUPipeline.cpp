@@ -50,9 +50,12 @@ void kiln::gpu::buildGPULoweringPipeline(OpPassManager &pm,
   if (options.computeCapability >= 80) {
     tilegpu::TilePipelineLoopsPassOptions pipeline;
     pipeline.numStages = options.numStages;
+    pipeline.sharedMemoryLimit = options.sharedMemoryLimit;
     pm.addPass(tilegpu::createTilePipelineLoopsPass(pipeline));
   }
-  pm.addPass(createConvertTileToGPUPass());
+  ConvertTileToGPUPassOptions conversion;
+  conversion.sharedMemoryLimit = options.sharedMemoryLimit;
+  pm.addPass(createConvertTileToGPUPass(conversion));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   OpPassManager &kernels = pm.nest<mlir::gpu::GPUModuleOp>();

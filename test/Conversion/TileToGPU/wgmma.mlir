@@ -1,4 +1,5 @@
-// RUN: kiln-opt %s -kiln-convert-tile-to-gpu | FileCheck %s
+// RUN: kiln-opt %s -kiln-convert-tile-to-gpu=shared-memory-limit=232448 | FileCheck %s
+// RUN: not kiln-opt %s -kiln-convert-tile-to-gpu 2>&1 | FileCheck %s --check-prefix=LIMIT
 
 // A 128x128x64 bf16 warpgroup dot with eight warps: each of the two
 // warpgroups (warp / 4) takes the 64 rows from 64 * warpgroup, one
@@ -8,7 +9,12 @@
 // 1 << 62; B (64 x 128: two 64-column slabs of 8 KiB) starts at k0 * 128
 // with LBO 8192: 512 << 16 | 64 << 32 | 1 << 62. The wait hands the 64
 // accumulator registers back through tied operands.
-// CHECK: llvm.mlir.global internal @__kiln_shared() {addr_space = 3 : i32, alignment = 1024 : i64}
+// The two 32 KiB buffers are more than the static 48 KiB: the shared array
+// is dynamic (a zero-length external array, `.extern .shared` in PTX), and
+// the module says how much each launch gives. Where a block may have only
+// 48 KiB (the pass's default), that is an error naming both sizes.
+// CHECK: gpu.module @kiln attributes {kiln.dynamic_shared_bytes = 65536 : i64
+// CHECK: llvm.mlir.global external @__kiln_shared() {addr_space = 3 : i32, alignment = 1024 : i64} : !llvm.array<0 x i8>
 // CHECK-LABEL: gpu.func @wgmma
 // CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
 // CHECK: %[[WARPGROUP:.*]] = arith.divui %{{.*}}, %c4_i32
@@ -24,6 +30,7 @@
 // CHECK-NOT: nvvm.wgmma.mma_async
 // CHECK: nvvm.wgmma.commit.group.sync.aligned
 // CHECK: llvm.inline_asm has_side_effects "wgmma.wait_group.sync.aligned 0;", "=f,{{(=f,)+}}0,1,2,{{.*}},62,63"
+// LIMIT: error: target nvptx: the kernels need 65536 bytes of shared memory and a block may have 49152 (fewer pipeline stages or smaller blocks need less)
 #wg = #tilegpu.mma<{warpsPerCTA = [8, 1], warpgroup = true}>
 module attributes {tilegpu.num_warps = 8 : i64} {
 func.func @wgmma(%c: !tile.ptr<f32>, %s: i32) {

@@ -42,6 +42,9 @@ struct GPUBinary {
   std::string ptxasLog;
   /// Threads per block every kernel was compiled for.
   int64_t threadsPerBlock = 0;
+  /// Dynamic shared memory every launch must give (0: the kernels' shared
+  /// memory is static).
+  int64_t dynamicSharedBytes = 0;
 };
 
 /// Whether `module` still holds tile kernels (func.func) to lower, rather
@@ -58,6 +61,11 @@ mlir::LogicalResult lowerTileKernels(mlir::ModuleOp module, int64_t numWarps,
 /// The compute capability (major * 10 + minor) of `chip`, e.g. 90 for
 /// sm_90a.
 int64_t getCapabilityOfChip(llvm::StringRef chip);
+
+/// Shared memory a block may opt in to on a device of compute capability
+/// `capability` (the CUDA programming guide's table: 227 KiB on 9.0,
+/// 163 KiB on 8.0, 99 KiB on 8.6), or the static 48 KiB where unknown.
+int64_t getMaxSharedBytesPerBlock(int64_t capability);
 
 /// Compiles `module` (tile kernels, or already lowered) for `options`.
 /// Diagnostics go to the module's context; the returned failure has been

@@ -25,6 +25,11 @@ struct GPULoweringOptions : mlir::PassPipelineOptions<GPULoweringOptions> {
       llvm::cl::desc("The target has its architecture-specific features "
                      "(sm_90a: wgmma)"),
       llvm::cl::init(false)};
+  Option<int64_t> sharedMemoryLimit{
+      *this, "shared-memory-limit",
+      llvm::cl::desc("Shared memory a block of the target may have, in "
+                     "bytes; beyond 48 KiB kernels use dynamic shared memory"),
+      llvm::cl::init(48 * 1024)};
   Option<int64_t> numStages{
       *this, "num-stages",
       llvm::cl::desc("Slots of the software pipeline of loops feeding "

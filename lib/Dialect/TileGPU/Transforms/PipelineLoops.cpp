@@ -34,9 +34,13 @@ using namespace mlir;
 using namespace kiln;
 using namespace kiln::tilegpu;
 
-/// Shared memory the slots of one loop may take: the static 48 KiB, less
-/// room for the scratch of the kernel's other ops.
-static constexpr int64_t kSlotBudgetBytes = 40 * 1024;
+/// Shared memory the slots of one loop may take, of `limit` bytes per
+/// block: room is left for the scratch of the kernel's other ops (an
+/// epilogue's layout conversion of a 128x128 f32 tile takes 64 KiB), and
+/// the static 48 KiB less 8 always fit.
+static int64_t getSlotBudget(int64_t limit) {
+  return std::max<int64_t>(40 * 1024, limit - 64 * 1024);
+}
 
 namespace {
 
@@ -88,7 +92,7 @@ static int64_t getCopyBytes(AxisInfoAnalysis &axisInfo, tile::LoadOp load) {
 
 /// Why `loop` cannot be pipelined with `stages` slots, or its plan.
 static FailureOr<LoopPlan> planLoop(scf::ForOp loop, int64_t stages,
-                                    AxisInfoAnalysis &axisInfo,
+                                    int64_t budget, AxisInfoAnalysis &axisInfo,
                                     std::string &whyNot) {
   LoopPlan plan;
   Block *body = loop.getBody();
@@ -131,10 +135,10 @@ static FailureOr<LoopPlan> planLoop(scf::ForOp loop, int64_t stages,
     whyNot = "no load there feeds a dot operand";
     return failure();
   }
-  if (slotBytes * stages > kSlotBudgetBytes) {
+  if (slotBytes * stages > budget) {
     whyNot = llvm::formatv("{0} stages of {1} bytes do not fit the {2} bytes "
                            "of shared memory they may take",
-                           stages, slotBytes, kSlotBudgetBytes)
+                           stages, slotBytes, budget)
                  .str();
     return failure();
   }
@@ -383,7 +387,8 @@ void TilePipelineLoopsPass::runOnOperation() {
     }
     AxisInfoAnalysis axisInfo;
     std::string whyNot;
-    FailureOr<LoopPlan> plan = planLoop(loop, stages, axisInfo, whyNot);
+    FailureOr<LoopPlan> plan = planLoop(
+        loop, stages, getSlotBudget(sharedMemoryLimit), axisInfo, whyNot);
     if (failed(plan)) {
       loop.emitRemark() << "not pipelined: " << whyNot;
       continue;

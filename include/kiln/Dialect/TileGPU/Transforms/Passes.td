@@ -101,7 +101,8 @@ def TilePipelineLoopsPass : Pass<"tile-pipeline-loops", "mlir::ModuleOp"> {
     is computed ahead too. A loop is left as it is, with a remark naming
     the reason, when a load's `other` is not zero, its rows are not
     contiguous in 4-, 8- or 16-byte pieces, that computation is used by
-    anything else, or the slots would not fit in shared memory.
+    anything else, or the slots would not fit in shared memory (all but
+    64 KiB of `shared-memory-limit`, at least 40 KiB).
     `tile.num_stages` on a loop overrides the option; 1 or less turns
     pipelining off.
 
@@ -114,6 +115,11 @@ def TilePipelineLoopsPass : Pass<"tile-pipeline-loops", "mlir::ModuleOp"> {
   let options = [
     Option<"numStages", "num-stages", "int64_t", /*default=*/"3",
            "Slots per pipelined load (loads in flight + 1)">,
+    Option<"sharedMemoryLimit", "shared-memory-limit", "int64_t",
+           /*default=*/"49152",
+           "Shared memory a block of the target may have, in bytes: a "
+           "loop's slots may take all but 64 KiB of it (for the scratch "
+           "of other ops), and at least 40 KiB">,
   ];
   let dependentDialects = ["::kiln::tilegpu::TileGPUDialect",
                            "::mlir::gpu::GPUDialect"];
