@@ -13,13 +13,11 @@
 //  - with sync: the launches and the stream's synchronize;
 //  - device: the time between events recorded before and after the
 //    launches, the device's rate of back-to-back launches;
-// for two paths: Module::launch (the runtime: limits checked, the kernel
-// looked up in its cache under a lock) and cuLaunchKernel called directly
-// on the function the runtime looked up (the driver alone).
-//
-// CUDA graphs are not measured here: the runtime has no stream capture or
-// graph launch. bench/gpu_suite.py times Kiln kernels in graphs that
-// PyTorch captures.
+// for three paths: Module::launch (the runtime: limits checked, the kernel
+// looked up in its cache under a lock), cuLaunchKernel called directly on
+// the function the runtime looked up (the driver alone), and Graph::launch
+// of a CUDA graph holding --graph-kernels launches captured from
+// Module::launch (Stream::capture), per kernel in the graph.
 //
 // Without a CUDA driver or device it says so in one line and exits with 77.
 //
@@ -60,6 +58,10 @@ static cl::opt<unsigned> repeat("repeat",
                                 cl::desc("Times each row is measured (the "
                                          "median is reported)"),
                                 cl::init(5));
+static cl::opt<unsigned> graphKernels("graph-kernels",
+                                      cl::desc("Launches captured in each "
+                                               "CUDA graph"),
+                                      cl::init(100));
 static cl::opt<std::string> jsonFile("json",
                                      cl::desc("Also write the results as "
                                               "JSON to this file"),
@@ -72,8 +74,6 @@ static constexpr unsigned kThreadsPerBlock = 128;
 static constexpr unsigned kWarmUpLaunches = 10;
 /// Exit status when there is no GPU, as kiln-run's.
 static constexpr int kNoGPU = 77;
-static constexpr const char *kNoGraphs =
-    "not measured: Kiln's runtime has no stream capture or graph launch";
 
 namespace {
 /// Medians, in microseconds per launch, of one kernel launched one way.
@@ -96,10 +96,12 @@ static double median(std::vector<double> values) {
   return values[values.size() / 2];
 }
 
-/// Times `launch` (one launch; false with `error` set on failure) on
-/// `stream` as the file comment says, into `row`.
+/// Times `launch` (one call, which launches `kernelsPerCall` kernels;
+/// false with `error` set on failure) on `stream` as the file comment
+/// says, into `row`, per kernel.
 static bool timeLaunches(rt::Device &device, rt::Stream &stream,
-                         llvm::function_ref<bool()> launch, Row &row,
+                         llvm::function_ref<bool()> launch,
+                         unsigned kernelsPerCall, Row &row,
                          std::string &error) {
   using Clock = std::chrono::steady_clock;
   std::unique_ptr<rt::Event> start = device.createEvent(error);
@@ -111,16 +113,18 @@ static bool timeLaunches(rt::Device &device, rt::Stream &stream,
       return false;
   if (!stream.synchronize(error))
     return false;
-  auto perLaunch = [](Clock::duration duration) {
+  const unsigned calls = std::max(1u, launches / kernelsPerCall);
+  const double kernels = double(calls) * kernelsPerCall;
+  auto perLaunch = [&](Clock::duration duration) {
     return std::chrono::duration<double, std::micro>(duration).count() /
-           launches;
+           kernels;
   };
   std::vector<double> host, sync, onDevice;
   for (unsigned r = 0; r < repeat; ++r) {
     if (!start->record(stream.get(), error))
       return false;
     Clock::time_point begin = Clock::now();
-    for (unsigned i = 0; i < launches; ++i)
+    for (unsigned i = 0; i < calls; ++i)
       if (!launch())
         return false;
     Clock::time_point enqueued = Clock::now();
@@ -132,7 +136,7 @@ static bool timeLaunches(rt::Device &device, rt::Stream &stream,
       return false;
     host.push_back(perLaunch(enqueued - begin));
     sync.push_back(perLaunch(done - begin));
-    onDevice.push_back(milliseconds * 1e3 / launches);
+    onDevice.push_back(milliseconds * 1e3 / kernels);
   }
   row.hostMicroseconds = median(host);
   row.syncMicroseconds = median(sync);
@@ -159,7 +163,7 @@ static bool measureKernel(rt::CudaDriver &driver, rt::Device &device,
             return module->launch(name, grid, block, /*sharedBytes=*/0,
                                   stream.get(), params, error);
           },
-          runtime, error))
+          1, runtime, error))
     return false;
   rows.push_back(runtime);
 
@@ -180,9 +184,27 @@ static bool measureKernel(rt::CudaDriver &driver, rt::Device &device,
             error = driver.describe(result, "launching '" + name + "'");
             return false;
           },
-          direct, error))
+          1, direct, error))
     return false;
   rows.push_back(direct);
+
+  std::unique_ptr<rt::Graph> graph = stream.capture(
+      [&](std::string &error) {
+        for (unsigned i = 0; i < graphKernels; ++i)
+          if (!module->launch(name, grid, block, /*sharedBytes=*/0,
+                              stream.get(), params, error))
+            return false;
+        return true;
+      },
+      error);
+  if (!graph)
+    return false;
+  Row graphed{name, "Graph::launch"};
+  if (!timeLaunches(
+          device, stream, [&] { return graph->launch(stream, error); },
+          graphKernels, graphed, error))
+    return false;
+  rows.push_back(graphed);
   return true;
 }
 
@@ -202,7 +224,8 @@ static void printTable(const rt::Device &device, llvm::ArrayRef<Row> rows) {
                  << llvm::format("%.2f", row.hostMicroseconds) << " | "
                  << llvm::format("%.2f", row.syncMicroseconds) << " | "
                  << llvm::format("%.2f", row.deviceMicroseconds) << " |\n";
-  llvm::outs() << "\nCUDA graphs: " << kNoGraphs << "\n";
+  llvm::outs() << "\nGraph::launch: CUDA graphs of " << graphKernels
+               << " captured Module::launch calls, per kernel\n";
 }
 
 static bool writeJson(const rt::Device &device, llvm::ArrayRef<Row> rows,
@@ -230,7 +253,7 @@ static bool writeJson(const rt::Device &device, llvm::ArrayRef<Row> rows,
           json.attribute("device_us", row.deviceMicroseconds);
         });
     });
-    json.attribute("cuda_graphs", kNoGraphs);
+    json.attribute("graph_kernels", graphKernels.getValue());
   });
   os << "\n";
   return true;
@@ -240,8 +263,8 @@ int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::ParseCommandLineOptions(
       argc, argv, "Kiln: launch overhead through the CUDA runtime\n");
-  if (!launches || !repeat)
-    return fail("--launches and --repeat must be at least 1");
+  if (!launches || !repeat || !graphKernels)
+    return fail("--launches, --repeat and --graph-kernels must be at least 1");
 
   std::string error;
   rt::CudaDriver *driver = rt::CudaDriver::get(error);

@@ -72,6 +72,12 @@ CudaDriver *CudaDriver::load(std::string &error) {
   need("cuStreamCreate", api.cuStreamCreate);
   need("cuStreamSynchronize", api.cuStreamSynchronize);
   need("cuStreamDestroy_v2", api.cuStreamDestroy);
+  need("cuStreamBeginCapture_v2", api.cuStreamBeginCapture);
+  need("cuStreamEndCapture", api.cuStreamEndCapture);
+  need("cuGraphInstantiateWithFlags", api.cuGraphInstantiate);
+  need("cuGraphLaunch", api.cuGraphLaunch);
+  need("cuGraphExecDestroy", api.cuGraphExecDestroy);
+  need("cuGraphDestroy", api.cuGraphDestroy);
   need("cuEventCreate", api.cuEventCreate);
   need("cuEventRecord", api.cuEventRecord);
   need("cuEventSynchronize", api.cuEventSynchronize);
@@ -482,6 +488,61 @@ bool Stream::synchronize(std::string &error) {
       result != kSuccess) {
     error = device.driver.describe(result, "waiting for a stream "
                                            "(cuStreamSynchronize)");
+    return false;
+  }
+  return true;
+}
+
+std::unique_ptr<Graph>
+Stream::capture(const std::function<bool(std::string &)> &enqueue,
+                std::string &error) {
+  if (!device.makeCurrent(error))
+    return nullptr;
+  const DriverApi &api = device.driver.api();
+  // Thread-local: other threads' unrelated calls do not invalidate it.
+  constexpr int kCaptureModeThreadLocal = 1;
+  if (CUresult result = api.cuStreamBeginCapture(stream, kCaptureModeThreadLocal);
+      result != kSuccess) {
+    error = device.driver.describe(result, "starting a stream capture "
+                                           "(cuStreamBeginCapture)");
+    return nullptr;
+  }
+  bool enqueued = enqueue(error);
+  CUgraph graph = nullptr;
+  CUresult ended = api.cuStreamEndCapture(stream, &graph);
+  if (!enqueued || ended != kSuccess) {
+    if (graph)
+      api.cuGraphDestroy(graph);
+    if (enqueued)
+      error = device.driver.describe(ended, "ending a stream capture "
+                                            "(cuStreamEndCapture)");
+    return nullptr;
+  }
+  CUgraphExec executable = nullptr;
+  if (CUresult result = api.cuGraphInstantiate(&executable, graph, 0);
+      result != kSuccess) {
+    api.cuGraphDestroy(graph);
+    error = device.driver.describe(result, "instantiating a graph "
+                                           "(cuGraphInstantiate)");
+    return nullptr;
+  }
+  return std::unique_ptr<Graph>(new Graph(device, graph, executable));
+}
+
+Graph::~Graph() {
+  device.makeCurrentOrIgnore();
+  device.driver.api().cuGraphExecDestroy(executable);
+  device.driver.api().cuGraphDestroy(graph);
+}
+
+bool Graph::launch(Stream &stream, std::string &error) {
+  if (!device.makeCurrent(error))
+    return false;
+  if (CUresult result =
+          device.driver.api().cuGraphLaunch(executable, stream.get());
+      result != kSuccess) {
+    error = device.driver.describe(result, "launching a graph "
+                                           "(cuGraphLaunch)");
     return false;
   }
   return true;

@@ -297,6 +297,68 @@ TEST(CudaDriverTest, EventsTimeTheWorkOnAStream) {
   EXPECT_EQ(liveHandles(), handles);
 }
 
+TEST(CudaDriverTest, GraphsReplayTheLaunchesTheyCaptured) {
+  Loaded loaded = load();
+  ASSERT_TRUE(loaded.module);
+  int handles = liveHandles();
+  std::string error;
+  {
+    auto stream = loaded.device->createStream(error);
+    ASSERT_TRUE(stream) << error;
+    std::vector<void *> args;
+    int launches = launchCount();
+    // Captured, the three launches do not run...
+    std::unique_ptr<Graph> graph = stream->capture(
+        [&](std::string &error) {
+          for (int i = 0; i < 3; ++i)
+            if (!loaded.module->launch("kernel", {1, 1, 1}, {32, 1, 1}, 0,
+                                       stream->get(), args, error))
+              return false;
+          return true;
+        },
+        error);
+    ASSERT_TRUE(graph) << error;
+    EXPECT_EQ(launchCount(), launches);
+    // ...until the graph is launched, as often as it is.
+    ASSERT_TRUE(graph->launch(*stream, error)) << error;
+    ASSERT_TRUE(graph->launch(*stream, error)) << error;
+    ASSERT_TRUE(stream->synchronize(error)) << error;
+    EXPECT_EQ(launchCount(), launches + 6);
+
+    // A launch refused during the capture ends it, with the launch's
+    // error, and leaves nothing behind; the stream captures again after.
+    EXPECT_FALSE(stream->capture(
+        [&](std::string &error) {
+          return loaded.module->launch("heavy", {1, 1, 1}, {1024, 1, 1}, 0,
+                                       stream->get(), args, error);
+        },
+        error));
+    EXPECT_NE(error.find("'heavy'"), std::string::npos) << error;
+    EXPECT_TRUE(stream->capture([](std::string &) { return true; }, error))
+        << error;
+  }
+  // Graphs go with their objects, like streams.
+  EXPECT_EQ(liveHandles(), handles);
+}
+
+TEST(CudaDriverTest, ACaptureInsideACaptureIsRefused) {
+  Loaded loaded = load();
+  ASSERT_TRUE(loaded.module);
+  std::string error;
+  auto stream = loaded.device->createStream(error);
+  ASSERT_TRUE(stream) << error;
+  // A capture inside a capture is the driver's error, named.
+  EXPECT_FALSE(stream->capture(
+      [&](std::string &error) {
+        return bool(stream->capture([](std::string &) { return true; },
+                                    error));
+      },
+      error));
+  EXPECT_EQ(error, "starting a stream capture (cuStreamBeginCapture) failed: "
+                   "CUDA_ERROR_ILLEGAL_STATE (the operation cannot be "
+                   "performed in the present state) [401]");
+}
+
 TEST(CudaDriverTest, TimingAnUnrecordedEventIsAnError) {
   std::string error;
   auto device = Device::open(driver(), 0, error);

@@ -13,6 +13,9 @@
  *  - launches are checked as the driver checks them, then recorded instead
  *    of run; each one advances a device clock by half a millisecond, which
  *    events read;
+ *  - a launch on a stream that is capturing is recorded in the capture's
+ *    graph instead; launching the instantiated graph counts as its
+ *    launches (and faults as they would);
  *  - a launch of a kernel named "faulting" (a PTX entry point of that name
  *    too) is accepted, then faults as a kernel that stores through a bad
  *    address does: the context's sticky error becomes
@@ -43,8 +46,10 @@ enum {
   INVALID_CONTEXT = 201,
   INVALID_PTX = 218,
   INVALID_HANDLE = 400,
+  ILLEGAL_STATE = 401,
   NOT_FOUND = 500,
   ILLEGAL_ADDRESS = 700,
+  STREAM_CAPTURE_UNSUPPORTED = 900,
   LAUNCH_OUT_OF_RESOURCES = 701,
 };
 
@@ -87,6 +92,15 @@ struct FakeModule {
   struct FakeFunction functions[numFunctions];
   /* A PTX module's first entry point, which takes the place of "kernel". */
   char entry[256];
+};
+
+/* Launches captured into a graph, and whether one of them faults. */
+struct FakeGraph {
+  int launches, faults;
+};
+
+struct FakeStream {
+  struct FakeGraph *capture; /* null when the stream is not capturing */
 };
 
 struct FakeEvent {
@@ -326,7 +340,11 @@ CUresult cuLaunchKernel(void *fn, unsigned gx, unsigned gy, unsigned gz,
     result = LAUNCH_OUT_OF_RESOURCES;
   else if (shared > (unsigned)function->maxDynamicShared)
     result = INVALID_VALUE;
-  if (result == SUCCESS) {
+  struct FakeStream *capturing = stream;
+  if (result == SUCCESS && capturing && capturing->capture) {
+    ++capturing->capture->launches;
+    capturing->capture->faults |= function->faults;
+  } else if (result == SUCCESS) {
     struct FakeLaunch launch = {{gx, gy, gz}, {bx, by, bz}, shared,
                                 function->maxDynamicShared, args};
     lastLaunch = launch;
@@ -346,13 +364,77 @@ CUresult cuStreamCreate(void **stream, unsigned flags) {
     return state;
   if (flags > 1)
     return INVALID_VALUE;
-  *stream = makeHandle(1);
+  *stream = makeHandle(sizeof(struct FakeStream));
+  return SUCCESS;
+}
+CUresult cuStreamBeginCapture_v2(void *stream, int mode) {
+  CUresult state = contextState();
+  if (state != SUCCESS)
+    return state;
+  if (mode < 0 || mode > 2)
+    return INVALID_VALUE;
+  struct FakeStream *capturing = stream;
+  if (!capturing)
+    return STREAM_CAPTURE_UNSUPPORTED; /* the legacy default stream */
+  if (capturing->capture)
+    return ILLEGAL_STATE;
+  capturing->capture = makeHandle(sizeof(struct FakeGraph));
+  return SUCCESS;
+}
+CUresult cuStreamEndCapture(void *stream, void **graph) {
+  struct FakeStream *capturing = stream;
+  if (!capturing || !capturing->capture)
+    return ILLEGAL_STATE;
+  *graph = capturing->capture;
+  capturing->capture = NULL;
+  return contextState();
+}
+CUresult cuGraphInstantiateWithFlags(void **executable, void *graph,
+                                     unsigned long long flags) {
+  CUresult state = contextState();
+  if (state != SUCCESS)
+    return state;
+  if (!graph || flags)
+    return INVALID_VALUE;
+  struct FakeGraph *copy = makeHandle(sizeof(struct FakeGraph));
+  *copy = *(struct FakeGraph *)graph;
+  *executable = copy;
+  return SUCCESS;
+}
+CUresult cuGraphLaunch(void *executable, void *stream) {
+  CUresult state = contextState();
+  if (state != SUCCESS)
+    return state;
+  const struct FakeGraph *graph = executable;
+  if (!graph)
+    return INVALID_HANDLE;
+  pthread_mutex_lock(&lock);
+  launchCount += graph->launches;
+  clockMilliseconds += 0.5 * graph->launches;
+  if (graph->faults)
+    contextError = ILLEGAL_ADDRESS;
+  pthread_mutex_unlock(&lock);
+  return SUCCESS;
+}
+CUresult cuGraphExecDestroy(void *executable) {
+  if (!executable)
+    return INVALID_HANDLE;
+  freeHandle(executable);
+  return SUCCESS;
+}
+CUresult cuGraphDestroy(void *graph) {
+  if (!graph)
+    return INVALID_HANDLE;
+  freeHandle(graph);
   return SUCCESS;
 }
 CUresult cuStreamSynchronize(void *stream) { return stickyError(); }
 CUresult cuStreamDestroy_v2(void *stream) {
   if (!stream)
     return INVALID_HANDLE;
+  struct FakeStream *destroyed = stream;
+  if (destroyed->capture)
+    freeHandle(destroyed->capture);
   freeHandle(stream);
   return stickyError();
 }
@@ -478,6 +560,10 @@ CUresult cuGetErrorName(CUresult error, const char **name) {
   case LAUNCH_OUT_OF_RESOURCES:
     *name = "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES";
     return SUCCESS;
+  case ILLEGAL_STATE: *name = "CUDA_ERROR_ILLEGAL_STATE"; return SUCCESS;
+  case STREAM_CAPTURE_UNSUPPORTED:
+    *name = "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED";
+    return SUCCESS;
   default: *name = 0; return INVALID_VALUE;
   }
 }
@@ -494,6 +580,12 @@ CUresult cuGetErrorString(CUresult error, const char **text) {
     return SUCCESS;
   case LAUNCH_OUT_OF_RESOURCES:
     *text = "too many resources requested for launch";
+    return SUCCESS;
+  case ILLEGAL_STATE:
+    *text = "the operation cannot be performed in the present state";
+    return SUCCESS;
+  case STREAM_CAPTURE_UNSUPPORTED:
+    *text = "operation not permitted when stream is capturing";
     return SUCCESS;
   default: *text = 0; return INVALID_VALUE;
   }

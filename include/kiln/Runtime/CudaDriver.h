@@ -14,6 +14,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -31,11 +32,15 @@ struct CUmod_st;
 struct CUfunc_st;
 struct CUstream_st;
 struct CUevent_st;
+struct CUgraph_st;
+struct CUgraphExec_st;
 using CUcontext = CUctx_st *;
 using CUmodule = CUmod_st *;
 using CUfunction = CUfunc_st *;
 using CUstream = CUstream_st *;
 using CUevent = CUevent_st *;
+using CUgraph = CUgraph_st *;
+using CUgraphExec = CUgraphExec_st *;
 
 /// The driver's entry points Kiln uses, resolved from the loaded library
 /// under the names cuda.h maps them to (cuMemAlloc is cuMemAlloc_v2).
@@ -60,6 +65,12 @@ struct DriverApi {
   CUresult (*cuStreamCreate)(CUstream *, unsigned);
   CUresult (*cuStreamSynchronize)(CUstream);
   CUresult (*cuStreamDestroy)(CUstream);
+  CUresult (*cuStreamBeginCapture)(CUstream, int);
+  CUresult (*cuStreamEndCapture)(CUstream, CUgraph *);
+  CUresult (*cuGraphInstantiate)(CUgraphExec *, CUgraph, unsigned long long);
+  CUresult (*cuGraphLaunch)(CUgraphExec, CUstream);
+  CUresult (*cuGraphExecDestroy)(CUgraphExec);
+  CUresult (*cuGraphDestroy)(CUgraph);
   CUresult (*cuEventCreate)(CUevent *, unsigned);
   CUresult (*cuEventRecord)(CUevent, CUstream);
   CUresult (*cuEventSynchronize)(CUevent);
@@ -77,6 +88,7 @@ struct DriverApi {
 
 class Module;
 class Stream;
+class Graph;
 class Event;
 
 /// The CUDA driver, loaded and initialized. One per process.
@@ -174,6 +186,7 @@ private:
   friend class Module;
   friend class Stream;
   friend class Event;
+  friend class Graph;
   Device(CudaDriver &driver) : driver(driver) {}
   /// For destructors, which have nowhere to report a failure.
   void makeCurrentOrIgnore();
@@ -246,12 +259,42 @@ public:
   /// Waits until the work queued on the stream so far is done.
   bool synchronize(std::string &error);
 
+  /// Captures the work `enqueue` puts on this stream (launches on `get()`)
+  /// into a CUDA graph, without running it, and instantiates the graph;
+  /// null with `error` set when `enqueue` fails (returning false, its
+  /// error kept) or the driver does. The capture is ended either way.
+  std::unique_ptr<Graph>
+  capture(const std::function<bool(std::string &)> &enqueue,
+          std::string &error);
+
 private:
   friend class Device;
+  friend class Graph;
   Stream(Device &device, CUstream stream) : device(device), stream(stream) {}
 
   Device &device;
   CUstream stream;
+};
+
+/// Work captured from a stream, replayed by one launch: the driver submits
+/// all of it at once, without a launch call per kernel.
+class Graph {
+public:
+  Graph(const Graph &) = delete;
+  Graph &operator=(const Graph &) = delete;
+  ~Graph();
+
+  /// Queues the captured work on `stream`.
+  bool launch(Stream &stream, std::string &error);
+
+private:
+  friend class Stream;
+  Graph(Device &device, CUgraph graph, CUgraphExec executable)
+      : device(device), graph(graph), executable(executable) {}
+
+  Device &device;
+  CUgraph graph;
+  CUgraphExec executable;
 };
 
 /// A point in a stream's work, recorded for timing; destroyed with the
