@@ -614,6 +614,86 @@ def test_tensor_core_matmul_on_the_gpu_against_float64(case, b_column_major):
     assert error <= tolerance * scale, (error, scale)
 
 
+@kiln.jit
+def cast_matmul(c_ptr, a_ptr, b_ptr, M, N, K, BM: kl.constexpr,
+                BN: kl.constexpr, BK: kl.constexpr):
+    # A is f32 in memory and cast to f16 before the product: a prologue,
+    # which leaves A in registers (what kiln-fuse makes of a cast feeding
+    # a matmul).
+    rows = kl.program_id(0) * BM + kl.arange(0, BM)
+    cols = kl.program_id(1) * BN + kl.arange(0, BN)
+    acc = kl.zeros((BM, BN), kl.float32)
+    for k in range(0, K, BK):
+        ks = k + kl.arange(0, BK)
+        a = kl.load(a_ptr + rows[:, None] * K + ks[None, :],
+                    mask=(rows[:, None] < M) & (ks[None, :] < K), other=0.0)
+        b = kl.load(b_ptr + ks[:, None] * N + cols[None, :],
+                    mask=(ks[:, None] < K) & (cols[None, :] < N), other=0.0)
+        acc += kl.dot(a.to(kl.float16), b)
+    kl.store(c_ptr + rows[:, None] * N + cols[None, :], acc,
+             mask=(rows[:, None] < M) & (cols[None, :] < N))
+
+
+def test_a_prologue_keeps_a_in_registers_for_wgmma():
+    m, n, k = 200, 144, 256
+    rng = np.random.default_rng(7)
+    a = rng.standard_normal((m, k)).astype(np.float32)
+    b = rng.standard_normal((k, n)).astype(np.float16)
+    c = np.zeros((m, n), np.float32)
+    args = (c, a, b, m, n, k)
+    ptx = cast_matmul.asm(*args, BM=64, BN=64, BK=32, chip="sm_90a")["ptx"]
+    # B from its slot, A (cast in registers) as four 32-bit registers per
+    # thread: one m64n64k16 per K step of 16.
+    with_a_in_registers = re.findall(
+        r"wgmma\.mma_async\.sync\.aligned\.m64n64k16\.f32\.f16\.f16 "
+        r"\{[^}]*\}, \{%r\d+, %r\d+, %r\d+, %r\d+\}, %rd\d+, p, 1, 1, 1;",
+        ptx)
+    assert len(with_a_in_registers) == 2, ptx
+    assert "mma.sync" not in ptx
+    # The kernel itself, on the host target.
+    cast_matmul[(kiln.cdiv(m, 64), kiln.cdiv(n, 64))](
+        *args, BM=64, BN=64, BK=32)
+    expected = a.astype(np.float16).astype(np.float64) @ b.astype(np.float64)
+    np.testing.assert_allclose(c, expected, rtol=1e-4, atol=1e-3)
+
+
+# wgmma on the GPU: aligned operands (so the K loop is pipelined), ragged
+# M and N, in the default blocking and in 128x128x64 with two warpgroups
+# (dynamic shared memory), and with A cast in registers.
+WGMMA_CASES = {
+    "f16 64x64x32": ("f16", dict(BM=64, BN=64, BK=32)),
+    "bf16 64x64x32": ("bf16", dict(BM=64, BN=64, BK=32)),
+    "f16 128x128x64, 8 warps": ("f16", dict(BM=128, BN=128, BK=64,
+                                           num_warps=8)),
+    "cast A 64x64x32": ("cast", dict(BM=64, BN=64, BK=32)),
+}
+
+
+@pytest.mark.parametrize("case", WGMMA_CASES)
+def test_wgmma_matmuls_on_the_gpu_against_float64(case):
+    torch = torch_cuda()
+    element, meta = WGMMA_CASES[case]
+    m, n, k = 200, 144, 256
+    dtype = {"f16": torch.float16, "bf16": torch.bfloat16,
+             "cast": torch.float32}[element]
+    a = torch.randn(m, k, device="cuda", dtype=dtype)
+    b = torch.randn(k, n, device="cuda",
+                    dtype=torch.bfloat16 if element == "bf16"
+                    else torch.float16)
+    c = torch.empty(m, n, device="cuda")
+    grid = (kiln.cdiv(m, meta["BM"]), kiln.cdiv(n, meta["BN"]))
+    if element == "cast":
+        cast_matmul[grid](c, a, b, m, n, k, **meta)
+        a = a.half()
+    else:
+        tensor_core_matmul[grid](c, a, b, m, n, k, n, 1, PRECISION="ieee",
+                                 **meta)
+    torch.cuda.synchronize()
+    expected = a.double() @ b.double()
+    error = (c.double() - expected).abs().max().item()
+    assert error <= 2e-3 * expected.abs().max().item(), error
+
+
 BLOCK_COPY = """
 func.func @block_copy(%a: !tile.ptr<f32>, %out: !tile.ptr<f32>, %m: i64, %n: i64) {
   %c0 = arith.constant 0 : i32

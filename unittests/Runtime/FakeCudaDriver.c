@@ -99,16 +99,26 @@ struct FakeGraph {
   int launches, faults;
 };
 
-struct FakeStream {
-  struct FakeGraph *capture; /* null when the stream is not capturing */
-};
-
 struct FakeEvent {
   int recorded;
   double milliseconds;
 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+/* Streams capturing now, and their graphs (looked up by handle, never
+ * dereferenced: callers may pass any stream value). */
+enum { maxCaptures = 8 };
+static struct {
+  void *stream;
+  struct FakeGraph *graph;
+} captures[maxCaptures];
+/* The capture of `stream`, or null; under the lock. */
+static struct FakeGraph **findCapture(void *stream) {
+  for (int i = 0; i < maxCaptures; ++i)
+    if (captures[i].stream == stream && stream)
+      return &captures[i].graph;
+  return NULL;
+}
 static struct FakeLaunch lastLaunch;
 static int launchCount;
 static double clockMilliseconds;
@@ -340,10 +350,10 @@ CUresult cuLaunchKernel(void *fn, unsigned gx, unsigned gy, unsigned gz,
     result = LAUNCH_OUT_OF_RESOURCES;
   else if (shared > (unsigned)function->maxDynamicShared)
     result = INVALID_VALUE;
-  struct FakeStream *capturing = stream;
-  if (result == SUCCESS && capturing && capturing->capture) {
-    ++capturing->capture->launches;
-    capturing->capture->faults |= function->faults;
+  struct FakeGraph **capture = findCapture(stream);
+  if (result == SUCCESS && capture) {
+    ++(*capture)->launches;
+    (*capture)->faults |= function->faults;
   } else if (result == SUCCESS) {
     struct FakeLaunch launch = {{gx, gy, gz}, {bx, by, bz}, shared,
                                 function->maxDynamicShared, args};
@@ -364,7 +374,7 @@ CUresult cuStreamCreate(void **stream, unsigned flags) {
     return state;
   if (flags > 1)
     return INVALID_VALUE;
-  *stream = makeHandle(sizeof(struct FakeStream));
+  *stream = makeHandle(1);
   return SUCCESS;
 }
 CUresult cuStreamBeginCapture_v2(void *stream, int mode) {
@@ -373,21 +383,37 @@ CUresult cuStreamBeginCapture_v2(void *stream, int mode) {
     return state;
   if (mode < 0 || mode > 2)
     return INVALID_VALUE;
-  struct FakeStream *capturing = stream;
-  if (!capturing)
+  if (!stream)
     return STREAM_CAPTURE_UNSUPPORTED; /* the legacy default stream */
-  if (capturing->capture)
-    return ILLEGAL_STATE;
-  capturing->capture = makeHandle(sizeof(struct FakeGraph));
-  return SUCCESS;
+  struct FakeGraph *graph = makeHandle(sizeof(struct FakeGraph));
+  CUresult result = OUT_OF_MEMORY; /* more captures at once than slots */
+  pthread_mutex_lock(&lock);
+  if (findCapture(stream))
+    result = ILLEGAL_STATE;
+  else
+    for (int i = 0; i < maxCaptures; ++i)
+      if (!captures[i].stream) {
+        captures[i].stream = stream;
+        captures[i].graph = graph;
+        result = SUCCESS;
+        break;
+      }
+  pthread_mutex_unlock(&lock);
+  if (result != SUCCESS)
+    freeHandle(graph);
+  return result;
 }
 CUresult cuStreamEndCapture(void *stream, void **graph) {
-  struct FakeStream *capturing = stream;
-  if (!capturing || !capturing->capture)
-    return ILLEGAL_STATE;
-  *graph = capturing->capture;
-  capturing->capture = NULL;
-  return contextState();
+  pthread_mutex_lock(&lock);
+  struct FakeGraph **capture = findCapture(stream);
+  if (capture) {
+    *graph = *capture;
+    for (int i = 0; i < maxCaptures; ++i)
+      if (captures[i].stream == stream)
+        captures[i].stream = NULL, captures[i].graph = NULL;
+  }
+  pthread_mutex_unlock(&lock);
+  return capture ? contextState() : ILLEGAL_STATE;
 }
 CUresult cuGraphInstantiateWithFlags(void **executable, void *graph,
                                      unsigned long long flags) {
@@ -432,9 +458,16 @@ CUresult cuStreamSynchronize(void *stream) { return stickyError(); }
 CUresult cuStreamDestroy_v2(void *stream) {
   if (!stream)
     return INVALID_HANDLE;
-  struct FakeStream *destroyed = stream;
-  if (destroyed->capture)
-    freeHandle(destroyed->capture);
+  struct FakeGraph *abandoned = NULL;
+  pthread_mutex_lock(&lock);
+  for (int i = 0; i < maxCaptures; ++i)
+    if (captures[i].stream == stream) {
+      abandoned = captures[i].graph;
+      captures[i].stream = NULL, captures[i].graph = NULL;
+    }
+  pthread_mutex_unlock(&lock);
+  if (abandoned)
+    freeHandle(abandoned);
   freeHandle(stream);
   return stickyError();
 }

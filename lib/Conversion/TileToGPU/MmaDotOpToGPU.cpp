@@ -73,18 +73,11 @@ struct MmaDotLowering : OpConversionPattern<tile::DotOp> {
     // f16x2, the others as i32.
     Type i32 = rewriter.getI32Type();
     auto packed = [&](Value registers, int64_t first, int64_t words) {
-      SmallVector<Value> result;
-      for (int64_t w = 0; w < words; ++w) {
-        SmallVector<Value> elements;
-        for (int64_t e = 0; e < kWidth; ++e)
-          elements.push_back(
-              extractRegister(rewriter, loc, registers, first + w * kWidth + e));
-        auto wordType = VectorType::get({kWidth}, element);
-        Value word = fromRegisters(rewriter, loc, wordType, elements);
-        if (!element.isF16())
+      SmallVector<Value> result =
+          packFragmentWords(rewriter, loc, registers, first, words, kWidth);
+      if (!element.isF16())
+        for (Value &word : result)
           word = LLVM::BitcastOp::create(rewriter, loc, i32, word);
-        result.push_back(word);
-      }
       return result;
     };
 

@@ -361,6 +361,25 @@ void kiln::tiletogpu::reserveSharedArray(gpu::GPUModuleOp module,
     global.setAlignment(alignment);
 }
 
+SmallVector<Value> kiln::tiletogpu::packFragmentWords(OpBuilder &b,
+                                                     Location loc,
+                                                     Value registers,
+                                                     int64_t first,
+                                                     int64_t words,
+                                                     int64_t perWord) {
+  Type element = cast<VectorType>(registers.getType()).getElementType();
+  auto wordType = VectorType::get({perWord}, element);
+  SmallVector<Value> result;
+  for (int64_t w = 0; w < words; ++w) {
+    SmallVector<Value> elements;
+    for (int64_t e = 0; e < perWord; ++e)
+      elements.push_back(
+          extractRegister(b, loc, registers, first + w * perWord + e));
+    result.push_back(fromRegisters(b, loc, wordType, elements));
+  }
+  return result;
+}
+
 LogicalResult kiln::tiletogpu::finishSharedArray(gpu::GPUModuleOp module,
                                                 int64_t limit) {
   // What a kernel may declare statically (ptxas refuses more).

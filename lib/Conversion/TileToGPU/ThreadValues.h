@@ -63,6 +63,15 @@ mlir::Value constantInt(mlir::OpBuilder &b, mlir::Location loc,
 mlir::Value extractRegister(mlir::OpBuilder &b, mlir::Location loc,
                             mlir::Value registers, int64_t index);
 
+/// Registers `first` ... of the per-thread vector `registers` as `words`
+/// vectors of `perWord` elements each: the 32-bit registers of a
+/// tensor-core operand fragment.
+llvm::SmallVector<mlir::Value> packFragmentWords(mlir::OpBuilder &b,
+                                                 mlir::Location loc,
+                                                 mlir::Value registers,
+                                                 int64_t first, int64_t words,
+                                                 int64_t perWord);
+
 /// A per-thread vector of `type` from one scalar per register.
 mlir::Value fromRegisters(mlir::OpBuilder &b, mlir::Location loc,
                           mlir::VectorType type, mlir::ValueRange registers);

@@ -1,11 +1,14 @@
 //===- WarpgroupDotOpToGPU.cpp - tilegpu.warpgroup_dot on wgmma -----------===//
 //
 // Each warpgroup multiplies its 64-row blocks of the accumulator with
-// `wgmma.mma_async` m64nNk16, reading A (K-major) and B (N-major) from
-// their slots through matrix descriptors (kiln/Layout/MatrixDescriptor.h):
-// a fence, one instruction per (row block, N chunk, K step), a commit, and
-// a wait whose inline assembly redefines every accumulator register, so
-// nothing reads them before the products are in.
+// `wgmma.mma_async` m64nNk16, reading B (N-major) and a slotted A
+// (K-major) from shared memory through matrix descriptors
+// (kiln/Layout/MatrixDescriptor.h), or A from registers, which in the
+// dot-operand layout of the warpgroup accumulator are per warp exactly
+// wgmma's A fragment (mma.sync m16n8k16's): a fence, one instruction per
+// (row block, N chunk, K step), a commit, and a wait whose inline assembly
+// redefines every accumulator register, so nothing reads them before the
+// products are in.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,6 +23,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
 using namespace kiln;
@@ -60,6 +64,45 @@ Value getDescriptor(OpBuilder &b, Location loc, const SharedTile &tile,
                   static_cast<int64_t>(descriptor.getStrideAndSwizzleBits())));
 }
 
+/// `wgmma.mma_async` with A in `aWords` (four 32-bit registers) and B
+/// through `bDescriptor`, accumulating into the f32 struct `d`: upstream's
+/// op takes A only through a descriptor, so this one is written in PTX.
+Value wgmmaWithRegisterA(OpBuilder &b, Location loc, Value d,
+                         ArrayRef<Value> aWords, Value bDescriptor,
+                         int64_t instrN, llvm::StringRef type) {
+  auto structType = cast<LLVM::LLVMStructType>(d.getType());
+  int64_t count = structType.getBody().size();
+  SmallVector<Value> operands;
+  for (int64_t i = 0; i < count; ++i)
+    operands.push_back(LLVM::ExtractValueOp::create(b, loc, d, i));
+  llvm::append_range(operands, aWords);
+  operands.push_back(bDescriptor);
+  std::string accumulators, constraints;
+  for (int64_t i = 0; i < count; ++i) {
+    accumulators += (i ? ", $" : "$") + std::to_string(i);
+    constraints += (i ? ",=f" : "=f");
+  }
+  for (int64_t i = 0; i < count; ++i)
+    constraints += "," + std::to_string(i);
+  constraints += ",r,r,r,r,l";
+  // Operands $0.. are the results, then the tied accumulators, then A and
+  // B. scale-d is a predicate (always true: accumulate); then imm-scale-a,
+  // imm-scale-b and imm-trans-b (B is N-major).
+  std::string asmString =
+      llvm::formatv("{{ .reg .pred p; setp.ne.b32 p, 1, 0; "
+                    "wgmma.mma_async.sync.aligned.m64n{0}k16.f32.{1}.{1} "
+                    "{{{2}}, {{${3}, ${4}, ${5}, ${6}}, ${7}, p, 1, 1, 1; }",
+                    instrN, type, accumulators, 2 * count, 2 * count + 1,
+                    2 * count + 2, 2 * count + 3, 2 * count + 4)
+          .str();
+  return LLVM::InlineAsmOp::create(
+             b, loc, structType, operands, asmString, constraints,
+             /*has_side_effects=*/true, /*is_align_stack=*/false,
+             LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(),
+             ArrayAttr())
+      .getResult(0);
+}
+
 /// `wgmma.wait_group.sync.aligned 0` that takes and gives back `registers`
 /// (f32), tied: a use of the result cannot move above the wait.
 SmallVector<Value> waitForRegisters(OpBuilder &b, Location loc,
@@ -94,20 +137,27 @@ struct WarpgroupDotLowering : OpConversionPattern<tilegpu::WarpgroupDotOp> {
     auto accType = cast<RankedTensorType>(op.getAcc().getType());
     auto mma = cast<tilegpu::MmaEncodingAttr>(accType.getEncoding());
     int64_t numWarps = mma.getWarpsPerCTA()[0];
-    MemRefType aBuffer = op.getA().getType(), bBuffer = op.getB().getType();
+    MemRefType bBuffer = op.getB().getType();
+    auto aBuffer = dyn_cast<MemRefType>(op.getA().getType());
     int64_t m = accType.getDimSize(0), n = accType.getDimSize(1),
-            k = aBuffer.getDimSize(2);
-    SharedTile a = getBufferSlot(rewriter, loc, adaptor.getA(), aBuffer,
-                                 adaptor.getASlot());
+            k = bBuffer.getDimSize(1);
+    // A from its slot, or (aRegisters) from registers.
+    std::optional<SharedTile> a;
+    Value aRegisters;
+    if (aBuffer)
+      a = getBufferSlot(rewriter, loc, adaptor.getA(), aBuffer,
+                        adaptor.getASlot());
+    else
+      aRegisters = adaptor.getA();
     SharedTile b = getBufferSlot(rewriter, loc, adaptor.getB(), bBuffer,
                                  adaptor.getBSlot());
-    int64_t elementBytes = a.layout.getElementBytes();
+    int64_t elementBytes = b.layout.getElementBytes();
     int64_t instrN =
         chooseInstrN(n, b.layout.getSwizzleBytes() / elementBytes);
     constexpr int64_t instrM = tilegpu::WarpgroupDotOp::kInstrM,
                       instrK = tilegpu::WarpgroupDotOp::kInstrK;
 
-    Type element = aBuffer.getElementType();
+    Type element = bBuffer.getElementType();
     NVVM::WGMMATypes type =
         element.isF16() ? NVVM::WGMMATypes::f16 : NVVM::WGMMATypes::bf16;
     Type i32 = rewriter.getI32Type();
@@ -142,15 +192,27 @@ struct WarpgroupDotLowering : OpConversionPattern<tilegpu::WarpgroupDotOp> {
         for (int64_t r = 0; r < perInstr; ++r)
           d = LLVM::InsertValueOp::create(rewriter, loc, d, acc[first + r], r);
         for (int64_t k0 = 0; k0 < k; k0 += instrK) {
-          // A's rows from `row`, at K k0; B's K rows from k0, at N n0.
+          // B's K rows from k0, at N n0; A's rows from `row`, at K k0.
+          Value bDescriptor = getDescriptor(
+              rewriter, loc, b, c32(b.layout.getLinearByteOffset(k0, n0)));
+          if (aRegisters) {
+            // This warp's fragment of row block i, K step k0 / 16: four
+            // words of two elements, as mma.sync's A.
+            int64_t first = (i * (k / instrK) + k0 / instrK) * 8;
+            SmallVector<Value> words = packFragmentWords(
+                rewriter, loc, aRegisters, first, /*words=*/4, /*perWord=*/2);
+            for (Value &word : words)
+              word = LLVM::BitcastOp::create(rewriter, loc, i32, word);
+            d = wgmmaWithRegisterA(rewriter, loc, d, words, bDescriptor,
+                                   instrN, element.isF16() ? "f16" : "bf16");
+            continue;
+          }
           Value aOffset = arith::AddIOp::create(
               rewriter, loc,
               arith::MulIOp::create(rewriter, loc, row,
-                                    c32(a.layout.getSwizzleBytes())),
-              c32(a.layout.getLinearByteOffset(0, k0)));
-          Value aDescriptor = getDescriptor(rewriter, loc, a, aOffset);
-          Value bDescriptor = getDescriptor(
-              rewriter, loc, b, c32(b.layout.getLinearByteOffset(k0, n0)));
+                                    c32(a->layout.getSwizzleBytes())),
+              c32(a->layout.getLinearByteOffset(0, k0)));
+          Value aDescriptor = getDescriptor(rewriter, loc, *a, aOffset);
           d = NVVM::WgmmaMmaAsyncOp::create(
               rewriter, loc, accStruct, d, aDescriptor, bDescriptor, shape,
               NVVM::WGMMATypesAttr::get(rewriter.getContext(), type),

@@ -1,5 +1,6 @@
-// RUN: kiln-opt %s -kiln-convert-tile-to-gpu=shared-memory-limit=232448 | FileCheck %s
-// RUN: not kiln-opt %s -kiln-convert-tile-to-gpu 2>&1 | FileCheck %s --check-prefix=LIMIT
+// RUN: kiln-opt %s -split-input-file -kiln-convert-tile-to-gpu=shared-memory-limit=232448 | FileCheck %s
+// RUN: not kiln-opt %s -split-input-file -kiln-convert-tile-to-gpu 2>&1 | FileCheck %s --check-prefix=LIMIT
+// RUN: kiln-opt %s -split-input-file -kiln-convert-tile-to-gpu=shared-memory-limit=232448 | FileCheck %s --check-prefix=REGISTERS
 
 // A 128x128x64 bf16 warpgroup dot with eight warps: each of the two
 // warpgroups (warp / 4) takes the 64 rows from 64 * warpgroup, one
@@ -15,14 +16,14 @@
 // 48 KiB (the pass's default), that is an error naming both sizes.
 // CHECK: gpu.module @kiln attributes {kiln.dynamic_shared_bytes = 65536 : i64
 // CHECK: llvm.mlir.global external @__kiln_shared() {addr_space = 3 : i32, alignment = 1024 : i64} : !llvm.array<0 x i8>
-// CHECK-LABEL: gpu.func @wgmma
+// CHECK-LABEL: gpu.func @wgmma_slots(
 // CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
 // CHECK: %[[WARPGROUP:.*]] = arith.divui %{{.*}}, %c4_i32
 // CHECK: %[[ROW:.*]] = arith.muli %[[WARPGROUP]], %c64_i32
 // CHECK: nvvm.wgmma.fence.aligned
+// CHECK: arith.constant 4611686293338849280 : i64
 // CHECK: arith.muli %{{.*}}, %c128_i32
 // CHECK: arith.constant 4611686293372403712 : i64
-// CHECK: arith.constant 4611686293338849280 : i64
 // CHECK: nvvm.wgmma.mma_async %{{.*}}, %{{.*}}, %{{.*}}, <m = 64, n = 128, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <row>] : !llvm.struct<(f32,
 // CHECK: %[[K1:.*]] = arith.constant 2048 : i32
 // CHECK: llvm.getelementptr %{{.*}}[%[[K1]]]
@@ -33,12 +34,38 @@
 // LIMIT: error: target nvptx: the kernels need 65536 bytes of shared memory and a block may have 49152 (fewer pipeline stages or smaller blocks need less)
 #wg = #tilegpu.mma<{warpsPerCTA = [8, 1], warpgroup = true}>
 module attributes {tilegpu.num_warps = 8 : i64} {
-func.func @wgmma(%c: !tile.ptr<f32>, %s: i32) {
+func.func @wgmma_slots(%c: !tile.ptr<f32>, %s: i32) {
   %a = tilegpu.local_alloc : memref<2x128x64xbf16, 3>
   %b = tilegpu.local_alloc : memref<2x64x128xbf16, 3>
   %zero = arith.constant dense<0.0> : tensor<128x128xf32, #wg>
   tilegpu.fence_async_shared
   %d = tilegpu.warpgroup_dot %a[%s], %b[%s], %zero : memref<2x128x64xbf16, 3>, memref<2x64x128xbf16, 3>, tensor<128x128xf32, #wg>
+  %p = tile.splat %c : !tile.ptr<f32> -> tensor<128x128x!tile.ptr<f32>, #wg>
+  tile.store %p, %d : tensor<128x128x!tile.ptr<f32>, #wg>, tensor<128x128xf32, #wg>
+  return
+}
+}
+
+// -----
+
+// A in registers (a cast before the product): each warp's fragment of a
+// K step, four 32-bit words, goes to wgmma beside B's descriptor, in PTX
+// written here (upstream's op takes A only from shared memory); the
+// operands after the 64 accumulators and their 64 tied inputs.
+// CHECK-LABEL: gpu.func @wgmma_registers(
+// REGISTERS-LABEL: gpu.func @wgmma_registers(
+// REGISTERS: nvvm.wgmma.fence.aligned
+// REGISTERS-COUNT-4: llvm.inline_asm has_side_effects "{ .reg .pred p; setp.ne.b32 p, 1, 0; wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {$0, {{.*}}, $63}, {$128, $129, $130, $131}, $132, p, 1, 1, 1; }"
+// REGISTERS-NOT: nvvm.wgmma.mma_async
+// REGISTERS: nvvm.wgmma.commit.group.sync.aligned
+#wg = #tilegpu.mma<{warpsPerCTA = [8, 1], warpgroup = true}>
+#dot = #tilegpu.dot_operand<{opIdx = 0, parent = #wg, kWidth = 2}>
+module attributes {tilegpu.num_warps = 8 : i64} {
+func.func @wgmma_registers(%c: !tile.ptr<f32>, %s: i32) {
+  %b = tilegpu.local_alloc : memref<1x64x128xbf16, 3>
+  %x = arith.constant dense<1.0> : tensor<128x64xbf16, #dot>
+  %zero = arith.constant dense<0.0> : tensor<128x128xf32, #wg>
+  %d = tilegpu.warpgroup_dot %x, %b[%s], %zero : tensor<128x64xbf16, #dot>, memref<1x64x128xbf16, 3>, tensor<128x128xf32, #wg>
   %p = tile.splat %c : !tile.ptr<f32> -> tensor<128x128x!tile.ptr<f32>, #wg>
   tile.store %p, %d : tensor<128x128x!tile.ptr<f32>, #wg>, tensor<128x128xf32, #wg>
   return

@@ -124,7 +124,7 @@ func.func @warpgroup_dot_types(%acc: tensor<64x64xf32, #wg>, %s: i32) {
 func.func @warpgroup_dot_shapes(%acc: tensor<64x64xf32, #wg>, %s: i32) {
   %a = tilegpu.local_alloc : memref<2x64x32xf16, 3>
   %b = tilegpu.local_alloc : memref<2x16x64xf16, 3>
-  // expected-error @+1 {{'tilegpu.warpgroup_dot' op slots of 'memref<2x64x32xf16, 3>' and 'memref<2x16x64xf16, 3>' are not M x K and K x N operands of a 64x64 accumulator}}
+  // expected-error @+1 {{'tilegpu.warpgroup_dot' op operands 'memref<2x64x32xf16, 3>' and 'memref<2x16x64xf16, 3>' are not M x K and K x N operands of a 64x64 accumulator}}
   %d = tilegpu.warpgroup_dot %a[%s], %b[%s], %acc : memref<2x64x32xf16, 3>, memref<2x16x64xf16, 3>, tensor<64x64xf32, #wg>
   return
 }
@@ -146,5 +146,27 @@ func.func @warpgroup_dot_rows(%acc: tensor<64x64xf32, #wg>, %s: i32) {
 func.func @warpgroup_dot_space(%acc: tensor<64x64xf32, #wg>, %a: memref<2x64x32xf16>, %b: memref<2x32x64xf16>, %s: i32) {
   // expected-error @+1 {{'tilegpu.warpgroup_dot' op reads its operands from shared memory (address space 3)}}
   %d = tilegpu.warpgroup_dot %a[%s], %b[%s], %acc : memref<2x64x32xf16>, memref<2x32x64xf16>, tensor<64x64xf32, #wg>
+  return
+}
+
+// -----
+
+#wg = #tilegpu.mma<{warpsPerCTA = [4, 1], warpgroup = true}>
+#blocked = #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]}>
+func.func @warpgroup_dot_registers(%acc: tensor<64x64xf32, #wg>, %a: tensor<64x32xf16, #blocked>, %s: i32) {
+  %b = tilegpu.local_alloc : memref<2x32x64xf16, 3>
+  // expected-error-re @+1 {{'tilegpu.warpgroup_dot' op takes A in registers only as a dot operand (opIdx 0, kWidth 2) of the accumulator's layout, not 'tensor<64x32xf16, {{.*}}>'}}
+  %d = tilegpu.warpgroup_dot %a, %b[%s], %acc : tensor<64x32xf16, #blocked>, memref<2x32x64xf16, 3>, tensor<64x64xf32, #wg>
+  return
+}
+
+// -----
+
+#wg = #tilegpu.mma<{warpsPerCTA = [4, 1], warpgroup = true}>
+func.func @warpgroup_dot_slot(%acc: tensor<64x64xf32, #wg>, %s: i32) {
+  %a = tilegpu.local_alloc : memref<2x64x32xf16, 3>
+  %b = tilegpu.local_alloc : memref<2x32x64xf16, 3>
+  // expected-error @+1 {{'tilegpu.warpgroup_dot' op takes a slot for A exactly when A is a buffer}}
+  %d = tilegpu.warpgroup_dot %a, %b[%s], %acc : memref<2x64x32xf16, 3>, memref<2x32x64xf16, 3>, tensor<64x64xf32, #wg>
   return
 }

@@ -48,12 +48,14 @@ func.func @pipeline_ops(%p: tensor<64x32x!tile.ptr<f16>, #blocked>, %m: tensor<6
 // CHECK: #[[$WG:.*]] = #tilegpu.mma<{warpsPerCTA = [8, 1], warpgroup = true}>
 // CHECK-LABEL: func.func @warpgroup_ops
 // CHECK: tilegpu.fence_async_shared
-// CHECK: tilegpu.warpgroup_dot %{{.*}}[%{{.*}}], %{{.*}}[%{{.*}}], %{{.*}} : memref<3x128x64xbf16, 3>, memref<3x64x128xbf16, 3>, tensor<128x128xf32, #[[$WG]]>
+// CHECK: %[[D:.*]] = tilegpu.warpgroup_dot %{{.*}}[%{{.*}}], %{{.*}}[%{{.*}}], %{{.*}} : memref<3x128x64xbf16, 3>, memref<3x64x128xbf16, 3>, tensor<128x128xf32, #[[$WG]]>
+// CHECK: tilegpu.warpgroup_dot %{{.*}}, %{{.*}}[%{{.*}}], %[[D]] : tensor<128x64xbf16, #{{.*}}>, memref<3x64x128xbf16, 3>, tensor<128x128xf32, #[[$WG]]>
 #wg = #tilegpu.mma<{warpsPerCTA = [8, 1], warpgroup = true}>
-func.func @warpgroup_ops(%acc: tensor<128x128xf32, #wg>, %s: i32) -> tensor<128x128xf32, #wg> {
+func.func @warpgroup_ops(%acc: tensor<128x128xf32, #wg>, %x: tensor<128x64xbf16, #tilegpu.dot_operand<{opIdx = 0, parent = #wg, kWidth = 2}>>, %s: i32) -> tensor<128x128xf32, #wg> {
   %a = tilegpu.local_alloc : memref<3x128x64xbf16, 3>
   %b = tilegpu.local_alloc : memref<3x64x128xbf16, 3>
   tilegpu.fence_async_shared
   %d = tilegpu.warpgroup_dot %a[%s], %b[%s], %acc : memref<3x128x64xbf16, 3>, memref<3x64x128xbf16, 3>, tensor<128x128xf32, #wg>
-  return %d : tensor<128x128xf32, #wg>
+  %e = tilegpu.warpgroup_dot %x, %b[%s], %d : tensor<128x64xbf16, #tilegpu.dot_operand<{opIdx = 0, parent = #wg, kWidth = 2}>>, memref<3x64x128xbf16, 3>, tensor<128x128xf32, #wg>
+  return %e : tensor<128x128xf32, #wg>
 }

@@ -84,7 +84,7 @@
 // Not pipelined (no alignment facts), its operands are in registers, and
 // the dot runs on mma.sync in the same accumulator layout, with remarks.
 // FALLBACK: remark: not pipelined
-// FALLBACK: remark: on mma.sync, not wgmma: wgmma reads its operands from the slots of a pipelined loop, and these were not pipelined
+// FALLBACK: remark: on mma.sync, not wgmma: wgmma reads B from a slot of a pipelined loop, and it was not pipelined
 
 // The same in the machine code: 16 HMMA per K step, 8 LDSM; pipelined,
 // the copies are LDGSTS bypassing L1.

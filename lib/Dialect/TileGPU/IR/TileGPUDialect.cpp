@@ -282,18 +282,32 @@ LogicalResult WarpgroupDotOp::verify() {
     return emitOpError() << "accumulates into a 2-D tile with a warpgroup "
                             "mma layout, not "
                          << acc;
-  MemRefType a = getA().getType(), b = getB().getType();
-  if (!isShared(a) || !isShared(b))
+  MemRefType b = getB().getType();
+  auto aBuffer = dyn_cast<MemRefType>(getA().getType());
+  if (!isShared(b) || (aBuffer && !isShared(aBuffer)))
     return emitOpError() << "reads its operands from shared memory (address "
                             "space 3)";
+  if (bool(aBuffer) != bool(getASlot()))
+    return emitOpError() << "takes a slot for A exactly when A is a buffer";
+  ShapedType a = cast<ShapedType>(getA().getType());
+  if (!aBuffer) {
+    auto operand = dyn_cast_or_null<DotOperandEncodingAttr>(
+        cast<RankedTensorType>(a).getEncoding());
+    if (!operand || operand.getOpIdx() != 0 || operand.getParent() != mma ||
+        operand.getKWidth() != 2)
+      return emitOpError() << "takes A in registers only as a dot operand "
+                              "(opIdx 0, kWidth 2) of the accumulator's "
+                              "layout, not "
+                           << a;
+  }
   Type element = a.getElementType();
   if (b.getElementType() != element || !(element.isF16() || element.isBF16()))
     return emitOpError() << "multiplies f16 or bf16 operands of one type, not "
                          << element << " and " << b.getElementType();
-  int64_t m = acc.getDimSize(0), n = acc.getDimSize(1);
-  int64_t k = a.getDimSize(2);
-  if (a.getDimSize(1) != m || b.getDimSize(1) != k || b.getDimSize(2) != n)
-    return emitOpError() << "slots of " << a << " and " << b
+  ArrayRef<int64_t> aShape = a.getShape().take_back(2);
+  int64_t m = acc.getDimSize(0), n = acc.getDimSize(1), k = aShape[1];
+  if (aShape[0] != m || b.getDimSize(1) != k || b.getDimSize(2) != n)
+    return emitOpError() << "operands " << a << " and " << b
                          << " are not M x K and K x N operands of a " << m
                          << "x" << n << " accumulator";
   int64_t rows = 16 * mma.getWarpsPerCTA()[0];

@@ -5,8 +5,9 @@
 // copy into a slot of a shared buffer, issued num_stages - 1 iterations
 // ahead, together with everything its pointers and mask are computed from
 // ("stage 0"); the rest of the body ("stage 1") reads the slot of its own
-// iteration. A dot whose accumulator is laid out for wgmma then reads
-// both operands from their slots in place (tilegpu.warpgroup_dot).
+// iteration. A dot whose accumulator is laid out for wgmma then reads B
+// (and A where it has a slot) from the slots in place
+// (tilegpu.warpgroup_dot).
 //
 //===----------------------------------------------------------------------===//
 
@@ -58,6 +59,10 @@ struct LoopPlan {
   SmallVector<StagedLoad> loads;
   SetVector<Operation *> stage0;
   SmallVector<BlockArgument> stage0Args;
+  /// Stage-0 ops the rest of the body uses too, computed from the
+  /// induction variable and loop invariants alone: stage 1 computes them
+  /// again for its own iteration.
+  DenseSet<Operation *> shared;
 };
 
 struct TilePipelineLoopsPass
@@ -198,15 +203,38 @@ static FailureOr<LoopPlan> planLoop(scf::ForOp loop, int64_t stages,
     }
     return true;
   };
+  // Which stage-0 ops depend on a value the loop carries for the loads
+  // (in body order, so operands come first).
+  DenseSet<Operation *> carried;
   for (Operation *op : plan.stage0)
-    for (Value result : op->getResults())
-      if (!onlyStage0(result)) {
+    for (Value operand : op->getOperands()) {
+      auto arg = dyn_cast<BlockArgument>(operand);
+      Operation *producer = operand.getDefiningOp();
+      if ((arg && llvm::is_contained(plan.stage0Args, arg)) ||
+          (producer && carried.contains(producer)))
+        carried.insert(op);
+    }
+  for (Operation *op : plan.stage0)
+    for (Value result : op->getResults()) {
+      if (onlyStage0(result))
+        continue;
+      if (carried.contains(op)) {
         whyNot = llvm::formatv("'{0}' computes for the loads and for the "
-                               "rest of the body",
+                               "rest of the body from a value the loop "
+                               "carries",
                                op->getName())
                      .str();
         return failure();
       }
+      plan.shared.insert(op);
+    }
+  // What a shared op is computed from is computed again too.
+  for (Operation *op : llvm::reverse(plan.stage0))
+    if (plan.shared.contains(op))
+      for (Value operand : op->getOperands())
+        if (Operation *producer = operand.getDefiningOp();
+            producer && plan.stage0.contains(producer))
+          plan.shared.insert(producer);
   for (BlockArgument arg : plan.stage0Args) {
     if (!onlyStage0(arg) ||
         !loop.getTiedLoopResult(arg).use_empty()) {
@@ -251,25 +279,28 @@ static bool hasWarpgroupAccumulator(tile::DotOp dot) {
 }
 
 /// Rewrites the dots of `loop`'s body that accumulate for wgmma and read
-/// both operands from slots as tilegpu.warpgroup_dot, which reads the
-/// slots in place; returns whether there were any.
+/// B from a slot as tilegpu.warpgroup_dot, which reads the slots in place
+/// (A too when it has one; else A stays in registers, as a prologue such
+/// as a cast left it); returns whether there were any.
 static bool useWarpgroupDots(scf::ForOp loop) {
   bool any = false;
   for (auto dot : llvm::make_early_inc_range(loop.getBody()->getOps<tile::DotOp>())) {
     auto a = dot.getA().getDefiningOp<LocalLoadOp>();
     auto b = dot.getB().getDefiningOp<LocalLoadOp>();
-    if (!hasWarpgroupAccumulator(dot) || !a || !b)
+    if (!hasWarpgroupAccumulator(dot) || !b)
       continue;
     OpBuilder builder(dot);
-    dot.replaceAllUsesWith(
-        WarpgroupDotOp::create(builder, dot.getLoc(), dot.getType(),
-                               a.getBuffer(),
-                               a.getSlot(), b.getBuffer(), b.getSlot(),
-                               dot.getAcc())
-            .getResult());
+    auto warpgroupDot =
+        a ? WarpgroupDotOp::create(builder, dot.getLoc(), dot.getType(),
+                                   a.getBuffer(), a.getSlot(), b.getBuffer(),
+                                   b.getSlot(), dot.getAcc())
+          : WarpgroupDotOp::create(builder, dot.getLoc(), dot.getType(),
+                                   dot.getA(), Value(), b.getBuffer(),
+                                   b.getSlot(), dot.getAcc());
+    dot.replaceAllUsesWith(warpgroupDot.getResult());
     dot.erase();
     for (LocalLoadOp load : {a, b})
-      if (load->use_empty())
+      if (load && load->use_empty())
         load.erase();
     any = true;
   }
@@ -344,7 +375,7 @@ static void pipelineLoop(scf::ForOp loop, LoopPlan &plan,
     bool staged = llvm::any_of(plan.loads, [&](StagedLoad &s) {
       return s.load == &op || llvm::is_contained(s.converts, &op);
     });
-    if (!staged && !plan.stage0.contains(&op))
+    if (!staged && (!plan.stage0.contains(&op) || plan.shared.contains(&op)))
       b.clone(op, current);
   }
   SmallVector<Value> yielded;
@@ -397,8 +428,8 @@ void TilePipelineLoopsPass::runOnOperation() {
   }
   getOperation().walk([](tile::DotOp dot) {
     if (hasWarpgroupAccumulator(dot))
-      dot.emitRemark() << "on mma.sync, not wgmma: wgmma reads its operands "
-                          "from the slots of a pipelined loop, and these "
-                          "were not pipelined";
+      dot.emitRemark() << "on mma.sync, not wgmma: wgmma reads B from a "
+                          "slot of a pipelined loop, and it was not "
+                          "pipelined";
   });
 }

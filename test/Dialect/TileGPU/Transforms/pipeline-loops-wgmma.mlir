@@ -22,4 +22,4 @@
 
 // Without a pipeline there are no slots to read: the dot stays on mma.sync,
 // in the same accumulator layout, and says so.
-// UNPIPELINED: remark: on mma.sync, not wgmma: wgmma reads its operands from the slots of a pipelined loop, and these were not pipelined
+// UNPIPELINED: remark: on mma.sync, not wgmma: wgmma reads B from a slot of a pipelined loop, and it was not pipelined

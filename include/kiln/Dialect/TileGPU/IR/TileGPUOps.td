@@ -117,28 +117,34 @@ def TileGPU_FenceAsyncSharedOp : TileGPU_Op<"fence_async_shared"> {
 
 def TileGPU_WarpgroupDotOp
     : TileGPU_Op<"warpgroup_dot", [AllTypesMatch<["acc", "result"]>]> {
-  let summary = "A dot on wgmma with both operands in shared slots";
+  let summary = "A dot on wgmma, B in a shared slot, A in one or in registers";
   let description = [{
-    `acc + a * b` where `a` (M x K) is slot `aSlot` of `a` and `b` (K x N)
-    slot `bSlot` of `b`, both laid out as `kiln/Layout/SharedLayout.h`
-    says (A K-major, B N-major), and `acc` has a warpgroup mma layout
-    (sm_90a): each warpgroup issues `wgmma.mma_async` m64nNk16 on its
-    64-row blocks, reading the operands from shared memory through matrix
-    descriptors, and waits for them before the result is used. The caller
-    makes the slots' writes visible to the async proxy
+    `acc + a * b` where `b` (K x N) is slot `bSlot` of `b`, laid out as
+    `kiln/Layout/SharedLayout.h` says (N-major), and `a` (M x K) either
+    slot `aSlot` of a buffer laid out the same way (K-major) or a tile in
+    registers in the dot-operand layout of the accumulator (what a cast
+    or other prologue computed); `acc` has a warpgroup mma layout
+    (sm_90a). Each warpgroup issues `wgmma.mma_async` m64nNk16 on its
+    64-row blocks, reading B (and a slotted A) from shared memory through
+    matrix descriptors, and waits for them before the result is used. The
+    caller makes the slots' writes visible to the async proxy
     (`tilegpu.fence_async_shared`, then a barrier).
     ```mlir
     %d = tilegpu.warpgroup_dot %a[%slot], %b[%slot], %acc
         : memref<3x128x64xbf16, 3>, memref<3x64x128xbf16, 3>,
           tensor<128x128xf32, #tilegpu.mma<{warpsPerCTA = [4, 1], warpgroup = true}>>
+    %e = tilegpu.warpgroup_dot %x, %b[%slot], %acc
+        : tensor<128x64xbf16, #tilegpu.dot_operand<{opIdx = 0, parent = #wg, kWidth = 2}>>,
+          memref<3x64x128xbf16, 3>, tensor<128x128xf32, #wg>
     ```
   }];
-  let arguments = (ins TileGPU_SharedBuffer:$a, I32:$aSlot,
+  let arguments = (ins AnyTypeOf<[TileGPU_SharedBuffer, AnyRankedTensor]>:$a,
+                       Optional<I32>:$aSlot,
                        TileGPU_SharedBuffer:$b, I32:$bSlot,
                        Tile_TileOf<[F32]>:$acc);
   let results = (outs Tile_TileOf<[F32]>:$result);
   let assemblyFormat = [{
-    $a `[` $aSlot `]` `,` $b `[` $bSlot `]` `,` $acc attr-dict `:`
+    $a (`[` $aSlot^ `]`)? `,` $b `[` $bSlot `]` `,` $acc attr-dict `:`
     type($a) `,` type($b) `,` type($acc)
   }];
   let extraClassDeclaration = [{

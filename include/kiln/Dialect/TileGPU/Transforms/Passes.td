@@ -98,17 +98,21 @@ def TilePipelineLoopsPass : Pass<"tile-pipeline-loops", "mlir::ModuleOp"> {
     What the loads' pointers and masks are computed from (the induction
     variable, loop-invariant values, and values carried by the loop that
     only that computation uses, such as pointers advanced each iteration)
-    is computed ahead too. A loop is left as it is, with a remark naming
-    the reason, when a load's `other` is not zero, its rows are not
-    contiguous in 4-, 8- or 16-byte pieces, that computation is used by
-    anything else, or the slots would not fit in shared memory (all but
+    is computed ahead too; what of it the rest of the body uses as well
+    (the K indices of a step that also feed an unstaged load) is computed
+    again there for the current step, when it depends on nothing the loop
+    carries. A loop is left as it is, with a remark naming the reason, when
+    a load's `other` is not zero, its rows are not contiguous in 4-, 8- or
+    16-byte pieces, the rest of the body uses what was computed from a
+    carried value, or the slots would not fit in shared memory (all but
     64 KiB of `shared-memory-limit`, at least 40 KiB).
     `tile.num_stages` on a loop overrides the option; 1 or less turns
     pipelining off.
 
     A dot whose accumulator has a warpgroup mma layout (sm_90a) and whose
-    operands both come from slots becomes a `tilegpu.warpgroup_dot`, which
-    wgmma runs on the slots in place; the loop then fences the completed
+    B comes from a slot becomes a `tilegpu.warpgroup_dot`, which wgmma runs
+    on the slots in place (A from its slot too, or from registers where a
+    prologue such as a cast computed it); the loop then fences the completed
     copies into the async proxy (`tilegpu.fence_async_shared`) before its
     barrier. Any other warpgroup dot stays on mma.sync with a remark.
   }];
