@@ -77,8 +77,10 @@ struct PrintLowering : OpConversionPattern<tile::PrintOp> {
       rewriter.eraseOp(op);
       return success();
     }
-    for (auto [i, original, value] :
+    for (auto [i, original, converted] :
          llvm::enumerate(op.getValues(), adaptor.getValues())) {
+      // A named copy: a lambda cannot capture a structured binding in C++17.
+      Value value = converted;
       std::string label = prefix;
       if (op.getValues().size() > 1)
         label += " (operand " + std::to_string(i) + ")";

@@ -882,7 +882,10 @@ struct PrintLowering : DebugLowering<PrintOp> {
            noReal);
     }
     // Operand by operand, each element in row-major order.
-    for (auto [i, value] : llvm::enumerate(values)) {
+    for (auto [index, operand] : llvm::enumerate(values)) {
+      // Named copies: a lambda cannot capture structured bindings in C++17.
+      int32_t i = index;
+      Value value = operand;
       forEachElement(
           rewriter, loc, shape, {},
           [&](OpBuilder &b, Location l, ValueRange ivs,
