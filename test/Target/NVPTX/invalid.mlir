@@ -25,6 +25,17 @@ llvm.func @negative_wgmma_on_sm80() attributes {nvvm.kernel} {
 
 // -----
 
+// Nor a fence of the async proxy (wgmma's and TMA's), which upstream's op
+// does not mark; tilegpu.fence_async_shared lowers to it (a fuzzer found
+// the abort).
+llvm.func @negative_async_proxy_fence_on_sm80() attributes {nvvm.kernel} {
+  // expected-error @+1 {{'nvvm.fence.proxy' needs sm_90 or newer, but the target chip is sm_80}}
+  nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+  llvm.return
+}
+
+// -----
+
 // $KILN_LIBDEVICE, when set, is the only place libdevice is looked for.
 // expected-error @+1 {{'__nv_expf' comes from libdevice, which was not found (searched}}
 llvm.func @__nv_expf(f32) -> f32
