@@ -198,9 +198,10 @@ struct WarpgroupDotLowering : OpConversionPattern<tilegpu::WarpgroupDotOp> {
           if (aRegisters) {
             // This warp's fragment of row block i, K step k0 / 16: four
             // words of two elements, as mma.sync's A.
-            int64_t first = (i * (k / instrK) + k0 / instrK) * 8;
-            SmallVector<Value> words = packFragmentWords(
-                rewriter, loc, aRegisters, first, /*words=*/4, /*perWord=*/2);
+            int64_t fragment = (i * (k / instrK) + k0 / instrK) * 8;
+            SmallVector<Value> words =
+                packFragmentWords(rewriter, loc, aRegisters, fragment,
+                                  /*words=*/4, /*perWord=*/2);
             for (Value &word : words)
               word = LLVM::BitcastOp::create(rewriter, loc, i32, word);
             d = wgmmaWithRegisterA(rewriter, loc, d, words, bDescriptor,
