@@ -229,6 +229,22 @@ def overhead_table(times: dict[str, dict[str, float]],
     return lines
 
 
+def triton_time(torch, launch: Callable[[], object], written,
+                eager: Callable[[], object]) -> dict:
+    """A Triton peer's time, after checking once that what it wrote
+    matches PyTorch eager's result; else why it was not timed."""
+    try:
+        launch()
+        torch.cuda.synchronize()
+        expected = eager()
+        if not torch.allclose(written, expected, rtol=1e-4, atol=1e-4):
+            error = (written - expected).abs().max().item()
+            return {"triton_error": f"wrong result (max error {error:.3g})"}
+        return {"triton_s": torch_time(launch)}
+    except Exception as error:  # a failed cell, not a crash
+        return {"triton_error": str(error)[-500:]}
+
+
 # Kiln's matmul examples: kernel, block of C (square), K step, warps.
 MATMUL_BLOCKINGS = [("matmul", 64, 32, 4), ("matmul_large", 128, 64, 8)]
 
@@ -369,6 +385,24 @@ def main() -> int:
                        lambda: F.layer_norm(m, (cols,), w, b),
                        8 * rows * cols, 7 * rows * cols),
     }
+    # Triton's peers (bench/suite_kernels.py), launched on the same
+    # tensors: kernel name -> (launch, the tensor it writes).
+    out, out_m = torch.empty_like(x), torch.empty_like(m)
+    try:
+        peers = suite_kernels().TRITON_BANDWIDTH
+    except Exception:  # no Triton column, as without Triton
+        peers = {}
+    triton_launches = {
+        "vector_add": (lambda k: k[(blocks,)](x, y, out, n, BLOCK=1024), out),
+        "cos_cos": (lambda k: k[(blocks,)](x, out, n, BLOCK=1024), out),
+        "gelu": (lambda k: k[(blocks,)](x, out, n, BLOCK=1024), out),
+        "gelu_tanh": (lambda k: k[(blocks,)](x, out, n, BLOCK=1024), out),
+        "relu_axpb": (lambda k: k[(blocks,)](x, out, 1.5, -0.25, n,
+                                             BLOCK=1024), out),
+        "softmax": (lambda k: k[(rows,)](m, out_m, cols, BLOCK=cols), out_m),
+        "layer_norm": (lambda k: k[(rows,)](m, out_m, w, b, cols, 1e-5,
+                                            BLOCK=cols), out_m),
+    }
     results = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
                "device": device, "torch": torch.__version__,
                "copy_GBps": copy_gbs, "kernels": []}
@@ -376,8 +410,9 @@ def main() -> int:
              f"Device-to-device copy (1 GiB, read + written): "
              f"{copy_gbs:.0f} GB/s.", "",
              "| kernel | Kiln (us) | Kiln GB/s | of copy | torch eager (us) |"
-             " torch GB/s | torch.compile (us) | Kiln / torch time |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|"]
+             " torch GB/s | torch.compile (us) | Triton (us) | "
+             "Kiln / torch time |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for name, (grid, args, eager, nbytes, flops) in cases.items():
         row = {"kernel": name, "bytes": nbytes, "flops": flops}
         try:
@@ -389,8 +424,14 @@ def main() -> int:
             row["compiled_s"] = torch_time(torch.compile(eager))
         except Exception as error:  # a skipped column, not a crash
             row["compiled_error"] = str(error)[-500:]
+        if name in peers:
+            launch, written = triton_launches[name]
+            row.update(triton_time(torch, lambda: launch(peers[name]),
+                                   written, eager))
         compiled = (f"{row['compiled_s'] * 1e6:.1f}" if "compiled_s" in row
                     else "skipped")
+        peer = (f"{row['triton_s'] * 1e6:.1f}" if "triton_s" in row
+                else "failed" if "triton_error" in row else "skipped")
         results["kernels"].append(row)
         if "kiln_s" in row:
             gbs = nbytes / row["kiln_s"] / 1e9
@@ -398,10 +439,11 @@ def main() -> int:
                 f"| {name} | {row['kiln_s'] * 1e6:.1f} | {gbs:.0f} | "
                 f"{gbs / copy_gbs:.0%} | {row['torch_s'] * 1e6:.1f} | "
                 f"{nbytes / row['torch_s'] / 1e9:.0f} | {compiled} | "
-                f"{row['kiln_s'] / row['torch_s']:.2f} |")
+                f"{peer} | {row['kiln_s'] / row['torch_s']:.2f} |")
         else:
             lines.append(f"| {name} | failed | | | "
-                         f"{row['torch_s'] * 1e6:.1f} | | {compiled} | |")
+                         f"{row['torch_s'] * 1e6:.1f} | | {compiled} | "
+                         f"{peer} | |")
         print(lines[-1], flush=True)
     results["matmul"] = matmul_rates(torch, options.kiln_run, options.out)
     lines += matmul_table(results["matmul"])

@@ -1,6 +1,9 @@
 """The kernels bench/gpu_suite.py writes in Python: an empty kernel and a
-one-element add (launch overhead) in Kiln and Triton, and Triton's matmul
-of the same blocking as docs/examples/matmul.mlir. They are defined at
+one-element add (launch overhead) in Kiln and Triton, Triton's matmul
+of the same blocking as docs/examples/matmul.mlir, and Triton's versions
+of the bandwidth examples (docs/examples: vector add, cos(cos(x)), GELU
+in its erf and tanh forms, relu(a*x+b), row softmax, layer norm), the same
+computation in the same words. They are defined at
 module level because both compilers look a kernel's names (``kl``,
 ``tl``) up among its module's globals. Without Triton, the Triton kernels
 are None and TRITON_MISSING says why.
@@ -31,6 +34,7 @@ try:
 except ImportError as error:
     TRITON_MISSING: str | None = f"Triton is not installed ({error})"
     triton_empty = triton_add_one = triton_matmul = None
+    TRITON_BANDWIDTH: dict = {}
 else:
     TRITON_MISSING = None
 
@@ -57,3 +61,74 @@ else:
             y = tl.load(b + (k + ks)[:, None] * N + cols[None, :])
             acc += tl.dot(x, y)
         tl.store(c + rows[:, None] * N + cols[None, :], acc)
+
+    @triton.jit
+    def triton_vector_add(x, y, out, n, BLOCK: tl.constexpr):
+        offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        mask = offsets < n
+        tl.store(out + offsets, tl.load(x + offsets, mask=mask) +
+                 tl.load(y + offsets, mask=mask), mask=mask)
+
+    @triton.jit
+    def triton_cos_cos(x, out, n, BLOCK: tl.constexpr):
+        offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        mask = offsets < n
+        tl.store(out + offsets, tl.cos(tl.cos(tl.load(x + offsets,
+                                                      mask=mask))),
+                 mask=mask)
+
+    @triton.jit
+    def triton_gelu(x, out, n, BLOCK: tl.constexpr):
+        offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        mask = offsets < n
+        v = tl.load(x + offsets, mask=mask)
+        tl.store(out + offsets,
+                 0.5 * v * (1.0 + tl.math.erf(v * 0.7071067811865476)),
+                 mask=mask)
+
+    @triton.jit
+    def triton_gelu_tanh(x, out, n, BLOCK: tl.constexpr):
+        offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        mask = offsets < n
+        v = tl.load(x + offsets, mask=mask)
+        inner = 0.7978845608028654 * (v + 0.044715 * v * v * v)
+        # tanh(t) = 2 * sigmoid(2t) - 1
+        tanh = 2.0 * tl.sigmoid(2.0 * inner) - 1.0
+        tl.store(out + offsets, 0.5 * v * (1.0 + tanh), mask=mask)
+
+    @triton.jit
+    def triton_relu_axpb(x, out, a, b, n, BLOCK: tl.constexpr):
+        offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        mask = offsets < n
+        v = tl.load(x + offsets, mask=mask)
+        tl.store(out + offsets, tl.maximum(a * v + b, 0.0), mask=mask)
+
+    @triton.jit
+    def triton_softmax(x, out, cols, BLOCK: tl.constexpr):
+        row = tl.program_id(0)
+        offsets = tl.arange(0, BLOCK)
+        mask = offsets < cols
+        v = tl.load(x + row * cols + offsets, mask=mask, other=-float("inf"))
+        e = tl.exp(v - tl.max(v, axis=0))
+        tl.store(out + row * cols + offsets, e / tl.sum(e, axis=0), mask=mask)
+
+    @triton.jit
+    def triton_layer_norm(x, out, w, b, cols, eps, BLOCK: tl.constexpr):
+        row = tl.program_id(0)
+        offsets = tl.arange(0, BLOCK)
+        mask = offsets < cols
+        v = tl.load(x + row * cols + offsets, mask=mask, other=0.0)
+        mean = tl.sum(v, axis=0) / cols
+        centered = tl.where(mask, v - mean, 0.0)
+        rstd = 1.0 / tl.sqrt(tl.sum(centered * centered, axis=0) / cols + eps)
+        y = centered * rstd * tl.load(w + offsets, mask=mask) + \
+            tl.load(b + offsets, mask=mask)
+        tl.store(out + row * cols + offsets, y, mask=mask)
+
+    # The bandwidth examples' Triton peers, by the suite's kernel names.
+    TRITON_BANDWIDTH = {
+        "vector_add": triton_vector_add, "cos_cos": triton_cos_cos,
+        "gelu": triton_gelu, "gelu_tanh": triton_gelu_tanh,
+        "relu_axpb": triton_relu_axpb, "softmax": triton_softmax,
+        "layer_norm": triton_layer_norm,
+    }

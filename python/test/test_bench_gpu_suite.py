@@ -202,3 +202,34 @@ def test_launch_overhead_against_the_stand_in_driver(tmp_path):
     # Kiln's two graphs and PyTorch's: a first replay and the timed ones.
     graphs = 3 + ("triton @jit" in times and 2)
     assert report["replays"] == graphs * 51
+
+
+# The Triton peers of the bandwidth examples: argument types, by name.
+TRITON_SIGNATURES = {
+    "vector_add": {"x": "*fp32", "y": "*fp32", "out": "*fp32", "n": "i32"},
+    "cos_cos": {"x": "*fp32", "out": "*fp32", "n": "i32"},
+    "gelu": {"x": "*fp32", "out": "*fp32", "n": "i32"},
+    "gelu_tanh": {"x": "*fp32", "out": "*fp32", "n": "i32"},
+    "relu_axpb": {"x": "*fp32", "out": "*fp32", "a": "fp32", "b": "fp32",
+                  "n": "i32"},
+    "softmax": {"x": "*fp32", "out": "*fp32", "cols": "i32"},
+    "layer_norm": {"x": "*fp32", "out": "*fp32", "w": "*fp32", "b": "*fp32",
+                   "cols": "i32", "eps": "fp32"},
+}
+
+
+@pytest.mark.parametrize("kernel", TRITON_SIGNATURES)
+def test_the_triton_peers_compile_for_hopper(kernel):
+    # Triton compiles without a GPU: each peer the suite times must be a
+    # valid Triton kernel for sm_90 (the suite checks its results against
+    # PyTorch on the GPU before timing it).
+    triton = pytest.importorskip("triton", reason="Triton is not installed")
+    from triton.backends.compiler import GPUTarget
+    from triton.compiler import ASTSource
+    sys.path.insert(0, str(ROOT / "python"))
+    import suite_kernels
+    peer = suite_kernels.TRITON_BANDWIDTH[kernel]
+    signature = {**TRITON_SIGNATURES[kernel], "BLOCK": "constexpr"}
+    compiled = triton.compile(ASTSource(peer, signature, {"BLOCK": 1024}),
+                              target=GPUTarget("cuda", 90, 32))
+    assert ".entry" in compiled.asm["ptx"]
