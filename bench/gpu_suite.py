@@ -56,19 +56,25 @@ def torch_time(fn, repeats: int = REPEATS) -> float:
 
 def kiln_time(kiln_run: str, kernel: str, grid: tuple[int, ...],
               args: list[str], source: Path | None = None,
-              num_warps: int = 4) -> float:
+              num_warps: int = 4, tolerance: float | None = 1e-4) -> float:
     """Median seconds of a launch of an example kernel (or of `source`),
-    from kiln-run."""
+    from kiln-run, whose first launch is checked against the host target
+    on the same inputs within `tolerance` (None: not checked). A kernel
+    that fails its check raises, and its time is not reported. An empty
+    `grid` runs an array function (its launch plan) on random inputs."""
     source = source or ROOT / "docs" / "examples" / f"{kernel}.mlir"
-    command = [kiln_run, str(source),
-               f"--kernel={kernel}", "--target=gpu", "--check=none",
-               f"--repeat={REPEATS}", "--grid=" + ",".join(map(str, grid)),
-               f"--num-warps={num_warps}"]
-    command += [f"--arg={a}" for a in args]
+    check = (["--check=host", f"--tolerance={tolerance}"]
+             if tolerance is not None else ["--check=none"])
+    launch = (["--grid=" + ",".join(map(str, grid))] +
+              [f"--arg={a}" for a in args] if grid else ["--init=rand"])
+    command = [kiln_run, str(source), f"--kernel={kernel}", "--target=gpu",
+               *check, f"--repeat={REPEATS}", f"--num-warps={num_warps}",
+               *launch]
     result = subprocess.run(command, capture_output=True, text=True)
     if result.returncode != 0:
         raise RuntimeError(result.stdout + result.stderr)
-    return float(re.search(r"([0-9.]+) ms per launch", result.stdout)[1]) / 1e3
+    per = re.search(r"([0-9.]+) ms per (?:launch|run)", result.stdout)
+    return float(per[1]) / 1e3
 
 
 def suite_kernels():
@@ -245,6 +251,94 @@ def triton_time(torch, launch: Callable[[], object], written,
         return {"triton_error": str(error)[-500:]}
 
 
+def mlp_source(out: Path, m: int, n: int, k: int) -> Path:
+    """docs/examples/matmul_bias_gelu_array.mlir (100 x 200 times 200 x
+    150) with other sizes, written next to the results."""
+    text = (ROOT / "docs" / "examples" / "matmul_bias_gelu_array.mlir"
+            ).read_text()
+    for old, new in (("100x200", f"{m}x{k}"), ("200x150", f"{k}x{n}"),
+                     ("100x150", f"{m}x{n}"),
+                     ("tensor<150xf32>", f"tensor<{n}xf32>")):
+        text = text.replace(old, new)
+    source = out / f"mlp_{m}x{n}x{k}.mlir"
+    source.write_text(text)
+    return source
+
+
+def mlp_rates(torch, kiln_run: str, out: Path) -> dict:
+    """y = GELU(x @ w + b) in f16 at 4096³ (x f32 cast to f16, w f16, b
+    f32, the tanh GELU): Kiln's array program (fused into one kernel by
+    kiln-fuse, checked against the host target at the example's own size
+    first), PyTorch eager, torch.compile and a fused Triton kernel
+    (checked against eager), in the same run."""
+    import torch.nn.functional as F
+    size = 4096
+    x = torch.randn(size, size, device="cuda")
+    w = torch.randn(size, size, device="cuda", dtype=torch.float16)
+    b = torch.randn(size, device="cuda")
+    y = torch.empty(size, size, device="cuda", dtype=torch.float16)
+
+    def eager():
+        return F.gelu(torch.matmul(x.half(), w).float() + b,
+                      approximate="tanh").half()
+
+    row = {"size": size, "flops": 2 * size ** 3,
+           "bytes": 4 * size * size + 2 * size * size + 4 * size +
+           2 * size * size, "torch_s": torch_time(eager, 20)}
+    try:
+        kiln_time(kiln_run, "mlp", (), [], ROOT / "docs" / "examples" /
+                  "matmul_bias_gelu_array.mlir", tolerance=2e-3)
+        row["kiln_s"] = kiln_time(kiln_run, "mlp", (), [],
+                                  mlp_source(out, size, size, size),
+                                  tolerance=None)
+    except Exception as error:  # reported, and the suite goes on
+        row["kiln_error"] = str(error)[-500:]
+    try:
+        row["compiled_s"] = torch_time(torch.compile(eager), 20)
+    except Exception as error:  # a skipped column, not a crash
+        row["compiled_error"] = str(error)[-500:]
+    try:
+        peer = suite_kernels().triton_mlp
+    except Exception:  # no Triton column, as without Triton
+        peer = None
+    if peer is not None:
+        # kiln-tile's default blocks, kiln-run's default warps and stages.
+        def launch():
+            peer[(size // 64, size // 64)](x, w, b, y, size, size, size,
+                                           BM=64, BN=64, BK=32, num_warps=4,
+                                           num_stages=3)
+
+        try:
+            launch()
+            torch.cuda.synchronize()
+            expected = eager()
+            if torch.allclose(y.float(), expected.float(), rtol=2e-2,
+                              atol=5e-2):
+                row["triton_s"] = torch_time(launch, 20)
+            else:
+                error = (y.float() - expected.float()).abs().max().item()
+                row["triton_error"] = f"wrong result (max error {error:.3g})"
+        except Exception as error:  # a failed cell, not a crash
+            row["triton_error"] = str(error)[-500:]
+    return row
+
+
+def mlp_table(row: dict) -> list[str]:
+    """The matmul + bias + GELU row as Markdown."""
+    def cell(key):
+        if key in row:
+            return (f"{row[key] * 1e3:.3f} ms, "
+                    f"{row['flops'] / row[key] / 1e12:.1f} TFLOP/s")
+        return "failed" if key.replace("_s", "_error") in row else "skipped"
+    ratio = (f"{row['kiln_s'] / row['torch_s']:.2f}" if "kiln_s" in row
+             else "-")
+    return ["", "| GELU(x @ w + b), f16, 4096³ | Kiln | torch eager | "
+            "torch.compile | Triton | Kiln / torch time |",
+            "|---|---|---|---|---|---:|",
+            f"| fused | {cell('kiln_s')} | {cell('torch_s')} | "
+            f"{cell('compiled_s')} | {cell('triton_s')} | {ratio} |"]
+
+
 # Kiln's matmul examples: kernel, block of C (square), K step, warps.
 MATMUL_BLOCKINGS = [("matmul", 64, 32, 4), ("matmul_large", 128, 64, 8)]
 
@@ -255,28 +349,46 @@ def matmul_rates(torch, kiln_run: str, out: Path) -> list[dict]:
     (64x64x32 blocks, 4 warps) and matmul_large.mlir (128x128x64, 8 warps;
     wgmma on sm_90a), tensor cores, 3-stage cp.async pipeline (their bf16
     twins written next to the results), through kiln-run; torch.matmul
-    (cuBLAS) and, where installed, a Triton kernel with the same blocking,
-    in the same run."""
+    (cuBLAS), torch.compile of it and, where installed, a Triton kernel
+    with the same blocking, in the same run."""
     try:
         triton_matmul = suite_kernels().triton_matmul
     except Exception:  # no Triton column, as without Triton
         triton_matmul = None
     rows = []
+    # PyTorch's times by (size, type), measured once for both blockings:
+    # torch.matmul (cuBLAS, the matmul ceiling) and torch.compile of it.
+    peers: dict[tuple[int, str], dict] = {}
     for kernel, block, step, warps in MATMUL_BLOCKINGS:
-        rows += blocking_rates(torch, kiln_run, out, triton_matmul, kernel,
-                               block, step, warps)
+        rows += blocking_rates(torch, kiln_run, out, triton_matmul, peers,
+                               kernel, block, step, warps)
     return rows
 
 
+def pytorch_matmul_times(torch, a, b) -> dict:
+    """torch.matmul's time, and torch.compile's of it (or why not)."""
+    times = {"torch_s": torch_time(lambda: torch.matmul(a, b), 20)}
+    try:
+        compiled = torch.compile(lambda: torch.matmul(a, b))
+        times["compiled_s"] = torch_time(compiled, 20)
+    except Exception as error:  # a skipped cell, not a crash
+        times["compiled_error"] = str(error)[-500:]
+    return times
+
+
 def blocking_rates(torch, kiln_run: str, out: Path, triton_matmul,
-                   kernel: str, block: int, step: int,
+                   peers: dict, kernel: str, block: int, step: int,
                    warps: int) -> list[dict]:
-    """matmul_rates for one blocking."""
+    """matmul_rates for one blocking (PyTorch's times kept in `peers`)."""
     bf16_source = out / f"{kernel}_bf16.mlir"
     bf16_source.write_text((ROOT / "docs" / "examples" / f"{kernel}.mlir")
                            .read_text().replace("f16", "bf16"))
     blocks = f"{block}x{block}x{step}, {warps} warps"
     rows = []
+    # Checked against the host target at 1024³ (the host takes too long
+    # at the larger sizes, which only loop and launch more); a type that
+    # fails there is not timed at all.
+    checked: dict[str, str] = {}
     for (size, name) in [(s, n) for n in ("f16", "bf16")
                          for s in (1024, 4096, 8192)]:
         flops = 2 * size ** 3
@@ -284,18 +396,25 @@ def blocking_rates(torch, kiln_run: str, out: Path, triton_matmul,
         a = torch.randn(size, size, device="cuda", dtype=dtype)
         b = torch.randn(size, size, device="cuda", dtype=dtype)
         # A and B read once, the fp32 C written once.
+        if (size, name) not in peers:
+            peers[size, name] = pytorch_matmul_times(torch, a, b)
         row = {"size": size, "dtype": name, "blocks": blocks, "flops": flops,
-               "bytes": 8 * size * size,
-               "torch_s": torch_time(lambda: torch.matmul(a, b), 20)}
+               "bytes": 8 * size * size, **peers[size, name]}
         try:
+            if checked.get(name):
+                raise RuntimeError(f"failed its check at 1024³: "
+                                   f"{checked[name]}")
             row["kiln_s"] = kiln_time(
                 kiln_run, kernel, (size // block, size // block),
                 [f"{name}[{size * size}]=rand", f"{name}[{size * size}]=rand",
                  f"f32[{size * size}]=zeros", f"i32={size}", f"i32={size}",
                  f"i32={size}"],
-                None if name == "f16" else bf16_source, warps)
+                None if name == "f16" else bf16_source, warps,
+                tolerance=1e-3 if size == 1024 else None)
         except Exception as error:  # reported, and the suite goes on
             row["kiln_error"] = str(error)[-500:]
+            if size == 1024:
+                checked[name] = row["kiln_error"]
         if triton_matmul is not None:
             c = torch.empty(size, size, device="cuda", dtype=torch.float32)
             grid = (size // block, size // block)
@@ -316,15 +435,16 @@ def matmul_table(rows: list[dict]) -> list[str]:
     def rate(row, key):
         return f"{row['flops'] / row[key] / 1e12:.1f}" if key in row else "-"
     lines = ["", "| matmul (fp32 acc.) | blocks | Kiln TFLOP/s | "
-             "torch.matmul TFLOP/s | Triton TFLOP/s | Kiln / torch rate |",
-             "|---|---|---:|---:|---:|---:|"]
+             "torch.matmul TFLOP/s | torch.compile TFLOP/s | Triton TFLOP/s "
+             "| Kiln / torch rate |",
+             "|---|---|---:|---:|---:|---:|---:|"]
     for row in rows:
         ratio = (f"{row['torch_s'] / row['kiln_s']:.2f}" if "kiln_s" in row
                  else "failed")
         lines.append(f"| {row['dtype']} {row['size']}³ | "
                      f"{row['blocks']} | {rate(row, 'kiln_s')} | "
-                     f"{rate(row, 'torch_s')} | {rate(row, 'triton_s')} | "
-                     f"{ratio} |")
+                     f"{rate(row, 'torch_s')} | {rate(row, 'compiled_s')} | "
+                     f"{rate(row, 'triton_s')} | {ratio} |")
     return lines
 
 
@@ -448,6 +568,9 @@ def main() -> int:
     results["matmul"] = matmul_rates(torch, options.kiln_run, options.out)
     lines += matmul_table(results["matmul"])
     print("\n".join(lines[-len(results["matmul"]) - 2:]), flush=True)
+    results["mlp"] = mlp_rates(torch, options.kiln_run, options.out)
+    lines += mlp_table(results["mlp"])
+    print("\n".join(lines[-3:]), flush=True)
     try:
         times, skipped = launch_overhead(torch)
         results["launch_overhead_us"] = times

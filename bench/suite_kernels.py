@@ -3,7 +3,8 @@ one-element add (launch overhead) in Kiln and Triton, Triton's matmul
 of the same blocking as docs/examples/matmul.mlir, and Triton's versions
 of the bandwidth examples (docs/examples: vector add, cos(cos(x)), GELU
 in its erf and tanh forms, relu(a*x+b), row softmax, layer norm), the same
-computation in the same words. They are defined at
+computation in the same words, and the matmul + bias + GELU array
+example fused into one Triton kernel. They are defined at
 module level because both compilers look a kernel's names (``kl``,
 ``tl``) up among its module's globals. Without Triton, the Triton kernels
 are None and TRITON_MISSING says why.
@@ -33,7 +34,7 @@ try:
     import triton.language as tl
 except ImportError as error:
     TRITON_MISSING: str | None = f"Triton is not installed ({error})"
-    triton_empty = triton_add_one = triton_matmul = None
+    triton_empty = triton_add_one = triton_matmul = triton_mlp = None
     TRITON_BANDWIDTH: dict = {}
 else:
     TRITON_MISSING = None
@@ -124,6 +125,25 @@ else:
         y = centered * rstd * tl.load(w + offsets, mask=mask) + \
             tl.load(b + offsets, mask=mask)
         tl.store(out + row * cols + offsets, y, mask=mask)
+
+    @triton.jit
+    def triton_mlp(x, w, b, y, M, N, K, BM: tl.constexpr, BN: tl.constexpr,
+                   BK: tl.constexpr):
+        # GELU(x @ w + b) in f16, x f32 cast to f16 on the way in: the
+        # computation of docs/examples/matmul_bias_gelu_array.mlir, fused.
+        rows = tl.program_id(0) * BM + tl.arange(0, BM)
+        cols = tl.program_id(1) * BN + tl.arange(0, BN)
+        ks = tl.arange(0, BK)
+        acc = tl.zeros((BM, BN), dtype=tl.float32)
+        for k in range(0, K, BK):
+            a = tl.load(x + rows[:, None] * K + (k + ks)[None, :])
+            c = tl.load(w + (k + ks)[:, None] * N + cols[None, :])
+            acc += tl.dot(a.to(tl.float16), c)
+        s = acc + tl.load(b + cols)[None, :]
+        inner = 0.7978845608028654 * (s + 0.044715 * s * s * s)
+        tanh = 2.0 * tl.sigmoid(2.0 * inner) - 1.0
+        tl.store(y + rows[:, None] * N + cols[None, :],
+                 (0.5 * s * (1.0 + tanh)).to(tl.float16))
 
     # The bandwidth examples' Triton peers, by the suite's kernel names.
     TRITON_BANDWIDTH = {

@@ -233,3 +233,70 @@ def test_the_triton_peers_compile_for_hopper(kernel):
     compiled = triton.compile(ASTSource(peer, signature, {"BLOCK": 1024}),
                               target=GPUTarget("cuda", 90, 32))
     assert ".entry" in compiled.asm["ptx"]
+
+
+@pytest.mark.skipif(not FAKE_DRIVER.exists(),
+                    reason="the stand-in driver is not built")
+def test_a_kiln_kernel_that_fails_its_check_is_not_timed(monkeypatch,
+                                                         tmp_path):
+    # The stand-in driver runs no kernel, so vector_add's output stays
+    # zero on the "GPU" and differs from the host target's: the suite's
+    # check refuses the time; unchecked, the launches are timed.
+    monkeypatch.setenv("KILN_CUDA_DRIVER", str(FAKE_DRIVER))
+    monkeypatch.setenv("KILN_PTXAS", str(tmp_path / "no-ptxas"))
+    kiln_run = str(BUILD / "bin" / "kiln-run")
+    args = ["f32[64]=rand", "f32[64]=rand", "f32[64]=zeros", "i32=64"]
+    with pytest.raises(RuntimeError, match="WRONG"):
+        gpu_suite.kiln_time(kiln_run, "vector_add", (1,), args)
+    assert gpu_suite.kiln_time(kiln_run, "vector_add", (1,), args,
+                               tolerance=None) > 0
+
+
+def test_the_fused_mlp_peer_compiles_for_hopper():
+    triton = pytest.importorskip("triton", reason="Triton is not installed")
+    from triton.backends.compiler import GPUTarget
+    from triton.compiler import ASTSource
+    sys.path.insert(0, str(ROOT / "python"))
+    import suite_kernels
+    signature = {"x": "*fp32", "w": "*fp16", "b": "*fp32", "y": "*fp16",
+                 "M": "i32", "N": "i32", "K": "i32", "BM": "constexpr",
+                 "BN": "constexpr", "BK": "constexpr"}
+    compiled = triton.compile(
+        ASTSource(suite_kernels.triton_mlp, signature,
+                  {"BM": 64, "BN": 64, "BK": 32}),
+        target=GPUTarget("cuda", 90, 32))
+    assert "wgmma" in compiled.asm["ptx"] or "mma" in compiled.asm["ptx"]
+
+
+@pytest.mark.skipif(not FAKE_DRIVER.exists(),
+                    reason="the stand-in driver is not built")
+def test_the_mlp_array_program_at_other_sizes(monkeypatch, tmp_path):
+    # The suite resizes the array example and times its launch plan; on
+    # the stand-in driver (no kernel runs) the check against the host
+    # fails at the example's size and the resized plan is timed unchecked.
+    monkeypatch.setenv("KILN_CUDA_DRIVER", str(FAKE_DRIVER))
+    monkeypatch.setenv("KILN_PTXAS", str(tmp_path / "no-ptxas"))
+    kiln_run = str(BUILD / "bin" / "kiln-run")
+    source = gpu_suite.mlp_source(tmp_path, 256, 128, 64)
+    text = source.read_text()
+    assert "tensor<256x64xf32>" in text and "tensor<64x128xf16>" in text
+    assert "tensor<128xf32>" in text and "tensor<256x128xf16>" in text
+    with pytest.raises(RuntimeError, match="WRONG"):
+        gpu_suite.kiln_time(kiln_run, "mlp", (), [], ROOT / "docs" /
+                            "examples" / "matmul_bias_gelu_array.mlir",
+                            tolerance=2e-3)
+    assert gpu_suite.kiln_time(kiln_run, "mlp", (), [], source,
+                               tolerance=None) > 0
+    lines = gpu_suite.mlp_table({"flops": 2e12, "torch_s": 2e-3,
+                                 "kiln_s": 1e-3,
+                                 "compiled_error": "no inductor"})
+    assert lines[-1] == ("| fused | 1.000 ms, 2000.0 TFLOP/s | 2.000 ms, "
+                         "1000.0 TFLOP/s | failed | skipped | 0.50 |")
+
+
+def test_the_matmul_table_has_every_peer():
+    row = {"size": 1024, "dtype": "f16", "blocks": "64x64x32, 4 warps",
+           "flops": 2e12, "kiln_s": 2.0, "torch_s": 1.0, "compiled_s": 1.0,
+           "triton_error": "no Triton"}
+    assert gpu_suite.matmul_table([row])[-1] == (
+        "| f16 1024³ | 64x64x32, 4 warps | 1.0 | 2.0 | 2.0 | - | 0.50 |")
