@@ -99,8 +99,10 @@ def scale_kernel(x_ptr, n, BLOCK: kl.constexpr):
 
 
 # The GPU compile against Triton: each kernel twice, with the same text but
-# for `kl`/`tl`, at module level because both compilers look a kernel's
-# names up among its module's globals.
+# for `kl`/`tl` (the Triton vector add, softmax and layer norm in
+# bench/suite_kernels.py, which the GPU suite times too), at module level
+# because both compilers look a kernel's names up among its module's
+# globals.
 
 #: The chip Kiln compiles for; Triton compiles capability 9.0 as sm_90a.
 CHIP = "sm_90a"
@@ -175,40 +177,10 @@ except ImportError as error:
 else:
     TRITON_MISSING = None
 
-    @triton.jit
-    def triton_vector_add(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
-        offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-        mask = offsets < n
-        tl.store(out_ptr + offsets, tl.load(x_ptr + offsets, mask=mask) +
-                 tl.load(y_ptr + offsets, mask=mask), mask=mask)
-
-    @triton.jit
-    def triton_softmax(in_ptr, out_ptr, row_stride, n_cols,
-                       BLOCK: tl.constexpr):
-        row = tl.program_id(0)
-        cols = tl.arange(0, BLOCK)
-        mask = cols < n_cols
-        x = tl.load(in_ptr + row * row_stride + cols, mask=mask,
-                    other=-float("inf"))
-        x = x - tl.max(x, axis=0)
-        numerator = tl.exp(x)
-        tl.store(out_ptr + row * row_stride + cols,
-                 numerator / tl.sum(numerator, axis=0), mask=mask)
-
-    @triton.jit
-    def triton_layer_norm(x_ptr, y_ptr, w_ptr, b_ptr, row_stride, n_cols,
-                          eps, BLOCK: tl.constexpr):
-        row = tl.program_id(0)
-        cols = tl.arange(0, BLOCK)
-        mask = cols < n_cols
-        x = tl.load(x_ptr + row * row_stride + cols, mask=mask, other=0.0)
-        mean = tl.sum(x, axis=0) / n_cols
-        diff = tl.where(mask, x - mean, 0.0)
-        rstd = tl.rsqrt(tl.sum(diff * diff, axis=0) / n_cols + eps)
-        w = tl.load(w_ptr + cols, mask=mask)
-        b = tl.load(b_ptr + cols, mask=mask)
-        tl.store(y_ptr + row * row_stride + cols, diff * rstd * w + b,
-                 mask=mask)
+    # The vector add, softmax and layer norm: the GPU suite's Triton peers
+    # (bench/suite_kernels.py), in the words of their @kiln.jit twins above.
+    from suite_kernels import (triton_layer_norm, triton_softmax,
+                               triton_vector_add)
 
     @triton.jit
     def triton_matmul(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK_M: tl.constexpr,

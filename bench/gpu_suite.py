@@ -519,8 +519,9 @@ def main() -> int:
         "gelu_tanh": (lambda k: k[(blocks,)](x, out, n, BLOCK=1024), out),
         "relu_axpb": (lambda k: k[(blocks,)](x, out, 1.5, -0.25, n,
                                              BLOCK=1024), out),
-        "softmax": (lambda k: k[(rows,)](m, out_m, cols, BLOCK=cols), out_m),
-        "layer_norm": (lambda k: k[(rows,)](m, out_m, w, b, cols, 1e-5,
+        "softmax": (lambda k: k[(rows,)](m, out_m, cols, cols, BLOCK=cols),
+                    out_m),
+        "layer_norm": (lambda k: k[(rows,)](m, out_m, w, b, cols, cols, 1e-5,
                                             BLOCK=cols), out_m),
     }
     results = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),

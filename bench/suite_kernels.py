@@ -3,7 +3,8 @@ one-element add (launch overhead) in Kiln and Triton, Triton's matmul
 of the same blocking as docs/examples/matmul.mlir, and Triton's versions
 of the bandwidth examples (docs/examples: vector add, cos(cos(x)), GELU
 in its erf and tanh forms, relu(a*x+b), row softmax, layer norm), the same
-computation in the same words, and the matmul + bias + GELU array
+computation in the same words (bench/compile_time.py compiles the vector
+add, softmax and layer norm beside its @kiln.jit twins), and the matmul + bias + GELU array
 example fused into one Triton kernel. They are defined at
 module level because both compilers look a kernel's names (``kl``,
 ``tl``) up among its module's globals. Without Triton, the Triton kernels
@@ -64,11 +65,11 @@ else:
         tl.store(c + rows[:, None] * N + cols[None, :], acc)
 
     @triton.jit
-    def triton_vector_add(x, y, out, n, BLOCK: tl.constexpr):
+    def triton_vector_add(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
         offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
         mask = offsets < n
-        tl.store(out + offsets, tl.load(x + offsets, mask=mask) +
-                 tl.load(y + offsets, mask=mask), mask=mask)
+        tl.store(out_ptr + offsets, tl.load(x_ptr + offsets, mask=mask) +
+                 tl.load(y_ptr + offsets, mask=mask), mask=mask)
 
     @triton.jit
     def triton_cos_cos(x, out, n, BLOCK: tl.constexpr):
@@ -105,26 +106,32 @@ else:
         tl.store(out + offsets, tl.maximum(a * v + b, 0.0), mask=mask)
 
     @triton.jit
-    def triton_softmax(x, out, cols, BLOCK: tl.constexpr):
+    def triton_softmax(in_ptr, out_ptr, row_stride, n_cols,
+                       BLOCK: tl.constexpr):
         row = tl.program_id(0)
-        offsets = tl.arange(0, BLOCK)
-        mask = offsets < cols
-        v = tl.load(x + row * cols + offsets, mask=mask, other=-float("inf"))
-        e = tl.exp(v - tl.max(v, axis=0))
-        tl.store(out + row * cols + offsets, e / tl.sum(e, axis=0), mask=mask)
+        cols = tl.arange(0, BLOCK)
+        mask = cols < n_cols
+        x = tl.load(in_ptr + row * row_stride + cols, mask=mask,
+                    other=-float("inf"))
+        x = x - tl.max(x, axis=0)
+        numerator = tl.exp(x)
+        tl.store(out_ptr + row * row_stride + cols,
+                 numerator / tl.sum(numerator, axis=0), mask=mask)
 
     @triton.jit
-    def triton_layer_norm(x, out, w, b, cols, eps, BLOCK: tl.constexpr):
+    def triton_layer_norm(x_ptr, y_ptr, w_ptr, b_ptr, row_stride, n_cols,
+                          eps, BLOCK: tl.constexpr):
         row = tl.program_id(0)
-        offsets = tl.arange(0, BLOCK)
-        mask = offsets < cols
-        v = tl.load(x + row * cols + offsets, mask=mask, other=0.0)
-        mean = tl.sum(v, axis=0) / cols
-        centered = tl.where(mask, v - mean, 0.0)
-        rstd = 1.0 / tl.sqrt(tl.sum(centered * centered, axis=0) / cols + eps)
-        y = centered * rstd * tl.load(w + offsets, mask=mask) + \
-            tl.load(b + offsets, mask=mask)
-        tl.store(out + row * cols + offsets, y, mask=mask)
+        cols = tl.arange(0, BLOCK)
+        mask = cols < n_cols
+        x = tl.load(x_ptr + row * row_stride + cols, mask=mask, other=0.0)
+        mean = tl.sum(x, axis=0) / n_cols
+        diff = tl.where(mask, x - mean, 0.0)
+        rstd = tl.rsqrt(tl.sum(diff * diff, axis=0) / n_cols + eps)
+        w = tl.load(w_ptr + cols, mask=mask)
+        b = tl.load(b_ptr + cols, mask=mask)
+        tl.store(y_ptr + row * row_stride + cols, diff * rstd * w + b,
+                 mask=mask)
 
     @triton.jit
     def triton_mlp(x, w, b, y, M, N, K, BM: tl.constexpr, BN: tl.constexpr,

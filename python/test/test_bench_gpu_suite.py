@@ -206,15 +206,18 @@ def test_launch_overhead_against_the_stand_in_driver(tmp_path):
 
 # The Triton peers of the bandwidth examples: argument types, by name.
 TRITON_SIGNATURES = {
-    "vector_add": {"x": "*fp32", "y": "*fp32", "out": "*fp32", "n": "i32"},
+    "vector_add": {"x_ptr": "*fp32", "y_ptr": "*fp32", "out_ptr": "*fp32",
+                   "n": "i32"},
     "cos_cos": {"x": "*fp32", "out": "*fp32", "n": "i32"},
     "gelu": {"x": "*fp32", "out": "*fp32", "n": "i32"},
     "gelu_tanh": {"x": "*fp32", "out": "*fp32", "n": "i32"},
     "relu_axpb": {"x": "*fp32", "out": "*fp32", "a": "fp32", "b": "fp32",
                   "n": "i32"},
-    "softmax": {"x": "*fp32", "out": "*fp32", "cols": "i32"},
-    "layer_norm": {"x": "*fp32", "out": "*fp32", "w": "*fp32", "b": "*fp32",
-                   "cols": "i32", "eps": "fp32"},
+    "softmax": {"in_ptr": "*fp32", "out_ptr": "*fp32", "row_stride": "i32",
+                "n_cols": "i32"},
+    "layer_norm": {"x_ptr": "*fp32", "y_ptr": "*fp32", "w_ptr": "*fp32",
+                   "b_ptr": "*fp32", "row_stride": "i32", "n_cols": "i32",
+                   "eps": "fp32"},
 }
 
 

@@ -24,9 +24,6 @@ using namespace mlir;
 using namespace kiln;
 using namespace kiln::tiletogpu;
 
-/// Static shared memory a kernel may use without opting in.
-static constexpr int64_t kStaticSharedBytes = 48 * 1024;
-
 /// Bytes of shared memory the FMA path stages `a` and `b` in.
 static int64_t getStagingBytes(tile::DotOp op) {
   int64_t bytes = 0;
@@ -43,7 +40,8 @@ static bool isMmaDot(tile::DotOp dot) {
       cast<RankedTensorType>(dot.getAcc().getType()).getEncoding());
 }
 
-LogicalResult kiln::tiletogpu::checkDotLowerable(Operation *op) {
+LogicalResult kiln::tiletogpu::checkDotLowerable(Operation *op,
+                                                 int64_t sharedMemoryLimit) {
   auto dot = cast<tile::DotOp>(op);
   if (isMmaDot(dot))
     return success();
@@ -54,12 +52,12 @@ LogicalResult kiln::tiletogpu::checkDotLowerable(Operation *op) {
            << "has no lowering for target nvptx: " << element
            << " products need tensor cores, which are not implemented yet";
   int64_t bytes = getStagingBytes(dot);
-  if (bytes > kStaticSharedBytes)
+  if (bytes > sharedMemoryLimit)
     return op->emitOpError()
            << "target nvptx: without tensor cores, the operands are staged "
               "in "
            << bytes << " bytes of shared memory, over the "
-           << kStaticSharedBytes << " a kernel has; use smaller tiles";
+           << sharedMemoryLimit << " a kernel has; use smaller tiles";
   return success();
 }
 
@@ -71,7 +69,8 @@ struct DotLowering : OpConversionPattern<tile::DotOp> {
   LogicalResult
   matchAndRewrite(tile::DotOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    if (isMmaDot(op) || failed(checkDotLowerable(op)))
+    // The pass checked every dot before converting (checkDotLowerable).
+    if (isMmaDot(op))
       return failure();
     Location loc = op.getLoc();
     auto aType = cast<RankedTensorType>(op.getA().getType());

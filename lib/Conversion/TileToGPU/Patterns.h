@@ -69,9 +69,10 @@ void populateMmaDotOpToGPUPatterns(const mlir::TypeConverter &converter,
 void populateWarpgroupDotOpToGPUPatterns(const mlir::TypeConverter &converter,
                                          mlir::RewritePatternSet &patterns);
 
-/// Whether `op` (a tile.dot) can be lowered on CUDA cores; emits the reason
-/// when not.
-mlir::LogicalResult checkDotLowerable(mlir::Operation *op);
+/// Whether `op` (a tile.dot) can be lowered on CUDA cores, its operands
+/// staged in at most `sharedMemoryLimit` bytes; emits the reason when not.
+mlir::LogicalResult checkDotLowerable(mlir::Operation *op,
+                                      int64_t sharedMemoryLimit);
 
 /// Whether `op` (a reduction) can be lowered; emits the reason when not.
 /// Checked before the conversion starts, so that a failure is reported

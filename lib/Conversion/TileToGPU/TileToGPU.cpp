@@ -170,8 +170,9 @@ struct ConvertTileToGPUPass
 } // namespace
 
 /// Ops this lowering does not handle yet, with the reason.
-static LogicalResult checkLowerable(ModuleOp module) {
-  WalkResult result = module.walk([](Operation *op) {
+static LogicalResult checkLowerable(ModuleOp module,
+                                    int64_t sharedMemoryLimit) {
+  WalkResult result = module.walk([&](Operation *op) {
     for (Type type : llvm::concat<const Type>(op->getOperandTypes(),
                                               op->getResultTypes())) {
       auto tensor = dyn_cast<RankedTensorType>(type);
@@ -214,7 +215,7 @@ static LogicalResult checkLowerable(ModuleOp module) {
                             << getElementTypeOrSelf(type);
           return WalkResult::interrupt();
         }
-    if (isa<tile::DotOp>(op) && failed(checkDotLowerable(op)))
+    if (isa<tile::DotOp>(op) && failed(checkDotLowerable(op, sharedMemoryLimit)))
       return WalkResult::interrupt();
     if (isa<tile::ReduceOp>(op) && failed(checkReduceLowerable(op)))
       return WalkResult::interrupt();
@@ -274,7 +275,7 @@ void ConvertTileToGPUPass::runOnOperation() {
                      "run tile-assign-layouts first");
     return signalPassFailure();
   }
-  if (failed(checkLowerable(module)))
+  if (failed(checkLowerable(module, sharedMemoryLimit)))
     return signalPassFailure();
   AccessWidths widths = computeAccessWidths(module);
 

@@ -163,10 +163,13 @@ struct WarpgroupDotLowering : OpConversionPattern<tilegpu::WarpgroupDotOp> {
     Type i32 = rewriter.getI32Type();
     auto c32 = [&](int64_t v) { return constantInt(rewriter, loc, i32, v); };
     // Warpgroup g's row blocks start at 64g + 16 * numWarps * i (the
-    // accumulator's repeats along M).
-    Value warpgroup = arith::DivUIOp::create(
-        rewriter, loc, getLaneAndWarp(rewriter, loc).second, c32(4));
-    Value groupRow = arith::MulIOp::create(rewriter, loc, warpgroup, c32(instrM));
+    // accumulator's repeats along M): where a slotted A's rows start.
+    Value groupRow;
+    if (a) {
+      Value warpgroup = arith::DivUIOp::create(
+          rewriter, loc, getLaneAndWarp(rewriter, loc).second, c32(4));
+      groupRow = arith::MulIOp::create(rewriter, loc, warpgroup, c32(instrM));
+    }
     int64_t rowBlocks = m / (16 * numWarps);
     int64_t nBlocks = n / layout::MmaLayout::kInstrN;
     int64_t perInstr = instrN / layout::MmaLayout::kInstrN *
@@ -181,8 +184,10 @@ struct WarpgroupDotLowering : OpConversionPattern<tilegpu::WarpgroupDotOp> {
                                          instrK);
     NVVM::WgmmaFenceAlignedOp::create(rewriter, loc);
     for (int64_t i = 0; i < rowBlocks; ++i) {
-      Value row = arith::AddIOp::create(rewriter, loc, groupRow,
-                                        c32(i * 16 * numWarps));
+      Value row = a ? arith::AddIOp::create(rewriter, loc, groupRow,
+                                            c32(i * 16 * numWarps))
+                          .getResult()
+                    : Value();
       for (int64_t n0 = 0; n0 < n; n0 += instrN) {
         // This instruction's registers: the accumulator's 8-column blocks
         // n0 / 8 ... of row repeat i, four registers each.
