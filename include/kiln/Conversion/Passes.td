@@ -98,6 +98,13 @@ def ConvertTileToGPUPass : Pass<"kiln-convert-tile-to-gpu", "mlir::ModuleOp"> {
       strides, offsets); their loads and stores predicate each element on
       the `boundary_check` dimensions.
 
+    - TMA (sm_90): mbarriers initialized by one thread and fenced,
+      `mbarrier.arrive.expect_tx` and `cp.async.bulk.tensor.2d` (one per
+      slab of the slot's swizzled layout, at the block pointer's offsets)
+      issued by thread 0, `mbarrier.try_wait.parity` by every thread. The
+      kernel keeps its `tilegpu.tensor_maps`; `kiln-tensor-map-params`
+      makes those parameters `__grid_constant__` once it is an llvm.func.
+
     What it cannot lower (fp8 products, calls, declarations, non-splat
     tile constants, reductions over non-power-of-two axes) is refused
     before the conversion starts, with a diagnostic naming the op, the
@@ -119,6 +126,20 @@ def ConvertTileToGPUPass : Pass<"kiln-convert-tile-to-gpu", "mlir::ModuleOp"> {
     "mlir::scf::SCFDialect",
     "mlir::vector::VectorDialect",
   ];
+}
+
+def TensorMapParamsPass
+    : Pass<"kiln-tensor-map-params", "mlir::gpu::GPUModuleOp"> {
+  let summary = "Pass the tensor maps of kernels as __grid_constant__ parameters";
+  let description = [{
+    Runs on the LLVM dialect (after `convert-gpu-to-nvvm`): every parameter
+    an `llvm.func` kernel lists in its `tilegpu.tensor_maps` becomes a
+    128-byte, 64-byte-aligned by-value parameter marked
+    `nvvm.grid_constant` (PTX `.param .align 64 .b8 p[128]`), whose address
+    the TMA instructions take in the generic space. A listed parameter that
+    is not a pointer is an error.
+  }];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect", "mlir::NVVM::NVVMDialect"];
 }
 
 #endif // KILN_CONVERSION_PASSES_TD

@@ -38,12 +38,12 @@ void kiln::tiletogpu::placeKernelBuffers(gpu::GPUModuleOp module) {
     // Kernels run apart: each one's buffers start at 0.
     int64_t offset = 0;
     kernel.walk([&](tilegpu::LocalAllocOp alloc) {
-      MemRefType type = alloc.getBuffer().getType();
+      auto type = cast<MemRefType>(alloc.getBuffer().getType());
       offset = llvm::alignTo(offset, kBufferAlignment);
       alloc->setAttr(kOffsetName,
                      IntegerAttr::get(IntegerType::get(module.getContext(), 64),
                                       offset));
-      offset += type.getDimSize(0) * getSlotBytes(type);
+      offset += type.getNumElements() * getStorageBytes(type.getElementType());
     });
     end = std::max(end, offset);
   }

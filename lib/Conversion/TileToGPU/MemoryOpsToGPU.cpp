@@ -582,14 +582,6 @@ struct PtrCastLowering : OpConversionPattern<tile::PtrCastOp> {
   }
 };
 
-/// A block pointer's fields in its per-thread vector of i64:
-/// [base, shape..., strides..., offsets...].
-struct BlockPointerFields {
-  static int64_t shape(int64_t rank, int64_t d) { return 1 + d; }
-  static int64_t stride(int64_t rank, int64_t d) { return 1 + rank + d; }
-  static int64_t offset(int64_t rank, int64_t d) { return 1 + 2 * rank + d; }
-};
-
 struct MakeBlockPtrLowering : OpConversionPattern<tile::MakeBlockPtrOp> {
   using OpConversionPattern::OpConversionPattern;
 

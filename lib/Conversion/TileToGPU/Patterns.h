@@ -50,6 +50,12 @@ void populateAsyncCopyToGPUPatterns(const mlir::TypeConverter &converter,
                                     mlir::RewritePatternSet &patterns,
                                     const AccessWidths &widths);
 
+/// The TMA ops of the software pipeline (sm_90): mbarrier initialization,
+/// arrival expecting bytes and wait, and cp.async.bulk.tensor copies into
+/// slots through tensor-map parameters.
+void populateTensorMapCopyToGPUPatterns(const mlir::TypeConverter &converter,
+                                        mlir::RewritePatternSet &patterns);
+
 /// tile.print as printf (vprintf) of each element a thread holds;
 /// tile.assert as cf.assert (__assertfail).
 void populateDebugOpsToGPUPatterns(const mlir::TypeConverter &converter,

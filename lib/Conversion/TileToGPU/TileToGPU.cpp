@@ -104,6 +104,8 @@ struct KernelLowering : OpConversionPattern<func::FuncOp> {
                     rewriter.getUnitAttr());
     kernel.setKnownBlockSizeAttr(rewriter.getDenseI32ArrayAttr(
         {static_cast<int32_t>(threads), 1, 1}));
+    if (Attribute maps = func->getAttr(tilegpu::TensorMapAttr::kAttrName))
+      kernel->setAttr(tilegpu::TensorMapAttr::kAttrName, maps);
     rewriter.eraseBlock(&kernel.getBody().front());
     rewriter.inlineRegionBefore(func.getBody(), kernel.getBody(),
                                 kernel.getBody().end());
@@ -313,6 +315,7 @@ void ConvertTileToGPUPass::runOnOperation() {
   populateWarpgroupDotOpToGPUPatterns(converter, patterns);
   populateDotOperandToGPUPatterns(converter, patterns);
   populateAsyncCopyToGPUPatterns(converter, patterns, widths);
+  populateTensorMapCopyToGPUPatterns(converter, patterns);
   populateScanOpToGPUPatterns(converter, patterns);
   populateDebugOpsToGPUPatterns(converter, patterns);
   scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,

@@ -51,6 +51,8 @@ void kiln::gpu::buildGPULoweringPipeline(OpPassManager &pm,
     tilegpu::TilePipelineLoopsPassOptions pipeline;
     pipeline.numStages = options.numStages;
     pipeline.sharedMemoryLimit = options.sharedMemoryLimit;
+    // The tensor memory accelerator arrived with sm_90.
+    pipeline.tensorMaps = options.computeCapability >= 90;
     pm.addPass(tilegpu::createTilePipelineLoopsPass(pipeline));
   }
   ConvertTileToGPUPassOptions conversion;
@@ -63,6 +65,7 @@ void kiln::gpu::buildGPULoweringPipeline(OpPassManager &pm,
   ConvertGpuOpsToNVVMOpsOptions nvvm;
   nvvm.indexBitwidth = 64;
   kernels.addPass(createConvertGpuOpsToNVVMOps(nvvm));
+  kernels.addPass(createTensorMapParamsPass());
   // NVVM ops written as PTX (wgmma.mma_async) become inline assembly.
   kernels.addPass(createConvertNVVMToLLVMPass());
   kernels.addPass(createCanonicalizerPass());

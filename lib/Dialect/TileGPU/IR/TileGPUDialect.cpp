@@ -233,7 +233,7 @@ static bool isShared(MemRefType type) {
 }
 
 LogicalResult LocalAllocOp::verify() {
-  MemRefType type = getBuffer().getType();
+  auto type = cast<MemRefType>(getBuffer().getType());
   if (!isShared(type) || !type.hasStaticShape() ||
       !type.getLayout().isIdentity())
     return emitOpError() << "allocates static, identity-laid-out memrefs in "
@@ -267,6 +267,59 @@ LogicalResult AsyncCopyOp::verify() {
   auto pointee =
       cast<kiln::tile::PointerType>(ptrs.getElementType()).getPointeeType();
   return verifySlot(*this, getBuffer().getType(), ptrs.getShape(), pointee);
+}
+
+LogicalResult
+TensorMapAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                      int64_t argument, Type elementType, ArrayRef<int64_t> box,
+                      int64_t swizzle, ArrayRef<int64_t> sources,
+                      ArrayRef<int64_t> values) {
+  if (argument < 0)
+    return emitError() << "tensor map argument " << argument
+                       << " is not a parameter";
+  if (!elementType.isIntOrFloat())
+    return emitError() << "tensor map elements must be integers or floats, "
+                          "not "
+                       << elementType;
+  // The limits of cuTensorMapEncodeTiled.
+  if (box.size() != 2 || llvm::any_of(box, [](int64_t size) {
+        return size <= 0 || size > 256;
+      }))
+    return emitError() << "a tensor map box has two sizes from 1 to 256";
+  if (swizzle != 0 && swizzle != 32 && swizzle != 64 && swizzle != 128)
+    return emitError() << "tensor map swizzle " << swizzle
+                       << " is not 0, 32, 64 or 128 bytes";
+  if (sources.size() != NumFields || values.size() != NumFields)
+    return emitError() << "a tensor map has " << int(NumFields)
+                       << " sources and values: base, rows, columns, row "
+                          "stride";
+  for (auto [field, source, value] : llvm::enumerate(sources, values)) {
+    if (source < -1 || (source == -1 && field == Base))
+      return emitError() << "tensor map source " << source
+                         << " is not an argument"
+                         << (field == Base ? "" : " or -1 (a constant)");
+    if (source >= 0 && value != 4 && value != 8)
+      return emitError() << "tensor map argument " << source << " of " << value
+                         << " bytes: arguments are 4 or 8 bytes";
+  }
+  return success();
+}
+
+LogicalResult TensorMapCopyOp::verify() {
+  auto blockType = cast<kiln::tile::BlockPointerType>(getBlockPtr().getType());
+  if (blockType.getShape().size() != 2)
+    return emitOpError() << "copies 2-D blocks, not " << blockType;
+  if (getTensorMap().getType().getAddressSpace() != 0)
+    return emitOpError() << "reads the tensor map through a generic pointer "
+                            "(address space 0)";
+  MemRefType barriers = getBarriers().getType();
+  if (!isShared(barriers) ||
+      barriers.getDimSize(0) != getBuffer().getType().getDimSize(0))
+    return emitOpError() << "needs one mbarrier in shared memory per slot, "
+                            "not "
+                         << barriers;
+  return verifySlot(*this, getBuffer().getType(), blockType.getShape(),
+                    blockType.getElementType());
 }
 
 LogicalResult LocalLoadOp::verify() {

@@ -7,7 +7,9 @@
 // ("stage 0"); the rest of the body ("stage 1") reads the slot of its own
 // iteration. A dot whose accumulator is laid out for wgmma then reads B
 // (and A where it has a slot) from the slots in place
-// (tilegpu.warpgroup_dot).
+// (tilegpu.warpgroup_dot). On sm_90 a block load whose block pointer
+// the kernel's arguments describe is copied by TMA instead, through a
+// tensor map each launch builds, and completes on the slot's mbarrier.
 //
 //===----------------------------------------------------------------------===//
 
@@ -45,12 +47,31 @@ static int64_t getSlotBudget(int64_t limit) {
 
 namespace {
 
-/// A load turned into asynchronous copies, and the conversions to dot
-/// operands that read it.
+/// What a tensor map is built from (TensorMapAttr without its parameter).
+struct TensorMapFields {
+  Type elementType;
+  SmallVector<int64_t, 2> box;
+  int64_t swizzle;
+  SmallVector<int64_t, 4> sources, values;
+
+  bool operator==(const TensorMapFields &other) const {
+    return elementType == other.elementType && box == other.box &&
+           swizzle == other.swizzle && sources == other.sources &&
+           values == other.values;
+  }
+};
+
+/// A load turned into asynchronous copies (a tile.load into cp.async, a
+/// tile.block_load with `tensorMap` into TMA copies), and the conversions
+/// to dot operands that read it.
 struct StagedLoad {
-  tile::LoadOp load;
+  Operation *load;
   SmallVector<ConvertLayoutOp> converts;
   MemRefType bufferType;
+  /// The tensor map of a TMA-copied block load, without its parameter.
+  std::optional<TensorMapFields> tensorMap;
+  /// That parameter, once the kernel has it.
+  Value tensorMapArg;
 };
 
 /// What pipelining one loop takes: its staged loads and the stage-0 ops
@@ -95,20 +116,127 @@ static int64_t getCopyBytes(AxisInfoAnalysis &axisInfo, tile::LoadOp load) {
   return width * std::max<int64_t>(1, element.getIntOrFloatBitWidth() / 8);
 }
 
+/// The block pointer `value` reaches `loop`'s body as: through
+/// tile.advance and the loop's own iteration arguments (each advanced
+/// from itself), the tile.make_block_ptr before the loop it starts from;
+/// null if it comes from anything else.
+static tile::MakeBlockPtrOp getBlockPtrOrigin(Value value, scf::ForOp loop) {
+  auto skipAdvances = [](Value v) {
+    while (auto advance = v.getDefiningOp<tile::AdvanceOp>())
+      v = advance.getBlockPtr();
+    return v;
+  };
+  value = skipAdvances(value);
+  if (auto arg = dyn_cast<BlockArgument>(value);
+      arg && arg.getOwner() == loop.getBody() &&
+      arg != loop.getInductionVar()) {
+    auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+    if (skipAdvances(yield.getOperand(arg.getArgNumber() - 1)) != arg)
+      return nullptr;
+    value = skipAdvances(loop.getTiedLoopInit(arg)->get());
+  }
+  auto origin = value.getDefiningOp<tile::MakeBlockPtrOp>();
+  return origin && !loop->isAncestor(origin) ? origin : nullptr;
+}
+
+/// Where a launch finds `value`: (-1, the constant) or (kernel argument,
+/// its size in bytes), through integer extensions; nullopt otherwise.
+static std::optional<std::pair<int64_t, int64_t>> getLaunchSource(Value value) {
+  while (isa_and_nonnull<arith::ExtSIOp, arith::ExtUIOp>(value.getDefiningOp()))
+    value = value.getDefiningOp()->getOperand(0);
+  APInt constant;
+  if (matchPattern(value, m_ConstantInt(&constant)))
+    return std::make_pair<int64_t, int64_t>(-1, constant.getSExtValue());
+  auto arg = dyn_cast<BlockArgument>(value);
+  if (!arg || !isa<func::FuncOp>(arg.getOwner()->getParentOp()))
+    return std::nullopt;
+  int64_t bytes = isa<tile::PointerType>(arg.getType())
+                      ? 8
+                      : arg.getType().getIntOrFloatBitWidth() / 8;
+  if (bytes != 4 && bytes != 8)
+    return std::nullopt;
+  return std::make_pair<int64_t, int64_t>(arg.getArgNumber(), int64_t(bytes));
+}
+
+/// The tensor map through which TMA can copy the blocks `load` reads in
+/// `loop`, or why there is none.
+static FailureOr<TensorMapFields> getTensorMap(tile::BlockLoadOp load,
+                                               scf::ForOp loop,
+                                               AxisInfoAnalysis &axisInfo,
+                                               std::string &whyNot) {
+  auto fail = [&](const Twine &why) {
+    whyNot = why.str();
+    return failure();
+  };
+  if (load.getPadding() != tile::PaddingOption::Zero)
+    return fail("TMA pads with zeros, not NaN");
+  tile::MakeBlockPtrOp origin = getBlockPtrOrigin(load.getBlockPtr(), loop);
+  if (!origin)
+    return fail("its block pointer does not come from a tile.make_block_ptr "
+                "before the loop, advanced by the loop");
+  if (origin.getOrder() != ArrayRef<int32_t>{1, 0})
+    return fail("the tensor is not row-major (order [1, 0])");
+  auto unitStride = getLaunchSource(origin.getStrides()[1]);
+  if (!unitStride || unitStride->first != -1 || unitStride->second != 1)
+    return fail("the column stride is not the constant 1");
+  RankedTensorType type = load.getType();
+  Type element = type.getElementType();
+  int64_t elementBytes = element.getIntOrFloatBitWidth() / 8;
+  if (elementBytes == 0)
+    return fail("its elements are narrower than a byte");
+  // cuTensorMapEncodeTiled's alignment rules.
+  if (axisInfo.get(origin.getBase()).divisibility[0] % 16 != 0)
+    return fail("the base is not known to be 16-byte aligned (give it "
+                "tile.divisibility = 16)");
+  if (axisInfo.get(origin.getStrides()[0]).divisibility[0] * elementBytes %
+          16 != 0)
+    return fail("the row stride is not known to be a multiple of 16 bytes");
+  TensorMapFields fields;
+  fields.elementType = element;
+  for (Value value : {Value(origin.getBase()), origin.getShape()[0],
+                      origin.getShape()[1], origin.getStrides()[0]}) {
+    auto source = getLaunchSource(value);
+    if (!source)
+      return fail("its base, shape and row stride are not kernel arguments "
+                  "or constants");
+    fields.sources.push_back(source->first);
+    fields.values.push_back(source->second);
+  }
+  // One copy per slab of the slot's layout.
+  int64_t rows = type.getDimSize(0), columns = type.getDimSize(1);
+  int64_t rowBytes = columns * elementBytes;
+  fields.swizzle = layout::SharedLayout::chooseSwizzle(rowBytes);
+  int64_t boxColumns =
+      fields.swizzle ? fields.swizzle / elementBytes : columns;
+  if (rows > 256 || boxColumns > 256 || (!fields.swizzle && rowBytes % 16))
+    return fail(llvm::formatv("a {0}x{1} block is not a TMA box (at most "
+                              "256x256, rows of a multiple of 16 bytes)",
+                              rows, columns));
+  if (boxColumns < columns && rows * fields.swizzle % 1024 != 0)
+    return fail("its slabs do not start on the 1024-byte boundaries of the "
+                "swizzle");
+  fields.box = {rows, boxColumns};
+  return fields;
+}
+
 /// Why `loop` cannot be pipelined with `stages` slots, or its plan.
 static FailureOr<LoopPlan> planLoop(scf::ForOp loop, int64_t stages,
-                                    int64_t budget, AxisInfoAnalysis &axisInfo,
+                                    int64_t budget, bool tensorMaps,
+                                    AxisInfoAnalysis &axisInfo,
                                     std::string &whyNot) {
   LoopPlan plan;
   Block *body = loop.getBody();
   int64_t slotBytes = 0;
   for (Operation &op : *body) {
+    auto blockLoad = dyn_cast<tile::BlockLoadOp>(op);
     auto load = dyn_cast<tile::LoadOp>(op);
-    auto type = load ? dyn_cast<RankedTensorType>(load.getType()) : nullptr;
-    if (!type || type.getRank() != 2 || load->use_empty())
+    if ((!load && !(blockLoad && tensorMaps)) || op.use_empty())
+      continue;
+    auto type = cast<RankedTensorType>(op.getResult(0).getType());
+    if (type.getRank() != 2)
       continue;
     SmallVector<ConvertLayoutOp> converts;
-    for (Operation *user : load->getUsers()) {
+    for (Operation *user : op.getUsers()) {
       auto convert = dyn_cast<ConvertLayoutOp>(user);
       if (!convert ||
           !isa<DotOperandEncodingAttr>(convert.getType().getEncoding()))
@@ -116,8 +244,26 @@ static FailureOr<LoopPlan> planLoop(scf::ForOp loop, int64_t stages,
       converts.push_back(convert);
     }
     if (converts.size() != static_cast<size_t>(std::distance(
-                               load->user_begin(), load->user_end())))
+                               op.user_begin(), op.user_end())))
       continue;
+    auto bufferType = MemRefType::get(
+        {stages, type.getDimSize(0), type.getDimSize(1)},
+        type.getElementType(), MemRefLayoutAttrInterface(),
+        IntegerAttr::get(IntegerType::get(loop.getContext(), 64), 3));
+    int64_t tileBytes = type.getNumElements() *
+                        std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
+    if (blockLoad) {
+      std::string whyNotTMA;
+      FailureOr<TensorMapFields> map =
+          getTensorMap(blockLoad, loop, axisInfo, whyNotTMA);
+      if (failed(map)) {
+        blockLoad.emitRemark() << "not copied by TMA: " << whyNotTMA;
+        continue;
+      }
+      slotBytes += tileBytes;
+      plan.loads.push_back({blockLoad, converts, bufferType, *map, Value()});
+      continue;
+    }
     if (load.getOther() && !isZeroTile(load.getOther())) {
       whyNot = "a load's padding is not zero";
       return failure();
@@ -128,13 +274,8 @@ static FailureOr<LoopPlan> planLoop(scf::ForOp loop, int64_t stages,
                "16-byte pieces";
       return failure();
     }
-    auto bufferType = MemRefType::get(
-        {stages, type.getDimSize(0), type.getDimSize(1)},
-        type.getElementType(), MemRefLayoutAttrInterface(),
-        IntegerAttr::get(IntegerType::get(loop.getContext(), 64), 3));
-    slotBytes += type.getNumElements() *
-                 std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
-    plan.loads.push_back({load, converts, bufferType});
+    slotBytes += tileBytes;
+    plan.loads.push_back({load, converts, bufferType, std::nullopt, Value()});
   }
   if (plan.loads.empty()) {
     whyNot = "no load there feeds a dot operand";
@@ -247,18 +388,27 @@ static FailureOr<LoopPlan> planLoop(scf::ForOp loop, int64_t stages,
 
 /// The stage-0 ops and the staged loads' copies for the iteration whose
 /// induction variable is `iv`, with the loop-carried stage-0 values in
-/// `mapping`; copies past `upper` are masked off. Adds the clones to
-/// `mapping`.
+/// `mapping`; copies past `upper` are masked off. TMA copies complete on
+/// the slot's mbarrier of `barriers`. Adds the clones to `mapping`.
 static void emitStage0(OpBuilder &b, Location loc, LoopPlan &plan,
-                       ArrayRef<Value> buffers, Value iv, Value upper,
-                       Value slot, scf::ForOp loop, IRMapping &mapping) {
+                       ArrayRef<Value> buffers, Value barriers, Value iv,
+                       Value upper, Value slot, scf::ForOp loop,
+                       IRMapping &mapping) {
   mapping.map(loop.getInductionVar(), iv);
   for (Operation *op : plan.stage0)
     b.clone(*op, mapping);
   Value valid =
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, iv, upper);
+  int64_t tensorMapBytes = 0;
+  bool asyncCopies = false;
   for (auto [staged, buffer] : llvm::zip(plan.loads, buffers)) {
-    tile::LoadOp load = staged.load;
+    if (staged.tensorMap) {
+      MemRefType type = staged.bufferType;
+      tensorMapBytes += type.getNumElements() / type.getDimSize(0) *
+                        type.getElementTypeBitWidth() / 8;
+      continue;
+    }
+    auto load = cast<tile::LoadOp>(staged.load);
     auto ptrType = cast<RankedTensorType>(load.getPtr().getType());
     auto maskType = RankedTensorType::get(
         ptrType.getShape(), b.getI1Type(), ptrType.getEncoding());
@@ -267,8 +417,21 @@ static void emitStage0(OpBuilder &b, Location loc, LoopPlan &plan,
       mask = arith::AndIOp::create(b, loc, mapping.lookup(original), mask);
     AsyncCopyOp::create(b, loc, mapping.lookup(load.getPtr()), mask, buffer,
                         slot);
+    asyncCopies = true;
   }
-  AsyncCommitGroupOp::create(b, loc);
+  if (asyncCopies)
+    AsyncCommitGroupOp::create(b, loc);
+  if (!tensorMapBytes)
+    return;
+  // The arrival that expects the bytes comes first, so that the phase
+  // cannot complete before all of the slot's copies have landed.
+  BarrierExpectOp::create(b, loc, barriers, slot, tensorMapBytes, valid);
+  for (auto [staged, buffer] : llvm::zip(plan.loads, buffers))
+    if (staged.tensorMap)
+      TensorMapCopyOp::create(
+          b, loc, staged.tensorMapArg,
+          mapping.lookup(cast<tile::BlockLoadOp>(staged.load).getBlockPtr()),
+          buffer, slot, barriers, valid);
 }
 
 /// Whether `dot` accumulates in a layout for wgmma.
@@ -320,6 +483,16 @@ static void pipelineLoop(scf::ForOp loop, LoopPlan &plan,
   SmallVector<Value> buffers;
   for (StagedLoad &staged : plan.loads)
     buffers.push_back(LocalAllocOp::create(b, loc, staged.bufferType));
+  // One mbarrier per slot for the TMA copies.
+  Value barriers;
+  if (llvm::any_of(plan.loads,
+                   [](StagedLoad &staged) { return staged.tensorMap; })) {
+    barriers = LocalAllocOp::create(
+        b, loc,
+        MemRefType::get({stages}, b.getI64Type(), MemRefLayoutAttrInterface(),
+                        b.getI64IntegerAttr(3)));
+    InitBarriersOp::create(b, loc, barriers);
+  }
 
   // Prologue: the copies of iterations 0 .. stages - 2.
   SmallVector<Value> inits(loop.getInitArgs());
@@ -329,7 +502,8 @@ static void pipelineLoop(scf::ForOp loop, LoopPlan &plan,
       mapping.map(arg, inits[arg.getArgNumber() - 1]);
     Value iv = arith::AddIOp::create(
         b, loc, lower, arith::MulIOp::create(b, loc, step, constant(j)));
-    emitStage0(b, loc, plan, buffers, iv, upper, constant(j), loop, mapping);
+    emitStage0(b, loc, plan, buffers, barriers, iv, upper, constant(j), loop,
+               mapping);
     auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
     for (BlockArgument arg : plan.stage0Args)
       inits[arg.getArgNumber() - 1] =
@@ -352,13 +526,21 @@ static void pipelineLoop(scf::ForOp loop, LoopPlan &plan,
       constant(stages));
   auto wait = AsyncWaitOp::create(b, loc, stages - 2);
   gpu::BarrierOp::create(b, loc);
+  if (barriers) {
+    // Slot j % stages is in its (j / stages)-th use.
+    Value phase = arith::RemUIOp::create(
+        b, loc, arith::DivUIOp::create(b, loc, index, constant(stages)),
+        constant(2));
+    BarrierWaitOp::create(b, loc, barriers, slot, phase);
+  }
 
   IRMapping ahead;
   for (BlockArgument arg : plan.stage0Args)
     ahead.map(arg, body->getArgument(arg.getArgNumber()));
   Value aheadIv = arith::AddIOp::create(
       b, loc, iv, arith::MulIOp::create(b, loc, step, constant(stages - 1)));
-  emitStage0(b, loc, plan, buffers, aheadIv, upper, nextSlot, loop, ahead);
+  emitStage0(b, loc, plan, buffers, barriers, aheadIv, upper, nextSlot, loop,
+             ahead);
 
   // Stage 1: the rest of the body, reading its slots.
   IRMapping current;
@@ -399,6 +581,36 @@ static void pipelineLoop(scf::ForOp loop, LoopPlan &plan,
   loop.erase();
 }
 
+/// The parameter of `kernel` that holds the tensor map `fields`
+/// describe: added, and listed in the kernel's tilegpu.tensor_maps, the
+/// first time.
+static Value getTensorMapArgument(func::FuncOp kernel,
+                                  const TensorMapFields &fields) {
+  MLIRContext *context = kernel.getContext();
+  SmallVector<Attribute> maps;
+  if (auto list = kernel->getAttrOfType<ArrayAttr>(TensorMapAttr::kAttrName))
+    maps.assign(list.begin(), list.end());
+  for (Attribute attr : maps) {
+    auto map = cast<TensorMapAttr>(attr);
+    TensorMapFields known{map.getElementType(),
+                          SmallVector<int64_t, 2>(map.getBox()),
+                          map.getSwizzle(),
+                          SmallVector<int64_t, 4>(map.getSources()),
+                          SmallVector<int64_t, 4>(map.getValues())};
+    if (known == fields)
+      return kernel.getArgument(map.getArgument());
+  }
+  unsigned argument = kernel.getNumArguments();
+  (void)kernel.insertArgument(
+      argument, tile::PointerType::get(IntegerType::get(context, 8), 0), {},
+      kernel.getLoc());
+  maps.push_back(TensorMapAttr::get(context, argument, fields.elementType,
+                                    fields.box, fields.swizzle, fields.sources,
+                                    fields.values));
+  kernel->setAttr(TensorMapAttr::kAttrName, ArrayAttr::get(context, maps));
+  return kernel.getArgument(argument);
+}
+
 void TilePipelineLoopsPass::runOnOperation() {
   SmallVector<scf::ForOp> loops;
   getOperation().walk([&](scf::ForOp loop) { loops.push_back(loop); });
@@ -418,12 +630,17 @@ void TilePipelineLoopsPass::runOnOperation() {
     }
     AxisInfoAnalysis axisInfo;
     std::string whyNot;
-    FailureOr<LoopPlan> plan = planLoop(
-        loop, stages, getSlotBudget(sharedMemoryLimit), axisInfo, whyNot);
+    FailureOr<LoopPlan> plan =
+        planLoop(loop, stages, getSlotBudget(sharedMemoryLimit), tensorMaps,
+                 axisInfo, whyNot);
     if (failed(plan)) {
       loop.emitRemark() << "not pipelined: " << whyNot;
       continue;
     }
+    for (StagedLoad &staged : plan->loads)
+      if (staged.tensorMap)
+        staged.tensorMapArg = getTensorMapArgument(
+            loop->getParentOfType<func::FuncOp>(), *staged.tensorMap);
     pipelineLoop(loop, *plan, stages);
   }
   getOperation().walk([](tile::DotOp dot) {

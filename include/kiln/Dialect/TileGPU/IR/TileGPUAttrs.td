@@ -137,4 +137,43 @@ def TileGPU_DotOperandEncodingAttr
   let genVerifyDecl = 1;
 }
 
+def TileGPU_TensorMapAttr : TileGPU_Attr<"TensorMap", "tensor_map"> {
+  let summary = "A TMA tensor map that each launch builds from its arguments";
+  let description = [{
+    Kernel parameter `argument` is a 128-byte tensor map
+    (`cuTensorMapEncodeTiled`, passed as a `__grid_constant__` parameter)
+    of a row-major 2-D tensor of `elementType`, read in boxes of `box` =
+    [rows, columns] elements with the `swizzle` (0, 32, 64 or 128 bytes)
+    that `kiln/Layout/SharedLayout.h` gives a slot of that many columns.
+    The launch builds it from four values, in `sources` and `values`
+    order: the base address, the rows, the columns and the row stride (in
+    elements). Source -1 is the constant in `values`; a source k >= 0 is
+    kernel argument k, whose size in bytes (4 or 8) is in `values`.
+
+    ```mlir
+    func.func @k(%a: !tile.ptr<f16>, %m: i32, %k: i32,
+                 %map: !tile.ptr<i8, 0>) attributes {tilegpu.tensor_maps = [
+        #tilegpu.tensor_map<argument = 3, elementType = f16, box = [64, 64],
+                            swizzle = 128, sources = [0, 1, 2, 2],
+                            values = [8, 4, 4, 4]>]}
+    ```
+  }];
+  let parameters = (ins "int64_t":$argument, "::mlir::Type":$elementType,
+                        ArrayRefParameter<"int64_t">:$box, "int64_t":$swizzle,
+                        ArrayRefParameter<"int64_t">:$sources,
+                        ArrayRefParameter<"int64_t">:$values);
+  let assemblyFormat = [{
+    `<` `argument` `=` $argument `,` `elementType` `=` $elementType `,`
+        `box` `=` `[` $box `]` `,` `swizzle` `=` $swizzle `,`
+        `sources` `=` `[` $sources `]` `,` `values` `=` `[` $values `]` `>`
+  }];
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// The function attribute that lists a kernel's tensor maps.
+    static constexpr ::llvm::StringLiteral kAttrName = "tilegpu.tensor_maps";
+    /// Positions in `sources` and `values`.
+    enum Field : unsigned { Base, Rows, Columns, RowStride, NumFields };
+  }];
+}
+
 #endif // KILN_DIALECT_TILEGPU_IR_TILEGPUATTRS_TD

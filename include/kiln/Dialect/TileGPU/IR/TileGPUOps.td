@@ -30,6 +30,7 @@ def TileGPU_ConvertLayoutOp : TileGPU_Op<"convert_layout", [Pure]> {
 //===----------------------------------------------------------------------===//
 
 def TileGPU_SharedBuffer : MemRefRankOf<[AnyType], [3]>;
+def TileGPU_Barriers : MemRefRankOf<[I64], [1]>;
 
 def TileGPU_LocalAllocOp : TileGPU_Op<"local_alloc"> {
   let summary = "Shared memory for several stages of one tile";
@@ -37,13 +38,15 @@ def TileGPU_LocalAllocOp : TileGPU_Op<"local_alloc"> {
     A buffer in shared memory of `stages x rows x columns` elements (a
     `memref` in address space 3) that lives for the whole kernel: one slot
     per pipeline stage of a tile. Each slot is laid out as
-    `kiln/Layout/SharedLayout.h` says for its rows (swizzled slabs).
+    `kiln/Layout/SharedLayout.h` says for its rows (swizzled slabs). A
+    1-D buffer of i64 holds mbarriers, one per stage.
 
     ```mlir
     %buf = tilegpu.local_alloc : memref<3x64x32xf16, 3>
+    %bars = tilegpu.local_alloc : memref<3xi64, 3>
     ```
   }];
-  let results = (outs TileGPU_SharedBuffer:$buffer);
+  let results = (outs AnyTypeOf<[TileGPU_SharedBuffer, TileGPU_Barriers]>:$buffer);
   let assemblyFormat = "attr-dict `:` type($buffer)";
   let hasVerifier = 1;
 }
@@ -152,6 +155,91 @@ def TileGPU_WarpgroupDotOp
     static constexpr int64_t kInstrM = 64, kInstrK = 16;
   }];
   let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Copies by the tensor memory accelerator (TMA, sm_90), completed on
+// mbarriers
+//===----------------------------------------------------------------------===//
+
+def TileGPU_InitBarriersOp : TileGPU_Op<"init_barriers"> {
+  let summary = "Initialize the mbarriers of a buffer for one arrival each";
+  let description = [{
+    One thread initializes every mbarrier of `barriers` (a local_alloc of
+    i64 in shared memory) to expect one arrival per phase, fences the
+    initialization and synchronizes the block, so that any thread may use
+    them after.
+
+    ```mlir
+    tilegpu.init_barriers %bars : memref<3xi64, 3>
+    ```
+  }];
+  let arguments = (ins TileGPU_Barriers:$barriers);
+  let assemblyFormat = "$barriers attr-dict `:` type($barriers)";
+}
+
+def TileGPU_BarrierExpectOp : TileGPU_Op<"barrier_expect"> {
+  let summary = "Arrive on an mbarrier, expecting that many bytes of copies";
+  let description = [{
+    Where `pred` holds, one thread arrives on mbarrier `index` of
+    `barriers`, and the phase also waits for `bytes` bytes of TMA copies
+    to land (`mbarrier.arrive.expect_tx`).
+
+    ```mlir
+    tilegpu.barrier_expect %bars[%slot], 16384 if %valid : memref<3xi64, 3>
+    ```
+  }];
+  let arguments = (ins TileGPU_Barriers:$barriers, I32:$index,
+                       ConfinedAttr<I32Attr, [IntPositive]>:$bytes, I1:$pred);
+  let assemblyFormat = [{
+    $barriers `[` $index `]` `,` $bytes `if` $pred attr-dict `:`
+    type($barriers)
+  }];
+}
+
+def TileGPU_TensorMapCopyOp : TileGPU_Op<"tensor_map_copy"> {
+  let summary = "Start a TMA copy of a block pointer's block into a slot";
+  let description = [{
+    Where `pred` holds, one thread starts copying the block `block_ptr`
+    points at (its offsets; base, shape and strides are the tensor map's)
+    from global memory into slot `slot` of `buffer` through the tensor map
+    at `tensor_map` (`cp.async.bulk.tensor.2d`, one per slab of the slot's
+    layout); elements outside the tensor read as zero. The copy completes
+    on mbarrier `slot` of `barriers`.
+
+    ```mlir
+    tilegpu.tensor_map_copy %map, %bp into %buf[%slot], %bars if %valid
+        : !tile.ptr<i8, 0>, !tile.block_ptr<64x64xf16>,
+          memref<3x64x64xf16, 3>, memref<3xi64, 3>
+    ```
+  }];
+  let arguments = (ins Tile_PointerType:$tensorMap,
+                       Tile_BlockPointerType:$blockPtr,
+                       TileGPU_SharedBuffer:$buffer, I32:$slot,
+                       TileGPU_Barriers:$barriers, I1:$pred);
+  let assemblyFormat = [{
+    $tensorMap `,` $blockPtr `into` $buffer `[` $slot `]` `,` $barriers
+    `if` $pred attr-dict `:` qualified(type($tensorMap)) `,`
+    qualified(type($blockPtr)) `,` type($buffer) `,` type($barriers)
+  }];
+  let hasVerifier = 1;
+}
+
+def TileGPU_BarrierWaitOp : TileGPU_Op<"barrier_wait"> {
+  let summary = "Wait for a phase of an mbarrier to complete";
+  let description = [{
+    Every thread waits until the phase of mbarrier `index` whose parity is
+    `phase` (0 or 1) has completed: its arrivals and expected bytes are in,
+    and the copies it tracked are visible.
+
+    ```mlir
+    tilegpu.barrier_wait %bars[%slot], %phase : memref<3xi64, 3>
+    ```
+  }];
+  let arguments = (ins TileGPU_Barriers:$barriers, I32:$index, I32:$phase);
+  let assemblyFormat = [{
+    $barriers `[` $index `]` `,` $phase attr-dict `:` type($barriers)
+  }];
 }
 
 #endif // KILN_DIALECT_TILEGPU_IR_TILEGPUOPS_TD

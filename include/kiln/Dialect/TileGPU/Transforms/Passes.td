@@ -115,6 +115,18 @@ def TilePipelineLoopsPass : Pass<"tile-pipeline-loops", "mlir::ModuleOp"> {
     prologue such as a cast computed it); the loop then fences the completed
     copies into the async proxy (`tilegpu.fence_async_shared`) before its
     barrier. Any other warpgroup dot stays on mma.sync with a remark.
+
+    With `tensor-maps` (sm_90), a `tile.block_load` (2-D, zero padding)
+    whose block pointer the loop carries from a `tile.make_block_ptr` of
+    kernel arguments and constants (row-major, unit column stride, base
+    and row stride aligned to 16 bytes by their `tile.divisibility`) and
+    advances is staged too, by the tensor memory accelerator: the kernel
+    gets a parameter for a tensor map (listed in its
+    `tilegpu.tensor_maps`, built by each launch from those arguments), one
+    thread starts `tilegpu.tensor_map_copy` into the slot and arrives on
+    the slot's mbarrier expecting its bytes, and the iteration that reads
+    the slot waits for that mbarrier's phase. A block load that cannot go
+    through a tensor map is left as it is, with a remark naming why.
   }];
   let options = [
     Option<"numStages", "num-stages", "int64_t", /*default=*/"3",
@@ -124,6 +136,8 @@ def TilePipelineLoopsPass : Pass<"tile-pipeline-loops", "mlir::ModuleOp"> {
            "Shared memory a block of the target may have, in bytes: a "
            "loop's slots may take all but 64 KiB of it (for the scratch "
            "of other ops), and at least 40 KiB">,
+    Option<"tensorMaps", "tensor-maps", "bool", /*default=*/"false",
+           "Stage block loads with TMA copies through tensor maps (sm_90)">,
   ];
   let dependentDialects = ["::kiln::tilegpu::TileGPUDialect",
                            "::mlir::gpu::GPUDialect"];
