@@ -29,7 +29,7 @@ extern "C" {
 #endif
 
 /** Version of this interface, raised on every incompatible change. */
-#define KILN_C_API_VERSION 2
+#define KILN_C_API_VERSION 3
 
 /** The KILN_C_API_VERSION the library was built with. */
 KILN_C_EXPORT int kilnGetAPIVersion(void);
@@ -214,17 +214,22 @@ KILN_C_EXPORT KilnError *kilnGPUBinaryCreate(KilnModule *module,
 
 /** A binary from artifacts compiled before (an on-disk cache): `ptx`, and
  * `cubin` (may be empty) for kernels of `threadsPerBlock` threads that
- * need `dynamicSharedBytes` of dynamic shared memory. */
+ * need `dynamicSharedBytes` of dynamic shared memory and whose launches
+ * build the tensor maps `tensorMaps` describes (the "tensor-maps"
+ * artifact, NUL-terminated; NULL or empty: none). Malformed `tensorMaps`
+ * is an error. */
 KILN_C_EXPORT KilnError *kilnGPUBinaryCreateFromArtifacts(
     const char *ptx, size_t ptxSize, const char *cubin, size_t cubinSize,
     unsigned threadsPerBlock, unsigned dynamicSharedBytes,
-    KilnGPUBinary **binary);
+    const char *tensorMaps, KilnGPUBinary **binary);
 
 KILN_C_EXPORT void kilnGPUBinaryDestroy(KilnGPUBinary *binary);
 
 /** Borrows one stage's artifact: `stage` is "llvm" (LLVM IR), "ptx",
- * "cubin" (empty where ptxas was not found) or "ptxas-log" (registers,
- * spills and shared memory per kernel, with the cubin). */
+ * "cubin" (empty where ptxas was not found), "ptxas-log" (registers,
+ * spills and shared memory per kernel, with the cubin) or "tensor-maps"
+ * (how launches build the TMA tensor maps of kernels that take them, one
+ * line per map; empty when none does). */
 KILN_C_EXPORT KilnError *kilnGPUBinaryGetArtifact(KilnGPUBinary *binary,
                                                   const char *stage,
                                                   const char **data,
@@ -256,7 +261,9 @@ KILN_C_EXPORT void kilnCudaModuleDestroy(KilnCudaModule *module);
  * each a block of the binary's threads with its dynamic shared memory, on
  * `stream` (0: the default
  * stream). `args[i]` points to argument i: a uint64_t device address for a
- * pointer, the value itself for a scalar. Launches the device cannot run are
+ * pointer, the value itself for a scalar; the TMA tensor maps a kernel
+ * reads are built from them and passed after them (an argument that breaks
+ * TMA's rules, such as an unaligned base, is an error naming it). Launches the device cannot run are
  * refused before they reach it, naming the limit. Asynchronous: errors of
  * the kernel itself show at the next synchronizing call. */
 KILN_C_EXPORT KilnError *kilnCudaModuleLaunch(KilnCudaModule *module,

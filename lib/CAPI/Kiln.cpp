@@ -415,15 +415,22 @@ KilnError *kilnGPUBinaryCreateFromArtifacts(const char *ptx, size_t ptxSize,
                                             size_t cubinSize,
                                             unsigned threadsPerBlock,
                                             unsigned dynamicSharedBytes,
+                                            const char *tensorMaps,
                                             KilnGPUBinary **binary) {
   *binary = nullptr;
   if (!ptxSize || !threadsPerBlock)
     return makeError("a GPU binary needs its PTX and its threads per block");
+  std::vector<kiln::runtime::TensorMapSpec> specs;
+  std::string error;
+  if (tensorMaps &&
+      !kiln::runtime::parseTensorMapSpecs(tensorMaps, specs, error))
+    return makeError(error);
   kiln::gpu::GPUBinary artifacts;
   artifacts.ptx.assign(ptx, ptxSize);
   artifacts.cubin.assign(cubin ? cubin : "", cubin ? cubinSize : 0);
   artifacts.threadsPerBlock = threadsPerBlock;
   artifacts.dynamicSharedBytes = dynamicSharedBytes;
+  artifacts.tensorMaps = tensorMaps ? tensorMaps : "";
   *binary = new KilnGPUBinary{std::move(artifacts)};
   return nullptr;
 }
@@ -438,10 +445,11 @@ KilnError *kilnGPUBinaryGetArtifact(KilnGPUBinary *binary, const char *stage,
           .Case("ptx", &binary->binary.ptx)
           .Case("cubin", &binary->binary.cubin)
           .Case("ptxas-log", &binary->binary.ptxasLog)
+          .Case("tensor-maps", &binary->binary.tensorMaps)
           .Default(nullptr);
   if (!artifact)
     return makeError("no stage '" + std::string(stage) +
-                     "' (llvm, ptx, cubin or ptxas-log)");
+                     "' (llvm, ptx, cubin, ptxas-log or tensor-maps)");
   *data = artifact->data();
   *size = artifact->size();
   return nullptr;
@@ -463,8 +471,13 @@ KilnError *kilnCudaModuleCreate(KilnGPUBinary *binary, int ordinal,
     return error;
   std::string error;
   const kiln::gpu::GPUBinary &compiled = binary->binary;
+  std::vector<kiln::runtime::TensorMapSpec> tensorMaps;
+  if (!kiln::runtime::parseTensorMapSpecs(compiled.tensorMaps, tensorMaps,
+                                          error))
+    return makeError(error);
   std::unique_ptr<kiln::runtime::Module> loaded = device->loadModule(
-      compiled.cubin.empty() ? compiled.ptx : compiled.cubin, error);
+      compiled.cubin.empty() ? compiled.ptx : compiled.cubin, error,
+      std::move(tensorMaps));
   if (!loaded)
     return makeError(error);
   *module = new KilnCudaModule{

@@ -92,6 +92,7 @@ CudaDriver *CudaDriver::load(std::string &error) {
   need("cuMemcpyDtoH_v2", api.cuMemcpyDtoH);
   need("cuMemcpyDtoD_v2", api.cuMemcpyDtoD);
   need("cuMemsetD8_v2", api.cuMemsetD8);
+  resolve(library, "cuTensorMapEncodeTiled", api.cuTensorMapEncodeTiled);
   need("cuGetErrorName", api.cuGetErrorName);
   need("cuGetErrorString", api.cuGetErrorString);
   if (missing) {
@@ -212,8 +213,9 @@ bool Device::makeCurrent(std::string &error) {
 
 void Device::makeCurrentOrIgnore() { driver.api().cuCtxSetCurrent(context); }
 
-std::unique_ptr<Module> Device::loadModule(const std::string &image,
-                                           std::string &error) {
+std::unique_ptr<Module>
+Device::loadModule(const std::string &image, std::string &error,
+                   std::vector<TensorMapSpec> tensorMaps) {
   if (!makeCurrent(error))
     return nullptr;
   CUmodule module = nullptr;
@@ -222,7 +224,8 @@ std::unique_ptr<Module> Device::loadModule(const std::string &image,
     error = driver.describe(result, "loading a module (cuModuleLoadData)");
     return nullptr;
   }
-  return std::unique_ptr<Module>(new Module(*this, module));
+  return std::unique_ptr<Module>(
+      new Module(*this, module, std::move(tensorMaps)));
 }
 
 std::unique_ptr<Stream> Device::createStream(std::string &error) {
@@ -466,9 +469,36 @@ bool Module::launch(const std::string &name, std::array<unsigned, 3> grid,
     }
     function = kernel->function;
   }
+  // The kernel's tensor maps, after its arguments in parameter order.
+  std::vector<TensorMap> maps;
+  std::vector<void *> params;
+  for (const TensorMapSpec &spec : tensorMaps)
+    if (spec.kernel == name)
+      maps.emplace_back();
+  if (!maps.empty()) {
+    params = args;
+    params.resize(args.size() + maps.size(), nullptr);
+    size_t next = 0;
+    for (const TensorMapSpec &spec : tensorMaps) {
+      if (spec.kernel != name)
+        continue;
+      if (spec.parameter < args.size() || spec.parameter >= params.size() ||
+          params[spec.parameter]) {
+        error = "cannot launch kernel '" + name + "': its tensor map " +
+                "parameter " + std::to_string(spec.parameter) +
+                " does not follow its " + std::to_string(args.size()) +
+                " arguments";
+        return false;
+      }
+      if (!encodeTensorMap(device.driver, spec, args, maps[next], error))
+        return false;
+      params[spec.parameter] = &maps[next++];
+    }
+  }
+  std::vector<void *> &launched = maps.empty() ? args : params;
   if (CUresult result = api.cuLaunchKernel(
           function, grid[0], grid[1], grid[2], block[0], block[1], block[2],
-          sharedBytes, stream, args.data(), nullptr);
+          sharedBytes, stream, launched.data(), nullptr);
       result != kSuccess) {
     error = device.driver.describe(result, "launching '" + name + "'");
     return false;

@@ -19,7 +19,7 @@ from pathlib import Path
 from kiln.errors import KilnError
 
 #: The C API version this package was written against (KILN_C_API_VERSION).
-API_VERSION = 2
+API_VERSION = 3
 LIBRARY_NAME = "libKilnCAPI.so"
 
 
@@ -118,6 +118,7 @@ _SIGNATURES = {
     "kilnGPUBinaryCreateFromArtifacts": ([ctypes.c_char_p, ctypes.c_size_t,
                                           ctypes.c_char_p, ctypes.c_size_t,
                                           ctypes.c_uint, ctypes.c_uint,
+                                          ctypes.c_char_p,
                                           ctypes.POINTER(GPUBinaryHandle)],
                                          ErrorHandle),
     "kilnGPUBinaryDestroy": ([GPUBinaryHandle], None),

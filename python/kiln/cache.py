@@ -26,7 +26,7 @@ from kiln import _ffi
 from kiln.errors import KilnError
 
 #: Bumped when the entry format changes.
-_FORMAT = 3
+_FORMAT = 4
 
 
 def directory() -> Path:
@@ -57,10 +57,10 @@ def require_hit(what: str) -> None:
                         f"in the cache ({directory()})")
 
 
-def load(name: str) -> tuple[str, bytes, int, int] | None:
-    """(PTX, cubin, threads per block, dynamic shared bytes) of entry
-    ``name``, or None when there is none; a damaged entry is reported with
-    a warning."""
+def load(name: str) -> tuple[str, bytes, int, int, str] | None:
+    """(PTX, cubin, threads per block, dynamic shared bytes, tensor maps)
+    of entry ``name``, or None when there is none; a damaged entry is
+    reported with a warning."""
     path = directory() / f"{name}.kiln"
     try:
         data = path.read_bytes()
@@ -73,11 +73,13 @@ def load(name: str) -> tuple[str, bytes, int, int] | None:
         body = data[4 + header_size:]
         if header.get("format") != _FORMAT:
             return None  # written by another version: replaced
+        tensor_maps = header["tensor_maps"]
         if len(body) != ptx_size + cubin_size or \
-                hashlib.sha256(body).hexdigest() != header["sha256"]:
+                hashlib.sha256(body + tensor_maps.encode()).hexdigest() \
+                != header["sha256"]:
             raise ValueError("its contents do not match its header")
         return (body[:ptx_size].decode(), body[ptx_size:],
-                int(header["threads"]), int(header["shared"]))
+                int(header["threads"]), int(header["shared"]), tensor_maps)
     except (ValueError, KeyError, UnicodeDecodeError, TypeError) as exc:
         warnings.warn(f"kiln cache entry {path} is damaged ({exc}); "
                       "compiling the kernel again", RuntimeWarning,
@@ -86,15 +88,17 @@ def load(name: str) -> tuple[str, bytes, int, int] | None:
 
 
 def store(name: str, ptx: str, cubin: bytes, threads: int,
-          shared: int = 0) -> bool:
+          shared: int = 0, tensor_maps: str = "") -> bool:
     """Writes entry ``name`` (kernels of ``threads`` threads launched with
-    ``shared`` bytes of dynamic shared memory) atomically; False (and no
-    partial file) when the cache directory cannot be written."""
+    ``shared`` bytes of dynamic shared memory, building the TMA
+    ``tensor_maps``) atomically; False (and no partial file) when the cache
+    directory cannot be written."""
     ptx_bytes = ptx.encode()
     header = json.dumps({"format": _FORMAT, "ptx": len(ptx_bytes),
                          "cubin": len(cubin), "threads": threads,
-                         "shared": shared,
-                         "sha256": hashlib.sha256(ptx_bytes + cubin)
+                         "shared": shared, "tensor_maps": tensor_maps,
+                         "sha256": hashlib.sha256(
+                             ptx_bytes + cubin + tensor_maps.encode())
                          .hexdigest()}).encode()
     return write_atomically(directory() / f"{name}.kiln",
                             len(header).to_bytes(4, "little") + header +

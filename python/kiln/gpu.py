@@ -166,10 +166,12 @@ class GPUBinary:
     @classmethod
     def from_artifacts(cls, module: Module, chip: str, ptx: str,
                        cubin: bytes, threads_per_block: int,
-                       dynamic_shared_bytes: int = 0) -> GPUBinary:
+                       dynamic_shared_bytes: int = 0,
+                       tensor_maps: str = "") -> GPUBinary:
         """A binary compiled before (kept by an on-disk cache): the PTX and
         cubin of ``module``'s kernels for ``chip``, launched with
-        ``dynamic_shared_bytes`` of dynamic shared memory."""
+        ``dynamic_shared_bytes`` of dynamic shared memory and building the
+        TMA ``tensor_maps`` (the "tensor-maps" artifact)."""
         binary = cls.__new__(cls)
         binary._handle = None
         binary.module = module
@@ -180,13 +182,14 @@ class GPUBinary:
         ptx_bytes = ptx.encode()
         check(_ffi.lib().kilnGPUBinaryCreateFromArtifacts(
             ptx_bytes, len(ptx_bytes), cubin, len(cubin), threads_per_block,
-            dynamic_shared_bytes, ctypes.byref(handle)), KilnError)
+            dynamic_shared_bytes, tensor_maps.encode(), ctypes.byref(handle)),
+            KilnError)
         binary._handle = handle
         return binary
 
     def artifact(self, stage: str) -> bytes:
         """One stage's output: "llvm", "ptx", "cubin" (empty where ptxas
-        was not found) or "ptxas-log"."""
+        was not found), "ptxas-log" or "tensor-maps"."""
         if self._handle is None:
             raise KilnError("the binary is closed")
         data, size = ctypes.c_void_p(), ctypes.c_size_t()
@@ -210,6 +213,12 @@ class GPUBinary:
     @property
     def ptxas_log(self) -> str:
         return self.artifact("ptxas-log").decode()
+
+    @property
+    def tensor_maps(self) -> str:
+        """How each launch builds the TMA tensor maps of the kernels that
+        copy with TMA (one line per map; empty when none does)."""
+        return self.artifact("tensor-maps").decode()
 
     @property
     def threads_per_block(self) -> int:

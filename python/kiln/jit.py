@@ -197,7 +197,7 @@ class JITFunction:
             with GPUBinary(module, chip, num_warps, num_stages) as binary:
                 cache.store(entry, binary.ptx, binary.cubin,
                             binary.threads_per_block,
-                            binary.dynamic_shared_bytes)
+                            binary.dynamic_shared_bytes, binary.tensor_maps)
                 asm = _Stages(tile=text, llvm=binary.llvm_ir, ptx=binary.ptx,
                               cubin=binary.cubin,
                               **{"ptxas-log": binary.ptxas_log})
@@ -278,7 +278,7 @@ class JITFunction:
                 binary = GPUBinary(module, chip, num_warps, num_stages)
                 cache.store(entry, binary.ptx, binary.cubin,
                             binary.threads_per_block,
-                            binary.dynamic_shared_bytes)
+                            binary.dynamic_shared_bytes, binary.tensor_maps)
             return binary.load(ordinal)
 
         return self._compiled(self._gpu_cache, key, types, constants, build)

@@ -37,7 +37,7 @@ static KilnModule *parse(KilnContext *context, const char *text,
 }
 
 int main(void) {
-  // CHECK: version 2
+  // CHECK: version 3
   printf("version %d\n", kilnGetAPIVersion());
   KilnContext *context = kilnContextCreate();
 
@@ -151,20 +151,28 @@ int main(void) {
   // A binary from artifacts kept by a cache: they come back as given.
   // CHECK-LABEL: from artifacts
   // CHECK-NEXT: error: a GPU binary needs its PTX and its threads per block
+  // CHECK-NEXT: error: tensor map line 1 is not 'kernel parameter dataType elementBytes boxRows boxColumns swizzle' and four source/value pairs: 'k 3 6 2'
   // CHECK-NEXT: ptx back: .version 8.0, 64 threads, 98304 bytes of dynamic shared memory
+  // CHECK-NEXT: tensor maps back: k 3 6 2 64 64 128 0 8 -1 100 1 4 1 4
   printf("from artifacts\n");
   KilnGPUBinary *cached = NULL;
-  if ((error = kilnGPUBinaryCreateFromArtifacts("", 0, NULL, 0, 64, 0,
+  if ((error = kilnGPUBinaryCreateFromArtifacts("", 0, NULL, 0, 64, 0, NULL,
                                                 &cached)))
     printError(error);
-  if (!kilnGPUBinaryCreateFromArtifacts(".version 8.0", 12, NULL, 0, 64,
-                                        98304, &cached)) {
-    const char *ptx = NULL;
-    size_t size = 0;
+  if ((error = kilnGPUBinaryCreateFromArtifacts(".version 8.0", 12, NULL, 0,
+                                                64, 0, "k 3 6 2", &cached)))
+    printError(error);
+  if (!kilnGPUBinaryCreateFromArtifacts(
+          ".version 8.0", 12, NULL, 0, 64, 98304,
+          "k 3 6 2 64 64 128 0 8 -1 100 1 4 1 4\n", &cached)) {
+    const char *ptx = NULL, *maps = NULL;
+    size_t size = 0, mapsSize = 0;
     kilnGPUBinaryGetArtifact(cached, "ptx", &ptx, &size);
+    kilnGPUBinaryGetArtifact(cached, "tensor-maps", &maps, &mapsSize);
     printf("ptx back: %.*s, %u threads, %u bytes of dynamic shared memory\n",
            (int)size, ptx, kilnGPUBinaryGetThreadsPerBlock(cached),
            kilnGPUBinaryGetDynamicSharedBytes(cached));
+    printf("tensor maps back: %.*s", (int)mapsSize, maps);
     kilnGPUBinaryDestroy(cached);
   }
 

@@ -26,7 +26,12 @@
  *    free them all the same, so nothing leaks. The error goes with the
  *    primary context, when its last reference is released;
  *  - the current context is per thread, and calls that need one fail with
- *    CUDA_ERROR_INVALID_CONTEXT without it.
+ *    CUDA_ERROR_INVALID_CONTEXT without it;
+ *  - cuTensorMapEncodeTiled checks its arguments as the driver documents
+ *    them and writes what it was given into the map (FakeTensorMap); a
+ *    launch of a PTX entry point checks that each of its 128-byte
+ *    parameters (the __grid_constant__ tensor maps) holds such a map, and
+ *    records them.
  * The state shared between threads is behind one lock. With
  * KILN_FAKE_CUDA_REPORT set, what is still held at exit (device memory,
  * handles, references to the primary context) is printed to stderr. */
@@ -73,10 +78,23 @@ static const unsigned maxThreadsPerBlock = 1024;
 static const int defaultSharedBytes = 48 * 1024;
 static const int optinSharedBytes = 227 * 1024;
 
+/* What cuTensorMapEncodeTiled was given, in the 128 bytes of the map. */
+struct FakeTensorMap {
+  char magic[8]; /* "fakemap" */
+  unsigned long long base, dims[2], rowBytes;
+  unsigned box[2];
+  int dataType, swizzle;
+};
+
+enum { maxTensorMaps = 4 };
+
 struct FakeLaunch {
   unsigned grid[3], block[3], sharedBytes;
   int maxDynamicShared;
   void **args;
+  /* The tensor-map parameters of a PTX entry point, in order. */
+  int tensorMaps;
+  struct FakeTensorMap maps[maxTensorMaps];
 };
 
 struct FakeFunction {
@@ -84,6 +102,8 @@ struct FakeFunction {
   int maxThreadsPerBlock, staticShared, maxDynamicShared;
   /* Whether a launch faults (the kernel is named "faulting"). */
   int faults;
+  /* Parameters of a PTX entry point that are tensor maps. */
+  int tensorMaps, tensorMapParams[maxTensorMaps];
 };
 
 enum { numFunctions = 3 };
@@ -280,6 +300,19 @@ CUresult cuModuleLoadData(void **mod, const void *image) {
     module->entry[length] = 0;
     kernel.name = module->entry;
     kernel.faults = strcmp(module->entry, "faulting") == 0;
+    /* Its parameters, up to the closing parenthesis: which are the
+       128-byte ones. */
+    const char *end = strchr(entry, ')');
+    int index = 0;
+    for (const char *param = strstr(entry, ".param");
+         param && end && param < end; param = strstr(param + 1, ".param")) {
+      const char *next = strstr(param + 1, ".param");
+      const char *stop = next && next < end ? next : end;
+      const char *bytes = strstr(param, "[128]");
+      if (bytes && bytes < stop && kernel.tensorMaps < maxTensorMaps)
+        kernel.tensorMapParams[kernel.tensorMaps++] = index;
+      ++index;
+    }
   }
   struct FakeFunction heavy = {"heavy", 256, 32 * 1024,
                                defaultSharedBytes - 32 * 1024, 0};
@@ -350,13 +383,23 @@ CUresult cuLaunchKernel(void *fn, unsigned gx, unsigned gy, unsigned gz,
     result = LAUNCH_OUT_OF_RESOURCES;
   else if (shared > (unsigned)function->maxDynamicShared)
     result = INVALID_VALUE;
+  struct FakeTensorMap maps[maxTensorMaps];
+  for (int i = 0; result == SUCCESS && i < function->tensorMaps &&
+                  i < maxTensorMaps;
+       ++i) {
+    memcpy(&maps[i], args[function->tensorMapParams[i]], sizeof(maps[i]));
+    if (memcmp(maps[i].magic, "fakemap", 8) != 0)
+      result = INVALID_VALUE;
+  }
   struct FakeGraph **capture = findCapture(stream);
   if (result == SUCCESS && capture) {
     ++(*capture)->launches;
     (*capture)->faults |= function->faults;
   } else if (result == SUCCESS) {
     struct FakeLaunch launch = {{gx, gy, gz}, {bx, by, bz}, shared,
-                                function->maxDynamicShared, args};
+                                function->maxDynamicShared, args,
+                                function->tensorMaps, {{{0}}}};
+    memcpy(launch.maps, maps, sizeof(maps[0]) * function->tensorMaps);
     lastLaunch = launch;
     ++launchCount;
     clockMilliseconds += 0.5;
@@ -366,6 +409,43 @@ CUresult cuLaunchKernel(void *fn, unsigned gx, unsigned gy, unsigned gz,
   }
   pthread_mutex_unlock(&lock);
   return result;
+}
+
+/* The rules cuda.h documents for a tiled tensor map, for ranks 1 to 5
+   (data types up to bfloat16, no interleave, 128-byte L2 promotion or
+   less, and a box's innermost bytes within the swizzle span). */
+CUresult cuTensorMapEncodeTiled(void *map, int dataType, unsigned rank,
+                                void *address, const unsigned long long *dims,
+                                const unsigned long long *strides,
+                                const unsigned *box,
+                                const unsigned *elementStrides, int interleave,
+                                int swizzle, int l2Promotion, int oobFill) {
+  static const int elementBytes[] = {1, 2, 4, 4, 8, 8, 2, 4, 8, 2};
+  if (!map || ((unsigned long long)map) % 64 || dataType < 0 || dataType > 9 ||
+      rank < 1 || rank > 5 || ((unsigned long long)address) % 16 ||
+      interleave != 0 || swizzle < 0 || swizzle > 3 || l2Promotion < 0 ||
+      l2Promotion > 3 || oobFill < 0 || oobFill > 1)
+    return INVALID_VALUE;
+  int bytes = elementBytes[dataType];
+  for (unsigned i = 0; i < rank; ++i) {
+    if (!dims[i] || dims[i] > (1ull << 32) || !box[i] || box[i] > 256 ||
+        !elementStrides[i] || elementStrides[i] > 8)
+      return INVALID_VALUE;
+    if (i + 1 < rank && (strides[i] % 16 || strides[i] >= (1ull << 40)))
+      return INVALID_VALUE;
+  }
+  if (swizzle && box[0] * bytes > (unsigned)(16 << swizzle))
+    return INVALID_VALUE;
+  if (!swizzle && (box[0] * bytes) % 16)
+    return INVALID_VALUE;
+  struct FakeTensorMap fake = {"fakemap", (unsigned long long)address,
+                               {dims[0], rank > 1 ? dims[1] : 1},
+                               rank > 1 ? strides[0] : 0,
+                               {box[0], rank > 1 ? box[1] : 1},
+                               dataType, swizzle ? 16 << swizzle : 0};
+  memset(map, 0, 128);
+  memcpy(map, &fake, sizeof(fake));
+  return SUCCESS;
 }
 
 CUresult cuStreamCreate(void **stream, unsigned flags) {

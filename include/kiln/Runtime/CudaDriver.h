@@ -21,6 +21,8 @@
 #include <string>
 #include <vector>
 
+#include "kiln/Runtime/TensorMap.h"
+
 namespace kiln::runtime {
 
 /// The driver API's handles and result code, as its ABI defines them.
@@ -82,6 +84,12 @@ struct DriverApi {
   CUresult (*cuMemcpyDtoH)(void *, CUdeviceptr, size_t);
   CUresult (*cuMemcpyDtoD)(CUdeviceptr, CUdeviceptr, size_t);
   CUresult (*cuMemsetD8)(CUdeviceptr, unsigned char, size_t);
+  /// Null where the driver predates CUDA 12: launches that need tensor
+  /// maps then fail, saying so.
+  CUresult (*cuTensorMapEncodeTiled)(void *, int, unsigned, void *,
+                                     const uint64_t *, const uint64_t *,
+                                     const unsigned *, const unsigned *, int,
+                                     int, int, int);
   CUresult (*cuGetErrorName)(CUresult, const char **);
   CUresult (*cuGetErrorString)(CUresult, const char **);
 };
@@ -158,9 +166,12 @@ public:
   /// that use the driver's API directly.
   bool makeCurrent(std::string &error);
 
-  /// Loads a module from PTX text or a cubin image.
-  std::unique_ptr<Module> loadModule(const std::string &image,
-                                     std::string &error);
+  /// Loads a module from PTX text or a cubin image; every launch of a
+  /// kernel that `tensorMaps` names builds those maps from its arguments
+  /// and passes them after them.
+  std::unique_ptr<Module>
+  loadModule(const std::string &image, std::string &error,
+             std::vector<TensorMapSpec> tensorMaps = {});
 
   /// A stream that orders its work with the default stream's, so copies
   /// made with the methods below are done before its next launch.
@@ -210,7 +221,8 @@ public:
 
   /// Launches `name` on a grid of blocks of `block` threads with `sharedBytes`
   /// of dynamic shared memory on `stream` (null: the default stream). `args`
-  /// point to the kernel's parameters. The launch is first checked against
+  /// point to the kernel's arguments; the tensor maps it reads are built
+  /// from them and passed after them. The launch is first checked against
   /// the device's limits and the kernel's own (threads per block, shared
   /// memory), and an error names the limit exceeded. The kernel's dynamic
   /// shared memory limit (48 KiB less its static shared memory by default)
@@ -221,7 +233,9 @@ public:
 
 private:
   friend class Device;
-  Module(Device &device, CUmodule module) : device(device), module(module) {}
+  Module(Device &device, CUmodule module,
+         std::vector<TensorMapSpec> tensorMaps)
+      : device(device), module(module), tensorMaps(std::move(tensorMaps)) {}
 
   /// A kernel and the limits its compilation gave it.
   struct Kernel {
@@ -243,6 +257,8 @@ private:
   /// Guards `kernels`, the kernels looked up so far.
   std::mutex mutex;
   std::map<std::string, Kernel> kernels;
+  /// The tensor maps the kernels read, by parameter.
+  std::vector<TensorMapSpec> tensorMaps;
 };
 
 /// A stream of work that the device runs in order; destroyed with the

@@ -3,6 +3,8 @@
 #include "kiln/Target/GPU/GPUCompiler.h"
 
 #include "kiln/Conversion/Passes.h"
+#include "kiln/Dialect/TileGPU/IR/TileGPUDialect.h"
+#include "kiln/Runtime/TensorMap.h"
 #include "kiln/Target/GPU/GPUPipeline.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -71,6 +73,60 @@ LogicalResult kiln::gpu::lowerTileKernels(ModuleOp module, int64_t numWarps,
   return pm.run(module);
 }
 
+/// cuda.h's CUtensorMapDataType of `type`, or -1.
+static int getTensorMapDataType(Type type) {
+  if (type.isF16())
+    return 6;
+  if (type.isBF16())
+    return 9;
+  if (type.isF32())
+    return 7;
+  if (type.isF64())
+    return 8;
+  if (type.isInteger(8))
+    return 0;
+  if (type.isInteger(16))
+    return 1;
+  if (type.isInteger(32))
+    return 3;
+  if (type.isInteger(64))
+    return 5;
+  return -1;
+}
+
+/// What the launches of `module`'s kernels build their tensor maps from,
+/// as the runtime reads it.
+static FailureOr<std::string> getTensorMapSpecs(ModuleOp module) {
+  std::vector<kiln::runtime::TensorMapSpec> specs;
+  WalkResult result = module.walk([&](LLVM::LLVMFuncOp func) {
+    auto maps = func->getAttrOfType<ArrayAttr>(kiln::tilegpu::TensorMapAttr::kAttrName);
+    if (!maps)
+      return WalkResult::advance();
+    for (auto map : maps.getAsRange<kiln::tilegpu::TensorMapAttr>()) {
+      kiln::runtime::TensorMapSpec spec;
+      spec.kernel = func.getName().str();
+      spec.parameter = map.getArgument();
+      spec.dataType = getTensorMapDataType(map.getElementType());
+      if (spec.dataType < 0) {
+        func.emitError() << "target nvptx: TMA has no data type for "
+                         << map.getElementType();
+        return WalkResult::interrupt();
+      }
+      spec.elementBytes = map.getElementType().getIntOrFloatBitWidth() / 8;
+      spec.boxRows = map.getBox()[0];
+      spec.boxColumns = map.getBox()[1];
+      spec.swizzle = map.getSwizzle();
+      llvm::copy(map.getSources(), spec.sources.begin());
+      llvm::copy(map.getValues(), spec.values.begin());
+      specs.push_back(std::move(spec));
+    }
+    return WalkResult::advance();
+  });
+  if (result.wasInterrupted())
+    return failure();
+  return kiln::runtime::printTensorMapSpecs(specs);
+}
+
 FailureOr<kiln::gpu::GPUBinary>
 kiln::gpu::compileForGPU(ModuleOp module, const GPUCompileOptions &options) {
   std::string error;
@@ -88,6 +144,10 @@ kiln::gpu::compileForGPU(ModuleOp module, const GPUCompileOptions &options) {
             kernels->getAttrOfType<IntegerAttr>(kDynamicSharedBytesAttrName))
       binary.dynamicSharedBytes = bytes.getInt();
   });
+  FailureOr<std::string> tensorMaps = getTensorMapSpecs(module);
+  if (failed(tensorMaps))
+    return failure();
+  binary.tensorMaps = std::move(*tensorMaps);
   llvm::LLVMContext llvmContext;
   FailureOr<std::unique_ptr<llvm::Module>> llvmModule =
       nvptx::translateToLLVMIR(module, llvmContext, options.target);

@@ -170,3 +170,68 @@ func.func @warpgroup_dot_slot(%acc: tensor<64x64xf32, #wg>, %s: i32) {
   %d = tilegpu.warpgroup_dot %a, %b[%s], %acc : memref<2x64x32xf16, 3>, memref<2x32x64xf16, 3>, tensor<64x64xf32, #wg>
   return
 }
+
+// -----
+
+// expected-error @+1 {{a tensor map box has two sizes from 1 to 256}}
+func.func @box_too_big() attributes {tilegpu.tensor_maps = [#tilegpu.tensor_map<argument = 0, elementType = f16, box = [512, 64], swizzle = 128, sources = [0, 1, 1, 1], values = [8, 4, 4, 4]>]} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{tensor map swizzle 16 is not 0, 32, 64 or 128 bytes}}
+func.func @bad_swizzle() attributes {tilegpu.tensor_maps = [#tilegpu.tensor_map<argument = 0, elementType = f16, box = [64, 64], swizzle = 16, sources = [0, 1, 1, 1], values = [8, 4, 4, 4]>]} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{a tensor map has 4 sources and values: base, rows, columns, row stride}}
+func.func @few_sources() attributes {tilegpu.tensor_maps = [#tilegpu.tensor_map<argument = 0, elementType = f16, box = [64, 64], swizzle = 128, sources = [0, 1], values = [8, 4]>]} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{tensor map source -1 is not an argument}}
+func.func @constant_base() attributes {tilegpu.tensor_maps = [#tilegpu.tensor_map<argument = 0, elementType = f16, box = [64, 64], swizzle = 128, sources = [-1, 1, 1, 1], values = [4096, 4, 4, 4]>]} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{tensor map argument 1 of 2 bytes: arguments are 4 or 8 bytes}}
+func.func @narrow_argument() attributes {tilegpu.tensor_maps = [#tilegpu.tensor_map<argument = 0, elementType = f16, box = [64, 64], swizzle = 128, sources = [0, 1, 1, 1], values = [8, 2, 4, 4]>]} {
+  return
+}
+
+// -----
+
+func.func @copy_wrong_slot(%map: !tile.ptr<i8, 0>, %bp: !tile.block_ptr<64x32xf16>, %s: i32, %p: i1) {
+  %buf = tilegpu.local_alloc : memref<3x64x64xf16, 3>
+  %bars = tilegpu.local_alloc : memref<3xi64, 3>
+  // expected-error @+1 {{'tilegpu.tensor_map_copy' op a slot of 'memref<3x64x64xf16, 3>' does not hold a tile of 2 dimensions 'f16' of that shape}}
+  tilegpu.tensor_map_copy %map, %bp into %buf[%s], %bars if %p : !tile.ptr<i8, 0>, !tile.block_ptr<64x32xf16>, memref<3x64x64xf16, 3>, memref<3xi64, 3>
+  return
+}
+
+// -----
+
+func.func @copy_global_map(%map: !tile.ptr<i8>, %bp: !tile.block_ptr<64x64xf16>, %s: i32, %p: i1) {
+  %buf = tilegpu.local_alloc : memref<3x64x64xf16, 3>
+  %bars = tilegpu.local_alloc : memref<3xi64, 3>
+  // expected-error @+1 {{'tilegpu.tensor_map_copy' op reads the tensor map through a generic pointer (address space 0)}}
+  tilegpu.tensor_map_copy %map, %bp into %buf[%s], %bars if %p : !tile.ptr<i8>, !tile.block_ptr<64x64xf16>, memref<3x64x64xf16, 3>, memref<3xi64, 3>
+  return
+}
+
+// -----
+
+func.func @copy_barriers(%map: !tile.ptr<i8, 0>, %bp: !tile.block_ptr<64x64xf16>, %s: i32, %p: i1) {
+  %buf = tilegpu.local_alloc : memref<3x64x64xf16, 3>
+  %bars = tilegpu.local_alloc : memref<2xi64, 3>
+  // expected-error @+1 {{'tilegpu.tensor_map_copy' op needs one mbarrier in shared memory per slot, not 'memref<2xi64, 3>'}}
+  tilegpu.tensor_map_copy %map, %bp into %buf[%s], %bars if %p : !tile.ptr<i8, 0>, !tile.block_ptr<64x64xf16>, memref<3x64x64xf16, 3>, memref<2xi64, 3>
+  return
+}

@@ -59,3 +59,24 @@ func.func @warpgroup_ops(%acc: tensor<128x128xf32, #wg>, %x: tensor<128x64xbf16,
   %e = tilegpu.warpgroup_dot %x, %b[%s], %d : tensor<128x64xbf16, #tilegpu.dot_operand<{opIdx = 0, parent = #wg, kWidth = 2}>>, memref<3x64x128xbf16, 3>, tensor<128x128xf32, #wg>
   return %e : tensor<128x128xf32, #wg>
 }
+
+// -----
+
+// The TMA ops of a pipelined loop, and a kernel's tensor maps.
+// CHECK-LABEL: func.func @tensor_map_copies
+// CHECK-SAME: tilegpu.tensor_maps = [#tilegpu.tensor_map<argument = 2, elementType = f16, box = [64, 64], swizzle = 128, sources = [0, 1, -1, 1], values = [8, 4, 256, 4]>]
+// CHECK: %[[BARS:.*]] = tilegpu.local_alloc : memref<3xi64, 3>
+// CHECK: tilegpu.init_barriers %[[BARS]] : memref<3xi64, 3>
+// CHECK: tilegpu.barrier_expect %[[BARS]][%{{.*}}], 8192 if %{{.*}} : memref<3xi64, 3>
+// CHECK: tilegpu.tensor_map_copy %{{.*}}, %{{.*}} into %{{.*}}[%{{.*}}], %[[BARS]] if %{{.*}} : !tile.ptr<i8, 0>, !tile.block_ptr<64x64xf16>, memref<3x64x64xf16, 3>, memref<3xi64, 3>
+// CHECK: tilegpu.barrier_wait %[[BARS]][%{{.*}}], %{{.*}} : memref<3xi64, 3>
+func.func @tensor_map_copies(%a: !tile.ptr<f16>, %rows: i32, %map: !tile.ptr<i8, 0>, %bp: !tile.block_ptr<64x64xf16>, %s: i32, %p: i1)
+    attributes {tilegpu.tensor_maps = [#tilegpu.tensor_map<argument = 2, elementType = f16, box = [64, 64], swizzle = 128, sources = [0, 1, -1, 1], values = [8, 4, 256, 4]>]} {
+  %buf = tilegpu.local_alloc : memref<3x64x64xf16, 3>
+  %bars = tilegpu.local_alloc : memref<3xi64, 3>
+  tilegpu.init_barriers %bars : memref<3xi64, 3>
+  tilegpu.barrier_expect %bars[%s], 8192 if %p : memref<3xi64, 3>
+  tilegpu.tensor_map_copy %map, %bp into %buf[%s], %bars if %p : !tile.ptr<i8, 0>, !tile.block_ptr<64x64xf16>, memref<3x64x64xf16, 3>, memref<3xi64, 3>
+  tilegpu.barrier_wait %bars[%s], %s : memref<3xi64, 3>
+  return
+}

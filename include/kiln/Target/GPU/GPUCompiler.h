@@ -45,6 +45,9 @@ struct GPUBinary {
   /// Dynamic shared memory every launch must give (0: the kernels' shared
   /// memory is static).
   int64_t dynamicSharedBytes = 0;
+  /// The tensor maps each launch builds for the kernels that copy with
+  /// TMA (kiln/Runtime/TensorMap.h's text; empty when none does).
+  std::string tensorMaps;
 };
 
 /// Whether `module` still holds tile kernels (func.func) to lower, rather

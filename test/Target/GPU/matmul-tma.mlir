@@ -1,0 +1,33 @@
+// RUN: kiln-opt %kiln_examples/matmul_tma.mlir -tile-specialize-arguments="divisible=0,1,2,3,4,5" | kiln-translate --chip=sm_90a --num-warps=8 | FileCheck %s
+// RUN: %if ptxas %{ kiln-opt %kiln_examples/matmul_tma.mlir -tile-specialize-arguments="divisible=0,1,2,3,4,5" | kiln-translate --chip=sm_90a --num-warps=8 | %ptxas -arch=sm_90a -v 2>&1 | FileCheck %s --check-prefix=PTXAS %}
+// RUN: %if ptxas && cuobjdump %{ kiln-opt %kiln_examples/matmul_tma.mlir -tile-specialize-arguments="divisible=0,1,2,3,4,5" | kiln-translate --chip=sm_90a --num-warps=8 --emit=cubin -o %t.cubin && %cuobjdump -sass %t.cubin | FileCheck %s --check-prefix=SASS %}
+// RUN: kiln-opt %kiln_examples/matmul_tma.mlir | kiln-translate --chip=sm_90a --num-warps=8 | FileCheck %s --check-prefix=UNALIGNED
+
+// docs/examples/matmul_tma.mlir on sm_90a with aligned arguments: A and B
+// are copied by TMA through two tensor maps, 128-byte __grid_constant__
+// parameters after the kernel's own; one thread initializes an mbarrier
+// per slot, arrives expecting a stage's bytes and issues the copies (one
+// per 64-column slab: one for A's 128x64 block, two for B's 64x128); every
+// thread waits for the phase, and wgmma reads the slots in place.
+// CHECK: .param .u32 matmul_tma_param_5,
+// CHECK-NEXT: .param .align 64 .b8 matmul_tma_param_6[128],
+// CHECK-NEXT: .param .align 64 .b8 matmul_tma_param_7[128]
+// CHECK: cvta.param.u64
+// CHECK-COUNT-3: mbarrier.init.shared.b64
+// CHECK: fence.mbarrier_init.release.cluster;
+// CHECK: @%p[[FIRST:[0-9]+]] mbarrier.arrive.expect_tx.shared.b64 _, [%r{{[0-9]+}}], 32768;
+// CHECK: @%p[[FIRST]] cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%rd{{[0-9]+}}], [%rd{{[0-9]+}}, {0,%r{{[0-9]+}}} ]
+// CHECK: mbarrier.try_wait.parity.shared.b64
+// CHECK: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
+// CHECK-NOT: cp.async.cg
+// PTXAS: 0 bytes spill stores, 0 bytes spill loads
+// SASS: SYNCS.EXCH.64
+// SASS: SYNCS.ARRIVE.TRANS64
+// SASS: UTMALDG.2D
+// SASS: SYNCS.PHASECHK.TRANS64
+// SASS: HGMMA.64x128x16.F32
+
+// Without the alignment facts (pointers 16-byte aligned, row strides a
+// multiple of 16 bytes) the launch could not build the maps: no TMA.
+// UNALIGNED-NOT: .b8 matmul_tma_param_6[128]
+// UNALIGNED-NOT: cp.async.bulk.tensor
