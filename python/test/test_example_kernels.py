@@ -74,8 +74,8 @@ def vector_add_case():
                 x.astype(np.float64) + y.astype(np.float64), 1e-7)
 
 
-def matmul_case(kernel="matmul", block=64, warps=4):
-    m, n, k = 200, 150, 300
+def matmul_case(kernel="matmul", block=64, warps=4, sizes=(200, 150, 300)):
+    m, n, k = sizes
     rng = np.random.default_rng(5)
     a = rng.standard_normal((m, k)).astype(np.float16)
     b = rng.standard_normal((k, n)).astype(np.float16)
@@ -100,6 +100,11 @@ CASES = [
     matmul_case(),
     # 128x128x64 blocks: on sm_90a wgmma from dynamic shared memory.
     matmul_case("matmul_large", block=128, warps=8),
+    # Block pointers: ragged everywhere (no TMA: the row strides are not
+    # multiples of 16 bytes), then sizes that are, with ragged edges in N
+    # and K (on sm_90a TMA copies A and B, zero-filling past the edges).
+    matmul_case("matmul_tma", block=128, warps=8),
+    matmul_case("matmul_tma", block=128, warps=8, sizes=(256, 208, 352)),
 ]
 
 

@@ -756,8 +756,11 @@ def test_disk_cache_entries_are_whole_or_ignored(tmp_path, monkeypatch):
     assert name != cache.key("module {}", "sm_80", 4, 3)
     assert name != cache.key("module {}", "sm_90a", 4, 2)
     assert cache.load(name) is None
-    assert cache.store(name, ".version 8.0", b"\x7fELF-ish", 128, 98304)
-    assert cache.load(name) == (".version 8.0", b"\x7fELF-ish", 128, 98304)
+    maps = "k 3 6 2 64 64 128 0 8 -1 64 1 4 1 4\n"
+    assert cache.store(name, ".version 8.0", b"\x7fELF-ish", 128, 98304,
+                       maps)
+    assert cache.load(name) == (".version 8.0", b"\x7fELF-ish", 128, 98304,
+                                maps)
     assert [p.name for p in (tmp_path / "cache").iterdir()] == \
         [f"{name}.kiln"]  # no temporary left behind
     # A truncated entry (a crash mid-write elsewhere), a garbled one and
@@ -765,7 +768,8 @@ def test_disk_cache_entries_are_whole_or_ignored(tmp_path, monkeypatch):
     path = tmp_path / "cache" / f"{name}.kiln"
     whole = path.read_bytes()
     flipped = whole[:-1] + bytes([whole[-1] ^ 1])
-    for damaged in (whole[:-3], b"garbage", flipped):
+    other_map = whole.replace(b"k 3 6 2 64 64", b"k 3 6 2 64 32")
+    for damaged in (whole[:-3], b"garbage", flipped, other_map):
         path.write_bytes(damaged)
         with pytest.warns(RuntimeWarning, match="is damaged"):
             assert cache.load(name) is None
@@ -773,6 +777,102 @@ def test_disk_cache_entries_are_whole_or_ignored(tmp_path, monkeypatch):
     monkeypatch.setenv("KILN_CACHE_DIR", str(path / "under-a-file"))
     assert not cache.store(name, ".version 8.0", b"", 128)
     assert cache.load(name) is None
+
+
+def aligned_tma_matmul() -> str:
+    """docs/examples/matmul_tma.mlir with its pointers and sizes known to be
+    multiples of 16, as a launch with such arguments specializes it."""
+    text = (EXAMPLES / "matmul_tma.mlir").read_text()
+    for arg in ("%a: !tile.ptr<f16>", "%b: !tile.ptr<f16>",
+                "%c: !tile.ptr<f32>", "%M: i32", "%N: i32", "%K: i32"):
+        text = text.replace(arg, arg + " {tile.divisibility = 16 : i64}")
+    return text
+
+
+# The maps of A (128x64 boxes) and B (64x64 boxes, two per 64x128 block):
+# parameter, data type (f16), element bytes, box, swizzle, then base, rows,
+# columns and row stride as (argument, bytes) pairs.
+TMA_MATMUL_MAPS = ("matmul_tma 6 6 2 128 64 128 0 8 3 4 5 4 5 4\n"
+                   "matmul_tma 7 6 2 64 64 128 1 8 5 4 4 4 4 4\n")
+
+
+def test_a_tma_binary_records_how_launches_build_its_tensor_maps():
+    with kiln.Context() as ctx:
+        module = kiln.Module.parse(ctx, aligned_tma_matmul())
+        with GPUBinary(module, "sm_90a", num_warps=8) as binary:
+            assert binary.tensor_maps == TMA_MATMUL_MAPS
+            assert "cp.async.bulk.tensor.2d" in binary.ptx
+            assert ".param .align 64 .b8 matmul_tma_param_7[128]" in \
+                binary.ptx
+            with GPUBinary.from_artifacts(
+                    module, "sm_90a", binary.ptx, binary.cubin, 256,
+                    binary.dynamic_shared_bytes,
+                    binary.tensor_maps) as cached:
+                assert cached.tensor_maps == TMA_MATMUL_MAPS
+        with pytest.raises(KilnError, match="tensor map line 1 is not"):
+            GPUBinary.from_artifacts(module, "sm_90a", ".version 8.0", b"",
+                                     256, 0, "matmul_tma 6")
+        # Before sm_90 there is no TMA: no maps.
+        with GPUBinary(module, "sm_80", num_warps=8) as binary:
+            assert binary.tensor_maps == ""
+            assert "cp.async.bulk" not in binary.ptx
+
+
+@needs_stand_in
+def test_tma_launches_build_their_maps_from_the_arguments():
+    # The stand-in refuses a launch whose 128-byte parameters hold no
+    # tensor map, and records the maps it was given.
+    result = run_python("""
+        import ctypes
+        import numpy as np
+        import kiln
+        from kiln.gpu import GPUBinary
+        from test_gpu import FAKE, FakeDeviceArray, aligned_tma_matmul
+
+        class Map(ctypes.Structure):
+            _fields_ = [("magic", ctypes.c_char * 8),
+                        ("base", ctypes.c_ulonglong),
+                        ("dims", ctypes.c_ulonglong * 2),
+                        ("row_bytes", ctypes.c_ulonglong),
+                        ("box", ctypes.c_uint * 2), ("data_type", ctypes.c_int),
+                        ("swizzle", ctypes.c_int)]
+
+        class Launch(ctypes.Structure):
+            _fields_ = [("grid", ctypes.c_uint * 3), ("block", ctypes.c_uint * 3),
+                        ("shared", ctypes.c_uint), ("max_shared", ctypes.c_int),
+                        ("args", ctypes.c_void_p), ("maps", ctypes.c_int),
+                        ("map", Map * 4)]
+        last = ctypes.CDLL(str(FAKE)).fakeCudaLastLaunch
+        last.restype = ctypes.POINTER(Launch)
+        m, n, k = 256, 192, 352
+        a = FakeDeviceArray(np.zeros((m, k), np.float16))
+        b = FakeDeviceArray(np.zeros((k, n), np.float16))
+        c = FakeDeviceArray(np.zeros((m, n), np.float32))
+        with kiln.Context() as ctx:
+            module = kiln.Module.parse(ctx, aligned_tma_matmul())
+            with GPUBinary(module, "sm_90a", num_warps=8) as binary, \
+                    binary.load() as loaded:
+                loaded.launch("matmul_tma", (2, 2), a, b, c, m, n, k)
+                launch = last().contents
+                print(launch.maps)
+                for i in range(launch.maps):
+                    t = launch.map[i]
+                    print(t.base == (a, b)[i].__cuda_array_interface__["data"][0],
+                          list(t.dims), t.row_bytes, list(t.box), t.swizzle)
+                try:
+                    loaded.launch("matmul_tma", (2, 2), a, b, c, m, n, k + 1)
+                except kiln.KilnError as error:
+                    print(error)
+        """)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0] == "2"
+    # Innermost dimension first; rows K (for A) and N (for B) apart.
+    assert lines[1] == "True [352, 256] 704 [64, 128] 128"
+    assert lines[2] == "True [192, 352] 384 [64, 64] 128"
+    assert "cannot build the tensor map of parameter 6 of 'matmul_tma'" in \
+        lines[3]
+    assert "the row stride is not a multiple of 16 bytes" in lines[3]
 
 
 @needs_stand_in

@@ -110,7 +110,7 @@ int main(void) {
   // A kernel compiled for a chip without a GPU; each stage readable.
   // CHECK-LABEL: gpu binary
   // CHECK-NEXT: 128 threads, 0 bytes of dynamic shared memory, ptx has .entry twice: yes
-  // CHECK-NEXT: error: no stage 'sass' (llvm, ptx, cubin or ptxas-log)
+  // CHECK-NEXT: error: no stage 'sass' (llvm, ptx, cubin, ptxas-log or tensor-maps)
   // CHECK-NEXT: error: compiling for sm_42 failed
   // CHECK-NEXT: [0] twice.mlir:0:0: unknown chip 'sm_42' (known chips: {{.*}}sm_90a{{.*}})
   printf("gpu binary\n");

@@ -704,7 +704,10 @@ static int runOnGPU(ModuleOp module, std::vector<Argument> &args,
   llvm::outs() << "kernel " << kernelName << " on " << device->getName()
                << " (" << options.target.chip << ", "
                << (binary->cubin.empty() ? "PTX for the driver" : "cubin")
-               << ", " << numWarps << " warps), grid " << grid[0] << "x"
+               << ", " << numWarps << " warps";
+  if (size_t maps = llvm::count(binary->tensorMaps, '\n'))
+    llvm::outs() << ", " << maps << " TMA tensor map" << (maps > 1 ? "s" : "");
+  llvm::outs() << "), grid " << grid[0] << "x"
                << grid[1] << "x" << grid[2] << ": compiled in "
                << llvm::format("%.0f", compileSeconds * 1e3) << " ms, "
                << llvm::format("%.4f", *median * 1e3)

@@ -22,10 +22,19 @@
 using namespace kiln::runtime;
 
 namespace {
+/// FakeCudaDriver.c's records.
+struct FakeTensorMap {
+  char magic[8];
+  unsigned long long base, dims[2], rowBytes;
+  unsigned box[2];
+  int dataType, swizzle;
+};
 struct FakeLaunch {
   unsigned grid[3], block[3], sharedBytes;
   int maxDynamicShared;
   void **args;
+  int tensorMaps;
+  FakeTensorMap maps[4];
 };
 
 /// Points the runtime at the fake library, for the driver's first load.
@@ -71,6 +80,118 @@ Loaded load() {
   return loaded;
 }
 } // namespace
+
+/// A PTX kernel "tma" of a pointer, an i32 and a tensor map, and how its
+/// launches build the map: base argument 0, 64 rows, argument 1 columns,
+/// rows argument 1 elements apart; f16 in 64x64 boxes, 128-byte swizzle.
+constexpr const char *kTensorMapKernel =
+    ".version 8.0\n.target sm_90a\n.visible .entry tma(\n"
+    "\t.param .u64 tma_param_0,\n\t.param .u32 tma_param_1,\n"
+    "\t.param .align 64 .b8 tma_param_2[128]\n)\n{\n\tret;\n}\n";
+TensorMapSpec tensorMapSpec() {
+  TensorMapSpec spec;
+  spec.kernel = "tma";
+  spec.parameter = 2;
+  spec.dataType = 6;
+  spec.elementBytes = 2;
+  spec.boxRows = spec.boxColumns = 64;
+  spec.swizzle = 128;
+  spec.sources = {0, -1, 1, 1};
+  spec.values = {8, 64, 4, 4};
+  return spec;
+}
+
+TEST(CudaDriverTest, TensorMapSpecsRoundTripAsText) {
+  std::vector<TensorMapSpec> specs = {tensorMapSpec(), tensorMapSpec()};
+  specs[1].kernel = "other";
+  specs[1].parameter = 5;
+  std::string text = printTensorMapSpecs(specs);
+  EXPECT_EQ(text, "tma 2 6 2 64 64 128 0 8 -1 64 1 4 1 4\n"
+                  "other 5 6 2 64 64 128 0 8 -1 64 1 4 1 4\n");
+  std::vector<TensorMapSpec> parsed;
+  std::string error;
+  ASSERT_TRUE(parseTensorMapSpecs(text, parsed, error)) << error;
+  ASSERT_EQ(parsed.size(), 2u);
+  EXPECT_EQ(printTensorMapSpecs(parsed), text);
+  parsed.clear();
+  EXPECT_FALSE(parseTensorMapSpecs(text + "tma 2 6 2 64\n", parsed, error));
+  EXPECT_EQ(error, "tensor map line 3 is not 'kernel parameter dataType "
+                   "elementBytes boxRows boxColumns swizzle' and four "
+                   "source/value pairs: 'tma 2 6 2 64'");
+}
+
+TEST(CudaDriverTest, LaunchesBuildTheTensorMapsAfterTheArguments) {
+  std::string error;
+  auto device = Device::open(driver(), 0, error);
+  ASSERT_TRUE(device) << error;
+  auto module = device->loadModule(kTensorMapKernel, error, {tensorMapSpec()});
+  ASSERT_TRUE(module) << error;
+  CUdeviceptr base = device->allocate(64 * 200 * 2, error);
+  ASSERT_NE(base, 0u) << error;
+  int32_t columns = 200;
+  std::vector<void *> args = {&base, &columns};
+  ASSERT_TRUE(module->launch("tma", {1, 1, 1}, {128, 1, 1}, 0, nullptr, args,
+                             error))
+      << error;
+  const FakeLaunch &launch = lastLaunch();
+  ASSERT_EQ(launch.tensorMaps, 1);
+  const FakeTensorMap &map = launch.maps[0];
+  EXPECT_EQ(map.base, base);
+  // Innermost dimension first, as cuTensorMapEncodeTiled takes them.
+  EXPECT_EQ(map.dims[0], 200u);
+  EXPECT_EQ(map.dims[1], 64u);
+  EXPECT_EQ(map.rowBytes, 400u);
+  EXPECT_EQ(map.box[0], 64u);
+  EXPECT_EQ(map.box[1], 64u);
+  EXPECT_EQ(map.dataType, 6);
+  EXPECT_EQ(map.swizzle, 128);
+  EXPECT_EQ(args.size(), 2u);
+
+  // TMA's rules, checked before the driver, name what broke.
+  columns = 100;
+  EXPECT_FALSE(module->launch("tma", {1, 1, 1}, {128, 1, 1}, 0, nullptr, args,
+                              error));
+  EXPECT_NE(error.find("cannot build the tensor map of parameter 2 of 'tma' "
+                       "(64 x 100 elements at 0x"),
+            std::string::npos)
+      << error;
+  EXPECT_NE(error.find("rows 200 bytes apart): the row stride is not a "
+                       "multiple of 16 bytes"),
+            std::string::npos)
+      << error;
+  columns = 200;
+  CUdeviceptr unaligned = base + 8;
+  std::vector<void *> shifted = {&unaligned, &columns};
+  EXPECT_FALSE(module->launch("tma", {1, 1, 1}, {128, 1, 1}, 0, nullptr,
+                              shifted, error));
+  EXPECT_NE(error.find("the base address is not 16-byte aligned"),
+            std::string::npos)
+      << error;
+  // A launch that gives fewer arguments than the map is built from.
+  std::vector<void *> missing = {&base};
+  EXPECT_FALSE(module->launch("tma", {1, 1, 1}, {128, 1, 1}, 0, nullptr,
+                              missing, error));
+  EXPECT_EQ(error, "cannot launch kernel 'tma': its tensor map parameter 2 "
+                   "does not follow its 1 arguments");
+  ASSERT_TRUE(device->free(base, error)) << error;
+}
+
+TEST(CudaDriverTest, AKernelLoadedWithoutItsTensorMapsIsRefused) {
+  // The stand-in checks the 128-byte parameters hold maps, as a real
+  // kernel would need them to.
+  std::string error;
+  auto device = Device::open(driver(), 0, error);
+  ASSERT_TRUE(device) << error;
+  auto module = device->loadModule(kTensorMapKernel, error);
+  ASSERT_TRUE(module) << error;
+  CUdeviceptr base = 0;
+  int32_t columns = 200;
+  TensorMap garbage{};
+  std::vector<void *> args = {&base, &columns, &garbage};
+  EXPECT_FALSE(module->launch("tma", {1, 1, 1}, {128, 1, 1}, 0, nullptr, args,
+                              error));
+  EXPECT_NE(error.find("CUDA_ERROR_INVALID_VALUE"), std::string::npos) << error;
+}
 
 TEST(CudaDriverTest, FindsTheDevice) {
   std::string error;
