@@ -71,6 +71,16 @@ class Type:
         return self.elem[len("!tile.ptr<"):-1]
 
     @property
+    def is_block_pointer(self) -> bool:
+        return self.elem.startswith("!tile.block_ptr<")
+
+    @property
+    def block(self) -> tuple[tuple[int, ...], str]:
+        """A block pointer's block shape and element type."""
+        *sizes, elem = self.elem[len("!tile.block_ptr<"):-1].split("x")
+        return tuple(map(int, sizes)), elem
+
+    @property
     def is_float(self) -> bool:
         return self.elem.startswith(("f", "bf"))
 
@@ -963,7 +973,110 @@ class CodeGenerator(ast.NodeVisitor):
         shape = self.broadcast_shape(shape, mask.type.shape)
         return self.broadcast_to(mask, shape)
 
-    def builtin_load(self, pointer, mask=None, other=None):
+    def constant_dims(self, value: Any, what: str) -> tuple[int, ...]:
+        """``value``, a tuple of constant non-negative ints (a constexpr
+        tuple included)."""
+        if isinstance(value, kl.constexpr):
+            value = value.value
+        value = tuple(value) if isinstance(value, (tuple, list)) else (value,)
+        value = tuple(v.value if isinstance(v, kl.constexpr) else v
+                      for v in value)
+        if not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0
+                   for v in value):
+            raise self.error(f"{what} must be constant non-negative ints, "
+                             f"not {value}")
+        return value
+
+    def scalars(self, values: Any, elem: str, what: str) -> list[Value]:
+        """Each of ``values`` as a scalar ``elem`` integer."""
+        values = tuple(values) if isinstance(values, (tuple, list)) \
+            else (values,)
+        result = []
+        for value in values:
+            value = self.materialize(value, Type((), elem))
+            if value.type.shape or not value.type.is_int:
+                raise self.error(f"{what} must be integer scalars, not "
+                                 f"{value.type.ir()}")
+            result.append(self.cast(value, kl.BY_IR[elem]))
+        return result
+
+    def check_block_pointer(self, value: Any, what: str) -> Value:
+        if not isinstance(value, Value) or not value.type.is_block_pointer:
+            raise self.error(f"{what} needs a block pointer "
+                             "(kl.make_block_ptr)")
+        return value
+
+    def builtin_make_block_ptr(self, base, shape, strides, offsets,
+                               block_shape, order):
+        base = self.check_pointer(base, "kl.make_block_ptr")
+        if base.type.shape:
+            raise self.error("kl.make_block_ptr takes the tensor's base as "
+                             f"one pointer, not a tile {base.type.ir()}")
+        block = self.constant_dims(block_shape, "block_shape")
+        order = self.constant_dims(order, "order")
+        rank = len(block)
+        shape = self.scalars(shape, "i64", "a block pointer's shape")
+        strides = self.scalars(strides, "i64", "a block pointer's strides")
+        offsets = self.scalars(offsets, "i32", "a block pointer's offsets")
+        if not all(len(x) == rank for x in (shape, strides, offsets, order)):
+            raise self.error(
+                f"kl.make_block_ptr: shape, strides, offsets and order have "
+                f"one entry per dimension of the {rank}-D block_shape")
+        if sorted(order) != list(range(rank)) or 0 in block:
+            raise self.error("kl.make_block_ptr: order must be a permutation "
+                             "of the dimensions and the block's sizes "
+                             "positive")
+        type_ = Type((), f"!tile.block_ptr<{'x'.join(map(str, block))}x"
+                         f"{base.type.pointee}>")
+        names = [", ".join(v.name for v in x) for x in (shape, strides,
+                                                        offsets)]
+        return self.op(
+            f"tile.make_block_ptr {base.name}, [{names[0]}], [{names[1]}], "
+            f"[{names[2]}] {{order = array<i32: {', '.join(map(str, order))}>}}"
+            f" : {base.type.elem} -> {type_.elem}", type_)
+
+    def builtin_advance(self, block_ptr, offsets):
+        block_ptr = self.check_block_pointer(block_ptr, "kl.advance")
+        offsets = self.scalars(offsets, "i32", "kl.advance's offsets")
+        if len(offsets) != len(block_ptr.type.block[0]):
+            raise self.error("kl.advance takes one offset per dimension of "
+                             "the block")
+        return self.op(f"tile.advance {block_ptr.name}, "
+                       f"[{', '.join(v.name for v in offsets)}] : "
+                       f"{block_ptr.type.elem}", block_ptr.type)
+
+    def boundary_check(self, block_ptr: Value, dims: Any) -> str:
+        dims = self.constant_dims(dims, "boundary_check")
+        rank = len(block_ptr.type.block[0])
+        if any(d >= rank for d in dims) or len(set(dims)) != len(dims):
+            raise self.error(f"boundary_check names distinct dimensions of "
+                             f"the {rank}-D block, not {dims}")
+        return (f" boundary_check = [{', '.join(map(str, dims))}]"
+                if dims else "")
+
+    def builtin_load(self, pointer, mask=None, other=None, boundary_check=(),
+                     padding_option=""):
+        if isinstance(pointer, Value) and pointer.type.is_block_pointer:
+            if mask is not None or other is not None:
+                raise self.error("kl.load of a block pointer takes "
+                                 "boundary_check and padding_option, not "
+                                 "mask and other")
+            if padding_option not in ("", "zero", "nan"):
+                raise self.error(f"padding_option is 'zero' or 'nan', not "
+                                 f"{padding_option!r}")
+            shape, elem = pointer.type.block
+            if padding_option == "nan" and elem not in ("f16", "bf16", "f32",
+                                                        "f64"):
+                raise self.error("padding_option='nan' needs floats")
+            result = Type(shape, elem)
+            padding = " padding = nan" if padding_option == "nan" else ""
+            return self.op(
+                f"tile.block_load {pointer.name}"
+                f"{self.boundary_check(pointer, boundary_check)}{padding} : "
+                f"{pointer.type.elem} -> {result.ir()}", result)
+        if boundary_check or padding_option:
+            raise self.error("boundary_check and padding_option apply to "
+                             "block pointers (kl.make_block_ptr)")
         pointer = self.check_pointer(pointer, "kl.load")
         mask = self.mask_for(mask, pointer.type.shape)
         if mask is not None and mask.type.shape != pointer.type.shape:
@@ -982,7 +1095,24 @@ class CodeGenerator(ast.NodeVisitor):
         return self.op(f"tile.load {operands} : {pointer.type.ir()} -> "
                        f"{result.ir()}", result)
 
-    def builtin_store(self, pointer, value, mask=None):
+    def builtin_store(self, pointer, value, mask=None, boundary_check=()):
+        if isinstance(pointer, Value) and pointer.type.is_block_pointer:
+            if mask is not None:
+                raise self.error("kl.store to a block pointer takes "
+                                 "boundary_check, not mask")
+            shape, elem = pointer.type.block
+            value = self.materialize(value, Type((), elem))
+            if self.broadcast_shape(shape, value.type.shape) != shape:
+                raise self.error(f"kl.store: a {value.type.ir()} does not "
+                                 f"fit the block {shape}")
+            value = self.broadcast_to(self.cast(value, kl.BY_IR[elem]), shape)
+            self.emit(f"tile.block_store {pointer.name}, {value.name}"
+                      f"{self.boundary_check(pointer, boundary_check)} : "
+                      f"{pointer.type.elem}, {value.type.ir()} {self.loc()}")
+            return
+        if boundary_check:
+            raise self.error("boundary_check applies to block pointers "
+                             "(kl.make_block_ptr)")
         pointer = self.check_pointer(pointer, "kl.store")
         value = self.materialize(value, Type((), pointer.type.pointee))
         shape = self.broadcast_shape(pointer.type.shape, value.type.shape)

@@ -217,6 +217,45 @@ class Pointer:
         return offsets
 
 
+class BlockPointer:
+    """A block of a strided tensor: its base pointer, sizes and strides,
+    the block's offsets and shape."""
+
+    def __init__(self, base: Pointer, shape, strides, offsets, block):
+        self.base = base
+        self.sizes = [int(_data(v)) for v in shape]
+        self.strides = [int(_data(v)) for v in strides]
+        self.offsets = [int(_data(v)) for v in offsets]
+        self.block = tuple(int(v) for v in block)
+
+    def coordinates(self) -> list[np.ndarray]:
+        """Each dimension's tensor coordinate of every block element."""
+        grids = np.meshgrid(*(np.arange(n) for n in self.block),
+                            indexing="ij")
+        return [g + o for g, o in zip(grids, self.offsets)]
+
+    def access(self, boundary_check) -> tuple[Pointer, np.ndarray]:
+        """The block's pointers and where the checked dimensions are
+        inside the tensor."""
+        coordinates = self.coordinates()
+        inside = np.ones(self.block, bool)
+        for d in boundary_check:
+            inside &= (coordinates[d] >= 0) & (coordinates[d] < self.sizes[d])
+        offsets = sum(c.astype(np.int64) * s
+                      for c, s in zip(coordinates, self.strides))
+        return self.base + offsets, inside
+
+
+def _make_block_ptr(base, shape, strides, offsets, block_shape, order):
+    return BlockPointer(base, shape, strides, offsets, block_shape)
+
+
+def _advance(block_ptr, offsets):
+    return BlockPointer(block_ptr.base, block_ptr.sizes, block_ptr.strides,
+                        [o + int(_data(d)) for o, d in
+                         zip(block_ptr.offsets, offsets)], block_ptr.block)
+
+
 def _mask_for(mask: Any, shape: tuple[int, ...]) -> np.ndarray | None:
     if mask is None:
         return None
@@ -228,7 +267,12 @@ def _shape_of(*values: Any) -> tuple[int, ...]:
     return np.broadcast_shapes(*shapes) if shapes else ()
 
 
-def load(pointer, mask=None, other=None):
+def load(pointer, mask=None, other=None, boundary_check=(),
+         padding_option=""):
+    if isinstance(pointer, BlockPointer):
+        pointers, inside = pointer.access(boundary_check)
+        fill = np.nan if padding_option == "nan" else 0
+        return load(pointers, Tile(inside), fill)
     shape = _shape_of(pointer, mask if isinstance(mask, Tile) else None)
     offsets = np.broadcast_to(pointer.offsets, shape)
     mask = _mask_for(mask, shape)
@@ -242,7 +286,10 @@ def load(pointer, mask=None, other=None):
     return Tile(result)
 
 
-def store(pointer, value, mask=None):
+def store(pointer, value, mask=None, boundary_check=()):
+    if isinstance(pointer, BlockPointer):
+        pointers, inside = pointer.access(boundary_check)
+        return store(pointers, value, Tile(inside))
     shape = _shape_of(pointer, value, mask if isinstance(mask, Tile) else None)
     target = Pointer(pointer.base, np.broadcast_to(pointer.offsets, shape))
     where = _mask_for(mask, shape)
@@ -414,6 +461,8 @@ IMPLEMENTATIONS: dict[str, Callable] = {
                                                      dtype.numpy)),
     "load": load,
     "store": store,
+    "make_block_ptr": _make_block_ptr,
+    "advance": _advance,
     "where": _where,
     "minimum": _binary_numpy(np.minimum),
     "maximum": _binary_numpy(np.maximum),

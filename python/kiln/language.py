@@ -126,14 +126,34 @@ def full(shape, value, dtype):
 
 
 @builtin
-def load(pointer, mask=None, other=None):
+def load(pointer, mask=None, other=None, boundary_check=(),
+         padding_option=""):
     """Loads through pointers; where ``mask`` is false the result is
-    ``other`` (zero when not given)."""
+    ``other`` (zero when not given). Through a block pointer
+    (``make_block_ptr``), loads its block: elements outside the tensor
+    along the dimensions in ``boundary_check`` read as zero, or NaN with
+    ``padding_option="nan"`` (on sm_90 a pipelined loop's block loads are
+    copied by TMA where the launch can build a tensor map)."""
 
 
 @builtin
-def store(pointer, value, mask=None):
-    """Stores ``value`` through pointers where ``mask`` holds."""
+def store(pointer, value, mask=None, boundary_check=()):
+    """Stores ``value`` through pointers where ``mask`` holds; through a
+    block pointer, into its block, skipping elements outside the tensor
+    along the dimensions in ``boundary_check``."""
+
+
+@builtin
+def make_block_ptr(base, shape, strides, offsets, block_shape, order):
+    """A block pointer: the ``block_shape`` block at ``offsets`` of the
+    tensor at ``base`` with sizes ``shape`` and ``strides`` (in elements);
+    ``order`` lists the dimensions from fastest- to slowest-varying in
+    memory. ``load`` and ``store`` take it; ``advance`` moves it."""
+
+
+@builtin
+def advance(block_ptr, offsets):
+    """The block pointer moved by ``offsets`` elements per dimension."""
 
 
 @builtin

@@ -1,0 +1,145 @@
+"""Block pointers in @kiln.jit kernels (kl.make_block_ptr, kl.advance,
+kl.load / kl.store with boundary_check): numerics against numpy on the host
+target and in the interpreter, the sm_90a PTX (TMA copies through tensor
+maps), and misuse reported at the Python line."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import kiln
+import kiln.language as kl
+
+
+def cdiv(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+@kiln.jit
+def block_matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk,
+                 stride_cm, BLOCK_M: kl.constexpr, BLOCK_N: kl.constexpr,
+                 BLOCK_K: kl.constexpr):
+    m0 = kl.program_id(0) * BLOCK_M
+    n0 = kl.program_id(1) * BLOCK_N
+    a = kl.make_block_ptr(a_ptr, (M, K), (stride_am, 1), (m0, 0),
+                          (BLOCK_M, BLOCK_K), (1, 0))
+    b = kl.make_block_ptr(b_ptr, (K, N), (stride_bk, 1), (0, n0),
+                          (BLOCK_K, BLOCK_N), (1, 0))
+    acc = kl.zeros((BLOCK_M, BLOCK_N), kl.float32)
+    for _ in range(0, kl.cdiv(K, BLOCK_K)):
+        acc += kl.dot(kl.load(a, boundary_check=(0, 1)),
+                      kl.load(b, boundary_check=(0, 1)))
+        a = kl.advance(a, (0, BLOCK_K))
+        b = kl.advance(b, (BLOCK_K, 0))
+    c = kl.make_block_ptr(c_ptr, (M, N), (stride_cm, 1), (m0, n0),
+                          (BLOCK_M, BLOCK_N), (1, 0))
+    kl.store(c, acc, boundary_check=(0, 1))
+
+
+def run_matmul(kernel, m, n, k):
+    rng = np.random.default_rng(m + 7 * n + 13 * k)
+    a = rng.standard_normal((m, k)).astype(np.float16)
+    b = rng.standard_normal((k, n)).astype(np.float16)
+    c = np.full((m, n), -1.0, np.float32)
+    kernel[(cdiv(m, 32), cdiv(n, 32))](
+        a, b, c, m, n, k, k, n, n, BLOCK_M=32, BLOCK_N=32, BLOCK_K=16)
+    return c, a.astype(np.float64) @ b.astype(np.float64)
+
+
+@pytest.mark.parametrize("interpret", [False, True],
+                         ids=["host", "interpreter"])
+@pytest.mark.parametrize("m, n, k", [(32, 32, 32), (33, 70, 50), (5, 3, 90)])
+def test_block_pointer_matmul(m, n, k, interpret):
+    kernel = kiln.jit(block_matmul.fn, interpret=interpret)
+    c, expected = run_matmul(kernel, m, n, k)
+    np.testing.assert_allclose(c, expected, rtol=1e-3, atol=1e-3)
+
+
+@kiln.jit
+def shifted_copy(x_ptr, y_ptr, rows, cols, shift, NAN: kl.constexpr,
+                 BLOCK: kl.constexpr):
+    # Reads the block `shift` rows up (past the top: padding), writes it
+    # back where it was.
+    r0 = kl.program_id(0) * BLOCK
+    source = kl.make_block_ptr(x_ptr, (rows, cols), (cols, 1),
+                               (r0 - shift, 0), (BLOCK, BLOCK), (1, 0))
+    target = kl.make_block_ptr(y_ptr, (rows, cols), (cols, 1), (r0, 0),
+                               (BLOCK, BLOCK), (1, 0))
+    if NAN:
+        tile = kl.load(source, boundary_check=(0, 1), padding_option="nan")
+    else:
+        tile = kl.load(source, boundary_check=(0, 1))
+    kl.store(target, tile, boundary_check=(0, 1))
+
+
+@pytest.mark.parametrize("interpret", [False, True],
+                         ids=["host", "interpreter"])
+@pytest.mark.parametrize("nan", [False, True], ids=["zero", "nan"])
+def test_boundary_checks_pad_and_skip(interpret, nan):
+    kernel = kiln.jit(shifted_copy.fn, interpret=interpret)
+    rows, cols, shift = 20, 13, 3
+    x = np.arange(rows * cols, dtype=np.float32).reshape(rows, cols)
+    y = np.full((rows, cols), 7.0, np.float32)
+    kernel[(cdiv(rows, 16),)](x, y, rows, cols, shift, NAN=nan, BLOCK=16)
+    expected = np.full((rows, cols), np.nan if nan else 0.0, np.float32)
+    expected[shift:] = x[:rows - shift]
+    np.testing.assert_array_equal(y, expected)
+
+
+def test_aligned_block_loads_become_tma_copies_on_sm_90a():
+    a = np.zeros((256, 192), np.float16)
+    b = np.zeros((192, 256), np.float16)
+    c = np.zeros((256, 256), np.float32)
+    args = (a, b, c, 256, 256, 192, 192, 256, 256)
+    meta = dict(BLOCK_M=128, BLOCK_N=128, BLOCK_K=64, num_warps=8)
+    stages = block_matmul.asm(*args, chip="sm_90a", **meta)
+    assert stages["ptx"].count(".b8 block_matmul_param_") == 2
+    assert "cp.async.bulk.tensor.2d" in stages["ptx"]
+    assert "mbarrier.try_wait.parity" in stages["ptx"]
+    assert "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16" in \
+        stages["ptx"]
+    # K = 190: A's rows are not 16-byte aligned; B's still are.
+    ragged = block_matmul.asm(a, b, c, 256, 256, 190, 190, 256, 256,
+                              chip="sm_90a", **meta)["ptx"]
+    assert ragged.count(".b8 block_matmul_param_") == 1
+    # On sm_80: no TMA.
+    sm80 = block_matmul.asm(*args, chip="sm_80", **meta)["ptx"]
+    assert "cp.async.bulk" not in sm80
+
+
+@kiln.jit
+def misuse(x_ptr, n, CASE: kl.constexpr):
+    bp = kl.make_block_ptr(x_ptr, (n,), (1,), (0,), (16,), (0,))
+    if CASE == 0:
+        kl.load(bp, mask=n > 0)
+    elif CASE == 1:
+        kl.load(bp, boundary_check=(1,))
+    elif CASE == 2:
+        kl.load(x_ptr + kl.arange(0, 16), boundary_check=(0,))
+    elif CASE == 3:
+        kl.make_block_ptr(x_ptr, (n, n), (1,), (0,), (16,), (0,))
+    elif CASE == 4:
+        kl.advance(x_ptr, (1,))
+    elif CASE == 5:
+        kl.load(bp, padding_option="inf")
+    elif CASE == 6:
+        kl.make_block_ptr(x_ptr, (n,), (1,), (0,), (n,), (0,))
+
+
+@pytest.mark.parametrize("case, message", [
+    (0, "kl.load of a block pointer takes boundary_check and "
+        "padding_option, not mask and other"),
+    (1, "boundary_check names distinct dimensions of the 1-D block, not "
+        r"\(1,\)"),
+    (2, "boundary_check and padding_option apply to block pointers"),
+    (3, "shape, strides, offsets and order have one entry per dimension of "
+        "the 1-D block_shape"),
+    (4, r"kl.advance needs a block pointer \(kl.make_block_ptr\)"),
+    (5, "padding_option is 'zero' or 'nan', not 'inf'"),
+    (6, "block_shape must be constant non-negative ints"),
+])
+def test_misuse_is_reported_at_the_line(case, message):
+    with pytest.raises(kiln.KilnCompileError, match=message) as info:
+        misuse[(1,)](np.zeros(16, np.float32), 16, CASE=case)
+    assert info.value.filename == __file__
