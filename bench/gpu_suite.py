@@ -340,14 +340,18 @@ def mlp_table(row: dict) -> list[str]:
 
 
 # Kiln's matmul examples: kernel, block of C (square), K step, warps.
-MATMUL_BLOCKINGS = [("matmul", 64, 32, 4), ("matmul_large", 128, 64, 8)]
+# matmul_tma is matmul_large's blocking written with block pointers: on
+# sm_90a its operands come by TMA instead of cp.async.
+MATMUL_BLOCKINGS = [("matmul", 64, 32, 4), ("matmul_large", 128, 64, 8),
+                    ("matmul_tma", 128, 64, 8)]
 
 
 def matmul_rates(torch, kiln_run: str, out: Path) -> list[dict]:
     """TFLOP/s of fp16 and bf16 matmuls (fp32 accumulation) at 1024, 4096
     and 8192 for each of MATMUL_BLOCKINGS: Kiln's docs/examples/matmul.mlir
-    (64x64x32 blocks, 4 warps) and matmul_large.mlir (128x128x64, 8 warps;
-    wgmma on sm_90a), tensor cores, 3-stage cp.async pipeline (their bf16
+    (64x64x32 blocks, 4 warps), matmul_large.mlir (128x128x64, 8 warps;
+    wgmma on sm_90a) and matmul_tma.mlir (the same through block pointers:
+    TMA on sm_90a), tensor cores, 3-stage pipeline (their bf16
     twins written next to the results), through kiln-run; torch.matmul
     (cuBLAS), torch.compile of it and, where installed, a Triton kernel
     with the same blocking, in the same run."""
@@ -356,8 +360,9 @@ def matmul_rates(torch, kiln_run: str, out: Path) -> list[dict]:
     except Exception:  # no Triton column, as without Triton
         triton_matmul = None
     rows = []
-    # PyTorch's times by (size, type), measured once for both blockings:
-    # torch.matmul (cuBLAS, the matmul ceiling) and torch.compile of it.
+    # PyTorch's times by (size, type), measured once for all blockings:
+    # torch.matmul (cuBLAS, the matmul ceiling) and torch.compile of it;
+    # Triton's by (size, type, blocking), once per blocking.
     peers: dict[tuple[int, str], dict] = {}
     for kernel, block, step, warps in MATMUL_BLOCKINGS:
         rows += blocking_rates(torch, kiln_run, out, triton_matmul, peers,
@@ -415,17 +420,19 @@ def blocking_rates(torch, kiln_run: str, out: Path, triton_matmul,
             row["kiln_error"] = str(error)[-500:]
             if size == 1024:
                 checked[name] = row["kiln_error"]
-        if triton_matmul is not None:
+        triton_key = ("triton", size, name, block, step, warps)
+        if triton_matmul is not None and triton_key not in peers:
             c = torch.empty(size, size, device="cuda", dtype=torch.float32)
             grid = (size // block, size // block)
             try:
-                row["triton_s"] = torch_time(
+                peers[triton_key] = {"triton_s": torch_time(
                     lambda: triton_matmul[grid](a, b, c, size, size, size,
                                                 BM=block, BN=block, BK=step,
                                                 num_warps=warps,
-                                                num_stages=3), 20)
+                                                num_stages=3), 20)}
             except Exception as error:  # a failed cell, not a crash
-                row["triton_error"] = str(error)[-500:]
+                peers[triton_key] = {"triton_error": str(error)[-500:]}
+        row.update(peers.get(triton_key, {}))
         rows.append(row)
     return rows
 
