@@ -236,3 +236,32 @@ TEST(SharedLayoutTest, ChosenSwizzles) {
   EXPECT_EQ(SharedLayout::chooseSwizzle(40), 0);
   EXPECT_EQ(SharedLayout::chooseSwizzle(8), 0);
 }
+
+TEST(SharedLayoutTest, TMABoxesWriteEachSlabAsTheLayoutSays) {
+  // tile-pipeline-loops copies a staged tile by TMA as one box per slab:
+  // box {swizzle / elementBytes columns, rows} at slab s's start (s * rows
+  // * swizzle bytes, a multiple of the 8-row swizzle repeat), at tensor
+  // column s * boxColumns. TMA lays a box out row-major, one swizzle span
+  // per row, and swizzles the shared address (referenceSwizzle): every
+  // element must land where the layout, which ldmatrix and wgmma read,
+  // puts it.
+  for (int64_t elementBytes : {1, 2, 4})
+    for (int64_t rows : {8, 16, 64, 128})
+      for (int64_t columns : {16, 32, 64, 128, 256}) {
+        int64_t swizzle = SharedLayout::chooseSwizzle(columns * elementBytes);
+        if (!swizzle)
+          continue;
+        SharedLayout layout(rows, columns, elementBytes, swizzle);
+        int64_t boxColumns = swizzle / elementBytes;
+        for (int64_t r = 0; r < rows; ++r)
+          for (int64_t c = 0; c < columns; ++c) {
+            int64_t slab = c / boxColumns;
+            int64_t inBox = r * swizzle + c % boxColumns * elementBytes;
+            int64_t written =
+                referenceSwizzle(slab * rows * swizzle + inBox, swizzle);
+            ASSERT_EQ(layout.getByteOffset(r, c), written)
+                << rows << "x" << columns << " of " << elementBytes
+                << "-byte elements, element (" << r << ", " << c << ")";
+          }
+      }
+}

@@ -212,9 +212,12 @@ static FailureOr<TensorMapFields> getTensorMap(tile::BlockLoadOp load,
     return fail(llvm::formatv("a {0}x{1} block is not a TMA box (at most "
                               "256x256, rows of a multiple of 16 bytes)",
                               rows, columns));
-  if (boxColumns < columns && rows * fields.swizzle % 1024 != 0)
-    return fail("its slabs do not start on the 1024-byte boundaries of the "
-                "swizzle");
+  // The swizzle repeats every eight rows: each slot and slab must start
+  // on such a boundary for TMA to write the layout the readers expect.
+  if (fields.swizzle && rows % 8 != 0)
+    return fail(llvm::formatv("its {0} rows are not a multiple of the "
+                              "swizzle's 8",
+                              rows));
   fields.box = {rows, boxColumns};
   return fields;
 }
