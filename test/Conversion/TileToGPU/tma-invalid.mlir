@@ -17,8 +17,8 @@ module attributes {tilegpu.num_warps = 4 : i32} {
 
 // A map whose boxes are not the slot's slabs.
 module attributes {tilegpu.num_warps = 4 : i32} {
-  func.func @wrong_box(%map: !tile.ptr<i8, 0>, %bp: !tile.block_ptr<64x64xf16>, %s: i32, %p: i1)
-      attributes {tilegpu.tensor_maps = [#tilegpu.tensor_map<argument = 0, elementType = f16, box = [64, 32], swizzle = 64, sources = [0, -1, -1, -1], values = [8, 64, 64, 64]>]} {
+  func.func @wrong_box(%a: !tile.ptr<f16>, %map: !tile.ptr<i8, 0>, %bp: !tile.block_ptr<64x64xf16>, %s: i32, %p: i1)
+      attributes {tilegpu.tensor_maps = [#tilegpu.tensor_map<argument = 1, elementType = f16, box = [64, 32], swizzle = 64, sources = [0, -1, -1, -1], values = [8, 64, 64, 64]>]} {
     %buf = tilegpu.local_alloc : memref<3x64x64xf16, 3>
     %bars = tilegpu.local_alloc : memref<3xi64, 3>
     // expected-error @+2 {{failed to legalize operation 'tilegpu.tensor_map_copy'}}

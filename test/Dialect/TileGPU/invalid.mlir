@@ -235,3 +235,24 @@ func.func @copy_barriers(%map: !tile.ptr<i8, 0>, %bp: !tile.block_ptr<64x64xf16>
   tilegpu.tensor_map_copy %map, %bp into %buf[%s], %bars if %p : !tile.ptr<i8, 0>, !tile.block_ptr<64x64xf16>, memref<3x64x64xf16, 3>, memref<2xi64, 3>
   return
 }
+
+// -----
+
+// expected-error @+1 {{'func.func' op 'tilegpu.tensor_maps' is a list of #tilegpu.tensor_map on a function}}
+func.func @not_maps(%map: !tile.ptr<i8, 0>) attributes {tilegpu.tensor_maps = [1 : i32]} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op tensor map parameter 1 is not a distinct one of its 1 arguments}}
+func.func @map_past_the_arguments(%a: !tile.ptr<f16>) attributes {tilegpu.tensor_maps = [#tilegpu.tensor_map<argument = 1, elementType = f16, box = [64, 64], swizzle = 128, sources = [0, -1, -1, -1], values = [8, 64, 64, 64]>]} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op tensor map of parameter 1 is built from argument 5, which is not another of its 2 arguments}}
+func.func @map_from_nowhere(%a: !tile.ptr<f16>, %map: !tile.ptr<i8, 0>) attributes {tilegpu.tensor_maps = [#tilegpu.tensor_map<argument = 1, elementType = f16, box = [64, 64], swizzle = 128, sources = [0, 5, -1, -1], values = [8, 4, 64, 64]>]} {
+  return
+}

@@ -4,6 +4,7 @@
 #include "kiln/Layout/MmaLayout.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -55,6 +56,36 @@ void TileGPUDialect::initialize() {
 #include "kiln/Dialect/TileGPU/IR/TileGPUOps.cpp.inc"
       >();
   addInterfaces<TileGPUOpAsmInterface>();
+}
+
+LogicalResult TileGPUDialect::verifyOperationAttribute(Operation *op,
+                                                      NamedAttribute attr) {
+  if (attr.getName() != TensorMapAttr::kAttrName)
+    return success();
+  auto function = dyn_cast<FunctionOpInterface>(op);
+  auto maps = dyn_cast<ArrayAttr>(attr.getValue());
+  if (!function || !maps ||
+      !llvm::all_of(maps, llvm::IsaPred<TensorMapAttr>))
+    return op->emitOpError()
+           << "'" << attr.getName().getValue()
+           << "' is a list of #tilegpu.tensor_map on a function";
+  unsigned arguments = function.getNumArguments();
+  llvm::SmallDenseSet<int64_t> parameters;
+  for (auto map : maps.getAsRange<TensorMapAttr>()) {
+    if (map.getArgument() >= arguments ||
+        !parameters.insert(map.getArgument()).second)
+      return op->emitOpError() << "tensor map parameter " << map.getArgument()
+                               << " is not a distinct one of its "
+                               << arguments << " arguments";
+    for (int64_t source : map.getSources())
+      if (source >= int64_t(arguments) || source == map.getArgument())
+        return op->emitOpError()
+               << "tensor map of parameter " << map.getArgument()
+               << " is built from argument " << source
+               << ", which is not another of its " << arguments
+               << " arguments";
+  }
+  return success();
 }
 
 /// A tile's rank must be its layout's.

@@ -16,6 +16,7 @@ def TileGPU_Dialect : Dialect {
     The layout functions themselves live in `kiln/Layout`.
   }];
   let useDefaultAttributePrinterParser = 1;
+  let hasOperationAttrVerify = 1;
 }
 
 class TileGPU_Op<string mnemonic, list<Trait> traits = []>
