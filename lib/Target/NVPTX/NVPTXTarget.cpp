@@ -294,11 +294,15 @@ static LogicalResult verifyChipSupportsOps(Operation *root, StringRef chip) {
     std::optional<NVVM::NVVMCheckSMVersion> required;
     if (auto needs = dyn_cast<NVVM::RequiresSMInterface>(op))
       required = needs.getRequiredMinSMVersion();
-    // The async proxy's fences (before wgmma and TMA) came with sm_90;
-    // upstream's op does not say so.
+    // The async proxy's fences (before wgmma and TMA) and the mbarrier
+    // operations TMA completes on came with sm_90; upstream's ops do not
+    // say so.
     else if (auto fence = dyn_cast<NVVM::FenceProxyOp>(op);
-             fence && fence.getKind() != NVVM::ProxyKind::alias &&
-             fence.getKind() != NVVM::ProxyKind::GENERIC)
+             (fence && fence.getKind() != NVVM::ProxyKind::alias &&
+              fence.getKind() != NVVM::ProxyKind::GENERIC) ||
+             isa<NVVM::FenceMbarrierInitOp, NVVM::MBarrierArriveExpectTxOp,
+                 NVVM::MBarrierExpectTxOp, NVVM::MBarrierCompleteTxOp,
+                 NVVM::MBarrierTryWaitParityOp>(op))
       required = NVVM::NVVMCheckSMVersion(/*archAccelerated=*/false, 90);
     if (!required)
       return WalkResult::advance();

@@ -36,6 +36,24 @@ llvm.func @negative_async_proxy_fence_on_sm80() attributes {nvvm.kernel} {
 
 // -----
 
+// Nor the mbarrier operations TMA completes on, which came with sm_90
+// (tilegpu.init_barriers lowers to the fence; a fuzzer found the abort).
+llvm.func @negative_mbarrier_init_fence_on_sm80() attributes {nvvm.kernel} {
+  // expected-error @+1 {{'nvvm.fence.mbarrier.init' needs sm_90 or newer, but the target chip is sm_80}}
+  nvvm.fence.mbarrier.init
+  llvm.return
+}
+
+// -----
+
+llvm.func @negative_expect_tx_on_sm80(%bar: !llvm.ptr<3>, %bytes: i32) attributes {nvvm.kernel} {
+  // expected-error @+1 {{'nvvm.mbarrier.arrive.expect_tx' needs sm_90 or newer, but the target chip is sm_80}}
+  nvvm.mbarrier.arrive.expect_tx %bar, %bytes : !llvm.ptr<3>, i32
+  llvm.return
+}
+
+// -----
+
 // $KILN_LIBDEVICE, when set, is the only place libdevice is looked for.
 // expected-error @+1 {{'__nv_expf' comes from libdevice, which was not found (searched}}
 llvm.func @__nv_expf(f32) -> f32
