@@ -27,7 +27,10 @@ This tutorial shows:
   of the blocks;
 * *grouped ordering*: neighbouring programs take tiles that share rows of
   A, so on a GPU those rows are reused from the L2 cache;
-* ``kernel.asm(...)``, which shows what the GPU would run, on any machine.
+* ``kernel.asm(...)``, which shows what the GPU would run, on any machine;
+* the same kernel with *block pointers* (``kl.make_block_ptr``,
+  ``kl.advance``, ``boundary_check``), whose loads Hopper copies with its
+  tensor memory accelerator (TMA).
 
 Run it with ``PYTHONPATH=python python3 docs/tutorials/03_matmul.py``.
 """
@@ -105,6 +108,53 @@ def matmul(a, b):
 
 
 # %%
+# Block pointers
+# --------------
+# A block pointer describes a tile of a strided tensor: base, shape,
+# strides, the tile's offsets and shape, and the dimension order. Loads
+# check the edges named in ``boundary_check`` (zeros past them), and the
+# loop moves the pointers with ``kl.advance``. On sm_90 the compiler copies
+# these loads with TMA, through tensor maps each launch builds from the
+# arguments, when the tensors are row-major and 16-byte aligned (the
+# launch specializes on that); elsewhere they are ordinary loads.
+
+@kiln.jit
+def block_matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
+                        stride_am, stride_bk, stride_cm,
+                        BLOCK_M: kl.constexpr, BLOCK_N: kl.constexpr,
+                        BLOCK_K: kl.constexpr):
+    m0 = kl.program_id(0) * BLOCK_M
+    n0 = kl.program_id(1) * BLOCK_N
+    a = kl.make_block_ptr(a_ptr, (M, K), (stride_am, 1), (m0, 0),
+                          (BLOCK_M, BLOCK_K), (1, 0))
+    b = kl.make_block_ptr(b_ptr, (K, N), (stride_bk, 1), (0, n0),
+                          (BLOCK_K, BLOCK_N), (1, 0))
+    acc = kl.zeros((BLOCK_M, BLOCK_N), kl.float32)
+    for k in range(0, K, BLOCK_K):
+        acc += kl.dot(kl.load(a, boundary_check=(0, 1)),
+                      kl.load(b, boundary_check=(0, 1)))
+        a = kl.advance(a, (0, BLOCK_K))
+        b = kl.advance(b, (BLOCK_K, 0))
+    c = kl.make_block_ptr(c_ptr, (M, N), (stride_cm, 1), (m0, n0),
+                          (BLOCK_M, BLOCK_N), (1, 0))
+    kl.store(c, acc, boundary_check=(0, 1))
+
+
+def block_matmul_arguments(a, b, c) -> tuple:
+    (M, K), (_, N) = a.shape, b.shape
+    return (a, b, c, M, N, K, stride(a, 0), stride(b, 0), stride(c, 0))
+
+
+def block_matmul(a, b):
+    M, N = a.shape[0], b.shape[1]
+    c = empty_like(a, (M, N), np.float32)
+    grid = (kiln.cdiv(M, 64), kiln.cdiv(N, 64))
+    block_matmul_kernel[grid](*block_matmul_arguments(a, b, c),
+                              BLOCK_M=64, BLOCK_N=64, BLOCK_K=32)
+    return c
+
+
+# %%
 # Checking it
 # -----------
 # Products of float16 numbers are exact in float32, so the only error is
@@ -131,6 +181,15 @@ if __name__ == "__main__":
             report.check("matmul_kernel", np.float16,
                          f"{M}x{N}x{K} {layout}", target.name, c, a64 @ b64,
                          bound)
+        # Block pointers: ragged, then 16-byte-aligned rows (TMA on sm_90).
+        for M, N, K in ((157, 203, 91), (256, 192, 320)):
+            a = rng.standard_normal((M, K)).astype(np.float16)
+            b = rng.standard_normal((K, N)).astype(np.float16)
+            c = target.get(block_matmul(target.put(a), target.put(b)))
+            a64, b64 = a.astype(np.float64), b.astype(np.float64)
+            bound = K * np.finfo(np.float32).eps * (np.abs(a64) @ np.abs(b64))
+            report.check("block_matmul_kernel", np.float16, f"{M}x{N}x{K}",
+                         target.name, c, a64 @ b64, bound)
     report.finish()
 
     # What the GPU runs, without a GPU: the tile IR, LLVM IR and PTX for a
@@ -143,3 +202,15 @@ if __name__ == "__main__":
     print(f"sm_80 PTX: {len(ptx.splitlines())} lines, {ptx.count(mma)} x "
           f"{mma}")
     assert mma in ptx, "the f16 dot does not run on tensor cores"
+
+    # On Hopper the block loads are TMA copies, one thread issuing each
+    # box and every thread waiting on the slot's mbarrier.
+    a, b = np.zeros((256, 192), np.float16), np.zeros((192, 256), np.float16)
+    c = np.zeros((256, 256), np.float32)
+    ptx = block_matmul_kernel.asm(*block_matmul_arguments(a, b, c),
+                                  chip="sm_90a", num_warps=8, BLOCK_M=128,
+                                  BLOCK_N=128, BLOCK_K=64)["ptx"]
+    tma = "cp.async.bulk.tensor.2d"
+    print(f"sm_90a PTX: {ptx.count(tma)} x {tma}, "
+          f"{ptx.count('wgmma.mma_async')} x wgmma.mma_async")
+    assert tma in ptx, "the block loads are not TMA copies"
