@@ -12,7 +12,6 @@
 #include "SharedTile.h"
 #include "ThreadValues.h"
 
-#include "kiln/Dialect/Tile/IR/TileDialect.h"
 #include "kiln/Dialect/TileGPU/IR/TileGPUDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"

@@ -527,8 +527,13 @@ static void pipelineLoop(scf::ForOp loop, LoopPlan &plan,
   Value nextSlot = arith::RemUIOp::create(
       b, loc, arith::AddIOp::create(b, loc, index, constant(stages - 1)),
       constant(stages));
-  auto wait = AsyncWaitOp::create(b, loc, stages - 2);
-  gpu::BarrierOp::create(b, loc);
+  // cp.async copies are waited for by group; TMA copies on mbarriers.
+  bool asyncCopies = llvm::any_of(
+      plan.loads, [](StagedLoad &staged) { return !staged.tensorMap; });
+  AsyncWaitOp wait;
+  if (asyncCopies)
+    wait = AsyncWaitOp::create(b, loc, stages - 2);
+  auto barrier = gpu::BarrierOp::create(b, loc);
   if (barriers) {
     // Slot j % stages is in its (j / stages)-th use.
     Value phase = arith::RemUIOp::create(
@@ -571,15 +576,17 @@ static void pipelineLoop(scf::ForOp loop, LoopPlan &plan,
                                : current.lookupOrDefault(value));
   }
   scf::YieldOp::create(b, loc, yielded);
-  if (useWarpgroupDots(pipelined)) {
-    // wgmma reads the slots through the async proxy.
-    b.setInsertionPointAfter(wait);
+  if (useWarpgroupDots(pipelined) && asyncCopies) {
+    // wgmma reads the slots through the async proxy, which TMA writes
+    // them through too; cp.async writes them through the generic one.
+    b.setInsertionPoint(barrier);
     FenceAsyncSharedOp::create(b, loc);
   }
 
   // Copies past the end may still be in flight.
   b.setInsertionPointAfter(pipelined);
-  AsyncWaitOp::create(b, loc, 0);
+  if (asyncCopies)
+    AsyncWaitOp::create(b, loc, 0);
   loop.replaceAllUsesWith(pipelined.getResults());
   loop.erase();
 }

@@ -22,6 +22,10 @@
 // CHECK:   %[[INDEX:.*]] = arith.divui
 // CHECK:   %[[SLOT:.*]] = arith.remui %[[INDEX]]
 // CHECK:   %[[NEXT:.*]] = arith.remui
+// No cp.async to wait for, nor to fence for wgmma: TMA writes through the
+// async proxy that wgmma reads.
+// CHECK-NOT: tilegpu.async_wait
+// CHECK-NOT: tilegpu.fence_async_shared
 // CHECK:   gpu.barrier
 // CHECK:   %[[USE:.*]] = arith.divui %[[INDEX]], %{{.*}}
 // CHECK:   %[[PHASE:.*]] = arith.remui %[[USE]]
@@ -31,6 +35,7 @@
 // CHECK:   tilegpu.tensor_map_copy %[[BMAP]], %[[BP]] into %[[BBUF]][%[[NEXT]]], %[[BARS]] if %[[VALID]]
 // CHECK:   tilegpu.warpgroup_dot %[[ABUF]][%[[SLOT]]], %[[BBUF]][%[[SLOT]]], %[[ACC]]
 // CHECK-NOT: tile.block_load
+// CHECK-NOT: tilegpu.async_wait
 
 // Without the option (before sm_90) the block loads stay as they are.
 // NO-TMA-NOT: tilegpu.tensor_maps
