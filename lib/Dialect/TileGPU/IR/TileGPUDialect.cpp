@@ -70,10 +70,10 @@ LogicalResult TileGPUDialect::verifyOperationAttribute(Operation *op,
            << "'" << attr.getName().getValue()
            << "' is a list of #tilegpu.tensor_map on a function";
   unsigned arguments = function.getNumArguments();
-  llvm::SmallDenseSet<int64_t> parameters;
+  SmallVector<int64_t> parameters;
   for (auto map : maps.getAsRange<TensorMapAttr>()) {
     if (map.getArgument() >= arguments ||
-        !parameters.insert(map.getArgument()).second)
+        llvm::is_contained(parameters, map.getArgument()))
       return op->emitOpError() << "tensor map parameter " << map.getArgument()
                                << " is not a distinct one of its "
                                << arguments << " arguments";
@@ -84,6 +84,7 @@ LogicalResult TileGPUDialect::verifyOperationAttribute(Operation *op,
                << " is built from argument " << source
                << ", which is not another of its " << arguments
                << " arguments";
+    parameters.push_back(map.getArgument());
   }
   return success();
 }
