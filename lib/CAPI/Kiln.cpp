@@ -55,7 +55,13 @@ struct KilnHostExecutable {
 };
 
 struct KilnGPUBinary {
+  explicit KilnGPUBinary(kiln::gpu::GPUBinary compiled)
+      : binary(std::move(compiled)),
+        tensorMaps(kiln::runtime::printTensorMapSpecs(binary.tensorMaps)) {}
+
   kiln::gpu::GPUBinary binary;
+  /// The "tensor-maps" artifact: binary.tensorMaps as text.
+  std::string tensorMaps;
 };
 
 struct KilnCudaModule {
@@ -406,7 +412,7 @@ KilnError *kilnGPUBinaryCreate(KilnModule *module, const char *chip,
   if (failed(compiled))
     return collector.takeError("compiling for " + std::string(chip) +
                                " failed");
-  *binary = new KilnGPUBinary{std::move(*compiled)};
+  *binary = new KilnGPUBinary(std::move(*compiled));
   return nullptr;
 }
 
@@ -420,18 +426,16 @@ KilnError *kilnGPUBinaryCreateFromArtifacts(const char *ptx, size_t ptxSize,
   *binary = nullptr;
   if (!ptxSize || !threadsPerBlock)
     return makeError("a GPU binary needs its PTX and its threads per block");
-  std::vector<kiln::runtime::TensorMapSpec> specs;
-  std::string error;
-  if (tensorMaps &&
-      !kiln::runtime::parseTensorMapSpecs(tensorMaps, specs, error))
-    return makeError(error);
   kiln::gpu::GPUBinary artifacts;
+  std::string error;
+  if (tensorMaps && !kiln::runtime::parseTensorMapSpecs(
+                        tensorMaps, artifacts.tensorMaps, error))
+    return makeError(error);
   artifacts.ptx.assign(ptx, ptxSize);
   artifacts.cubin.assign(cubin ? cubin : "", cubin ? cubinSize : 0);
   artifacts.threadsPerBlock = threadsPerBlock;
   artifacts.dynamicSharedBytes = dynamicSharedBytes;
-  artifacts.tensorMaps = tensorMaps ? tensorMaps : "";
-  *binary = new KilnGPUBinary{std::move(artifacts)};
+  *binary = new KilnGPUBinary(std::move(artifacts));
   return nullptr;
 }
 
@@ -445,7 +449,7 @@ KilnError *kilnGPUBinaryGetArtifact(KilnGPUBinary *binary, const char *stage,
           .Case("ptx", &binary->binary.ptx)
           .Case("cubin", &binary->binary.cubin)
           .Case("ptxas-log", &binary->binary.ptxasLog)
-          .Case("tensor-maps", &binary->binary.tensorMaps)
+          .Case("tensor-maps", &binary->tensorMaps)
           .Default(nullptr);
   if (!artifact)
     return makeError("no stage '" + std::string(stage) +
@@ -471,13 +475,8 @@ KilnError *kilnCudaModuleCreate(KilnGPUBinary *binary, int ordinal,
     return error;
   std::string error;
   const kiln::gpu::GPUBinary &compiled = binary->binary;
-  std::vector<kiln::runtime::TensorMapSpec> tensorMaps;
-  if (!kiln::runtime::parseTensorMapSpecs(compiled.tensorMaps, tensorMaps,
-                                          error))
-    return makeError(error);
-  std::unique_ptr<kiln::runtime::Module> loaded = device->loadModule(
-      compiled.cubin.empty() ? compiled.ptx : compiled.cubin, error,
-      std::move(tensorMaps));
+  std::unique_ptr<kiln::runtime::Module> loaded =
+      device->loadModule(compiled.getImage(), error, compiled.tensorMaps);
   if (!loaded)
     return makeError(error);
   *module = new KilnCudaModule{

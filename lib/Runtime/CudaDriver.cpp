@@ -2,6 +2,7 @@
 
 #include "kiln/Runtime/CudaDriver.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <dlfcn.h>
 
@@ -9,7 +10,6 @@ using namespace kiln::runtime;
 
 namespace {
 /// Driver constants Kiln uses (from the driver API's ABI).
-constexpr CUresult kSuccess = 0;
 constexpr int kFuncMaxThreadsPerBlock = 0;
 constexpr int kFuncSharedSizeBytes = 1;
 constexpr int kFuncMaxDynamicSharedSizeBytes = 8;
@@ -373,6 +373,13 @@ Module::Kernel *Module::lookup(const std::string &name, std::string &error) {
     }
     *field = static_cast<unsigned>(value);
   }
+  for (const TensorMapSpec &spec : tensorMaps)
+    if (spec.kernel == name)
+      kernel.tensorMaps.push_back(&spec);
+  std::sort(kernel.tensorMaps.begin(), kernel.tensorMaps.end(),
+            [](const TensorMapSpec *a, const TensorMapSpec *b) {
+              return a->parameter < b->parameter;
+            });
   return &(kernels[name] = kernel);
 }
 
@@ -442,6 +449,7 @@ bool Module::launch(const std::string &name, std::array<unsigned, 3> grid,
     return false;
   const DriverApi &api = device.driver.api();
   CUfunction function = nullptr;
+  const std::vector<const TensorMapSpec *> *tensorMapSpecs = nullptr;
   {
     // The launch itself runs outside the lock: only the cache and the
     // kernel's shared memory limit are shared between threads.
@@ -468,32 +476,27 @@ bool Module::launch(const std::string &name, std::array<unsigned, 3> grid,
       kernel->maxDynamicSharedBytes = sharedBytes;
     }
     function = kernel->function;
+    // Kernels are never removed from `kernels`: this stays valid.
+    tensorMapSpecs = &kernel->tensorMaps;
   }
-  // The kernel's tensor maps, after its arguments in parameter order.
-  std::vector<TensorMap> maps;
+  // The kernel's tensor maps, built from its arguments and passed after
+  // them.
+  std::vector<TensorMap> maps(tensorMapSpecs->size());
   std::vector<void *> params;
-  for (const TensorMapSpec &spec : tensorMaps)
-    if (spec.kernel == name)
-      maps.emplace_back();
-  if (!maps.empty()) {
+  if (!maps.empty())
     params = args;
-    params.resize(args.size() + maps.size(), nullptr);
-    size_t next = 0;
-    for (const TensorMapSpec &spec : tensorMaps) {
-      if (spec.kernel != name)
-        continue;
-      if (spec.parameter < args.size() || spec.parameter >= params.size() ||
-          params[spec.parameter]) {
-        error = "cannot launch kernel '" + name + "': its tensor map " +
-                "parameter " + std::to_string(spec.parameter) +
-                " does not follow its " + std::to_string(args.size()) +
-                " arguments";
-        return false;
-      }
-      if (!encodeTensorMap(device.driver, spec, args, maps[next], error))
-        return false;
-      params[spec.parameter] = &maps[next++];
+  for (size_t i = 0; i < maps.size(); ++i) {
+    const TensorMapSpec &spec = *(*tensorMapSpecs)[i];
+    if (spec.parameter != args.size() + i) {
+      error = "cannot launch kernel '" + name + "': its tensor map " +
+              "parameter " + std::to_string(spec.parameter) +
+              " does not follow its " + std::to_string(args.size()) +
+              " arguments";
+      return false;
     }
+    if (!encodeTensorMap(device.driver, spec, args, maps[i], error))
+      return false;
+    params.push_back(&maps[i]);
   }
   std::vector<void *> &launched = maps.empty() ? args : params;
   if (CUresult result = api.cuLaunchKernel(

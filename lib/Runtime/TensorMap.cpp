@@ -14,7 +14,6 @@ namespace {
 constexpr int kInterleaveNone = 0;
 constexpr int kL2Promotion128B = 2;
 constexpr int kOobFillZero = 0;
-constexpr int kSuccess = 0;
 } // namespace
 
 std::string

@@ -610,18 +610,6 @@ static int openDevice(std::unique_ptr<kiln::runtime::Device> &device) {
   return 0;
 }
 
-/// Loads `binary` on `device`, with the tensor maps its launches build.
-static std::unique_ptr<kiln::runtime::Module>
-loadBinary(kiln::runtime::Device &device, const kiln::gpu::GPUBinary &binary,
-           std::string &error) {
-  std::vector<kiln::runtime::TensorMapSpec> tensorMaps;
-  if (!kiln::runtime::parseTensorMapSpecs(binary.tensorMaps, tensorMaps,
-                                          error))
-    return nullptr;
-  return device.loadModule(binary.cubin.empty() ? binary.ptx : binary.cubin,
-                           error, std::move(tensorMaps));
-}
-
 /// Compiles the kernel for the device, checks one launch against the host
 /// target and times `repeat` more.
 static int runOnGPU(ModuleOp module, std::vector<Argument> &args,
@@ -669,7 +657,8 @@ static int runOnGPU(ModuleOp module, std::vector<Argument> &args,
   double compileSeconds = std::chrono::duration<double>(
                               std::chrono::steady_clock::now() - compileStart)
                               .count();
-  std::unique_ptr<rt::Module> loaded = loadBinary(*device, *binary, error);
+  std::unique_ptr<rt::Module> loaded =
+      device->loadModule(binary->getImage(), error, binary->tensorMaps);
   if (!loaded)
     return fail(error);
 
@@ -705,7 +694,7 @@ static int runOnGPU(ModuleOp module, std::vector<Argument> &args,
                << " (" << options.target.chip << ", "
                << (binary->cubin.empty() ? "PTX for the driver" : "cubin")
                << ", " << numWarps << " warps";
-  if (size_t maps = llvm::count(binary->tensorMaps, '\n'))
+  if (size_t maps = binary->tensorMaps.size())
     llvm::outs() << ", " << maps << " TMA tensor map" << (maps > 1 ? "s" : "");
   llvm::outs() << "), grid " << grid[0] << "x"
                << grid[1] << "x" << grid[2] << ": compiled in "
@@ -763,7 +752,8 @@ static int runArrayOnGPU(ModuleOp module, StringRef plan,
       kiln::gpu::compileForGPU(*kernels, options);
   if (failed(binary))
     return 1;
-  std::unique_ptr<rt::Module> loaded = loadBinary(*device, *binary, error);
+  std::unique_ptr<rt::Module> loaded =
+      device->loadModule(binary->getImage(), error, binary->tensorMaps);
   if (!loaded)
     return fail(error);
   DeviceArrays arrays(*device);

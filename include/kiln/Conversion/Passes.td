@@ -33,8 +33,9 @@ def ConvertTileToHostPass : Pass<"kiln-convert-tile-to-host", "mlir::ModuleOp"> 
     op of each site id, so that an access outside every array of the launch
     is reported with its location.
 
-    A block pointer becomes a `tensor<(1 + 3 * rank) x i64>` holding the
-    base address, the tensor's sizes and strides and the block's offsets;
+    A block pointer becomes an `!llvm.array<(1 + 3 * rank) x i64>` holding
+    the base address, the tensor's sizes and strides and the block's
+    offsets;
     its loads and stores are element loops like the others, with the
     `boundary_check` dimensions tested against the sizes.
   }];

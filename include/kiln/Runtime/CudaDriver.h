@@ -43,6 +43,8 @@ using CUstream = CUstream_st *;
 using CUevent = CUevent_st *;
 using CUgraph = CUgraph_st *;
 using CUgraphExec = CUgraphExec_st *;
+/// CUDA_SUCCESS.
+inline constexpr CUresult kSuccess = 0;
 
 /// The driver's entry points Kiln uses, resolved from the loaded library
 /// under the names cuda.h maps them to (cuMemAlloc is cuMemAlloc_v2).
@@ -246,6 +248,8 @@ private:
     /// launches need and never lowered, so that a launch on another thread
     /// that needs less stays valid.
     unsigned maxDynamicSharedBytes = 0;
+    /// The tensor maps it reads (of Module::tensorMaps), by parameter.
+    std::vector<const TensorMapSpec *> tensorMaps;
   };
 
   /// The kernel `name`, looked up and queried on first use; the caller
@@ -257,7 +261,7 @@ private:
   /// Guards `kernels`, the kernels looked up so far.
   std::mutex mutex;
   std::map<std::string, Kernel> kernels;
-  /// The tensor maps the kernels read, by parameter.
+  /// The tensor maps the kernels read.
   std::vector<TensorMapSpec> tensorMaps;
 };
 

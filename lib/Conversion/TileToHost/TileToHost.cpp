@@ -559,13 +559,14 @@ struct StoreLowering : AccessLowering<StoreOp> {
 // Block pointers
 //===----------------------------------------------------------------------===//
 
-/// A block pointer of rank r is a tensor<(1 + 3r) x i64>: the base address,
-/// then the tensor's sizes, its strides (in elements) and the block's
-/// offsets.
-static RankedTensorType blockPointerStorage(BlockPointerType type) {
+/// A block pointer of rank r is an !llvm.array<(1 + 3r) x i64>: the base
+/// address, then the tensor's sizes, its strides (in elements) and the
+/// block's offsets. A value, not a tensor: a loop that advances it carries
+/// registers, not a buffer.
+static LLVM::LLVMArrayType blockPointerStorage(BlockPointerType type) {
   int64_t rank = type.getShape().size();
-  return RankedTensorType::get({1 + 3 * rank},
-                               IntegerType::get(type.getContext(), 64));
+  return LLVM::LLVMArrayType::get(IntegerType::get(type.getContext(), 64),
+                                  1 + 3 * rank);
 }
 
 /// The fields of a block pointer held as blockPointerStorage.
@@ -576,9 +577,7 @@ struct BlockPointerFields {
   static BlockPointerFields read(OpBuilder &b, Location loc, Value storage,
                                  int64_t rank) {
     auto at = [&](int64_t i) {
-      return tensor::ExtractOp::create(b, loc, storage,
-                                       indexConstant(b, loc, i))
-          .getResult();
+      return LLVM::ExtractValueOp::create(b, loc, storage, i).getResult();
     };
     BlockPointerFields fields;
     fields.base = at(0);
@@ -595,7 +594,11 @@ struct BlockPointerFields {
     llvm::append_range(elements, sizes);
     llvm::append_range(elements, strides);
     llvm::append_range(elements, offsets);
-    return tensor::FromElementsOp::create(b, loc, elements);
+    Value storage = LLVM::PoisonOp::create(
+        b, loc, LLVM::LLVMArrayType::get(b.getI64Type(), elements.size()));
+    for (auto [i, element] : llvm::enumerate(elements))
+      storage = LLVM::InsertValueOp::create(b, loc, storage, element, i);
+    return storage;
   }
 };
 

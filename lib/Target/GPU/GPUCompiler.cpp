@@ -94,9 +94,9 @@ static int getTensorMapDataType(Type type) {
   return -1;
 }
 
-/// What the launches of `module`'s kernels build their tensor maps from,
-/// as the runtime reads it.
-static FailureOr<std::string> getTensorMapSpecs(ModuleOp module) {
+/// What the launches of `module`'s kernels build their tensor maps from.
+static FailureOr<std::vector<kiln::runtime::TensorMapSpec>>
+getTensorMapSpecs(ModuleOp module) {
   std::vector<kiln::runtime::TensorMapSpec> specs;
   WalkResult result = module.walk([&](LLVM::LLVMFuncOp func) {
     auto maps = func->getAttrOfType<ArrayAttr>(kiln::tilegpu::TensorMapAttr::kAttrName);
@@ -124,7 +124,7 @@ static FailureOr<std::string> getTensorMapSpecs(ModuleOp module) {
   });
   if (result.wasInterrupted())
     return failure();
-  return kiln::runtime::printTensorMapSpecs(specs);
+  return specs;
 }
 
 FailureOr<kiln::gpu::GPUBinary>
@@ -144,7 +144,8 @@ kiln::gpu::compileForGPU(ModuleOp module, const GPUCompileOptions &options) {
             kernels->getAttrOfType<IntegerAttr>(kDynamicSharedBytesAttrName))
       binary.dynamicSharedBytes = bytes.getInt();
   });
-  FailureOr<std::string> tensorMaps = getTensorMapSpecs(module);
+  FailureOr<std::vector<kiln::runtime::TensorMapSpec>> tensorMaps =
+      getTensorMapSpecs(module);
   if (failed(tensorMaps))
     return failure();
   binary.tensorMaps = std::move(*tensorMaps);

@@ -41,11 +41,7 @@ void kiln::host::buildHostLoweringPipeline(
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());
-  // A block pointer advanced by a loop is a new small tensor of its
-  // fields each iteration, not the loop's argument updated in place.
-  bufferization::OneShotBufferizePassOptions bufferize;
-  bufferize.allowReturnAllocsFromLoops = true;
-  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  pm.addPass(bufferization::createOneShotBufferizePass());
   bufferization::buildBufferDeallocationPipeline(pm);
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addPass(memref::createExpandStridedMetadataPass());

@@ -188,16 +188,21 @@ func.func @casts(%p: !tile.ptr<f32>, %q: !tile.ptr<f32>, %c: i1) {
 
 // -----
 
-// A block pointer is [base, sizes, strides, offsets] in one i64 tensor; an
+// A block pointer is [base, sizes, strides, offsets] in one i64 array, a
+// value (a loop that advances it carries registers, not a buffer); an
 // element's address is base + sum((offset + i) * stride) * element size,
 // and a checked dimension must hold 0 <= offset + i < size.
 // CHECK-LABEL: func.func @block_pointers
 // CHECK-SAME: (%[[BASE:[a-z0-9]+]]: i64, %[[M:[a-z0-9]+]]: i64, %[[N:[a-z0-9]+]]: i64, %[[O:[a-z0-9]+]]: i32
 // CHECK: %[[O64:.*]] = arith.extsi %[[O]] : i32 to i64
-// CHECK: %[[BP:.*]] = tensor.from_elements %[[BASE]], %[[M]], %[[N]], %[[N]], %{{.*}}, %[[O64]], %{{.*}} : tensor<7xi64>
-// CHECK: %[[OFF0:.*]] = tensor.extract %[[BP]][%c5]
+// CHECK: llvm.mlir.poison : !llvm.array<7 x i64>
+// CHECK: llvm.insertvalue %[[BASE]], %{{.*}}[0]
+// CHECK: llvm.insertvalue %[[M]], %{{.*}}[1]
+// CHECK: llvm.insertvalue %[[O64]], %{{.*}}[5]
+// CHECK: %[[BP:.*]] = llvm.insertvalue %{{.*}}, %{{.*}}[6] : !llvm.array<7 x i64>
+// CHECK: %[[OFF0:.*]] = llvm.extractvalue %[[BP]][5]
 // CHECK: arith.addi %[[OFF0]], %{{.*}} : i64
-// CHECK: %[[NEXT:.*]] = tensor.from_elements
+// CHECK: llvm.insertvalue %{{.*}}[6] : !llvm.array<7 x i64>
 // CHECK: scf.for
 // CHECK:   scf.for
 // CHECK:     arith.cmpi sge

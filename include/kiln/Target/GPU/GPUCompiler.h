@@ -9,6 +9,7 @@
 #ifndef KILN_TARGET_GPU_GPUCOMPILER_H
 #define KILN_TARGET_GPU_GPUCOMPILER_H
 
+#include "kiln/Runtime/TensorMap.h"
 #include "kiln/Target/NVPTX/NVPTXTarget.h"
 
 #include "mlir/Support/LLVM.h"
@@ -46,8 +47,11 @@ struct GPUBinary {
   /// memory is static).
   int64_t dynamicSharedBytes = 0;
   /// The tensor maps each launch builds for the kernels that copy with
-  /// TMA (kiln/Runtime/TensorMap.h's text; empty when none does).
-  std::string tensorMaps;
+  /// TMA (empty when none does).
+  std::vector<runtime::TensorMapSpec> tensorMaps;
+
+  /// What the driver loads: the cubin, else the PTX.
+  const std::string &getImage() const { return cubin.empty() ? ptx : cubin; }
 };
 
 /// Whether `module` still holds tile kernels (func.func) to lower, rather
