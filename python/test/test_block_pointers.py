@@ -1,9 +1,13 @@
 """Block pointers in @kiln.jit kernels (kl.make_block_ptr, kl.advance,
 kl.load / kl.store with boundary_check): numerics against numpy on the host
 target and in the interpreter, the sm_90a PTX (TMA copies through tensor
-maps), and misuse reported at the Python line."""
+maps), and misuse reported at the Python line. The matmul is tutorial 03's."""
 
 from __future__ import annotations
+
+import importlib
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -16,25 +20,11 @@ def cdiv(a: int, b: int) -> int:
     return -(-a // b)
 
 
-@kiln.jit
-def block_matmul(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_bk,
-                 stride_cm, BLOCK_M: kl.constexpr, BLOCK_N: kl.constexpr,
-                 BLOCK_K: kl.constexpr):
-    m0 = kl.program_id(0) * BLOCK_M
-    n0 = kl.program_id(1) * BLOCK_N
-    a = kl.make_block_ptr(a_ptr, (M, K), (stride_am, 1), (m0, 0),
-                          (BLOCK_M, BLOCK_K), (1, 0))
-    b = kl.make_block_ptr(b_ptr, (K, N), (stride_bk, 1), (0, n0),
-                          (BLOCK_K, BLOCK_N), (1, 0))
-    acc = kl.zeros((BLOCK_M, BLOCK_N), kl.float32)
-    for _ in range(0, kl.cdiv(K, BLOCK_K)):
-        acc += kl.dot(kl.load(a, boundary_check=(0, 1)),
-                      kl.load(b, boundary_check=(0, 1)))
-        a = kl.advance(a, (0, BLOCK_K))
-        b = kl.advance(b, (BLOCK_K, 0))
-    c = kl.make_block_ptr(c_ptr, (M, N), (stride_cm, 1), (m0, n0),
-                          (BLOCK_M, BLOCK_N), (1, 0))
-    kl.store(c, acc, boundary_check=(0, 1))
+# The block-pointer matmul of tutorial 03 (a row-major A and B, one 2-D
+# program per block of C, boundary checks on every load and the store).
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "docs" /
+                       "tutorials"))
+block_matmul = importlib.import_module("03_matmul").block_matmul_kernel
 
 
 def run_matmul(kernel, m, n, k):
@@ -94,7 +84,7 @@ def test_aligned_block_loads_become_tma_copies_on_sm_90a():
     args = (a, b, c, 256, 256, 192, 192, 256, 256)
     meta = dict(BLOCK_M=128, BLOCK_N=128, BLOCK_K=64, num_warps=8)
     stages = block_matmul.asm(*args, chip="sm_90a", **meta)
-    assert stages["ptx"].count(".b8 block_matmul_param_") == 2
+    assert stages["ptx"].count(".b8 block_matmul_kernel_param_") == 2
     assert "cp.async.bulk.tensor.2d" in stages["ptx"]
     assert "mbarrier.try_wait.parity" in stages["ptx"]
     assert "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16" in \
@@ -102,7 +92,7 @@ def test_aligned_block_loads_become_tma_copies_on_sm_90a():
     # K = 190: A's rows are not 16-byte aligned; B's still are.
     ragged = block_matmul.asm(a, b, c, 256, 256, 190, 190, 256, 256,
                               chip="sm_90a", **meta)["ptx"]
-    assert ragged.count(".b8 block_matmul_param_") == 1
+    assert ragged.count(".b8 block_matmul_kernel_param_") == 1
     # On sm_80: no TMA.
     sm80 = block_matmul.asm(*args, chip="sm_80", **meta)["ptx"]
     assert "cp.async.bulk" not in sm80

@@ -54,10 +54,10 @@ struct TensorMapFields {
   int64_t swizzle;
   SmallVector<int64_t, 4> sources, values;
 
-  bool operator==(const TensorMapFields &other) const {
-    return elementType == other.elementType && box == other.box &&
-           swizzle == other.swizzle && sources == other.sources &&
-           values == other.values;
+  /// The map in parameter `argument`.
+  TensorMapAttr get(MLIRContext *context, int64_t argument) const {
+    return TensorMapAttr::get(context, argument, elementType, box, swizzle,
+                              sources, values);
   }
 };
 
@@ -601,22 +601,15 @@ static Value getTensorMapArgument(func::FuncOp kernel,
   if (auto list = kernel->getAttrOfType<ArrayAttr>(TensorMapAttr::kAttrName))
     maps.assign(list.begin(), list.end());
   for (Attribute attr : maps) {
-    auto map = cast<TensorMapAttr>(attr);
-    TensorMapFields known{map.getElementType(),
-                          SmallVector<int64_t, 2>(map.getBox()),
-                          map.getSwizzle(),
-                          SmallVector<int64_t, 4>(map.getSources()),
-                          SmallVector<int64_t, 4>(map.getValues())};
-    if (known == fields)
-      return kernel.getArgument(map.getArgument());
+    int64_t argument = cast<TensorMapAttr>(attr).getArgument();
+    if (fields.get(context, argument) == attr)
+      return kernel.getArgument(argument);
   }
   unsigned argument = kernel.getNumArguments();
   (void)kernel.insertArgument(
       argument, tile::PointerType::get(IntegerType::get(context, 8), 0), {},
       kernel.getLoc());
-  maps.push_back(TensorMapAttr::get(context, argument, fields.elementType,
-                                    fields.box, fields.swizzle, fields.sources,
-                                    fields.values));
+  maps.push_back(fields.get(context, argument));
   kernel->setAttr(TensorMapAttr::kAttrName, ArrayAttr::get(context, maps));
   return kernel.getArgument(argument);
 }

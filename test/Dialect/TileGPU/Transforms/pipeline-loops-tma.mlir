@@ -1,6 +1,7 @@
 // RUN: kiln-opt %kiln_examples/matmul_tma.mlir -tile-specialize-arguments="divisible=0,1,2,3,4,5" -tile-assign-layouts="num-warps=8 compute-capability=90 arch-specific=1" -tile-pipeline-loops="tensor-maps=1 shared-memory-limit=232448" | FileCheck %s
 // RUN: kiln-opt %kiln_examples/matmul_tma.mlir -tile-specialize-arguments="divisible=0,1,2,3,4,5" -tile-assign-layouts="num-warps=8 compute-capability=90 arch-specific=1" -tile-pipeline-loops="shared-memory-limit=232448" 2>&1 | FileCheck %s --check-prefix=NO-TMA
 // RUN: kiln-opt %s -split-input-file -tile-assign-layouts="compute-capability=90 arch-specific=1" -tile-pipeline-loops="tensor-maps=1" -verify-diagnostics
+// RUN: kiln-opt %s -split-input-file -tile-assign-layouts="compute-capability=90 arch-specific=1" -tile-pipeline-loops="tensor-maps=1" 2>/dev/null | FileCheck %s --check-prefix=SHARED
 
 // docs/examples/matmul_tma.mlir on sm_90: both block loads are copied by
 // TMA. The kernel gets one tensor-map parameter per block shape, listed
@@ -96,5 +97,35 @@ func.func @column_major_nan_and_computed(%a: !tile.ptr<f16> {tile.divisibility =
     %bp_n = tile.advance %bp_i, [%c32, %c0] : !tile.block_ptr<32x64xf16>
     scf.yield %d, %ap_n, %bp_n : tensor<64x64xf32>, !tile.block_ptr<64x32xf16>, !tile.block_ptr<32x64xf16>
   }
+  return %acc : tensor<64x64xf32>
+}
+
+// -----
+
+// Two block loads of the same tensor with the same block share one map.
+// SHARED-LABEL: func.func @one_map_for_two_loads(
+// SHARED-SAME: %[[MAP:[^:]*]]: !tile.ptr<i8, 0>)
+// SHARED-SAME: tilegpu.tensor_maps = [#tilegpu.tensor_map<argument = 3,
+// SHARED-NOT: #tilegpu.tensor_map<argument = 4
+// SHARED: scf.for
+// SHARED-COUNT-2: tilegpu.tensor_map_copy %[[MAP]],
+func.func @one_map_for_two_loads(%a: !tile.ptr<f16> {tile.divisibility = 16 : i64}, %n: i64 {tile.divisibility = 16 : i64}, %steps: i32) -> tensor<64x64xf32> {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c64 = arith.constant 64 : i32
+  %one = arith.constant 1 : i64
+  %xp0 = tile.make_block_ptr %a, [%n, %n], [%n, %one], [%c0, %c0] {order = array<i32: 1, 0>} : !tile.ptr<f16> -> !tile.block_ptr<64x64xf16>
+  %yp0 = tile.make_block_ptr %a, [%n, %n], [%n, %one], [%c64, %c0] {order = array<i32: 1, 0>} : !tile.ptr<f16> -> !tile.block_ptr<64x64xf16>
+  %zero = arith.constant 0.0 : f32
+  %acc0 = tile.splat %zero : f32 -> tensor<64x64xf32>
+  // Two stages (tile.num_stages) of 16 KiB fit the static shared memory.
+  %acc, %xp, %yp = scf.for %i = %c0 to %steps step %c1 iter_args(%acc_i = %acc0, %xp_i = %xp0, %yp_i = %yp0) -> (tensor<64x64xf32>, !tile.block_ptr<64x64xf16>, !tile.block_ptr<64x64xf16>) : i32 {
+    %x = tile.block_load %xp_i : !tile.block_ptr<64x64xf16> -> tensor<64x64xf16>
+    %y = tile.block_load %yp_i : !tile.block_ptr<64x64xf16> -> tensor<64x64xf16>
+    %d = tile.dot %x, %y, %acc_i : tensor<64x64xf16>, tensor<64x64xf16> -> tensor<64x64xf32>
+    %xp_n = tile.advance %xp_i, [%c0, %c64] : !tile.block_ptr<64x64xf16>
+    %yp_n = tile.advance %yp_i, [%c64, %c0] : !tile.block_ptr<64x64xf16>
+    scf.yield %d, %xp_n, %yp_n : tensor<64x64xf32>, !tile.block_ptr<64x64xf16>, !tile.block_ptr<64x64xf16>
+  } {tile.num_stages = 2 : i64}
   return %acc : tensor<64x64xf32>
 }
