@@ -52,16 +52,24 @@ else:
                  mask=mask)
 
     @triton.jit
-    def triton_matmul(a, b, c, M, N, K, BM: tl.constexpr, BN: tl.constexpr,
-                      BK: tl.constexpr):
-        rows = tl.program_id(0) * BM + tl.arange(0, BM)
-        cols = tl.program_id(1) * BN + tl.arange(0, BN)
+    def triton_block_product(a, b, rows, cols, N, K, BM: tl.constexpr,
+                             BN: tl.constexpr, BK: tl.constexpr):
+        # The float32 product of rows of a (cast to b's type) and columns
+        # of b, both row-major, K a multiple of BK.
         ks = tl.arange(0, BK)
         acc = tl.zeros((BM, BN), dtype=tl.float32)
         for k in range(0, K, BK):
             x = tl.load(a + rows[:, None] * K + (k + ks)[None, :])
             y = tl.load(b + (k + ks)[:, None] * N + cols[None, :])
-            acc += tl.dot(x, y)
+            acc += tl.dot(x.to(y.dtype), y)
+        return acc
+
+    @triton.jit
+    def triton_matmul(a, b, c, M, N, K, BM: tl.constexpr, BN: tl.constexpr,
+                      BK: tl.constexpr):
+        rows = tl.program_id(0) * BM + tl.arange(0, BM)
+        cols = tl.program_id(1) * BN + tl.arange(0, BN)
+        acc = triton_block_product(a, b, rows, cols, N, K, BM, BN, BK)
         tl.store(c + rows[:, None] * N + cols[None, :], acc)
 
     @triton.jit
@@ -140,12 +148,7 @@ else:
         # computation of docs/examples/matmul_bias_gelu_array.mlir, fused.
         rows = tl.program_id(0) * BM + tl.arange(0, BM)
         cols = tl.program_id(1) * BN + tl.arange(0, BN)
-        ks = tl.arange(0, BK)
-        acc = tl.zeros((BM, BN), dtype=tl.float32)
-        for k in range(0, K, BK):
-            a = tl.load(x + rows[:, None] * K + (k + ks)[None, :])
-            c = tl.load(w + (k + ks)[:, None] * N + cols[None, :])
-            acc += tl.dot(a.to(tl.float16), c)
+        acc = triton_block_product(x, w, rows, cols, N, K, BM, BN, BK)
         s = acc + tl.load(b + cols)[None, :]
         inner = 0.7978845608028654 * (s + 0.044715 * s * s * s)
         tanh = 2.0 * tl.sigmoid(2.0 * inner) - 1.0

@@ -271,6 +271,25 @@ def test_the_fused_mlp_peer_compiles_for_hopper():
     assert "wgmma" in compiled.asm["ptx"] or "mma" in compiled.asm["ptx"]
 
 
+@pytest.mark.parametrize("dtype", ["fp16", "bf16"])
+def test_the_triton_matmul_peer_compiles_for_hopper(dtype):
+    triton = pytest.importorskip("triton", reason="Triton is not installed")
+    from triton.backends.compiler import GPUTarget
+    from triton.compiler import ASTSource
+    sys.path.insert(0, str(ROOT / "python"))
+    import suite_kernels
+    signature = {"a": f"*{dtype}", "b": f"*{dtype}", "c": "*fp32",
+                 "M": "i32", "N": "i32", "K": "i32", "BM": "constexpr",
+                 "BN": "constexpr", "BK": "constexpr"}
+    compiled = triton.compile(
+        ASTSource(suite_kernels.triton_matmul, signature,
+                  {"BM": 128, "BN": 128, "BK": 64}),
+        target=GPUTarget("cuda", 90, 32))
+    ptx_type = {"fp16": "f16", "bf16": "bf16"}[dtype]
+    assert (f"wgmma.mma_async.sync.aligned.m64n128k16.f32.{ptx_type}"
+            in compiled.asm["ptx"])
+
+
 @pytest.mark.skipif(not FAKE_DRIVER.exists(),
                     reason="the stand-in driver is not built")
 def test_the_mlp_array_program_at_other_sizes(monkeypatch, tmp_path):
