@@ -221,21 +221,33 @@ TRITON_SIGNATURES = {
 }
 
 
+def triton_peer(name: str):
+    """Triton kernel `name` of bench/suite_kernels.py (a bandwidth peer by
+    its suite name, else by its own); the test is skipped without Triton."""
+    pytest.importorskip("triton", reason="Triton is not installed")
+    sys.path.insert(0, str(ROOT / "python"))
+    import suite_kernels
+    return (suite_kernels.TRITON_BANDWIDTH.get(name) or
+            getattr(suite_kernels, name))
+
+
+def hopper_ptx(kernel, signature: dict, constants: dict) -> str:
+    """What Triton compiles `kernel` to for sm_90, without a GPU."""
+    import triton
+    from triton.backends.compiler import GPUTarget
+    from triton.compiler import ASTSource
+    return triton.compile(ASTSource(kernel, signature, constants),
+                          target=GPUTarget("cuda", 90, 32)).asm["ptx"]
+
+
 @pytest.mark.parametrize("kernel", TRITON_SIGNATURES)
 def test_the_triton_peers_compile_for_hopper(kernel):
     # Triton compiles without a GPU: each peer the suite times must be a
     # valid Triton kernel for sm_90 (the suite checks its results against
     # PyTorch on the GPU before timing it).
-    triton = pytest.importorskip("triton", reason="Triton is not installed")
-    from triton.backends.compiler import GPUTarget
-    from triton.compiler import ASTSource
-    sys.path.insert(0, str(ROOT / "python"))
-    import suite_kernels
-    peer = suite_kernels.TRITON_BANDWIDTH[kernel]
+    peer = triton_peer(kernel)
     signature = {**TRITON_SIGNATURES[kernel], "BLOCK": "constexpr"}
-    compiled = triton.compile(ASTSource(peer, signature, {"BLOCK": 1024}),
-                              target=GPUTarget("cuda", 90, 32))
-    assert ".entry" in compiled.asm["ptx"]
+    assert ".entry" in hopper_ptx(peer, signature, {"BLOCK": 1024})
 
 
 @pytest.mark.skipif(not FAKE_DRIVER.exists(),
@@ -256,38 +268,23 @@ def test_a_kiln_kernel_that_fails_its_check_is_not_timed(monkeypatch,
 
 
 def test_the_fused_mlp_peer_compiles_for_hopper():
-    triton = pytest.importorskip("triton", reason="Triton is not installed")
-    from triton.backends.compiler import GPUTarget
-    from triton.compiler import ASTSource
-    sys.path.insert(0, str(ROOT / "python"))
-    import suite_kernels
     signature = {"x": "*fp32", "w": "*fp16", "b": "*fp32", "y": "*fp16",
                  "M": "i32", "N": "i32", "K": "i32", "BM": "constexpr",
                  "BN": "constexpr", "BK": "constexpr"}
-    compiled = triton.compile(
-        ASTSource(suite_kernels.triton_mlp, signature,
-                  {"BM": 64, "BN": 64, "BK": 32}),
-        target=GPUTarget("cuda", 90, 32))
-    assert "wgmma" in compiled.asm["ptx"] or "mma" in compiled.asm["ptx"]
+    ptx = hopper_ptx(triton_peer("triton_mlp"), signature,
+                     {"BM": 64, "BN": 64, "BK": 32})
+    assert "wgmma" in ptx or "mma" in ptx
 
 
 @pytest.mark.parametrize("dtype", ["fp16", "bf16"])
 def test_the_triton_matmul_peer_compiles_for_hopper(dtype):
-    triton = pytest.importorskip("triton", reason="Triton is not installed")
-    from triton.backends.compiler import GPUTarget
-    from triton.compiler import ASTSource
-    sys.path.insert(0, str(ROOT / "python"))
-    import suite_kernels
     signature = {"a": f"*{dtype}", "b": f"*{dtype}", "c": "*fp32",
                  "M": "i32", "N": "i32", "K": "i32", "BM": "constexpr",
                  "BN": "constexpr", "BK": "constexpr"}
-    compiled = triton.compile(
-        ASTSource(suite_kernels.triton_matmul, signature,
-                  {"BM": 128, "BN": 128, "BK": 64}),
-        target=GPUTarget("cuda", 90, 32))
+    ptx = hopper_ptx(triton_peer("triton_matmul"), signature,
+                     {"BM": 128, "BN": 128, "BK": 64})
     ptx_type = {"fp16": "f16", "bf16": "bf16"}[dtype]
-    assert (f"wgmma.mma_async.sync.aligned.m64n128k16.f32.{ptx_type}"
-            in compiled.asm["ptx"])
+    assert f"wgmma.mma_async.sync.aligned.m64n128k16.f32.{ptx_type}" in ptx
 
 
 @pytest.mark.skipif(not FAKE_DRIVER.exists(),
