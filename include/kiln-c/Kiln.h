@@ -29,7 +29,7 @@ extern "C" {
 #endif
 
 /** Version of this interface, raised on every incompatible change. */
-#define KILN_C_API_VERSION 3
+#define KILN_C_API_VERSION 4
 
 /** The KILN_C_API_VERSION the library was built with. */
 KILN_C_EXPORT int kilnGetAPIVersion(void);
@@ -124,6 +124,20 @@ KILN_C_EXPORT KilnError *kilnModuleGetFunctionAttribute(KilnModule *module,
                                                         const char *name,
                                                         const char **text);
 
+/** Binds the launch plan `plan` of an array function (kiln-fuse, kiln-tile)
+ * to inputs of given shapes: input i has `ranks[i]` dimensions, all of them
+ * in `inputDims`, input by input. Writes the plan's size arguments to
+ * `sizes` (room for `maxSizes`; `*numSizes` is set to how many) and the
+ * dimensions of every result, result by result, to `outputDims` (room for
+ * `maxOutputDims`). An error names the input and dimension the plan cannot
+ * take (a size the program fixes, or one that must equal another). */
+KILN_C_EXPORT KilnError *
+kilnModuleBindLaunchPlan(KilnModule *module, const char *plan,
+                         const size_t *ranks, size_t numInputs,
+                         const int64_t *inputDims, int64_t *sizes,
+                         size_t maxSizes, size_t *numSizes,
+                         int64_t *outputDims, size_t maxOutputDims);
+
 /*===----------------------------------------------------------------------===*
  * The host target
  *===----------------------------------------------------------------------===*/
@@ -149,12 +163,13 @@ typedef struct KilnMemoryRange {
 KILN_C_EXPORT void kilnHostExecutableDestroy(KilnHostExecutable *executable);
 
 /** Runs the launch plan `plan` of an array function (kiln-fuse, kiln-tile):
- * `buffers` holds the address of each input tensor, then of each result
- * tensor (row-major, contiguous), which the plan fills. */
+ * `arguments` holds the address of each input tensor, then of each result
+ * tensor (row-major, contiguous), which the plan fills, then the plan's
+ * sizes (from kilnModuleBindLaunchPlan). */
 KILN_C_EXPORT KilnError *kilnHostExecutableRunPlan(KilnHostExecutable *exe,
                                                    const char *plan,
-                                                   const int64_t *buffers,
-                                                   size_t numBuffers);
+                                                   const int64_t *arguments,
+                                                   size_t numArguments);
 
 /** Runs later launches on up to `threads` threads, each taking a contiguous
  * range of the program instances (0 or 1: on the calling thread). */

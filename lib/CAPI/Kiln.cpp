@@ -6,6 +6,7 @@
 #include "kiln/Runtime/CudaDriver.h"
 #include "kiln/Target/GPU/GPUCompiler.h"
 #include "kiln/Target/Host/HostExecutable.h"
+#include "kiln/Transforms/LaunchPlan.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -357,12 +358,48 @@ KilnError *kilnModuleGetFunctionAttribute(KilnModule *module,
   return nullptr;
 }
 
+KilnError *kilnModuleBindLaunchPlan(KilnModule *module, const char *plan,
+                                    const size_t *ranks, size_t numInputs,
+                                    const int64_t *inputDims, int64_t *sizes,
+                                    size_t maxSizes, size_t *numSizes,
+                                    int64_t *outputDims,
+                                    size_t maxOutputDims) {
+  *numSizes = 0;
+  auto func = module->module->lookupSymbol<func::FuncOp>(plan);
+  if (!func)
+    return makeError("no function named '" + std::string(plan) + "'");
+  SmallVector<SmallVector<int64_t>> inputShapes;
+  for (size_t rank : ArrayRef(ranks, numInputs)) {
+    inputShapes.emplace_back(inputDims, inputDims + rank);
+    inputDims += rank;
+  }
+  std::string error;
+  FailureOr<kiln::PlanCall> call =
+      kiln::bindLaunchPlan(func, inputShapes, error);
+  if (failed(call))
+    return makeError(std::move(error));
+  size_t numOutputDims = 0;
+  for (const SmallVector<int64_t> &shape : call->outputShapes)
+    numOutputDims += shape.size();
+  if (call->sizes.size() > maxSizes || numOutputDims > maxOutputDims)
+    return makeError("'" + std::string(plan) + "' has " +
+                     std::to_string(call->sizes.size()) + " sizes and " +
+                     std::to_string(numOutputDims) +
+                     " result dimensions, more than there is room for");
+  llvm::copy(call->sizes, sizes);
+  *numSizes = call->sizes.size();
+  for (const SmallVector<int64_t> &shape : call->outputShapes)
+    outputDims = llvm::copy(shape, outputDims);
+  return nullptr;
+}
+
 KilnError *kilnHostExecutableRunPlan(KilnHostExecutable *executable,
-                                     const char *plan, const int64_t *buffers,
-                                     size_t numBuffers) {
+                                     const char *plan,
+                                     const int64_t *arguments,
+                                     size_t numArguments) {
   std::string error;
   if (failed(executable->executable->runPlan(
-          plan, ArrayRef(buffers, numBuffers), error)))
+          plan, ArrayRef(arguments, numArguments), error)))
     return makeError(std::move(error));
   return nullptr;
 }

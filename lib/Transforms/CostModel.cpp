@@ -34,13 +34,21 @@ struct KernelCost {
 };
 } // namespace
 
-static int64_t bytesOf(Type type) {
+/// Elements of `tensor`, each dynamic dimension taken as `dynamicSize`.
+static int64_t elementsOf(RankedTensorType tensor, int64_t dynamicSize) {
+  int64_t elements = 1;
+  for (int64_t size : tensor.getShape())
+    elements *= ShapedType::isDynamic(size) ? dynamicSize : size;
+  return elements;
+}
+
+static int64_t bytesOf(Type type, int64_t dynamicSize) {
   auto tensor = dyn_cast<RankedTensorType>(type);
-  if (!tensor || !tensor.hasStaticShape())
+  if (!tensor)
     return 0;
   Type element = tensor.getElementType();
   int64_t bits = element.isIntOrFloat() ? element.getIntOrFloatBitWidth() : 64;
-  return tensor.getNumElements() * ((bits + 7) / 8);
+  return elementsOf(tensor, dynamicSize) * ((bits + 7) / 8);
 }
 
 static bool isArithmetic(Operation &op) {
@@ -49,11 +57,11 @@ static bool isArithmetic(Operation &op) {
 }
 
 /// FLOPs of `op` and whether it can run on tensor cores.
-static std::pair<int64_t, bool> flopsOf(Operation *op) {
+static std::pair<int64_t, bool> flopsOf(Operation *op, int64_t dynamicSize) {
   if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
     int64_t iterations = 1;
     for (int64_t range : linalgOp.getStaticLoopRanges())
-      iterations *= ShapedType::isDynamic(range) ? 1 : range;
+      iterations *= ShapedType::isDynamic(range) ? dynamicSize : range;
     if (linalg::isaContractionOpInterface(linalgOp)) {
       Type input = getElementTypeOrSelf(op->getOperand(0).getType());
       return {2 * iterations, input.isF16() || input.isBF16()};
@@ -65,7 +73,7 @@ static std::pair<int64_t, bool> flopsOf(Operation *op) {
   }
   if (isArithmetic(*op))
     if (auto tensor = dyn_cast<RankedTensorType>(op->getResult(0).getType()))
-      return {tensor.getNumElements(), false};
+      return {elementsOf(tensor, dynamicSize), false};
   return {0, false};
 }
 
@@ -79,25 +87,26 @@ static bool isKernelOp(Operation *op) {
 
 /// Bytes a kernel op moves: tensors it reads and writes, an init only when
 /// its value is read.
-static int64_t bytesOfOp(Operation *op) {
+static int64_t bytesOfOp(Operation *op, int64_t dynamicSize) {
   int64_t bytes = 0;
   if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
     for (OpOperand *input : linalgOp.getDpsInputOperands())
-      bytes += bytesOf(input->get().getType());
+      bytes += bytesOf(input->get().getType(), dynamicSize);
     for (OpOperand &init : linalgOp.getDpsInitsMutable())
       if (linalgOp.payloadUsesValueFromOperand(&init))
-        bytes += bytesOf(init.get().getType());
+        bytes += bytesOf(init.get().getType(), dynamicSize);
   } else {
     for (Value operand : op->getOperands())
-      bytes += bytesOf(operand.getType());
+      bytes += bytesOf(operand.getType(), dynamicSize);
   }
   for (Value result : op->getResults())
-    bytes += bytesOf(result.getType());
+    bytes += bytesOf(result.getType(), dynamicSize);
   return bytes;
 }
 
 static std::vector<KernelCost> kernelsOf(func::FuncOp func,
-                                         SymbolTable &symbols) {
+                                         SymbolTable &symbols,
+                                         int64_t dynamicSize) {
   std::vector<KernelCost> kernels;
   func.walk([&](Operation *op) {
     if (auto call = dyn_cast<func::CallOp>(op)) {
@@ -106,11 +115,11 @@ static std::vector<KernelCost> kernelsOf(func::FuncOp func,
         return;
       KernelCost cost{("@" + call.getCallee()).str()};
       for (Type type : call->getOperandTypes())
-        cost.bytes += bytesOf(type);
+        cost.bytes += bytesOf(type, dynamicSize);
       for (Type type : call->getResultTypes())
-        cost.bytes += bytesOf(type);
+        cost.bytes += bytesOf(type, dynamicSize);
       callee.walk([&](Operation *inner) {
-        auto [flops, tensorCores] = flopsOf(inner);
+        auto [flops, tensorCores] = flopsOf(inner, dynamicSize);
         cost.flops += flops;
         cost.tensorCores |= tensorCores;
       });
@@ -119,15 +128,15 @@ static std::vector<KernelCost> kernelsOf(func::FuncOp func,
     }
     if (!isKernelOp(op))
       return;
-    auto [flops, tensorCores] = flopsOf(op);
+    auto [flops, tensorCores] = flopsOf(op, dynamicSize);
     kernels.push_back(KernelCost{op->getName().getStringRef().str(), flops,
-                                 bytesOfOp(op), tensorCores});
+                                 bytesOfOp(op, dynamicSize), tensorCores});
   });
   return kernels;
 }
 
 void kiln::printCostReport(ModuleOp module, const TargetPeaks &target,
-                           llvm::raw_ostream &os) {
+                           int64_t dynamicSize, llvm::raw_ostream &os) {
   SymbolTable symbols(module);
   double ridge = target.fp32Tflops / target.bandwidthTbps;
   for (auto func : module.getOps<func::FuncOp>()) {
@@ -137,12 +146,18 @@ void kiln::printCostReport(ModuleOp module, const TargetPeaks &target,
     });
     if (func.isExternal() || func->hasAttr("kiln.kernel") || !onTensors)
       continue;
-    std::vector<KernelCost> kernels = kernelsOf(func, symbols);
+    std::vector<KernelCost> kernels = kernelsOf(func, symbols, dynamicSize);
     os << "kiln cost report: @" << func.getSymName() << " on " << target.name
        << " (" << llvm::format("%g", target.fp32Tflops) << " TFLOP/s fp32, "
        << llvm::format("%g", target.tensorTflops)
        << " TFLOP/s tensor cores, " << llvm::format("%g", target.bandwidthTbps)
-       << " TB/s, ridge " << llvm::format("%.1f", ridge) << " FLOP/B)\n";
+       << " TB/s, ridge " << llvm::format("%.1f", ridge) << " FLOP/B)";
+    bool dynamic = llvm::any_of(func.getArgumentTypes(), [](Type type) {
+      return !cast<RankedTensorType>(type).hasStaticShape();
+    });
+    if (dynamic)
+      os << ", each dynamic dimension taken as " << dynamicSize;
+    os << "\n";
     double computeMicros = 0, memoryMicros = 0;
     int64_t totalFlops = 0, totalBytes = 0;
     for (const KernelCost &kernel : kernels) {

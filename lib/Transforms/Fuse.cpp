@@ -18,6 +18,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
@@ -59,7 +60,7 @@ static bool isElementwise(Operation *op) {
 /// A row-wise op: a generic whose first loop is parallel and indexes the
 /// first dimension of every result and of every input but those the rows
 /// share (a per-column weight, broadcast over the rows), with rows of at
-/// most `maxRow`.
+/// most `maxRow` (static) elements.
 static bool isRowWise(Operation *op, int64_t maxRow, int64_t &rows) {
   auto generic = dyn_cast<linalg::GenericOp>(op);
   if (!generic || generic.getNumLoops() < 1 ||
@@ -81,8 +82,9 @@ static bool isRowWise(Operation *op, int64_t maxRow, int64_t &rows) {
       return false;
     row *= range;
   }
+  // The number of rows may be dynamic: it is only the grid's size.
   rows = ranges[0];
-  return !ShapedType::isDynamic(rows) && row <= maxRow;
+  return row <= maxRow;
 }
 
 namespace {
@@ -107,11 +109,16 @@ struct KilnCostReportPass
           << target << "' (a100, h100 or h200)";
       return signalPassFailure();
     }
+    if (dynamicSize < 1) {
+      getOperation().emitError("dynamic-size must be positive, not ")
+          << int64_t(dynamicSize);
+      return signalPassFailure();
+    }
     if (peakTflops > 0)
       peaks->fp32Tflops = peakTflops;
     if (bandwidthTbps > 0)
       peaks->bandwidthTbps = bandwidthTbps;
-    printCostReport(getOperation(), *peaks, llvm::outs());
+    printCostReport(getOperation(), *peaks, dynamicSize, llvm::outs());
     markAllAnalysesPreserved();
   }
 };
@@ -169,6 +176,9 @@ LogicalResult KilnFusePass::fuseElementwise(func::FuncOp func) {
   auto fuse = [&](linalg::ControlFusionFn control) {
     RewritePatternSet patterns(&getContext());
     patterns.add<SplatOfElementToBroadcast>(&getContext());
+    // A dynamic size read from a fused-away result reads the function's
+    // own argument instead.
+    memref::populateResolveRankedShapedTypeResultDimsPatterns(patterns);
     linalg::populateElementwiseOpsFusionPatterns(patterns, control);
     return applyPatternsGreedily(func, std::move(patterns));
   };
@@ -187,9 +197,10 @@ LogicalResult KilnFusePass::fuseElementwise(func::FuncOp func) {
   });
 }
 
-/// Ops that a kernel recreates for itself instead of taking as inputs.
+/// Ops that a kernel recreates for itself instead of taking as inputs (the
+/// sizes of a dynamic tensor.empty come with it).
 static bool isCloneable(Operation *op) {
-  return op && isa<tensor::EmptyOp, arith::ConstantOp>(op);
+  return op && isa<tensor::EmptyOp, tensor::DimOp, arith::ConstantOp>(op);
 }
 
 /// Whether `consumer` reads `value` only row by row (the first result of
@@ -298,9 +309,12 @@ void KilnFusePass::groupAndOutline(func::FuncOp func, SymbolTable &symbols) {
     llvm::SetVector<Value> inputs, outputs;
     llvm::SetVector<Operation *> cloned;
     DenseSet<Operation *> inGroup(members.begin(), members.end());
-    for (Operation *op : members) {
-      // Operands, and what bodies use from outside (a scalar constant that
-      // elementwise fusion captured, say).
+    // Operands, and what bodies use from outside (a scalar constant that
+    // elementwise fusion captured, say); a recreated op's own operands
+    // too.
+    SmallVector<Operation *> worklist(members);
+    for (size_t next = 0; next < worklist.size(); ++next) {
+      Operation *op = worklist[next];
       llvm::SetVector<Value> used(op->getOperands().begin(),
                                   op->getOperands().end());
       getUsedValuesDefinedAbove(op->getRegions(), used);
@@ -308,11 +322,13 @@ void KilnFusePass::groupAndOutline(func::FuncOp func, SymbolTable &symbols) {
         Operation *def = operand.getDefiningOp();
         if (def && inGroup.contains(def))
           continue;
-        if (isCloneable(def))
-          cloned.insert(def);
-        else
+        if (!isCloneable(def))
           inputs.insert(operand);
+        else if (cloned.insert(def))
+          worklist.push_back(def);
       }
+    }
+    for (Operation *op : members) {
       for (Value result : op->getResults())
         for (Operation *user : result.getUsers())
           if (!inGroup.contains(user))
@@ -333,7 +349,11 @@ void KilnFusePass::groupAndOutline(func::FuncOp func, SymbolTable &symbols) {
     IRMapping mapping;
     for (auto [input, arg] : llvm::zip(inputs, entry->getArguments()))
       mapping.map(input, arg);
-    for (Operation *op : cloned)
+    SmallVector<Operation *> recreated(cloned.begin(), cloned.end());
+    llvm::sort(recreated, [&](Operation *a, Operation *b) {
+      return position[a] < position[b];
+    });
+    for (Operation *op : recreated)
       inside.clone(*op, mapping);
     for (Operation *op : members)
       inside.clone(*op, mapping);
@@ -364,9 +384,14 @@ void KilnFusePass::runOnOperation() {
     module.emitError("unknown target '") << target << "' (a100, h100 or h200)";
     return signalPassFailure();
   }
+  if (report && dynamicSize < 1) {
+    module.emitError("dynamic-size must be positive, not ")
+        << int64_t(dynamicSize);
+    return signalPassFailure();
+  }
   if (report) {
     llvm::outs() << "before kiln-fuse:\n";
-    printCostReport(module, *peaks, llvm::outs());
+    printCostReport(module, *peaks, dynamicSize, llvm::outs());
   }
   SymbolTable symbols(module);
   SmallVector<func::FuncOp> funcs;
@@ -387,6 +412,6 @@ void KilnFusePass::runOnOperation() {
   }
   if (report) {
     llvm::outs() << "after kiln-fuse:\n";
-    printCostReport(module, *peaks, llvm::outs());
+    printCostReport(module, *peaks, dynamicSize, llvm::outs());
   }
 }

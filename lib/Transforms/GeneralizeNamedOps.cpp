@@ -12,8 +12,10 @@ LogicalResult kiln::generalizeFixedMapOps(Operation *root) {
   IRRewriter rewriter(root->getContext());
   SmallVector<linalg::LinalgOp> named;
   root->walk([&](linalg::LinalgOp op) {
-    if (isa<linalg::TransposeOp, linalg::BroadcastOp, linalg::MapOp,
-            linalg::ElementwiseOp>(op))
+    // A fill stays itself: it is a matmul's or a reduction's first step,
+    // and its value is a scalar, not a tensor a kernel loads.
+    if (!isa<linalg::GenericOp, linalg::FillOp>(op) &&
+        op.getNumLoops() == op.getNumParallelLoops())
       named.push_back(op);
   });
   for (linalg::LinalgOp op : named) {

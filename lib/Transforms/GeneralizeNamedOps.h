@@ -7,10 +7,10 @@
 
 namespace kiln {
 
-/// Rewrites the named linalg ops under `root` that are only a generic with
-/// fixed maps (transpose, broadcast, map, elementwise) as that generic, so
-/// that fusion and tiling treat them as any elementwise generic. Emits a
-/// diagnostic on the op that cannot be.
+/// Rewrites the named linalg ops under `root` whose loops are all parallel
+/// (transpose, broadcast, map, copy, elementwise, add, exp, ...) but fill
+/// as the generic each is, so that fusion and tiling treat them as any
+/// elementwise generic. Emits a diagnostic on the op that cannot be.
 mlir::LogicalResult generalizeFixedMapOps(mlir::Operation *root);
 
 } // namespace kiln

@@ -49,18 +49,23 @@ struct KilnTilePass : kiln::impl::KilnTilePassBase<KilnTilePass> {
 
 private:
   FailureOr<TiledKernel> tileElementwise(func::FuncOp kernel);
-  LogicalResult makePlan(func::FuncOp func,
-                         DenseMap<StringRef, TiledKernel> &tiled);
 };
 } // namespace
 
-/// `value` (scalar) as a tile of `shape`, or `value` if it already is one.
-func::FuncOp kiln::createTileKernel(func::FuncOp kernel, OpBuilder &b) {
+FailureOr<func::FuncOp> kiln::createTileKernel(func::FuncOp kernel,
+                                               OpBuilder &b,
+                                               unsigned numSizes) {
   SmallVector<Type> argTypes;
-  for (Type type : llvm::concat<const Type>(kernel.getArgumentTypes(),
-                                            kernel.getResultTypes()))
-    argTypes.push_back(tile::PointerType::get(
-        cast<RankedTensorType>(type).getElementType()));
+  for (auto [i, type] : llvm::enumerate(llvm::concat<const Type>(
+           kernel.getArgumentTypes(), kernel.getResultTypes()))) {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    if (!tensor)
+      return kernel.emitError("kiln-tile: operand ")
+             << i << " of kernel '" << kernel.getSymName() << "' is a "
+             << type << ", not a ranked tensor";
+    argTypes.push_back(tile::PointerType::get(tensor.getElementType()));
+  }
+  argTypes.append(numSizes, b.getI32Type());
   b.setInsertionPointAfter(kernel);
   auto tileKernel = func::FuncOp::create(
       b, kernel.getLoc(), (kernel.getSymName() + "_tile").str(),
@@ -69,6 +74,7 @@ func::FuncOp kiln::createTileKernel(func::FuncOp kernel, OpBuilder &b) {
   return tileKernel;
 }
 
+/// `value` (scalar) as a tile of `shape`, or `value` if it already is one.
 static Value asTile(OpBuilder &b, Location loc, Value value,
                     ArrayRef<int64_t> shape) {
   if (isa<RankedTensorType>(value.getType()))
@@ -77,33 +83,121 @@ static Value asTile(OpBuilder &b, Location loc, Value value,
       b, loc, RankedTensorType::get(shape, value.getType()), value);
 }
 
-static Value splatConstant(OpBuilder &b, Location loc, int64_t value,
-                           ArrayRef<int64_t> shape) {
-  auto type = RankedTensorType::get(shape, b.getI32Type());
-  return arith::ConstantOp::create(
-      b, loc, SplatElementsAttr::get(type, b.getI32IntegerAttr(value)));
+/// `size` (a constant or an i32) as an i32 tile of `shape`.
+static Value splatSize(OpBuilder &b, Location loc, OpFoldResult size,
+                       ArrayRef<int64_t> shape) {
+  if (std::optional<int64_t> constant = getConstantIntValue(size)) {
+    auto type = RankedTensorType::get(shape, b.getI32Type());
+    return arith::ConstantOp::create(
+        b, loc, SplatElementsAttr::get(type, b.getI32IntegerAttr(*constant)));
+  }
+  return asTile(b, loc, cast<Value>(size), shape);
+}
+
+/// `lhs * rhs`, folded when both are constants.
+static OpFoldResult multiply(OpBuilder &b, Location loc, OpFoldResult lhs,
+                             OpFoldResult rhs) {
+  std::optional<int64_t> l = getConstantIntValue(lhs);
+  std::optional<int64_t> r = getConstantIntValue(rhs);
+  if (l && r)
+    return b.getI64IntegerAttr(*l * *r);
+  auto value = [&](OpFoldResult size) {
+    if (auto attr = dyn_cast<Attribute>(size))
+      return arith::ConstantIntOp::create(
+                 b, loc, cast<IntegerAttr>(attr).getInt(), 32)
+          .getResult();
+    return cast<Value>(size);
+  };
+  return arith::MulIOp::create(b, loc, value(lhs), value(rhs)).getResult();
+}
+
+LogicalResult kiln::analyzeDomain(func::FuncOp kernel,
+                                  ArrayRef<linalg::GenericOp> generics,
+                                  SmallVector<int64_t> &domain,
+                                  SmallVector<SizeTie> &ties) {
+  Block &entry = kernel.getBody().front();
+  auto ret = cast<func::ReturnOp>(entry.getTerminator());
+  unsigned numInputs = kernel.getNumArguments();
+  // Which kernel operand a value is: an input, or a result it returns.
+  auto operandIndex = [&](Value value) -> std::optional<unsigned> {
+    if (auto arg = dyn_cast<BlockArgument>(value);
+        arg && arg.getOwner() == &entry)
+      return arg.getArgNumber();
+    for (auto [i, result] : llvm::enumerate(ret.getOperands()))
+      if (result == value)
+        return numInputs + i;
+    return std::nullopt;
+  };
+  unsigned rank = 0;
+  for (linalg::GenericOp generic : generics)
+    rank = std::max(rank, generic.getNumLoops());
+  domain.assign(rank, ShapedType::kDynamic);
+  for (linalg::GenericOp generic : generics) {
+    for (OpOperand &operand : generic->getOpOperands()) {
+      // A scalar operand has no size.
+      auto type = dyn_cast<RankedTensorType>(operand.get().getType());
+      if (!type)
+        continue;
+      AffineMap map = generic.getMatchingIndexingMap(&operand);
+      // A result is the init's dimension for dimension.
+      SmallVector<std::optional<unsigned>> sources = {
+          operandIndex(operand.get())};
+      if (generic.isDpsInit(&operand))
+        sources.push_back(
+            operandIndex(generic.getTiedOpResult(&operand)));
+      for (auto [r, result] : llvm::enumerate(map.getResults())) {
+        auto dim = dyn_cast<AffineDimExpr>(result);
+        if (!dim) {
+          if (type.isDynamicDim(r))
+            return generic.emitError("kiln-tile: dimension ")
+                   << r << " of operand " << operand.getOperandNumber()
+                   << " is dynamic and read at a constant index, which "
+                      "needs more than a mask";
+          continue;
+        }
+        unsigned d = dim.getPosition();
+        int64_t size = type.getDimSize(r);
+        if (!ShapedType::isDynamic(size)) {
+          if (!ShapedType::isDynamic(domain[d]) && domain[d] != size)
+            return generic.emitError("kiln-tile: the generics of a kernel "
+                                     "must share one iteration space");
+          domain[d] = size;
+        }
+        for (std::optional<unsigned> source : sources)
+          if (source)
+            ties.push_back({*source, unsigned(r), d});
+        // A dynamic size of a new tensor comes from an input's size.
+        auto empty = operand.get().getDefiningOp<tensor::EmptyOp>();
+        if (!empty || !type.isDynamicDim(r))
+          continue;
+        auto dimOp = empty.getDynamicSize(r).getDefiningOp<tensor::DimOp>();
+        std::optional<int64_t> index =
+            dimOp ? dimOp.getConstantIndex() : std::nullopt;
+        std::optional<unsigned> source =
+            dimOp ? operandIndex(dimOp.getSource()) : std::nullopt;
+        if (!index || !source)
+          return empty.emitError("kiln-tile: a dynamic size that is not "
+                                 "the size of a kernel input needs more "
+                                 "than a mask");
+        ties.push_back({*source, unsigned(*index), d});
+      }
+    }
+  }
+  return success();
 }
 
 FailureOr<TiledKernel> KilnTilePass::tileElementwise(func::FuncOp kernel) {
-  // Every op: a parallel generic over one static domain, or an op the tile
-  // kernel recreates (tensor.empty, constants).
+  // Every op: a parallel generic over one domain, or an op the tile kernel
+  // recreates (tensor.empty and its sizes, constants).
   SmallVector<linalg::GenericOp> generics;
-  SmallVector<int64_t> domain;
   for (Operation &op : kernel.getBody().front().without_terminator()) {
-    if (isa<tensor::EmptyOp, arith::ConstantOp>(op))
+    if (isa<tensor::EmptyOp, tensor::DimOp, arith::ConstantOp>(op))
       continue;
     auto generic = dyn_cast<linalg::GenericOp>(op);
     if (!generic || generic.getNumLoops() != generic.getNumParallelLoops())
       return kernel.emitError("kiln-tile: kernel '")
              << kernel.getSymName() << "' has a " << op.getName()
              << ", and only elementwise kernels are tiled yet";
-    SmallVector<int64_t> ranges = generic.getStaticLoopRanges();
-    if (llvm::any_of(ranges, ShapedType::isDynamic))
-      return generic.emitError("kiln-tile: dynamic shapes are not tiled yet");
-    if (!domain.empty() && ranges != domain)
-      return generic.emitError("kiln-tile: the generics of an elementwise "
-                               "kernel must share one iteration space");
-    domain = ranges;
     for (AffineMap map : generic.getIndexingMapsArray())
       if (!map.isProjectedPermutation() &&
           !llvm::all_of(map.getResults(), llvm::IsaPred<AffineDimExpr,
@@ -117,20 +211,55 @@ FailureOr<TiledKernel> KilnTilePass::tileElementwise(func::FuncOp kernel) {
   if (generics.empty())
     return kernel.emitError("kiln-tile: kernel '")
            << kernel.getSymName() << "' computes nothing";
+  for (linalg::GenericOp generic : generics)
+    if (generic.getNumLoops() != generics.front().getNumLoops())
+      return generic.emitError("kiln-tile: the generics of an elementwise "
+                               "kernel must share one iteration space");
+  TiledKernel tiled;
+  if (failed(analyzeDomain(kernel, generics, tiled.domain, tiled.ties)))
+    return failure();
+  ArrayRef<int64_t> domain = tiled.domain;
+  for (auto [d, size] : llvm::enumerate(domain))
+    if (ShapedType::isDynamic(size))
+      tiled.sizeDims.push_back(d);
+  unsigned numSizes = tiled.sizeDims.size();
+  std::optional<int64_t> staticElements;
+  if (numSizes == 0) {
+    staticElements = 1;
+    for (int64_t size : domain)
+      *staticElements *= size;
+    if (*staticElements > std::numeric_limits<int32_t>::max())
+      return kernel.emitError("kiln-tile: kernel '")
+             << kernel.getSymName() << "' has " << *staticElements
+             << " elements; element indices are 32-bit";
+  }
 
-  int64_t elements = 1;
-  for (int64_t size : domain)
-    elements *= size;
-  int64_t block = std::min<int64_t>(
-      this->block, llvm::PowerOf2Ceil(static_cast<uint64_t>(elements)));
-  SmallVector<int64_t> tileShape = {block};
-
-  // The tile kernel: a pointer per input, then per result.
+  // The tile kernel: a pointer per input, then per result, then the
+  // dynamic sizes.
   MLIRContext *ctx = &getContext();
   OpBuilder b(kernel);
   Location loc = kernel.getLoc();
-  func::FuncOp tileKernel = createTileKernel(kernel, b);
+  FailureOr<func::FuncOp> created = createTileKernel(kernel, b, numSizes);
+  if (failed(created))
+    return failure();
+  func::FuncOp tileKernel = *created;
   Block *entry = &tileKernel.getBody().front();
+  SmallVector<OpFoldResult> sizes;
+  auto sizeArgs = entry->getArguments().take_back(numSizes).begin();
+  OpFoldResult elements = b.getI64IntegerAttr(1);
+  for (int64_t size : domain) {
+    sizes.push_back(ShapedType::isDynamic(size)
+                        ? OpFoldResult(*sizeArgs++)
+                        : OpFoldResult(b.getI64IntegerAttr(size)));
+    elements = multiply(b, loc, elements, sizes.back());
+  }
+  int64_t block =
+      staticElements
+          ? std::min<int64_t>(this->block,
+                              llvm::PowerOf2Ceil(std::max<uint64_t>(
+                                  *staticElements, 1)))
+          : int64_t(this->block);
+  SmallVector<int64_t> tileShape = {block};
 
   // Linear element ids of this program, their mask and their indices.
   Value pid = tile::ProgramIdOp::create(
@@ -144,23 +273,23 @@ FailureOr<TiledKernel> KilnTilePass::tileElementwise(func::FuncOp kernel) {
       tile::RangeOp::create(b, loc, i32Tile, 0, block));
   Value mask = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
                                      linear,
-                                     splatConstant(b, loc, elements,
-                                                   tileShape));
+                                     splatSize(b, loc, elements, tileShape));
   SmallVector<Value> indices(domain.size());
-  int64_t stride = 1;
+  OpFoldResult stride = b.getI64IntegerAttr(1);
   for (int64_t d = domain.size() - 1; d >= 0; --d) {
     Value index = arith::DivSIOp::create(
-        b, loc, linear, splatConstant(b, loc, stride, tileShape));
+        b, loc, linear, splatSize(b, loc, stride, tileShape));
     indices[d] = arith::RemSIOp::create(
-        b, loc, index, splatConstant(b, loc, domain[d], tileShape));
-    stride *= domain[d];
+        b, loc, index, splatSize(b, loc, sizes[d], tileShape));
+    stride = multiply(b, loc, stride, sizes[d]);
   }
   /// Pointers to the elements of `tensorType` that `map` reads at the
-  /// current indices, from `base`.
+  /// current indices, from `base`; a dynamic dimension has the size of the
+  /// domain dimension `map` sends it to.
   auto pointers = [&](Value base, RankedTensorType tensorType,
                       AffineMap map) -> Value {
-    Value offset = splatConstant(b, loc, 0, tileShape);
-    int64_t operandStride = 1;
+    Value offset = splatSize(b, loc, b.getI64IntegerAttr(0), tileShape);
+    OpFoldResult operandStride = b.getI64IntegerAttr(1);
     for (int64_t r = int64_t(map.getNumResults()) - 1; r >= 0; --r) {
       AffineExpr result = map.getResult(r);
       if (auto dim = dyn_cast<AffineDimExpr>(result))
@@ -168,12 +297,19 @@ FailureOr<TiledKernel> KilnTilePass::tileElementwise(func::FuncOp kernel) {
             b, loc, offset,
             arith::MulIOp::create(
                 b, loc, indices[dim.getPosition()],
-                splatConstant(b, loc, operandStride, tileShape)));
+                splatSize(b, loc, operandStride, tileShape)));
       else if (int64_t index = cast<AffineConstantExpr>(result).getValue())
         offset = arith::AddIOp::create(
             b, loc, offset,
-            splatConstant(b, loc, index * operandStride, tileShape));
-      operandStride *= tensorType.getDimSize(r);
+            splatSize(b, loc,
+                      multiply(b, loc, b.getI64IntegerAttr(index),
+                               operandStride),
+                      tileShape));
+      OpFoldResult size =
+          tensorType.isDynamicDim(r)
+              ? sizes[cast<AffineDimExpr>(result).getPosition()]
+              : OpFoldResult(b.getI64IntegerAttr(tensorType.getDimSize(r)));
+      operandStride = multiply(b, loc, operandStride, size);
     }
     auto ptrTile = RankedTensorType::get(tileShape, base.getType());
     return tile::AddPtrOp::create(
@@ -283,102 +419,13 @@ FailureOr<TiledKernel> KilnTilePass::tileElementwise(func::FuncOp kernel) {
     tile::StoreOp::create(b, loc, ptrs, computed, mask);
   }
   func::ReturnOp::create(b, loc);
-  return TiledKernel{tileKernel, (elements + block - 1) / block};
+  tiled.tileKernel = tileKernel;
+  tiled.block = block;
+  if (staticElements)
+    tiled.programs = llvm::divideCeil(*staticElements, block);
+  return tiled;
 }
 
-LogicalResult KilnTilePass::makePlan(func::FuncOp func,
-                                     DenseMap<StringRef, TiledKernel> &tiled) {
-  MLIRContext *ctx = &getContext();
-  Block &body = func.getBody().front();
-  auto ret = cast<func::ReturnOp>(body.getTerminator());
-  Type i64 = IntegerType::get(ctx, 64);
-  OpBuilder b(func);
-  Location loc = func.getLoc();
-
-  // Addresses in: inputs, then results.
-  SmallVector<Type> argTypes(func.getNumArguments() + func.getNumResults(),
-                             i64);
-  auto plan = func::FuncOp::create(b, loc, func.getSymName(),
-                                   FunctionType::get(ctx, argTypes, {}));
-  plan->setAttr("kiln.plan", b.getUnitAttr());
-  plan->setAttr("kiln.plan.inputs",
-                b.getTypeArrayAttr(func.getArgumentTypes()));
-  plan->setAttr("kiln.plan.outputs",
-                b.getTypeArrayAttr(func.getResultTypes()));
-  Block *entry = plan.addEntryBlock();
-  b.setInsertionPointToStart(entry);
-
-  // Each tensor value is a buffer: an address.
-  DenseMap<Value, Value> address;
-  for (auto [arg, value] : llvm::zip(func.getArguments(),
-                                     entry->getArguments()))
-    address[arg] = value;
-  // A value the function returns goes straight into the caller's buffer.
-  DenseMap<Value, Value> resultBuffer;
-  for (auto [i, result] : llvm::enumerate(ret.getOperands())) {
-    if (isa<BlockArgument>(result) || resultBuffer.count(result))
-      return func.emitError("kiln-tile: result ")
-             << i << " is an input or another result; copies are not "
-                     "planned yet";
-    resultBuffer[result] = entry->getArgument(func.getNumArguments() + i);
-  }
-  SmallVector<Value> temporaries;
-  Value zero = arith::ConstantIntOp::create(b, loc, 0, 64);
-  Value one32 = arith::ConstantIntOp::create(b, loc, 1, 32);
-  for (Operation &op : body.without_terminator()) {
-    // Kernels make their own constants and empty tensors; one that is
-    // returned has no kernel to write it.
-    if (isa<tensor::EmptyOp, arith::ConstantOp>(op)) {
-      if (llvm::is_contained(op.getUsers(), ret.getOperation()))
-        return op.emitError("kiln-tile: a launch plan does not return a ")
-               << op.getName() << " (no kernel writes it)";
-      continue;
-    }
-    auto call = dyn_cast<func::CallOp>(op);
-    auto it = call ? tiled.find(call.getCallee()) : tiled.end();
-    if (it == tiled.end())
-      return op.emitError("kiln-tile: a launch plan holds only calls of "
-                          "kernels, not ")
-             << op.getName();
-    SmallVector<Value> args;
-    for (Value operand : call.getOperands()) {
-      Value buffer = address.lookup(operand);
-      if (!buffer)
-        return call.emitError("kiln-tile: operand has no buffer");
-      args.push_back(buffer);
-    }
-    for (Value result : call.getResults()) {
-      Value buffer = resultBuffer.lookup(result);
-      if (!buffer) {
-        auto type = cast<RankedTensorType>(result.getType());
-        int64_t bytes = type.getNumElements() *
-                        ((type.getElementTypeBitWidth() + 7) / 8);
-        buffer = func::CallOp::create(
-                     b, loc, kAllocFunction, TypeRange{i64},
-                     ValueRange{arith::ConstantIntOp::create(b, loc, bytes,
-                                                             64)})
-                     .getResult(0);
-        temporaries.push_back(buffer);
-      }
-      address[result] = buffer;
-      args.push_back(buffer);
-    }
-    TiledKernel kernel = it->second;
-    args.push_back(arith::ConstantIntOp::create(b, loc, kernel.programs, 32));
-    args.push_back(one32);
-    args.push_back(one32);
-    args.push_back(zero);
-    args.push_back(arith::ConstantIntOp::create(b, loc, kernel.programs, 64));
-    func::CallOp::create(
-        b, loc, (kernel.tileKernel.getSymName() + "_launch").str(),
-        TypeRange(), args);
-  }
-  for (Value temporary : temporaries)
-    func::CallOp::create(b, loc, kFreeFunction, TypeRange(), temporary);
-  func::ReturnOp::create(b, loc);
-  func.erase();
-  return success();
-}
 
 void KilnTilePass::runOnOperation() {
   ModuleOp module = getOperation();
@@ -424,7 +471,10 @@ void KilnTilePass::runOnOperation() {
   // the host lowering adds it) and the runtime's allocator.
   for (auto &[name, kernel] : tiled) {
     func::FuncOp tileKernel = kernel.tileKernel;
-    SmallVector<Type> launcher(tileKernel.getArgumentTypes().size(), i64);
+    // Pointers are addresses; sizes stay i32.
+    SmallVector<Type> launcher;
+    for (Type type : tileKernel.getArgumentTypes())
+      launcher.push_back(isa<tile::PointerType>(type) ? i64 : type);
     launcher.append(3, b.getI32Type());
     launcher.append(2, i64);
     func::FuncOp::create(b, module.getLoc(),
@@ -439,7 +489,7 @@ void KilnTilePass::runOnOperation() {
                        b.getFunctionType({i64}, {}))
       .setPrivate();
   for (func::FuncOp caller : callers)
-    if (failed(makePlan(caller, tiled)))
+    if (failed(buildLaunchPlan(caller, tiled)))
       return signalPassFailure();
   for (func::FuncOp kernel : kernels)
     kernel.erase();

@@ -324,7 +324,10 @@ FailureOr<TiledKernel> MatmulTiler::run() {
   }
 
   Location loc = kernel.getLoc();
-  func::FuncOp tileKernel = createTileKernel(kernel, b);
+  FailureOr<func::FuncOp> created = createTileKernel(kernel, b);
+  if (failed(created))
+    return failure();
+  func::FuncOp tileKernel = *created;
   entry = &tileKernel.getBody().front();
   auto fail = [&]() -> FailureOr<TiledKernel> {
     tileKernel.erase();

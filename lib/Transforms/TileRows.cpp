@@ -5,7 +5,8 @@
 // the rows alone. Program r takes row r whole: values over [rows, columns]
 // become tiles of the row (padded to a power of two, masked at its end),
 // values over the rows become scalars, so the row is read once and every
-// reduction stays in the program.
+// reduction stays in the program. The number of rows may be dynamic: it is
+// only the grid's size.
 //
 //===----------------------------------------------------------------------===//
 
@@ -280,10 +281,16 @@ LogicalResult RowTiler::tileGeneric(linalg::GenericOp generic) {
   SmallVector<int64_t> ranges = generic.getStaticLoopRanges();
   bool overRows = ranges == SmallVector<int64_t>{rows};
   bool overTile = ranges == SmallVector<int64_t>{rows, columns};
-  if (!overRows && !overTile)
+  if (!overRows && !overTile) {
+    auto size = [](int64_t size) {
+      return ShapedType::isDynamic(size) ? std::string("?")
+                                         : std::to_string(size);
+    };
     return generic.emitError("kiln-tile: a generic of a row kernel runs over ")
-           << "[" << llvm::interleaved(ranges) << "], not [" << rows << ", "
-           << columns << "] or [" << rows << "]";
+           << "[" << llvm::interleaved(llvm::map_range(ranges, size))
+           << "], not [" << size(rows) << ", " << columns << "] or ["
+           << size(rows) << "]";
+  }
   Block &body = *generic.getBody();
   IRMapping mapping;
   for (OpOperand *input : generic.getDpsInputOperands()) {
@@ -331,7 +338,10 @@ LogicalResult RowTiler::tileGeneric(linalg::GenericOp generic) {
 FailureOr<TiledKernel> RowTiler::run() {
   MLIRContext *ctx = kernel.getContext();
   Location loc = kernel.getLoc();
-  func::FuncOp tileKernel = createTileKernel(kernel, b);
+  FailureOr<func::FuncOp> created = createTileKernel(kernel, b);
+  if (failed(created))
+    return failure();
+  func::FuncOp tileKernel = *created;
   entry = &tileKernel.getBody().front();
   Type i32 = b.getI32Type();
   row = tile::ProgramIdOp::create(
@@ -348,7 +358,7 @@ FailureOr<TiledKernel> RowTiler::run() {
     return failure();
   };
   for (Operation &op : kernel.getBody().front().without_terminator()) {
-    if (isa<tensor::EmptyOp, arith::ConstantOp>(op))
+    if (isa<tensor::EmptyOp, tensor::DimOp, arith::ConstantOp>(op))
       continue;
     if (auto fill = dyn_cast<linalg::FillOp>(op)) {
       Value scalar = fill.getInputs()[0];
@@ -394,7 +404,12 @@ FailureOr<TiledKernel> RowTiler::run() {
                           asTile(computed), mask);
   }
   func::ReturnOp::create(b, loc);
-  return TiledKernel{tileKernel, rows};
+  // One program per row: `columns` elements of the [rows, columns] domain.
+  TiledKernel tiled;
+  tiled.tileKernel = tileKernel;
+  tiled.programs = ShapedType::isDynamic(rows) ? 0 : rows;
+  tiled.block = columns;
+  return tiled;
 }
 
 FailureOr<TiledKernel> kiln::tileRows(func::FuncOp kernel, int64_t maxRow) {
@@ -407,20 +422,29 @@ FailureOr<TiledKernel> kiln::tileRows(func::FuncOp kernel, int64_t maxRow) {
            << kernel.getSymName()
            << "' reduces over more than two loops (a matmul or a "
               "contraction), which is not tiled yet";
-  // The iteration space: that of the first generic with two loops.
+  // The [rows, columns] space, sized by every operand (the rows may be
+  // dynamic); analysed first, so that an element read at constant indices
+  // of a dynamic dimension is refused before the tiler computes its offset.
+  SmallVector<linalg::GenericOp> generics;
+  kernel.walk([&](linalg::GenericOp generic) { generics.push_back(generic); });
   SmallVector<int64_t> space;
-  kernel.walk([&](linalg::GenericOp generic) {
-    if (generic.getNumLoops() == 2 && space.empty())
-      space = generic.getStaticLoopRanges();
-  });
-  if (space.size() != 2 || llvm::any_of(space, ShapedType::isDynamic))
+  SmallVector<SizeTie> ties;
+  if (failed(analyzeDomain(kernel, generics, space, ties)))
+    return failure();
+  if (space.size() != 2 || ShapedType::isDynamic(space[1]))
     return kernel.emitError("kiln-tile: kernel '")
            << kernel.getSymName()
-           << "' reduces, but not over a static [rows, columns] space";
+           << "' reduces, but not over a [rows, columns] space of static "
+              "columns";
   if (space[1] > maxRow)
     return kernel.emitError("kiln-tile: kernel '")
            << kernel.getSymName() << "' reduces rows of " << space[1]
            << " elements, longer than max-row (" << maxRow
            << "): such rows are not split yet";
-  return RowTiler(kernel, space[0], space[1]).run();
+  FailureOr<TiledKernel> tiled = RowTiler(kernel, space[0], space[1]).run();
+  if (succeeded(tiled)) {
+    tiled->domain = std::move(space);
+    tiled->ties = std::move(ties);
+  }
+  return tiled;
 }

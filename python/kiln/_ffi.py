@@ -19,7 +19,7 @@ from pathlib import Path
 from kiln.errors import KilnError
 
 #: The C API version this package was written against (KILN_C_API_VERSION).
-API_VERSION = 3
+API_VERSION = 4
 LIBRARY_NAME = "libKilnCAPI.so"
 
 
@@ -96,6 +96,15 @@ _SIGNATURES = {
     "kilnHostExecutableRunPlan": ([HostExecutableHandle, ctypes.c_char_p,
                                    ctypes.POINTER(ctypes.c_int64),
                                    ctypes.c_size_t], ErrorHandle),
+    "kilnModuleBindLaunchPlan": ([ModuleHandle, ctypes.c_char_p,
+                                  ctypes.POINTER(ctypes.c_size_t),
+                                  ctypes.c_size_t,
+                                  ctypes.POINTER(ctypes.c_int64),
+                                  ctypes.POINTER(ctypes.c_int64),
+                                  ctypes.c_size_t,
+                                  ctypes.POINTER(ctypes.c_size_t),
+                                  ctypes.POINTER(ctypes.c_int64),
+                                  ctypes.c_size_t], ErrorHandle),
     "kilnModuleGetFunctionAttribute": ([ModuleHandle, ctypes.c_char_p,
                                         ctypes.c_char_p,
                                         ctypes.POINTER(ctypes.c_char_p)],

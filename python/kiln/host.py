@@ -37,13 +37,14 @@ def _byte_bounds(array: np.ndarray) -> tuple[int, int]:
 _TENSOR = re.compile(r"tensor<([^>]*)>")
 
 
-def _tensor_type(body: str) -> tuple[tuple[int, ...], np.dtype]:
-    """Shape and numpy dtype of `tensor<body>` ("4x8xf32")."""
+def _tensor_type(body: str) -> tuple[tuple[int | None, ...], np.dtype]:
+    """Shape (None for a dynamic dimension) and numpy dtype of
+    `tensor<body>` ("?x8xf32")."""
     *dims, elem = body.split("x")
     dtype = POINTEE_DTYPES.get(elem)
     if dtype is None:
         raise KilnError(f"the host target cannot pass tensors of {elem} yet")
-    return tuple(int(d) for d in dims), dtype
+    return tuple(None if d == "?" else int(d) for d in dims), dtype
 
 
 
@@ -127,7 +128,8 @@ class HostExecutable:
 
     def run(self, plan: str, *inputs: np.ndarray) -> list[np.ndarray]:
         """Runs the launch plan of array function `plan` (after kiln-fuse
-        and kiln-tile) on numpy `inputs`; returns its results."""
+        and kiln-tile) on numpy `inputs`; returns its results. A dynamic
+        dimension takes its input's size, and the results' shapes follow."""
         if self._handle is None:
             raise KilnError("the executable is closed")
         input_types = self._module.function_attribute(plan,
@@ -138,27 +140,52 @@ class HostExecutable:
             raise KilnError(f"'{plan}' is not a launch plan (run kiln-fuse "
                             "and kiln-tile on the array function)")
         wanted = [_tensor_type(t) for t in _TENSOR.findall(input_types)]
+        results = [_tensor_type(t) for t in _TENSOR.findall(output_types)]
         if len(inputs) != len(wanted):
             raise KilnError(f"'{plan}' takes {len(wanted)} tensors, but "
                             f"{len(inputs)} were given")
         arrays = []
         for i, (array, (shape, dtype)) in enumerate(zip(inputs, wanted)):
-            if not isinstance(array, np.ndarray) or array.shape != shape \
-                    or array.dtype != dtype:
+            if not isinstance(array, np.ndarray) or \
+                    array.ndim != len(shape) or array.dtype != dtype:
                 got = (f"{array.dtype}{list(array.shape)}"
                        if isinstance(array, np.ndarray)
                        else type(array).__name__)
+                dims = ", ".join("?" if d is None else str(d) for d in shape)
                 raise KilnError(f"input {i} of '{plan}' must be a {dtype} "
-                                f"array of shape {list(shape)}, not {got}")
+                                f"array of shape [{dims}], not {got}")
             arrays.append(np.ascontiguousarray(array))
-        outputs = [np.empty(shape, dtype) for shape, dtype in
-                   (_tensor_type(t) for t in _TENSOR.findall(output_types))]
-        addresses = (ctypes.c_int64 * (len(arrays) + len(outputs)))(
-            *[a.ctypes.data for a in arrays + outputs])
+        sizes, shapes = self._bind(plan, arrays, wanted, results)
+        outputs = [np.empty(shape, dtype)
+                   for shape, (_, dtype) in zip(shapes, results)]
+        arguments = [a.ctypes.data for a in arrays + outputs] + sizes
         check(_ffi.lib().kilnHostExecutableRunPlan(
-            self._handle, plan.encode(), addresses, len(addresses)),
+            self._handle, plan.encode(),
+            (ctypes.c_int64 * len(arguments))(*arguments), len(arguments)),
             LaunchError)
         return outputs
+
+    def _bind(self, plan: str, arrays: list[np.ndarray],
+              wanted: list, results: list
+              ) -> tuple[list[int], list[tuple[int, ...]]]:
+        """The plan's size arguments and its results' shapes for `arrays`
+        (see kilnModuleBindLaunchPlan)."""
+        ranks = (ctypes.c_size_t * len(arrays))(*[a.ndim for a in arrays])
+        dims = [d for a in arrays for d in a.shape]
+        max_sizes = sum(d is None for shape, _ in wanted for d in shape)
+        sizes = (ctypes.c_int64 * max_sizes)()
+        num_sizes = ctypes.c_size_t()
+        result_ranks = [len(shape) for shape, _ in results]
+        result_dims = (ctypes.c_int64 * sum(result_ranks))()
+        check(_ffi.lib().kilnModuleBindLaunchPlan(
+            self._module.handle, plan.encode(), ranks, len(arrays),
+            (ctypes.c_int64 * len(dims))(*dims), sizes, max_sizes,
+            ctypes.byref(num_sizes), result_dims, len(result_dims)))
+        shapes, start = [], 0
+        for rank in result_ranks:
+            shapes.append(tuple(result_dims[start:start + rank]))
+            start += rank
+        return list(sizes[:num_sizes.value]), shapes
 
     def close(self) -> None:
         if self._handle is not None:

@@ -209,9 +209,17 @@ def test_materialised_temporary_and_transposes(exe):
 
 
 def test_bad_inputs_are_refused(exe):
-    with pytest.raises(kiln.KilnError, match=r"input 0 of 'coscos' must be a "
-                                             r"float32 array of shape \[3000\]"):
+    with pytest.raises(kiln.KilnError, match=r"input 0 of 'coscos', "
+                                             r"dimension 0: the function "
+                                             r"needs 3000, not 10"):
         exe.run("coscos", np.zeros(10, np.float32))
+    with pytest.raises(kiln.KilnError, match=r"input 0 of 'coscos' must be a "
+                                             r"float32 array of shape \[3000\]"
+                                             r", not float64\[3000\]"):
+        exe.run("coscos", np.zeros(3000))
+    with pytest.raises(kiln.KilnError, match=r"shape \[3000\], not "
+                                             r"float32\[30, 100\]"):
+        exe.run("coscos", np.zeros((30, 100), np.float32))
     with pytest.raises(kiln.KilnError, match="takes 1 tensors, but 2"):
         exe.run("coscos", np.zeros(3000, np.float32),
                 np.zeros(3000, np.float32))
@@ -380,6 +388,8 @@ FUSION_REFERENCES = {
         np.sin(np.exp(x).T / np.exp(x).sum(axis=1))],
     "layer_norm": lambda x, w, b: [_layer_norm(x, w, b)],
     "broadcast_element": lambda x: [np.exp(x) / np.exp(x[2, 1])],
+    "named": lambda x, b: [np.exp(x + b)],
+    "dynamic": lambda x: [-np.exp(x)],
     "broadcast_element_out_of_bounds": None,
     "negative_use_between": None,
 }
@@ -420,8 +430,10 @@ def test_every_fusion_program_on_the_host(name, source):
         inputs = []
         for t in re.search(rf"func\.func @{name}\((.*?)\) ->", source)[1] \
                 .split("%")[1:]:
-            shape, element = re.search(r"tensor<([\dx]+)x(\w+)>", t).groups()
-            dims = [int(d) for d in shape.split("x")]
+            shape, element = re.search(r"tensor<([\d?x]+)x(\w+)>",
+                                       t).groups()
+            # A dynamic dimension gets a size of its own.
+            dims = [5 if d == "?" else int(d) for d in shape.split("x")]
             inputs.append((rng.standard_normal(dims) / 2).astype(
                 np.float16 if element == "f16" else np.float32))
         with HostExecutable(module) as exe:

@@ -37,7 +37,7 @@ static KilnModule *parse(KilnContext *context, const char *text,
 }
 
 int main(void) {
-  // CHECK: version 3
+  // CHECK: version 4
   printf("version %d\n", kilnGetAPIVersion());
   KilnContext *context = kilnContextCreate();
 
@@ -175,6 +175,61 @@ int main(void) {
     printf("tensor maps back: %.*s", (int)mapsSize, maps);
     kilnGPUBinaryDestroy(cached);
   }
+
+  // A launch plan of dynamic sizes, bound to inputs: its size argument
+  // and its result's shape, or the input dimension it cannot take.
+  // CHECK-LABEL: bind plan
+  // CHECK-NEXT: 1 size: 5; result 5x8
+  // CHECK-NEXT: error: input 1 of 'add', dimension 0: the function needs 8, not 7
+  // CHECK-NEXT: error: input 0 of 'add' must have 2 dimensions, not 1
+  // CHECK-NEXT: error: 'add' has 1 sizes and 2 result dimensions, more than there is room for
+  printf("bind plan\n");
+  KilnModule *plan = parse(
+      context,
+      "func.func @add(%x: tensor<?x8xf32>, %b: tensor<8xf32>) -> "
+      "tensor<?x8xf32> {\n"
+      "  %c0 = arith.constant 0 : index\n"
+      "  %n = tensor.dim %x, %c0 : tensor<?x8xf32>\n"
+      "  %e = tensor.empty(%n) : tensor<?x8xf32>\n"
+      "  %y = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, "
+      "affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>], "
+      "iterator_types = [\"parallel\", \"parallel\"]} ins(%x, %b : "
+      "tensor<?x8xf32>, tensor<8xf32>) outs(%e : tensor<?x8xf32>) {\n"
+      "  ^bb0(%a: f32, %c: f32, %o: f32):\n"
+      "    %s = arith.addf %a, %c : f32\n"
+      "    linalg.yield %s : f32\n"
+      "  } -> tensor<?x8xf32>\n"
+      "  return %y : tensor<?x8xf32>\n"
+      "}\n",
+      "plan.mlir");
+  if ((error =
+           kilnModuleRunPipeline(plan, "builtin.module(kiln-fuse,kiln-tile)")))
+    printError(error);
+  size_t ranks[2] = {2, 1}, numSizes = 0;
+  int64_t dims[3] = {5, 8, 8}, sizes[1] = {0}, resultDims[2] = {0, 0};
+  if ((error = kilnModuleBindLaunchPlan(plan, "add", ranks, 2, dims, sizes, 1,
+                                         &numSizes, resultDims, 2)))
+    printError(error);
+  else
+    printf("%zu size: %lld; result %lldx%lld\n", numSizes,
+           (long long)sizes[0], (long long)resultDims[0],
+           (long long)resultDims[1]);
+  int64_t wrong[3] = {5, 8, 7};
+  size_t flat[2] = {1, 1};
+  KilnError *refusals[3] = {
+      kilnModuleBindLaunchPlan(plan, "add", ranks, 2, wrong, sizes, 1,
+                               &numSizes, resultDims, 2),
+      kilnModuleBindLaunchPlan(plan, "add", flat, 2, dims, sizes, 1, &numSizes,
+                               resultDims, 2),
+      kilnModuleBindLaunchPlan(plan, "add", ranks, 2, dims, sizes, 1,
+                               &numSizes, resultDims, 1)};
+  for (int i = 0; i < 3; ++i) {
+    if (refusals[i])
+      printError(refusals[i]);
+    else
+      printf("FAILED: bound\n");
+  }
+  kilnModuleDestroy(plan);
 
   // Loading needs a driver; without one, that is the error.
   // CHECK-LABEL: load

@@ -384,3 +384,45 @@ func.func @broadcast_element_out_of_bounds(%x: tensor<4xf32>) -> tensor<4xf32> {
   %y = arith.addf %x, %s : tensor<4xf32>
   return %y : tensor<4xf32>
 }
+
+// -----
+
+// Named elementwise ops are the generics they are, and fuse as such:
+// add(x, broadcast(b)) then exp is one kernel.
+// CHECK-LABEL: func.func private @named_kernel0
+// CHECK-SAME: (%{{.*}}: tensor<16x8xf32>, %{{.*}}: tensor<8xf32>) -> tensor<16x8xf32>
+// CHECK: linalg.generic
+// CHECK: arith.addf
+// CHECK-NEXT: math.exp
+// CHECK-NOT: linalg.generic
+// CHECK-LABEL: func.func @named(
+// CHECK-NEXT: call @named_kernel0
+// CHECK-NEXT: return
+func.func @named(%x: tensor<16x8xf32>, %b: tensor<8xf32>) -> tensor<16x8xf32> {
+  %e = tensor.empty() : tensor<16x8xf32>
+  %bb = linalg.broadcast ins(%b : tensor<8xf32>) outs(%e : tensor<16x8xf32>) dimensions = [0]
+  %s = linalg.add ins(%x, %bb : tensor<16x8xf32>, tensor<16x8xf32>) outs(%e : tensor<16x8xf32>) -> tensor<16x8xf32>
+  %y = linalg.exp ins(%s : tensor<16x8xf32>) outs(%e : tensor<16x8xf32>) -> tensor<16x8xf32>
+  return %y : tensor<16x8xf32>
+}
+
+// -----
+
+// A dynamic tensor.empty goes into the kernel with the tensor.dim that
+// sizes it, read from the kernel's own input.
+// CHECK-LABEL: func.func private @dynamic_kernel0
+// CHECK-SAME: (%[[X:.*]]: tensor<?x8xf32>) -> tensor<?x8xf32>
+// CHECK: %[[N:.*]] = tensor.dim %[[X]], %{{.*}} : tensor<?x8xf32>
+// CHECK: tensor.empty(%[[N]]) : tensor<?x8xf32>
+// CHECK: math.exp
+// CHECK-LABEL: func.func @dynamic(
+// CHECK-NEXT: call @dynamic_kernel0
+// CHECK-NEXT: return
+func.func @dynamic(%x: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %x, %c0 : tensor<?x8xf32>
+  %e = tensor.empty(%n) : tensor<?x8xf32>
+  %y = linalg.exp ins(%x : tensor<?x8xf32>) outs(%e : tensor<?x8xf32>) -> tensor<?x8xf32>
+  %z = linalg.negf ins(%y : tensor<?x8xf32>) outs(%e : tensor<?x8xf32>) -> tensor<?x8xf32>
+  return %z : tensor<?x8xf32>
+}

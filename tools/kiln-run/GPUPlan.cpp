@@ -8,6 +8,8 @@
 
 #include "llvm/ADT/ScopeExit.h"
 
+#include <cstring>
+
 using namespace mlir;
 using namespace kiln;
 
@@ -23,15 +25,39 @@ OwningOpRef<ModuleOp> kiln::extractTileKernels(ModuleOp module) {
   return kernels;
 }
 
+/// The value of `op`, an integer op of a plan (a constant, or arithmetic on
+/// sizes) whose operands are `operands`, found by folding it.
+static std::optional<uint64_t> evaluate(Operation &op,
+                                        ArrayRef<uint64_t> operands) {
+  SmallVector<Attribute> attrs;
+  for (auto [operand, value] : llvm::zip(op.getOperands(), operands)) {
+    auto type = dyn_cast<IntegerType>(operand.getType());
+    if (!type)
+      return std::nullopt;
+    attrs.push_back(
+        IntegerAttr::get(type, APInt(type.getWidth(), value)));
+  }
+  SmallVector<OpFoldResult> results;
+  if (op.getNumResults() != 1 || failed(op.fold(attrs, results)) ||
+      results.size() != 1)
+    return std::nullopt;
+  auto attr = dyn_cast_if_present<IntegerAttr>(
+      dyn_cast<Attribute>(results.front()));
+  if (!attr)
+    return std::nullopt;
+  return attr.getValue().getZExtValue();
+}
+
 LogicalResult kiln::runPlanOnGPU(func::FuncOp plan, runtime::Device &device,
                                  runtime::Module &kernels,
                                  unsigned threadsPerBlock,
                                  unsigned dynamicSharedBytes,
-                                 ArrayRef<uint64_t> buffers,
+                                 ArrayRef<uint64_t> arguments,
                                  std::string &error) {
+  auto module = plan->getParentOfType<ModuleOp>();
   DenseMap<Value, uint64_t> values;
-  for (auto [arg, buffer] : llvm::zip(plan.getArguments(), buffers))
-    values[arg] = buffer;
+  for (auto [arg, value] : llvm::zip(plan.getArguments(), arguments))
+    values[arg] = value;
   // Temporaries the plan did not free (a failure halfway) go too.
   SmallVector<runtime::CUdeviceptr> temporaries;
   auto release = llvm::scope_exit([&] {
@@ -47,23 +73,26 @@ LogicalResult kiln::runPlanOnGPU(func::FuncOp plan, runtime::Device &device,
     return text;
   };
   for (Operation &op : plan.getBody().front()) {
-    if (auto constant = dyn_cast<arith::ConstantIntOp>(op)) {
-      values[constant] = static_cast<uint64_t>(constant.value());
-      continue;
-    }
     if (isa<func::ReturnOp>(op))
       break;
+    SmallVector<uint64_t> operands;
+    for (Value operand : op.getOperands())
+      operands.push_back(values.lookup(operand));
     auto call = dyn_cast<func::CallOp>(op);
     if (!call) {
-      error = where(&op) + "not something a GPU plan can run";
-      return failure();
+      std::optional<uint64_t> value = evaluate(op, operands);
+      if (!value) {
+        error = where(&op) + "not something a GPU plan can run";
+        return failure();
+      }
+      values[op.getResult(0)] = *value;
+      continue;
     }
-    SmallVector<uint64_t> operands;
-    for (Value operand : call.getOperands())
-      operands.push_back(values.lookup(operand));
     StringRef callee = call.getCallee();
     if (callee == host::kAllocFunction) {
-      runtime::CUdeviceptr temporary = device.allocate(operands[0], error);
+      // cuMemAlloc refuses 0 bytes; an empty temporary is never read.
+      runtime::CUdeviceptr temporary =
+          device.allocate(std::max<uint64_t>(operands[0], 1), error);
       if (!temporary) {
         error = where(&op) + error;
         return failure();
@@ -80,22 +109,34 @@ LogicalResult kiln::runPlanOnGPU(func::FuncOp plan, runtime::Device &device,
       }
       continue;
     }
-    if (!callee.consume_back("_launch") || operands.size() < kLaunchTail) {
+    auto launcher = module.lookupSymbol<func::FuncOp>(call.getCalleeAttr());
+    if (!launcher || !callee.consume_back("_launch") ||
+        operands.size() < kLaunchTail) {
       error = where(&op) + "calls " + call.getCallee().str() +
               ", which is not a kernel launcher";
       return failure();
     }
-    // Kernel parameters: the buffers' device addresses.
-    size_t numBuffers = operands.size() - kLaunchTail;
-    std::vector<uint64_t> addresses(operands.begin(),
-                                    operands.begin() + numBuffers);
+    // Kernel parameters: the buffers' device addresses (i64), then sizes
+    // (i32), each in storage of its own width.
+    size_t numParams = operands.size() - kLaunchTail;
+    std::vector<uint64_t> storage(numParams);
     std::vector<void *> params;
-    for (uint64_t &address : addresses)
-      params.push_back(&address);
+    for (size_t i = 0; i < numParams; ++i) {
+      if (launcher.getArgumentTypes()[i].isInteger(32)) {
+        uint32_t narrow = static_cast<uint32_t>(operands[i]);
+        std::memcpy(&storage[i], &narrow, sizeof(narrow));
+      } else {
+        storage[i] = operands[i];
+      }
+      params.push_back(&storage[i]);
+    }
     std::array<unsigned, 3> grid = {
-        static_cast<unsigned>(operands[numBuffers]),
-        static_cast<unsigned>(operands[numBuffers + 1]),
-        static_cast<unsigned>(operands[numBuffers + 2])};
+        static_cast<unsigned>(operands[numParams]),
+        static_cast<unsigned>(operands[numParams + 1]),
+        static_cast<unsigned>(operands[numParams + 2])};
+    // An empty tensor makes an empty grid, which CUDA refuses to launch.
+    if (grid[0] == 0 || grid[1] == 0 || grid[2] == 0)
+      continue;
     if (!kernels.launch(callee.str(), grid, {threadsPerBlock, 1, 1},
                         dynamicSharedBytes, nullptr, params, error)) {
       error = where(&op) + error;

@@ -22,8 +22,9 @@ namespace kiln {
 /// runtime declarations), for the GPU compiler.
 mlir::OwningOpRef<mlir::ModuleOp> extractTileKernels(mlir::ModuleOp module);
 
-/// Runs the launch plan `plan` on `device`: `buffers` are the device
-/// addresses of its inputs, then of its results; its kernels are in
+/// Runs the launch plan `plan` on `device`: `arguments` are the device
+/// addresses of its inputs, then of its results, then its sizes (see
+/// LaunchPlan.cpp); its kernels are in
 /// `kernels`, compiled for blocks of `threadsPerBlock` threads (and
 /// `dynamicSharedBytes` of dynamic shared memory). On failure
 /// `error` says which op of the plan failed and why.
@@ -32,7 +33,7 @@ mlir::LogicalResult runPlanOnGPU(mlir::func::FuncOp plan,
                                  runtime::Module &kernels,
                                  unsigned threadsPerBlock,
                                  unsigned dynamicSharedBytes,
-                                 llvm::ArrayRef<uint64_t> buffers,
+                                 llvm::ArrayRef<uint64_t> arguments,
                                  std::string &error);
 
 } // namespace kiln

@@ -26,14 +26,15 @@
 // the file (within --tolerance) on either target; a mismatch exits with 1.
 // --save=I=FILE.npy writes array argument I after the first launch.
 //
-// kiln-run FILE --kernel=NAME --init=rand|iota|zeros [--report]
+// kiln-run FILE --kernel=NAME --init=rand|iota|zeros [--dims=N,...] [--report]
 //
 // When NAME is an array function (arguments and results are tensors), it is
 // fused, tiled and run as a launch plan on generated inputs instead, on the
 // host or (its tile kernels compiled for the device, its temporaries in
 // device memory) on the GPU, checked against the host there; its results
 // are summarised, and --report prints the cost report before and after
-// fusion.
+// fusion. --dims gives the sizes of the inputs' dynamic dimensions, in
+// order; the plan checks they agree and gives the results' shapes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -47,6 +48,7 @@
 #include "kiln/Target/GPU/GPUCompiler.h"
 #include "kiln/Target/Host/HostExecutable.h"
 #include "kiln/Transforms/CostModel.h"
+#include "kiln/Transforms/LaunchPlan.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -102,6 +104,11 @@ static cl::opt<std::string> initName("init",
                                      cl::desc("Inputs of an array function: "
                                               "rand, iota or zeros"),
                                      cl::init("rand"));
+static cl::list<int64_t>
+    dynamicSizes("dims",
+                 cl::desc("Sizes of the dynamic dimensions of an array "
+                          "function's inputs, in order"),
+                 cl::CommaSeparated);
 static cl::opt<bool> report("report",
                             cl::desc("Print the cost report of an array "
                                      "function before and after fusion"),
@@ -305,24 +312,28 @@ static void summarize(StringRef name, const Argument &arg) {
   llvm::outs() << "]\n";
 }
 
-/// A buffer for a tensor of `type`, or a message saying why not.
-static std::optional<std::string> makeBuffer(RankedTensorType type,
-                                             StringRef init,
+/// A buffer for a tensor of `shape` and `element` type, or a message saying
+/// why not.
+static std::optional<std::string> makeBuffer(ArrayRef<int64_t> shape,
+                                             Type element, StringRef init,
                                              std::mt19937_64 &rng,
                                              Argument &buffer) {
-  std::string element;
-  llvm::raw_string_ostream os(element);
-  os << type.getElementType();
-  std::string spec = element + "[" + std::to_string(type.getNumElements()) +
-                     "]=" + init.str();
+  std::string spec;
+  llvm::raw_string_ostream os(spec);
+  int64_t count = 1;
+  for (int64_t size : shape)
+    count *= size;
+  os << element << "[" << count << "]=" << init;
   return parseArgument(spec, rng, buffer);
 }
 
 static int runArrayOnGPU(ModuleOp module, StringRef plan,
-                         SmallVector<Argument> &buffers, size_t numInputs);
+                         SmallVector<Argument> &buffers, size_t numInputs,
+                         ArrayRef<int64_t> sizes);
 
 /// Fuses, tiles and runs the array function `func` on generated inputs, on
-/// the GPU or the host.
+/// the GPU or the host; --dims gives the sizes of its inputs' dynamic
+/// dimensions.
 static int runArrayFunction(ModuleOp module, func::FuncOp func,
                             std::mt19937_64 &rng, bool onGPU) {
   std::string name = func.getSymName().str();
@@ -330,25 +341,41 @@ static int runArrayFunction(ModuleOp module, func::FuncOp func,
     return fail("--check-bounds and --launch-threads apply to kernels; an "
                 "array function's plan runs unchecked, on one thread");
   size_t numInputs = func.getNumArguments();
-  SmallVector<Argument> buffers;
-  for (Type type : llvm::concat<const Type>(func.getArgumentTypes(),
-                                            func.getResultTypes())) {
-    auto tensor = dyn_cast<RankedTensorType>(type);
-    if (!tensor || !tensor.hasStaticShape())
-      return fail("array function '" + name +
-                  "' must take and return tensors of static shape");
-    Argument buffer;
-    bool isInput = buffers.size() < numInputs;
-    if (auto error = makeBuffer(tensor, isInput ? StringRef(initName)
-                                                : StringRef("zeros"),
-                                rng, buffer))
-      return fail("array function '" + name + "': " + *error);
-    buffers.push_back(std::move(buffer));
+  SmallVector<SmallVector<int64_t>> inputShapes;
+  SmallVector<Type> inputElements;
+  size_t numDynamic = 0;
+  for (Type type : func.getArgumentTypes()) {
+    auto tensor = cast<RankedTensorType>(type);
+    SmallVector<int64_t> shape(tensor.getShape());
+    for (int64_t &size : shape) {
+      if (!ShapedType::isDynamic(size))
+        continue;
+      if (numDynamic < dynamicSizes.size() && dynamicSizes[numDynamic] < 1)
+        return fail("--dims: kiln-run generates inputs of at least one "
+                    "element, so sizes are positive, not " +
+                    llvm::Twine(dynamicSizes[numDynamic]));
+      size = numDynamic < dynamicSizes.size() ? dynamicSizes[numDynamic] : 1;
+      ++numDynamic;
+    }
+    inputShapes.push_back(std::move(shape));
+    inputElements.push_back(tensor.getElementType());
   }
+  if (numDynamic != dynamicSizes.size())
+    return fail("array function '" + name + "' has " +
+                llvm::Twine(numDynamic) +
+                " dynamic input dimension(s), but --dims gives " +
+                llvm::Twine(dynamicSizes.size()));
+  // The report counts the dynamic dimensions as the largest given.
+  int64_t reportSize = 1;
+  for (int64_t size : dynamicSizes)
+    reportSize = std::max(reportSize, size);
+  SmallVector<Type> outputElements;
+  for (Type type : func.getResultTypes())
+    outputElements.push_back(getElementTypeOrSelf(type));
   std::optional<kiln::TargetPeaks> peaks = kiln::lookupTarget("h100");
   if (report) {
     llvm::outs() << "before fusion:\n";
-    kiln::printCostReport(module, *peaks, llvm::outs());
+    kiln::printCostReport(module, *peaks, reportSize, llvm::outs());
   }
   auto runPipeline = [&](StringRef pipeline) -> LogicalResult {
     PassManager pm(module.getContext());
@@ -365,24 +392,41 @@ static int runArrayFunction(ModuleOp module, func::FuncOp func,
     return 1;
   if (report) {
     llvm::outs() << "after fusion:\n";
-    kiln::printCostReport(module, *peaks, llvm::outs());
+    kiln::printCostReport(module, *peaks, reportSize, llvm::outs());
   }
   if (failed(runPipeline("kiln-tile,canonicalize")))
     return 1;
+  std::string error;
+  FailureOr<kiln::PlanCall> call = kiln::bindLaunchPlan(
+      module.lookupSymbol<func::FuncOp>(name), inputShapes, error);
+  if (failed(call))
+    return fail(error);
+  SmallVector<Argument> buffers;
+  for (auto [i, shape] : llvm::enumerate(
+           llvm::concat<const SmallVector<int64_t>>(inputShapes,
+                                                    call->outputShapes))) {
+    bool isInput = i < numInputs;
+    Argument buffer;
+    if (auto error = makeBuffer(
+            shape, isInput ? inputElements[i] : outputElements[i - numInputs],
+            isInput ? StringRef(initName) : StringRef("zeros"), rng, buffer))
+      return fail("array function '" + name + "': " + *error);
+    buffers.push_back(std::move(buffer));
+  }
   if (onGPU)
-    return runArrayOnGPU(module, name, buffers, numInputs);
+    return runArrayOnGPU(module, name, buffers, numInputs, call->sizes);
   auto executable = kiln::host::HostExecutable::create(module, checkBounds);
   if (failed(executable))
     return 1;
   (*executable)->setThreads(threads);
-  SmallVector<int64_t> addresses;
+  SmallVector<int64_t> arguments;
   for (Argument &buffer : buffers)
-    addresses.push_back(buffer.address);
-  std::string error;
+    arguments.push_back(buffer.address);
+  llvm::append_range(arguments, call->sizes);
   std::vector<double> seconds;
   for (unsigned i = 0; i < std::max(1u, repeat.getValue()); ++i) {
     auto start = std::chrono::steady_clock::now();
-    if (failed((*executable)->runPlan(name, addresses, error)))
+    if (failed((*executable)->runPlan(name, arguments, error)))
       return fail(error);
     seconds.push_back(std::chrono::duration<double>(
                           std::chrono::steady_clock::now() - start)
@@ -544,7 +588,9 @@ public:
     for (auto [i, arg] : llvm::enumerate(args)) {
       if (!arg.isArray)
         continue;
-      addresses[i] = device.allocate(arg.bytes.size(), error);
+      // cuMemAlloc refuses 0 bytes (an array of no elements).
+      addresses[i] =
+          device.allocate(std::max<size_t>(arg.bytes.size(), 1), error);
       if (!addresses[i] || !device.copyToDevice(addresses[i], arg.bytes.data(),
                                                 arg.bytes.size(), error))
         return false;
@@ -725,7 +771,8 @@ static int runOnGPU(ModuleOp module, std::vector<Argument> &args,
 /// tile kernels compiled for the device, its buffers in device memory, one
 /// run checked against the host target, then `repeat` runs timed.
 static int runArrayOnGPU(ModuleOp module, StringRef plan,
-                         SmallVector<Argument> &buffers, size_t numInputs) {
+                         SmallVector<Argument> &buffers, size_t numInputs,
+                         ArrayRef<int64_t> sizes) {
   namespace rt = kiln::runtime;
   std::unique_ptr<rt::Device> device;
   if (int status = openDevice(device))
@@ -736,10 +783,11 @@ static int runArrayOnGPU(ModuleOp module, StringRef plan,
     auto executable = kiln::host::HostExecutable::create(module, false);
     if (failed(executable))
       return 1;
-    SmallVector<int64_t> addresses;
+    SmallVector<int64_t> arguments;
     for (Argument &buffer : expected)
-      addresses.push_back(reinterpret_cast<int64_t>(buffer.bytes.data()));
-    if (failed((*executable)->runPlan(plan, addresses, error)))
+      arguments.push_back(reinterpret_cast<int64_t>(buffer.bytes.data()));
+    llvm::append_range(arguments, sizes);
+    if (failed((*executable)->runPlan(plan, arguments, error)))
       return fail(error);
   }
   OwningOpRef<ModuleOp> kernels = kiln::extractTileKernels(module);
@@ -760,11 +808,14 @@ static int runArrayOnGPU(ModuleOp module, StringRef plan,
   if (!arrays.copyIn(buffers, error))
     return fail(error);
   auto planOp = module.lookupSymbol<func::FuncOp>(plan);
+  SmallVector<uint64_t> arguments(arrays.addresses.begin(),
+                                  arrays.addresses.end());
+  llvm::append_range(arguments, sizes);
   auto run = [&] {
     return succeeded(kiln::runPlanOnGPU(planOp, *device, *loaded,
                                         binary->threadsPerBlock,
                                         binary->dynamicSharedBytes,
-                                        arrays.addresses, error));
+                                        arguments, error));
   };
   if (!run() || !device->synchronize(error) ||
       !arrays.copyOut(buffers, error))

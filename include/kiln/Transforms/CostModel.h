@@ -24,9 +24,10 @@ struct TargetPeaks {
 /// The named target (a100, h100, h200), if there is one.
 std::optional<TargetPeaks> lookupTarget(llvm::StringRef name);
 
-/// Prints the cost report of every function of `module` to `os`.
+/// Prints the cost report of every function of `module` to `os`, each
+/// dynamic dimension taken as `dynamicSize` (the report says so).
 void printCostReport(mlir::ModuleOp module, const TargetPeaks &target,
-                     llvm::raw_ostream &os);
+                     int64_t dynamicSize, llvm::raw_ostream &os);
 
 } // namespace kiln
 

@@ -44,6 +44,8 @@ def KilnFusePass : Pass<"kiln-fuse", "mlir::ModuleOp"> {
            "Print the cost report before and after fusion">,
     Option<"target", "target", "std::string", "\"h100\"",
            "Target of the report: a100, h100 or h200">,
+    Option<"dynamicSize", "dynamic-size", "int64_t", "1024",
+           "Size the report takes for each dynamic dimension">,
   ];
   let dependentDialects = ["mlir::func::FuncDialect",
                            "mlir::linalg::LinalgDialect"];
@@ -114,7 +116,8 @@ def KilnCostReportPass : Pass<"kiln-cost-report", "mlir::ModuleOp"> {
     intensity and regime against the target's ridge point; then the
     function's totals, its kernel count and which of arithmetic, memory and
     launch overhead bounds it. Targets: a100, h100, h200, with peaks
-    overridable by the options.
+    overridable by the options. A dynamic dimension is counted as
+    `dynamic-size`, and the report says so.
   }];
   let options = [
     Option<"target", "target", "std::string", "\"h100\"",
@@ -123,6 +126,8 @@ def KilnCostReportPass : Pass<"kiln-cost-report", "mlir::ModuleOp"> {
            "FP32 peak in TFLOP/s, overriding the target's">,
     Option<"bandwidthTbps", "bandwidth-tbps", "double", "0",
            "DRAM bandwidth in TB/s, overriding the target's">,
+    Option<"dynamicSize", "dynamic-size", "int64_t", "1024",
+           "Size taken for each dynamic dimension">,
   ];
 }
 

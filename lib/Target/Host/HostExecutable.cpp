@@ -293,21 +293,21 @@ HostExecutable::create(ModuleOp module, bool boundsCheck) {
 }
 
 LogicalResult HostExecutable::runPlan(StringRef plan,
-                                      ArrayRef<int64_t> addresses,
+                                      ArrayRef<int64_t> arguments,
                                       std::string &error) {
   auto it = numArguments.find(plan);
   if (it == numArguments.end() || !plans.contains(plan)) {
     error = ("no launch plan named '" + plan + "'").str();
     return failure();
   }
-  if (addresses.size() != it->second) {
+  if (arguments.size() != it->second) {
     error = ("plan '" + plan + "' takes " + llvm::Twine(it->second) +
-             " buffers, but " + llvm::Twine(addresses.size()) +
-             " were given")
+             " arguments (buffers and sizes), but " +
+             llvm::Twine(arguments.size()) + " were given")
                 .str();
     return failure();
   }
-  SmallVector<int64_t> values(addresses);
+  SmallVector<int64_t> values(arguments);
   SmallVector<void *> packed;
   for (int64_t &value : values)
     packed.push_back(&value);

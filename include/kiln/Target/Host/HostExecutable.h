@@ -61,11 +61,12 @@ public:
                              mlir::ArrayRef<MemoryRange> ranges,
                              std::string &error);
 
-  /// Runs the launch plan `plan` (kiln-tile): `addresses` are those of its
-  /// input tensors, then of its result tensors, which it fills. A plan runs
-  /// on the calling thread, and its accesses are not bounds-checked.
+  /// Runs the launch plan `plan` (kiln-tile): `arguments` are the
+  /// addresses of its input tensors, then of its result tensors, which it
+  /// fills, then its sizes (see kiln::bindLaunchPlan). A plan runs on the
+  /// calling thread, and its accesses are not bounds-checked.
   mlir::LogicalResult runPlan(mlir::StringRef plan,
-                              mlir::ArrayRef<int64_t> addresses,
+                              mlir::ArrayRef<int64_t> arguments,
                               std::string &error);
 
   /// Runs later launches on up to `threads` threads, each taking a

@@ -1,0 +1,236 @@
+"""Array programs over dynamic dimensions (`?`): kiln-tile makes kernels
+that take the sizes and mask by them, and a launch plan whose sizes and
+result shapes come from the inputs' shapes, run on the host against numpy."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import kiln
+from kiln.host import ARRAY_PIPELINE, HostExecutable
+
+PROGRAMS = """
+func.func @coscos(%x: tensor<?xf32>) -> tensor<?xf32> {
+  %a = math.cos %x : tensor<?xf32>
+  %b = math.cos %a : tensor<?xf32>
+  return %b : tensor<?xf32>
+}
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#col = affine_map<(d0, d1) -> (d0)>
+#row = affine_map<(d0, d1) -> (d1)>
+#tr = affine_map<(d0, d1) -> (d1, d0)>
+
+func.func @bias_exp(%x: tensor<?x?xf32>, %b: tensor<?xf32>) -> tensor<?x?xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = tensor.dim %x, %c0 : tensor<?x?xf32>
+  %m = tensor.dim %x, %c1 : tensor<?x?xf32>
+  %e = tensor.empty(%n, %m) : tensor<?x?xf32>
+  %bb = linalg.broadcast ins(%b : tensor<?xf32>) outs(%e : tensor<?x?xf32>) dimensions = [0]
+  %s = linalg.add ins(%x, %bb : tensor<?x?xf32>, tensor<?x?xf32>) outs(%e : tensor<?x?xf32>) -> tensor<?x?xf32>
+  %y = linalg.exp ins(%s : tensor<?x?xf32>) outs(%e : tensor<?x?xf32>) -> tensor<?x?xf32>
+  return %y : tensor<?x?xf32>
+}
+
+func.func @outer(%a: tensor<?xf32>, %b: tensor<?xf32>) -> tensor<?x?xf32> {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %a, %c0 : tensor<?xf32>
+  %m = tensor.dim %b, %c0 : tensor<?xf32>
+  %e = tensor.empty(%n, %m) : tensor<?x?xf32>
+  %y = linalg.generic {indexing_maps = [#col, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a, %b : tensor<?xf32>, tensor<?xf32>) outs(%e : tensor<?x?xf32>) {
+  ^bb0(%x: f32, %z: f32, %out: f32):
+    %p = arith.mulf %x, %z : f32
+    linalg.yield %p : f32
+  } -> tensor<?x?xf32>
+  return %y : tensor<?x?xf32>
+}
+
+func.func @transposes(%x: tensor<?x?xf32>, %w: tensor<?x?xf32>) -> (tensor<?x?xf32>, tensor<?x?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = tensor.dim %x, %c0 : tensor<?x?xf32>
+  %m = tensor.dim %x, %c1 : tensor<?x?xf32>
+  %e = math.exp %x : tensor<?x?xf32>
+  %l = math.log %e : tensor<?x?xf32>
+  %t = math.tanh %l : tensor<?x?xf32>
+  %empty = tensor.empty(%m, %n) : tensor<?x?xf32>
+  %y = linalg.generic {indexing_maps = [#tr, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%t, %w : tensor<?x?xf32>, tensor<?x?xf32>) outs(%empty : tensor<?x?xf32>) {
+  ^bb0(%in: f32, %v: f32, %out: f32):
+    %s = math.sin %in : f32
+    %p = arith.mulf %s, %v : f32
+    linalg.yield %p : f32
+  } -> tensor<?x?xf32>
+  %z = linalg.generic {indexing_maps = [#tr, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%t : tensor<?x?xf32>) outs(%empty : tensor<?x?xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %c = math.cos %in : f32
+    linalg.yield %c : f32
+  } -> tensor<?x?xf32>
+  return %y, %z : tensor<?x?xf32>, tensor<?x?xf32>
+}
+
+func.func @softmax(%x: tensor<?x100xf32>) -> tensor<?x100xf32> {
+  %c0 = arith.constant 0 : index
+  %ninf = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.0 : f32
+  %n = tensor.dim %x, %c0 : tensor<?x100xf32>
+  %e1 = tensor.empty(%n) : tensor<?xf32>
+  %minit = linalg.fill ins(%ninf : f32) outs(%e1 : tensor<?xf32>) -> tensor<?xf32>
+  %max = linalg.generic {indexing_maps = [#id, #col], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<?x100xf32>) outs(%minit : tensor<?xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %m = arith.maximumf %in, %acc : f32
+    linalg.yield %m : f32
+  } -> tensor<?xf32>
+  %e2 = tensor.empty(%n) : tensor<?x100xf32>
+  %exp = linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %max : tensor<?x100xf32>, tensor<?xf32>) outs(%e2 : tensor<?x100xf32>) {
+  ^bb0(%in: f32, %m: f32, %out: f32):
+    %d = arith.subf %in, %m : f32
+    %e = math.exp %d : f32
+    linalg.yield %e : f32
+  } -> tensor<?x100xf32>
+  %sinit = linalg.fill ins(%zero : f32) outs(%e1 : tensor<?xf32>) -> tensor<?xf32>
+  %sum = linalg.generic {indexing_maps = [#id, #col], iterator_types = ["parallel", "reduction"]}
+      ins(%exp : tensor<?x100xf32>) outs(%sinit : tensor<?xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %a = arith.addf %in, %acc : f32
+    linalg.yield %a : f32
+  } -> tensor<?xf32>
+  %y = linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%exp, %sum : tensor<?x100xf32>, tensor<?xf32>) outs(%e2 : tensor<?x100xf32>) {
+  ^bb0(%in: f32, %s: f32, %out: f32):
+    %q = arith.divf %in, %s : f32
+    linalg.yield %q : f32
+  } -> tensor<?x100xf32>
+  return %y : tensor<?x100xf32>
+}
+
+func.func @fixed(%x: tensor<?xf32>, %y: tensor<8xf32>) -> tensor<?xf32> {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %x, %c0 : tensor<?xf32>
+  %e = tensor.empty(%n) : tensor<?xf32>
+  %s = linalg.add ins(%x, %y : tensor<?xf32>, tensor<8xf32>) outs(%e : tensor<?xf32>) -> tensor<?xf32>
+  return %s : tensor<?xf32>
+}
+"""
+
+
+@pytest.fixture(scope="module", params=[1, 3], ids=["1-thread", "3-threads"])
+def exe(request):
+    with kiln.Context() as ctx:
+        module = kiln.Module.parse(ctx, PROGRAMS, "dynamic.mlir")
+        module.run_pipeline(ARRAY_PIPELINE)
+        with HostExecutable(module, threads=request.param) as executable:
+            yield executable
+
+
+@pytest.mark.parametrize("n", [0, 1, 1023, 1024, 1025, 5000])
+def test_one_plan_runs_every_size(exe, n):
+    x = np.random.default_rng(n).standard_normal(n).astype(np.float32)
+    (y,) = exe.run("coscos", x)
+    assert y.shape == (n,)
+    np.testing.assert_allclose(y, np.cos(np.cos(x)), rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (3, 5), (37, 129), (100, 1)])
+def test_named_ops_with_a_broadcast(exe, shape):
+    rng = np.random.default_rng(sum(shape))
+    x = rng.standard_normal(shape).astype(np.float32)
+    b = rng.standard_normal(shape[1]).astype(np.float32)
+    (y,) = exe.run("bias_exp", x, b)
+    np.testing.assert_allclose(y, np.exp(x + b), rtol=1e-5)
+
+
+@pytest.mark.parametrize("n,m", [(1, 1), (7, 300), (300, 7), (0, 4)])
+def test_two_independent_sizes(exe, n, m):
+    rng = np.random.default_rng(n * 1000 + m)
+    a = rng.standard_normal(n).astype(np.float32)
+    b = rng.standard_normal(m).astype(np.float32)
+    (y,) = exe.run("outer", a, b)
+    assert y.shape == (n, m)
+    np.testing.assert_allclose(y, np.outer(a, b), rtol=1e-6)
+
+
+@pytest.mark.parametrize("shape", [(40, 24), (3, 1000)])
+def test_dynamic_temporary_between_transposing_kernels(exe, shape):
+    rng = np.random.default_rng(shape[0])
+    x = rng.standard_normal(shape).astype(np.float32)
+    w = rng.standard_normal(shape[::-1]).astype(np.float32)
+    y, z = exe.run("transposes", x, w)
+    t = np.tanh(np.log(np.exp(x.astype(np.float64))))
+    np.testing.assert_allclose(y, np.sin(t).T * w, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(z, np.cos(t).T, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("rows", [0, 1, 7, 300])
+def test_softmax_over_a_dynamic_number_of_rows(exe, rows):
+    x = (np.random.default_rng(rows).standard_normal((rows, 100)) * 4
+         ).astype(np.float32)
+    (y,) = exe.run("softmax", x)
+    x64 = x.astype(np.float64)
+    e = np.exp(x64 - x64.max(axis=1, keepdims=True))
+    np.testing.assert_allclose(y, e / e.sum(axis=1, keepdims=True),
+                               rtol=1e-5, atol=1e-7)
+
+
+def test_dynamic_softmax_is_one_row_kernel():
+    with kiln.Context() as ctx:
+        module = kiln.Module.parse(ctx, PROGRAMS, "dynamic.mlir")
+        module.run_pipeline(ARRAY_PIPELINE)
+        text = str(module)
+        # One program per row; the kernel takes no size.
+        assert module.kernel_argument_types("softmax_kernel0_tile") == [
+            "!tile.ptr<f32>", "!tile.ptr<f32>"]
+    plan = text[text.index("func.func @softmax("):]
+    plan = plan[:plan.index("\n  }\n")]
+    assert plan.count("call @softmax_kernel") == 1
+
+
+def test_a_size_another_input_fixes(exe):
+    x = np.arange(8, dtype=np.float32)
+    (y,) = exe.run("fixed", x, np.ones(8, np.float32))
+    np.testing.assert_array_equal(y, x + 1)
+    with pytest.raises(kiln.KilnError, match=r"input 0 of 'fixed', "
+                                             r"dimension 0: the function "
+                                             r"needs 8, not 9"):
+        exe.run("fixed", np.zeros(9, np.float32), np.ones(8, np.float32))
+
+
+def test_sizes_that_must_agree_are_checked(exe):
+    # w must be x's shape transposed; b must have x's columns.
+    with pytest.raises(kiln.KilnError, match=r"input 1 of 'transposes', "
+                                             r"dimension 0: the function "
+                                             r"needs it equal to input 0's "
+                                             r"dimension 1, 24, not 40"):
+        exe.run("transposes", np.zeros((40, 24), np.float32),
+                np.zeros((40, 24), np.float32))
+    with pytest.raises(kiln.KilnError, match=r"input 1 of 'bias_exp', "
+                                             r"dimension 0: .* equal to "
+                                             r"input 0's dimension 1, 5, "
+                                             r"not 4"):
+        exe.run("bias_exp", np.zeros((3, 5), np.float32),
+                np.zeros(4, np.float32))
+    with pytest.raises(kiln.KilnError, match=r"input 0 of 'outer' must be a "
+                                             r"float32 array of shape \[\?\], "
+                                             r"not float32\[2, 2\]"):
+        exe.run("outer", np.zeros((2, 2), np.float32),
+                np.zeros(2, np.float32))
+
+
+def test_kernel_and_plan_take_the_sizes():
+    with kiln.Context() as ctx:
+        module = kiln.Module.parse(ctx, PROGRAMS, "dynamic.mlir")
+        module.run_pipeline(ARRAY_PIPELINE)
+        assert module.function_attribute("outer", "kiln.plan.sizes") == \
+            "array<i64: 0, 1, 0, 1>"
+        assert module.function_attribute("fixed", "kiln.plan.inputs") == \
+            "[tensor<8xf32>, tensor<8xf32>]"
+        assert module.function_attribute("fixed", "kiln.plan.sizes") is None
+        assert module.kernel_argument_types("outer_kernel0_tile") == [
+            "!tile.ptr<f32>", "!tile.ptr<f32>", "!tile.ptr<f32>", "i32",
+            "i32"]
