@@ -59,6 +59,7 @@ cp "$root/python/test/conftest.py" "$root/python/test/test_example_kernels.py" \
 cp -r "$root/docs/examples" "$bundle/docs/"
 mkdir -p "$bundle/test/tools/kiln-run"
 cp "$root/test/tools/kiln-run/array.mlir" "$root/test/tools/kiln-run/array-gpu.mlir" \
+   "$root/test/tools/kiln-run/array-dynamic.mlir" \
    "$bundle/test/tools/kiln-run/"
 cp "$root/bench/gpu_suite.py" "$root/bench/suite_kernels.py" \
    "$root/bench/roofline.py" "$bundle/bench/"

@@ -150,14 +150,17 @@ def test_example_kernel(case: Case, target: str, tmp_path: Path):
     assert " ok" in result.stdout
 
 
-@pytest.mark.parametrize("program,function,tolerance", [
-    ("test/tools/kiln-run/array-gpu.mlir", "softmax", 1e-5),
-    ("test/tools/kiln-run/array.mlir", "coscos", 1e-5),
+@pytest.mark.parametrize("program,function,tolerance,dims", [
+    ("test/tools/kiln-run/array-gpu.mlir", "softmax", 1e-5, ""),
+    ("test/tools/kiln-run/array.mlir", "coscos", 1e-5, ""),
     # Tensor cores sum in another order, and the result is f16.
-    ("docs/examples/matmul_bias_gelu_array.mlir", "mlp", 4e-3),
+    ("docs/examples/matmul_bias_gelu_array.mlir", "mlp", 4e-3, ""),
+    # Dynamic sizes, ragged against the 1024-element blocks.
+    ("test/tools/kiln-run/array-dynamic.mlir", "scale_rows", 1e-5,
+     "3001,3001"),
 ])
 def test_array_program_on_the_gpu(program: str, function: str,
-                                  tolerance: float):
+                                  tolerance: float, dims: str):
     """An array function fused and tiled, its plan run on the GPU and
     checked against the same plan on the host."""
     if reason := gpu_skip_reason():
@@ -165,7 +168,7 @@ def test_array_program_on_the_gpu(program: str, function: str,
     result = subprocess.run(
         [str(KILN_RUN), str(ROOT / program), f"--kernel={function}",
          "--init=rand", "--target=gpu", "--repeat=10",
-         f"--tolerance={tolerance}"],
+         f"--tolerance={tolerance}"] + ([f"--dims={dims}"] if dims else []),
         capture_output=True, text=True)
     print(result.stdout, result.stderr)
     assert result.returncode == 0, result.stdout + result.stderr
