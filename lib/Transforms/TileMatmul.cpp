@@ -404,7 +404,10 @@ FailureOr<TiledKernel> MatmulTiler::run() {
                           value, inside);
   }
   func::ReturnOp::create(b, loc);
-  return TiledKernel{tileKernel, blocksM * blocksN};
+  TiledKernel tiled;
+  tiled.tileKernel = tileKernel;
+  tiled.programs = blocksM * blocksN;
+  return tiled;
 }
 
 FailureOr<TiledKernel> kiln::tileMatmul(func::FuncOp kernel,

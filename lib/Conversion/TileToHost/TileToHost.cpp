@@ -11,6 +11,7 @@
 
 #include "kiln/Conversion/TileToHost/RuntimeInterface.h"
 #include "kiln/Dialect/Tile/IR/TileDialect.h"
+#include "kiln/Dialect/TileGPU/IR/TileGPUDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -1250,6 +1251,15 @@ void ConvertTileToHostPass::runOnOperation() {
     dot.emitOpError("with ") << input
                              << " inputs has no host lowering yet (the CPU "
                                 "has no fp8 conversions)";
+    unsupported = true;
+  });
+  // The GPU passes' ops (shared memory, barriers, TMA) are below the tile
+  // level the host runs.
+  module.walk([&](Operation *op) {
+    if (!isa_and_present<kiln::tilegpu::TileGPUDialect>(op->getDialect()))
+      return;
+    op->emitOpError("is GPU-level IR (made by the GPU passes), which the "
+                    "host target does not run");
     unsupported = true;
   });
   if (unsupported)

@@ -12,3 +12,17 @@ func.func @fp8_dot(%a: tensor<16x16xf8E4M3FN>, %c: tensor<16x16xf32>) {
   %0 = tile.dot %a, %a, %c : tensor<16x16xf8E4M3FN>, tensor<16x16xf8E4M3FN> -> tensor<16x16xf32>
   return
 }
+
+// -----
+
+// The GPU passes' ops are below the level the host runs: refused by name,
+// not left half-converted (found by kiln-fuzz-opt on the TMA tests).
+func.func @gpu_level(%map: !tile.ptr<i8, 0>, %bp: !tile.block_ptr<64x64xf16>, %s: i32, %p: i1) {
+  // expected-error @+1 {{'tilegpu.local_alloc' op is GPU-level IR (made by the GPU passes), which the host target does not run}}
+  %buf = tilegpu.local_alloc : memref<3x64x64xf16, 3>
+  // expected-error @+1 {{'tilegpu.local_alloc' op is GPU-level IR (made by the GPU passes), which the host target does not run}}
+  %bars = tilegpu.local_alloc : memref<3xi64, 3>
+  // expected-error @+1 {{'tilegpu.tensor_map_copy' op is GPU-level IR (made by the GPU passes), which the host target does not run}}
+  tilegpu.tensor_map_copy %map, %bp into %buf[%s], %bars if %p : !tile.ptr<i8, 0>, !tile.block_ptr<64x64xf16>, memref<3x64x64xf16, 3>, memref<3xi64, 3>
+  return
+}
