@@ -179,6 +179,12 @@ LogicalResult kiln::analyzeDomain(func::FuncOp kernel,
           return empty.emitError("kiln-tile: a dynamic size that is not "
                                  "the size of a kernel input needs more "
                                  "than a mask");
+        auto sourceType = cast<ShapedType>(dimOp.getSource().getType());
+        int64_t rank = sourceType.hasRank() ? sourceType.getRank() : 0;
+        if (*index < 0 || *index >= rank)
+          return dimOp.emitError("kiln-tile: dimension ")
+                 << *index << " of a tensor of rank " << rank
+                 << " has no size";
         ties.push_back({*source, unsigned(*index), d});
       }
     }

@@ -214,3 +214,20 @@ func.func @matmul(%a: tensor<?x16xf32>, %b: tensor<16x16xf32>) -> tensor<?x16xf3
   %y = linalg.matmul ins(%a, %b : tensor<?x16xf32>, tensor<16x16xf32>) outs(%init : tensor<?x16xf32>) -> tensor<?x16xf32>
   return %y : tensor<?x16xf32>
 }
+
+// -----
+
+// A size read past a tensor's rank is no size (found by kiln-fuzz-opt).
+func.func @past_the_rank(%a: tensor<?xf32>) -> tensor<?xf32> {
+  %c1 = arith.constant 1 : index
+  // expected-error @+1 {{kiln-tile: dimension 1 of a tensor of rank 1 has no size}}
+  %n = tensor.dim %a, %c1 : tensor<?xf32>
+  %e = tensor.empty(%n) : tensor<?xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%a : tensor<?xf32>) outs(%e : tensor<?xf32>) {
+  ^bb0(%x: f32, %out: f32):
+    %s = math.exp %x : f32
+    linalg.yield %s : f32
+  } -> tensor<?xf32>
+  return %y : tensor<?xf32>
+}
