@@ -241,18 +241,20 @@ kiln::buildLaunchPlan(func::FuncOp func,
       args.push_back(buffer);
     }
     TiledKernel &kernel = *launch.kernel;
-    Value programs64;
-    if (kernel.block > 0) {
-      for (unsigned d : kernel.sizeDims)
-        args.push_back(
-            b.createOrFold<arith::TruncIOp>(loc, i32, sizeOf(launch.domain[d])));
-      Value elements = product(launch.domain, 1);
-      Value last = arith::ConstantIntOp::create(b, loc, kernel.block - 1, 64);
-      programs64 = b.createOrFold<arith::DivUIOp>(
-          loc, b.createOrFold<arith::AddIOp>(loc, elements, last),
-          arith::ConstantIntOp::create(b, loc, kernel.block, 64));
-    } else {
-      programs64 = arith::ConstantIntOp::create(b, loc, kernel.programs, 64);
+    for (unsigned d : kernel.sizeDims)
+      args.push_back(
+          b.createOrFold<arith::TruncIOp>(loc, i32, sizeOf(launch.domain[d])));
+    Value programs64 = arith::ConstantIntOp::create(b, loc, 1, 64);
+    for (const GridFactor &factor : kernel.grid) {
+      SmallVector<unsigned> nodes = llvm::map_to_vector(
+          factor.dims, [&](unsigned d) { return launch.domain[d]; });
+      Value blocks = b.createOrFold<arith::DivUIOp>(
+          loc,
+          b.createOrFold<arith::AddIOp>(
+              loc, product(nodes, 1),
+              arith::ConstantIntOp::create(b, loc, factor.divisor - 1, 64)),
+          arith::ConstantIntOp::create(b, loc, factor.divisor, 64));
+      programs64 = b.createOrFold<arith::MulIOp>(loc, programs64, blocks);
     }
     args.push_back(b.createOrFold<arith::TruncIOp>(loc, i32, programs64));
     args.push_back(one32);

@@ -111,8 +111,11 @@ static OpFoldResult multiply(OpBuilder &b, Location loc, OpFoldResult lhs,
   return arith::MulIOp::create(b, loc, value(lhs), value(rhs)).getResult();
 }
 
-LogicalResult kiln::analyzeDomain(func::FuncOp kernel,
-                                  ArrayRef<linalg::GenericOp> generics,
+DomainOp kiln::alignedWithDomain(linalg::LinalgOp op) {
+  return {op, llvm::to_vector(llvm::seq(op.getNumLoops()))};
+}
+
+LogicalResult kiln::analyzeDomain(func::FuncOp kernel, ArrayRef<DomainOp> ops,
                                   SmallVector<int64_t> &domain,
                                   SmallVector<SizeTie> &ties) {
   Block &entry = kernel.getBody().front();
@@ -129,10 +132,12 @@ LogicalResult kiln::analyzeDomain(func::FuncOp kernel,
     return std::nullopt;
   };
   unsigned rank = 0;
-  for (linalg::GenericOp generic : generics)
-    rank = std::max(rank, generic.getNumLoops());
+  for (const DomainOp &domainOp : ops)
+    for (unsigned d : domainOp.loops)
+      rank = std::max(rank, d + 1);
   domain.assign(rank, ShapedType::kDynamic);
-  for (linalg::GenericOp generic : generics) {
+  for (const DomainOp &domainOp : ops) {
+    linalg::LinalgOp generic = domainOp.op;
     for (OpOperand &operand : generic->getOpOperands()) {
       // A scalar operand has no size.
       auto type = dyn_cast<RankedTensorType>(operand.get().getType());
@@ -155,7 +160,7 @@ LogicalResult kiln::analyzeDomain(func::FuncOp kernel,
                       "needs more than a mask";
           continue;
         }
-        unsigned d = dim.getPosition();
+        unsigned d = domainOp.loops[dim.getPosition()];
         int64_t size = type.getDimSize(r);
         if (!ShapedType::isDynamic(size)) {
           if (!ShapedType::isDynamic(domain[d]) && domain[d] != size)
@@ -222,7 +227,9 @@ FailureOr<TiledKernel> KilnTilePass::tileElementwise(func::FuncOp kernel) {
       return generic.emitError("kiln-tile: the generics of an elementwise "
                                "kernel must share one iteration space");
   TiledKernel tiled;
-  if (failed(analyzeDomain(kernel, generics, tiled.domain, tiled.ties)))
+  SmallVector<DomainOp> ops = llvm::map_to_vector(
+      generics, [](linalg::GenericOp op) { return alignedWithDomain(op); });
+  if (failed(analyzeDomain(kernel, ops, tiled.domain, tiled.ties)))
     return failure();
   ArrayRef<int64_t> domain = tiled.domain;
   for (auto [d, size] : llvm::enumerate(domain))
@@ -426,9 +433,8 @@ FailureOr<TiledKernel> KilnTilePass::tileElementwise(func::FuncOp kernel) {
   }
   func::ReturnOp::create(b, loc);
   tiled.tileKernel = tileKernel;
-  tiled.block = block;
-  if (staticElements)
-    tiled.programs = llvm::divideCeil(*staticElements, block);
+  tiled.grid.push_back(
+      {llvm::to_vector(llvm::seq<unsigned>(domain.size())), block});
   return tiled;
 }
 

@@ -7,7 +7,8 @@
 // blocks (masked at the edges, zeros outside), applies the prologues, and
 // accumulates with tile.dot, which the GPU target runs on tensor cores;
 // then the epilogues run on the accumulator and the block is stored. So
-// the matmul's result never leaves the program.
+// the matmul's result never leaves the program. M, N and K may be dynamic:
+// the kernel then takes them as arguments.
 //
 //===----------------------------------------------------------------------===//
 
@@ -44,23 +45,26 @@ public:
 private:
   /// The [rows, columns] block at `base` whose rows and columns are
   /// `rowIndices` and `columnIndices`, rows `rowStride` elements apart and
-  /// columns `columnStride`.
+  /// columns `columnStride` (i32 scalars).
   Value blockPointers(Location loc, Value base, Value rowIndices,
-                      Value columnIndices, int64_t rowStride,
-                      int64_t columnStride = 1);
+                      Value columnIndices, Value rowStride,
+                      Value columnStride);
   /// The value of `source` (a kernel argument or a value computed earlier)
   /// as read through `map` by a generic over a block of `shape` whose rows
-  /// and columns are `rowIndices` and `columnIndices`; `inside` masks it.
+  /// and columns are `rowIndices` and `columnIndices`, along domain
+  /// dimensions `dims`; `inside` masks it.
   FailureOr<Value> blockValue(Operation *user, Value source, AffineMap map,
                               ArrayRef<int64_t> shape, Value rowIndices,
                               Value columnIndices, Value inside,
-                              IRMapping &computed);
-  /// Applies the elementwise `generic` to blocks of `shape`; its result is
-  /// mapped in `computed`.
+                              IRMapping &computed,
+                              std::array<unsigned, 2> dims);
+  /// Applies the elementwise `generic` to blocks of `shape` along domain
+  /// dimensions `dims`; its result is mapped in `computed`.
   LogicalResult applyGeneric(linalg::GenericOp generic,
                              ArrayRef<int64_t> shape, Value rowIndices,
                              Value columnIndices, Value inside,
-                             IRMapping &computed);
+                             IRMapping &computed,
+                             std::array<unsigned, 2> dims);
   /// The matmul operand `operand` for the K step at `k`.
   FailureOr<Value> operandBlock(Value operand, bool isA, Value k);
 
@@ -70,8 +74,15 @@ private:
   Value constantI32(Location loc, int64_t value) {
     return arith::ConstantIntOp::create(b, loc, b.getI32Type(), value);
   }
-  /// `indices` (a [size] tile) compared with `bound`.
-  Value below(Location loc, Value indices, int64_t bound);
+  /// `indices` (a [size] tile) compared with `bound` (an i32).
+  Value below(Location loc, Value indices, Value bound);
+  /// Dimension `dim` of `type` as an i32: the domain's size `domainDim`
+  /// where it is dynamic.
+  Value extent(Location loc, RankedTensorType type, unsigned dim,
+               unsigned domainDim) {
+    return type.isDynamicDim(dim) ? sizes[domainDim]
+                                  : constantI32(loc, type.getDimSize(dim));
+  }
   /// `value` ([n]) as [n, 1] (`axis` 1) or [1, n] (`axis` 0), broadcast to
   /// `shape`.
   Value spread(Location loc, Value value, int64_t axis,
@@ -82,17 +93,19 @@ private:
   MatmulBlocks blocks;
   OpBuilder b;
   Block *entry = nullptr;
-  int64_t m = 0, n = 0, k = 0;
+  /// The domain [M, N, K] (static or dynamic sizes) and its sizes as i32s
+  /// (constants, or the kernel's size arguments).
+  SmallVector<int64_t> domain;
+  SmallVector<Value> sizes;
   Value rows, columns, rowsInside, columnsInside, ks;
 };
 
 } // namespace
 
-Value MatmulTiler::below(Location loc, Value indices, int64_t bound) {
+Value MatmulTiler::below(Location loc, Value indices, Value bound) {
   auto type = cast<RankedTensorType>(indices.getType());
-  return arith::CmpIOp::create(
-      b, loc, arith::CmpIPredicate::slt, indices,
-      tile::SplatOp::create(b, loc, type, constantI32(loc, bound)));
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, indices,
+                               tile::SplatOp::create(b, loc, type, bound));
 }
 
 Value MatmulTiler::spread(Location loc, Value value, int64_t axis,
@@ -109,20 +122,19 @@ Value MatmulTiler::spread(Location loc, Value value, int64_t axis,
 }
 
 Value MatmulTiler::blockPointers(Location loc, Value base, Value rowIndices,
-                                 Value columnIndices, int64_t rowStride,
-                                 int64_t columnStride) {
+                                 Value columnIndices, Value rowStride,
+                                 Value columnStride) {
   int64_t height = cast<RankedTensorType>(rowIndices.getType()).getDimSize(0);
   int64_t width =
       cast<RankedTensorType>(columnIndices.getType()).getDimSize(0);
   SmallVector<int64_t> shape = {height, width};
   Type i32 = b.getI32Type();
-  auto scaled = [&](Value indices, int64_t size, int64_t stride) -> Value {
-    if (stride == 1)
+  auto scaled = [&](Value indices, int64_t size, Value stride) -> Value {
+    if (getConstantIntValue(stride) == 1)
       return indices;
     return arith::MulIOp::create(
         b, loc, indices,
-        tile::SplatOp::create(b, loc, blockOf({size}, i32),
-                              constantI32(loc, stride)));
+        tile::SplatOp::create(b, loc, blockOf({size}, i32), stride));
   };
   Value offsets = arith::AddIOp::create(
       b, loc, spread(loc, scaled(rowIndices, height, rowStride), 1, shape),
@@ -137,7 +149,8 @@ FailureOr<Value> MatmulTiler::blockValue(Operation *user, Value source,
                                          AffineMap map,
                                          ArrayRef<int64_t> shape,
                                          Value rowIndices, Value columnIndices,
-                                         Value inside, IRMapping &computed) {
+                                         Value inside, IRMapping &computed,
+                                         std::array<unsigned, 2> dims) {
   MLIRContext *ctx = user->getContext();
   AffineExpr d0 = getAffineDimExpr(0, ctx), d1 = getAffineDimExpr(1, ctx);
   bool identity = map == AffineMap::get(2, 0, {d0, d1}, ctx);
@@ -158,19 +171,20 @@ FailureOr<Value> MatmulTiler::blockValue(Operation *user, Value source,
   Value zero = tile::SplatOp::create(
       b, loc, blockOf(shape, element),
       arith::ConstantOp::create(b, loc, b.getZeroAttr(element)));
+  Value one = constantI32(loc, 1);
   if (identity)
     return Value(tile::LoadOp::create(
         b, loc, blockOf(shape, element),
         blockPointers(loc, base, rowIndices, columnIndices,
-                      type.getDimSize(1)),
+                      extent(loc, type, 1, dims[1]), one),
         inside, zero));
   // A transposed operand (x @ w.T): element (i, j) of the block is
   // source[j, i], so its rows are one element apart.
   if (map == AffineMap::get(2, 0, {d1, d0}, ctx))
     return Value(tile::LoadOp::create(
         b, loc, blockOf(shape, element),
-        blockPointers(loc, base, rowIndices, columnIndices,
-                      /*rowStride=*/1, /*columnStride=*/type.getDimSize(1)),
+        blockPointers(loc, base, rowIndices, columnIndices, /*rowStride=*/one,
+                      /*columnStride=*/extent(loc, type, 1, dims[0])),
         inside, zero));
   // A vector along the rows (d0) or the columns (d1), broadcast.
   bool alongRows = map == AffineMap::get(2, 0, {d0}, ctx);
@@ -187,7 +201,7 @@ FailureOr<Value> MatmulTiler::blockValue(Operation *user, Value source,
       indices);
   Value vector = tile::LoadOp::create(
       b, loc, blockOf({size}, element), at,
-      below(loc, indices, type.getDimSize(0)),
+      below(loc, indices, extent(loc, type, 0, dims[alongRows ? 0 : 1])),
       tile::SplatOp::create(
           b, loc, blockOf({size}, element),
           arith::ConstantOp::create(b, loc, b.getZeroAttr(element))));
@@ -197,7 +211,8 @@ FailureOr<Value> MatmulTiler::blockValue(Operation *user, Value source,
 LogicalResult MatmulTiler::applyGeneric(linalg::GenericOp generic,
                                         ArrayRef<int64_t> shape,
                                         Value rowIndices, Value columnIndices,
-                                        Value inside, IRMapping &computed) {
+                                        Value inside, IRMapping &computed,
+                                        std::array<unsigned, 2> dims) {
   if (generic.getNumReductionLoops() || generic.getNumLoops() != 2 ||
       generic.getNumDpsInits() != 1)
     return generic.emitError("kiln-tile: a matmul kernel's prologues and "
@@ -206,12 +221,18 @@ LogicalResult MatmulTiler::applyGeneric(linalg::GenericOp generic,
   if (generic.payloadUsesValueFromOperand(generic.getDpsInitOperand(0)))
     return generic.emitError("kiln-tile: an elementwise body that reads its "
                              "output is not tiled yet");
+  // The block is computed where it is stored.
+  AffineMap output = generic.getMatchingIndexingMap(generic.getDpsInitOperand(0));
+  if (!output.isIdentity())
+    return generic.emitError("kiln-tile: a matmul kernel's prologue or "
+                             "epilogue writes its result through indexing map ")
+           << AffineMapAttr::get(output) << ", not in place";
   Block &body = *generic.getBody();
   IRMapping mapping;
   for (OpOperand *input : generic.getDpsInputOperands()) {
     FailureOr<Value> value = blockValue(
         generic, input->get(), generic.getMatchingIndexingMap(input), shape,
-        rowIndices, columnIndices, inside, computed);
+        rowIndices, columnIndices, inside, computed, dims);
     if (failed(value))
       return failure();
     mapping.map(body.getArgument(input->getOperandNumber()), *value);
@@ -266,7 +287,7 @@ FailureOr<Value> MatmulTiler::operandBlock(Value operand, bool isA, Value kk) {
   // The K indices of this step: kk + [0, blockK).
   Value kIndices = arith::AddIOp::create(
       b, loc, tile::SplatOp::create(b, loc, blockOf({blocks.k}, i32), kk), ks);
-  Value kInside = below(loc, kIndices, k);
+  Value kInside = below(loc, kIndices, sizes[2]);
   SmallVector<int64_t> shape = isA ? SmallVector<int64_t>{blocks.m, blocks.k}
                                    : SmallVector<int64_t>{blocks.k, blocks.n};
   Value rowIndices = isA ? rows : kIndices;
@@ -274,17 +295,19 @@ FailureOr<Value> MatmulTiler::operandBlock(Value operand, bool isA, Value kk) {
   Value inside = arith::AndIOp::create(
       b, loc, spread(loc, isA ? rowsInside : kInside, 1, shape),
       spread(loc, isA ? kInside : columnsInside, 0, shape));
+  std::array<unsigned, 2> dims =
+      isA ? std::array<unsigned, 2>{0, 2} : std::array<unsigned, 2>{2, 1};
   IRMapping computed;
   // The operand itself, or the elementwise prologue that makes it.
   if (auto generic = operand.getDefiningOp<linalg::GenericOp>()) {
     if (failed(applyGeneric(generic, shape, rowIndices, columnIndices, inside,
-                            computed)))
+                            computed, dims)))
       return failure();
     return computed.lookup(operand);
   }
   return blockValue(matmul, operand,
                     AffineMap::getMultiDimIdentityMap(2, matmul.getContext()),
-                    shape, rowIndices, columnIndices, inside, computed);
+                    shape, rowIndices, columnIndices, inside, computed, dims);
 }
 
 FailureOr<TiledKernel> MatmulTiler::run() {
@@ -292,23 +315,24 @@ FailureOr<TiledKernel> MatmulTiler::run() {
   auto aType = cast<RankedTensorType>(matmul.getInputs()[0].getType());
   auto bType = cast<RankedTensorType>(matmul.getInputs()[1].getType());
   auto cType = cast<RankedTensorType>(matmul.getResultTypes()[0]);
-  if (!aType.hasStaticShape() || !bType.hasStaticShape())
-    return matmul.emitError("kiln-tile: a matmul of dynamic shape is not "
-                            "tiled yet");
   if (aType.getElementType() != bType.getElementType())
     return matmul.emitError("kiln-tile: a matmul of ")
            << aType.getElementType() << " by " << bType.getElementType()
            << " needs a cast of one operand first";
-  m = aType.getDimSize(0), k = aType.getDimSize(1), n = bType.getDimSize(1);
   auto fill = matmul.getOutputs()[0].getDefiningOp<linalg::FillOp>();
   auto fillValue =
       fill ? fill.getInputs()[0].getDefiningOp<arith::ConstantOp>() : nullptr;
   if (!fillValue)
     return matmul.emitError("kiln-tile: a matmul must accumulate into a "
                             "constant fill");
-  // The operands' prologues, the matmul and its epilogues are all there is.
+  // The operands' prologues, the matmul and its epilogues are all there
+  // is. The domain is [M, N, K]: the matmul's loops, a prologue of A runs
+  // over [M, K], one of B over [K, N], the fill and the epilogues over
+  // [M, N].
+  SmallVector<DomainOp> ops = {alignedWithDomain(matmul),
+                               alignedWithDomain(fill)};
   for (Operation &op : kernel.getBody().front().without_terminator()) {
-    if (isa<tensor::EmptyOp, arith::ConstantOp, linalg::FillOp,
+    if (isa<tensor::EmptyOp, tensor::DimOp, arith::ConstantOp, linalg::FillOp,
             linalg::MatmulOp>(op))
       continue;
     auto generic = dyn_cast<linalg::GenericOp>(op);
@@ -321,10 +345,28 @@ FailureOr<TiledKernel> MatmulTiler::run() {
     if (prologue && !generic->hasOneUse())
       return generic.emitError("kiln-tile: a matmul operand's prologue is "
                                "used elsewhere too");
+    if (generic.getNumLoops() != 2)
+      return generic.emitError("kiln-tile: a matmul kernel's prologues and "
+                               "epilogues must be elementwise over two "
+                               "dimensions with one result");
+    SmallVector<unsigned> loops = {0, 1};
+    if (prologue && generic->getResult(0) == matmul.getInputs()[0])
+      loops = {0, 2};
+    else if (prologue)
+      loops = {2, 1};
+    ops.push_back({generic, loops});
   }
+  SmallVector<SizeTie> ties;
+  if (failed(analyzeDomain(kernel, ops, domain, ties)))
+    return failure();
 
   Location loc = kernel.getLoc();
-  FailureOr<func::FuncOp> created = createTileKernel(kernel, b);
+  SmallVector<unsigned> sizeDims;
+  for (auto [d, size] : llvm::enumerate(domain))
+    if (ShapedType::isDynamic(size))
+      sizeDims.push_back(d);
+  FailureOr<func::FuncOp> created =
+      createTileKernel(kernel, b, sizeDims.size());
   if (failed(created))
     return failure();
   func::FuncOp tileKernel = *created;
@@ -334,15 +376,20 @@ FailureOr<TiledKernel> MatmulTiler::run() {
     return failure();
   };
   Type i32 = b.getI32Type();
+  auto sizeArgs = entry->getArguments().take_back(sizeDims.size()).begin();
+  for (int64_t size : domain)
+    sizes.push_back(ShapedType::isDynamic(size) ? *sizeArgs++
+                                                : constantI32(loc, size));
   // Program p computes block (p / blocks along N, p % blocks along N).
-  int64_t blocksN = llvm::divideCeil(n, blocks.n);
-  int64_t blocksM = llvm::divideCeil(m, blocks.m);
+  Value blocksN = arith::DivUIOp::create(
+      b, loc,
+      arith::AddIOp::create(b, loc, sizes[1],
+                            constantI32(loc, blocks.n - 1)),
+      constantI32(loc, blocks.n));
   Value program = tile::ProgramIdOp::create(
       b, loc, i32, tile::ProgramAxisAttr::get(ctx, tile::ProgramAxis::X));
-  Value blockRow = arith::DivUIOp::create(b, loc, program,
-                                          constantI32(loc, blocksN));
-  Value blockColumn = arith::RemUIOp::create(b, loc, program,
-                                             constantI32(loc, blocksN));
+  Value blockRow = arith::DivUIOp::create(b, loc, program, blocksN);
+  Value blockColumn = arith::RemUIOp::create(b, loc, program, blocksN);
   auto indices = [&](Value blockIndex, int64_t size) -> Value {
     Value start = arith::MulIOp::create(b, loc, blockIndex,
                                         constantI32(loc, size));
@@ -352,8 +399,8 @@ FailureOr<TiledKernel> MatmulTiler::run() {
   };
   rows = indices(blockRow, blocks.m);
   columns = indices(blockColumn, blocks.n);
-  rowsInside = below(loc, rows, m);
-  columnsInside = below(loc, columns, n);
+  rowsInside = below(loc, rows, sizes[0]);
+  columnsInside = below(loc, columns, sizes[1]);
   ks = tile::RangeOp::create(b, loc, blockOf({blocks.k}, i32), 0, blocks.k);
 
   // acc += a * b over K.
@@ -361,8 +408,7 @@ FailureOr<TiledKernel> MatmulTiler::run() {
   auto accType = blockOf({blocks.m, blocks.n}, accElement);
   Value init = tile::SplatOp::create(b, loc, accType,
                                      b.clone(*fillValue)->getResult(0));
-  auto loop = scf::ForOp::create(b, loc, constantI32(loc, 0),
-                                 constantI32(loc, k),
+  auto loop = scf::ForOp::create(b, loc, constantI32(loc, 0), sizes[2],
                                  constantI32(loc, blocks.k), ValueRange{init});
   {
     OpBuilder::InsertionGuard guard(b);
@@ -387,26 +433,33 @@ FailureOr<TiledKernel> MatmulTiler::run() {
     auto generic = dyn_cast<linalg::GenericOp>(op);
     if (!generic || generic->isBeforeInBlock(matmul))
       continue;
-    if (failed(applyGeneric(generic, shape, rows, columns, inside, computed)))
+    if (failed(applyGeneric(generic, shape, rows, columns, inside, computed,
+                            {0, 1})))
       return fail();
   }
   auto ret = cast<func::ReturnOp>(kernel.getBody().front().getTerminator());
   for (auto [i, result] : llvm::enumerate(ret.getOperands())) {
     Value value = computed.lookupOrNull(result);
     auto type = cast<RankedTensorType>(result.getType());
-    if (!value || type.getShape() != ArrayRef<int64_t>{m, n})
+    if (!value || type.getRank() != 2)
       return kernel.emitError("kiln-tile: result ")
-                 << i << " of a matmul kernel is not its [" << m << ", " << n
-                 << "] product or an epilogue of it",
+                 << i << " of a matmul kernel is not its [M, N] product or "
+                         "an epilogue of it",
              fail();
     Value base = entry->getArgument(kernel.getNumArguments() + i);
-    tile::StoreOp::create(b, loc, blockPointers(loc, base, rows, columns, n),
+    tile::StoreOp::create(b, loc,
+                          blockPointers(loc, base, rows, columns,
+                                        extent(loc, type, 1, 1),
+                                        constantI32(loc, 1)),
                           value, inside);
   }
   func::ReturnOp::create(b, loc);
   TiledKernel tiled;
   tiled.tileKernel = tileKernel;
-  tiled.programs = blocksM * blocksN;
+  tiled.domain = std::move(domain);
+  tiled.ties = std::move(ties);
+  tiled.sizeDims = std::move(sizeDims);
+  tiled.grid = {{{0}, blocks.m}, {{1}, blocks.n}};
   return tiled;
 }
 

@@ -404,11 +404,10 @@ FailureOr<TiledKernel> RowTiler::run() {
                           asTile(computed), mask);
   }
   func::ReturnOp::create(b, loc);
-  // One program per row: `columns` elements of the [rows, columns] domain.
+  // One program per row.
   TiledKernel tiled;
   tiled.tileKernel = tileKernel;
-  tiled.programs = ShapedType::isDynamic(rows) ? 0 : rows;
-  tiled.block = columns;
+  tiled.grid.push_back({{0}, 1});
   return tiled;
 }
 
@@ -425,11 +424,12 @@ FailureOr<TiledKernel> kiln::tileRows(func::FuncOp kernel, int64_t maxRow) {
   // The [rows, columns] space, sized by every operand (the rows may be
   // dynamic); analysed first, so that an element read at constant indices
   // of a dynamic dimension is refused before the tiler computes its offset.
-  SmallVector<linalg::GenericOp> generics;
-  kernel.walk([&](linalg::GenericOp generic) { generics.push_back(generic); });
+  SmallVector<DomainOp> ops;
+  kernel.walk(
+      [&](linalg::GenericOp generic) { ops.push_back(alignedWithDomain(generic)); });
   SmallVector<int64_t> space;
   SmallVector<SizeTie> ties;
-  if (failed(analyzeDomain(kernel, generics, space, ties)))
+  if (failed(analyzeDomain(kernel, ops, space, ties)))
     return failure();
   if (space.size() != 2 || ShapedType::isDynamic(space[1]))
     return kernel.emitError("kiln-tile: kernel '")

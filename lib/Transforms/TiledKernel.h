@@ -14,31 +14,46 @@ struct SizeTie {
   unsigned operand, dim, domainDim;
 };
 
-/// A kernel ready to launch: its tile kernel and its grid.
-struct TiledKernel {
-  mlir::func::FuncOp tileKernel;
-  /// The grid size when it is known statically, else 0.
-  int64_t programs = 0;
-  /// A kernel over an iteration domain with dynamic sizes (elementwise,
-  /// rows) runs one program per `block` elements of the flattened
-  /// `domain`; it takes the sizes of the domain dimensions `sizeDims` as
-  /// i32 arguments, in order, after its pointers, and `ties` say which
-  /// operand dimensions span which domain dimension.
-  llvm::SmallVector<int64_t> domain;
-  int64_t block = 0;
-  llvm::SmallVector<unsigned> sizeDims;
-  llvm::SmallVector<SizeTie> ties;
+/// A factor of a kernel's grid: ceil(the product of the sizes of domain
+/// dimensions `dims` / `divisor`) programs.
+struct GridFactor {
+  llvm::SmallVector<unsigned> dims;
+  int64_t divisor = 1;
 };
 
-/// The sizes of the iteration domain of `kernel`, whose ops `generics`
-/// share it dimension by dimension (a generic with fewer loops runs over
-/// the first ones), static where any operand fixes them, and which
-/// operand dimensions span which domain dimension: through the indexing
-/// maps, and through the tensor.dim of an input that sizes a dynamic
-/// tensor.empty.
+/// A kernel ready to launch: its tile kernel, its iteration domain and its
+/// grid, which the launch plan sizes when the domain has dynamic sizes.
+struct TiledKernel {
+  mlir::func::FuncOp tileKernel;
+  /// The domain's sizes (ShapedType::kDynamic where known at run time), and
+  /// which operand dimensions span which domain dimension.
+  llvm::SmallVector<int64_t> domain;
+  llvm::SmallVector<SizeTie> ties;
+  /// The domain dimensions whose sizes the tile kernel takes, as i32
+  /// arguments in this order after its pointers.
+  llvm::SmallVector<unsigned> sizeDims;
+  /// Programs: the product of these factors.
+  llvm::SmallVector<GridFactor> grid;
+};
+
+/// A linalg op of a kernel and the domain dimension each of its loops runs
+/// over.
+struct DomainOp {
+  mlir::linalg::LinalgOp op;
+  llvm::SmallVector<unsigned> loops;
+};
+
+/// `op` whose loop i runs over domain dimension i.
+DomainOp alignedWithDomain(mlir::linalg::LinalgOp op);
+
+/// The sizes of the iteration domain of `kernel`, over which its `ops`
+/// run, static where any operand fixes them, and which operand dimensions
+/// span which domain dimension: through the indexing maps, and through the
+/// tensor.dim of an input that sizes a dynamic tensor.empty. Fails, with an
+/// error, on what needs more than a mask (a dynamic dimension read at a
+/// constant index, a size computed from another).
 mlir::LogicalResult analyzeDomain(mlir::func::FuncOp kernel,
-                                  llvm::ArrayRef<mlir::linalg::GenericOp>
-                                      generics,
+                                  llvm::ArrayRef<DomainOp> ops,
                                   llvm::SmallVector<int64_t> &domain,
                                   llvm::SmallVector<SizeTie> &ties);
 

@@ -111,6 +111,28 @@ func.func @softmax(%x: tensor<?x100xf32>) -> tensor<?x100xf32> {
   return %y : tensor<?x100xf32>
 }
 
+func.func @mm_bias_relu(%a: tensor<?x?xf32>, %w: tensor<?x?xf32>, %bias: tensor<?xf32>) -> tensor<?x?xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %m = tensor.dim %a, %c0 : tensor<?x?xf32>
+  %n = tensor.dim %w, %c0 : tensor<?x?xf32>
+  %k = tensor.dim %a, %c1 : tensor<?x?xf32>
+  %et = tensor.empty(%k, %n) : tensor<?x?xf32>
+  %wt = linalg.transpose ins(%w : tensor<?x?xf32>) outs(%et : tensor<?x?xf32>) permutation = [1, 0]
+  %e = tensor.empty(%m, %n) : tensor<?x?xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<?x?xf32>) -> tensor<?x?xf32>
+  %mm = linalg.matmul ins(%a, %wt : tensor<?x?xf32>, tensor<?x?xf32>) outs(%init : tensor<?x?xf32>) -> tensor<?x?xf32>
+  %y = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%mm, %bias : tensor<?x?xf32>, tensor<?xf32>) outs(%e : tensor<?x?xf32>) {
+  ^bb0(%v: f32, %c: f32, %out: f32):
+    %s = arith.addf %v, %c : f32
+    %r = arith.maximumf %s, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<?x?xf32>
+  return %y : tensor<?x?xf32>
+}
+
 func.func @fixed(%x: tensor<?xf32>, %y: tensor<8xf32>) -> tensor<?xf32> {
   %c0 = arith.constant 0 : index
   %n = tensor.dim %x, %c0 : tensor<?xf32>
@@ -188,6 +210,21 @@ def test_dynamic_softmax_is_one_row_kernel():
     plan = text[text.index("func.func @softmax("):]
     plan = plan[:plan.index("\n  }\n")]
     assert plan.count("call @softmax_kernel") == 1
+
+
+@pytest.mark.parametrize("m,n,k", [(1, 1, 1), (30, 45, 20), (65, 129, 33),
+                                   (0, 5, 7), (3, 4, 0)])
+def test_matmul_of_dynamic_sizes(exe, m, n, k):
+    """relu(a @ w.T + bias): the transpose is read in place, M, N and K are
+    masked, and K bounds the loop."""
+    rng = np.random.default_rng(m * 10000 + n * 100 + k)
+    a = rng.standard_normal((m, k)).astype(np.float32)
+    w = rng.standard_normal((n, k)).astype(np.float32)
+    bias = rng.standard_normal(n).astype(np.float32)
+    (y,) = exe.run("mm_bias_relu", a, w, bias)
+    assert y.shape == (m, n)
+    want = np.maximum(a.astype(np.float64) @ w.T.astype(np.float64) + bias, 0)
+    np.testing.assert_allclose(y, want, rtol=1e-4, atol=1e-4)
 
 
 def test_a_size_another_input_fixes(exe):

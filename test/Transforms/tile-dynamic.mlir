@@ -164,11 +164,8 @@ func.func @first_row(%x: tensor<?x4xf32>) -> tensor<4xf32> {
 // CHECK: tile.reduce
 // CHECK-LABEL: func.func @row_sums(
 // CHECK-SAME: %[[X:.*]]: i64, %[[Y:.*]]: i64, %[[N:.*]]: i64) attributes {kiln.plan, kiln.plan.inputs = [tensor<?x8xf32>], kiln.plan.outputs = [tensor<?xf32>], kiln.plan.sizes = array<i64: 0, 0>}
-// CHECK: %[[ELEMENTS:.*]] = arith.muli %[[N]], %c8_i64
-// CHECK: %[[UP:.*]] = arith.addi %[[ELEMENTS]], %c7_i64
-// CHECK: %[[ROWS:.*]] = arith.divui %[[UP]], %c8_i64
-// CHECK: %[[ROWS32:.*]] = arith.trunci %[[ROWS]]
-// CHECK: call @row_sums_kernel0_tile_launch(%[[X]], %[[Y]], %[[ROWS32]], %c1_i32, %c1_i32, %c0_i64, %[[ROWS]])
+// CHECK: %[[ROWS32:.*]] = arith.trunci %[[N]]
+// CHECK: call @row_sums_kernel0_tile_launch(%[[X]], %[[Y]], %[[ROWS32]], %c1_i32, %c1_i32, %c0_i64, %[[N]])
 func.func @row_sums(%x: tensor<?x8xf32>) -> tensor<?xf32> {
   %c0 = arith.constant 0 : index
   %zero = arith.constant 0.0 : f32
@@ -187,7 +184,7 @@ func.func @row_sums(%x: tensor<?x8xf32>) -> tensor<?xf32> {
 // -----
 
 // Rows of dynamic length would need splitting or a tile of unknown size:
-// refused, as are matmuls of dynamic shape.
+// refused.
 func.func @column_sums(%x: tensor<8x?xf32>) -> tensor<8xf32> {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<8xf32>
@@ -204,15 +201,76 @@ func.func @column_sums(%x: tensor<8x?xf32>) -> tensor<8xf32> {
 
 // -----
 
+// A matmul of dynamic M: the kernel takes M and masks its rows by it; the
+// plan launches ceil(M / 64) blocks of rows (N = 16 is one block).
+// CHECK-LABEL: func.func @matmul_kernel0_tile
+// CHECK-SAME: (%{{.*}}: !tile.ptr<f32>, %{{.*}}: !tile.ptr<f32>, %{{.*}}: !tile.ptr<f32>, %[[M:.*]]: i32)
+// CHECK: %[[MS:.*]] = tile.splat %[[M]] : i32 -> tensor<64xi32>
+// CHECK: arith.cmpi slt, %{{.*}}, %[[MS]] : tensor<64xi32>
+// CHECK: tile.dot
+// CHECK-LABEL: func.func @matmul(
+// CHECK-SAME: %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64, %[[SM:.*]]: i64) attributes {kiln.plan, kiln.plan.inputs = [tensor<?x16xf32>, tensor<16x16xf32>], kiln.plan.outputs = [tensor<?x16xf32>], kiln.plan.sizes = array<i64: 0, 0>}
+// CHECK: %[[UP:.*]] = arith.addi %[[SM]], %c63_i64
+// CHECK: %[[BLOCKS:.*]] = arith.divui %[[UP]], %c64_i64
 func.func @matmul(%a: tensor<?x16xf32>, %b: tensor<16x16xf32>) -> tensor<?x16xf32> {
   %c0 = arith.constant 0 : index
   %zero = arith.constant 0.0 : f32
   %n = tensor.dim %a, %c0 : tensor<?x16xf32>
   %e = tensor.empty(%n) : tensor<?x16xf32>
   %init = linalg.fill ins(%zero : f32) outs(%e : tensor<?x16xf32>) -> tensor<?x16xf32>
-  // expected-error @+1 {{kiln-tile: a matmul of dynamic shape is not tiled yet}}
   %y = linalg.matmul ins(%a, %b : tensor<?x16xf32>, tensor<16x16xf32>) outs(%init : tensor<?x16xf32>) -> tensor<?x16xf32>
   return %y : tensor<?x16xf32>
+}
+
+// -----
+
+// M, N and K all dynamic, with a bias over N: three sizes; K bounds the
+// loop, and the grid is ceil(M / 64) * ceil(N / 64).
+// CHECK-LABEL: func.func @mm_bias_kernel0_tile
+// CHECK-SAME: %[[M:[a-z0-9]+]]: i32, %[[N:[a-z0-9]+]]: i32, %[[K:[a-z0-9]+]]: i32)
+// CHECK: scf.for %{{.*}} = %{{.*}} to %[[K]] step %c32_i32
+// CHECK-LABEL: func.func @mm_bias(
+// CHECK-SAME: %[[SM:[a-z0-9]+]]: i64, %[[SK:[a-z0-9]+]]: i64, %[[SN:[a-z0-9]+]]: i64) attributes {kiln.plan, kiln.plan.inputs = [tensor<?x?xf32>, tensor<?x?xf32>, tensor<?xf32>], kiln.plan.outputs = [tensor<?x?xf32>], kiln.plan.sizes = array<i64: 0, 1, 1, 2, 2, 0, 2>}
+// CHECK-DAG: %[[MB:.*]] = arith.divui %{{.*}}, %c64_i64
+// CHECK-DAG: %[[NB:.*]] = arith.divui %{{.*}}, %c64_i64
+// CHECK: %[[P:.*]] = arith.muli %[[MB]], %[[NB]] : i64
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#col = affine_map<(d0, d1) -> (d1)>
+func.func @mm_bias(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>, %bias: tensor<?xf32>) -> tensor<?x?xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %m = tensor.dim %a, %c0 : tensor<?x?xf32>
+  %n = tensor.dim %b, %c1 : tensor<?x?xf32>
+  %e = tensor.empty(%m, %n) : tensor<?x?xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<?x?xf32>) -> tensor<?x?xf32>
+  %mm = linalg.matmul ins(%a, %b : tensor<?x?xf32>, tensor<?x?xf32>) outs(%init : tensor<?x?xf32>) -> tensor<?x?xf32>
+  %y = linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%mm, %bias : tensor<?x?xf32>, tensor<?xf32>) outs(%e : tensor<?x?xf32>) {
+  ^bb0(%v: f32, %c: f32, %out: f32):
+    %s = arith.addf %v, %c : f32
+    linalg.yield %s : f32
+  } -> tensor<?x?xf32>
+  return %y : tensor<?x?xf32>
+}
+
+// -----
+
+// An epilogue that writes its block transposed would store it where the
+// next program's is: refused.
+func.func @mm_transposed_epilogue(%a: tensor<16x16xf32>, %b: tensor<16x16xf32>) -> tensor<16x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<16x16xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<16x16xf32>) -> tensor<16x16xf32>
+  %mm = linalg.matmul ins(%a, %b : tensor<16x16xf32>, tensor<16x16xf32>) outs(%init : tensor<16x16xf32>) -> tensor<16x16xf32>
+  // expected-error @+1 {{kiln-tile: a matmul kernel's prologue or epilogue writes its result through indexing map affine_map<(d0, d1) -> (d1, d0)>, not in place}}
+  %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1, d0)>], iterator_types = ["parallel", "parallel"]}
+      ins(%mm : tensor<16x16xf32>) outs(%e : tensor<16x16xf32>) {
+  ^bb0(%v: f32, %out: f32):
+    %s = math.exp %v : f32
+    linalg.yield %s : f32
+  } -> tensor<16x16xf32>
+  return %y : tensor<16x16xf32>
 }
 
 // -----

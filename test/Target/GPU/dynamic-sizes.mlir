@@ -1,0 +1,50 @@
+// RUN: kiln-opt %s -kiln-fuse -kiln-tile -canonicalize "-symbol-privatize=exclude=scale_kernel0_tile,mm_bias_kernel0_tile" -symbol-dce -o %t.mlir
+// RUN: kiln-translate %t.mlir --chip=sm_80 | FileCheck %s
+// RUN: %if ptxas %{ kiln-translate %t.mlir --chip=sm_80 | %ptxas -arch=sm_80 %}
+// RUN: %if ptxas %{ kiln-translate %t.mlir --chip=sm_90a | %ptxas -arch=sm_90a %}
+
+// Tile kernels over dynamic sizes take them as 32-bit parameters after
+// their pointers, and compile for the GPU like any other: an elementwise
+// kernel masked by n * 4, and a matmul whose K loop is bounded by a
+// parameter.
+// CHECK-LABEL: .entry scale_kernel0_tile(
+// CHECK: .param .u64 {{.*}}scale_kernel0_tile_param_0,
+// CHECK: .param .u64 {{.*}}scale_kernel0_tile_param_2,
+// CHECK-NEXT: .param .u32 {{.*}}scale_kernel0_tile_param_3
+func.func @scale(%x: tensor<?x4xf32>, %c: tensor<4xf32>) -> tensor<?x4xf32> {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %x, %c0 : tensor<?x4xf32>
+  %e = tensor.empty(%n) : tensor<?x4xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %c : tensor<?x4xf32>, tensor<4xf32>) outs(%e : tensor<?x4xf32>) {
+  ^bb0(%a: f32, %b: f32, %out: f32):
+    %m = arith.mulf %a, %b : f32
+    linalg.yield %m : f32
+  } -> tensor<?x4xf32>
+  return %y : tensor<?x4xf32>
+}
+
+// CHECK-LABEL: .entry mm_bias_kernel0_tile(
+// CHECK: .param .u32 {{.*}}mm_bias_kernel0_tile_param_4,
+// CHECK-NEXT: .param .u32 {{.*}}mm_bias_kernel0_tile_param_5,
+// CHECK-NEXT: .param .u32 {{.*}}mm_bias_kernel0_tile_param_6
+// CHECK: mma.sync.aligned.m16n8k16
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#col = affine_map<(d0, d1) -> (d1)>
+func.func @mm_bias(%a: tensor<?x?xf16>, %b: tensor<?x?xf16>, %bias: tensor<?xf32>) -> tensor<?x?xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %m = tensor.dim %a, %c0 : tensor<?x?xf16>
+  %n = tensor.dim %b, %c1 : tensor<?x?xf16>
+  %e = tensor.empty(%m, %n) : tensor<?x?xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<?x?xf32>) -> tensor<?x?xf32>
+  %mm = linalg.matmul ins(%a, %b : tensor<?x?xf16>, tensor<?x?xf16>) outs(%init : tensor<?x?xf32>) -> tensor<?x?xf32>
+  %y = linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%mm, %bias : tensor<?x?xf32>, tensor<?xf32>) outs(%e : tensor<?x?xf32>) {
+  ^bb0(%v: f32, %c: f32, %out: f32):
+    %s = arith.addf %v, %c : f32
+    linalg.yield %s : f32
+  } -> tensor<?x?xf32>
+  return %y : tensor<?x?xf32>
+}
