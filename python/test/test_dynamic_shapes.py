@@ -4,6 +4,8 @@ result shapes come from the inputs' shapes, run on the host against numpy."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -270,3 +272,22 @@ def test_kernel_and_plan_take_the_sizes():
         assert module.kernel_argument_types("outer_kernel0_tile") == [
             "!tile.ptr<f32>", "!tile.ptr<f32>", "!tile.ptr<f32>", "i32",
             "i32"]
+
+
+def test_the_worked_example_of_docs_array_programs():
+    """docs/examples/bias_softmax_array.mlir, as docs/array-programs.md
+    runs it from Python: one plan for any number of rows."""
+    source = (Path(__file__).resolve().parents[2] / "docs" / "examples" /
+              "bias_softmax_array.mlir").read_text()
+    rng = np.random.default_rng(7)
+    with kiln.Context() as ctx:
+        module = kiln.Module.parse(ctx, source, "bias_softmax_array.mlir")
+        module.run_pipeline(ARRAY_PIPELINE)
+        with HostExecutable(module) as exe:
+            for rows in (1, 37, 4096):
+                x = rng.standard_normal((rows, 1000)).astype(np.float32)
+                b = rng.standard_normal(1000).astype(np.float32)
+                (y,) = exe.run("bias_softmax", x, b)
+                np.testing.assert_allclose(
+                    y, _softmax(x.astype(np.float64) + b), rtol=1e-5,
+                    atol=1e-7)
