@@ -12,6 +12,7 @@
 #include "kiln/Transforms/Passes.h"
 
 #include "GeneralizeNamedOps.h"
+#include "RecreatedOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -87,6 +88,13 @@ static bool isRowWise(Operation *op, int64_t maxRow, int64_t &rows) {
   return row <= maxRow;
 }
 
+/// The report's `dynamic-size` option must be a size.
+static LogicalResult checkDynamicSize(Operation *anchor, int64_t size) {
+  if (size >= 1)
+    return success();
+  return anchor->emitError("dynamic-size must be positive, not ") << size;
+}
+
 namespace {
 struct KilnFusePass : kiln::impl::KilnFusePassBase<KilnFusePass> {
   using KilnFusePassBase::KilnFusePassBase;
@@ -109,11 +117,8 @@ struct KilnCostReportPass
           << target << "' (a100, h100 or h200)";
       return signalPassFailure();
     }
-    if (dynamicSize < 1) {
-      getOperation().emitError("dynamic-size must be positive, not ")
-          << int64_t(dynamicSize);
+    if (failed(checkDynamicSize(getOperation(), dynamicSize)))
       return signalPassFailure();
-    }
     if (peakTflops > 0)
       peaks->fp32Tflops = peakTflops;
     if (bandwidthTbps > 0)
@@ -195,12 +200,6 @@ LogicalResult KilnFusePass::fuseElementwise(func::FuncOp func) {
                         (bodyCost(producer) <= recomputeMaxOps &&
                          producer.getNumDpsInputs() <= 1));
   });
-}
-
-/// Ops that a kernel recreates for itself instead of taking as inputs (the
-/// sizes of a dynamic tensor.empty come with it).
-static bool isCloneable(Operation *op) {
-  return op && isa<tensor::EmptyOp, tensor::DimOp, arith::ConstantOp>(op);
 }
 
 /// Whether `consumer` reads `value` only row by row (the first result of
@@ -322,7 +321,7 @@ void KilnFusePass::groupAndOutline(func::FuncOp func, SymbolTable &symbols) {
         Operation *def = operand.getDefiningOp();
         if (def && inGroup.contains(def))
           continue;
-        if (!isCloneable(def))
+        if (!isRecreatedByKernels(def))
           inputs.insert(operand);
         else if (cloned.insert(def))
           worklist.push_back(def);
@@ -373,7 +372,7 @@ void KilnFusePass::groupAndOutline(func::FuncOp func, SymbolTable &symbols) {
   }
   // What the kernels recreate for themselves may now be unused here.
   for (Operation &op : llvm::make_early_inc_range(llvm::reverse(body)))
-    if (isCloneable(&op) && op.use_empty())
+    if (isRecreatedByKernels(&op) && op.use_empty())
       op.erase();
 }
 
@@ -384,11 +383,8 @@ void KilnFusePass::runOnOperation() {
     module.emitError("unknown target '") << target << "' (a100, h100 or h200)";
     return signalPassFailure();
   }
-  if (report && dynamicSize < 1) {
-    module.emitError("dynamic-size must be positive, not ")
-        << int64_t(dynamicSize);
+  if (report && failed(checkDynamicSize(module, dynamicSize)))
     return signalPassFailure();
-  }
   if (report) {
     llvm::outs() << "before kiln-fuse:\n";
     printCostReport(module, *peaks, dynamicSize, llvm::outs());

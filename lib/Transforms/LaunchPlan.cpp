@@ -21,6 +21,7 @@
 #include "kiln/Transforms/LaunchPlan.h"
 
 #include "TiledKernel.h"
+#include "RecreatedOps.h"
 
 #include "kiln/Conversion/TileToHost/RuntimeInterface.h"
 
@@ -103,7 +104,7 @@ kiln::buildLaunchPlan(func::FuncOp func,
   for (Operation &op : body.without_terminator()) {
     // Kernels make their own constants and empty tensors; one that is
     // returned has no kernel to write it.
-    if (isa<tensor::EmptyOp, tensor::DimOp, arith::ConstantOp>(op)) {
+    if (isRecreatedByKernels(&op)) {
       if (llvm::is_contained(op.getUsers(), ret.getOperation()))
         return op.emitError("kiln-tile: a launch plan does not return a ")
                << op.getName() << " (no kernel writes it)";

@@ -13,6 +13,7 @@
 #include "kiln/Transforms/Passes.h"
 
 #include "GeneralizeNamedOps.h"
+#include "RecreatedOps.h"
 #include "TiledKernel.h"
 
 
@@ -202,7 +203,7 @@ FailureOr<TiledKernel> KilnTilePass::tileElementwise(func::FuncOp kernel) {
   // recreates (tensor.empty and its sizes, constants).
   SmallVector<linalg::GenericOp> generics;
   for (Operation &op : kernel.getBody().front().without_terminator()) {
-    if (isa<tensor::EmptyOp, tensor::DimOp, arith::ConstantOp>(op))
+    if (isRecreatedByKernels(&op))
       continue;
     auto generic = dyn_cast<linalg::GenericOp>(op);
     if (!generic || generic.getNumLoops() != generic.getNumParallelLoops())

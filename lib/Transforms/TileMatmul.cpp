@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "TiledKernel.h"
+#include "RecreatedOps.h"
 
 #include "kiln/Dialect/Tile/IR/TileDialect.h"
 
@@ -332,8 +333,8 @@ FailureOr<TiledKernel> MatmulTiler::run() {
   SmallVector<DomainOp> ops = {alignedWithDomain(matmul),
                                alignedWithDomain(fill)};
   for (Operation &op : kernel.getBody().front().without_terminator()) {
-    if (isa<tensor::EmptyOp, tensor::DimOp, arith::ConstantOp, linalg::FillOp,
-            linalg::MatmulOp>(op))
+    if (isRecreatedByKernels(&op) ||
+        isa<linalg::FillOp, linalg::MatmulOp>(op))
       continue;
     auto generic = dyn_cast<linalg::GenericOp>(op);
     if (!generic)

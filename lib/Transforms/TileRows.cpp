@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "TiledKernel.h"
+#include "RecreatedOps.h"
 
 #include "kiln/Dialect/Tile/IR/TileDialect.h"
 
@@ -358,7 +359,7 @@ FailureOr<TiledKernel> RowTiler::run() {
     return failure();
   };
   for (Operation &op : kernel.getBody().front().without_terminator()) {
-    if (isa<tensor::EmptyOp, tensor::DimOp, arith::ConstantOp>(op))
+    if (isRecreatedByKernels(&op))
       continue;
     if (auto fill = dyn_cast<linalg::FillOp>(op)) {
       Value scalar = fill.getInputs()[0];
