@@ -66,7 +66,8 @@ else:
         "ptxas not found: PTX is not assembled, cubin tests are unsupported"
     )
 # Disassembly checks (tensor-core instructions in SASS) use cuobjdump from
-# the toolkit or from the nvidia-cuda-cuobjdump wheel.
+# the toolkit or from the nvidia-cuda-cuobjdump wheel (which runs the
+# nvidia-cuda-nvdisasm wheel's nvdisasm, installed beside it).
 def find_cuobjdump():
     found = find_in_cuda("KILN_CUOBJDUMP", os.path.join("bin", "cuobjdump"),
                          "cuobjdump")

@@ -32,8 +32,11 @@ kiln_install_apt_packages() {
 }
 
 kiln_install_python_packages() {
+  # cuobjdump (for SASS checks) runs the nvdisasm beside it.
   if python3 -c 'import numpy, pytest, scikit_build_core, matplotlib' \
-       2>/dev/null; then
+       2>/dev/null &&
+     python3 -m pip show -q nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm \
+       > /dev/null 2>&1; then
     return
   fi
   kiln_log "Installing Python packages: $(tr '\n' ' ' < "$KILN_ROOT/python/requirements-test.txt")"
