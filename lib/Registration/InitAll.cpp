@@ -11,12 +11,15 @@
 #include "kiln/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/IR/ValueBoundsOpInterfaceImpl.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/IR/ValueBoundsOpInterfaceImpl.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/IR/ValueBoundsOpInterfaceImpl.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
@@ -25,6 +28,10 @@ void kiln::registerAllDialects(mlir::DialectRegistry &registry) {
                   mlir::func::FuncDialect, mlir::math::MathDialect,
                   mlir::linalg::LinalgDialect, mlir::scf::SCFDialect,
                   mlir::tensor::TensorDialect>();
+  // kiln-fuse proves dynamic sizes equal through these.
+  mlir::arith::registerValueBoundsOpInterfaceExternalModels(registry);
+  mlir::linalg::registerValueBoundsOpInterfaceExternalModels(registry);
+  mlir::tensor::registerValueBoundsOpInterfaceExternalModels(registry);
   host::registerHostDialectExtensions(registry);
   gpu::registerGPUDialectExtensions(registry);
 }

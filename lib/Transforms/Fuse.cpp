@@ -24,6 +24,7 @@
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/ValueBoundsOpInterface.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/EquivalenceClasses.h"
@@ -60,9 +61,9 @@ static bool isElementwise(Operation *op) {
 
 /// A row-wise op: a generic whose first loop is parallel and indexes the
 /// first dimension of every result and of every input but those the rows
-/// share (a per-column weight, broadcast over the rows), with rows of at
-/// most `maxRow` (static) elements.
-static bool isRowWise(Operation *op, int64_t maxRow, int64_t &rows) {
+/// share (a per-column weight, broadcast over the rows). Rows of any
+/// length: kiln-tile walks a long or dynamic one in chunks.
+static bool isRowWise(Operation *op, int64_t &rows) {
   auto generic = dyn_cast<linalg::GenericOp>(op);
   if (!generic || generic.getNumLoops() < 1 ||
       generic.getIteratorTypesArray()[0] != utils::IteratorType::parallel)
@@ -76,16 +77,48 @@ static bool isRowWise(Operation *op, int64_t maxRow, int64_t &rows) {
     if (!byRow && !shared)
       return false;
   }
-  SmallVector<int64_t> ranges = generic.getStaticLoopRanges();
-  int64_t row = 1;
-  for (int64_t range : ArrayRef(ranges).drop_front()) {
-    if (ShapedType::isDynamic(range))
-      return false;
-    row *= range;
-  }
   // The number of rows may be dynamic: it is only the grid's size.
-  rows = ranges[0];
-  return row <= maxRow;
+  rows = generic.getStaticLoopRanges()[0];
+  return true;
+}
+
+/// The size of loop `d` of `op`: a dimension of an operand it indexes.
+static std::optional<ValueBoundsConstraintSet::Variable>
+loopSize(linalg::LinalgOp op, unsigned d) {
+  for (OpOperand &operand : op->getOpOperands())
+    for (auto [position, expr] :
+         llvm::enumerate(op.getMatchingIndexingMap(&operand).getResults()))
+      if (expr == getAffineDimExpr(d, op.getContext()))
+        return ValueBoundsConstraintSet::Variable(
+            operand.get(), static_cast<int64_t>(position));
+  return std::nullopt;
+}
+
+/// Whether the row-wise ops `members` that run over more than the rows all
+/// run over the same columns: loops after the first of provably equal
+/// sizes, static or dynamic (a row kernel has one [rows, columns] space).
+static bool sameColumns(ArrayRef<Operation *> members) {
+  std::optional<linalg::LinalgOp> reference;
+  for (Operation *member : members) {
+    auto op = cast<linalg::LinalgOp>(member);
+    if (op.getNumLoops() < 2)
+      continue;
+    if (!reference) {
+      reference = op;
+      continue;
+    }
+    if (op.getNumLoops() != reference->getNumLoops())
+      return false;
+    for (unsigned d = 1; d < op.getNumLoops(); ++d) {
+      auto a = loopSize(*reference, d), b = loopSize(op, d);
+      if (!a || !b)
+        return false;
+      FailureOr<bool> equal = ValueBoundsConstraintSet::areEqual(*a, *b);
+      if (failed(equal) || !*equal)
+        return false;
+    }
+  }
+  return true;
 }
 
 /// The report's `dynamic-size` option must be a size.
@@ -214,6 +247,16 @@ static bool readsByRow(linalg::GenericOp consumer, Value value) {
   });
 }
 
+/// Whether `consumer` reads `value` and writes its results element for
+/// element (identity maps): a matmul's epilogue works on the block of the
+/// result its program holds.
+static bool writesInPlace(linalg::GenericOp consumer, Value value) {
+  return llvm::all_of(consumer->getOpOperands(), [&](OpOperand &operand) {
+    return (operand.get() != value && consumer.isDpsInput(&operand)) ||
+           consumer.getMatchingIndexingMap(&operand).isIdentity();
+  });
+}
+
 void KilnFusePass::groupAndOutline(func::FuncOp func, SymbolTable &symbols) {
   Block &body = func.getBody().front();
   SmallVector<Operation *> kernels;
@@ -231,10 +274,23 @@ void KilnFusePass::groupAndOutline(func::FuncOp func, SymbolTable &symbols) {
   // producer and consumer is safe when no other op before that point uses
   // a value of either, in its operands or inside its regions (a tensor.extract,
   // a tile.reduce): it would come before the call that now defines it.
-  auto canJoin = [&](Operation *producer, Operation *consumer) {
+  auto membersOf = [&](Operation *producer, Operation *consumer) {
     SmallVector<Operation *> members;
     for (Operation *op : {producer, consumer})
       members.append(groups.findLeader(op), groups.member_end());
+    return members;
+  };
+  auto canJoin = [&](Operation *producer, Operation *consumer) {
+    SmallVector<Operation *> members = membersOf(producer, consumer);
+    // A kernel is a matmul's or reduces rows, not both: one matmul, or
+    // reductions none of which is one.
+    unsigned contractions = 0, reductions = 0;
+    for (Operation *member : members) {
+      contractions += isContraction(member);
+      reductions += cast<linalg::LinalgOp>(member).getNumReductionLoops() != 0;
+    }
+    if (contractions > 1 || (contractions == 1 && reductions > 1))
+      return false;
     unsigned last = 0;
     for (Operation *member : members)
       last = std::max(last, position[member]);
@@ -250,18 +306,21 @@ void KilnFusePass::groupAndOutline(func::FuncOp func, SymbolTable &symbols) {
 
   for (Operation *consumer : kernels) {
     int64_t consumerRows = 0;
-    bool consumerRowWise = isRowWise(consumer, maxRow, consumerRows);
+    bool consumerRowWise = isRowWise(consumer, consumerRows);
     for (Value operand : consumer->getOperands()) {
       Operation *producer = operand.getDefiningOp();
       if (!producer || !groups.contains(producer))
         continue;
       int64_t producerRows = 0;
       bool rowGroup = consumerRowWise &&
-                      isRowWise(producer, maxRow, producerRows) &&
+                      isRowWise(producer, producerRows) &&
                       producerRows == consumerRows &&
-                      readsByRow(cast<linalg::GenericOp>(consumer), operand);
+                      readsByRow(cast<linalg::GenericOp>(consumer), operand) &&
+                      sameColumns(membersOf(producer, consumer));
       bool epilogue = isContraction(producer) &&
-                      isElementwise(consumer) && operand.hasOneUse();
+                      isElementwise(consumer) && operand.hasOneUse() &&
+                      writesInPlace(cast<linalg::GenericOp>(consumer),
+                                    operand);
       bool prologue = isContraction(consumer) && isElementwise(producer) &&
                       operand.hasOneUse();
       // A fill that only starts a reduction or matmul is that kernel's

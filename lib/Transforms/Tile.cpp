@@ -443,11 +443,18 @@ FailureOr<TiledKernel> KilnTilePass::tileElementwise(func::FuncOp kernel) {
 void KilnTilePass::runOnOperation() {
   ModuleOp module = getOperation();
   if (block <= 0 || !llvm::isPowerOf2_64(block)) {
-    module.emitError("kiln-tile: block must be a power of two, not ") << block;
+    module.emitError("kiln-tile: block must be a power of two, not ")
+        << static_cast<int64_t>(block);
     return signalPassFailure();
   }
   if (maxRow <= 0) {
-    module.emitError("kiln-tile: max-row must be positive, not ") << maxRow;
+    module.emitError("kiln-tile: max-row must be positive, not ")
+        << static_cast<int64_t>(maxRow);
+    return signalPassFailure();
+  }
+  if (rowChunk <= 0 || !llvm::isPowerOf2_64(rowChunk)) {
+    module.emitError("kiln-tile: row-chunk must be a power of two, not ")
+        << static_cast<int64_t>(rowChunk);
     return signalPassFailure();
   }
   for (int64_t size : {int64_t(blockM), int64_t(blockN), int64_t(blockK)})
@@ -472,7 +479,7 @@ void KilnTilePass::runOnOperation() {
     FailureOr<TiledKernel> result =
         isMatmulKernel(kernel)
             ? tileMatmul(kernel, MatmulBlocks{blockM, blockN, blockK})
-        : hasReductions(kernel) ? tileRows(kernel, maxRow)
+        : hasReductions(kernel) ? tileRows(kernel, maxRow, rowChunk)
                                 : tileElementwise(kernel);
     if (failed(result))
       return signalPassFailure();

@@ -346,7 +346,7 @@ FailureOr<TiledKernel> MatmulTiler::run() {
     if (prologue && !generic->hasOneUse())
       return generic.emitError("kiln-tile: a matmul operand's prologue is "
                                "used elsewhere too");
-    if (generic.getNumLoops() != 2)
+    if (generic.getNumLoops() != 2 || generic.getNumReductionLoops())
       return generic.emitError("kiln-tile: a matmul kernel's prologues and "
                                "epilogues must be elementwise over two "
                                "dimensions with one result");

@@ -2,11 +2,16 @@
 //
 // A kernel that reduces works on rows: its generics run over a
 // [rows, columns] space (elementwise, or reducing the columns away) or over
-// the rows alone. Program r takes row r whole: values over [rows, columns]
-// become tiles of the row (padded to a power of two, masked at its end),
-// values over the rows become scalars, so the row is read once and every
-// reduction stays in the program. The number of rows may be dynamic: it is
-// only the grid's size.
+// the rows alone. Program r takes row r: values over the rows become
+// scalars, values over [rows, columns] tiles of the row, masked at its end.
+// A row of at most max-row (static) elements is one tile, so it is read
+// once and every reduction stays in the program. A longer row, or one of
+// dynamic length, is walked in chunks of row-chunk elements: each reduction
+// is a loop over the chunks carrying its running value, and the row's
+// results are stored by one last loop; what a loop needs over the row is
+// recomputed in it from the inputs, so a softmax reads its row three times
+// and writes it once. The number of rows may be dynamic: it is only the
+// grid's size.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,6 +23,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
 #include "llvm/Support/InterleavedRange.h"
@@ -34,15 +40,28 @@ bool kiln::hasReductions(func::FuncOp kernel) {
   return found.wasInterrupted();
 }
 
+/// The tile a row kernel computes on: the next power of two of the row's
+/// length, or of a chunk of it.
+static int64_t tileWidth(int64_t columns, bool looped, int64_t chunk) {
+  if (ShapedType::isDynamic(columns))
+    return chunk;
+  auto whole =
+      static_cast<int64_t>(llvm::PowerOf2Ceil(static_cast<uint64_t>(columns)));
+  return looped ? std::min(whole, chunk) : whole;
+}
+
 namespace {
 
 /// Builds the tile kernel of one row kernel.
 class RowTiler {
 public:
-  RowTiler(func::FuncOp kernel, int64_t rows, int64_t columns)
-      : kernel(kernel), rows(rows), columns(columns),
-        block(llvm::PowerOf2Ceil(static_cast<uint64_t>(columns))),
-        b(kernel) {}
+  /// `domain` is [rows, columns]; the row is one tile when its length is
+  /// static and at most `maxRow`, else chunks of `chunk` elements.
+  RowTiler(func::FuncOp kernel, ArrayRef<int64_t> domain, int64_t maxRow,
+           int64_t chunk)
+      : kernel(kernel), rows(domain[0]), columns(domain[1]),
+        looped(ShapedType::isDynamic(columns) || columns > maxRow),
+        block(tileWidth(columns, looped, chunk)), b(kernel) {}
 
   FailureOr<TiledKernel> run();
 
@@ -53,15 +72,49 @@ private:
   enum class Access { Row, RowScalar, Columns, Element };
   FailureOr<Access> classify(linalg::GenericOp generic, AffineMap map);
 
+  /// The columns where values over the row are computed: the whole row, or
+  /// one chunk of it in a loop. Values are computed in it once.
+  struct Chunk {
+    Value columnIndices, mask;
+    /// Kernel values over [rows, columns], as tiles of this chunk.
+    IRMapping values;
+    /// Inputs loaded in this chunk, by argument and access.
+    DenseMap<std::pair<Value, int>, Value> loaded;
+  };
+  /// The chunk of `block` columns from `start` (the row's start if null).
+  Chunk chunkAt(Location loc, Value start);
+  /// A loop over the row's chunks, carrying `running` if not null.
+  scf::ForOp overChunks(Location loc, Value running);
+
+  /// Maps the scalar operands of `generic` (rows' values, elements,
+  /// constants its body captured) at the kernel's top level, where every
+  /// later chunk can use them. Over the rows alone, computes it there too;
+  /// over [rows, columns], leaves the rest to the chunks that need it.
   LogicalResult tileGeneric(linalg::GenericOp generic);
-  LogicalResult tileReduction(linalg::GenericOp generic, IRMapping &mapping);
-  /// The value of `source` as `access` reads it (through `map`, for an
-  /// element): loaded from a kernel argument, or computed by an earlier op.
-  FailureOr<Value> operandValue(Operation *user, Value source, Access access,
-                                AffineMap map = {});
-  /// Pointers to the columns of this program's row of the [rows, columns]
-  /// array at `base` (`ofRow`), or of the [columns] vector at `base`.
-  Value columnPointers(Location loc, Value base, bool ofRow);
+  LogicalResult tileReduction(linalg::GenericOp generic);
+  /// The value `generic`'s reduction body contributes over `chunk`,
+  /// reduced by `combine` (masked elements set to `neutral`).
+  FailureOr<Value> reduceChunk(linalg::GenericOp generic, Operation *combine,
+                               TypedAttr neutral, Chunk &chunk);
+  /// `generic`'s inputs read over the row, computed in `chunk`, added to
+  /// the mapping of its scalar operands.
+  FailureOr<IRMapping> chunkOperands(linalg::GenericOp generic, Chunk &chunk);
+  /// `source` (read as `access`: Row or Columns) as a tile of `chunk`:
+  /// loaded from a kernel argument, splat from a value over the rows, or
+  /// computed by the elementwise generic that defines it.
+  FailureOr<Value> chunkValue(Operation *user, Value source, Access access,
+                              Chunk &chunk);
+  /// `source` read as `access` (RowScalar or Element, through `map`) at the
+  /// top level: loaded from a kernel argument, or computed earlier.
+  FailureOr<Value> scalarValue(Operation *user, Value source, Access access,
+                               AffineMap map);
+  /// Pointers to `chunk`'s columns of this program's row of the
+  /// [rows, columns] array at `base` (`ofRow`), or of the [columns] vector
+  /// at `base`.
+  Value columnPointers(Location loc, Value base, bool ofRow,
+                       const Chunk &chunk);
+  /// Stores the kernel's results: a scalar per row, or the row.
+  LogicalResult storeResults();
   /// `value` made a tile of the row where it is a scalar.
   Value asTile(Value value);
   /// Clones `op` (an arith or math op) onto mapped operands: on tiles if
@@ -73,14 +126,21 @@ private:
   }
 
   func::FuncOp kernel;
-  int64_t rows, columns, block;
+  int64_t rows, columns;
+  bool looped;
+  int64_t block;
   OpBuilder b;
   Block *entry = nullptr;
-  Value row, mask, columnIndices;
-  IRMapping values;
-  /// Inputs already loaded, by argument, access and element offset: each
-  /// is read once.
-  DenseMap<std::tuple<Value, int, int64_t>, Value> loaded;
+  /// This program's row, and the row's length (i32).
+  Value row, rowLength;
+  /// The whole row, where it is one tile.
+  std::optional<Chunk> wholeRow;
+  /// Kernel values over the rows, as this program's scalars.
+  IRMapping scalars;
+  /// Inputs loaded as scalars, by argument, access and element offset.
+  DenseMap<std::tuple<Value, int, int64_t>, Value> loadedScalars;
+  /// Each generic's scalar operands, mapped by tileGeneric.
+  DenseMap<Operation *, IRMapping> scalarOperands;
 };
 
 } // namespace
@@ -115,22 +175,46 @@ Value RowTiler::asTile(Value value) {
                                value);
 }
 
-FailureOr<Value> RowTiler::operandValue(Operation *user, Value source,
-                                        Access access, AffineMap map) {
-  if (Value known = values.lookupOrNull(source)) {
+RowTiler::Chunk RowTiler::chunkAt(Location loc, Value start) {
+  Type i32 = b.getI32Type();
+  Chunk chunk;
+  chunk.columnIndices = tile::RangeOp::create(b, loc, tileOf(i32), 0, block);
+  if (start)
+    chunk.columnIndices = arith::AddIOp::create(
+        b, loc, tile::SplatOp::create(b, loc, tileOf(i32), start),
+        chunk.columnIndices);
+  chunk.mask = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::slt, chunk.columnIndices,
+      tile::SplatOp::create(b, loc, tileOf(i32), rowLength));
+  return chunk;
+}
+
+scf::ForOp RowTiler::overChunks(Location loc, Value running) {
+  Value lower = arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0);
+  Value step = arith::ConstantIntOp::create(b, loc, b.getI32Type(), block);
+  return scf::ForOp::create(b, loc, lower, rowLength, step,
+                            running ? ValueRange{running} : ValueRange{});
+}
+
+FailureOr<Value> RowTiler::scalarValue(Operation *user, Value source,
+                                       Access access, AffineMap map) {
+  if (Value known = scalars.lookupOrNull(source)) {
     // A value over the rows of a one-row kernel is its one element.
     if (access == Access::Element &&
-        (isa<RankedTensorType>(known.getType()) || rows != 1 ||
-         cast<RankedTensorType>(source.getType()).getShape() !=
-             ArrayRef<int64_t>{1}))
+        (rows != 1 || cast<RankedTensorType>(source.getType()).getShape() !=
+                          ArrayRef<int64_t>{1}))
       return user->emitError("kiln-tile: a row kernel reads one element of "
                              "a value it computes");
-    return access == Access::Row ? asTile(known) : known;
+    return known;
   }
   auto arg = dyn_cast<BlockArgument>(source);
   if (!arg || arg.getOwner() != &kernel.getBody().front())
-    return user->emitError("kiln-tile: an operand of a row kernel comes from "
-                           "neither an input nor an earlier op");
+    return user->emitError(access == Access::Element
+                               ? "kiln-tile: a row kernel reads one element "
+                                 "of a value it computes"
+                               : "kiln-tile: an operand of a row kernel "
+                                 "comes from neither an input nor an "
+                                 "earlier op");
   // An element's offset in the row-major source.
   int64_t offset = 0;
   if (access == Access::Element) {
@@ -139,39 +223,89 @@ FailureOr<Value> RowTiler::operandValue(Operation *user, Value source,
     for (auto [index, size] : llvm::zip(map.getResults(), shape))
       offset = offset * size + cast<AffineConstantExpr>(index).getValue();
   }
-  Value &cached = loaded[{source, static_cast<int>(access), offset}];
+  Value &cached = loadedScalars[{source, static_cast<int>(access), offset}];
   if (cached)
     return cached;
   Location loc = user->getLoc();
   Value base = entry->getArgument(arg.getArgNumber());
-  Type element = getElementTypeOrSelf(source.getType());
-  if (access == Access::RowScalar || access == Access::Element) {
-    Value index = access == Access::Element
-                      ? arith::ConstantIntOp::create(b, loc, b.getI32Type(),
-                                                     offset)
-                      : row;
-    Value at = tile::AddPtrOp::create(b, loc, base.getType(), base, index);
-    return cached = tile::LoadOp::create(b, loc, element, at, Value(),
-                                         Value());
-  }
-  Value at = columnPointers(loc, base, access == Access::Row);
-  return cached =
-             tile::LoadOp::create(b, loc, tileOf(element), at, mask, Value());
+  Value index = access == Access::Element
+                    ? arith::ConstantIntOp::create(b, loc, b.getI32Type(),
+                                                   offset)
+                    : row;
+  Value at = tile::AddPtrOp::create(b, loc, base.getType(), base, index);
+  return cached = tile::LoadOp::create(
+             b, loc, getElementTypeOrSelf(source.getType()), at, Value(),
+             Value());
 }
 
-Value RowTiler::columnPointers(Location loc, Value base, bool ofRow) {
-  // A row starts `columns` elements after the previous one.
+FailureOr<Value> RowTiler::chunkValue(Operation *user, Value source,
+                                      Access access, Chunk &chunk) {
+  if (Value known = chunk.values.lookupOrNull(source))
+    return known;
+  // A value over the rows (a fill, say) read over the row.
+  if (Value scalar = scalars.lookupOrNull(source))
+    return asTile(scalar);
+  if (auto arg = dyn_cast<BlockArgument>(source);
+      arg && arg.getOwner() == &kernel.getBody().front()) {
+    Value &cached = chunk.loaded[{source, static_cast<int>(access)}];
+    if (!cached) {
+      Location loc = user->getLoc();
+      Value at = columnPointers(loc, entry->getArgument(arg.getArgNumber()),
+                                access == Access::Row, chunk);
+      cached = tile::LoadOp::create(
+          b, loc, tileOf(getElementTypeOrSelf(source.getType())), at,
+          chunk.mask, Value());
+    }
+    return cached;
+  }
+  auto generic = source.getDefiningOp<linalg::GenericOp>();
+  if (!generic || !scalarOperands.contains(generic))
+    return user->emitError("kiln-tile: an operand of a row kernel comes from "
+                           "neither an input nor an earlier op");
+  FailureOr<IRMapping> mapping = chunkOperands(generic, chunk);
+  if (failed(mapping))
+    return failure();
+  Block &body = *generic.getBody();
+  for (Operation &op : body.without_terminator())
+    cloneOnValues(op, *mapping);
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  for (auto [result, yielded] :
+       llvm::zip(generic.getResults(), yield.getValues()))
+    chunk.values.map(result, asTile(mapping->lookupOrDefault(yielded)));
+  return chunk.values.lookup(source);
+}
+
+FailureOr<IRMapping> RowTiler::chunkOperands(linalg::GenericOp generic,
+                                             Chunk &chunk) {
+  IRMapping mapping = scalarOperands.lookup(generic);
+  Block &body = *generic.getBody();
+  for (OpOperand *input : generic.getDpsInputOperands()) {
+    FailureOr<Access> access =
+        classify(generic, generic.getMatchingIndexingMap(input));
+    if (failed(access))
+      return failure();
+    if (*access != Access::Row && *access != Access::Columns)
+      continue;
+    FailureOr<Value> value = chunkValue(generic, input->get(), *access, chunk);
+    if (failed(value))
+      return failure();
+    mapping.map(body.getArgument(input->getOperandNumber()), *value);
+  }
+  return mapping;
+}
+
+Value RowTiler::columnPointers(Location loc, Value base, bool ofRow,
+                               const Chunk &chunk) {
+  // A row starts `rowLength` elements after the previous one.
   Value start = base;
   if (ofRow)
     start = tile::AddPtrOp::create(
         b, loc, base.getType(), base,
-        arith::MulIOp::create(
-            b, loc, row,
-            arith::ConstantIntOp::create(b, loc, b.getI32Type(), columns)));
+        arith::MulIOp::create(b, loc, row, rowLength));
   auto pointers = tileOf(base.getType());
   return tile::AddPtrOp::create(
       b, loc, pointers, tile::SplatOp::create(b, loc, pointers, start),
-      columnIndices);
+      chunk.columnIndices);
 }
 
 Operation *RowTiler::cloneOnValues(Operation &op, IRMapping &mapping) {
@@ -211,8 +345,53 @@ static Operation *findCombiner(Block &body, BlockArgument acc) {
   return combine;
 }
 
-LogicalResult RowTiler::tileReduction(linalg::GenericOp generic,
-                                      IRMapping &mapping) {
+/// The operand of `combine` that is not the running value `acc`.
+static Value contributionOf(Operation *combine, Value acc) {
+  return combine->getOperand(0) == acc ? combine->getOperand(1)
+                                       : combine->getOperand(0);
+}
+
+/// `combine` cloned onto `running` for the running value `acc` and
+/// `value` for the other operand.
+static Value combineWith(OpBuilder &b, Operation *combine, Value acc,
+                         Value running, Value value) {
+  IRMapping mapping;
+  mapping.map(contributionOf(combine, acc), value);
+  mapping.map(acc, running);
+  return b.clone(*combine, mapping)->getResult(0);
+}
+
+FailureOr<Value> RowTiler::reduceChunk(linalg::GenericOp generic,
+                                       Operation *combine, TypedAttr neutral,
+                                       Chunk &chunk) {
+  FailureOr<IRMapping> mapping = chunkOperands(generic, chunk);
+  if (failed(mapping))
+    return failure();
+  Block &body = *generic.getBody();
+  for (Operation &op : body.without_terminator())
+    if (&op != combine)
+      cloneOnValues(op, *mapping);
+  Location loc = generic.getLoc();
+  BlockArgument acc = body.getArguments().back();
+  Value tileValue = asTile(mapping->lookup(contributionOf(combine, acc)));
+  Type element = getElementTypeOrSelf(tileValue.getType());
+  Value fill = tile::SplatOp::create(b, loc, tileOf(element),
+                                     arith::ConstantOp::create(b, loc, neutral));
+  tileValue = arith::SelectOp::create(b, loc, chunk.mask, tileValue, fill);
+  auto reduce = tile::ReduceOp::create(b, loc, TypeRange{element},
+                                       ValueRange{tileValue},
+                                       b.getI32IntegerAttr(0));
+  OpBuilder::InsertionGuard guard(b);
+  Block *combiner = b.createBlock(&reduce.getCombiner(), {},
+                                  {element, element}, {loc, loc});
+  IRMapping inner;
+  inner.map(combine->getOperands(), combiner->getArguments());
+  Operation *combined = b.clone(*combine, inner);
+  tile::YieldOp::create(b, loc, combined->getResults());
+  return reduce.getResult(0);
+}
+
+LogicalResult RowTiler::tileReduction(linalg::GenericOp generic) {
   Block &body = *generic.getBody();
   if (generic.getNumDpsInits() != 1)
     return generic.emitError("kiln-tile: a reduction with several results "
@@ -235,73 +414,65 @@ LogicalResult RowTiler::tileReduction(linalg::GenericOp generic,
                              "running value with one value of the inputs "
                              "by an op with a neutral element (add, mul, "
                              "max, min, and, or, ...)");
-  Location loc = generic.getLoc();
-  // The value each element contributes, on the row's tile.
-  for (Operation &op : body.without_terminator()) {
-    if (&op == combine)
-      continue;
-    if (op.getNumRegions() != 0 ||
-        !isa<arith::ArithDialect, math::MathDialect>(op.getDialect()))
+  for (Operation &op : body.without_terminator())
+    if (&op != combine &&
+        (op.getNumRegions() != 0 ||
+         !isa<arith::ArithDialect, math::MathDialect>(op.getDialect())))
       return op.emitError("kiln-tile: ")
              << op.getName() << " in a reduction body is not tiled yet";
-    cloneOnValues(op, mapping);
-  }
-  Value contribution =
-      combine->getOperand(0) == acc ? combine->getOperand(1)
-                                    : combine->getOperand(0);
-  Value tileValue = asTile(mapping.lookup(contribution));
-  Type element = getElementTypeOrSelf(tileValue.getType());
-  Value fill = tile::SplatOp::create(
-      b, loc, tileOf(element), arith::ConstantOp::create(b, loc, *neutral));
-  tileValue = arith::SelectOp::create(b, loc, mask, tileValue, fill);
-  auto reduce = tile::ReduceOp::create(b, loc, TypeRange{element},
-                                       ValueRange{tileValue},
-                                       b.getI32IntegerAttr(0));
-  {
-    OpBuilder::InsertionGuard guard(b);
-    Block *combiner = b.createBlock(&reduce.getCombiner(), {},
-                                    {element, element}, {loc, loc});
-    IRMapping inner;
-    inner.map(combine->getOperands(), combiner->getArguments());
-    Operation *combined = b.clone(*combine, inner);
-    tile::YieldOp::create(b, loc, combined->getResults());
-  }
-  // The initial value joins the rows' result.
-  FailureOr<Value> init = operandValue(
-      generic, generic.getDpsInitOperand(0)->get(), Access::RowScalar);
+  // The initial value joins the reduced row.
+  FailureOr<Value> init =
+      scalarValue(generic, generic.getDpsInitOperand(0)->get(),
+                  Access::RowScalar, AffineMap());
   if (failed(init))
     return failure();
-  IRMapping last;
-  last.map(contribution, reduce.getResult(0));
-  last.map(acc, *init);
-  values.map(generic.getResult(0), b.clone(*combine, last)->getResult(0));
+  Location loc = generic.getLoc();
+  Value reduced;
+  if (!looped) {
+    FailureOr<Value> whole = reduceChunk(generic, combine, *neutral, *wholeRow);
+    if (failed(whole))
+      return failure();
+    reduced = *whole;
+  } else {
+    // The running value over the row's chunks, from the neutral element.
+    Value start = arith::ConstantOp::create(b, loc, *neutral);
+    auto loop = overChunks(loc, start);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Chunk chunk = chunkAt(loc, loop.getInductionVar());
+    FailureOr<Value> part = reduceChunk(generic, combine, *neutral, chunk);
+    if (failed(part))
+      return failure();
+    scf::YieldOp::create(b, loc,
+                         combineWith(b, combine, acc,
+                                     loop.getRegionIterArg(0), *part));
+    reduced = loop.getResult(0);
+  }
+  scalars.map(generic.getResult(0),
+              combineWith(b, combine, acc, *init, reduced));
   return success();
 }
 
 LogicalResult RowTiler::tileGeneric(linalg::GenericOp generic) {
-  SmallVector<int64_t> ranges = generic.getStaticLoopRanges();
-  bool overRows = ranges == SmallVector<int64_t>{rows};
-  bool overTile = ranges == SmallVector<int64_t>{rows, columns};
-  if (!overRows && !overTile) {
-    auto size = [](int64_t size) {
-      return ShapedType::isDynamic(size) ? std::string("?")
-                                         : std::to_string(size);
-    };
-    return generic.emitError("kiln-tile: a generic of a row kernel runs over ")
-           << "[" << llvm::interleaved(llvm::map_range(ranges, size))
-           << "], not [" << size(rows) << ", " << columns << "] or ["
-           << size(rows) << "]";
-  }
+  // analyzeDomain checked the sizes; a generic runs over the rows, or over
+  // [rows, columns].
+  unsigned loops = generic.getNumLoops();
+  if (loops != 1 && loops != 2)
+    return generic.emitError("kiln-tile: a generic of a row kernel runs "
+                             "over ")
+           << loops << " loops, not [rows, columns] or [rows]";
   Block &body = *generic.getBody();
-  IRMapping mapping;
+  IRMapping &mapping = scalarOperands[generic];
   for (OpOperand *input : generic.getDpsInputOperands()) {
     FailureOr<Access> access =
         classify(generic, generic.getMatchingIndexingMap(input));
     if (failed(access))
       return failure();
+    if (*access == Access::Row || *access == Access::Columns)
+      continue;
     FailureOr<Value> value =
-        operandValue(generic, input->get(), *access,
-                     generic.getMatchingIndexingMap(input));
+        scalarValue(generic, input->get(), *access,
+                    generic.getMatchingIndexingMap(input));
     if (failed(value))
       return failure();
     mapping.map(body.getArgument(input->getOperandNumber()), *value);
@@ -315,31 +486,84 @@ LogicalResult RowTiler::tileGeneric(linalg::GenericOp generic) {
         mapping.map(operand, b.clone(*constant)->getResult(0));
   });
   if (generic.getNumReductionLoops())
-    return tileReduction(generic, mapping);
+    return tileReduction(generic);
   for (OpOperand &init : generic.getDpsInitsMutable())
     if (generic.payloadUsesValueFromOperand(&init))
       return generic.emitError("kiln-tile: an elementwise body that reads "
                                "its output is not tiled yet");
-  for (Operation &op : body.without_terminator()) {
+  for (Operation &op : body.without_terminator())
     if (op.getNumRegions() != 0 ||
         !isa<arith::ArithDialect, math::MathDialect>(op.getDialect()))
       return op.emitError("kiln-tile: ")
              << op.getName() << " in a row kernel's body is not tiled yet";
-    cloneOnValues(op, mapping);
-  }
+  // Over [rows, columns]: computed by the chunks that read it.
+  if (loops == 2)
+    return success();
+  IRMapping over = mapping;
+  for (Operation &op : body.without_terminator())
+    cloneOnValues(op, over);
   auto yield = cast<linalg::YieldOp>(body.getTerminator());
   for (auto [result, yielded] :
-       llvm::zip(generic.getResults(), yield.getValues())) {
-    Value value = mapping.lookupOrDefault(yielded);
-    values.map(result, overTile ? asTile(value) : value);
-  }
+       llvm::zip(generic.getResults(), yield.getValues()))
+    scalars.map(result, over.lookupOrDefault(yielded));
   return success();
+}
+
+LogicalResult RowTiler::storeResults() {
+  Location loc = kernel.getLoc();
+  auto ret = cast<func::ReturnOp>(kernel.getBody().front().getTerminator());
+  SmallVector<unsigned> rowResults;
+  for (auto [i, result] : llvm::enumerate(ret.getOperands())) {
+    Value base = entry->getArgument(kernel.getNumArguments() + i);
+    switch (cast<RankedTensorType>(result.getType()).getRank()) {
+    case 1: {
+      FailureOr<Value> value =
+          scalarValue(ret, result, Access::RowScalar, AffineMap());
+      if (failed(value))
+        return failure();
+      Value at = tile::AddPtrOp::create(b, loc, base.getType(), base, row);
+      tile::StoreOp::create(b, loc, at, *value, Value());
+      break;
+    }
+    case 2:
+      rowResults.push_back(i);
+      break;
+    default:
+      return kernel.emitError("kiln-tile: result ")
+             << i << " of a row kernel is neither rows nor a value per row";
+    }
+  }
+  if (rowResults.empty())
+    return success();
+  auto storeRows = [&](Chunk &chunk) -> LogicalResult {
+    for (unsigned i : rowResults) {
+      FailureOr<Value> value =
+          chunkValue(ret, ret.getOperand(i), Access::Row, chunk);
+      if (failed(value))
+        return failure();
+      Value base = entry->getArgument(kernel.getNumArguments() + i);
+      tile::StoreOp::create(b, loc,
+                            columnPointers(loc, base, /*ofRow=*/true, chunk),
+                            *value, chunk.mask);
+    }
+    return success();
+  };
+  if (!looped)
+    return storeRows(*wholeRow);
+  auto loop = overChunks(loc, Value());
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  Chunk chunk = chunkAt(loc, loop.getInductionVar());
+  return storeRows(chunk);
 }
 
 FailureOr<TiledKernel> RowTiler::run() {
   MLIRContext *ctx = kernel.getContext();
   Location loc = kernel.getLoc();
-  FailureOr<func::FuncOp> created = createTileKernel(kernel, b);
+  // A row of dynamic length takes it as an argument.
+  bool dynamicRow = ShapedType::isDynamic(columns);
+  FailureOr<func::FuncOp> created =
+      createTileKernel(kernel, b, dynamicRow ? 1 : 0);
   if (failed(created))
     return failure();
   func::FuncOp tileKernel = *created;
@@ -347,12 +571,11 @@ FailureOr<TiledKernel> RowTiler::run() {
   Type i32 = b.getI32Type();
   row = tile::ProgramIdOp::create(
       b, loc, i32, tile::ProgramAxisAttr::get(ctx, tile::ProgramAxis::X));
-  columnIndices = tile::RangeOp::create(b, loc, tileOf(i32), 0, block);
-  mask = arith::CmpIOp::create(
-      b, loc, arith::CmpIPredicate::slt, columnIndices,
-      tile::SplatOp::create(b, loc, tileOf(i32),
-                            arith::ConstantIntOp::create(b, loc, i32,
-                                                         columns)));
+  rowLength = dynamicRow ? entry->getArguments().back()
+                         : arith::ConstantIntOp::create(b, loc, i32, columns)
+                               .getResult();
+  if (!looped)
+    wholeRow = chunkAt(loc, Value());
 
   auto fail = [&]() -> FailureOr<TiledKernel> {
     tileKernel.erase();
@@ -365,12 +588,12 @@ FailureOr<TiledKernel> RowTiler::run() {
       Value scalar = fill.getInputs()[0];
       if (auto constant = scalar.getDefiningOp<arith::ConstantOp>())
         scalar = b.clone(*constant)->getResult(0);
-      else if (!values.contains(scalar))
+      else if (!scalars.contains(scalar))
         return op.emitError("kiln-tile: a fill value that is not a constant"),
                fail();
       else
-        scalar = values.lookup(scalar);
-      values.map(fill.getResult(0), scalar);
+        scalar = scalars.lookup(scalar);
+      scalars.map(fill.getResult(0), scalar);
       continue;
     }
     auto generic = dyn_cast<linalg::GenericOp>(op);
@@ -381,38 +604,20 @@ FailureOr<TiledKernel> RowTiler::run() {
     if (failed(tileGeneric(generic)))
       return fail();
   }
-
-  // Results: rows where rows are computed, a value per row otherwise.
-  auto ret = cast<func::ReturnOp>(kernel.getBody().front().getTerminator());
-  for (auto [i, result] : llvm::enumerate(ret.getOperands())) {
-    Value computed = values.lookupOrNull(result);
-    auto type = cast<RankedTensorType>(result.getType());
-    if (!computed)
-      return kernel.emitError("kiln-tile: result ")
-                 << i << " is not computed by the kernel",
-             fail();
-    Value base = entry->getArgument(kernel.getNumArguments() + i);
-    if (type.getShape() == ArrayRef<int64_t>{rows}) {
-      Value at = tile::AddPtrOp::create(b, loc, base.getType(), base, row);
-      tile::StoreOp::create(b, loc, at, computed, Value());
-      continue;
-    }
-    if (type.getShape() != ArrayRef<int64_t>{rows, columns})
-      return kernel.emitError("kiln-tile: result ")
-                 << i << " of a row kernel is neither rows nor a value per row",
-             fail();
-    tile::StoreOp::create(b, loc, columnPointers(loc, base, /*ofRow=*/true),
-                          asTile(computed), mask);
-  }
+  if (failed(storeResults()))
+    return fail();
   func::ReturnOp::create(b, loc);
   // One program per row.
   TiledKernel tiled;
   tiled.tileKernel = tileKernel;
+  if (dynamicRow)
+    tiled.sizeDims.push_back(1);
   tiled.grid.push_back({{0}, 1});
   return tiled;
 }
 
-FailureOr<TiledKernel> kiln::tileRows(func::FuncOp kernel, int64_t maxRow) {
+FailureOr<TiledKernel> kiln::tileRows(func::FuncOp kernel, int64_t maxRow,
+                                      int64_t rowChunk) {
   WalkResult contraction = kernel.walk([](linalg::LinalgOp op) {
     return op.getNumLoops() > 2 ? WalkResult::interrupt()
                                 : WalkResult::advance();
@@ -422,7 +627,7 @@ FailureOr<TiledKernel> kiln::tileRows(func::FuncOp kernel, int64_t maxRow) {
            << kernel.getSymName()
            << "' reduces over more than two loops (a matmul or a "
               "contraction), which is not tiled yet";
-  // The [rows, columns] space, sized by every operand (the rows may be
+  // The [rows, columns] space, sized by every operand (either may be
   // dynamic); analysed first, so that an element read at constant indices
   // of a dynamic dimension is refused before the tiler computes its offset.
   SmallVector<DomainOp> ops;
@@ -432,17 +637,12 @@ FailureOr<TiledKernel> kiln::tileRows(func::FuncOp kernel, int64_t maxRow) {
   SmallVector<SizeTie> ties;
   if (failed(analyzeDomain(kernel, ops, space, ties)))
     return failure();
-  if (space.size() != 2 || ShapedType::isDynamic(space[1]))
+  if (space.size() != 2)
     return kernel.emitError("kiln-tile: kernel '")
            << kernel.getSymName()
-           << "' reduces, but not over a [rows, columns] space of static "
-              "columns";
-  if (space[1] > maxRow)
-    return kernel.emitError("kiln-tile: kernel '")
-           << kernel.getSymName() << "' reduces rows of " << space[1]
-           << " elements, longer than max-row (" << maxRow
-           << "): such rows are not split yet";
-  FailureOr<TiledKernel> tiled = RowTiler(kernel, space[0], space[1]).run();
+           << "' reduces, but not over a [rows, columns] space";
+  FailureOr<TiledKernel> tiled =
+      RowTiler(kernel, space, maxRow, rowChunk).run();
   if (succeeded(tiled)) {
     tiled->domain = std::move(space);
     tiled->ties = std::move(ties);

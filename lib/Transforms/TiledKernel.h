@@ -79,10 +79,11 @@ bool hasReductions(mlir::func::FuncOp kernel);
 
 /// Tiles a row kernel: linalg generics over a [rows, columns] space, some
 /// reducing the columns away, others elementwise over it or over the rows.
-/// One program per row, the row (up to `maxRow` columns, static) in one
-/// tile; the number of rows may be dynamic.
+/// One program per row: a row of at most `maxRow` (static) columns in one
+/// tile, a longer or dynamic one in loops over chunks of `rowChunk` (a
+/// power of two); the number of rows may be dynamic.
 mlir::FailureOr<TiledKernel> tileRows(mlir::func::FuncOp kernel,
-                                      int64_t maxRow);
+                                      int64_t maxRow, int64_t rowChunk);
 
 /// Whether `kernel` is built around a linalg.matmul (for tileMatmul).
 bool isMatmulKernel(mlir::func::FuncOp kernel);

@@ -113,6 +113,75 @@ func.func @softmax(%x: tensor<?x100xf32>) -> tensor<?x100xf32> {
   return %y : tensor<?x100xf32>
 }
 
+func.func @softmax_rows(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %ninf = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.0 : f32
+  %n = tensor.dim %x, %c0 : tensor<?x?xf32>
+  %m = tensor.dim %x, %c1 : tensor<?x?xf32>
+  %e1 = tensor.empty(%n) : tensor<?xf32>
+  %e2 = tensor.empty(%n, %m) : tensor<?x?xf32>
+  %minit = linalg.fill ins(%ninf : f32) outs(%e1 : tensor<?xf32>) -> tensor<?xf32>
+  %max = linalg.generic {indexing_maps = [#id, #col], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<?x?xf32>) outs(%minit : tensor<?xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %v = arith.maximumf %in, %acc : f32
+    linalg.yield %v : f32
+  } -> tensor<?xf32>
+  %exp = linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %max : tensor<?x?xf32>, tensor<?xf32>) outs(%e2 : tensor<?x?xf32>) {
+  ^bb0(%in: f32, %mx: f32, %out: f32):
+    %d = arith.subf %in, %mx : f32
+    %e = math.exp %d : f32
+    linalg.yield %e : f32
+  } -> tensor<?x?xf32>
+  %sinit = linalg.fill ins(%zero : f32) outs(%e1 : tensor<?xf32>) -> tensor<?xf32>
+  %sum = linalg.generic {indexing_maps = [#id, #col], iterator_types = ["parallel", "reduction"]}
+      ins(%exp : tensor<?x?xf32>) outs(%sinit : tensor<?xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %a = arith.addf %in, %acc : f32
+    linalg.yield %a : f32
+  } -> tensor<?xf32>
+  %y = linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%exp, %sum : tensor<?x?xf32>, tensor<?xf32>) outs(%e2 : tensor<?x?xf32>) {
+  ^bb0(%in: f32, %t: f32, %out: f32):
+    %q = arith.divf %in, %t : f32
+    linalg.yield %q : f32
+  } -> tensor<?x?xf32>
+  return %y : tensor<?x?xf32>
+}
+
+func.func @scaled_rows(%x: tensor<?x?xf32>, %w: tensor<?xf32>) -> (tensor<?x?xf32>, tensor<?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %one = arith.constant 1.0 : f32
+  %zero = arith.constant 0.0 : f32
+  %n = tensor.dim %x, %c0 : tensor<?x?xf32>
+  %m = tensor.dim %x, %c1 : tensor<?x?xf32>
+  %e1 = tensor.empty(%n) : tensor<?xf32>
+  %e2 = tensor.empty(%n, %m) : tensor<?x?xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e1 : tensor<?xf32>) -> tensor<?xf32>
+  %ss = linalg.generic {indexing_maps = [#id, #row, #col], iterator_types = ["parallel", "reduction"]}
+      ins(%x, %w : tensor<?x?xf32>, tensor<?xf32>) outs(%init : tensor<?xf32>) {
+  ^bb0(%in: f32, %wi: f32, %acc: f32):
+    %q = arith.mulf %in, %in : f32
+    %p = arith.mulf %q, %wi : f32
+    %a = arith.addf %p, %acc : f32
+    linalg.yield %a : f32
+  } -> tensor<?xf32>
+  %y = linalg.generic {indexing_maps = [#id, #col, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %ss, %w : tensor<?x?xf32>, tensor<?xf32>, tensor<?xf32>) outs(%e2 : tensor<?x?xf32>) {
+  ^bb0(%in: f32, %s: f32, %wi: f32, %out: f32):
+    %t = arith.addf %s, %one : f32
+    %r = math.rsqrt %t : f32
+    %v = arith.mulf %in, %r : f32
+    %u = arith.mulf %v, %wi : f32
+    linalg.yield %u : f32
+  } -> tensor<?x?xf32>
+  return %y, %ss : tensor<?x?xf32>, tensor<?xf32>
+}
+
 func.func @mm_bias_relu(%a: tensor<?x?xf32>, %w: tensor<?x?xf32>, %bias: tensor<?xf32>) -> tensor<?x?xf32> {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -212,6 +281,47 @@ def test_dynamic_softmax_is_one_row_kernel():
     plan = text[text.index("func.func @softmax("):]
     plan = plan[:plan.index("\n  }\n")]
     assert plan.count("call @softmax_kernel") == 1
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (3, 5), (4, 1023), (4, 1024),
+                                   (4, 1025), (2, 5000), (300, 7), (0, 9)])
+def test_softmax_over_rows_of_dynamic_length(exe, shape):
+    """One program per row walks it in chunks of 1024: the max, the sum of
+    exponentials, then the row written; the last chunk masked."""
+    x = (np.random.default_rng(shape[1]).standard_normal(shape) * 4
+         ).astype(np.float32)
+    (y,) = exe.run("softmax_rows", x)
+    assert y.shape == shape
+    np.testing.assert_allclose(y, _softmax(x.astype(np.float64)),
+                               rtol=1e-5, atol=1e-7)
+
+
+@pytest.mark.parametrize("shape", [(5, 3), (3, 2500), (3, 0)])
+def test_a_per_column_weight_over_rows_of_dynamic_length(exe, shape):
+    """A weight along the columns is read chunk by chunk with the row, in
+    the reduction and in the row's result; both results are stored. Rows
+    of no elements sum to the initial value."""
+    rng = np.random.default_rng(shape[1])
+    x = rng.standard_normal(shape).astype(np.float32)
+    w = (np.abs(rng.standard_normal(shape[1])) + 0.1).astype(np.float32)
+    y, ss = exe.run("scaled_rows", x, w)
+    x64, w64 = x.astype(np.float64), w.astype(np.float64)
+    want_ss = (x64 * x64 * w64).sum(axis=-1)
+    np.testing.assert_allclose(ss, want_ss, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(
+        y, x64 / np.sqrt(want_ss + 1)[:, None] * w64, rtol=1e-4, atol=1e-5)
+
+
+def test_rows_of_dynamic_length_take_it_as_an_argument():
+    with kiln.Context() as ctx:
+        module = kiln.Module.parse(ctx, PROGRAMS, "dynamic.mlir")
+        module.run_pipeline(ARRAY_PIPELINE)
+        text = str(module)
+        assert module.kernel_argument_types("softmax_rows_kernel0_tile") == [
+            "!tile.ptr<f32>", "!tile.ptr<f32>", "i32"]
+    plan = text[text.index("func.func @softmax_rows("):]
+    plan = plan[:plan.index("\n  }\n")]
+    assert plan.count("call @softmax_rows_kernel") == 1
 
 
 @pytest.mark.parametrize("m,n,k", [(1, 1, 1), (30, 45, 20), (65, 129, 33),

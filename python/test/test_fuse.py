@@ -421,22 +421,19 @@ def test_function_must_return_traced_arrays():
         constant(_normal(3))
 
 
-def test_compiler_diagnostics_point_at_the_python_line():
-    """kiln-tile refuses rows longer than max-row (16384): the error names
-    the line of the reduction."""
-    @kiln.fuse
-    def long_rows(x):
-        return x - x.max(axis=-1, keepdims=True)  # marker: long rows
-
-    with pytest.raises(kiln.CompilationError, match="max-row") as info:
-        long_rows(_normal(2, 20000))
-    located = [d for d in info.value.diagnostics
-               if d.severity == kiln.Severity.ERROR]
-    assert located and located[0].file == HERE
-    assert located[0].line == _line("# marker: long rows")
+@pytest.mark.parametrize("columns", [16385, 20000])
+def test_rows_longer_than_max_row_are_walked_in_chunks(columns):
+    """Rows of more than max-row (16384) elements: a softmax and a layer
+    norm are still one kernel each, which walks its row in chunks."""
+    x = _normal(3, columns, scale=4)
+    _check(softmax, x)
+    assert _kernels(softmax, x) == 1
+    w, b = _normal(columns), _normal(columns)
+    _check(layer_norm, x, w, b, tolerance=1e-4)
+    assert _kernels(layer_norm, x, w, b) == 1
 
 
-# Programs kiln-fuse and kiln-tile should handle but refuse today.
+# Programs kiln-fuse and kiln-tile once refused.
 
 def test_matmul_with_transposed_operand():
     """x @ w.T: the transpose is read in place by the matmul kernel."""
@@ -444,6 +441,32 @@ def test_matmul_with_transposed_operand():
     _check(kiln.fuse(lambda x: x @ x.T), x, tolerance=1e-4)
     _check(kiln.fuse(lambda x, w: np.maximum(x @ w.T, 0)), x, w,
            tolerance=1e-4)
+
+
+def test_a_transposed_product_is_a_kernel_of_its_own():
+    """exp((x @ w).T): a matmul's program holds one block of the product,
+    so the transposing exp reads it from memory in a second kernel."""
+    x, w = _normal(30, 20), _normal(20, 45)
+
+    @kiln.fuse
+    def transposed(x, w):
+        return np.exp((x @ w).T)
+
+    _check(transposed, x, w, tolerance=1e-4)
+    assert _kernels(transposed, x, w) == 2
+
+
+def test_row_sums_scale_a_product():
+    """The row sums are a row kernel and scale the product in the matmul's
+    epilogue: a kernel does not both reduce rows and multiply."""
+    x, w = _normal(30, 20), _normal(20, 45)
+
+    @kiln.fuse
+    def scaled(x, w):
+        return x.sum(axis=-1, keepdims=True) * (x @ w)
+
+    _check(scaled, x, w, tolerance=1e-4)
+    assert _kernels(scaled, x, w) == 2
 
 
 def test_logsumexp_of_a_vector():

@@ -426,3 +426,124 @@ func.func @dynamic(%x: tensor<?x8xf32>) -> tensor<?x8xf32> {
   %z = linalg.negf ins(%y : tensor<?x8xf32>) outs(%e : tensor<?x8xf32>) -> tensor<?x8xf32>
   return %z : tensor<?x8xf32>
 }
+
+// -----
+
+// Rows of dynamic length join like any rows: the max, the exponentials and
+// their sum are one kernel, as kiln-fuse proves that the loops after the
+// rows have one size (each reads %x's dimension 1, or a tensor it sizes).
+// CHECK-LABEL: func.func private @softmax_dynamic_kernel0
+// CHECK-SAME: (%{{.*}}: tensor<?x?xf32>) -> tensor<?x?xf32>
+// CHECK-COUNT-3: linalg.generic
+// CHECK-LABEL: func.func @softmax_dynamic(
+// CHECK-NEXT: call @softmax_dynamic_kernel0
+// CHECK-NEXT: return
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+func.func @softmax_dynamic(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %ninf = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.0 : f32
+  %n = tensor.dim %x, %c0 : tensor<?x?xf32>
+  %m = tensor.dim %x, %c1 : tensor<?x?xf32>
+  %rows = tensor.empty(%n) : tensor<?xf32>
+  %full = tensor.empty(%n, %m) : tensor<?x?xf32>
+  %minit = linalg.fill ins(%ninf : f32) outs(%rows : tensor<?xf32>) -> tensor<?xf32>
+  %max = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<?x?xf32>) outs(%minit : tensor<?xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %v = arith.maximumf %in, %acc : f32
+    linalg.yield %v : f32
+  } -> tensor<?xf32>
+  %exp = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %max : tensor<?x?xf32>, tensor<?xf32>) outs(%full : tensor<?x?xf32>) {
+  ^bb0(%in: f32, %mx: f32, %out: f32):
+    %d = arith.subf %in, %mx : f32
+    %e = math.exp %d : f32
+    linalg.yield %e : f32
+  } -> tensor<?x?xf32>
+  %sinit = linalg.fill ins(%zero : f32) outs(%rows : tensor<?xf32>) -> tensor<?xf32>
+  %sum = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%exp : tensor<?x?xf32>) outs(%sinit : tensor<?xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %a = arith.addf %in, %acc : f32
+    linalg.yield %a : f32
+  } -> tensor<?xf32>
+  %y = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%exp, %sum : tensor<?x?xf32>, tensor<?xf32>) outs(%full : tensor<?x?xf32>) {
+  ^bb0(%in: f32, %t: f32, %out: f32):
+    %q = arith.divf %in, %t : f32
+    linalg.yield %q : f32
+  } -> tensor<?x?xf32>
+  return %y : tensor<?x?xf32>
+}
+
+// -----
+
+// A row kernel has one [rows, columns] space: the sums of x's rows (of
+// %k columns) scale y's rows (of %m columns) in a kernel of their own,
+// since nothing says %k equals %m.
+// CHECK-LABEL: func.func private @scale_by_sums_kernel0
+// CHECK-SAME: (%{{.*}}: tensor<4x?xf32>) -> tensor<4xf32>
+// CHECK-LABEL: func.func private @scale_by_sums_kernel1
+// CHECK-SAME: (%{{.*}}: tensor<4xf32>, %{{.*}}: tensor<4x?xf32>) -> tensor<4x?xf32>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+func.func @scale_by_sums(%x: tensor<4x?xf32>, %y: tensor<4x?xf32>) -> tensor<4x?xf32> {
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %m = tensor.dim %y, %c1 : tensor<4x?xf32>
+  %rows = tensor.empty() : tensor<4xf32>
+  %full = tensor.empty(%m) : tensor<4x?xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%rows : tensor<4xf32>) -> tensor<4xf32>
+  %sum = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<4x?xf32>) outs(%init : tensor<4xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %a = arith.addf %in, %acc : f32
+    linalg.yield %a : f32
+  } -> tensor<4xf32>
+  // expected-remark @+1 {{not fused with its neighbours}}
+  %z = linalg.generic {indexing_maps = [#row, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%sum, %y : tensor<4xf32>, tensor<4x?xf32>) outs(%full : tensor<4x?xf32>) {
+  ^bb0(%s: f32, %v: f32, %out: f32):
+    %p = arith.mulf %s, %v : f32
+    linalg.yield %p : f32
+  } -> tensor<4x?xf32>
+  return %z : tensor<4x?xf32>
+}
+
+// -----
+
+// A kernel is a matmul's or reduces rows, not both: the row sums are a
+// kernel, the matmul with its epilogue (which reads the sums) another.
+// CHECK-LABEL: func.func private @sums_times_product_kernel0
+// CHECK-SAME: -> tensor<16xf32>
+// CHECK-NOT: linalg.matmul
+// CHECK-LABEL: func.func private @sums_times_product_kernel1
+// CHECK: linalg.matmul
+// CHECK: linalg.generic
+// CHECK: arith.mulf
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+func.func @sums_times_product(%a: tensor<16x32xf32>, %b: tensor<32x16xf32>) -> tensor<16x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %rows = tensor.empty() : tensor<16xf32>
+  %e = tensor.empty() : tensor<16x16xf32>
+  %rinit = linalg.fill ins(%zero : f32) outs(%rows : tensor<16xf32>) -> tensor<16xf32>
+  %s = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%a : tensor<16x32xf32>) outs(%rinit : tensor<16xf32>) {
+  ^bb0(%v: f32, %acc: f32):
+    %t = arith.addf %v, %acc : f32
+    linalg.yield %t : f32
+  } -> tensor<16xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<16x16xf32>) -> tensor<16x16xf32>
+  %mm = linalg.matmul ins(%a, %b : tensor<16x32xf32>, tensor<32x16xf32>) outs(%init : tensor<16x16xf32>) -> tensor<16x16xf32>
+  %y = linalg.generic {indexing_maps = [#row, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%s, %mm : tensor<16xf32>, tensor<16x16xf32>) outs(%e : tensor<16x16xf32>) {
+  ^bb0(%r: f32, %v: f32, %out: f32):
+    %p = arith.mulf %r, %v : f32
+    linalg.yield %p : f32
+  } -> tensor<16x16xf32>
+  return %y : tensor<16x16xf32>
+}

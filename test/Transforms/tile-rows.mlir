@@ -1,5 +1,5 @@
 // RUN: kiln-opt %s -split-input-file -kiln-tile -verify-diagnostics | FileCheck %s
-// RUN: not kiln-opt %s -split-input-file -kiln-tile=max-row=64 -o /dev/null 2>&1 | FileCheck %s --check-prefix=LONG
+// RUN: not kiln-opt %s -split-input-file -kiln-tile="max-row=64 row-chunk=32" 2>/dev/null | FileCheck %s --check-prefix=CHUNK
 
 // Generics over the rows alone are scalar code in each program; a column
 // vector (the (d0, d1) -> (d1) map) is read as a tile over the columns.
@@ -54,7 +54,37 @@ func.func @norm(%x: tensor<6x100xf32>, %w: tensor<100xf32>) -> tensor<6x100xf32>
   return %y : tensor<6x100xf32>
 }
 
-// LONG: kiln-tile: kernel 'norm_kernel0' reduces rows of 100 elements, longer than max-row (64): such rows are not split yet
+// Rows longer than max-row are walked in chunks: the sum of squares is a
+// loop carrying its running value from 0 (add's neutral element), the
+// scalars after it run once, and a last loop reads x and w again and
+// stores y, 32 columns at a time, masked past column 100.
+// CHUNK-LABEL: func.func @norm_kernel0_tile
+// CHUNK-DAG: %[[ROW:.*]] = tile.program_id x
+// CHUNK-DAG: %[[LEN:.*]] = arith.constant 100 : i32
+// CHUNK: %[[INIT:.*]] = arith.constant 0.000000e+00 : f32
+// CHUNK-NEXT: %[[NEUTRAL:.*]] = arith.constant 0.000000e+00 : f32
+// CHUNK-NEXT: %[[FIRST:.*]] = arith.constant 0 : i32
+// CHUNK-NEXT: %[[STEP:.*]] = arith.constant 32 : i32
+// CHUNK-NEXT: %[[SS:.*]] = scf.for %[[C:.*]] = %[[FIRST]] to %[[LEN]] step %[[STEP]] iter_args(%[[ACC:.*]] = %[[NEUTRAL]]) -> (f32)
+// CHUNK: %[[RANGE:.*]] = tile.range 0 to 32 : tensor<32xi32>
+// CHUNK: %[[COLS:.*]] = arith.addi %{{.*}}, %[[RANGE]] : tensor<32xi32>
+// CHUNK: %[[MASK:.*]] = arith.cmpi slt, %[[COLS]], %{{.*}} : tensor<32xi32>
+// CHUNK: %[[XV:.*]] = tile.load %{{.*}}, %[[MASK]] : tensor<32x!tile.ptr<f32>> -> tensor<32xf32>
+// CHUNK: %[[SQ:.*]] = arith.mulf %[[XV]], %[[XV]] : tensor<32xf32>
+// CHUNK: %[[KEPT:.*]] = arith.select %[[MASK]], %[[SQ]], %{{.*}}
+// CHUNK: %[[PART:.*]] = tile.reduce %[[KEPT]] axis 0
+// CHUNK: %[[NEXT:.*]] = arith.addf %[[PART]], %[[ACC]] : f32
+// CHUNK: scf.yield %[[NEXT]] : f32
+// CHUNK: arith.addf %[[SS]], %[[INIT]] : f32
+// CHUNK: %[[R:.*]] = math.rsqrt %{{.*}} : f32
+// CHUNK: scf.for %{{.*}} to %[[LEN]] step
+// CHUNK: arith.muli %[[ROW]], %[[LEN]] : i32
+// CHUNK: tile.load {{.*}} -> tensor<32xf32>
+// CHUNK: tile.load {{.*}} -> tensor<32xf32>
+// CHUNK: tile.splat %[[R]] : f32 -> tensor<32xf32>
+// CHUNK: tile.store
+// CHUNK-NEXT: }
+// CHUNK-NEXT: return
 
 // -----
 

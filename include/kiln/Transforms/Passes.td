@@ -23,8 +23,8 @@ def KilnFusePass : Pass<"kiln-fuse", "mlir::ModuleOp"> {
        indexing map) and fuses like one.
     2. Row-wise ops (every result and input indexed by the same first,
        parallel dimension, but inputs all rows share, such as a per-column
-       weight) that feed each other join one kernel when a row holds at
-       most `max-row` elements: a softmax or a layer norm is one kernel, and
+       weight) that feed each other join one kernel, whatever the rows'
+       length: a softmax or a layer norm is one kernel, and
        so is an expensive value with its users, which then share it rather
        than recompute it or pass it through memory.
     3. A matmul takes in the elementwise ops that only produce its operands
@@ -38,8 +38,6 @@ def KilnFusePass : Pass<"kiln-fuse", "mlir::ModuleOp"> {
   let options = [
     Option<"recomputeMaxOps", "recompute-max-ops", "int64_t", "2",
            "Most body ops of a producer recomputed in each of its users">,
-    Option<"maxRow", "max-row", "int64_t", "16384",
-           "Most elements of a row that one row-wise kernel holds">,
     Option<"report", "report", "bool", "false",
            "Print the cost report before and after fusion">,
     Option<"target", "target", "std::string", "\"h100\"",
@@ -72,12 +70,16 @@ def KilnTilePass : Pass<"kiln-tile", "mlir::ModuleOp"> {
     Kernels that reduce (a softmax, a layer norm, a row sum) are row
     kernels: generics over a [rows, columns] space, elementwise or
     reducing the columns, and generics over the rows. Each program takes
-    one row whole, in one tile of the next power of two of the columns (at
-    most `max-row`): inputs are read as rows, as a row's scalar or as a
-    column vector (broadcasts), masked at the end of the row; a reduction
+    one row: a row of at most `max-row` (static) elements whole, in one
+    tile of the next power of two of its length; a longer row, or one of
+    dynamic length (an i32 argument after the pointers), in chunks of
+    `row-chunk` elements, each reduction a loop over the chunks and the
+    row's results stored by one last loop, recomputing in each loop what
+    it needs over the row. Inputs are read as rows, as a row's scalar or as
+    a column vector (broadcasts), masked at the end of the row; a reduction
     whose body is `combine(f(inputs), acc)` becomes `f` on the tile, masked
     elements set to `combine`'s neutral element, a `tile.reduce` with
-    `combine`, and the initial value combined in.
+    `combine` (and across chunks), and the initial value combined in.
 
     Kernels around one `linalg.matmul` (elementwise prologues of its
     operands such as casts, a constant fill, elementwise epilogues such as
@@ -93,6 +95,9 @@ def KilnTilePass : Pass<"kiln-tile", "mlir::ModuleOp"> {
            "Elements per program of an elementwise kernel (a power of two)">,
     Option<"maxRow", "max-row", "int64_t", "16384",
            "Longest row a row kernel holds in one tile">,
+    Option<"rowChunk", "row-chunk", "int64_t", "1024",
+           "Elements per step over a longer or dynamic row (a power of "
+           "two)">,
     Option<"blockM", "block-m", "int64_t", "64",
            "Rows of the result block of a matmul program">,
     Option<"blockN", "block-n", "int64_t", "64",

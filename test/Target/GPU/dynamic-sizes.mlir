@@ -1,4 +1,4 @@
-// RUN: kiln-opt %s -kiln-fuse -kiln-tile -canonicalize "-symbol-privatize=exclude=scale_kernel0_tile,mm_bias_kernel0_tile" -symbol-dce -o %t.mlir
+// RUN: kiln-opt %s -kiln-fuse -kiln-tile -canonicalize "-symbol-privatize=exclude=scale_kernel0_tile,mm_bias_kernel0_tile,rms_kernel0_tile" -symbol-dce -o %t.mlir
 // RUN: kiln-translate %t.mlir --chip=sm_80 | FileCheck %s
 // RUN: %if ptxas %{ kiln-translate %t.mlir --chip=sm_80 | %ptxas -arch=sm_80 %}
 // RUN: %if ptxas %{ kiln-translate %t.mlir --chip=sm_90a | %ptxas -arch=sm_90a %}
@@ -45,6 +45,40 @@ func.func @mm_bias(%a: tensor<?x?xf16>, %b: tensor<?x?xf16>, %bias: tensor<?xf32
   ^bb0(%v: f32, %c: f32, %out: f32):
     %s = arith.addf %v, %c : f32
     linalg.yield %s : f32
+  } -> tensor<?x?xf32>
+  return %y : tensor<?x?xf32>
+}
+
+// A row kernel over rows of dynamic length takes the length last and walks
+// the row in loops: the sum of squares, then the scaled row.
+// CHECK-LABEL: .entry rms_kernel0_tile(
+// CHECK: .param .u64 {{.*}}rms_kernel0_tile_param_1,
+// CHECK-NEXT: .param .u32 {{.*}}rms_kernel0_tile_param_2
+// CHECK: rsqrt.approx
+// CHECK: st.global
+#row = affine_map<(d0, d1) -> (d0)>
+func.func @rms(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %n = tensor.dim %x, %c0 : tensor<?x?xf32>
+  %m = tensor.dim %x, %c1 : tensor<?x?xf32>
+  %rows = tensor.empty(%n) : tensor<?xf32>
+  %full = tensor.empty(%n, %m) : tensor<?x?xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%rows : tensor<?xf32>) -> tensor<?xf32>
+  %ss = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<?x?xf32>) outs(%init : tensor<?xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %q = arith.mulf %in, %in : f32
+    %a = arith.addf %q, %acc : f32
+    linalg.yield %a : f32
+  } -> tensor<?xf32>
+  %y = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %ss : tensor<?x?xf32>, tensor<?xf32>) outs(%full : tensor<?x?xf32>) {
+  ^bb0(%in: f32, %s: f32, %out: f32):
+    %r = math.rsqrt %s : f32
+    %v = arith.mulf %in, %r : f32
+    linalg.yield %v : f32
   } -> tensor<?x?xf32>
   return %y : tensor<?x?xf32>
 }

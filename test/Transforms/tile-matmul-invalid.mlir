@@ -1,0 +1,53 @@
+// RUN: kiln-opt %s -split-input-file -kiln-tile -verify-diagnostics
+
+// Matmul kernels written by hand that kiln-tile would compute wrongly:
+// refused by name. An epilogue that writes its block transposed would
+// store it where another program's block goes.
+func.func private @mm_kernel0(%a: tensor<16x16xf32>, %b: tensor<16x16xf32>) -> tensor<16x16xf32> attributes {kiln.kernel} {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<16x16xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<16x16xf32>) -> tensor<16x16xf32>
+  %mm = linalg.matmul ins(%a, %b : tensor<16x16xf32>, tensor<16x16xf32>) outs(%init : tensor<16x16xf32>) -> tensor<16x16xf32>
+  // expected-error @+1 {{kiln-tile: a matmul kernel's prologue or epilogue writes its result through indexing map affine_map<(d0, d1) -> (d1, d0)>, not in place}}
+  %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1, d0)>], iterator_types = ["parallel", "parallel"]}
+      ins(%mm : tensor<16x16xf32>) outs(%e : tensor<16x16xf32>) {
+  ^bb0(%v: f32, %out: f32):
+    %s = math.exp %v : f32
+    linalg.yield %s : f32
+  } -> tensor<16x16xf32>
+  return %y : tensor<16x16xf32>
+}
+func.func @mm(%a: tensor<16x16xf32>, %b: tensor<16x16xf32>) -> tensor<16x16xf32> {
+  %y = call @mm_kernel0(%a, %b) : (tensor<16x16xf32>, tensor<16x16xf32>) -> tensor<16x16xf32>
+  return %y : tensor<16x16xf32>
+}
+
+// -----
+
+// A row reduction in a matmul kernel: not one of its epilogues.
+func.func private @mm_kernel0(%a: tensor<16x16xf32>, %b: tensor<16x16xf32>) -> tensor<16x16xf32> attributes {kiln.kernel} {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<16x16xf32>
+  %er = tensor.empty() : tensor<16xf32>
+  %rinit = linalg.fill ins(%zero : f32) outs(%er : tensor<16xf32>) -> tensor<16xf32>
+  // expected-error @+1 {{kiln-tile: a matmul kernel's prologues and epilogues must be elementwise over two dimensions with one result}}
+  %s = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]}
+      ins(%a : tensor<16x16xf32>) outs(%rinit : tensor<16xf32>) {
+  ^bb0(%v: f32, %acc: f32):
+    %t = arith.addf %v, %acc : f32
+    linalg.yield %t : f32
+  } -> tensor<16xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<16x16xf32>) -> tensor<16x16xf32>
+  %mm = linalg.matmul ins(%a, %b : tensor<16x16xf32>, tensor<16x16xf32>) outs(%init : tensor<16x16xf32>) -> tensor<16x16xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%s, %mm : tensor<16xf32>, tensor<16x16xf32>) outs(%e : tensor<16x16xf32>) {
+  ^bb0(%r: f32, %v: f32, %out: f32):
+    %p = arith.mulf %r, %v : f32
+    linalg.yield %p : f32
+  } -> tensor<16x16xf32>
+  return %y : tensor<16x16xf32>
+}
+func.func @mm(%a: tensor<16x16xf32>, %b: tensor<16x16xf32>) -> tensor<16x16xf32> {
+  %y = call @mm_kernel0(%a, %b) : (tensor<16x16xf32>, tensor<16x16xf32>) -> tensor<16x16xf32>
+  return %y : tensor<16x16xf32>
+}
