@@ -388,6 +388,9 @@ FUSION_REFERENCES = {
     "broadcast_element": lambda x: [np.exp(x) / np.exp(x[2, 1])],
     "named": lambda x, b: [np.exp(x + b)],
     "dynamic": lambda x: [-np.exp(x)],
+    "softmax_dynamic": lambda x: [_softmax(x)],
+    "scale_by_sums": lambda x, y: [x.sum(axis=1, keepdims=True) * y],
+    "sums_times_product": lambda a, b: [a.sum(axis=1, keepdims=True) * (a @ b)],
     "broadcast_element_out_of_bounds": None,
     "negative_use_between": None,
 }
