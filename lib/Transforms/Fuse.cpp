@@ -28,6 +28,7 @@
 #include "mlir/Transforms/RegionUtils.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/EquivalenceClasses.h"
+#include "llvm/ADT/SmallBitVector.h"
 
 #define DEBUG_TYPE "kiln-fuse"
 
@@ -94,22 +95,60 @@ loopSize(linalg::LinalgOp op, unsigned d) {
   return std::nullopt;
 }
 
-/// Whether the row-wise ops `members` that run over more than the rows all
-/// run over the same columns: loops after the first of provably equal
-/// sizes, static or dynamic (a row kernel has one [rows, columns] space).
-static bool sameColumns(ArrayRef<Operation *> members) {
+/// Whether `map`, of an operand of an op with `loops` loops in a row
+/// kernel whose [rows..., columns] space has `rank` dimensions, reads what
+/// kiln-tile's row kernels read: a value the kernel computes by row (the
+/// row, the row's value), an input of the kernel through any projection
+/// (each index a dimension, once, or a constant).
+static bool readsAsRowKernel(AffineMap map, unsigned loops, unsigned rank,
+                             bool kernelInput) {
+  MLIRContext *ctx = map.getContext();
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(loops, ctx);
+  if (map == identity)
+    return true;
+  if (kernelInput) {
+    llvm::SmallBitVector seen(loops);
+    return llvm::all_of(map.getResults(), [&](AffineExpr index) {
+      auto dim = dyn_cast<AffineDimExpr>(index);
+      if (!dim)
+        return isa<AffineConstantExpr>(index);
+      bool first = !seen.test(dim.getPosition());
+      seen.set(dim.getPosition());
+      return first;
+    });
+  }
+  return loops == rank && map == identity.getMajorSubMap(rank - 1);
+}
+
+/// Whether the row-wise ops `members` make one row kernel: each runs over
+/// its [rows..., columns] space (or over the rows alone, elementwise),
+/// reads its operands as a row kernel does, and has loops of provably the
+/// same sizes as the others', static or dynamic.
+static bool oneRowSpace(ArrayRef<Operation *> members) {
+  auto loopsOf = [](Operation *op) {
+    return cast<linalg::LinalgOp>(op).getNumLoops();
+  };
+  unsigned rank = 0;
+  for (Operation *member : members)
+    rank = std::max(rank, loopsOf(member));
   std::optional<linalg::LinalgOp> reference;
+  for (Operation *member : members)
+    if (loopsOf(member) == rank)
+      reference = cast<linalg::LinalgOp>(member);
   for (Operation *member : members) {
     auto op = cast<linalg::LinalgOp>(member);
-    if (op.getNumLoops() < 2)
-      continue;
-    if (!reference) {
-      reference = op;
-      continue;
-    }
-    if (op.getNumLoops() != reference->getNumLoops())
+    unsigned loops = op.getNumLoops();
+    if (loops != rank && (loops + 1 != rank || op.getNumReductionLoops()))
       return false;
-    for (unsigned d = 1; d < op.getNumLoops(); ++d) {
+    for (OpOperand &operand : op->getOpOperands()) {
+      Operation *producer = operand.get().getDefiningOp();
+      bool kernelInput = op.isDpsInput(&operand) &&
+                         !llvm::is_contained(members, producer);
+      if (!readsAsRowKernel(op.getMatchingIndexingMap(&operand), loops, rank,
+                            kernelInput))
+        return false;
+    }
+    for (unsigned d = 0; d < loops; ++d) {
       auto a = loopSize(*reference, d), b = loopSize(op, d);
       if (!a || !b)
         return false;
@@ -316,7 +355,7 @@ void KilnFusePass::groupAndOutline(func::FuncOp func, SymbolTable &symbols) {
                       isRowWise(producer, producerRows) &&
                       producerRows == consumerRows &&
                       readsByRow(cast<linalg::GenericOp>(consumer), operand) &&
-                      sameColumns(membersOf(producer, consumer));
+                      oneRowSpace(membersOf(producer, consumer));
       bool epilogue = isContraction(producer) &&
                       isElementwise(consumer) && operand.hasOneUse() &&
                       writesInPlace(cast<linalg::GenericOp>(consumer),

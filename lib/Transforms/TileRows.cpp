@@ -2,7 +2,9 @@
 //
 // A kernel that reduces works on rows: its generics run over a
 // [rows, columns] space (elementwise, or reducing the columns away) or over
-// the rows alone. Program r takes row r: values over the rows become
+// the rows alone, where the rows may span several dimensions (a
+// [batch, sequence, hidden] layer norm has batch * sequence rows, numbered
+// row-major). Program r takes row r: values over the rows become
 // scalars, values over [rows, columns] tiles of the row, masked at its end.
 // A row of at most max-row (static) elements is one tile, so it is read
 // once and every reduction stays in the program. A longer row, or one of
@@ -26,7 +28,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
-#include "llvm/Support/InterleavedRange.h"
+#include "llvm/ADT/SmallBitVector.h"
 #include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
@@ -50,16 +52,25 @@ static int64_t tileWidth(int64_t columns, bool looped, int64_t chunk) {
   return looped ? std::min(whole, chunk) : whole;
 }
 
+/// The number of rows of these sizes, or ShapedType::kDynamic.
+static int64_t rowCount(ArrayRef<int64_t> sizes) {
+  if (ShapedType::isDynamicShape(sizes))
+    return ShapedType::kDynamic;
+  return ShapedType::getNumElements(sizes);
+}
+
 namespace {
 
 /// Builds the tile kernel of one row kernel.
 class RowTiler {
 public:
-  /// `domain` is [rows, columns]; the row is one tile when its length is
-  /// static and at most `maxRow`, else chunks of `chunk` elements.
+  /// `domain` is [rows..., columns]; the row is one tile when its length
+  /// is static and at most `maxRow`, else chunks of `chunk` elements.
   RowTiler(func::FuncOp kernel, ArrayRef<int64_t> domain, int64_t maxRow,
            int64_t chunk)
-      : kernel(kernel), rows(domain[0]), columns(domain[1]),
+      : kernel(kernel), domain(domain), rank(domain.size()),
+        rows(rowCount(domain.drop_back())),
+        columns(domain.back()),
         looped(ShapedType::isDynamic(columns) || columns > maxRow),
         block(tileWidth(columns, looped, chunk)), b(kernel) {}
 
@@ -67,10 +78,24 @@ public:
 
 private:
   /// How an operand of a generic is read: the row's tile, the row's scalar,
-  /// the column vector (broadcast over rows), or one element at constant
-  /// indices (broadcast over everything).
-  enum class Access { Row, RowScalar, Columns, Element };
+  /// the column vector (broadcast over rows), one element at constant
+  /// indices (broadcast over everything), or an input through any other
+  /// projection of the domain (broadcast over some rows' dimensions,
+  /// transposed), a tile if it reads the columns and a scalar if not.
+  enum class Access { Row, RowScalar, Columns, Element, Other };
   FailureOr<Access> classify(linalg::GenericOp generic, AffineMap map);
+  /// Whether `access` through `map` reads a tile over the row.
+  bool readsTile(Access access, AffineMap map) const;
+
+  /// Where an input read through a map lies from its base: `offset`
+  /// elements, then `columnStride` between columns (null when it does not
+  /// read the columns).
+  struct Placement {
+    Value offset, columnStride;
+  };
+  Placement place(Location loc, Value source, Access access, AffineMap map);
+  /// The row's coordinate along domain dimension `d` (one of the rows').
+  Value rowCoordinate(Location loc, unsigned d);
 
   /// The columns where values over the row are computed: the whole row, or
   /// one chunk of it in a loop. Values are computed in it once.
@@ -78,8 +103,8 @@ private:
     Value columnIndices, mask;
     /// Kernel values over [rows, columns], as tiles of this chunk.
     IRMapping values;
-    /// Inputs loaded in this chunk, by argument and access.
-    DenseMap<std::pair<Value, int>, Value> loaded;
+    /// Inputs loaded in this chunk, by argument, access and map.
+    DenseMap<std::tuple<Value, int, AffineMap>, Value> loaded;
   };
   /// The chunk of `block` columns from `start` (the row's start if null).
   Chunk chunkAt(Location loc, Value start);
@@ -103,18 +128,20 @@ private:
   /// loaded from a kernel argument, splat from a value over the rows, or
   /// computed by the elementwise generic that defines it.
   FailureOr<Value> chunkValue(Operation *user, Value source, Access access,
-                              Chunk &chunk);
+                              AffineMap map, Chunk &chunk);
   /// `source` read as `access` (RowScalar or Element, through `map`) at the
   /// top level: loaded from a kernel argument, or computed earlier.
   FailureOr<Value> scalarValue(Operation *user, Value source, Access access,
                                AffineMap map);
-  /// Pointers to `chunk`'s columns of this program's row of the
-  /// [rows, columns] array at `base` (`ofRow`), or of the [columns] vector
-  /// at `base`.
-  Value columnPointers(Location loc, Value base, bool ofRow,
+  /// Pointers to `chunk`'s columns of the input at `base`, placed by
+  /// `where`.
+  Value columnPointers(Location loc, Value base, const Placement &where,
                        const Chunk &chunk);
   /// Stores the kernel's results: a scalar per row, or the row.
   LogicalResult storeResults();
+  /// Whether an input is read through a map other than by row, by column
+  /// or at constant indices; fails if a map is no projection.
+  FailureOr<bool> readsOtherProjections();
   /// `value` made a tile of the row where it is a scalar.
   Value asTile(Value value);
   /// Clones `op` (an arith or math op) onto mapped operands: on tiles if
@@ -126,6 +153,11 @@ private:
   }
 
   func::FuncOp kernel;
+  /// The domain's sizes (the rows' dimensions, then the columns), and how
+  /// many there are.
+  SmallVector<int64_t> domain;
+  unsigned rank;
+  /// How many rows (ShapedType::kDynamic if not static) and columns.
   int64_t rows, columns;
   bool looped;
   int64_t block;
@@ -133,12 +165,14 @@ private:
   Block *entry = nullptr;
   /// This program's row, and the row's length (i32).
   Value row, rowLength;
+  /// The domain's sizes (i32): constants, or the kernel's size arguments.
+  SmallVector<Value> sizes;
   /// The whole row, where it is one tile.
   std::optional<Chunk> wholeRow;
   /// Kernel values over the rows, as this program's scalars.
   IRMapping scalars;
-  /// Inputs loaded as scalars, by argument, access and element offset.
-  DenseMap<std::tuple<Value, int, int64_t>, Value> loadedScalars;
+  /// Inputs loaded as scalars, by argument, access and map.
+  DenseMap<std::tuple<Value, int, AffineMap>, Value> loadedScalars;
   /// Each generic's scalar operands, mapped by tileGeneric.
   DenseMap<Operation *, IRMapping> scalarOperands;
 };
@@ -150,22 +184,95 @@ FailureOr<RowTiler::Access> RowTiler::classify(linalg::GenericOp generic,
   MLIRContext *ctx = generic.getContext();
   if (llvm::all_of(map.getResults(), llvm::IsaPred<AffineConstantExpr>))
     return Access::Element;
-  if (generic.getNumLoops() == 1 &&
-      map == AffineMap::getMultiDimIdentityMap(1, ctx))
+  // The rows' dimensions lead, in order, so that a row's number is its
+  // row-major position among them.
+  unsigned loops = generic.getNumLoops();
+  if (loops == rank - 1 && map == AffineMap::getMultiDimIdentityMap(loops, ctx))
     return Access::RowScalar;
-  AffineExpr d0 = getAffineDimExpr(0, ctx), d1 = getAffineDimExpr(1, ctx);
-  if (generic.getNumLoops() == 2) {
-    if (map == AffineMap::get(2, 0, {d0, d1}, ctx))
+  if (loops == rank) {
+    if (map == AffineMap::getMultiDimIdentityMap(rank, ctx))
       return Access::Row;
-    if (map == AffineMap::get(2, 0, {d0}, ctx))
+    if (map == AffineMap::getMultiDimIdentityMap(rank, ctx).getMajorSubMap(rank - 1))
       return Access::RowScalar;
-    if (map == AffineMap::get(2, 0, {d1}, ctx))
+    if (map == AffineMap::get(rank, 0, getAffineDimExpr(rank - 1, ctx)))
       return Access::Columns;
   }
-  return generic.emitError("kiln-tile: indexing map ")
-         << AffineMapAttr::get(map)
-         << " of a row kernel reads neither a row, a row's value nor the "
-            "columns";
+  // Any other projection: each index a dimension (once) or a constant.
+  llvm::SmallBitVector seen(loops);
+  for (AffineExpr index : map.getResults()) {
+    if (isa<AffineConstantExpr>(index))
+      continue;
+    auto dim = dyn_cast<AffineDimExpr>(index);
+    if (!dim || seen.test(dim.getPosition()))
+      return generic.emitError("kiln-tile: indexing map ")
+             << AffineMapAttr::get(map)
+             << " of a row kernel is not a projection of its dimensions";
+    seen.set(dim.getPosition());
+  }
+  return Access::Other;
+}
+
+bool RowTiler::readsTile(Access access, AffineMap map) const {
+  return access == Access::Row || access == Access::Columns ||
+         (access == Access::Other && map.getNumDims() == rank &&
+          map.isFunctionOfDim(rank - 1));
+}
+
+Value RowTiler::rowCoordinate(Location loc, unsigned d) {
+  // Rows are numbered row-major over the rows' dimensions.
+  Value inner = arith::ConstantIntOp::create(b, loc, b.getI32Type(), 1);
+  for (unsigned k = d + 1; k + 1 < rank; ++k)
+    inner = b.createOrFold<arith::MulIOp>(loc, inner, sizes[k]);
+  Value coordinate = b.createOrFold<arith::DivUIOp>(loc, row, inner);
+  if (d == 0)
+    return coordinate;
+  return b.createOrFold<arith::RemUIOp>(loc, coordinate, sizes[d]);
+}
+
+RowTiler::Placement RowTiler::place(Location loc, Value source, Access access,
+                                    AffineMap map) {
+  Type i32 = b.getI32Type();
+  auto constant = [&](int64_t value) -> Value {
+    return arith::ConstantIntOp::create(b, loc, i32, value);
+  };
+  switch (access) {
+  case Access::Row:
+    return {b.createOrFold<arith::MulIOp>(loc, row, rowLength), constant(1)};
+  case Access::RowScalar:
+    return {row, Value()};
+  case Access::Columns:
+    return {constant(0), constant(1)};
+  case Access::Element:
+  case Access::Other:
+    break;
+  }
+  // Row-major strides of the source, from the innermost index out.
+  auto type = cast<RankedTensorType>(source.getType());
+  Placement where{constant(0), Value()};
+  Value stride = constant(1);
+  for (int64_t p = type.getRank() - 1; p >= 0; --p) {
+    AffineExpr index = map.getResult(p);
+    Value size;
+    if (auto element = dyn_cast<AffineConstantExpr>(index)) {
+      where.offset = b.createOrFold<arith::AddIOp>(
+          loc, where.offset,
+          b.createOrFold<arith::MulIOp>(loc, stride,
+                                        constant(element.getValue())));
+      size = constant(type.getDimSize(p));
+    } else {
+      unsigned d = cast<AffineDimExpr>(index).getPosition();
+      if (map.getNumDims() == rank && d == rank - 1)
+        where.columnStride = stride;
+      else
+        where.offset = b.createOrFold<arith::AddIOp>(
+            loc, where.offset,
+            b.createOrFold<arith::MulIOp>(loc, stride,
+                                          rowCoordinate(loc, d)));
+      size = sizes[d];
+    }
+    stride = b.createOrFold<arith::MulIOp>(loc, stride, size);
+  }
+  return where;
 }
 
 Value RowTiler::asTile(Value value) {
@@ -199,10 +306,14 @@ scf::ForOp RowTiler::overChunks(Location loc, Value running) {
 FailureOr<Value> RowTiler::scalarValue(Operation *user, Value source,
                                        Access access, AffineMap map) {
   if (Value known = scalars.lookupOrNull(source)) {
+    if (access == Access::Other)
+      return user->emitError("kiln-tile: a row kernel reads a value it "
+                             "computes through indexing map ")
+             << AffineMapAttr::get(map) << ", not by row";
     // A value over the rows of a one-row kernel is its one element.
     if (access == Access::Element &&
-        (rows != 1 || cast<RankedTensorType>(source.getType()).getShape() !=
-                          ArrayRef<int64_t>{1}))
+        (rows != 1 ||
+         cast<RankedTensorType>(source.getType()).getNumElements() != 1))
       return user->emitError("kiln-tile: a row kernel reads one element of "
                              "a value it computes");
     return known;
@@ -215,43 +326,42 @@ FailureOr<Value> RowTiler::scalarValue(Operation *user, Value source,
                                : "kiln-tile: an operand of a row kernel "
                                  "comes from neither an input nor an "
                                  "earlier op");
-  // An element's offset in the row-major source.
-  int64_t offset = 0;
-  if (access == Access::Element) {
-    ArrayRef<int64_t> shape = cast<RankedTensorType>(source.getType())
-                                  .getShape();
-    for (auto [index, size] : llvm::zip(map.getResults(), shape))
-      offset = offset * size + cast<AffineConstantExpr>(index).getValue();
-  }
-  Value &cached = loadedScalars[{source, static_cast<int>(access), offset}];
+  bool byMap = access == Access::Element || access == Access::Other;
+  Value &cached = loadedScalars[{source, static_cast<int>(access),
+                                 byMap ? map : AffineMap()}];
   if (cached)
     return cached;
   Location loc = user->getLoc();
   Value base = entry->getArgument(arg.getArgNumber());
-  Value index = access == Access::Element
-                    ? arith::ConstantIntOp::create(b, loc, b.getI32Type(),
-                                                   offset)
-                    : row;
-  Value at = tile::AddPtrOp::create(b, loc, base.getType(), base, index);
+  Value at = tile::AddPtrOp::create(b, loc, base.getType(), base,
+                                    place(loc, source, access, map).offset);
   return cached = tile::LoadOp::create(
              b, loc, getElementTypeOrSelf(source.getType()), at, Value(),
              Value());
 }
 
 FailureOr<Value> RowTiler::chunkValue(Operation *user, Value source,
-                                      Access access, Chunk &chunk) {
+                                      Access access, AffineMap map,
+                                      Chunk &chunk) {
+  auto arg = dyn_cast<BlockArgument>(source);
+  bool input = arg && arg.getOwner() == &kernel.getBody().front();
+  if (!input && access == Access::Other)
+    return user->emitError("kiln-tile: a row kernel reads a value it "
+                           "computes through indexing map ")
+           << AffineMapAttr::get(map) << ", not by row";
   if (Value known = chunk.values.lookupOrNull(source))
     return known;
   // A value over the rows (a fill, say) read over the row.
   if (Value scalar = scalars.lookupOrNull(source))
     return asTile(scalar);
-  if (auto arg = dyn_cast<BlockArgument>(source);
-      arg && arg.getOwner() == &kernel.getBody().front()) {
-    Value &cached = chunk.loaded[{source, static_cast<int>(access)}];
+  if (input) {
+    Value &cached = chunk.loaded[{source, static_cast<int>(access),
+                                  access == Access::Other ? map
+                                                          : AffineMap()}];
     if (!cached) {
       Location loc = user->getLoc();
       Value at = columnPointers(loc, entry->getArgument(arg.getArgNumber()),
-                                access == Access::Row, chunk);
+                                place(loc, source, access, map), chunk);
       cached = tile::LoadOp::create(
           b, loc, tileOf(getElementTypeOrSelf(source.getType())), at,
           chunk.mask, Value());
@@ -280,13 +390,14 @@ FailureOr<IRMapping> RowTiler::chunkOperands(linalg::GenericOp generic,
   IRMapping mapping = scalarOperands.lookup(generic);
   Block &body = *generic.getBody();
   for (OpOperand *input : generic.getDpsInputOperands()) {
-    FailureOr<Access> access =
-        classify(generic, generic.getMatchingIndexingMap(input));
+    AffineMap map = generic.getMatchingIndexingMap(input);
+    FailureOr<Access> access = classify(generic, map);
     if (failed(access))
       return failure();
-    if (*access != Access::Row && *access != Access::Columns)
+    if (!readsTile(*access, map))
       continue;
-    FailureOr<Value> value = chunkValue(generic, input->get(), *access, chunk);
+    FailureOr<Value> value =
+        chunkValue(generic, input->get(), *access, map, chunk);
     if (failed(value))
       return failure();
     mapping.map(body.getArgument(input->getOperandNumber()), *value);
@@ -294,18 +405,20 @@ FailureOr<IRMapping> RowTiler::chunkOperands(linalg::GenericOp generic,
   return mapping;
 }
 
-Value RowTiler::columnPointers(Location loc, Value base, bool ofRow,
-                               const Chunk &chunk) {
-  // A row starts `rowLength` elements after the previous one.
+Value RowTiler::columnPointers(Location loc, Value base,
+                               const Placement &where, const Chunk &chunk) {
   Value start = base;
-  if (ofRow)
-    start = tile::AddPtrOp::create(
-        b, loc, base.getType(), base,
-        arith::MulIOp::create(b, loc, row, rowLength));
+  if (!matchPattern(where.offset, m_Zero()))
+    start = tile::AddPtrOp::create(b, loc, base.getType(), base, where.offset);
+  Value columns = chunk.columnIndices;
+  if (!matchPattern(where.columnStride, m_One()))
+    columns = arith::MulIOp::create(
+        b, loc, columns,
+        tile::SplatOp::create(b, loc, columns.getType(), where.columnStride));
   auto pointers = tileOf(base.getType());
   return tile::AddPtrOp::create(
       b, loc, pointers, tile::SplatOp::create(b, loc, pointers, start),
-      chunk.columnIndices);
+      columns);
 }
 
 Operation *RowTiler::cloneOnValues(Operation &op, IRMapping &mapping) {
@@ -397,12 +510,13 @@ LogicalResult RowTiler::tileReduction(linalg::GenericOp generic) {
     return generic.emitError("kiln-tile: a reduction with several results "
                              "is not tiled yet");
   // Each program reduces its own row: the rows stay, the columns go.
-  MLIRContext *ctx = generic.getContext();
-  if (generic.getIteratorTypesArray() !=
-          SmallVector<utils::IteratorType>{utils::IteratorType::parallel,
-                                           utils::IteratorType::reduction} ||
+  SmallVector<utils::IteratorType> iterators(rank - 1,
+                                             utils::IteratorType::parallel);
+  iterators.push_back(utils::IteratorType::reduction);
+  if (generic.getIteratorTypesArray() != iterators ||
       generic.getMatchingIndexingMap(generic.getDpsInitOperand(0)) !=
-          AffineMap::get(2, 0, getAffineDimExpr(0, ctx)))
+          AffineMap::getMultiDimIdentityMap(rank, generic.getContext())
+              .getMajorSubMap(rank - 1))
     return generic.emitError("kiln-tile: a row kernel reduces the columns "
                              "of each row into that row's value, not this");
   BlockArgument acc = body.getArguments().back();
@@ -457,18 +571,19 @@ LogicalResult RowTiler::tileGeneric(linalg::GenericOp generic) {
   // analyzeDomain checked the sizes; a generic runs over the rows, or over
   // [rows, columns].
   unsigned loops = generic.getNumLoops();
-  if (loops != 1 && loops != 2)
+  if (loops != rank - 1 && loops != rank)
     return generic.emitError("kiln-tile: a generic of a row kernel runs "
                              "over ")
-           << loops << " loops, not [rows, columns] or [rows]";
+           << loops << " loops, not the kernel's [rows, columns] (" << rank
+           << ") or its rows (" << rank - 1 << ")";
   Block &body = *generic.getBody();
   IRMapping &mapping = scalarOperands[generic];
   for (OpOperand *input : generic.getDpsInputOperands()) {
-    FailureOr<Access> access =
-        classify(generic, generic.getMatchingIndexingMap(input));
+    AffineMap map = generic.getMatchingIndexingMap(input);
+    FailureOr<Access> access = classify(generic, map);
     if (failed(access))
       return failure();
-    if (*access == Access::Row || *access == Access::Columns)
+    if (readsTile(*access, map))
       continue;
     FailureOr<Value> value =
         scalarValue(generic, input->get(), *access,
@@ -497,7 +612,7 @@ LogicalResult RowTiler::tileGeneric(linalg::GenericOp generic) {
       return op.emitError("kiln-tile: ")
              << op.getName() << " in a row kernel's body is not tiled yet";
   // Over [rows, columns]: computed by the chunks that read it.
-  if (loops == 2)
+  if (loops == rank)
     return success();
   IRMapping over = mapping;
   for (Operation &op : body.without_terminator())
@@ -515,20 +630,17 @@ LogicalResult RowTiler::storeResults() {
   SmallVector<unsigned> rowResults;
   for (auto [i, result] : llvm::enumerate(ret.getOperands())) {
     Value base = entry->getArgument(kernel.getNumArguments() + i);
-    switch (cast<RankedTensorType>(result.getType()).getRank()) {
-    case 1: {
+    int64_t resultRank = cast<RankedTensorType>(result.getType()).getRank();
+    if (resultRank == rank - 1) {
       FailureOr<Value> value =
           scalarValue(ret, result, Access::RowScalar, AffineMap());
       if (failed(value))
         return failure();
       Value at = tile::AddPtrOp::create(b, loc, base.getType(), base, row);
       tile::StoreOp::create(b, loc, at, *value, Value());
-      break;
-    }
-    case 2:
+    } else if (resultRank == rank) {
       rowResults.push_back(i);
-      break;
-    default:
+    } else {
       return kernel.emitError("kiln-tile: result ")
              << i << " of a row kernel is neither rows nor a value per row";
     }
@@ -538,12 +650,15 @@ LogicalResult RowTiler::storeResults() {
   auto storeRows = [&](Chunk &chunk) -> LogicalResult {
     for (unsigned i : rowResults) {
       FailureOr<Value> value =
-          chunkValue(ret, ret.getOperand(i), Access::Row, chunk);
+          chunkValue(ret, ret.getOperand(i), Access::Row, AffineMap(), chunk);
       if (failed(value))
         return failure();
       Value base = entry->getArgument(kernel.getNumArguments() + i);
       tile::StoreOp::create(b, loc,
-                            columnPointers(loc, base, /*ofRow=*/true, chunk),
+                            columnPointers(loc, base,
+                                           place(loc, base, Access::Row,
+                                                 AffineMap()),
+                                           chunk),
                             *value, chunk.mask);
     }
     return success();
@@ -557,13 +672,38 @@ LogicalResult RowTiler::storeResults() {
   return storeRows(chunk);
 }
 
+FailureOr<bool> RowTiler::readsOtherProjections() {
+  bool other = false;
+  WalkResult walked = kernel.walk([&](linalg::GenericOp generic) {
+    for (OpOperand *input : generic.getDpsInputOperands()) {
+      FailureOr<Access> access =
+          classify(generic, generic.getMatchingIndexingMap(input));
+      if (failed(access))
+        return WalkResult::interrupt();
+      other |= *access == Access::Other;
+    }
+    return WalkResult::advance();
+  });
+  if (walked.wasInterrupted())
+    return failure();
+  return other;
+}
+
 FailureOr<TiledKernel> RowTiler::run() {
   MLIRContext *ctx = kernel.getContext();
   Location loc = kernel.getLoc();
-  // A row of dynamic length takes it as an argument.
-  bool dynamicRow = ShapedType::isDynamic(columns);
+  // The kernel takes the row's length when it is dynamic, and the rows'
+  // dynamic sizes when an input's place needs them (its strides, the
+  // row's coordinates).
+  FailureOr<bool> other = readsOtherProjections();
+  if (failed(other))
+    return failure();
+  SmallVector<unsigned> sizeDims;
+  for (unsigned d = 0; d < rank; ++d)
+    if (ShapedType::isDynamic(domain[d]) && (d + 1 == rank || *other))
+      sizeDims.push_back(d);
   FailureOr<func::FuncOp> created =
-      createTileKernel(kernel, b, dynamicRow ? 1 : 0);
+      createTileKernel(kernel, b, sizeDims.size());
   if (failed(created))
     return failure();
   func::FuncOp tileKernel = *created;
@@ -571,9 +711,15 @@ FailureOr<TiledKernel> RowTiler::run() {
   Type i32 = b.getI32Type();
   row = tile::ProgramIdOp::create(
       b, loc, i32, tile::ProgramAxisAttr::get(ctx, tile::ProgramAxis::X));
-  rowLength = dynamicRow ? entry->getArguments().back()
-                         : arith::ConstantIntOp::create(b, loc, i32, columns)
-                               .getResult();
+  // A dynamic size the kernel does not take is never read.
+  sizes.assign(rank, Value());
+  for (auto [d, arg] : llvm::zip(
+           sizeDims, entry->getArguments().take_back(sizeDims.size())))
+    sizes[d] = arg;
+  for (unsigned d = 0; d < rank; ++d)
+    if (!ShapedType::isDynamic(domain[d]))
+      sizes[d] = arith::ConstantIntOp::create(b, loc, i32, domain[d]);
+  rowLength = sizes.back();
   if (!looped)
     wholeRow = chunkAt(loc, Value());
 
@@ -610,23 +756,13 @@ FailureOr<TiledKernel> RowTiler::run() {
   // One program per row.
   TiledKernel tiled;
   tiled.tileKernel = tileKernel;
-  if (dynamicRow)
-    tiled.sizeDims.push_back(1);
-  tiled.grid.push_back({{0}, 1});
+  tiled.sizeDims = std::move(sizeDims);
+  tiled.grid.push_back({llvm::to_vector(llvm::seq(rank - 1)), 1});
   return tiled;
 }
 
 FailureOr<TiledKernel> kiln::tileRows(func::FuncOp kernel, int64_t maxRow,
                                       int64_t rowChunk) {
-  WalkResult contraction = kernel.walk([](linalg::LinalgOp op) {
-    return op.getNumLoops() > 2 ? WalkResult::interrupt()
-                                : WalkResult::advance();
-  });
-  if (contraction.wasInterrupted())
-    return kernel.emitError("kiln-tile: kernel '")
-           << kernel.getSymName()
-           << "' reduces over more than two loops (a matmul or a "
-              "contraction), which is not tiled yet";
   // The [rows, columns] space, sized by every operand (either may be
   // dynamic); analysed first, so that an element read at constant indices
   // of a dynamic dimension is refused before the tiler computes its offset.
@@ -637,7 +773,7 @@ FailureOr<TiledKernel> kiln::tileRows(func::FuncOp kernel, int64_t maxRow,
   SmallVector<SizeTie> ties;
   if (failed(analyzeDomain(kernel, ops, space, ties)))
     return failure();
-  if (space.size() != 2)
+  if (space.size() < 2)
     return kernel.emitError("kiln-tile: kernel '")
            << kernel.getSymName()
            << "' reduces, but not over a [rows, columns] space";

@@ -1015,18 +1015,15 @@ def _reduce(x: TracedArray, kind: str, axis: Any, keepdims: bool,
             f"{what} over axis {', '.join(map(str, axes))} of an array of "
             f"shape {list(x.shape)}: kiln.fuse reduces only the last axis "
             "(of those larger than 1), row by row")
-    if len(kept) > 2:
-        raise _error(
-            f"{what} of an array of shape {list(x.shape)}: kiln.fuse "
-            "reduces the rows of arrays with at most two axes larger than 1")
     accumulator = _compute_type(result)
     loc = _loc(_where())
     trace = x._trace
-    rows = [x.shape[i] for i in kept[:-1]]
-    space = (rows[0] if rows else 1, x.shape[kept[-1]])
+    # The axes before the last are the rows (one row when there are none).
+    rows = tuple(x.shape[i] for i in kept[:-1])
+    space = (rows or (1,)) + (x.shape[kept[-1]],)
     init = trace.fill(_NEUTRAL[kind] if accumulator.kind == "f" else
                       _integer_neutral(kind, accumulator),
-                      space[:1], accumulator, loc)
+                      space[:-1], accumulator, loc)
     combine = _COMBINE.get((kind, accumulator.kind))
     if combine is None:
         raise _error(f"{what} of {x.dtype} arrays is not supported by "
@@ -1036,8 +1033,10 @@ def _reduce(x: TracedArray, kind: str, axis: Any, keepdims: bool,
         element = b.cast(values[0], accumulator)
         return b.binary(combine, element, values[1])
 
-    name = trace.generic([(x, "d0, d1" if rows else "d1")], space, True,
-                         (init, "d0", accumulator), body, loc)
+    dims = [f"d{i}" for i in range(len(space))]
+    name = trace.generic([(x, ", ".join(dims if rows else dims[-1:]))],
+                         space, True, (init, ", ".join(dims[:-1]),
+                                       accumulator), body, loc)
     reduced_array = TracedArray(trace, name, shape, accumulator)
     return _astype(reduced_array, result)
 

@@ -111,6 +111,18 @@ func.func @twice(%x: tensor<4x8xf32>) -> tensor<4xf32> {
 
 // -----
 
+// An input read through any other projection is placed by its strides:
+// the sums of x's columns read row r of x^T at x + r, its elements 4
+// apart.
+// CHECK-LABEL: func.func @columns_kernel0_tile
+// CHECK-SAME: (%[[X:.*]]: !tile.ptr<f32>, %{{.*}}: !tile.ptr<f32>)
+// CHECK: %[[ROW:.*]] = tile.program_id x
+// CHECK: %[[COLS:.*]] = tile.range 0 to 8 : tensor<8xi32>
+// CHECK: %[[AT:.*]] = tile.addptr %[[X]], %[[ROW]] : !tile.ptr<f32>, i32
+// CHECK: %[[FOUR:.*]] = tile.splat %{{.*}} : i32 -> tensor<8xi32>
+// CHECK: %[[STRIDED:.*]] = arith.muli %[[COLS]], %[[FOUR]] : tensor<8xi32>
+// CHECK: %[[PTRS:.*]] = tile.splat %[[AT]]
+// CHECK: tile.addptr %[[PTRS]], %[[STRIDED]]
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #tr = affine_map<(d0, d1) -> (d1, d0)>
 #row = affine_map<(d0, d1) -> (d0)>
@@ -118,7 +130,6 @@ func.func private @columns_kernel0(%x: tensor<8x4xf32>) -> tensor<4xf32> attribu
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<4xf32>
   %init = linalg.fill ins(%zero : f32) outs(%e : tensor<4xf32>) -> tensor<4xf32>
-  // expected-error @+1 {{kiln-tile: indexing map affine_map<(d0, d1) -> (d1, d0)> of a row kernel reads neither a row, a row's value nor the columns}}
   %s = linalg.generic {indexing_maps = [#tr, #row], iterator_types = ["parallel", "reduction"]}
       ins(%x : tensor<8x4xf32>) outs(%init : tensor<4xf32>) {
   ^bb0(%in: f32, %acc: f32):
@@ -159,4 +170,61 @@ func.func private @scaled_sums_kernel0(%x: tensor<5x8xf32>, %s: tensor<3x4xf32>)
 func.func @scaled_sums(%x: tensor<5x8xf32>, %s: tensor<3x4xf32>) -> tensor<5xf32> {
   %r = call @scaled_sums_kernel0(%x, %s) : (tensor<5x8xf32>, tensor<3x4xf32>) -> tensor<5xf32>
   return %r : tensor<5xf32>
+}
+
+// -----
+
+// A value the kernel computes is held by row: read any other way, it is
+// refused.
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#tr = affine_map<(d0, d1) -> (d1, d0)>
+#row = affine_map<(d0, d1) -> (d0)>
+func.func private @transposed_value_kernel0(%x: tensor<4x4xf32>) -> tensor<4xf32> attributes {kiln.kernel} {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4xf32>
+  %et = tensor.empty() : tensor<4x4xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+  %ex = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<4x4xf32>) outs(%et : tensor<4x4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %v = math.exp %in : f32
+    linalg.yield %v : f32
+  } -> tensor<4x4xf32>
+  // expected-error @+1 {{kiln-tile: a row kernel reads a value it computes through indexing map affine_map<(d0, d1) -> (d1, d0)>, not by row}}
+  %s = linalg.generic {indexing_maps = [#tr, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%ex : tensor<4x4xf32>) outs(%init : tensor<4xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %a = arith.addf %in, %acc : f32
+    linalg.yield %a : f32
+  } -> tensor<4xf32>
+  return %s : tensor<4xf32>
+}
+func.func @transposed_value(%x: tensor<4x4xf32>) -> tensor<4xf32> {
+  %s = call @transposed_value_kernel0(%x) : (tensor<4x4xf32>) -> tensor<4xf32>
+  return %s : tensor<4xf32>
+}
+
+// -----
+
+// An index that is no dimension nor constant: refused.
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#sum = affine_map<(d0, d1) -> (d0 + d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+func.func private @diagonal_kernel0(%x: tensor<16xf32>, %y: tensor<4x8xf32>) -> tensor<4xf32> attributes {kiln.kernel} {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+  // expected-error @+1 {{kiln-tile: indexing map affine_map<(d0, d1) -> (d0 + d1)> of a row kernel is not a projection of its dimensions}}
+  %s = linalg.generic {indexing_maps = [#sum, #id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x, %y : tensor<16xf32>, tensor<4x8xf32>) outs(%init : tensor<4xf32>) {
+  ^bb0(%in: f32, %w: f32, %acc: f32):
+    %p = arith.mulf %in, %w : f32
+    %a = arith.addf %p, %acc : f32
+    linalg.yield %a : f32
+  } -> tensor<4xf32>
+  return %s : tensor<4xf32>
+}
+func.func @diagonal(%x: tensor<16xf32>, %y: tensor<4x8xf32>) -> tensor<4xf32> {
+  %s = call @diagonal_kernel0(%x, %y) : (tensor<16xf32>, tensor<4x8xf32>) -> tensor<4xf32>
+  return %s : tensor<4xf32>
 }
