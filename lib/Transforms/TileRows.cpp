@@ -139,9 +139,9 @@ private:
                        const Chunk &chunk);
   /// Stores the kernel's results: a scalar per row, or the row.
   LogicalResult storeResults();
-  /// Whether an input is read through a map other than by row, by column
-  /// or at constant indices; fails if a map is no projection.
-  FailureOr<bool> readsOtherProjections();
+  /// The size of domain dimension `d` (i32): a constant, or an argument
+  /// of the tile kernel, added the first time it is needed.
+  Value sizeOf(unsigned d);
   /// `value` made a tile of the row where it is a scalar.
   Value asTile(Value value);
   /// Clones `op` (an arith or math op) onto mapped operands: on tiles if
@@ -165,8 +165,12 @@ private:
   Block *entry = nullptr;
   /// This program's row, and the row's length (i32).
   Value row, rowLength;
-  /// The domain's sizes (i32): constants, or the kernel's size arguments.
+  /// The tile kernel, the domain's sizes (i32) where known (the static
+  /// ones, and the dynamic ones it takes), and which domain dimensions
+  /// its size arguments are, in order.
+  func::FuncOp tileKernel;
   SmallVector<Value> sizes;
+  SmallVector<unsigned> sizeDims;
   /// The whole row, where it is one tile.
   std::optional<Chunk> wholeRow;
   /// Kernel values over the rows, as this program's scalars.
@@ -222,11 +226,11 @@ Value RowTiler::rowCoordinate(Location loc, unsigned d) {
   // Rows are numbered row-major over the rows' dimensions.
   Value inner = arith::ConstantIntOp::create(b, loc, b.getI32Type(), 1);
   for (unsigned k = d + 1; k + 1 < rank; ++k)
-    inner = b.createOrFold<arith::MulIOp>(loc, inner, sizes[k]);
+    inner = b.createOrFold<arith::MulIOp>(loc, inner, sizeOf(k));
   Value coordinate = b.createOrFold<arith::DivUIOp>(loc, row, inner);
   if (d == 0)
     return coordinate;
-  return b.createOrFold<arith::RemUIOp>(loc, coordinate, sizes[d]);
+  return b.createOrFold<arith::RemUIOp>(loc, coordinate, sizeOf(d));
 }
 
 RowTiler::Placement RowTiler::place(Location loc, Value source, Access access,
@@ -268,7 +272,7 @@ RowTiler::Placement RowTiler::place(Location loc, Value source, Access access,
             loc, where.offset,
             b.createOrFold<arith::MulIOp>(loc, stride,
                                           rowCoordinate(loc, d)));
-      size = sizes[d];
+      size = sizeOf(d);
     }
     stride = b.createOrFold<arith::MulIOp>(loc, stride, size);
   }
@@ -672,54 +676,39 @@ LogicalResult RowTiler::storeResults() {
   return storeRows(chunk);
 }
 
-FailureOr<bool> RowTiler::readsOtherProjections() {
-  bool other = false;
-  WalkResult walked = kernel.walk([&](linalg::GenericOp generic) {
-    for (OpOperand *input : generic.getDpsInputOperands()) {
-      FailureOr<Access> access =
-          classify(generic, generic.getMatchingIndexingMap(input));
-      if (failed(access))
-        return WalkResult::interrupt();
-      other |= *access == Access::Other;
-    }
-    return WalkResult::advance();
-  });
-  if (walked.wasInterrupted())
-    return failure();
-  return other;
+Value RowTiler::sizeOf(unsigned d) {
+  if (!sizes[d]) {
+    // A dynamic size becomes an argument when first needed.
+    unsigned index = tileKernel.getNumArguments();
+    LogicalResult inserted = tileKernel.insertArgument(
+        index, b.getI32Type(), /*argAttrs=*/{}, kernel.getLoc());
+    assert(succeeded(inserted) && "func.func takes any argument");
+    (void)inserted;
+    sizes[d] = tileKernel.getArgument(index);
+    sizeDims.push_back(d);
+  }
+  return sizes[d];
 }
 
 FailureOr<TiledKernel> RowTiler::run() {
   MLIRContext *ctx = kernel.getContext();
   Location loc = kernel.getLoc();
-  // The kernel takes the row's length when it is dynamic, and the rows'
-  // dynamic sizes when an input's place needs them (its strides, the
-  // row's coordinates).
-  FailureOr<bool> other = readsOtherProjections();
-  if (failed(other))
-    return failure();
-  SmallVector<unsigned> sizeDims;
-  for (unsigned d = 0; d < rank; ++d)
-    if (ShapedType::isDynamic(domain[d]) && (d + 1 == rank || *other))
-      sizeDims.push_back(d);
-  FailureOr<func::FuncOp> created =
-      createTileKernel(kernel, b, sizeDims.size());
+  FailureOr<func::FuncOp> created = createTileKernel(kernel, b);
   if (failed(created))
     return failure();
-  func::FuncOp tileKernel = *created;
+  tileKernel = *created;
   entry = &tileKernel.getBody().front();
   Type i32 = b.getI32Type();
   row = tile::ProgramIdOp::create(
       b, loc, i32, tile::ProgramAxisAttr::get(ctx, tile::ProgramAxis::X));
-  // A dynamic size the kernel does not take is never read.
+  // The kernel takes the row's length when it is dynamic, and a dynamic
+  // size of the rows when an input's place needs it (its strides, the
+  // row's coordinates).
   sizes.assign(rank, Value());
-  for (auto [d, arg] : llvm::zip(
-           sizeDims, entry->getArguments().take_back(sizeDims.size())))
-    sizes[d] = arg;
   for (unsigned d = 0; d < rank; ++d)
     if (!ShapedType::isDynamic(domain[d]))
       sizes[d] = arith::ConstantIntOp::create(b, loc, i32, domain[d]);
-  rowLength = sizes.back();
+  rowLength = sizeOf(rank - 1);
   if (!looped)
     wholeRow = chunkAt(loc, Value());
 

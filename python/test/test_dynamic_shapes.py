@@ -182,6 +182,37 @@ func.func @scaled_rows(%x: tensor<?x?xf32>, %w: tensor<?xf32>) -> (tensor<?x?xf3
   return %y, %ss : tensor<?x?xf32>, tensor<?xf32>
 }
 
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#pos3 = affine_map<(d0, d1, d2) -> (d1, d2)>
+#rows3 = affine_map<(d0, d1, d2) -> (d0, d1)>
+func.func @centered(%x: tensor<?x?x8xf32>, %p: tensor<?x8xf32>) -> tensor<?x?x8xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %eight = arith.constant 8.0 : f32
+  %b = tensor.dim %x, %c0 : tensor<?x?x8xf32>
+  %s = tensor.dim %x, %c1 : tensor<?x?x8xf32>
+  %er = tensor.empty(%b, %s) : tensor<?x?xf32>
+  %e = tensor.empty(%b, %s) : tensor<?x?x8xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%er : tensor<?x?xf32>) -> tensor<?x?xf32>
+  %sum = linalg.generic {indexing_maps = [#id3, #pos3, #rows3], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %p : tensor<?x?x8xf32>, tensor<?x8xf32>) outs(%init : tensor<?x?xf32>) {
+  ^bb0(%in: f32, %q: f32, %acc: f32):
+    %v = arith.addf %in, %q : f32
+    %a = arith.addf %v, %acc : f32
+    linalg.yield %a : f32
+  } -> tensor<?x?xf32>
+  %y = linalg.generic {indexing_maps = [#id3, #pos3, #rows3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%x, %p, %sum : tensor<?x?x8xf32>, tensor<?x8xf32>, tensor<?x?xf32>) outs(%e : tensor<?x?x8xf32>) {
+  ^bb0(%in: f32, %q: f32, %t: f32, %out: f32):
+    %v = arith.addf %in, %q : f32
+    %m = arith.divf %t, %eight : f32
+    %c = arith.subf %v, %m : f32
+    linalg.yield %c : f32
+  } -> tensor<?x?x8xf32>
+  return %y : tensor<?x?x8xf32>
+}
+
 func.func @mm_bias_relu(%a: tensor<?x?xf32>, %w: tensor<?x?xf32>, %bias: tensor<?xf32>) -> tensor<?x?xf32> {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -322,6 +353,30 @@ def test_rows_of_dynamic_length_take_it_as_an_argument():
     plan = text[text.index("func.func @softmax_rows("):]
     plan = plan[:plan.index("\n  }\n")]
     assert plan.count("call @softmax_rows_kernel") == 1
+
+
+@pytest.mark.parametrize("shape", [(1, 1, 8), (2, 3, 8), (5, 7, 8),
+                                   (0, 4, 8), (3, 0, 8)])
+def test_rows_over_several_dynamic_dimensions(exe, shape):
+    """[batch, sequence, 8]: one program per (batch, position), numbered
+    row-major; the positional table, broadcast over the batch, is read at
+    the row's position, which the kernel finds from the sequence's length,
+    its one size argument."""
+    rng = np.random.default_rng(shape[0] * 10 + shape[1])
+    x = rng.standard_normal(shape).astype(np.float32)
+    p = rng.standard_normal(shape[1:]).astype(np.float32)
+    (y,) = exe.run("centered", x, p)
+    v = x.astype(np.float64) + p
+    np.testing.assert_allclose(y, v - v.sum(axis=-1, keepdims=True) / 8,
+                               rtol=1e-5, atol=1e-6)
+
+
+def test_rows_over_several_dimensions_take_only_the_sizes_they_need():
+    with kiln.Context() as ctx:
+        module = kiln.Module.parse(ctx, PROGRAMS, "dynamic.mlir")
+        module.run_pipeline(ARRAY_PIPELINE)
+        assert module.kernel_argument_types("centered_kernel0_tile") == [
+            "!tile.ptr<f32>", "!tile.ptr<f32>", "!tile.ptr<f32>", "i32"]
 
 
 @pytest.mark.parametrize("m,n,k", [(1, 1, 1), (30, 45, 20), (65, 129, 33),

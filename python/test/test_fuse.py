@@ -443,6 +443,32 @@ def test_matmul_with_transposed_operand():
            tolerance=1e-4)
 
 
+@pytest.mark.parametrize("shape", [(2, 3, 48), (2, 3, 4, 20), (1, 5, 1, 7)])
+def test_rows_over_several_axes(shape):
+    """A [batch, sequence, hidden] layer norm or softmax is one kernel over
+    batch * sequence rows."""
+    x = _normal(*shape, scale=3)
+    w, b = _normal(shape[-1]), _normal(shape[-1])
+    _check(layer_norm, x, w, b, tolerance=1e-4)
+    assert _kernels(layer_norm, x, w, b) == 1
+    _check(softmax, x)
+    assert _kernels(softmax, x) == 1
+
+
+def test_inputs_broadcast_over_some_rows_axes():
+    """A positional table broadcast over the batch and a scale per batch
+    are read at the row's coordinates, in the one kernel."""
+    @kiln.fuse
+    def embed_softmax(x, position, scale):
+        s = (x + position) * scale
+        e = np.exp(s - s.max(axis=-1, keepdims=True))
+        return e / e.sum(axis=-1, keepdims=True)
+
+    x, position, scale = _normal(4, 6, 40), _normal(6, 40), _normal(4, 1, 1)
+    _check(embed_softmax, x, position, scale)
+    assert _kernels(embed_softmax, x, position, scale) == 1
+
+
 def test_a_transposed_product_is_a_kernel_of_its_own():
     """exp((x @ w).T): a matmul's program holds one block of the product,
     so the transposing exp reads it from memory in a second kernel."""

@@ -547,3 +547,40 @@ func.func @sums_times_product(%a: tensor<16x32xf32>, %b: tensor<32x16xf32>) -> t
   } -> tensor<16x16xf32>
   return %y : tensor<16x16xf32>
 }
+
+// -----
+
+// Rows over two dimensions: the sums over the hidden axis and the
+// centring join one kernel; the positional table, broadcast over the batch,
+// is an input read through (d1, d2).
+// CHECK-LABEL: func.func private @centered_kernel0
+// CHECK-SAME: (%{{.*}}: tensor<2x3x8xf32>, %{{.*}}: tensor<3x8xf32>) -> tensor<2x3x8xf32>
+// CHECK-LABEL: func.func @centered(
+// CHECK-NEXT: call @centered_kernel0
+// CHECK-NEXT: return
+#id = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#pos = affine_map<(d0, d1, d2) -> (d1, d2)>
+#rows = affine_map<(d0, d1, d2) -> (d0, d1)>
+func.func @centered(%x: tensor<2x3x8xf32>, %p: tensor<3x8xf32>) -> tensor<2x3x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %eight = arith.constant 8.0 : f32
+  %er = tensor.empty() : tensor<2x3xf32>
+  %e = tensor.empty() : tensor<2x3x8xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%er : tensor<2x3xf32>) -> tensor<2x3xf32>
+  %sum = linalg.generic {indexing_maps = [#id, #pos, #rows], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %p : tensor<2x3x8xf32>, tensor<3x8xf32>) outs(%init : tensor<2x3xf32>) {
+  ^bb0(%in: f32, %q: f32, %acc: f32):
+    %v = arith.addf %in, %q : f32
+    %a = arith.addf %v, %acc : f32
+    linalg.yield %a : f32
+  } -> tensor<2x3xf32>
+  %y = linalg.generic {indexing_maps = [#id, #pos, #rows, #id], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%x, %p, %sum : tensor<2x3x8xf32>, tensor<3x8xf32>, tensor<2x3xf32>) outs(%e : tensor<2x3x8xf32>) {
+  ^bb0(%in: f32, %q: f32, %t: f32, %out: f32):
+    %v = arith.addf %in, %q : f32
+    %m = arith.divf %t, %eight : f32
+    %c = arith.subf %v, %m : f32
+    linalg.yield %c : f32
+  } -> tensor<2x3x8xf32>
+  return %y : tensor<2x3x8xf32>
+}

@@ -228,3 +228,49 @@ func.func @diagonal(%x: tensor<16xf32>, %y: tensor<4x8xf32>) -> tensor<4xf32> {
   %s = call @diagonal_kernel0(%x, %y) : (tensor<16xf32>, tensor<4x8xf32>) -> tensor<4xf32>
   return %s : tensor<4xf32>
 }
+
+// -----
+
+// Rows over several dimensions: program r takes row r of the 2 x 3 rows,
+// numbered row-major. x and the result are read and written by r; the
+// positional table p[3, 8] (broadcast over the batch) at (r % 3) * 8,
+// the per-batch scale s at r / 3.
+// CHECK-LABEL: func.func @embed_kernel0_tile
+// CHECK-SAME: (%[[X:.*]]: !tile.ptr<f32>, %[[P:.*]]: !tile.ptr<f32>, %[[S:.*]]: !tile.ptr<f32>, %[[R:.*]]: !tile.ptr<f32>)
+// CHECK: %[[ROW:.*]] = tile.program_id x
+// CHECK: %[[BATCH:.*]] = arith.divui %[[ROW]], %{{.*}} : i32
+// CHECK: %[[SAT:.*]] = tile.addptr %[[S]], %[[BATCH]]
+// CHECK: tile.load %[[SAT]] : !tile.ptr<f32> -> f32
+// CHECK: %[[XOFF:.*]] = arith.muli %[[ROW]], %{{.*}} : i32
+// CHECK: tile.addptr %[[X]], %[[XOFF]]
+// CHECK: %[[POS:.*]] = arith.remui %[[ROW]], %{{.*}} : i32
+// CHECK: %[[POFF:.*]] = arith.muli %[[POS]], %{{.*}} : i32
+// CHECK: tile.addptr %[[P]], %[[POFF]]
+// CHECK: tile.reduce
+// CHECK: %[[RAT:.*]] = tile.addptr %[[R]], %[[ROW]]
+// CHECK: tile.store %[[RAT]]
+// CHECK-LABEL: func.func @embed(
+// CHECK: %[[SIX:.*]] = arith.constant 6 : i32
+// CHECK: call @embed_kernel0_tile_launch(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[SIX]],
+#id = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#pos = affine_map<(d0, d1, d2) -> (d1, d2)>
+#batch = affine_map<(d0, d1, d2) -> (d0)>
+#rows = affine_map<(d0, d1, d2) -> (d0, d1)>
+func.func private @embed_kernel0(%x: tensor<2x3x8xf32>, %p: tensor<3x8xf32>, %s: tensor<2xf32>) -> tensor<2x3xf32> attributes {kiln.kernel} {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x3xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<2x3xf32>) -> tensor<2x3xf32>
+  %r = linalg.generic {indexing_maps = [#id, #pos, #batch, #rows], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %p, %s : tensor<2x3x8xf32>, tensor<3x8xf32>, tensor<2xf32>) outs(%init : tensor<2x3xf32>) {
+  ^bb0(%in: f32, %q: f32, %b: f32, %acc: f32):
+    %v = arith.addf %in, %q : f32
+    %w = arith.mulf %v, %b : f32
+    %a = arith.addf %w, %acc : f32
+    linalg.yield %a : f32
+  } -> tensor<2x3xf32>
+  return %r : tensor<2x3xf32>
+}
+func.func @embed(%x: tensor<2x3x8xf32>, %p: tensor<3x8xf32>, %s: tensor<2xf32>) -> tensor<2x3xf32> {
+  %r = call @embed_kernel0(%x, %p, %s) : (tensor<2x3x8xf32>, tensor<3x8xf32>, tensor<2xf32>) -> tensor<2x3xf32>
+  return %r : tensor<2x3xf32>
+}

@@ -106,12 +106,14 @@ struct FakeFunction {
   int tensorMaps, tensorMapParams[maxTensorMaps];
 };
 
-enum { numFunctions = 3 };
+/* A module holds its PTX entry points (or "kernel" when it has none),
+   then "heavy" and "faulting". */
+enum { maxEntries = 8, maxFunctions = maxEntries + 2 };
 
 struct FakeModule {
-  struct FakeFunction functions[numFunctions];
-  /* A PTX module's first entry point, which takes the place of "kernel". */
-  char entry[256];
+  struct FakeFunction functions[maxFunctions];
+  int numFunctions;
+  char entries[maxEntries][256];
 };
 
 /* Launches captured into a graph, and whether one of them faults. */
@@ -290,16 +292,18 @@ CUresult cuModuleLoadData(void **mod, const void *image) {
   if (strncmp((const char *)image, "//fake", 6) != 0 && !entry)
     return INVALID_PTX;
   struct FakeModule *module = makeHandle(sizeof(struct FakeModule));
-  struct FakeFunction kernel = {"kernel", 1024, 0, defaultSharedBytes, 0};
-  if (entry) {
+  int count = 0;
+  for (; entry && count < maxEntries;
+       entry = strstr(entry, ".entry "), ++count) {
     entry += strlen(".entry ");
+    struct FakeFunction kernel = {module->entries[count], 1024, 0,
+                                  defaultSharedBytes, 0};
     size_t length = strcspn(entry, "( \n");
-    if (length >= sizeof(module->entry))
-      length = sizeof(module->entry) - 1;
-    memcpy(module->entry, entry, length);
-    module->entry[length] = 0;
-    kernel.name = module->entry;
-    kernel.faults = strcmp(module->entry, "faulting") == 0;
+    if (length >= sizeof(module->entries[count]))
+      length = sizeof(module->entries[count]) - 1;
+    memcpy(module->entries[count], entry, length);
+    module->entries[count][length] = 0;
+    kernel.faults = strcmp(kernel.name, "faulting") == 0;
     /* Its parameters, up to the closing parenthesis: which are the
        128-byte ones. */
     const char *end = strchr(entry, ')');
@@ -313,13 +317,18 @@ CUresult cuModuleLoadData(void **mod, const void *image) {
         kernel.tensorMapParams[kernel.tensorMaps++] = index;
       ++index;
     }
+    module->functions[count] = kernel;
+  }
+  if (count == 0) {
+    struct FakeFunction kernel = {"kernel", 1024, 0, defaultSharedBytes, 0};
+    module->functions[count++] = kernel;
   }
   struct FakeFunction heavy = {"heavy", 256, 32 * 1024,
                                defaultSharedBytes - 32 * 1024, 0};
   struct FakeFunction faulting = {"faulting", 1024, 0, defaultSharedBytes, 1};
-  module->functions[0] = kernel;
-  module->functions[1] = heavy;
-  module->functions[2] = faulting;
+  module->functions[count++] = heavy;
+  module->functions[count++] = faulting;
+  module->numFunctions = count;
   *mod = module;
   return SUCCESS;
 }
@@ -329,7 +338,7 @@ CUresult cuModuleUnload(void *mod) {
 }
 CUresult cuModuleGetFunction(void **fn, void *mod, const char *name) {
   struct FakeModule *module = mod;
-  for (int i = 0; i < numFunctions; ++i) {
+  for (int i = 0; i < module->numFunctions; ++i) {
     if (strcmp(name, module->functions[i].name) == 0) {
       *fn = &module->functions[i];
       return SUCCESS;

@@ -1,4 +1,4 @@
-// RUN: kiln-opt %s -kiln-fuse -kiln-tile -canonicalize "-symbol-privatize=exclude=scale_kernel0_tile,mm_bias_kernel0_tile,rms_kernel0_tile" -symbol-dce -o %t.mlir
+// RUN: kiln-opt %s -kiln-fuse -kiln-tile -canonicalize "-symbol-privatize=exclude=scale_kernel0_tile,mm_bias_kernel0_tile,rms_kernel0_tile,centered_kernel0_tile" -symbol-dce -o %t.mlir
 // RUN: kiln-translate %t.mlir --chip=sm_80 | FileCheck %s
 // RUN: %if ptxas %{ kiln-translate %t.mlir --chip=sm_80 | %ptxas -arch=sm_80 %}
 // RUN: %if ptxas %{ kiln-translate %t.mlir --chip=sm_90a | %ptxas -arch=sm_90a %}
@@ -81,4 +81,42 @@ func.func @rms(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
     linalg.yield %v : f32
   } -> tensor<?x?xf32>
   return %y : tensor<?x?xf32>
+}
+
+// Rows over two dynamic dimensions: the kernel takes the sequence's
+// length (to find a row's position in the positional table) and divides
+// the program id by it.
+// CHECK-LABEL: .entry centered_kernel0_tile(
+// CHECK: .param .u64 {{.*}}centered_kernel0_tile_param_2,
+// CHECK-NEXT: .param .u32 {{.*}}centered_kernel0_tile_param_3
+// CHECK: rem.u32
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#pos3 = affine_map<(d0, d1, d2) -> (d1, d2)>
+#rows3 = affine_map<(d0, d1, d2) -> (d0, d1)>
+func.func @centered(%x: tensor<?x?x8xf32>, %p: tensor<?x8xf32>) -> tensor<?x?x8xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %eight = arith.constant 8.0 : f32
+  %b = tensor.dim %x, %c0 : tensor<?x?x8xf32>
+  %s = tensor.dim %x, %c1 : tensor<?x?x8xf32>
+  %er = tensor.empty(%b, %s) : tensor<?x?xf32>
+  %e = tensor.empty(%b, %s) : tensor<?x?x8xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%er : tensor<?x?xf32>) -> tensor<?x?xf32>
+  %sum = linalg.generic {indexing_maps = [#id3, #pos3, #rows3], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %p : tensor<?x?x8xf32>, tensor<?x8xf32>) outs(%init : tensor<?x?xf32>) {
+  ^bb0(%in: f32, %q: f32, %acc: f32):
+    %v = arith.addf %in, %q : f32
+    %a = arith.addf %v, %acc : f32
+    linalg.yield %a : f32
+  } -> tensor<?x?xf32>
+  %y = linalg.generic {indexing_maps = [#id3, #pos3, #rows3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%x, %p, %sum : tensor<?x?x8xf32>, tensor<?x8xf32>, tensor<?x?xf32>) outs(%e : tensor<?x?x8xf32>) {
+  ^bb0(%in: f32, %q: f32, %t: f32, %out: f32):
+    %v = arith.addf %in, %q : f32
+    %m = arith.divf %t, %eight : f32
+    %c = arith.subf %v, %m : f32
+    linalg.yield %c : f32
+  } -> tensor<?x?x8xf32>
+  return %y : tensor<?x?x8xf32>
 }

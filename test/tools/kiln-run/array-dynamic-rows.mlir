@@ -2,6 +2,8 @@
 // RUN: kiln-run %s --kernel=softmax --init=iota --dims=2,3 | FileCheck %s --check-prefix=SHORT
 // RUN: kiln-run %s --kernel=softmax --init=rand --dims=4,1 | FileCheck %s --check-prefix=ONE
 // RUN: env KILN_CUDA_DRIVER=%kiln_fake_cuda_driver KILN_PTXAS=%t.no-ptxas kiln-run %s --kernel=softmax --init=rand --dims=100,5000 --target=gpu --check=none | FileCheck %s --check-prefix=GPU
+// RUN: kiln-run %s --kernel=centered --init=iota --dims=2,3,3 | FileCheck %s --check-prefix=CENTERED
+// RUN: env KILN_CUDA_DRIVER=%kiln_fake_cuda_driver KILN_PTXAS=%t.no-ptxas kiln-run %s --kernel=centered --init=rand --dims=50,70,70 --target=gpu --check=none | FileCheck %s --check-prefix=CENTERED-GPU
 
 // A softmax over rows of dynamic length is one kernel: each program walks
 // its row in chunks of 1024, once for the max, once for the sum of
@@ -56,4 +58,40 @@ func.func @softmax(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
     linalg.yield %q : f32
   } -> tensor<?x?xf32>
   return %y : tensor<?x?xf32>
+}
+
+// Rows over two dynamic dimensions, [batch, position, 8]: x + p, centred
+// by row, p broadcast over the batch. Row 0 is [0 2 4 ... 14] - 7.
+// CENTERED: result0 f32[48]: sum=0 min=-7 max=7 first=[-7, -5, -3, -1]
+// CENTERED-GPU: array function centered on Kiln Fake GPU (sm_90a): {{[0-9.]+}} ms per run (median of 1)
+// CENTERED-GPU: result0 f32[28000]:
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#pos3 = affine_map<(d0, d1, d2) -> (d1, d2)>
+#rows3 = affine_map<(d0, d1, d2) -> (d0, d1)>
+func.func @centered(%x: tensor<?x?x8xf32>, %p: tensor<?x8xf32>) -> tensor<?x?x8xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %eight = arith.constant 8.0 : f32
+  %b = tensor.dim %x, %c0 : tensor<?x?x8xf32>
+  %s = tensor.dim %x, %c1 : tensor<?x?x8xf32>
+  %er = tensor.empty(%b, %s) : tensor<?x?xf32>
+  %e = tensor.empty(%b, %s) : tensor<?x?x8xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%er : tensor<?x?xf32>) -> tensor<?x?xf32>
+  %sum = linalg.generic {indexing_maps = [#id3, #pos3, #rows3], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %p : tensor<?x?x8xf32>, tensor<?x8xf32>) outs(%init : tensor<?x?xf32>) {
+  ^bb0(%in: f32, %q: f32, %acc: f32):
+    %v = arith.addf %in, %q : f32
+    %a = arith.addf %v, %acc : f32
+    linalg.yield %a : f32
+  } -> tensor<?x?xf32>
+  %y = linalg.generic {indexing_maps = [#id3, #pos3, #rows3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%x, %p, %sum : tensor<?x?x8xf32>, tensor<?x8xf32>, tensor<?x?xf32>) outs(%e : tensor<?x?x8xf32>) {
+  ^bb0(%in: f32, %q: f32, %t: f32, %out: f32):
+    %v = arith.addf %in, %q : f32
+    %m = arith.divf %t, %eight : f32
+    %c = arith.subf %v, %m : f32
+    linalg.yield %c : f32
+  } -> tensor<?x?x8xf32>
+  return %y : tensor<?x?x8xf32>
 }
