@@ -23,8 +23,9 @@ def KilnFusePass : Pass<"kiln-fuse", "mlir::ModuleOp"> {
        indexing map) and fuses like one.
     2. Row-wise ops (every result and input indexed by the same first,
        parallel dimension, but inputs all rows share, such as a per-column
-       weight) that feed each other join one kernel, whatever the rows'
-       length: a softmax or a layer norm is one kernel, and
+       weight) that feed each other join one kernel when their loops are
+       provably of the same sizes, whatever the rows' length and number
+       of dimensions: a softmax or a layer norm is one kernel, and
        so is an expensive value with its users, which then share it rather
        than recompute it or pass it through memory.
     3. A matmul takes in the elementwise ops that only produce its operands
@@ -69,14 +70,17 @@ def KilnTilePass : Pass<"kiln-tile", "mlir::ModuleOp"> {
 
     Kernels that reduce (a softmax, a layer norm, a row sum) are row
     kernels: generics over a [rows, columns] space, elementwise or
-    reducing the columns, and generics over the rows. Each program takes
+    reducing the columns, and generics over the rows (which may span
+    several dimensions, numbered row-major). Each program takes
     one row: a row of at most `max-row` (static) elements whole, in one
     tile of the next power of two of its length; a longer row, or one of
     dynamic length (an i32 argument after the pointers), in chunks of
     `row-chunk` elements, each reduction a loop over the chunks and the
     row's results stored by one last loop, recomputing in each loop what
-    it needs over the row. Inputs are read as rows, as a row's scalar or as
-    a column vector (broadcasts), masked at the end of the row; a reduction
+    it needs over the row. Inputs are read as rows, as a row's scalar, as
+    a column vector, or through any other projection (at an offset from
+    the row's coordinates, columns a stride apart), masked at the end of
+    the row; a reduction
     whose body is `combine(f(inputs), acc)` becomes `f` on the tile, masked
     elements set to `combine`'s neutral element, a `tile.reduce` with
     `combine` (and across chunks), and the initial value combined in.
