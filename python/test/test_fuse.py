@@ -468,6 +468,16 @@ def test_inputs_broadcast_over_some_rows_axes():
     _check(embed_softmax, x, position, scale)
     assert _kernels(embed_softmax, x, position, scale) == 1
 
+    # docs/array-programs.md's example.
+    @kiln.fuse
+    def embed_softmax_of_the_docs(x, position):
+        s = x + position
+        e = np.exp(s - s.max(axis=-1, keepdims=True))
+        return e / e.sum(axis=-1, keepdims=True)
+
+    _check(embed_softmax_of_the_docs, x, position)
+    assert _kernels(embed_softmax_of_the_docs, x, position) == 1
+
 
 def test_a_transposed_product_is_a_kernel_of_its_own():
     """exp((x @ w).T): a matmul's program holds one block of the product,
