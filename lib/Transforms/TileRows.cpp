@@ -124,13 +124,15 @@ private:
   /// `generic`'s inputs read over the row, computed in `chunk`, added to
   /// the mapping of its scalar operands.
   FailureOr<IRMapping> chunkOperands(linalg::GenericOp generic, Chunk &chunk);
-  /// `source` (read as `access`: Row or Columns) as a tile of `chunk`:
+  /// `source` (read as `access`: Row, Columns or Other) as a tile of
+  /// `chunk`:
   /// loaded from a kernel argument, splat from a value over the rows, or
   /// computed by the elementwise generic that defines it.
   FailureOr<Value> chunkValue(Operation *user, Value source, Access access,
                               AffineMap map, Chunk &chunk);
-  /// `source` read as `access` (RowScalar or Element, through `map`) at the
-  /// top level: loaded from a kernel argument, or computed earlier.
+  /// `source` read as `access` (RowScalar, Element or Other, through `map`)
+  /// as a scalar at the top level: loaded from a kernel argument, or
+  /// computed earlier.
   FailureOr<Value> scalarValue(Operation *user, Value source, Access access,
                                AffineMap map);
   /// Pointers to `chunk`'s columns of the input at `base`, placed by
@@ -159,6 +161,7 @@ private:
   unsigned rank;
   /// How many rows (ShapedType::kDynamic if not static) and columns.
   int64_t rows, columns;
+  /// Whether the row is walked in chunks, and the width of its tiles.
   bool looped;
   int64_t block;
   OpBuilder b;
