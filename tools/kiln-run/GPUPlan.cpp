@@ -7,6 +7,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 
 #include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/StringSet.h"
 
 #include <cstring>
 
@@ -16,11 +17,19 @@ using namespace kiln;
 /// A launcher's trailing arguments: grid x, y, z, first and end program.
 static constexpr size_t kLaunchTail = 5;
 
-OwningOpRef<ModuleOp> kiln::extractTileKernels(ModuleOp module) {
+OwningOpRef<ModuleOp> kiln::extractTileKernels(ModuleOp module,
+                                               func::FuncOp plan) {
+  // The plan calls each kernel through its launcher, `<kernel>_launch`.
+  llvm::StringSet<> launched;
+  plan.walk([&](func::CallOp call) {
+    StringRef callee = call.getCallee();
+    if (callee.consume_back("_launch"))
+      launched.insert(callee);
+  });
   OwningOpRef<ModuleOp> kernels(cast<ModuleOp>(module->clone()));
   for (auto func :
        llvm::make_early_inc_range(kernels->getOps<func::FuncOp>()))
-    if (func.isExternal() || func->hasAttr("kiln.plan"))
+    if (func.isExternal() || !launched.contains(func.getSymName()))
       func.erase();
   return kernels;
 }

@@ -18,9 +18,11 @@
 
 namespace kiln {
 
-/// A copy of `module` holding only its tile kernels (no plans, launcher or
-/// runtime declarations), for the GPU compiler.
-mlir::OwningOpRef<mlir::ModuleOp> extractTileKernels(mlir::ModuleOp module);
+/// A copy of `module` holding only the tile kernels `plan` launches (no
+/// plans, launcher or runtime declarations, nor other plans' kernels), for
+/// the GPU compiler.
+mlir::OwningOpRef<mlir::ModuleOp> extractTileKernels(mlir::ModuleOp module,
+                                                     mlir::func::FuncOp plan);
 
 /// Runs the launch plan `plan` on `device`: `arguments` are the device
 /// addresses of its inputs, then of its results, then its sizes (see

@@ -790,7 +790,8 @@ static int runArrayOnGPU(ModuleOp module, StringRef plan,
     if (failed((*executable)->runPlan(plan, arguments, error)))
       return fail(error);
   }
-  OwningOpRef<ModuleOp> kernels = kiln::extractTileKernels(module);
+  auto planOp = module.lookupSymbol<func::FuncOp>(plan);
+  OwningOpRef<ModuleOp> kernels = kiln::extractTileKernels(module, planOp);
   kiln::gpu::GPUCompileOptions options;
   options.numWarps = numWarps;
   options.numStages = numStages;
@@ -807,7 +808,6 @@ static int runArrayOnGPU(ModuleOp module, StringRef plan,
   DeviceArrays arrays(*device);
   if (!arrays.copyIn(buffers, error))
     return fail(error);
-  auto planOp = module.lookupSymbol<func::FuncOp>(plan);
   SmallVector<uint64_t> arguments(arrays.addresses.begin(),
                                   arrays.addresses.end());
   llvm::append_range(arguments, sizes);
