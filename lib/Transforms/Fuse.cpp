@@ -50,9 +50,10 @@ static int64_t bodyCost(linalg::GenericOp op) {
   return cost;
 }
 
-static bool isContraction(Operation *op) {
-  auto linalgOp = dyn_cast_if_present<linalg::LinalgOp>(op);
-  return linalgOp && linalg::isaContractionOpInterface(linalgOp);
+/// A matmul, around which kiln-tile builds a matmul kernel. (A row sum of
+/// products is a contraction too, but a row kernel's.)
+static bool isMatmul(Operation *op) {
+  return isa_and_present<linalg::MatmulOp>(op);
 }
 
 static bool isElementwise(Operation *op) {
@@ -322,13 +323,14 @@ void KilnFusePass::groupAndOutline(func::FuncOp func, SymbolTable &symbols) {
   auto canJoin = [&](Operation *producer, Operation *consumer) {
     SmallVector<Operation *> members = membersOf(producer, consumer);
     // A kernel is a matmul's or reduces rows, not both: one matmul, or
-    // reductions none of which is one.
-    unsigned contractions = 0, reductions = 0;
+    // row reductions.
+    unsigned matmuls = 0, rowReductions = 0;
     for (Operation *member : members) {
-      contractions += isContraction(member);
-      reductions += cast<linalg::LinalgOp>(member).getNumReductionLoops() != 0;
+      matmuls += isMatmul(member);
+      rowReductions += !isMatmul(member) &&
+                       cast<linalg::LinalgOp>(member).getNumReductionLoops();
     }
-    if (contractions > 1 || (contractions == 1 && reductions > 1))
+    if (matmuls > 1 || (matmuls == 1 && rowReductions > 0))
       return false;
     unsigned last = 0;
     for (Operation *member : members)
@@ -356,11 +358,11 @@ void KilnFusePass::groupAndOutline(func::FuncOp func, SymbolTable &symbols) {
                       producerRows == consumerRows &&
                       readsByRow(cast<linalg::GenericOp>(consumer), operand) &&
                       oneRowSpace(membersOf(producer, consumer));
-      bool epilogue = isContraction(producer) &&
+      bool epilogue = isMatmul(producer) &&
                       isElementwise(consumer) && operand.hasOneUse() &&
                       writesInPlace(cast<linalg::GenericOp>(consumer),
                                     operand);
-      bool prologue = isContraction(consumer) && isElementwise(producer) &&
+      bool prologue = isMatmul(consumer) && isElementwise(producer) &&
                       operand.hasOneUse();
       // A fill that only starts a reduction or matmul is that kernel's
       // first step, not a pass over memory of its own.

@@ -479,6 +479,19 @@ def test_inputs_broadcast_over_some_rows_axes():
     assert _kernels(embed_softmax_of_the_docs, x, position) == 1
 
 
+def test_a_row_sum_of_products_joins_other_row_reductions():
+    """sum(x * w) over a row is a contraction, but a row kernel's: it and
+    the row max are one kernel."""
+    @kiln.fuse
+    def scaled(x, w):
+        return x * (x * w).sum(axis=-1, keepdims=True) / x.max(
+            axis=-1, keepdims=True)
+
+    x, w = _normal(8, 32), _normal(32)
+    _check(scaled, x, w, tolerance=1e-4)
+    assert _kernels(scaled, x, w) == 1
+
+
 def test_a_transposed_product_is_a_kernel_of_its_own():
     """exp((x @ w).T): a matmul's program holds one block of the product,
     so the transposing exp reads it from memory in a second kernel."""
