@@ -64,8 +64,9 @@ static bool isElementwise(Operation *op) {
 /// A row-wise op: a generic whose first loop is parallel and indexes the
 /// first dimension of every result and of every input but those the rows
 /// share (a per-column weight, broadcast over the rows). Rows of any
-/// length: kiln-tile walks a long or dynamic one in chunks.
-static bool isRowWise(Operation *op, int64_t &rows) {
+/// length: kiln-tile walks a long or dynamic one in chunks. (Whether ops
+/// make one row kernel is oneRowSpace's question.)
+static bool isRowWise(Operation *op) {
   auto generic = dyn_cast<linalg::GenericOp>(op);
   if (!generic || generic.getNumLoops() < 1 ||
       generic.getIteratorTypesArray()[0] != utils::IteratorType::parallel)
@@ -79,8 +80,6 @@ static bool isRowWise(Operation *op, int64_t &rows) {
     if (!byRow && !shared)
       return false;
   }
-  // The number of rows may be dynamic: it is only the grid's size.
-  rows = generic.getStaticLoopRanges()[0];
   return true;
 }
 
@@ -346,16 +345,12 @@ void KilnFusePass::groupAndOutline(func::FuncOp func, SymbolTable &symbols) {
   };
 
   for (Operation *consumer : kernels) {
-    int64_t consumerRows = 0;
-    bool consumerRowWise = isRowWise(consumer, consumerRows);
+    bool consumerRowWise = isRowWise(consumer);
     for (Value operand : consumer->getOperands()) {
       Operation *producer = operand.getDefiningOp();
       if (!producer || !groups.contains(producer))
         continue;
-      int64_t producerRows = 0;
-      bool rowGroup = consumerRowWise &&
-                      isRowWise(producer, producerRows) &&
-                      producerRows == consumerRows &&
+      bool rowGroup = consumerRowWise && isRowWise(producer) &&
                       readsByRow(cast<linalg::GenericOp>(consumer), operand) &&
                       oneRowSpace(membersOf(producer, consumer));
       bool epilogue = isMatmul(producer) &&
