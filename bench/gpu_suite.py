@@ -56,17 +56,21 @@ def torch_time(fn, repeats: int = REPEATS) -> float:
 
 def kiln_time(kiln_run: str, kernel: str, grid: tuple[int, ...],
               args: list[str], source: Path | None = None,
-              num_warps: int = 4, tolerance: float | None = 1e-4) -> float:
+              num_warps: int = 4, tolerance: float | None = 1e-4,
+              dims: tuple[int, ...] = ()) -> float:
     """Median seconds of a launch of an example kernel (or of `source`),
     from kiln-run, whose first launch is checked against the host target
     on the same inputs within `tolerance` (None: not checked). A kernel
     that fails its check raises, and its time is not reported. An empty
-    `grid` runs an array function (its launch plan) on random inputs."""
+    `grid` runs an array function (its launch plan) on random inputs, its
+    dynamic dimensions `dims`."""
     source = source or ROOT / "docs" / "examples" / f"{kernel}.mlir"
     check = (["--check=host", f"--tolerance={tolerance}"]
              if tolerance is not None else ["--check=none"])
     launch = (["--grid=" + ",".join(map(str, grid))] +
               [f"--arg={a}" for a in args] if grid else ["--init=rand"])
+    if dims:
+        launch.append("--dims=" + ",".join(map(str, dims)))
     command = [kiln_run, str(source), f"--kernel={kernel}", "--target=gpu",
                *check, f"--repeat={REPEATS}", f"--num-warps={num_warps}",
                *launch]
@@ -321,6 +325,59 @@ def mlp_rates(torch, kiln_run: str, out: Path) -> dict:
         except Exception as error:  # a failed cell, not a crash
             row["triton_error"] = str(error)[-500:]
     return row
+
+
+ROW_SHAPES = [(32768, 1024), (4096, 8192), (512, 65536)]
+
+
+def row_rates(torch, kiln_run: str) -> list[dict]:
+    """docs/examples/softmax_rows_array.mlir, a softmax over rows of
+    dynamic length (each row walked in chunks of 1024: read three times,
+    written once), against torch.softmax in the same run; checked against
+    the host target at 7 x 3000 first."""
+    source = ROOT / "docs" / "examples" / "softmax_rows_array.mlir"
+    rows = []
+    try:
+        kiln_time(kiln_run, "softmax", (), [], source, dims=(7, 3000))
+        checked = None
+    except Exception as error:  # reported in every row
+        checked = str(error)[-500:]
+    for shape in ROW_SHAPES:
+        x = torch.randn(*shape, device="cuda")
+        row = {"shape": list(shape), "bytes": 8 * shape[0] * shape[1],
+               "torch_s": torch_time(lambda: torch.softmax(x, dim=-1))}
+        if checked is not None:
+            row["kiln_error"] = checked
+        else:
+            try:
+                row["kiln_s"] = kiln_time(kiln_run, "softmax", (), [], source,
+                                          tolerance=None, dims=shape)
+            except Exception as error:  # reported, and the suite goes on
+                row["kiln_error"] = str(error)[-500:]
+        rows.append(row)
+    return rows
+
+
+def row_table(rows: list[dict]) -> list[str]:
+    """The softmax rows of dynamic length as Markdown (GB/s with x read
+    and y written once)."""
+    lines = ["", "Softmax over rows of dynamic length "
+             "(`softmax_rows_array.mlir`, chunks of 1024):", "",
+             "| rows x columns | Kiln (us) | Kiln GB/s | torch.softmax (us) | "
+             "torch GB/s | Kiln / torch time |", "|---|---:|---:|---:|---:|---:|"]
+    for row in rows:
+        torch_us = row["torch_s"] * 1e6
+        torch_gbs = row["bytes"] / row["torch_s"] / 1e9
+        shape = " x ".join(map(str, row["shape"]))
+        if "kiln_s" in row:
+            lines.append(
+                f"| {shape} | {row['kiln_s'] * 1e6:.1f} | "
+                f"{row['bytes'] / row['kiln_s'] / 1e9:.0f} | {torch_us:.1f} | "
+                f"{torch_gbs:.0f} | {row['kiln_s'] / row['torch_s']:.2f} |")
+        else:
+            lines.append(f"| {shape} | failed | | {torch_us:.1f} | "
+                         f"{torch_gbs:.0f} | |")
+    return lines
 
 
 def mlp_table(row: dict) -> list[str]:
@@ -579,6 +636,9 @@ def main() -> int:
     results["mlp"] = mlp_rates(torch, options.kiln_run, options.out)
     lines += mlp_table(results["mlp"])
     print("\n".join(lines[-3:]), flush=True)
+    results["rows"] = row_rates(torch, options.kiln_run)
+    lines += row_table(results["rows"])
+    print("\n".join(lines[-len(results["rows"]) - 2:]), flush=True)
     try:
         times, skipped = launch_overhead(torch)
         results["launch_overhead_us"] = times
@@ -593,7 +653,7 @@ def main() -> int:
     (options.out / "gpu_suite.json").write_text(json.dumps(results, indent=2))
     print("\n".join(lines))
     return 0 if all("kiln_s" in r for r in results["kernels"] +
-                    results["matmul"]) else 1
+                    results["matmul"] + results["rows"]) else 1
 
 
 def roofline_plot(results: dict, path: Path) -> str:

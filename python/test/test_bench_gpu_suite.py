@@ -313,6 +313,30 @@ def test_the_mlp_array_program_at_other_sizes(monkeypatch, tmp_path):
                          "1000.0 TFLOP/s | failed | skipped | 0.50 |")
 
 
+@pytest.mark.skipif(not FAKE_DRIVER.exists(),
+                    reason="the stand-in driver is not built")
+def test_the_softmax_over_rows_of_dynamic_length(monkeypatch, tmp_path):
+    # The suite times the example's plan at each shape through --dims; on
+    # the stand-in driver the check at 7 x 3000 fails (no kernel runs) and
+    # the unchecked plan is timed.
+    monkeypatch.setenv("KILN_CUDA_DRIVER", str(FAKE_DRIVER))
+    monkeypatch.setenv("KILN_PTXAS", str(tmp_path / "no-ptxas"))
+    kiln_run = str(BUILD / "bin" / "kiln-run")
+    source = ROOT / "docs" / "examples" / "softmax_rows_array.mlir"
+    with pytest.raises(RuntimeError, match="WRONG"):
+        gpu_suite.kiln_time(kiln_run, "softmax", (), [], source,
+                            dims=(7, 3000))
+    assert gpu_suite.kiln_time(kiln_run, "softmax", (), [], source,
+                               tolerance=None, dims=(64, 5000)) > 0
+    lines = gpu_suite.row_table([
+        {"shape": [4096, 8192], "bytes": 8 * 4096 * 8192, "torch_s": 1e-4,
+         "kiln_s": 2e-4},
+        {"shape": [512, 65536], "bytes": 8 * 512 * 65536, "torch_s": 1e-4,
+         "kiln_error": "no GPU"}])
+    assert lines[-2] == "| 4096 x 8192 | 200.0 | 1342 | 100.0 | 2684 | 2.00 |"
+    assert lines[-1] == "| 512 x 65536 | failed | | 100.0 | 2684 | |"
+
+
 def test_the_matmul_table_has_every_peer():
     row = {"size": 1024, "dtype": "f16", "blocks": "64x64x32, 4 warps",
            "flops": 2e12, "kiln_s": 2.0, "torch_s": 1.0, "compiled_s": 1.0,

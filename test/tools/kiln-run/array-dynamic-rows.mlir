@@ -1,11 +1,12 @@
-// RUN: kiln-run %s --kernel=softmax --init=rand --dims=7,3000 | FileCheck %s --check-prefix=LONG
-// RUN: kiln-run %s --kernel=softmax --init=iota --dims=2,3 | FileCheck %s --check-prefix=SHORT
-// RUN: kiln-run %s --kernel=softmax --init=rand --dims=4,1 | FileCheck %s --check-prefix=ONE
-// RUN: env KILN_CUDA_DRIVER=%kiln_fake_cuda_driver KILN_PTXAS=%t.no-ptxas kiln-run %s --kernel=softmax --init=rand --dims=100,5000 --target=gpu --check=none | FileCheck %s --check-prefix=GPU
+// RUN: kiln-run %kiln_examples/softmax_rows_array.mlir --kernel=softmax --init=rand --dims=7,3000 | FileCheck %s --check-prefix=LONG
+// RUN: kiln-run %kiln_examples/softmax_rows_array.mlir --kernel=softmax --init=iota --dims=2,3 | FileCheck %s --check-prefix=SHORT
+// RUN: kiln-run %kiln_examples/softmax_rows_array.mlir --kernel=softmax --init=rand --dims=4,1 | FileCheck %s --check-prefix=ONE
+// RUN: env KILN_CUDA_DRIVER=%kiln_fake_cuda_driver KILN_PTXAS=%t.no-ptxas kiln-run %kiln_examples/softmax_rows_array.mlir --kernel=softmax --init=rand --dims=100,5000 --target=gpu --check=none | FileCheck %s --check-prefix=GPU
 // RUN: kiln-run %s --kernel=centered --init=iota --dims=2,3,3 | FileCheck %s --check-prefix=CENTERED
 // RUN: env KILN_CUDA_DRIVER=%kiln_fake_cuda_driver KILN_PTXAS=%t.no-ptxas kiln-run %s --kernel=centered --init=rand --dims=50,70,70 --target=gpu --check=none | FileCheck %s --check-prefix=CENTERED-GPU
 
-// A softmax over rows of dynamic length is one kernel: each program walks
+// docs/examples/softmax_rows_array.mlir, a softmax over rows of dynamic
+// length, is one kernel: each program walks
 // its row in chunks of 1024, once for the max, once for the sum of
 // exponentials and once to write the row. Every row of the result sums
 // to 1, whether the row is three chunks (3000 columns, the last one
@@ -19,46 +20,6 @@
 // ONE: result0 f32[4]: sum=4 min=1 max=1 first=[1, 1, 1, 1]
 // GPU: array function softmax on Kiln Fake GPU (sm_90a): {{[0-9.]+}} ms per run (median of 1)
 // GPU: result0 f32[500000]:
-#id = affine_map<(d0, d1) -> (d0, d1)>
-#row = affine_map<(d0, d1) -> (d0)>
-func.func @softmax(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %ninf = arith.constant 0xFF800000 : f32
-  %zero = arith.constant 0.0 : f32
-  %n = tensor.dim %x, %c0 : tensor<?x?xf32>
-  %m = tensor.dim %x, %c1 : tensor<?x?xf32>
-  %rows = tensor.empty(%n) : tensor<?xf32>
-  %full = tensor.empty(%n, %m) : tensor<?x?xf32>
-  %minit = linalg.fill ins(%ninf : f32) outs(%rows : tensor<?xf32>) -> tensor<?xf32>
-  %max = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
-      ins(%x : tensor<?x?xf32>) outs(%minit : tensor<?xf32>) {
-  ^bb0(%in: f32, %acc: f32):
-    %v = arith.maximumf %in, %acc : f32
-    linalg.yield %v : f32
-  } -> tensor<?xf32>
-  %exp = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
-      ins(%x, %max : tensor<?x?xf32>, tensor<?xf32>) outs(%full : tensor<?x?xf32>) {
-  ^bb0(%in: f32, %mx: f32, %out: f32):
-    %d = arith.subf %in, %mx : f32
-    %e = math.exp %d : f32
-    linalg.yield %e : f32
-  } -> tensor<?x?xf32>
-  %sinit = linalg.fill ins(%zero : f32) outs(%rows : tensor<?xf32>) -> tensor<?xf32>
-  %sum = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
-      ins(%exp : tensor<?x?xf32>) outs(%sinit : tensor<?xf32>) {
-  ^bb0(%in: f32, %acc: f32):
-    %a = arith.addf %in, %acc : f32
-    linalg.yield %a : f32
-  } -> tensor<?xf32>
-  %y = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
-      ins(%exp, %sum : tensor<?x?xf32>, tensor<?xf32>) outs(%full : tensor<?x?xf32>) {
-  ^bb0(%in: f32, %t: f32, %out: f32):
-    %q = arith.divf %in, %t : f32
-    linalg.yield %q : f32
-  } -> tensor<?x?xf32>
-  return %y : tensor<?x?xf32>
-}
 
 // Rows over two dynamic dimensions, [batch, position, 8]: x + p, centred
 // by row, p broadcast over the batch. Row 0 is [0 2 4 ... 14] - 7.
