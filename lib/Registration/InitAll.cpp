@@ -19,6 +19,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/IR/TensorInferTypeOpInterfaceImpl.h"
 #include "mlir/Dialect/Tensor/IR/ValueBoundsOpInterfaceImpl.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Transforms/Passes.h"
@@ -28,10 +29,12 @@ void kiln::registerAllDialects(mlir::DialectRegistry &registry) {
                   mlir::func::FuncDialect, mlir::math::MathDialect,
                   mlir::linalg::LinalgDialect, mlir::scf::SCFDialect,
                   mlir::tensor::TensorDialect>();
-  // kiln-fuse proves dynamic sizes equal through these.
+  // kiln-fuse proves dynamic sizes equal through these, and moves
+  // reshapes through empty tensors with the shapes the reshapes reify.
   mlir::arith::registerValueBoundsOpInterfaceExternalModels(registry);
   mlir::linalg::registerValueBoundsOpInterfaceExternalModels(registry);
   mlir::tensor::registerValueBoundsOpInterfaceExternalModels(registry);
+  mlir::tensor::registerInferTypeOpInterfaceExternalModels(registry);
   host::registerHostDialectExtensions(registry);
   gpu::registerGPUDialectExtensions(registry);
 }

@@ -21,6 +21,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/Transforms/Transforms.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
@@ -256,6 +257,16 @@ LogicalResult KilnFusePass::fuseElementwise(func::FuncOp func) {
     // A dynamic size read from a fused-away result reads the function's
     // own argument instead.
     memref::populateResolveRankedShapedTypeResultDimsPatterns(patterns);
+    // Reshapes move out to the function's inputs and results, through the
+    // generics they meet (collapsing their loops), so that they stand
+    // between no two ops that would fuse: `x.reshape(-1, k) @ w + b` is
+    // one matmul with its epilogue.
+    linalg::populateFoldReshapeOpsByCollapsingPatterns(
+        patterns, [](OpOperand *) { return true; });
+    // ... and through fills and empty tensors, so that a reduction keeps
+    // its fill.
+    linalg::FillOp::getCanonicalizationPatterns(patterns, &getContext());
+    tensor::populateFoldTensorEmptyPatterns(patterns);
     linalg::populateElementwiseOpsFusionPatterns(patterns, control);
     return applyPatternsGreedily(func, std::move(patterns));
   };

@@ -34,6 +34,18 @@ using namespace kiln;
 using kiln::host::kAllocFunction;
 using kiln::host::kFreeFunction;
 
+/// Whether `op` reshapes a tensor, which a plan does without a launch.
+static bool isReshape(Operation *op) {
+  return isa_and_present<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(op);
+}
+
+/// `value` before the reshapes that made it.
+static Value beforeReshapes(Value value) {
+  while (isReshape(value.getDefiningOp()))
+    value = value.getDefiningOp()->getOperand(0);
+  return value;
+}
+
 namespace {
 /// Classes of dimensions of an array function's tensors that have one size.
 class SizeClasses {
@@ -108,6 +120,16 @@ kiln::buildLaunchPlan(func::FuncOp func,
       if (llvm::is_contained(op.getUsers(), ret.getOperation()))
         return op.emitError("kiln-tile: a launch plan does not return a ")
                << op.getName() << " (no kernel writes it)";
+      continue;
+    }
+    // A reshape of a row-major tensor is its buffer seen with another
+    // shape; one of dynamic sizes would need them computed from others.
+    if (isReshape(&op)) {
+      if (!cast<RankedTensorType>(op.getOperand(0).getType())
+               .hasStaticShape() ||
+          !cast<RankedTensorType>(op.getResult(0).getType()).hasStaticShape())
+        return op.emitError("kiln-tile: a launch plan reshapes only tensors "
+                            "of static shape");
       continue;
     }
     auto call = dyn_cast<func::CallOp>(op);
@@ -206,9 +228,11 @@ kiln::buildLaunchPlan(func::FuncOp func,
   for (auto [arg, value] : llvm::zip(func.getArguments(),
                                      entry->getArguments()))
     address[arg] = value;
-  // A value the function returns goes straight into the caller's buffer.
+  // A value the function returns (maybe reshaped) goes straight into the
+  // caller's buffer.
   DenseMap<Value, Value> resultBuffer;
-  for (auto [i, result] : llvm::enumerate(ret.getOperands())) {
+  for (auto [i, returned] : llvm::enumerate(ret.getOperands())) {
+    Value result = beforeReshapes(returned);
     if (isa<BlockArgument>(result) || resultBuffer.count(result))
       return func.emitError("kiln-tile: result ")
              << i << " is an input or another result; copies are not "
@@ -222,7 +246,7 @@ kiln::buildLaunchPlan(func::FuncOp func,
     func::CallOp call = launch.call;
     SmallVector<Value> args;
     for (Value operand : call.getOperands()) {
-      Value buffer = address.lookup(operand);
+      Value buffer = address.lookup(beforeReshapes(operand));
       if (!buffer)
         return call.emitError("kiln-tile: operand has no buffer");
       args.push_back(buffer);

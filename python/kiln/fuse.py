@@ -1120,18 +1120,26 @@ def _no_extra(kwargs: dict, what: str) -> None:
 
 
 def _matmul(a: Any, b: Any) -> TracedArray:
-    """``a @ b`` of 2-d arrays: ``linalg.matmul`` into a fill of zeros, in
-    float32 for float16 and float32 operands (float64 for float64),
-    rounded to numpy's result type."""
+    """``a @ b`` of an array of two or more axes by a 2-d array:
+    ``linalg.matmul`` into a fill of zeros, in float32 for float16 and
+    float32 operands (float64 for float64), rounded to numpy's result type.
+    The axes of ``a`` before its last are the rows: ``tensor.collapse_shape``
+    makes them one before the matmul and ``tensor.expand_shape`` splits
+    them after (free reshapes of row-major buffers, which kiln-fuse moves
+    out to the function's inputs and results)."""
     a, b = _operand(a, "matmul"), _operand(b, "matmul")
     if not isinstance(a, TracedArray) or not isinstance(b, TracedArray):
         raise _error("matmul of a scalar (numpy refuses it too)")
-    for x in (a, b):
-        if x.ndim != 2 or 1 in x.shape:
-            raise _error(f"matmul of an array of shape {list(x.shape)}: "
-                         "kiln.fuse multiplies 2-d arrays whose axes are "
-                         "larger than 1")
-    if a.shape[1] != b.shape[0]:
+    rows = _ir_shape(a.shape[:-1])
+    if a.ndim < 2 or a.shape[-1] == 1 or rows == (1,):
+        raise _error(f"matmul of an array of shape {list(a.shape)}: "
+                     "kiln.fuse multiplies arrays of two or more axes "
+                     "with more than one row and more than one column")
+    if b.ndim != 2 or 1 in b.shape:
+        raise _error(f"matmul by an array of shape {list(b.shape)}: "
+                     "kiln.fuse multiplies by 2-d arrays whose axes are "
+                     "larger than 1")
+    if a.shape[-1] != b.shape[0]:
         raise _error(f"matmul: shapes {list(a.shape)} and {list(b.shape)} "
                      "do not match (the inner sizes differ)")
     loop, result = _resolve(np.matmul, [a, b], "matmul")
@@ -1142,14 +1150,30 @@ def _matmul(a: Any, b: Any) -> TracedArray:
     accumulator = _compute_type(loop)
     loc = _loc(_where())
     trace = _the_trace([a, b])
-    shape = (a.shape[0], b.shape[1])
-    init = trace.fill(0, shape, accumulator, loc)
+    k, n = b.shape
+    m = int(np.prod(rows))
+    operand, operand_type = a._value, a._tensor_type
+    groups = f"[[{', '.join(str(i) for i in range(len(rows)))}], " \
+             f"[{len(rows)}]]"
+    if len(rows) > 1:
+        operand, operand_type = trace.fresh(), _tensor_type((m, k), a.dtype)
+        trace.emit(f"{operand} = tensor.collapse_shape {a._value} {groups} : "
+                   f"{a._tensor_type} into {operand_type} {loc}")
+    init = trace.fill(0, (m, n), accumulator, loc)
     name = trace.fresh()
-    out_type = _tensor_type(shape, accumulator)
-    trace.emit(f"{name} = linalg.matmul ins({a._value}, {b._value} : "
-               f"{a._tensor_type}, {b._tensor_type}) outs({init} : "
+    out_type = _tensor_type((m, n), accumulator)
+    trace.emit(f"{name} = linalg.matmul ins({operand}, {b._value} : "
+               f"{operand_type}, {b._tensor_type}) outs({init} : "
                f"{out_type}) -> {out_type} {loc}")
-    return _astype(TracedArray(trace, name, shape, accumulator), result)
+    if len(rows) > 1:
+        expanded = trace.fresh()
+        trace.emit(f"{expanded} = tensor.expand_shape {name} {groups} "
+                   f"output_shape [{', '.join(map(str, rows + (n,)))}] : "
+                   f"{out_type} into "
+                   f"{_tensor_type(rows + (n,), accumulator)} {loc}")
+        name = expanded
+    product = TracedArray(trace, name, a.shape[:-1] + (n,), accumulator)
+    return _astype(product, result)
 
 
 # --- other numpy functions ---------------------------------------------------

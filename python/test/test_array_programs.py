@@ -392,6 +392,7 @@ FUSION_REFERENCES = {
     "scale_by_sums": lambda x, y: [x.sum(axis=1, keepdims=True) * y],
     "sums_times_product": lambda a, b: [a.sum(axis=1, keepdims=True) * (a @ b)],
     "centered": lambda x, p: [(x + p) - (x + p).sum(axis=-1, keepdims=True) / 8],
+    "linear": lambda x, w, b: [np.maximum(x @ w + b, 0)],
     "broadcast_element_out_of_bounds": None,
     "negative_use_between": None,
 }

@@ -492,6 +492,43 @@ def test_a_row_sum_of_products_joins_other_row_reductions():
     assert _kernels(scaled, x, w) == 1
 
 
+@pytest.mark.parametrize("shape", [(2, 3, 20), (2, 1, 3, 20), (1, 5, 20),
+                                   (4, 5, 3, 20)])
+def test_a_linear_layer_over_rows_of_several_axes(shape):
+    """x @ w + b with x [..., k]: the axes before the last are the rows, one
+    matmul kernel with its epilogue; the reshapes are free."""
+    @kiln.fuse
+    def linear(x, w, b):
+        return np.maximum(x @ w + b, 0)
+
+    x, w, b = _normal(*shape), _normal(20, 30), _normal(30)
+    _check(linear, x, w, b, tolerance=1e-4)
+    assert _kernels(linear, x, w, b) == 1
+
+
+def test_a_layer_norm_then_a_linear_layer():
+    """[batch, sequence, hidden]: the norm is a row kernel, the product
+    with its bias a matmul kernel, each over batch * sequence rows."""
+    @kiln.fuse
+    def block(x, g, c, w, b):
+        return layer_norm.fn(x, g, c) @ w + b
+
+    args = (_normal(2, 3, 20), _normal(20), _normal(20), _normal(20, 30),
+            _normal(30))
+    _check(block, *args, tolerance=1e-4)
+    assert _kernels(block, *args) == 2
+
+
+@pytest.mark.parametrize("a,b,message", [
+    ((4, 3, 5), (3, 5, 6), "multiplies by 2-d arrays"),
+    ((1, 1, 5), (5, 6), "more than one row"),
+    ((4, 1), (1, 6), "more than one column"),
+])
+def test_matmuls_kiln_fuse_does_not_do(a, b, message):
+    with pytest.raises(kiln.KilnError, match=message):
+        kiln.fuse(lambda x, y: x @ y)(_normal(*a), _normal(*b))
+
+
 def test_a_transposed_product_is_a_kernel_of_its_own():
     """exp((x @ w).T): a matmul's program holds one block of the product,
     so the transposing exp reads it from memory in a second kernel."""

@@ -584,3 +584,34 @@ func.func @centered(%x: tensor<2x3x8xf32>, %p: tensor<3x8xf32>) -> tensor<2x3x8x
   } -> tensor<2x3x8xf32>
   return %y : tensor<2x3x8xf32>
 }
+
+// -----
+
+// A matmul over the rows of a [2, 3, 4] array: the reshapes move out to
+// the function's input and result (the bias and relu's generic collapsed
+// to the matmul's [6, 5]), so the epilogue joins the matmul's kernel.
+// CHECK-LABEL: func.func private @linear_kernel0
+// CHECK-SAME: (%{{.*}}: tensor<6x4xf32>, %{{.*}}: tensor<4x5xf32>, %{{.*}}: tensor<5xf32>) -> tensor<6x5xf32>
+// CHECK: linalg.matmul
+// CHECK: arith.maximumf
+// CHECK-LABEL: func.func @linear(
+// CHECK-NEXT: %[[X:.*]] = tensor.collapse_shape %{{.*}} {{\[\[}}0, 1], [2]] : tensor<2x3x4xf32> into tensor<6x4xf32>
+// CHECK-NEXT: %[[Y:.*]] = call @linear_kernel0(%[[X]], %{{.*}}, %{{.*}})
+// CHECK-NEXT: %[[R:.*]] = tensor.expand_shape %[[Y]] {{\[\[}}0, 1], [2]] output_shape [2, 3, 5]
+// CHECK-NEXT: return %[[R]]
+func.func @linear(%x: tensor<2x3x4xf32>, %w: tensor<4x5xf32>, %b: tensor<5xf32>) -> tensor<2x3x5xf32> {
+  %zero = arith.constant 0.0 : f32
+  %xc = tensor.collapse_shape %x [[0, 1], [2]] : tensor<2x3x4xf32> into tensor<6x4xf32>
+  %e = tensor.empty() : tensor<6x5xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<6x5xf32>) -> tensor<6x5xf32>
+  %mm = linalg.matmul ins(%xc, %w : tensor<6x4xf32>, tensor<4x5xf32>) outs(%init : tensor<6x5xf32>) -> tensor<6x5xf32>
+  %y = tensor.expand_shape %mm [[0, 1], [2]] output_shape [2, 3, 5] : tensor<6x5xf32> into tensor<2x3x5xf32>
+  %e3 = tensor.empty() : tensor<2x3x5xf32>
+  %z = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%y, %b : tensor<2x3x5xf32>, tensor<5xf32>) outs(%e3 : tensor<2x3x5xf32>) {
+  ^bb0(%v: f32, %c: f32, %o: f32):
+    %s = arith.addf %v, %c : f32
+    %r = arith.maximumf %s, %zero : f32
+    linalg.yield %r : f32
+  } -> tensor<2x3x5xf32>
+  return %z : tensor<2x3x5xf32>
+}

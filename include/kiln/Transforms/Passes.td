@@ -32,6 +32,10 @@ def KilnFusePass : Pass<"kiln-fuse", "mlir::ModuleOp"> {
        (casts) and those that only consume its result (bias, activation,
        residual, cast), and the fill of its accumulator.
 
+    Reshapes are first moved out to the function's inputs and results
+    (through generics, fills and empty tensors), so that none stands
+    between ops that would fuse.
+
     Ops that join no group are kernels of their own, with a remark. With
     `report`, the cost report (see kiln-cost-report) is printed before and
     after fusion.
@@ -59,7 +63,8 @@ def KilnTilePass : Pass<"kiln-tile", "mlir::ModuleOp"> {
     `kiln.plan`): it takes the address of each input tensor and then of
     each result (row-major, contiguous), allocates the temporaries, and
     calls each kernel's host launcher over its grid (a plan holds nothing
-    else: an element read between launches is refused). `kiln.plan.inputs` and
+    else but reshapes of static shape, which are the same buffer: an element
+    read between launches is refused). `kiln.plan.inputs` and
     `kiln.plan.outputs` record the tensor types, so a runtime can allocate
     the results and check the arguments.
 
