@@ -956,10 +956,63 @@ def _reshape(x: TracedArray, shape: Any, order: str = "C") -> TracedArray:
     if math.prod(shape) != x.size or order != "C":
         raise _error(f"cannot reshape an array of shape {list(x.shape)} "
                      f"into {list(shape)}")
-    if _ir_shape(shape) != _ir_shape(x.shape):
-        raise _error(f"reshape from {list(x.shape)} to {list(shape)}: "
-                     "kiln.fuse only adds or drops axes of size 1")
-    return _view(x, shape)
+    source, target = _ir_shape(x.shape), _ir_shape(shape)
+    if source == target:
+        return _view(x, shape)
+    # A row-major reshape moves no element: a collapse of runs of
+    # consecutive axes, an expansion of them, or a collapse to one axis and
+    # an expansion (kiln-fuse moves them out of the way, and launch plans
+    # hold them as the same buffer).
+    trace, loc = x._trace, _loc(_where())
+    value = x._value
+    groups = _groups(source, target)
+    if groups is not None:
+        value = _reshape_op(trace, "collapse_shape", value, source, target,
+                            groups, x.dtype, loc)
+        return TracedArray(trace, value, shape, x.dtype)
+    if _groups(target, source) is None and len(source) > 1:
+        value = _reshape_op(trace, "collapse_shape", value, source,
+                            (x.size,), [list(range(len(source)))], x.dtype,
+                            loc)
+        source = (x.size,)
+    value = _reshape_op(trace, "expand_shape", value, source, target,
+                        _groups(target, source), x.dtype, loc)
+    return TracedArray(trace, value, shape, x.dtype)
+
+
+def _groups(fine: tuple[int, ...], coarse: tuple[int, ...]
+            ) -> list[list[int]] | None:
+    """The runs of consecutive axes of ``fine`` whose sizes multiply to
+    each axis of ``coarse``, or None when there are none."""
+    if len(fine) < len(coarse):
+        return None
+    groups, axis = [], 0
+    for size in coarse:
+        group, product = [], 1
+        while axis < len(fine) and (not group or product < size):
+            group.append(axis)
+            product *= fine[axis]
+            axis += 1
+        if product != size:
+            return None
+        groups.append(group)
+    return groups if axis == len(fine) else None
+
+
+def _reshape_op(trace: _Trace, op: str, value: str, source: tuple[int, ...],
+                target: tuple[int, ...], groups: list[list[int]],
+                dtype: np.dtype, loc: str) -> str:
+    """A ``tensor.collapse_shape`` or ``tensor.expand_shape`` of ``value``
+    (``groups`` are the fine side's axes for each coarse axis)."""
+    name = trace.fresh()
+    reassociation = "[" + ", ".join(
+        "[" + ", ".join(map(str, g)) + "]" for g in groups) + "]"
+    output = (f" output_shape [{', '.join(map(str, target))}]"
+              if op == "expand_shape" else "")
+    trace.emit(f"{name} = tensor.{op} {value} {reassociation}{output} : "
+               f"{_tensor_type(source, dtype)} into "
+               f"{_tensor_type(target, dtype)} {loc}")
+    return name
 
 
 def _squeeze(x: TracedArray, axis: Any = None) -> TracedArray:

@@ -529,6 +529,32 @@ def test_matmuls_kiln_fuse_does_not_do(a, b, message):
         kiln.fuse(lambda x, y: x @ y)(_normal(*a), _normal(*b))
 
 
+@pytest.mark.parametrize("fn,arg,kernels", [
+    # An expansion of the input: the row kernel reads x as [2, 3, 4].
+    (lambda x: np.exp(x.reshape(2, 3, 4)).sum(axis=-1), (6, 4), 1),
+    # A collapse; an expansion from one axis; -1.
+    (lambda x: x.reshape(24) * 2, (6, 4), 1),
+    (lambda y: y.reshape(6, 4).sum(axis=-1), (24,), 1),
+    (lambda x: x.reshape(-1, 2, 4).max(axis=-1), (6, 4), 1),
+    # Neither: a collapse to one axis, then an expansion.
+    (lambda x: x.reshape(4, 6).max(axis=-1), (6, 4), 1),
+    # A computed value reshaped out, or between two kernels.
+    (lambda x: (x * 2).reshape(2, 12), (6, 4), 1),
+    (lambda x: np.exp(x).reshape(3, 8).sum(axis=-1), (6, 4), 2),
+])
+def test_reshapes_move_no_element(fn, arg, kernels):
+    fused = kiln.fuse(fn)
+    x = _normal(*arg)
+    _check(fused, x)
+    assert _kernels(fused, x) == kernels
+
+
+def test_a_reshape_to_another_size_is_refused():
+    with pytest.raises(kiln.KilnError, match=r"cannot reshape an array of "
+                                             r"shape \[6, 4\] into \[5, 5\]"):
+        kiln.fuse(lambda x: x.reshape(5, 5))(_normal(6, 4))
+
+
 def test_a_transposed_product_is_a_kernel_of_its_own():
     """exp((x @ w).T): a matmul's program holds one block of the product,
     so the transposing exp reads it from memory in a second kernel."""
