@@ -1206,12 +1206,11 @@ def _matmul(a: Any, b: Any) -> TracedArray:
     k, n = b.shape
     m = int(np.prod(rows))
     operand, operand_type = a._value, a._tensor_type
-    groups = f"[[{', '.join(str(i) for i in range(len(rows)))}], " \
-             f"[{len(rows)}]]"
+    groups = [list(range(len(rows))), [len(rows)]]
     if len(rows) > 1:
-        operand, operand_type = trace.fresh(), _tensor_type((m, k), a.dtype)
-        trace.emit(f"{operand} = tensor.collapse_shape {a._value} {groups} : "
-                   f"{a._tensor_type} into {operand_type} {loc}")
+        operand = _reshape_op(trace, "collapse_shape", operand,
+                              rows + (k,), (m, k), groups, a.dtype, loc)
+        operand_type = _tensor_type((m, k), a.dtype)
     init = trace.fill(0, (m, n), accumulator, loc)
     name = trace.fresh()
     out_type = _tensor_type((m, n), accumulator)
@@ -1219,12 +1218,8 @@ def _matmul(a: Any, b: Any) -> TracedArray:
                f"{operand_type}, {b._tensor_type}) outs({init} : "
                f"{out_type}) -> {out_type} {loc}")
     if len(rows) > 1:
-        expanded = trace.fresh()
-        trace.emit(f"{expanded} = tensor.expand_shape {name} {groups} "
-                   f"output_shape [{', '.join(map(str, rows + (n,)))}] : "
-                   f"{out_type} into "
-                   f"{_tensor_type(rows + (n,), accumulator)} {loc}")
-        name = expanded
+        name = _reshape_op(trace, "expand_shape", name, (m, n), rows + (n,),
+                           groups, accumulator, loc)
     product = TracedArray(trace, name, a.shape[:-1] + (n,), accumulator)
     return _astype(product, result)
 
