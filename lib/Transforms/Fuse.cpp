@@ -13,6 +13,7 @@
 
 #include "GeneralizeNamedOps.h"
 #include "RecreatedOps.h"
+#include "TiledKernel.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -29,7 +30,6 @@
 #include "mlir/Transforms/RegionUtils.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/EquivalenceClasses.h"
-#include "llvm/ADT/SmallBitVector.h"
 
 #define DEBUG_TYPE "kiln-fuse"
 
@@ -107,17 +107,8 @@ static bool readsAsRowKernel(AffineMap map, unsigned loops, unsigned rank,
   AffineMap identity = AffineMap::getMultiDimIdentityMap(loops, ctx);
   if (map == identity)
     return true;
-  if (kernelInput) {
-    llvm::SmallBitVector seen(loops);
-    return llvm::all_of(map.getResults(), [&](AffineExpr index) {
-      auto dim = dyn_cast<AffineDimExpr>(index);
-      if (!dim)
-        return isa<AffineConstantExpr>(index);
-      bool first = !seen.test(dim.getPosition());
-      seen.set(dim.getPosition());
-      return first;
-    });
-  }
+  if (kernelInput)
+    return isProjection(map);
   return loops == rank && map == identity.getMajorSubMap(rank - 1);
 }
 

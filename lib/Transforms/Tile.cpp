@@ -28,6 +28,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/SmallBitVector.h"
 #include "llvm/Support/MathExtras.h"
 
 #define DEBUG_TYPE "kiln-tile"
@@ -110,6 +111,18 @@ static OpFoldResult multiply(OpBuilder &b, Location loc, OpFoldResult lhs,
     return cast<Value>(size);
   };
   return arith::MulIOp::create(b, loc, value(lhs), value(rhs)).getResult();
+}
+
+bool kiln::isProjection(AffineMap map) {
+  llvm::SmallBitVector seen(map.getNumDims());
+  return llvm::all_of(map.getResults(), [&](AffineExpr index) {
+    auto dim = dyn_cast<AffineDimExpr>(index);
+    if (!dim)
+      return isa<AffineConstantExpr>(index);
+    bool first = !seen.test(dim.getPosition());
+    seen.set(dim.getPosition());
+    return first;
+  });
 }
 
 DomainOp kiln::alignedWithDomain(linalg::LinalgOp op) {

@@ -28,7 +28,6 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
-#include "llvm/ADT/SmallBitVector.h"
 #include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
@@ -86,6 +85,9 @@ private:
   FailureOr<Access> classify(linalg::GenericOp generic, AffineMap map);
   /// Whether `access` through `map` reads a tile over the row.
   bool readsTile(Access access, AffineMap map) const;
+  /// Refuses `user`'s read, through `map`, of a value the kernel computes
+  /// (held by row, so read only by row).
+  LogicalResult refuseOtherRead(Operation *user, AffineMap map);
 
   /// Where an input read through a map lies from its base: `offset`
   /// elements, then `columnStride` between columns (null when it does not
@@ -194,29 +196,28 @@ FailureOr<RowTiler::Access> RowTiler::classify(linalg::GenericOp generic,
   // The rows' dimensions lead, in order, so that a row's number is its
   // row-major position among them.
   unsigned loops = generic.getNumLoops();
-  if (loops == rank - 1 && map == AffineMap::getMultiDimIdentityMap(loops, ctx))
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(loops, ctx);
+  if (loops == rank - 1 && map == identity)
     return Access::RowScalar;
   if (loops == rank) {
-    if (map == AffineMap::getMultiDimIdentityMap(rank, ctx))
+    if (map == identity)
       return Access::Row;
-    if (map == AffineMap::getMultiDimIdentityMap(rank, ctx).getMajorSubMap(rank - 1))
+    if (map == identity.getMajorSubMap(rank - 1))
       return Access::RowScalar;
     if (map == AffineMap::get(rank, 0, getAffineDimExpr(rank - 1, ctx)))
       return Access::Columns;
   }
-  // Any other projection: each index a dimension (once) or a constant.
-  llvm::SmallBitVector seen(loops);
-  for (AffineExpr index : map.getResults()) {
-    if (isa<AffineConstantExpr>(index))
-      continue;
-    auto dim = dyn_cast<AffineDimExpr>(index);
-    if (!dim || seen.test(dim.getPosition()))
-      return generic.emitError("kiln-tile: indexing map ")
-             << AffineMapAttr::get(map)
-             << " of a row kernel is not a projection of its dimensions";
-    seen.set(dim.getPosition());
-  }
+  if (!isProjection(map))
+    return generic.emitError("kiln-tile: indexing map ")
+           << AffineMapAttr::get(map)
+           << " of a row kernel is not a projection of its dimensions";
   return Access::Other;
+}
+
+LogicalResult RowTiler::refuseOtherRead(Operation *user, AffineMap map) {
+  return user->emitError("kiln-tile: a row kernel reads a value it "
+                         "computes through indexing map ")
+         << AffineMapAttr::get(map) << ", not by row";
 }
 
 bool RowTiler::readsTile(Access access, AffineMap map) const {
@@ -314,9 +315,7 @@ FailureOr<Value> RowTiler::scalarValue(Operation *user, Value source,
                                        Access access, AffineMap map) {
   if (Value known = scalars.lookupOrNull(source)) {
     if (access == Access::Other)
-      return user->emitError("kiln-tile: a row kernel reads a value it "
-                             "computes through indexing map ")
-             << AffineMapAttr::get(map) << ", not by row";
+      return refuseOtherRead(user, map);
     // A value over the rows of a one-row kernel is its one element.
     if (access == Access::Element &&
         (rows != 1 ||
@@ -353,9 +352,7 @@ FailureOr<Value> RowTiler::chunkValue(Operation *user, Value source,
   auto arg = dyn_cast<BlockArgument>(source);
   bool input = arg && arg.getOwner() == &kernel.getBody().front();
   if (!input && access == Access::Other)
-    return user->emitError("kiln-tile: a row kernel reads a value it "
-                           "computes through indexing map ")
-           << AffineMapAttr::get(map) << ", not by row";
+    return refuseOtherRead(user, map);
   if (Value known = chunk.values.lookupOrNull(source))
     return known;
   // A value over the rows (a fill, say) read over the row.

@@ -74,14 +74,19 @@ mlir::LogicalResult
 buildLaunchPlan(mlir::func::FuncOp func,
                 llvm::DenseMap<llvm::StringRef, TiledKernel> &tiled);
 
+/// Whether each index of `map` is a dimension (each at most once) or a
+/// constant: an operand read in place, broadcast or transposed.
+bool isProjection(mlir::AffineMap map);
+
 /// Whether `kernel` reduces along an axis (a row kernel for tileRows).
 bool hasReductions(mlir::func::FuncOp kernel);
 
-/// Tiles a row kernel: linalg generics over a [rows, columns] space, some
-/// reducing the columns away, others elementwise over it or over the rows.
-/// One program per row: a row of at most `maxRow` (static) columns in one
-/// tile, a longer or dynamic one in loops over chunks of `rowChunk` (a
-/// power of two); the number of rows may be dynamic.
+/// Tiles a row kernel: linalg generics over a [rows..., columns] space
+/// (the rows may span several dimensions), some reducing the columns away,
+/// others elementwise over it or over the rows. One program per row: a row
+/// of at most `maxRow` (static) columns in one tile, a longer or dynamic
+/// one in loops over chunks of `rowChunk` (a power of two); the number of
+/// rows may be dynamic, and inputs are read through any projection.
 mlir::FailureOr<TiledKernel> tileRows(mlir::func::FuncOp kernel,
                                       int64_t maxRow, int64_t rowChunk);
 
