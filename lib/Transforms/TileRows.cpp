@@ -492,8 +492,8 @@ FailureOr<Value> RowTiler::reduceChunk(linalg::GenericOp generic,
   BlockArgument acc = body.getArguments().back();
   Value tileValue = asTile(mapping->lookup(contributionOf(combine, acc)));
   Type element = getElementTypeOrSelf(tileValue.getType());
-  Value fill = tile::SplatOp::create(b, loc, tileOf(element),
-                                     arith::ConstantOp::create(b, loc, neutral));
+  Value fill = tile::SplatOp::create(
+      b, loc, tileOf(element), arith::ConstantOp::create(b, loc, neutral));
   tileValue = arith::SelectOp::create(b, loc, chunk.mask, tileValue, fill);
   auto reduce = tile::ReduceOp::create(b, loc, TypeRange{element},
                                        ValueRange{tileValue},

@@ -32,6 +32,17 @@ def run_python(code: str, **env: str) -> subprocess.CompletedProcess:
                         **env})
 
 
+@pytest.fixture
+def kiln_run(monkeypatch, tmp_path) -> str:
+    """kiln-run on the stand-in driver, which loads PTX (not assembled:
+    no ptxas) and runs no kernel."""
+    if not FAKE_DRIVER.exists():
+        pytest.skip("the stand-in driver is not built")
+    monkeypatch.setenv("KILN_CUDA_DRIVER", str(FAKE_DRIVER))
+    monkeypatch.setenv("KILN_PTXAS", str(tmp_path / "no-ptxas"))
+    return str(BUILD / "bin" / "kiln-run")
+
+
 def test_help():
     result = subprocess.run([sys.executable, str(SUITE), "--help"],
                             capture_output=True, text=True)
@@ -250,16 +261,10 @@ def test_the_triton_peers_compile_for_hopper(kernel):
     assert ".entry" in hopper_ptx(peer, signature, {"BLOCK": 1024})
 
 
-@pytest.mark.skipif(not FAKE_DRIVER.exists(),
-                    reason="the stand-in driver is not built")
-def test_a_kiln_kernel_that_fails_its_check_is_not_timed(monkeypatch,
-                                                         tmp_path):
+def test_a_kiln_kernel_that_fails_its_check_is_not_timed(kiln_run):
     # The stand-in driver runs no kernel, so vector_add's output stays
     # zero on the "GPU" and differs from the host target's: the suite's
     # check refuses the time; unchecked, the launches are timed.
-    monkeypatch.setenv("KILN_CUDA_DRIVER", str(FAKE_DRIVER))
-    monkeypatch.setenv("KILN_PTXAS", str(tmp_path / "no-ptxas"))
-    kiln_run = str(BUILD / "bin" / "kiln-run")
     args = ["f32[64]=rand", "f32[64]=rand", "f32[64]=zeros", "i32=64"]
     with pytest.raises(RuntimeError, match="WRONG"):
         gpu_suite.kiln_time(kiln_run, "vector_add", (1,), args)
@@ -287,15 +292,10 @@ def test_the_triton_matmul_peer_compiles_for_hopper(dtype):
     assert f"wgmma.mma_async.sync.aligned.m64n128k16.f32.{ptx_type}" in ptx
 
 
-@pytest.mark.skipif(not FAKE_DRIVER.exists(),
-                    reason="the stand-in driver is not built")
-def test_the_mlp_array_program_at_other_sizes(monkeypatch, tmp_path):
+def test_the_mlp_array_program_at_other_sizes(kiln_run, tmp_path):
     # The suite resizes the array example and times its launch plan; on
     # the stand-in driver (no kernel runs) the check against the host
     # fails at the example's size and the resized plan is timed unchecked.
-    monkeypatch.setenv("KILN_CUDA_DRIVER", str(FAKE_DRIVER))
-    monkeypatch.setenv("KILN_PTXAS", str(tmp_path / "no-ptxas"))
-    kiln_run = str(BUILD / "bin" / "kiln-run")
     source = gpu_suite.mlp_source(tmp_path, 256, 128, 64)
     text = source.read_text()
     assert "tensor<256x64xf32>" in text and "tensor<64x128xf16>" in text
@@ -313,15 +313,10 @@ def test_the_mlp_array_program_at_other_sizes(monkeypatch, tmp_path):
                          "1000.0 TFLOP/s | failed | skipped | 0.50 |")
 
 
-@pytest.mark.skipif(not FAKE_DRIVER.exists(),
-                    reason="the stand-in driver is not built")
-def test_the_softmax_over_rows_of_dynamic_length(monkeypatch, tmp_path):
+def test_the_softmax_over_rows_of_dynamic_length(kiln_run):
     # The suite times the example's plan at each shape through --dims; on
     # the stand-in driver the check at 7 x 3000 fails (no kernel runs) and
     # the unchecked plan is timed.
-    monkeypatch.setenv("KILN_CUDA_DRIVER", str(FAKE_DRIVER))
-    monkeypatch.setenv("KILN_PTXAS", str(tmp_path / "no-ptxas"))
-    kiln_run = str(BUILD / "bin" / "kiln-run")
     source = ROOT / "docs" / "examples" / "softmax_rows_array.mlir"
     with pytest.raises(RuntimeError, match="WRONG"):
         gpu_suite.kiln_time(kiln_run, "softmax", (), [], source,

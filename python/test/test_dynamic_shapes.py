@@ -113,45 +113,6 @@ func.func @softmax(%x: tensor<?x100xf32>) -> tensor<?x100xf32> {
   return %y : tensor<?x100xf32>
 }
 
-func.func @softmax_rows(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %ninf = arith.constant 0xFF800000 : f32
-  %zero = arith.constant 0.0 : f32
-  %n = tensor.dim %x, %c0 : tensor<?x?xf32>
-  %m = tensor.dim %x, %c1 : tensor<?x?xf32>
-  %e1 = tensor.empty(%n) : tensor<?xf32>
-  %e2 = tensor.empty(%n, %m) : tensor<?x?xf32>
-  %minit = linalg.fill ins(%ninf : f32) outs(%e1 : tensor<?xf32>) -> tensor<?xf32>
-  %max = linalg.generic {indexing_maps = [#id, #col], iterator_types = ["parallel", "reduction"]}
-      ins(%x : tensor<?x?xf32>) outs(%minit : tensor<?xf32>) {
-  ^bb0(%in: f32, %acc: f32):
-    %v = arith.maximumf %in, %acc : f32
-    linalg.yield %v : f32
-  } -> tensor<?xf32>
-  %exp = linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]}
-      ins(%x, %max : tensor<?x?xf32>, tensor<?xf32>) outs(%e2 : tensor<?x?xf32>) {
-  ^bb0(%in: f32, %mx: f32, %out: f32):
-    %d = arith.subf %in, %mx : f32
-    %e = math.exp %d : f32
-    linalg.yield %e : f32
-  } -> tensor<?x?xf32>
-  %sinit = linalg.fill ins(%zero : f32) outs(%e1 : tensor<?xf32>) -> tensor<?xf32>
-  %sum = linalg.generic {indexing_maps = [#id, #col], iterator_types = ["parallel", "reduction"]}
-      ins(%exp : tensor<?x?xf32>) outs(%sinit : tensor<?xf32>) {
-  ^bb0(%in: f32, %acc: f32):
-    %a = arith.addf %in, %acc : f32
-    linalg.yield %a : f32
-  } -> tensor<?xf32>
-  %y = linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]}
-      ins(%exp, %sum : tensor<?x?xf32>, tensor<?xf32>) outs(%e2 : tensor<?x?xf32>) {
-  ^bb0(%in: f32, %t: f32, %out: f32):
-    %q = arith.divf %in, %t : f32
-    linalg.yield %q : f32
-  } -> tensor<?x?xf32>
-  return %y : tensor<?x?xf32>
-}
-
 func.func @scaled_rows(%x: tensor<?x?xf32>, %w: tensor<?xf32>) -> (tensor<?x?xf32>, tensor<?xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -314,14 +275,34 @@ def test_dynamic_softmax_is_one_row_kernel():
     assert plan.count("call @softmax_kernel") == 1
 
 
+EXAMPLES = Path(__file__).resolve().parents[2] / "docs" / "examples"
+
+
+def _example(ctx, name: str):
+    """docs/examples/`name`, fused and tiled."""
+    module = kiln.Module.parse(ctx, (EXAMPLES / name).read_text(), name)
+    module.run_pipeline(ARRAY_PIPELINE)
+    return module
+
+
+@pytest.fixture(scope="module", params=[1, 3], ids=["1-thread", "3-threads"])
+def rows_exe(request):
+    """docs/examples/softmax_rows_array.mlir: a softmax over rows of
+    dynamic length."""
+    with kiln.Context() as ctx:
+        with HostExecutable(_example(ctx, "softmax_rows_array.mlir"),
+                            threads=request.param) as executable:
+            yield executable
+
+
 @pytest.mark.parametrize("shape", [(1, 1), (3, 5), (4, 1023), (4, 1024),
                                    (4, 1025), (2, 5000), (300, 7), (0, 9)])
-def test_softmax_over_rows_of_dynamic_length(exe, shape):
+def test_softmax_over_rows_of_dynamic_length(rows_exe, shape):
     """One program per row walks it in chunks of 1024: the max, the sum of
     exponentials, then the row written; the last chunk masked."""
     x = (np.random.default_rng(shape[1]).standard_normal(shape) * 4
          ).astype(np.float32)
-    (y,) = exe.run("softmax_rows", x)
+    (y,) = rows_exe.run("softmax", x)
     assert y.shape == shape
     np.testing.assert_allclose(y, _softmax(x.astype(np.float64)),
                                rtol=1e-5, atol=1e-7)
@@ -345,14 +326,13 @@ def test_a_per_column_weight_over_rows_of_dynamic_length(exe, shape):
 
 def test_rows_of_dynamic_length_take_it_as_an_argument():
     with kiln.Context() as ctx:
-        module = kiln.Module.parse(ctx, PROGRAMS, "dynamic.mlir")
-        module.run_pipeline(ARRAY_PIPELINE)
+        module = _example(ctx, "softmax_rows_array.mlir")
         text = str(module)
-        assert module.kernel_argument_types("softmax_rows_kernel0_tile") == [
+        assert module.kernel_argument_types("softmax_kernel0_tile") == [
             "!tile.ptr<f32>", "!tile.ptr<f32>", "i32"]
-    plan = text[text.index("func.func @softmax_rows("):]
+    plan = text[text.index("func.func @softmax("):]
     plan = plan[:plan.index("\n  }\n")]
-    assert plan.count("call @softmax_rows_kernel") == 1
+    assert plan.count("call @softmax_kernel") == 1
 
 
 @pytest.mark.parametrize("shape", [(1, 1, 8), (2, 3, 8), (5, 7, 8),
@@ -442,13 +422,9 @@ def test_kernel_and_plan_take_the_sizes():
 def test_the_worked_example_of_docs_array_programs():
     """docs/examples/bias_softmax_array.mlir, as docs/array-programs.md
     runs it from Python: one plan for any number of rows."""
-    source = (Path(__file__).resolve().parents[2] / "docs" / "examples" /
-              "bias_softmax_array.mlir").read_text()
     rng = np.random.default_rng(7)
     with kiln.Context() as ctx:
-        module = kiln.Module.parse(ctx, source, "bias_softmax_array.mlir")
-        module.run_pipeline(ARRAY_PIPELINE)
-        with HostExecutable(module) as exe:
+        with HostExecutable(_example(ctx, "bias_softmax_array.mlir")) as exe:
             for rows in (1, 37, 4096):
                 x = rng.standard_normal((rows, 1000)).astype(np.float32)
                 b = rng.standard_normal(1000).astype(np.float32)

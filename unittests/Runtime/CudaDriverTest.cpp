@@ -193,6 +193,24 @@ TEST(CudaDriverTest, AKernelLoadedWithoutItsTensorMapsIsRefused) {
   EXPECT_NE(error.find("CUDA_ERROR_INVALID_VALUE"), std::string::npos) << error;
 }
 
+TEST(CudaDriverTest, EveryEntryPointOfAModuleIsFound) {
+  // A module compiled from a launch plan holds each of its kernels.
+  std::string error;
+  auto device = Device::open(driver(), 0, error);
+  ASSERT_TRUE(device) << error;
+  auto module = device->loadModule(
+      ".version 8.0\n.target sm_90a\n"
+      ".visible .entry first(\n\t.param .u64 first_param_0\n)\n{\n\tret;\n}\n"
+      ".visible .entry second(\n\t.param .u64 second_param_0\n)\n{\n"
+      "\tret;\n}\n",
+      error);
+  ASSERT_TRUE(module) << error;
+  EXPECT_TRUE(module->getFunction("first", error)) << error;
+  EXPECT_TRUE(module->getFunction("second", error)) << error;
+  EXPECT_FALSE(module->getFunction("third", error));
+  EXPECT_NE(error.find("CUDA_ERROR_NOT_FOUND"), std::string::npos) << error;
+}
+
 TEST(CudaDriverTest, FindsTheDevice) {
   std::string error;
   EXPECT_EQ(driver().getDeviceCount(error), 1);
