@@ -276,6 +276,20 @@ LogicalResult KilnFusePass::fuseElementwise(func::FuncOp func) {
   });
 }
 
+/// Gives each use of a fill a fill of its own, so that a fill that starts
+/// several reductions (a shared zero) is the first step of each, not a
+/// kernel writing memory of its own.
+static void fillPerUse(func::FuncOp func) {
+  OpBuilder b(func.getContext());
+  func.walk([&](linalg::FillOp fill) {
+    for (OpOperand &use :
+         llvm::make_early_inc_range(llvm::drop_begin(fill->getUses()))) {
+      b.setInsertionPoint(fill);
+      use.set(b.clone(*fill)->getResult(0));
+    }
+  });
+}
+
 /// Whether `consumer` reads `value` only row by row (the first result of
 /// each map is d0): in one row kernel, a program holds only its own row of
 /// a value computed there.
@@ -501,6 +515,7 @@ void KilnFusePass::runOnOperation() {
     // its users).
     if (failed(generalizeFixedMapOps(func)) || failed(fuseElementwise(func)))
       return signalPassFailure();
+    fillPerUse(func);
     groupAndOutline(func, symbols);
   }
   if (report) {

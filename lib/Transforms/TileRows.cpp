@@ -60,7 +60,47 @@ static int64_t rowCount(ArrayRef<int64_t> sizes) {
 
 namespace {
 
-/// Builds the tile kernel of one row kernel.
+/// How a reduction over a row walked in chunks carries its value from one
+/// chunk to the next.
+enum class ReductionKind {
+  /// A running value, combined with each chunk's.
+  Plain,
+  /// A sum of exp(a - k) (or exp2), k a value per row: carried as the
+  /// running max m of a and the sum of exp(a - m), rescaled as m grows,
+  /// then times exp(m - k) (online softmax). The loop does not need k.
+  ShiftedExp,
+  /// A sum of (a - k)^2, k a value per row: carried as the running mean
+  /// and sum of squared deviations of a (Chan et al.'s merge of chunks),
+  /// then M2 + n (mean - k)^2. The loop does not need k.
+  ShiftedSquare,
+};
+
+/// A reduction of a row kernel and how it is computed.
+struct Reduction {
+  linalg::GenericOp op;
+  /// The body's op that combines the running value with each column's
+  /// contribution, and its neutral element.
+  Operation *combine = nullptr;
+  TypedAttr neutral;
+  ReductionKind kind = ReductionKind::Plain;
+  /// What each column contributes (a value of its body), or, for the
+  /// shifted kinds, a and k (values of the bodies it reads through).
+  Value contribution, shifted, shift;
+  /// The exponential of a ShiftedExp: math.exp or math.exp2.
+  Operation *exponential = nullptr;
+  /// The reductions whose results its chunks read.
+  llvm::SetVector<Operation *> chunkNeeds;
+  /// Whether it has been computed, and what it carried out of its loop
+  /// (or its value over the whole row).
+  bool emitted = false;
+  SmallVector<Value> state;
+};
+
+/// Builds the tile kernel of one row kernel. Values are computed on
+/// demand, from the stored results back: a value over the rows once at
+/// the program's top level, a value over the row in each chunk that needs
+/// it, and a reduction in a loop over the chunks that it shares with every
+/// other reduction whose chunks need nothing that loop computes.
 class RowTiler {
 public:
   /// `domain` is [rows..., columns]; the row is one tile when its length
@@ -85,9 +125,24 @@ private:
   FailureOr<Access> classify(linalg::GenericOp generic, AffineMap map);
   /// Whether `access` through `map` reads a tile over the row.
   bool readsTile(Access access, AffineMap map) const;
-  /// Refuses `user`'s read, through `map`, of a value the kernel computes
-  /// (held by row, so read only by row).
-  LogicalResult refuseOtherRead(Operation *user, AffineMap map);
+  /// Whether operand `operand` of `generic` is read as a tile.
+  bool readsTile(linalg::GenericOp generic, OpOperand &operand);
+
+  /// Checks every op of the kernel, records its reductions and how each
+  /// is computed.
+  LogicalResult analyze();
+  LogicalResult checkGeneric(linalg::GenericOp generic);
+  LogicalResult checkReduction(linalg::GenericOp generic);
+  /// Recognizes the shifted kinds in `reduction` (see ReductionKind).
+  void findShift(Reduction &reduction);
+  /// `value` of a generic's body, followed into the body of the
+  /// elementwise generic that computes it when it is an operand read by
+  /// row.
+  Value throughProducers(Value value);
+  /// Whether `value` (of a body, or a tensor) varies along the row.
+  bool variesAlongRow(Value value);
+  /// The reductions whose results `value` needs.
+  const llvm::SetVector<Operation *> &needs(Value value);
 
   /// Where an input read through a map lies from its base: `offset`
   /// elements, then `columnStride` between columns (null when it does not
@@ -102,41 +157,58 @@ private:
   /// The columns where values over the row are computed: the whole row, or
   /// one chunk of it in a loop. Values are computed in it once.
   struct Chunk {
-    Value columnIndices, mask;
-    /// Kernel values over [rows, columns], as tiles of this chunk.
+    Value start, columnIndices, mask;
+    /// Values over the row (tensors over [rows, columns] and values of
+    /// generics' bodies), as tiles of this chunk.
     IRMapping values;
     /// Inputs loaded in this chunk, by argument, access and map.
     DenseMap<std::tuple<Value, int, AffineMap>, Value> loaded;
+    /// Tiles reduced in this chunk, by tile and combining op: reductions
+    /// that share a loop share them (a softmax's max and its online sum).
+    DenseMap<std::pair<Value, OperationName>, Value> reduced;
   };
   /// The chunk of `block` columns from `start` (the row's start if null).
   Chunk chunkAt(Location loc, Value start);
-  /// A loop over the row's chunks, carrying `running` if not null.
-  scf::ForOp overChunks(Location loc, Value running);
+  /// A loop over the row's chunks, carrying `running`.
+  scf::ForOp overChunks(Location loc, ValueRange running);
+  /// Moves `b` to the program's top level: before the loop being built,
+  /// if any.
+  void toTopLevel();
 
-  /// Maps the scalar operands of `generic` (rows' values, elements,
-  /// constants its body captured) at the kernel's top level, where every
-  /// later chunk can use them. Over the rows alone, computes it there too;
-  /// over [rows, columns], leaves the rest to the chunks that need it.
-  LogicalResult tileGeneric(linalg::GenericOp generic);
-  LogicalResult tileReduction(linalg::GenericOp generic);
-  /// The value `generic`'s reduction body contributes over `chunk`,
-  /// reduced by `combine` (masked elements set to `neutral`).
-  FailureOr<Value> reduceChunk(linalg::GenericOp generic, Operation *combine,
-                               TypedAttr neutral, Chunk &chunk);
-  /// `generic`'s inputs read over the row, computed in `chunk`, added to
-  /// the mapping of its scalar operands.
-  FailureOr<IRMapping> chunkOperands(linalg::GenericOp generic, Chunk &chunk);
-  /// `source` (read as `access`: Row, Columns or Other) as a tile of
-  /// `chunk`:
-  /// loaded from a kernel argument, splat from a value over the rows, or
-  /// computed by the elementwise generic that defines it.
-  FailureOr<Value> chunkValue(Operation *user, Value source, Access access,
-                              AffineMap map, Chunk &chunk);
+  /// `value` (a tensor over the rows, or a value of a body that does not
+  /// vary along the row) as this program's scalar, computed at the top
+  /// level.
+  FailureOr<Value> scalarOf(Value value);
   /// `source` read as `access` (RowScalar, Element or Other, through `map`)
-  /// as a scalar at the top level: loaded from a kernel argument, or
-  /// computed earlier.
+  /// as a scalar: loaded from a kernel argument, or computed.
   FailureOr<Value> scalarValue(Operation *user, Value source, Access access,
                                AffineMap map);
+  /// `value` of a body over `chunk`: a tile, or a scalar where it does not
+  /// vary along the row.
+  FailureOr<Value> valueIn(Value value, Chunk &chunk);
+  /// `source` (read as `access`: Row, Columns or Other) as a tile of
+  /// `chunk`: loaded from a kernel argument, splat from a fill, or
+  /// computed by the elementwise generic that defines it.
+  FailureOr<Value> tileValue(Operation *user, Value source, Access access,
+                             AffineMap map, Chunk &chunk);
+  /// The result of the reduction `op`, computed first if it is not yet.
+  FailureOr<Value> reductionValue(Operation *op);
+  /// Computes `first`: over the whole row, or in a loop over the chunks
+  /// shared with every reduction that can join it.
+  LogicalResult emitReduction(Reduction &first);
+  /// The state `reduction` carries out of `chunk`, from `carried`.
+  FailureOr<SmallVector<Value>> chunkStep(Reduction &reduction,
+                                          ValueRange carried, Chunk &chunk);
+  /// `tileValue`'s elements where `chunk` is in the row, `neutral`
+  /// past its end, reduced by `combine`, an op named `name`.
+  using Combiner = function_ref<Value(OpBuilder &, Location, Value, Value)>;
+  Value reduceMasked(Location loc, Value tileValue, OperationName name,
+                     Combiner combine, TypedAttr neutral, Chunk &chunk);
+  /// reduceMasked by `reduction`'s combining op.
+  Value reduceMasked(Location loc, Value tileValue, Reduction &reduction,
+                     Chunk &chunk);
+  /// The reduction's value from its state and initial value.
+  FailureOr<Value> finish(Reduction &reduction);
   /// Pointers to `chunk`'s columns of the input at `base`, placed by
   /// `where`.
   Value columnPointers(Location loc, Value base, const Placement &where,
@@ -178,12 +250,17 @@ private:
   SmallVector<unsigned> sizeDims;
   /// The whole row, where it is one tile.
   std::optional<Chunk> wholeRow;
-  /// Kernel values over the rows, as this program's scalars.
+  /// The loop over chunks being built, if any.
+  Operation *openLoop = nullptr;
+  /// The kernel's reductions, in order.
+  llvm::MapVector<Operation *, Reduction> reductions;
+  /// Values over the rows, as this program's scalars.
   IRMapping scalars;
   /// Inputs loaded as scalars, by argument, access and map.
   DenseMap<std::tuple<Value, int, AffineMap>, Value> loadedScalars;
-  /// Each generic's scalar operands, mapped by tileGeneric.
-  DenseMap<Operation *, IRMapping> scalarOperands;
+  /// What `variesAlongRow` and `needs` found, by value.
+  DenseMap<Value, bool> varies;
+  DenseMap<Value, llvm::SetVector<Operation *>> needed;
 };
 
 } // namespace
@@ -214,16 +291,282 @@ FailureOr<RowTiler::Access> RowTiler::classify(linalg::GenericOp generic,
   return Access::Other;
 }
 
-LogicalResult RowTiler::refuseOtherRead(Operation *user, AffineMap map) {
-  return user->emitError("kiln-tile: a row kernel reads a value it "
-                         "computes through indexing map ")
-         << AffineMapAttr::get(map) << ", not by row";
-}
-
 bool RowTiler::readsTile(Access access, AffineMap map) const {
   return access == Access::Row || access == Access::Columns ||
          (access == Access::Other && map.getNumDims() == rank &&
           map.isFunctionOfDim(rank - 1));
+}
+
+bool RowTiler::readsTile(linalg::GenericOp generic, OpOperand &operand) {
+  AffineMap map = generic.getMatchingIndexingMap(&operand);
+  // analyze classified every operand.
+  return readsTile(*classify(generic, map), map);
+}
+
+/// Whether `value` is an argument of the kernel's body.
+static bool isKernelInput(Value value, func::FuncOp kernel) {
+  auto arg = dyn_cast<BlockArgument>(value);
+  return arg && arg.getOwner() == &kernel.getBody().front();
+}
+
+/// The op of a reduction body that combines the running value `acc` with
+/// a value computed from the inputs alone, or null.
+static Operation *findCombiner(Block &body, BlockArgument acc) {
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  if (yield.getNumOperands() != 1)
+    return nullptr;
+  Operation *combine = yield.getOperand(0).getDefiningOp();
+  if (!combine || combine->getBlock() != &body ||
+      combine->getNumOperands() != 2 || combine->getNumResults() != 1 ||
+      !llvm::is_contained(combine->getOperands(), acc) ||
+      combine->getOperand(0) == combine->getOperand(1))
+    return nullptr;
+  // Nothing else may read the running value.
+  for (Operation *user : acc.getUsers())
+    if (user != combine)
+      return nullptr;
+  return combine;
+}
+
+/// The operand of `combine` that is not the running value `acc`.
+static Value contributionOf(Operation *combine, Value acc) {
+  return combine->getOperand(0) == acc ? combine->getOperand(1)
+                                       : combine->getOperand(0);
+}
+
+/// `combine` cloned onto `running` for the running value `acc` and
+/// `value` for the other operand.
+static Value combineWith(OpBuilder &b, Operation *combine, Value acc,
+                         Value running, Value value) {
+  IRMapping mapping;
+  mapping.map(contributionOf(combine, acc), value);
+  mapping.map(acc, running);
+  return b.clone(*combine, mapping)->getResult(0);
+}
+
+LogicalResult RowTiler::checkGeneric(linalg::GenericOp generic) {
+  // analyzeDomain checked the sizes; a generic runs over the rows, or over
+  // [rows, columns].
+  unsigned loops = generic.getNumLoops();
+  if (loops != rank - 1 && loops != rank)
+    return generic.emitError("kiln-tile: a generic of a row kernel runs "
+                             "over ")
+           << loops << " loops, not the kernel's [rows, columns] (" << rank
+           << ") or its rows (" << rank - 1 << ")";
+  for (OpOperand *input : generic.getDpsInputOperands()) {
+    AffineMap map = generic.getMatchingIndexingMap(input);
+    FailureOr<Access> access = classify(generic, map);
+    if (failed(access))
+      return failure();
+    Value source = input->get();
+    if (isKernelInput(source, kernel))
+      continue;
+    // A value the kernel computes is held by row.
+    if (*access == Access::Other)
+      return generic.emitError("kiln-tile: a row kernel reads a value it "
+                               "computes through indexing map ")
+             << AffineMapAttr::get(map) << ", not by row";
+    if (*access == Access::Element &&
+        (rows != 1 ||
+         cast<RankedTensorType>(source.getType()).getNumElements() != 1))
+      return generic.emitError("kiln-tile: a row kernel reads one element "
+                               "of a value it computes");
+    if (!source.getDefiningOp<linalg::GenericOp>() &&
+        !source.getDefiningOp<linalg::FillOp>())
+      return generic.emitError("kiln-tile: an operand of a row kernel "
+                               "comes from neither an input nor an "
+                               "earlier op");
+  }
+  Block &body = *generic.getBody();
+  WalkResult captured = body.walk([&](Operation *op) {
+    for (Value operand : op->getOperands())
+      if (operand.getParentRegion() != &generic.getRegion() &&
+          !operand.getDefiningOp<arith::ConstantOp>()) {
+        op->emitError("kiln-tile: a row kernel's body uses a value from "
+                      "outside it that is not a constant");
+        return WalkResult::interrupt();
+      }
+    return WalkResult::advance();
+  });
+  if (captured.wasInterrupted())
+    return failure();
+  if (generic.getNumReductionLoops())
+    return checkReduction(generic);
+  for (OpOperand &init : generic.getDpsInitsMutable())
+    if (generic.payloadUsesValueFromOperand(&init))
+      return generic.emitError("kiln-tile: an elementwise body that reads "
+                               "its output is not tiled yet");
+  for (Operation &op : body.without_terminator())
+    if (op.getNumRegions() != 0 ||
+        !isa<arith::ArithDialect, math::MathDialect>(op.getDialect()))
+      return op.emitError("kiln-tile: ")
+             << op.getName() << " in a row kernel's body is not tiled yet";
+  return success();
+}
+
+LogicalResult RowTiler::checkReduction(linalg::GenericOp generic) {
+  Block &body = *generic.getBody();
+  if (generic.getNumDpsInits() != 1)
+    return generic.emitError("kiln-tile: a reduction with several results "
+                             "is not tiled yet");
+  // Each program reduces its own row: the rows stay, the columns go.
+  SmallVector<utils::IteratorType> iterators(rank - 1,
+                                             utils::IteratorType::parallel);
+  iterators.push_back(utils::IteratorType::reduction);
+  if (generic.getIteratorTypesArray() != iterators ||
+      generic.getMatchingIndexingMap(generic.getDpsInitOperand(0)) !=
+          AffineMap::getMultiDimIdentityMap(rank, generic.getContext())
+              .getMajorSubMap(rank - 1))
+    return generic.emitError("kiln-tile: a row kernel reduces the columns "
+                             "of each row into that row's value, not this");
+  BlockArgument acc = body.getArguments().back();
+  Operation *combine = findCombiner(body, acc);
+  std::optional<TypedAttr> neutral =
+      combine ? arith::getNeutralElement(combine) : std::nullopt;
+  if (!neutral)
+    return generic.emitError("kiln-tile: a reduction body must combine the "
+                             "running value with one value of the inputs "
+                             "by an op with a neutral element (add, mul, "
+                             "max, min, and, or, ...)");
+  for (Operation &op : body.without_terminator())
+    if (&op != combine &&
+        (op.getNumRegions() != 0 ||
+         !isa<arith::ArithDialect, math::MathDialect>(op.getDialect())))
+      return op.emitError("kiln-tile: ")
+             << op.getName() << " in a reduction body is not tiled yet";
+  Reduction reduction;
+  reduction.op = generic;
+  reduction.combine = combine;
+  reduction.neutral = *neutral;
+  reduction.contribution = contributionOf(combine, acc);
+  reductions[generic] = std::move(reduction);
+  return success();
+}
+
+Value RowTiler::throughProducers(Value value) {
+  while (auto arg = dyn_cast<BlockArgument>(value)) {
+    auto generic = dyn_cast<linalg::GenericOp>(arg.getOwner()->getParentOp());
+    if (!generic || arg.getArgNumber() >= generic.getNumDpsInputs())
+      break;
+    OpOperand &operand = generic->getOpOperand(arg.getArgNumber());
+    auto producer = operand.get().getDefiningOp<linalg::GenericOp>();
+    FailureOr<Access> access =
+        classify(generic, generic.getMatchingIndexingMap(&operand));
+    if (!producer || producer.getNumReductionLoops() ||
+        *access != Access::Row)
+      break;
+    auto yield = cast<linalg::YieldOp>(producer.getBody()->getTerminator());
+    value = yield.getOperand(cast<OpResult>(operand.get()).getResultNumber());
+  }
+  return value;
+}
+
+bool RowTiler::variesAlongRow(Value value) {
+  if (auto known = varies.find(value); known != varies.end())
+    return known->second;
+  bool result = false;
+  if (auto arg = dyn_cast<BlockArgument>(value)) {
+    auto generic = dyn_cast<linalg::GenericOp>(arg.getOwner()->getParentOp());
+    if (generic && arg.getArgNumber() < generic.getNumDpsInputs())
+      result = readsTile(generic, generic->getOpOperand(arg.getArgNumber()));
+  } else if (Operation *op = value.getDefiningOp();
+             op && isa<linalg::GenericOp>(op->getParentOp())) {
+    result = llvm::any_of(op->getOperands(),
+                          [&](Value operand) { return variesAlongRow(operand); });
+  }
+  return varies[value] = result;
+}
+
+const llvm::SetVector<Operation *> &RowTiler::needs(Value value) {
+  if (auto known = needed.find(value); known != needed.end())
+    return known->second;
+  llvm::SetVector<Operation *> result;
+  if (auto arg = dyn_cast<BlockArgument>(value)) {
+    auto generic = dyn_cast<linalg::GenericOp>(arg.getOwner()->getParentOp());
+    if (generic && arg.getArgNumber() < generic.getNumDpsInputs())
+      result = needs(generic->getOpOperand(arg.getArgNumber()).get());
+  } else if (auto generic = value.getDefiningOp<linalg::GenericOp>()) {
+    if (reductions.contains(generic)) {
+      result.insert(generic);
+    } else {
+      auto yield = cast<linalg::YieldOp>(generic.getBody()->getTerminator());
+      result = needs(
+          yield.getOperand(cast<OpResult>(value).getResultNumber()));
+    }
+  } else if (Operation *op = value.getDefiningOp();
+             op && isa<linalg::GenericOp>(op->getParentOp())) {
+    for (Value operand : op->getOperands())
+      result.insert_range(needs(operand));
+  }
+  return needed[value] = std::move(result);
+}
+
+void RowTiler::findShift(Reduction &reduction) {
+  // Only a float sum, computed at f32 or wider: a narrower type would
+  // count the row's columns inexactly.
+  Type element = reduction.combine->getResult(0).getType();
+  if (!isa<arith::AddFOp>(reduction.combine) ||
+      !isa<Float32Type, Float64Type>(element))
+    return;
+  // The contribution, and the subtraction under it, may be computed by
+  // the generics the reduction reads.
+  Value contribution = throughProducers(reduction.contribution);
+  Operation *op = contribution.getDefiningOp();
+  if (!op)
+    return;
+  // a - k with a varying along the row and k not; with `either`, k - a
+  // too.
+  auto splitShift = [&](Value difference, bool either) {
+    auto sub = throughProducers(difference).getDefiningOp<arith::SubFOp>();
+    if (!sub)
+      return false;
+    Value a = sub.getLhs(), k = sub.getRhs();
+    if (either && !variesAlongRow(a))
+      std::swap(a, k);
+    if (!variesAlongRow(a) || variesAlongRow(k))
+      return false;
+    reduction.shifted = a;
+    reduction.shift = k;
+    return true;
+  };
+  if (isa<math::ExpOp, math::Exp2Op>(op) &&
+      splitShift(op->getOperand(0), /*either=*/false)) {
+    reduction.kind = ReductionKind::ShiftedExp;
+    reduction.exponential = op;
+  } else if (auto square = dyn_cast<arith::MulFOp>(op);
+             square &&
+             throughProducers(square.getLhs()) ==
+                 throughProducers(square.getRhs()) &&
+             splitShift(square.getLhs(), /*either=*/true)) {
+    reduction.kind = ReductionKind::ShiftedSquare;
+  }
+}
+
+LogicalResult RowTiler::analyze() {
+  for (Operation &op : kernel.getBody().front().without_terminator()) {
+    if (isRecreatedByKernels(&op))
+      continue;
+    if (auto fill = dyn_cast<linalg::FillOp>(op)) {
+      if (!fill.getInputs()[0].getDefiningOp<arith::ConstantOp>())
+        return op.emitError("kiln-tile: a fill value that is not a constant");
+      continue;
+    }
+    auto generic = dyn_cast<linalg::GenericOp>(op);
+    if (!generic)
+      return op.emitError("kiln-tile: ")
+             << op.getName() << " in a row kernel is not tiled yet";
+    if (failed(checkGeneric(generic)))
+      return failure();
+  }
+  for (auto &[op, reduction] : reductions) {
+    if (looped)
+      findShift(reduction);
+    if (reduction.kind == ReductionKind::Plain)
+      reduction.chunkNeeds = needs(reduction.contribution);
+    else
+      reduction.chunkNeeds = needs(reduction.shifted);
+  }
+  return success();
 }
 
 Value RowTiler::rowCoordinate(Location loc, unsigned d) {
@@ -293,6 +636,7 @@ Value RowTiler::asTile(Value value) {
 RowTiler::Chunk RowTiler::chunkAt(Location loc, Value start) {
   Type i32 = b.getI32Type();
   Chunk chunk;
+  chunk.start = start;
   chunk.columnIndices = tile::RangeOp::create(b, loc, tileOf(i32), 0, block);
   if (start)
     chunk.columnIndices = arith::AddIOp::create(
@@ -304,41 +648,80 @@ RowTiler::Chunk RowTiler::chunkAt(Location loc, Value start) {
   return chunk;
 }
 
-scf::ForOp RowTiler::overChunks(Location loc, Value running) {
+scf::ForOp RowTiler::overChunks(Location loc, ValueRange running) {
   Value lower = arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0);
   Value step = arith::ConstantIntOp::create(b, loc, b.getI32Type(), block);
-  return scf::ForOp::create(b, loc, lower, rowLength, step,
-                            running ? ValueRange{running} : ValueRange{});
+  return scf::ForOp::create(b, loc, lower, rowLength, step, running);
+}
+
+void RowTiler::toTopLevel() {
+  if (openLoop)
+    b.setInsertionPoint(openLoop);
+}
+
+FailureOr<Value> RowTiler::scalarOf(Value value) {
+  if (Value known = scalars.lookupOrNull(value))
+    return known;
+  OpBuilder::InsertionGuard guard(b);
+  toTopLevel();
+  Value result;
+  if (auto arg = dyn_cast<BlockArgument>(value)) {
+    // An operand of a generic, read as a scalar.
+    auto generic = cast<linalg::GenericOp>(arg.getOwner()->getParentOp());
+    OpOperand &operand = generic->getOpOperand(arg.getArgNumber());
+    AffineMap map = generic.getMatchingIndexingMap(&operand);
+    FailureOr<Value> read =
+        scalarValue(generic, operand.get(), *classify(generic, map), map);
+    if (failed(read))
+      return failure();
+    result = *read;
+  } else if (auto constant = value.getDefiningOp<arith::ConstantOp>()) {
+    result = b.clone(*constant)->getResult(0);
+  } else if (auto fill = value.getDefiningOp<linalg::FillOp>()) {
+    FailureOr<Value> filler = scalarOf(fill.getInputs()[0]);
+    if (failed(filler))
+      return failure();
+    result = *filler;
+  } else if (auto generic = value.getDefiningOp<linalg::GenericOp>()) {
+    FailureOr<Value> computed =
+        reductions.contains(generic)
+            ? reductionValue(generic)
+            : scalarOf(cast<linalg::YieldOp>(
+                           generic.getBody()->getTerminator())
+                           .getOperand(cast<OpResult>(value).getResultNumber()));
+    if (failed(computed))
+      return failure();
+    result = *computed;
+  } else {
+    // An op of a body, on scalars.
+    Operation *op = value.getDefiningOp();
+    IRMapping mapping;
+    for (Value operand : op->getOperands()) {
+      FailureOr<Value> scalar = scalarOf(operand);
+      if (failed(scalar))
+        return failure();
+      mapping.map(operand, *scalar);
+    }
+    result = cloneOnValues(*op, mapping)
+                 ->getResult(cast<OpResult>(value).getResultNumber());
+  }
+  scalars.map(value, result);
+  return result;
 }
 
 FailureOr<Value> RowTiler::scalarValue(Operation *user, Value source,
                                        Access access, AffineMap map) {
-  if (Value known = scalars.lookupOrNull(source)) {
-    if (access == Access::Other)
-      return refuseOtherRead(user, map);
-    // A value over the rows of a one-row kernel is its one element.
-    if (access == Access::Element &&
-        (rows != 1 ||
-         cast<RankedTensorType>(source.getType()).getNumElements() != 1))
-      return user->emitError("kiln-tile: a row kernel reads one element of "
-                             "a value it computes");
-    return known;
-  }
-  auto arg = dyn_cast<BlockArgument>(source);
-  if (!arg || arg.getOwner() != &kernel.getBody().front())
-    return user->emitError(access == Access::Element
-                               ? "kiln-tile: a row kernel reads one element "
-                                 "of a value it computes"
-                               : "kiln-tile: an operand of a row kernel "
-                                 "comes from neither an input nor an "
-                                 "earlier op");
+  if (!isKernelInput(source, kernel))
+    return scalarOf(source);
   bool byMap = access == Access::Element || access == Access::Other;
   Value &cached = loadedScalars[{source, static_cast<int>(access),
                                  byMap ? map : AffineMap()}];
   if (cached)
     return cached;
+  OpBuilder::InsertionGuard guard(b);
+  toTopLevel();
   Location loc = user->getLoc();
-  Value base = entry->getArgument(arg.getArgNumber());
+  Value base = entry->getArgument(cast<BlockArgument>(source).getArgNumber());
   Value at = tile::AddPtrOp::create(b, loc, base.getType(), base,
                                     place(loc, source, access, map).offset);
   return cached = tile::LoadOp::create(
@@ -346,67 +729,71 @@ FailureOr<Value> RowTiler::scalarValue(Operation *user, Value source,
              Value());
 }
 
-FailureOr<Value> RowTiler::chunkValue(Operation *user, Value source,
-                                      Access access, AffineMap map,
-                                      Chunk &chunk) {
-  auto arg = dyn_cast<BlockArgument>(source);
-  bool input = arg && arg.getOwner() == &kernel.getBody().front();
-  if (!input && access == Access::Other)
-    return refuseOtherRead(user, map);
-  if (Value known = chunk.values.lookupOrNull(source))
+FailureOr<Value> RowTiler::valueIn(Value value, Chunk &chunk) {
+  if (!variesAlongRow(value))
+    return scalarOf(value);
+  if (Value known = chunk.values.lookupOrNull(value))
     return known;
-  // A value over the rows (a fill, say) read over the row.
-  if (Value scalar = scalars.lookupOrNull(source))
-    return asTile(scalar);
-  if (input) {
+  Value result;
+  if (auto arg = dyn_cast<BlockArgument>(value)) {
+    auto generic = cast<linalg::GenericOp>(arg.getOwner()->getParentOp());
+    OpOperand &operand = generic->getOpOperand(arg.getArgNumber());
+    AffineMap map = generic.getMatchingIndexingMap(&operand);
+    FailureOr<Value> read = tileValue(generic, operand.get(),
+                                      *classify(generic, map), map, chunk);
+    if (failed(read))
+      return failure();
+    result = *read;
+  } else {
+    Operation *op = value.getDefiningOp();
+    IRMapping mapping;
+    for (Value operand : op->getOperands()) {
+      FailureOr<Value> computed = valueIn(operand, chunk);
+      if (failed(computed))
+        return failure();
+      mapping.map(operand, *computed);
+    }
+    result = cloneOnValues(*op, mapping)
+                 ->getResult(cast<OpResult>(value).getResultNumber());
+  }
+  chunk.values.map(value, result);
+  return result;
+}
+
+FailureOr<Value> RowTiler::tileValue(Operation *user, Value source,
+                                     Access access, AffineMap map,
+                                     Chunk &chunk) {
+  if (isKernelInput(source, kernel)) {
     Value &cached = chunk.loaded[{source, static_cast<int>(access),
                                   access == Access::Other ? map
                                                           : AffineMap()}];
     if (!cached) {
       Location loc = user->getLoc();
-      Value at = columnPointers(loc, entry->getArgument(arg.getArgNumber()),
-                                place(loc, source, access, map), chunk);
+      Value base =
+          entry->getArgument(cast<BlockArgument>(source).getArgNumber());
+      Value at = columnPointers(loc, base, place(loc, source, access, map),
+                                chunk);
       cached = tile::LoadOp::create(
           b, loc, tileOf(getElementTypeOrSelf(source.getType())), at,
           chunk.mask, Value());
     }
     return cached;
   }
-  auto generic = source.getDefiningOp<linalg::GenericOp>();
-  if (!generic || !scalarOperands.contains(generic))
-    return user->emitError("kiln-tile: an operand of a row kernel comes from "
-                           "neither an input nor an earlier op");
-  FailureOr<IRMapping> mapping = chunkOperands(generic, chunk);
-  if (failed(mapping))
-    return failure();
-  Block &body = *generic.getBody();
-  for (Operation &op : body.without_terminator())
-    cloneOnValues(op, *mapping);
-  auto yield = cast<linalg::YieldOp>(body.getTerminator());
-  for (auto [result, yielded] :
-       llvm::zip(generic.getResults(), yield.getValues()))
-    chunk.values.map(result, asTile(mapping->lookupOrDefault(yielded)));
-  return chunk.values.lookup(source);
-}
-
-FailureOr<IRMapping> RowTiler::chunkOperands(linalg::GenericOp generic,
-                                             Chunk &chunk) {
-  IRMapping mapping = scalarOperands.lookup(generic);
-  Block &body = *generic.getBody();
-  for (OpOperand *input : generic.getDpsInputOperands()) {
-    AffineMap map = generic.getMatchingIndexingMap(input);
-    FailureOr<Access> access = classify(generic, map);
-    if (failed(access))
+  // checkGeneric let a computed value be read by row only: a fill, or an
+  // elementwise generic's result over [rows, columns].
+  if (auto fill = source.getDefiningOp<linalg::FillOp>()) {
+    FailureOr<Value> filler = scalarOf(fill.getInputs()[0]);
+    if (failed(filler))
       return failure();
-    if (!readsTile(*access, map))
-      continue;
-    FailureOr<Value> value =
-        chunkValue(generic, input->get(), *access, map, chunk);
-    if (failed(value))
-      return failure();
-    mapping.map(body.getArgument(input->getOperandNumber()), *value);
+    return asTile(*filler);
   }
-  return mapping;
+  auto generic = source.getDefiningOp<linalg::GenericOp>();
+  auto yield = cast<linalg::YieldOp>(generic.getBody()->getTerminator());
+  FailureOr<Value> computed = valueIn(
+      yield.getOperand(cast<OpResult>(source).getResultNumber()), chunk);
+  if (failed(computed))
+    return failure();
+  return asTile(*computed);
 }
 
 Value RowTiler::columnPointers(Location loc, Value base,
@@ -443,54 +830,13 @@ Operation *RowTiler::cloneOnValues(Operation &op, IRMapping &mapping) {
   return clone;
 }
 
-/// The op of a reduction body that combines the running value `acc` with
-/// a value computed from the inputs alone, or null.
-static Operation *findCombiner(Block &body, BlockArgument acc) {
-  auto yield = cast<linalg::YieldOp>(body.getTerminator());
-  if (yield.getNumOperands() != 1)
-    return nullptr;
-  Operation *combine = yield.getOperand(0).getDefiningOp();
-  if (!combine || combine->getBlock() != &body ||
-      combine->getNumOperands() != 2 || combine->getNumResults() != 1 ||
-      !llvm::is_contained(combine->getOperands(), acc) ||
-      combine->getOperand(0) == combine->getOperand(1))
-    return nullptr;
-  // Nothing else may read the running value.
-  for (Operation *user : acc.getUsers())
-    if (user != combine)
-      return nullptr;
-  return combine;
-}
-
-/// The operand of `combine` that is not the running value `acc`.
-static Value contributionOf(Operation *combine, Value acc) {
-  return combine->getOperand(0) == acc ? combine->getOperand(1)
-                                       : combine->getOperand(0);
-}
-
-/// `combine` cloned onto `running` for the running value `acc` and
-/// `value` for the other operand.
-static Value combineWith(OpBuilder &b, Operation *combine, Value acc,
-                         Value running, Value value) {
-  IRMapping mapping;
-  mapping.map(contributionOf(combine, acc), value);
-  mapping.map(acc, running);
-  return b.clone(*combine, mapping)->getResult(0);
-}
-
-FailureOr<Value> RowTiler::reduceChunk(linalg::GenericOp generic,
-                                       Operation *combine, TypedAttr neutral,
-                                       Chunk &chunk) {
-  FailureOr<IRMapping> mapping = chunkOperands(generic, chunk);
-  if (failed(mapping))
-    return failure();
-  Block &body = *generic.getBody();
-  for (Operation &op : body.without_terminator())
-    if (&op != combine)
-      cloneOnValues(op, *mapping);
-  Location loc = generic.getLoc();
-  BlockArgument acc = body.getArguments().back();
-  Value tileValue = asTile(mapping->lookup(contributionOf(combine, acc)));
+Value RowTiler::reduceMasked(Location loc, Value tileValue, OperationName name,
+                             Combiner combine, TypedAttr neutral,
+                             Chunk &chunk) {
+  Value &reducedTile = chunk.reduced[{tileValue, name}];
+  if (reducedTile)
+    return reducedTile;
+  tileValue = asTile(tileValue);
   Type element = getElementTypeOrSelf(tileValue.getType());
   Value fill = tile::SplatOp::create(
       b, loc, tileOf(element), arith::ConstantOp::create(b, loc, neutral));
@@ -501,131 +847,264 @@ FailureOr<Value> RowTiler::reduceChunk(linalg::GenericOp generic,
   OpBuilder::InsertionGuard guard(b);
   Block *combiner = b.createBlock(&reduce.getCombiner(), {},
                                   {element, element}, {loc, loc});
-  IRMapping inner;
-  inner.map(combine->getOperands(), combiner->getArguments());
-  Operation *combined = b.clone(*combine, inner);
-  tile::YieldOp::create(b, loc, combined->getResults());
-  return reduce.getResult(0);
+  tile::YieldOp::create(b, loc,
+                        combine(b, loc, combiner->getArgument(0),
+                                combiner->getArgument(1)));
+  return reducedTile = reduce.getResult(0);
 }
 
-LogicalResult RowTiler::tileReduction(linalg::GenericOp generic) {
-  Block &body = *generic.getBody();
-  if (generic.getNumDpsInits() != 1)
-    return generic.emitError("kiln-tile: a reduction with several results "
-                             "is not tiled yet");
-  // Each program reduces its own row: the rows stay, the columns go.
-  SmallVector<utils::IteratorType> iterators(rank - 1,
-                                             utils::IteratorType::parallel);
-  iterators.push_back(utils::IteratorType::reduction);
-  if (generic.getIteratorTypesArray() != iterators ||
-      generic.getMatchingIndexingMap(generic.getDpsInitOperand(0)) !=
-          AffineMap::getMultiDimIdentityMap(rank, generic.getContext())
-              .getMajorSubMap(rank - 1))
-    return generic.emitError("kiln-tile: a row kernel reduces the columns "
-                             "of each row into that row's value, not this");
+Value RowTiler::reduceMasked(Location loc, Value tileValue,
+                             Reduction &reduction, Chunk &chunk) {
+  auto combine = [&](OpBuilder &b, Location, Value lhs, Value rhs) {
+    IRMapping operands;
+    operands.map(reduction.combine->getOperands(), ValueRange{lhs, rhs});
+    return b.clone(*reduction.combine, operands)->getResult(0);
+  };
+  return reduceMasked(loc, tileValue, reduction.combine->getName(), combine,
+                      reduction.neutral, chunk);
+}
+
+/// `shift` where it is finite, else 0: what the online softmax subtracts,
+/// so that a row of infinities gives what the direct sum does.
+static Value finiteOrZero(OpBuilder &b, Location loc, Value shift) {
+  Type type = shift.getType();
+  Value infinity = arith::ConstantOp::create(
+      b, loc, b.getFloatAttr(type, APFloat::getInf(
+                                       cast<FloatType>(type).getFloatSemantics())));
+  Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(type, 0.0));
+  Value infinite = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                         math::AbsFOp::create(b, loc, shift),
+                                         infinity);
+  return arith::SelectOp::create(b, loc, infinite, zero, shift);
+}
+
+/// `exponential` (math.exp or math.exp2) cloned onto `operand`.
+static Value exponentialOf(OpBuilder &b, Operation *exponential,
+                           Value operand) {
+  IRMapping mapping;
+  mapping.map(exponential->getOperand(0), operand);
+  Operation *clone = b.clone(*exponential, mapping);
+  clone->getResult(0).setType(operand.getType());
+  return clone->getResult(0);
+}
+
+FailureOr<SmallVector<Value>> RowTiler::chunkStep(Reduction &reduction,
+                                                  ValueRange carried,
+                                                  Chunk &chunk) {
+  Location loc = reduction.op.getLoc();
+  Block &body = *reduction.op.getBody();
   BlockArgument acc = body.getArguments().back();
-  Operation *combine = findCombiner(body, acc);
-  std::optional<TypedAttr> neutral =
-      combine ? arith::getNeutralElement(combine) : std::nullopt;
-  if (!neutral)
-    return generic.emitError("kiln-tile: a reduction body must combine the "
-                             "running value with one value of the inputs "
-                             "by an op with a neutral element (add, mul, "
-                             "max, min, and, or, ...)");
-  for (Operation &op : body.without_terminator())
-    if (&op != combine &&
-        (op.getNumRegions() != 0 ||
-         !isa<arith::ArithDialect, math::MathDialect>(op.getDialect())))
-      return op.emitError("kiln-tile: ")
-             << op.getName() << " in a reduction body is not tiled yet";
+  if (reduction.kind == ReductionKind::Plain) {
+    FailureOr<Value> contribution = valueIn(reduction.contribution, chunk);
+    if (failed(contribution))
+      return failure();
+    Value part = reduceMasked(loc, *contribution, reduction, chunk);
+    return SmallVector<Value>{
+        combineWith(b, reduction.combine, acc, carried[0], part)};
+  }
+  FailureOr<Value> shifted = valueIn(reduction.shifted, chunk);
+  if (failed(shifted))
+    return failure();
+  Value a = asTile(*shifted);
+  Type element = getElementTypeOrSelf(a.getType());
+  auto splat = [&](Value scalar) {
+    return tile::SplatOp::create(b, loc, tileOf(element), scalar);
+  };
+  if (reduction.kind == ReductionKind::ShiftedExp) {
+    // The running max m and sum s of exp(a - m): s is rescaled by
+    // exp(m - m') when the chunk raises m to m'.
+    auto max = [](OpBuilder &b, Location loc, Value lhs, Value rhs) {
+      return arith::MaximumFOp::create(b, loc, lhs, rhs).getResult();
+    };
+    Value chunkMax = reduceMasked(
+        loc, a,
+        OperationName(arith::MaximumFOp::getOperationName(), b.getContext()),
+        max,
+        b.getFloatAttr(element,
+                       APFloat::getInf(
+                           cast<FloatType>(element).getFloatSemantics(),
+                           /*Negative=*/true)),
+        chunk);
+    Value newMax = max(b, loc, carried[0], chunkMax);
+    Value shift = finiteOrZero(b, loc, newMax);
+    Value rescale = exponentialOf(
+        b, reduction.exponential,
+        arith::SubFOp::create(b, loc, finiteOrZero(b, loc, carried[0]), shift));
+    Value terms = exponentialOf(b, reduction.exponential,
+                                arith::SubFOp::create(b, loc, a, splat(shift)));
+    Value part = reduceMasked(loc, terms, reduction, chunk);
+    Value sum = combineWith(b, reduction.combine, acc,
+                            arith::MulFOp::create(b, loc, carried[1], rescale),
+                            part);
+    return SmallVector<Value>{newMax, sum};
+  }
+  // The chunk's count, mean and sum of squared deviations, merged with
+  // the running ones (over the `start` columns before it).
+  Type i32 = b.getI32Type();
+  Value count = arith::SIToFPOp::create(
+      b, loc, element,
+      arith::MinSIOp::create(
+          b, loc, arith::ConstantIntOp::create(b, loc, i32, block),
+          arith::SubIOp::create(b, loc, rowLength, chunk.start)));
+  Value before = arith::SIToFPOp::create(b, loc, element, chunk.start);
+  Value chunkMean = arith::DivFOp::create(
+      b, loc, reduceMasked(loc, a, reduction, chunk), count);
+  Value deviation = arith::SubFOp::create(b, loc, a, splat(chunkMean));
+  Value chunkM2 =
+      reduceMasked(loc, arith::MulFOp::create(b, loc, deviation, deviation),
+                   reduction, chunk);
+  Value total = arith::AddFOp::create(b, loc, before, count);
+  Value delta = arith::SubFOp::create(b, loc, chunkMean, carried[0]);
+  Value mean = arith::AddFOp::create(
+      b, loc, carried[0],
+      arith::MulFOp::create(b, loc, delta,
+                            arith::DivFOp::create(b, loc, count, total)));
+  Value weight = arith::DivFOp::create(
+      b, loc, arith::MulFOp::create(b, loc, before, count), total);
+  Value m2 = arith::AddFOp::create(
+      b, loc, arith::AddFOp::create(b, loc, carried[1], chunkM2),
+      arith::MulFOp::create(
+          b, loc, arith::MulFOp::create(b, loc, delta, delta), weight));
+  return SmallVector<Value>{mean, m2};
+}
+
+LogicalResult RowTiler::emitReduction(Reduction &first) {
+  if (!looped) {
+    FailureOr<Value> contribution = valueIn(first.contribution, *wholeRow);
+    if (failed(contribution))
+      return failure();
+    first.state = {
+        reduceMasked(first.op.getLoc(), *contribution, first, *wholeRow)};
+    first.emitted = true;
+    return success();
+  }
+  // What its chunks read is computed before the loop.
+  for (Operation *need : first.chunkNeeds)
+    if (failed(reductionValue(need)))
+      return failure();
+  // Every reduction whose chunks need only what is computed before the
+  // loop joins it, so that the row is read once for all of them.
+  SmallVector<Reduction *> group;
+  for (auto &[op, reduction] : reductions)
+    if (!reduction.emitted &&
+        (&reduction == &first ||
+         llvm::all_of(reduction.chunkNeeds, [&](Operation *need) {
+           return reductions[need].emitted;
+         })))
+      group.push_back(&reduction);
+  for (Reduction *reduction : group)
+    reduction->emitted = true;
+
+  OpBuilder::InsertionGuard guard(b);
+  toTopLevel();
+  Location loc = first.op.getLoc();
+  SmallVector<Value> inits;
+  for (Reduction *reduction : group) {
+    Type element = reduction->neutral.getType();
+    switch (reduction->kind) {
+    case ReductionKind::Plain:
+      inits.push_back(arith::ConstantOp::create(b, loc, reduction->neutral));
+      break;
+    case ReductionKind::ShiftedExp:
+      inits.push_back(arith::ConstantOp::create(
+          b, loc,
+          b.getFloatAttr(element,
+                         APFloat::getInf(cast<FloatType>(element)
+                                             .getFloatSemantics(),
+                                         /*Negative=*/true))));
+      inits.push_back(arith::ConstantOp::create(b, loc, reduction->neutral));
+      break;
+    case ReductionKind::ShiftedSquare:
+      inits.append(2, arith::ConstantOp::create(b, loc, reduction->neutral));
+      break;
+    }
+  }
+  auto loop = overChunks(loc, inits);
+  Operation *outer = openLoop;
+  openLoop = loop;
+  b.setInsertionPointToStart(loop.getBody());
+  Chunk chunk = chunkAt(loc, loop.getInductionVar());
+  SmallVector<Value> next;
+  unsigned at = 0;
+  for (Reduction *reduction : group) {
+    unsigned width = reduction->kind == ReductionKind::Plain ? 1 : 2;
+    FailureOr<SmallVector<Value>> state = chunkStep(
+        *reduction, loop.getRegionIterArgs().slice(at, width), chunk);
+    if (failed(state)) {
+      openLoop = outer;
+      return failure();
+    }
+    next.append(*state);
+    reduction->state.assign(loop.getResults().begin() + at,
+                            loop.getResults().begin() + at + width);
+    at += width;
+  }
+  scf::YieldOp::create(b, loc, next);
+  openLoop = outer;
+  return success();
+}
+
+FailureOr<Value> RowTiler::finish(Reduction &reduction) {
+  Location loc = reduction.op.getLoc();
+  Value value = reduction.state[0];
+  if (reduction.kind != ReductionKind::Plain) {
+    FailureOr<Value> shift = scalarOf(reduction.shift);
+    if (failed(shift))
+      return failure();
+    if (reduction.kind == ReductionKind::ShiftedExp) {
+      // sum exp(a - k) = exp(m - k) sum exp(a - m).
+      value = arith::MulFOp::create(
+          b, loc, reduction.state[1],
+          exponentialOf(b, reduction.exponential,
+                        arith::SubFOp::create(
+                            b, loc, finiteOrZero(b, loc, reduction.state[0]),
+                            *shift)));
+    } else {
+      // sum (a - k)^2 = M2 + n (mean - k)^2.
+      Value count =
+          arith::SIToFPOp::create(b, loc, value.getType(), rowLength);
+      Value offset = arith::SubFOp::create(b, loc, reduction.state[0], *shift);
+      value = arith::AddFOp::create(
+          b, loc, reduction.state[1],
+          arith::MulFOp::create(b, loc, count,
+                                arith::MulFOp::create(b, loc, offset, offset)));
+    }
+    // An empty row (only a dynamic one can be) sums nothing; the
+    // corrections above could make it NaN.
+    if (ShapedType::isDynamic(columns)) {
+      Value empty = arith::CmpIOp::create(
+          b, loc, arith::CmpIPredicate::eq, rowLength,
+          arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0));
+      value = arith::SelectOp::create(
+          b, loc, empty, arith::ConstantOp::create(b, loc, reduction.neutral),
+          value);
+    }
+  }
   // The initial value joins the reduced row.
+  Block &body = *reduction.op.getBody();
   FailureOr<Value> init =
-      scalarValue(generic, generic.getDpsInitOperand(0)->get(),
+      scalarValue(reduction.op, reduction.op.getDpsInitOperand(0)->get(),
                   Access::RowScalar, AffineMap());
   if (failed(init))
     return failure();
-  Location loc = generic.getLoc();
-  Value reduced;
-  if (!looped) {
-    FailureOr<Value> whole = reduceChunk(generic, combine, *neutral, *wholeRow);
-    if (failed(whole))
-      return failure();
-    reduced = *whole;
-  } else {
-    // The running value over the row's chunks, from the neutral element.
-    Value start = arith::ConstantOp::create(b, loc, *neutral);
-    auto loop = overChunks(loc, start);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(loop.getBody());
-    Chunk chunk = chunkAt(loc, loop.getInductionVar());
-    FailureOr<Value> part = reduceChunk(generic, combine, *neutral, chunk);
-    if (failed(part))
-      return failure();
-    scf::YieldOp::create(b, loc,
-                         combineWith(b, combine, acc,
-                                     loop.getRegionIterArg(0), *part));
-    reduced = loop.getResult(0);
-  }
-  scalars.map(generic.getResult(0),
-              combineWith(b, combine, acc, *init, reduced));
-  return success();
+  return combineWith(b, reduction.combine, body.getArguments().back(), *init,
+                     value);
 }
 
-LogicalResult RowTiler::tileGeneric(linalg::GenericOp generic) {
-  // analyzeDomain checked the sizes; a generic runs over the rows, or over
-  // [rows, columns].
-  unsigned loops = generic.getNumLoops();
-  if (loops != rank - 1 && loops != rank)
-    return generic.emitError("kiln-tile: a generic of a row kernel runs "
-                             "over ")
-           << loops << " loops, not the kernel's [rows, columns] (" << rank
-           << ") or its rows (" << rank - 1 << ")";
-  Block &body = *generic.getBody();
-  IRMapping &mapping = scalarOperands[generic];
-  for (OpOperand *input : generic.getDpsInputOperands()) {
-    AffineMap map = generic.getMatchingIndexingMap(input);
-    FailureOr<Access> access = classify(generic, map);
-    if (failed(access))
-      return failure();
-    if (readsTile(*access, map))
-      continue;
-    FailureOr<Value> value =
-        scalarValue(generic, input->get(), *access,
-                    generic.getMatchingIndexingMap(input));
-    if (failed(value))
-      return failure();
-    mapping.map(body.getArgument(input->getOperandNumber()), *value);
-  }
-  // Constants the body captured are recreated in the tile kernel.
-  generic.walk([&](Operation *op) {
-    for (Value operand : op->getOperands())
-      if (auto constant = operand.getDefiningOp<arith::ConstantOp>();
-          constant && constant->getBlock() != &body &&
-          !mapping.contains(operand))
-        mapping.map(operand, b.clone(*constant)->getResult(0));
-  });
-  if (generic.getNumReductionLoops())
-    return tileReduction(generic);
-  for (OpOperand &init : generic.getDpsInitsMutable())
-    if (generic.payloadUsesValueFromOperand(&init))
-      return generic.emitError("kiln-tile: an elementwise body that reads "
-                               "its output is not tiled yet");
-  for (Operation &op : body.without_terminator())
-    if (op.getNumRegions() != 0 ||
-        !isa<arith::ArithDialect, math::MathDialect>(op.getDialect()))
-      return op.emitError("kiln-tile: ")
-             << op.getName() << " in a row kernel's body is not tiled yet";
-  // Over [rows, columns]: computed by the chunks that read it.
-  if (loops == rank)
-    return success();
-  IRMapping over = mapping;
-  for (Operation &op : body.without_terminator())
-    cloneOnValues(op, over);
-  auto yield = cast<linalg::YieldOp>(body.getTerminator());
-  for (auto [result, yielded] :
-       llvm::zip(generic.getResults(), yield.getValues()))
-    scalars.map(result, over.lookupOrDefault(yielded));
-  return success();
+FailureOr<Value> RowTiler::reductionValue(Operation *op) {
+  Value result = op->getResult(0);
+  if (Value known = scalars.lookupOrNull(result))
+    return known;
+  Reduction &reduction = reductions[op];
+  if (!reduction.emitted && failed(emitReduction(reduction)))
+    return failure();
+  OpBuilder::InsertionGuard guard(b);
+  toTopLevel();
+  FailureOr<Value> value = finish(reduction);
+  if (failed(value))
+    return failure();
+  scalars.map(result, *value);
+  return value;
 }
 
 LogicalResult RowTiler::storeResults() {
@@ -654,7 +1133,7 @@ LogicalResult RowTiler::storeResults() {
   auto storeRows = [&](Chunk &chunk) -> LogicalResult {
     for (unsigned i : rowResults) {
       FailureOr<Value> value =
-          chunkValue(ret, ret.getOperand(i), Access::Row, AffineMap(), chunk);
+          tileValue(ret, ret.getOperand(i), Access::Row, AffineMap(), chunk);
       if (failed(value))
         return failure();
       Value base = entry->getArgument(kernel.getNumArguments() + i);
@@ -669,11 +1148,14 @@ LogicalResult RowTiler::storeResults() {
   };
   if (!looped)
     return storeRows(*wholeRow);
-  auto loop = overChunks(loc, Value());
+  auto loop = overChunks(loc, ValueRange());
   OpBuilder::InsertionGuard guard(b);
+  openLoop = loop;
   b.setInsertionPointToStart(loop.getBody());
   Chunk chunk = chunkAt(loc, loop.getInductionVar());
-  return storeRows(chunk);
+  LogicalResult stored = storeRows(chunk);
+  openLoop = nullptr;
+  return stored;
 }
 
 Value RowTiler::sizeOf(unsigned d) {
@@ -693,6 +1175,8 @@ Value RowTiler::sizeOf(unsigned d) {
 FailureOr<TiledKernel> RowTiler::run() {
   MLIRContext *ctx = kernel.getContext();
   Location loc = kernel.getLoc();
+  if (failed(analyze()))
+    return failure();
   FailureOr<func::FuncOp> created = createTileKernel(kernel, b);
   if (failed(created))
     return failure();
@@ -711,36 +1195,10 @@ FailureOr<TiledKernel> RowTiler::run() {
   rowLength = sizeOf(rank - 1);
   if (!looped)
     wholeRow = chunkAt(loc, Value());
-
-  auto fail = [&]() -> FailureOr<TiledKernel> {
+  if (failed(storeResults())) {
     tileKernel.erase();
     return failure();
-  };
-  for (Operation &op : kernel.getBody().front().without_terminator()) {
-    if (isRecreatedByKernels(&op))
-      continue;
-    if (auto fill = dyn_cast<linalg::FillOp>(op)) {
-      Value scalar = fill.getInputs()[0];
-      if (auto constant = scalar.getDefiningOp<arith::ConstantOp>())
-        scalar = b.clone(*constant)->getResult(0);
-      else if (!scalars.contains(scalar))
-        return op.emitError("kiln-tile: a fill value that is not a constant"),
-               fail();
-      else
-        scalar = scalars.lookup(scalar);
-      scalars.map(fill.getResult(0), scalar);
-      continue;
-    }
-    auto generic = dyn_cast<linalg::GenericOp>(op);
-    if (!generic)
-      return op.emitError("kiln-tile: ")
-                 << op.getName() << " in a row kernel is not tiled yet",
-             fail();
-    if (failed(tileGeneric(generic)))
-      return fail();
   }
-  if (failed(storeResults()))
-    return fail();
   func::ReturnOp::create(b, loc);
   // One program per row.
   TiledKernel tiled;

@@ -10,10 +10,10 @@
 // CHECK: %[[SUM:.*]] = tile.reduce
 // CHECK: %[[TOTAL:.*]] = arith.addf %[[SUM]], %{{.*}} : f32
 // CHECK: %[[R:.*]] = math.rsqrt %{{.*}} : f32
+// CHECK: tile.splat %[[R]] : f32 -> tensor<128xf32>
 // CHECK: %[[WS:.*]] = tile.splat %[[W]] : !tile.ptr<f32> -> tensor<128x!tile.ptr<f32>>
 // CHECK: %[[WP:.*]] = tile.addptr %[[WS]], %{{.*}}
 // CHECK: tile.load %[[WP]], %{{.*}} : tensor<128x!tile.ptr<f32>> -> tensor<128xf32>
-// CHECK: tile.splat %[[R]] : f32 -> tensor<128xf32>
 // CHECK: tile.store
 // CHECK-NOT: tile.load
 #id = affine_map<(d0, d1) -> (d0, d1)>
@@ -61,8 +61,7 @@ func.func @norm(%x: tensor<6x100xf32>, %w: tensor<100xf32>) -> tensor<6x100xf32>
 // CHUNK-LABEL: func.func @norm_kernel0_tile
 // CHUNK-DAG: %[[ROW:.*]] = tile.program_id x
 // CHUNK-DAG: %[[LEN:.*]] = arith.constant 100 : i32
-// CHUNK: %[[INIT:.*]] = arith.constant 0.000000e+00 : f32
-// CHUNK-NEXT: %[[NEUTRAL:.*]] = arith.constant 0.000000e+00 : f32
+// CHUNK: %[[NEUTRAL:.*]] = arith.constant 0.000000e+00 : f32
 // CHUNK-NEXT: %[[FIRST:.*]] = arith.constant 0 : i32
 // CHUNK-NEXT: %[[STEP:.*]] = arith.constant 32 : i32
 // CHUNK-NEXT: %[[SS:.*]] = scf.for %[[C:.*]] = %[[FIRST]] to %[[LEN]] step %[[STEP]] iter_args(%[[ACC:.*]] = %[[NEUTRAL]]) -> (f32)
@@ -75,13 +74,15 @@ func.func @norm(%x: tensor<6x100xf32>, %w: tensor<100xf32>) -> tensor<6x100xf32>
 // CHUNK: %[[PART:.*]] = tile.reduce %[[KEPT]] axis 0
 // CHUNK: %[[NEXT:.*]] = arith.addf %[[PART]], %[[ACC]] : f32
 // CHUNK: scf.yield %[[NEXT]] : f32
-// CHUNK: arith.addf %[[SS]], %[[INIT]] : f32
+// CHUNK-NEXT: }
+// CHUNK-NEXT: %[[INIT:.*]] = arith.constant 0.000000e+00 : f32
+// CHUNK-NEXT: arith.addf %[[SS]], %[[INIT]] : f32
 // CHUNK: %[[R:.*]] = math.rsqrt %{{.*}} : f32
 // CHUNK: scf.for %{{.*}} to %[[LEN]] step
 // CHUNK: arith.muli %[[ROW]], %[[LEN]] : i32
 // CHUNK: tile.load {{.*}} -> tensor<32xf32>
-// CHUNK: tile.load {{.*}} -> tensor<32xf32>
 // CHUNK: tile.splat %[[R]] : f32 -> tensor<32xf32>
+// CHUNK: tile.load {{.*}} -> tensor<32xf32>
 // CHUNK: tile.store
 // CHUNK-NEXT: }
 // CHUNK-NEXT: return
@@ -238,14 +239,14 @@ func.func @diagonal(%x: tensor<16xf32>, %y: tensor<4x8xf32>) -> tensor<4xf32> {
 // CHECK-LABEL: func.func @embed_kernel0_tile
 // CHECK-SAME: (%[[X:.*]]: !tile.ptr<f32>, %[[P:.*]]: !tile.ptr<f32>, %[[S:.*]]: !tile.ptr<f32>, %[[R:.*]]: !tile.ptr<f32>)
 // CHECK: %[[ROW:.*]] = tile.program_id x
-// CHECK: %[[BATCH:.*]] = arith.divui %[[ROW]], %{{.*}} : i32
-// CHECK: %[[SAT:.*]] = tile.addptr %[[S]], %[[BATCH]]
-// CHECK: tile.load %[[SAT]] : !tile.ptr<f32> -> f32
 // CHECK: %[[XOFF:.*]] = arith.muli %[[ROW]], %{{.*}} : i32
 // CHECK: tile.addptr %[[X]], %[[XOFF]]
 // CHECK: %[[POS:.*]] = arith.remui %[[ROW]], %{{.*}} : i32
 // CHECK: %[[POFF:.*]] = arith.muli %[[POS]], %{{.*}} : i32
 // CHECK: tile.addptr %[[P]], %[[POFF]]
+// CHECK: %[[BATCH:.*]] = arith.divui %[[ROW]], %{{.*}} : i32
+// CHECK: %[[SAT:.*]] = tile.addptr %[[S]], %[[BATCH]]
+// CHECK: tile.load %[[SAT]] : !tile.ptr<f32> -> f32
 // CHECK: tile.reduce
 // CHECK: %[[RAT:.*]] = tile.addptr %[[R]], %[[ROW]]
 // CHECK: tile.store %[[RAT]]
