@@ -385,6 +385,24 @@ void KilnFusePass::groupAndOutline(func::FuncOp func, SymbolTable &symbols) {
         groups.unionSets(producer, consumer);
     }
   }
+  // Row reductions that read one value by row join, so that it is read
+  // once for all of them (a row's sum and sum of squares).
+  auto isRowReduction = [](Operation *op) {
+    return !isMatmul(op) && isRowWise(op) &&
+           cast<linalg::LinalgOp>(op).getNumReductionLoops();
+  };
+  for (Operation *op : kernels) {
+    if (!isRowReduction(op))
+      continue;
+    for (Value operand : cast<linalg::GenericOp>(op).getDpsInputs())
+      for (Operation *sibling : operand.getUsers())
+        if (groups.contains(sibling) && !groups.isEquivalent(op, sibling) &&
+            isRowReduction(sibling) &&
+            readsByRow(cast<linalg::GenericOp>(op), operand) &&
+            readsByRow(cast<linalg::GenericOp>(sibling), operand) &&
+            oneRowSpace(membersOf(op, sibling)) && canJoin(op, sibling))
+          groups.unionSets(op, sibling);
+  }
 
   // Outline each group, in program order, where its last op was.
   SmallVector<SmallVector<Operation *>> ordered;

@@ -602,3 +602,31 @@ def test_a_full_reduction_is_a_numpy_scalar_as_in_numpy():
     assert type(total) is type(np.sum(x)) and total.shape == ()
     np.testing.assert_allclose(total, np.sum(x.astype(np.float64)),
                                rtol=1e-5)
+
+
+@pytest.mark.parametrize("columns", [300, 20000])
+def test_row_statistics_of_one_input_are_one_kernel(columns):
+    """Reductions over the rows of one array join however they are
+    returned; rows of 20000 columns (walked in chunks) read x once for the
+    max, the online sum of exponentials, the mean and the mean of squared
+    deviations."""
+    def statistics(x):
+        m = x.max(-1)
+        lse = np.log(np.exp(x - m[:, None]).sum(-1)) + m
+        mean = x.mean(-1)
+        var = ((x - mean[:, None]) ** 2).mean(-1)
+        return m, lse, mean, x.sum(-1), var
+
+    fused = kiln.fuse(statistics)
+    x = _normal(5, columns, scale=3) + 100
+    _check(fused, x, tolerance=1e-4)
+    assert _kernels(fused, x) == 1
+    with kiln.Context() as ctx:
+        module = kiln.Module.parse(ctx, fused.ir(x))
+        module.run_pipeline(ARRAY_PIPELINE)
+        text = str(module)
+    kernel = text[text.index("func.func @statistics_kernel0_tile("):]
+    kernel = kernel[:kernel.index("\n  }\n")]
+    loops = 1 if columns > 16384 else 0
+    assert kernel.count("scf.for") == loops
+    assert len(re.findall(r"tile\.load .* -> tensor<", kernel)) == 1

@@ -615,3 +615,70 @@ func.func @linear(%x: tensor<2x3x4xf32>, %w: tensor<4x5xf32>, %b: tensor<5xf32>)
   } -> tensor<2x3x5xf32>
   return %z : tensor<2x3x5xf32>
 }
+
+// -----
+
+// One zero starts two row reductions: each gets a fill of its own, which
+// joins it, and the two, reading x by row, join each other: the sum and
+// the sum of squares are one kernel, which reads x once, and no fill
+// writes memory.
+// CHECK-LABEL: func.func private @shared_zero_kernel0
+// CHECK-COUNT-2: linalg.fill
+// CHECK-COUNT-2: linalg.generic
+// CHECK-LABEL: func.func @shared_zero(
+// CHECK-NEXT: call @shared_zero_kernel0
+// CHECK-NEXT: return
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+func.func @shared_zero(%x: tensor<8x32xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %rows = tensor.empty() : tensor<8xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%rows : tensor<8xf32>) -> tensor<8xf32>
+  %sum = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<8x32xf32>) outs(%init : tensor<8xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %a = arith.addf %in, %acc : f32
+    linalg.yield %a : f32
+  } -> tensor<8xf32>
+  %squares = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<8x32xf32>) outs(%init : tensor<8xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %q = arith.mulf %in, %in : f32
+    %a = arith.addf %q, %acc : f32
+    linalg.yield %a : f32
+  } -> tensor<8xf32>
+  return %sum, %squares : tensor<8xf32>, tensor<8xf32>
+}
+
+// -----
+
+// Sums over x's rows and over its columns read x in different orders: no
+// row kernel holds both, so they stay two kernels.
+// CHECK-LABEL: func.func private @rows_and_columns_kernel0
+// CHECK-LABEL: func.func private @rows_and_columns_kernel1
+// CHECK-LABEL: func.func @rows_and_columns(
+// CHECK-NEXT: call @rows_and_columns_kernel0
+// CHECK-NEXT: call @rows_and_columns_kernel1
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#tr = affine_map<(d0, d1) -> (d1, d0)>
+#row = affine_map<(d0, d1) -> (d0)>
+func.func @rows_and_columns(%x: tensor<8x32xf32>) -> (tensor<8xf32>, tensor<32xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %rows = tensor.empty() : tensor<8xf32>
+  %columns = tensor.empty() : tensor<32xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%rows : tensor<8xf32>) -> tensor<8xf32>
+  %cinit = linalg.fill ins(%zero : f32) outs(%columns : tensor<32xf32>) -> tensor<32xf32>
+  %sum = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<8x32xf32>) outs(%init : tensor<8xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %a = arith.addf %in, %acc : f32
+    linalg.yield %a : f32
+  } -> tensor<8xf32>
+  %csum = linalg.generic {indexing_maps = [#tr, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<8x32xf32>) outs(%cinit : tensor<32xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %a = arith.addf %in, %acc : f32
+    linalg.yield %a : f32
+  } -> tensor<32xf32>
+  return %sum, %csum : tensor<8xf32>, tensor<32xf32>
+}

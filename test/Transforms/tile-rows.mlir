@@ -275,3 +275,238 @@ func.func @embed(%x: tensor<2x3x8xf32>, %p: tensor<3x8xf32>, %s: tensor<2xf32>) 
   %r = call @embed_kernel0(%x, %p, %s) : (tensor<2x3x8xf32>, tensor<3x8xf32>, tensor<2xf32>) -> tensor<2x3xf32>
   return %r : tensor<2x3xf32>
 }
+
+// -----
+
+// A softmax's max and sum of exponentials over a row in chunks share one
+// loop, which reads the row once: the sum is carried relative to the
+// running max (online softmax), rescaled by exp(m - m') when a chunk
+// raises it, and by exp(m - max) after the loop. One tile.reduce of the
+// chunk's max serves both; a last loop reads the row again and stores.
+// In one tile, the row is read once and nothing loops.
+// CHECK-LABEL: func.func @softmax_kernel0_tile
+// CHECK-NOT: scf.for
+// CHECK-COUNT-1: tile.load
+// CHECK-NOT: tile.load
+// CHECK: return
+// CHUNK-LABEL: func.func @softmax_kernel0_tile
+// CHUNK: %[[NINF:.*]] = arith.constant 0xFF800000 : f32
+// CHUNK: %[[RUNNING:.*]]:3 = scf.for %[[C:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[MAX:.*]] = %[[NINF]], %[[M:.*]] = %{{.*}}, %[[S:.*]] = %{{.*}}) -> (f32, f32, f32)
+// CHUNK: %[[X:.*]] = tile.load %{{.*}}, %{{.*}} : tensor<32x!tile.ptr<f32>> -> tensor<32xf32>
+// CHUNK: %[[CMAX:.*]] = tile.reduce
+// CHUNK: arith.maximumf
+// CHUNK: %[[NEXTMAX:.*]] = arith.maximumf %[[CMAX]], %[[MAX]] : f32
+// CHUNK: %[[NEXTM:.*]] = arith.maximumf %[[M]], %[[CMAX]] : f32
+// CHUNK: %[[SHIFT:.*]] = arith.select %{{.*}}, %{{.*}}, %[[NEXTM]] : f32
+// CHUNK: %[[OLD:.*]] = arith.select %{{.*}}, %{{.*}}, %[[M]] : f32
+// CHUNK: %[[DROP:.*]] = arith.subf %[[OLD]], %[[SHIFT]] : f32
+// CHUNK: %[[RESCALE:.*]] = math.exp %[[DROP]] : f32
+// CHUNK: %[[SHIFTS:.*]] = tile.splat %[[SHIFT]]
+// CHUNK: %[[D:.*]] = arith.subf %[[X]], %[[SHIFTS]] : tensor<32xf32>
+// CHUNK: %[[E:.*]] = math.exp %[[D]] : tensor<32xf32>
+// CHUNK: %[[PART:.*]] = tile.reduce
+// CHUNK: %[[SCALED:.*]] = arith.mulf %[[S]], %[[RESCALE]] : f32
+// CHUNK: %[[SUM:.*]] = arith.addf %[[PART]], %[[SCALED]] : f32
+// CHUNK: scf.yield %[[NEXTMAX]], %[[NEXTM]], %[[SUM]] : f32, f32, f32
+// CHUNK-NOT: tile.load
+// CHUNK: %[[ROWMAX:.*]] = arith.maximumf %[[RUNNING]]#0, %{{.*}} : f32
+// CHUNK: %[[FINAL:.*]] = arith.select %{{.*}}, %{{.*}}, %[[RUNNING]]#1 : f32
+// CHUNK: %[[GAP:.*]] = arith.subf %[[FINAL]], %[[ROWMAX]] : f32
+// CHUNK: %[[TOMAX:.*]] = math.exp %[[GAP]] : f32
+// CHUNK: arith.mulf %[[RUNNING]]#2, %[[TOMAX]] : f32
+// CHUNK: scf.for
+// CHUNK-COUNT-1: tile.load
+// CHUNK-NOT: tile.load
+// CHUNK: tile.store
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+func.func private @softmax_kernel0(%x: tensor<4x100xf32>) -> tensor<4x100xf32> attributes {kiln.kernel} {
+  %ninf = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.0 : f32
+  %rows = tensor.empty() : tensor<4xf32>
+  %full = tensor.empty() : tensor<4x100xf32>
+  %minit = linalg.fill ins(%ninf : f32) outs(%rows : tensor<4xf32>) -> tensor<4xf32>
+  %max = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<4x100xf32>) outs(%minit : tensor<4xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %v = arith.maximumf %in, %acc : f32
+    linalg.yield %v : f32
+  } -> tensor<4xf32>
+  %exp = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %max : tensor<4x100xf32>, tensor<4xf32>) outs(%full : tensor<4x100xf32>) {
+  ^bb0(%in: f32, %mx: f32, %out: f32):
+    %d = arith.subf %in, %mx : f32
+    %e = math.exp %d : f32
+    linalg.yield %e : f32
+  } -> tensor<4x100xf32>
+  %sinit = linalg.fill ins(%zero : f32) outs(%rows : tensor<4xf32>) -> tensor<4xf32>
+  %sum = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%exp : tensor<4x100xf32>) outs(%sinit : tensor<4xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %a = arith.addf %in, %acc : f32
+    linalg.yield %a : f32
+  } -> tensor<4xf32>
+  %y = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%exp, %sum : tensor<4x100xf32>, tensor<4xf32>) outs(%full : tensor<4x100xf32>) {
+  ^bb0(%in: f32, %t: f32, %out: f32):
+    %q = arith.divf %in, %t : f32
+    linalg.yield %q : f32
+  } -> tensor<4x100xf32>
+  return %y : tensor<4x100xf32>
+}
+func.func @softmax(%x: tensor<4x100xf32>) -> tensor<4x100xf32> {
+  %y = call @softmax_kernel0(%x) : (tensor<4x100xf32>) -> tensor<4x100xf32>
+  return %y : tensor<4x100xf32>
+}
+
+// -----
+
+// A sum of squared deviations from the row's mean shares the mean's loop:
+// each chunk's mean and sum of squared deviations (its count is 32, or
+// what is left of the row) merge into the running ones (Chan et al.),
+// and the result is M2 + n (mean - k)^2 once k, the row's mean, is
+// known. The chunk's sum is reduced once for both.
+// CHUNK-LABEL: func.func @variance_kernel0_tile
+// CHUNK: %[[RUNNING:.*]]:3 = scf.for %[[C:.*]] = %{{.*}} to %[[LEN:.*]] step %{{.*}} iter_args(%[[SUM:.*]] = %{{.*}}, %[[MEAN:.*]] = %{{.*}}, %[[M2:.*]] = %{{.*}}) -> (f32, f32, f32)
+// CHUNK: %[[X:.*]] = tile.load
+// CHUNK: %[[CSUM:.*]] = tile.reduce
+// CHUNK: %[[NEXTSUM:.*]] = arith.addf %[[CSUM]], %[[SUM]] : f32
+// CHUNK: %[[LEFT:.*]] = arith.subi %[[LEN]], %[[C]] : i32
+// CHUNK: %[[COUNTI:.*]] = arith.minsi %{{.*}}, %[[LEFT]] : i32
+// CHUNK: %[[COUNT:.*]] = arith.sitofp %[[COUNTI]] : i32 to f32
+// CHUNK: %[[BEFORE:.*]] = arith.sitofp %[[C]] : i32 to f32
+// CHUNK: %[[CMEAN:.*]] = arith.divf %[[CSUM]], %[[COUNT]] : f32
+// CHUNK: %[[DEV:.*]] = arith.subf %[[X]], %{{.*}} : tensor<32xf32>
+// CHUNK: arith.mulf %[[DEV]], %[[DEV]] : tensor<32xf32>
+// CHUNK: %[[CM2:.*]] = tile.reduce
+// CHUNK: %[[TOTAL:.*]] = arith.addf %[[BEFORE]], %[[COUNT]] : f32
+// CHUNK: %[[DELTA:.*]] = arith.subf %[[CMEAN]], %[[MEAN]] : f32
+// CHUNK: %[[SHARE:.*]] = arith.divf %[[COUNT]], %[[TOTAL]] : f32
+// CHUNK: %[[STEP:.*]] = arith.mulf %[[DELTA]], %[[SHARE]] : f32
+// CHUNK: %[[NEXTMEAN:.*]] = arith.addf %[[MEAN]], %[[STEP]] : f32
+// CHUNK: %[[PAIRS:.*]] = arith.mulf %[[BEFORE]], %[[COUNT]] : f32
+// CHUNK: %[[WEIGHT:.*]] = arith.divf %[[PAIRS]], %[[TOTAL]] : f32
+// CHUNK: %[[DELTA2:.*]] = arith.mulf %[[DELTA]], %[[DELTA]] : f32
+// CHUNK: %[[CROSS:.*]] = arith.mulf %[[DELTA2]], %[[WEIGHT]] : f32
+// CHUNK: %[[INNER:.*]] = arith.addf %[[M2]], %[[CM2]] : f32
+// CHUNK: %[[NEXTM2:.*]] = arith.addf %[[INNER]], %[[CROSS]] : f32
+// CHUNK: scf.yield %[[NEXTSUM]], %[[NEXTMEAN]], %[[NEXTM2]] : f32, f32, f32
+// CHUNK: %[[ROWSUM:.*]] = arith.addf %[[RUNNING]]#0, %{{.*}} : f32
+// CHUNK: %[[K:.*]] = arith.divf %[[ROWSUM]], %{{.*}} : f32
+// CHUNK: %[[N:.*]] = arith.sitofp %[[LEN]] : i32 to f32
+// CHUNK: %[[OFF:.*]] = arith.subf %[[RUNNING]]#1, %[[K]] : f32
+// CHUNK: %[[OFF2:.*]] = arith.mulf %[[OFF]], %[[OFF]] : f32
+// CHUNK: %[[MORE:.*]] = arith.mulf %[[N]], %[[OFF2]] : f32
+// CHUNK: arith.addf %[[RUNNING]]#2, %[[MORE]] : f32
+// CHUNK-NOT: scf.for
+// CHUNK: tile.store
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+func.func private @variance_kernel0(%x: tensor<4x100xf32>) -> tensor<4xf32> attributes {kiln.kernel} {
+  %zero = arith.constant 0.0 : f32
+  %n = arith.constant 100.0 : f32
+  %rows = tensor.empty() : tensor<4xf32>
+  %full = tensor.empty() : tensor<4x100xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%rows : tensor<4xf32>) -> tensor<4xf32>
+  %sum = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<4x100xf32>) outs(%init : tensor<4xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %a = arith.addf %in, %acc : f32
+    linalg.yield %a : f32
+  } -> tensor<4xf32>
+  %centred = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %sum : tensor<4x100xf32>, tensor<4xf32>) outs(%full : tensor<4x100xf32>) {
+  ^bb0(%in: f32, %s: f32, %out: f32):
+    %mean = arith.divf %s, %n : f32
+    %d = arith.subf %in, %mean : f32
+    linalg.yield %d : f32
+  } -> tensor<4x100xf32>
+  %init2 = linalg.fill ins(%zero : f32) outs(%rows : tensor<4xf32>) -> tensor<4xf32>
+  %sq = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%centred : tensor<4x100xf32>) outs(%init2 : tensor<4xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %q = arith.mulf %in, %in : f32
+    %a = arith.addf %q, %acc : f32
+    linalg.yield %a : f32
+  } -> tensor<4xf32>
+  return %sq : tensor<4xf32>
+}
+func.func @variance(%x: tensor<4x100xf32>) -> tensor<4xf32> {
+  %y = call @variance_kernel0(%x) : (tensor<4x100xf32>) -> tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+
+// -----
+
+// sum(|x - sum(x) / 100|) has no shift to carry: its loop follows the
+// sum's, which it needs.
+// CHUNK-LABEL: func.func @deviation_kernel0_tile
+// CHUNK: %[[SUM:.*]] = scf.for
+// CHUNK: tile.load
+// CHUNK: scf.yield
+// CHUNK: %[[MEAN:.*]] = arith.divf %{{.*}}, %{{.*}} : f32
+// CHUNK: scf.for
+// CHUNK: tile.load
+// CHUNK: tile.splat %[[MEAN]]
+// CHUNK: math.absf
+// CHUNK: scf.yield
+// CHUNK-NOT: scf.for
+// CHUNK: tile.store
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+func.func private @deviation_kernel0(%x: tensor<4x100xf32>) -> tensor<4xf32> attributes {kiln.kernel} {
+  %zero = arith.constant 0.0 : f32
+  %n = arith.constant 100.0 : f32
+  %rows = tensor.empty() : tensor<4xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%rows : tensor<4xf32>) -> tensor<4xf32>
+  %sum = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<4x100xf32>) outs(%init : tensor<4xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %a = arith.addf %in, %acc : f32
+    linalg.yield %a : f32
+  } -> tensor<4xf32>
+  %init2 = linalg.fill ins(%zero : f32) outs(%rows : tensor<4xf32>) -> tensor<4xf32>
+  %dev = linalg.generic {indexing_maps = [#id, #row, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x, %sum : tensor<4x100xf32>, tensor<4xf32>) outs(%init2 : tensor<4xf32>) {
+  ^bb0(%in: f32, %s: f32, %acc: f32):
+    %mean = arith.divf %s, %n : f32
+    %d = arith.subf %in, %mean : f32
+    %ad = math.absf %d : f32
+    %a = arith.addf %ad, %acc : f32
+    linalg.yield %a : f32
+  } -> tensor<4xf32>
+  return %dev : tensor<4xf32>
+}
+func.func @deviation(%x: tensor<4x100xf32>) -> tensor<4xf32> {
+  %y = call @deviation_kernel0(%x) : (tensor<4x100xf32>) -> tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+
+// -----
+
+// A body may capture constants only: a size computed at run time has no
+// value in the tile kernel.
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+func.func private @by_length_kernel0(%x: tensor<4x?xf32>) -> tensor<4xf32> attributes {kiln.kernel} {
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %m = tensor.dim %x, %c1 : tensor<4x?xf32>
+  %rows = tensor.empty() : tensor<4xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%rows : tensor<4xf32>) -> tensor<4xf32>
+  %sum = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<4x?xf32>) outs(%init : tensor<4xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    // expected-error @+1 {{kiln-tile: a row kernel's body uses a value from outside it that is not a constant}}
+    %mi = arith.index_cast %m : index to i64
+    %mf = arith.uitofp %mi : i64 to f32
+    %q = arith.divf %in, %mf : f32
+    %a = arith.addf %q, %acc : f32
+    linalg.yield %a : f32
+  } -> tensor<4xf32>
+  return %sum : tensor<4xf32>
+}
+func.func @by_length(%x: tensor<4x?xf32>) -> tensor<4xf32> {
+  %y = call @by_length_kernel0(%x) : (tensor<4x?xf32>) -> tensor<4xf32>
+  return %y : tensor<4xf32>
+}
