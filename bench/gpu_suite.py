@@ -332,8 +332,8 @@ ROW_SHAPES = [(32768, 1024), (4096, 8192), (512, 65536)]
 
 def row_rates(torch, kiln_run: str) -> list[dict]:
     """docs/examples/softmax_rows_array.mlir, a softmax over rows of
-    dynamic length (each row walked in chunks of 1024: read three times,
-    written once), against torch.softmax in the same run; checked against
+    dynamic length (each row walked in chunks of 1024: read twice, written
+    once), against torch.softmax in the same run; checked against
     the host target at 7 x 3000 first."""
     source = ROOT / "docs" / "examples" / "softmax_rows_array.mlir"
     rows = []

@@ -2,7 +2,8 @@
 // max, the exponentials, their sum and the division one row kernel;
 // since the rows' length is dynamic, kiln-tile's kernel takes it as an
 // argument and walks each row in chunks of 1024 (row-chunk): once for the
-// max, once for the sum of exponentials, once to write the row.
+// max and the sum of exponentials together (an online softmax), once to
+// write the row.
 //
 //   kiln-run docs/examples/softmax_rows_array.mlir --kernel=softmax --dims=4096,8192 --init=rand
 #id = affine_map<(d0, d1) -> (d0, d1)>

@@ -8,12 +8,14 @@
 // scalars, values over [rows, columns] tiles of the row, masked at its end.
 // A row of at most max-row (static) elements is one tile, so it is read
 // once and every reduction stays in the program. A longer row, or one of
-// dynamic length, is walked in chunks of row-chunk elements: each reduction
-// is a loop over the chunks carrying its running value, and the row's
+// dynamic length, is walked in chunks of row-chunk elements: reductions
+// are loops over the chunks carrying their running values, and the row's
 // results are stored by one last loop; what a loop needs over the row is
-// recomputed in it from the inputs, so a softmax reads its row three times
-// and writes it once. The number of rows may be dynamic: it is only the
-// grid's size.
+// recomputed in it from the inputs. Reductions share a loop unless one
+// needs another's result; a sum of exp(a - k) or of (a - k)^2 does not
+// need k in its loop (ReductionKind), so a softmax or a layer norm reads
+// its row twice (its reductions, then the store) and writes it once. The
+// number of rows may be dynamic: it is only the grid's size.
 //
 //===----------------------------------------------------------------------===//
 

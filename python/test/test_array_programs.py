@@ -393,6 +393,8 @@ FUSION_REFERENCES = {
     "sums_times_product": lambda a, b: [a.sum(axis=1, keepdims=True) * (a @ b)],
     "centered": lambda x, p: [(x + p) - (x + p).sum(axis=-1, keepdims=True) / 8],
     "linear": lambda x, w, b: [np.maximum(x @ w + b, 0)],
+    "shared_zero": lambda x: [x.sum(axis=-1), (x * x).sum(axis=-1)],
+    "rows_and_columns": lambda x: [x.sum(axis=1), x.sum(axis=0)],
     "broadcast_element_out_of_bounds": None,
     "negative_use_between": None,
 }

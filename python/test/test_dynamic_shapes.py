@@ -298,8 +298,9 @@ def rows_exe(request):
 @pytest.mark.parametrize("shape", [(1, 1), (3, 5), (4, 1023), (4, 1024),
                                    (4, 1025), (2, 5000), (300, 7), (0, 9)])
 def test_softmax_over_rows_of_dynamic_length(rows_exe, shape):
-    """One program per row walks it in chunks of 1024: the max, the sum of
-    exponentials, then the row written; the last chunk masked."""
+    """One program per row walks it in chunks of 1024: the max and the sum
+    of exponentials together, then the row written; the last chunk
+    masked."""
     x = (np.random.default_rng(shape[1]).standard_normal(shape) * 4
          ).astype(np.float32)
     (y,) = rows_exe.run("softmax", x)

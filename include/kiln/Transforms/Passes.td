@@ -80,9 +80,13 @@ def KilnTilePass : Pass<"kiln-tile", "mlir::ModuleOp"> {
     one row: a row of at most `max-row` (static) elements whole, in one
     tile of the next power of two of its length; a longer row, or one of
     dynamic length (an i32 argument after the pointers), in chunks of
-    `row-chunk` elements, each reduction a loop over the chunks and the
-    row's results stored by one last loop, recomputing in each loop what
-    it needs over the row. Inputs are read as rows, as a row's scalar, as
+    `row-chunk` elements, reductions loops over the chunks and the row's
+    results stored by one last loop, recomputing in each loop what it
+    needs over the row. Reductions share a loop unless one needs
+    another's result; a sum of exp(a - k) is carried as an online softmax
+    and a sum of (a - k)^2 (f32, f64) as a running mean and sum of squared
+    deviations, so neither waits for k: a softmax or layer norm reads its
+    row twice. Inputs are read as rows, as a row's scalar, as
     a column vector, or through any other projection (at an offset from
     the row's coordinates, columns a stride apart), masked at the end of
     the row; a reduction

@@ -7,8 +7,8 @@
 
 // docs/examples/softmax_rows_array.mlir, a softmax over rows of dynamic
 // length, is one kernel: each program walks
-// its row in chunks of 1024, once for the max, once for the sum of
-// exponentials and once to write the row. Every row of the result sums
+// its row in chunks of 1024, once for the max and the sum of exponentials
+// (an online softmax) and once to write the row. Every row of the result sums
 // to 1, whether the row is three chunks (3000 columns, the last one
 // partial) or part of one.
 // LONG: array function softmax on host:
