@@ -344,6 +344,13 @@ FailureOr<TiledKernel> KilnTilePass::tileElementwise(func::FuncOp kernel) {
         offset);
   };
 
+  auto domainSize = [&](unsigned d) -> Value {
+    if (auto size = dyn_cast<Value>(sizes[d]))
+      return size;
+    return arith::ConstantIntOp::create(b, loc, b.getI32Type(),
+                                        *getConstantIntValue(sizes[d]));
+  };
+
   // Inputs are loaded; values between generics stay tiles.
   IRMapping values;
   for (linalg::GenericOp generic : generics) {
@@ -403,14 +410,12 @@ FailureOr<TiledKernel> KilnTilePass::tileElementwise(func::FuncOp kernel) {
       }
       SmallVector<Value> operands;
       for (Value operand : op.getOperands()) {
-        // A constant the body captured from the kernel is recreated here.
-        if (!mapping.contains(operand)) {
-          auto constant = operand.getDefiningOp<arith::ConstantOp>();
-          if (!constant || constant->getBlock() == &body)
-            return op.emitError("kiln-tile: operand defined outside the "
-                                "body is not a constant");
-          mapping.map(operand, b.clone(*constant)->getResult(0));
-        }
+        // A constant or size the body captured from the kernel is
+        // recreated here.
+        if (!mapping.contains(operand) &&
+            failed(recreateScalar(b, &op, operand, kernel, tiled.ties,
+                                  domainSize, mapping)))
+          return failure();
         operands.push_back(asTile(b, loc, mapping.lookup(operand),
                                   tileShape));
       }

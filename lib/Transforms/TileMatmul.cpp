@@ -98,6 +98,8 @@ private:
   /// (constants, or the kernel's size arguments).
   SmallVector<int64_t> domain;
   SmallVector<Value> sizes;
+  /// Which input dimensions span which domain dimension.
+  SmallVector<SizeTie> ties;
   Value rows, columns, rowsInside, columnsInside, ks;
 };
 
@@ -251,16 +253,13 @@ LogicalResult MatmulTiler::applyGeneric(linalg::GenericOp generic,
              << op.getName() << " in a matmul kernel's body is not tiled yet";
     SmallVector<Value> operands;
     for (Value operand : op.getOperands()) {
-      Value mapped = mapping.lookupOrNull(operand);
-      if (!mapped) {
-        // A constant captured from outside the body.
-        auto constant = operand.getDefiningOp<arith::ConstantOp>();
-        if (!constant)
-          return op.emitError("kiln-tile: a matmul kernel's body uses a "
-                              "value from outside that is not a constant");
-        mapped = b.clone(*constant)->getResult(0);
-      }
-      operands.push_back(asBlock(mapped));
+      // A constant or size captured from outside the body is recreated.
+      FailureOr<Value> mapped = recreateScalar(
+          b, &op, operand, kernel, ties,
+          [&](unsigned d) { return sizes[d]; }, mapping);
+      if (failed(mapped))
+        return failure();
+      operands.push_back(asBlock(*mapped));
     }
     SmallVector<Type> resultTypes;
     for (Type type : op.getResultTypes())
@@ -357,7 +356,6 @@ FailureOr<TiledKernel> MatmulTiler::run() {
       loops = {2, 1};
     ops.push_back({generic, loops});
   }
-  SmallVector<SizeTie> ties;
   if (failed(analyzeDomain(kernel, ops, domain, ties)))
     return failure();
 

@@ -107,9 +107,9 @@ class RowTiler {
 public:
   /// `domain` is [rows..., columns]; the row is one tile when its length
   /// is static and at most `maxRow`, else chunks of `chunk` elements.
-  RowTiler(func::FuncOp kernel, ArrayRef<int64_t> domain, int64_t maxRow,
-           int64_t chunk)
-      : kernel(kernel), domain(domain), rank(domain.size()),
+  RowTiler(func::FuncOp kernel, ArrayRef<int64_t> domain,
+           ArrayRef<SizeTie> ties, int64_t maxRow, int64_t chunk)
+      : kernel(kernel), domain(domain), ties(ties), rank(domain.size()),
         rows(rowCount(domain.drop_back())),
         columns(domain.back()),
         looped(ShapedType::isDynamic(columns) || columns > maxRow),
@@ -231,9 +231,10 @@ private:
   }
 
   func::FuncOp kernel;
-  /// The domain's sizes (the rows' dimensions, then the columns), and how
-  /// many there are.
+  /// The domain's sizes (the rows' dimensions, then the columns), which
+  /// input dimensions span them, and how many there are.
   SmallVector<int64_t> domain;
+  ArrayRef<SizeTie> ties;
   unsigned rank;
   /// How many rows (ShapedType::kDynamic if not static) and columns.
   int64_t rows, columns;
@@ -383,11 +384,8 @@ LogicalResult RowTiler::checkGeneric(linalg::GenericOp generic) {
   WalkResult captured = body.walk([&](Operation *op) {
     for (Value operand : op->getOperands())
       if (operand.getParentRegion() != &generic.getRegion() &&
-          !operand.getDefiningOp<arith::ConstantOp>()) {
-        op->emitError("kiln-tile: a row kernel's body uses a value from "
-                      "outside it that is not a constant");
+          failed(checkCaptured(op, operand)))
         return WalkResult::interrupt();
-      }
     return WalkResult::advance();
   });
   if (captured.wasInterrupted())
@@ -677,8 +675,14 @@ FailureOr<Value> RowTiler::scalarOf(Value value) {
     if (failed(read))
       return failure();
     result = *read;
-  } else if (auto constant = value.getDefiningOp<arith::ConstantOp>()) {
-    result = b.clone(*constant)->getResult(0);
+  } else if (isRecreatedByKernels(value.getDefiningOp())) {
+    // A constant or a size the kernel's ops use.
+    FailureOr<Value> made = recreateScalar(
+        b, value.getDefiningOp(), value, kernel, ties,
+        [&](unsigned d) { return sizeOf(d); }, scalars);
+    if (failed(made))
+      return failure();
+    result = *made;
   } else if (auto fill = value.getDefiningOp<linalg::FillOp>()) {
     FailureOr<Value> filler = scalarOf(fill.getInputs()[0]);
     if (failed(filler))
@@ -1227,7 +1231,7 @@ FailureOr<TiledKernel> kiln::tileRows(func::FuncOp kernel, int64_t maxRow,
            << kernel.getSymName()
            << "' reduces, but not over a [rows, columns] space";
   FailureOr<TiledKernel> tiled =
-      RowTiler(kernel, space, maxRow, rowChunk).run();
+      RowTiler(kernel, space, ties, maxRow, rowChunk).run();
   if (succeeded(tiled)) {
     tiled->domain = std::move(space);
     tiled->ties = std::move(ties);

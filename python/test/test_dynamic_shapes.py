@@ -4,6 +4,7 @@ result shapes come from the inputs' shapes, run on the host against numpy."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -192,6 +193,93 @@ func.func @mm_bias_relu(%a: tensor<?x?xf32>, %w: tensor<?x?xf32>, %bias: tensor<
     %s = arith.addf %v, %c : f32
     %r = arith.maximumf %s, %zero : f32
     linalg.yield %r : f32
+  } -> tensor<?x?xf32>
+  return %y : tensor<?x?xf32>
+}
+
+// Sizes in arithmetic: a layer norm over rows of dynamic length divides
+// by it; an elementwise kernel by the number of elements; a matmul's
+// epilogue by K.
+func.func @layer_norm(%x: tensor<?x?xf32>, %w: tensor<?xf32>) -> tensor<?x?xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %eps = arith.constant 1.0e-5 : f32
+  %n = tensor.dim %x, %c0 : tensor<?x?xf32>
+  %m = tensor.dim %x, %c1 : tensor<?x?xf32>
+  %mi = arith.index_cast %m : index to i64
+  %mf = arith.uitofp %mi : i64 to f32
+  %rows = tensor.empty(%n) : tensor<?xf32>
+  %full = tensor.empty(%n, %m) : tensor<?x?xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%rows : tensor<?xf32>) -> tensor<?xf32>
+  %sum = linalg.generic {indexing_maps = [#id, #col], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<?x?xf32>) outs(%init : tensor<?xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %a = arith.addf %in, %acc : f32
+    linalg.yield %a : f32
+  } -> tensor<?xf32>
+  %centred = linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %sum : tensor<?x?xf32>, tensor<?xf32>) outs(%full : tensor<?x?xf32>) {
+  ^bb0(%in: f32, %s: f32, %out: f32):
+    %mean = arith.divf %s, %mf : f32
+    %d = arith.subf %in, %mean : f32
+    linalg.yield %d : f32
+  } -> tensor<?x?xf32>
+  %sq = linalg.generic {indexing_maps = [#id, #col], iterator_types = ["parallel", "reduction"]}
+      ins(%centred : tensor<?x?xf32>) outs(%init : tensor<?xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %q = arith.mulf %in, %in : f32
+    %a = arith.addf %q, %acc : f32
+    linalg.yield %a : f32
+  } -> tensor<?xf32>
+  %y = linalg.generic {indexing_maps = [#id, #col, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%centred, %sq, %w : tensor<?x?xf32>, tensor<?xf32>, tensor<?xf32>) outs(%full : tensor<?x?xf32>) {
+  ^bb0(%d: f32, %s: f32, %wi: f32, %out: f32):
+    %var = arith.divf %s, %mf : f32
+    %ve = arith.addf %var, %eps : f32
+    %r = math.rsqrt %ve : f32
+    %v = arith.mulf %d, %r : f32
+    %u = arith.mulf %v, %wi : f32
+    linalg.yield %u : f32
+  } -> tensor<?x?xf32>
+  return %y : tensor<?x?xf32>
+}
+
+func.func @per_element(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = tensor.dim %x, %c0 : tensor<?x?xf32>
+  %m = tensor.dim %x, %c1 : tensor<?x?xf32>
+  %nm = arith.muli %n, %m : index
+  %ni = arith.index_cast %nm : index to i32
+  %nf = arith.sitofp %ni : i32 to f32
+  %e = tensor.empty(%n, %m) : tensor<?x?xf32>
+  %y = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<?x?xf32>) outs(%e : tensor<?x?xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %q = arith.divf %in, %nf : f32
+    linalg.yield %q : f32
+  } -> tensor<?x?xf32>
+  return %y : tensor<?x?xf32>
+}
+
+func.func @mm_mean(%a: tensor<?x?xf32>, %w: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %m = tensor.dim %a, %c0 : tensor<?x?xf32>
+  %k = tensor.dim %a, %c1 : tensor<?x?xf32>
+  %n = tensor.dim %w, %c1 : tensor<?x?xf32>
+  %ki = arith.index_cast %k : index to i32
+  %kf = arith.sitofp %ki : i32 to f32
+  %e = tensor.empty(%m, %n) : tensor<?x?xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<?x?xf32>) -> tensor<?x?xf32>
+  %mm = linalg.matmul ins(%a, %w : tensor<?x?xf32>, tensor<?x?xf32>) outs(%init : tensor<?x?xf32>) -> tensor<?x?xf32>
+  %y = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%mm : tensor<?x?xf32>) outs(%e : tensor<?x?xf32>) {
+  ^bb0(%v: f32, %out: f32):
+    %q = arith.divf %v, %kf : f32
+    linalg.yield %q : f32
   } -> tensor<?x?xf32>
   return %y : tensor<?x?xf32>
 }
@@ -433,3 +521,51 @@ def test_the_worked_example_of_docs_array_programs():
                 np.testing.assert_allclose(
                     y, _softmax(x.astype(np.float64) + b), rtol=1e-5,
                     atol=1e-7)
+
+
+@pytest.mark.parametrize("shape", [(3, 1), (5, 300), (4, 3000), (2, 0)])
+def test_sizes_in_a_layer_norms_arithmetic(exe, shape):
+    """The row's dynamic length divides its sum and its sum of squared
+    deviations: kiln-fuse recreates the length as a float in the kernel,
+    kiln-tile computes it from the kernel's length argument. Rows over
+    1024 walk their chunks once for the mean and the variance."""
+    rng = np.random.default_rng(shape[1])
+    x = (rng.standard_normal(shape) * 3 + 50).astype(np.float32)
+    w = rng.standard_normal(shape[1]).astype(np.float32)
+    (y,) = exe.run("layer_norm", x, w)
+    assert y.shape == shape
+    if not x.size:
+        return
+    x64 = x.astype(np.float64)
+    mean = x64.mean(axis=-1, keepdims=True)
+    var = ((x64 - mean) ** 2).mean(axis=-1, keepdims=True)
+    want = (x64 - mean) / np.sqrt(var + 1e-5) * w
+    np.testing.assert_allclose(y, want, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (7, 300), (40, 1)])
+def test_sizes_in_elementwise_and_matmul_arithmetic(exe, shape):
+    rng = np.random.default_rng(shape[0])
+    x = rng.standard_normal(shape).astype(np.float32)
+    (y,) = exe.run("per_element", x)
+    np.testing.assert_allclose(y, x / x.size, rtol=1e-6)
+    w = rng.standard_normal((shape[1], 5)).astype(np.float32)
+    (z,) = exe.run("mm_mean", x, w)
+    want = x.astype(np.float64) @ w.astype(np.float64) / shape[1]
+    np.testing.assert_allclose(z, want, rtol=1e-4, atol=1e-5)
+
+
+def test_a_dynamic_layer_norm_reads_its_row_twice():
+    """One kernel: the mean and the variance in one loop over the chunks
+    (the variance merged chunk by chunk, so it does not wait for the
+    mean), then the loop that writes the row."""
+    with kiln.Context() as ctx:
+        module = kiln.Module.parse(ctx, PROGRAMS, "dynamic.mlir")
+        module.run_pipeline(ARRAY_PIPELINE)
+        text = str(module)
+    plan = text[text.index("func.func @layer_norm("):]
+    assert plan[:plan.index("\n  }\n")].count("call @layer_norm_kernel") == 1
+    kernel = text[text.index("func.func @layer_norm_kernel0_tile("):]
+    kernel = kernel[:kernel.index("\n  }\n")]
+    assert kernel.count("scf.for") == 2
+    assert len(re.findall(r"tile\.load .* -> tensor<1024xf32>", kernel)) == 3

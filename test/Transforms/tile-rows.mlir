@@ -484,29 +484,96 @@ func.func @deviation(%x: tensor<4x100xf32>) -> tensor<4xf32> {
 
 // -----
 
-// A body may capture constants only: a size computed at run time has no
-// value in the tile kernel.
+// A body may use the sizes of the kernel's inputs: a row's dynamic length,
+// the kernel's i32 argument, divides the row's sum (a mean). kiln-fuse
+// recreates such scalars in each kernel that uses them.
+// CHECK-LABEL: func.func @by_length_kernel0_tile
+// CHECK-SAME: (%{{.*}}: !tile.ptr<f32>, %{{.*}}: !tile.ptr<f32>, %[[LEN:.*]]: i32)
+// CHECK: %[[SUM:.*]] = scf.for
+// CHECK: %[[TOTAL:.*]] = arith.addf %[[SUM]], %{{.*}} : f32
+// CHECK: %[[INDEX:.*]] = arith.index_cast %[[LEN]] : i32 to index
+// CHECK: %[[WIDE:.*]] = arith.index_cast %[[INDEX]] : index to i64
+// CHECK: %[[COUNT:.*]] = arith.uitofp %[[WIDE]] : i64 to f32
+// CHECK: %[[MEAN:.*]] = arith.divf %[[TOTAL]], %[[COUNT]] : f32
+// CHECK: tile.store %{{.*}}, %[[MEAN]]
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #row = affine_map<(d0, d1) -> (d0)>
+#rows = affine_map<(d0) -> (d0)>
 func.func private @by_length_kernel0(%x: tensor<4x?xf32>) -> tensor<4xf32> attributes {kiln.kernel} {
   %c1 = arith.constant 1 : index
   %zero = arith.constant 0.0 : f32
   %m = tensor.dim %x, %c1 : tensor<4x?xf32>
+  %mi = arith.index_cast %m : index to i64
+  %mf = arith.uitofp %mi : i64 to f32
   %rows = tensor.empty() : tensor<4xf32>
   %init = linalg.fill ins(%zero : f32) outs(%rows : tensor<4xf32>) -> tensor<4xf32>
   %sum = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
       ins(%x : tensor<4x?xf32>) outs(%init : tensor<4xf32>) {
   ^bb0(%in: f32, %acc: f32):
-    // expected-error @+1 {{kiln-tile: a row kernel's body uses a value from outside it that is not a constant}}
-    %mi = arith.index_cast %m : index to i64
-    %mf = arith.uitofp %mi : i64 to f32
-    %q = arith.divf %in, %mf : f32
+    %a = arith.addf %in, %acc : f32
+    linalg.yield %a : f32
+  } -> tensor<4xf32>
+  %mean = linalg.generic {indexing_maps = [#rows, #rows], iterator_types = ["parallel"]}
+      ins(%sum : tensor<4xf32>) outs(%rows : tensor<4xf32>) {
+  ^bb0(%s: f32, %out: f32):
+    %q = arith.divf %s, %mf : f32
+    linalg.yield %q : f32
+  } -> tensor<4xf32>
+  return %mean : tensor<4xf32>
+}
+func.func @by_length(%x: tensor<4x?xf32>) -> tensor<4xf32> {
+  %y = call @by_length_kernel0(%x) : (tensor<4x?xf32>) -> tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+
+// -----
+
+// A scalar the kernel takes as an argument has no place in a tile kernel.
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+func.func private @by_scalar_kernel0(%x: tensor<4x8xf32>, %s: f32) -> tensor<4xf32> attributes {kiln.kernel} {
+  %zero = arith.constant 0.0 : f32
+  %rows = tensor.empty() : tensor<4xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%rows : tensor<4xf32>) -> tensor<4xf32>
+  %sum = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<4x8xf32>) outs(%init : tensor<4xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    // expected-error @+1 {{kiln-tile: a body uses a value from outside it that is neither a constant nor computed from the sizes of the kernel's inputs}}
+    %q = arith.mulf %in, %s : f32
     %a = arith.addf %q, %acc : f32
     linalg.yield %a : f32
   } -> tensor<4xf32>
   return %sum : tensor<4xf32>
 }
-func.func @by_length(%x: tensor<4x?xf32>) -> tensor<4xf32> {
-  %y = call @by_length_kernel0(%x) : (tensor<4x?xf32>) -> tensor<4xf32>
+func.func @by_scalar(%x: tensor<4x8xf32>, %s: f32) -> tensor<4xf32> {
+  %y = call @by_scalar_kernel0(%x, %s) : (tensor<4x8xf32>, f32) -> tensor<4xf32>
   return %y : tensor<4xf32>
+}
+
+// -----
+
+// The size of an input that no loop reads spans no domain dimension.
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+func.func private @by_other_kernel0(%x: tensor<4x8xf32>, %y: tensor<?xf32>) -> tensor<4xf32> attributes {kiln.kernel} {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  %n = tensor.dim %y, %c0 : tensor<?xf32>
+  %rows = tensor.empty() : tensor<4xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%rows : tensor<4xf32>) -> tensor<4xf32>
+  %sum = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<4x8xf32>) outs(%init : tensor<4xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %ni = arith.index_cast %n : index to i32
+    // expected-error @+1 {{kiln-tile: a body uses the size of dimension 0 of input 1, which none of the kernel's loops spans}}
+    %nf = arith.sitofp %ni : i32 to f32
+    %q = arith.mulf %in, %nf : f32
+    %a = arith.addf %q, %acc : f32
+    linalg.yield %a : f32
+  } -> tensor<4xf32>
+  return %sum : tensor<4xf32>
+}
+func.func @by_other(%x: tensor<4x8xf32>, %y: tensor<?xf32>) -> tensor<4xf32> {
+  %z = call @by_other_kernel0(%x, %y) : (tensor<4x8xf32>, tensor<?xf32>) -> tensor<4xf32>
+  return %z : tensor<4xf32>
 }

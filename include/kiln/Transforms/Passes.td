@@ -27,10 +27,13 @@ def KilnFusePass : Pass<"kiln-fuse", "mlir::ModuleOp"> {
        provably of the same sizes, whatever the rows' length and number
        of dimensions: a softmax or a layer norm is one kernel, and
        so is an expensive value with its users, which then share it rather
-       than recompute it or pass it through memory.
+       than recompute it or pass it through memory. Row reductions that
+       read one value by row join too, though neither feeds the other (a
+       row's sum and sum of squares), so that the value is read once.
     3. A matmul takes in the elementwise ops that only produce its operands
        (casts) and those that only consume its result (bias, activation,
-       residual, cast), and the fill of its accumulator.
+       residual, cast), and the fill of its accumulator (a fill with
+       several users is first one fill per user).
 
     Reshapes are first moved out to the function's inputs and results
     (through generics, fills and empty tensors), so that none stands
