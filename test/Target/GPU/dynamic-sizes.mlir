@@ -1,4 +1,4 @@
-// RUN: kiln-opt %s -kiln-fuse -kiln-tile -canonicalize "-symbol-privatize=exclude=scale_kernel0_tile,mm_bias_kernel0_tile,rms_kernel0_tile,centered_kernel0_tile" -symbol-dce -o %t.mlir
+// RUN: kiln-opt %s -kiln-fuse -kiln-tile -canonicalize "-symbol-privatize=exclude=scale_kernel0_tile,mm_bias_kernel0_tile,rms_kernel0_tile,centered_kernel0_tile,norm_kernel0_tile" -symbol-dce -o %t.mlir
 // RUN: kiln-translate %t.mlir --chip=sm_80 | FileCheck %s
 // RUN: %if ptxas %{ kiln-translate %t.mlir --chip=sm_80 | %ptxas -arch=sm_80 %}
 // RUN: %if ptxas %{ kiln-translate %t.mlir --chip=sm_90a | %ptxas -arch=sm_90a %}
@@ -119,4 +119,59 @@ func.func @centered(%x: tensor<?x?x8xf32>, %p: tensor<?x8xf32>) -> tensor<?x?x8x
     linalg.yield %c : f32
   } -> tensor<?x?x8xf32>
   return %y : tensor<?x?x8xf32>
+}
+
+// A layer norm over rows of dynamic length divides by the length (an i32
+// argument converted to a float in the kernel) and walks each row twice:
+// the mean and the variance in one loop (chunks merged as they come), then
+// the row written.
+// CHECK-LABEL: .entry norm_kernel0_tile(
+// CHECK: .param .u32 {{.*}}norm_kernel0_tile_param_2
+// CHECK: cvt.rn.f32.{{[us]}}{{32|64}}
+// CHECK: rsqrt.approx
+// CHECK: st.global
+#nid = affine_map<(d0, d1) -> (d0, d1)>
+#nrow = affine_map<(d0, d1) -> (d0)>
+func.func @norm(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %eps = arith.constant 1.0e-5 : f32
+  %n = tensor.dim %x, %c0 : tensor<?x?xf32>
+  %m = tensor.dim %x, %c1 : tensor<?x?xf32>
+  %mi = arith.index_cast %m : index to i64
+  %mf = arith.uitofp %mi : i64 to f32
+  %rows = tensor.empty(%n) : tensor<?xf32>
+  %full = tensor.empty(%n, %m) : tensor<?x?xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%rows : tensor<?xf32>) -> tensor<?xf32>
+  %sum = linalg.generic {indexing_maps = [#nid, #nrow], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<?x?xf32>) outs(%init : tensor<?xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %a = arith.addf %in, %acc : f32
+    linalg.yield %a : f32
+  } -> tensor<?xf32>
+  %centred = linalg.generic {indexing_maps = [#nid, #nrow, #nid], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %sum : tensor<?x?xf32>, tensor<?xf32>) outs(%full : tensor<?x?xf32>) {
+  ^bb0(%in: f32, %s: f32, %out: f32):
+    %mean = arith.divf %s, %mf : f32
+    %d = arith.subf %in, %mean : f32
+    linalg.yield %d : f32
+  } -> tensor<?x?xf32>
+  %sq = linalg.generic {indexing_maps = [#nid, #nrow], iterator_types = ["parallel", "reduction"]}
+      ins(%centred : tensor<?x?xf32>) outs(%init : tensor<?xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %q = arith.mulf %in, %in : f32
+    %a = arith.addf %q, %acc : f32
+    linalg.yield %a : f32
+  } -> tensor<?xf32>
+  %y = linalg.generic {indexing_maps = [#nid, #nrow, #nid], iterator_types = ["parallel", "parallel"]}
+      ins(%centred, %sq : tensor<?x?xf32>, tensor<?xf32>) outs(%full : tensor<?x?xf32>) {
+  ^bb0(%d: f32, %s: f32, %out: f32):
+    %var = arith.divf %s, %mf : f32
+    %ve = arith.addf %var, %eps : f32
+    %r = math.rsqrt %ve : f32
+    %v = arith.mulf %d, %r : f32
+    linalg.yield %v : f32
+  } -> tensor<?x?xf32>
+  return %y : tensor<?x?xf32>
 }
