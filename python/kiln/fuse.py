@@ -14,7 +14,7 @@ A call with a new signature (the shapes and dtypes of its arguments) traces
 the function once: it runs on traced arrays that record each numpy
 operation as the array level's IR (``linalg.generic`` for elementwise
 operations, broadcasts in their indexing maps; ``linalg.generic`` over rows
-with a ``linalg.fill`` init for reductions over the last axis;
+with a ``linalg.fill`` init for reductions, one axis each;
 ``linalg.matmul`` into an f32 ``linalg.fill`` for ``@``), then
 ``kiln.host.ARRAY_PIPELINE`` (kiln-fuse, kiln-tile) groups the operations
 into tile kernels and a launch plan, compiled once for the host. Later
@@ -28,12 +28,13 @@ float64 operands) and rounds its result once.
 What a traced function may use: the operators ``+ - * / ** @``, unary
 ``-`` and ``abs``, comparisons, ``& | ^ ~``; the ufuncs in
 ``SUPPORTED_UFUNCS`` (``np.exp``, ``np.tanh``, ``np.maximum``,
-``np.where``...) and ``kiln.fuse.erf``; ``sum``, ``max``, ``min``,
-``mean``, ``var``, ``std`` over the last axis (``keepdims`` or not);
+``np.where``...) and ``kiln.fuse.erf``; ``sum``, ``prod``, ``max``,
+``min``, ``mean``, ``var``, ``std``, ``any``, ``all`` over any axes
+(``keepdims`` or not);
 ``x.T``, ``np.transpose``, ``astype``, ``np.clip``, and reshapes and
 indexing that only add or drop axes of size 1 (``x[:, None]``). Anything
-else (another numpy function, a reduction over another axis, ``if`` on a
-traced value, indexing that picks elements) raises ``KilnCompileError``
+else (another numpy function, ``argmax``, ``if`` on a traced value,
+indexing that picks elements) raises ``KilnCompileError``
 (a ``KilnError``) at the line of the function that did it; compiler
 diagnostics (``CompilationError``) point at the Python lines of the
 operations they name.
@@ -482,6 +483,16 @@ class TracedArray:
 
     def min(self, axis=None, out=None, keepdims=False) -> TracedArray:
         return _min(self, axis, out, keepdims)
+
+    def prod(self, axis=None, dtype=None, out=None, keepdims=False
+             ) -> TracedArray:
+        return _prod(self, axis, dtype, out, keepdims)
+
+    def any(self, axis=None, out=None, keepdims=False) -> TracedArray:
+        return _any(self, axis, out, keepdims)
+
+    def all(self, axis=None, out=None, keepdims=False) -> TracedArray:
+        return _all(self, axis, out, keepdims)
 
     def mean(self, axis=None, dtype=None, out=None, keepdims=False
              ) -> TracedArray:
@@ -1036,8 +1047,9 @@ def _expand_dims(x: TracedArray, axis: Any) -> TracedArray:
 
 # --- reductions and matmul ---------------------------------------------------
 
-_NEUTRAL = {"sum": 0, "max": -np.inf, "min": np.inf}
+_NEUTRAL = {"sum": 0, "prod": 1, "max": -np.inf, "min": np.inf}
 _COMBINE = {("sum", "f"): "arith.addf", ("sum", "i"): "arith.addi",
+            ("prod", "f"): "arith.mulf", ("prod", "i"): "arith.muli",
             ("max", "f"): "arith.maximumf", ("max", "i"): "arith.maxsi",
             ("min", "f"): "arith.minimumf", ("min", "i"): "arith.minsi",
             ("max", "b"): "arith.ori", ("min", "b"): "arith.andi"}
@@ -1045,58 +1057,85 @@ _COMBINE = {("sum", "f"): "arith.addf", ("sum", "i"): "arith.addi",
 
 def _reduce(x: TracedArray, kind: str, axis: Any, keepdims: bool,
             dtype: Any, what: str) -> TracedArray:
-    """``kind`` (sum, max, min) of ``x`` over ``axis``: a generic over the
-    rows of ``x`` reducing its last axis, into a fill of the neutral
-    element."""
+    """``kind`` (sum, max, min, prod) of ``x`` over ``axis``: generics that
+    each reduce one axis of ``x``'s rows into a fill of the neutral
+    element. Reduced axes that end the array are one axis (a row-major
+    reshape); another is read with the remaining axes as its rows, its
+    elements a stride apart."""
     x = _operand(x, what)
     axes = _normalize_axes(axis, x.ndim, what)
     shape = tuple(1 if i in axes else d for i, d in enumerate(x.shape)
                   if keepdims or i not in axes)
-    if kind == "sum":
+    if kind in ("sum", "prod"):
+        reference = np.sum if kind == "sum" else np.prod
         result = np.dtype(dtype) if dtype is not None else \
-            np.sum(np.zeros(1, x.dtype)).dtype
+            reference(np.zeros(1, x.dtype)).dtype
     elif dtype is not None:
         raise _error(f"{what} with dtype= is not supported by kiln.fuse")
     else:
         result = x.dtype
-    kept = [i for i, d in enumerate(x.shape) if d != 1]
-    reduced = [i for i in kept if i in axes]
-    if not reduced:  # only axes of size 1
-        return _view(_astype(x, result), shape)
-    if reduced != kept[-1:]:
-        raise _error(
-            f"{what} over axis {', '.join(map(str, axes))} of an array of "
-            f"shape {list(x.shape)}: kiln.fuse reduces only the last axis "
-            "(of those larger than 1), row by row")
     accumulator = _compute_type(result)
-    loc = _loc(_where())
-    trace = x._trace
-    # The axes before the last are the rows (one row when there are none).
-    rows = tuple(x.shape[i] for i in kept[:-1])
-    space = (rows or (1,)) + (x.shape[kept[-1]],)
-    init = trace.fill(_NEUTRAL[kind] if accumulator.kind == "f" else
-                      _integer_neutral(kind, accumulator),
-                      space[:-1], accumulator, loc)
     combine = _COMBINE.get((kind, accumulator.kind))
     if combine is None:
         raise _error(f"{what} of {x.dtype} arrays is not supported by "
                      "kiln.fuse")
+    # The axes of size 1 are not in the IR; the reduced ones that end the
+    # array become one.
+    sizes = [d for d in x.shape if d != 1]
+    reduced = [k for k, i in enumerate(i for i, d in enumerate(x.shape)
+                                       if d != 1)
+               if i in axes]
+    if not reduced:  # only axes of size 1
+        return _view(_astype(x, result), shape)
+    trailing = 0
+    while trailing < len(reduced) and \
+            reduced[-1 - trailing] == len(sizes) - 1 - trailing:
+        trailing += 1
+    if trailing > 1:
+        merged = tuple(sizes[:len(sizes) - trailing]) + \
+            (math.prod(sizes[len(sizes) - trailing:]),)
+        x = _reshape(x, merged)
+        sizes = list(merged)
+        reduced = reduced[:len(reduced) - trailing] + [len(sizes) - 1]
+    loc = _loc(_where())
+    value = x
+    for axis_index in reversed(reduced):
+        value = _reduce_axis(value, kind, combine, axis_index, sizes,
+                             accumulator, loc)
+        del sizes[axis_index]
+    return _astype(_view(value, shape), result)
+
+
+def _reduce_axis(x: TracedArray, kind: str, combine: str, axis: int,
+                 sizes: list[int], accumulator: np.dtype,
+                 loc: str) -> TracedArray:
+    """``x`` (of IR shape ``sizes``) reduced over its axis ``axis`` by
+    ``combine``: a generic over [the other axes, then ``axis``], reading
+    ``x`` through the permutation that puts ``axis`` last."""
+    trace = x._trace
+    rows = tuple(d for k, d in enumerate(sizes) if k != axis)
+    space = (rows or (1,)) + (sizes[axis],)
+    init = trace.fill(_NEUTRAL[kind] if accumulator.kind == "f" else
+                      _integer_neutral(kind, accumulator),
+                      space[:-1], accumulator, loc)
 
     def body(b: _Body, values: list) -> tuple[str, np.dtype]:
         element = b.cast(values[0], accumulator)
         return b.binary(combine, element, values[1])
 
     dims = [f"d{i}" for i in range(len(space))]
-    name = trace.generic([(x, ", ".join(dims if rows else dims[-1:]))],
-                         space, True, (init, ", ".join(dims[:-1]),
-                                       accumulator), body, loc)
-    reduced_array = TracedArray(trace, name, shape, accumulator)
-    return _astype(reduced_array, result)
+    # x's axis k is the space's row k (k before axis), k - 1 (after it),
+    # or its last dimension.
+    read = [dims[-1] if k == axis else dims[k if k < axis else k - 1]
+            for k in range(len(sizes))]
+    name = trace.generic([(x, ", ".join(read))], space, True,
+                         (init, ", ".join(dims[:-1]), accumulator), body, loc)
+    return TracedArray(trace, name, rows, accumulator)
 
 
 def _integer_neutral(kind: str, dtype: np.dtype) -> int:
-    if kind == "sum":
-        return 0
+    if kind in ("sum", "prod"):
+        return _NEUTRAL[kind]
     if dtype == _BOOL:
         return kind == "min"
     info = np.iinfo(dtype)
@@ -1125,6 +1164,28 @@ def _min(a, axis=None, out=None, keepdims=False, **kwargs):
     _no_out(out, "min")
     _no_extra(kwargs, "min")
     return _reduce(a, "min", axis, keepdims, None, "min")
+
+
+def _prod(a, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
+    _no_out(out, "prod")
+    _no_extra(kwargs, "prod")
+    return _reduce(a, "prod", axis, keepdims, dtype, "prod")
+
+
+def _any(a, axis=None, out=None, keepdims=False, **kwargs):
+    """Whether any element is true: the max of ``a != 0`` as booleans."""
+    _no_out(out, "any")
+    _no_extra(kwargs, "any")
+    return _reduce(_astype(_operand(a, "any"), _BOOL), "max", axis, keepdims,
+                   None, "any")
+
+
+def _all(a, axis=None, out=None, keepdims=False, **kwargs):
+    """Whether every element is true: the min of ``a != 0`` as booleans."""
+    _no_out(out, "all")
+    _no_extra(kwargs, "all")
+    return _reduce(_astype(_operand(a, "all"), _BOOL), "min", axis, keepdims,
+                   None, "all")
 
 
 def _mean(a, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
@@ -1281,6 +1342,7 @@ def _astype_function(x, dtype, /, *, copy=True, **kwargs):
 
 _FUNCTIONS: dict[Callable, Callable] = {
     np.sum: _sum, np.max: _max, np.min: _min, np.mean: _mean, np.var: _var,
+    np.prod: _prod, np.any: _any, np.all: _all,
     np.std: _std, np.where: _where_function, np.clip: _clip, np.dot: _dot,
     np.transpose: _transpose_function, np.reshape: _reshape_function,
     np.squeeze: _squeeze, np.expand_dims: _expand_dims,
