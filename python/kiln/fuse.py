@@ -29,8 +29,8 @@ What a traced function may use: the operators ``+ - * / ** @``, unary
 ``-`` and ``abs``, comparisons, ``& | ^ ~``; the ufuncs in
 ``SUPPORTED_UFUNCS`` (``np.exp``, ``np.tanh``, ``np.maximum``,
 ``np.where``...) and ``kiln.fuse.erf``; ``sum``, ``prod``, ``max``,
-``min``, ``mean``, ``var``, ``std``, ``any``, ``all`` over any axes
-(``keepdims`` or not);
+``min``, ``mean``, ``var``, ``std``, ``any``, ``all`` and
+``np.linalg.norm`` over any axes (``keepdims`` or not);
 ``x.T``, ``np.transpose``, ``astype``, ``np.clip``, and reshapes and
 indexing that only add or drop axes of size 1 (``x[:, None]``). Anything
 else (another numpy function, ``argmax``, ``if`` on a traced value,
@@ -1227,6 +1227,22 @@ def _std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False,
     return _apply_ufunc(np.sqrt, (variance,))
 
 
+def _norm(x, ord=None, axis=None, keepdims=False):
+    """``np.linalg.norm`` for ``ord=None``: the square root of the sum of
+    squares (the 2-norm of vectors, the Frobenius norm of matrices), in
+    numpy's result type (float64 for integers)."""
+    if ord is not None:
+        raise _error(f"np.linalg.norm with ord={ord!r} is not supported by "
+                     "kiln.fuse (only the default, the square root of the "
+                     "sum of squares)")
+    x = _operand(x, "np.linalg.norm")
+    result = np.linalg.norm(np.zeros(1, x.dtype)).dtype
+    wide = _astype(x, _compute_type(result))
+    total = _reduce(wide * wide, "sum", axis, keepdims, None,
+                    "np.linalg.norm")
+    return _astype(_apply_ufunc(np.sqrt, (total,)), result)
+
+
 def _no_extra(kwargs: dict, what: str) -> None:
     if kwargs:
         raise _error(f"{what} with {', '.join(sorted(kwargs))}= is not "
@@ -1342,7 +1358,7 @@ def _astype_function(x, dtype, /, *, copy=True, **kwargs):
 
 _FUNCTIONS: dict[Callable, Callable] = {
     np.sum: _sum, np.max: _max, np.min: _min, np.mean: _mean, np.var: _var,
-    np.prod: _prod, np.any: _any, np.all: _all,
+    np.prod: _prod, np.any: _any, np.all: _all, np.linalg.norm: _norm,
     np.std: _std, np.where: _where_function, np.clip: _clip, np.dot: _dot,
     np.transpose: _transpose_function, np.reshape: _reshape_function,
     np.squeeze: _squeeze, np.expand_dims: _expand_dims,

@@ -367,6 +367,13 @@ REDUCTIONS = {
                                _normal(4, 3, 50)),
     "all of integers": (lambda i: np.all(i),
                         RNG.integers(1, 5, (6, 7)).astype(np.int32)),
+    "rows scaled to unit norm": (
+        lambda x: x / np.linalg.norm(x, axis=-1, keepdims=True),
+        _normal(4, 3, 50)),
+    "Frobenius norm": (lambda x: np.linalg.norm(x), _normal(30, 40)),
+    "norm of integers over axis 1": (
+        lambda i: np.linalg.norm(i, axis=1),
+        RNG.integers(-5, 5, (6, 7)).astype(np.int32)),
 }
 
 
@@ -378,6 +385,16 @@ def test_reductions_over_any_axes(name):
     products, bool for any and all)."""
     fn, x = REDUCTIONS[name]
     _check(kiln.fuse(fn), x, tolerance=1e-4)
+
+
+def test_norms_other_than_the_default_are_refused():
+    @kiln.fuse
+    def manhattan(x):
+        return np.linalg.norm(x, ord=1, axis=-1)  # marker: ord
+
+    _raises(manhattan, _normal(3, 4),
+            match="np.linalg.norm with ord=1 is not supported",
+            line="# marker: ord")
 
 
 def test_a_full_reduction_is_one_kernel():
