@@ -276,17 +276,23 @@ LogicalResult KilnFusePass::fuseElementwise(func::FuncOp func) {
   });
 }
 
-/// Gives each use of a fill a fill of its own, so that a fill that starts
-/// several reductions (a shared zero) is the first step of each, not a
-/// kernel writing memory of its own.
+/// Gives each use of a fill as the init of a linalg op a fill of its own,
+/// so that a fill that starts several reductions (a shared zero) is the
+/// first step of each, not a kernel writing memory of its own.
 static void fillPerUse(func::FuncOp func) {
   OpBuilder b(func.getContext());
   func.walk([&](linalg::FillOp fill) {
-    for (OpOperand &use :
-         llvm::make_early_inc_range(llvm::drop_begin(fill->getUses()))) {
-      b.setInsertionPoint(fill);
-      use.set(b.clone(*fill)->getResult(0));
-    }
+    SmallVector<OpOperand *> inits;
+    for (OpOperand &use : fill->getUses())
+      if (auto dps = dyn_cast<linalg::LinalgOp>(use.getOwner());
+          dps && dps.isDpsInit(&use))
+        inits.push_back(&use);
+    // The fill stays for its other users, or else for one of these.
+    bool othersUse = !fill->getResult(0).hasNUses(inits.size());
+    b.setInsertionPoint(fill);
+    for (OpOperand *use : othersUse ? ArrayRef(inits)
+                                    : ArrayRef(inits).drop_front())
+      use->set(b.clone(*fill)->getResult(0));
   });
 }
 

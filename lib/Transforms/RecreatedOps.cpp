@@ -9,18 +9,28 @@
 using namespace mlir;
 using namespace kiln;
 
-bool kiln::isRecreatedByKernels(Operation *op) {
+/// isRecreatedByKernels, remembering what it found of each op (scalar
+/// arithmetic may share operands).
+static bool isRecreated(Operation *op, DenseMap<Operation *, bool> &known) {
   if (!op)
     return false;
-  if (isa<tensor::EmptyOp, tensor::DimOp, arith::ConstantOp>(op))
-    return true;
-  return isa<arith::ArithDialect>(op->getDialect()) &&
-         op->getNumRegions() == 0 && isMemoryEffectFree(op) &&
-         llvm::all_of(op->getResultTypes(),
-                      [](Type type) { return type.isIntOrIndexOrFloat(); }) &&
-         llvm::all_of(op->getOperands(), [](Value operand) {
-           return isRecreatedByKernels(operand.getDefiningOp());
-         });
+  if (auto found = known.find(op); found != known.end())
+    return found->second;
+  bool recreated =
+      isa<tensor::EmptyOp, tensor::DimOp, arith::ConstantOp>(op) ||
+      (isa<arith::ArithDialect>(op->getDialect()) &&
+       op->getNumRegions() == 0 && isMemoryEffectFree(op) &&
+       llvm::all_of(op->getResultTypes(),
+                    [](Type type) { return type.isIntOrIndexOrFloat(); }) &&
+       llvm::all_of(op->getOperands(), [&](Value operand) {
+         return isRecreated(operand.getDefiningOp(), known);
+       }));
+  return known[op] = recreated;
+}
+
+bool kiln::isRecreatedByKernels(Operation *op) {
+  DenseMap<Operation *, bool> known;
+  return isRecreated(op, known);
 }
 
 LogicalResult kiln::checkCaptured(Operation *user, Value value) {

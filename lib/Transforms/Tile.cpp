@@ -211,7 +211,34 @@ LogicalResult kiln::analyzeDomain(func::FuncOp kernel, ArrayRef<DomainOp> ops,
   return success();
 }
 
+/// Rewrites each fill of `kernel` as the elementwise generic it is, one
+/// that yields the fill's value: a fill that starts no reduction or matmul
+/// (returned, say) is a kernel that writes its value.
+static void fillsAsGenerics(func::FuncOp kernel) {
+  IRRewriter rewriter(kernel.getContext());
+  for (auto fill :
+       llvm::make_early_inc_range(kernel.getOps<linalg::FillOp>())) {
+    Value value = fill.getInputs()[0];
+    Value output = fill.getOutputs()[0];
+    auto type = cast<RankedTensorType>(output.getType());
+    if (value.getType() != type.getElementType())
+      continue;
+    rewriter.setInsertionPoint(fill);
+    auto generic = linalg::GenericOp::create(
+        rewriter, fill.getLoc(), TypeRange{type}, ValueRange{},
+        ValueRange{output},
+        rewriter.getMultiDimIdentityMap(type.getRank()),
+        SmallVector<utils::IteratorType>(type.getRank(),
+                                         utils::IteratorType::parallel),
+        [&](OpBuilder &b, Location loc, ValueRange) {
+          linalg::YieldOp::create(b, loc, value);
+        });
+    rewriter.replaceOp(fill, generic.getResults());
+  }
+}
+
 FailureOr<TiledKernel> KilnTilePass::tileElementwise(func::FuncOp kernel) {
+  fillsAsGenerics(kernel);
   // Every op: a parallel generic over one domain, or an op the tile kernel
   // recreates (tensor.empty and its sizes, constants).
   SmallVector<linalg::GenericOp> generics;
@@ -430,9 +457,14 @@ FailureOr<TiledKernel> KilnTilePass::tileElementwise(func::FuncOp kernel) {
     }
     auto yield = cast<linalg::YieldOp>(body.getTerminator());
     for (auto [result, yielded] :
-         llvm::zip(generic.getResults(), yield.getValues()))
-      values.map(result, asTile(b, loc, mapping.lookupOrDefault(yielded),
-                                tileShape));
+         llvm::zip(generic.getResults(), yield.getValues())) {
+      // A constant or size yielded as it is (a fill's value).
+      if (!mapping.contains(yielded) &&
+          failed(recreateScalar(b, yield, yielded, kernel, tiled.ties,
+                                domainSize, mapping)))
+        return failure();
+      values.map(result, asTile(b, loc, mapping.lookup(yielded), tileShape));
+    }
   }
 
   // Results are stored where the kernel returns them.

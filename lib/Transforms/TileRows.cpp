@@ -365,7 +365,7 @@ LogicalResult RowTiler::checkGeneric(linalg::GenericOp generic) {
     if (isKernelInput(source, kernel))
       continue;
     // A value the kernel computes is held by row.
-    if (*access == Access::Other)
+    if (*access == Access::Other || *access == Access::Columns)
       return generic.emitError("kiln-tile: a row kernel reads a value it "
                                "computes through indexing map ")
              << AffineMapAttr::get(map) << ", not by row";
@@ -392,10 +392,17 @@ LogicalResult RowTiler::checkGeneric(linalg::GenericOp generic) {
     return failure();
   if (generic.getNumReductionLoops())
     return checkReduction(generic);
-  for (OpOperand &init : generic.getDpsInitsMutable())
+  for (OpOperand &init : generic.getDpsInitsMutable()) {
     if (generic.payloadUsesValueFromOperand(&init))
       return generic.emitError("kiln-tile: an elementwise body that reads "
                                "its output is not tiled yet");
+    // Its values are held, and stored, by row.
+    AffineMap map = generic.getMatchingIndexingMap(&init);
+    if (!map.isIdentity())
+      return generic.emitError("kiln-tile: a row kernel's generic writes "
+                               "its result through indexing map ")
+             << AffineMapAttr::get(map) << ", not in place";
+  }
   for (Operation &op : body.without_terminator())
     if (op.getNumRegions() != 0 ||
         !isa<arith::ArithDialect, math::MathDialect>(op.getDialect()))
@@ -870,8 +877,8 @@ Value RowTiler::reduceMasked(Location loc, Value tileValue,
                       reduction.neutral, chunk);
 }
 
-/// `shift` where it is finite, else 0: what the online softmax subtracts,
-/// so that a row of infinities gives what the direct sum does.
+/// `shift` where it is finite, else 0: what the online softmax subtracts
+/// from a chunk, so that infinities give what the direct sum does.
 static Value finiteOrZero(OpBuilder &b, Location loc, Value shift) {
   Type type = shift.getType();
   Value infinity = arith::ConstantOp::create(
@@ -932,10 +939,13 @@ FailureOr<SmallVector<Value>> RowTiler::chunkStep(Reduction &reduction,
                            /*Negative=*/true)),
         chunk);
     Value newMax = max(b, loc, carried[0], chunkMax);
+    // The sum so far is relative to the old max's finite shift; from the
+    // raw old max, a first chunk (-inf) rescales it by exactly 0, however
+    // negative the new max.
     Value shift = finiteOrZero(b, loc, newMax);
     Value rescale = exponentialOf(
         b, reduction.exponential,
-        arith::SubFOp::create(b, loc, finiteOrZero(b, loc, carried[0]), shift));
+        arith::SubFOp::create(b, loc, carried[0], shift));
     Value terms = exponentialOf(b, reduction.exponential,
                                 arith::SubFOp::create(b, loc, a, splat(shift)));
     Value part = reduceMasked(loc, terms, reduction, chunk);
@@ -988,14 +998,15 @@ LogicalResult RowTiler::emitReduction(Reduction &first) {
   for (Operation *need : first.chunkNeeds)
     if (failed(reductionValue(need)))
       return failure();
-  // Every reduction whose chunks need only what is computed before the
-  // loop joins it, so that the row is read once for all of them.
+  // Every reduction whose chunks need only values already computed joins
+  // it, so that the row is read once for all of them. (A reduction whose
+  // loop is built may still need, to be finished, one this loop computes.)
   SmallVector<Reduction *> group;
   for (auto &[op, reduction] : reductions)
     if (!reduction.emitted &&
         (&reduction == &first ||
          llvm::all_of(reduction.chunkNeeds, [&](Operation *need) {
-           return reductions[need].emitted;
+           return scalars.contains(need->getResult(0));
          })))
       group.push_back(&reduction);
   for (Reduction *reduction : group)
@@ -1058,13 +1069,13 @@ FailureOr<Value> RowTiler::finish(Reduction &reduction) {
     if (failed(shift))
       return failure();
     if (reduction.kind == ReductionKind::ShiftedExp) {
-      // sum exp(a - k) = exp(m - k) sum exp(a - m).
+      // sum exp(a - k) = exp(m - k) sum exp(a - m), m the row's max (a row
+      // of -inf sums exp(-inf - k), as the direct sum does).
       value = arith::MulFOp::create(
           b, loc, reduction.state[1],
           exponentialOf(b, reduction.exponential,
-                        arith::SubFOp::create(
-                            b, loc, finiteOrZero(b, loc, reduction.state[0]),
-                            *shift)));
+                        arith::SubFOp::create(b, loc, reduction.state[0],
+                                              *shift)));
     } else {
       // sum (a - k)^2 = M2 + n (mean - k)^2.
       Value count =

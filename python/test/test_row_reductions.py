@@ -119,6 +119,47 @@ func.func @variance(%x: tensor<?x?xf32>) -> (tensor<?xf32>, tensor<?xf32>) {
   return %mean, %var : tensor<?xf32>, tensor<?xf32>
 }
 
+// z = sum(x / y) with y = sum(x) + t, t = sum(x - max(x)): y's loop is
+// the max's, but y is known only once t's loop has run, so z, which
+// needs y, cannot join t's loop.
+func.func @chained(%x: tensor<?x?xf32>) -> tensor<?xf32> {
+  %c0 = arith.constant 0 : index
+  %ninf = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.0 : f32
+  %n = tensor.dim %x, %c0 : tensor<?x?xf32>
+  %rows = tensor.empty(%n) : tensor<?xf32>
+  %minit = linalg.fill ins(%ninf : f32) outs(%rows : tensor<?xf32>) -> tensor<?xf32>
+  %max = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<?x?xf32>) outs(%minit : tensor<?xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %v = arith.maximumf %in, %acc : f32
+    linalg.yield %v : f32
+  } -> tensor<?xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%rows : tensor<?xf32>) -> tensor<?xf32>
+  %t = linalg.generic {indexing_maps = [#id, #row, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x, %max : tensor<?x?xf32>, tensor<?xf32>) outs(%init : tensor<?xf32>) {
+  ^bb0(%in: f32, %m: f32, %acc: f32):
+    %d = arith.subf %in, %m : f32
+    %a = arith.addf %d, %acc : f32
+    linalg.yield %a : f32
+  } -> tensor<?xf32>
+  %y = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<?x?xf32>) outs(%t : tensor<?xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %a = arith.addf %in, %acc : f32
+    linalg.yield %a : f32
+  } -> tensor<?xf32>
+  %zinit = linalg.fill ins(%zero : f32) outs(%rows : tensor<?xf32>) -> tensor<?xf32>
+  %z = linalg.generic {indexing_maps = [#id, #row, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x, %y : tensor<?x?xf32>, tensor<?xf32>) outs(%zinit : tensor<?xf32>) {
+  ^bb0(%in: f32, %yv: f32, %acc: f32):
+    %q = arith.divf %in, %yv : f32
+    %a = arith.addf %q, %acc : f32
+    linalg.yield %a : f32
+  } -> tensor<?xf32>
+  return %z : tensor<?xf32>
+}
+
 // sum(|x - sum(x) / 4|): no shift to carry, so a second loop after the
 // sum's.
 func.func @absolute_deviation(%x: tensor<?x?xf32>) -> tensor<?xf32> {
@@ -174,9 +215,10 @@ def _kernel(text: str, name: str) -> str:
 def _special_rows(columns: int) -> np.ndarray:
     """Rows that break a naive online rescaling: finite normals, a max in
     the last chunk, -inf in the first chunk only, -inf scattered, +inf,
-    NaN, all -inf."""
+    NaN, all -inf, maxima far below exp's range (-1e4, the lowest float,
+    -1000 after a chunk of -inf)."""
     rng = np.random.default_rng(columns)
-    x = (rng.standard_normal((8, columns)) * 4).astype(np.float32)
+    x = (rng.standard_normal((11, columns)) * 4).astype(np.float32)
     x[1] = np.linspace(-50, 50, columns)
     x[2, :min(columns, 1024)] = -np.inf
     x[3, ::3] = -np.inf
@@ -184,6 +226,10 @@ def _special_rows(columns: int) -> np.ndarray:
     x[5, columns - 1] = np.nan
     x[6] = -np.inf
     x[7] *= 10
+    x[8] = -1e4
+    x[9] = np.finfo(np.float32).min
+    x[10, :min(columns, 1024)] = -np.inf
+    x[10, min(columns, 1024):] = -1000
     return x
 
 
@@ -223,6 +269,8 @@ def test_exp2_shifted_by_an_input(exe, shape):
     k = rng.standard_normal(shape[0]).astype(np.float32) * 3
     if shape[0] >= 4:
         k[1], k[2] = -np.inf, np.inf
+        # A row of -inf shifted by a k below exp2's range sums to 0.
+        x[3], k[3] = -np.inf, -200
     (s,) = exe.run("shifted_by_input", x, k)
     x64, k64 = x.astype(np.float64), k.astype(np.float64)
     want = 1 + np.exp2(x64 - k64[:, None]).sum(axis=-1)
@@ -264,6 +312,19 @@ def test_a_reduction_that_needs_another_waits_for_it(exe, columns):
     np.testing.assert_allclose(d, want, rtol=1e-4)
 
 
+@pytest.mark.parametrize("columns", [5, 3000])
+def test_a_reduction_waits_for_one_finished_after_another_loop(exe, columns):
+    """y shares the max's loop but is finished from t, whose loop needs the
+    max; z, which needs y, has a loop of its own after t's."""
+    x = np.random.default_rng(columns).uniform(1, 2, (4, columns)).astype(
+        np.float32)
+    (z,) = exe.run("chained", x)
+    x64 = x.astype(np.float64)
+    t = (x64 - x64.max(axis=-1, keepdims=True)).sum(axis=-1)
+    y = x64.sum(axis=-1) + t
+    np.testing.assert_allclose(z, (x64 / y[:, None]).sum(axis=-1), rtol=1e-4)
+
+
 def test_each_kernel_reads_its_row_as_often_as_its_reductions_need(
         module_text):
     """The max and the online sum: one loop, one read; the mean, the count
@@ -271,7 +332,8 @@ def test_each_kernel_reads_its_row_as_often_as_its_reductions_need(
     for name, loops in [("max_and_sum_kernel0_tile", 1),
                         ("shifted_by_input_kernel0_tile", 1),
                         ("variance_kernel0_tile", 1),
-                        ("absolute_deviation_kernel0_tile", 2)]:
+                        ("absolute_deviation_kernel0_tile", 2),
+                        ("chained_kernel0_tile", 3)]:
         kernel = _kernel(module_text, name)
         assert kernel.count("scf.for") == loops, name
         tile_loads = re.findall(r"tile\.load .* -> tensor<", kernel)

@@ -682,3 +682,32 @@ func.func @rows_and_columns(%x: tensor<8x32xf32>) -> (tensor<8xf32>, tensor<32xf
   } -> tensor<32xf32>
   return %sum, %csum : tensor<8xf32>, tensor<32xf32>
 }
+
+// -----
+
+// A zero returned and also starting a reduction: the returned fill stays
+// (its own kernel), the reduction gets a fill of its own; no second copy
+// of the returned one.
+// CHECK-LABEL: func.func private @returned_zero_kernel0
+// CHECK: linalg.fill
+// CHECK: linalg.generic
+// CHECK-LABEL: func.func private @returned_zero_kernel1
+// CHECK: linalg.fill
+// CHECK-NOT: linalg.generic
+// CHECK-LABEL: func.func @returned_zero(
+// CHECK-COUNT-2: call @returned_zero_kernel
+// CHECK-NOT: call
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+func.func @returned_zero(%x: tensor<8x32xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %rows = tensor.empty() : tensor<8xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%rows : tensor<8xf32>) -> tensor<8xf32>
+  %sum = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<8x32xf32>) outs(%init : tensor<8xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %a = arith.addf %in, %acc : f32
+    linalg.yield %a : f32
+  } -> tensor<8xf32>
+  return %init, %sum : tensor<8xf32>, tensor<8xf32>
+}

@@ -200,3 +200,27 @@ func.func @huge(%x: tensor<65536x65536xf32>) -> tensor<65536x65536xf32> {
   %y = math.exp %x : tensor<65536x65536xf32>
   return %y : tensor<65536x65536xf32>
 }
+
+// -----
+
+// A fill returned on its own is the elementwise kernel that stores its
+// value; the fill that starts the row sums is that kernel's own.
+// CHECK-LABEL: func.func @zeros_and_sums_kernel1_tile
+// CHECK: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : tensor<16xf32>
+// CHECK: tile.store %{{.*}}, %[[ZERO]], %{{.*}} : tensor<16x!tile.ptr<f32>>, tensor<16xf32>
+// CHECK-NOT: tile.load
+// CHECK: return
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+func.func @zeros_and_sums(%x: tensor<16x8xf32>) -> (tensor<16xf32>, tensor<16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %rows = tensor.empty() : tensor<16xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%rows : tensor<16xf32>) -> tensor<16xf32>
+  %sum = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<16x8xf32>) outs(%init : tensor<16xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %a = arith.addf %in, %acc : f32
+    linalg.yield %a : f32
+  } -> tensor<16xf32>
+  return %init, %sum : tensor<16xf32>, tensor<16xf32>
+}
