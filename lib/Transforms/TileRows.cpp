@@ -75,6 +75,11 @@ enum class ReductionKind {
   /// and sum of squared deviations of a (Chan et al.'s merge of chunks),
   /// then M2 + n (mean - k)^2. The loop does not need k.
   ShiftedSquare,
+  /// The value and column index of the column the body keeps (argmax,
+  /// argmin): scanning in order, it takes column j's value a when
+  /// `take(a, running value)`; columns, chunks and the initial value are
+  /// combined by the same test, the earlier column first.
+  Arg,
 };
 
 /// A reduction of a row kernel and how it is computed.
@@ -90,6 +95,10 @@ struct Reduction {
   Value contribution, shifted, shift;
   /// The exponential of a ShiftedExp: math.exp or math.exp2.
   Operation *exponential = nullptr;
+  /// Of an Arg: the test (an i1 of the body) and the running value it
+  /// reads, and the running index's type.
+  Value take, runningValue;
+  Type indexType;
   /// The reductions whose results its chunks read.
   llvm::SetVector<Operation *> chunkNeeds;
   /// Whether it has been computed, and what it carried out of its loop
@@ -135,6 +144,8 @@ private:
   LogicalResult analyze();
   LogicalResult checkGeneric(linalg::GenericOp generic);
   LogicalResult checkReduction(linalg::GenericOp generic);
+  /// Recognizes an Arg reduction (two results: a value and its column).
+  LogicalResult checkArgReduction(linalg::GenericOp generic);
   /// Recognizes the shifted kinds in `reduction` (see ReductionKind).
   void findShift(Reduction &reduction);
   /// `value` of a generic's body, followed into the body of the
@@ -193,8 +204,8 @@ private:
   /// computed by the elementwise generic that defines it.
   FailureOr<Value> tileValue(Operation *user, Value source, Access access,
                              AffineMap map, Chunk &chunk);
-  /// The result of the reduction `op`, computed first if it is not yet.
-  FailureOr<Value> reductionValue(Operation *op);
+  /// `result`, of a reduction, computed first if it is not yet.
+  FailureOr<Value> reductionValue(Value result);
   /// Computes `first`: over the whole row, or in a loop over the chunks
   /// shared with every reduction that can join it.
   LogicalResult emitReduction(Reduction &first);
@@ -209,8 +220,18 @@ private:
   /// reduceMasked by `reduction`'s combining op.
   Value reduceMasked(Location loc, Value tileValue, Reduction &reduction,
                      Chunk &chunk);
-  /// The reduction's value from its state and initial value.
-  FailureOr<Value> finish(Reduction &reduction);
+  /// The reduction's results from its state and initial values.
+  FailureOr<SmallVector<Value>> finish(Reduction &reduction);
+  /// Of two (value, column) pairs of an Arg reduction, the one it keeps:
+  /// the later column's if its index is valid and the earlier one's is
+  /// not, or `take` holds of their values.
+  std::pair<Value, Value> choose(Location loc, Reduction &reduction,
+                                 std::pair<Value, Value> lhs,
+                                 std::pair<Value, Value> rhs);
+  /// An Arg reduction's (value, column) over `chunk`, columns past the
+  /// row's end invalid.
+  FailureOr<std::pair<Value, Value>> chooseInChunk(Reduction &reduction,
+                                                   Chunk &chunk);
   /// Pointers to `chunk`'s columns of the input at `base`, placed by
   /// `where`.
   Value columnPointers(Location loc, Value base, const Placement &where,
@@ -413,19 +434,24 @@ LogicalResult RowTiler::checkGeneric(linalg::GenericOp generic) {
 
 LogicalResult RowTiler::checkReduction(linalg::GenericOp generic) {
   Block &body = *generic.getBody();
-  if (generic.getNumDpsInits() != 1)
-    return generic.emitError("kiln-tile: a reduction with several results "
-                             "is not tiled yet");
   // Each program reduces its own row: the rows stay, the columns go.
   SmallVector<utils::IteratorType> iterators(rank - 1,
                                              utils::IteratorType::parallel);
   iterators.push_back(utils::IteratorType::reduction);
+  AffineMap perRow =
+      AffineMap::getMultiDimIdentityMap(rank, generic.getContext())
+          .getMajorSubMap(rank - 1);
   if (generic.getIteratorTypesArray() != iterators ||
-      generic.getMatchingIndexingMap(generic.getDpsInitOperand(0)) !=
-          AffineMap::getMultiDimIdentityMap(rank, generic.getContext())
-              .getMajorSubMap(rank - 1))
+      llvm::any_of(generic.getDpsInitsMutable(), [&](OpOperand &init) {
+        return generic.getMatchingIndexingMap(&init) != perRow;
+      }))
     return generic.emitError("kiln-tile: a row kernel reduces the columns "
                              "of each row into that row's value, not this");
+  if (generic.getNumDpsInits() == 2)
+    return checkArgReduction(generic);
+  if (generic.getNumDpsInits() != 1)
+    return generic.emitError("kiln-tile: a reduction with several results "
+                             "is not tiled yet");
   BlockArgument acc = body.getArguments().back();
   Operation *combine = findCombiner(body, acc);
   std::optional<TypedAttr> neutral =
@@ -446,6 +472,64 @@ LogicalResult RowTiler::checkReduction(linalg::GenericOp generic) {
   reduction.combine = combine;
   reduction.neutral = *neutral;
   reduction.contribution = contributionOf(combine, acc);
+  reductions[generic] = std::move(reduction);
+  return success();
+}
+
+/// Whether `value` is computed, by arith ops, from `leaves` and constants
+/// alone.
+static bool computedFrom(Value value, ArrayRef<Value> leaves) {
+  if (llvm::is_contained(leaves, value))
+    return true;
+  Operation *op = value.getDefiningOp();
+  if (!op || op->getNumRegions() != 0 ||
+      !isa<arith::ArithDialect>(op->getDialect()))
+    return false;
+  return isa<arith::ConstantOp>(op) ||
+         llvm::all_of(op->getOperands(), [&](Value operand) {
+           return computedFrom(operand, leaves);
+         });
+}
+
+LogicalResult RowTiler::checkArgReduction(linalg::GenericOp generic) {
+  // yield select(t, a, v), select(t, index_cast(linalg.index <columns>), i)
+  // for the running value v and index i, t computed from a and v alone.
+  Block &body = *generic.getBody();
+  unsigned inputs = generic.getNumDpsInputs();
+  BlockArgument runningValue = body.getArgument(inputs);
+  BlockArgument runningIndex = body.getArgument(inputs + 1);
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  auto value = yield.getOperand(0).getDefiningOp<arith::SelectOp>();
+  auto index = yield.getOperand(1).getDefiningOp<arith::SelectOp>();
+  auto column = index ? index.getTrueValue().getDefiningOp<arith::IndexCastOp>()
+                      : nullptr;
+  auto position =
+      column ? column.getIn().getDefiningOp<linalg::IndexOp>() : nullptr;
+  if (!value || !index || value.getCondition() != index.getCondition() ||
+      value.getFalseValue() != runningValue ||
+      index.getFalseValue() != runningIndex || !position ||
+      position.getDim() != rank - 1 ||
+      !isa<IntegerType>(runningIndex.getType()) ||
+      !computedFrom(value.getCondition(),
+                    {value.getTrueValue(), runningValue}))
+    return generic.emitError(
+        "kiln-tile: a reduction with two results must keep a value and its "
+        "column (argmax, argmin): yield select(t, a, v), select(t, "
+        "index_cast(linalg.index), i) for the running v and i, t computed "
+        "from a and v");
+  for (Operation &op : body.without_terminator())
+    if (&op != position.getOperation() &&
+        (op.getNumRegions() != 0 ||
+         !isa<arith::ArithDialect, math::MathDialect>(op.getDialect())))
+      return op.emitError("kiln-tile: ")
+             << op.getName() << " in a reduction body is not tiled yet";
+  Reduction reduction;
+  reduction.op = generic;
+  reduction.kind = ReductionKind::Arg;
+  reduction.contribution = value.getTrueValue();
+  reduction.take = value.getCondition();
+  reduction.runningValue = runningValue;
+  reduction.indexType = runningIndex.getType();
   reductions[generic] = std::move(reduction);
   return success();
 }
@@ -566,12 +650,18 @@ LogicalResult RowTiler::analyze() {
       return failure();
   }
   for (auto &[op, reduction] : reductions) {
-    if (looped)
+    if (looped && reduction.kind == ReductionKind::Plain)
       findShift(reduction);
-    if (reduction.kind == ReductionKind::Plain)
+    switch (reduction.kind) {
+    case ReductionKind::Plain:
+    case ReductionKind::Arg:
       reduction.chunkNeeds = needs(reduction.contribution);
-    else
+      break;
+    case ReductionKind::ShiftedExp:
+    case ReductionKind::ShiftedSquare:
       reduction.chunkNeeds = needs(reduction.shifted);
+      break;
+    }
   }
   return success();
 }
@@ -698,7 +788,7 @@ FailureOr<Value> RowTiler::scalarOf(Value value) {
   } else if (auto generic = value.getDefiningOp<linalg::GenericOp>()) {
     FailureOr<Value> computed =
         reductions.contains(generic)
-            ? reductionValue(generic)
+            ? reductionValue(value)
             : scalarOf(cast<linalg::YieldOp>(
                            generic.getBody()->getTerminator())
                            .getOperand(cast<OpResult>(value).getResultNumber()));
@@ -907,6 +997,15 @@ FailureOr<SmallVector<Value>> RowTiler::chunkStep(Reduction &reduction,
   Location loc = reduction.op.getLoc();
   Block &body = *reduction.op.getBody();
   BlockArgument acc = body.getArguments().back();
+  if (reduction.kind == ReductionKind::Arg) {
+    // The running column is earlier than the chunk's.
+    FailureOr<std::pair<Value, Value>> chosen = chooseInChunk(reduction, chunk);
+    if (failed(chosen))
+      return failure();
+    auto [value, column] =
+        choose(loc, reduction, {carried[0], carried[1]}, *chosen);
+    return SmallVector<Value>{value, column};
+  }
   if (reduction.kind == ReductionKind::Plain) {
     FailureOr<Value> contribution = valueIn(reduction.contribution, chunk);
     if (failed(contribution))
@@ -986,17 +1085,25 @@ FailureOr<SmallVector<Value>> RowTiler::chunkStep(Reduction &reduction,
 
 LogicalResult RowTiler::emitReduction(Reduction &first) {
   if (!looped) {
+    first.emitted = true;
+    if (first.kind == ReductionKind::Arg) {
+      FailureOr<std::pair<Value, Value>> chosen =
+          chooseInChunk(first, *wholeRow);
+      if (failed(chosen))
+        return failure();
+      first.state = {chosen->first, chosen->second};
+      return success();
+    }
     FailureOr<Value> contribution = valueIn(first.contribution, *wholeRow);
     if (failed(contribution))
       return failure();
     first.state = {
         reduceMasked(first.op.getLoc(), *contribution, first, *wholeRow)};
-    first.emitted = true;
     return success();
   }
   // What its chunks read is computed before the loop.
   for (Operation *need : first.chunkNeeds)
-    if (failed(reductionValue(need)))
+    if (failed(reductionValue(need->getResult(0))))
       return failure();
   // Every reduction whose chunks need only values already computed joins
   // it, so that the row is read once for all of them. (A reduction whose
@@ -1017,7 +1124,6 @@ LogicalResult RowTiler::emitReduction(Reduction &first) {
   Location loc = first.op.getLoc();
   SmallVector<Value> inits;
   for (Reduction *reduction : group) {
-    Type element = reduction->neutral.getType();
     switch (reduction->kind) {
     case ReductionKind::Plain:
       inits.push_back(arith::ConstantOp::create(b, loc, reduction->neutral));
@@ -1025,14 +1131,22 @@ LogicalResult RowTiler::emitReduction(Reduction &first) {
     case ReductionKind::ShiftedExp:
       inits.push_back(arith::ConstantOp::create(
           b, loc,
-          b.getFloatAttr(element,
-                         APFloat::getInf(cast<FloatType>(element)
+          b.getFloatAttr(reduction->neutral.getType(),
+                         APFloat::getInf(cast<FloatType>(
+                                             reduction->neutral.getType())
                                              .getFloatSemantics(),
                                          /*Negative=*/true))));
       inits.push_back(arith::ConstantOp::create(b, loc, reduction->neutral));
       break;
     case ReductionKind::ShiftedSquare:
       inits.append(2, arith::ConstantOp::create(b, loc, reduction->neutral));
+      break;
+    case ReductionKind::Arg:
+      // No column yet: an invalid index.
+      inits.push_back(arith::ConstantOp::create(
+          b, loc, b.getZeroAttr(reduction->runningValue.getType())));
+      inits.push_back(arith::ConstantIntOp::create(
+          b, loc, b.getI32Type(), std::numeric_limits<int32_t>::max()));
       break;
     }
   }
@@ -1061,8 +1175,36 @@ LogicalResult RowTiler::emitReduction(Reduction &first) {
   return success();
 }
 
-FailureOr<Value> RowTiler::finish(Reduction &reduction) {
+FailureOr<SmallVector<Value>> RowTiler::finish(Reduction &reduction) {
   Location loc = reduction.op.getLoc();
+  if (reduction.kind == ReductionKind::Arg) {
+    // The initial value comes before the row's columns.
+    SmallVector<Value> init;
+    for (OpOperand &operand : reduction.op.getDpsInitsMutable()) {
+      FailureOr<Value> value = scalarValue(reduction.op, operand.get(),
+                                           Access::RowScalar, AffineMap());
+      if (failed(value))
+        return failure();
+      init.push_back(*value);
+    }
+    Value before = arith::ConstantIntOp::create(b, loc, b.getI32Type(), -1);
+    auto [value, column] =
+        choose(loc, reduction, {init[0], before},
+               {reduction.state[0], reduction.state[1]});
+    Value fromRow = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::ne, column, before);
+    unsigned width = reduction.indexType.getIntOrFloatBitWidth();
+    Value index =
+        width > 32 ? arith::ExtSIOp::create(b, loc, reduction.indexType, column)
+                         .getResult()
+        : width < 32
+            ? arith::TruncIOp::create(b, loc, reduction.indexType, column)
+                  .getResult()
+            : column;
+    // The initial index where the initial value is kept.
+    return SmallVector<Value>{
+        value, arith::SelectOp::create(b, loc, fromRow, index, init[1])};
+  }
   Value value = reduction.state[0];
   if (reduction.kind != ReductionKind::Plain) {
     FailureOr<Value> shift = scalarOf(reduction.shift);
@@ -1104,24 +1246,97 @@ FailureOr<Value> RowTiler::finish(Reduction &reduction) {
                   Access::RowScalar, AffineMap());
   if (failed(init))
     return failure();
-  return combineWith(b, reduction.combine, body.getArguments().back(), *init,
-                     value);
+  return SmallVector<Value>{combineWith(b, reduction.combine,
+                                        body.getArguments().back(), *init,
+                                        value)};
 }
 
-FailureOr<Value> RowTiler::reductionValue(Operation *op) {
-  Value result = op->getResult(0);
+FailureOr<Value> RowTiler::reductionValue(Value result) {
   if (Value known = scalars.lookupOrNull(result))
     return known;
-  Reduction &reduction = reductions[op];
+  Reduction &reduction = reductions[result.getDefiningOp()];
   if (!reduction.emitted && failed(emitReduction(reduction)))
     return failure();
   OpBuilder::InsertionGuard guard(b);
   toTopLevel();
-  FailureOr<Value> value = finish(reduction);
-  if (failed(value))
+  FailureOr<SmallVector<Value>> values = finish(reduction);
+  if (failed(values))
     return failure();
-  scalars.map(result, *value);
-  return value;
+  scalars.map(reduction.op->getResults(), *values);
+  return scalars.lookup(result);
+}
+
+std::pair<Value, Value> RowTiler::choose(Location loc, Reduction &reduction,
+                                         std::pair<Value, Value> lhs,
+                                         std::pair<Value, Value> rhs) {
+  Value invalid = arith::ConstantIntOp::create(
+      b, loc, b.getI32Type(), std::numeric_limits<int32_t>::max());
+  // Order the pair by column; an invalid column is the largest.
+  Value lhsFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                         lhs.second, rhs.second);
+  auto pick = [&](Value first, Value second) {
+    return arith::SelectOp::create(b, loc, lhsFirst, first, second)
+        .getResult();
+  };
+  Value firstValue = pick(lhs.first, rhs.first);
+  Value firstColumn = pick(lhs.second, rhs.second);
+  Value secondValue = pick(rhs.first, lhs.first);
+  Value secondColumn = pick(rhs.second, lhs.second);
+  // take(later value, earlier value), on clones of the body's test.
+  IRMapping mapping;
+  mapping.map(reduction.contribution, secondValue);
+  mapping.map(reduction.runningValue, firstValue);
+  std::function<Value(Value)> cloneTest = [&](Value value) -> Value {
+    if (Value known = mapping.lookupOrNull(value))
+      return known;
+    Operation *op = value.getDefiningOp();
+    for (Value operand : op->getOperands())
+      cloneTest(operand);
+    b.clone(*op, mapping);
+    return mapping.lookup(value);
+  };
+  Value take = cloneTest(reduction.take);
+  Value secondValid = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::ne, secondColumn, invalid);
+  Value firstInvalid = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::eq, firstColumn, invalid);
+  Value later = arith::AndIOp::create(
+      b, loc, secondValid,
+      arith::OrIOp::create(b, loc, firstInvalid, take));
+  return {arith::SelectOp::create(b, loc, later, secondValue, firstValue),
+          arith::SelectOp::create(b, loc, later, secondColumn, firstColumn)};
+}
+
+FailureOr<std::pair<Value, Value>>
+RowTiler::chooseInChunk(Reduction &reduction, Chunk &chunk) {
+  Location loc = reduction.op.getLoc();
+  FailureOr<Value> values = valueIn(reduction.contribution, chunk);
+  if (failed(values))
+    return failure();
+  Value valueTile = asTile(*values);
+  Type element = getElementTypeOrSelf(valueTile.getType());
+  Type i32 = b.getI32Type();
+  Value columns = arith::SelectOp::create(
+      b, loc, chunk.mask, chunk.columnIndices,
+      tile::SplatOp::create(
+          b, loc, tileOf(i32),
+          arith::ConstantIntOp::create(b, loc, i32,
+                                       std::numeric_limits<int32_t>::max())));
+  auto reduce = tile::ReduceOp::create(b, loc, TypeRange{element, i32},
+                                       ValueRange{valueTile, columns},
+                                       b.getI32IntegerAttr(0));
+  {
+    OpBuilder::InsertionGuard guard(b);
+    Block *combiner = b.createBlock(&reduce.getCombiner(), {},
+                                    {element, i32, element, i32},
+                                    {loc, loc, loc, loc});
+    auto [value, column] =
+        choose(loc, reduction,
+               {combiner->getArgument(0), combiner->getArgument(1)},
+               {combiner->getArgument(2), combiner->getArgument(3)});
+    tile::YieldOp::create(b, loc, ValueRange{value, column});
+  }
+  return std::make_pair(reduce.getResult(0), reduce.getResult(1));
 }
 
 LogicalResult RowTiler::storeResults() {

@@ -30,10 +30,11 @@ What a traced function may use: the operators ``+ - * / ** @``, unary
 ``SUPPORTED_UFUNCS`` (``np.exp``, ``np.tanh``, ``np.maximum``,
 ``np.where``...) and ``kiln.fuse.erf``; ``sum``, ``prod``, ``max``,
 ``min``, ``mean``, ``var``, ``std``, ``any``, ``all`` and
-``np.linalg.norm`` over any axes (``keepdims`` or not);
+``np.linalg.norm`` over any axes, ``argmax`` and ``argmin`` over one
+(``keepdims`` or not);
 ``x.T``, ``np.transpose``, ``astype``, ``np.clip``, and reshapes and
 indexing that only add or drop axes of size 1 (``x[:, None]``). Anything
-else (another numpy function, ``argmax``, ``if`` on a traced value,
+else (another numpy function, ``cumsum``, ``if`` on a traced value,
 indexing that picks elements) raises ``KilnCompileError``
 (a ``KilnError``) at the line of the function that did it; compiler
 diagnostics (``CompilationError``) point at the Python lines of the
@@ -487,6 +488,12 @@ class TracedArray:
     def prod(self, axis=None, dtype=None, out=None, keepdims=False
              ) -> TracedArray:
         return _prod(self, axis, dtype, out, keepdims)
+
+    def argmax(self, axis=None, out=None, *, keepdims=False) -> TracedArray:
+        return _argmax(self, axis, out, keepdims=keepdims)
+
+    def argmin(self, axis=None, out=None, *, keepdims=False) -> TracedArray:
+        return _argmin(self, axis, out, keepdims=keepdims)
 
     def any(self, axis=None, out=None, keepdims=False) -> TracedArray:
         return _any(self, axis, out, keepdims)
@@ -1133,6 +1140,101 @@ def _reduce_axis(x: TracedArray, kind: str, combine: str, axis: int,
     return TracedArray(trace, name, rows, accumulator)
 
 
+_ARG_TAKE = {("max", "f"): "arith.cmpf ogt", ("min", "f"): "arith.cmpf olt",
+             ("max", "i"): "arith.cmpi sgt", ("min", "i"): "arith.cmpi slt"}
+
+
+def _arg_reduce(x: Any, kind: str, axis: Any, keepdims: bool,
+                what: str) -> TracedArray:
+    """The index of the first max (``kind`` max) or min along ``axis`` (of
+    the flattened array for None), as np.argmax and np.argmin: a NaN is
+    both. One generic with two results, the value and its index, which
+    kiln-tile keeps together."""
+    x = _operand(x, what)
+    if axis is None:
+        flat = _reshape(x, (x.size,))
+        index = _arg_reduce(flat, kind, 0, False, what)
+        return _view(index, (1,) * x.ndim if keepdims else ())
+    if isinstance(axis, (tuple, list)):
+        raise _error(f"{what} takes one axis, not {list(axis)}")
+    (axis,) = _normalize_axes(axis, x.ndim, what)
+    shape = tuple(1 if i == axis else d for i, d in enumerate(x.shape)
+                  if keepdims or i != axis)
+    loc = _loc(_where())
+    trace = x._trace
+    index_type = np.dtype(np.int64)
+    if x.shape[axis] == 1:  # one candidate: index 0
+        zeros = trace.fill(0, _ir_shape(shape), index_type, loc)
+        return TracedArray(trace, zeros, shape, index_type)
+    if x.dtype == _BOOL:
+        x = _astype(x, np.int8)
+    compute = _compute_type(x.dtype)
+    take = _ARG_TAKE[(kind, compute.kind)]
+    sizes = [d for d in x.shape if d != 1]
+    ir_axis = [i for i, d in enumerate(x.shape) if d != 1].index(axis)
+    rows = tuple(d for k, d in enumerate(sizes) if k != ir_axis)
+    space = (rows or (1,)) + (sizes[ir_axis],)
+    dims = [f"d{i}" for i in range(len(space))]
+    read = [dims[-1] if k == ir_axis else dims[k if k < ir_axis else k - 1]
+            for k in range(len(sizes))]
+    start = (-np.inf if kind == "max" else np.inf) if compute.kind == "f" \
+        else _integer_neutral(kind, compute)
+    values = trace.fill(start, space[:-1], compute, loc)
+    indices = trace.fill(0, space[:-1], index_type, loc)
+    # Scanning the axis in order, a column is kept when it beats the
+    # running value, or is the first NaN.
+    element, i64 = _element_type(compute), _element_type(index_type)
+    a, v, i = trace.fresh(), trace.fresh(), trace.fresh()
+    column, column64, better, keep, kept, kept_index = (
+        trace.fresh() for _ in range(6))
+    body = [f"{column} = linalg.index {len(space) - 1} : index",
+            f"{column64} = arith.index_cast {column} : index to {i64}",
+            f"{better} = {take}, {a}, {v} : {element}"]
+    if compute.kind == "f":
+        nan, running_nan, true, running_number, either = (
+            trace.fresh() for _ in range(5))
+        body += [f"{nan} = arith.cmpf uno, {a}, {a} : {element}",
+                 f"{running_nan} = arith.cmpf uno, {v}, {v} : {element}",
+                 f"{true} = arith.constant true",
+                 f"{running_number} = arith.xori {running_nan}, {true} : i1",
+                 f"{either} = arith.ori {better}, {nan} : i1",
+                 f"{keep} = arith.andi {either}, {running_number} : i1"]
+    else:
+        keep = better
+    body += [f"{kept} = arith.select {keep}, {a}, {v} : {element}",
+             f"{kept_index} = arith.select {keep}, {column64}, {i} : {i64}"]
+    wide = _astype(x, compute)
+    space_dims = ", ".join(dims)
+    row_map = f"affine_map<({space_dims}) -> ({', '.join(dims[:-1])})>"
+    maps = (f"affine_map<({space_dims}) -> ({', '.join(read)})>, "
+            f"{row_map}, {row_map}")
+    iterators = ", ".join(['"parallel"'] * (len(space) - 1) + ['"reduction"'])
+    value_type = _tensor_type(space[:-1], compute)
+    index_tensor = _tensor_type(space[:-1], index_type)
+    name = trace.fresh()
+    trace.emit(f"{name}:2 = linalg.generic {{indexing_maps = [{maps}], "
+               f"iterator_types = [{iterators}]}} ins({wide._value} : "
+               f"{wide._tensor_type}) outs({values}, {indices} : "
+               f"{value_type}, {index_tensor}) {{")
+    trace.emit(f"^bb0({a}: {element}, {v}: {element}, {i}: {i64}):")
+    for line in body:
+        trace.emit(f"  {line} {loc}")
+    trace.emit(f"  linalg.yield {kept}, {kept_index} : {element}, {i64} "
+               f"{loc}")
+    trace.emit(f"}} -> ({value_type}, {index_tensor}) {loc}")
+    return TracedArray(trace, f"{name}#1", shape, index_type)
+
+
+def _argmax(a, axis=None, out=None, *, keepdims=False):
+    _no_out(out, "argmax")
+    return _arg_reduce(a, "max", axis, keepdims, "argmax")
+
+
+def _argmin(a, axis=None, out=None, *, keepdims=False):
+    _no_out(out, "argmin")
+    return _arg_reduce(a, "min", axis, keepdims, "argmin")
+
+
 def _integer_neutral(kind: str, dtype: np.dtype) -> int:
     if kind in ("sum", "prod"):
         return _NEUTRAL[kind]
@@ -1359,6 +1461,7 @@ def _astype_function(x, dtype, /, *, copy=True, **kwargs):
 _FUNCTIONS: dict[Callable, Callable] = {
     np.sum: _sum, np.max: _max, np.min: _min, np.mean: _mean, np.var: _var,
     np.prod: _prod, np.any: _any, np.all: _all, np.linalg.norm: _norm,
+    np.argmax: _argmax, np.argmin: _argmin,
     np.std: _std, np.where: _where_function, np.clip: _clip, np.dot: _dot,
     np.transpose: _transpose_function, np.reshape: _reshape_function,
     np.squeeze: _squeeze, np.expand_dims: _expand_dims,

@@ -334,11 +334,11 @@ def test_unsupported_ufunc_and_method():
             line="# marker: remainder")
 
     @kiln.fuse
-    def argmax(x):
-        return x.argmax(-1)  # marker: argmax
+    def sort(x):
+        return x.sort(-1)  # marker: sort method
 
-    _raises(argmax, _normal(3, 4), match="ndarray.argmax is not supported",
-            line="# marker: argmax")
+    _raises(sort, _normal(3, 4), match="ndarray.sort is not supported",
+            line="# marker: sort method")
 
 
 REDUCTIONS = {
@@ -385,6 +385,60 @@ def test_reductions_over_any_axes(name):
     products, bool for any and all)."""
     fn, x = REDUCTIONS[name]
     _check(kiln.fuse(fn), x, tolerance=1e-4)
+
+
+def _ties_and_nans(shape):
+    x = RNG.integers(-3, 4, shape).astype(np.float32)
+    x.flat[7] = np.nan
+    return x
+
+
+ARG_REDUCTIONS = {
+    # name: (function, argument)
+    "argmax over the last axis": (lambda x: x.argmax(-1),
+                                  _ties_and_nans((4, 3, 50))),
+    "argmax over axis 0": (lambda x: np.argmax(x, axis=0),
+                           _ties_and_nans((4, 3, 50))),
+    "argmin over a middle axis": (lambda x: x.argmin(1),
+                                  _ties_and_nans((4, 3, 50))),
+    "argmax of the flattened array": (lambda x: x.argmax(),
+                                      _ties_and_nans((4, 3, 50))),
+    "argmax kept": (lambda x: np.argmax(x, axis=1, keepdims=True),
+                    _ties_and_nans((4, 3, 50))),
+    "argmin of integers": (lambda i: i.argmin(0),
+                           RNG.integers(-5, 5, (6, 7)).astype(np.int32)),
+    "argmax of booleans": (lambda x: (x > 1).argmax(-1),
+                           _ties_and_nans((4, 50))),
+    "argmin of float16": (lambda h: h.argmin(-1),
+                          _ties_and_nans((4, 50)).astype(np.float16)),
+    "argmax over an axis of size 1": (lambda x: x.argmax(1),
+                                      _normal(4, 1, 50)),
+    "argmax over rows walked in chunks": (lambda x: x.argmax(-1),
+                                          _ties_and_nans((3, 20000))),
+    "argmax and the max together": (
+        lambda x: (x.argmax(-1), x.max(-1)), _normal(5, 300)),
+}
+
+
+@pytest.mark.parametrize("name", ARG_REDUCTIONS)
+def test_argmax_and_argmin_as_numpy(name):
+    """The first extreme's index, int64; a NaN counts as the extreme."""
+    fn, x = ARG_REDUCTIONS[name]
+    fused = kiln.fuse(fn)
+    got, want = fused(x), fn(x)
+    for g, w in zip(got if isinstance(got, tuple) else (got,),
+                    want if isinstance(want, tuple) else (want,)):
+        assert g.dtype == w.dtype and g.shape == w.shape
+        np.testing.assert_array_equal(g, w)
+
+
+def test_argmax_takes_one_axis():
+    @kiln.fuse
+    def two_axes(x):
+        return x.argmax(axis=(0, 1))  # marker: axes
+
+    _raises(two_axes, _normal(3, 4), match=r"argmax takes one axis, not "
+                                           r"\[0, 1\]", line="# marker: axes")
 
 
 def test_norms_other_than_the_default_are_refused():

@@ -160,6 +160,36 @@ func.func @chained(%x: tensor<?x?xf32>) -> tensor<?xf32> {
   return %z : tensor<?xf32>
 }
 
+// The first max of each row and its column, as np.argmax (a NaN is the
+// max): two results, kept together.
+func.func @argmax(%x: tensor<?x?xf32>) -> (tensor<?xf32>, tensor<?xi64>) {
+  %c0 = arith.constant 0 : index
+  %ninf = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0 : i64
+  %n = tensor.dim %x, %c0 : tensor<?x?xf32>
+  %rows = tensor.empty(%n) : tensor<?xf32>
+  %irows = tensor.empty(%n) : tensor<?xi64>
+  %vinit = linalg.fill ins(%ninf : f32) outs(%rows : tensor<?xf32>) -> tensor<?xf32>
+  %iinit = linalg.fill ins(%zero : i64) outs(%irows : tensor<?xi64>) -> tensor<?xi64>
+  %r:2 = linalg.generic {indexing_maps = [#id, #row, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<?x?xf32>) outs(%vinit, %iinit : tensor<?xf32>, tensor<?xi64>) {
+  ^bb0(%in: f32, %v: f32, %i: i64):
+    %j = linalg.index 1 : index
+    %ji = arith.index_cast %j : index to i64
+    %gt = arith.cmpf ogt, %in, %v : f32
+    %nan = arith.cmpf uno, %in, %in : f32
+    %vnan = arith.cmpf uno, %v, %v : f32
+    %true = arith.constant true
+    %vok = arith.xori %vnan, %true : i1
+    %either = arith.ori %gt, %nan : i1
+    %take = arith.andi %either, %vok : i1
+    %nv = arith.select %take, %in, %v : f32
+    %ni = arith.select %take, %ji, %i : i64
+    linalg.yield %nv, %ni : f32, i64
+  } -> (tensor<?xf32>, tensor<?xi64>)
+  return %r#0, %r#1 : tensor<?xf32>, tensor<?xi64>
+}
+
 // sum(|x - sum(x) / 4|): no shift to carry, so a second loop after the
 // sum's.
 func.func @absolute_deviation(%x: tensor<?x?xf32>) -> tensor<?xf32> {
@@ -323,6 +353,32 @@ def test_a_reduction_waits_for_one_finished_after_another_loop(exe, columns):
     t = (x64 - x64.max(axis=-1, keepdims=True)).sum(axis=-1)
     y = x64.sum(axis=-1) + t
     np.testing.assert_allclose(z, (x64 / y[:, None]).sum(axis=-1), rtol=1e-4)
+
+
+@pytest.mark.parametrize("columns", [1, 7, 1024, 1025, 3000])
+def test_argmax_keeps_the_first_max_and_its_column(exe, columns):
+    """Ties keep the earliest column, within a chunk and across chunks; a
+    NaN is the max (np.argmax's first NaN); a row of -inf keeps column 0."""
+    rng = np.random.default_rng(columns)
+    x = rng.integers(-3, 4, (9, columns)).astype(np.float32)
+    x[1] = np.linspace(-5, 5, columns)        # the max at the end
+    x[2] = np.linspace(5, -5, columns)        # the max at the start
+    x[3] = -np.inf
+    x[4, columns // 2] = np.nan
+    x[5, -1] = np.nan
+    x[5, 0] = np.nan                          # the first NaN wins
+    x[6] = 2.0                                # all tied
+    x[7, columns - 1] = 100.0                 # in the last, partial chunk
+    values, columns_kept = exe.run("argmax", x)
+    want = np.argmax(x, axis=-1)
+    np.testing.assert_array_equal(columns_kept, want)
+    np.testing.assert_array_equal(values, x[np.arange(9), want])
+
+
+def test_argmax_of_empty_rows_is_the_initial_value(exe):
+    values, columns_kept = exe.run("argmax", np.zeros((2, 0), np.float32))
+    np.testing.assert_array_equal(values, np.full(2, -np.inf, np.float32))
+    np.testing.assert_array_equal(columns_kept, np.zeros(2, np.int64))
 
 
 def test_each_kernel_reads_its_row_as_often_as_its_reductions_need(

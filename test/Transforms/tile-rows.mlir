@@ -639,3 +639,86 @@ func.func @transposed_out(%x: tensor<8x8xf32>) -> tensor<8x8xf32> {
   %y = call @transposed_out_kernel0(%x) : (tensor<8x8xf32>) -> tensor<8x8xf32>
   return %y : tensor<8x8xf32>
 }
+
+// -----
+
+// An argmin (two results: the value and its column) is one tile.reduce of
+// the values and their columns, which keeps the earlier column's pair
+// unless the later one's value is less (the body's test, cloned); columns
+// past the row's end are invalid (i32 max) and never kept. The initial
+// value comes first (column -1); the column is widened to the result's
+// i64. Walked in chunks, the loop carries the value and the column (none
+// yet: invalid).
+// CHECK-LABEL: func.func @argmin_kernel0_tile
+// CHECK: %[[X:.*]] = tile.load
+// CHECK: %[[INVALID:.*]] = tile.splat %{{.*}} : i32 -> tensor<128xi32>
+// CHECK: %[[COLS:.*]] = arith.select %{{.*}}, %{{.*}}, %[[INVALID]] : tensor<128xi1>, tensor<128xi32>
+// CHECK: %[[R:.*]]:2 = tile.reduce %[[X]], %[[COLS]] axis 0 : tensor<128xi32>, tensor<128xi32> -> i32, i32
+// CHECK: ^bb0(%[[VA:.*]]: i32, %[[IA:.*]]: i32, %[[VB:.*]]: i32, %[[IB:.*]]: i32):
+// CHECK: %[[AFIRST:.*]] = arith.cmpi slt, %[[IA]], %[[IB]] : i32
+// CHECK: arith.cmpi slt
+// CHECK: tile.yield
+// CHECK: %[[BEFORE:.*]] = arith.constant -1 : i32
+// CHECK: %[[FROMROW:.*]] = arith.cmpi ne, %[[KEPT:.*]], %[[BEFORE]] : i32
+// CHECK: %[[WIDE:.*]] = arith.extsi %[[KEPT]] : i32 to i64
+// CHECK: %[[INDEX:.*]] = arith.select %[[FROMROW]], %[[WIDE]], %{{.*}} : i64
+// CHECK: tile.store %{{.*}}, %[[INDEX]] : !tile.ptr<i64>, i64
+// CHUNK-LABEL: func.func @argmin_kernel0_tile
+// CHUNK: %[[NONE:.*]] = arith.constant 2147483647 : i32
+// CHUNK: %[[CARRIED:.*]]:2 = scf.for %{{.*}} iter_args(%[[V:.*]] = %{{.*}}, %[[I:.*]] = %[[NONE]]) -> (i32, i32)
+// CHUNK: %[[C:.*]]:2 = tile.reduce
+// CHUNK: tile.yield
+// CHUNK: arith.cmpi slt, %[[I]], %[[C]]#1 : i32
+// CHUNK: scf.yield
+// CHUNK: arith.extsi
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+func.func private @argmin_kernel0(%x: tensor<4x100xi32>) -> (tensor<4xi32>, tensor<4xi64>) attributes {kiln.kernel} {
+  %big = arith.constant 2147483647 : i32
+  %zero = arith.constant 0 : i64
+  %rows = tensor.empty() : tensor<4xi32>
+  %irows = tensor.empty() : tensor<4xi64>
+  %vinit = linalg.fill ins(%big : i32) outs(%rows : tensor<4xi32>) -> tensor<4xi32>
+  %iinit = linalg.fill ins(%zero : i64) outs(%irows : tensor<4xi64>) -> tensor<4xi64>
+  %r:2 = linalg.generic {indexing_maps = [#id, #row, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<4x100xi32>) outs(%vinit, %iinit : tensor<4xi32>, tensor<4xi64>) {
+  ^bb0(%in: i32, %v: i32, %i: i64):
+    %j = linalg.index 1 : index
+    %ji = arith.index_cast %j : index to i64
+    %lt = arith.cmpi slt, %in, %v : i32
+    %nv = arith.select %lt, %in, %v : i32
+    %ni = arith.select %lt, %ji, %i : i64
+    linalg.yield %nv, %ni : i32, i64
+  } -> (tensor<4xi32>, tensor<4xi64>)
+  return %r#0, %r#1 : tensor<4xi32>, tensor<4xi64>
+}
+func.func @argmin(%x: tensor<4x100xi32>) -> (tensor<4xi32>, tensor<4xi64>) {
+  %r:2 = call @argmin_kernel0(%x) : (tensor<4x100xi32>) -> (tensor<4xi32>, tensor<4xi64>)
+  return %r#0, %r#1 : tensor<4xi32>, tensor<4xi64>
+}
+
+// -----
+
+// Two results that are not a value and its column are refused.
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+func.func private @two_sums_kernel0(%x: tensor<4x8xf32>) -> (tensor<4xf32>, tensor<4xf32>) attributes {kiln.kernel} {
+  %zero = arith.constant 0.0 : f32
+  %rows = tensor.empty() : tensor<4xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%rows : tensor<4xf32>) -> tensor<4xf32>
+  %init2 = linalg.fill ins(%zero : f32) outs(%rows : tensor<4xf32>) -> tensor<4xf32>
+  // expected-error @+1 {{kiln-tile: a reduction with two results must keep a value and its column (argmax, argmin)}}
+  %r:2 = linalg.generic {indexing_maps = [#id, #row, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<4x8xf32>) outs(%init, %init2 : tensor<4xf32>, tensor<4xf32>) {
+  ^bb0(%in: f32, %a: f32, %b: f32):
+    %s = arith.addf %in, %a : f32
+    %q = arith.mulf %in, %in : f32
+    %t = arith.addf %q, %b : f32
+    linalg.yield %s, %t : f32, f32
+  } -> (tensor<4xf32>, tensor<4xf32>)
+  return %r#0, %r#1 : tensor<4xf32>, tensor<4xf32>
+}
+func.func @two_sums(%x: tensor<4x8xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %r:2 = call @two_sums_kernel0(%x) : (tensor<4x8xf32>) -> (tensor<4xf32>, tensor<4xf32>)
+  return %r#0, %r#1 : tensor<4xf32>, tensor<4xf32>
+}

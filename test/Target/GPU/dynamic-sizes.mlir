@@ -1,4 +1,4 @@
-// RUN: kiln-opt %s -kiln-fuse -kiln-tile -canonicalize "-symbol-privatize=exclude=scale_kernel0_tile,mm_bias_kernel0_tile,rms_kernel0_tile,centered_kernel0_tile,norm_kernel0_tile" -symbol-dce -o %t.mlir
+// RUN: kiln-opt %s -kiln-fuse -kiln-tile -canonicalize "-symbol-privatize=exclude=scale_kernel0_tile,mm_bias_kernel0_tile,rms_kernel0_tile,centered_kernel0_tile,norm_kernel0_tile,argmax_kernel0_tile" -symbol-dce -o %t.mlir
 // RUN: kiln-translate %t.mlir --chip=sm_80 | FileCheck %s
 // RUN: %if ptxas %{ kiln-translate %t.mlir --chip=sm_80 | %ptxas -arch=sm_80 %}
 // RUN: %if ptxas %{ kiln-translate %t.mlir --chip=sm_90a | %ptxas -arch=sm_90a %}
@@ -175,3 +175,40 @@ func.func @norm(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
   } -> tensor<?x?xf32>
   return %y : tensor<?x?xf32>
 }
+
+// An argmax over rows of dynamic length (the value and its column, one
+// tile.reduce of both per chunk) stores an f32 and an i64 per row.
+// CHECK-LABEL: .entry argmax_kernel0_tile(
+// CHECK: .param .u32 {{.*}}argmax_kernel0_tile_param_3
+// CHECK: st.global.b32
+// CHECK: st.global.b64
+#aid = affine_map<(d0, d1) -> (d0, d1)>
+#arow = affine_map<(d0, d1) -> (d0)>
+func.func @argmax(%x: tensor<?x?xf32>) -> (tensor<?xf32>, tensor<?xi64>) {
+  %c0 = arith.constant 0 : index
+  %ninf = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0 : i64
+  %n = tensor.dim %x, %c0 : tensor<?x?xf32>
+  %rows = tensor.empty(%n) : tensor<?xf32>
+  %irows = tensor.empty(%n) : tensor<?xi64>
+  %vinit = linalg.fill ins(%ninf : f32) outs(%rows : tensor<?xf32>) -> tensor<?xf32>
+  %iinit = linalg.fill ins(%zero : i64) outs(%irows : tensor<?xi64>) -> tensor<?xi64>
+  %r:2 = linalg.generic {indexing_maps = [#aid, #arow, #arow], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<?x?xf32>) outs(%vinit, %iinit : tensor<?xf32>, tensor<?xi64>) {
+  ^bb0(%in: f32, %v: f32, %i: i64):
+    %j = linalg.index 1 : index
+    %ji = arith.index_cast %j : index to i64
+    %gt = arith.cmpf ogt, %in, %v : f32
+    %nan = arith.cmpf uno, %in, %in : f32
+    %vnan = arith.cmpf uno, %v, %v : f32
+    %true = arith.constant true
+    %vok = arith.xori %vnan, %true : i1
+    %either = arith.ori %gt, %nan : i1
+    %take = arith.andi %either, %vok : i1
+    %nv = arith.select %take, %in, %v : f32
+    %ni = arith.select %take, %ji, %i : i64
+    linalg.yield %nv, %ni : f32, i64
+  } -> (tensor<?xf32>, tensor<?xi64>)
+  return %r#0, %r#1 : tensor<?xf32>, tensor<?xi64>
+}
+
