@@ -368,6 +368,19 @@ static Value combineWith(OpBuilder &b, Operation *combine, Value acc,
   return b.clone(*combine, mapping)->getResult(0);
 }
 
+/// Fails, with an error, on an op of `body` other than `except` that is
+/// not cloned onto tiles: one with regions, or outside arith and math.
+static LogicalResult checkBodyOps(Block &body, Operation *except,
+                                  StringRef where) {
+  for (Operation &op : body.without_terminator())
+    if (&op != except &&
+        (op.getNumRegions() != 0 ||
+         !isa<arith::ArithDialect, math::MathDialect>(op.getDialect())))
+      return op.emitError("kiln-tile: ")
+             << op.getName() << " in " << where << " is not tiled yet";
+  return success();
+}
+
 LogicalResult RowTiler::checkGeneric(linalg::GenericOp generic) {
   // analyzeDomain checked the sizes; a generic runs over the rows, or over
   // [rows, columns].
@@ -424,12 +437,7 @@ LogicalResult RowTiler::checkGeneric(linalg::GenericOp generic) {
                                "its result through indexing map ")
              << AffineMapAttr::get(map) << ", not in place";
   }
-  for (Operation &op : body.without_terminator())
-    if (op.getNumRegions() != 0 ||
-        !isa<arith::ArithDialect, math::MathDialect>(op.getDialect()))
-      return op.emitError("kiln-tile: ")
-             << op.getName() << " in a row kernel's body is not tiled yet";
-  return success();
+  return checkBodyOps(body, nullptr, "a row kernel's body");
 }
 
 LogicalResult RowTiler::checkReduction(linalg::GenericOp generic) {
@@ -461,12 +469,8 @@ LogicalResult RowTiler::checkReduction(linalg::GenericOp generic) {
                              "running value with one value of the inputs "
                              "by an op with a neutral element (add, mul, "
                              "max, min, and, or, ...)");
-  for (Operation &op : body.without_terminator())
-    if (&op != combine &&
-        (op.getNumRegions() != 0 ||
-         !isa<arith::ArithDialect, math::MathDialect>(op.getDialect())))
-      return op.emitError("kiln-tile: ")
-             << op.getName() << " in a reduction body is not tiled yet";
+  if (failed(checkBodyOps(body, combine, "a reduction body")))
+    return failure();
   Reduction reduction;
   reduction.op = generic;
   reduction.combine = combine;
@@ -508,7 +512,8 @@ LogicalResult RowTiler::checkArgReduction(linalg::GenericOp generic) {
   if (!value || !index || value.getCondition() != index.getCondition() ||
       value.getFalseValue() != runningValue ||
       index.getFalseValue() != runningIndex || !position ||
-      position.getDim() != rank - 1 ||
+      position.getDim() != rank - 1 || !position->hasOneUse() ||
+      !column->hasOneUse() ||
       !isa<IntegerType>(runningIndex.getType()) ||
       !computedFrom(value.getCondition(),
                     {value.getTrueValue(), runningValue}))
@@ -517,12 +522,8 @@ LogicalResult RowTiler::checkArgReduction(linalg::GenericOp generic) {
         "column (argmax, argmin): yield select(t, a, v), select(t, "
         "index_cast(linalg.index), i) for the running v and i, t computed "
         "from a and v");
-  for (Operation &op : body.without_terminator())
-    if (&op != position.getOperation() &&
-        (op.getNumRegions() != 0 ||
-         !isa<arith::ArithDialect, math::MathDialect>(op.getDialect())))
-      return op.emitError("kiln-tile: ")
-             << op.getName() << " in a reduction body is not tiled yet";
+  if (failed(checkBodyOps(body, position, "a reduction body")))
+    return failure();
   Reduction reduction;
   reduction.op = generic;
   reduction.kind = ReductionKind::Arg;

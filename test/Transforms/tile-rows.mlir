@@ -722,3 +722,33 @@ func.func @two_sums(%x: tensor<4x8xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
   %r:2 = call @two_sums_kernel0(%x) : (tensor<4x8xf32>) -> (tensor<4xf32>, tensor<4xf32>)
   return %r#0, %r#1 : tensor<4xf32>, tensor<4xf32>
 }
+
+// -----
+
+// The column may only be the kept index: an argmax of x + j is refused.
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+func.func private @shifted_argmax_kernel0(%x: tensor<4x8xi64>) -> (tensor<4xi64>, tensor<4xi64>) attributes {kiln.kernel} {
+  %low = arith.constant -9223372036854775808 : i64
+  %zero = arith.constant 0 : i64
+  %rows = tensor.empty() : tensor<4xi64>
+  %vinit = linalg.fill ins(%low : i64) outs(%rows : tensor<4xi64>) -> tensor<4xi64>
+  %iinit = linalg.fill ins(%zero : i64) outs(%rows : tensor<4xi64>) -> tensor<4xi64>
+  // expected-error @+1 {{kiln-tile: a reduction with two results must keep a value and its column (argmax, argmin)}}
+  %r:2 = linalg.generic {indexing_maps = [#id, #row, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<4x8xi64>) outs(%vinit, %iinit : tensor<4xi64>, tensor<4xi64>) {
+  ^bb0(%in: i64, %v: i64, %i: i64):
+    %j = linalg.index 1 : index
+    %ji = arith.index_cast %j : index to i64
+    %a = arith.addi %in, %ji : i64
+    %gt = arith.cmpi sgt, %a, %v : i64
+    %nv = arith.select %gt, %a, %v : i64
+    %ni = arith.select %gt, %ji, %i : i64
+    linalg.yield %nv, %ni : i64, i64
+  } -> (tensor<4xi64>, tensor<4xi64>)
+  return %r#0, %r#1 : tensor<4xi64>, tensor<4xi64>
+}
+func.func @shifted_argmax(%x: tensor<4x8xi64>) -> (tensor<4xi64>, tensor<4xi64>) {
+  %r:2 = call @shifted_argmax_kernel0(%x) : (tensor<4x8xi64>) -> (tensor<4xi64>, tensor<4xi64>)
+  return %r#0, %r#1 : tensor<4xi64>, tensor<4xi64>
+}
