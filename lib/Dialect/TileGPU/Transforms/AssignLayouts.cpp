@@ -450,8 +450,8 @@ void TileAssignLayoutsPass::runOnOperation() {
                      "once, on tile IR without encodings");
     return signalPassFailure();
   }
-  // Layouts spread static tiles of at least one dimension; a dynamic or
-  // 0-D tensor has no lowering.
+  // Layouts spread static tiles of at least one element; a dynamic, 0-D
+  // or empty tensor has no lowering.
   WalkResult dynamic = module.walk([&](Operation *op) {
     auto problem = [](Type type) -> StringRef {
       auto tensor = dyn_cast<RankedTensorType>(type);
@@ -461,12 +461,15 @@ void TileAssignLayoutsPass::runOnOperation() {
         return "of dynamic shape";
       if (tensor.getRank() == 0)
         return "of rank 0";
+      if (tensor.getNumElements() == 0)
+        return "of no elements";
       return {};
     };
     auto refuse = [&](StringRef verb, Type type, StringRef why) {
       op->emitOpError() << verb << " a tensor " << why << " " << type
                         << ": tiles on the GPU have static shapes of at "
-                           "least one dimension (a scalar is written as one)";
+                           "least one dimension and one element (a scalar "
+                           "is written as one)";
       return WalkResult::interrupt();
     };
     for (Region &region : op->getRegions())

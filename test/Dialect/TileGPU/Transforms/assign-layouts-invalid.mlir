@@ -16,7 +16,7 @@ module {
 // -----
 
 // Found by kiln-fuzz-opt: a dynamic shape reached the layout arithmetic.
-// expected-error @+1 {{'func.func' op has a tensor of dynamic shape 'tensor<?xf32>': tiles on the GPU have static shapes of at least one dimension (a scalar is written as one)}}
+// expected-error @+1 {{'func.func' op has a tensor of dynamic shape 'tensor<?xf32>': tiles on the GPU have static shapes of at least one dimension and one element (a scalar is written as one)}}
 func.func @dynamic(%x: tensor<?xf32>) -> tensor<?xf32> {
   return %x : tensor<?xf32>
 }
@@ -29,4 +29,13 @@ func.func @scalar_tensor(%x: tensor<f32>) -> tensor<f32> {
   // expected-error @+1 {{'math.cos' op makes a tensor of rank 0 'tensor<f32>': tiles on the GPU have static shapes of at least one dimension}}
   %y = math.cos %x : tensor<f32>
   return %y : tensor<f32>
+}
+
+// -----
+
+// Found by kiln-fuzz-opt: a tensor of no elements reached the layout
+// arithmetic (a division by zero).
+// expected-error @+1 {{'func.func' op has a tensor of no elements 'tensor<0xf32>': tiles on the GPU have static shapes of at least one dimension and one element}}
+func.func @empty(%a: tensor<0xf32>, %b: tensor<4xi32>) {
+  return
 }
