@@ -111,7 +111,7 @@ struct Reduction {
 /// demand, from the stored results back: a value over the rows once at
 /// the program's top level, a value over the row in each chunk that needs
 /// it, and a reduction in a loop over the chunks that it shares with every
-/// other reduction whose chunks need nothing that loop computes.
+/// other reduction whose chunks need only values already computed.
 class RowTiler {
 public:
   /// `domain` is [rows..., columns]; the row is one tile when its length
