@@ -330,53 +330,70 @@ def mlp_rates(torch, kiln_run: str, out: Path) -> dict:
 ROW_SHAPES = [(32768, 1024), (4096, 8192), (512, 65536)]
 
 
+# Kiln's array programs over rows of dynamic length: kernel, example, the
+# input dimensions --dims takes for [rows, columns], PyTorch's peer.
+ROW_PROGRAMS = [
+    ("softmax", "softmax_rows_array.mlir", lambda r, c: (r, c),
+     lambda torch, x: lambda: torch.softmax(x, dim=-1)),
+    ("layer_norm", "layer_norm_rows_array.mlir", lambda r, c: (r, c, c, c),
+     lambda torch, x: (lambda w, b: lambda: torch.nn.functional.layer_norm(
+         x, (x.shape[-1],), w, b, eps=1e-5))(
+             torch.randn(x.shape[-1], device="cuda"),
+             torch.randn(x.shape[-1], device="cuda"))),
+]
+
+
 def row_rates(torch, kiln_run: str) -> list[dict]:
-    """docs/examples/softmax_rows_array.mlir, a softmax over rows of
-    dynamic length (each row walked in chunks of 1024: read twice, written
-    once), against torch.softmax in the same run; checked against
-    the host target at 7 x 3000 first."""
-    source = ROOT / "docs" / "examples" / "softmax_rows_array.mlir"
+    """Each of ROW_PROGRAMS (docs/examples: a softmax and a layer norm
+    over rows of dynamic length, each row walked in chunks of 1024: read
+    twice, written once) against PyTorch's softmax and layer_norm in the
+    same run; each checked against the host target at 7 x 3000 first."""
     rows = []
-    try:
-        kiln_time(kiln_run, "softmax", (), [], source, dims=(7, 3000))
-        checked = None
-    except Exception as error:  # reported in every row
-        checked = str(error)[-500:]
-    for shape in ROW_SHAPES:
-        x = torch.randn(*shape, device="cuda")
-        row = {"shape": list(shape), "bytes": 8 * shape[0] * shape[1],
-               "torch_s": torch_time(lambda: torch.softmax(x, dim=-1))}
-        if checked is not None:
-            row["kiln_error"] = checked
-        else:
-            try:
-                row["kiln_s"] = kiln_time(kiln_run, "softmax", (), [], source,
-                                          tolerance=None, dims=shape)
-            except Exception as error:  # reported, and the suite goes on
-                row["kiln_error"] = str(error)[-500:]
-        rows.append(row)
+    for kernel, example, dims, peer in ROW_PROGRAMS:
+        source = ROOT / "docs" / "examples" / example
+        try:
+            kiln_time(kiln_run, kernel, (), [], source, dims=dims(7, 3000))
+            checked = None
+        except Exception as error:  # reported in each of its rows
+            checked = str(error)[-500:]
+        for shape in ROW_SHAPES:
+            x = torch.randn(*shape, device="cuda")
+            row = {"program": kernel, "shape": list(shape),
+                   "bytes": 8 * shape[0] * shape[1],
+                   "torch_s": torch_time(peer(torch, x))}
+            if checked is not None:
+                row["kiln_error"] = checked
+            else:
+                try:
+                    row["kiln_s"] = kiln_time(kiln_run, kernel, (), [], source,
+                                              tolerance=None,
+                                              dims=dims(*shape))
+                except Exception as error:  # reported; the suite goes on
+                    row["kiln_error"] = str(error)[-500:]
+            rows.append(row)
     return rows
 
 
 def row_table(rows: list[dict]) -> list[str]:
-    """The softmax rows of dynamic length as Markdown (GB/s with x read
-    and y written once)."""
-    lines = ["", "Softmax over rows of dynamic length "
-             "(`softmax_rows_array.mlir`, chunks of 1024):", "",
-             "| rows x columns | Kiln (us) | Kiln GB/s | torch.softmax (us) | "
-             "torch GB/s | Kiln / torch time |", "|---|---:|---:|---:|---:|---:|"]
+    """The programs over rows of dynamic length as Markdown (GB/s with x
+    read and y written once)."""
+    lines = ["", "Over rows of dynamic length (`softmax_rows_array.mlir`, "
+             "`layer_norm_rows_array.mlir`, chunks of 1024):", "",
+             "| program | rows x columns | Kiln (us) | Kiln GB/s | "
+             "PyTorch (us) | PyTorch GB/s | Kiln / PyTorch time |",
+             "|---|---|---:|---:|---:|---:|---:|"]
     for row in rows:
         torch_us = row["torch_s"] * 1e6
         torch_gbs = row["bytes"] / row["torch_s"] / 1e9
         shape = " x ".join(map(str, row["shape"]))
         if "kiln_s" in row:
             lines.append(
-                f"| {shape} | {row['kiln_s'] * 1e6:.1f} | "
+                f"| {row['program']} | {shape} | {row['kiln_s'] * 1e6:.1f} | "
                 f"{row['bytes'] / row['kiln_s'] / 1e9:.0f} | {torch_us:.1f} | "
                 f"{torch_gbs:.0f} | {row['kiln_s'] / row['torch_s']:.2f} |")
         else:
-            lines.append(f"| {shape} | failed | | {torch_us:.1f} | "
-                         f"{torch_gbs:.0f} | |")
+            lines.append(f"| {row['program']} | {shape} | failed | | "
+                         f"{torch_us:.1f} | {torch_gbs:.0f} | |")
     return lines
 
 

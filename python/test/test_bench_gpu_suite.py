@@ -313,23 +313,30 @@ def test_the_mlp_array_program_at_other_sizes(kiln_run, tmp_path):
                          "1000.0 TFLOP/s | failed | skipped | 0.50 |")
 
 
-def test_the_softmax_over_rows_of_dynamic_length(kiln_run):
-    # The suite times the example's plan at each shape through --dims; on
+@pytest.mark.parametrize("program", gpu_suite.ROW_PROGRAMS,
+                         ids=[p[0] for p in gpu_suite.ROW_PROGRAMS])
+def test_the_programs_over_rows_of_dynamic_length(kiln_run, program):
+    # The suite times each example's plan at each shape through --dims; on
     # the stand-in driver the check at 7 x 3000 fails (no kernel runs) and
     # the unchecked plan is timed.
-    source = ROOT / "docs" / "examples" / "softmax_rows_array.mlir"
+    kernel, example, dims, _ = program
+    source = ROOT / "docs" / "examples" / example
     with pytest.raises(RuntimeError, match="WRONG"):
-        gpu_suite.kiln_time(kiln_run, "softmax", (), [], source,
-                            dims=(7, 3000))
-    assert gpu_suite.kiln_time(kiln_run, "softmax", (), [], source,
-                               tolerance=None, dims=(64, 5000)) > 0
+        gpu_suite.kiln_time(kiln_run, kernel, (), [], source,
+                            dims=dims(7, 3000))
+    assert gpu_suite.kiln_time(kiln_run, kernel, (), [], source,
+                               tolerance=None, dims=dims(64, 5000)) > 0
+
+
+def test_the_rows_table():
     lines = gpu_suite.row_table([
-        {"shape": [4096, 8192], "bytes": 8 * 4096 * 8192, "torch_s": 1e-4,
-         "kiln_s": 2e-4},
-        {"shape": [512, 65536], "bytes": 8 * 512 * 65536, "torch_s": 1e-4,
-         "kiln_error": "no GPU"}])
-    assert lines[-2] == "| 4096 x 8192 | 200.0 | 1342 | 100.0 | 2684 | 2.00 |"
-    assert lines[-1] == "| 512 x 65536 | failed | | 100.0 | 2684 | |"
+        {"program": "softmax", "shape": [4096, 8192],
+         "bytes": 8 * 4096 * 8192, "torch_s": 1e-4, "kiln_s": 2e-4},
+        {"program": "layer_norm", "shape": [512, 65536],
+         "bytes": 8 * 512 * 65536, "torch_s": 1e-4, "kiln_error": "no GPU"}])
+    assert lines[-2] == ("| softmax | 4096 x 8192 | 200.0 | 1342 | 100.0 | "
+                         "2684 | 2.00 |")
+    assert lines[-1] == "| layer_norm | 512 x 65536 | failed | | 100.0 | 2684 | |"
 
 
 def test_the_matmul_table_has_every_peer():

@@ -197,54 +197,9 @@ func.func @mm_bias_relu(%a: tensor<?x?xf32>, %w: tensor<?x?xf32>, %bias: tensor<
   return %y : tensor<?x?xf32>
 }
 
-// Sizes in arithmetic: a layer norm over rows of dynamic length divides
-// by it; an elementwise kernel by the number of elements; a matmul's
-// epilogue by K.
-func.func @layer_norm(%x: tensor<?x?xf32>, %w: tensor<?xf32>) -> tensor<?x?xf32> {
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %zero = arith.constant 0.0 : f32
-  %eps = arith.constant 1.0e-5 : f32
-  %n = tensor.dim %x, %c0 : tensor<?x?xf32>
-  %m = tensor.dim %x, %c1 : tensor<?x?xf32>
-  %mi = arith.index_cast %m : index to i64
-  %mf = arith.uitofp %mi : i64 to f32
-  %rows = tensor.empty(%n) : tensor<?xf32>
-  %full = tensor.empty(%n, %m) : tensor<?x?xf32>
-  %init = linalg.fill ins(%zero : f32) outs(%rows : tensor<?xf32>) -> tensor<?xf32>
-  %sum = linalg.generic {indexing_maps = [#id, #col], iterator_types = ["parallel", "reduction"]}
-      ins(%x : tensor<?x?xf32>) outs(%init : tensor<?xf32>) {
-  ^bb0(%in: f32, %acc: f32):
-    %a = arith.addf %in, %acc : f32
-    linalg.yield %a : f32
-  } -> tensor<?xf32>
-  %centred = linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]}
-      ins(%x, %sum : tensor<?x?xf32>, tensor<?xf32>) outs(%full : tensor<?x?xf32>) {
-  ^bb0(%in: f32, %s: f32, %out: f32):
-    %mean = arith.divf %s, %mf : f32
-    %d = arith.subf %in, %mean : f32
-    linalg.yield %d : f32
-  } -> tensor<?x?xf32>
-  %sq = linalg.generic {indexing_maps = [#id, #col], iterator_types = ["parallel", "reduction"]}
-      ins(%centred : tensor<?x?xf32>) outs(%init : tensor<?xf32>) {
-  ^bb0(%in: f32, %acc: f32):
-    %q = arith.mulf %in, %in : f32
-    %a = arith.addf %q, %acc : f32
-    linalg.yield %a : f32
-  } -> tensor<?xf32>
-  %y = linalg.generic {indexing_maps = [#id, #col, #row, #id], iterator_types = ["parallel", "parallel"]}
-      ins(%centred, %sq, %w : tensor<?x?xf32>, tensor<?xf32>, tensor<?xf32>) outs(%full : tensor<?x?xf32>) {
-  ^bb0(%d: f32, %s: f32, %wi: f32, %out: f32):
-    %var = arith.divf %s, %mf : f32
-    %ve = arith.addf %var, %eps : f32
-    %r = math.rsqrt %ve : f32
-    %v = arith.mulf %d, %r : f32
-    %u = arith.mulf %v, %wi : f32
-    linalg.yield %u : f32
-  } -> tensor<?x?xf32>
-  return %y : tensor<?x?xf32>
-}
-
+// Sizes in arithmetic: an elementwise kernel divides by the number of
+// elements, a matmul's epilogue by K (docs/examples/
+// layer_norm_rows_array.mlir divides a row by its length).
 func.func @per_element(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -523,8 +478,18 @@ def test_the_worked_example_of_docs_array_programs():
                     atol=1e-7)
 
 
+@pytest.fixture(scope="module", params=[1, 3], ids=["1-thread", "3-threads"])
+def norm_exe(request):
+    """docs/examples/layer_norm_rows_array.mlir: a layer norm over rows of
+    dynamic length, which divides by it."""
+    with kiln.Context() as ctx:
+        with HostExecutable(_example(ctx, "layer_norm_rows_array.mlir"),
+                            threads=request.param) as executable:
+            yield executable
+
+
 @pytest.mark.parametrize("shape", [(3, 1), (5, 300), (4, 3000), (2, 0)])
-def test_sizes_in_a_layer_norms_arithmetic(exe, shape):
+def test_sizes_in_a_layer_norms_arithmetic(norm_exe, shape):
     """The row's dynamic length divides its sum and its sum of squared
     deviations: kiln-fuse recreates the length as a float in the kernel,
     kiln-tile computes it from the kernel's length argument. Rows over
@@ -532,14 +497,15 @@ def test_sizes_in_a_layer_norms_arithmetic(exe, shape):
     rng = np.random.default_rng(shape[1])
     x = (rng.standard_normal(shape) * 3 + 50).astype(np.float32)
     w = rng.standard_normal(shape[1]).astype(np.float32)
-    (y,) = exe.run("layer_norm", x, w)
+    b = rng.standard_normal(shape[1]).astype(np.float32)
+    (y,) = norm_exe.run("layer_norm", x, w, b)
     assert y.shape == shape
     if not x.size:
         return
     x64 = x.astype(np.float64)
     mean = x64.mean(axis=-1, keepdims=True)
     var = ((x64 - mean) ** 2).mean(axis=-1, keepdims=True)
-    want = (x64 - mean) / np.sqrt(var + 1e-5) * w
+    want = (x64 - mean) / np.sqrt(var + 1e-5) * w + b
     np.testing.assert_allclose(y, want, rtol=1e-4, atol=1e-4)
 
 
@@ -560,12 +526,11 @@ def test_a_dynamic_layer_norm_reads_its_row_twice():
     (the variance merged chunk by chunk, so it does not wait for the
     mean), then the loop that writes the row."""
     with kiln.Context() as ctx:
-        module = kiln.Module.parse(ctx, PROGRAMS, "dynamic.mlir")
-        module.run_pipeline(ARRAY_PIPELINE)
-        text = str(module)
+        text = str(_example(ctx, "layer_norm_rows_array.mlir"))
     plan = text[text.index("func.func @layer_norm("):]
     assert plan[:plan.index("\n  }\n")].count("call @layer_norm_kernel") == 1
     kernel = text[text.index("func.func @layer_norm_kernel0_tile("):]
     kernel = kernel[:kernel.index("\n  }\n")]
     assert kernel.count("scf.for") == 2
-    assert len(re.findall(r"tile\.load .* -> tensor<1024xf32>", kernel)) == 3
+    # x in the first loop; x, w and b in the second.
+    assert len(re.findall(r"tile\.load .* -> tensor<1024xf32>", kernel)) == 4

@@ -4,6 +4,8 @@
 // RUN: env KILN_CUDA_DRIVER=%kiln_fake_cuda_driver KILN_PTXAS=%t.no-ptxas kiln-run %kiln_examples/softmax_rows_array.mlir --kernel=softmax --init=rand --dims=100,5000 --target=gpu --check=none | FileCheck %s --check-prefix=GPU
 // RUN: kiln-run %s --kernel=centered --init=iota --dims=2,3,3 | FileCheck %s --check-prefix=CENTERED
 // RUN: env KILN_CUDA_DRIVER=%kiln_fake_cuda_driver KILN_PTXAS=%t.no-ptxas kiln-run %s --kernel=centered --init=rand --dims=50,70,70 --target=gpu --check=none | FileCheck %s --check-prefix=CENTERED-GPU
+// RUN: kiln-run %kiln_examples/layer_norm_rows_array.mlir --kernel=layer_norm --init=iota --dims=2,3,3,3 | FileCheck %s --check-prefix=NORM
+// RUN: env KILN_CUDA_DRIVER=%kiln_fake_cuda_driver KILN_PTXAS=%t.no-ptxas kiln-run %kiln_examples/layer_norm_rows_array.mlir --kernel=layer_norm --init=rand --dims=100,5000,5000,5000 --target=gpu --check=none | FileCheck %s --check-prefix=NORM-GPU
 
 // docs/examples/softmax_rows_array.mlir, a softmax over rows of dynamic
 // length, is one kernel: each program walks
@@ -56,3 +58,11 @@ func.func @centered(%x: tensor<?x?x8xf32>, %p: tensor<?x8xf32>) -> tensor<?x?x8x
   } -> tensor<?x?x8xf32>
   return %y : tensor<?x?x8xf32>
 }
+
+// docs/examples/layer_norm_rows_array.mlir divides by the row's dynamic
+// length. Rows [0 1 2] and [3 4 5] both centre to [-1 0 1] over a variance
+// of 2/3: times w = [0 1 2] plus b = [0 1 2], [0 1 4.44947].
+// NORM: array function layer_norm on host:
+// NORM: result0 f32[6]: sum=10.8989 min=0 max=4.44947 first=[0, 1, 4.44947, 0]
+// NORM-GPU: array function layer_norm on Kiln Fake GPU (sm_90a): {{[0-9.]+}} ms per run (median of 1)
+// NORM-GPU: result0 f32[500000]:
