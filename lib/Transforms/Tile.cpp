@@ -23,6 +23,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -211,34 +212,17 @@ LogicalResult kiln::analyzeDomain(func::FuncOp kernel, ArrayRef<DomainOp> ops,
   return success();
 }
 
-/// Rewrites each fill of `kernel` as the elementwise generic it is, one
-/// that yields the fill's value: a fill that starts no reduction or matmul
-/// (returned, say) is a kernel that writes its value.
-static void fillsAsGenerics(func::FuncOp kernel) {
+FailureOr<TiledKernel> KilnTilePass::tileElementwise(func::FuncOp kernel) {
+  // A fill that starts no reduction or matmul (returned, say) is the
+  // generic of its scalar.
   IRRewriter rewriter(kernel.getContext());
   for (auto fill :
        llvm::make_early_inc_range(kernel.getOps<linalg::FillOp>())) {
-    Value value = fill.getInputs()[0];
-    Value output = fill.getOutputs()[0];
-    auto type = cast<RankedTensorType>(output.getType());
-    if (value.getType() != type.getElementType())
-      continue;
     rewriter.setInsertionPoint(fill);
-    auto generic = linalg::GenericOp::create(
-        rewriter, fill.getLoc(), TypeRange{type}, ValueRange{},
-        ValueRange{output},
-        rewriter.getMultiDimIdentityMap(type.getRank()),
-        SmallVector<utils::IteratorType>(type.getRank(),
-                                         utils::IteratorType::parallel),
-        [&](OpBuilder &b, Location loc, ValueRange) {
-          linalg::YieldOp::create(b, loc, value);
-        });
-    rewriter.replaceOp(fill, generic.getResults());
+    if (failed(linalg::generalizeNamedOp(rewriter, fill)))
+      return fill.emitError("kiln-tile: a fill that cannot be rewritten as "
+                            "the generic it is");
   }
-}
-
-FailureOr<TiledKernel> KilnTilePass::tileElementwise(func::FuncOp kernel) {
-  fillsAsGenerics(kernel);
   // Every op: a parallel generic over one domain, or an op the tile kernel
   // recreates (tensor.empty and its sizes, constants).
   SmallVector<linalg::GenericOp> generics;
@@ -401,6 +385,15 @@ FailureOr<TiledKernel> KilnTilePass::tileElementwise(func::FuncOp kernel) {
                  << " reads a value the kernel computes through another "
                     "indexing map than the one it was written with";
         mapping.map(arg, known);
+        continue;
+      }
+      // A scalar operand (a fill's value) is recreated here.
+      if (!isa<ShapedType>(source.getType())) {
+        FailureOr<Value> scalar = recreateScalar(
+            b, generic, source, kernel, tiled.ties, domainSize, mapping);
+        if (failed(scalar))
+          return failure();
+        mapping.map(arg, *scalar);
         continue;
       }
       auto funcArg = dyn_cast<BlockArgument>(source);

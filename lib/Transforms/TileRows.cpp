@@ -96,9 +96,8 @@ struct Reduction {
   /// The exponential of a ShiftedExp: math.exp or math.exp2.
   Operation *exponential = nullptr;
   /// Of an Arg: the test (an i1 of the body) and the running value it
-  /// reads, and the running index's type.
+  /// reads.
   Value take, runningValue;
-  Type indexType;
   /// The reductions whose results its chunks read.
   llvm::SetVector<Operation *> chunkNeeds;
   /// Whether it has been computed, and what it carried out of its loop
@@ -246,6 +245,10 @@ private:
   /// Clones `op` (an arith or math op) onto mapped operands: on tiles if
   /// any operand is one, else on scalars.
   Operation *cloneOnValues(Operation &op, IRMapping &mapping);
+  /// `value`'s op cloned onto what `operandValue` makes of each operand.
+  FailureOr<Value>
+  cloneOnOperands(OpResult value,
+                  function_ref<FailureOr<Value>(Value)> operandValue);
 
   RankedTensorType tileOf(Type element) {
     return RankedTensorType::get({block}, element);
@@ -530,7 +533,6 @@ LogicalResult RowTiler::checkArgReduction(linalg::GenericOp generic) {
   reduction.contribution = value.getTrueValue();
   reduction.take = value.getCondition();
   reduction.runningValue = runningValue;
-  reduction.indexType = runningIndex.getType();
   reductions[generic] = std::move(reduction);
   return success();
 }
@@ -798,19 +800,28 @@ FailureOr<Value> RowTiler::scalarOf(Value value) {
     result = *computed;
   } else {
     // An op of a body, on scalars.
-    Operation *op = value.getDefiningOp();
-    IRMapping mapping;
-    for (Value operand : op->getOperands()) {
-      FailureOr<Value> scalar = scalarOf(operand);
-      if (failed(scalar))
-        return failure();
-      mapping.map(operand, *scalar);
-    }
-    result = cloneOnValues(*op, mapping)
-                 ->getResult(cast<OpResult>(value).getResultNumber());
+    FailureOr<Value> computed = cloneOnOperands(
+        cast<OpResult>(value), [&](Value operand) { return scalarOf(operand); });
+    if (failed(computed))
+      return failure();
+    result = *computed;
   }
   scalars.map(value, result);
   return result;
+}
+
+FailureOr<Value>
+RowTiler::cloneOnOperands(OpResult value,
+                          function_ref<FailureOr<Value>(Value)> operandValue) {
+  Operation *op = value.getOwner();
+  IRMapping mapping;
+  for (Value operand : op->getOperands()) {
+    FailureOr<Value> computed = operandValue(operand);
+    if (failed(computed))
+      return failure();
+    mapping.map(operand, *computed);
+  }
+  return cloneOnValues(*op, mapping)->getResult(value.getResultNumber());
 }
 
 FailureOr<Value> RowTiler::scalarValue(Operation *user, Value source,
@@ -849,16 +860,13 @@ FailureOr<Value> RowTiler::valueIn(Value value, Chunk &chunk) {
       return failure();
     result = *read;
   } else {
-    Operation *op = value.getDefiningOp();
-    IRMapping mapping;
-    for (Value operand : op->getOperands()) {
-      FailureOr<Value> computed = valueIn(operand, chunk);
-      if (failed(computed))
-        return failure();
-      mapping.map(operand, *computed);
-    }
-    result = cloneOnValues(*op, mapping)
-                 ->getResult(cast<OpResult>(value).getResultNumber());
+    FailureOr<Value> computed =
+        cloneOnOperands(cast<OpResult>(value), [&](Value operand) {
+          return valueIn(operand, chunk);
+        });
+    if (failed(computed))
+      return failure();
+    result = *computed;
   }
   chunk.values.map(value, result);
   return result;
@@ -1194,13 +1202,12 @@ FailureOr<SmallVector<Value>> RowTiler::finish(Reduction &reduction) {
                {reduction.state[0], reduction.state[1]});
     Value fromRow = arith::CmpIOp::create(
         b, loc, arith::CmpIPredicate::ne, column, before);
-    unsigned width = reduction.indexType.getIntOrFloatBitWidth();
+    Type indexType = getElementTypeOrSelf(reduction.op.getResult(1));
+    unsigned width = indexType.getIntOrFloatBitWidth();
     Value index =
-        width > 32 ? arith::ExtSIOp::create(b, loc, reduction.indexType, column)
-                         .getResult()
+        width > 32 ? arith::ExtSIOp::create(b, loc, indexType, column).getResult()
         : width < 32
-            ? arith::TruncIOp::create(b, loc, reduction.indexType, column)
-                  .getResult()
+            ? arith::TruncIOp::create(b, loc, indexType, column).getResult()
             : column;
     // The initial index where the initial value is kept.
     return SmallVector<Value>{

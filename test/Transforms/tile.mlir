@@ -224,3 +224,20 @@ func.func @zeros_and_sums(%x: tensor<16x8xf32>) -> (tensor<16xf32>, tensor<16xf3
   } -> tensor<16xf32>
   return %init, %sum : tensor<16xf32>, tensor<16xf32>
 }
+
+// -----
+
+// A generic that yields a constant from outside its body stores it.
+// CHECK-LABEL: func.func @sevens_kernel0_tile
+// CHECK: %[[SEVEN:.*]] = arith.constant dense<7.000000e+00> : tensor<16xf32>
+// CHECK: tile.store %{{.*}}, %[[SEVEN]], %{{.*}} : tensor<16x!tile.ptr<f32>>, tensor<16xf32>
+func.func @sevens() -> tensor<16xf32> {
+  %seven = arith.constant 7.0 : f32
+  %e = tensor.empty() : tensor<16xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      outs(%e : tensor<16xf32>) {
+  ^bb0(%out: f32):
+    linalg.yield %seven : f32
+  } -> tensor<16xf32>
+  return %y : tensor<16xf32>
+}
