@@ -63,10 +63,12 @@ static bool isElementwise(Operation *op) {
 }
 
 /// A row-wise op: a generic whose first loop is parallel and indexes the
-/// first dimension of every result and of every input but those the rows
-/// share (a per-column weight, broadcast over the rows). Rows of any
-/// length: kiln-tile walks a long or dynamic one in chunks. (Whether ops
-/// make one row kernel is oneRowSpace's question.)
+/// first dimension of every result. Its inputs are read by row, or
+/// through any other projection (a per-column weight broadcast over the
+/// rows; x^T, to reduce x's columns), which kiln-tile places by their
+/// strides. Rows of any length: kiln-tile walks a long or dynamic one in
+/// chunks. (Whether ops make one row kernel, reading what they compute by
+/// row, is oneRowSpace's question.)
 static bool isRowWise(Operation *op) {
   auto generic = dyn_cast<linalg::GenericOp>(op);
   if (!generic || generic.getNumLoops() < 1 ||
@@ -76,9 +78,7 @@ static bool isRowWise(Operation *op) {
   for (OpOperand &operand : generic->getOpOperands()) {
     AffineMap map = generic.getMatchingIndexingMap(&operand);
     bool byRow = map.getNumResults() != 0 && map.getResult(0) == rowDim;
-    bool shared = generic.isDpsInput(&operand) &&
-                  !map.isFunctionOfDim(0);
-    if (!byRow && !shared)
+    if (!byRow && !(generic.isDpsInput(&operand) && isProjection(map)))
       return false;
   }
   return true;
@@ -308,6 +308,23 @@ static bool readsByRow(linalg::GenericOp consumer, Value value) {
   });
 }
 
+/// Whether `op` and `sibling` read `value` through one and the same map
+/// each, so that one load serves both.
+static bool readAlike(linalg::GenericOp op, linalg::GenericOp sibling,
+                      Value value) {
+  AffineMap map;
+  for (linalg::GenericOp reader : {op, sibling})
+    for (OpOperand &operand : reader->getOpOperands()) {
+      if (operand.get() != value)
+        continue;
+      AffineMap read = reader.getMatchingIndexingMap(&operand);
+      if (map && read != map)
+        return false;
+      map = read;
+    }
+  return true;
+}
+
 /// Whether `consumer` reads `value` and writes its results element for
 /// element (identity maps): a matmul's epilogue works on the block of the
 /// result its program holds.
@@ -404,8 +421,10 @@ void KilnFusePass::groupAndOutline(func::FuncOp func, SymbolTable &symbols) {
       for (Operation *sibling : operand.getUsers())
         if (groups.contains(sibling) && !groups.isEquivalent(op, sibling) &&
             isRowReduction(sibling) &&
-            readsByRow(cast<linalg::GenericOp>(op), operand) &&
-            readsByRow(cast<linalg::GenericOp>(sibling), operand) &&
+            ((readsByRow(cast<linalg::GenericOp>(op), operand) &&
+              readsByRow(cast<linalg::GenericOp>(sibling), operand)) ||
+             readAlike(cast<linalg::GenericOp>(op),
+                       cast<linalg::GenericOp>(sibling), operand)) &&
             oneRowSpace(membersOf(op, sibling)) && canJoin(op, sibling))
           groups.unionSets(op, sibling);
   }

@@ -16,7 +16,6 @@
 #include "RecreatedOps.h"
 #include "TiledKernel.h"
 
-
 #include "kiln/Conversion/TileToHost/RuntimeInterface.h"
 #include "kiln/Dialect/Tile/IR/TileDialect.h"
 
@@ -55,26 +54,37 @@ private:
 };
 } // namespace
 
-FailureOr<func::FuncOp> kiln::createTileKernel(func::FuncOp kernel,
-                                               OpBuilder &b,
-                                               unsigned numSizes) {
+FailureOr<func::FuncOp>
+kiln::createTileKernel(func::FuncOp kernel, OpBuilder &b, unsigned numSizes) {
   SmallVector<Type> argTypes;
   for (auto [i, type] : llvm::enumerate(llvm::concat<const Type>(
            kernel.getArgumentTypes(), kernel.getResultTypes()))) {
     auto tensor = dyn_cast<RankedTensorType>(type);
     if (!tensor)
       return kernel.emitError("kiln-tile: operand ")
-             << i << " of kernel '" << kernel.getSymName() << "' is a "
-             << type << ", not a ranked tensor";
+             << i << " of kernel '" << kernel.getSymName() << "' is a " << type
+             << ", not a ranked tensor";
     argTypes.push_back(tile::PointerType::get(tensor.getElementType()));
   }
   argTypes.append(numSizes, b.getI32Type());
   b.setInsertionPointAfter(kernel);
-  auto tileKernel = func::FuncOp::create(
-      b, kernel.getLoc(), (kernel.getSymName() + "_tile").str(),
-      b.getFunctionType(argTypes, {}));
+  auto tileKernel = func::FuncOp::create(b, kernel.getLoc(),
+                                         (kernel.getSymName() + "_tile").str(),
+                                         b.getFunctionType(argTypes, {}));
   b.setInsertionPointToStart(tileKernel.addEntryBlock());
   return tileKernel;
+}
+
+Value kiln::broadcastAlong(OpBuilder &b, Location loc, Value value,
+                           int64_t axis, ArrayRef<int64_t> shape) {
+  Type element = cast<RankedTensorType>(value.getType()).getElementType();
+  SmallVector<int64_t> expanded(shape);
+  expanded[axis] = 1;
+  Value single = tile::ExpandDimsOp::create(
+      b, loc, RankedTensorType::get(expanded, element), value,
+      b.getI32IntegerAttr(axis));
+  return tile::BroadcastOp::create(
+      b, loc, RankedTensorType::get(shape, element), single);
 }
 
 /// `value` (scalar) as a tile of `shape`, or `value` if it already is one.
@@ -106,8 +116,8 @@ static OpFoldResult multiply(OpBuilder &b, Location loc, OpFoldResult lhs,
     return b.getI64IntegerAttr(*l * *r);
   auto value = [&](OpFoldResult size) {
     if (auto attr = dyn_cast<Attribute>(size))
-      return arith::ConstantIntOp::create(
-                 b, loc, cast<IntegerAttr>(attr).getInt(), 32)
+      return arith::ConstantIntOp::create(b, loc,
+                                          cast<IntegerAttr>(attr).getInt(), 32)
           .getResult();
     return cast<Value>(size);
   };
@@ -163,8 +173,7 @@ LogicalResult kiln::analyzeDomain(func::FuncOp kernel, ArrayRef<DomainOp> ops,
       SmallVector<std::optional<unsigned>> sources = {
           operandIndex(operand.get())};
       if (generic.isDpsInit(&operand))
-        sources.push_back(
-            operandIndex(generic.getTiedOpResult(&operand)));
+        sources.push_back(operandIndex(generic.getTiedOpResult(&operand)));
       for (auto [r, result] : llvm::enumerate(map.getResults())) {
         auto dim = dyn_cast<AffineDimExpr>(result);
         if (!dim) {
@@ -203,8 +212,7 @@ LogicalResult kiln::analyzeDomain(func::FuncOp kernel, ArrayRef<DomainOp> ops,
         int64_t rank = sourceType.hasRank() ? sourceType.getRank() : 0;
         if (*index < 0 || *index >= rank)
           return dimOp.emitError("kiln-tile: dimension ")
-                 << *index << " of a tensor of rank " << rank
-                 << " has no size";
+                 << *index << " of a tensor of rank " << rank << " has no size";
         ties.push_back({*source, unsigned(*index), d});
       }
     }
@@ -236,8 +244,8 @@ FailureOr<TiledKernel> KilnTilePass::tileElementwise(func::FuncOp kernel) {
              << ", and only elementwise kernels are tiled yet";
     for (AffineMap map : generic.getIndexingMapsArray())
       if (!map.isProjectedPermutation() &&
-          !llvm::all_of(map.getResults(), llvm::IsaPred<AffineDimExpr,
-                                                        AffineConstantExpr>))
+          !llvm::all_of(map.getResults(),
+                        llvm::IsaPred<AffineDimExpr, AffineConstantExpr>))
         return generic.emitError("kiln-tile: indexing map ")
                << AffineMapAttr::get(map)
                << " is not a permutation with broadcasts and constant "
@@ -293,9 +301,9 @@ FailureOr<TiledKernel> KilnTilePass::tileElementwise(func::FuncOp kernel) {
   }
   int64_t block =
       staticElements
-          ? std::min<int64_t>(this->block,
-                              llvm::PowerOf2Ceil(std::max<uint64_t>(
-                                  *staticElements, 1)))
+          ? std::min<int64_t>(
+                this->block,
+                llvm::PowerOf2Ceil(std::max<uint64_t>(*staticElements, 1)))
           : int64_t(this->block);
   SmallVector<int64_t> tileShape = {block};
 
@@ -309,16 +317,15 @@ FailureOr<TiledKernel> KilnTilePass::tileElementwise(func::FuncOp kernel) {
   Value linear = arith::AddIOp::create(
       b, loc, tile::SplatOp::create(b, loc, i32Tile, start),
       tile::RangeOp::create(b, loc, i32Tile, 0, block));
-  Value mask = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
-                                     linear,
+  Value mask = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, linear,
                                      splatSize(b, loc, elements, tileShape));
   SmallVector<Value> indices(domain.size());
   OpFoldResult stride = b.getI64IntegerAttr(1);
   for (int64_t d = domain.size() - 1; d >= 0; --d) {
-    Value index = arith::DivSIOp::create(
-        b, loc, linear, splatSize(b, loc, stride, tileShape));
-    indices[d] = arith::RemSIOp::create(
-        b, loc, index, splatSize(b, loc, sizes[d], tileShape));
+    Value index = arith::DivSIOp::create(b, loc, linear,
+                                         splatSize(b, loc, stride, tileShape));
+    indices[d] = arith::RemSIOp::create(b, loc, index,
+                                        splatSize(b, loc, sizes[d], tileShape));
     stride = multiply(b, loc, stride, sizes[d]);
   }
   /// Pointers to the elements of `tensorType` that `map` reads at the
@@ -333,16 +340,15 @@ FailureOr<TiledKernel> KilnTilePass::tileElementwise(func::FuncOp kernel) {
       if (auto dim = dyn_cast<AffineDimExpr>(result))
         offset = arith::AddIOp::create(
             b, loc, offset,
-            arith::MulIOp::create(
-                b, loc, indices[dim.getPosition()],
-                splatSize(b, loc, operandStride, tileShape)));
+            arith::MulIOp::create(b, loc, indices[dim.getPosition()],
+                                  splatSize(b, loc, operandStride, tileShape)));
       else if (int64_t index = cast<AffineConstantExpr>(result).getValue())
         offset = arith::AddIOp::create(
             b, loc, offset,
-            splatSize(b, loc,
-                      multiply(b, loc, b.getI64IntegerAttr(index),
-                               operandStride),
-                      tileShape));
+            splatSize(
+                b, loc,
+                multiply(b, loc, b.getI64IntegerAttr(index), operandStride),
+                tileShape));
       OpFoldResult size =
           tensorType.isDynamicDim(r)
               ? sizes[cast<AffineDimExpr>(result).getPosition()]
@@ -351,8 +357,7 @@ FailureOr<TiledKernel> KilnTilePass::tileElementwise(func::FuncOp kernel) {
     }
     auto ptrTile = RankedTensorType::get(tileShape, base.getType());
     return tile::AddPtrOp::create(
-        b, loc, ptrTile, tile::SplatOp::create(b, loc, ptrTile, base),
-        offset);
+        b, loc, ptrTile, tile::SplatOp::create(b, loc, ptrTile, base), offset);
   };
 
   auto domainSize = [&](unsigned d) -> Value {
@@ -406,15 +411,15 @@ FailureOr<TiledKernel> KilnTilePass::tileElementwise(func::FuncOp kernel) {
                             generic.getMatchingIndexingMap(input));
       auto valueTile = RankedTensorType::get(
           tileShape, getElementTypeOrSelf(source.getType()));
-      mapping.map(arg, tile::LoadOp::create(b, loc, valueTile, ptrs, mask,
-                                            Value()));
+      mapping.map(arg,
+                  tile::LoadOp::create(b, loc, valueTile, ptrs, mask, Value()));
     }
     for (Operation &op : body.without_terminator()) {
       if (auto index = dyn_cast<linalg::IndexOp>(op)) {
         mapping.map(index.getResult(),
                     arith::IndexCastOp::create(
-                        b, loc, RankedTensorType::get(tileShape,
-                                                      b.getIndexType()),
+                        b, loc,
+                        RankedTensorType::get(tileShape, b.getIndexType()),
                         indices[index.getDim()]));
         continue;
       }
@@ -436,8 +441,7 @@ FailureOr<TiledKernel> KilnTilePass::tileElementwise(func::FuncOp kernel) {
             failed(recreateScalar(b, &op, operand, kernel, tiled.ties,
                                   domainSize, mapping)))
           return failure();
-        operands.push_back(asTile(b, loc, mapping.lookup(operand),
-                                  tileShape));
+        operands.push_back(asTile(b, loc, mapping.lookup(operand), tileShape));
       }
       SmallVector<Type> resultTypes;
       for (Type type : op.getResultTypes())
@@ -468,8 +472,8 @@ FailureOr<TiledKernel> KilnTilePass::tileElementwise(func::FuncOp kernel) {
       return kernel.emitError("kiln-tile: result ")
              << i << " is not computed by the kernel";
     auto generic = result.getDefiningOp<linalg::GenericOp>();
-    OpOperand *init = generic.getDpsInitOperand(
-        cast<OpResult>(result).getResultNumber());
+    OpOperand *init =
+        generic.getDpsInitOperand(cast<OpResult>(result).getResultNumber());
     Value ptrs = pointers(entry->getArgument(kernel.getNumArguments() + i),
                           cast<RankedTensorType>(result.getType()),
                           generic.getMatchingIndexingMap(init));
@@ -481,7 +485,6 @@ FailureOr<TiledKernel> KilnTilePass::tileElementwise(func::FuncOp kernel) {
       {llvm::to_vector(llvm::seq<unsigned>(domain.size())), block});
   return tiled;
 }
-
 
 void KilnTilePass::runOnOperation() {
   ModuleOp module = getOperation();
@@ -498,6 +501,13 @@ void KilnTilePass::runOnOperation() {
   if (rowChunk <= 0 || !llvm::isPowerOf2_64(rowChunk)) {
     module.emitError("kiln-tile: row-chunk must be a power of two, not ")
         << static_cast<int64_t>(rowChunk);
+    return signalPassFailure();
+  }
+  if (rowBlock < 0 ||
+      (rowBlock && (!llvm::isPowerOf2_64(rowBlock) || rowBlock > rowChunk))) {
+    module.emitError("kiln-tile: row-block must be 0 or a power of two of "
+                     "at most row-chunk, not ")
+        << static_cast<int64_t>(rowBlock);
     return signalPassFailure();
   }
   for (int64_t size : {int64_t(blockM), int64_t(blockN), int64_t(blockK)})
@@ -522,7 +532,7 @@ void KilnTilePass::runOnOperation() {
     FailureOr<TiledKernel> result =
         isMatmulKernel(kernel)
             ? tileMatmul(kernel, MatmulBlocks{blockM, blockN, blockK})
-        : hasReductions(kernel) ? tileRows(kernel, maxRow, rowChunk)
+        : hasReductions(kernel) ? tileRows(kernel, maxRow, rowChunk, rowBlock)
                                 : tileElementwise(kernel);
     if (failed(result))
       return signalPassFailure();

@@ -12,8 +12,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "TiledKernel.h"
 #include "RecreatedOps.h"
+#include "TiledKernel.h"
 
 #include "kiln/Dialect/Tile/IR/TileDialect.h"
 
@@ -48,8 +48,7 @@ private:
   /// `rowIndices` and `columnIndices`, rows `rowStride` elements apart and
   /// columns `columnStride` (i32 scalars).
   Value blockPointers(Location loc, Value base, Value rowIndices,
-                      Value columnIndices, Value rowStride,
-                      Value columnStride);
+                      Value columnIndices, Value rowStride, Value columnStride);
   /// The value of `source` (a kernel argument or a value computed earlier)
   /// as read through `map` by a generic over a block of `shape` whose rows
   /// and columns are `rowIndices` and `columnIndices`, along domain
@@ -61,10 +60,9 @@ private:
                               std::array<unsigned, 2> dims);
   /// Applies the elementwise `generic` to blocks of `shape` along domain
   /// dimensions `dims`; its result is mapped in `computed`.
-  LogicalResult applyGeneric(linalg::GenericOp generic,
-                             ArrayRef<int64_t> shape, Value rowIndices,
-                             Value columnIndices, Value inside,
-                             IRMapping &computed,
+  LogicalResult applyGeneric(linalg::GenericOp generic, ArrayRef<int64_t> shape,
+                             Value rowIndices, Value columnIndices,
+                             Value inside, IRMapping &computed,
                              std::array<unsigned, 2> dims);
   /// The matmul operand `operand` for the K step at `k`.
   FailureOr<Value> operandBlock(Value operand, bool isA, Value k);
@@ -84,10 +82,6 @@ private:
     return type.isDynamicDim(dim) ? sizes[domainDim]
                                   : constantI32(loc, type.getDimSize(dim));
   }
-  /// `value` ([n]) as [n, 1] (`axis` 1) or [1, n] (`axis` 0), broadcast to
-  /// `shape`.
-  Value spread(Location loc, Value value, int64_t axis,
-               ArrayRef<int64_t> shape);
 
   func::FuncOp kernel;
   linalg::MatmulOp matmul;
@@ -111,25 +105,11 @@ Value MatmulTiler::below(Location loc, Value indices, Value bound) {
                                tile::SplatOp::create(b, loc, type, bound));
 }
 
-Value MatmulTiler::spread(Location loc, Value value, int64_t axis,
-                          ArrayRef<int64_t> shape) {
-  auto type = cast<RankedTensorType>(value.getType());
-  SmallVector<int64_t> expanded(shape);
-  expanded[axis] = 1;
-  Value column = tile::ExpandDimsOp::create(
-      b, loc, blockOf(expanded, type.getElementType()), value,
-      b.getI32IntegerAttr(axis));
-  return tile::BroadcastOp::create(b, loc,
-                                   blockOf(shape, type.getElementType()),
-                                   column);
-}
-
 Value MatmulTiler::blockPointers(Location loc, Value base, Value rowIndices,
                                  Value columnIndices, Value rowStride,
                                  Value columnStride) {
   int64_t height = cast<RankedTensorType>(rowIndices.getType()).getDimSize(0);
-  int64_t width =
-      cast<RankedTensorType>(columnIndices.getType()).getDimSize(0);
+  int64_t width = cast<RankedTensorType>(columnIndices.getType()).getDimSize(0);
   SmallVector<int64_t> shape = {height, width};
   Type i32 = b.getI32Type();
   auto scaled = [&](Value indices, int64_t size, Value stride) -> Value {
@@ -140,17 +120,17 @@ Value MatmulTiler::blockPointers(Location loc, Value base, Value rowIndices,
         tile::SplatOp::create(b, loc, blockOf({size}, i32), stride));
   };
   Value offsets = arith::AddIOp::create(
-      b, loc, spread(loc, scaled(rowIndices, height, rowStride), 1, shape),
-      spread(loc, scaled(columnIndices, width, columnStride), 0, shape));
+      b, loc,
+      broadcastAlong(b, loc, scaled(rowIndices, height, rowStride), 1, shape),
+      broadcastAlong(b, loc, scaled(columnIndices, width, columnStride), 0,
+                     shape));
   auto pointers = blockOf(shape, base.getType());
-  return tile::AddPtrOp::create(b, loc, pointers,
-                                tile::SplatOp::create(b, loc, pointers, base),
-                                offsets);
+  return tile::AddPtrOp::create(
+      b, loc, pointers, tile::SplatOp::create(b, loc, pointers, base), offsets);
 }
 
 FailureOr<Value> MatmulTiler::blockValue(Operation *user, Value source,
-                                         AffineMap map,
-                                         ArrayRef<int64_t> shape,
+                                         AffineMap map, ArrayRef<int64_t> shape,
                                          Value rowIndices, Value columnIndices,
                                          Value inside, IRMapping &computed,
                                          std::array<unsigned, 2> dims) {
@@ -176,11 +156,11 @@ FailureOr<Value> MatmulTiler::blockValue(Operation *user, Value source,
       arith::ConstantOp::create(b, loc, b.getZeroAttr(element)));
   Value one = constantI32(loc, 1);
   if (identity)
-    return Value(tile::LoadOp::create(
-        b, loc, blockOf(shape, element),
-        blockPointers(loc, base, rowIndices, columnIndices,
-                      extent(loc, type, 1, dims[1]), one),
-        inside, zero));
+    return Value(
+        tile::LoadOp::create(b, loc, blockOf(shape, element),
+                             blockPointers(loc, base, rowIndices, columnIndices,
+                                           extent(loc, type, 1, dims[1]), one),
+                             inside, zero));
   // A transposed operand (x @ w.T): element (i, j) of the block is
   // source[j, i], so its rows are one element apart.
   if (map == AffineMap::get(2, 0, {d1, d0}, ctx))
@@ -200,15 +180,14 @@ FailureOr<Value> MatmulTiler::blockValue(Operation *user, Value source,
   int64_t size = shape[alongRows ? 0 : 1];
   auto pointers = blockOf({size}, base.getType());
   Value at = tile::AddPtrOp::create(
-      b, loc, pointers, tile::SplatOp::create(b, loc, pointers, base),
-      indices);
+      b, loc, pointers, tile::SplatOp::create(b, loc, pointers, base), indices);
   Value vector = tile::LoadOp::create(
       b, loc, blockOf({size}, element), at,
       below(loc, indices, extent(loc, type, 0, dims[alongRows ? 0 : 1])),
       tile::SplatOp::create(
           b, loc, blockOf({size}, element),
           arith::ConstantOp::create(b, loc, b.getZeroAttr(element))));
-  return spread(loc, vector, alongRows ? 1 : 0, shape);
+  return broadcastAlong(b, loc, vector, alongRows ? 1 : 0, shape);
 }
 
 LogicalResult MatmulTiler::applyGeneric(linalg::GenericOp generic,
@@ -225,7 +204,8 @@ LogicalResult MatmulTiler::applyGeneric(linalg::GenericOp generic,
     return generic.emitError("kiln-tile: an elementwise body that reads its "
                              "output is not tiled yet");
   // The block is computed where it is stored.
-  AffineMap output = generic.getMatchingIndexingMap(generic.getDpsInitOperand(0));
+  AffineMap output =
+      generic.getMatchingIndexingMap(generic.getDpsInitOperand(0));
   if (!output.isIdentity())
     return generic.emitError("kiln-tile: a matmul kernel's prologue or "
                              "epilogue writes its result through indexing map ")
@@ -233,9 +213,9 @@ LogicalResult MatmulTiler::applyGeneric(linalg::GenericOp generic,
   Block &body = *generic.getBody();
   IRMapping mapping;
   for (OpOperand *input : generic.getDpsInputOperands()) {
-    FailureOr<Value> value = blockValue(
-        generic, input->get(), generic.getMatchingIndexingMap(input), shape,
-        rowIndices, columnIndices, inside, computed, dims);
+    FailureOr<Value> value =
+        blockValue(generic, input->get(), generic.getMatchingIndexingMap(input),
+                   shape, rowIndices, columnIndices, inside, computed, dims);
     if (failed(value))
       return failure();
     mapping.map(body.getArgument(input->getOperandNumber()), *value);
@@ -255,8 +235,8 @@ LogicalResult MatmulTiler::applyGeneric(linalg::GenericOp generic,
     for (Value operand : op.getOperands()) {
       // A constant or size captured from outside the body is recreated.
       FailureOr<Value> mapped = recreateScalar(
-          b, &op, operand, kernel, ties,
-          [&](unsigned d) { return sizes[d]; }, mapping);
+          b, &op, operand, kernel, ties, [&](unsigned d) { return sizes[d]; },
+          mapping);
       if (failed(mapped))
         return failure();
       operands.push_back(asBlock(*mapped));
@@ -293,8 +273,8 @@ FailureOr<Value> MatmulTiler::operandBlock(Value operand, bool isA, Value kk) {
   Value rowIndices = isA ? rows : kIndices;
   Value columnIndices = isA ? kIndices : columns;
   Value inside = arith::AndIOp::create(
-      b, loc, spread(loc, isA ? rowsInside : kInside, 1, shape),
-      spread(loc, isA ? kInside : columnsInside, 0, shape));
+      b, loc, broadcastAlong(b, loc, isA ? rowsInside : kInside, 1, shape),
+      broadcastAlong(b, loc, isA ? kInside : columnsInside, 0, shape));
   std::array<unsigned, 2> dims =
       isA ? std::array<unsigned, 2>{0, 2} : std::array<unsigned, 2>{2, 1};
   IRMapping computed;
@@ -332,8 +312,7 @@ FailureOr<TiledKernel> MatmulTiler::run() {
   SmallVector<DomainOp> ops = {alignedWithDomain(matmul),
                                alignedWithDomain(fill)};
   for (Operation &op : kernel.getBody().front().without_terminator()) {
-    if (isRecreatedByKernels(&op) ||
-        isa<linalg::FillOp, linalg::MatmulOp>(op))
+    if (isRecreatedByKernels(&op) || isa<linalg::FillOp, linalg::MatmulOp>(op))
       continue;
     auto generic = dyn_cast<linalg::GenericOp>(op);
     if (!generic)
@@ -382,16 +361,15 @@ FailureOr<TiledKernel> MatmulTiler::run() {
   // Program p computes block (p / blocks along N, p % blocks along N).
   Value blocksN = arith::DivUIOp::create(
       b, loc,
-      arith::AddIOp::create(b, loc, sizes[1],
-                            constantI32(loc, blocks.n - 1)),
+      arith::AddIOp::create(b, loc, sizes[1], constantI32(loc, blocks.n - 1)),
       constantI32(loc, blocks.n));
   Value program = tile::ProgramIdOp::create(
       b, loc, i32, tile::ProgramAxisAttr::get(ctx, tile::ProgramAxis::X));
   Value blockRow = arith::DivUIOp::create(b, loc, program, blocksN);
   Value blockColumn = arith::RemUIOp::create(b, loc, program, blocksN);
   auto indices = [&](Value blockIndex, int64_t size) -> Value {
-    Value start = arith::MulIOp::create(b, loc, blockIndex,
-                                        constantI32(loc, size));
+    Value start =
+        arith::MulIOp::create(b, loc, blockIndex, constantI32(loc, size));
     return arith::AddIOp::create(
         b, loc, tile::SplatOp::create(b, loc, blockOf({size}, i32), start),
         tile::RangeOp::create(b, loc, blockOf({size}, i32), 0, size));
@@ -405,8 +383,8 @@ FailureOr<TiledKernel> MatmulTiler::run() {
   // acc += a * b over K.
   Type accElement = cType.getElementType();
   auto accType = blockOf({blocks.m, blocks.n}, accElement);
-  Value init = tile::SplatOp::create(b, loc, accType,
-                                     b.clone(*fillValue)->getResult(0));
+  Value init =
+      tile::SplatOp::create(b, loc, accType, b.clone(*fillValue)->getResult(0));
   auto loop = scf::ForOp::create(b, loc, constantI32(loc, 0), sizes[2],
                                  constantI32(loc, blocks.k), ValueRange{init});
   {
@@ -424,8 +402,9 @@ FailureOr<TiledKernel> MatmulTiler::run() {
 
   // The epilogues, on the accumulator, then the stores.
   SmallVector<int64_t> shape = {blocks.m, blocks.n};
-  Value inside = arith::AndIOp::create(b, loc, spread(loc, rowsInside, 1, shape),
-                                       spread(loc, columnsInside, 0, shape));
+  Value inside = arith::AndIOp::create(
+      b, loc, broadcastAlong(b, loc, rowsInside, 1, shape),
+      broadcastAlong(b, loc, columnsInside, 0, shape));
   IRMapping computed;
   computed.map(matmul.getResult(0), loop.getResult(0));
   for (Operation &op : kernel.getBody().front().without_terminator()) {
@@ -442,8 +421,9 @@ FailureOr<TiledKernel> MatmulTiler::run() {
     auto type = cast<RankedTensorType>(result.getType());
     if (!value || type.getRank() != 2)
       return kernel.emitError("kiln-tile: result ")
-                 << i << " of a matmul kernel is not its [M, N] product or "
-                         "an epilogue of it",
+                 << i
+                 << " of a matmul kernel is not its [M, N] product or "
+                    "an epilogue of it",
              fail();
     Value base = entry->getArgument(kernel.getNumArguments() + i);
     tile::StoreOp::create(b, loc,

@@ -4,11 +4,15 @@
 // [rows, columns] space (elementwise, or reducing the columns away) or over
 // the rows alone, where the rows may span several dimensions (a
 // [batch, sequence, hidden] layer norm has batch * sequence rows, numbered
-// row-major). Program r takes row r: values over the rows become
-// scalars, values over [rows, columns] tiles of the row, masked at its end.
-// A row of at most max-row (static) elements is one tile, so it is read
-// once and every reduction stays in the program. A longer row, or one of
-// dynamic length, is walked in chunks of row-chunk elements: reductions
+// row-major). A program takes one row, or a block of consecutive rows
+// (row-block) where an input's rows lie next to each other in memory, so
+// that a reduction over a leading axis reads whole lines of memory: values
+// over the rows become scalars (or tiles over the block's rows), values
+// over [rows, columns] tiles of the row (or of the block), masked at the
+// end of the row (and of the rows). A row of at most max-row (static)
+// elements, or a block of rows of at most row-chunk, is one tile, so it is
+// read once and every reduction stays in the program. A longer row, or one
+// of dynamic length, is walked in chunks of row-chunk elements: reductions
 // are loops over the chunks carrying their running values, and the row's
 // results are stored by one last loop; what a loop needs over the row is
 // recomputed in it from the inputs. Reductions share a loop unless one
@@ -19,8 +23,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "TiledKernel.h"
 #include "RecreatedOps.h"
+#include "TiledKernel.h"
 
 #include "kiln/Dialect/Tile/IR/TileDialect.h"
 
@@ -43,14 +47,39 @@ bool kiln::hasReductions(func::FuncOp kernel) {
   return found.wasInterrupted();
 }
 
-/// The tile a row kernel computes on: the next power of two of the row's
-/// length, or of a chunk of it.
-static int64_t tileWidth(int64_t columns, bool looped, int64_t chunk) {
+/// A constant of `type` (a scalar, or a tile) whose elements are `element`.
+static Value constantOf(OpBuilder &b, Location loc, Type type,
+                        TypedAttr element) {
+  if (auto tileType = dyn_cast<RankedTensorType>(type))
+    return arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(tileType, Attribute(element)));
+  return arith::ConstantOp::create(b, loc, element);
+}
+
+/// The next power of two of `columns`, a static length.
+static int64_t wholeWidth(int64_t columns) {
+  return static_cast<int64_t>(
+      llvm::PowerOf2Ceil(static_cast<uint64_t>(columns)));
+}
+
+/// Whether a row kernel whose programs take `rowBlock` rows walks its rows
+/// in chunks: a row longer than `maxRow`, a block of rows longer than
+/// `chunk` elements, or a row of dynamic length.
+static bool walksInChunks(int64_t columns, int64_t rowBlock, int64_t maxRow,
+                          int64_t chunk) {
+  return ShapedType::isDynamic(columns) ||
+         (rowBlock == 1 ? columns > maxRow
+                        : rowBlock * wholeWidth(columns) > chunk);
+}
+
+/// The width of the tiles a row kernel computes on: the next power of two
+/// of the row's length, or of a chunk of `chunk` elements over the rows.
+static int64_t tileWidth(int64_t columns, bool looped, int64_t chunk,
+                         int64_t rowBlock) {
+  int64_t perRow = chunk / rowBlock;
   if (ShapedType::isDynamic(columns))
-    return chunk;
-  auto whole =
-      static_cast<int64_t>(llvm::PowerOf2Ceil(static_cast<uint64_t>(columns)));
-  return looped ? std::min(whole, chunk) : whole;
+    return perRow;
+  return looped ? std::min(wholeWidth(columns), perRow) : wholeWidth(columns);
 }
 
 /// The number of rows of these sizes, or ShapedType::kDynamic.
@@ -115,13 +144,15 @@ class RowTiler {
 public:
   /// `domain` is [rows..., columns]; the row is one tile when its length
   /// is static and at most `maxRow`, else chunks of `chunk` elements.
+  /// Each program takes `rowBlock` rows.
   RowTiler(func::FuncOp kernel, ArrayRef<int64_t> domain,
-           ArrayRef<SizeTie> ties, int64_t maxRow, int64_t chunk)
+           ArrayRef<SizeTie> ties, int64_t maxRow, int64_t chunk,
+           int64_t rowBlock)
       : kernel(kernel), domain(domain), ties(ties), rank(domain.size()),
-        rows(rowCount(domain.drop_back())),
-        columns(domain.back()),
-        looped(ShapedType::isDynamic(columns) || columns > maxRow),
-        block(tileWidth(columns, looped, chunk)), b(kernel) {}
+        rows(rowCount(domain.drop_back())), columns(domain.back()),
+        rowBlock(rowBlock),
+        looped(walksInChunks(columns, rowBlock, maxRow, chunk)),
+        block(tileWidth(columns, looped, chunk, rowBlock)), b(kernel) {}
 
   FailureOr<TiledKernel> run();
 
@@ -219,6 +250,9 @@ private:
   /// reduceMasked by `reduction`'s combining op.
   Value reduceMasked(Location loc, Value tileValue, Reduction &reduction,
                      Chunk &chunk);
+  /// `reduction`'s combining op on `running`, for the running value, and
+  /// `value`.
+  Value combineWith(Reduction &reduction, Value running, Value value);
   /// The reduction's results from its state and initial values.
   FailureOr<SmallVector<Value>> finish(Reduction &reduction);
   /// Of two (value, column) pairs of an Arg reduction, the one it keeps:
@@ -250,8 +284,34 @@ private:
   cloneOnOperands(OpResult value,
                   function_ref<FailureOr<Value>(Value)> operandValue);
 
+  /// How a value of the program spreads: one scalar for all its rows, a
+  /// value per row (a scalar where a program takes one row, else a tile
+  /// over its rows), or a tile over its rows and the chunk's columns.
+  enum class Spread { Uniform, PerRow, Tile };
+  Spread spreadOf(Value value) const;
+  /// `value` spread to `to`, where it spreads less.
+  Value spreadTo(Value value, Spread to);
+  /// `values` spread alike, as the widest of them.
+  SmallVector<Value> alike(ArrayRef<Value> values);
+  /// arith.select of values spread alike.
+  Value select(Location loc, Value condition, Value ifTrue, Value ifFalse);
+  /// `attr` as a value per row.
+  Value perRowConstant(Location loc, TypedAttr attr) {
+    return constantOf(b, loc, perRow(attr.getType()), attr);
+  }
+  /// Pointers at `offset` (a value per row, or uniform) from `base`.
+  Value pointersAt(Location loc, Value base, Value offset);
+
   RankedTensorType tileOf(Type element) {
-    return RankedTensorType::get({block}, element);
+    if (rowBlock == 1)
+      return RankedTensorType::get({block}, element);
+    return RankedTensorType::get({rowBlock, block}, element);
+  }
+  /// The type of a value per row of `element`s.
+  Type perRow(Type element) {
+    if (rowBlock == 1)
+      return element;
+    return RankedTensorType::get({rowBlock}, element);
   }
 
   func::FuncOp kernel;
@@ -260,15 +320,17 @@ private:
   SmallVector<int64_t> domain;
   ArrayRef<SizeTie> ties;
   unsigned rank;
-  /// How many rows (ShapedType::kDynamic if not static) and columns.
-  int64_t rows, columns;
+  /// How many rows (ShapedType::kDynamic if not static) and columns, and
+  /// how many rows a program takes.
+  int64_t rows, columns, rowBlock;
   /// Whether the row is walked in chunks, and the width of its tiles.
   bool looped;
   int64_t block;
   OpBuilder b;
   Block *entry = nullptr;
-  /// This program's row, and the row's length (i32).
-  Value row, rowLength;
+  /// This program's row (an i32, or a tile of its rows' numbers), the
+  /// row's length (i32), and which of its rows exist (null where all do).
+  Value row, rowLength, rowMask;
   /// The tile kernel, the domain's sizes (i32) where known (the static
   /// ones, and the dynamic ones it takes), and which domain dimensions
   /// its size arguments are, in order.
@@ -359,16 +421,6 @@ static Operation *findCombiner(Block &body, BlockArgument acc) {
 static Value contributionOf(Operation *combine, Value acc) {
   return combine->getOperand(0) == acc ? combine->getOperand(1)
                                        : combine->getOperand(0);
-}
-
-/// `combine` cloned onto `running` for the running value `acc` and
-/// `value` for the other operand.
-static Value combineWith(OpBuilder &b, Operation *combine, Value acc,
-                         Value running, Value value) {
-  IRMapping mapping;
-  mapping.map(contributionOf(combine, acc), value);
-  mapping.map(acc, running);
-  return b.clone(*combine, mapping)->getResult(0);
 }
 
 /// Fails, with an error, on an op of `body` other than `except` that is
@@ -516,10 +568,8 @@ LogicalResult RowTiler::checkArgReduction(linalg::GenericOp generic) {
       value.getFalseValue() != runningValue ||
       index.getFalseValue() != runningIndex || !position ||
       position.getDim() != rank - 1 || !position->hasOneUse() ||
-      !column->hasOneUse() ||
-      !isa<IntegerType>(runningIndex.getType()) ||
-      !computedFrom(value.getCondition(),
-                    {value.getTrueValue(), runningValue}))
+      !column->hasOneUse() || !isa<IntegerType>(runningIndex.getType()) ||
+      !computedFrom(value.getCondition(), {value.getTrueValue(), runningValue}))
     return generic.emitError(
         "kiln-tile: a reduction with two results must keep a value and its "
         "column (argmax, argmin): yield select(t, a, v), select(t, "
@@ -546,8 +596,7 @@ Value RowTiler::throughProducers(Value value) {
     auto producer = operand.get().getDefiningOp<linalg::GenericOp>();
     FailureOr<Access> access =
         classify(generic, generic.getMatchingIndexingMap(&operand));
-    if (!producer || producer.getNumReductionLoops() ||
-        *access != Access::Row)
+    if (!producer || producer.getNumReductionLoops() || *access != Access::Row)
       break;
     auto yield = cast<linalg::YieldOp>(producer.getBody()->getTerminator());
     value = yield.getOperand(cast<OpResult>(operand.get()).getResultNumber());
@@ -565,8 +614,9 @@ bool RowTiler::variesAlongRow(Value value) {
       result = readsTile(generic, generic->getOpOperand(arg.getArgNumber()));
   } else if (Operation *op = value.getDefiningOp();
              op && isa<linalg::GenericOp>(op->getParentOp())) {
-    result = llvm::any_of(op->getOperands(),
-                          [&](Value operand) { return variesAlongRow(operand); });
+    result = llvm::any_of(op->getOperands(), [&](Value operand) {
+      return variesAlongRow(operand);
+    });
   }
   return varies[value] = result;
 }
@@ -584,8 +634,7 @@ const llvm::SetVector<Operation *> &RowTiler::needs(Value value) {
       result.insert(generic);
     } else {
       auto yield = cast<linalg::YieldOp>(generic.getBody()->getTerminator());
-      result = needs(
-          yield.getOperand(cast<OpResult>(value).getResultNumber()));
+      result = needs(yield.getOperand(cast<OpResult>(value).getResultNumber()));
     }
   } else if (Operation *op = value.getDefiningOp();
              op && isa<linalg::GenericOp>(op->getParentOp())) {
@@ -674,10 +723,13 @@ Value RowTiler::rowCoordinate(Location loc, unsigned d) {
   Value inner = arith::ConstantIntOp::create(b, loc, b.getI32Type(), 1);
   for (unsigned k = d + 1; k + 1 < rank; ++k)
     inner = b.createOrFold<arith::MulIOp>(loc, inner, sizeOf(k));
-  Value coordinate = b.createOrFold<arith::DivUIOp>(loc, row, inner);
+  SmallVector<Value> divided = alike({row, inner});
+  Value coordinate =
+      b.createOrFold<arith::DivUIOp>(loc, divided[0], divided[1]);
   if (d == 0)
     return coordinate;
-  return b.createOrFold<arith::RemUIOp>(loc, coordinate, sizeOf(d));
+  SmallVector<Value> remainder = alike({coordinate, sizeOf(d)});
+  return b.createOrFold<arith::RemUIOp>(loc, remainder[0], remainder[1]);
 }
 
 RowTiler::Placement RowTiler::place(Location loc, Value source, Access access,
@@ -687,8 +739,11 @@ RowTiler::Placement RowTiler::place(Location loc, Value source, Access access,
     return arith::ConstantIntOp::create(b, loc, i32, value);
   };
   switch (access) {
-  case Access::Row:
-    return {b.createOrFold<arith::MulIOp>(loc, row, rowLength), constant(1)};
+  case Access::Row: {
+    SmallVector<Value> start = alike({row, rowLength});
+    return {b.createOrFold<arith::MulIOp>(loc, start[0], start[1]),
+            constant(1)};
+  }
   case Access::RowScalar:
     return {row, Value()};
   case Access::Columns:
@@ -712,13 +767,15 @@ RowTiler::Placement RowTiler::place(Location loc, Value source, Access access,
       size = constant(type.getDimSize(p));
     } else {
       unsigned d = cast<AffineDimExpr>(index).getPosition();
-      if (map.getNumDims() == rank && d == rank - 1)
+      if (map.getNumDims() == rank && d == rank - 1) {
         where.columnStride = stride;
-      else
-        where.offset = b.createOrFold<arith::AddIOp>(
-            loc, where.offset,
-            b.createOrFold<arith::MulIOp>(loc, stride,
-                                          rowCoordinate(loc, d)));
+      } else {
+        SmallVector<Value> term = alike({stride, rowCoordinate(loc, d)});
+        SmallVector<Value> sum =
+            alike({where.offset,
+                   b.createOrFold<arith::MulIOp>(loc, term[0], term[1])});
+        where.offset = b.createOrFold<arith::AddIOp>(loc, sum[0], sum[1]);
+      }
       size = sizeOf(d);
     }
     stride = b.createOrFold<arith::MulIOp>(loc, stride, size);
@@ -726,25 +783,75 @@ RowTiler::Placement RowTiler::place(Location loc, Value source, Access access,
   return where;
 }
 
-Value RowTiler::asTile(Value value) {
-  if (isa<RankedTensorType>(value.getType()))
-    return value;
-  return tile::SplatOp::create(b, value.getLoc(), tileOf(value.getType()),
-                               value);
+RowTiler::Spread RowTiler::spreadOf(Value value) const {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  if (!type)
+    return Spread::Uniform;
+  return type.getRank() == (rowBlock == 1 ? 1 : 2) ? Spread::Tile
+                                                   : Spread::PerRow;
 }
+
+Value RowTiler::spreadTo(Value value, Spread to) {
+  Spread from = spreadOf(value);
+  if (from >= to || (rowBlock == 1 && to == Spread::PerRow))
+    return value;
+  Location loc = value.getLoc();
+  Type element = getElementTypeOrSelf(value.getType());
+  if (from == Spread::Uniform)
+    return tile::SplatOp::create(b, loc,
+                                 cast<RankedTensorType>(to == Spread::Tile
+                                                            ? tileOf(element)
+                                                            : perRow(element)),
+                                 value);
+  // A value per row, repeated along the columns.
+  return broadcastAlong(b, loc, value, 1, tileOf(element).getShape());
+}
+
+SmallVector<Value> RowTiler::alike(ArrayRef<Value> values) {
+  Spread widest = Spread::Uniform;
+  for (Value value : values)
+    widest = std::max(widest, spreadOf(value));
+  return llvm::map_to_vector(
+      values, [&](Value value) { return spreadTo(value, widest); });
+}
+
+Value RowTiler::select(Location loc, Value condition, Value ifTrue,
+                       Value ifFalse) {
+  SmallVector<Value> operands = alike({condition, ifTrue, ifFalse});
+  return arith::SelectOp::create(b, loc, operands[0], operands[1], operands[2]);
+}
+
+Value RowTiler::pointersAt(Location loc, Value base, Value offset) {
+  if (auto type = dyn_cast<RankedTensorType>(offset.getType()))
+    base = tile::SplatOp::create(
+        b, loc, RankedTensorType::get(type.getShape(), base.getType()), base);
+  return tile::AddPtrOp::create(b, loc, base.getType(), base, offset);
+}
+
+Value RowTiler::asTile(Value value) { return spreadTo(value, Spread::Tile); }
 
 RowTiler::Chunk RowTiler::chunkAt(Location loc, Value start) {
   Type i32 = b.getI32Type();
+  auto line = RankedTensorType::get({block}, i32);
   Chunk chunk;
   chunk.start = start;
-  chunk.columnIndices = tile::RangeOp::create(b, loc, tileOf(i32), 0, block);
+  chunk.columnIndices = tile::RangeOp::create(b, loc, line, 0, block);
   if (start)
     chunk.columnIndices = arith::AddIOp::create(
-        b, loc, tile::SplatOp::create(b, loc, tileOf(i32), start),
+        b, loc, tile::SplatOp::create(b, loc, line, start),
         chunk.columnIndices);
   chunk.mask = arith::CmpIOp::create(
       b, loc, arith::CmpIPredicate::slt, chunk.columnIndices,
-      tile::SplatOp::create(b, loc, tileOf(i32), rowLength));
+      tile::SplatOp::create(b, loc, line, rowLength));
+  if (rowBlock == 1)
+    return chunk;
+  // The same columns in each of the program's rows.
+  ArrayRef<int64_t> shape = tileOf(i32).getShape();
+  chunk.columnIndices = broadcastAlong(b, loc, chunk.columnIndices, 0, shape);
+  chunk.mask = broadcastAlong(b, loc, chunk.mask, 0, shape);
+  if (rowMask)
+    chunk.mask = arith::AndIOp::create(b, loc, chunk.mask,
+                                       spreadTo(rowMask, Spread::Tile));
   return chunk;
 }
 
@@ -792,16 +899,17 @@ FailureOr<Value> RowTiler::scalarOf(Value value) {
     FailureOr<Value> computed =
         reductions.contains(generic)
             ? reductionValue(value)
-            : scalarOf(cast<linalg::YieldOp>(
-                           generic.getBody()->getTerminator())
-                           .getOperand(cast<OpResult>(value).getResultNumber()));
+            : scalarOf(
+                  cast<linalg::YieldOp>(generic.getBody()->getTerminator())
+                      .getOperand(cast<OpResult>(value).getResultNumber()));
     if (failed(computed))
       return failure();
     result = *computed;
   } else {
     // An op of a body, on scalars.
-    FailureOr<Value> computed = cloneOnOperands(
-        cast<OpResult>(value), [&](Value operand) { return scalarOf(operand); });
+    FailureOr<Value> computed =
+        cloneOnOperands(cast<OpResult>(value),
+                        [&](Value operand) { return scalarOf(operand); });
     if (failed(computed))
       return failure();
     result = *computed;
@@ -837,11 +945,12 @@ FailureOr<Value> RowTiler::scalarValue(Operation *user, Value source,
   toTopLevel();
   Location loc = user->getLoc();
   Value base = entry->getArgument(cast<BlockArgument>(source).getArgNumber());
-  Value at = tile::AddPtrOp::create(b, loc, base.getType(), base,
-                                    place(loc, source, access, map).offset);
-  return cached = tile::LoadOp::create(
-             b, loc, getElementTypeOrSelf(source.getType()), at, Value(),
-             Value());
+  Value at = pointersAt(loc, base, place(loc, source, access, map).offset);
+  Type element = getElementTypeOrSelf(source.getType());
+  if (!isa<RankedTensorType>(at.getType()))
+    return cached = tile::LoadOp::create(b, loc, element, at, Value(), Value());
+  return cached = tile::LoadOp::create(b, loc, perRow(element), at, rowMask,
+                                       Value());
 }
 
 FailureOr<Value> RowTiler::valueIn(Value value, Chunk &chunk) {
@@ -854,16 +963,15 @@ FailureOr<Value> RowTiler::valueIn(Value value, Chunk &chunk) {
     auto generic = cast<linalg::GenericOp>(arg.getOwner()->getParentOp());
     OpOperand &operand = generic->getOpOperand(arg.getArgNumber());
     AffineMap map = generic.getMatchingIndexingMap(&operand);
-    FailureOr<Value> read = tileValue(generic, operand.get(),
-                                      *classify(generic, map), map, chunk);
+    FailureOr<Value> read =
+        tileValue(generic, operand.get(), *classify(generic, map), map, chunk);
     if (failed(read))
       return failure();
     result = *read;
   } else {
     FailureOr<Value> computed =
-        cloneOnOperands(cast<OpResult>(value), [&](Value operand) {
-          return valueIn(operand, chunk);
-        });
+        cloneOnOperands(cast<OpResult>(value),
+                        [&](Value operand) { return valueIn(operand, chunk); });
     if (failed(computed))
       return failure();
     result = *computed;
@@ -877,14 +985,13 @@ FailureOr<Value> RowTiler::tileValue(Operation *user, Value source,
                                      Chunk &chunk) {
   if (isKernelInput(source, kernel)) {
     Value &cached = chunk.loaded[{source, static_cast<int>(access),
-                                  access == Access::Other ? map
-                                                          : AffineMap()}];
+                                  access == Access::Other ? map : AffineMap()}];
     if (!cached) {
       Location loc = user->getLoc();
       Value base =
           entry->getArgument(cast<BlockArgument>(source).getArgNumber());
-      Value at = columnPointers(loc, base, place(loc, source, access, map),
-                                chunk);
+      Value at =
+          columnPointers(loc, base, place(loc, source, access, map), chunk);
       cached = tile::LoadOp::create(
           b, loc, tileOf(getElementTypeOrSelf(source.getType())), at,
           chunk.mask, Value());
@@ -908,33 +1015,31 @@ FailureOr<Value> RowTiler::tileValue(Operation *user, Value source,
   return asTile(*computed);
 }
 
-Value RowTiler::columnPointers(Location loc, Value base,
-                               const Placement &where, const Chunk &chunk) {
+Value RowTiler::columnPointers(Location loc, Value base, const Placement &where,
+                               const Chunk &chunk) {
   Value start = base;
   if (!matchPattern(where.offset, m_Zero()))
-    start = tile::AddPtrOp::create(b, loc, base.getType(), base, where.offset);
+    start = pointersAt(loc, base, where.offset);
   Value columns = chunk.columnIndices;
   if (!matchPattern(where.columnStride, m_One()))
     columns = arith::MulIOp::create(
         b, loc, columns,
         tile::SplatOp::create(b, loc, columns.getType(), where.columnStride));
-  auto pointers = tileOf(base.getType());
-  return tile::AddPtrOp::create(
-      b, loc, pointers, tile::SplatOp::create(b, loc, pointers, start),
-      columns);
+  return tile::AddPtrOp::create(b, loc, tileOf(base.getType()), asTile(start),
+                                columns);
 }
 
 Operation *RowTiler::cloneOnValues(Operation &op, IRMapping &mapping) {
-  bool onTiles = llvm::any_of(op.getOperands(), [&](Value operand) {
-    return isa<RankedTensorType>(mapping.lookup(operand).getType());
-  });
-  SmallVector<Value> operands;
-  for (Value operand : op.getOperands())
-    operands.push_back(onTiles ? asTile(mapping.lookup(operand))
-                               : mapping.lookup(operand));
+  SmallVector<Value> operands =
+      alike(llvm::map_to_vector(op.getOperands(), [&](Value operand) {
+        return mapping.lookup(operand);
+      }));
+  Spread spread = operands.empty() ? Spread::Uniform : spreadOf(operands[0]);
   SmallVector<Type> resultTypes;
   for (Type type : op.getResultTypes())
-    resultTypes.push_back(onTiles ? Type(tileOf(type)) : type);
+    resultTypes.push_back(spread == Spread::Tile     ? Type(tileOf(type))
+                          : spread == Spread::PerRow ? perRow(type)
+                                                     : type);
   OperationState state(op.getLoc(), op.getName(), operands, resultTypes,
                        op.getAttrs());
   Operation *clone = b.create(state);
@@ -953,15 +1058,15 @@ Value RowTiler::reduceMasked(Location loc, Value tileValue, OperationName name,
   Value fill = tile::SplatOp::create(
       b, loc, tileOf(element), arith::ConstantOp::create(b, loc, neutral));
   tileValue = arith::SelectOp::create(b, loc, chunk.mask, tileValue, fill);
-  auto reduce = tile::ReduceOp::create(b, loc, TypeRange{element},
-                                       ValueRange{tileValue},
-                                       b.getI32IntegerAttr(0));
+  auto reduce = tile::ReduceOp::create(
+      b, loc, TypeRange{perRow(element)}, ValueRange{tileValue},
+      b.getI32IntegerAttr(rowBlock == 1 ? 0 : 1));
   OpBuilder::InsertionGuard guard(b);
-  Block *combiner = b.createBlock(&reduce.getCombiner(), {},
-                                  {element, element}, {loc, loc});
-  tile::YieldOp::create(b, loc,
-                        combine(b, loc, combiner->getArgument(0),
-                                combiner->getArgument(1)));
+  Block *combiner =
+      b.createBlock(&reduce.getCombiner(), {}, {element, element}, {loc, loc});
+  tile::YieldOp::create(
+      b, loc,
+      combine(b, loc, combiner->getArgument(0), combiner->getArgument(1)));
   return reducedTile = reduce.getResult(0);
 }
 
@@ -976,17 +1081,26 @@ Value RowTiler::reduceMasked(Location loc, Value tileValue,
                       reduction.neutral, chunk);
 }
 
+Value RowTiler::combineWith(Reduction &reduction, Value running, Value value) {
+  BlockArgument acc = reduction.op.getBody()->getArguments().back();
+  IRMapping operands;
+  operands.map(contributionOf(reduction.combine, acc), value);
+  operands.map(acc, running);
+  return cloneOnValues(*reduction.combine, operands)->getResult(0);
+}
+
 /// `shift` where it is finite, else 0: what the online softmax subtracts
 /// from a chunk, so that infinities give what the direct sum does.
 static Value finiteOrZero(OpBuilder &b, Location loc, Value shift) {
   Type type = shift.getType();
-  Value infinity = arith::ConstantOp::create(
-      b, loc, b.getFloatAttr(type, APFloat::getInf(
-                                       cast<FloatType>(type).getFloatSemantics())));
-  Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(type, 0.0));
-  Value infinite = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
-                                         math::AbsFOp::create(b, loc, shift),
-                                         infinity);
+  auto element = cast<FloatType>(getElementTypeOrSelf(type));
+  Value infinity = constantOf(
+      b, loc, type,
+      b.getFloatAttr(element, APFloat::getInf(element.getFloatSemantics())));
+  Value zero = constantOf(b, loc, type, b.getFloatAttr(element, 0.0));
+  Value infinite =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                            math::AbsFOp::create(b, loc, shift), infinity);
   return arith::SelectOp::create(b, loc, infinite, zero, shift);
 }
 
@@ -1000,12 +1114,9 @@ static Value exponentialOf(OpBuilder &b, Operation *exponential,
   return clone->getResult(0);
 }
 
-FailureOr<SmallVector<Value>> RowTiler::chunkStep(Reduction &reduction,
-                                                  ValueRange carried,
-                                                  Chunk &chunk) {
+FailureOr<SmallVector<Value>>
+RowTiler::chunkStep(Reduction &reduction, ValueRange carried, Chunk &chunk) {
   Location loc = reduction.op.getLoc();
-  Block &body = *reduction.op.getBody();
-  BlockArgument acc = body.getArguments().back();
   if (reduction.kind == ReductionKind::Arg) {
     // The running column is earlier than the chunk's.
     FailureOr<std::pair<Value, Value>> chosen = chooseInChunk(reduction, chunk);
@@ -1020,17 +1131,13 @@ FailureOr<SmallVector<Value>> RowTiler::chunkStep(Reduction &reduction,
     if (failed(contribution))
       return failure();
     Value part = reduceMasked(loc, *contribution, reduction, chunk);
-    return SmallVector<Value>{
-        combineWith(b, reduction.combine, acc, carried[0], part)};
+    return SmallVector<Value>{combineWith(reduction, carried[0], part)};
   }
   FailureOr<Value> shifted = valueIn(reduction.shifted, chunk);
   if (failed(shifted))
     return failure();
   Value a = asTile(*shifted);
   Type element = getElementTypeOrSelf(a.getType());
-  auto splat = [&](Value scalar) {
-    return tile::SplatOp::create(b, loc, tileOf(element), scalar);
-  };
   if (reduction.kind == ReductionKind::ShiftedExp) {
     // The running max m and sum s of exp(a - m): s is rescaled by
     // exp(m - m') when the chunk raises m to m'.
@@ -1041,25 +1148,25 @@ FailureOr<SmallVector<Value>> RowTiler::chunkStep(Reduction &reduction,
         loc, a,
         OperationName(arith::MaximumFOp::getOperationName(), b.getContext()),
         max,
-        b.getFloatAttr(element,
-                       APFloat::getInf(
-                           cast<FloatType>(element).getFloatSemantics(),
-                           /*Negative=*/true)),
+        b.getFloatAttr(
+            element,
+            APFloat::getInf(cast<FloatType>(element).getFloatSemantics(),
+                            /*Negative=*/true)),
         chunk);
     Value newMax = max(b, loc, carried[0], chunkMax);
     // The sum so far is relative to the old max's finite shift; from the
     // raw old max, a first chunk (-inf) rescales it by exactly 0, however
     // negative the new max.
     Value shift = finiteOrZero(b, loc, newMax);
-    Value rescale = exponentialOf(
-        b, reduction.exponential,
-        arith::SubFOp::create(b, loc, carried[0], shift));
-    Value terms = exponentialOf(b, reduction.exponential,
-                                arith::SubFOp::create(b, loc, a, splat(shift)));
+    Value rescale =
+        exponentialOf(b, reduction.exponential,
+                      arith::SubFOp::create(b, loc, carried[0], shift));
+    Value terms =
+        exponentialOf(b, reduction.exponential,
+                      arith::SubFOp::create(b, loc, a, asTile(shift)));
     Value part = reduceMasked(loc, terms, reduction, chunk);
-    Value sum = combineWith(b, reduction.combine, acc,
-                            arith::MulFOp::create(b, loc, carried[1], rescale),
-                            part);
+    Value sum = combineWith(
+        reduction, arith::MulFOp::create(b, loc, carried[1], rescale), part);
     return SmallVector<Value>{newMax, sum};
   }
   // The chunk's count, mean and sum of squared deviations, merged with
@@ -1071,9 +1178,13 @@ FailureOr<SmallVector<Value>> RowTiler::chunkStep(Reduction &reduction,
           b, loc, arith::ConstantIntOp::create(b, loc, i32, block),
           arith::SubIOp::create(b, loc, rowLength, chunk.start)));
   Value before = arith::SIToFPOp::create(b, loc, element, chunk.start);
+  // The chunk's count and the columns before it, uniform, as the running
+  // values are spread.
+  count = spreadTo(count, Spread::PerRow);
+  before = spreadTo(before, Spread::PerRow);
   Value chunkMean = arith::DivFOp::create(
       b, loc, reduceMasked(loc, a, reduction, chunk), count);
-  Value deviation = arith::SubFOp::create(b, loc, a, splat(chunkMean));
+  Value deviation = arith::SubFOp::create(b, loc, a, asTile(chunkMean));
   Value chunkM2 =
       reduceMasked(loc, arith::MulFOp::create(b, loc, deviation, deviation),
                    reduction, chunk);
@@ -1087,8 +1198,8 @@ FailureOr<SmallVector<Value>> RowTiler::chunkStep(Reduction &reduction,
       b, loc, arith::MulFOp::create(b, loc, before, count), total);
   Value m2 = arith::AddFOp::create(
       b, loc, arith::AddFOp::create(b, loc, carried[1], chunkM2),
-      arith::MulFOp::create(
-          b, loc, arith::MulFOp::create(b, loc, delta, delta), weight));
+      arith::MulFOp::create(b, loc, arith::MulFOp::create(b, loc, delta, delta),
+                            weight));
   return SmallVector<Value>{mean, m2};
 }
 
@@ -1135,27 +1246,27 @@ LogicalResult RowTiler::emitReduction(Reduction &first) {
   for (Reduction *reduction : group) {
     switch (reduction->kind) {
     case ReductionKind::Plain:
-      inits.push_back(arith::ConstantOp::create(b, loc, reduction->neutral));
+      inits.push_back(perRowConstant(loc, reduction->neutral));
       break;
     case ReductionKind::ShiftedExp:
-      inits.push_back(arith::ConstantOp::create(
-          b, loc,
-          b.getFloatAttr(reduction->neutral.getType(),
-                         APFloat::getInf(cast<FloatType>(
-                                             reduction->neutral.getType())
-                                             .getFloatSemantics(),
-                                         /*Negative=*/true))));
-      inits.push_back(arith::ConstantOp::create(b, loc, reduction->neutral));
+      inits.push_back(perRowConstant(
+          loc, b.getFloatAttr(
+                   reduction->neutral.getType(),
+                   APFloat::getInf(cast<FloatType>(reduction->neutral.getType())
+                                       .getFloatSemantics(),
+                                   /*Negative=*/true))));
+      inits.push_back(perRowConstant(loc, reduction->neutral));
       break;
     case ReductionKind::ShiftedSquare:
-      inits.append(2, arith::ConstantOp::create(b, loc, reduction->neutral));
+      inits.append(2, perRowConstant(loc, reduction->neutral));
       break;
     case ReductionKind::Arg:
       // No column yet: an invalid index.
-      inits.push_back(arith::ConstantOp::create(
-          b, loc, b.getZeroAttr(reduction->runningValue.getType())));
-      inits.push_back(arith::ConstantIntOp::create(
-          b, loc, b.getI32Type(), std::numeric_limits<int32_t>::max()));
+      inits.push_back(perRowConstant(
+          loc,
+          cast<TypedAttr>(b.getZeroAttr(reduction->runningValue.getType()))));
+      inits.push_back(perRowConstant(
+          loc, b.getI32IntegerAttr(std::numeric_limits<int32_t>::max())));
       break;
     }
   }
@@ -1168,8 +1279,8 @@ LogicalResult RowTiler::emitReduction(Reduction &first) {
   unsigned at = 0;
   for (Reduction *reduction : group) {
     unsigned width = reduction->kind == ReductionKind::Plain ? 1 : 2;
-    FailureOr<SmallVector<Value>> state = chunkStep(
-        *reduction, loop.getRegionIterArgs().slice(at, width), chunk);
+    FailureOr<SmallVector<Value>> state =
+        chunkStep(*reduction, loop.getRegionIterArgs().slice(at, width), chunk);
     if (failed(state)) {
       openLoop = outer;
       return failure();
@@ -1196,41 +1307,43 @@ FailureOr<SmallVector<Value>> RowTiler::finish(Reduction &reduction) {
         return failure();
       init.push_back(*value);
     }
-    Value before = arith::ConstantIntOp::create(b, loc, b.getI32Type(), -1);
-    auto [value, column] =
-        choose(loc, reduction, {init[0], before},
-               {reduction.state[0], reduction.state[1]});
-    Value fromRow = arith::CmpIOp::create(
-        b, loc, arith::CmpIPredicate::ne, column, before);
-    Type indexType = getElementTypeOrSelf(reduction.op.getResult(1));
-    unsigned width = indexType.getIntOrFloatBitWidth();
+    Value before = perRowConstant(loc, b.getI32IntegerAttr(-1));
+    auto [value, column] = choose(loc, reduction, {init[0], before},
+                                  {reduction.state[0], reduction.state[1]});
+    Value fromRow =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, column, before);
+    Type indexType = perRow(getElementTypeOrSelf(reduction.op.getResult(1)));
+    unsigned width = getElementTypeOrSelf(indexType).getIntOrFloatBitWidth();
     Value index =
-        width > 32 ? arith::ExtSIOp::create(b, loc, indexType, column).getResult()
+        width > 32
+            ? arith::ExtSIOp::create(b, loc, indexType, column).getResult()
         : width < 32
             ? arith::TruncIOp::create(b, loc, indexType, column).getResult()
             : column;
     // The initial index where the initial value is kept.
-    return SmallVector<Value>{
-        value, arith::SelectOp::create(b, loc, fromRow, index, init[1])};
+    return SmallVector<Value>{value, select(loc, fromRow, index, init[1])};
   }
   Value value = reduction.state[0];
   if (reduction.kind != ReductionKind::Plain) {
-    FailureOr<Value> shift = scalarOf(reduction.shift);
-    if (failed(shift))
+    FailureOr<Value> scalarShift = scalarOf(reduction.shift);
+    if (failed(scalarShift))
       return failure();
+    Value shift = spreadTo(*scalarShift, Spread::PerRow);
     if (reduction.kind == ReductionKind::ShiftedExp) {
       // sum exp(a - k) = exp(m - k) sum exp(a - m), m the row's max (a row
       // of -inf sums exp(-inf - k), as the direct sum does).
       value = arith::MulFOp::create(
           b, loc, reduction.state[1],
-          exponentialOf(b, reduction.exponential,
-                        arith::SubFOp::create(b, loc, reduction.state[0],
-                                              *shift)));
+          exponentialOf(
+              b, reduction.exponential,
+              arith::SubFOp::create(b, loc, reduction.state[0], shift)));
     } else {
       // sum (a - k)^2 = M2 + n (mean - k)^2.
       Value count =
-          arith::SIToFPOp::create(b, loc, value.getType(), rowLength);
-      Value offset = arith::SubFOp::create(b, loc, reduction.state[0], *shift);
+          spreadTo(arith::SIToFPOp::create(b, loc, getElementTypeOrSelf(value),
+                                           rowLength),
+                   Spread::PerRow);
+      Value offset = arith::SubFOp::create(b, loc, reduction.state[0], shift);
       value = arith::AddFOp::create(
           b, loc, reduction.state[1],
           arith::MulFOp::create(b, loc, count,
@@ -1242,21 +1355,16 @@ FailureOr<SmallVector<Value>> RowTiler::finish(Reduction &reduction) {
       Value empty = arith::CmpIOp::create(
           b, loc, arith::CmpIPredicate::eq, rowLength,
           arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0));
-      value = arith::SelectOp::create(
-          b, loc, empty, arith::ConstantOp::create(b, loc, reduction.neutral),
-          value);
+      value = select(loc, empty, perRowConstant(loc, reduction.neutral), value);
     }
   }
   // The initial value joins the reduced row.
-  Block &body = *reduction.op.getBody();
   FailureOr<Value> init =
       scalarValue(reduction.op, reduction.op.getDpsInitOperand(0)->get(),
                   Access::RowScalar, AffineMap());
   if (failed(init))
     return failure();
-  return SmallVector<Value>{combineWith(b, reduction.combine,
-                                        body.getArguments().back(), *init,
-                                        value)};
+  return SmallVector<Value>{combineWith(reduction, *init, value)};
 }
 
 FailureOr<Value> RowTiler::reductionValue(Value result) {
@@ -1277,14 +1385,18 @@ FailureOr<Value> RowTiler::reductionValue(Value result) {
 std::pair<Value, Value> RowTiler::choose(Location loc, Reduction &reduction,
                                          std::pair<Value, Value> lhs,
                                          std::pair<Value, Value> rhs) {
-  Value invalid = arith::ConstantIntOp::create(
-      b, loc, b.getI32Type(), std::numeric_limits<int32_t>::max());
+  SmallVector<Value> pairs =
+      alike({lhs.first, lhs.second, rhs.first, rhs.second});
+  lhs = {pairs[0], pairs[1]};
+  rhs = {pairs[2], pairs[3]};
+  Value invalid =
+      constantOf(b, loc, lhs.second.getType(),
+                 b.getI32IntegerAttr(std::numeric_limits<int32_t>::max()));
   // Order the pair by column; an invalid column is the largest.
   Value lhsFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
                                          lhs.second, rhs.second);
   auto pick = [&](Value first, Value second) {
-    return arith::SelectOp::create(b, loc, lhsFirst, first, second)
-        .getResult();
+    return arith::SelectOp::create(b, loc, lhsFirst, first, second).getResult();
   };
   Value firstValue = pick(lhs.first, rhs.first);
   Value firstColumn = pick(lhs.second, rhs.second);
@@ -1300,23 +1412,22 @@ std::pair<Value, Value> RowTiler::choose(Location loc, Reduction &reduction,
     Operation *op = value.getDefiningOp();
     for (Value operand : op->getOperands())
       cloneTest(operand);
-    b.clone(*op, mapping);
+    cloneOnValues(*op, mapping);
     return mapping.lookup(value);
   };
   Value take = cloneTest(reduction.take);
-  Value secondValid = arith::CmpIOp::create(
-      b, loc, arith::CmpIPredicate::ne, secondColumn, invalid);
-  Value firstInvalid = arith::CmpIOp::create(
-      b, loc, arith::CmpIPredicate::eq, firstColumn, invalid);
+  Value secondValid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
+                                            secondColumn, invalid);
+  Value firstInvalid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                             firstColumn, invalid);
   Value later = arith::AndIOp::create(
-      b, loc, secondValid,
-      arith::OrIOp::create(b, loc, firstInvalid, take));
+      b, loc, secondValid, arith::OrIOp::create(b, loc, firstInvalid, take));
   return {arith::SelectOp::create(b, loc, later, secondValue, firstValue),
           arith::SelectOp::create(b, loc, later, secondColumn, firstColumn)};
 }
 
-FailureOr<std::pair<Value, Value>>
-RowTiler::chooseInChunk(Reduction &reduction, Chunk &chunk) {
+FailureOr<std::pair<Value, Value>> RowTiler::chooseInChunk(Reduction &reduction,
+                                                           Chunk &chunk) {
   Location loc = reduction.op.getLoc();
   FailureOr<Value> values = valueIn(reduction.contribution, chunk);
   if (failed(values))
@@ -1330,18 +1441,18 @@ RowTiler::chooseInChunk(Reduction &reduction, Chunk &chunk) {
           b, loc, tileOf(i32),
           arith::ConstantIntOp::create(b, loc, i32,
                                        std::numeric_limits<int32_t>::max())));
-  auto reduce = tile::ReduceOp::create(b, loc, TypeRange{element, i32},
-                                       ValueRange{valueTile, columns},
-                                       b.getI32IntegerAttr(0));
+  auto reduce =
+      tile::ReduceOp::create(b, loc, TypeRange{perRow(element), perRow(i32)},
+                             ValueRange{valueTile, columns},
+                             b.getI32IntegerAttr(rowBlock == 1 ? 0 : 1));
   {
     OpBuilder::InsertionGuard guard(b);
-    Block *combiner = b.createBlock(&reduce.getCombiner(), {},
-                                    {element, i32, element, i32},
-                                    {loc, loc, loc, loc});
-    auto [value, column] =
-        choose(loc, reduction,
-               {combiner->getArgument(0), combiner->getArgument(1)},
-               {combiner->getArgument(2), combiner->getArgument(3)});
+    Block *combiner =
+        b.createBlock(&reduce.getCombiner(), {}, {element, i32, element, i32},
+                      {loc, loc, loc, loc});
+    auto [value, column] = choose(
+        loc, reduction, {combiner->getArgument(0), combiner->getArgument(1)},
+        {combiner->getArgument(2), combiner->getArgument(3)});
     tile::YieldOp::create(b, loc, ValueRange{value, column});
   }
   return std::make_pair(reduce.getResult(0), reduce.getResult(1));
@@ -1359,8 +1470,8 @@ LogicalResult RowTiler::storeResults() {
           scalarValue(ret, result, Access::RowScalar, AffineMap());
       if (failed(value))
         return failure();
-      Value at = tile::AddPtrOp::create(b, loc, base.getType(), base, row);
-      tile::StoreOp::create(b, loc, at, *value, Value());
+      tile::StoreOp::create(b, loc, pointersAt(loc, base, row),
+                            spreadTo(*value, Spread::PerRow), rowMask);
     } else if (resultRank == rank) {
       rowResults.push_back(i);
     } else {
@@ -1377,12 +1488,11 @@ LogicalResult RowTiler::storeResults() {
       if (failed(value))
         return failure();
       Value base = entry->getArgument(kernel.getNumArguments() + i);
-      tile::StoreOp::create(b, loc,
-                            columnPointers(loc, base,
-                                           place(loc, base, Access::Row,
-                                                 AffineMap()),
-                                           chunk),
-                            *value, chunk.mask);
+      tile::StoreOp::create(
+          b, loc,
+          columnPointers(loc, base, place(loc, base, Access::Row, AffineMap()),
+                         chunk),
+          *value, chunk.mask);
     }
     return success();
   };
@@ -1423,16 +1533,34 @@ FailureOr<TiledKernel> RowTiler::run() {
   tileKernel = *created;
   entry = &tileKernel.getBody().front();
   Type i32 = b.getI32Type();
-  row = tile::ProgramIdOp::create(
+  Value program = tile::ProgramIdOp::create(
       b, loc, i32, tile::ProgramAxisAttr::get(ctx, tile::ProgramAxis::X));
   // The kernel takes the row's length when it is dynamic, and a dynamic
   // size of the rows when an input's place needs it (its strides, the
-  // row's coordinates).
+  // row's coordinates) or the last block of rows is masked.
   sizes.assign(rank, Value());
   for (unsigned d = 0; d < rank; ++d)
     if (!ShapedType::isDynamic(domain[d]))
       sizes[d] = arith::ConstantIntOp::create(b, loc, i32, domain[d]);
   rowLength = sizeOf(rank - 1);
+  if (rowBlock == 1) {
+    row = program;
+  } else {
+    auto numbers = RankedTensorType::get({rowBlock}, i32);
+    Value first = arith::MulIOp::create(
+        b, loc, program, arith::ConstantIntOp::create(b, loc, i32, rowBlock));
+    row = arith::AddIOp::create(
+        b, loc, tile::SplatOp::create(b, loc, numbers, first),
+        tile::RangeOp::create(b, loc, numbers, 0, rowBlock));
+    if (ShapedType::isDynamic(rows) || rows % rowBlock != 0) {
+      Value count = sizeOf(0);
+      for (unsigned d = 1; d + 1 < rank; ++d)
+        count = arith::MulIOp::create(b, loc, count, sizeOf(d));
+      rowMask =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, row,
+                                tile::SplatOp::create(b, loc, numbers, count));
+    }
+  }
   if (!looped)
     wholeRow = chunkAt(loc, Value());
   if (failed(storeResults())) {
@@ -1440,22 +1568,59 @@ FailureOr<TiledKernel> RowTiler::run() {
     return failure();
   }
   func::ReturnOp::create(b, loc);
-  // One program per row.
+  // One program per block of rows.
   TiledKernel tiled;
   tiled.tileKernel = tileKernel;
   tiled.sizeDims = std::move(sizeDims);
-  tiled.grid.push_back({llvm::to_vector(llvm::seq(rank - 1)), 1});
+  tiled.grid.push_back({llvm::to_vector(llvm::seq(rank - 1)), rowBlock});
   return tiled;
 }
 
+/// Rows a program takes where an input's consecutive rows lie next to
+/// each other in memory: 32 rows of f32 are a 128-byte line.
+constexpr int64_t kRowsAlongMemory = 32;
+
+/// How many rows each program of `kernel`, over `space`, takes: `requested`
+/// if not 0; else kRowsAlongMemory (at most the rows, the next power of
+/// two of them) where an input read over the row has the last of the rows'
+/// dimensions innermost (a reduction over a leading axis), so that the
+/// block's rows are read together; else one.
+static int64_t rowBlockOf(func::FuncOp kernel, ArrayRef<int64_t> space,
+                          int64_t requested, int64_t rowChunk) {
+  if (requested)
+    return requested;
+  unsigned rank = space.size();
+  AffineExpr lastRowDim = getAffineDimExpr(rank - 2, kernel.getContext());
+  WalkResult alongMemory = kernel.walk([&](linalg::GenericOp generic) {
+    if (generic.getNumLoops() != rank)
+      return WalkResult::advance();
+    for (OpOperand *input : generic.getDpsInputOperands()) {
+      AffineMap map = generic.getMatchingIndexingMap(input);
+      if (isKernelInput(input->get(), kernel) && map.getNumResults() &&
+          map.isFunctionOfDim(rank - 1) &&
+          map.getResults().back() == lastRowDim)
+        return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  if (!alongMemory.wasInterrupted())
+    return 1;
+  int64_t rowBlock = std::min(kRowsAlongMemory, rowChunk);
+  int64_t rows = rowCount(space.drop_back());
+  if (!ShapedType::isDynamic(rows))
+    rowBlock = std::min(rowBlock, std::max<int64_t>(1, wholeWidth(rows)));
+  return rowBlock;
+}
+
 FailureOr<TiledKernel> kiln::tileRows(func::FuncOp kernel, int64_t maxRow,
-                                      int64_t rowChunk) {
+                                      int64_t rowChunk, int64_t rowBlock) {
   // The [rows, columns] space, sized by every operand (either may be
   // dynamic); analysed first, so that an element read at constant indices
   // of a dynamic dimension is refused before the tiler computes its offset.
   SmallVector<DomainOp> ops;
-  kernel.walk(
-      [&](linalg::GenericOp generic) { ops.push_back(alignedWithDomain(generic)); });
+  kernel.walk([&](linalg::GenericOp generic) {
+    ops.push_back(alignedWithDomain(generic));
+  });
   SmallVector<int64_t> space;
   SmallVector<SizeTie> ties;
   if (failed(analyzeDomain(kernel, ops, space, ties)))
@@ -1465,7 +1630,9 @@ FailureOr<TiledKernel> kiln::tileRows(func::FuncOp kernel, int64_t maxRow,
            << kernel.getSymName()
            << "' reduces, but not over a [rows, columns] space";
   FailureOr<TiledKernel> tiled =
-      RowTiler(kernel, space, ties, maxRow, rowChunk).run();
+      RowTiler(kernel, space, ties, maxRow, rowChunk,
+               rowBlockOf(kernel, space, rowBlock, rowChunk))
+          .run();
   if (succeeded(tiled)) {
     tiled->domain = std::move(space);
     tiled->ties = std::move(ties);

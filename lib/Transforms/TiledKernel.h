@@ -61,9 +61,9 @@ mlir::LogicalResult analyzeDomain(mlir::func::FuncOp kernel,
 /// pointer per input tensor, then one per result, then `numSizes` i32
 /// sizes. Its entry block is `b`'s insertion point. Fails, with an error,
 /// when an input is not a ranked tensor.
-mlir::FailureOr<mlir::func::FuncOp>
-createTileKernel(mlir::func::FuncOp kernel, mlir::OpBuilder &b,
-                 unsigned numSizes = 0);
+mlir::FailureOr<mlir::func::FuncOp> createTileKernel(mlir::func::FuncOp kernel,
+                                                     mlir::OpBuilder &b,
+                                                     unsigned numSizes = 0);
 
 /// Replaces the array function `func`, whose ops are calls of the kernels
 /// in `tiled` (and what the kernels recreate), by its launch plan: a
@@ -83,12 +83,21 @@ bool hasReductions(mlir::func::FuncOp kernel);
 
 /// Tiles a row kernel: linalg generics over a [rows..., columns] space
 /// (the rows may span several dimensions), some reducing the columns away,
-/// others elementwise over it or over the rows. One program per row: a row
-/// of at most `maxRow` (static) columns in one tile, a longer or dynamic
-/// one in loops over chunks of `rowChunk` (a power of two); the number of
-/// rows may be dynamic, and inputs are read through any projection.
-mlir::FailureOr<TiledKernel> tileRows(mlir::func::FuncOp kernel,
-                                      int64_t maxRow, int64_t rowChunk);
+/// others elementwise over it or over the rows. Each program takes
+/// `rowBlock` rows (0: one, or 32 where an input's rows lie next to each
+/// other in memory): one row of at most `maxRow` (static) columns, or a
+/// block of rows of at most `rowChunk` elements, in one tile, longer or
+/// dynamic rows in loops over chunks of `rowChunk` elements (a power of
+/// two); the number of rows may be dynamic, and inputs are read through
+/// any projection.
+mlir::FailureOr<TiledKernel> tileRows(mlir::func::FuncOp kernel, int64_t maxRow,
+                                      int64_t rowChunk, int64_t rowBlock);
+
+/// `value`, a tile of one dimension fewer than `shape`, repeated along
+/// dimension `axis` of `shape`.
+mlir::Value broadcastAlong(mlir::OpBuilder &b, mlir::Location loc,
+                           mlir::Value value, int64_t axis,
+                           llvm::ArrayRef<int64_t> shape);
 
 /// Whether `kernel` is built around a linalg.matmul (for tileMatmul).
 bool isMatmulKernel(mlir::func::FuncOp kernel);

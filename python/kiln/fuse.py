@@ -1068,7 +1068,8 @@ def _reduce(x: TracedArray, kind: str, axis: Any, keepdims: bool,
     each reduce one axis of ``x``'s rows into a fill of the neutral
     element. Reduced axes that end the array are one axis (a row-major
     reshape); another is read with the remaining axes as its rows, its
-    elements a stride apart."""
+    elements a stride apart (kiln-tile gives each program a block of
+    those rows, which lie next to each other)."""
     x = _operand(x, what)
     axes = _normalize_axes(axis, x.ndim, what)
     shape = tuple(1 if i in axes else d for i, d in enumerate(x.shape)

@@ -394,6 +394,7 @@ FUSION_REFERENCES = {
     "centered": lambda x, p: [(x + p) - (x + p).sum(axis=-1, keepdims=True) / 8],
     "linear": lambda x, w, b: [np.maximum(x @ w + b, 0)],
     "shared_zero": lambda x: [x.sum(axis=-1), (x * x).sum(axis=-1)],
+    "column_moments": lambda x: [x.mean(axis=0), (x * x).mean(axis=0)],
     "rows_and_columns": lambda x: [x.sum(axis=1), x.sum(axis=0)],
     "returned_zero": lambda x: [np.zeros(x.shape[0]), x.sum(axis=1)],
     "broadcast_element_out_of_bounds": None,

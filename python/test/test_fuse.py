@@ -371,6 +371,13 @@ REDUCTIONS = {
         lambda x: x / np.linalg.norm(x, axis=-1, keepdims=True),
         _normal(4, 3, 50)),
     "Frobenius norm": (lambda x: np.linalg.norm(x), _normal(30, 40)),
+    # Blocks of 32 rows (the second masked), the axis walked in chunks.
+    "sum over axis 0 of a tall array": (lambda x: x.sum(0),
+                                        _normal(3000, 37)),
+    "var over axis 0 of a tall array": (lambda x: x.var(0),
+                                        _normal(2000, 70, scale=3) + 50),
+    "mean over the middle axis of a tall array": (
+        lambda x: x.mean(1), _normal(3, 500, 40)),
     "norm of integers over axis 1": (
         lambda i: np.linalg.norm(i, axis=1),
         RNG.integers(-5, 5, (6, 7)).astype(np.int32)),
@@ -385,6 +392,38 @@ def test_reductions_over_any_axes(name):
     products, bool for any and all)."""
     fn, x = REDUCTIONS[name]
     _check(kiln.fuse(fn), x, tolerance=1e-4)
+
+
+def _tile_kernel(fused: FusedFunction, *args) -> str:
+    """The text of the one tile kernel of the plan for these arguments."""
+    with kiln.Context() as ctx:
+        module = kiln.Module.parse(ctx, fused.ir(*args))
+        module.run_pipeline(ARRAY_PIPELINE)
+        text = str(module)
+    kernel = text[re.search(r"func\.func @\w+_tile\(", text).start():]
+    return kernel[:kernel.index("\n  }\n")]
+
+
+@pytest.mark.parametrize("axis, blocked", [(0, True), (1, False)])
+def test_a_reduction_over_a_leading_axis_reads_blocks_of_rows(axis, blocked):
+    """Summing x's columns, a program takes 32 of them, which lie next to
+    each other in memory, and reads [32 x 32] tiles of them down the
+    array, reducing each tile's rows; summing x's rows, it takes one row.
+    Each gives numpy's sums."""
+    x = _normal(300, 70)
+    fused = kiln.fuse(lambda x: x.sum(axis))
+    _check(fused, x, tolerance=1e-4)
+    kernel = _tile_kernel(fused, x)
+    loads = re.findall(r"tile\.load .* -> (tensor<\w+>)", kernel)
+    reduces = re.findall(r"tile\.reduce .* axis (\d) : tensor<\w+> -> "
+                         r"([\w<>]+)", kernel)
+    if blocked:
+        assert loads == ["tensor<32x32xf32>"]
+        assert reduces == [("1", "tensor<32xf32>")]
+        assert "tensor<32x!tile.ptr<f32>>" in kernel  # a store per row
+    else:
+        assert loads == ["tensor<128xf32>"]
+        assert reduces == [("0", "f32")]
 
 
 def _ties_and_nans(shape):
@@ -415,6 +454,8 @@ ARG_REDUCTIONS = {
                                       _normal(4, 1, 50)),
     "argmax over rows walked in chunks": (lambda x: x.argmax(-1),
                                           _ties_and_nans((3, 20000))),
+    "argmin over axis 0 of a tall array": (lambda x: x.argmin(0),
+                                           _ties_and_nans((1500, 45))),
     "argmax and the max together": (
         lambda x: (x.argmax(-1), x.max(-1)), _normal(5, 300)),
 }

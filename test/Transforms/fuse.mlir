@@ -652,6 +652,53 @@ func.func @shared_zero(%x: tensor<8x32xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
 
 // -----
 
+// The same over x's columns: both reductions read x^T (x through the same
+// transposed map), so they join, and the mean and the scaled sum of
+// squares that follow them, over the same columns, join too: one kernel.
+// CHECK-LABEL: func.func private @column_moments_kernel0
+// CHECK-SAME: (%{{.*}}: tensor<32x8xf32>) -> (tensor<8xf32>, tensor<8xf32>)
+// CHECK-COUNT-4: linalg.generic
+// CHECK-LABEL: func.func @column_moments(
+// CHECK-NEXT: call @column_moments_kernel0
+// CHECK-NEXT: return
+#tr = affine_map<(d0, d1) -> (d1, d0)>
+#col = affine_map<(d0, d1) -> (d0)>
+#c = affine_map<(d0) -> (d0)>
+func.func @column_moments(%x: tensor<32x8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %n = arith.constant 32.0 : f32
+  %cols = tensor.empty() : tensor<8xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%cols : tensor<8xf32>) -> tensor<8xf32>
+  %sum = linalg.generic {indexing_maps = [#tr, #col], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<32x8xf32>) outs(%init : tensor<8xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %a = arith.addf %in, %acc : f32
+    linalg.yield %a : f32
+  } -> tensor<8xf32>
+  %squares = linalg.generic {indexing_maps = [#tr, #col], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<32x8xf32>) outs(%init : tensor<8xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %q = arith.mulf %in, %in : f32
+    %a = arith.addf %q, %acc : f32
+    linalg.yield %a : f32
+  } -> tensor<8xf32>
+  %mean = linalg.generic {indexing_maps = [#c, #c], iterator_types = ["parallel"]}
+      ins(%sum : tensor<8xf32>) outs(%cols : tensor<8xf32>) {
+  ^bb0(%s: f32, %out: f32):
+    %d = arith.divf %s, %n : f32
+    linalg.yield %d : f32
+  } -> tensor<8xf32>
+  %meansq = linalg.generic {indexing_maps = [#c, #c], iterator_types = ["parallel"]}
+      ins(%squares : tensor<8xf32>) outs(%cols : tensor<8xf32>) {
+  ^bb0(%s: f32, %out: f32):
+    %d = arith.divf %s, %n : f32
+    linalg.yield %d : f32
+  } -> tensor<8xf32>
+  return %mean, %meansq : tensor<8xf32>, tensor<8xf32>
+}
+
+// -----
+
 // Sums over x's rows and over its columns read x in different orders: no
 // row kernel holds both, so they stay two kernels.
 // CHECK-LABEL: func.func private @rows_and_columns_kernel0

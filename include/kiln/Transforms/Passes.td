@@ -21,14 +21,16 @@ def KilnFusePass : Pass<"kiln-fuse", "mlir::ModuleOp"> {
        ops and one input), else materialised once. A splat of one element
        at constant indices becomes a broadcast of that element (a constant
        indexing map) and fuses like one.
-    2. Row-wise ops (every result and input indexed by the same first,
-       parallel dimension, but inputs all rows share, such as a per-column
-       weight) that feed each other join one kernel when their loops are
+    2. Row-wise ops (every result indexed by the same first, parallel
+       dimension, and every input too or through another projection, such
+       as a per-column weight or x^T) that feed each other join one kernel
+       when their loops are
        provably of the same sizes, whatever the rows' length and number
        of dimensions: a softmax or a layer norm is one kernel, and
        so is an expensive value with its users, which then share it rather
        than recompute it or pass it through memory. Row reductions that
-       read one value by row join too, though neither feeds the other (a
+       read one value by row (or one input through the same map) join
+       too, though neither feeds the other (a
        row's sum and sum of squares), so that the value is read once.
     3. A matmul takes in the elementwise ops that only produce its operands
        (casts) and those that only consume its result (bias, activation,
@@ -80,7 +82,12 @@ def KilnTilePass : Pass<"kiln-tile", "mlir::ModuleOp"> {
     kernels: generics over a [rows, columns] space, elementwise or
     reducing the columns, and generics over the rows (which may span
     several dimensions, numbered row-major). Each program takes
-    one row: a row of at most `max-row` (static) elements whole, in one
+    one row, or a block of `row-block` consecutive rows (by default 32
+    where an input's consecutive rows lie next to each other in memory, as
+    when x's columns are reduced, so that a warp reads whole lines; values
+    per row are then tiles over the block, the last block masked): a row
+    of at most `max-row` (static) elements, or a block of rows of at most
+    `row-chunk`, whole, in one
     tile of the next power of two of its length; a longer row, or one of
     dynamic length (an i32 argument after the pointers), in chunks of
     `row-chunk` elements, reductions loops over the chunks and the row's
@@ -114,6 +121,10 @@ def KilnTilePass : Pass<"kiln-tile", "mlir::ModuleOp"> {
     Option<"rowChunk", "row-chunk", "int64_t", "1024",
            "Elements per step over a longer or dynamic row (a power of "
            "two)">,
+    Option<"rowBlock", "row-block", "int64_t", "0",
+           "Rows per program of a row kernel (a power of two, at most "
+           "row-chunk); 0 picks 1, or 32 where an input's rows lie next "
+           "to each other in memory (a reduction over a leading axis)">,
     Option<"blockM", "block-m", "int64_t", "64",
            "Rows of the result block of a matmul program">,
     Option<"blockN", "block-n", "int64_t", "64",

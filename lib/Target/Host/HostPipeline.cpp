@@ -41,7 +41,12 @@ void kiln::host::buildHostLoweringPipeline(
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());
-  pm.addPass(bufferization::createOneShotBufferizePass());
+  // A loop may carry a tile it computes anew in each iteration (a row
+  // kernel's running values over a block of rows), not one updated in
+  // place.
+  bufferization::OneShotBufferizePassOptions bufferize;
+  bufferize.allowReturnAllocsFromLoops = true;
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   bufferization::buildBufferDeallocationPipeline(pm);
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
