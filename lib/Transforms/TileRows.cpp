@@ -13,8 +13,11 @@
 // elements, or a block of rows of at most row-chunk, is one tile, so it is
 // read once and every reduction stays in the program. A longer row, or one
 // of dynamic length, is walked in chunks of row-chunk elements: reductions
-// are loops over the chunks carrying their running values, and the row's
-// results are stored by one last loop; what a loop needs over the row is
+// are loops over the chunks carrying a running value per lane of the
+// chunk's tile (each lane over its own columns), merged across lanes once
+// after the loop, so that no step of the loop exchanges values between a
+// program's threads; the row's results are stored by one last loop; what
+// a loop needs over the row is
 // recomputed in it from the inputs. Reductions share a loop unless one
 // needs another's result; a sum of exp(a - k) or of (a - k)^2 does not
 // need k in its loop (ReductionKind), so a softmax or a layer norm reads
@@ -91,22 +94,26 @@ static int64_t rowCount(ArrayRef<int64_t> sizes) {
 
 namespace {
 
-/// How a reduction over a row walked in chunks carries its value from one
-/// chunk to the next.
+/// How a reduction over a row walked in chunks carries its value, per
+/// lane of the chunk's tile, from one chunk to the next, and merges the
+/// lanes after the loop.
 enum class ReductionKind {
-  /// A running value, combined with each chunk's.
+  /// A running value, combined with each column's; lanes merged by the
+  /// same op.
   Plain,
   /// A sum of exp(a - k) (or exp2), k a value per row: carried as the
   /// running max m of a and the sum of exp(a - m), rescaled as m grows,
-  /// then times exp(m - k) (online softmax). The loop does not need k.
+  /// lanes merged likewise, then times exp(m - k) (online softmax). The
+  /// loop does not need k.
   ShiftedExp,
   /// A sum of (a - k)^2, k a value per row: carried as the running mean
-  /// and sum of squared deviations of a (Chan et al.'s merge of chunks),
-  /// then M2 + n (mean - k)^2. The loop does not need k.
+  /// and sum of squared deviations of a (Welford's update per lane,
+  /// Chan et al.'s merge of lanes), then M2 + n (mean - k)^2. The loop
+  /// does not need k.
   ShiftedSquare,
   /// The value and column index of the column the body keeps (argmax,
   /// argmin): scanning in order, it takes column j's value a when
-  /// `take(a, running value)`; columns, chunks and the initial value are
+  /// `take(a, running value)`; columns, lanes and the initial value are
   /// combined by the same test, the earlier column first.
   Arg,
 };
@@ -207,7 +214,7 @@ private:
     /// Inputs loaded in this chunk, by argument, access and map.
     DenseMap<std::tuple<Value, int, AffineMap>, Value> loaded;
     /// Tiles reduced in this chunk, by tile and combining op: reductions
-    /// that share a loop share them (a softmax's max and its online sum).
+    /// of one tile by one op share one.
     DenseMap<std::pair<Value, OperationName>, Value> reduced;
   };
   /// The chunk of `block` columns from `start` (the row's start if null).
@@ -242,12 +249,19 @@ private:
   /// The state `reduction` carries out of `chunk`, from `carried`.
   FailureOr<SmallVector<Value>> chunkStep(Reduction &reduction,
                                           ValueRange carried, Chunk &chunk);
-  /// `tileValue`'s elements where `chunk` is in the row, `neutral`
-  /// past its end, reduced by `combine`, an op named `name`.
-  using Combiner = function_ref<Value(OpBuilder &, Location, Value, Value)>;
-  Value reduceMasked(Location loc, Value tileValue, OperationName name,
-                     Combiner combine, TypedAttr neutral, Chunk &chunk);
-  /// reduceMasked by `reduction`'s combining op.
+  /// Turns the state `reduction` carried out of its loop, a value per lane
+  /// of the chunk's tile, into its value per row.
+  void mergeLanes(Reduction &reduction);
+  /// `tiles` reduced together along the row by `combine`, which combines
+  /// two sets of their elements (`lhs`, `rhs`) into one: a value per row
+  /// each.
+  using Combiner =
+      function_ref<SmallVector<Value>(ValueRange lhs, ValueRange rhs)>;
+  SmallVector<Value> reduceAlongRow(Location loc, ValueRange tiles,
+                                    Combiner combine);
+  /// `tileValue`'s elements where `chunk` is in the row, the neutral
+  /// element of `reduction`'s combining op past its end, reduced by that
+  /// op (once per chunk, tile and op).
   Value reduceMasked(Location loc, Value tileValue, Reduction &reduction,
                      Chunk &chunk);
   /// `reduction`'s combining op on `running`, for the running value, and
@@ -257,14 +271,20 @@ private:
   FailureOr<SmallVector<Value>> finish(Reduction &reduction);
   /// Of two (value, column) pairs of an Arg reduction, the one it keeps:
   /// the later column's if its index is valid and the earlier one's is
-  /// not, or `take` holds of their values.
+  /// not, or `take` holds of their values. With `lhsEarlier`, `lhs`'s
+  /// column is known to come first (or be invalid).
   std::pair<Value, Value> choose(Location loc, Reduction &reduction,
                                  std::pair<Value, Value> lhs,
-                                 std::pair<Value, Value> rhs);
-  /// An Arg reduction's (value, column) over `chunk`, columns past the
-  /// row's end invalid.
-  FailureOr<std::pair<Value, Value>> chooseInChunk(Reduction &reduction,
+                                 std::pair<Value, Value> rhs,
+                                 bool lhsEarlier = false);
+  /// An Arg reduction's values and columns over `chunk` (tiles), columns
+  /// past the row's end invalid.
+  FailureOr<std::pair<Value, Value>> columnChoices(Reduction &reduction,
                                                    Chunk &chunk);
+  /// The (value, column) pair an Arg reduction keeps of tiles of `values`
+  /// and their `columns`, per row.
+  std::pair<Value, Value> reduceChoices(Location loc, Reduction &reduction,
+                                        Value values, Value columns);
   /// Pointers to `chunk`'s columns of the input at `base`, placed by
   /// `where`.
   Value columnPointers(Location loc, Value base, const Placement &where,
@@ -1047,38 +1067,42 @@ Operation *RowTiler::cloneOnValues(Operation &op, IRMapping &mapping) {
   return clone;
 }
 
-Value RowTiler::reduceMasked(Location loc, Value tileValue, OperationName name,
-                             Combiner combine, TypedAttr neutral,
-                             Chunk &chunk) {
-  Value &reducedTile = chunk.reduced[{tileValue, name}];
-  if (reducedTile)
-    return reducedTile;
-  tileValue = asTile(tileValue);
-  Type element = getElementTypeOrSelf(tileValue.getType());
-  Value fill = tile::SplatOp::create(
-      b, loc, tileOf(element), arith::ConstantOp::create(b, loc, neutral));
-  tileValue = arith::SelectOp::create(b, loc, chunk.mask, tileValue, fill);
+SmallVector<Value> RowTiler::reduceAlongRow(Location loc, ValueRange tiles,
+                                            Combiner combine) {
+  SmallVector<Type> elements, results;
+  for (Value tileValue : tiles) {
+    elements.push_back(getElementTypeOrSelf(tileValue.getType()));
+    results.push_back(perRow(elements.back()));
+  }
   auto reduce = tile::ReduceOp::create(
-      b, loc, TypeRange{perRow(element)}, ValueRange{tileValue},
-      b.getI32IntegerAttr(rowBlock == 1 ? 0 : 1));
+      b, loc, results, tiles, b.getI32IntegerAttr(rowBlock == 1 ? 0 : 1));
   OpBuilder::InsertionGuard guard(b);
-  Block *combiner =
-      b.createBlock(&reduce.getCombiner(), {}, {element, element}, {loc, loc});
+  SmallVector<Type> arguments(elements);
+  arguments.append(elements);
+  Block *combiner = b.createBlock(&reduce.getCombiner(), {}, arguments,
+                                  SmallVector<Location>(arguments.size(), loc));
   tile::YieldOp::create(
       b, loc,
-      combine(b, loc, combiner->getArgument(0), combiner->getArgument(1)));
-  return reducedTile = reduce.getResult(0);
+      combine(combiner->getArguments().take_front(tiles.size()),
+              combiner->getArguments().drop_front(tiles.size())));
+  return reduce.getResults();
 }
 
 Value RowTiler::reduceMasked(Location loc, Value tileValue,
                              Reduction &reduction, Chunk &chunk) {
-  auto combine = [&](OpBuilder &b, Location, Value lhs, Value rhs) {
-    IRMapping operands;
-    operands.map(reduction.combine->getOperands(), ValueRange{lhs, rhs});
-    return b.clone(*reduction.combine, operands)->getResult(0);
-  };
-  return reduceMasked(loc, tileValue, reduction.combine->getName(), combine,
-                      reduction.neutral, chunk);
+  Value &reducedTile = chunk.reduced[{tileValue, reduction.combine->getName()}];
+  if (reducedTile)
+    return reducedTile;
+  tileValue = asTile(tileValue);
+  Type element = getElementTypeOrSelf(tileValue.getType());
+  tileValue = arith::SelectOp::create(
+      b, loc, chunk.mask, tileValue,
+      constantOf(b, loc, tileOf(element), reduction.neutral));
+  return reducedTile = reduceAlongRow(
+             loc, tileValue, [&](ValueRange lhs, ValueRange rhs) {
+               return SmallVector<Value>{
+                   combineWith(reduction, lhs[0], rhs[0])};
+             })[0];
 }
 
 Value RowTiler::combineWith(Reduction &reduction, Value running, Value value) {
@@ -1117,21 +1141,28 @@ static Value exponentialOf(OpBuilder &b, Operation *exponential,
 FailureOr<SmallVector<Value>>
 RowTiler::chunkStep(Reduction &reduction, ValueRange carried, Chunk &chunk) {
   Location loc = reduction.op.getLoc();
+  // Plain, Arg and ShiftedSquare reductions carry a value per lane of the
+  // tile, each over its own columns, and reduce across lanes only after
+  // the loop (mergeLanes): the loop's steps never exchange values between
+  // a program's threads.
   if (reduction.kind == ReductionKind::Arg) {
-    // The running column is earlier than the chunk's.
-    FailureOr<std::pair<Value, Value>> chosen = chooseInChunk(reduction, chunk);
+    // Each lane's running column is earlier than the chunk's.
+    FailureOr<std::pair<Value, Value>> chosen = columnChoices(reduction, chunk);
     if (failed(chosen))
       return failure();
     auto [value, column] =
-        choose(loc, reduction, {carried[0], carried[1]}, *chosen);
+        choose(loc, reduction, {carried[0], carried[1]}, *chosen,
+               /*lhsEarlier=*/true);
     return SmallVector<Value>{value, column};
   }
   if (reduction.kind == ReductionKind::Plain) {
     FailureOr<Value> contribution = valueIn(reduction.contribution, chunk);
     if (failed(contribution))
       return failure();
-    Value part = reduceMasked(loc, *contribution, reduction, chunk);
-    return SmallVector<Value>{combineWith(reduction, carried[0], part)};
+    Value kept = arith::SelectOp::create(
+        b, loc, chunk.mask, asTile(*contribution),
+        constantOf(b, loc, carried[0].getType(), reduction.neutral));
+    return SmallVector<Value>{combineWith(reduction, carried[0], kept)};
   }
   FailureOr<Value> shifted = valueIn(reduction.shifted, chunk);
   if (failed(shifted))
@@ -1139,68 +1170,145 @@ RowTiler::chunkStep(Reduction &reduction, ValueRange carried, Chunk &chunk) {
   Value a = asTile(*shifted);
   Type element = getElementTypeOrSelf(a.getType());
   if (reduction.kind == ReductionKind::ShiftedExp) {
-    // The running max m and sum s of exp(a - m): s is rescaled by
-    // exp(m - m') when the chunk raises m to m'.
-    auto max = [](OpBuilder &b, Location loc, Value lhs, Value rhs) {
-      return arith::MaximumFOp::create(b, loc, lhs, rhs).getResult();
-    };
-    Value chunkMax = reduceMasked(
-        loc, a,
-        OperationName(arith::MaximumFOp::getOperationName(), b.getContext()),
-        max,
-        b.getFloatAttr(
-            element,
-            APFloat::getInf(cast<FloatType>(element).getFloatSemantics(),
-                            /*Negative=*/true)),
-        chunk);
-    Value newMax = max(b, loc, carried[0], chunkMax);
-    // The sum so far is relative to the old max's finite shift; from the
-    // raw old max, a first chunk (-inf) rescales it by exactly 0, however
-    // negative the new max.
-    Value shift = finiteOrZero(b, loc, newMax);
-    Value rescale =
-        exponentialOf(b, reduction.exponential,
-                      arith::SubFOp::create(b, loc, carried[0], shift));
-    Value terms =
-        exponentialOf(b, reduction.exponential,
-                      arith::SubFOp::create(b, loc, a, asTile(shift)));
-    Value part = reduceMasked(loc, terms, reduction, chunk);
-    Value sum = combineWith(
-        reduction, arith::MulFOp::create(b, loc, carried[1], rescale), part);
-    return SmallVector<Value>{newMax, sum};
+    // Each lane's running max m and sum s of exp(a - m), relative to m's
+    // finite shift (0 for an infinite m). Where a raises m to m' = a, s is
+    // rescaled by exp(m - a) and gains exp(0) = 1; else it gains
+    // exp(a - m). One exponential either way: of min(m, a) - m'.
+    Value raises =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, a, carried[0]);
+    Value newMax = arith::MaximumFOp::create(b, loc, carried[0], a);
+    Value power = exponentialOf(
+        b, reduction.exponential,
+        arith::SubFOp::create(b, loc,
+                              arith::MinimumFOp::create(b, loc, carried[0], a),
+                              finiteOrZero(b, loc, newMax)));
+    Value one = constantOf(b, loc, a.getType(), b.getFloatAttr(element, 1.0));
+    Value sum = arith::SelectOp::create(
+        b, loc, raises,
+        arith::AddFOp::create(
+            b, loc, arith::MulFOp::create(b, loc, carried[1], power), one),
+        arith::AddFOp::create(b, loc, carried[1], power));
+    return SmallVector<Value>{
+        arith::SelectOp::create(b, loc, chunk.mask, newMax, carried[0]),
+        arith::SelectOp::create(b, loc, chunk.mask, sum, carried[1])};
   }
-  // The chunk's count, mean and sum of squared deviations, merged with
-  // the running ones (over the `start` columns before it).
+  // Each lane's running mean and sum of squared deviations (Welford's
+  // update): a lane in the row has had one column of each chunk so far,
+  // so its count is the chunk's number, plus one, for every lane alike.
   Type i32 = b.getI32Type();
   Value count = arith::SIToFPOp::create(
       b, loc, element,
-      arith::MinSIOp::create(
-          b, loc, arith::ConstantIntOp::create(b, loc, i32, block),
-          arith::SubIOp::create(b, loc, rowLength, chunk.start)));
-  Value before = arith::SIToFPOp::create(b, loc, element, chunk.start);
-  // The chunk's count and the columns before it, uniform, as the running
-  // values are spread.
-  count = spreadTo(count, Spread::PerRow);
-  before = spreadTo(before, Spread::PerRow);
-  Value chunkMean = arith::DivFOp::create(
-      b, loc, reduceMasked(loc, a, reduction, chunk), count);
-  Value deviation = arith::SubFOp::create(b, loc, a, asTile(chunkMean));
-  Value chunkM2 =
-      reduceMasked(loc, arith::MulFOp::create(b, loc, deviation, deviation),
-                   reduction, chunk);
-  Value total = arith::AddFOp::create(b, loc, before, count);
-  Value delta = arith::SubFOp::create(b, loc, chunkMean, carried[0]);
+      arith::AddIOp::create(b, loc,
+                            arith::DivSIOp::create(b, loc, chunk.start,
+                                                   arith::ConstantIntOp::create(
+                                                       b, loc, i32, block)),
+                            arith::ConstantIntOp::create(b, loc, i32, 1)));
+  Value share = arith::DivFOp::create(
+      b, loc, arith::ConstantOp::create(b, loc, b.getFloatAttr(element, 1.0)),
+      count);
+  Value delta = arith::SubFOp::create(b, loc, a, carried[0]);
   Value mean = arith::AddFOp::create(
-      b, loc, carried[0],
-      arith::MulFOp::create(b, loc, delta,
-                            arith::DivFOp::create(b, loc, count, total)));
-  Value weight = arith::DivFOp::create(
-      b, loc, arith::MulFOp::create(b, loc, before, count), total);
+      b, loc, carried[0], arith::MulFOp::create(b, loc, delta, asTile(share)));
   Value m2 = arith::AddFOp::create(
-      b, loc, arith::AddFOp::create(b, loc, carried[1], chunkM2),
-      arith::MulFOp::create(b, loc, arith::MulFOp::create(b, loc, delta, delta),
-                            weight));
-  return SmallVector<Value>{mean, m2};
+      b, loc, carried[1],
+      arith::MulFOp::create(b, loc, delta,
+                            arith::SubFOp::create(b, loc, a, mean)));
+  return SmallVector<Value>{
+      arith::SelectOp::create(b, loc, chunk.mask, mean, carried[0]),
+      arith::SelectOp::create(b, loc, chunk.mask, m2, carried[1])};
+}
+
+void RowTiler::mergeLanes(Reduction &reduction) {
+  Location loc = reduction.op.getLoc();
+  switch (reduction.kind) {
+  case ReductionKind::Plain:
+    // Lanes past the row's end hold the neutral element.
+    reduction.state = reduceAlongRow(
+        loc, reduction.state, [&](ValueRange lhs, ValueRange rhs) {
+          return SmallVector<Value>{combineWith(reduction, lhs[0], rhs[0])};
+        });
+    return;
+  case ReductionKind::ShiftedExp: {
+    // Lanes merged as chunks would be: the larger max, each sum rescaled
+    // from its own max to the merged one's finite shift (a lane of -inf,
+    // whose sum is 0, by exactly 0).
+    SmallVector<Value> merged = reduceAlongRow(
+        loc, reduction.state, [&](ValueRange lhs, ValueRange rhs) {
+          Value max = arith::MaximumFOp::create(b, loc, lhs[0], rhs[0]);
+          Value shift = finiteOrZero(b, loc, max);
+          auto rescaled = [&](Value runningMax, Value sum) {
+            return arith::MulFOp::create(
+                b, loc, sum,
+                exponentialOf(
+                    b, reduction.exponential,
+                    arith::SubFOp::create(b, loc, runningMax, shift)));
+          };
+          return SmallVector<Value>{
+              max, arith::AddFOp::create(b, loc, rescaled(lhs[0], lhs[1]),
+                                         rescaled(rhs[0], rhs[1]))};
+        });
+    reduction.state = merged;
+    return;
+  }
+  case ReductionKind::ShiftedSquare: {
+    // Lane l has had the columns l, l + block, ... of the row: its count
+    // is ceil((length - l) / block) where l < length, else 0.
+    Type i32 = b.getI32Type();
+    Value lanes = tile::RangeOp::create(
+        b, loc, RankedTensorType::get({block}, i32), 0, block);
+    if (rowBlock != 1)
+      lanes = broadcastAlong(b, loc, lanes, 0, tileOf(i32).getShape());
+    auto splat = [&](Value scalar) {
+      return tile::SplatOp::create(b, loc, tileOf(i32), scalar).getResult();
+    };
+    Value remaining = arith::SubIOp::create(b, loc, splat(rowLength), lanes);
+    Value chunks = arith::DivSIOp::create(
+        b, loc,
+        arith::AddIOp::create(
+            b, loc, remaining,
+            splat(arith::ConstantIntOp::create(b, loc, i32, block - 1))),
+        splat(arith::ConstantIntOp::create(b, loc, i32, block)));
+    Value inRow = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                        lanes, splat(rowLength));
+    Type element = getElementTypeOrSelf(reduction.state[0].getType());
+    Value counts = arith::SIToFPOp::create(
+        b, loc, tileOf(element),
+        arith::SelectOp::create(
+            b, loc, inRow, chunks,
+            splat(arith::ConstantIntOp::create(b, loc, i32, 0))));
+    // Lanes merged by Chan et al.'s formula: counts add, the mean moves
+    // toward the other's by its share, M2 gains the means' gap squared,
+    // weighted; an empty lane changes nothing.
+    SmallVector<Value> merged = reduceAlongRow(
+        loc, {counts, reduction.state[0], reduction.state[1]},
+        [&](ValueRange lhs, ValueRange rhs) {
+          Value total = arith::AddFOp::create(b, loc, lhs[0], rhs[0]);
+          Value share = arith::DivFOp::create(
+              b, loc, rhs[0],
+              arith::MaximumFOp::create(
+                  b, loc, total,
+                  arith::ConstantOp::create(b, loc,
+                                            b.getFloatAttr(element, 1.0))));
+          Value gap = arith::SubFOp::create(b, loc, rhs[1], lhs[1]);
+          Value mean = arith::AddFOp::create(
+              b, loc, lhs[1], arith::MulFOp::create(b, loc, gap, share));
+          Value m2 = arith::AddFOp::create(
+              b, loc, arith::AddFOp::create(b, loc, lhs[2], rhs[2]),
+              arith::MulFOp::create(
+                  b, loc, arith::MulFOp::create(b, loc, gap, gap),
+                  arith::MulFOp::create(b, loc, lhs[0], share)));
+          return SmallVector<Value>{total, mean, m2};
+        });
+    reduction.state = {merged[1], merged[2]};
+    return;
+  }
+  case ReductionKind::Arg: {
+    auto [value, column] =
+        reduceChoices(loc, reduction, reduction.state[0], reduction.state[1]);
+    reduction.state = {value, column};
+    return;
+  }
+  }
 }
 
 LogicalResult RowTiler::emitReduction(Reduction &first) {
@@ -1208,10 +1316,12 @@ LogicalResult RowTiler::emitReduction(Reduction &first) {
     first.emitted = true;
     if (first.kind == ReductionKind::Arg) {
       FailureOr<std::pair<Value, Value>> chosen =
-          chooseInChunk(first, *wholeRow);
+          columnChoices(first, *wholeRow);
       if (failed(chosen))
         return failure();
-      first.state = {chosen->first, chosen->second};
+      auto [value, column] = reduceChoices(first.op.getLoc(), first,
+                                           chosen->first, chosen->second);
+      first.state = {value, column};
       return success();
     }
     FailureOr<Value> contribution = valueIn(first.contribution, *wholeRow);
@@ -1246,28 +1356,32 @@ LogicalResult RowTiler::emitReduction(Reduction &first) {
   for (Reduction *reduction : group) {
     switch (reduction->kind) {
     case ReductionKind::Plain:
-      inits.push_back(perRowConstant(loc, reduction->neutral));
+      inits.push_back(constantOf(b, loc, tileOf(reduction->neutral.getType()),
+                                 reduction->neutral));
       break;
-    case ReductionKind::ShiftedExp:
-      inits.push_back(perRowConstant(
-          loc, b.getFloatAttr(
-                   reduction->neutral.getType(),
-                   APFloat::getInf(cast<FloatType>(reduction->neutral.getType())
-                                       .getFloatSemantics(),
-                                   /*Negative=*/true))));
-      inits.push_back(perRowConstant(loc, reduction->neutral));
+    case ReductionKind::ShiftedExp: {
+      auto type = cast<FloatType>(reduction->neutral.getType());
+      inits.push_back(constantOf(
+          b, loc, tileOf(type),
+          b.getFloatAttr(type, APFloat::getInf(type.getFloatSemantics(),
+                                               /*Negative=*/true))));
+      inits.push_back(constantOf(b, loc, tileOf(type), reduction->neutral));
       break;
+    }
     case ReductionKind::ShiftedSquare:
-      inits.append(2, perRowConstant(loc, reduction->neutral));
+      inits.append(2, constantOf(b, loc, tileOf(reduction->neutral.getType()),
+                                 reduction->neutral));
       break;
-    case ReductionKind::Arg:
+    case ReductionKind::Arg: {
       // No column yet: an invalid index.
-      inits.push_back(perRowConstant(
-          loc,
-          cast<TypedAttr>(b.getZeroAttr(reduction->runningValue.getType()))));
-      inits.push_back(perRowConstant(
-          loc, b.getI32IntegerAttr(std::numeric_limits<int32_t>::max())));
+      Type type = reduction->runningValue.getType();
+      inits.push_back(constantOf(b, loc, tileOf(type),
+                                 cast<TypedAttr>(b.getZeroAttr(type))));
+      inits.push_back(
+          constantOf(b, loc, tileOf(b.getI32Type()),
+                     b.getI32IntegerAttr(std::numeric_limits<int32_t>::max())));
       break;
+    }
     }
   }
   auto loop = overChunks(loc, inits);
@@ -1292,6 +1406,9 @@ LogicalResult RowTiler::emitReduction(Reduction &first) {
   }
   scf::YieldOp::create(b, loc, next);
   openLoop = outer;
+  b.setInsertionPointAfter(loop);
+  for (Reduction *reduction : group)
+    mergeLanes(*reduction);
   return success();
 }
 
@@ -1309,7 +1426,8 @@ FailureOr<SmallVector<Value>> RowTiler::finish(Reduction &reduction) {
     }
     Value before = perRowConstant(loc, b.getI32IntegerAttr(-1));
     auto [value, column] = choose(loc, reduction, {init[0], before},
-                                  {reduction.state[0], reduction.state[1]});
+                                  {reduction.state[0], reduction.state[1]},
+                                  /*lhsEarlier=*/true);
     Value fromRow =
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, column, before);
     Type indexType = perRow(getElementTypeOrSelf(reduction.op.getResult(1)));
@@ -1384,7 +1502,8 @@ FailureOr<Value> RowTiler::reductionValue(Value result) {
 
 std::pair<Value, Value> RowTiler::choose(Location loc, Reduction &reduction,
                                          std::pair<Value, Value> lhs,
-                                         std::pair<Value, Value> rhs) {
+                                         std::pair<Value, Value> rhs,
+                                         bool lhsEarlier) {
   SmallVector<Value> pairs =
       alike({lhs.first, lhs.second, rhs.first, rhs.second});
   lhs = {pairs[0], pairs[1]};
@@ -1392,16 +1511,21 @@ std::pair<Value, Value> RowTiler::choose(Location loc, Reduction &reduction,
   Value invalid =
       constantOf(b, loc, lhs.second.getType(),
                  b.getI32IntegerAttr(std::numeric_limits<int32_t>::max()));
-  // Order the pair by column; an invalid column is the largest.
-  Value lhsFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
-                                         lhs.second, rhs.second);
-  auto pick = [&](Value first, Value second) {
-    return arith::SelectOp::create(b, loc, lhsFirst, first, second).getResult();
-  };
-  Value firstValue = pick(lhs.first, rhs.first);
-  Value firstColumn = pick(lhs.second, rhs.second);
-  Value secondValue = pick(rhs.first, lhs.first);
-  Value secondColumn = pick(rhs.second, lhs.second);
+  Value firstValue = lhs.first, firstColumn = lhs.second;
+  Value secondValue = rhs.first, secondColumn = rhs.second;
+  if (!lhsEarlier) {
+    // Order the pair by column; an invalid column is the largest.
+    Value lhsFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
+                                           lhs.second, rhs.second);
+    auto pick = [&](Value first, Value second) {
+      return arith::SelectOp::create(b, loc, lhsFirst, first, second)
+          .getResult();
+    };
+    firstValue = pick(lhs.first, rhs.first);
+    firstColumn = pick(lhs.second, rhs.second);
+    secondValue = pick(rhs.first, lhs.first);
+    secondColumn = pick(rhs.second, lhs.second);
+  }
   // take(later value, earlier value), on clones of the body's test.
   IRMapping mapping;
   mapping.map(reduction.contribution, secondValue);
@@ -1426,36 +1550,29 @@ std::pair<Value, Value> RowTiler::choose(Location loc, Reduction &reduction,
           arith::SelectOp::create(b, loc, later, secondColumn, firstColumn)};
 }
 
-FailureOr<std::pair<Value, Value>> RowTiler::chooseInChunk(Reduction &reduction,
+FailureOr<std::pair<Value, Value>> RowTiler::columnChoices(Reduction &reduction,
                                                            Chunk &chunk) {
   Location loc = reduction.op.getLoc();
   FailureOr<Value> values = valueIn(reduction.contribution, chunk);
   if (failed(values))
     return failure();
-  Value valueTile = asTile(*values);
-  Type element = getElementTypeOrSelf(valueTile.getType());
-  Type i32 = b.getI32Type();
   Value columns = arith::SelectOp::create(
       b, loc, chunk.mask, chunk.columnIndices,
-      tile::SplatOp::create(
-          b, loc, tileOf(i32),
-          arith::ConstantIntOp::create(b, loc, i32,
-                                       std::numeric_limits<int32_t>::max())));
-  auto reduce =
-      tile::ReduceOp::create(b, loc, TypeRange{perRow(element), perRow(i32)},
-                             ValueRange{valueTile, columns},
-                             b.getI32IntegerAttr(rowBlock == 1 ? 0 : 1));
-  {
-    OpBuilder::InsertionGuard guard(b);
-    Block *combiner =
-        b.createBlock(&reduce.getCombiner(), {}, {element, i32, element, i32},
-                      {loc, loc, loc, loc});
-    auto [value, column] = choose(
-        loc, reduction, {combiner->getArgument(0), combiner->getArgument(1)},
-        {combiner->getArgument(2), combiner->getArgument(3)});
-    tile::YieldOp::create(b, loc, ValueRange{value, column});
-  }
-  return std::make_pair(reduce.getResult(0), reduce.getResult(1));
+      constantOf(b, loc, chunk.columnIndices.getType(),
+                 b.getI32IntegerAttr(std::numeric_limits<int32_t>::max())));
+  return std::make_pair(asTile(*values), columns);
+}
+
+std::pair<Value, Value> RowTiler::reduceChoices(Location loc,
+                                                Reduction &reduction,
+                                                Value values, Value columns) {
+  SmallVector<Value> kept = reduceAlongRow(
+      loc, {values, columns}, [&](ValueRange lhs, ValueRange rhs) {
+        auto [value, column] =
+            choose(loc, reduction, {lhs[0], lhs[1]}, {rhs[0], rhs[1]});
+        return SmallVector<Value>{value, column};
+      });
+  return {kept[0], kept[1]};
 }
 
 LogicalResult RowTiler::storeResults() {

@@ -185,22 +185,24 @@ func.func @row_sums(%x: tensor<?x8xf32>) -> tensor<?xf32> {
 
 // Rows of dynamic length: the kernel takes the length after its pointers
 // and sums the row in a loop over chunks of 1024 columns, masked at the
-// row's end, carrying the running sum from 0; the plan passes the size.
+// row's end, carrying a running sum per lane from 0, which one tile.reduce
+// adds up after the loop; the plan passes the size.
 // CHECK-LABEL: func.func @row_sums_kernel0_tile
 // CHECK-SAME: (%[[X:.*]]: !tile.ptr<f32>, %[[S:.*]]: !tile.ptr<f32>, %[[LEN:.*]]: i32)
 // CHECK-DAG: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK-DAG: %[[STEP:.*]] = arith.constant 1024 : i32
+// CHECK-DAG: %[[ZEROS:.*]] = arith.constant dense<0.000000e+00> : tensor<1024xf32>
 // CHECK-DAG: %[[ROW:.*]] = tile.program_id x
-// CHECK: %[[SUM:.*]] = scf.for %[[C:.*]] = %{{.*}} to %[[LEN]] step %[[STEP]] iter_args(%[[ACC:.*]] = %[[ZERO]]) -> (f32)
+// CHECK: %[[LANES:.*]] = scf.for %[[C:.*]] = %{{.*}} to %[[LEN]] step %[[STEP]] iter_args(%[[ACC:.*]] = %[[ZEROS]]) -> (tensor<1024xf32>)
 // CHECK: %[[COLS:.*]] = arith.addi %{{.*}}, %{{.*}} : tensor<1024xi32>
 // CHECK: %[[MASK:.*]] = arith.cmpi slt, %[[COLS]], %{{.*}} : tensor<1024xi32>
 // CHECK: %[[START:.*]] = arith.muli %[[ROW]], %[[LEN]] : i32
 // CHECK: tile.addptr %[[X]], %[[START]]
 // CHECK: %[[V:.*]] = tile.load %{{.*}}, %[[MASK]]
-// CHECK: %[[KEPT:.*]] = arith.select %[[MASK]], %[[V]], %{{.*}}
-// CHECK: %[[PART:.*]] = tile.reduce %[[KEPT]]
-// CHECK: %[[NEXT:.*]] = arith.addf %[[PART]], %[[ACC]] : f32
+// CHECK: %[[KEPT:.*]] = arith.select %[[MASK]], %[[V]], %[[ZEROS]]
+// CHECK: %[[NEXT:.*]] = arith.addf %[[KEPT]], %[[ACC]] : tensor<1024xf32>
 // CHECK: scf.yield %[[NEXT]]
+// CHECK: %[[SUM:.*]] = tile.reduce %[[LANES]] axis 0 : tensor<1024xf32> -> f32
 // CHECK: %[[TOTAL:.*]] = arith.addf %[[SUM]], %[[ZERO]] : f32
 // CHECK: tile.store %{{.*}}, %[[TOTAL]] : !tile.ptr<f32>, f32
 // CHECK-LABEL: func.func @row_sums(

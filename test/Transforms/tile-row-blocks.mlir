@@ -5,7 +5,8 @@
 // columns read x^T by row), a program takes 32 consecutive rows: values
 // per row are [32] tiles, values over the row [32 x 32] tiles of a chunk
 // of it (1024 elements), masked past the row's end and the last row. The
-// grid is ceil(rows / 32).
+// loop adds each chunk to a [32 x 32] running sum, which one tile.reduce
+// along the rows adds up after it. The grid is ceil(rows / 32).
 // CHECK-LABEL: func.func @column_sum_kernel0_tile
 // CHECK-SAME: (%[[X:.*]]: !tile.ptr<f32>, %[[S:.*]]: !tile.ptr<f32>, %[[LEN:.*]]: i32, %[[N:.*]]: i32)
 // CHECK: %[[PID:.*]] = tile.program_id x
@@ -15,7 +16,7 @@
 // CHECK: %[[ROWS:.*]] = arith.addi %[[FIRSTS]], %[[NUMS]] : tensor<32xi32>
 // CHECK: %[[NS:.*]] = tile.splat %[[N]] : i32 -> tensor<32xi32>
 // CHECK: %[[EXIST:.*]] = arith.cmpi slt, %[[ROWS]], %[[NS]] : tensor<32xi32>
-// CHECK: %[[SUM:.*]] = scf.for %{{.*}} = %{{.*}} to %[[LEN]] step %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (tensor<32xf32>)
+// CHECK: %[[LANES:.*]] = scf.for %{{.*}} = %{{.*}} to %[[LEN]] step %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (tensor<32x32xf32>)
 // CHECK: %[[IN:.*]] = tile.broadcast %{{.*}} : tensor<1x32xi1> -> tensor<32x32xi1>
 // CHECK: %[[ROWIN:.*]] = tile.broadcast %{{.*}} : tensor<32x1xi1> -> tensor<32x32xi1>
 // CHECK: %[[MASK:.*]] = arith.andi %[[IN]], %[[ROWIN]] : tensor<32x32xi1>
@@ -26,9 +27,9 @@
 // CHECK: %[[PTRS:.*]] = tile.addptr %[[BASES]], %[[DOWN]] : tensor<32x32x!tile.ptr<f32>>, tensor<32x32xi32>
 // CHECK: %[[TILE:.*]] = tile.load %[[PTRS]], %[[MASK]] : tensor<32x32x!tile.ptr<f32>> -> tensor<32x32xf32>
 // CHECK: %[[KEPT:.*]] = arith.select %[[MASK]], %[[TILE]], %{{.*}} : tensor<32x32xi1>, tensor<32x32xf32>
-// CHECK: %[[PART:.*]] = tile.reduce %[[KEPT]] axis 1 : tensor<32x32xf32> -> tensor<32xf32>
-// CHECK: %[[NEXT:.*]] = arith.addf %[[PART]], %[[ACC]] : tensor<32xf32>
-// CHECK: scf.yield %[[NEXT]] : tensor<32xf32>
+// CHECK: %[[NEXT:.*]] = arith.addf %[[KEPT]], %[[ACC]] : tensor<32x32xf32>
+// CHECK: scf.yield %[[NEXT]] : tensor<32x32xf32>
+// CHECK: %[[SUM:.*]] = tile.reduce %[[LANES]] axis 1 : tensor<32x32xf32> -> tensor<32xf32>
 // CHECK: %[[TOTAL:.*]] = arith.addf %[[SUM]], %{{.*}} : tensor<32xf32>
 // CHECK: %[[OUT:.*]] = tile.splat %[[S]] : !tile.ptr<f32> -> tensor<32x!tile.ptr<f32>>
 // CHECK: %[[OUTS:.*]] = tile.addptr %[[OUT]], %[[ROWS]]
@@ -64,17 +65,18 @@ func.func @column_sum(%x: tensor<?x?xf32>) -> tensor<?xf32> {
 // An argmax of a 3-D x over its middle axis: rows are numbered over
 // [2, 40], and the 40 are innermost in x, so a program takes 32 rows
 // (numbers r = 32 p + i, at x + (r % 40) + 4000 (r / 40)) and reduces
-// [32 x 32] tiles of values and columns together. 80 rows are not a
-// multiple of 32: the last block is masked.
+// [32 x 32] tiles of values and columns, lane by lane in the loop and
+// across lanes after it. 80 rows are not a multiple of 32: the last block
+// is masked.
 // CHECK-LABEL: func.func @argmax_kernel0_tile
 // CHECK: %[[ROWS:.*]] = arith.addi %{{.*}}, %{{.*}} : tensor<32xi32>
 // CHECK: %[[EXIST:.*]] = arith.cmpi slt, %[[ROWS]], %{{.*}} : tensor<32xi32>
-// CHECK: %[[ACC:.*]]:2 = scf.for {{.*}} -> (tensor<32xf32>, tensor<32xi32>)
+// CHECK: %[[ACC:.*]]:2 = scf.for {{.*}} -> (tensor<32x32xf32>, tensor<32x32xi32>)
 // CHECK: arith.remui %{{.*}}, %{{.*}} : tensor<32xi32>
 // CHECK: arith.divui %[[ROWS]], %{{.*}} : tensor<32xi32>
 // CHECK: tile.load %{{.*}}, %{{.*}} : tensor<32x32x!tile.ptr<f32>> -> tensor<32x32xf32>
-// CHECK: tile.reduce %{{.*}}, %{{.*}} axis 1 : tensor<32x32xf32>, tensor<32x32xi32> -> tensor<32xf32>, tensor<32xi32>
-// CHECK: scf.yield %{{.*}}, %{{.*}} : tensor<32xf32>, tensor<32xi32>
+// CHECK: scf.yield %{{.*}}, %{{.*}} : tensor<32x32xf32>, tensor<32x32xi32>
+// CHECK: tile.reduce %[[ACC]]#0, %[[ACC]]#1 axis 1 : tensor<32x32xf32>, tensor<32x32xi32> -> tensor<32xf32>, tensor<32xi32>
 // CHECK: %[[INDEX:.*]] = arith.extsi %{{.*}} : tensor<32xi32> to tensor<32xi64>
 // CHECK: tile.store %{{.*}}, %{{.*}}, %[[EXIST]] : tensor<32x!tile.ptr<f32>>, tensor<32xf32>
 // CHECK: tile.store %{{.*}}, %{{.*}}, %[[EXIST]] : tensor<32x!tile.ptr<i64>>, tensor<32xi64>

@@ -56,28 +56,30 @@ func.func @norm(%x: tensor<6x100xf32>, %w: tensor<100xf32>) -> tensor<6x100xf32>
 }
 
 // Rows longer than max-row are walked in chunks: the sum of squares is a
-// loop carrying its running value from 0 (add's neutral element), the
-// scalars after it run once, and a last loop reads x and w again and
-// stores y, 32 columns at a time, masked past column 100.
+// loop carrying a running value per lane of the chunk's tile from 0
+// (add's neutral element; lanes past column 100 add 0), reduced across
+// lanes once after the loop; the scalars after it run once, and a last
+// loop reads x and w again and stores y, 32 columns at a time, masked
+// past column 100.
 // CHUNK-LABEL: func.func @norm_kernel0_tile
 // CHUNK-DAG: %[[ROW:.*]] = tile.program_id x
 // CHUNK-DAG: %[[LEN:.*]] = arith.constant 100 : i32
-// CHUNK: %[[NEUTRAL:.*]] = arith.constant 0.000000e+00 : f32
+// CHUNK: %[[NEUTRAL:.*]] = arith.constant dense<0.000000e+00> : tensor<32xf32>
 // CHUNK-NEXT: %[[FIRST:.*]] = arith.constant 0 : i32
 // CHUNK-NEXT: %[[STEP:.*]] = arith.constant 32 : i32
-// CHUNK-NEXT: %[[SS:.*]] = scf.for %[[C:.*]] = %[[FIRST]] to %[[LEN]] step %[[STEP]] iter_args(%[[ACC:.*]] = %[[NEUTRAL]]) -> (f32)
+// CHUNK-NEXT: %[[SS:.*]] = scf.for %[[C:.*]] = %[[FIRST]] to %[[LEN]] step %[[STEP]] iter_args(%[[ACC:.*]] = %[[NEUTRAL]]) -> (tensor<32xf32>)
 // CHUNK: %[[RANGE:.*]] = tile.range 0 to 32 : tensor<32xi32>
 // CHUNK: %[[COLS:.*]] = arith.addi %{{.*}}, %[[RANGE]] : tensor<32xi32>
 // CHUNK: %[[MASK:.*]] = arith.cmpi slt, %[[COLS]], %{{.*}} : tensor<32xi32>
 // CHUNK: %[[XV:.*]] = tile.load %{{.*}}, %[[MASK]] : tensor<32x!tile.ptr<f32>> -> tensor<32xf32>
 // CHUNK: %[[SQ:.*]] = arith.mulf %[[XV]], %[[XV]] : tensor<32xf32>
 // CHUNK: %[[KEPT:.*]] = arith.select %[[MASK]], %[[SQ]], %{{.*}}
-// CHUNK: %[[PART:.*]] = tile.reduce %[[KEPT]] axis 0
-// CHUNK: %[[NEXT:.*]] = arith.addf %[[PART]], %[[ACC]] : f32
-// CHUNK: scf.yield %[[NEXT]] : f32
+// CHUNK-NEXT: %[[NEXT:.*]] = arith.addf %[[KEPT]], %[[ACC]] : tensor<32xf32>
+// CHUNK-NEXT: scf.yield %[[NEXT]] : tensor<32xf32>
 // CHUNK-NEXT: }
-// CHUNK-NEXT: %[[INIT:.*]] = arith.constant 0.000000e+00 : f32
-// CHUNK-NEXT: arith.addf %[[SS]], %[[INIT]] : f32
+// CHUNK-NEXT: %[[LANES:.*]] = tile.reduce %[[SS]] axis 0 : tensor<32xf32> -> f32
+// CHUNK: %[[INIT:.*]] = arith.constant 0.000000e+00 : f32
+// CHUNK-NEXT: arith.addf %[[LANES]], %[[INIT]] : f32
 // CHUNK: %[[R:.*]] = math.rsqrt %{{.*}} : f32
 // CHUNK: scf.for %{{.*}} to %[[LEN]] step
 // CHUNK: arith.muli %[[ROW]], %[[LEN]] : i32
@@ -297,39 +299,46 @@ func.func @embed(%x: tensor<2x3x8xf32>, %p: tensor<3x8xf32>, %s: tensor<2xf32>) 
 // -----
 
 // A softmax's max and sum of exponentials over a row in chunks share one
-// loop, which reads the row once: the sum is carried relative to the
-// running max (online softmax), rescaled by exp(m - m') when a chunk
-// raises it, and by exp(m - max) after the loop. One tile.reduce of the
-// chunk's max serves both; a last loop reads the row again and stores.
-// In one tile, the row is read once and nothing loops.
+// loop, which reads the row once and exchanges nothing between lanes: each
+// lane of the tile carries its own max m and sum of exp(x - m) (online
+// softmax): where x raises m, the sum is rescaled by exp(m - x) and gains
+// 1, else it gains exp(x - m), one exponential of min(m, x) - max(m, x)
+// either way; lanes past the row's end keep theirs. After the loop one
+// tile.reduce merges the lanes' maxima (the max) and one their pairs (the
+// sum, each rescaled to the larger max), which exp(m - max) then rescales;
+// a last loop reads the row again and stores. In one tile, the row is
+// read once and nothing loops.
 // CHECK-LABEL: func.func @softmax_kernel0_tile
 // CHECK-NOT: scf.for
 // CHECK-COUNT-1: tile.load
 // CHECK-NOT: tile.load
 // CHECK: return
 // CHUNK-LABEL: func.func @softmax_kernel0_tile
-// CHUNK: %[[NINF:.*]] = arith.constant 0xFF800000 : f32
-// CHUNK: %[[RUNNING:.*]]:3 = scf.for %[[C:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[MAX:.*]] = %[[NINF]], %[[M:.*]] = %{{.*}}, %[[S:.*]] = %{{.*}}) -> (f32, f32, f32)
-// CHUNK: %[[X:.*]] = tile.load %{{.*}}, %{{.*}} : tensor<32x!tile.ptr<f32>> -> tensor<32xf32>
-// CHUNK: %[[CMAX:.*]] = tile.reduce
-// CHUNK: arith.maximumf
-// CHUNK: %[[NEXTMAX:.*]] = arith.maximumf %[[CMAX]], %[[MAX]] : f32
-// CHUNK: %[[NEXTM:.*]] = arith.maximumf %[[M]], %[[CMAX]] : f32
-// CHUNK: %[[SHIFT:.*]] = arith.select %{{.*}}, %{{.*}}, %[[NEXTM]] : f32
-// CHUNK: %[[DROP:.*]] = arith.subf %[[M]], %[[SHIFT]] : f32
-// CHUNK: %[[RESCALE:.*]] = math.exp %[[DROP]] : f32
-// CHUNK: %[[SHIFTS:.*]] = tile.splat %[[SHIFT]]
-// CHUNK: %[[D:.*]] = arith.subf %[[X]], %[[SHIFTS]] : tensor<32xf32>
+// CHUNK: %[[RUNNING:.*]]:3 = scf.for %[[C:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[MAX:.*]] = %{{.*}}, %[[M:.*]] = %{{.*}}, %[[S:.*]] = %{{.*}}) -> (tensor<32xf32>, tensor<32xf32>, tensor<32xf32>)
+// CHUNK: %[[X:.*]] = tile.load %{{.*}}, %[[MASK:.*]] : tensor<32x!tile.ptr<f32>> -> tensor<32xf32>
+// CHUNK-NOT: tile.reduce
+// CHUNK: %[[RAISES:.*]] = arith.cmpf ogt, %[[X]], %[[M]] : tensor<32xf32>
+// CHUNK: %[[NEXTM:.*]] = arith.maximumf %[[M]], %[[X]] : tensor<32xf32>
+// CHUNK: %[[SHIFT:.*]] = arith.select %{{.*}}, %{{.*}}, %[[NEXTM]] : tensor<32xi1>, tensor<32xf32>
+// CHUNK: %[[LOW:.*]] = arith.minimumf %[[M]], %[[X]] : tensor<32xf32>
+// CHUNK: %[[D:.*]] = arith.subf %[[LOW]], %[[SHIFT]] : tensor<32xf32>
 // CHUNK: %[[E:.*]] = math.exp %[[D]] : tensor<32xf32>
-// CHUNK: %[[PART:.*]] = tile.reduce
-// CHUNK: %[[SCALED:.*]] = arith.mulf %[[S]], %[[RESCALE]] : f32
-// CHUNK: %[[SUM:.*]] = arith.addf %[[PART]], %[[SCALED]] : f32
-// CHUNK: scf.yield %[[NEXTMAX]], %[[NEXTM]], %[[SUM]] : f32, f32, f32
+// CHUNK: %[[GAINED:.*]] = arith.addf %[[S]], %[[E]] : tensor<32xf32>
+// CHUNK: %[[RESCALED:.*]] = arith.mulf %[[S]], %[[E]] : tensor<32xf32>
+// CHUNK: %[[RAISED:.*]] = arith.addf %[[RESCALED]], %{{.*}} : tensor<32xf32>
+// CHUNK: %[[NEXTS:.*]] = arith.select %[[RAISES]], %[[RAISED]], %[[GAINED]]
+// CHUNK: %[[KEPTM:.*]] = arith.select %[[MASK]], %[[NEXTM]], %[[M]]
+// CHUNK: %[[KEPTS:.*]] = arith.select %[[MASK]], %[[NEXTS]], %[[S]]
+// CHUNK: scf.yield %{{.*}}, %[[KEPTM]], %[[KEPTS]]
 // CHUNK-NOT: tile.load
-// CHUNK: %[[ROWMAX:.*]] = arith.maximumf %[[RUNNING]]#0, %{{.*}} : f32
-// CHUNK: %[[GAP:.*]] = arith.subf %[[RUNNING]]#1, %[[ROWMAX]] : f32
+// CHUNK: %[[LANESMAX:.*]] = tile.reduce %[[RUNNING]]#0 axis 0 : tensor<32xf32> -> f32
+// CHUNK: %[[LANES:.*]]:2 = tile.reduce %[[RUNNING]]#1, %[[RUNNING]]#2 axis 0 : tensor<32xf32>, tensor<32xf32> -> f32, f32
+// CHUNK-COUNT-2: math.exp
+// CHUNK: tile.yield
+// CHUNK: %[[ROWMAX:.*]] = arith.maximumf %[[LANESMAX]], %{{.*}} : f32
+// CHUNK: %[[GAP:.*]] = arith.subf %[[LANES]]#0, %[[ROWMAX]] : f32
 // CHUNK: %[[TOMAX:.*]] = math.exp %[[GAP]] : f32
-// CHUNK: arith.mulf %[[RUNNING]]#2, %[[TOMAX]] : f32
+// CHUNK: arith.mulf %[[LANES]]#1, %[[TOMAX]] : f32
 // CHUNK: scf.for
 // CHUNK-COUNT-1: tile.load
 // CHUNK-NOT: tile.load
@@ -378,42 +387,61 @@ func.func @softmax(%x: tensor<4x100xf32>) -> tensor<4x100xf32> {
 // -----
 
 // A sum of squared deviations from the row's mean shares the mean's loop:
-// each chunk's mean and sum of squared deviations (its count is 32, or
-// what is left of the row) merge into the running ones (Chan et al.),
-// and the result is M2 + n (mean - k)^2 once k, the row's mean, is
-// known. The chunk's sum is reduced once for both.
+// each lane of the tile carries its running mean and sum of squared
+// deviations (Welford: in chunk j a lane in the row has its (j + 1)th
+// column, so the share 1 / (j + 1) is the same for all), and lanes past
+// the row's end keep theirs. After the loop, lane l's count is
+// ceil((100 - l) / 32), and one tile.reduce merges the lanes' (count,
+// mean, M2) by Chan et al.'s formula; the result is M2 + n (mean - k)^2
+// once k, the row's mean, is known.
 // CHUNK-LABEL: func.func @variance_kernel0_tile
-// CHUNK: %[[RUNNING:.*]]:3 = scf.for %[[C:.*]] = %{{.*}} to %[[LEN:.*]] step %{{.*}} iter_args(%[[SUM:.*]] = %{{.*}}, %[[MEAN:.*]] = %{{.*}}, %[[M2:.*]] = %{{.*}}) -> (f32, f32, f32)
-// CHUNK: %[[X:.*]] = tile.load
-// CHUNK: %[[CSUM:.*]] = tile.reduce
-// CHUNK: %[[NEXTSUM:.*]] = arith.addf %[[CSUM]], %[[SUM]] : f32
-// CHUNK: %[[LEFT:.*]] = arith.subi %[[LEN]], %[[C]] : i32
-// CHUNK: %[[COUNTI:.*]] = arith.minsi %{{.*}}, %[[LEFT]] : i32
-// CHUNK: %[[COUNT:.*]] = arith.sitofp %[[COUNTI]] : i32 to f32
-// CHUNK: %[[BEFORE:.*]] = arith.sitofp %[[C]] : i32 to f32
-// CHUNK: %[[CMEAN:.*]] = arith.divf %[[CSUM]], %[[COUNT]] : f32
-// CHUNK: %[[DEV:.*]] = arith.subf %[[X]], %{{.*}} : tensor<32xf32>
-// CHUNK: arith.mulf %[[DEV]], %[[DEV]] : tensor<32xf32>
-// CHUNK: %[[CM2:.*]] = tile.reduce
-// CHUNK: %[[TOTAL:.*]] = arith.addf %[[BEFORE]], %[[COUNT]] : f32
-// CHUNK: %[[DELTA:.*]] = arith.subf %[[CMEAN]], %[[MEAN]] : f32
-// CHUNK: %[[SHARE:.*]] = arith.divf %[[COUNT]], %[[TOTAL]] : f32
-// CHUNK: %[[STEP:.*]] = arith.mulf %[[DELTA]], %[[SHARE]] : f32
-// CHUNK: %[[NEXTMEAN:.*]] = arith.addf %[[MEAN]], %[[STEP]] : f32
-// CHUNK: %[[PAIRS:.*]] = arith.mulf %[[BEFORE]], %[[COUNT]] : f32
-// CHUNK: %[[WEIGHT:.*]] = arith.divf %[[PAIRS]], %[[TOTAL]] : f32
-// CHUNK: %[[DELTA2:.*]] = arith.mulf %[[DELTA]], %[[DELTA]] : f32
-// CHUNK: %[[CROSS:.*]] = arith.mulf %[[DELTA2]], %[[WEIGHT]] : f32
-// CHUNK: %[[INNER:.*]] = arith.addf %[[M2]], %[[CM2]] : f32
-// CHUNK: %[[NEXTM2:.*]] = arith.addf %[[INNER]], %[[CROSS]] : f32
-// CHUNK: scf.yield %[[NEXTSUM]], %[[NEXTMEAN]], %[[NEXTM2]] : f32, f32, f32
-// CHUNK: %[[ROWSUM:.*]] = arith.addf %[[RUNNING]]#0, %{{.*}} : f32
-// CHUNK: %[[K:.*]] = arith.divf %[[ROWSUM]], %{{.*}} : f32
+// CHUNK: %[[RUNNING:.*]]:3 = scf.for %[[C:.*]] = %{{.*}} to %[[LEN:.*]] step %{{.*}} iter_args(%[[SUM:.*]] = %{{.*}}, %[[MEAN:.*]] = %{{.*}}, %[[M2:.*]] = %{{.*}}) -> (tensor<32xf32>, tensor<32xf32>, tensor<32xf32>)
+// CHUNK: %[[X:.*]] = tile.load %{{.*}}, %[[MASK:.*]] :
+// CHUNK-NOT: tile.reduce
+// CHUNK: %[[NEXTSUM:.*]] = arith.addf %{{.*}}, %[[SUM]] : tensor<32xf32>
+// CHUNK: %[[J:.*]] = arith.divsi %[[C]], %{{.*}} : i32
+// CHUNK: %[[JTH:.*]] = arith.addi %[[J]], %{{.*}} : i32
+// CHUNK: %[[COUNT:.*]] = arith.sitofp %[[JTH]] : i32 to f32
+// CHUNK: %[[SHARE:.*]] = arith.divf %{{.*}}, %[[COUNT]] : f32
+// CHUNK: %[[DELTA:.*]] = arith.subf %[[X]], %[[MEAN]] : tensor<32xf32>
+// CHUNK: %[[SHARES:.*]] = tile.splat %[[SHARE]]
+// CHUNK: %[[STEP:.*]] = arith.mulf %[[DELTA]], %[[SHARES]] : tensor<32xf32>
+// CHUNK: %[[NEXTMEAN:.*]] = arith.addf %[[MEAN]], %[[STEP]] : tensor<32xf32>
+// CHUNK: %[[AFTER:.*]] = arith.subf %[[X]], %[[NEXTMEAN]] : tensor<32xf32>
+// CHUNK: %[[GAIN:.*]] = arith.mulf %[[DELTA]], %[[AFTER]] : tensor<32xf32>
+// CHUNK: %[[NEXTM2:.*]] = arith.addf %[[M2]], %[[GAIN]] : tensor<32xf32>
+// CHUNK: %[[KEPTMEAN:.*]] = arith.select %[[MASK]], %[[NEXTMEAN]], %[[MEAN]]
+// CHUNK: %[[KEPTM2:.*]] = arith.select %[[MASK]], %[[NEXTM2]], %[[M2]]
+// CHUNK: scf.yield %[[NEXTSUM]], %[[KEPTMEAN]], %[[KEPTM2]]
+// CHUNK: %[[ROWSUM:.*]] = tile.reduce %[[RUNNING]]#0 axis 0 : tensor<32xf32> -> f32
+// CHUNK: %[[LANE:.*]] = tile.range 0 to 32 : tensor<32xi32>
+// CHUNK: %[[LEFT:.*]] = arith.subi %{{.*}}, %[[LANE]] : tensor<32xi32>
+// CHUNK: %[[ROUNDED:.*]] = arith.addi %[[LEFT]], %{{.*}} : tensor<32xi32>
+// CHUNK: %[[CHUNKS:.*]] = arith.divsi %[[ROUNDED]], %{{.*}} : tensor<32xi32>
+// CHUNK: %[[INROW:.*]] = arith.cmpi slt, %[[LANE]], %{{.*}} : tensor<32xi32>
+// CHUNK: %[[LANECOUNT:.*]] = arith.select %[[INROW]], %[[CHUNKS]], %{{.*}} : tensor<32xi1>, tensor<32xi32>
+// CHUNK: %[[COUNTS:.*]] = arith.sitofp %[[LANECOUNT]] : tensor<32xi32> to tensor<32xf32>
+// CHUNK: %[[MERGED:.*]]:3 = tile.reduce %[[COUNTS]], %[[RUNNING]]#1, %[[RUNNING]]#2 axis 0
+// CHUNK-NEXT: ^bb0(%[[NA:.*]]: f32, %[[MA:.*]]: f32, %[[QA:.*]]: f32, %[[NB:.*]]: f32, %[[MB:.*]]: f32, %[[QB:.*]]: f32):
+// CHUNK: %[[TOTAL:.*]] = arith.addf %[[NA]], %[[NB]] : f32
+// CHUNK: %[[ATLEAST1:.*]] = arith.maximumf %[[TOTAL]], %{{.*}} : f32
+// CHUNK: %[[W:.*]] = arith.divf %[[NB]], %[[ATLEAST1]] : f32
+// CHUNK: %[[GAP:.*]] = arith.subf %[[MB]], %[[MA]] : f32
+// CHUNK: %[[MOVE:.*]] = arith.mulf %[[GAP]], %[[W]] : f32
+// CHUNK: %[[MEANAB:.*]] = arith.addf %[[MA]], %[[MOVE]] : f32
+// CHUNK: %[[PAIRW:.*]] = arith.mulf %[[NA]], %[[W]] : f32
+// CHUNK: %[[GAP2:.*]] = arith.mulf %[[GAP]], %[[GAP]] : f32
+// CHUNK: %[[CROSS:.*]] = arith.mulf %[[GAP2]], %[[PAIRW]] : f32
+// CHUNK: %[[INNER:.*]] = arith.addf %[[QA]], %[[QB]] : f32
+// CHUNK: %[[M2AB:.*]] = arith.addf %[[INNER]], %[[CROSS]] : f32
+// CHUNK: tile.yield %[[TOTAL]], %[[MEANAB]], %[[M2AB]] : f32, f32, f32
+// CHUNK: %[[ROWSUMINIT:.*]] = arith.addf %[[ROWSUM]], %{{.*}} : f32
+// CHUNK: %[[K:.*]] = arith.divf %[[ROWSUMINIT]], %{{.*}} : f32
 // CHUNK: %[[N:.*]] = arith.sitofp %[[LEN]] : i32 to f32
-// CHUNK: %[[OFF:.*]] = arith.subf %[[RUNNING]]#1, %[[K]] : f32
+// CHUNK: %[[OFF:.*]] = arith.subf %[[MERGED]]#1, %[[K]] : f32
 // CHUNK: %[[OFF2:.*]] = arith.mulf %[[OFF]], %[[OFF]] : f32
 // CHUNK: %[[MORE:.*]] = arith.mulf %[[N]], %[[OFF2]] : f32
-// CHUNK: arith.addf %[[RUNNING]]#2, %[[MORE]] : f32
+// CHUNK: arith.addf %[[MERGED]]#2, %[[MORE]] : f32
 // CHUNK-NOT: scf.for
 // CHUNK: tile.store
 #id = affine_map<(d0, d1) -> (d0, d1)>
@@ -505,7 +533,8 @@ func.func @deviation(%x: tensor<4x100xf32>) -> tensor<4xf32> {
 // recreates such scalars in each kernel that uses them.
 // CHECK-LABEL: func.func @by_length_kernel0_tile
 // CHECK-SAME: (%{{.*}}: !tile.ptr<f32>, %{{.*}}: !tile.ptr<f32>, %[[LEN:.*]]: i32)
-// CHECK: %[[SUM:.*]] = scf.for
+// CHECK: %[[LANES:.*]] = scf.for
+// CHECK: %[[SUM:.*]] = tile.reduce %[[LANES]]
 // CHECK: %[[TOTAL:.*]] = arith.addf %[[SUM]], %{{.*}} : f32
 // CHECK: %[[INDEX:.*]] = arith.index_cast %[[LEN]] : i32 to index
 // CHECK: %[[WIDE:.*]] = arith.index_cast %[[INDEX]] : index to i64
@@ -665,11 +694,13 @@ func.func @transposed_out(%x: tensor<8x8xf32>) -> tensor<8x8xf32> {
 // unless the later one's value is less (the body's test, cloned); columns
 // past the row's end are invalid (i32 max) and never kept. The initial
 // value comes first (column -1); the column is widened to the result's
-// i64. Walked in chunks, the loop carries the value and the column (none
-// yet: invalid).
+// i64. Walked in chunks, the loop carries a value and a column per lane
+// (none yet: invalid), each lane keeping its earlier column's pair unless
+// the later one's value is less (no ordering by column: the carried one
+// is earlier), and one tile.reduce merges the lanes after the loop.
 // CHECK-LABEL: func.func @argmin_kernel0_tile
 // CHECK: %[[X:.*]] = tile.load
-// CHECK: %[[INVALID:.*]] = tile.splat %{{.*}} : i32 -> tensor<128xi32>
+// CHECK: %[[INVALID:.*]] = arith.constant dense<2147483647> : tensor<128xi32>
 // CHECK: %[[COLS:.*]] = arith.select %{{.*}}, %{{.*}}, %[[INVALID]] : tensor<128xi1>, tensor<128xi32>
 // CHECK: %[[R:.*]]:2 = tile.reduce %[[X]], %[[COLS]] axis 0 : tensor<128xi32>, tensor<128xi32> -> i32, i32
 // CHECK: ^bb0(%[[VA:.*]]: i32, %[[IA:.*]]: i32, %[[VB:.*]]: i32, %[[IB:.*]]: i32):
@@ -682,12 +713,22 @@ func.func @transposed_out(%x: tensor<8x8xf32>) -> tensor<8x8xf32> {
 // CHECK: %[[INDEX:.*]] = arith.select %[[FROMROW]], %[[WIDE]], %{{.*}} : i64
 // CHECK: tile.store %{{.*}}, %[[INDEX]] : !tile.ptr<i64>, i64
 // CHUNK-LABEL: func.func @argmin_kernel0_tile
-// CHUNK: %[[NONE:.*]] = arith.constant 2147483647 : i32
-// CHUNK: %[[CARRIED:.*]]:2 = scf.for %{{.*}} iter_args(%[[V:.*]] = %{{.*}}, %[[I:.*]] = %[[NONE]]) -> (i32, i32)
-// CHUNK: %[[C:.*]]:2 = tile.reduce
+// CHUNK: %[[NONE:.*]] = arith.constant dense<2147483647> : tensor<32xi32>
+// CHUNK: %[[CARRIED:.*]]:2 = scf.for %{{.*}} iter_args(%[[V:.*]] = %{{.*}}, %[[I:.*]] = %[[NONE]]) -> (tensor<32xi32>, tensor<32xi32>)
+// CHUNK: %[[X:.*]] = tile.load
+// CHUNK: %[[COLS:.*]] = arith.select %{{.*}}, %{{.*}}, %{{.*}} : tensor<32xi1>, tensor<32xi32>
+// CHUNK-NOT: tile.reduce
+// CHUNK: %[[LESS:.*]] = arith.cmpi slt, %[[X]], %[[V]] : tensor<32xi32>
+// CHUNK: %[[VALID:.*]] = arith.cmpi ne, %[[COLS]], %{{.*}} : tensor<32xi32>
+// CHUNK: %[[NOTYET:.*]] = arith.cmpi eq, %[[I]], %{{.*}} : tensor<32xi32>
+// CHUNK: %[[EITHER:.*]] = arith.ori %[[NOTYET]], %[[LESS]]
+// CHUNK: %[[LATER:.*]] = arith.andi %[[VALID]], %[[EITHER]]
+// CHUNK: %[[NEXTV:.*]] = arith.select %[[LATER]], %[[X]], %[[V]]
+// CHUNK: %[[NEXTI:.*]] = arith.select %[[LATER]], %[[COLS]], %[[I]]
+// CHUNK: scf.yield %[[NEXTV]], %[[NEXTI]]
+// CHUNK: %[[C:.*]]:2 = tile.reduce %[[CARRIED]]#0, %[[CARRIED]]#1 axis 0
+// CHUNK: arith.cmpi slt
 // CHUNK: tile.yield
-// CHUNK: arith.cmpi slt, %[[I]], %[[C]]#1 : i32
-// CHUNK: scf.yield
 // CHUNK: arith.extsi
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #row = affine_map<(d0, d1) -> (d0)>

@@ -90,9 +90,10 @@ def KilnTilePass : Pass<"kiln-tile", "mlir::ModuleOp"> {
     `row-chunk`, whole, in one
     tile of the next power of two of its length; a longer row, or one of
     dynamic length (an i32 argument after the pointers), in chunks of
-    `row-chunk` elements, reductions loops over the chunks and the row's
-    results stored by one last loop, recomputing in each loop what it
-    needs over the row. Reductions share a loop unless one needs
+    `row-chunk` elements, reductions loops over the chunks carrying a value
+    per lane of the chunk's tile, merged across lanes after the loop, and
+    the row's results stored by one last loop, recomputing in each loop
+    what it needs over the row. Reductions share a loop unless one needs
     another's result; a sum of exp(a - k) is carried as an online softmax
     and a sum of (a - k)^2 (f32, f64) as a running mean and sum of squared
     deviations, so neither waits for k: a softmax or layer norm reads its

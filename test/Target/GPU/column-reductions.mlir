@@ -19,11 +19,24 @@
 // LAYOUT-NOT: tile.load
 // LAYOUT-LABEL: func.func @column_argmax_kernel0_tile
 // LAYOUT: tile.load {{.*}} -> tensor<32x32xf32, #[[$L]]>
+// Each walks down x carrying a value per lane of its [32 x 32] tile and
+// merges the lanes once after the loop: no shuffle and no barrier in it.
 // CHECK-LABEL: .entry column_sum_kernel0_tile(
-// CHECK: ld.global
+// CHECK: [[SUM:\$L__BB[0-9]+_[0-9]+]]:
+// CHECK-NOT: {{bar.sync|shfl.sync}}
+// CHECK: bra{{[[:space:]]+}}[[SUM]];
+// CHECK: bar.sync
 // CHECK: st.global
 // CHECK-LABEL: .entry column_variance_kernel0_tile(
+// CHECK: [[VARIANCE:\$L__BB[0-9]+_[0-9]+]]:
+// CHECK-NOT: {{bar.sync|shfl.sync}}
+// CHECK: bra{{[[:space:]]+}}[[VARIANCE]];
+// CHECK: bar.sync
 // CHECK-LABEL: .entry column_argmax_kernel0_tile(
+// CHECK: [[ARGMAX:\$L__BB[0-9]+_[0-9]+]]:
+// CHECK-NOT: {{bar.sync|shfl.sync}}
+// CHECK: bra{{[[:space:]]+}}[[ARGMAX]];
+// CHECK: bar.sync
 // PTXAS-COUNT-3: 0 bytes spill stores, 0 bytes spill loads
 #x = affine_map<(d0, d1) -> (d1, d0)>
 #col = affine_map<(d0, d1) -> (d0)>

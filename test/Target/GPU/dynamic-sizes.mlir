@@ -1,7 +1,27 @@
 // RUN: kiln-opt %s -kiln-fuse -kiln-tile -canonicalize "-symbol-privatize=exclude=scale_kernel0_tile,mm_bias_kernel0_tile,rms_kernel0_tile,centered_kernel0_tile,norm_kernel0_tile,argmax_kernel0_tile" -symbol-dce -o %t.mlir
 // RUN: kiln-translate %t.mlir --chip=sm_80 | FileCheck %s
+// RUN: kiln-translate %t.mlir --chip=sm_90a | FileCheck %s --check-prefix=LOOP
 // RUN: %if ptxas %{ kiln-translate %t.mlir --chip=sm_80 | %ptxas -arch=sm_80 %}
 // RUN: %if ptxas %{ kiln-translate %t.mlir --chip=sm_90a | %ptxas -arch=sm_90a %}
+
+// The row kernels' reductions over rows of dynamic length carry a value
+// per lane through their loop over the row's chunks and merge the lanes
+// after it: no shuffle and no barrier in the loop.
+// LOOP-LABEL: .entry rms_kernel0_tile(
+// LOOP: [[RMS:\$L__BB[0-9]+_[0-9]+]]:
+// LOOP-NOT: {{bar.sync|shfl.sync}}
+// LOOP: bra{{[[:space:]]+}}[[RMS]];
+// LOOP: shfl.sync
+// LOOP-LABEL: .entry norm_kernel0_tile(
+// LOOP: [[NORM:\$L__BB[0-9]+_[0-9]+]]:
+// LOOP-NOT: {{bar.sync|shfl.sync}}
+// LOOP: bra{{[[:space:]]+}}[[NORM]];
+// LOOP: shfl.sync
+// LOOP-LABEL: .entry argmax_kernel0_tile(
+// LOOP: [[ARGMAX:\$L__BB[0-9]+_[0-9]+]]:
+// LOOP-NOT: {{bar.sync|shfl.sync}}
+// LOOP: bra{{[[:space:]]+}}[[ARGMAX]];
+// LOOP: shfl.sync
 
 // Tile kernels over dynamic sizes take them as 32-bit parameters after
 // their pointers, and compile for the GPU like any other: an elementwise
