@@ -330,26 +330,35 @@ def mlp_rates(torch, kiln_run: str, out: Path) -> dict:
 ROW_SHAPES = [(32768, 1024), (4096, 8192), (512, 65536)]
 
 
-# Kiln's array programs over rows of dynamic length: kernel, example, the
-# input dimensions --dims takes for [rows, columns], PyTorch's peer.
+# Kiln's array programs over rows or columns of dynamic length: kernel,
+# example, the input dimensions --dims takes for x's [rows, columns], the
+# bytes it moves at least (f32), PyTorch's peer.
 ROW_PROGRAMS = [
     ("softmax", "softmax_rows_array.mlir", lambda r, c: (r, c),
+     lambda r, c: 8 * r * c,
      lambda torch, x: lambda: torch.softmax(x, dim=-1)),
     ("layer_norm", "layer_norm_rows_array.mlir", lambda r, c: (r, c, c, c),
+     lambda r, c: 8 * r * c + 8 * c,
      lambda torch, x: (lambda w, b: lambda: torch.nn.functional.layer_norm(
          x, (x.shape[-1],), w, b, eps=1e-5))(
              torch.randn(x.shape[-1], device="cuda"),
              torch.randn(x.shape[-1], device="cuda"))),
+    # Reductions over the leading axis: x read once, two values a column.
+    ("column_stats", "column_stats_array.mlir", lambda r, c: (r, c),
+     lambda r, c: 4 * r * c + 8 * c,
+     lambda torch, x: lambda: torch.var_mean(x, dim=0, unbiased=False)),
 ]
 
 
 def row_rates(torch, kiln_run: str) -> list[dict]:
     """Each of ROW_PROGRAMS (docs/examples: a softmax and a layer norm
     over rows of dynamic length, each row walked in chunks of 1024: read
-    twice, written once) against PyTorch's softmax and layer_norm in the
-    same run; each checked against the host target at 7 x 3000 first."""
+    twice, written once; a column mean and variance, x read once in blocks
+    of 32 columns) against PyTorch's softmax, layer_norm and var_mean in
+    the same run; each checked against the host target at 7 x 3000
+    first."""
     rows = []
-    for kernel, example, dims, peer in ROW_PROGRAMS:
+    for kernel, example, dims, moved, peer in ROW_PROGRAMS:
         source = ROOT / "docs" / "examples" / example
         try:
             kiln_time(kiln_run, kernel, (), [], source, dims=dims(7, 3000))
@@ -359,7 +368,7 @@ def row_rates(torch, kiln_run: str) -> list[dict]:
         for shape in ROW_SHAPES:
             x = torch.randn(*shape, device="cuda")
             row = {"program": kernel, "shape": list(shape),
-                   "bytes": 8 * shape[0] * shape[1],
+                   "bytes": moved(*shape),
                    "torch_s": torch_time(peer(torch, x))}
             if checked is not None:
                 row["kiln_error"] = checked
@@ -375,10 +384,12 @@ def row_rates(torch, kiln_run: str) -> list[dict]:
 
 
 def row_table(rows: list[dict]) -> list[str]:
-    """The programs over rows of dynamic length as Markdown (GB/s with x
-    read and y written once)."""
-    lines = ["", "Over rows of dynamic length (`softmax_rows_array.mlir`, "
-             "`layer_norm_rows_array.mlir`, chunks of 1024):", "",
+    """The programs over rows or columns of dynamic length as Markdown
+    (GB/s of the bytes each moves at least: its inputs read and its
+    results written once)."""
+    lines = ["", "Over rows or columns of dynamic length "
+             "(`softmax_rows_array.mlir`, `layer_norm_rows_array.mlir`, "
+             "`column_stats_array.mlir`):", "",
              "| program | rows x columns | Kiln (us) | Kiln GB/s | "
              "PyTorch (us) | PyTorch GB/s | Kiln / PyTorch time |",
              "|---|---|---:|---:|---:|---:|---:|"]

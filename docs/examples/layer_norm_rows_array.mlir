@@ -3,8 +3,9 @@
 // the kernel recreates from its length argument); kiln-fuse makes the
 // two reductions and the normalization one row kernel, and kiln-tile
 // walks each row in chunks of 1024 twice: once for the sum and the
-// squared deviations together (merged chunk by chunk, so they need not
-// wait for the mean), once to write the row.
+// squared deviations together (carried per lane as a running mean and
+// M2, merged after the loop, so they need not wait for the mean), once to
+// write the row.
 //
 //   kiln-run docs/examples/layer_norm_rows_array.mlir --kernel=layer_norm --dims=4096,8192 --init=rand
 #id = affine_map<(d0, d1) -> (d0, d1)>

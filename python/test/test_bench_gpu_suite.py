@@ -319,7 +319,8 @@ def test_the_programs_over_rows_of_dynamic_length(kiln_run, program):
     # The suite times each example's plan at each shape through --dims; on
     # the stand-in driver the check at 7 x 3000 fails (no kernel runs) and
     # the unchecked plan is timed.
-    kernel, example, dims, _ = program
+    kernel, example, dims, moved, _ = program
+    assert moved(64, 5000) >= 4 * 64 * 5000
     source = ROOT / "docs" / "examples" / example
     with pytest.raises(RuntimeError, match="WRONG"):
         gpu_suite.kiln_time(kiln_run, kernel, (), [], source,

@@ -509,6 +509,26 @@ def test_sizes_in_a_layer_norms_arithmetic(norm_exe, shape):
     np.testing.assert_allclose(y, want, rtol=1e-4, atol=1e-4)
 
 
+@pytest.mark.parametrize("shape", [(1, 1), (3000, 37), (33, 64), (1, 70),
+                                   (0, 5), (100, 0)])
+def test_column_means_and_variances(shape):
+    """docs/examples/column_stats_array.mlir: reductions over x's leading
+    axis of dynamic length, dividing by it, one kernel whose programs take
+    32 columns each (the last block masked) and walk down x in chunks,
+    a running mean and M2 per lane; against numpy."""
+    rng = np.random.default_rng(shape[0])
+    x = (rng.standard_normal(shape) * 3 + 50).astype(np.float32)
+    with kiln.Context() as ctx:
+        with HostExecutable(_example(ctx, "column_stats_array.mlir")) as exe:
+            mean, var = exe.run("column_stats", x)
+    assert mean.shape == var.shape == (shape[1],)
+    if not x.size:
+        return
+    x64 = x.astype(np.float64)
+    np.testing.assert_allclose(mean, x64.mean(axis=0), rtol=1e-6)
+    np.testing.assert_allclose(var, x64.var(axis=0), rtol=1e-4, atol=1e-6)
+
+
 @pytest.mark.parametrize("shape", [(1, 1), (7, 300), (40, 1)])
 def test_sizes_in_elementwise_and_matmul_arithmetic(exe, shape):
     rng = np.random.default_rng(shape[0])

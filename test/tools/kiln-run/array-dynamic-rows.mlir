@@ -6,6 +6,8 @@
 // RUN: env KILN_CUDA_DRIVER=%kiln_fake_cuda_driver KILN_PTXAS=%t.no-ptxas kiln-run %s --kernel=centered --init=rand --dims=50,70,70 --target=gpu --check=none | FileCheck %s --check-prefix=CENTERED-GPU
 // RUN: kiln-run %kiln_examples/layer_norm_rows_array.mlir --kernel=layer_norm --init=iota --dims=2,3,3,3 | FileCheck %s --check-prefix=NORM
 // RUN: env KILN_CUDA_DRIVER=%kiln_fake_cuda_driver KILN_PTXAS=%t.no-ptxas kiln-run %kiln_examples/layer_norm_rows_array.mlir --kernel=layer_norm --init=rand --dims=100,5000,5000,5000 --target=gpu --check=none | FileCheck %s --check-prefix=NORM-GPU
+// RUN: kiln-run %kiln_examples/column_stats_array.mlir --kernel=column_stats --init=iota --dims=3,2 | FileCheck %s --check-prefix=COLUMNS
+// RUN: env KILN_CUDA_DRIVER=%kiln_fake_cuda_driver KILN_PTXAS=%t.no-ptxas kiln-run %kiln_examples/column_stats_array.mlir --kernel=column_stats --init=rand --dims=5000,100 --target=gpu --check=none | FileCheck %s --check-prefix=COLUMNS-GPU
 
 // docs/examples/softmax_rows_array.mlir, a softmax over rows of dynamic
 // length, is one kernel: each program walks
@@ -66,3 +68,12 @@ func.func @centered(%x: tensor<?x?x8xf32>, %p: tensor<?x8xf32>) -> tensor<?x?x8x
 // NORM: result0 f32[6]: sum=10.8989 min=0 max=4.44947 first=[0, 1, 4.44947, 0]
 // NORM-GPU: array function layer_norm on Kiln Fake GPU (sm_90a): {{[0-9.]+}} ms per run (median of 1)
 // NORM-GPU: result0 f32[500000]:
+
+// docs/examples/column_stats_array.mlir: the columns of [[0 1] [2 3]
+// [4 5]] have means 2 and 3 and both a variance of 8/3.
+// COLUMNS: array function column_stats on host:
+// COLUMNS: result0 f32[2]: sum=5 min=2 max=3 first=[2, 3]
+// COLUMNS: result1 f32[2]: sum=5.33333 min=2.66667 max=2.66667 first=[2.66667, 2.66667]
+// COLUMNS-GPU: array function column_stats on Kiln Fake GPU (sm_90a): {{[0-9.]+}} ms per run (median of 1)
+// COLUMNS-GPU: result0 f32[100]:
+// COLUMNS-GPU: result1 f32[100]:
