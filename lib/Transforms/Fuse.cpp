@@ -308,8 +308,10 @@ static bool readsByRow(linalg::GenericOp consumer, Value value) {
   });
 }
 
-/// Whether `op` and `sibling` read `value` through one and the same map
-/// each, so that one load serves both.
+/// Whether `op` and `sibling` read `value` over their rows and columns (it
+/// varies along their first loop and their last), through one and the
+/// same map each, so that one load of it serves both. (A vector they both
+/// broadcast over the rows is small: sharing it is no reason to join.)
 static bool readAlike(linalg::GenericOp op, linalg::GenericOp sibling,
                       Value value) {
   AffineMap map;
@@ -318,7 +320,8 @@ static bool readAlike(linalg::GenericOp op, linalg::GenericOp sibling,
       if (operand.get() != value)
         continue;
       AffineMap read = reader.getMatchingIndexingMap(&operand);
-      if (map && read != map)
+      if ((map && read != map) || !read.isFunctionOfDim(0) ||
+          !read.isFunctionOfDim(reader.getNumLoops() - 1))
         return false;
       map = read;
     }

@@ -59,10 +59,11 @@ static Value constantOf(OpBuilder &b, Location loc, Type type,
   return arith::ConstantOp::create(b, loc, element);
 }
 
-/// The next power of two of `columns`, a static length.
+/// The next power of two of `columns`, a static length; 1 for none (a
+/// tile wholly masked).
 static int64_t wholeWidth(int64_t columns) {
   return static_cast<int64_t>(
-      llvm::PowerOf2Ceil(static_cast<uint64_t>(columns)));
+      llvm::PowerOf2Ceil(static_cast<uint64_t>(std::max<int64_t>(columns, 1))));
 }
 
 /// Whether a row kernel whose programs take `rowBlock` rows walks its rows
@@ -200,7 +201,12 @@ private:
   struct Placement {
     Value offset, columnStride;
   };
-  Placement place(Location loc, Value source, Access access, AffineMap map);
+  /// Where `source`, read as `access` through `map`, lies: computed once,
+  /// at the program's top level (loops over chunks only add the chunk's
+  /// columns).
+  const Placement &place(Location loc, Value source, Access access,
+                         AffineMap map);
+  Placement placeHere(Location loc, Value source, Access access, AffineMap map);
   /// The row's coordinate along domain dimension `d` (one of the rows').
   Value rowCoordinate(Location loc, unsigned d);
 
@@ -349,8 +355,9 @@ private:
   OpBuilder b;
   Block *entry = nullptr;
   /// This program's row (an i32, or a tile of its rows' numbers), the
-  /// row's length (i32), and which of its rows exist (null where all do).
-  Value row, rowLength, rowMask;
+  /// row's length (i32), and which of its rows exist (null where all do),
+  /// also spread over a tile's columns once needed.
+  Value row, rowLength, rowMask, rowMaskTile;
   /// The tile kernel, the domain's sizes (i32) where known (the static
   /// ones, and the dynamic ones it takes), and which domain dimensions
   /// its size arguments are, in order.
@@ -367,6 +374,10 @@ private:
   IRMapping scalars;
   /// Inputs loaded as scalars, by argument, access and map.
   DenseMap<std::tuple<Value, int, AffineMap>, Value> loadedScalars;
+  /// Where operands lie, by operand, access and map, and the pointers to
+  /// the starts of the program's rows of them, by base and offset.
+  DenseMap<std::tuple<Value, int, AffineMap>, Placement> placements;
+  DenseMap<std::pair<Value, Value>, Value> rowStarts;
   /// What `variesAlongRow` and `needs` found, by value.
   DenseMap<Value, bool> varies;
   DenseMap<Value, llvm::SetVector<Operation *>> needed;
@@ -752,8 +763,20 @@ Value RowTiler::rowCoordinate(Location loc, unsigned d) {
   return b.createOrFold<arith::RemUIOp>(loc, remainder[0], remainder[1]);
 }
 
-RowTiler::Placement RowTiler::place(Location loc, Value source, Access access,
-                                    AffineMap map) {
+const RowTiler::Placement &RowTiler::place(Location loc, Value source,
+                                           Access access, AffineMap map) {
+  bool byMap = access == Access::Element || access == Access::Other;
+  auto key = std::make_tuple(source, static_cast<int>(access),
+                             byMap ? map : AffineMap());
+  if (auto known = placements.find(key); known != placements.end())
+    return known->second;
+  OpBuilder::InsertionGuard guard(b);
+  toTopLevel();
+  return placements[key] = placeHere(loc, source, access, map);
+}
+
+RowTiler::Placement RowTiler::placeHere(Location loc, Value source,
+                                        Access access, AffineMap map) {
   Type i32 = b.getI32Type();
   auto constant = [&](int64_t value) -> Value {
     return arith::ConstantIntOp::create(b, loc, i32, value);
@@ -869,9 +892,14 @@ RowTiler::Chunk RowTiler::chunkAt(Location loc, Value start) {
   ArrayRef<int64_t> shape = tileOf(i32).getShape();
   chunk.columnIndices = broadcastAlong(b, loc, chunk.columnIndices, 0, shape);
   chunk.mask = broadcastAlong(b, loc, chunk.mask, 0, shape);
-  if (rowMask)
-    chunk.mask = arith::AndIOp::create(b, loc, chunk.mask,
-                                       spreadTo(rowMask, Spread::Tile));
+  if (rowMask) {
+    if (!rowMaskTile) {
+      OpBuilder::InsertionGuard guard(b);
+      toTopLevel();
+      rowMaskTile = spreadTo(rowMask, Spread::Tile);
+    }
+    chunk.mask = arith::AndIOp::create(b, loc, chunk.mask, rowMaskTile);
+  }
   return chunk;
 }
 
@@ -1037,15 +1065,20 @@ FailureOr<Value> RowTiler::tileValue(Operation *user, Value source,
 
 Value RowTiler::columnPointers(Location loc, Value base, const Placement &where,
                                const Chunk &chunk) {
-  Value start = base;
-  if (!matchPattern(where.offset, m_Zero()))
-    start = pointersAt(loc, base, where.offset);
+  Value &starts = rowStarts[{base, where.offset}];
+  if (!starts) {
+    OpBuilder::InsertionGuard guard(b);
+    toTopLevel();
+    starts = asTile(matchPattern(where.offset, m_Zero())
+                        ? base
+                        : pointersAt(loc, base, where.offset));
+  }
   Value columns = chunk.columnIndices;
   if (!matchPattern(where.columnStride, m_One()))
     columns = arith::MulIOp::create(
         b, loc, columns,
         tile::SplatOp::create(b, loc, columns.getType(), where.columnStride));
-  return tile::AddPtrOp::create(b, loc, tileOf(base.getType()), asTile(start),
+  return tile::AddPtrOp::create(b, loc, tileOf(base.getType()), starts,
                                 columns);
 }
 
@@ -1694,7 +1727,8 @@ FailureOr<TiledKernel> RowTiler::run() {
 }
 
 /// Rows a program takes where an input's consecutive rows lie next to
-/// each other in memory: 32 rows of f32 are a 128-byte line.
+/// each other in memory: one per lane of a warp, which then reads 32
+/// consecutive elements of each column (a 128-byte line of f32).
 constexpr int64_t kRowsAlongMemory = 32;
 
 /// How many rows each program of `kernel`, over `space`, takes: `requested`
@@ -1725,7 +1759,7 @@ static int64_t rowBlockOf(func::FuncOp kernel, ArrayRef<int64_t> space,
   int64_t rowBlock = std::min(kRowsAlongMemory, rowChunk);
   int64_t rows = rowCount(space.drop_back());
   if (!ShapedType::isDynamic(rows))
-    rowBlock = std::min(rowBlock, std::max<int64_t>(1, wholeWidth(rows)));
+    rowBlock = std::min(rowBlock, wholeWidth(rows));
   return rowBlock;
 }
 

@@ -395,6 +395,8 @@ FUSION_REFERENCES = {
     "linear": lambda x, w, b: [np.maximum(x @ w + b, 0)],
     "shared_zero": lambda x: [x.sum(axis=-1), (x * x).sum(axis=-1)],
     "column_moments": lambda x: [x.mean(axis=0), (x * x).mean(axis=0)],
+    "shared_weight": lambda x, y, w: [(x * w).sum(axis=1),
+                                      (y.T * w).sum(axis=1)],
     "rows_and_columns": lambda x: [x.sum(axis=1), x.sum(axis=0)],
     "returned_zero": lambda x: [np.zeros(x.shape[0]), x.sum(axis=1)],
     "broadcast_element_out_of_bounds": None,

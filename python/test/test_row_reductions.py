@@ -405,3 +405,47 @@ def test_each_kernel_reads_its_row_as_often_as_its_reductions_need(
         assert kernel.count("scf.for") == loops, name
         tile_loads = re.findall(r"tile\.load .* -> tensor<", kernel)
         assert len(tile_loads) == loops, name
+
+
+EMPTY_PROGRAMS = """
+#tr = affine_map<(d0, d1) -> (d1, d0)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#out = affine_map<(d0, d1) -> (d0)>
+func.func @column_sums(%x: tensor<0x40xf32>) -> tensor<40xf32> {
+  %one = arith.constant 1.5 : f32
+  %e = tensor.empty() : tensor<40xf32>
+  %init = linalg.fill ins(%one : f32) outs(%e : tensor<40xf32>) -> tensor<40xf32>
+  %s = linalg.generic {indexing_maps = [#tr, #out], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<0x40xf32>) outs(%init : tensor<40xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %a = arith.addf %in, %acc : f32
+    linalg.yield %a : f32
+  } -> tensor<40xf32>
+  return %s : tensor<40xf32>
+}
+func.func @row_maxima(%x: tensor<40x0xf32>) -> tensor<40xf32> {
+  %one = arith.constant 1.5 : f32
+  %e = tensor.empty() : tensor<40xf32>
+  %init = linalg.fill ins(%one : f32) outs(%e : tensor<40xf32>) -> tensor<40xf32>
+  %s = linalg.generic {indexing_maps = [#id, #out], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<40x0xf32>) outs(%init : tensor<40xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %a = arith.maximumf %in, %acc : f32
+    linalg.yield %a : f32
+  } -> tensor<40xf32>
+  return %s : tensor<40xf32>
+}
+"""
+
+
+@pytest.mark.parametrize("name, shape", [("column_sums", (0, 40)),
+                                         ("row_maxima", (40, 0))])
+def test_reductions_over_no_columns_give_their_initial_values(name, shape):
+    """Rows of no columns (static): a tile of one column, wholly masked,
+    so each row is its initial value (here 1.5)."""
+    with kiln.Context() as ctx:
+        module = kiln.Module.parse(ctx, EMPTY_PROGRAMS, "empty.mlir")
+        module.run_pipeline(ARRAY_PIPELINE)
+        with HostExecutable(module) as executable:
+            (s,) = executable.run(name, np.zeros(shape, np.float32))
+    np.testing.assert_array_equal(s, np.full(40, 1.5, np.float32))

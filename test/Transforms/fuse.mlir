@@ -699,6 +699,41 @@ func.func @column_moments(%x: tensor<32x8xf32>) -> (tensor<8xf32>, tensor<8xf32>
 
 // -----
 
+// Two reductions that share only a per-column weight w, small and
+// broadcast over the rows, do not join for it: x's rows and y's columns
+// stay two kernels (one reads x by row, the other y^T in blocks of rows).
+// CHECK-LABEL: func.func private @shared_weight_kernel0
+// CHECK-LABEL: func.func private @shared_weight_kernel1
+// CHECK-LABEL: func.func @shared_weight(
+// CHECK-NEXT: call @shared_weight_kernel0
+// CHECK-NEXT: call @shared_weight_kernel1
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#w = affine_map<(d0, d1) -> (d1)>
+#tr = affine_map<(d0, d1) -> (d1, d0)>
+#row = affine_map<(d0, d1) -> (d0)>
+func.func @shared_weight(%x: tensor<8x16xf32>, %y: tensor<16x8xf32>, %w: tensor<16xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<8xf32>) -> tensor<8xf32>
+  %a = linalg.generic {indexing_maps = [#id, #w, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x, %w : tensor<8x16xf32>, tensor<16xf32>) outs(%init : tensor<8xf32>) {
+  ^bb0(%xv: f32, %wv: f32, %acc: f32):
+    %p = arith.mulf %xv, %wv : f32
+    %s = arith.addf %p, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<8xf32>
+  %b = linalg.generic {indexing_maps = [#tr, #w, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%y, %w : tensor<16x8xf32>, tensor<16xf32>) outs(%init : tensor<8xf32>) {
+  ^bb0(%yv: f32, %wv: f32, %acc: f32):
+    %p = arith.mulf %yv, %wv : f32
+    %s = arith.addf %p, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<8xf32>
+  return %a, %b : tensor<8xf32>, tensor<8xf32>
+}
+
+// -----
+
 // Sums over x's rows and over its columns read x in different orders: no
 // row kernel holds both, so they stay two kernels.
 // CHECK-LABEL: func.func private @rows_and_columns_kernel0

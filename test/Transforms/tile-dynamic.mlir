@@ -193,11 +193,11 @@ func.func @row_sums(%x: tensor<?x8xf32>) -> tensor<?xf32> {
 // CHECK-DAG: %[[STEP:.*]] = arith.constant 1024 : i32
 // CHECK-DAG: %[[ZEROS:.*]] = arith.constant dense<0.000000e+00> : tensor<1024xf32>
 // CHECK-DAG: %[[ROW:.*]] = tile.program_id x
+// CHECK: %[[START:.*]] = arith.muli %[[ROW]], %[[LEN]] : i32
+// CHECK: tile.addptr %[[X]], %[[START]]
 // CHECK: %[[LANES:.*]] = scf.for %[[C:.*]] = %{{.*}} to %[[LEN]] step %[[STEP]] iter_args(%[[ACC:.*]] = %[[ZEROS]]) -> (tensor<1024xf32>)
 // CHECK: %[[COLS:.*]] = arith.addi %{{.*}}, %{{.*}} : tensor<1024xi32>
 // CHECK: %[[MASK:.*]] = arith.cmpi slt, %[[COLS]], %{{.*}} : tensor<1024xi32>
-// CHECK: %[[START:.*]] = arith.muli %[[ROW]], %[[LEN]] : i32
-// CHECK: tile.addptr %[[X]], %[[START]]
 // CHECK: %[[V:.*]] = tile.load %{{.*}}, %[[MASK]]
 // CHECK: %[[KEPT:.*]] = arith.select %[[MASK]], %[[V]], %[[ZEROS]]
 // CHECK: %[[NEXT:.*]] = arith.addf %[[KEPT]], %[[ACC]] : tensor<1024xf32>

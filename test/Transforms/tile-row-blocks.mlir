@@ -6,7 +6,9 @@
 // per row are [32] tiles, values over the row [32 x 32] tiles of a chunk
 // of it (1024 elements), masked past the row's end and the last row. The
 // loop adds each chunk to a [32 x 32] running sum, which one tile.reduce
-// along the rows adds up after it. The grid is ceil(rows / 32).
+// along the rows adds up after it. The grid is ceil(rows / 32). The
+// rows' mask over a tile and where the rows start in x are found once,
+// before the loop.
 // CHECK-LABEL: func.func @column_sum_kernel0_tile
 // CHECK-SAME: (%[[X:.*]]: !tile.ptr<f32>, %[[S:.*]]: !tile.ptr<f32>, %[[LEN:.*]]: i32, %[[N:.*]]: i32)
 // CHECK: %[[PID:.*]] = tile.program_id x
@@ -16,14 +18,14 @@
 // CHECK: %[[ROWS:.*]] = arith.addi %[[FIRSTS]], %[[NUMS]] : tensor<32xi32>
 // CHECK: %[[NS:.*]] = tile.splat %[[N]] : i32 -> tensor<32xi32>
 // CHECK: %[[EXIST:.*]] = arith.cmpi slt, %[[ROWS]], %[[NS]] : tensor<32xi32>
-// CHECK: %[[LANES:.*]] = scf.for %{{.*}} = %{{.*}} to %[[LEN]] step %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (tensor<32x32xf32>)
-// CHECK: %[[IN:.*]] = tile.broadcast %{{.*}} : tensor<1x32xi1> -> tensor<32x32xi1>
 // CHECK: %[[ROWIN:.*]] = tile.broadcast %{{.*}} : tensor<32x1xi1> -> tensor<32x32xi1>
-// CHECK: %[[MASK:.*]] = arith.andi %[[IN]], %[[ROWIN]] : tensor<32x32xi1>
 // CHECK: %[[STARTS:.*]] = tile.addptr %{{.*}}, %{{.*}} : tensor<32x!tile.ptr<f32>>, tensor<32xi32>
-// CHECK: %[[DOWN:.*]] = arith.muli %{{.*}}, %{{.*}} : tensor<32x32xi32>
 // CHECK: %[[EXPANDED:.*]] = tile.expand_dims %[[STARTS]] axis 1
 // CHECK: %[[BASES:.*]] = tile.broadcast %[[EXPANDED]]
+// CHECK: %[[LANES:.*]] = scf.for %{{.*}} = %{{.*}} to %[[LEN]] step %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (tensor<32x32xf32>)
+// CHECK: %[[IN:.*]] = tile.broadcast %{{.*}} : tensor<1x32xi1> -> tensor<32x32xi1>
+// CHECK: %[[MASK:.*]] = arith.andi %[[IN]], %[[ROWIN]] : tensor<32x32xi1>
+// CHECK: %[[DOWN:.*]] = arith.muli %{{.*}}, %{{.*}} : tensor<32x32xi32>
 // CHECK: %[[PTRS:.*]] = tile.addptr %[[BASES]], %[[DOWN]] : tensor<32x32x!tile.ptr<f32>>, tensor<32x32xi32>
 // CHECK: %[[TILE:.*]] = tile.load %[[PTRS]], %[[MASK]] : tensor<32x32x!tile.ptr<f32>> -> tensor<32x32xf32>
 // CHECK: %[[KEPT:.*]] = arith.select %[[MASK]], %[[TILE]], %{{.*}} : tensor<32x32xi1>, tensor<32x32xf32>
@@ -71,9 +73,10 @@ func.func @column_sum(%x: tensor<?x?xf32>) -> tensor<?xf32> {
 // CHECK-LABEL: func.func @argmax_kernel0_tile
 // CHECK: %[[ROWS:.*]] = arith.addi %{{.*}}, %{{.*}} : tensor<32xi32>
 // CHECK: %[[EXIST:.*]] = arith.cmpi slt, %[[ROWS]], %{{.*}} : tensor<32xi32>
-// CHECK: %[[ACC:.*]]:2 = scf.for {{.*}} -> (tensor<32x32xf32>, tensor<32x32xi32>)
 // CHECK: arith.remui %{{.*}}, %{{.*}} : tensor<32xi32>
 // CHECK: arith.divui %[[ROWS]], %{{.*}} : tensor<32xi32>
+// CHECK: %[[ACC:.*]]:2 = scf.for {{.*}} -> (tensor<32x32xf32>, tensor<32x32xi32>)
+// CHECK-NOT: arith.remui
 // CHECK: tile.load %{{.*}}, %{{.*}} : tensor<32x32x!tile.ptr<f32>> -> tensor<32x32xf32>
 // CHECK: scf.yield %{{.*}}, %{{.*}} : tensor<32x32xf32>, tensor<32x32xi32>
 // CHECK: tile.reduce %[[ACC]]#0, %[[ACC]]#1 axis 1 : tensor<32x32xf32>, tensor<32x32xi32> -> tensor<32xf32>, tensor<32xi32>

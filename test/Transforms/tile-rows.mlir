@@ -60,10 +60,14 @@ func.func @norm(%x: tensor<6x100xf32>, %w: tensor<100xf32>) -> tensor<6x100xf32>
 // (add's neutral element; lanes past column 100 add 0), reduced across
 // lanes once after the loop; the scalars after it run once, and a last
 // loop reads x and w again and stores y, 32 columns at a time, masked
-// past column 100.
+// past column 100. Where the row starts in x is found once, before the
+// loops, which only add their chunk's columns.
 // CHUNK-LABEL: func.func @norm_kernel0_tile
 // CHUNK-DAG: %[[ROW:.*]] = tile.program_id x
 // CHUNK-DAG: %[[LEN:.*]] = arith.constant 100 : i32
+// CHUNK: %[[OFFSET:.*]] = arith.muli %[[ROW]], %[[LEN]] : i32
+// CHUNK: %[[START:.*]] = tile.addptr %{{.*}}, %[[OFFSET]] : !tile.ptr<f32>, i32
+// CHUNK: %[[STARTS:.*]] = tile.splat %[[START]] : !tile.ptr<f32> -> tensor<32x!tile.ptr<f32>>
 // CHUNK: %[[NEUTRAL:.*]] = arith.constant dense<0.000000e+00> : tensor<32xf32>
 // CHUNK-NEXT: %[[FIRST:.*]] = arith.constant 0 : i32
 // CHUNK-NEXT: %[[STEP:.*]] = arith.constant 32 : i32
@@ -71,7 +75,8 @@ func.func @norm(%x: tensor<6x100xf32>, %w: tensor<100xf32>) -> tensor<6x100xf32>
 // CHUNK: %[[RANGE:.*]] = tile.range 0 to 32 : tensor<32xi32>
 // CHUNK: %[[COLS:.*]] = arith.addi %{{.*}}, %[[RANGE]] : tensor<32xi32>
 // CHUNK: %[[MASK:.*]] = arith.cmpi slt, %[[COLS]], %{{.*}} : tensor<32xi32>
-// CHUNK: %[[XV:.*]] = tile.load %{{.*}}, %[[MASK]] : tensor<32x!tile.ptr<f32>> -> tensor<32xf32>
+// CHUNK: %[[XS:.*]] = tile.addptr %[[STARTS]], %[[COLS]]
+// CHUNK: %[[XV:.*]] = tile.load %[[XS]], %[[MASK]] : tensor<32x!tile.ptr<f32>> -> tensor<32xf32>
 // CHUNK: %[[SQ:.*]] = arith.mulf %[[XV]], %[[XV]] : tensor<32xf32>
 // CHUNK: %[[KEPT:.*]] = arith.select %[[MASK]], %[[SQ]], %{{.*}}
 // CHUNK-NEXT: %[[NEXT:.*]] = arith.addf %[[KEPT]], %[[ACC]] : tensor<32xf32>
@@ -82,7 +87,8 @@ func.func @norm(%x: tensor<6x100xf32>, %w: tensor<100xf32>) -> tensor<6x100xf32>
 // CHUNK-NEXT: arith.addf %[[LANES]], %[[INIT]] : f32
 // CHUNK: %[[R:.*]] = math.rsqrt %{{.*}} : f32
 // CHUNK: scf.for %{{.*}} to %[[LEN]] step
-// CHUNK: arith.muli %[[ROW]], %[[LEN]] : i32
+// CHUNK-NOT: arith.muli %[[ROW]]
+// CHUNK: tile.addptr %[[STARTS]]
 // CHUNK: tile.load {{.*}} -> tensor<32xf32>
 // CHUNK: tile.splat %[[R]] : f32 -> tensor<32xf32>
 // CHUNK: tile.load {{.*}} -> tensor<32xf32>
@@ -126,9 +132,9 @@ func.func @twice(%x: tensor<4x8xf32>) -> tensor<4xf32> {
 // CHECK: %[[ROWS:.*]] = arith.addi %{{.*}}, %{{.*}} : tensor<4xi32>
 // CHECK: %[[COLS:.*]] = tile.broadcast %{{.*}} : tensor<1x8xi32> -> tensor<4x8xi32>
 // CHECK: %[[STARTS:.*]] = tile.addptr %{{.*}}, %{{.*}} : tensor<4x!tile.ptr<f32>>, tensor<4xi32>
-// CHECK: %[[STRIDED:.*]] = arith.muli %[[COLS]], %{{.*}} : tensor<4x8xi32>
 // CHECK: %[[AT:.*]] = tile.expand_dims %[[STARTS]] axis 1
 // CHECK: %[[PTRS:.*]] = tile.broadcast %[[AT]]
+// CHECK: %[[STRIDED:.*]] = arith.muli %[[COLS]], %{{.*}} : tensor<4x8xi32>
 // CHECK: %[[XS:.*]] = tile.addptr %[[PTRS]], %[[STRIDED]] : tensor<4x8x!tile.ptr<f32>>, tensor<4x8xi32>
 // CHECK: tile.load %[[XS]], %{{.*}} : tensor<4x8x!tile.ptr<f32>> -> tensor<4x8xf32>
 // CHECK: tile.reduce %{{.*}} axis 1 : tensor<4x8xf32> -> tensor<4xf32>
@@ -140,9 +146,9 @@ func.func @twice(%x: tensor<4x8xf32>) -> tensor<4xf32> {
 // ONE: %[[ROW:.*]] = tile.program_id x
 // ONE: %[[COLS:.*]] = tile.range 0 to 8 : tensor<8xi32>
 // ONE: %[[AT:.*]] = tile.addptr %[[X]], %[[ROW]] : !tile.ptr<f32>, i32
+// ONE: %[[PTRS:.*]] = tile.splat %[[AT]]
 // ONE: %[[FOUR:.*]] = tile.splat %{{.*}} : i32 -> tensor<8xi32>
 // ONE: %[[STRIDED:.*]] = arith.muli %[[COLS]], %[[FOUR]] : tensor<8xi32>
-// ONE: %[[PTRS:.*]] = tile.splat %[[AT]]
 // ONE: tile.addptr %[[PTRS]], %[[STRIDED]]
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #tr = affine_map<(d0, d1) -> (d1, d0)>

@@ -173,6 +173,9 @@ static bool reachesKnownMLIRCrash(StringRef text) {
           ++depth;
         else if (rest[end] == '}' && --depth == 0)
           break;
+      // An unclosed dictionary: a parse error, not the crash.
+      if (end == rest.size())
+        continue;
       rest = skipBlanks(rest.drop_front(end + 1));
     }
     if (rest.consume_front("<") && !skipBlanks(rest).starts_with("{"))
