@@ -5,8 +5,9 @@
 // the rows alone, where the rows may span several dimensions (a
 // [batch, sequence, hidden] layer norm has batch * sequence rows, numbered
 // row-major). A program takes one row, or a block of consecutive rows
-// (row-block) where an input's rows lie next to each other in memory, so
-// that a reduction over a leading axis reads whole lines of memory: values
+// (row-block): where an input's rows lie next to each other in memory, so
+// that a reduction over a leading axis reads whole lines of memory, and
+// where rows are short, so that a program's threads are not idle: values
 // over the rows become scalars (or tiles over the block's rows), values
 // over [rows, columns] tiles of the row (or of the block), masked at the
 // end of the row (and of the rows). A row of at most max-row (static)
@@ -1732,14 +1733,21 @@ FailureOr<TiledKernel> RowTiler::run() {
 constexpr int64_t kRowsAlongMemory = 32;
 
 /// How many rows each program of `kernel`, over `space`, takes: `requested`
-/// if not 0; else kRowsAlongMemory (at most the rows, the next power of
-/// two of them) where an input read over the row has the last of the rows'
-/// dimensions innermost (a reduction over a leading axis), so that the
-/// block's rows are read together; else one.
+/// if not 0; else kRowsAlongMemory where an input read over the row has
+/// the last of the rows' dimensions innermost (a reduction over a leading
+/// axis), so that the block's rows are read together; else, for short
+/// static rows (half of `rowChunk` or less), as many as make a tile of
+/// `rowChunk` elements, so that a program's threads are not idle; else
+/// one. At most the rows (the next power of two of them).
 static int64_t rowBlockOf(func::FuncOp kernel, ArrayRef<int64_t> space,
                           int64_t requested, int64_t rowChunk) {
   if (requested)
     return requested;
+  int64_t rows = rowCount(space.drop_back());
+  auto atMostTheRows = [&](int64_t rowBlock) {
+    return ShapedType::isDynamic(rows) ? rowBlock
+                                       : std::min(rowBlock, wholeWidth(rows));
+  };
   unsigned rank = space.size();
   AffineExpr lastRowDim = getAffineDimExpr(rank - 2, kernel.getContext());
   WalkResult alongMemory = kernel.walk([&](linalg::GenericOp generic) {
@@ -1754,13 +1762,12 @@ static int64_t rowBlockOf(func::FuncOp kernel, ArrayRef<int64_t> space,
     }
     return WalkResult::advance();
   });
-  if (!alongMemory.wasInterrupted())
+  if (alongMemory.wasInterrupted())
+    return atMostTheRows(std::min(kRowsAlongMemory, rowChunk));
+  int64_t columns = space.back();
+  if (ShapedType::isDynamic(columns) || 2 * wholeWidth(columns) > rowChunk)
     return 1;
-  int64_t rowBlock = std::min(kRowsAlongMemory, rowChunk);
-  int64_t rows = rowCount(space.drop_back());
-  if (!ShapedType::isDynamic(rows))
-    rowBlock = std::min(rowBlock, wholeWidth(rows));
-  return rowBlock;
+  return atMostTheRows(rowChunk / wholeWidth(columns));
 }
 
 FailureOr<TiledKernel> kiln::tileRows(func::FuncOp kernel, int64_t maxRow,

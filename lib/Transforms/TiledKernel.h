@@ -84,8 +84,9 @@ bool hasReductions(mlir::func::FuncOp kernel);
 /// Tiles a row kernel: linalg generics over a [rows..., columns] space
 /// (the rows may span several dimensions), some reducing the columns away,
 /// others elementwise over it or over the rows. Each program takes
-/// `rowBlock` rows (0: one, or 32 where an input's rows lie next to each
-/// other in memory): one row of at most `maxRow` (static) columns, or a
+/// `rowBlock` rows (0: 32 where an input's rows lie next to each other in
+/// memory, enough short static rows to fill a tile of `rowChunk`, else
+/// one): one row of at most `maxRow` (static) columns, or a
 /// block of rows of at most `rowChunk` elements, in one tile, longer or
 /// dynamic rows in loops over chunks of `rowChunk` elements (a power of
 /// two); the number of rows may be dynamic, and inputs are read through

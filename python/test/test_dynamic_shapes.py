@@ -310,12 +310,17 @@ def test_dynamic_softmax_is_one_row_kernel():
         module = kiln.Module.parse(ctx, PROGRAMS, "dynamic.mlir")
         module.run_pipeline(ARRAY_PIPELINE)
         text = str(module)
-        # One program per row; the kernel takes no size.
+        # Rows of 100 are short: a program takes 8 (a tile of 8 x 128),
+        # and the kernel takes the number of rows to mask the last block.
         assert module.kernel_argument_types("softmax_kernel0_tile") == [
-            "!tile.ptr<f32>", "!tile.ptr<f32>"]
+            "!tile.ptr<f32>", "!tile.ptr<f32>", "i32"]
     plan = text[text.index("func.func @softmax("):]
     plan = plan[:plan.index("\n  }\n")]
     assert plan.count("call @softmax_kernel") == 1
+    kernel = text[text.index("func.func @softmax_kernel0_tile("):]
+    kernel = kernel[:kernel.index("\n  }\n")]
+    assert re.findall(r"tile\.load .* -> (tensor<\w+>)", kernel) == [
+        "tensor<8x128xf32>"]
 
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "docs" / "examples"
@@ -382,10 +387,10 @@ def test_rows_of_dynamic_length_take_it_as_an_argument():
 @pytest.mark.parametrize("shape", [(1, 1, 8), (2, 3, 8), (5, 7, 8),
                                    (0, 4, 8), (3, 0, 8)])
 def test_rows_over_several_dynamic_dimensions(exe, shape):
-    """[batch, sequence, 8]: one program per (batch, position), numbered
-    row-major; the positional table, broadcast over the batch, is read at
-    the row's position, which the kernel finds from the sequence's length,
-    its one size argument."""
+    """[batch, sequence, 8]: rows numbered row-major over (batch,
+    position), short, so 128 to a program; the positional table, broadcast
+    over the batch, is read at each row's position, which the kernel finds
+    from the sequence's length."""
     rng = np.random.default_rng(shape[0] * 10 + shape[1])
     x = rng.standard_normal(shape).astype(np.float32)
     p = rng.standard_normal(shape[1:]).astype(np.float32)
@@ -395,12 +400,18 @@ def test_rows_over_several_dynamic_dimensions(exe, shape):
                                rtol=1e-5, atol=1e-6)
 
 
-def test_rows_over_several_dimensions_take_only_the_sizes_they_need():
+@pytest.mark.parametrize("row_block, sizes", [(0, 2), (1, 1)])
+def test_rows_over_several_dimensions_take_only_the_sizes_they_need(
+        row_block, sizes):
+    """One row a program needs only the sequence's length (to find a row's
+    position); blocks of rows need the batch too, to mask the last."""
+    pipeline = ARRAY_PIPELINE.replace("kiln-tile",
+                                      f"kiln-tile{{row-block={row_block}}}")
     with kiln.Context() as ctx:
         module = kiln.Module.parse(ctx, PROGRAMS, "dynamic.mlir")
-        module.run_pipeline(ARRAY_PIPELINE)
+        module.run_pipeline(pipeline)
         assert module.kernel_argument_types("centered_kernel0_tile") == [
-            "!tile.ptr<f32>", "!tile.ptr<f32>", "!tile.ptr<f32>", "i32"]
+            "!tile.ptr<f32>"] * 3 + ["i32"] * sizes
 
 
 @pytest.mark.parametrize("m,n,k", [(1, 1, 1), (30, 45, 20), (65, 129, 33),

@@ -404,26 +404,23 @@ def _tile_kernel(fused: FusedFunction, *args) -> str:
     return kernel[:kernel.index("\n  }\n")]
 
 
-@pytest.mark.parametrize("axis, blocked", [(0, True), (1, False)])
-def test_a_reduction_over_a_leading_axis_reads_blocks_of_rows(axis, blocked):
+@pytest.mark.parametrize("axis, shape, load, reduce", [
+    (0, (300, 70), "tensor<32x32xf32>", ("1", "tensor<32xf32>")),
+    (1, (300, 70), "tensor<8x128xf32>", ("1", "tensor<8xf32>")),
+    (1, (30, 1000), "tensor<1024xf32>", ("0", "f32"))])
+def test_the_rows_a_program_takes(axis, shape, load, reduce):
     """Summing x's columns, a program takes 32 of them, which lie next to
     each other in memory, and reads [32 x 32] tiles of them down the
-    array, reducing each tile's rows; summing x's rows, it takes one row.
-    Each gives numpy's sums."""
-    x = _normal(300, 70)
+    array, reducing each tile's rows (the loop carries the tile's sums);
+    summing rows of 70, it takes 8 (a tile of 1024 elements); rows of 1000
+    fill a tile: one a program. Each gives numpy's sums."""
+    x = _normal(*shape)
     fused = kiln.fuse(lambda x: x.sum(axis))
     _check(fused, x, tolerance=1e-4)
     kernel = _tile_kernel(fused, x)
-    loads = re.findall(r"tile\.load .* -> (tensor<\w+>)", kernel)
-    reduces = re.findall(r"tile\.reduce .* axis (\d) : tensor<\w+> -> "
-                         r"([\w<>]+)", kernel)
-    if blocked:
-        assert loads == ["tensor<32x32xf32>"]
-        assert reduces == [("1", "tensor<32xf32>")]
-        assert "tensor<32x!tile.ptr<f32>>" in kernel  # a store per row
-    else:
-        assert loads == ["tensor<128xf32>"]
-        assert reduces == [("0", "f32")]
+    assert re.findall(r"tile\.load .* -> (tensor<\w+>)", kernel) == [load]
+    assert re.findall(r"tile\.reduce .* axis (\d) : tensor<\w+> -> "
+                      r"([\w<>]+)", kernel) == [reduce]
 
 
 def _ties_and_nans(shape):

@@ -157,15 +157,21 @@ func.func @first_row(%x: tensor<?x4xf32>) -> tensor<4xf32> {
 
 // -----
 
-// A row kernel over a dynamic number of rows: one program per row, so the
-// rows are only the grid's size; the kernel takes no size.
+// A row kernel over a dynamic number of rows: rows of 8 are short, so a
+// program takes 128 of them (a tile of 1024 elements); the kernel takes
+// the number of rows to mask the last block, and the grid is
+// ceil(rows / 128).
 // CHECK-LABEL: func.func @row_sums_kernel0_tile
-// CHECK-SAME: (%{{.*}}: !tile.ptr<f32>, %{{.*}}: !tile.ptr<f32>)
-// CHECK: tile.reduce
+// CHECK-SAME: (%{{.*}}: !tile.ptr<f32>, %{{.*}}: !tile.ptr<f32>, %[[ROWS:.*]]: i32)
+// CHECK: tile.splat %[[ROWS]] : i32 -> tensor<128xi32>
+// CHECK: tile.reduce %{{.*}} axis 1 : tensor<128x8xf32> -> tensor<128xf32>
 // CHECK-LABEL: func.func @row_sums(
 // CHECK-SAME: %[[X:.*]]: i64, %[[Y:.*]]: i64, %[[N:.*]]: i64) attributes {kiln.plan, kiln.plan.inputs = [tensor<?x8xf32>], kiln.plan.outputs = [tensor<?xf32>], kiln.plan.sizes = array<i64: 0, 0>}
 // CHECK: %[[ROWS32:.*]] = arith.trunci %[[N]]
-// CHECK: call @row_sums_kernel0_tile_launch(%[[X]], %[[Y]], %[[ROWS32]], %c1_i32, %c1_i32, %c0_i64, %[[N]])
+// CHECK: %[[UP:.*]] = arith.addi %[[N]], %c127_i64 : i64
+// CHECK: %[[BLOCKS:.*]] = arith.divui %[[UP]], %c128_i64 : i64
+// CHECK: %[[GRID:.*]] = arith.trunci %[[BLOCKS]] : i64 to i32
+// CHECK: call @row_sums_kernel0_tile_launch(%[[X]], %[[Y]], %[[ROWS32]], %[[GRID]], %c1_i32, %c1_i32, %c0_i64, %[[BLOCKS]])
 func.func @row_sums(%x: tensor<?x8xf32>) -> tensor<?xf32> {
   %c0 = arith.constant 0 : index
   %zero = arith.constant 0.0 : f32

@@ -111,13 +111,15 @@ func.func @argmax(%x: tensor<2x100x40xf32>) -> (tensor<2x40xf32>, tensor<2x40xi6
 
 // -----
 
-// Rows that are not next to each other in memory keep one row per
-// program; row-block=4 gives four anyway: the max of each row is a [4]
-// tile, broadcast over the [4 x 16] tile of x to subtract it, and 6 rows
-// mask the second block's last two.
+// Short rows (10, a tile of 16): a program takes as many as make a tile
+// of 1024 elements, at most the rows' next power of two, so here one
+// program takes all 6 rows in an [8 x 16] tile, its last two rows masked.
+// With row-block=4, the max of each row is a [4] tile, broadcast over
+// the [4 x 16] tile of x to subtract it, and 6 rows mask the second
+// block's last two.
 // CHECK-LABEL: func.func @centered_kernel0_tile
-// CHECK: tile.load {{.*}} -> tensor<16xf32>
-// CHECK: tile.reduce %{{.*}} axis 0 : tensor<16xf32> -> f32
+// CHECK: tile.load {{.*}} -> tensor<8x16xf32>
+// CHECK: tile.reduce %{{.*}} axis 1 : tensor<8x16xf32> -> tensor<8xf32>
 // FOUR-LABEL: func.func @centered_kernel0_tile
 // FOUR-SAME: (%[[X:.*]]: !tile.ptr<f32>, %[[Y:.*]]: !tile.ptr<f32>, %[[M:.*]]: !tile.ptr<f32>)
 // FOUR: %[[ROWS:.*]] = arith.addi %{{.*}}, %{{.*}} : tensor<4xi32>
@@ -155,4 +157,32 @@ func.func private @centered_kernel0(%x: tensor<6x10xf32>) -> (tensor<6x10xf32>, 
 func.func @centered(%x: tensor<6x10xf32>) -> (tensor<6x10xf32>, tensor<6xf32>) {
   %r:2 = call @centered_kernel0(%x) : (tensor<6x10xf32>) -> (tensor<6x10xf32>, tensor<6xf32>)
   return %r#0, %r#1 : tensor<6x10xf32>, tensor<6xf32>
+}
+
+// -----
+
+// Rows of 1000 fill a tile on their own: one row per program, as with
+// row-block=1.
+// CHECK-LABEL: func.func @long_rows_kernel0_tile
+// CHECK: %[[ROW:.*]] = tile.program_id x
+// CHECK: tile.load {{.*}} -> tensor<1024xf32>
+// CHECK: tile.reduce %{{.*}} axis 0 : tensor<1024xf32> -> f32
+// CHECK: tile.addptr %{{.*}}, %[[ROW]] : !tile.ptr<f32>, i32
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+func.func private @long_rows_kernel0(%x: tensor<6x1000xf32>) -> tensor<6xf32> attributes {kiln.kernel} {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<6xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<6xf32>) -> tensor<6xf32>
+  %s = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<6x1000xf32>) outs(%init : tensor<6xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %a = arith.addf %in, %acc : f32
+    linalg.yield %a : f32
+  } -> tensor<6xf32>
+  return %s : tensor<6xf32>
+}
+func.func @long_rows(%x: tensor<6x1000xf32>) -> tensor<6xf32> {
+  %s = call @long_rows_kernel0(%x) : (tensor<6x1000xf32>) -> tensor<6xf32>
+  return %s : tensor<6xf32>
 }

@@ -64,22 +64,25 @@ func.func @temporary(%x: tensor<16x16xf32>) -> (tensor<16x16xf32>, tensor<16x16x
 
 // -----
 
-// A reduction makes a row kernel: one program per row, the row in one
-// tile of the next power of two, masked; the masked elements are set to
-// the neutral element of the combining op before tile.reduce.
+// A reduction makes a row kernel: each row in one tile of the next power
+// of two, masked; the masked elements are set to the neutral element of
+// the combining op before tile.reduce. Rows this short (8 wide) are taken
+// as many at a time as make a tile of 1024 elements, here all 4: one
+// program, whose [4 x 8] tile is reduced along its rows.
 // CHECK-LABEL: func.func @row_sums_kernel0_tile
-// CHECK: %[[ROW:.*]] = tile.program_id x
+// CHECK: %[[PID:.*]] = tile.program_id x
+// CHECK: %[[ROWS:.*]] = arith.addi %{{.*}}, %{{.*}} : tensor<4xi32>
 // CHECK: %[[COLS:.*]] = tile.range 0 to 8 : tensor<8xi32>
-// CHECK: %[[V:.*]] = tile.load %{{.*}}, %{{.*}} : tensor<8x!tile.ptr<f32>> -> tensor<8xf32>
-// CHECK: %[[M:.*]] = arith.select %{{.*}}, %[[V]], %{{.*}} : tensor<8xi1>, tensor<8xf32>
-// CHECK: %[[S:.*]] = tile.reduce %[[M]] axis 0 : tensor<8xf32> -> f32
+// CHECK: %[[V:.*]] = tile.load %{{.*}}, %{{.*}} : tensor<4x8x!tile.ptr<f32>> -> tensor<4x8xf32>
+// CHECK: %[[M:.*]] = arith.select %{{.*}}, %[[V]], %{{.*}} : tensor<4x8xi1>, tensor<4x8xf32>
+// CHECK: %[[S:.*]] = tile.reduce %[[M]] axis 1 : tensor<4x8xf32> -> tensor<4xf32>
 // CHECK:   arith.addf
-// CHECK: %[[T:.*]] = arith.addf %[[S]], %{{.*}} : f32
-// CHECK: %[[OUT:.*]] = tile.addptr %{{.*}}, %[[ROW]] : !tile.ptr<f32>, i32
-// CHECK: tile.store %[[OUT]], %[[T]] : !tile.ptr<f32>, f32
+// CHECK: %[[T:.*]] = arith.addf %[[S]], %{{.*}} : tensor<4xf32>
+// CHECK: %[[OUT:.*]] = tile.addptr %{{.*}}, %[[ROWS]] : tensor<4x!tile.ptr<f32>>, tensor<4xi32>
+// CHECK: tile.store %[[OUT]], %[[T]] : tensor<4x!tile.ptr<f32>>, tensor<4xf32>
 // CHECK-LABEL: func.func @row_sums(
-// CHECK: %[[FOUR:.*]] = arith.constant 4 : i32
-// CHECK: call @row_sums_kernel0_tile_launch(%{{.*}}, %{{.*}}, %[[FOUR]],
+// CHECK: %[[ONE:.*]] = arith.constant 1 : i32
+// CHECK: call @row_sums_kernel0_tile_launch(%{{.*}}, %{{.*}}, %[[ONE]], %[[ONE]], %[[ONE]],
 func.func @row_sums(%x: tensor<4x7xf32>) -> tensor<4xf32> {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<4xf32>

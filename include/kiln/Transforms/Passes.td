@@ -84,8 +84,10 @@ def KilnTilePass : Pass<"kiln-tile", "mlir::ModuleOp"> {
     several dimensions, numbered row-major). Each program takes
     one row, or a block of `row-block` consecutive rows (by default 32
     where an input's consecutive rows lie next to each other in memory, as
-    when x's columns are reduced, so that a warp reads whole lines; values
-    per row are then tiles over the block, the last block masked): a row
+    when x's columns are reduced, so that a warp reads whole lines, and
+    enough short static rows to fill a tile of `row-chunk` elements;
+    values per row are then tiles over the block, the last block masked):
+    a row
     of at most `max-row` (static) elements, or a block of rows of at most
     `row-chunk`, whole, in one
     tile of the next power of two of its length; a longer row, or one of
@@ -124,8 +126,10 @@ def KilnTilePass : Pass<"kiln-tile", "mlir::ModuleOp"> {
            "two)">,
     Option<"rowBlock", "row-block", "int64_t", "0",
            "Rows per program of a row kernel (a power of two, at most "
-           "row-chunk); 0 picks 1, or 32 where an input's rows lie next "
-           "to each other in memory (a reduction over a leading axis)">,
+           "row-chunk); 0 picks 32 where an input's rows lie next to each "
+           "other in memory (a reduction over a leading axis), enough "
+           "short static rows to fill a tile of row-chunk elements, else "
+           "1">,
     Option<"blockM", "block-m", "int64_t", "64",
            "Rows of the result block of a matmul program">,
     Option<"blockN", "block-n", "int64_t", "64",
