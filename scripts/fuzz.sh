@@ -66,7 +66,7 @@ status=0
   || status=$?
 
 kiln_log "Summary"
-grep -E '^#[0-9]+: cov:' "$log" | tail -1 || echo "no statistics (see $log)"
+grep -aE '^#[0-9]+: cov:' "$log" | tail -1 || echo "no statistics (see $log)"
 echo "corpus: $(ls "$work/corpus" | wc -l) inputs in $work/corpus"
 findings=$(find "$work/findings" -type f | wc -l)
 echo "findings: $findings in $work/findings"
