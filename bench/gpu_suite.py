@@ -352,7 +352,7 @@ ROW_PROGRAMS = [
 
 def row_rates(torch, kiln_run: str) -> list[dict]:
     """Each of ROW_PROGRAMS (docs/examples: a softmax and a layer norm
-    over rows of dynamic length, each row walked in chunks of 1024: read
+    over rows of dynamic length, each row walked in chunks of 512: read
     twice, written once; a column mean and variance, x read once in blocks
     of 32 columns) against PyTorch's softmax, layer_norm and var_mean in
     the same run; each checked against the host target at 7 x 3000

@@ -2,7 +2,7 @@
 // column. The mean and the variance divide by the row's length (a size
 // the kernel recreates from its length argument); kiln-fuse makes the
 // two reductions and the normalization one row kernel, and kiln-tile
-// walks each row in chunks of 1024 twice: once for the sum and the
+// walks each row in chunks of 512 twice: once for the sum and the
 // squared deviations together (carried per lane as a running mean and
 // M2, merged after the loop, so they need not wait for the mean), once to
 // write the row.

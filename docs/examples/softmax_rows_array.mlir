@@ -1,7 +1,8 @@
 // softmax(x) over rows of any length: x is ? x ?. kiln-fuse makes the
 // max, the exponentials, their sum and the division one row kernel;
 // since the rows' length is dynamic, kiln-tile's kernel takes it as an
-// argument and walks each row in chunks of 1024 (row-chunk): once for the
+// argument and walks each row in chunks of 512 (row-chunk, 1024, halved
+// so that the running values each lane carries fit its budget): once for the
 // max and the sum of exponentials together (an online softmax), once to
 // write the row.
 //

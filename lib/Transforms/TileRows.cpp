@@ -108,10 +108,11 @@ enum class ReductionKind {
   /// lanes merged likewise, then times exp(m - k) (online softmax). The
   /// loop does not need k.
   ShiftedExp,
-  /// A sum of (a - k)^2, k a value per row: carried as the running mean
-  /// and sum of squared deviations of a (Welford's update per lane,
-  /// Chan et al.'s merge of lanes), then M2 + n (mean - k)^2. The loop
-  /// does not need k.
+  /// A sum of (a - k)^2, k a value per row: carried per lane as the sums
+  /// of d = a - p and d^2, p the lane's first value, moved to the row's
+  /// first value P when lanes merge, then S + e (n e - 2 T) for e = k - P.
+  /// The loop does not need k; d stays about as small as the row's
+  /// spread, whatever its offset.
   ShiftedSquare,
   /// The value and column index of the column the body keeps (argmax,
   /// argmin): scanning in order, it takes column j's value a when
@@ -119,6 +120,26 @@ enum class ReductionKind {
   /// combined by the same test, the earlier column first.
   Arg,
 };
+
+/// The bytes of running values a program of a row kernel may carry per
+/// lane through its loops over chunks, all its reductions together: 8 KiB
+/// is 16 registers a thread of four warps, which leaves room for the
+/// chunk's own tiles without spilling.
+constexpr int64_t kLaneStateBytes = 8192;
+
+/// How many tiles a reduction of `kind` carries through a loop over chunks.
+static unsigned carriedTiles(ReductionKind kind) {
+  switch (kind) {
+  case ReductionKind::Plain:
+    return 1;
+  case ReductionKind::ShiftedExp:
+  case ReductionKind::Arg:
+    return 2;
+  case ReductionKind::ShiftedSquare:
+    return 3;
+  }
+  llvm_unreachable("a reduction kind");
+}
 
 /// A reduction of a row kernel and how it is computed.
 struct Reduction {
@@ -166,6 +187,9 @@ public:
   FailureOr<TiledKernel> run();
 
 private:
+  /// The widest chunk (a power of two) whose lanes' running values, for
+  /// all the kernel's reductions, fit in kLaneStateBytes.
+  int64_t laneBudgetWidth();
   /// How an operand of a generic is read: the row's tile, the row's scalar,
   /// the column vector (broadcast over rows), one element at constant
   /// indices (broadcast over everything), or an input through any other
@@ -284,6 +308,11 @@ private:
                                  std::pair<Value, Value> lhs,
                                  std::pair<Value, Value> rhs,
                                  bool lhsEarlier = false);
+  /// An Arg reduction's initial value (per row).
+  FailureOr<Value> argInitialValue(Reduction &reduction) {
+    return scalarValue(reduction.op, reduction.op.getDpsInitOperand(0)->get(),
+                       Access::RowScalar, AffineMap());
+  }
   /// An Arg reduction's values and columns over `chunk` (tiles), columns
   /// past the row's end invalid.
   FailureOr<std::pair<Value, Value>> columnChoices(Reduction &reduction,
@@ -350,7 +379,9 @@ private:
   /// How many rows (ShapedType::kDynamic if not static) and columns, and
   /// how many rows a program takes.
   int64_t rows, columns, rowBlock;
-  /// Whether the row is walked in chunks, and the width of its tiles.
+  /// Whether the row is walked in chunks, and the width of its tiles
+  /// (of a chunk: at most row-chunk elements, and fewer where the
+  /// reductions' running values would not fit kLaneStateBytes).
   bool looped;
   int64_t block;
   OpBuilder b;
@@ -1175,10 +1206,10 @@ static Value exponentialOf(OpBuilder &b, Operation *exponential,
 FailureOr<SmallVector<Value>>
 RowTiler::chunkStep(Reduction &reduction, ValueRange carried, Chunk &chunk) {
   Location loc = reduction.op.getLoc();
-  // Plain, Arg and ShiftedSquare reductions carry a value per lane of the
-  // tile, each over its own columns, and reduce across lanes only after
-  // the loop (mergeLanes): the loop's steps never exchange values between
-  // a program's threads.
+  // Each reduction carries its running values per lane of the tile, each
+  // over its own columns, and reduces across lanes only after the loop
+  // (mergeLanes): the loop's steps never exchange values between a
+  // program's threads.
   if (reduction.kind == ReductionKind::Arg) {
     // Each lane's running column is earlier than the chunk's.
     FailureOr<std::pair<Value, Value>> chosen = columnChoices(reduction, chunk);
@@ -1226,30 +1257,20 @@ RowTiler::chunkStep(Reduction &reduction, ValueRange carried, Chunk &chunk) {
         arith::SelectOp::create(b, loc, chunk.mask, newMax, carried[0]),
         arith::SelectOp::create(b, loc, chunk.mask, sum, carried[1])};
   }
-  // Each lane's running mean and sum of squared deviations (Welford's
-  // update): a lane in the row has had one column of each chunk so far,
-  // so its count is the chunk's number, plus one, for every lane alike.
-  Type i32 = b.getI32Type();
-  Value count = arith::SIToFPOp::create(
-      b, loc, element,
-      arith::AddIOp::create(b, loc,
-                            arith::DivSIOp::create(b, loc, chunk.start,
-                                                   arith::ConstantIntOp::create(
-                                                       b, loc, i32, block)),
-                            arith::ConstantIntOp::create(b, loc, i32, 1)));
-  Value share = arith::DivFOp::create(
-      b, loc, arith::ConstantOp::create(b, loc, b.getFloatAttr(element, 1.0)),
-      count);
-  Value delta = arith::SubFOp::create(b, loc, a, carried[0]);
-  Value mean = arith::AddFOp::create(
-      b, loc, carried[0], arith::MulFOp::create(b, loc, delta, asTile(share)));
-  Value m2 = arith::AddFOp::create(
-      b, loc, carried[1],
-      arith::MulFOp::create(b, loc, delta,
-                            arith::SubFOp::create(b, loc, a, mean)));
+  // Each lane's sums of d = a - p and of d^2, p the lane's first value
+  // (taken in the first chunk): a value of the row, so d is about as
+  // small as the row's spread, whatever its offset.
+  Value first = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::eq, chunk.start,
+      arith::ConstantIntOp::create(b, loc, b.getI32Type(), 0));
+  Value pivot = select(loc, first, a, carried[0]);
+  Value d = arith::SubFOp::create(b, loc, a, pivot);
+  Value sum = arith::AddFOp::create(b, loc, carried[1], d);
+  Value squares = arith::AddFOp::create(b, loc, carried[2],
+                                        arith::MulFOp::create(b, loc, d, d));
   return SmallVector<Value>{
-      arith::SelectOp::create(b, loc, chunk.mask, mean, carried[0]),
-      arith::SelectOp::create(b, loc, chunk.mask, m2, carried[1])};
+      pivot, arith::SelectOp::create(b, loc, chunk.mask, sum, carried[1]),
+      arith::SelectOp::create(b, loc, chunk.mask, squares, carried[2])};
 }
 
 void RowTiler::mergeLanes(Reduction &reduction) {
@@ -1304,36 +1325,44 @@ void RowTiler::mergeLanes(Reduction &reduction) {
         splat(arith::ConstantIntOp::create(b, loc, i32, block)));
     Value inRow = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
                                         lanes, splat(rowLength));
-    Type element = getElementTypeOrSelf(reduction.state[0].getType());
+    Value pivots = reduction.state[0];
+    auto type = cast<RankedTensorType>(pivots.getType());
     Value counts = arith::SIToFPOp::create(
-        b, loc, tileOf(element),
+        b, loc, type,
         arith::SelectOp::create(
             b, loc, inRow, chunks,
             splat(arith::ConstantIntOp::create(b, loc, i32, 0))));
-    // Lanes merged by Chan et al.'s formula: counts add, the mean moves
-    // toward the other's by its share, M2 gains the means' gap squared,
-    // weighted; an empty lane changes nothing.
-    SmallVector<Value> merged = reduceAlongRow(
-        loc, {counts, reduction.state[0], reduction.state[1]},
-        [&](ValueRange lhs, ValueRange rhs) {
-          Value total = arith::AddFOp::create(b, loc, lhs[0], rhs[0]);
-          Value share = arith::DivFOp::create(
-              b, loc, rhs[0],
-              arith::MaximumFOp::create(
-                  b, loc, total,
-                  arith::ConstantOp::create(b, loc,
-                                            b.getFloatAttr(element, 1.0))));
-          Value gap = arith::SubFOp::create(b, loc, rhs[1], lhs[1]);
-          Value mean = arith::AddFOp::create(
-              b, loc, lhs[1], arith::MulFOp::create(b, loc, gap, share));
-          Value m2 = arith::AddFOp::create(
-              b, loc, arith::AddFOp::create(b, loc, lhs[2], rhs[2]),
-              arith::MulFOp::create(
-                  b, loc, arith::MulFOp::create(b, loc, gap, gap),
-                  arith::MulFOp::create(b, loc, lhs[0], share)));
-          return SmallVector<Value>{total, mean, m2};
+    // The row's pivot P: lane 0's (the row's first value). Each lane's
+    // sums, moved from its pivot to P by q = p - P (a lane with no column
+    // moves by 0, whatever its pivot), add up across lanes.
+    Value pivot = reduceAlongRow(
+        loc, {pivots, lanes}, [&](ValueRange lhs, ValueRange rhs) {
+          Value earlier = arith::CmpIOp::create(
+              b, loc, arith::CmpIPredicate::slt, lhs[1], rhs[1]);
+          return SmallVector<Value>{
+              arith::SelectOp::create(b, loc, earlier, lhs[0], rhs[0]),
+              arith::SelectOp::create(b, loc, earlier, lhs[1], rhs[1])};
+        })[0];
+    Value q = arith::SelectOp::create(
+        b, loc, inRow, arith::SubFOp::create(b, loc, pivots, asTile(pivot)),
+        constantOf(b, loc, type, b.getFloatAttr(type.getElementType(), 0.0)));
+    Value sums = reduction.state[1], squares = reduction.state[2];
+    // sum (d + q) = sum d + n q; sum (d + q)^2 = sum d^2 + q (2 sum d + n q).
+    Value nq = arith::MulFOp::create(b, loc, counts, q);
+    Value moved = arith::AddFOp::create(b, loc, sums, nq);
+    Value movedSquares = arith::AddFOp::create(
+        b, loc, squares,
+        arith::MulFOp::create(
+            b, loc, q,
+            arith::AddFOp::create(
+                b, loc, arith::AddFOp::create(b, loc, sums, sums), nq)));
+    SmallVector<Value> totals = reduceAlongRow(
+        loc, {moved, movedSquares}, [&](ValueRange lhs, ValueRange rhs) {
+          return SmallVector<Value>{
+              arith::AddFOp::create(b, loc, lhs[0], rhs[0]),
+              arith::AddFOp::create(b, loc, lhs[1], rhs[1])};
         });
-    reduction.state = {merged[1], merged[2]};
+    reduction.state = {pivot, totals[0], totals[1]};
     return;
   }
   case ReductionKind::Arg: {
@@ -1349,12 +1378,19 @@ LogicalResult RowTiler::emitReduction(Reduction &first) {
   if (!looped) {
     first.emitted = true;
     if (first.kind == ReductionKind::Arg) {
+      // Each column against the initial value first, as in a loop's lanes.
+      Location loc = first.op.getLoc();
       FailureOr<std::pair<Value, Value>> chosen =
           columnChoices(first, *wholeRow);
-      if (failed(chosen))
+      FailureOr<Value> init = argInitialValue(first);
+      if (failed(chosen) || failed(init))
         return failure();
-      auto [value, column] = reduceChoices(first.op.getLoc(), first,
-                                           chosen->first, chosen->second);
+      auto [values, columns] =
+          choose(loc, first,
+                 {asTile(*init), constantOf(b, loc, chosen->second.getType(),
+                                            b.getI32IntegerAttr(-1))},
+                 *chosen, /*lhsEarlier=*/true);
+      auto [value, column] = reduceChoices(loc, first, values, columns);
       first.state = {value, column};
       return success();
     }
@@ -1403,17 +1439,20 @@ LogicalResult RowTiler::emitReduction(Reduction &first) {
       break;
     }
     case ReductionKind::ShiftedSquare:
-      inits.append(2, constantOf(b, loc, tileOf(reduction->neutral.getType()),
+      inits.append(3, constantOf(b, loc, tileOf(reduction->neutral.getType()),
                                  reduction->neutral));
       break;
     case ReductionKind::Arg: {
-      // No column yet: an invalid index.
-      Type type = reduction->runningValue.getType();
-      inits.push_back(constantOf(b, loc, tileOf(type),
-                                 cast<TypedAttr>(b.getZeroAttr(type))));
+      // Each lane scans its columns from the initial value, which comes
+      // before them (column -1), as a scan of the row does: a column the
+      // body's test does not take over it (a NaN under `ogt`) is never
+      // kept, whatever the lanes' order.
+      FailureOr<Value> init = argInitialValue(*reduction);
+      if (failed(init))
+        return failure();
+      inits.push_back(asTile(*init));
       inits.push_back(
-          constantOf(b, loc, tileOf(b.getI32Type()),
-                     b.getI32IntegerAttr(std::numeric_limits<int32_t>::max())));
+          constantOf(b, loc, tileOf(b.getI32Type()), b.getI32IntegerAttr(-1)));
       break;
     }
     }
@@ -1426,7 +1465,7 @@ LogicalResult RowTiler::emitReduction(Reduction &first) {
   SmallVector<Value> next;
   unsigned at = 0;
   for (Reduction *reduction : group) {
-    unsigned width = reduction->kind == ReductionKind::Plain ? 1 : 2;
+    unsigned width = carriedTiles(reduction->kind);
     FailureOr<SmallVector<Value>> state =
         chunkStep(*reduction, loop.getRegionIterArgs().slice(at, width), chunk);
     if (failed(state)) {
@@ -1449,19 +1488,15 @@ LogicalResult RowTiler::emitReduction(Reduction &first) {
 FailureOr<SmallVector<Value>> RowTiler::finish(Reduction &reduction) {
   Location loc = reduction.op.getLoc();
   if (reduction.kind == ReductionKind::Arg) {
-    // The initial value comes before the row's columns.
-    SmallVector<Value> init;
-    for (OpOperand &operand : reduction.op.getDpsInitsMutable()) {
-      FailureOr<Value> value = scalarValue(reduction.op, operand.get(),
-                                           Access::RowScalar, AffineMap());
-      if (failed(value))
-        return failure();
-      init.push_back(*value);
-    }
+    // The row's columns were each scanned from the initial value (column
+    // -1); where none was kept, the initial index is.
+    FailureOr<Value> initIndex =
+        scalarValue(reduction.op, reduction.op.getDpsInitOperand(1)->get(),
+                    Access::RowScalar, AffineMap());
+    if (failed(initIndex))
+      return failure();
     Value before = perRowConstant(loc, b.getI32IntegerAttr(-1));
-    auto [value, column] = choose(loc, reduction, {init[0], before},
-                                  {reduction.state[0], reduction.state[1]},
-                                  /*lhsEarlier=*/true);
+    Value value = reduction.state[0], column = reduction.state[1];
     Value fromRow =
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, column, before);
     Type indexType = perRow(getElementTypeOrSelf(reduction.op.getResult(1)));
@@ -1473,7 +1508,7 @@ FailureOr<SmallVector<Value>> RowTiler::finish(Reduction &reduction) {
             ? arith::TruncIOp::create(b, loc, indexType, column).getResult()
             : column;
     // The initial index where the initial value is kept.
-    return SmallVector<Value>{value, select(loc, fromRow, index, init[1])};
+    return SmallVector<Value>{value, select(loc, fromRow, index, *initIndex)};
   }
   Value value = reduction.state[0];
   if (reduction.kind != ReductionKind::Plain) {
@@ -1490,16 +1525,21 @@ FailureOr<SmallVector<Value>> RowTiler::finish(Reduction &reduction) {
               b, reduction.exponential,
               arith::SubFOp::create(b, loc, reduction.state[0], shift)));
     } else {
-      // sum (a - k)^2 = M2 + n (mean - k)^2.
+      // With d = a - P summed (T) and squared (S), and e = k - P:
+      // sum (a - k)^2 = sum (d - e)^2 = S + e (n e - 2 T).
       Value count =
           spreadTo(arith::SIToFPOp::create(b, loc, getElementTypeOrSelf(value),
                                            rowLength),
                    Spread::PerRow);
-      Value offset = arith::SubFOp::create(b, loc, reduction.state[0], shift);
+      Value e = arith::SubFOp::create(b, loc, shift, reduction.state[0]);
+      Value sums = reduction.state[1];
       value = arith::AddFOp::create(
-          b, loc, reduction.state[1],
-          arith::MulFOp::create(b, loc, count,
-                                arith::MulFOp::create(b, loc, offset, offset)));
+          b, loc, reduction.state[2],
+          arith::MulFOp::create(
+              b, loc, e,
+              arith::SubFOp::create(
+                  b, loc, arith::MulFOp::create(b, loc, count, e),
+                  arith::AddFOp::create(b, loc, sums, sums))));
     }
     // An empty row (only a dynamic one can be) sums nothing; the
     // corrections above could make it NaN.
@@ -1673,11 +1713,30 @@ Value RowTiler::sizeOf(unsigned d) {
   return sizes[d];
 }
 
+int64_t RowTiler::laneBudgetWidth() {
+  int64_t bytesPerLane = 0;
+  for (auto &[op, reduction] : reductions) {
+    auto bytesOf = [](Type type) {
+      return static_cast<int64_t>(llvm::divideCeil(
+          getElementTypeOrSelf(type).getIntOrFloatBitWidth(), 8));
+    };
+    int64_t value = bytesOf(reduction.op.getResult(0).getType());
+    bytesPerLane += reduction.kind == ReductionKind::Arg
+                        ? value + 4
+                        : carriedTiles(reduction.kind) * value;
+  }
+  int64_t lanes = kLaneStateBytes / std::max<int64_t>(bytesPerLane, 1);
+  return static_cast<int64_t>(llvm::bit_floor(
+      static_cast<uint64_t>(std::max<int64_t>(lanes / rowBlock, 1))));
+}
+
 FailureOr<TiledKernel> RowTiler::run() {
   MLIRContext *ctx = kernel.getContext();
   Location loc = kernel.getLoc();
   if (failed(analyze()))
     return failure();
+  if (looped)
+    block = std::min(block, laneBudgetWidth());
   FailureOr<func::FuncOp> created = createTileKernel(kernel, b);
   if (failed(created))
     return failure();

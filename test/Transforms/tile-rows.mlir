@@ -378,32 +378,28 @@ func.func @softmax(%x: tensor<4x100xf32>) -> tensor<4x100xf32> {
 // -----
 
 // A sum of squared deviations from the row's mean shares the mean's loop:
-// each lane of the tile carries its running mean and sum of squared
-// deviations (Welford: in chunk j a lane in the row has its (j + 1)th
-// column, so the share 1 / (j + 1) is the same for all), and lanes past
-// the row's end keep theirs. After the loop, lane l's count is
-// ceil((100 - l) / 32), and one tile.reduce merges the lanes' (count,
-// mean, M2) by Chan et al.'s formula; the result is M2 + n (mean - k)^2
-// once k, the row's mean, is known.
+// each lane of the tile carries its first value p (taken in the first
+// chunk) and the sums of d = x - p and of d^2, which stay as small as the
+// row's spread whatever its offset; lanes past the row's end keep theirs.
+// After the loop, lane l's count is ceil((100 - l) / 32), one tile.reduce
+// picks lane 0's p as the row's pivot P, each lane's sums move to P, and
+// one tile.reduce adds them up (T and S). Once k, the row's mean, is
+// known, the result is S + e (n e - 2 T) with e = k - P.
 // CHUNK-LABEL: func.func @variance_kernel0_tile
-// CHUNK: %[[RUNNING:.*]]:3 = scf.for %[[C:.*]] = %{{.*}} to %[[LEN:.*]] step %{{.*}} iter_args(%[[SUM:.*]] = %{{.*}}, %[[MEAN:.*]] = %{{.*}}, %[[M2:.*]] = %{{.*}}) -> (tensor<32xf32>, tensor<32xf32>, tensor<32xf32>)
+// CHUNK: %[[RUNNING:.*]]:4 = scf.for %[[C:.*]] = %{{.*}} to %[[LEN:.*]] step %{{.*}} iter_args(%[[SUM:.*]] = %{{.*}}, %[[P:.*]] = %{{.*}}, %[[T:.*]] = %{{.*}}, %[[S:.*]] = %{{.*}}) -> (tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>)
 // CHUNK: %[[X:.*]] = tile.load %{{.*}}, %[[MASK:.*]] :
 // CHUNK-NOT: tile.reduce
 // CHUNK: %[[NEXTSUM:.*]] = arith.addf %{{.*}}, %[[SUM]] : tensor<32xf32>
-// CHUNK: %[[J:.*]] = arith.divsi %[[C]], %{{.*}} : i32
-// CHUNK: %[[JTH:.*]] = arith.addi %[[J]], %{{.*}} : i32
-// CHUNK: %[[COUNT:.*]] = arith.sitofp %[[JTH]] : i32 to f32
-// CHUNK: %[[SHARE:.*]] = arith.divf %{{.*}}, %[[COUNT]] : f32
-// CHUNK: %[[DELTA:.*]] = arith.subf %[[X]], %[[MEAN]] : tensor<32xf32>
-// CHUNK: %[[SHARES:.*]] = tile.splat %[[SHARE]]
-// CHUNK: %[[STEP:.*]] = arith.mulf %[[DELTA]], %[[SHARES]] : tensor<32xf32>
-// CHUNK: %[[NEXTMEAN:.*]] = arith.addf %[[MEAN]], %[[STEP]] : tensor<32xf32>
-// CHUNK: %[[AFTER:.*]] = arith.subf %[[X]], %[[NEXTMEAN]] : tensor<32xf32>
-// CHUNK: %[[GAIN:.*]] = arith.mulf %[[DELTA]], %[[AFTER]] : tensor<32xf32>
-// CHUNK: %[[NEXTM2:.*]] = arith.addf %[[M2]], %[[GAIN]] : tensor<32xf32>
-// CHUNK: %[[KEPTMEAN:.*]] = arith.select %[[MASK]], %[[NEXTMEAN]], %[[MEAN]]
-// CHUNK: %[[KEPTM2:.*]] = arith.select %[[MASK]], %[[NEXTM2]], %[[M2]]
-// CHUNK: scf.yield %[[NEXTSUM]], %[[KEPTMEAN]], %[[KEPTM2]]
+// CHUNK: %[[FIRST:.*]] = arith.cmpi eq, %[[C]], %{{.*}} : i32
+// CHUNK: %[[FIRSTS:.*]] = tile.splat %[[FIRST]] : i1 -> tensor<32xi1>
+// CHUNK: %[[PIVOT:.*]] = arith.select %[[FIRSTS]], %[[X]], %[[P]]
+// CHUNK: %[[D:.*]] = arith.subf %[[X]], %[[PIVOT]] : tensor<32xf32>
+// CHUNK: %[[NEXTT:.*]] = arith.addf %[[T]], %[[D]] : tensor<32xf32>
+// CHUNK: %[[D2:.*]] = arith.mulf %[[D]], %[[D]] : tensor<32xf32>
+// CHUNK: %[[NEXTS:.*]] = arith.addf %[[S]], %[[D2]] : tensor<32xf32>
+// CHUNK: %[[KEPTT:.*]] = arith.select %[[MASK]], %[[NEXTT]], %[[T]]
+// CHUNK: %[[KEPTS:.*]] = arith.select %[[MASK]], %[[NEXTS]], %[[S]]
+// CHUNK: scf.yield %[[NEXTSUM]], %[[PIVOT]], %[[KEPTT]], %[[KEPTS]]
 // CHUNK: %[[ROWSUM:.*]] = tile.reduce %[[RUNNING]]#0 axis 0 : tensor<32xf32> -> f32
 // CHUNK: %[[LANE:.*]] = tile.range 0 to 32 : tensor<32xi32>
 // CHUNK: %[[LEFT:.*]] = arith.subi %{{.*}}, %[[LANE]] : tensor<32xi32>
@@ -411,28 +407,30 @@ func.func @softmax(%x: tensor<4x100xf32>) -> tensor<4x100xf32> {
 // CHUNK: %[[CHUNKS:.*]] = arith.divsi %[[ROUNDED]], %{{.*}} : tensor<32xi32>
 // CHUNK: %[[INROW:.*]] = arith.cmpi slt, %[[LANE]], %{{.*}} : tensor<32xi32>
 // CHUNK: %[[LANECOUNT:.*]] = arith.select %[[INROW]], %[[CHUNKS]], %{{.*}} : tensor<32xi1>, tensor<32xi32>
-// CHUNK: %[[COUNTS:.*]] = arith.sitofp %[[LANECOUNT]] : tensor<32xi32> to tensor<32xf32>
-// CHUNK: %[[MERGED:.*]]:3 = tile.reduce %[[COUNTS]], %[[RUNNING]]#1, %[[RUNNING]]#2 axis 0
-// CHUNK-NEXT: ^bb0(%[[NA:.*]]: f32, %[[MA:.*]]: f32, %[[QA:.*]]: f32, %[[NB:.*]]: f32, %[[MB:.*]]: f32, %[[QB:.*]]: f32):
-// CHUNK: %[[TOTAL:.*]] = arith.addf %[[NA]], %[[NB]] : f32
-// CHUNK: %[[ATLEAST1:.*]] = arith.maximumf %[[TOTAL]], %{{.*}} : f32
-// CHUNK: %[[W:.*]] = arith.divf %[[NB]], %[[ATLEAST1]] : f32
-// CHUNK: %[[GAP:.*]] = arith.subf %[[MB]], %[[MA]] : f32
-// CHUNK: %[[MOVE:.*]] = arith.mulf %[[GAP]], %[[W]] : f32
-// CHUNK: %[[MEANAB:.*]] = arith.addf %[[MA]], %[[MOVE]] : f32
-// CHUNK: %[[PAIRW:.*]] = arith.mulf %[[NA]], %[[W]] : f32
-// CHUNK: %[[GAP2:.*]] = arith.mulf %[[GAP]], %[[GAP]] : f32
-// CHUNK: %[[CROSS:.*]] = arith.mulf %[[GAP2]], %[[PAIRW]] : f32
-// CHUNK: %[[INNER:.*]] = arith.addf %[[QA]], %[[QB]] : f32
-// CHUNK: %[[M2AB:.*]] = arith.addf %[[INNER]], %[[CROSS]] : f32
-// CHUNK: tile.yield %[[TOTAL]], %[[MEANAB]], %[[M2AB]] : f32, f32, f32
+// CHUNK: %[[N:.*]] = arith.sitofp %[[LANECOUNT]] : tensor<32xi32> to tensor<32xf32>
+// CHUNK: %[[ROWP:.*]]:2 = tile.reduce %[[RUNNING]]#1, %[[LANE]] axis 0
+// CHUNK: arith.cmpi slt
+// CHUNK: tile.yield
+// CHUNK: %[[PS:.*]] = tile.splat %[[ROWP]]#0
+// CHUNK: %[[GAP:.*]] = arith.subf %[[RUNNING]]#1, %[[PS]] : tensor<32xf32>
+// CHUNK: %[[Q:.*]] = arith.select %[[INROW]], %[[GAP]], %{{.*}}
+// CHUNK: %[[NQ:.*]] = arith.mulf %[[N]], %[[Q]] : tensor<32xf32>
+// CHUNK: %[[MOVEDT:.*]] = arith.addf %[[RUNNING]]#2, %[[NQ]] : tensor<32xf32>
+// CHUNK: %[[TWOT:.*]] = arith.addf %[[RUNNING]]#2, %[[RUNNING]]#2 : tensor<32xf32>
+// CHUNK: %[[INNER:.*]] = arith.addf %[[TWOT]], %[[NQ]] : tensor<32xf32>
+// CHUNK: %[[CROSS:.*]] = arith.mulf %[[Q]], %[[INNER]] : tensor<32xf32>
+// CHUNK: %[[MOVEDS:.*]] = arith.addf %[[RUNNING]]#3, %[[CROSS]] : tensor<32xf32>
+// CHUNK: %[[TOTALS:.*]]:2 = tile.reduce %[[MOVEDT]], %[[MOVEDS]] axis 0
+// CHUNK: tile.yield
 // CHUNK: %[[ROWSUMINIT:.*]] = arith.addf %[[ROWSUM]], %{{.*}} : f32
 // CHUNK: %[[K:.*]] = arith.divf %[[ROWSUMINIT]], %{{.*}} : f32
-// CHUNK: %[[N:.*]] = arith.sitofp %[[LEN]] : i32 to f32
-// CHUNK: %[[OFF:.*]] = arith.subf %[[MERGED]]#1, %[[K]] : f32
-// CHUNK: %[[OFF2:.*]] = arith.mulf %[[OFF]], %[[OFF]] : f32
-// CHUNK: %[[MORE:.*]] = arith.mulf %[[N]], %[[OFF2]] : f32
-// CHUNK: arith.addf %[[MERGED]]#2, %[[MORE]] : f32
+// CHUNK: %[[COUNT:.*]] = arith.sitofp %[[LEN]] : i32 to f32
+// CHUNK: %[[E:.*]] = arith.subf %[[K]], %[[ROWP]]#0 : f32
+// CHUNK: %[[TWOTOTAL:.*]] = arith.addf %[[TOTALS]]#0, %[[TOTALS]]#0 : f32
+// CHUNK: %[[NE:.*]] = arith.mulf %[[COUNT]], %[[E]] : f32
+// CHUNK: %[[FACTOR:.*]] = arith.subf %[[NE]], %[[TWOTOTAL]] : f32
+// CHUNK: %[[MORE:.*]] = arith.mulf %[[E]], %[[FACTOR]] : f32
+// CHUNK: arith.addf %[[TOTALS]]#1, %[[MORE]] : f32
 // CHUNK-NOT: scf.for
 // CHUNK: tile.store
 #id = affine_map<(d0, d1) -> (d0, d1)>
@@ -683,29 +681,37 @@ func.func @transposed_out(%x: tensor<8x8xf32>) -> tensor<8x8xf32> {
 // An argmin (two results: the value and its column) is one tile.reduce of
 // the values and their columns, which keeps the earlier column's pair
 // unless the later one's value is less (the body's test, cloned); columns
-// past the row's end are invalid (i32 max) and never kept. The initial
-// value comes first (column -1); the column is widened to the result's
-// i64. Walked in chunks, the loop carries a value and a column per lane
-// (none yet: invalid), each lane keeping its earlier column's pair unless
-// the later one's value is less (no ordering by column: the carried one
-// is earlier), and one tile.reduce merges the lanes after the loop.
+// past the row's end are invalid (i32 max) and never kept. Each column is
+// first weighed against the initial value, which comes before them all
+// (column -1), as a scan of the row would; the column is widened to the
+// result's i64, and where it is still -1 the initial index is kept.
+// Walked in chunks, each lane of the loop starts from the initial value
+// and keeps its earlier column's pair unless the later one's value is
+// less (no ordering by column: the carried one is earlier), and one
+// tile.reduce merges the lanes after the loop.
 // CHECK-LABEL: func.func @argmin_kernel0_tile
 // CHECK: %[[X:.*]] = tile.load
 // CHECK: %[[INVALID:.*]] = arith.constant dense<2147483647> : tensor<128xi32>
 // CHECK: %[[COLS:.*]] = arith.select %{{.*}}, %{{.*}}, %[[INVALID]] : tensor<128xi1>, tensor<128xi32>
-// CHECK: %[[R:.*]]:2 = tile.reduce %[[X]], %[[COLS]] axis 0 : tensor<128xi32>, tensor<128xi32> -> i32, i32
+// CHECK: %[[INIT:.*]] = tile.splat %{{.*}} : i32 -> tensor<128xi32>
+// CHECK: %[[LESS:.*]] = arith.cmpi slt, %[[X]], %[[INIT]] : tensor<128xi32>
+// CHECK: %[[TAKEN:.*]] = arith.andi
+// CHECK: %[[VS:.*]] = arith.select %[[TAKEN]], %[[X]], %[[INIT]]
+// CHECK: %[[IS:.*]] = arith.select %[[TAKEN]], %[[COLS]], %{{.*}}
+// CHECK: %[[R:.*]]:2 = tile.reduce %[[VS]], %[[IS]] axis 0 : tensor<128xi32>, tensor<128xi32> -> i32, i32
 // CHECK: ^bb0(%[[VA:.*]]: i32, %[[IA:.*]]: i32, %[[VB:.*]]: i32, %[[IB:.*]]: i32):
 // CHECK: %[[AFIRST:.*]] = arith.cmpi slt, %[[IA]], %[[IB]] : i32
 // CHECK: arith.cmpi slt
 // CHECK: tile.yield
 // CHECK: %[[BEFORE:.*]] = arith.constant -1 : i32
-// CHECK: %[[FROMROW:.*]] = arith.cmpi ne, %[[KEPT:.*]], %[[BEFORE]] : i32
-// CHECK: %[[WIDE:.*]] = arith.extsi %[[KEPT]] : i32 to i64
+// CHECK: %[[FROMROW:.*]] = arith.cmpi ne, %[[R]]#1, %[[BEFORE]] : i32
+// CHECK: %[[WIDE:.*]] = arith.extsi %[[R]]#1 : i32 to i64
 // CHECK: %[[INDEX:.*]] = arith.select %[[FROMROW]], %[[WIDE]], %{{.*}} : i64
 // CHECK: tile.store %{{.*}}, %[[INDEX]] : !tile.ptr<i64>, i64
 // CHUNK-LABEL: func.func @argmin_kernel0_tile
-// CHUNK: %[[NONE:.*]] = arith.constant dense<2147483647> : tensor<32xi32>
-// CHUNK: %[[CARRIED:.*]]:2 = scf.for %{{.*}} iter_args(%[[V:.*]] = %{{.*}}, %[[I:.*]] = %[[NONE]]) -> (tensor<32xi32>, tensor<32xi32>)
+// CHUNK: %[[INIT:.*]] = tile.splat %{{.*}} : i32 -> tensor<32xi32>
+// CHUNK: %[[BEFORE:.*]] = arith.constant dense<-1> : tensor<32xi32>
+// CHUNK: %[[CARRIED:.*]]:2 = scf.for %{{.*}} iter_args(%[[V:.*]] = %[[INIT]], %[[I:.*]] = %[[BEFORE]]) -> (tensor<32xi32>, tensor<32xi32>)
 // CHUNK: %[[X:.*]] = tile.load
 // CHUNK: %[[COLS:.*]] = arith.select %{{.*}}, %{{.*}}, %{{.*}} : tensor<32xi1>, tensor<32xi32>
 // CHUNK-NOT: tile.reduce

@@ -6,8 +6,9 @@
 
 // Reductions over the leading axis of a row-major x (the sums, variances
 // and argmaxes of its columns): a program takes 32 columns, which lie next
-// to each other in memory, and walks down x in [32 x 32] tiles. The tiles
-// are laid out with the 32 columns across a warp's lanes (order [0, 1]),
+// to each other in memory, and walks down x in [32 x 32] tiles ([32 x 16]
+// for the variance, whose per-lane sums take more room). The tiles are
+// laid out with the 32 columns across a warp's lanes (order [0, 1]),
 // so each warp reads 128 contiguous bytes per row of x, where one column
 // per program would read 4 bytes per row. They compile for sm_80 and
 // sm_90a without spills.
@@ -15,7 +16,7 @@
 // LAYOUT-LABEL: func.func @column_sum_kernel0_tile
 // LAYOUT: tile.load {{.*}} -> tensor<32x32xf32, #[[$L]]>
 // LAYOUT-LABEL: func.func @column_variance_kernel0_tile
-// LAYOUT: tile.load {{.*}} -> tensor<32x32xf32, #[[$L]]>
+// LAYOUT: tile.load {{.*}} -> tensor<32x16xf32, #[[$L]]>
 // LAYOUT-NOT: tile.load
 // LAYOUT-LABEL: func.func @column_argmax_kernel0_tile
 // LAYOUT: tile.load {{.*}} -> tensor<32x32xf32, #[[$L]]>

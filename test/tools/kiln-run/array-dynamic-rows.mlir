@@ -11,9 +11,9 @@
 
 // docs/examples/softmax_rows_array.mlir, a softmax over rows of dynamic
 // length, is one kernel: each program walks
-// its row in chunks of 1024, once for the max and the sum of exponentials
+// its row in chunks of 512, once for the max and the sum of exponentials
 // (an online softmax) and once to write the row. Every row of the result sums
-// to 1, whether the row is three chunks (3000 columns, the last one
+// to 1, whether the row is six chunks (3000 columns, the last one
 // partial) or part of one.
 // LONG: array function softmax on host:
 // LONG: input0 f32[21000]:
