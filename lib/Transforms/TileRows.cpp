@@ -301,9 +301,11 @@ private:
   /// The reduction's results from its state and initial values.
   FailureOr<SmallVector<Value>> finish(Reduction &reduction);
   /// Of two (value, column) pairs of an Arg reduction, the one it keeps:
-  /// the later column's if its index is valid and the earlier one's is
-  /// not, or `take` holds of their values. With `lhsEarlier`, `lhs`'s
-  /// column is known to come first (or be invalid).
+  /// the later column's if its index is valid (not past the row's end)
+  /// and `take` holds of their values. Every pair descends from the
+  /// initial value (column -1), each lane's and each column's scan
+  /// starting there, so the earlier column is always a valid one. With
+  /// `lhsEarlier`, `lhs`'s column is known to come first.
   std::pair<Value, Value> choose(Location loc, Reduction &reduction,
                                  std::pair<Value, Value> lhs,
                                  std::pair<Value, Value> rhs,
@@ -1588,7 +1590,7 @@ std::pair<Value, Value> RowTiler::choose(Location loc, Reduction &reduction,
   Value firstValue = lhs.first, firstColumn = lhs.second;
   Value secondValue = rhs.first, secondColumn = rhs.second;
   if (!lhsEarlier) {
-    // Order the pair by column; an invalid column is the largest.
+    // Order the pair by column.
     Value lhsFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
                                            lhs.second, rhs.second);
     auto pick = [&](Value first, Value second) {
@@ -1616,10 +1618,7 @@ std::pair<Value, Value> RowTiler::choose(Location loc, Reduction &reduction,
   Value take = cloneTest(reduction.take);
   Value secondValid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
                                             secondColumn, invalid);
-  Value firstInvalid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                             firstColumn, invalid);
-  Value later = arith::AndIOp::create(
-      b, loc, secondValid, arith::OrIOp::create(b, loc, firstInvalid, take));
+  Value later = arith::AndIOp::create(b, loc, secondValid, take);
   return {arith::SelectOp::create(b, loc, later, secondValue, firstValue),
           arith::SelectOp::create(b, loc, later, secondColumn, firstColumn)};
 }
