@@ -13,6 +13,7 @@
 
 #include "GeneralizeNamedOps.h"
 #include "RecreatedOps.h"
+#include "SliceViews.h"
 #include "TiledKernel.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -62,11 +63,23 @@ static bool isElementwise(Operation *op) {
   return generic && generic.getNumLoops() == generic.getNumParallelLoops();
 }
 
+/// Whether `op` reads a slice of an operand (x[1:], x[::2]: a slice view,
+/// or through a strided indexing map), which a matmul kernel does not: it
+/// loads its blocks whole, transposed or broadcast.
+static bool readsSlices(Operation *op) {
+  auto generic = dyn_cast_if_present<linalg::GenericOp>(op);
+  return generic &&
+         (llvm::any_of(generic.getIndexingMapsArray(), readsSlice) ||
+          llvm::any_of(generic->getOperands(), [](Value operand) {
+            return isSliceView(operand.getDefiningOp());
+          }));
+}
+
 /// A row-wise op: a generic whose first loop is parallel and indexes the
 /// first dimension of every result. Its inputs are read by row, or
-/// through any other projection (a per-column weight broadcast over the
-/// rows; x^T, to reduce x's columns), which kiln-tile places by their
-/// strides. Rows of any length: kiln-tile walks a long or dynamic one in
+/// through any other projection, sliced or not (a per-column weight
+/// broadcast over the rows; x^T, to reduce x's columns; x[:, 1:]), which
+/// kiln-tile places by their strides. Rows of any length: kiln-tile walks a long or dynamic one in
 /// chunks. (Whether ops make one row kernel, reading what they compute by
 /// row, is oneRowSpace's question.)
 static bool isRowWise(Operation *op) {
@@ -78,7 +91,7 @@ static bool isRowWise(Operation *op) {
   for (OpOperand &operand : generic->getOpOperands()) {
     AffineMap map = generic.getMatchingIndexingMap(&operand);
     bool byRow = map.getNumResults() != 0 && map.getResult(0) == rowDim;
-    if (!byRow && !(generic.isDpsInput(&operand) && isProjection(map)))
+    if (!byRow && !(generic.isDpsInput(&operand) && isStridedProjection(map)))
       return false;
   }
   return true;
@@ -100,7 +113,7 @@ loopSize(linalg::LinalgOp op, unsigned d) {
 /// kernel whose [rows..., columns] space has `rank` dimensions, reads what
 /// kiln-tile's row kernels read: a value the kernel computes by row (the
 /// row, the row's value), an input of the kernel through any projection
-/// (each index a dimension, once, or a constant).
+/// (each index a dimension, once, or a constant), sliced or not.
 static bool readsAsRowKernel(AffineMap map, unsigned loops, unsigned rank,
                              bool kernelInput) {
   MLIRContext *ctx = map.getContext();
@@ -108,7 +121,7 @@ static bool readsAsRowKernel(AffineMap map, unsigned loops, unsigned rank,
   if (map == identity)
     return true;
   if (kernelInput)
-    return isProjection(map);
+    return isStridedProjection(map);
   return loops == rank && map == identity.getMajorSubMap(rank - 1);
 }
 
@@ -373,6 +386,13 @@ void KilnFusePass::groupAndOutline(func::FuncOp func, SymbolTable &symbols) {
     }
     if (matmuls > 1 || (matmuls == 1 && rowReductions > 0))
       return false;
+    // A kernel reads slices of its inputs (kiln-tile places them by their
+    // strides), not of a value it computes.
+    for (Operation *member : members)
+      for (Value operand : member->getOperands())
+        if (isSliceView(operand.getDefiningOp()) &&
+            llvm::is_contained(members, sliceRoot(operand).getDefiningOp()))
+          return false;
     unsigned last = 0;
     for (Operation *member : members)
       last = std::max(last, position[member]);
@@ -398,9 +418,10 @@ void KilnFusePass::groupAndOutline(func::FuncOp func, SymbolTable &symbols) {
       bool epilogue = isMatmul(producer) &&
                       isElementwise(consumer) && operand.hasOneUse() &&
                       writesInPlace(cast<linalg::GenericOp>(consumer),
-                                    operand);
+                                    operand) &&
+                      !readsSlices(consumer);
       bool prologue = isMatmul(consumer) && isElementwise(producer) &&
-                      operand.hasOneUse();
+                      operand.hasOneUse() && !readsSlices(producer);
       // A fill that only starts a reduction or matmul is that kernel's
       // first step, not a pass over memory of its own.
       auto dps = cast<DestinationStyleOpInterface>(consumer);
@@ -559,7 +580,8 @@ void KilnFusePass::runOnOperation() {
     // Named ops that are only a generic with fixed maps fuse as that
     // generic (a transpose read in place by a matmul, a broadcast joining
     // its users).
-    if (failed(generalizeFixedMapOps(func)) || failed(fuseElementwise(func)))
+    if (failed(generalizeFixedMapOps(func)) ||
+        failed(fuseElementwise(func)) || failed(prepareSliceViews(func)))
       return signalPassFailure();
     fillPerUse(func);
     groupAndOutline(func, symbols);

@@ -14,14 +14,33 @@ LogicalResult kiln::generalizeFixedMapOps(Operation *root) {
   root->walk([&](linalg::LinalgOp op) {
     // A fill stays itself: it is a matmul's or a reduction's first step,
     // and its value is a scalar, not a tensor a kernel loads.
-    if (!isa<linalg::GenericOp, linalg::FillOp>(op) &&
-        op.getNumLoops() == op.getNumParallelLoops())
+    if (isa<linalg::ReduceOp>(op) ||
+        (!isa<linalg::GenericOp, linalg::FillOp>(op) &&
+         op.getNumLoops() == op.getNumParallelLoops()))
       named.push_back(op);
   });
   for (linalg::LinalgOp op : named) {
     rewriter.setInsertionPoint(op);
     if (failed(linalg::generalizeNamedOp(rewriter, op)))
       return op.emitError("cannot be rewritten as the linalg.generic it is");
+  }
+  // A reduction's reduced loops go last (linalg.reduce keeps its input's
+  // order): its parallel loops are then its rows.
+  SmallVector<linalg::GenericOp> generics;
+  root->walk([&](linalg::GenericOp op) { generics.push_back(op); });
+  for (linalg::GenericOp op : generics) {
+    SmallVector<unsigned> order;
+    for (utils::IteratorType kind :
+         {utils::IteratorType::parallel, utils::IteratorType::reduction})
+      for (auto [loop, iterator] :
+           llvm::enumerate(op.getIteratorTypesArray()))
+        if (iterator == kind)
+          order.push_back(loop);
+    if (llvm::equal(order, llvm::seq<unsigned>(order.size())))
+      continue;
+    rewriter.setInsertionPoint(op);
+    if (failed(linalg::interchangeGenericOp(rewriter, op, order)))
+      return op.emitError("cannot put its reduced loops last");
   }
   return success();
 }

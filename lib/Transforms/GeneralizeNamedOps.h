@@ -10,7 +10,9 @@ namespace kiln {
 /// Rewrites the named linalg ops under `root` whose loops are all parallel
 /// (transpose, broadcast, map, copy, elementwise, add, exp, ...) but fill
 /// as the generic each is, so that fusion and tiling treat them as any
-/// elementwise generic. Emits a diagnostic on the op that cannot be.
+/// elementwise generic, and linalg.reduce as its generic; the reduced
+/// loops of every generic go last (its rows first). Emits a diagnostic on
+/// the op that cannot be.
 mlir::LogicalResult generalizeFixedMapOps(mlir::Operation *root);
 
 } // namespace kiln

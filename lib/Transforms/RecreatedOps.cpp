@@ -2,6 +2,8 @@
 
 #include "RecreatedOps.h"
 
+#include "SliceViews.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -18,6 +20,7 @@ static bool isRecreated(Operation *op, DenseMap<Operation *, bool> &known) {
     return found->second;
   bool recreated =
       isa<tensor::EmptyOp, tensor::DimOp, arith::ConstantOp>(op) ||
+      isSliceView(op) ||
       (isa<arith::ArithDialect>(op->getDialect()) &&
        op->getNumRegions() == 0 && isMemoryEffectFree(op) &&
        llvm::all_of(op->getResultTypes(),

@@ -10,8 +10,10 @@
 namespace kiln {
 
 /// Whether a kernel recreates `op` for itself instead of taking its value
-/// as an input: constants, empty tensors, the sizes of dynamic ones, and
-/// scalar arithmetic on those (a row's length as a float, to divide by).
+/// as an input: constants, empty tensors, the sizes of dynamic ones,
+/// scalar arithmetic on those (a row's length as a float, to divide by),
+/// and slice views (the kernel takes the slice's source and reads it
+/// through the slice).
 /// kiln-fuse clones them into each kernel that uses them; kiln-tile's
 /// plans have nothing to do for them, and its kernels recreate the scalars
 /// their bodies use (recreateScalar).

@@ -14,6 +14,7 @@
 
 #include "GeneralizeNamedOps.h"
 #include "RecreatedOps.h"
+#include "SliceViews.h"
 #include "TiledKernel.h"
 
 #include "kiln/Conversion/TileToHost/RuntimeInterface.h"
@@ -124,15 +125,54 @@ static OpFoldResult multiply(OpBuilder &b, Location loc, OpFoldResult lhs,
   return arith::MulIOp::create(b, loc, value(lhs), value(rhs)).getResult();
 }
 
-bool kiln::isProjection(AffineMap map) {
+std::optional<StridedIndex> kiln::getStridedIndex(AffineExpr index) {
+  if (auto dim = dyn_cast<AffineDimExpr>(index))
+    return StridedIndex{dim.getPosition(), 1, 0};
+  if (auto constant = dyn_cast<AffineConstantExpr>(index))
+    return StridedIndex{std::nullopt, 0, constant.getValue()};
+  auto binary = dyn_cast<AffineBinaryOpExpr>(index);
+  if (!binary)
+    return std::nullopt;
+  std::optional<StridedIndex> lhs = getStridedIndex(binary.getLHS());
+  std::optional<StridedIndex> rhs = getStridedIndex(binary.getRHS());
+  if (!lhs || !rhs)
+    return std::nullopt;
+  if (binary.getKind() == AffineExprKind::Add) {
+    if (lhs->dim && rhs->dim)
+      return std::nullopt;
+    return StridedIndex{lhs->dim ? lhs->dim : rhs->dim,
+                        lhs->coefficient + rhs->coefficient,
+                        lhs->offset + rhs->offset};
+  }
+  if (binary.getKind() != AffineExprKind::Mul)
+    return std::nullopt;
+  // A product with a constant.
+  if (!lhs->dim)
+    std::swap(lhs, rhs);
+  if (rhs->dim)
+    return std::nullopt;
+  return StridedIndex{lhs->dim, lhs->coefficient * rhs->offset,
+                      lhs->offset * rhs->offset};
+}
+
+bool kiln::isStridedProjection(AffineMap map) {
   llvm::SmallBitVector seen(map.getNumDims());
-  return llvm::all_of(map.getResults(), [&](AffineExpr index) {
-    auto dim = dyn_cast<AffineDimExpr>(index);
-    if (!dim)
-      return isa<AffineConstantExpr>(index);
-    bool first = !seen.test(dim.getPosition());
-    seen.set(dim.getPosition());
+  return llvm::all_of(map.getResults(), [&](AffineExpr result) {
+    std::optional<StridedIndex> index = getStridedIndex(result);
+    if (!index || (index->dim && index->coefficient == 0))
+      return false;
+    if (!index->dim)
+      return true;
+    bool first = !seen.test(*index->dim);
+    seen.set(*index->dim);
     return first;
+  });
+}
+
+bool kiln::readsSlice(AffineMap map) {
+  return llvm::any_of(map.getResults(), [](AffineExpr result) {
+    std::optional<StridedIndex> index = getStridedIndex(result);
+    return !index || !index->isPlain();
   });
 }
 
@@ -175,16 +215,24 @@ LogicalResult kiln::analyzeDomain(func::FuncOp kernel, ArrayRef<DomainOp> ops,
       if (generic.isDpsInit(&operand))
         sources.push_back(operandIndex(generic.getTiedOpResult(&operand)));
       for (auto [r, result] : llvm::enumerate(map.getResults())) {
-        auto dim = dyn_cast<AffineDimExpr>(result);
-        if (!dim) {
+        std::optional<StridedIndex> strided = getStridedIndex(result);
+        if (!strided)
+          return generic.emitError("kiln-tile: indexing map ")
+                 << AffineMapAttr::get(map) << " of operand "
+                 << operand.getOperandNumber()
+                 << " is not a permutation with broadcasts, slices and "
+                    "constant indices";
+        // A constant index, or a slice, does not size the domain.
+        if (!strided->dim || !strided->isPlain()) {
           if (type.isDynamicDim(r))
             return generic.emitError("kiln-tile: dimension ")
                    << r << " of operand " << operand.getOperandNumber()
-                   << " is dynamic and read at a constant index, which "
-                      "needs more than a mask";
+                   << " is dynamic and read "
+                   << (strided->dim ? "through a slice" : "at a constant index")
+                   << ", which needs more than a mask";
           continue;
         }
-        unsigned d = domainOp.loops[dim.getPosition()];
+        unsigned d = domainOp.loops[*strided->dim];
         int64_t size = type.getDimSize(r);
         if (!ShapedType::isDynamic(size)) {
           if (!ShapedType::isDynamic(domain[d]) && domain[d] != size)
@@ -195,6 +243,13 @@ LogicalResult kiln::analyzeDomain(func::FuncOp kernel, ArrayRef<DomainOp> ops,
         for (std::optional<unsigned> source : sources)
           if (source)
             ties.push_back({*source, unsigned(r), d});
+        // A slice of an input takes its dynamic dimensions whole.
+        OperandRead read = readThroughSlices(generic, operand);
+        std::optional<unsigned> root = operandIndex(read.source);
+        if (read.sliced && root && type.isDynamicDim(r))
+          for (auto [p, index] : llvm::enumerate(read.map.getResults()))
+            if (index == getAffineDimExpr(*strided->dim, map.getContext()))
+              ties.push_back({*root, unsigned(p), d});
         // A dynamic size of a new tensor comes from an input's size.
         auto empty = operand.get().getDefiningOp<tensor::EmptyOp>();
         if (!empty || !type.isDynamicDim(r))
@@ -243,13 +298,11 @@ FailureOr<TiledKernel> KilnTilePass::tileElementwise(func::FuncOp kernel) {
              << kernel.getSymName() << "' has a " << op.getName()
              << ", and only elementwise kernels are tiled yet";
     for (AffineMap map : generic.getIndexingMapsArray())
-      if (!map.isProjectedPermutation() &&
-          !llvm::all_of(map.getResults(),
-                        llvm::IsaPred<AffineDimExpr, AffineConstantExpr>))
+      if (!isStridedProjection(map))
         return generic.emitError("kiln-tile: indexing map ")
                << AffineMapAttr::get(map)
-               << " is not a permutation with broadcasts and constant "
-                  "indices";
+               << " is not a permutation with broadcasts, slices and "
+                  "constant indices";
     generics.push_back(generic);
   }
   if (generics.empty())
@@ -336,22 +389,29 @@ FailureOr<TiledKernel> KilnTilePass::tileElementwise(func::FuncOp kernel) {
     Value offset = splatSize(b, loc, b.getI64IntegerAttr(0), tileShape);
     OpFoldResult operandStride = b.getI64IntegerAttr(1);
     for (int64_t r = int64_t(map.getNumResults()) - 1; r >= 0; --r) {
-      AffineExpr result = map.getResult(r);
-      if (auto dim = dyn_cast<AffineDimExpr>(result))
+      // The kernel checked that each index is a strided one.
+      StridedIndex index = *getStridedIndex(map.getResult(r));
+      if (index.dim)
         offset = arith::AddIOp::create(
             b, loc, offset,
-            arith::MulIOp::create(b, loc, indices[dim.getPosition()],
-                                  splatSize(b, loc, operandStride, tileShape)));
-      else if (int64_t index = cast<AffineConstantExpr>(result).getValue())
+            arith::MulIOp::create(
+                b, loc, indices[*index.dim],
+                splatSize(b, loc,
+                          multiply(b, loc,
+                                   b.getI64IntegerAttr(index.coefficient),
+                                   operandStride),
+                          tileShape)));
+      if (index.offset)
         offset = arith::AddIOp::create(
             b, loc, offset,
-            splatSize(
-                b, loc,
-                multiply(b, loc, b.getI64IntegerAttr(index), operandStride),
-                tileShape));
+            splatSize(b, loc,
+                      multiply(b, loc, b.getI64IntegerAttr(index.offset),
+                               operandStride),
+                      tileShape));
+      // analyzeDomain refused a slice of a dynamic dimension.
       OpFoldResult size =
           tensorType.isDynamicDim(r)
-              ? sizes[cast<AffineDimExpr>(result).getPosition()]
+              ? sizes[*index.dim]
               : OpFoldResult(b.getI64IntegerAttr(tensorType.getDimSize(r)));
       operandStride = multiply(b, loc, operandStride, size);
     }
@@ -401,14 +461,16 @@ FailureOr<TiledKernel> KilnTilePass::tileElementwise(func::FuncOp kernel) {
         mapping.map(arg, *scalar);
         continue;
       }
-      auto funcArg = dyn_cast<BlockArgument>(source);
+      OperandRead read = readThroughSlices(generic, *input);
+      auto funcArg = dyn_cast<BlockArgument>(read.source);
       if (!funcArg || funcArg.getOwner() != &kernel.getBody().front())
         return generic.emitError("kiln-tile: operand ")
                << input->getOperandNumber()
-               << " comes from neither an input nor an earlier generic";
+               << " comes from neither an input (or a slice of one) nor an "
+                  "earlier generic";
       Value ptrs = pointers(entry->getArgument(funcArg.getArgNumber()),
-                            cast<RankedTensorType>(source.getType()),
-                            generic.getMatchingIndexingMap(input));
+                            cast<RankedTensorType>(read.source.getType()),
+                            read.map);
       auto valueTile = RankedTensorType::get(
           tileShape, getElementTypeOrSelf(source.getType()));
       mapping.map(arg,

@@ -28,6 +28,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "RecreatedOps.h"
+#include "SliceViews.h"
 #include "TiledKernel.h"
 
 #include "kiln/Dialect/Tile/IR/TileDialect.h"
@@ -195,8 +196,19 @@ private:
   /// indices (broadcast over everything), or an input through any other
   /// projection of the domain (broadcast over some rows' dimensions,
   /// transposed), a tile if it reads the columns and a scalar if not.
+  /// A slice of an input is read as an element or through its
+  /// projection (its source's row need not be the kernel's).
   enum class Access { Row, RowScalar, Columns, Element, Other };
-  FailureOr<Access> classify(linalg::GenericOp generic, AffineMap map);
+  FailureOr<Access> classify(linalg::GenericOp generic, AffineMap map,
+                             bool sliced = false);
+  /// What operand `operand` of `generic` reads (past slice views), through
+  /// which map, and how.
+  struct Read {
+    Value source;
+    AffineMap map;
+    Access access;
+  };
+  FailureOr<Read> readOf(linalg::GenericOp generic, OpOperand &operand);
   /// Whether `access` through `map` reads a tile over the row.
   bool readsTile(Access access, AffineMap map) const;
   /// Whether operand `operand` of `generic` is read as a tile.
@@ -420,10 +432,12 @@ private:
 } // namespace
 
 FailureOr<RowTiler::Access> RowTiler::classify(linalg::GenericOp generic,
-                                               AffineMap map) {
+                                               AffineMap map, bool sliced) {
   MLIRContext *ctx = generic.getContext();
   if (llvm::all_of(map.getResults(), llvm::IsaPred<AffineConstantExpr>))
     return Access::Element;
+  if (sliced && isStridedProjection(map))
+    return Access::Other;
   // The rows' dimensions lead, in order, so that a row's number is its
   // row-major position among them.
   unsigned loops = generic.getNumLoops();
@@ -438,7 +452,7 @@ FailureOr<RowTiler::Access> RowTiler::classify(linalg::GenericOp generic,
     if (map == AffineMap::get(rank, 0, getAffineDimExpr(rank - 1, ctx)))
       return Access::Columns;
   }
-  if (!isProjection(map))
+  if (!isStridedProjection(map))
     return generic.emitError("kiln-tile: indexing map ")
            << AffineMapAttr::get(map)
            << " of a row kernel is not a projection of its dimensions";
@@ -452,9 +466,18 @@ bool RowTiler::readsTile(Access access, AffineMap map) const {
 }
 
 bool RowTiler::readsTile(linalg::GenericOp generic, OpOperand &operand) {
-  AffineMap map = generic.getMatchingIndexingMap(&operand);
   // analyze classified every operand.
-  return readsTile(*classify(generic, map), map);
+  Read read = *readOf(generic, operand);
+  return readsTile(read.access, read.map);
+}
+
+FailureOr<RowTiler::Read> RowTiler::readOf(linalg::GenericOp generic,
+                                           OpOperand &operand) {
+  OperandRead read = readThroughSlices(generic, operand);
+  FailureOr<Access> access = classify(generic, read.map, read.sliced);
+  if (failed(access))
+    return failure();
+  return Read{read.source, read.map, *access};
 }
 
 /// Whether `value` is an argument of the kernel's body.
@@ -511,19 +534,21 @@ LogicalResult RowTiler::checkGeneric(linalg::GenericOp generic) {
            << loops << " loops, not the kernel's [rows, columns] (" << rank
            << ") or its rows (" << rank - 1 << ")";
   for (OpOperand *input : generic.getDpsInputOperands()) {
-    AffineMap map = generic.getMatchingIndexingMap(input);
-    FailureOr<Access> access = classify(generic, map);
-    if (failed(access))
+    FailureOr<Read> read = readOf(generic, *input);
+    if (failed(read))
       return failure();
-    Value source = input->get();
+    auto [source, map, access] = *read;
     if (isKernelInput(source, kernel))
       continue;
     // A value the kernel computes is held by row.
-    if (*access == Access::Other || *access == Access::Columns)
+    if (source != input->get())
+      return generic.emitError("kiln-tile: a row kernel reads a slice of a "
+                               "value it computes");
+    if (access == Access::Other || access == Access::Columns)
       return generic.emitError("kiln-tile: a row kernel reads a value it "
                                "computes through indexing map ")
              << AffineMapAttr::get(map) << ", not by row";
-    if (*access == Access::Element &&
+    if (access == Access::Element &&
         (rows != 1 ||
          cast<RankedTensorType>(source.getType()).getNumElements() != 1))
       return generic.emitError("kiln-tile: a row kernel reads one element "
@@ -834,27 +859,32 @@ RowTiler::Placement RowTiler::placeHere(Location loc, Value source,
   Placement where{constant(0), Value()};
   Value stride = constant(1);
   for (int64_t p = type.getRank() - 1; p >= 0; --p) {
-    AffineExpr index = map.getResult(p);
-    Value size;
-    if (auto element = dyn_cast<AffineConstantExpr>(index)) {
-      where.offset = b.createOrFold<arith::AddIOp>(
-          loc, where.offset,
-          b.createOrFold<arith::MulIOp>(loc, stride,
-                                        constant(element.getValue())));
-      size = constant(type.getDimSize(p));
-    } else {
-      unsigned d = cast<AffineDimExpr>(index).getPosition();
-      if (map.getNumDims() == rank && d == rank - 1) {
-        where.columnStride = stride;
-      } else {
-        SmallVector<Value> term = alike({stride, rowCoordinate(loc, d)});
-        SmallVector<Value> sum =
-            alike({where.offset,
-                   b.createOrFold<arith::MulIOp>(loc, term[0], term[1])});
-        where.offset = b.createOrFold<arith::AddIOp>(loc, sum[0], sum[1]);
-      }
-      size = sizeOf(d);
+    // classify checked that each index is a strided one: c * d + k.
+    StridedIndex index = *getStridedIndex(map.getResult(p));
+    if (index.offset) {
+      SmallVector<Value> sum = alike(
+          {where.offset, b.createOrFold<arith::MulIOp>(
+                             loc, stride, constant(index.offset))});
+      where.offset = b.createOrFold<arith::AddIOp>(loc, sum[0], sum[1]);
     }
+    Value indexStride =
+        index.coefficient == 1
+            ? stride
+            : b.createOrFold<arith::MulIOp>(loc, stride,
+                                            constant(index.coefficient));
+    if (index.dim && map.getNumDims() == rank && *index.dim == rank - 1) {
+      where.columnStride = indexStride;
+    } else if (index.dim) {
+      SmallVector<Value> term =
+          alike({indexStride, rowCoordinate(loc, *index.dim)});
+      SmallVector<Value> sum =
+          alike({where.offset,
+                 b.createOrFold<arith::MulIOp>(loc, term[0], term[1])});
+      where.offset = b.createOrFold<arith::AddIOp>(loc, sum[0], sum[1]);
+    }
+    // A dynamic dimension is read whole (analyzeDomain refused others).
+    Value size = type.isDynamicDim(p) ? sizeOf(*index.dim)
+                                      : constant(type.getDimSize(p));
     stride = b.createOrFold<arith::MulIOp>(loc, stride, size);
   }
   return where;
@@ -957,13 +987,12 @@ FailureOr<Value> RowTiler::scalarOf(Value value) {
   if (auto arg = dyn_cast<BlockArgument>(value)) {
     // An operand of a generic, read as a scalar.
     auto generic = cast<linalg::GenericOp>(arg.getOwner()->getParentOp());
-    OpOperand &operand = generic->getOpOperand(arg.getArgNumber());
-    AffineMap map = generic.getMatchingIndexingMap(&operand);
-    FailureOr<Value> read =
-        scalarValue(generic, operand.get(), *classify(generic, map), map);
-    if (failed(read))
+    Read read = *readOf(generic, generic->getOpOperand(arg.getArgNumber()));
+    FailureOr<Value> value =
+        scalarValue(generic, read.source, read.access, read.map);
+    if (failed(value))
       return failure();
-    result = *read;
+    result = *value;
   } else if (isRecreatedByKernels(value.getDefiningOp())) {
     // A constant or a size the kernel's ops use.
     FailureOr<Value> made = recreateScalar(
@@ -1043,13 +1072,12 @@ FailureOr<Value> RowTiler::valueIn(Value value, Chunk &chunk) {
   Value result;
   if (auto arg = dyn_cast<BlockArgument>(value)) {
     auto generic = cast<linalg::GenericOp>(arg.getOwner()->getParentOp());
-    OpOperand &operand = generic->getOpOperand(arg.getArgNumber());
-    AffineMap map = generic.getMatchingIndexingMap(&operand);
-    FailureOr<Value> read =
-        tileValue(generic, operand.get(), *classify(generic, map), map, chunk);
-    if (failed(read))
+    Read read = *readOf(generic, generic->getOpOperand(arg.getArgNumber()));
+    FailureOr<Value> value =
+        tileValue(generic, read.source, read.access, read.map, chunk);
+    if (failed(value))
       return failure();
-    result = *read;
+    result = *value;
   } else {
     FailureOr<Value> computed =
         cloneOnOperands(cast<OpResult>(value),
@@ -1812,8 +1840,8 @@ static int64_t rowBlockOf(func::FuncOp kernel, ArrayRef<int64_t> space,
     if (generic.getNumLoops() != rank)
       return WalkResult::advance();
     for (OpOperand *input : generic.getDpsInputOperands()) {
-      AffineMap map = generic.getMatchingIndexingMap(input);
-      if (isKernelInput(input->get(), kernel) && map.getNumResults() &&
+      auto [source, map, sliced] = readThroughSlices(generic, *input);
+      if (isKernelInput(source, kernel) && map.getNumResults() &&
           map.isFunctionOfDim(rank - 1) &&
           map.getResults().back() == lastRowDim)
         return WalkResult::interrupt();

@@ -74,9 +74,28 @@ mlir::LogicalResult
 buildLaunchPlan(mlir::func::FuncOp func,
                 llvm::DenseMap<llvm::StringRef, TiledKernel> &tiled);
 
-/// Whether each index of `map` is a dimension (each at most once) or a
-/// constant: an operand read in place, broadcast or transposed.
-bool isProjection(mlir::AffineMap map);
+/// An index of an indexing map: `coefficient * d + offset` for a loop
+/// dimension d, or the constant `offset` where `dim` is absent. A
+/// coefficient other than 1, or an offset, reads a slice of the operand
+/// (x[1:], x[::2], x[::-1]).
+struct StridedIndex {
+  std::optional<unsigned> dim;
+  int64_t coefficient = 0, offset = 0;
+
+  /// Whether this index is a loop dimension itself, or a constant.
+  bool isPlain() const { return !dim || (coefficient == 1 && offset == 0); }
+};
+
+/// `index` as a strided index, if it is one.
+std::optional<StridedIndex> getStridedIndex(mlir::AffineExpr index);
+
+/// Whether each index of `map` is a strided index, each dimension in at
+/// most one: an operand read in place, broadcast, transposed or sliced.
+bool isStridedProjection(mlir::AffineMap map);
+
+/// Whether `map` reads a slice: an index a dimension times a coefficient
+/// other than 1, or plus an offset.
+bool readsSlice(mlir::AffineMap map);
 
 /// Whether `kernel` reduces along an axis (a row kernel for tileRows).
 bool hasReductions(mlir::func::FuncOp kernel);

@@ -32,10 +32,12 @@ What a traced function may use: the operators ``+ - * / ** @``, unary
 ``min``, ``mean``, ``var``, ``std``, ``any``, ``all`` and
 ``np.linalg.norm`` over any axes, ``argmax`` and ``argmin`` over one
 (``keepdims`` or not);
-``x.T``, ``np.transpose``, ``astype``, ``np.clip``, and reshapes and
-indexing that only add or drop axes of size 1 (``x[:, None]``). Anything
-else (another numpy function, ``cumsum``, ``if`` on a traced value,
-indexing that picks elements) raises ``KilnCompileError``
+``x.T``, ``np.transpose``, ``astype``, ``np.clip``, reshapes, and basic
+indexing: integers, slices of any step, ``None`` and an ellipsis
+(``x[1:] - x[:-1]``, ``x[..., ::2]``, ``x[:, None]``), each slice read in
+place by the kernels that use it. Anything else (another numpy function,
+``cumsum``, ``if`` on a traced value, indexing by arrays or booleans)
+raises ``KilnCompileError``
 (a ``KilnError``) at the line of the function that did it; compiler
 diagnostics (``CompilationError``) point at the Python lines of the
 operations they name.
@@ -322,8 +324,8 @@ class TracedArray:
     """What a ``@kiln.fuse`` function receives instead of each array while
     it is traced: it has the array's ``shape``, ``dtype`` and ``ndim`` and
     records the numpy operations applied to it. Its values are not known
-    while tracing, so ``if``, ``float()`` and indexing that picks elements
-    raise ``KilnError``."""
+    while tracing, so ``if``, ``float()`` and indexing by arrays or
+    booleans raise ``KilnError``."""
 
     def __init__(self, trace: _Trace, value: str, shape: tuple[int, ...],
                  dtype: np.dtype) -> None:
@@ -525,8 +527,10 @@ class TracedArray:
         return _squeeze(self, axis)
 
     def __getitem__(self, key) -> TracedArray:
-        """Indexing that only adds or drops axes of size 1: ``x[:, None]``,
-        ``x[None]``, ``x[..., None]``, ``x[0]`` when axis 0 has size 1."""
+        """Basic indexing, as numpy's: integers, slices of any step
+        (``x[1:]``, ``x[:, ::2]``, ``x[::-1]``, ``x[..., :h]``, ``x[3]``),
+        ``None`` and one ellipsis. A slice is read in place by the kernels
+        that use it. Indexing by arrays or booleans is not supported."""
         items = key if isinstance(key, tuple) else (key,)
         if sum(item is Ellipsis for item in items) > 1:
             raise _error("an index with two ellipses")
@@ -542,25 +546,62 @@ class TracedArray:
                 expanded.append(item)
         expanded += [slice(None)] * (self.ndim - sum(
             i is not None for i in expanded))
-        shape, axis = [], 0
+        shape: list[int] = []
+        # Offset, size and stride along each axis of the IR tensor (the
+        # axes of size > 1).
+        offsets: list[int] = []
+        sizes: list[int] = []
+        strides: list[int] = []
+        axis = 0
         for item in expanded:
             if item is None:
                 shape.append(1)
                 continue
             size = self.shape[axis]
-            if isinstance(item, slice) and item == slice(None):
-                shape.append(size)
-            elif isinstance(item, (int, np.integer)) and size == 1 and \
-                    item in (0, -1):
-                pass
+            if isinstance(item, slice):
+                try:
+                    start, stop, step = item.indices(size)
+                except (TypeError, ValueError) as exc:
+                    raise _error(f"indexing a traced array with "
+                                 f"[{_key_text(key)}]: {exc}") from None
+                length = len(range(start, stop, step))
+                if length == 0:
+                    raise _error(
+                        f"indexing a traced array with [{_key_text(key)}] "
+                        f"selects no element along axis {axis} (of size "
+                        f"{size}); kiln.fuse arrays have at least one")
+                shape.append(length)
+            elif isinstance(item, (int, np.integer)) and \
+                    not isinstance(item, (bool, np.bool_)):
+                if not -size <= item < size:
+                    raise _error(f"index {item} is out of bounds for axis "
+                                 f"{axis} with size {size}")
+                start, length, step = int(item) % size, 1, 1
             else:
                 raise _error(
                     f"indexing a traced array with [{_key_text(key)}]: "
-                    "kiln.fuse only adds axes (None) or drops axes of size "
-                    "1; indexing that picks elements (slices, integers, "
-                    "arrays) is not supported")
+                    "kiln.fuse indexes with integers, slices, None and "
+                    "an ellipsis; indexing by arrays or booleans (which "
+                    "picks elements by value) is not supported")
+            if size != 1:
+                offsets.append(start)
+                sizes.append(length)
+                strides.append(step if length > 1 else 1)
             axis += 1
-        return _view(self, tuple(shape))
+        whole = all(o == 0 and s == n and t == 1 for o, s, t, n in zip(
+            offsets, sizes, strides, [n for n in self.shape if n != 1]))
+        if whole:
+            return _view(self, tuple(shape))
+        loc = _loc(_where())
+        name = self._trace.fresh()
+        result_type = _tensor_type(_ir_shape(tuple(shape)), self.dtype)
+        self._trace.emit(
+            f"{name} = tensor.extract_slice {self._value}"
+            f"[{', '.join(map(str, offsets))}] "
+            f"[{', '.join(map(str, sizes))}] "
+            f"[{', '.join(map(str, strides))}] : {self._tensor_type} to "
+            f"{result_type} {loc}")
+        return TracedArray(self._trace, name, tuple(shape), self.dtype)
 
 
 def _key_text(key) -> str:

@@ -12,26 +12,15 @@ import pytest
 
 import kiln
 from kiln.fuse import SUPPORTED_UFUNCS, FusedFunction
-from kiln.host import ARRAY_PIPELINE
+
+from fuse_helpers import (kernel_count as _kernels, marked_line, plan_of,
+                          raises_at)
 
 HERE = str(Path(__file__).resolve())
 
 
 def _line(marker: str) -> int:
-    """The line of this file that holds ``marker`` (once)."""
-    lines = [i + 1 for i, text in enumerate(Path(HERE).read_text()
-                                            .splitlines())
-             if text.endswith(marker)]
-    assert len(lines) == 1, marker
-    return lines[0]
-
-
-def _kernels(fused: FusedFunction, *args) -> int:
-    """How many kernels the plan launches for these arguments."""
-    with kiln.Context() as ctx:
-        module = kiln.Module.parse(ctx, fused.ir(*args))
-        module.run_pipeline(ARRAY_PIPELINE)
-        return len(re.findall(r"call @\w+_launch\(", str(module)))
+    return marked_line(HERE, marker)
 
 
 def _tolerance(dtype: np.dtype) -> float:
@@ -149,10 +138,7 @@ def test_mlp_is_one_matmul_kernel():
     fused, args, _ = PROGRAMS["mlp"]
     text = fused.ir(*args)
     assert "linalg.matmul" in text and "tensor<100x150xf32>" in text
-    with kiln.Context() as ctx:
-        module = kiln.Module.parse(ctx, text)
-        module.run_pipeline(ARRAY_PIPELINE)
-        lowered = str(module)
+    lowered = plan_of(fused, *args)
     assert lowered.count("tile.dot") == 1
     assert "linalg.matmul" not in lowered
 
@@ -309,11 +295,7 @@ def test_default_arguments_are_constants():
 # Errors: the operation and the line of the user's code.
 
 def _raises(fn, *args, match: str, line: str):
-    with pytest.raises(kiln.KilnError, match=match) as info:
-        fn(*args)
-    assert info.value.filename == HERE
-    assert info.value.line == _line(line)
-    return info.value
+    return raises_at(HERE, fn, *args, match=match, line=line)
 
 
 def test_unsupported_numpy_function():
@@ -396,10 +378,7 @@ def test_reductions_over_any_axes(name):
 
 def _tile_kernel(fused: FusedFunction, *args) -> str:
     """The text of the one tile kernel of the plan for these arguments."""
-    with kiln.Context() as ctx:
-        module = kiln.Module.parse(ctx, fused.ir(*args))
-        module.run_pipeline(ARRAY_PIPELINE)
-        text = str(module)
+    text = plan_of(fused, *args)
     kernel = text[re.search(r"func\.func @\w+_tile\(", text).start():]
     return kernel[:kernel.index("\n  }\n")]
 
@@ -508,13 +487,24 @@ def test_python_control_flow_on_a_traced_value():
 
 
 def test_data_dependent_indexing():
+    """Indexing by a boolean mask or an array of indices picks elements by
+    value: refused, at the line that does it (slices are views, see
+    test_fuse_slicing.py)."""
     @kiln.fuse
-    def picks(x):
-        return x[1:3]  # marker: slice
+    def masked(x):
+        return x[x > 0]  # marker: mask
 
-    _raises(picks, _normal(5, 4), match=r"indexing a traced array with "
-                                        r"\[1:3\]",
-            line="# marker: slice")
+    _raises(masked, _normal(5, 4), match=r"indexing a traced array with "
+                                         r"\[<traced array>\]: .*indexing "
+                                         r"by arrays or booleans",
+            line="# marker: mask")
+
+    @kiln.fuse
+    def gathered(x):
+        return x[np.array([0, 2])]  # marker: gather
+
+    _raises(gathered, _normal(5, 4), match="indexing by arrays or booleans",
+            line="# marker: gather")
 
 
 def test_numpy_constant_array():
@@ -764,10 +754,7 @@ def test_row_statistics_of_one_input_are_one_kernel(columns):
     x = _normal(5, columns, scale=3) + 100
     _check(fused, x, tolerance=1e-4)
     assert _kernels(fused, x) == 1
-    with kiln.Context() as ctx:
-        module = kiln.Module.parse(ctx, fused.ir(x))
-        module.run_pipeline(ARRAY_PIPELINE)
-        text = str(module)
+    text = plan_of(fused, x)
     kernel = text[text.index("func.func @statistics_kernel0_tile("):]
     kernel = kernel[:kernel.index("\n  }\n")]
     loops = 1 if columns > 16384 else 0

@@ -39,7 +39,15 @@ def KilnFusePass : Pass<"kiln-fuse", "mlir::ModuleOp"> {
 
     Reshapes are first moved out to the function's inputs and results
     (through generics, fills and empty tensors), so that none stands
-    between ops that would fuse.
+    between ops that would fuse. `linalg.reduce` becomes its generic, and
+    every generic's reduced loops go last.
+
+    Slices (`tensor.extract_slice` of constant offsets and strides, each
+    dynamic dimension taken whole) are views: each kernel that reads one
+    keeps it and takes its source as an input, so `x[1:] - x[:-1]` is one
+    kernel reading x. A slice that something other than a generic reads
+    (a return, a matmul, a reshape) gets a copy; a kernel reads slices of
+    its inputs only. Other slices are refused by name.
 
     Ops that join no group are kernels of their own, with a remark. With
     `report`, the cost report (see kiln-cost-report) is printed before and

@@ -1,0 +1,130 @@
+// RUN: kiln-opt %s -split-input-file -kiln-fuse -verify-diagnostics | FileCheck %s
+
+// Slices of constant offsets and strides are views: a kernel that reads
+// one takes the slice's source as its input and keeps the slice, so that
+// x[1:] - x[:-1] is one kernel reading x (no copy of either slice).
+// CHECK-LABEL: func.func private @difference_kernel0
+// CHECK-SAME: (%[[X:.*]]: tensor<8x16xf32>) -> tensor<7x16xf32>
+// CHECK-DAG: %[[NEXT:.*]] = tensor.extract_slice %[[X]][1, 0] [7, 16] [1, 1]
+// CHECK-DAG: %[[THIS:.*]] = tensor.extract_slice %[[X]][0, 0] [7, 16] [1, 1]
+// CHECK: linalg.generic {{.*}} ins(%[[NEXT]], %[[THIS]] : tensor<7x16xf32>, tensor<7x16xf32>)
+// CHECK: arith.subf
+// CHECK-LABEL: func.func @difference
+// CHECK-NOT: tensor.extract_slice
+// CHECK: call @difference_kernel0(%{{.*}})
+// CHECK-NOT: call
+func.func @difference(%x: tensor<8x16xf32>) -> tensor<7x16xf32> {
+  %next = tensor.extract_slice %x[1, 0] [7, 16] [1, 1] : tensor<8x16xf32> to tensor<7x16xf32>
+  %this = tensor.extract_slice %x[0, 0] [7, 16] [1, 1] : tensor<8x16xf32> to tensor<7x16xf32>
+  %e = tensor.empty() : tensor<7x16xf32>
+  %d = linalg.sub ins(%next, %this : tensor<7x16xf32>, tensor<7x16xf32>) outs(%e : tensor<7x16xf32>) -> tensor<7x16xf32>
+  return %d : tensor<7x16xf32>
+}
+
+// -----
+
+// A slice feeding a row reduction is read in place by the row kernel,
+// with negative strides and a dropped dimension too; linalg.reduce
+// becomes its generic, its reduced loop last (here, x's first axis).
+// CHECK: #[[$T:.*]] = affine_map<(d0, d1) -> (d1, d0)>
+// CHECK: #[[$ROW:.*]] = affine_map<(d0, d1) -> (d0)>
+// CHECK-LABEL: func.func private @reversed_column_sums_kernel0
+// CHECK-SAME: (%[[X:.*]]: tensor<8x3x16xf32>) -> tensor<8xf32>
+// CHECK: %[[S:.*]] = tensor.extract_slice %[[X]][7, 2, 15] [4, 1, 8] [-2, 1, -2] : tensor<8x3x16xf32> to tensor<4x8xf32>
+// CHECK: linalg.generic {indexing_maps = [#[[$T:.*]], #[[$ROW:.*]]], iterator_types = ["parallel", "reduction"]} ins(%[[S]] : tensor<4x8xf32>)
+// CHECK: arith.addf
+// CHECK-LABEL: func.func @reversed_column_sums
+// CHECK: call @reversed_column_sums_kernel0
+// CHECK-NOT: call
+func.func @reversed_column_sums(%x: tensor<8x3x16xf32>) -> tensor<8xf32> {
+  %s = tensor.extract_slice %x[7, 2, 15] [4, 1, 8] [-2, 1, -2] : tensor<8x3x16xf32> to tensor<4x8xf32>
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<8xf32>) -> tensor<8xf32>
+  %r = linalg.reduce ins(%s : tensor<4x8xf32>) outs(%f : tensor<8xf32>) dimensions = [0]
+    (%a: f32, %acc: f32) {
+      %q = arith.addf %a, %acc : f32
+      linalg.yield %q : f32
+    }
+  return %r : tensor<8xf32>
+}
+
+// -----
+
+// What reads a buffer, not a view (a return, a matmul, a reshape), reads
+// a copy of the slice: a kernel of its own.
+// CHECK-LABEL: func.func private @copied_kernel0
+// CHECK-SAME: (%[[X:.*]]: tensor<8x16xf32>) -> tensor<8x4xf32>
+// CHECK: %[[S:.*]] = tensor.extract_slice %[[X]][0, 2] [8, 4] [1, 1]
+// CHECK: linalg.generic {{.*}} ins(%[[S]] : tensor<8x4xf32>)
+// CHECK-NEXT: ^bb0(%[[IN:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: linalg.yield %[[IN]]
+// CHECK-LABEL: func.func private @copied_kernel1
+// CHECK: linalg.matmul
+// CHECK-LABEL: func.func @copied
+// CHECK: %[[COPY:.*]] = call @copied_kernel0
+// CHECK: call @copied_kernel1(%[[COPY]], %{{.*}})
+// CHECK: tensor.collapse_shape %[[COPY]]
+// CHECK: return %[[COPY]]
+func.func @copied(%x: tensor<8x16xf32>, %w: tensor<4x5xf32>) -> (tensor<8x4xf32>, tensor<8x5xf32>, tensor<32xf32>) {
+  // expected-remark @+1 {{not fused with its neighbours}}
+  %s = tensor.extract_slice %x[0, 2] [8, 4] [1, 1] : tensor<8x16xf32> to tensor<8x4xf32>
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x5xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<8x5xf32>) -> tensor<8x5xf32>
+  %m = linalg.matmul ins(%s, %w : tensor<8x4xf32>, tensor<4x5xf32>) outs(%f : tensor<8x5xf32>) -> tensor<8x5xf32>
+  %flat = tensor.collapse_shape %s [[0, 1]] : tensor<8x4xf32> into tensor<32xf32>
+  return %s, %m, %flat : tensor<8x4xf32>, tensor<8x5xf32>, tensor<32xf32>
+}
+
+// -----
+
+// A slice of a value a kernel computes is read from memory by the next
+// kernel: a kernel reads slices of its inputs only.
+// CHECK-LABEL: func.func private @sliced_result_kernel0
+// CHECK: math.exp
+// CHECK-LABEL: func.func private @sliced_result_kernel1
+// CHECK-SAME: (%[[E:.*]]: tensor<8xf32>) -> tensor<4xf32>
+// CHECK: tensor.extract_slice %[[E]][0] [4] [2]
+// CHECK-LABEL: func.func @sliced_result
+// CHECK: %[[EXP:.*]] = call @sliced_result_kernel0
+// CHECK: call @sliced_result_kernel1(%[[EXP]])
+func.func @sliced_result(%x: tensor<8xf32>) -> tensor<4xf32> {
+  %e0 = tensor.empty() : tensor<8xf32>
+  %exp = linalg.exp ins(%x : tensor<8xf32>) outs(%e0 : tensor<8xf32>) -> tensor<8xf32>
+  %s = tensor.extract_slice %exp[0] [4] [2] : tensor<8xf32> to tensor<4xf32>
+  %e1 = tensor.empty() : tensor<4xf32>
+  %r = linalg.negf ins(%s : tensor<4xf32>) outs(%e1 : tensor<4xf32>) -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+// A dynamic dimension taken whole is read in place.
+// CHECK-LABEL: func.func private @dynamic_rows_kernel0
+// CHECK-SAME: (%[[X:.*]]: tensor<?x16xf32>) -> tensor<?x8xf32>
+// CHECK: tensor.extract_slice %[[X]][0, 1] [%{{.*}}, 8] [1, 2]
+func.func @dynamic_rows(%x: tensor<?x16xf32>) -> tensor<?x8xf32> {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %x, %c0 : tensor<?x16xf32>
+  %s = tensor.extract_slice %x[0, 1] [%n, 8] [1, 2] : tensor<?x16xf32> to tensor<?x8xf32>
+  %e = tensor.empty(%n) : tensor<?x8xf32>
+  %r = linalg.negf ins(%s : tensor<?x8xf32>) outs(%e : tensor<?x8xf32>) -> tensor<?x8xf32>
+  return %r : tensor<?x8xf32>
+}
+
+// -----
+
+func.func @negative_dynamic_offset(%x: tensor<16xf32>, %i: index) -> tensor<4xf32> {
+  // expected-error @+1 {{kiln-fuse: dimension 0 of this slice needs a constant offset and stride (and to be taken whole where its size is dynamic)}}
+  %s = tensor.extract_slice %x[%i] [4] [1] : tensor<16xf32> to tensor<4xf32>
+  return %s : tensor<4xf32>
+}
+
+// -----
+
+func.func @negative_part_of_a_dynamic_dimension(%x: tensor<?xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{kiln-fuse: dimension 0 of this slice needs a constant offset and stride (and to be taken whole where its size is dynamic)}}
+  %s = tensor.extract_slice %x[1] [4] [1] : tensor<?xf32> to tensor<4xf32>
+  return %s : tensor<4xf32>
+}
