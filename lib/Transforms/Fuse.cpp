@@ -179,6 +179,12 @@ struct KilnFusePass : kiln::impl::KilnFusePassBase<KilnFusePass> {
   void runOnOperation() override;
 
 private:
+  /// Whether `producer` is recomputed in each user rather than
+  /// materialised once: at most recompute-max-ops body ops, one input.
+  bool isCheapToRecompute(linalg::GenericOp producer) {
+    return bodyCost(producer) <= recomputeMaxOps &&
+           producer.getNumDpsInputs() <= 1;
+  }
   LogicalResult fuseElementwise(func::FuncOp func);
   void groupAndOutline(func::FuncOp func, SymbolTable &symbols);
 };
@@ -272,6 +278,11 @@ LogicalResult KilnFusePass::fuseElementwise(func::FuncOp func) {
     linalg::FillOp::getCanonicalizationPatterns(patterns, &getContext());
     tensor::populateFoldTensorEmptyPatterns(patterns);
     linalg::populateElementwiseOpsFusionPatterns(patterns, control);
+    // A slice of an elementwise result is computed from slices of its
+    // inputs, in the kernel that reads it.
+    populateSliceBubblingPatterns(patterns, [&](linalg::GenericOp producer) {
+      return isCheapToRecompute(producer);
+    });
     return applyPatternsGreedily(func, std::move(patterns));
   };
   auto producerOf = [](OpOperand *fused) {
@@ -283,9 +294,8 @@ LogicalResult KilnFusePass::fuseElementwise(func::FuncOp func) {
     return failure();
   return fuse([&](OpOperand *fused) {
     linalg::GenericOp producer = producerOf(fused);
-    return producer && (fused->get().hasOneUse() ||
-                        (bodyCost(producer) <= recomputeMaxOps &&
-                         producer.getNumDpsInputs() <= 1));
+    return producer &&
+           (fused->get().hasOneUse() || isCheapToRecompute(producer));
   });
 }
 

@@ -89,6 +89,118 @@ Value kiln::sliceRoot(Value value) {
   return value;
 }
 
+namespace {
+/// slice(G(inputs)) -> G'(slices of inputs) for an elementwise generic G
+/// whose one result is written in place: G' runs over the slice's shape,
+/// and reads each input through the slice of it that the slice of G's
+/// result reads (the dimensions an input reads at a constant index, or
+/// along a loop the slice drops, are dropped from its slice).
+struct BubbleSliceThroughElementwise : OpRewritePattern<tensor::ExtractSliceOp> {
+  BubbleSliceThroughElementwise(
+      MLIRContext *ctx, std::function<bool(linalg::GenericOp)> mayRecompute)
+      : OpRewritePattern(ctx), mayRecompute(std::move(mayRecompute)) {}
+
+  LogicalResult matchAndRewrite(tensor::ExtractSliceOp slice,
+                                PatternRewriter &rewriter) const override {
+    auto producer = slice.getSource().getDefiningOp<linalg::GenericOp>();
+    if (!producer || !isSliceView(slice) || producer->getNumResults() != 1 ||
+        producer.getNumLoops() != producer.getNumParallelLoops() ||
+        !producer.getMatchingIndexingMap(producer.getDpsInitOperand(0))
+             .isIdentity() ||
+        producer.payloadUsesValueFromOperand(producer.getDpsInitOperand(0)) ||
+        producer.hasIndexSemantics() ||
+        (!producer->hasOneUse() && !mayRecompute(producer)))
+      return failure();
+    SmallVector<OpFoldResult> offsets = slice.getMixedOffsets();
+    SmallVector<OpFoldResult> sizes = slice.getMixedSizes();
+    SmallVector<OpFoldResult> strides = slice.getMixedStrides();
+    llvm::SmallBitVector dropped = slice.getDroppedDims();
+    // The slice's dimension each loop of the producer keeps, if any.
+    SmallVector<std::optional<unsigned>> kept;
+    unsigned count = 0;
+    for (unsigned loop = 0; loop < producer.getNumLoops(); ++loop)
+      kept.push_back(dropped.test(loop) ? std::nullopt
+                                        : std::optional<unsigned>(count++));
+    MLIRContext *ctx = rewriter.getContext();
+    Location loc = slice.getLoc();
+    SmallVector<Value> inputs;
+    SmallVector<AffineMap> maps;
+    for (OpOperand *input : producer.getDpsInputOperands()) {
+      auto type = dyn_cast<RankedTensorType>(input->get().getType());
+      if (!type)
+        return failure();
+      AffineMap map = producer.getMatchingIndexingMap(input);
+      SmallVector<OpFoldResult> inputOffsets, inputSizes, inputStrides;
+      SmallVector<AffineExpr> indices;
+      for (auto [dim, index] : llvm::enumerate(map.getResults())) {
+        auto loop = dyn_cast<AffineDimExpr>(index);
+        auto constant = dyn_cast<AffineConstantExpr>(index);
+        if (!loop && !constant)
+          return failure();
+        if (constant || !kept[loop.getPosition()]) {
+          // Read at one index: the constant, or the dropped loop's offset.
+          inputOffsets.push_back(
+              constant ? rewriter.getIndexAttr(constant.getValue())
+                       : offsets[loop.getPosition()]);
+          inputSizes.push_back(rewriter.getIndexAttr(1));
+          inputStrides.push_back(rewriter.getIndexAttr(1));
+          continue;
+        }
+        unsigned position = loop.getPosition();
+        inputOffsets.push_back(offsets[position]);
+        inputStrides.push_back(strides[position]);
+        // A dynamic size is the whole dimension: the input's own.
+        inputSizes.push_back(
+            type.isDynamicDim(dim)
+                ? OpFoldResult(
+                      tensor::DimOp::create(rewriter, loc, input->get(), dim)
+                          .getResult())
+                : sizes[position]);
+        indices.push_back(getAffineDimExpr(*kept[position], ctx));
+      }
+      // The dimensions read along a kept loop stay; the others go.
+      SmallVector<int64_t> keptShape;
+      for (AffineExpr index : map.getResults()) {
+        auto loop = dyn_cast<AffineDimExpr>(index);
+        if (loop && kept[loop.getPosition()])
+          keptShape.push_back(
+              slice.getType().getDimSize(*kept[loop.getPosition()]));
+      }
+      auto sliceType = RankedTensorType::get(keptShape, type.getElementType());
+      inputs.push_back(tensor::ExtractSliceOp::create(
+          rewriter, loc, sliceType, input->get(), inputOffsets, inputSizes,
+          inputStrides));
+      maps.push_back(AffineMap::get(count, 0, indices, ctx));
+    }
+    RankedTensorType type = slice.getType();
+    SmallVector<OpFoldResult> resultSizes;
+    for (auto [dim, size] : llvm::enumerate(sizes))
+      if (!dropped.test(dim))
+        resultSizes.push_back(size);
+    Value init = tensor::EmptyOp::create(rewriter, loc, resultSizes,
+                                         type.getElementType());
+    maps.push_back(rewriter.getMultiDimIdentityMap(count));
+    auto sliced = linalg::GenericOp::create(
+        rewriter, loc, type, inputs, ValueRange{init}, maps,
+        SmallVector<utils::IteratorType>(count,
+                                         utils::IteratorType::parallel));
+    rewriter.cloneRegionBefore(producer.getRegion(), sliced.getRegion(),
+                               sliced.getRegion().begin());
+    rewriter.replaceOp(slice, sliced.getResult(0));
+    return success();
+  }
+
+  std::function<bool(linalg::GenericOp)> mayRecompute;
+};
+} // namespace
+
+void kiln::populateSliceBubblingPatterns(
+    RewritePatternSet &patterns,
+    std::function<bool(linalg::GenericOp)> mayRecompute) {
+  patterns.add<BubbleSliceThroughElementwise>(patterns.getContext(),
+                                              std::move(mayRecompute));
+}
+
 /// Whether `use` reads its slice in place: as an input of a generic, or
 /// as the source of another slice.
 static bool readsInPlace(OpOperand &use) {

@@ -5,6 +5,9 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/PatternMatch.h"
+
+#include <functional>
 
 namespace kiln {
 
@@ -26,6 +29,15 @@ OperandRead readThroughSlices(mlir::linalg::LinalgOp op,
 
 /// The value under the slice views `value` is taken through.
 mlir::Value sliceRoot(mlir::Value value);
+
+/// Adds the pattern that moves a slice view of an elementwise generic's
+/// result onto its inputs, (x * 2)[1:] -> x[1:] * 2, so that the generic
+/// computes only what is read, in the kernel of the slice's reader. A
+/// generic with other users is recomputed for the slice where
+/// `mayRecompute` says so.
+void populateSliceBubblingPatterns(
+    mlir::RewritePatternSet &patterns,
+    std::function<bool(mlir::linalg::GenericOp)> mayRecompute);
 
 /// Refuses, with an error, the slices of `func` a kernel cannot read in
 /// place (an offset or a stride not constant, a dynamic dimension not

@@ -103,6 +103,27 @@ def slice_of_computed(x):
 
 
 @kiln.fuse
+def slice_of_broadcast(x, b):
+    return np.tanh(x + b)[::-2, 1::3]
+
+
+@kiln.fuse
+def element_of_computed(x, w):
+    return np.exp(x * w)[3, -2] + x[0]
+
+
+@kiln.fuse
+def shifted_difference(x):
+    y = np.sin(x) * np.cos(x) * 3
+    return y[1:] - y[:-1], y
+
+
+@kiln.fuse
+def slice_of_sums(x):
+    return x.sum(axis=-1)[::2] * 2
+
+
+@kiln.fuse
 def new_axes(x):
     return x[None, 1:, None, 3] * 3
 
@@ -137,8 +158,19 @@ PROGRAMS = {
     "returned_slice": (returned_slice, [_normal(8, 3)], 1),
     # What reads a buffer, as a matmul does, reads a copy of the slice.
     "sliced_matmul": (sliced_matmul, [_normal(20, 12), _normal(8, 6)], 2),
-    # A kernel reads slices of its inputs: the product is written first.
-    "slice_of_computed": (slice_of_computed, [_normal(6, 5)], 2),
+    # A slice of an elementwise result is computed from slices of its
+    # inputs, where it is read.
+    "slice_of_computed": (slice_of_computed, [_normal(6, 5)], 1),
+    "slice_of_broadcast": (slice_of_broadcast, [_normal(9, 10), _normal(10)],
+                           1),
+    "element_of_computed": (element_of_computed, [_normal(5, 6),
+                                                  _normal(6)], 1),
+    # y (three ops) is written once for its return; the difference reads
+    # it back.
+    "shifted_difference": (shifted_difference, [_normal(7, 8)], 2),
+    # A reduction's result is written first; the next kernel reads a
+    # slice of it.
+    "slice_of_sums": (slice_of_sums, [_normal(9, 70)], 2),
     "new_axes": (new_axes, [_normal(5, 4)], 1),
     "slice_of_slice": (slice_of_slice, [_normal(9, 4)], 1),
     "reshaped_slice": (reshaped_slice, [_normal(6, 7)], 2),

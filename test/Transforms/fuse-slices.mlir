@@ -79,20 +79,77 @@ func.func @copied(%x: tensor<8x16xf32>, %w: tensor<4x5xf32>) -> (tensor<8x4xf32>
 
 // -----
 
-// A slice of a value a kernel computes is read from memory by the next
-// kernel: a kernel reads slices of its inputs only.
-// CHECK-LABEL: func.func private @sliced_result_kernel0
+// A slice of an elementwise result is computed from slices of its
+// inputs (a broadcast bias sliced along its one dimension), in the kernel
+// that reads it: exp(x + b)[1:, ::2] is one kernel, of 7 x 8 elements.
+// CHECK-LABEL: func.func private @bubbled_kernel0
+// CHECK-SAME: (%[[X:.*]]: tensor<8x16xf32>, %[[B:.*]]: tensor<16xf32>) -> tensor<7x8xf32>
+// CHECK-DAG: %[[XS:.*]] = tensor.extract_slice %[[X]][1, 0] [7, 8] [1, 2] : tensor<8x16xf32> to tensor<7x8xf32>
+// CHECK-DAG: %[[BS:.*]] = tensor.extract_slice %[[B]][0] [8] [2] : tensor<16xf32> to tensor<8xf32>
+// CHECK: linalg.generic {{.*}} ins(%[[XS]], %[[BS]] : tensor<7x8xf32>, tensor<8xf32>)
+// CHECK: arith.addf
 // CHECK: math.exp
-// CHECK-LABEL: func.func private @sliced_result_kernel1
-// CHECK-SAME: (%[[E:.*]]: tensor<8xf32>) -> tensor<4xf32>
-// CHECK: tensor.extract_slice %[[E]][0] [4] [2]
-// CHECK-LABEL: func.func @sliced_result
-// CHECK: %[[EXP:.*]] = call @sliced_result_kernel0
-// CHECK: call @sliced_result_kernel1(%[[EXP]])
-func.func @sliced_result(%x: tensor<8xf32>) -> tensor<4xf32> {
+// CHECK: arith.negf
+// CHECK-LABEL: func.func @bubbled
+// CHECK: call @bubbled_kernel0
+// CHECK-NOT: call
+func.func @bubbled(%x: tensor<8x16xf32>, %b: tensor<16xf32>) -> tensor<7x8xf32> {
+  %e0 = tensor.empty() : tensor<8x16xf32>
+  %bb = linalg.broadcast ins(%b : tensor<16xf32>) outs(%e0 : tensor<8x16xf32>) dimensions = [0]
+  %e1 = tensor.empty() : tensor<8x16xf32>
+  %sum = linalg.add ins(%x, %bb : tensor<8x16xf32>, tensor<8x16xf32>) outs(%e1 : tensor<8x16xf32>) -> tensor<8x16xf32>
+  %e2 = tensor.empty() : tensor<8x16xf32>
+  %exp = linalg.exp ins(%sum : tensor<8x16xf32>) outs(%e2 : tensor<8x16xf32>) -> tensor<8x16xf32>
+  %s = tensor.extract_slice %exp[1, 0] [7, 8] [1, 2] : tensor<8x16xf32> to tensor<7x8xf32>
+  %e3 = tensor.empty() : tensor<7x8xf32>
+  %r = linalg.negf ins(%s : tensor<7x8xf32>) outs(%e3 : tensor<7x8xf32>) -> tensor<7x8xf32>
+  return %r : tensor<7x8xf32>
+}
+
+// -----
+
+// An element-picking slice drops the loop it reads at one index: each
+// input is read there. (x * w)[3] reads row 3 of x and all of w (a
+// slice that takes all folds away).
+// CHECK-LABEL: func.func private @row_of_product_kernel0
+// CHECK-SAME: (%[[W:.*]]: tensor<16xf32>, %[[X:.*]]: tensor<8x16xf32>) -> tensor<16xf32>
+// CHECK: %[[ROW:.*]] = tensor.extract_slice %[[X]][3, 0] [1, 16] [1, 1] : tensor<8x16xf32> to tensor<16xf32>
+// CHECK: linalg.generic {{.*}} ins(%[[ROW]], %[[W]] : tensor<16xf32>, tensor<16xf32>)
+// CHECK: arith.mulf
+func.func @row_of_product(%x: tensor<8x16xf32>, %w: tensor<16xf32>) -> tensor<16xf32> {
+  %e0 = tensor.empty() : tensor<8x16xf32>
+  %wb = linalg.broadcast ins(%w : tensor<16xf32>) outs(%e0 : tensor<8x16xf32>) dimensions = [0]
+  %e1 = tensor.empty() : tensor<8x16xf32>
+  %p = linalg.mul ins(%x, %wb : tensor<8x16xf32>, tensor<8x16xf32>) outs(%e1 : tensor<8x16xf32>) -> tensor<8x16xf32>
+  %s = tensor.extract_slice %p[3, 0] [1, 16] [1, 1] : tensor<8x16xf32> to tensor<16xf32>
+  %e2 = tensor.empty() : tensor<16xf32>
+  %r = linalg.negf ins(%s : tensor<16xf32>) outs(%e2 : tensor<16xf32>) -> tensor<16xf32>
+  return %r : tensor<16xf32>
+}
+
+// -----
+
+// A slice of a value a kernel computes and cannot recompute for it (a
+// reduction's) is read from memory by the next kernel: a kernel reads
+// slices of its inputs only.
+// CHECK-LABEL: func.func private @sliced_sums_kernel0
+// CHECK: arith.addf
+// CHECK-LABEL: func.func private @sliced_sums_kernel1
+// CHECK-SAME: (%[[S:.*]]: tensor<8xf32>) -> tensor<4xf32>
+// CHECK: tensor.extract_slice %[[S]][0] [4] [2]
+// CHECK-LABEL: func.func @sliced_sums
+// CHECK: %[[SUMS:.*]] = call @sliced_sums_kernel0
+// CHECK: call @sliced_sums_kernel1(%[[SUMS]])
+func.func @sliced_sums(%x: tensor<8x16xf32>) -> tensor<4xf32> {
+  %z = arith.constant 0.0 : f32
   %e0 = tensor.empty() : tensor<8xf32>
-  %exp = linalg.exp ins(%x : tensor<8xf32>) outs(%e0 : tensor<8xf32>) -> tensor<8xf32>
-  %s = tensor.extract_slice %exp[0] [4] [2] : tensor<8xf32> to tensor<4xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e0 : tensor<8xf32>) -> tensor<8xf32>
+  %sums = linalg.reduce ins(%x : tensor<8x16xf32>) outs(%f : tensor<8xf32>) dimensions = [1]
+    (%a: f32, %acc: f32) {
+      %q = arith.addf %a, %acc : f32
+      linalg.yield %q : f32
+    }
+  %s = tensor.extract_slice %sums[0] [4] [2] : tensor<8xf32> to tensor<4xf32>
   %e1 = tensor.empty() : tensor<4xf32>
   %r = linalg.negf ins(%s : tensor<4xf32>) outs(%e1 : tensor<4xf32>) -> tensor<4xf32>
   return %r : tensor<4xf32>

@@ -46,8 +46,10 @@ def KilnFusePass : Pass<"kiln-fuse", "mlir::ModuleOp"> {
     dynamic dimension taken whole) are views: each kernel that reads one
     keeps it and takes its source as an input, so `x[1:] - x[:-1]` is one
     kernel reading x. A slice that something other than a generic reads
-    (a return, a matmul, a reshape) gets a copy; a kernel reads slices of
-    its inputs only. Other slices are refused by name.
+    (a return, a matmul, a reshape) gets a copy. A slice of an
+    elementwise result is computed from slices of its inputs, when the
+    producer has no other user or is cheap to recompute; a kernel reads
+    slices of its inputs only. Other slices are refused by name.
 
     Ops that join no group are kernels of their own, with a remark. With
     `report`, the cost report (see kiln-cost-report) is printed before and
