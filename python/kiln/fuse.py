@@ -25,7 +25,7 @@ type) and float16 arithmetic is done in float32 and rounded after each
 operation, as numpy does. A matmul accumulates in float32 (float64 for
 float64 operands) and rounds its result once.
 
-What a traced function may use: the operators ``+ - * / ** @``, unary
+What a traced function may use: the operators ``+ - * / // % ** @``, unary
 ``-`` and ``abs``, comparisons, ``& | ^ ~``; the ufuncs in
 ``SUPPORTED_UFUNCS`` (``np.exp``, ``np.tanh``, ``np.maximum``,
 ``np.where``...) and ``kiln.fuse.erf``; ``sum``, ``prod``, ``max``,
@@ -239,6 +239,20 @@ class _Body:
     def unary(self, op: str, a: tuple[str, np.dtype]
               ) -> tuple[str, np.dtype]:
         return self.op(f"{op} {a[0]} : {_element_type(a[1])}", a[1])
+
+    def compare(self, predicate: str, a: tuple[str, np.dtype],
+                b: tuple[str, np.dtype]) -> tuple[str, np.dtype]:
+        """``a`` and ``b`` compared by ``predicate`` (of ``arith.cmpf`` for
+        floats, of ``arith.cmpi`` otherwise)."""
+        op = "arith.cmpf" if a[1].kind == "f" else "arith.cmpi"
+        return self.op(f"{op} {predicate}, {a[0]}, {b[0]} : "
+                       f"{_element_type(a[1])}", _BOOL)
+
+    def select(self, condition: tuple[str, np.dtype],
+               a: tuple[str, np.dtype], b: tuple[str, np.dtype]
+               ) -> tuple[str, np.dtype]:
+        return self.op(f"arith.select {condition[0]}, {a[0]}, {b[0]} : "
+                       f"{_element_type(a[1])}", a[1])
 
 
 class _Trace:
@@ -741,15 +755,102 @@ def _identity(b: _Body, args: list) -> tuple[str, np.dtype]:
 
 def _compare(float_predicate: str, int_predicate: str, bool_predicate: str):
     def rule(b: _Body, args: list) -> tuple[str, np.dtype]:
-        (x, dtype), (y, _) = args
-        if dtype.kind == "f":
-            op = f"arith.cmpf {float_predicate}"
-        else:
-            op = "arith.cmpi " + (bool_predicate if dtype == _BOOL
-                                  else int_predicate)
-        return b.op(f"{op}, {x}, {y} : {_element_type(dtype)}", _BOOL)
+        predicates = {"f": float_predicate, "i": int_predicate,
+                      "b": bool_predicate}
+        return b.compare(predicates[args[0][1].kind], *args)
     rule.kinds = {"f", "i", "b"}
     return rule
+
+
+def _signs_differ(b: _Body, x: tuple[str, np.dtype],
+                  y: tuple[str, np.dtype]) -> tuple[str, np.dtype]:
+    """Whether one of ``x`` and ``y`` is negative and the other not (a
+    NaN is not negative)."""
+    zero = b.constant(0, x[1])
+    less = "olt" if x[1].kind == "f" else "slt"
+    return b.binary("arith.xori", b.compare(less, x, zero),
+                    b.compare(less, y, zero))
+
+
+def _safe_divisor(b: _Body, d: tuple[str, np.dtype]):
+    """``d`` with 1 where it is 0 or -1 (where signed division is undefined
+    or overflows), and whether it is 0 and whether it is -1."""
+    by_zero = b.compare("eq", d, b.constant(0, d[1]))
+    by_minus_one = b.compare("eq", d, b.constant(-1, d[1]))
+    safe = b.select(b.binary("arith.ori", by_zero, by_minus_one),
+                    b.constant(1, d[1]), d)
+    return safe, by_zero, by_minus_one
+
+
+def _floor_divide_int(b: _Body, args: list) -> tuple[str, np.dtype]:
+    """Division rounded down, as numpy's: x // 0 is 0, x // -1 wraps."""
+    (a, d), zero = args, b.constant(0, args[0][1])
+    safe, by_zero, by_minus_one = _safe_divisor(b, d)
+    quotient = b.binary("arith.divsi", a, safe)
+    rest = b.binary("arith.remsi", a, safe)
+    rounded_up = b.binary("arith.andi", b.compare("ne", rest, zero),
+                          _signs_differ(b, rest, safe))
+    quotient = b.select(rounded_up, b.binary(
+        "arith.subi", quotient, b.constant(1, a[1])), quotient)
+    quotient = b.select(by_minus_one, b.binary("arith.subi", zero, a),
+                        quotient)
+    return b.select(by_zero, zero, quotient)
+
+
+def _remainder_int(b: _Body, args: list) -> tuple[str, np.dtype]:
+    """The remainder of rounding down, of the divisor's sign, as numpy's:
+    x % 0 is 0."""
+    a, d = args
+    rest = b.binary("arith.remsi", a, _safe_divisor(b, d)[0])
+    moved = b.binary("arith.andi",
+                     b.compare("ne", rest, b.constant(0, a[1])),
+                     _signs_differ(b, rest, d))
+    return b.select(moved, b.binary("arith.addi", rest, d), rest)
+
+
+def _fmod_int(b: _Body, args: list) -> tuple[str, np.dtype]:
+    """C's remainder, of the dividend's sign: x fmod 0 is 0."""
+    return b.binary("arith.remsi", args[0], _safe_divisor(b, args[1])[0])
+
+
+def _float_modulus(b: _Body, a: tuple[str, np.dtype],
+                   d: tuple[str, np.dtype]):
+    """numpy's divmod of floats up to the quotient's rounding: fmod(a, d),
+    and whether it takes the divisor's sign by adding d (then the
+    quotient is one less)."""
+    mod = b.binary("arith.remf", a, d)
+    nonzero = b.compare("une", mod, b.constant(0, a[1]))
+    return mod, nonzero, b.binary("arith.andi", nonzero,
+                                  _signs_differ(b, d, mod))
+
+
+def _floor_divide_float(b: _Body, args: list) -> tuple[str, np.dtype]:
+    """numpy's floor division of floats: (a - fmod(a, d)) / d, one less
+    where the remainder moves to d's sign, rounded to the nearest whole
+    number below; a / d where d is 0, a signed 0 where the quotient is."""
+    a, d = args
+    zero, one = b.constant(0, a[1]), b.constant(1, a[1])
+    mod, _, moved = _float_modulus(b, a, d)
+    div = b.binary("arith.divf", b.binary("arith.subf", a, mod), d)
+    div = b.select(moved, b.binary("arith.subf", div, one), div)
+    floor = b.unary("math.floor", div)
+    above_half = b.compare("ogt", b.binary("arith.subf", div, floor),
+                           b.constant(0.5, a[1]))
+    floor = b.select(above_half, b.binary("arith.addf", floor, one), floor)
+    quotient = b.binary("arith.divf", a, d)
+    floor = b.select(b.compare("une", div, zero), floor,
+                     b.binary("math.copysign", zero, quotient))
+    return b.select(b.compare("oeq", d, zero), quotient, floor)
+
+
+def _remainder_float(b: _Body, args: list) -> tuple[str, np.dtype]:
+    """numpy's remainder of floats: fmod(a, d) moved to d's sign, a 0 of
+    d's sign where it is 0; NaN where d is 0."""
+    a, d = args
+    mod, nonzero, moved = _float_modulus(b, a, d)
+    mod_moved = b.select(moved, b.binary("arith.addf", mod, d), mod)
+    return b.select(nonzero, mod_moved,
+                    b.binary("math.copysign", b.constant(0, a[1]), d))
 
 
 def _negate_int(b: _Body, args: list) -> tuple[str, np.dtype]:
@@ -786,6 +887,9 @@ _UFUNC_RULES: dict[Any, Callable] = {
                           _float_binary("arith.muli"),
                           _float_binary("arith.andi")),
     np.true_divide: _by_kind(_float_binary("arith.divf")),
+    np.floor_divide: _by_kind(_floor_divide_float, _floor_divide_int),
+    np.remainder: _by_kind(_remainder_float, _remainder_int),
+    np.fmod: _by_kind(_float_binary("arith.remf"), _fmod_int),
     np.maximum: _by_kind(_float_binary("arith.maximumf"),
                          _float_binary("arith.maxsi"),
                          _float_binary("arith.ori")),

@@ -239,6 +239,46 @@ def test_every_ufunc_on_float32(name):
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
 
 
+def _all_pairs(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    return np.repeat(values, len(values)), np.tile(values, len(values))
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_floor_division_and_remainders_of_floats_as_numpy(dtype):
+    """Every pair of the edge values, as numpy gives them: signed zeros,
+    NaN and infinities, division by 0 included (a NaN's sign bit is the
+    machine's, not numpy's)."""
+    a, d = _all_pairs(np.array(
+        [0, -0.0, 1, -1, 3, -3, 7.5, -7.5, 0.1, -2.5, 1e-3, 3e4, np.inf,
+         -np.inf, np.nan], dtype=dtype))
+    fused = kiln.fuse(lambda a, d: (a // d, a % d, np.fmod(a, d),
+                                    np.floor_divide(a, 2)))
+    with np.errstate(all="ignore"):
+        want = fused.fn(a, d)
+    for got, expected in zip(fused(a, d), want):
+        assert got.dtype == expected.dtype
+        np.testing.assert_array_equal(got, expected)
+        number = ~np.isnan(expected)
+        np.testing.assert_array_equal(np.signbit(got[number]),
+                                      np.signbit(expected[number]))
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int32, np.int64])
+def test_floor_division_and_remainders_of_integers_as_numpy(dtype):
+    """Rounded down, the remainder of the divisor's sign (fmod: of the
+    dividend's), 0 for a division by 0, and the wrapping of min // -1."""
+    info = np.iinfo(dtype)
+    a, d = _all_pairs(np.array([0, 1, -1, 2, -2, 3, -3, 7, -7, info.min,
+                                info.min + 1, info.max], dtype=dtype))
+    fused = kiln.fuse(lambda a, d: (a // d, a % d, np.fmod(a, d), a % 3,
+                                    -7 // d))
+    with np.errstate(all="ignore"):
+        want = fused.fn(a, d)
+    for got, expected in zip(fused(a, d), want):
+        assert got.dtype == expected.dtype
+        np.testing.assert_array_equal(got, expected)
+
+
 # Traces and compilations are cached per signature.
 
 def test_one_trace_per_signature():
@@ -309,11 +349,11 @@ def test_unsupported_numpy_function():
 
 def test_unsupported_ufunc_and_method():
     @kiln.fuse
-    def remainder(x):
-        return x % 3  # marker: remainder
+    def step(x):
+        return np.heaviside(x, 0.5)  # marker: heaviside
 
-    _raises(remainder, _normal(3, 4), match="np.remainder is not supported",
-            line="# marker: remainder")
+    _raises(step, _normal(3, 4), match="np.heaviside is not supported",
+            line="# marker: heaviside")
 
     @kiln.fuse
     def sort(x):
