@@ -463,6 +463,52 @@ void KilnFusePass::groupAndOutline(func::FuncOp func, SymbolTable &symbols) {
           groups.unionSets(op, sibling);
   }
 
+  // Elementwise kernels over one iteration space that read one value (or
+  // slices of it) join, so that it is read once for both (a rotation's
+  // two halves, x // d with x % d), when neither uses what the other
+  // computes.
+  auto onlyElementwise = [&](Operation *op) {
+    return llvm::all_of(llvm::make_range(groups.findLeader(op),
+                                         groups.member_end()),
+                        isElementwise);
+  };
+  auto independent = [&](Operation *op, Operation *sibling) {
+    for (Operation *member : membersOf(op, sibling))
+      for (Value operand : member->getOperands()) {
+        Operation *def = sliceRoot(operand).getDefiningOp();
+        if (def && groups.contains(def) &&
+            !groups.isEquivalent(def, member))
+          return false;
+      }
+    return true;
+  };
+  auto sameSpace = [&](Operation *op, Operation *sibling) {
+    auto a = cast<linalg::LinalgOp>(op), b = cast<linalg::LinalgOp>(sibling);
+    if (a.getNumLoops() != b.getNumLoops())
+      return false;
+    for (unsigned d = 0; d < a.getNumLoops(); ++d) {
+      auto sizeA = loopSize(a, d), sizeB = loopSize(b, d);
+      FailureOr<bool> equal =
+          sizeA && sizeB ? ValueBoundsConstraintSet::areEqual(*sizeA, *sizeB)
+                         : FailureOr<bool>(failure());
+      if (failed(equal) || !*equal)
+        return false;
+    }
+    return true;
+  };
+  for (Operation *op : kernels) {
+    if (!isElementwise(op))
+      continue;
+    for (Value operand : op->getOperands())
+      for (Operation *sibling : readersOf(sliceRoot(operand)))
+        if (sibling != op && groups.contains(sibling) &&
+            !groups.isEquivalent(op, sibling) && isElementwise(sibling) &&
+            onlyElementwise(op) && onlyElementwise(sibling) &&
+            sameSpace(op, sibling) && independent(op, sibling) &&
+            canJoin(op, sibling))
+          groups.unionSets(op, sibling);
+  }
+
   // Outline each group, in program order, where its last op was.
   SmallVector<SmallVector<Operation *>> ordered;
   for (auto it = groups.begin(); it != groups.end(); ++it)

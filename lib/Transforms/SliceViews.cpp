@@ -201,6 +201,18 @@ void kiln::populateSliceBubblingPatterns(
                                               std::move(mayRecompute));
 }
 
+SmallVector<Operation *> kiln::readersOf(Value value) {
+  SmallVector<Operation *> readers;
+  for (Operation *user : value.getUsers()) {
+    if (!isSliceView(user)) {
+      readers.push_back(user);
+      continue;
+    }
+    llvm::append_range(readers, readersOf(user->getResult(0)));
+  }
+  return readers;
+}
+
 /// Whether `use` reads its slice in place: as an input of a generic, or
 /// as the source of another slice.
 static bool readsInPlace(OpOperand &use) {
@@ -223,29 +235,31 @@ LogicalResult kiln::prepareSliceViews(func::FuncOp func) {
     for (OpOperand &use : slice->getUses())
       if (!readsInPlace(use))
         copied.push_back(&use);
-    if (copied.empty())
-      continue;
+    // A copy per use: each is a buffer of its own (a slice returned and
+    // also returned reshaped is two results).
     RankedTensorType type = slice.getType();
-    rewriter.setInsertionPointAfter(slice);
-    Location loc = slice.getLoc();
     llvm::SmallBitVector dropped = slice.getDroppedDims();
     SmallVector<OpFoldResult> sizes;
     for (auto [dim, size] : llvm::enumerate(slice.getMixedSizes()))
       if (!dropped.test(dim))
         sizes.push_back(size);
-    Value init =
-        tensor::EmptyOp::create(rewriter, loc, sizes, type.getElementType());
     unsigned rank = type.getRank();
     AffineMap identity = rewriter.getMultiDimIdentityMap(rank);
-    auto copy = linalg::GenericOp::create(
-        rewriter, loc, type, ValueRange{slice.getResult()}, ValueRange{init},
-        ArrayRef<AffineMap>{identity, identity},
-        SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
-        [](OpBuilder &b, Location loc, ValueRange args) {
-          linalg::YieldOp::create(b, loc, args[0]);
-        });
-    for (OpOperand *use : copied)
+    for (OpOperand *use : copied) {
+      rewriter.setInsertionPointAfter(slice);
+      Location loc = slice.getLoc();
+      Value init =
+          tensor::EmptyOp::create(rewriter, loc, sizes, type.getElementType());
+      auto copy = linalg::GenericOp::create(
+          rewriter, loc, type, ValueRange{slice.getResult()},
+          ValueRange{init}, ArrayRef<AffineMap>{identity, identity},
+          SmallVector<utils::IteratorType>(rank,
+                                           utils::IteratorType::parallel),
+          [](OpBuilder &b, Location loc, ValueRange args) {
+            linalg::YieldOp::create(b, loc, args[0]);
+          });
       use->set(copy.getResult(0));
+    }
   }
   return success();
 }

@@ -30,6 +30,9 @@ OperandRead readThroughSlices(mlir::linalg::LinalgOp op,
 /// The value under the slice views `value` is taken through.
 mlir::Value sliceRoot(mlir::Value value);
 
+/// The ops that read `value`, directly or through slice views of it.
+llvm::SmallVector<mlir::Operation *> readersOf(mlir::Value value);
+
 /// Adds the pattern that moves a slice view of an elementwise generic's
 /// result onto its inputs, (x * 2)[1:] -> x[1:] * 2, so that the generic
 /// computes only what is read, in the kernel of the slice's reader. A

@@ -429,6 +429,7 @@ FailureOr<TiledKernel> KilnTilePass::tileElementwise(func::FuncOp kernel) {
 
   // Inputs are loaded; values between generics stay tiles.
   IRMapping values;
+  DenseMap<std::pair<Value, AffineMap>, Value> loads;
   for (linalg::GenericOp generic : generics) {
     Block &body = *generic.getBody();
     for (OpOperand &init : generic.getDpsInitsMutable())
@@ -468,13 +469,17 @@ FailureOr<TiledKernel> KilnTilePass::tileElementwise(func::FuncOp kernel) {
                << input->getOperandNumber()
                << " comes from neither an input (or a slice of one) nor an "
                   "earlier generic";
-      Value ptrs = pointers(entry->getArgument(funcArg.getArgNumber()),
-                            cast<RankedTensorType>(read.source.getType()),
-                            read.map);
-      auto valueTile = RankedTensorType::get(
-          tileShape, getElementTypeOrSelf(source.getType()));
-      mapping.map(arg,
-                  tile::LoadOp::create(b, loc, valueTile, ptrs, mask, Value()));
+      // An input read alike by several generics is loaded once.
+      Value &loaded = loads[{read.source, read.map}];
+      if (!loaded) {
+        Value ptrs = pointers(entry->getArgument(funcArg.getArgNumber()),
+                              cast<RankedTensorType>(read.source.getType()),
+                              read.map);
+        auto valueTile = RankedTensorType::get(
+            tileShape, getElementTypeOrSelf(source.getType()));
+        loaded = tile::LoadOp::create(b, loc, valueTile, ptrs, mask, Value());
+      }
+      mapping.map(arg, loaded);
     }
     for (Operation &op : body.without_terminator()) {
       if (auto index = dyn_cast<linalg::IndexOp>(op)) {

@@ -370,8 +370,8 @@ def _mm_epilogue(a32, b, bias):
     return (0.5 * s * (1 + np.tanh(0.797884583 * s))).astype(np.float16)
 
 
-# Every program of the fusion tests (test/Transforms/fuse.mlir): its numpy
-# meaning, per result.
+# Every program of the fusion tests (test/Transforms/fuse.mlir and
+# fuse-slices.mlir): its numpy meaning, per result.
 FUSION_REFERENCES = {
     "coscos": lambda x: [np.cos(np.cos(x))],
     "affine_relu": lambda x, b: [np.maximum(2 * x + b, 0)],
@@ -399,25 +399,47 @@ FUSION_REFERENCES = {
                                       (y.T * w).sum(axis=1)],
     "rows_and_columns": lambda x: [x.sum(axis=1), x.sum(axis=0)],
     "returned_zero": lambda x: [np.zeros(x.shape[0]), x.sum(axis=1)],
+    "siblings": lambda x, y: [np.exp(x), np.sin(x) * y, np.cos(x.T),
+                              x[3] + 1],
     "broadcast_element_out_of_bounds": None,
     "negative_use_between": None,
+    # fuse-slices.mlir
+    "difference": lambda x: [x[1:] - x[:-1]],
+    "reversed_column_sums": lambda x: [x[7::-2, 2, 15::-2].sum(axis=0)],
+    "copied": lambda x, w: [x[:, 2:6], x[:, 2:6] @ w,
+                            x[:, 2:6].reshape(-1)],
+    "bubbled": lambda x, b: [-np.exp(x + b)[1:, ::2]],
+    "row_of_product": lambda x, w: [-(x * w)[3]],
+    "sliced_sums": lambda x: [-x.sum(axis=1)[::2]],
+    "dynamic_rows": lambda x: [-x[:, 1::2]],
+    "negative_dynamic_offset": None,
+    "negative_part_of_a_dynamic_dimension": None,
 }
 
-# Programs that read an element of a tensor between two launches: a launch
-# plan does not do that, and kiln-tile says so by name (never a wrong
-# result). The out-of-bounds read is undefined in the program itself.
-REFUSED_BY_PLANS = {"negative_use_between", "broadcast_element_out_of_bounds"}
+# Programs the pipeline refuses by name (never a wrong result), and how:
+# an element of a tensor read between two launches, which a launch plan
+# does not do (the out-of-bounds read is undefined in the program
+# itself); slices no kernel can read in place.
+_BETWEEN_LAUNCHES = "a launch plan holds only calls of kernels, not " \
+    "tensor.extract"
+_NO_VIEW = "kiln-fuse: dimension 0 of this slice needs a constant offset " \
+    "and stride"
+REFUSED = {"negative_use_between": _BETWEEN_LAUNCHES,
+           "broadcast_element_out_of_bounds": _BETWEEN_LAUNCHES,
+           "negative_dynamic_offset": _NO_VIEW,
+           "negative_part_of_a_dynamic_dimension": _NO_VIEW}
 
 
 def _fusion_programs() -> list[tuple[str, str]]:
-    text = (Path(__file__).resolve().parents[2] / "test" / "Transforms" /
-            "fuse.mlir").read_text()
     programs = []
-    for chunk in text.split("// -----"):
-        source = "\n".join(line for line in chunk.splitlines()
-                           if not line.strip().startswith("//"))
-        for name in re.findall(r"^func\.func @(\w+)", source, re.M):
-            programs.append((name, source))
+    for file in ("fuse.mlir", "fuse-slices.mlir"):
+        text = (Path(__file__).resolve().parents[2] / "test" / "Transforms" /
+                file).read_text()
+        for chunk in text.split("// -----"):
+            source = "\n".join(line for line in chunk.splitlines()
+                               if not line.strip().startswith("//"))
+            for name in re.findall(r"^func\.func @(\w+)", source, re.M):
+                programs.append((name, source))
     return programs
 
 
@@ -429,10 +451,8 @@ def test_every_fusion_program_on_the_host(name, source):
     rng = np.random.default_rng(len(name))
     with kiln.Context() as ctx:
         module = kiln.Module.parse(ctx, source)
-        if name in REFUSED_BY_PLANS:
-            with pytest.raises(kiln.CompilationError,
-                               match="a launch plan holds only calls of "
-                                     "kernels, not tensor.extract"):
+        if name in REFUSED:
+            with pytest.raises(kiln.CompilationError, match=REFUSED[name]):
                 module.run_pipeline(ARRAY_PIPELINE)
             return
         module.run_pipeline(ARRAY_PIPELINE)

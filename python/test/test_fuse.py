@@ -94,6 +94,19 @@ def two_outputs(x):
     return np.sin(h), h * h
 
 
+@kiln.fuse
+def siblings(a, d):
+    return a // d, a % d, np.fmod(a, d) * a.T
+
+
+@kiln.fuse
+def dependent_siblings(x):
+    # y is written once (three ops, two users); y + 1 and x + y.T read it
+    # and join, but not y's own kernel, whose result x + y.T reads.
+    y = np.exp(x) * np.sin(x) * np.cos(x)
+    return y + 1, x + y.T
+
+
 RNG = np.random.default_rng(0)
 
 
@@ -116,6 +129,9 @@ PROGRAMS = {
                                              scale=1 / 8),
                   _normal(150)], 1),
     "two_outputs": (two_outputs, [_normal(45, 61)], 1),
+    # Elementwise kernels over one space that read one value join.
+    "siblings": (siblings, [_normal(30, 30), _normal(30, 30) + 3], 1),
+    "dependent_siblings": (dependent_siblings, [_normal(20, 20)], 2),
 }
 
 

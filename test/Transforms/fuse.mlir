@@ -136,15 +136,17 @@ func.func @mm_epilogue(%a32: tensor<64x32xf32>, %b: tensor<32x128xf16>, %bias: t
 // -----
 
 // A value with two users: a cheap producer (one op) is recomputed in each
-// consumer, so both kernels read x, and nothing is materialised.
+// consumer, so nothing is materialised; the two consumers then read x
+// over one space and join one kernel, which reads x once.
 // CHECK-LABEL: func.func private @two_users_kernel0
+// CHECK-SAME: -> (tensor<256xf32>, tensor<256xf32>)
 // CHECK: math.exp
 // CHECK: math.sin
-// CHECK-LABEL: func.func private @two_users_kernel1
 // CHECK: math.exp
 // CHECK: math.cos
 // CHECK-LABEL: func.func @two_users
-// CHECK-COUNT-2: call @two_users_kernel
+// CHECK-COUNT-1: call @two_users_kernel
+// CHECK-NOT: call
 func.func @two_users(%x: tensor<256xf32>) -> (tensor<256xf32>, tensor<256xf32>) {
   %e = math.exp %x : tensor<256xf32>
   %s = math.sin %e : tensor<256xf32>
@@ -792,4 +794,50 @@ func.func @returned_zero(%x: tensor<8x32xf32>) -> (tensor<8xf32>, tensor<8xf32>)
     linalg.yield %a : f32
   } -> tensor<8xf32>
   return %init, %sum : tensor<8xf32>, tensor<8xf32>
+}
+
+// -----
+
+// Elementwise kernels over one iteration space that read one value join:
+// exp(x) and sin(x) * y are one kernel of two results, which reads x
+// once. cos(x^T) runs over the same sizes too and joins; x + 1 over a
+// row of x does not (another space).
+// CHECK-LABEL: func.func private @siblings_kernel0
+// CHECK-SAME: -> (tensor<16x16xf32>, tensor<16x16xf32>, tensor<16x16xf32>)
+// CHECK-DAG: math.exp
+// CHECK-DAG: math.sin
+// CHECK-DAG: math.cos
+// CHECK-LABEL: func.func private @siblings_kernel1
+// CHECK-SAME: -> tensor<16xf32>
+// CHECK-LABEL: func.func @siblings(
+// CHECK-COUNT-2: call @siblings_kernel
+// CHECK-NOT: call
+func.func @siblings(%x: tensor<16x16xf32>, %y: tensor<16x16xf32>) -> (tensor<16x16xf32>, tensor<16x16xf32>, tensor<16x16xf32>, tensor<16xf32>) {
+  %e0 = tensor.empty() : tensor<16x16xf32>
+  %exp = linalg.exp ins(%x : tensor<16x16xf32>) outs(%e0 : tensor<16x16xf32>) -> tensor<16x16xf32>
+  %e1 = tensor.empty() : tensor<16x16xf32>
+  %sin = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %y : tensor<16x16xf32>, tensor<16x16xf32>) outs(%e1 : tensor<16x16xf32>) {
+  ^bb0(%a: f32, %b: f32, %out: f32):
+    %s = math.sin %a : f32
+    %p = arith.mulf %s, %b : f32
+    linalg.yield %p : f32
+  } -> tensor<16x16xf32>
+  %e2 = tensor.empty() : tensor<16x16xf32>
+  %cos = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<16x16xf32>) outs(%e2 : tensor<16x16xf32>) {
+  ^bb0(%a: f32, %out: f32):
+    %c = math.cos %a : f32
+    linalg.yield %c : f32
+  } -> tensor<16x16xf32>
+  %row = tensor.extract_slice %x[3, 0] [1, 16] [1, 1] : tensor<16x16xf32> to tensor<16xf32>
+  %one = arith.constant 1.0 : f32
+  %e3 = tensor.empty() : tensor<16xf32>
+  %plus = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%row : tensor<16xf32>) outs(%e3 : tensor<16xf32>) {
+  ^bb0(%a: f32, %out: f32):
+    %p = arith.addf %a, %one : f32
+    linalg.yield %p : f32
+  } -> tensor<16xf32>
+  return %exp, %sin, %cos, %plus : tensor<16x16xf32>, tensor<16x16xf32>, tensor<16x16xf32>, tensor<16xf32>
 }

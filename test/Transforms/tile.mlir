@@ -244,3 +244,21 @@ func.func @sevens() -> tensor<16xf32> {
   } -> tensor<16xf32>
   return %y : tensor<16xf32>
 }
+
+// -----
+
+// Two results of one elementwise kernel that read x alike: x is loaded
+// once for both.
+// CHECK-LABEL: func.func @two_results_kernel0_tile
+// CHECK-SAME: (%[[X:.*]]: !tile.ptr<f32>, %{{.*}}: !tile.ptr<f32>, %{{.*}}: !tile.ptr<f32>)
+// CHECK: tile.splat %[[X]]
+// CHECK: tile.load
+// CHECK-NOT: tile.load
+// CHECK: math.sin
+// CHECK: math.cos
+// CHECK-COUNT-2: tile.store
+func.func @two_results(%x: tensor<256xf32>) -> (tensor<256xf32>, tensor<256xf32>) {
+  %s = math.sin %x : tensor<256xf32>
+  %c = math.cos %x : tensor<256xf32>
+  return %s, %c : tensor<256xf32>, tensor<256xf32>
+}

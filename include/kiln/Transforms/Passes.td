@@ -36,6 +36,9 @@ def KilnFusePass : Pass<"kiln-fuse", "mlir::ModuleOp"> {
        (casts) and those that only consume its result (bias, activation,
        residual, cast), and the fill of its accumulator (a fill with
        several users is first one fill per user).
+    4. Elementwise ops over one iteration space that read one value (or
+       slices of it) join when neither uses what the other computes, so
+       that the value is read once.
 
     Reshapes are first moved out to the function's inputs and results
     (through generics, fills and empty tensors), so that none stands
