@@ -14,25 +14,22 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/ValueBoundsOpInterface.h"
 
 using namespace mlir;
 using namespace kiln;
 
 /// Whether dimension `dim` of `slice`'s source is taken whole: offset 0,
-/// stride 1, and its static size or the tensor.dim of it.
+/// stride 1, and a size provably the source's (whatever names it: the
+/// source's tensor.dim, or that of what sized the source).
 static bool takesWhole(tensor::ExtractSliceOp slice, unsigned dim) {
   if (!isConstantIntValue(slice.getMixedOffsets()[dim], 0) ||
       !isConstantIntValue(slice.getMixedStrides()[dim], 1))
     return false;
-  RankedTensorType source = slice.getSourceType();
-  OpFoldResult size = slice.getMixedSizes()[dim];
-  if (!source.isDynamicDim(dim))
-    return isConstantIntValue(size, source.getDimSize(dim));
-  auto sizeValue = dyn_cast<Value>(size);
-  auto dimOp =
-      sizeValue ? sizeValue.getDefiningOp<tensor::DimOp>() : tensor::DimOp();
-  return dimOp && dimOp.getSource() == slice.getSource() &&
-         dimOp.getConstantIndex() == static_cast<int64_t>(dim);
+  FailureOr<bool> equal = ValueBoundsConstraintSet::areEqual(
+      ValueBoundsConstraintSet::Variable(slice.getMixedSizes()[dim]),
+      ValueBoundsConstraintSet::Variable(slice.getSource(), dim));
+  return succeeded(equal) && *equal;
 }
 
 /// The dimension of `slice`'s source that makes no view of it, if any.
@@ -108,9 +105,31 @@ struct BubbleSliceThroughElementwise : OpRewritePattern<tensor::ExtractSliceOp> 
         !producer.getMatchingIndexingMap(producer.getDpsInitOperand(0))
              .isIdentity() ||
         producer.payloadUsesValueFromOperand(producer.getDpsInitOperand(0)) ||
-        producer.hasIndexSemantics() ||
-        (!producer->hasOneUse() && !mayRecompute(producer)))
+        producer.hasIndexSemantics())
       return failure();
+    // Sizes asked of the producer's result are no reason to keep it.
+    bool onlyUser = llvm::all_of(producer->getUsers(), [&](Operation *user) {
+      return user == slice || isa<tensor::DimOp>(user);
+    });
+    if (!onlyUser && !mayRecompute(producer))
+      return failure();
+    // Every input must be a tensor read through a projection, and its
+    // slice a view: a dynamic dimension only along a loop the slice takes
+    // whole. (Checked before anything is built.)
+    for (OpOperand *input : producer.getDpsInputOperands()) {
+      auto type = dyn_cast<RankedTensorType>(input->get().getType());
+      if (!type)
+        return failure();
+      for (auto [dim, index] : llvm::enumerate(
+               producer.getMatchingIndexingMap(input).getResults())) {
+        auto loop = dyn_cast<AffineDimExpr>(index);
+        if (!loop && !isa<AffineConstantExpr>(index))
+          return failure();
+        if (type.isDynamicDim(dim) &&
+            (!loop || !takesWhole(slice, loop.getPosition())))
+          return failure();
+      }
+    }
     SmallVector<OpFoldResult> offsets = slice.getMixedOffsets();
     SmallVector<OpFoldResult> sizes = slice.getMixedSizes();
     SmallVector<OpFoldResult> strides = slice.getMixedStrides();
@@ -126,22 +145,19 @@ struct BubbleSliceThroughElementwise : OpRewritePattern<tensor::ExtractSliceOp> 
     SmallVector<Value> inputs;
     SmallVector<AffineMap> maps;
     for (OpOperand *input : producer.getDpsInputOperands()) {
-      auto type = dyn_cast<RankedTensorType>(input->get().getType());
-      if (!type)
-        return failure();
-      AffineMap map = producer.getMatchingIndexingMap(input);
+      auto type = cast<RankedTensorType>(input->get().getType());
       SmallVector<OpFoldResult> inputOffsets, inputSizes, inputStrides;
       SmallVector<AffineExpr> indices;
-      for (auto [dim, index] : llvm::enumerate(map.getResults())) {
+      SmallVector<int64_t> keptShape;
+      for (auto [dim, index] : llvm::enumerate(
+               producer.getMatchingIndexingMap(input).getResults())) {
         auto loop = dyn_cast<AffineDimExpr>(index);
-        auto constant = dyn_cast<AffineConstantExpr>(index);
-        if (!loop && !constant)
-          return failure();
-        if (constant || !kept[loop.getPosition()]) {
+        if (!loop || !kept[loop.getPosition()]) {
           // Read at one index: the constant, or the dropped loop's offset.
           inputOffsets.push_back(
-              constant ? rewriter.getIndexAttr(constant.getValue())
-                       : offsets[loop.getPosition()]);
+              loop ? offsets[loop.getPosition()]
+                   : rewriter.getIndexAttr(
+                         cast<AffineConstantExpr>(index).getValue()));
           inputSizes.push_back(rewriter.getIndexAttr(1));
           inputStrides.push_back(rewriter.getIndexAttr(1));
           continue;
@@ -149,7 +165,8 @@ struct BubbleSliceThroughElementwise : OpRewritePattern<tensor::ExtractSliceOp> 
         unsigned position = loop.getPosition();
         inputOffsets.push_back(offsets[position]);
         inputStrides.push_back(strides[position]);
-        // A dynamic size is the whole dimension: the input's own.
+        // A dynamic dimension is taken whole (checked above): the input's
+        // own size.
         inputSizes.push_back(
             type.isDynamicDim(dim)
                 ? OpFoldResult(
@@ -157,14 +174,7 @@ struct BubbleSliceThroughElementwise : OpRewritePattern<tensor::ExtractSliceOp> 
                           .getResult())
                 : sizes[position]);
         indices.push_back(getAffineDimExpr(*kept[position], ctx));
-      }
-      // The dimensions read along a kept loop stay; the others go.
-      SmallVector<int64_t> keptShape;
-      for (AffineExpr index : map.getResults()) {
-        auto loop = dyn_cast<AffineDimExpr>(index);
-        if (loop && kept[loop.getPosition()])
-          keptShape.push_back(
-              slice.getType().getDimSize(*kept[loop.getPosition()]));
+        keptShape.push_back(slice.getType().getDimSize(*kept[position]));
       }
       auto sliceType = RankedTensorType::get(keptShape, type.getElementType());
       inputs.push_back(tensor::ExtractSliceOp::create(
@@ -231,6 +241,29 @@ LogicalResult kiln::prepareSliceViews(func::FuncOp func) {
       return slice.emitError("kiln-fuse: dimension ")
              << *dim << " of this slice needs a constant offset and stride "
              << "(and to be taken whole where its size is dynamic)";
+    // A dynamic dimension taken whole is sized by the source's own
+    // tensor.dim, so that it stays provably whole once the source comes
+    // from another kernel (whose sizes are not visible here).
+    rewriter.setInsertionPoint(slice);
+    SmallVector<OpFoldResult> wholeSizes = slice.getMixedSizes();
+    bool resized = false;
+    for (unsigned dim = 0; dim < wholeSizes.size(); ++dim) {
+      if (!slice.getSourceType().isDynamicDim(dim))
+        continue;
+      auto size = dyn_cast<Value>(wholeSizes[dim]);
+      auto dimOp = size ? size.getDefiningOp<tensor::DimOp>() : nullptr;
+      if (dimOp && dimOp.getSource() == slice.getSource() &&
+          dimOp.getConstantIndex() == static_cast<int64_t>(dim))
+        continue;
+      wholeSizes[dim] = tensor::DimOp::create(rewriter, slice.getLoc(),
+                                              slice.getSource(), dim)
+                            .getResult();
+      resized = true;
+    }
+    if (resized)
+      slice = rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(
+          slice, slice.getType(), slice.getSource(), slice.getMixedOffsets(),
+          wholeSizes, slice.getMixedStrides());
     SmallVector<OpOperand *> copied;
     for (OpOperand &use : slice->getUses())
       if (!readsInPlace(use))

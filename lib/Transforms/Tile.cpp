@@ -297,12 +297,20 @@ FailureOr<TiledKernel> KilnTilePass::tileElementwise(func::FuncOp kernel) {
       return kernel.emitError("kiln-tile: kernel '")
              << kernel.getSymName() << "' has a " << op.getName()
              << ", and only elementwise kernels are tiled yet";
-    for (AffineMap map : generic.getIndexingMapsArray())
+    for (OpOperand &operand : generic->getOpOperands()) {
+      AffineMap map = generic.getMatchingIndexingMap(&operand);
       if (!isStridedProjection(map))
         return generic.emitError("kiln-tile: indexing map ")
                << AffineMapAttr::get(map)
                << " is not a permutation with broadcasts, slices and "
                   "constant indices";
+      // A result is written whole, each element once: what a map skips
+      // would keep the init's values, which nothing copies.
+      if (generic.isDpsInit(&operand) && !map.isPermutation())
+        return generic.emitError("kiln-tile: an elementwise generic "
+                                 "writes its result through indexing map ")
+               << AffineMapAttr::get(map) << ", not a permutation";
+    }
     generics.push_back(generic);
   }
   if (generics.empty())

@@ -71,3 +71,23 @@ func.func @mm(%a: tensor<16x32xf32>, %b: tensor<16x16xf32>) -> tensor<16x16xf32>
   %y = call @mm_kernel0(%a, %b) : (tensor<16x32xf32>, tensor<16x16xf32>) -> tensor<16x16xf32>
   return %y : tensor<16x16xf32>
 }
+
+// -----
+
+// An elementwise generic writes each element of its result once: a
+// strided output map would leave the others as the init had them, which
+// nothing copies.
+func.func private @f_kernel0(%x: tensor<4xf32>, %y: tensor<8xf32>) -> tensor<8xf32> attributes {kiln.kernel} {
+  // expected-error @+1 {{kiln-tile: an elementwise generic writes its result through indexing map affine_map<(d0) -> (d0 * 2 + 1)>, not a permutation}}
+  %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0 * 2 + 1)>], iterator_types = ["parallel"]}
+      ins(%x : tensor<4xf32>) outs(%y : tensor<8xf32>) {
+  ^bb0(%v: f32, %out: f32):
+    %s = arith.addf %v, %v : f32
+    linalg.yield %s : f32
+  } -> tensor<8xf32>
+  return %r : tensor<8xf32>
+}
+func.func @f(%x: tensor<4xf32>, %y: tensor<8xf32>) -> tensor<8xf32> {
+  %r = call @f_kernel0(%x, %y) : (tensor<4xf32>, tensor<8xf32>) -> tensor<8xf32>
+  return %r : tensor<8xf32>
+}

@@ -2,6 +2,9 @@
 // RUN: kiln-run %s --kernel=reversed_column_sums --init=iota | FileCheck %s --check-prefix=REVERSED
 // RUN: kiln-run %s --kernel=odd_column_max --init=iota --dims=5 | FileCheck %s --check-prefix=ODD
 // RUN: kiln-run %s --kernel=strided_map --init=iota | FileCheck %s --check-prefix=STRIDED
+// RUN: kiln-run %s --kernel=slice_of_strided_read --init=iota | FileCheck %s --check-prefix=STRIDED-READ
+// RUN: kiln-run %s --kernel=whole_rows_of_a_sum --init=iota --dims=5,5 | FileCheck %s --check-prefix=WHOLE-ROWS
+// RUN: kiln-run %s --kernel=part_of_a_static_result --init=iota --dims=4 | FileCheck %s --check-prefix=PART
 // RUN: env KILN_CUDA_DRIVER=%kiln_fake_cuda_driver KILN_PTXAS=%t.no-ptxas kiln-run %s --kernel=odd_column_max --init=rand --dims=500 --target=gpu --check=none | FileCheck %s --check-prefix=ODD-GPU
 // RUN: kiln-opt %s -kiln-fuse -kiln-tile -canonicalize "-symbol-privatize=exclude=difference_kernel0_tile,reversed_column_sums_kernel0_tile,odd_column_max_kernel0_tile,strided_map_kernel0_tile" -symbol-dce -o %t.mlir
 // RUN: %if ptxas %{ kiln-translate %t.mlir --chip=sm_90a | %ptxas -arch=sm_90a -v 2>&1 | FileCheck %s --check-prefix=PTXAS %}
@@ -67,4 +70,70 @@ func.func @strided_map(%x: tensor<8xf32>) -> tensor<4xf32> {
     linalg.yield %s : f32
   } -> tensor<4xf32>
   return %r : tensor<4xf32>
+}
+
+// Found in review: programs kiln-fuse once refused, or stopped on without
+// a word. A slice of a result computed through a strided map stays a
+// slice of it (it is not moved onto the inputs): -(x[i] * y[2 i])[1::2].
+// STRIDED-READ: result0 f32[4]: sum=-168 min=-98 max=-2 first=[-2, -18, -50, -98]
+func.func @slice_of_strided_read(%x: tensor<8xf32>, %y: tensor<16xf32>) -> tensor<4xf32> {
+  %e = tensor.empty() : tensor<8xf32>
+  %g = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0 * 2)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%x, %y : tensor<8xf32>, tensor<16xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%v: f32, %w: f32, %o: f32):
+    %t = arith.mulf %v, %w : f32
+    linalg.yield %t : f32
+  } -> tensor<8xf32>
+  %s = tensor.extract_slice %g[1] [4] [2] : tensor<8xf32> to tensor<4xf32>
+  %e4 = tensor.empty() : tensor<4xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%s : tensor<4xf32>) outs(%e4 : tensor<4xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %t = arith.negf %v : f32
+    linalg.yield %t : f32
+  } -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+
+// A dynamic dimension of a computed value taken whole, its size named by
+// what sized the value: (x + y)[:, 1:].sum(1), x and y 5 x 8 from 0.
+// WHOLE-ROWS: result0 f32[5]: sum=1400 min=56 max=504 first=[56, 168, 280, 392]
+func.func @whole_rows_of_a_sum(%x: tensor<?x8xf32>, %y: tensor<?x8xf32>) -> tensor<?xf32> {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %x, %c0 : tensor<?x8xf32>
+  %e = tensor.empty(%n) : tensor<?x8xf32>
+  %g = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %y : tensor<?x8xf32>, tensor<?x8xf32>) outs(%e : tensor<?x8xf32>) {
+  ^bb0(%v: f32, %w: f32, %o: f32):
+    %t = arith.addf %v, %w : f32
+    linalg.yield %t : f32
+  } -> tensor<?x8xf32>
+  %m = tensor.dim %g, %c0 : tensor<?x8xf32>
+  %s = tensor.extract_slice %g[0, 1] [%m, 7] [1, 1] : tensor<?x8xf32> to tensor<?x7xf32>
+  %z = arith.constant 0.0 : f32
+  %e1 = tensor.empty(%m) : tensor<?xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e1 : tensor<?xf32>) -> tensor<?xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]}
+      ins(%s : tensor<?x7xf32>) outs(%f : tensor<?xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %t = arith.addf %v, %o : f32
+    linalg.yield %t : f32
+  } -> tensor<?xf32>
+  return %r : tensor<?xf32>
+}
+
+// A part of a static result computed from a dynamic input: the slice
+// stays on the result (moved onto x it would be a part of a dynamic
+// dimension, no view): exp(x)[1:4], x = 0, 1, 2, 3.
+// PART: result0 f32[3]: sum=30.1929 min=2.71828 max=20.0855 first=[2.71828, 7.38906, 20.0855]
+func.func @part_of_a_static_result(%x: tensor<?xf32>) -> tensor<3xf32> {
+  %e = tensor.empty() : tensor<4xf32>
+  %g = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      ins(%x : tensor<?xf32>) outs(%e : tensor<4xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %s = math.exp %v : f32
+    linalg.yield %s : f32
+  } -> tensor<4xf32>
+  %s = tensor.extract_slice %g[1] [3] [1] : tensor<4xf32> to tensor<3xf32>
+  return %s : tensor<3xf32>
 }

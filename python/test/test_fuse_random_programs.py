@@ -1,0 +1,138 @@
+"""Random numpy programs through ``@kiln.fuse``, against numpy in float64.
+
+Each program is a seeded sequence of steps over a pool of arrays:
+elementwise math, broadcasting binary operations, reductions over a
+random axis (keepdims or not), transposes, and basic indexing (slices of
+any step, integers). The steps are chosen on concrete arrays, so every
+program is valid numpy; kiln-fuse then groups them as it will (row
+kernels, slices read in place, recomputed producers, siblings joined), and
+the results must agree with numpy whatever the grouping."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import kiln
+
+_SIZES = (1, 2, 3, 5, 8, 17, 33, 130)
+
+
+def _unary(rng):
+    return rng.choice([
+        ("tanh", np.tanh), ("sin", np.sin), ("abs", np.abs),
+        ("negative", np.negative), ("square", lambda x: x * x),
+        ("sqrt1", lambda x: np.sqrt(np.abs(x) + 1)),
+        ("exp", lambda x: np.exp(np.clip(x, -4, 4))),
+    ])
+
+
+def _binary(rng):
+    return rng.choice([
+        ("add", np.add), ("subtract", np.subtract),
+        ("multiply", np.multiply), ("maximum", np.maximum),
+    ])
+
+
+def _reduction(rng):
+    return rng.choice([
+        ("sum", lambda x, axis, keep: x.sum(axis=axis, keepdims=keep)),
+        ("max", lambda x, axis, keep: x.max(axis=axis, keepdims=keep)),
+        ("mean", lambda x, axis, keep: x.mean(axis=axis, keepdims=keep)),
+        ("var", lambda x, axis, keep: x.var(axis=axis, keepdims=keep)),
+    ])
+
+
+def _slice_key(shape, rng) -> tuple:
+    """A basic index that keeps at least one element along each axis:
+    mostly slices, now and then an integer (which drops its axis)."""
+    key = []
+    for n in shape:
+        if n > 1 and rng.random() < 0.15:
+            key.append(int(rng.integers(-n, n)))
+            continue
+        while True:
+            step = int(rng.choice([1, 1, 2, -1, 3]))
+            start = None if rng.random() < 0.4 else int(rng.integers(-n, n))
+            stop = None if rng.random() < 0.4 else int(rng.integers(-n, n + 1))
+            item = slice(start, stop, step)
+            if len(range(*item.indices(n))):
+                key.append(item)
+                break
+    return tuple(key)
+
+
+def _program(seed: int):
+    """The inputs and the steps of one random program: each step is a
+    function of the pool of arrays computed so far, appending one array."""
+    rng = np.random.default_rng(seed)
+    rank = int(rng.integers(1, 4))
+    shape = tuple(int(rng.choice(_SIZES)) for _ in range(rank))
+    inputs = [rng.standard_normal(shape).astype(np.float32)]
+    # A second input broadcast over some leading axes.
+    drop = int(rng.integers(0, rank + 1))
+    inputs.append(rng.standard_normal(shape[drop:] or (1,))
+                  .astype(np.float32))
+    pool = [x.astype(np.float64) for x in inputs]
+    steps = []
+    for _ in range(int(rng.integers(3, 8))):
+        kind = rng.choice(["unary", "binary", "reduce", "slice",
+                           "transpose"], p=[0.25, 0.3, 0.2, 0.2, 0.05])
+        a = int(rng.integers(len(pool)))
+        if kind == "unary":
+            name, fn = _unary(rng)
+            step = (lambda fn, a: lambda p: fn(p[a]))(fn, a)
+        elif kind == "binary":
+            b = int(rng.integers(len(pool)))
+            try:
+                np.broadcast_shapes(pool[a].shape, pool[b].shape)
+            except ValueError:
+                continue
+            name, fn = _binary(rng)
+            step = (lambda fn, a, b: lambda p: fn(p[a], p[b]))(fn, a, b)
+        elif kind == "reduce":
+            if pool[a].ndim == 0:
+                continue
+            axis = int(rng.integers(pool[a].ndim))
+            keep = bool(rng.random() < 0.5)
+            name, fn = _reduction(rng)
+            step = (lambda fn, a, axis, keep:
+                    lambda p: fn(p[a], axis, keep))(fn, a, axis, keep)
+        elif kind == "slice":
+            if pool[a].ndim == 0:
+                continue
+            key = _slice_key(pool[a].shape, rng)
+            step = (lambda a, key: lambda p: p[a][key])(a, key)
+        else:
+            if pool[a].ndim < 2:
+                continue
+            step = (lambda a: lambda p: p[a].T)(a)
+        result = step(pool)
+        if np.ndim(result) == 0:
+            continue
+        pool.append(result)
+        steps.append(step)
+    # The results: the last value, and one earlier value now and then.
+    outputs = [len(pool) - 1]
+    if len(pool) > 3 and rng.random() < 0.5:
+        outputs.append(int(rng.integers(2, len(pool) - 1)))
+    return inputs, steps, outputs
+
+
+def _run(steps, outputs, *arrays):
+    pool = list(arrays)
+    for step in steps:
+        pool.append(step(pool))
+    return tuple(pool[i] for i in outputs)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_random_program_against_numpy(seed):
+    inputs, steps, outputs = _program(seed)
+    fused = kiln.fuse(lambda x, y: _run(steps, outputs, x, y))
+    got = fused(*inputs)
+    want = _run(steps, outputs, *[x.astype(np.float64) for x in inputs])
+    for g, w in zip(got, want):
+        assert g.shape == np.shape(w)
+        np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-4,
+                                   err_msg=f"seed {seed}")
