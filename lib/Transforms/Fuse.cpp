@@ -52,10 +52,11 @@ static int64_t bodyCost(linalg::GenericOp op) {
   return cost;
 }
 
-/// A matmul, around which kiln-tile builds a matmul kernel. (A row sum of
-/// products is a contraction too, but a row kernel's.)
+/// A matmul, batched or not, around which kiln-tile builds a matmul
+/// kernel. (A row sum of products is a contraction too, but a row
+/// kernel's.)
 static bool isMatmul(Operation *op) {
-  return isa_and_present<linalg::MatmulOp>(op);
+  return isa_and_present<linalg::MatmulOp, linalg::BatchMatmulOp>(op);
 }
 
 static bool isElementwise(Operation *op) {
@@ -63,16 +64,22 @@ static bool isElementwise(Operation *op) {
   return generic && generic.getNumLoops() == generic.getNumParallelLoops();
 }
 
-/// Whether `op` reads a slice of an operand (x[1:], x[::2]: a slice view,
-/// or through a strided indexing map), which a matmul kernel does not: it
-/// loads its blocks whole, transposed or broadcast.
-static bool readsSlices(Operation *op) {
+/// Whether `matmul` can read `op`'s operands as its prologue or epilogue
+/// does: no slice (x[1:], x[::2]: a slice view, or through a strided
+/// indexing map; a matmul kernel loads its blocks whole, transposed or
+/// broadcast) and, batched, the batch as the first index or not at all.
+static bool readsAsMatmulKernel(Operation *op, Operation *matmul) {
   auto generic = dyn_cast_if_present<linalg::GenericOp>(op);
-  return generic &&
-         (llvm::any_of(generic.getIndexingMapsArray(), readsSlice) ||
-          llvm::any_of(generic->getOperands(), [](Value operand) {
-            return isSliceView(operand.getDefiningOp());
-          }));
+  if (!generic)
+    return false;
+  SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
+  return llvm::none_of(maps, readsSlice) &&
+         llvm::none_of(generic->getOperands(),
+                       [](Value operand) {
+                         return isSliceView(operand.getDefiningOp());
+                       }) &&
+         (!isa<linalg::BatchMatmulOp>(matmul) ||
+          llvm::all_of(maps, readsBatchFirst));
 }
 
 /// A row-wise op: a generic whose first loop is parallel and indexes the
@@ -429,9 +436,10 @@ void KilnFusePass::groupAndOutline(func::FuncOp func, SymbolTable &symbols) {
                       isElementwise(consumer) && operand.hasOneUse() &&
                       writesInPlace(cast<linalg::GenericOp>(consumer),
                                     operand) &&
-                      !readsSlices(consumer);
+                      readsAsMatmulKernel(consumer, producer);
       bool prologue = isMatmul(consumer) && isElementwise(producer) &&
-                      operand.hasOneUse() && !readsSlices(producer);
+                      operand.hasOneUse() &&
+                      readsAsMatmulKernel(producer, consumer);
       // A fill that only starts a reduction or matmul is that kernel's
       // first step, not a pass over memory of its own.
       auto dps = cast<DestinationStyleOpInterface>(consumer);

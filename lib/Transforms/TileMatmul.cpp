@@ -1,6 +1,7 @@
 //===- TileMatmul.cpp - Matmul kernels to tile kernels --------------------===//
 //
-// A kernel around one linalg.matmul: elementwise prologues of its operands
+// A kernel around one linalg.matmul (or linalg.batch_matmul, each program
+// then in one batch): elementwise prologues of its operands
 // (casts), the fill of its accumulator, and elementwise epilogues over its
 // result (bias, activation, residual, cast). Each program computes one
 // [block-m, block-n] block of the result: a loop over K loads the operand
@@ -29,7 +30,8 @@ using namespace mlir;
 using namespace kiln;
 
 bool kiln::isMatmulKernel(func::FuncOp kernel) {
-  return !kernel.getOps<linalg::MatmulOp>().empty();
+  return !kernel.getOps<linalg::MatmulOp>().empty() ||
+         !kernel.getOps<linalg::BatchMatmulOp>().empty();
 }
 
 namespace {
@@ -37,9 +39,10 @@ namespace {
 /// Builds the tile kernel of one matmul kernel.
 class MatmulTiler {
 public:
-  MatmulTiler(func::FuncOp kernel, linalg::MatmulOp matmul,
+  MatmulTiler(func::FuncOp kernel, linalg::LinalgOp matmul,
               const MatmulBlocks &blocks)
-      : kernel(kernel), matmul(matmul), blocks(blocks), b(kernel) {}
+      : kernel(kernel), matmul(matmul), blocks(blocks), b(kernel),
+        batch(isa<linalg::BatchMatmulOp>(matmul) ? 1 : 0) {}
 
   FailureOr<TiledKernel> run();
 
@@ -83,10 +86,21 @@ private:
                                   : constantI32(loc, type.getDimSize(dim));
   }
 
+  /// `map`, over a generic's loops (the batch first, where there is one),
+  /// as a map over its [rows, columns] and whether it reads the batch's
+  /// index (its first index is the batch loop); fails where the batch
+  /// loop indexes anything else.
+  FailureOr<std::pair<AffineMap, bool>> withoutBatch(Operation *user,
+                                                     AffineMap map);
+
   func::FuncOp kernel;
-  linalg::MatmulOp matmul;
+  linalg::LinalgOp matmul;
   MatmulBlocks blocks;
   OpBuilder b;
+  /// 1 for a batched matmul (its domain [B, M, N, K]), else 0 ([M, N, K]).
+  unsigned batch;
+  /// The program's batch, for a batched matmul.
+  Value batchIndex;
   Block *entry = nullptr;
   /// The domain [M, N, K] (static or dynamic sizes) and its sizes as i32s
   /// (constants, or the kernel's size arguments).
@@ -129,16 +143,50 @@ Value MatmulTiler::blockPointers(Location loc, Value base, Value rowIndices,
       b, loc, pointers, tile::SplatOp::create(b, loc, pointers, base), offsets);
 }
 
+bool kiln::readsBatchFirst(AffineMap map) {
+  ArrayRef<AffineExpr> results = map.getResults();
+  bool readsBatch = !results.empty() &&
+                    results.front() == getAffineDimExpr(0, map.getContext());
+  return llvm::none_of(results.drop_front(readsBatch ? 1 : 0),
+                       [](AffineExpr result) {
+                         return result.isFunctionOfDim(0);
+                       });
+}
+
+FailureOr<std::pair<AffineMap, bool>>
+MatmulTiler::withoutBatch(Operation *user, AffineMap map) {
+  if (!batch)
+    return std::make_pair(map, false);
+  if (!readsBatchFirst(map))
+    return user->emitError("kiln-tile: indexing map ")
+           << AffineMapAttr::get(map)
+           << " of a batched matmul kernel reads the batch other than as "
+              "its first index";
+  ArrayRef<AffineExpr> results = map.getResults();
+  bool readsBatch = !results.empty() &&
+                    results.front() == getAffineDimExpr(0, user->getContext());
+  SmallVector<AffineExpr> plain;
+  for (AffineExpr result : results.drop_front(readsBatch ? 1 : 0))
+    plain.push_back(result.shiftDims(map.getNumDims(), -1));
+  return std::make_pair(
+      AffineMap::get(map.getNumDims() - 1, 0, plain, user->getContext()),
+      readsBatch);
+}
+
 FailureOr<Value> MatmulTiler::blockValue(Operation *user, Value source,
                                          AffineMap map, ArrayRef<int64_t> shape,
                                          Value rowIndices, Value columnIndices,
                                          Value inside, IRMapping &computed,
                                          std::array<unsigned, 2> dims) {
   MLIRContext *ctx = user->getContext();
+  FailureOr<std::pair<AffineMap, bool>> stripped = withoutBatch(user, map);
+  if (failed(stripped))
+    return failure();
+  auto [plain, readsBatch] = *stripped;
   AffineExpr d0 = getAffineDimExpr(0, ctx), d1 = getAffineDimExpr(1, ctx);
-  bool identity = map == AffineMap::get(2, 0, {d0, d1}, ctx);
+  bool identity = plain == AffineMap::get(2, 0, {d0, d1}, ctx);
   if (Value known = computed.lookupOrNull(source)) {
-    if (!identity)
+    if (!identity || readsBatch != bool(batch))
       return user->emitError("kiln-tile: a matmul kernel reads a value it "
                              "computes other than elementwise");
     return known;
@@ -151,6 +199,21 @@ FailureOr<Value> MatmulTiler::blockValue(Operation *user, Value source,
   Value base = entry->getArgument(arg.getArgNumber());
   auto type = cast<RankedTensorType>(source.getType());
   Type element = type.getElementType();
+  // The dimensions of `type` past the batch, where the operand reads it.
+  unsigned first = readsBatch ? 1 : 0;
+  if (readsBatch) {
+    // The batch's stride: the product of the other dimensions' sizes.
+    Value stride = constantI32(loc, 1);
+    for (auto [r, index] : llvm::enumerate(plain.getResults())) {
+      auto dim = dyn_cast<AffineDimExpr>(index);
+      Value size = dim ? extent(loc, type, first + r, dims[dim.getPosition()])
+                       : constantI32(loc, type.getDimSize(first + r));
+      stride = arith::MulIOp::create(b, loc, stride, size);
+    }
+    base = tile::AddPtrOp::create(
+        b, loc, base.getType(), base,
+        arith::MulIOp::create(b, loc, batchIndex, stride));
+  }
   Value zero = tile::SplatOp::create(
       b, loc, blockOf(shape, element),
       arith::ConstantOp::create(b, loc, b.getZeroAttr(element)));
@@ -159,19 +222,20 @@ FailureOr<Value> MatmulTiler::blockValue(Operation *user, Value source,
     return Value(
         tile::LoadOp::create(b, loc, blockOf(shape, element),
                              blockPointers(loc, base, rowIndices, columnIndices,
-                                           extent(loc, type, 1, dims[1]), one),
+                                           extent(loc, type, first + 1, dims[1]),
+                                           one),
                              inside, zero));
   // A transposed operand (x @ w.T): element (i, j) of the block is
   // source[j, i], so its rows are one element apart.
-  if (map == AffineMap::get(2, 0, {d1, d0}, ctx))
+  if (plain == AffineMap::get(2, 0, {d1, d0}, ctx))
     return Value(tile::LoadOp::create(
         b, loc, blockOf(shape, element),
         blockPointers(loc, base, rowIndices, columnIndices, /*rowStride=*/one,
-                      /*columnStride=*/extent(loc, type, 1, dims[0])),
+                      /*columnStride=*/extent(loc, type, first + 1, dims[0])),
         inside, zero));
   // A vector along the rows (d0) or the columns (d1), broadcast.
-  bool alongRows = map == AffineMap::get(2, 0, {d0}, ctx);
-  if (!alongRows && map != AffineMap::get(2, 0, {d1}, ctx))
+  bool alongRows = plain == AffineMap::get(2, 0, {d0}, ctx);
+  if (!alongRows && plain != AffineMap::get(2, 0, {d1}, ctx))
     return user->emitError("kiln-tile: indexing map ")
            << AffineMapAttr::get(map)
            << " of a matmul kernel reads neither a block (or its transpose), "
@@ -183,7 +247,8 @@ FailureOr<Value> MatmulTiler::blockValue(Operation *user, Value source,
       b, loc, pointers, tile::SplatOp::create(b, loc, pointers, base), indices);
   Value vector = tile::LoadOp::create(
       b, loc, blockOf({size}, element), at,
-      below(loc, indices, extent(loc, type, 0, dims[alongRows ? 0 : 1])),
+      below(loc, indices,
+            extent(loc, type, first, dims[alongRows ? 0 : 1])),
       tile::SplatOp::create(
           b, loc, blockOf({size}, element),
           arith::ConstantOp::create(b, loc, b.getZeroAttr(element))));
@@ -195,11 +260,11 @@ LogicalResult MatmulTiler::applyGeneric(linalg::GenericOp generic,
                                         Value rowIndices, Value columnIndices,
                                         Value inside, IRMapping &computed,
                                         std::array<unsigned, 2> dims) {
-  if (generic.getNumReductionLoops() || generic.getNumLoops() != 2 ||
+  if (generic.getNumReductionLoops() || generic.getNumLoops() != 2 + batch ||
       generic.getNumDpsInits() != 1)
     return generic.emitError("kiln-tile: a matmul kernel's prologues and "
-                             "epilogues must be elementwise over two "
-                             "dimensions with one result");
+                             "epilogues must be elementwise over its "
+                             "result's dimensions with one result");
   if (generic.payloadUsesValueFromOperand(generic.getDpsInitOperand(0)))
     return generic.emitError("kiln-tile: an elementwise body that reads its "
                              "output is not tiled yet");
@@ -267,7 +332,7 @@ FailureOr<Value> MatmulTiler::operandBlock(Value operand, bool isA, Value kk) {
   // The K indices of this step: kk + [0, blockK).
   Value kIndices = arith::AddIOp::create(
       b, loc, tile::SplatOp::create(b, loc, blockOf({blocks.k}, i32), kk), ks);
-  Value kInside = below(loc, kIndices, sizes[2]);
+  Value kInside = below(loc, kIndices, sizes[batch + 2]);
   SmallVector<int64_t> shape = isA ? SmallVector<int64_t>{blocks.m, blocks.k}
                                    : SmallVector<int64_t>{blocks.k, blocks.n};
   Value rowIndices = isA ? rows : kIndices;
@@ -276,7 +341,8 @@ FailureOr<Value> MatmulTiler::operandBlock(Value operand, bool isA, Value kk) {
       b, loc, broadcastAlong(b, loc, isA ? rowsInside : kInside, 1, shape),
       broadcastAlong(b, loc, isA ? kInside : columnsInside, 0, shape));
   std::array<unsigned, 2> dims =
-      isA ? std::array<unsigned, 2>{0, 2} : std::array<unsigned, 2>{2, 1};
+      isA ? std::array<unsigned, 2>{batch, batch + 2}
+          : std::array<unsigned, 2>{batch + 2, batch + 1};
   IRMapping computed;
   // The operand itself, or the elementwise prologue that makes it.
   if (auto generic = operand.getDefiningOp<linalg::GenericOp>()) {
@@ -285,34 +351,36 @@ FailureOr<Value> MatmulTiler::operandBlock(Value operand, bool isA, Value kk) {
       return failure();
     return computed.lookup(operand);
   }
-  return blockValue(matmul, operand,
-                    AffineMap::getMultiDimIdentityMap(2, matmul.getContext()),
-                    shape, rowIndices, columnIndices, inside, computed, dims);
+  return blockValue(
+      matmul, operand,
+      AffineMap::getMultiDimIdentityMap(2 + batch, matmul.getContext()),
+      shape, rowIndices, columnIndices, inside, computed, dims);
 }
 
 FailureOr<TiledKernel> MatmulTiler::run() {
   MLIRContext *ctx = kernel.getContext();
-  auto aType = cast<RankedTensorType>(matmul.getInputs()[0].getType());
-  auto bType = cast<RankedTensorType>(matmul.getInputs()[1].getType());
-  auto cType = cast<RankedTensorType>(matmul.getResultTypes()[0]);
+  auto aType = cast<RankedTensorType>(matmul.getDpsInputs()[0].getType());
+  auto bType = cast<RankedTensorType>(matmul.getDpsInputs()[1].getType());
+  auto cType = cast<RankedTensorType>(matmul->getResultTypes()[0]);
   if (aType.getElementType() != bType.getElementType())
     return matmul.emitError("kiln-tile: a matmul of ")
            << aType.getElementType() << " by " << bType.getElementType()
            << " needs a cast of one operand first";
-  auto fill = matmul.getOutputs()[0].getDefiningOp<linalg::FillOp>();
+  auto fill = matmul.getDpsInits()[0].getDefiningOp<linalg::FillOp>();
   auto fillValue =
       fill ? fill.getInputs()[0].getDefiningOp<arith::ConstantOp>() : nullptr;
   if (!fillValue)
     return matmul.emitError("kiln-tile: a matmul must accumulate into a "
                             "constant fill");
   // The operands' prologues, the matmul and its epilogues are all there
-  // is. The domain is [M, N, K]: the matmul's loops, a prologue of A runs
-  // over [M, K], one of B over [K, N], the fill and the epilogues over
-  // [M, N].
+  // is. The domain is [M, N, K] ([B, M, N, K] batched): the matmul's
+  // loops, a prologue of A runs over [M, K], one of B over [K, N], the
+  // fill and the epilogues over [M, N] (each over the batch first).
   SmallVector<DomainOp> ops = {alignedWithDomain(matmul),
                                alignedWithDomain(fill)};
   for (Operation &op : kernel.getBody().front().without_terminator()) {
-    if (isRecreatedByKernels(&op) || isa<linalg::FillOp, linalg::MatmulOp>(op))
+    if (isRecreatedByKernels(&op) || isa<linalg::FillOp>(op) ||
+        &op == matmul.getOperation())
       continue;
     auto generic = dyn_cast<linalg::GenericOp>(op);
     if (!generic)
@@ -324,15 +392,19 @@ FailureOr<TiledKernel> MatmulTiler::run() {
     if (prologue && !generic->hasOneUse())
       return generic.emitError("kiln-tile: a matmul operand's prologue is "
                                "used elsewhere too");
-    if (generic.getNumLoops() != 2 || generic.getNumReductionLoops())
+    if (generic.getNumLoops() != 2 + batch || generic.getNumReductionLoops())
       return generic.emitError("kiln-tile: a matmul kernel's prologues and "
-                               "epilogues must be elementwise over two "
-                               "dimensions with one result");
-    SmallVector<unsigned> loops = {0, 1};
-    if (prologue && generic->getResult(0) == matmul.getInputs()[0])
-      loops = {0, 2};
+                               "epilogues must be elementwise over its "
+                               "result's dimensions with one result");
+    std::array<unsigned, 2> plane = {0, 1};
+    if (prologue && generic->getResult(0) == matmul.getDpsInputs()[0])
+      plane = {0, 2};
     else if (prologue)
-      loops = {2, 1};
+      plane = {2, 1};
+    SmallVector<unsigned> loops;
+    if (batch)
+      loops.push_back(0);
+    loops.append({batch + plane[0], batch + plane[1]});
     ops.push_back({generic, loops});
   }
   if (failed(analyzeDomain(kernel, ops, domain, ties)))
@@ -358,13 +430,24 @@ FailureOr<TiledKernel> MatmulTiler::run() {
   for (int64_t size : domain)
     sizes.push_back(ShapedType::isDynamic(size) ? *sizeArgs++
                                                 : constantI32(loc, size));
-  // Program p computes block (p / blocks along N, p % blocks along N).
-  Value blocksN = arith::DivUIOp::create(
-      b, loc,
-      arith::AddIOp::create(b, loc, sizes[1], constantI32(loc, blocks.n - 1)),
-      constantI32(loc, blocks.n));
+  // Program p computes block (p / blocks along N, p % blocks along N) of
+  // its batch (batches one after another).
+  auto blocksAlong = [&](unsigned dim, int64_t block) -> Value {
+    return arith::DivUIOp::create(
+        b, loc,
+        arith::AddIOp::create(b, loc, sizes[dim],
+                              constantI32(loc, block - 1)),
+        constantI32(loc, block));
+  };
+  Value blocksN = blocksAlong(batch + 1, blocks.n);
   Value program = tile::ProgramIdOp::create(
       b, loc, i32, tile::ProgramAxisAttr::get(ctx, tile::ProgramAxis::X));
+  if (batch) {
+    Value perBatch = arith::MulIOp::create(
+        b, loc, blocksAlong(batch, blocks.m), blocksN);
+    batchIndex = arith::DivUIOp::create(b, loc, program, perBatch);
+    program = arith::RemUIOp::create(b, loc, program, perBatch);
+  }
   Value blockRow = arith::DivUIOp::create(b, loc, program, blocksN);
   Value blockColumn = arith::RemUIOp::create(b, loc, program, blocksN);
   auto indices = [&](Value blockIndex, int64_t size) -> Value {
@@ -376,8 +459,8 @@ FailureOr<TiledKernel> MatmulTiler::run() {
   };
   rows = indices(blockRow, blocks.m);
   columns = indices(blockColumn, blocks.n);
-  rowsInside = below(loc, rows, sizes[0]);
-  columnsInside = below(loc, columns, sizes[1]);
+  rowsInside = below(loc, rows, sizes[batch]);
+  columnsInside = below(loc, columns, sizes[batch + 1]);
   ks = tile::RangeOp::create(b, loc, blockOf({blocks.k}, i32), 0, blocks.k);
 
   // acc += a * b over K.
@@ -385,14 +468,14 @@ FailureOr<TiledKernel> MatmulTiler::run() {
   auto accType = blockOf({blocks.m, blocks.n}, accElement);
   Value init =
       tile::SplatOp::create(b, loc, accType, b.clone(*fillValue)->getResult(0));
-  auto loop = scf::ForOp::create(b, loc, constantI32(loc, 0), sizes[2],
+  auto loop = scf::ForOp::create(b, loc, constantI32(loc, 0), sizes[batch + 2],
                                  constantI32(loc, blocks.k), ValueRange{init});
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
     Value kk = loop.getInductionVar();
-    FailureOr<Value> a = operandBlock(matmul.getInputs()[0], true, kk);
-    FailureOr<Value> bb = operandBlock(matmul.getInputs()[1], false, kk);
+    FailureOr<Value> a = operandBlock(matmul.getDpsInputs()[0], true, kk);
+    FailureOr<Value> bb = operandBlock(matmul.getDpsInputs()[1], false, kk);
     if (failed(a) || failed(bb))
       return fail();
     Value dot = tile::DotOp::create(b, loc, accType, *a, *bb,
@@ -406,29 +489,37 @@ FailureOr<TiledKernel> MatmulTiler::run() {
       b, loc, broadcastAlong(b, loc, rowsInside, 1, shape),
       broadcastAlong(b, loc, columnsInside, 0, shape));
   IRMapping computed;
-  computed.map(matmul.getResult(0), loop.getResult(0));
+  computed.map(matmul->getResult(0), loop.getResult(0));
   for (Operation &op : kernel.getBody().front().without_terminator()) {
     auto generic = dyn_cast<linalg::GenericOp>(op);
     if (!generic || generic->isBeforeInBlock(matmul))
       continue;
     if (failed(applyGeneric(generic, shape, rows, columns, inside, computed,
-                            {0, 1})))
+                            {batch, batch + 1})))
       return fail();
   }
   auto ret = cast<func::ReturnOp>(kernel.getBody().front().getTerminator());
   for (auto [i, result] : llvm::enumerate(ret.getOperands())) {
     Value value = computed.lookupOrNull(result);
     auto type = cast<RankedTensorType>(result.getType());
-    if (!value || type.getRank() != 2)
+    if (!value || type.getRank() != 2 + batch)
       return kernel.emitError("kiln-tile: result ")
                  << i
                  << " of a matmul kernel is not its [M, N] product or "
                     "an epilogue of it",
              fail();
     Value base = entry->getArgument(kernel.getNumArguments() + i);
+    if (batch)
+      base = tile::AddPtrOp::create(
+          b, loc, base.getType(), base,
+          arith::MulIOp::create(
+              b, loc, batchIndex,
+              arith::MulIOp::create(b, loc, extent(loc, type, 1, 1),
+                                    extent(loc, type, 2, 2))));
     tile::StoreOp::create(b, loc,
                           blockPointers(loc, base, rows, columns,
-                                        extent(loc, type, 1, 1),
+                                        extent(loc, type, batch + 1,
+                                               batch + 1),
                                         constantI32(loc, 1)),
                           value, inside);
   }
@@ -438,13 +529,19 @@ FailureOr<TiledKernel> MatmulTiler::run() {
   tiled.domain = std::move(domain);
   tiled.ties = std::move(ties);
   tiled.sizeDims = std::move(sizeDims);
-  tiled.grid = {{{0}, blocks.m}, {{1}, blocks.n}};
+  tiled.grid = {{{batch}, blocks.m}, {{batch + 1}, blocks.n}};
+  if (batch)
+    tiled.grid.insert(tiled.grid.begin(), GridFactor{{0}, 1});
   return tiled;
 }
 
 FailureOr<TiledKernel> kiln::tileMatmul(func::FuncOp kernel,
                                         const MatmulBlocks &blocks) {
-  auto matmuls = llvm::to_vector(kernel.getOps<linalg::MatmulOp>());
+  SmallVector<linalg::LinalgOp> matmuls;
+  kernel.walk([&](Operation *op) {
+    if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op))
+      matmuls.push_back(cast<linalg::LinalgOp>(op));
+  });
   if (matmuls.size() != 1)
     return kernel.emitError("kiln-tile: kernel '")
            << kernel.getSymName() << "' holds " << matmuls.size()

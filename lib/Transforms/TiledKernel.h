@@ -119,8 +119,14 @@ mlir::Value broadcastAlong(mlir::OpBuilder &b, mlir::Location loc,
                            mlir::Value value, int64_t axis,
                            llvm::ArrayRef<int64_t> shape);
 
-/// Whether `kernel` is built around a linalg.matmul (for tileMatmul).
+/// Whether `kernel` is built around a linalg.matmul or linalg.batch_matmul
+/// (for tileMatmul).
 bool isMatmulKernel(mlir::func::FuncOp kernel);
+
+/// Whether `map`, of an op of a batched matmul kernel, reads the batch
+/// loop (d0) as its first index or not at all: each program reads its
+/// batch by advancing the operand by the batch's stride.
+bool readsBatchFirst(mlir::AffineMap map);
 
 /// The block of the result one program of a matmul kernel computes, and
 /// the K step of its loop.

@@ -1341,7 +1341,7 @@ class CodeGenerator(ast.NodeVisitor):
         if not (isinstance(a, Value) and isinstance(b, Value)):
             raise self.error("kl.dot takes two tiles")
         if acc is None:
-            elem = "i32" if a.type.elem == "i8" else "f32"
+            elem = {"i8": "i32", "f64": "f64"}.get(a.type.elem, "f32")
             shape = (a.type.shape[0], b.type.shape[-1])
             acc = self.constant_tile(shape, 0, kl.BY_IR[elem])
         precision = ""

@@ -15,7 +15,8 @@ the function once: it runs on traced arrays that record each numpy
 operation as the array level's IR (``linalg.generic`` for elementwise
 operations, broadcasts in their indexing maps; ``linalg.generic`` over rows
 with a ``linalg.fill`` init for reductions, one axis each;
-``linalg.matmul`` into an f32 ``linalg.fill`` for ``@``), then
+``linalg.matmul`` or ``linalg.batch_matmul`` into a ``linalg.fill`` for
+``@``; ``tensor.extract_slice`` for basic indexing), then
 ``kiln.host.ARRAY_PIPELINE`` (kiln-fuse, kiln-tile) groups the operations
 into tile kernels and a launch plan, compiled once for the host. Later
 calls with the same signature look the plan up and run it.
@@ -1498,16 +1499,23 @@ def _no_extra(kwargs: dict, what: str) -> None:
 
 
 def _matmul(a: Any, b: Any) -> TracedArray:
-    """``a @ b`` of an array of two or more axes by a 2-d array:
-    ``linalg.matmul`` into a fill of zeros, in float32 for float16 and
-    float32 operands (float64 for float64), rounded to numpy's result type.
-    The axes of ``a`` before its last are the rows: ``tensor.collapse_shape``
-    makes them one before the matmul and ``tensor.expand_shape`` splits
-    them after (free reshapes of row-major buffers, which kiln-fuse moves
-    out to the function's inputs and results)."""
+    """``a @ b`` of an array of two or more axes by a 2-d array, or of two
+    stacks of matrices of one batch shape (``[..., M, K] @ [..., K, N]``):
+    ``linalg.matmul`` (``linalg.batch_matmul``) into a fill of zeros, in
+    float32 for float16 and float32 operands (float64 for float64),
+    rounded to numpy's result type. The axes of ``a`` before its last are
+    the rows of a matmul (the batch axes are one batch of a batched one):
+    ``tensor.collapse_shape`` makes them one before it and
+    ``tensor.expand_shape`` splits them after (free reshapes of row-major
+    buffers, which kiln-fuse moves out to the function's inputs and
+    results)."""
     a, b = _operand(a, "matmul"), _operand(b, "matmul")
     if not isinstance(a, TracedArray) or not isinstance(b, TracedArray):
         raise _error("matmul of a scalar (numpy refuses it too)")
+    if b.ndim > 2 and math.prod(b.shape[:-2]) > 1:
+        return _batch_matmul(a, b)
+    if b.ndim > 2:  # a batch of one matrix
+        b = _view(b, b.shape[-2:])
     rows = _ir_shape(a.shape[:-1])
     if a.ndim < 2 or a.shape[-1] == 1 or rows == (1,):
         raise _error(f"matmul of an array of shape {list(a.shape)}: "
@@ -1516,16 +1524,11 @@ def _matmul(a: Any, b: Any) -> TracedArray:
     if b.ndim != 2 or 1 in b.shape:
         raise _error(f"matmul by an array of shape {list(b.shape)}: "
                      "kiln.fuse multiplies by 2-d arrays whose axes are "
-                     "larger than 1")
+                     "larger than 1, or by stacks of matrices")
     if a.shape[-1] != b.shape[0]:
         raise _error(f"matmul: shapes {list(a.shape)} and {list(b.shape)} "
                      "do not match (the inner sizes differ)")
-    loop, result = _resolve(np.matmul, [a, b], "matmul")
-    if loop.kind != "f":
-        raise _error(f"matmul of {loop} arrays is not supported by kiln.fuse "
-                     "(floats only)")
-    a, b = _astype(a, loop), _astype(b, loop)
-    accumulator = _compute_type(loop)
+    a, b, accumulator, result = _matmul_types(a, b)
     loc = _loc(_where())
     trace = _the_trace([a, b])
     k, n = b.shape
@@ -1546,6 +1549,61 @@ def _matmul(a: Any, b: Any) -> TracedArray:
         name = _reshape_op(trace, "expand_shape", name, (m, n), rows + (n,),
                            groups, accumulator, loc)
     product = TracedArray(trace, name, a.shape[:-1] + (n,), accumulator)
+    return _astype(product, result)
+
+
+def _matmul_types(a: TracedArray, b: TracedArray):
+    """The operands converted to numpy's loop type (floats only), the
+    accumulator's type and the result's."""
+    loop, result = _resolve(np.matmul, [a, b], "matmul")
+    if loop.kind != "f":
+        raise _error(f"matmul of {loop} arrays is not supported by kiln.fuse "
+                     "(floats only)")
+    return _astype(a, loop), _astype(b, loop), _compute_type(loop), result
+
+
+def _batch_matmul(a: TracedArray, b: TracedArray) -> TracedArray:
+    """``a @ b`` of two stacks of matrices of one batch shape:
+    ``linalg.batch_matmul`` over the batch axes made one."""
+    batch = b.shape[:-2]
+    if a.shape[:-2] != batch:
+        raise _error(f"matmul: shapes {list(a.shape)} and {list(b.shape)}: "
+                     "kiln.fuse multiplies stacks of matrices of one batch "
+                     "shape, or by one 2-d array (no broadcast batch)")
+    (m, k), n = a.shape[-2:], b.shape[-1]
+    if b.shape[-2] != k:
+        raise _error(f"matmul: shapes {list(a.shape)} and {list(b.shape)} "
+                     "do not match (the inner sizes differ)")
+    if 1 in (m, k, n):
+        raise _error(f"matmul of shapes {list(a.shape)} and "
+                     f"{list(b.shape)}: kiln.fuse multiplies matrices whose "
+                     "axes are larger than 1")
+    a, b, accumulator, result = _matmul_types(a, b)
+    loc = _loc(_where())
+    trace = _the_trace([a, b])
+    axes = tuple(d for d in batch if d != 1)
+    count = math.prod(axes)
+    groups = [list(range(len(axes))), [len(axes)], [len(axes) + 1]]
+
+    def stacked(x: TracedArray, rows: int, columns: int) -> str:
+        if len(axes) == 1:
+            return x._value
+        return _reshape_op(trace, "collapse_shape", x._value,
+                           axes + (rows, columns), (count, rows, columns),
+                           groups, x.dtype, loc)
+
+    init = trace.fill(0, (count, m, n), accumulator, loc)
+    name = trace.fresh()
+    out_type = _tensor_type((count, m, n), accumulator)
+    trace.emit(f"{name} = linalg.batch_matmul ins({stacked(a, m, k)}, "
+               f"{stacked(b, k, n)} : "
+               f"{_tensor_type((count, m, k), a.dtype)}, "
+               f"{_tensor_type((count, k, n), b.dtype)}) outs({init} : "
+               f"{out_type}) -> {out_type} {loc}")
+    if len(axes) > 1:
+        name = _reshape_op(trace, "expand_shape", name, (count, m, n),
+                           axes + (m, n), groups, accumulator, loc)
+    product = TracedArray(trace, name, batch + (m, n), accumulator)
     return _astype(product, result)
 
 

@@ -341,7 +341,8 @@ def _math(fn: Callable) -> Callable:
 
 def dot(a, b, acc=None, input_precision=None):
     a, b = _data(a), _data(b)
-    out = np.int32 if a.dtype == np.int8 else np.float32
+    out = {np.dtype(np.int8): np.int32,
+           np.dtype(np.float64): np.float64}.get(a.dtype, np.float32)
     result = a.astype(out) @ b.astype(out)
     if acc is not None:
         acc = _data(acc)

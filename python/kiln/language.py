@@ -274,8 +274,8 @@ def cumsum(x, axis=0):
 @builtin
 def dot(a, b, acc=None, input_precision=None):
     """Matrix product ``a @ b + acc`` (acc defaults to zeros: f32 for float
-    inputs, i32 for int8); ``input_precision`` is "ieee", "tf32" or
-    "tf32x3" for f32 inputs."""
+    inputs, f64 for f64, i32 for int8); ``input_precision`` is "ieee",
+    "tf32" or "tf32x3" for f32 inputs."""
 
 
 @builtin

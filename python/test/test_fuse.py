@@ -708,8 +708,67 @@ def test_a_layer_norm_then_a_linear_layer():
     assert _kernels(block, *args) == 2
 
 
+@kiln.fuse
+def attention(q, k, v):
+    s = q @ k.transpose(0, 2, 1) / np.float32(np.sqrt(q.shape[-1]))
+    p = np.exp(s - s.max(axis=-1, keepdims=True))
+    return (p / p.sum(axis=-1, keepdims=True)) @ v
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_attention_is_batched_matmuls(dtype):
+    """softmax(q k^T / sqrt(d)) v per batch: the scores (k read transposed
+    in place, the scale their epilogue), the softmax over them, and the
+    weighted sum: three kernels, two of them batched matmuls (float64 on
+    the FMA product)."""
+    q, k, v = (_normal(4, 50, 16, dtype=dtype), _normal(4, 70, 16,
+                                                        dtype=dtype),
+               _normal(4, 70, 24, dtype=dtype))
+    _check(attention, q, k, v, tolerance=1e-4)
+    assert _kernels(attention, q, k, v) == 3
+    assert attention.ir(q, k, v).count("linalg.batch_matmul") == 2
+
+
+@pytest.mark.parametrize("a,b", [((2, 3, 33, 20), (2, 3, 20, 40)),
+                                 ((1, 30, 20), (1, 20, 10)),
+                                 ((5, 1, 30, 20), (5, 1, 20, 10))])
+def test_stacks_of_matrices(a, b):
+    """Batch axes of any number (made one), a batch of one (a plain
+    matmul), axes of size 1 among them; f16 operands with an epilogue."""
+    @kiln.fuse
+    def relu_product(a, b):
+        return np.maximum(a @ b + 1, 0).astype(np.float16)
+
+    x, y = _normal(*a, dtype=np.float16), _normal(*b, dtype=np.float16)
+    _check(relu_product, x, y, tolerance=2e-2)
+    assert _kernels(relu_product, x, y) == 1
+
+
+def test_a_batch_read_out_of_order_is_copied_first():
+    """A batched matmul's program reads its batch by a stride; an operand
+    whose batch is not its first axis (x.transpose(1, 0, 2)) is copied
+    first, by a kernel of its own."""
+    @kiln.fuse
+    def product(x, y):
+        return x.transpose(1, 0, 2) @ y
+
+    x, y = _normal(16, 2, 8), _normal(2, 8, 5)
+    _check(product, x, y, tolerance=1e-4)
+    assert _kernels(product, x, y) == 2
+
+
+def test_float64_matmul():
+    """float64 operands multiply in float64 (tile.dot of f64: the FMA
+    product on a GPU)."""
+    x, w = _normal(30, 20, dtype=np.float64), _normal(20, 10,
+                                                      dtype=np.float64)
+    _check(kiln.fuse(lambda x, w: x @ w), x, w, tolerance=1e-12)
+
+
 @pytest.mark.parametrize("a,b,message", [
-    ((4, 3, 5), (3, 5, 6), "multiplies by 2-d arrays"),
+    ((4, 3, 5), (3, 5, 6), "stacks of matrices of one batch shape"),
+    ((3, 5), (4, 5, 6), "stacks of matrices of one batch shape"),
+    ((4, 3, 5), (4, 5, 1), "matrices whose axes are larger than 1"),
     ((1, 1, 5), (5, 6), "more than one row"),
     ((4, 1), (1, 6), "more than one column"),
 ])

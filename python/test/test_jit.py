@@ -345,12 +345,23 @@ def bad_dot(a_ptr, BLOCK: kl.constexpr):
 
 
 def test_compiler_errors_point_at_the_python_line():
-    # f64 is not a dot input type: the tile dialect's verifier rejects it,
+    # i16 is not a dot input type: the tile dialect's verifier rejects it,
     # and the error comes back at the kl.dot line.
     with pytest.raises(kiln.KilnCompileError) as info:
-        bad_dot[(1,)](np.zeros(16, np.float64), BLOCK=4)
-    assert "'tile.dot' op operand element type 'f64'" in info.value.message
+        bad_dot[(1,)](np.zeros(16, np.int16), BLOCK=4)
+    assert "'tile.dot' op operand element type 'i16'" in info.value.message
     assert "d = kl.dot(a, a)" in str(info.value)
+
+
+def test_float64_dot_accumulates_in_float64():
+    """kl.dot of f64 tiles: an f64 accumulator by default, the product as
+    numpy's in float64, on the host target and in the interpreter."""
+    a = np.random.default_rng(3).standard_normal(16)
+    square = a.reshape(4, 4) @ a.reshape(4, 4)
+    for kernel in (bad_dot, kiln.JITFunction(bad_dot.fn, interpret=True)):
+        out = a.copy()
+        kernel[(1,)](out, BLOCK=4)
+        np.testing.assert_allclose(out.reshape(4, 4), square, rtol=1e-14)
 
 
 def test_kernels_need_their_source():

@@ -476,8 +476,16 @@ func.func @dot_accumulator_shape(%a: tensor<64x32xf16>, %b: tensor<32x128xf16>, 
 
 // -----
 
-func.func @dot_input_type(%a: tensor<16x16xf64>, %c: tensor<16x16xf32>) {
-  // expected-error @+1 {{'tile.dot' op operand element type 'f64' is not one of f16, bf16, f32, f8E4M3FN, f8E5M2, i8}}
+func.func @dot_input_type(%a: tensor<16x16xi16>, %c: tensor<16x16xi32>) {
+  // expected-error @+1 {{'tile.dot' op operand element type 'i16' is not one of f16, bf16, f32, f64, f8E4M3FN, f8E5M2, i8}}
+  %0 = tile.dot %a, %a, %c : tensor<16x16xi16>, tensor<16x16xi16> -> tensor<16x16xi32>
+  return
+}
+
+// -----
+
+func.func @dot_f64_accumulator_type(%a: tensor<16x16xf64>, %c: tensor<16x16xf32>) {
+  // expected-error @+1 {{'tile.dot' op accumulator element type 'f32' is not allowed for 'f64' inputs}}
   %0 = tile.dot %a, %a, %c : tensor<16x16xf64>, tensor<16x16xf64> -> tensor<16x16xf32>
   return
 }

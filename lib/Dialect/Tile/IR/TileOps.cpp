@@ -523,12 +523,14 @@ static bool isValidDotAccumulator(Type input, Type acc) {
     return acc.isInteger(32);
   if (input.isF16())
     return acc.isF32() || acc.isF16();
+  if (input.isF64())
+    return acc.isF64();
   return acc.isF32();
 }
 
 static bool isValidDotInput(Type type) {
-  return type.isF16() || type.isBF16() || type.isF32() || type.isInteger(8) ||
-         isa<Float8E4M3FNType, Float8E5M2Type>(type);
+  return type.isF16() || type.isBF16() || type.isF32() || type.isF64() ||
+         type.isInteger(8) || isa<Float8E4M3FNType, Float8E5M2Type>(type);
 }
 
 LogicalResult DotOp::verify() {
@@ -563,7 +565,7 @@ LogicalResult DotOp::verify() {
        accElem = accType.getElementType();
   if (!isValidDotInput(aElem))
     return emitOpError() << "operand element type " << aElem
-                         << " is not one of f16, bf16, f32, f8E4M3FN, "
+                         << " is not one of f16, bf16, f32, f64, f8E4M3FN, "
                             "f8E5M2, i8";
   bool bothF8 = isa<Float8E4M3FNType, Float8E5M2Type>(aElem) &&
                 isa<Float8E4M3FNType, Float8E5M2Type>(bElem);
