@@ -233,13 +233,28 @@ FailureOr<Value> MatmulTiler::blockValue(Operation *user, Value source,
         blockPointers(loc, base, rowIndices, columnIndices, /*rowStride=*/one,
                       /*columnStride=*/extent(loc, type, first + 1, dims[0])),
         inside, zero));
+  // One element (a constant index each: a scalar array), broadcast. Its
+  // dimensions are static (analyzeDomain refused a dynamic one).
+  if (llvm::all_of(plain.getResults(), llvm::IsaPred<AffineConstantExpr>)) {
+    int64_t offset = 0, stride = 1;
+    for (int64_t r = plain.getNumResults() - 1; r >= 0; --r) {
+      offset += cast<AffineConstantExpr>(plain.getResult(r)).getValue() *
+                stride;
+      stride *= type.getDimSize(first + r);
+    }
+    Value at = tile::AddPtrOp::create(b, loc, base.getType(), base,
+                                      constantI32(loc, offset));
+    return Value(tile::SplatOp::create(
+        b, loc, blockOf(shape, element),
+        tile::LoadOp::create(b, loc, element, at, Value(), Value())));
+  }
   // A vector along the rows (d0) or the columns (d1), broadcast.
   bool alongRows = plain == AffineMap::get(2, 0, {d0}, ctx);
   if (!alongRows && plain != AffineMap::get(2, 0, {d1}, ctx))
     return user->emitError("kiln-tile: indexing map ")
            << AffineMapAttr::get(map)
            << " of a matmul kernel reads neither a block (or its transpose), "
-              "a row vector nor a column vector";
+              "a row vector, a column vector nor one element";
   Value indices = alongRows ? rowIndices : columnIndices;
   int64_t size = shape[alongRows ? 0 : 1];
   auto pointers = blockOf({size}, base.getType());

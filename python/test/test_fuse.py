@@ -757,6 +757,21 @@ def test_a_batch_read_out_of_order_is_copied_first():
     assert _kernels(product, x, y) == 2
 
 
+def test_a_product_scaled_by_one_element():
+    """An epilogue (and a prologue) reading an array of one element: the
+    matmul kernel loads it once and broadcasts it over its block (found by
+    the random programs: it was refused by name)."""
+    @kiln.fuse
+    def scaled(x, w, s):
+        return (x * s) @ w * s
+
+    x, w, s = _normal(30, 20), _normal(20, 10), _normal(1)
+    _check(scaled, x, w, s, tolerance=1e-4)
+    assert _kernels(scaled, x, w, s) == 1
+    _check(scaled, _normal(3, 30, 20), _normal(3, 20, 10), _normal(1, 1, 1),
+           tolerance=1e-4)
+
+
 def test_float64_matmul():
     """float64 operands multiply in float64 (tile.dot of f64: the FMA
     product on a GPU)."""

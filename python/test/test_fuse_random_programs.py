@@ -2,8 +2,9 @@
 
 Each program is a seeded sequence of steps over a pool of arrays:
 elementwise math, broadcasting binary operations, reductions over a
-random axis (keepdims or not), transposes, and basic indexing (slices of
-any step, integers). The steps are chosen on concrete arrays, so every
+random axis (keepdims or not), transposes, basic indexing (slices of any
+step, integers) and products of two arrays over their last axes
+(matmuls, batched where both are stacks of one batch shape). The steps are chosen on concrete arrays, so every
 program is valid numpy; kiln-fuse then groups them as it will (row
 kernels, slices read in place, recomputed producers, siblings joined), and
 the results must agree with numpy whatever the grouping."""
@@ -77,7 +78,8 @@ def _program(seed: int):
     steps = []
     for _ in range(int(rng.integers(3, 8))):
         kind = rng.choice(["unary", "binary", "reduce", "slice",
-                           "transpose"], p=[0.25, 0.3, 0.2, 0.2, 0.05])
+                           "transpose", "matmul"],
+                          p=[0.22, 0.27, 0.18, 0.18, 0.05, 0.1])
         a = int(rng.integers(len(pool)))
         if kind == "unary":
             name, fn = _unary(rng)
@@ -103,10 +105,24 @@ def _program(seed: int):
                 continue
             key = _slice_key(pool[a].shape, rng)
             step = (lambda a, key: lambda p: p[a][key])(a, key)
-        else:
+        elif kind == "transpose":
             if pool[a].ndim < 2:
                 continue
             step = (lambda a: lambda p: p[a].T)(a)
+        else:
+            # p[a] @ p[b]^T over their last axes: a matmul, batched where
+            # both are stacks of one batch shape.
+            b = int(rng.integers(len(pool)))
+            x, y = pool[a], pool[b]
+            batched = x.ndim == y.ndim and x.ndim > 2 and \
+                x.shape[:-2] == y.shape[:-2]
+            if x.ndim < 2 or y.ndim < 2 or x.shape[-1] != y.shape[-1] or \
+                    1 in (x.shape[-1], x.shape[-2], y.shape[-2]) or \
+                    (y.ndim > 2 and not batched):
+                continue
+            order = tuple(range(y.ndim - 2)) + (y.ndim - 1, y.ndim - 2)
+            step = (lambda a, b, order:
+                    lambda p: p[a] @ p[b].transpose(order))(a, b, order)
         result = step(pool)
         if np.ndim(result) == 0:
             continue
