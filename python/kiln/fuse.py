@@ -32,7 +32,7 @@ What a traced function may use: the operators ``+ - * / // % ** @``, unary
 ``np.where``...) and ``kiln.fuse.erf``; ``sum``, ``prod``, ``max``,
 ``min``, ``mean``, ``var``, ``std``, ``any``, ``all`` and
 ``np.linalg.norm`` over any axes, ``argmax`` and ``argmin`` over one
-(``keepdims`` or not);
+(``keepdims`` or not); ``np.einsum`` of one or two arrays;
 ``x.T``, ``np.transpose``, ``astype``, ``np.clip``, reshapes, and basic
 indexing: integers, slices of any step, ``None`` and an ellipsis
 (``x[1:] - x[:-1]``, ``x[..., ::2]``, ``x[:, None]``), each slice read in
@@ -1607,6 +1607,105 @@ def _batch_matmul(a: TracedArray, b: TracedArray) -> TracedArray:
     return _astype(product, result)
 
 
+def _einsum(subscripts, *operands, out=None, dtype=None, optimize=False,
+            **kwargs):
+    """``np.einsum`` of one or two arrays, each subscript once per array
+    (no ellipsis, no diagonal): a product of two arrays with subscripts
+    summed over on both sides is a matmul (batched over the subscripts
+    both keep: ``'bhqd,bhkd->bhqk'``) between transposes and free
+    reshapes; anything else a broadcast product summed over the
+    subscripts the result drops. The result has numpy's type (no
+    accumulator wider than the operands')."""
+    _no_out(out, "np.einsum")
+    _no_extra(kwargs, "np.einsum")
+    if dtype is not None:
+        raise _error("np.einsum with dtype= is not supported by kiln.fuse")
+    if not isinstance(subscripts, str):
+        raise _error("np.einsum takes its subscripts as a string here")
+    spec = subscripts.replace(" ", "")
+    if "..." in spec:
+        raise _error("np.einsum with an ellipsis is not supported by "
+                     "kiln.fuse")
+    inputs, arrow, output = spec.partition("->")
+    terms = inputs.split(",")
+    if len(terms) != len(operands) or len(operands) not in (1, 2):
+        raise _error(f"np.einsum of {len(operands)} arrays with "
+                     f"subscripts {subscripts!r}: kiln.fuse takes one or two "
+                     "arrays, one subscript term each")
+    arrays = [_operand(o, "np.einsum") for o in operands]
+    if not all(isinstance(a, TracedArray) for a in arrays):
+        raise _error("np.einsum of a scalar is not supported by kiln.fuse")
+    sizes: dict[str, int] = {}
+    for term, a in zip(terms, arrays):
+        if not term.isalpha() or len(term) != a.ndim:
+            raise _error(f"np.einsum: subscripts {term!r} for an array of "
+                         f"shape {list(a.shape)}")
+        if len(set(term)) != len(term):
+            raise _error(f"np.einsum: {term!r} repeats a subscript (a "
+                         "diagonal), which kiln.fuse does not take")
+        for letter, n in zip(term, a.shape):
+            if sizes.get(letter, n) != n and 1 not in (n, sizes[letter]):
+                raise _error(f"np.einsum: subscript {letter!r} has sizes "
+                             f"{sizes[letter]} and {n}")
+            sizes[letter] = max(sizes.get(letter, 1), n)
+    letters = "".join(terms)
+    if not arrow:  # numpy's implicit output: the letters used once, sorted
+        output = "".join(sorted(c for c in set(letters)
+                                if letters.count(c) == 1))
+    if not output.isalpha() and output or len(set(output)) != len(output) or \
+            any(c not in sizes for c in output):
+        raise _error(f"np.einsum: output subscripts {output!r} for inputs "
+                     f"{inputs!r}")
+    result = np.result_type(*[a.dtype for a in arrays])
+    arrays = [_astype(a, result) for a in arrays]
+    if len(arrays) == 2 and result.kind == "f":
+        product = _einsum_as_matmul(terms, arrays, output, sizes)
+        if product is not None:
+            return product
+    # The broadcast product over [output letters, summed letters].
+    order = output + "".join(sorted(set(letters) - set(output)))
+    expanded = []
+    for term, a in zip(terms, arrays):
+        moved = _transpose(a, [term.index(c) for c in order if c in term])
+        expanded.append(_reshape(moved, tuple(
+            a.shape[term.index(c)] if c in term else 1 for c in order)))
+    total = expanded[0] if len(expanded) == 1 else expanded[0] * expanded[1]
+    if len(order) > len(output):
+        total = total.sum(axis=tuple(range(len(output), len(order))),
+                          dtype=result)
+    return _astype(total, result)
+
+
+def _einsum_as_matmul(terms: list[str], arrays: list[TracedArray],
+                      output: str, sizes: dict[str, int]
+                      ) -> TracedArray | None:
+    """The two-array einsum as a (batched) matmul, or None where it is
+    none (no subscript summed over on both sides, or a side with nothing
+    of its own, or one only one side sums)."""
+    (ta, tb), (a, b) = terms, arrays
+    batch = [c for c in output if c in ta and c in tb]
+    contract = [c for c in ta if c in tb and c not in output]
+    free_a = [c for c in output if c in ta and c not in tb]
+    free_b = [c for c in output if c in tb and c not in ta]
+    if set(ta) != set(batch + contract + free_a) or \
+            set(tb) != set(batch + contract + free_b):
+        return None
+    m = math.prod(sizes[c] for c in free_a)
+    k = math.prod(sizes[c] for c in contract)
+    n = math.prod(sizes[c] for c in free_b)
+    if 1 in (m, k, n) or any(sizes[c] == 1 for c in ta + tb):
+        return None
+    batch_shape = tuple(sizes[c] for c in batch)
+    lhs = _reshape(_transpose(a, [ta.index(c) for c in batch + free_a +
+                                  contract]), batch_shape + (m, k))
+    rhs = _reshape(_transpose(b, [tb.index(c) for c in batch + contract +
+                                  free_b]), batch_shape + (k, n))
+    product = _reshape(lhs @ rhs, batch_shape + tuple(
+        sizes[c] for c in free_a + free_b))
+    have = batch + free_a + free_b
+    return _transpose(product, [have.index(c) for c in output])
+
+
 # --- other numpy functions ---------------------------------------------------
 
 def _where_function(condition, x=None, y=None):
@@ -1668,7 +1767,7 @@ _FUNCTIONS: dict[Callable, Callable] = {
     np.argmax: _argmax, np.argmin: _argmin,
     np.std: _std, np.where: _where_function, np.clip: _clip, np.dot: _dot,
     np.transpose: _transpose_function, np.reshape: _reshape_function,
-    np.squeeze: _squeeze, np.expand_dims: _expand_dims,
+    np.squeeze: _squeeze, np.expand_dims: _expand_dims, np.einsum: _einsum,
 }
 for _name, _handler in [("amax", _max), ("amin", _min),
                         ("astype", _astype_function)]:

@@ -772,6 +772,52 @@ def test_a_product_scaled_by_one_element():
            tolerance=1e-4)
 
 
+@pytest.mark.parametrize("spec,shapes,dtype,kernels", [
+    # Matmuls, batched over the subscripts both sides keep.
+    ("ij,jk->ik", [(30, 20), (20, 10)], np.float32, 1),
+    ("ij,jk", [(30, 20), (20, 10)], np.float32, 1),
+    ("bij,bjk->bik", [(3, 30, 20), (3, 20, 10)], np.float32, 1),
+    ("bhqd,bhkd->bhqk", [(2, 3, 17, 8), (2, 3, 19, 8)], np.float32, 1),
+    ("ij,kj->ik", [(30, 20), (10, 20)], np.float32, 1),
+    ("bqd,kd->bqk", [(2, 17, 8), (19, 8)], np.float32, 1),
+    ("abc,cd->abd", [(2, 3, 4), (4, 5)], np.float32, 1),
+    ("ij,jk->ki", [(30, 20), (20, 10)], np.float64, 2),
+    # Broadcast products summed: row kernels, elementwise kernels.
+    ("ij,ij->i", [(30, 20), (30, 20)], np.float32, 1),
+    ("ij,ij->", [(30, 20), (30, 20)], np.float32, 1),
+    ("i,j->ij", [(7,), (9,)], np.float32, 1),
+    ("ijk,ik->j", [(3, 4, 5), (3, 5)], np.float32, None),
+    ("ij,jk->ik", [(30, 20), (20, 10)], np.int32, None),
+    ("ab,b->a", [(6, 1), (5,)], np.float32, None),
+    # One array: transposes and sums.
+    ("ij->ji", [(7, 9)], np.float32, 1),
+    ("ij->i", [(7, 9)], np.int8, 1),
+    ("ijk->kij", [(3, 4, 5)], np.float16, 1),
+])
+def test_einsum_against_numpy(spec, shapes, dtype, kernels):
+    """np.einsum of one or two arrays, with numpy's result type: a product
+    summed on both sides is a (batched) matmul kernel, k's transpose read
+    in place in 'bhqd,bhkd->bhqk'."""
+    fused = kiln.fuse(lambda *arrays: np.einsum(spec, *arrays))
+    args = [(RNG.standard_normal(shape) * 3).astype(dtype)
+            for shape in shapes]
+    _check(fused, *args, tolerance=1e-4 if dtype != np.float16 else None)
+    if kernels is not None:
+        assert _kernels(fused, *args) == kernels
+
+
+@pytest.mark.parametrize("call,message", [
+    (lambda x: np.einsum("...ij->ji", x), "ellipsis"),
+    (lambda x: np.einsum("ii->i", x), "repeats a subscript"),
+    (lambda x: np.einsum("ij,jk,kl->il", x, x, x), "one or two arrays"),
+    (lambda x: np.einsum("ijk->i", x), "subscripts 'ijk' for an array"),
+    (lambda x: np.einsum("ij->ik", x), "output subscripts 'ik'"),
+])
+def test_einsum_kiln_fuse_does_not_do(call, message):
+    with pytest.raises(kiln.KilnError, match=message):
+        kiln.fuse(call)(_normal(4, 4))
+
+
 def test_float64_matmul():
     """float64 operands multiply in float64 (tile.dot of f64: the FMA
     product on a GPU)."""
