@@ -8,13 +8,29 @@
 
 using namespace mlir;
 
+/// Whether `op` is a matmul given indexing maps other than its default
+/// ones.
+static bool hasOwnMaps(linalg::LinalgOp op) {
+  MLIRContext *ctx = op.getContext();
+  if (isa<linalg::MatmulOp>(op))
+    return op.getIndexingMapsArray() !=
+           linalg::MatmulOp::getDefaultIndexingMaps(ctx);
+  if (isa<linalg::BatchMatmulOp>(op))
+    return op.getIndexingMapsArray() !=
+           linalg::BatchMatmulOp::getDefaultIndexingMaps(ctx);
+  return false;
+}
+
 LogicalResult kiln::generalizeFixedMapOps(Operation *root) {
   IRRewriter rewriter(root->getContext());
   SmallVector<linalg::LinalgOp> named;
   root->walk([&](linalg::LinalgOp op) {
     // A fill stays itself: it is a matmul's or a reduction's first step,
-    // and its value is a scalar, not a tensor a kernel loads.
-    if (isa<linalg::ReduceOp>(op) ||
+    // and its value is a scalar, not a tensor a kernel loads. A matmul
+    // stays one where it reads its operands as a matmul does; given other
+    // indexing maps (an operand transposed or broadcast through them), it
+    // is the contraction it is.
+    if (isa<linalg::ReduceOp>(op) || hasOwnMaps(op) ||
         (!isa<linalg::GenericOp, linalg::FillOp>(op) &&
          op.getNumLoops() == op.getNumParallelLoops()))
       named.push_back(op);

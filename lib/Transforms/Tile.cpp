@@ -333,12 +333,9 @@ FailureOr<TiledKernel> KilnTilePass::tileElementwise(func::FuncOp kernel) {
   std::optional<int64_t> staticElements;
   if (numSizes == 0) {
     staticElements = 1;
+    // Its result has as many: checkOffsets saw it fit 32 bits.
     for (int64_t size : domain)
       *staticElements *= size;
-    if (*staticElements > std::numeric_limits<int32_t>::max())
-      return kernel.emitError("kiln-tile: kernel '")
-             << kernel.getSymName() << "' has " << *staticElements
-             << " elements; element indices are 32-bit";
   }
 
   // The tile kernel: a pointer per input, then per result, then the
@@ -561,6 +558,37 @@ FailureOr<TiledKernel> KilnTilePass::tileElementwise(func::FuncOp kernel) {
   return tiled;
 }
 
+/// Fails, with an error, where an operand of `kernel` has more elements
+/// than the 32-bit offsets of its tile kernel reach.
+static LogicalResult checkOffsets(func::FuncOp kernel) {
+  for (Type type : llvm::concat<const Type>(kernel.getArgumentTypes(),
+                                            kernel.getResultTypes())) {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    if (tensor && tensor.hasStaticShape() &&
+        tensor.getNumElements() > std::numeric_limits<int32_t>::max())
+      return kernel.emitError("kiln-tile: kernel '")
+             << kernel.getSymName() << "' has an operand of "
+             << tensor.getNumElements()
+             << " elements; element offsets are 32-bit";
+  }
+  return success();
+}
+
+/// Whether `kernel` is a row kernel: it reduces, or some of its generics
+/// run over its rows alone beside others over [rows, columns].
+static bool isRowKernel(func::FuncOp kernel) {
+  if (hasReductions(kernel))
+    return true;
+  std::optional<unsigned> loops;
+  WalkResult differ = kernel.walk([&](linalg::GenericOp generic) {
+    if (loops && *loops != generic.getNumLoops())
+      return WalkResult::interrupt();
+    loops = generic.getNumLoops();
+    return WalkResult::advance();
+  });
+  return differ.wasInterrupted();
+}
+
 void KilnTilePass::runOnOperation() {
   ModuleOp module = getOperation();
   if (block <= 0 || !llvm::isPowerOf2_64(block)) {
@@ -602,13 +630,13 @@ void KilnTilePass::runOnOperation() {
   }
   for (func::FuncOp kernel : kernels) {
     // kiln-fuse generalizes these; a kernel written by hand may have them.
-    if (failed(generalizeFixedMapOps(kernel)))
+    if (failed(generalizeFixedMapOps(kernel)) || failed(checkOffsets(kernel)))
       return signalPassFailure();
     FailureOr<TiledKernel> result =
         isMatmulKernel(kernel)
             ? tileMatmul(kernel, MatmulBlocks{blockM, blockN, blockK})
-        : hasReductions(kernel) ? tileRows(kernel, maxRow, rowChunk, rowBlock)
-                                : tileElementwise(kernel);
+        : isRowKernel(kernel) ? tileRows(kernel, maxRow, rowChunk, rowBlock)
+                              : tileElementwise(kernel);
     if (failed(result))
       return signalPassFailure();
     tiled[kernel.getSymName()] = *result;

@@ -237,7 +237,7 @@ FailureOr<Value> MatmulTiler::blockValue(Operation *user, Value source,
   // dimensions are static (analyzeDomain refused a dynamic one).
   if (llvm::all_of(plain.getResults(), llvm::IsaPred<AffineConstantExpr>)) {
     int64_t offset = 0, stride = 1;
-    for (int64_t r = plain.getNumResults() - 1; r >= 0; --r) {
+    for (int64_t r = int64_t(plain.getNumResults()) - 1; r >= 0; --r) {
       offset += cast<AffineConstantExpr>(plain.getResult(r)).getValue() *
                 stride;
       stride *= type.getDimSize(first + r);

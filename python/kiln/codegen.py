@@ -1342,7 +1342,7 @@ class CodeGenerator(ast.NodeVisitor):
             raise self.error("kl.dot takes two tiles")
         if acc is None:
             elem = {"i8": "i32", "f64": "f64"}.get(a.type.elem, "f32")
-            shape = (a.type.shape[0], b.type.shape[-1])
+            shape = tuple(a.type.shape[:-1]) + (b.type.shape[-1],)
             acc = self.constant_tile(shape, 0, kl.BY_IR[elem])
         precision = ""
         if input_precision is not None:

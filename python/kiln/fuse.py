@@ -454,6 +454,8 @@ class TracedArray:
     def __rtruediv__(self, o): return _apply_ufunc(np.true_divide, (o, self))
     def __floordiv__(self, o): return _apply_ufunc(np.floor_divide, (self, o))
     def __rfloordiv__(self, o): return _apply_ufunc(np.floor_divide, (o, self))
+    def __divmod__(self, o): return self // o, self % o
+    def __rdivmod__(self, o): return o // self, o % self
     def __mod__(self, o): return _apply_ufunc(np.remainder, (self, o))
     def __rmod__(self, o): return _apply_ufunc(np.remainder, (o, self))
     def __pow__(self, o): return _apply_ufunc(np.power, (self, o))
@@ -1514,8 +1516,10 @@ def _matmul(a: Any, b: Any) -> TracedArray:
         raise _error("matmul of a scalar (numpy refuses it too)")
     if b.ndim > 2 and math.prod(b.shape[:-2]) > 1:
         return _batch_matmul(a, b)
-    if b.ndim > 2:  # a batch of one matrix
-        b = _view(b, b.shape[-2:])
+    # A batch of one matrix: a 2-d b, whose axes of size 1 numpy's result
+    # keeps.
+    batch_of_one = b.shape[:-2]
+    b = _view(b, b.shape[-2:])
     rows = _ir_shape(a.shape[:-1])
     if a.ndim < 2 or a.shape[-1] == 1 or rows == (1,):
         raise _error(f"matmul of an array of shape {list(a.shape)}: "
@@ -1549,7 +1553,11 @@ def _matmul(a: Any, b: Any) -> TracedArray:
         name = _reshape_op(trace, "expand_shape", name, (m, n), rows + (n,),
                            groups, accumulator, loc)
     product = TracedArray(trace, name, a.shape[:-1] + (n,), accumulator)
-    return _astype(product, result)
+    product = _astype(product, result)
+    if batch_of_one:
+        product = _view(product, np.broadcast_shapes(
+            a.shape[:-2], batch_of_one) + product.shape[-2:])
+    return product
 
 
 def _matmul_types(a: TracedArray, b: TracedArray):

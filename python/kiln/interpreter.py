@@ -346,6 +346,10 @@ def dot(a, b, acc=None, input_precision=None):
     result = a.astype(out) @ b.astype(out)
     if acc is not None:
         acc = _data(acc)
+        if a.dtype == np.float64 and acc.dtype != np.float64:
+            # As the compiler's tile.dot: an f64 product accumulates in f64.
+            raise KilnError(f"kl.dot of float64 tiles accumulates in "
+                            f"float64, not {acc.dtype}")
         result = (result + acc.astype(out)).astype(acc.dtype)
     return Tile(result)
 

@@ -401,6 +401,7 @@ FUSION_REFERENCES = {
     "returned_zero": lambda x: [np.zeros(x.shape[0]), x.sum(axis=1)],
     "siblings": lambda x, y: [np.exp(x), np.sin(x) * y, np.cos(x.T),
                               x[3] + 1],
+    "matmul_with_maps": lambda a, b: [a @ b.transpose(0, 2, 1)],
     "broadcast_element_out_of_bounds": None,
     "negative_use_between": None,
     # fuse-slices.mlir

@@ -770,6 +770,35 @@ def test_a_product_scaled_by_one_element():
     assert _kernels(scaled, x, w, s) == 1
     _check(scaled, _normal(3, 30, 20), _normal(3, 20, 10), _normal(1, 1, 1),
            tolerance=1e-4)
+    # A scalar per batch (found in review: an index past the map's end).
+    _check(scaled, _normal(3, 30, 20), _normal(3, 20, 10), _normal(3, 1, 1),
+           tolerance=1e-4)
+
+
+@pytest.mark.parametrize("a,b", [((2, 5, 7), (1, 1, 7, 3)),
+                                 ((5, 7), (1, 7, 3))])
+def test_a_batch_of_one_keeps_numpy_axes(a, b):
+    """b's leading axes of size 1 broadcast as numpy's do: the result keeps
+    them (found in review)."""
+    _check(kiln.fuse(lambda x, y: x @ y), _normal(*a), _normal(*b),
+           tolerance=1e-4)
+
+
+def test_divmod():
+    _check(kiln.fuse(lambda x: divmod(x, 3)), _normal(6, 7) * 10)
+    _check(kiln.fuse(lambda x: divmod(7, x)), _normal(6, 7) + 4)
+
+
+def test_values_over_rows_beside_values_over_rows_and_columns():
+    """A kernel of elementwise generics over the rows and over [rows,
+    columns] (no reduction) is a row kernel (found in review: it was sent
+    to the elementwise tiler, which refused it)."""
+    @kiln.fuse
+    def shifted(x, v):
+        a = np.sin(v) * np.cos(v) * 2
+        return x + a[:, None], a
+
+    _check(shifted, _normal(30, 40), _normal(30))
 
 
 @pytest.mark.parametrize("spec,shapes,dtype,kernels", [

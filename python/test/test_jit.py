@@ -353,6 +353,28 @@ def test_compiler_errors_point_at_the_python_line():
     assert "d = kl.dot(a, a)" in str(info.value)
 
 
+@kiln.jit
+def batched_dot(a_ptr, b_ptr, o_ptr):
+    i = (kl.arange(0, 2)[:, None, None] * 256 +
+         kl.arange(0, 16)[None, :, None] * 16 +
+         kl.arange(0, 16)[None, None, :])
+    kl.store(o_ptr + i, kl.dot(kl.load(a_ptr + i), kl.load(b_ptr + i)))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_batched_dot_default_accumulator(dtype):
+    """kl.dot of [2, 16, 16] tiles: the default accumulator is [2, 16, 16]
+    (found in review: it was [2, 16])."""
+    rng = np.random.default_rng(4)
+    a, b = (rng.standard_normal((2, 16, 16)).astype(dtype) for _ in "ab")
+    for kernel in (batched_dot,
+                   kiln.JITFunction(batched_dot.fn, interpret=True)):
+        out = np.zeros((2, 16, 16), dtype)
+        kernel[(1,)](a, b, out)
+        np.testing.assert_allclose(out, a.astype(np.float64) @ b,
+                                   rtol=1e-5, atol=1e-5)
+
+
 def test_float64_dot_accumulates_in_float64():
     """kl.dot of f64 tiles: an f64 accumulator by default, the product as
     numpy's in float64, on the host target and in the interpreter."""
@@ -362,6 +384,19 @@ def test_float64_dot_accumulates_in_float64():
         out = a.copy()
         kernel[(1,)](out, BLOCK=4)
         np.testing.assert_allclose(out.reshape(4, 4), square, rtol=1e-14)
+    # An f32 accumulator for them is refused alike, compiled or not.
+    for kernel in (f32_accumulator,
+                   kiln.JITFunction(f32_accumulator.fn, interpret=True)):
+        with pytest.raises(kiln.KilnError, match="f64|float64"):
+            kernel[(1,)](a.copy(), BLOCK=4)
+
+
+@kiln.jit
+def f32_accumulator(a_ptr, BLOCK: kl.constexpr):
+    r = kl.arange(0, BLOCK)
+    a = kl.load(a_ptr + r[:, None] * BLOCK + r[None, :])
+    d = kl.dot(a, a, kl.zeros((BLOCK, BLOCK), kl.float32))
+    kl.store(a_ptr + r[:, None] * BLOCK + r[None, :], d)
 
 
 def test_kernels_need_their_source():

@@ -841,3 +841,22 @@ func.func @siblings(%x: tensor<16x16xf32>, %y: tensor<16x16xf32>) -> (tensor<16x
   } -> tensor<16xf32>
   return %exp, %sin, %cos, %plus : tensor<16x16xf32>, tensor<16x16xf32>, tensor<16x16xf32>, tensor<16xf32>
 }
+
+// -----
+
+// A matmul given its own indexing maps (b transposed through them) is the
+// contraction it is: a generic, whose loops kiln-tile runs as rows and a
+// reduction, not a matmul kernel reading b as if untransposed.
+// CHECK-LABEL: func.func private @matmul_with_maps_kernel0
+// CHECK-NOT: linalg.batch_matmul
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "reduction"]
+// CHECK: arith.mulf
+// CHECK: arith.addf
+func.func @matmul_with_maps(%a: tensor<3x20x16xf32>, %b: tensor<3x24x16xf32>) -> tensor<3x20x24xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<3x20x24xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<3x20x24xf32>) -> tensor<3x20x24xf32>
+  %p = linalg.batch_matmul indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>]
+     ins(%a, %b : tensor<3x20x16xf32>, tensor<3x24x16xf32>) outs(%f : tensor<3x20x24xf32>) -> tensor<3x20x24xf32>
+  return %p : tensor<3x20x24xf32>
+}

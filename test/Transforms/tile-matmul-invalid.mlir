@@ -74,3 +74,20 @@ func.func @bmm(%a: tensor<16x2x8xf32>, %b: tensor<2x8x16xf32>) -> tensor<2x16x16
   %y = call @bmm_kernel0(%a, %b) : (tensor<16x2x8xf32>, tensor<2x8x16xf32>) -> tensor<2x16x16xf32>
   return %y : tensor<2x16x16xf32>
 }
+
+// -----
+
+// Offsets are 32-bit in every kind of kernel: an operand of more elements
+// (a batch of 128 matrices of 4096 x 8192) is refused, not read wrong.
+// expected-error @+1 {{kiln-tile: kernel 'big_kernel0' has an operand of 4294967296 elements; element offsets are 32-bit}}
+func.func private @big_kernel0(%a: tensor<128x4096x8192xf16>, %b: tensor<128x8192x64xf16>) -> tensor<128x4096x64xf32> attributes {kiln.kernel} {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<128x4096x64xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<128x4096x64xf32>) -> tensor<128x4096x64xf32>
+  %mm = linalg.batch_matmul ins(%a, %b : tensor<128x4096x8192xf16>, tensor<128x8192x64xf16>) outs(%init : tensor<128x4096x64xf32>) -> tensor<128x4096x64xf32>
+  return %mm : tensor<128x4096x64xf32>
+}
+func.func @big(%a: tensor<128x4096x8192xf16>, %b: tensor<128x8192x64xf16>) -> tensor<128x4096x64xf32> {
+  %y = call @big_kernel0(%a, %b) : (tensor<128x4096x8192xf16>, tensor<128x8192x64xf16>) -> tensor<128x4096x64xf32>
+  return %y : tensor<128x4096x64xf32>
+}

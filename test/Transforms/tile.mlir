@@ -199,7 +199,7 @@ func.func @x_wt(%x: tensor<30x20xf32>, %w: tensor<45x20xf32>) -> tensor<30x45xf3
 // Element indices are 32-bit: a kernel of more elements is refused, not
 // computed wrong.
 func.func @huge(%x: tensor<65536x65536xf32>) -> tensor<65536x65536xf32> {
-  // expected-error @+1 {{kiln-tile: kernel 'huge_kernel0' has 4294967296 elements; element indices are 32-bit}}
+  // expected-error @+1 {{kiln-tile: kernel 'huge_kernel0' has an operand of 4294967296 elements; element offsets are 32-bit}}
   %y = math.exp %x : tensor<65536x65536xf32>
   return %y : tensor<65536x65536xf32>
 }
