@@ -33,7 +33,8 @@ What a traced function may use: the operators ``+ - * / // % ** @``, unary
 ``min``, ``mean``, ``var``, ``std``, ``any``, ``all`` and
 ``np.linalg.norm`` over any axes, ``argmax`` and ``argmin`` over one
 (``keepdims`` or not); ``np.einsum`` of one or two arrays;
-``x.T``, ``np.transpose``, ``astype``, ``np.clip``, reshapes, and basic
+``x.T``, ``np.transpose``, ``swapaxes``, ``np.moveaxis``,
+``np.broadcast_to``, ``astype``, ``np.clip``, reshapes, and basic
 indexing: integers, slices of any step, ``None`` and an ellipsis
 (``x[1:] - x[:-1]``, ``x[..., ::2]``, ``x[:, None]``), each slice read in
 place by the kernels that use it. Anything else (another numpy function,
@@ -489,6 +490,9 @@ class TracedArray:
     def T(self) -> TracedArray:
         return _transpose(self)
 
+    def swapaxes(self, axis1: int, axis2: int) -> TracedArray:
+        return _swapaxes(self, axis1, axis2)
+
     def transpose(self, *axes) -> TracedArray:
         if len(axes) == 1 and not isinstance(axes[0], int):
             axes = axes[0]
@@ -690,14 +694,15 @@ def _input_map(shape: tuple[int, ...], result: tuple[int, ...]) -> str:
 
 
 def _elementwise(operands: Sequence[Any], dtype: np.dtype, what: str,
-                 body: Callable[[_Body, list], tuple[str, np.dtype]]
-                 ) -> TracedArray:
+                 body: Callable[[_Body, list], tuple[str, np.dtype]],
+                 shape: tuple[int, ...] | None = None) -> TracedArray:
     """A generic over the broadcast shape of ``operands`` (traced arrays,
-    or scalars which ``body`` receives as Python values) making ``dtype``."""
+    or scalars which ``body`` receives as Python values), or over
+    ``shape`` they broadcast to, making ``dtype``."""
     loc = _loc(_where())
     arrays = [o for o in operands if isinstance(o, TracedArray)]
     trace = _the_trace(arrays)
-    shape = _broadcast([a.shape for a in arrays], what)
+    shape = _broadcast([a.shape for a in arrays] + [shape or ()], what)
     space = _ir_shape(shape)
     unique: dict[int, TracedArray] = {}
     for a in arrays:
@@ -715,6 +720,22 @@ def _elementwise(operands: Sequence[Any], dtype: np.dtype, what: str,
     name = trace.generic(inputs, space, False, (init, dims, dtype), emit,
                          loc)
     return TracedArray(trace, name, shape, dtype)
+
+
+def _broadcast_to(x: Any, shape: Any) -> TracedArray:
+    """``x`` repeated along the axes where ``shape`` is larger: a generic
+    that reads it through a projection (nothing where it is as large)."""
+    x = _operand(x, "broadcast_to")
+    shape = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
+    if not isinstance(x, TracedArray):
+        raise _error("broadcast_to of a scalar is not supported by kiln.fuse")
+    if _broadcast([x.shape, shape], "broadcast_to") != shape:
+        raise _error(f"broadcast_to: shape {list(x.shape)} does not "
+                     f"broadcast to {list(shape)}")
+    if _ir_shape(x.shape) == _ir_shape(shape):
+        return _view(x, shape)
+    return _elementwise([x], x.dtype, "broadcast_to",
+                        lambda b, values: values[0], shape)
 
 
 def _view(x: TracedArray, shape: tuple[int, ...]) -> TracedArray:
@@ -1112,6 +1133,26 @@ def _transpose(x: TracedArray, axes: Sequence[int] | None = None
     return TracedArray(x._trace, name, shape, x.dtype)
 
 
+def _swapaxes(x: Any, axis1: int, axis2: int) -> TracedArray:
+    x = _operand(x, "swapaxes")
+    axes = list(range(x.ndim))
+    first, second = _normalize_axes((axis1, axis2), x.ndim, "swapaxes")
+    axes[first], axes[second] = second, first
+    return _transpose(x, axes)
+
+
+def _moveaxis(x: Any, source: Any, destination: Any) -> TracedArray:
+    x = _operand(x, "moveaxis")
+    source = _normalize_axes(source, x.ndim, "moveaxis")
+    destination = _normalize_axes(destination, x.ndim, "moveaxis")
+    if len(source) != len(destination):
+        raise _error("moveaxis: source and destination differ in length")
+    order = [a for a in range(x.ndim) if a not in source]
+    for axis, place in sorted(zip(destination, source)):
+        order.insert(axis, place)
+    return _transpose(x, order)
+
+
 def _reshape(x: TracedArray, shape: Any, order: str = "C") -> TracedArray:
     x = _operand(x, "reshape")
     shape = (shape,) if isinstance(shape, (int, np.integer)) else \
@@ -1502,7 +1543,8 @@ def _no_extra(kwargs: dict, what: str) -> None:
 
 def _matmul(a: Any, b: Any) -> TracedArray:
     """``a @ b`` of an array of two or more axes by a 2-d array, or of two
-    stacks of matrices of one batch shape (``[..., M, K] @ [..., K, N]``):
+    stacks of matrices whose batch axes broadcast
+    (``[..., M, K] @ [..., K, N]``):
     ``linalg.matmul`` (``linalg.batch_matmul``) into a fill of zeros, in
     float32 for float16 and float32 operands (float64 for float64),
     rounded to numpy's result type. The axes of ``a`` before its last are
@@ -1571,13 +1613,15 @@ def _matmul_types(a: TracedArray, b: TracedArray):
 
 
 def _batch_matmul(a: TracedArray, b: TracedArray) -> TracedArray:
-    """``a @ b`` of two stacks of matrices of one batch shape:
-    ``linalg.batch_matmul`` over the batch axes made one."""
-    batch = b.shape[:-2]
-    if a.shape[:-2] != batch:
-        raise _error(f"matmul: shapes {list(a.shape)} and {list(b.shape)}: "
-                     "kiln.fuse multiplies stacks of matrices of one batch "
-                     "shape, or by one 2-d array (no broadcast batch)")
+    """``a @ b`` of two stacks of matrices: ``linalg.batch_matmul`` over
+    the batch axes made one, an operand whose batch axes broadcast first
+    broadcast (a prologue the matmul kernel reads in place)."""
+    if a.ndim < 2:
+        raise _error(f"matmul of an array of shape {list(a.shape)} by a "
+                     "stack of matrices: kiln.fuse multiplies matrices")
+    batch = _broadcast([a.shape[:-2], b.shape[:-2]], "matmul")
+    a = _broadcast_to(a, batch + a.shape[-2:])
+    b = _broadcast_to(b, batch + b.shape[-2:])
     (m, k), n = a.shape[-2:], b.shape[-1]
     if b.shape[-2] != k:
         raise _error(f"matmul: shapes {list(a.shape)} and {list(b.shape)} "
@@ -1776,6 +1820,11 @@ _FUNCTIONS: dict[Callable, Callable] = {
     np.std: _std, np.where: _where_function, np.clip: _clip, np.dot: _dot,
     np.transpose: _transpose_function, np.reshape: _reshape_function,
     np.squeeze: _squeeze, np.expand_dims: _expand_dims, np.einsum: _einsum,
+    np.broadcast_to: lambda array, shape, subok=False: _broadcast_to(
+        array, shape),
+    np.swapaxes: lambda a, axis1, axis2: _swapaxes(a, axis1, axis2),
+    np.moveaxis: lambda a, source, destination: _moveaxis(a, source,
+                                                         destination),
 }
 for _name, _handler in [("amax", _max), ("amin", _min),
                         ("astype", _astype_function)]:

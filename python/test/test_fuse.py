@@ -855,9 +855,37 @@ def test_float64_matmul():
     _check(kiln.fuse(lambda x, w: x @ w), x, w, tolerance=1e-12)
 
 
+@pytest.mark.parametrize("a,b,kernels", [
+    ((1, 30, 20), (4, 20, 10), 1), ((30, 20), (4, 20, 10), 1),
+    # Broadcast over several batch axes, which the kernel then takes as
+    # one: each operand is broadcast by a kernel of its own first.
+    ((2, 1, 30, 20), (1, 3, 20, 10), 3),
+])
+def test_batches_broadcast(a, b, kernels):
+    """Batch axes broadcast as numpy's: the operand that lacks them is
+    broadcast by a prologue the matmul kernel reads in place (each batch
+    reads the same matrix)."""
+    fused = kiln.fuse(lambda x, y: x @ y)
+    x, y = _normal(*a), _normal(*b)
+    _check(fused, x, y, tolerance=1e-4)
+    assert _kernels(fused, x, y) == kernels
+
+
+def test_swapaxes_moveaxis_broadcast_to():
+    _check(kiln.fuse(lambda q, k: q @ k.swapaxes(-1, -2)), _normal(3, 30, 20),
+           _normal(3, 10, 20), tolerance=1e-4)
+    _check(kiln.fuse(lambda q, k: q @ np.swapaxes(k, 1, 2)),
+           _normal(3, 30, 20), _normal(3, 10, 20), tolerance=1e-4)
+    _check(kiln.fuse(lambda x: np.moveaxis(x, [0, 1], [-1, -2]) + 1),
+           _normal(3, 4, 5))
+    _check(kiln.fuse(lambda x: np.broadcast_to(x, (4, 3, 5)) * 2),
+           _normal(3, 5))
+    with pytest.raises(kiln.KilnError, match="do not broadcast together"):
+        kiln.fuse(lambda x: np.broadcast_to(x, (4, 5)))(_normal(3, 5))
+
+
 @pytest.mark.parametrize("a,b,message", [
-    ((4, 3, 5), (3, 5, 6), "stacks of matrices of one batch shape"),
-    ((3, 5), (4, 5, 6), "stacks of matrices of one batch shape"),
+    ((4, 3, 5), (3, 5, 6), "do not broadcast together"),
     ((4, 3, 5), (4, 5, 1), "matrices whose axes are larger than 1"),
     ((1, 1, 5), (5, 6), "more than one row"),
     ((4, 1), (1, 6), "more than one column"),
