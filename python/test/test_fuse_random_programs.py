@@ -4,7 +4,7 @@ Each program is a seeded sequence of steps over a pool of arrays:
 elementwise math, broadcasting binary operations, reductions over a
 random axis (keepdims or not), transposes, basic indexing (slices of any
 step, integers) and products of two arrays over their last axes
-(matmuls, batched where both are stacks of one batch shape). The steps are chosen on concrete arrays, so every
+(matmuls, batched over batch axes that broadcast). The steps are chosen on concrete arrays, so every
 program is valid numpy; kiln-fuse then groups them as it will (row
 kernels, slices read in place, recomputed producers, siblings joined), and
 the results must agree with numpy whatever the grouping."""
@@ -114,11 +114,12 @@ def _program(seed: int):
             # both are stacks of one batch shape.
             b = int(rng.integers(len(pool)))
             x, y = pool[a], pool[b]
-            batched = x.ndim == y.ndim and x.ndim > 2 and \
-                x.shape[:-2] == y.shape[:-2]
             if x.ndim < 2 or y.ndim < 2 or x.shape[-1] != y.shape[-1] or \
-                    1 in (x.shape[-1], x.shape[-2], y.shape[-2]) or \
-                    (y.ndim > 2 and not batched):
+                    1 in (x.shape[-1], x.shape[-2], y.shape[-2]):
+                continue
+            try:  # batch axes broadcast, as numpy's
+                np.broadcast_shapes(x.shape[:-2], y.shape[:-2])
+            except ValueError:
                 continue
             order = tuple(range(y.ndim - 2)) + (y.ndim - 1, y.ndim - 2)
             step = (lambda a, b, order:
