@@ -1662,7 +1662,8 @@ def _batch_matmul(a: TracedArray, b: TracedArray) -> TracedArray:
 def _einsum(subscripts, *operands, out=None, dtype=None, optimize=False,
             **kwargs):
     """``np.einsum`` of one or two arrays, each subscript once per array
-    (no ellipsis, no diagonal): a product of two arrays with subscripts
+    (no diagonal; an ellipsis stands for the leading axes, which
+    broadcast): a product of two arrays with subscripts
     summed over on both sides is a matmul (batched over the subscripts
     both keep: ``'bhqd,bhkd->bhqk'``) between transposes and free
     reshapes; anything else a broadcast product summed over the
@@ -1675,9 +1676,6 @@ def _einsum(subscripts, *operands, out=None, dtype=None, optimize=False,
     if not isinstance(subscripts, str):
         raise _error("np.einsum takes its subscripts as a string here")
     spec = subscripts.replace(" ", "")
-    if "..." in spec:
-        raise _error("np.einsum with an ellipsis is not supported by "
-                     "kiln.fuse")
     inputs, arrow, output = spec.partition("->")
     terms = inputs.split(",")
     if len(terms) != len(operands) or len(operands) not in (1, 2):
@@ -1687,11 +1685,29 @@ def _einsum(subscripts, *operands, out=None, dtype=None, optimize=False,
     arrays = [_operand(o, "np.einsum") for o in operands]
     if not all(isinstance(a, TracedArray) for a in arrays):
         raise _error("np.einsum of a scalar is not supported by kiln.fuse")
+    # An ellipsis: letters of its own for the axes it stands for, aligned
+    # on the right as broadcasting aligns them.
+    spare = [c for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+             if c not in spec]
+    covered = [a.ndim - len(t.replace("...", "")) if "..." in t else 0
+               for t, a in zip(terms, arrays)]
+    ellipsis = "".join(spare[:max(max(covered), 0)])
+    terms = [t.replace("...", ellipsis[len(ellipsis) - n:] if n >= 0
+                       else "?")
+             for t, n in zip(terms, covered)]
+    if arrow:
+        output = output.replace("...", ellipsis)
+    elif ellipsis:  # numpy's implicit output puts the ellipsis first
+        letters = "".join(t for t in terms)
+        output = ellipsis + "".join(sorted(
+            c for c in set(letters) - set(ellipsis)
+            if letters.count(c) == 1))
+        arrow = "->"
     sizes: dict[str, int] = {}
-    for term, a in zip(terms, arrays):
+    for term, written, a in zip(terms, inputs.split(","), arrays):
         if not term.isalpha() or len(term) != a.ndim:
-            raise _error(f"np.einsum: subscripts {term!r} for an array of "
-                         f"shape {list(a.shape)}")
+            raise _error(f"np.einsum: subscripts {written!r} for an array "
+                         f"of shape {list(a.shape)}")
         if len(set(term)) != len(term):
             raise _error(f"np.einsum: {term!r} repeats a subscript (a "
                          "diagonal), which kiln.fuse does not take")
@@ -1745,7 +1761,12 @@ def _einsum_as_matmul(terms: list[str], arrays: list[TracedArray],
     m = math.prod(sizes[c] for c in free_a)
     k = math.prod(sizes[c] for c in contract)
     n = math.prod(sizes[c] for c in free_b)
-    if 1 in (m, k, n) or any(sizes[c] == 1 for c in ta + tb):
+    # An axis broadcast (of size 1 where the other array's is not) is the
+    # broadcast product's.
+    whole = all(a.shape[i] == sizes[c] for i, c in enumerate(ta)) and \
+        all(b.shape[i] == sizes[c] for i, c in enumerate(tb))
+    if 1 in (m, k, n) or not whole or \
+            any(sizes[c] == 1 for c in ta + tb):
         return None
     batch_shape = tuple(sizes[c] for c in batch)
     lhs = _reshape(_transpose(a, [ta.index(c) for c in batch + free_a +

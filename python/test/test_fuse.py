@@ -818,7 +818,15 @@ def test_values_over_rows_beside_values_over_rows_and_columns():
     ("ijk,ik->j", [(3, 4, 5), (3, 5)], np.float32, None),
     ("ij,jk->ik", [(30, 20), (20, 10)], np.int32, None),
     ("ab,b->a", [(6, 1), (5,)], np.float32, None),
+    # An ellipsis for the leading axes, which broadcast; an axis of size 1
+    # against a larger one (the broadcast product's).
+    ("...ij,...jk->...ik", [(2, 3, 30, 20), (2, 3, 20, 10)], np.float32, 1),
+    ("...ij,...jk", [(2, 3, 30, 20), (3, 20, 10)], np.float32, None),
+    ("...ij,jk->...ik", [(5, 30, 20), (20, 10)], np.float32, 1),
+    ("...i,...i->...", [(3, 7), (1, 7)], np.float32, None),
+    ("bij,bjk->bik", [(1, 30, 20), (4, 20, 10)], np.float32, None),
     # One array: transposes and sums.
+    ("i...->...i", [(4, 3, 2)], np.float32, 1),
     ("ij->ji", [(7, 9)], np.float32, 1),
     ("ij->i", [(7, 9)], np.int8, 1),
     ("ijk->kij", [(3, 4, 5)], np.float16, 1),
@@ -836,7 +844,7 @@ def test_einsum_against_numpy(spec, shapes, dtype, kernels):
 
 
 @pytest.mark.parametrize("call,message", [
-    (lambda x: np.einsum("...ij->ji", x), "ellipsis"),
+    (lambda x: np.einsum("...ijk->i", x), r"subscripts '\.\.\.ijk' for an"),
     (lambda x: np.einsum("ii->i", x), "repeats a subscript"),
     (lambda x: np.einsum("ij,jk,kl->il", x, x, x), "one or two arrays"),
     (lambda x: np.einsum("ijk->i", x), "subscripts 'ijk' for an array"),
