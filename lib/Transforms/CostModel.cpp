@@ -7,6 +7,8 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Transforms/RegionUtils.h"
 #include "llvm/Support/Format.h"
 
 using namespace mlir;
@@ -42,13 +44,44 @@ static int64_t elementsOf(RankedTensorType tensor, int64_t dynamicSize) {
   return elements;
 }
 
+static int64_t bytesOfElement(Type element) {
+  int64_t bits = element.isIntOrFloat() ? element.getIntOrFloatBitWidth() : 64;
+  return (bits + 7) / 8;
+}
+
 static int64_t bytesOf(Type type, int64_t dynamicSize) {
   auto tensor = dyn_cast<RankedTensorType>(type);
   if (!tensor)
     return 0;
-  Type element = tensor.getElementType();
-  int64_t bits = element.isIntOrFloat() ? element.getIntOrFloatBitWidth() : 64;
-  return elementsOf(tensor, dynamicSize) * ((bits + 7) / 8);
+  return elementsOf(tensor, dynamicSize) *
+         bytesOfElement(tensor.getElementType());
+}
+
+/// Iterations of the linalg op `op`.
+static int64_t iterationsOf(linalg::LinalgOp op, int64_t dynamicSize) {
+  int64_t iterations = 1;
+  for (int64_t range : op.getStaticLoopRanges())
+    iterations *= ShapedType::isDynamic(range) ? dynamicSize : range;
+  return iterations;
+}
+
+/// Bytes read of `tensor`: all of it, or, where it is only gathered from
+/// (tensor.extract in bodies of linalg ops, in `within` if given), at most
+/// an element per iteration of those ops.
+static int64_t bytesRead(Value tensor, int64_t dynamicSize,
+                         Operation *within = nullptr) {
+  int64_t whole = bytesOf(tensor.getType(), dynamicSize);
+  int64_t gathered = 0;
+  for (Operation *user : tensor.getUsers()) {
+    auto linalgOp = user->getParentOfType<linalg::LinalgOp>();
+    if (within && !within->isAncestor(user))
+      continue;
+    if (!isa<tensor::ExtractOp>(user) || !linalgOp)
+      return whole;
+    gathered += iterationsOf(linalgOp, dynamicSize) *
+                bytesOfElement(getElementTypeOrSelf(tensor.getType()));
+  }
+  return std::min(whole, gathered);
 }
 
 static bool isArithmetic(Operation &op) {
@@ -59,9 +92,7 @@ static bool isArithmetic(Operation &op) {
 /// FLOPs of `op` and whether it can run on tensor cores.
 static std::pair<int64_t, bool> flopsOf(Operation *op, int64_t dynamicSize) {
   if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
-    int64_t iterations = 1;
-    for (int64_t range : linalgOp.getStaticLoopRanges())
-      iterations *= ShapedType::isDynamic(range) ? dynamicSize : range;
+    int64_t iterations = iterationsOf(linalgOp, dynamicSize);
     if (linalg::isaContractionOpInterface(linalgOp)) {
       Type input = getElementTypeOrSelf(op->getOperand(0).getType());
       return {2 * iterations, input.isF16() || input.isBF16()};
@@ -95,6 +126,10 @@ static int64_t bytesOfOp(Operation *op, int64_t dynamicSize) {
     for (OpOperand &init : linalgOp.getDpsInitsMutable())
       if (linalgOp.payloadUsesValueFromOperand(&init))
         bytes += bytesOf(init.get().getType(), dynamicSize);
+    llvm::SetVector<Value> captured;
+    getUsedValuesDefinedAbove(op->getRegions(), captured);
+    for (Value value : captured)
+      bytes += bytesRead(value, dynamicSize, op);
   } else {
     for (Value operand : op->getOperands())
       bytes += bytesOf(operand.getType(), dynamicSize);
@@ -114,8 +149,8 @@ static std::vector<KernelCost> kernelsOf(func::FuncOp func,
       if (!callee || !callee->hasAttr("kiln.kernel"))
         return;
       KernelCost cost{("@" + call.getCallee()).str()};
-      for (Type type : call->getOperandTypes())
-        cost.bytes += bytesOf(type, dynamicSize);
+      for (BlockArgument input : callee.getArguments())
+        cost.bytes += bytesRead(input, dynamicSize);
       for (Type type : call->getResultTypes())
         cost.bytes += bytesOf(type, dynamicSize);
       callee.walk([&](Operation *inner) {

@@ -64,6 +64,18 @@ static bool isElementwise(Operation *op) {
   return generic && generic.getNumLoops() == generic.getNumParallelLoops();
 }
 
+/// Whether `op` is a generic whose body extracts elements of a tensor it
+/// captures (a gather). kiln-tile gathers in elementwise kernels only.
+static bool gathers(Operation *op) {
+  auto generic = dyn_cast_if_present<linalg::GenericOp>(op);
+  if (!generic)
+    return false;
+  WalkResult found = generic.getBody()->walk([](tensor::ExtractOp) {
+    return WalkResult::interrupt();
+  });
+  return found.wasInterrupted();
+}
+
 /// Whether `matmul` can read `op`'s operands as its prologue or epilogue
 /// does: no slice (x[1:], x[::2]: a slice view, or through a strided
 /// indexing map; a matmul kernel loads its blocks whole, transposed or
@@ -292,8 +304,12 @@ LogicalResult KilnFusePass::fuseElementwise(func::FuncOp func) {
     });
     return applyPatternsGreedily(func, std::move(patterns));
   };
+  // A gather joins only elementwise consumers (see `gathers`).
   auto producerOf = [](OpOperand *fused) {
-    return fused->get().getDefiningOp<linalg::GenericOp>();
+    auto producer = fused->get().getDefiningOp<linalg::GenericOp>();
+    return producer && (!gathers(producer) || isElementwise(fused->getOwner()))
+               ? producer
+               : linalg::GenericOp();
   };
   if (failed(fuse([&](OpOperand *fused) {
         return producerOf(fused) && fused->get().hasOneUse();
@@ -403,6 +419,19 @@ void KilnFusePass::groupAndOutline(func::FuncOp func, SymbolTable &symbols) {
     }
     if (matmuls > 1 || (matmuls == 1 && rowReductions > 0))
       return false;
+    // A gather is in an elementwise kernel, which does not compute the
+    // tensor it gathers from (a kernel reads its inputs' elements, not
+    // those of its own tiles).
+    if (llvm::any_of(members, gathers) &&
+        !llvm::all_of(members, isElementwise))
+      return false;
+    for (Operation *member : members) {
+      llvm::SetVector<Value> captured;
+      getUsedValuesDefinedAbove(member->getRegions(), captured);
+      for (Value value : captured)
+        if (llvm::is_contained(members, value.getDefiningOp()))
+          return false;
+    }
     // A kernel reads slices of its inputs (kiln-tile places them by their
     // strides), not of a value it computes.
     for (Operation *member : members)

@@ -495,6 +495,20 @@ FailureOr<TiledKernel> KilnTilePass::tileElementwise(func::FuncOp kernel) {
                         indices[index.getDim()]));
         continue;
       }
+      if (auto extract = dyn_cast<tensor::ExtractOp>(op)) {
+        FailureOr<Value> gathered = gatherInKernel(
+            b, extract, kernel, *entry, mask, [&](Value index) -> Value {
+              if (!mapping.contains(index) &&
+                  failed(recreateScalar(b, extract, index, kernel,
+                                        tiled.ties, domainSize, mapping)))
+                return {};
+              return asTile(b, loc, mapping.lookup(index), tileShape);
+            });
+        if (failed(gathered))
+          return failure();
+        mapping.map(extract.getResult(), *gathered);
+        continue;
+      }
       if (op.getNumRegions() != 0 ||
           !isa<arith::ArithDialect, math::MathDialect>(op.getDialect()))
         return op.emitError("kiln-tile: ")

@@ -5,6 +5,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 namespace kiln {
 
@@ -139,6 +140,26 @@ struct MatmulBlocks {
 /// per block of the result, a loop over K of tile.dot.
 mlir::FailureOr<TiledKernel> tileMatmul(mlir::func::FuncOp kernel,
                                         const MatmulBlocks &blocks);
+
+/// The elements of the static `source`, whose data starts at pointer
+/// `base`, at `indices` (an index tile per dimension), loaded where `mask`
+/// holds: a gather (a tensor.extract in a body). An index outside
+/// `source` reads nothing and gives 0.
+mlir::Value loadGathered(mlir::OpBuilder &b, mlir::Location loc,
+                         mlir::Value base, mlir::RankedTensorType source,
+                         mlir::ArrayRef<mlir::Value> indices,
+                         mlir::Value mask);
+
+/// Loads, where `mask` holds, the elements `extract` (in a body of
+/// `kernel`) reads of an input of the kernel, whose pointer is that
+/// input's argument of the tile kernel's `tileEntry`; `indexTile` gives
+/// the index tile of each of its indices (null after an error). Fails,
+/// with an error, on a tensor that is not an input or not static.
+mlir::FailureOr<mlir::Value>
+gatherInKernel(mlir::OpBuilder &b, mlir::tensor::ExtractOp extract,
+               mlir::func::FuncOp kernel, mlir::Block &tileEntry,
+               mlir::Value mask,
+               llvm::function_ref<mlir::Value(mlir::Value)> indexTile);
 
 } // namespace kiln
 

@@ -8,7 +8,7 @@ from kiln.autotune import Config, autotune
 from kiln.codegen import KilnCompileError
 from kiln.compiler import Context, Module
 from kiln.errors import (CompilationError, CudaError, Diagnostic, KilnError,
-                         LaunchError, Severity)
+                         KilnIndexError, LaunchError, Severity)
 from kiln.fuse import fuse
 from kiln.jit import JITFunction, jit
 
@@ -24,5 +24,6 @@ def cdiv(x: int, y: int) -> int:
 
 
 __all__ = ["CompilationError", "Config", "Context", "CudaError", "Diagnostic",
-           "JITFunction", "KilnCompileError", "KilnError", "LaunchError",
+           "JITFunction", "KilnCompileError", "KilnError", "KilnIndexError",
+           "LaunchError",
            "Module", "Severity", "autotune", "cdiv", "fuse", "jit"]

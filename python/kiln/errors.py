@@ -62,6 +62,11 @@ class LaunchError(KilnError):
     argument, an out-of-bounds access in bounds-check mode)."""
 
 
+class KilnIndexError(KilnError, IndexError):
+    """An index array given to a ``kiln.fuse`` function holds an index
+    outside the axis it indexes, where numpy would raise ``IndexError``."""
+
+
 class CudaError(KilnError):
     """The CUDA driver is missing or reported an error; the message names
     the driver's error and what was being done."""

@@ -61,7 +61,7 @@ import numpy as np
 
 from kiln.codegen import KilnCompileError
 from kiln.compiler import Context, Module
-from kiln.errors import CompilationError, KilnError
+from kiln.errors import CompilationError, KilnError, KilnIndexError
 from kiln.gpu import is_device_array
 from kiln.host import ARRAY_PIPELINE, HostExecutable
 
@@ -77,6 +77,7 @@ _ELEMENT_TYPES = {
     np.dtype(np.float32): "f32", np.dtype(np.float64): "f64",
 }
 _BOOL = np.dtype(np.bool_)
+_I64 = np.dtype(np.int64)
 _F16, _F32 = np.dtype(np.float16), np.dtype(np.float32)
 
 
@@ -265,6 +266,10 @@ class _Trace:
         self.lines: list[str] = []
         self.open = True
         self._count = 0
+        # Index arrays among the arguments, checked before each call as
+        # numpy checks them: (argument, size of the axis, axis, where it
+        # indexes).
+        self.index_checks: list[tuple[int, int, int, tuple]] = []
 
     def fresh(self) -> str:
         self._count += 1
@@ -344,11 +349,14 @@ class TracedArray:
     booleans raise ``KilnError``."""
 
     def __init__(self, trace: _Trace, value: str, shape: tuple[int, ...],
-                 dtype: np.dtype) -> None:
+                 dtype: np.dtype, bound: int | None = None) -> None:
         self._trace = trace
         self._value = value
         self.shape = tuple(shape)
         self.dtype = np.dtype(dtype)
+        # Integers known to lie in [0, bound) (an argmax's), which index an
+        # axis of at least that size without a check.
+        self._bound = bound
 
     @property
     def ndim(self) -> int:
@@ -544,14 +552,19 @@ class TracedArray:
             shape = shape[0]
         return _reshape(self, shape, order)
 
+    def take(self, indices, axis=None, out=None, mode="raise"
+             ) -> TracedArray:
+        return _take(self, indices, axis, out, mode)
+
     def squeeze(self, axis=None) -> TracedArray:
         return _squeeze(self, axis)
 
     def __getitem__(self, key) -> TracedArray:
-        """Basic indexing, as numpy's: integers, slices of any step
-        (``x[1:]``, ``x[:, ::2]``, ``x[::-1]``, ``x[..., :h]``, ``x[3]``),
-        ``None`` and one ellipsis. A slice is read in place by the kernels
-        that use it. Indexing by arrays or booleans is not supported."""
+        """Indexing as numpy's: integers, slices of any step (``x[1:]``,
+        ``x[:, ::2]``, ``x[::-1]``, ``x[..., :h]``, ``x[3]``), ``None``
+        and one ellipsis, read in place by the kernels that use them; and
+        integer arrays (``w[ids]``, ``x[:, ids]``), a gather (see
+        ``_index_by_arrays``). Boolean arrays are not supported."""
         items = key if isinstance(key, tuple) else (key,)
         if sum(item is Ellipsis for item in items) > 1:
             raise _error("an index with two ellipses")
@@ -567,6 +580,8 @@ class TracedArray:
                 expanded.append(item)
         expanded += [slice(None)] * (self.ndim - sum(
             i is not None for i in expanded))
+        if any(_is_index_array(item) for item in expanded):
+            return _index_by_arrays(self, expanded, key)
         shape: list[int] = []
         # Offset, size and stride along each axis of the IR tensor (the
         # axes of size > 1).
@@ -601,9 +616,8 @@ class TracedArray:
             else:
                 raise _error(
                     f"indexing a traced array with [{_key_text(key)}]: "
-                    "kiln.fuse indexes with integers, slices, None and "
-                    "an ellipsis; indexing by arrays or booleans (which "
-                    "picks elements by value) is not supported")
+                    "kiln.fuse indexes with integers, slices, None, an "
+                    "ellipsis and integer arrays")
             if size != 1:
                 offsets.append(start)
                 sizes.append(length)
@@ -740,7 +754,7 @@ def _broadcast_to(x: Any, shape: Any) -> TracedArray:
 
 def _view(x: TracedArray, shape: tuple[int, ...]) -> TracedArray:
     """``x`` with axes of size 1 added or dropped: the same tensor."""
-    return TracedArray(x._trace, x._value, shape, x.dtype)
+    return TracedArray(x._trace, x._value, shape, x.dtype, x._bound)
 
 
 def _copy(x: TracedArray, loc: str) -> str:
@@ -1241,6 +1255,250 @@ def _expand_dims(x: TracedArray, axis: Any) -> TracedArray:
                           for i in range(ndim)))
 
 
+# --- indexing by integer arrays (gathers) ------------------------------------
+
+_TAKE_MODES = ("raise", "wrap", "clip")
+
+
+def _is_index_array(item: Any) -> bool:
+    """Whether a key item indexes by values: an array, or a list."""
+    return isinstance(item, (TracedArray, np.ndarray, list, tuple))
+
+
+def _index_array(item: Any, what: str) -> TracedArray:
+    """``item`` as an integer index array of the trace."""
+    if isinstance(item, (list, tuple)):
+        item = np.asarray(item)
+    if getattr(item, "dtype", None) == _BOOL:
+        raise _error(f"{what} by a boolean array: it selects elements by "
+                     "value, which makes a shape known only when the "
+                     "function runs; kiln.fuse's shapes are known when it "
+                     "traces (use np.where)")
+    item = _operand(item, what)
+    if item.dtype.kind != "i":
+        raise _error(f"{what}: an index array holds integers, not "
+                     f"{item.dtype}")
+    return item
+
+
+def _check_index(a: TracedArray, size: int, axis: int, what: str) -> None:
+    """Makes sure the values of ``a`` index an axis of ``size`` as numpy's
+    ``mode='raise'`` does: each in [-size, size). An argmax's are by
+    construction; an argument's are checked before each call."""
+    if a._bound is not None and a._bound <= size:
+        return
+    argument = re.fullmatch(r"%arg(\d+)", a._value)
+    if argument:
+        a._trace.index_checks.append((int(argument[1]), size, axis,
+                                      _where()))
+        return
+    raise _error(
+        f"{what}: this index array is computed in the function, so its "
+        f"values cannot be checked against axis {axis} (of size {size}) as "
+        "numpy checks them; kiln.fuse indexes by an argument (checked "
+        "before each call) or an argmax or argmin, or, with np.take's "
+        "mode='wrap' or 'clip', by any integer array")
+
+
+def _gather(x: TracedArray, sources: list[tuple], shape: tuple[int, ...],
+            arrays: list[tuple[TracedArray, list[int | None]]]
+            ) -> TracedArray:
+    """A generic over ``shape`` whose body extracts elements of ``x``
+    (captured from above, as torch-mlir's gathers do): along axis j of x,
+    at ``sources[j]``, which is ``("slice", result axis, start, step)``
+    (start + step * that axis's index), ``("int", i)``, or
+    ``("array", k, mode)``, the value of ``arrays[k]`` wrapped as
+    ``np.take``'s ``mode`` says. ``arrays`` pairs each index array with
+    the result axis each of its axes is read along."""
+    loc = _loc(_where())
+    trace = x._trace
+    space = _ir_shape(shape)
+    space_axes = [i for i, d in enumerate(shape) if d != 1]
+
+    def dim(axis: int) -> str:
+        return f"d{space_axes.index(axis)}" if axis in space_axes else ""
+
+    inputs = [(a, ", ".join(dim(r) for r, n in zip(axes, a.shape) if n != 1)
+               or "0") for a, axes in arrays]
+    init = trace.empty(space, x.dtype, loc)
+    dims = ", ".join(f"d{i}" for i in range(len(space)))
+
+    def body(b: _Body, values: list) -> tuple[str, np.dtype]:
+        def index(text: str) -> str:
+            return b.op(text, _I64)[0]
+
+        def constant(value: int) -> str:
+            return index(f"arith.constant {value} : index")
+
+        indices = []
+        for j, source in enumerate(sources):
+            size = x.shape[j]
+            if size == 1:  # the IR tensor has no such axis
+                continue
+            if source[0] == "int":
+                indices.append(constant(source[1]))
+            elif source[0] == "slice":
+                _, axis, start, step = source
+                if not dim(axis):
+                    indices.append(constant(start))
+                    continue
+                position = index(f"linalg.index {dim(axis)[1:]} : index")
+                if step != 1:
+                    position = index(f"arith.muli {position}, "
+                                     f"{constant(step)} : index")
+                if start != 0:
+                    position = index(f"arith.addi {position}, "
+                                     f"{constant(start)} : index")
+                indices.append(position)
+            else:
+                _, k, mode = source
+                value = b.cast(values[k], _I64)
+                indices.append(index(
+                    f"arith.index_cast {_wrap(b, value, size, mode)[0]} : "
+                    "i64 to index"))
+        if not indices:  # x holds one element
+            indices.append(constant(0))
+        return b.op(f"tensor.extract {x._value}[{', '.join(indices)}] : "
+                    f"{x._tensor_type}", x.dtype)
+
+    name = trace.generic(inputs, space, False, (init, dims, x.dtype), body,
+                         loc)
+    return TracedArray(trace, name, shape, x.dtype)
+
+
+def _wrap(b: _Body, value: tuple[str, np.dtype], size: int, mode: str
+          ) -> tuple[str, np.dtype]:
+    """An int64 index into an axis of ``size`` as ``np.take``'s ``mode``
+    makes it: negative ones counted from the end (``raise``, whose values
+    were checked), taken modulo ``size`` (``wrap``) or clipped to
+    [0, size) (``clip``)."""
+    zero, n = b.constant(0, _I64), b.constant(size, _I64)
+    if mode == "clip":
+        last = b.constant(size - 1, _I64)
+        return b.binary("arith.maxsi", b.binary("arith.minsi", value, last),
+                        zero)
+    if mode == "wrap":
+        value = b.binary("arith.remsi", value, n)
+    return b.select(b.compare("slt", value, zero),
+                    b.binary("arith.addi", value, n), value)
+
+
+def _index_by_arrays(x: TracedArray, expanded: list, key: Any
+                     ) -> TracedArray:
+    """``x[key]`` where the key (``expanded``: an item per axis, and
+    ``None``s) holds integer arrays: numpy's advanced indexing. The arrays
+    and the integers broadcast together; their axes replace the axes they
+    index where those are next to each other in the key, and come first
+    otherwise; slices index the other axes."""
+    what = f"indexing a traced array with [{_key_text(key)}]"
+    advanced = [i for i, item in enumerate(expanded)
+                if item is not None and not isinstance(item, slice)]
+    arrays = {i: _index_array(expanded[i], what) for i in advanced
+              if _is_index_array(expanded[i])}
+    _the_trace([x, *arrays.values()])
+    block = _broadcast([a.shape for a in arrays.values()], what)
+    # Each result axis: a slice's (its key item), a new axis, or an axis
+    # of the broadcast index arrays.
+    block_axes = [("block", k) for k in range(len(block))]
+    adjacent = advanced == list(range(advanced[0], advanced[-1] + 1))
+    result: list[tuple] = [] if adjacent else list(block_axes)
+    for i, item in enumerate(expanded):
+        if i not in advanced:
+            result.append(("new",) if item is None else ("slice", i))
+        elif adjacent and i == advanced[0]:
+            result += block_axes
+    lengths: dict[tuple, int] = {("new",): 1}
+    lengths.update(zip(block_axes, block))
+    sources: list[tuple] = []
+    gathered: list[tuple[TracedArray, list[int | None]]] = []
+    axis = 0
+    for i, item in enumerate(expanded):
+        if item is None:
+            continue
+        size = x.shape[axis]
+        if isinstance(item, slice):
+            start, stop, step = item.indices(size)
+            lengths[("slice", i)] = len(range(start, stop, step))
+            if lengths[("slice", i)] == 0:
+                raise _error(f"{what} selects no element along axis {axis} "
+                             f"(of size {size}); kiln.fuse arrays have at "
+                             "least one")
+            sources.append(("slice", result.index(("slice", i)), start,
+                            step))
+        elif i in arrays:
+            a = arrays[i]
+            _check_index(a, size, axis, what)
+            first = len(block) - a.ndim
+            gathered.append((a, [result.index(("block", first + j))
+                                 for j in range(a.ndim)]))
+            sources.append(("array", len(gathered) - 1, "raise"))
+        else:
+            if not -size <= item < size:
+                raise _error(f"index {item} is out of bounds for axis "
+                             f"{axis} with size {size}")
+            sources.append(("int", int(item) % size))
+        axis += 1
+    return _gather(x, sources, tuple(lengths[r] for r in result), gathered)
+
+
+def _take(a: Any, indices: Any, axis: Any = None, out: Any = None,
+          mode: str = "raise") -> TracedArray:
+    """``np.take``: the elements of ``a`` (flattened when ``axis`` is
+    None) at ``indices`` along ``axis``, wrapped or clipped by ``mode``."""
+    _no_out(out, "take")
+    a = _operand(a, "take")
+    if mode not in _TAKE_MODES:
+        raise _error(f"take: mode must be one of {', '.join(_TAKE_MODES)}, "
+                     f"not {mode!r}")
+    if axis is None:
+        a, axis = _reshape(a, (a.size,)), 0
+    (axis,) = _normalize_axes(axis, a.ndim, "take")
+    size = a.shape[axis]
+    if _is_scalar(indices) and not isinstance(indices, TracedArray):
+        i = int(indices)
+        if mode == "wrap":
+            i %= size
+        elif mode == "clip":
+            i = min(max(i, 0), size - 1)
+        return a[(slice(None),) * axis + (i,)]
+    indices = _index_array(indices, "take")
+    _the_trace([a, indices])
+    if mode == "raise":
+        _check_index(indices, size, axis, "take")
+    shape = a.shape[:axis] + indices.shape + a.shape[axis + 1:]
+    after = indices.ndim - 1
+    sources = [("slice", j if j < axis else j + after, 0, 1)
+               if j != axis else ("array", 0, mode) for j in range(a.ndim)]
+    return _gather(a, sources, shape,
+                   [(indices, list(range(axis, axis + indices.ndim)))])
+
+
+def _take_along_axis(arr: Any, indices: Any, axis: Any, **kwargs
+                     ) -> TracedArray:
+    """``np.take_along_axis``: along ``axis``, the elements of ``arr`` at
+    ``indices`` (of ``arr``'s rank; the other axes broadcast)."""
+    _no_extra(kwargs, "take_along_axis")
+    arr = _operand(arr, "take_along_axis")
+    indices = _index_array(indices, "take_along_axis")
+    if axis is None:
+        arr, axis = _reshape(arr, (arr.size,)), 0
+    if indices.ndim != arr.ndim:
+        raise _error(f"take_along_axis: indices of {indices.ndim} axes for "
+                     f"an array of {arr.ndim}; they must have as many")
+    (axis,) = _normalize_axes(axis, arr.ndim, "take_along_axis")
+    _the_trace([arr, indices])
+    _check_index(indices, arr.shape[axis], axis, "take_along_axis")
+    others = [d for j, d in enumerate(arr.shape) if j != axis]
+    shape = list(_broadcast(
+        [tuple(others), tuple(d for j, d in enumerate(indices.shape)
+                              if j != axis)], "take_along_axis"))
+    shape.insert(axis, indices.shape[axis])
+    sources = [("slice", j, 0, 1) if j != axis else ("array", 0, "raise")
+               for j in range(arr.ndim)]
+    return _gather(arr, sources, tuple(shape),
+                   [(indices, list(range(indices.ndim)))])
+
+
 # --- reductions and matmul ---------------------------------------------------
 
 _NEUTRAL = {"sum": 0, "prod": 1, "max": -np.inf, "min": np.inf}
@@ -1355,7 +1613,7 @@ def _arg_reduce(x: Any, kind: str, axis: Any, keepdims: bool,
     index_type = np.dtype(np.int64)
     if x.shape[axis] == 1:  # one candidate: index 0
         zeros = trace.fill(0, _ir_shape(shape), index_type, loc)
-        return TracedArray(trace, zeros, shape, index_type)
+        return TracedArray(trace, zeros, shape, index_type, 1)
     if x.dtype == _BOOL:
         x = _astype(x, np.int8)
     compute = _compute_type(x.dtype)
@@ -1412,7 +1670,7 @@ def _arg_reduce(x: Any, kind: str, axis: Any, keepdims: bool,
     trace.emit(f"  linalg.yield {kept}, {kept_index} : {element}, {i64} "
                f"{loc}")
     trace.emit(f"}} -> ({value_type}, {index_tensor}) {loc}")
-    return TracedArray(trace, f"{name}#1", shape, index_type)
+    return TracedArray(trace, f"{name}#1", shape, index_type, x.shape[axis])
 
 
 def _argmax(a, axis=None, out=None, *, keepdims=False):
@@ -1837,7 +2095,8 @@ def _astype_function(x, dtype, /, *, copy=True, **kwargs):
 _FUNCTIONS: dict[Callable, Callable] = {
     np.sum: _sum, np.max: _max, np.min: _min, np.mean: _mean, np.var: _var,
     np.prod: _prod, np.any: _any, np.all: _all, np.linalg.norm: _norm,
-    np.argmax: _argmax, np.argmin: _argmin,
+    np.argmax: _argmax, np.argmin: _argmin, np.take: _take,
+    np.take_along_axis: _take_along_axis,
     np.std: _std, np.where: _where_function, np.clip: _clip, np.dot: _dot,
     np.transpose: _transpose_function, np.reshape: _reshape_function,
     np.squeeze: _squeeze, np.expand_dims: _expand_dims, np.einsum: _einsum,
@@ -1886,12 +2145,15 @@ class _Traced:
     def __init__(self, text: str, symbol: str,
                  input_shapes: list[tuple[int, ...]],
                  outputs: list[tuple[int, tuple[int, ...]]],
-                 single: bool) -> None:
+                 single: bool, names: list[str],
+                 index_checks: list[tuple[int, int, int, tuple]]) -> None:
         self.text = text
         self.symbol = symbol
         self.input_shapes = input_shapes  # the plan's, per argument
         self.outputs = outputs  # per returned array: plan result, shape
         self.single = single  # the function returned one array
+        self.names = names  # per argument
+        self.index_checks = index_checks  # _Trace.index_checks
         self.executable: HostExecutable | None = None
 
 
@@ -2004,7 +2266,8 @@ class FusedFunction:
              f"    return {', '.join(values)} : {', '.join(types)} {loc}",
              f"}} {loc}", ""])
         return _Traced(text, symbol, [_ir_shape(k[1]) for k in key],
-                       outputs, single)
+                       outputs, single, [k[0] for k in key],
+                       trace.index_checks)
 
     def _traced(self, args: tuple, kwargs: dict
                 ) -> tuple[_Traced, list[np.ndarray]]:
@@ -2050,6 +2313,7 @@ class FusedFunction:
                for a in (*args, *kwargs.values())):
             return self.fn(*args, **kwargs)  # inlined into another trace
         traced, arrays = self._traced(args, kwargs)
+        self._check_indices(traced, arrays)
         executable = traced.executable or self._executable(traced)
         inputs = [np.ascontiguousarray(a, a.dtype.newbyteorder("="))
                   .reshape(shape)
@@ -2061,6 +2325,21 @@ class FusedFunction:
         # A 0-d result is a numpy scalar, as numpy's full reductions give.
         outputs = [o[()] if o.ndim == 0 else o for o in outputs]
         return outputs[0] if traced.single else tuple(outputs)
+
+    def _check_indices(self, traced: _Traced, arrays: list[np.ndarray]
+                       ) -> None:
+        """Raises, as numpy's IndexError does, where an index array among
+        the arguments holds an index outside the axis it indexes (the
+        kernels would read outside the array)."""
+        for position, size, axis, (file, line, _) in traced.index_checks:
+            a = arrays[position]
+            low, high = int(a.min()), int(a.max())
+            if low < -size or high >= size:
+                raise KilnIndexError(
+                    f"{file}:{line}: {self.__name__}: argument "
+                    f"'{traced.names[position]}' holds index "
+                    f"{low if low < -size else high}, out of bounds for "
+                    f"axis {axis} with size {size}")
 
     def close(self) -> None:
         """Frees the compiled plans (a later call compiles again)."""

@@ -1,0 +1,82 @@
+//===- Gather.cpp - Loading the elements a body extracts ------------------===//
+//
+// A generic's body may read an element of a tensor it captures at indices
+// it computes (`tensor.extract %table[%id, %j]`: an embedding lookup, a
+// gather, as torch-mlir writes them). In a tile kernel that is one load
+// through a tile of pointers, each lane's at its own indices.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TiledKernel.h"
+
+#include "kiln/Dialect/Tile/IR/TileDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
+using namespace mlir;
+
+Value kiln::loadGathered(OpBuilder &b, Location loc, Value base,
+                         RankedTensorType source, ArrayRef<Value> indices,
+                         Value mask) {
+  auto shape = cast<RankedTensorType>(mask.getType()).getShape();
+  auto splat = [&](Type element, int64_t value) -> Value {
+    auto type = RankedTensorType::get(shape, element);
+    return arith::ConstantOp::create(
+        b, loc, SplatElementsAttr::get(type, b.getIntegerAttr(element, value)));
+  };
+  Type i32 = b.getI32Type(), i64 = b.getI64Type();
+  // An index outside the tensor reads nothing (tensor.extract leaves its
+  // element undefined; kiln.fuse checks indices as numpy does): its lane
+  // is masked off and its offset kept inside the tensor. Indices are
+  // checked at 64 bits, so that none wraps into range; offsets, inside a
+  // tensor of less than 2^31 elements, are 32-bit.
+  Value offset = splat(i32, 0);
+  int64_t stride = 1;
+  for (int64_t d = source.getRank() - 1; d >= 0; --d) {
+    Value index = arith::IndexCastOp::create(
+        b, loc, RankedTensorType::get(shape, i64), indices[d]);
+    Value zero = splat(i64, 0);
+    Value inside = arith::AndIOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, index, zero),
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, index,
+                              splat(i64, source.getDimSize(d))));
+    mask = arith::AndIOp::create(b, loc, mask, inside);
+    index = arith::TruncIOp::create(
+        b, loc, RankedTensorType::get(shape, i32),
+        arith::SelectOp::create(b, loc, inside, index, zero));
+    offset = arith::AddIOp::create(
+        b, loc, offset,
+        arith::MulIOp::create(b, loc, index, splat(i32, stride)));
+    stride *= source.getDimSize(d);
+  }
+  auto ptrTile = RankedTensorType::get(shape, base.getType());
+  Value ptrs = tile::AddPtrOp::create(
+      b, loc, ptrTile, tile::SplatOp::create(b, loc, ptrTile, base), offset);
+  auto valueTile = RankedTensorType::get(shape, source.getElementType());
+  Value other = arith::ConstantOp::create(b, loc, b.getZeroAttr(valueTile));
+  return tile::LoadOp::create(b, loc, valueTile, ptrs, mask, other);
+}
+
+FailureOr<Value>
+kiln::gatherInKernel(OpBuilder &b, tensor::ExtractOp extract,
+                     func::FuncOp kernel, Block &tileEntry, Value mask,
+                     function_ref<Value(Value)> indexTile) {
+  auto source = dyn_cast<BlockArgument>(extract.getTensor());
+  if (!source || source.getOwner() != &kernel.getBody().front())
+    return extract.emitError("kiln-tile: a body extracts elements of a "
+                             "tensor that is not an input of its kernel");
+  RankedTensorType type = extract.getTensor().getType();
+  if (!type.hasStaticShape())
+    return extract.emitError("kiln-tile: a body extracts elements of ")
+           << type << ", a tensor of dynamic shape (gathers read static ones)";
+  SmallVector<Value> indices;
+  for (Value index : extract.getIndices()) {
+    indices.push_back(indexTile(index));
+    if (!indices.back())
+      return failure();
+  }
+  return loadGathered(b, extract.getLoc(),
+                      tileEntry.getArgument(source.getArgNumber()), type,
+                      indices, mask);
+}

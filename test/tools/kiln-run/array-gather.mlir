@@ -1,0 +1,47 @@
+// RUN: kiln-run %s --kernel=reversed_rows --init=iota | FileCheck %s --check-prefix=REVERSED
+// RUN: kiln-run %s --kernel=outside --init=iota | FileCheck %s --check-prefix=OUTSIDE
+// RUN: env KILN_CUDA_DRIVER=%kiln_fake_cuda_driver KILN_PTXAS=%t.no-ptxas kiln-run %s --kernel=reversed_rows --init=rand --target=gpu --check=none | FileCheck %s --check-prefix=REVERSED-GPU
+// RUN: kiln-opt %s -kiln-fuse -kiln-tile -canonicalize "-symbol-privatize=exclude=reversed_rows_kernel0_tile,outside_kernel0_tile" -symbol-dce -o %t.mlir
+// RUN: %if ptxas %{ kiln-translate %t.mlir --chip=sm_80 | %ptxas -arch=sm_80 -v 2>&1 | FileCheck %s --check-prefix=PTXAS %}
+// RUN: %if ptxas %{ kiln-translate %t.mlir --chip=sm_90a | %ptxas -arch=sm_90a -v 2>&1 | FileCheck %s --check-prefix=PTXAS %}
+
+// Gathers run as launch plans on inputs 0, 1, 2, ...: each lane loads
+// the element its indices pick.
+
+// Row 7 - ids[i] of an 8 x 4 w for ids 0..7: w's rows reversed, the
+// first [28, 29, 30, 31] (w holds 0..31).
+// REVERSED: result0 f32[32]: sum=496 min=0 max=31 first=[28, 29, 30, 31]
+// REVERSED-GPU: array function reversed_rows on Kiln Fake GPU (sm_90a): {{[0-9.]+}} ms per run (median of 1)
+// REVERSED-GPU: result0 f32[32]:
+func.func @reversed_rows(%w: tensor<8x4xf32>, %ids: tensor<8xi32>) -> tensor<8x4xf32> {
+  %c7 = arith.constant 7 : i32
+  %e = tensor.empty() : tensor<8x4xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%ids : tensor<8xi32>) outs(%e : tensor<8x4xf32>) {
+  ^bb0(%i: i32, %o: f32):
+    %back = arith.subi %c7, %i : i32
+    %row = arith.index_cast %back : i32 to index
+    %col = linalg.index 1 : index
+    %v = tensor.extract %w[%row, %col] : tensor<8x4xf32>
+    linalg.yield %v : f32
+  } -> tensor<8x4xf32>
+  return %r : tensor<8x4xf32>
+}
+
+// x[2 * ids[i]] for ids 0..7 and x 0..7: x[0], x[2], x[4], x[6], then
+// indices outside x (8 to 14), which read nothing and give 0 (as
+// tensor.extract leaves them undefined).
+// OUTSIDE: result0 f32[8]: sum=12 min=0 max=6 first=[0, 2, 4, 6]
+func.func @outside(%x: tensor<8xf32>, %ids: tensor<8xi32>) -> tensor<8xf32> {
+  %c2 = arith.constant 2 : i32
+  %e = tensor.empty() : tensor<8xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%ids : tensor<8xi32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%i: i32, %o: f32):
+    %twice = arith.muli %i, %c2 : i32
+    %at = arith.index_cast %twice : i32 to index
+    %v = tensor.extract %x[%at] : tensor<8xf32>
+    linalg.yield %v : f32
+  } -> tensor<8xf32>
+  return %r : tensor<8xf32>
+}
+
+// PTXAS-COUNT-2: 0 bytes spill stores, 0 bytes spill loads
