@@ -266,10 +266,10 @@ class _Trace:
         self.lines: list[str] = []
         self.open = True
         self._count = 0
-        # Index arrays among the arguments, checked before each call as
-        # numpy checks them: (argument, size of the axis, axis, where it
-        # indexes).
-        self.index_checks: list[tuple[int, int, int, tuple]] = []
+        # Index arrays among the arguments (or views of them), checked
+        # before each call as numpy checks them: (argument, the view of
+        # it, size of the axis, axis, where it indexes).
+        self.index_checks: list[tuple] = []
 
     def fresh(self) -> str:
         self._count += 1
@@ -349,7 +349,8 @@ class TracedArray:
     booleans raise ``KilnError``."""
 
     def __init__(self, trace: _Trace, value: str, shape: tuple[int, ...],
-                 dtype: np.dtype, bound: int | None = None) -> None:
+                 dtype: np.dtype, bound: int | None = None,
+                 origin: tuple[int, Callable] | None = None) -> None:
         self._trace = trace
         self._value = value
         self.shape = tuple(shape)
@@ -357,6 +358,17 @@ class TracedArray:
         # Integers known to lie in [0, bound) (an argmax's), which index an
         # axis of at least that size without a check.
         self._bound = bound
+        # For an argument or a view of one (reshaped, basic-indexed): the
+        # argument's position and how to make the view of the numpy array
+        # passed, whose values an index check looks at.
+        self._origin = origin
+
+    def _view_of(self, view: Callable) -> tuple[int, Callable] | None:
+        """The origin of ``view(self)``."""
+        if self._origin is None:
+            return None
+        position, make = self._origin
+        return position, lambda a: view(make(a))
 
     @property
     def ndim(self) -> int:
@@ -625,8 +637,11 @@ class TracedArray:
             axis += 1
         whole = all(o == 0 and s == n and t == 1 for o, s, t, n in zip(
             offsets, sizes, strides, [n for n in self.shape if n != 1]))
+        origin = self._view_of(lambda a: a[key])
         if whole:
-            return _view(self, tuple(shape))
+            view = _view(self, tuple(shape))
+            view._origin = origin
+            return view
         loc = _loc(_where())
         name = self._trace.fresh()
         result_type = _tensor_type(_ir_shape(tuple(shape)), self.dtype)
@@ -636,7 +651,8 @@ class TracedArray:
             f"[{', '.join(map(str, sizes))}] "
             f"[{', '.join(map(str, strides))}] : {self._tensor_type} to "
             f"{result_type} {loc}")
-        return TracedArray(self._trace, name, tuple(shape), self.dtype)
+        return TracedArray(self._trace, name, tuple(shape), self.dtype,
+                           origin=origin)
 
 
 def _key_text(key) -> str:
@@ -754,7 +770,8 @@ def _broadcast_to(x: Any, shape: Any) -> TracedArray:
 
 def _view(x: TracedArray, shape: tuple[int, ...]) -> TracedArray:
     """``x`` with axes of size 1 added or dropped: the same tensor."""
-    return TracedArray(x._trace, x._value, shape, x.dtype, x._bound)
+    return TracedArray(x._trace, x._value, shape, x.dtype, x._bound,
+                       x._view_of(lambda a: a.reshape(shape)))
 
 
 def _copy(x: TracedArray, loc: str) -> str:
@@ -1144,7 +1161,8 @@ def _transpose(x: TracedArray, axes: Sequence[int] | None = None
     dims = ", ".join(f"d{i}" for i in range(len(space)))
     name = x._trace.generic([(x, results)], space, False,
                             (init, dims, x.dtype), lambda b, v: v[0], loc)
-    return TracedArray(x._trace, name, shape, x.dtype)
+    return TracedArray(x._trace, name, shape, x.dtype, x._bound,
+                       x._view_of(lambda a: a.transpose(axes)))
 
 
 def _swapaxes(x: Any, axis1: int, axis2: int) -> TracedArray:
@@ -1190,7 +1208,8 @@ def _reshape(x: TracedArray, shape: Any, order: str = "C") -> TracedArray:
     if groups is not None:
         value = _reshape_op(trace, "collapse_shape", value, source, target,
                             groups, x.dtype, loc)
-        return TracedArray(trace, value, shape, x.dtype)
+        return TracedArray(trace, value, shape, x.dtype, x._bound,
+                           x._view_of(lambda a: a.reshape(shape)))
     if _groups(target, source) is None and len(source) > 1:
         value = _reshape_op(trace, "collapse_shape", value, source,
                             (x.size,), [list(range(len(source)))], x.dtype,
@@ -1198,7 +1217,8 @@ def _reshape(x: TracedArray, shape: Any, order: str = "C") -> TracedArray:
         source = (x.size,)
     value = _reshape_op(trace, "expand_shape", value, source, target,
                         _groups(target, source), x.dtype, loc)
-    return TracedArray(trace, value, shape, x.dtype)
+    return TracedArray(trace, value, shape, x.dtype, x._bound,
+                       x._view_of(lambda a: a.reshape(shape)))
 
 
 def _groups(fine: tuple[int, ...], coarse: tuple[int, ...]
@@ -1287,16 +1307,16 @@ def _check_index(a: TracedArray, size: int, axis: int, what: str) -> None:
     construction; an argument's are checked before each call."""
     if a._bound is not None and a._bound <= size:
         return
-    argument = re.fullmatch(r"%arg(\d+)", a._value)
-    if argument:
-        a._trace.index_checks.append((int(argument[1]), size, axis,
-                                      _where()))
+    if a._origin is not None:
+        position, view = a._origin
+        a._trace.index_checks.append((position, view, size, axis, _where()))
         return
     raise _error(
         f"{what}: this index array is computed in the function, so its "
         f"values cannot be checked against axis {axis} (of size {size}) as "
-        "numpy checks them; kiln.fuse indexes by an argument (checked "
-        "before each call) or an argmax or argmin, or, with np.take's "
+        "numpy checks them; kiln.fuse indexes by an argument or a view of "
+        "one (checked before each call) or an argmax or argmin, or, with "
+        "np.take's "
         "mode='wrap' or 'clip', by any integer array")
 
 
@@ -2146,7 +2166,7 @@ class _Traced:
                  input_shapes: list[tuple[int, ...]],
                  outputs: list[tuple[int, tuple[int, ...]]],
                  single: bool, names: list[str],
-                 index_checks: list[tuple[int, int, int, tuple]]) -> None:
+                 index_checks: list[tuple]) -> None:
         self.text = text
         self.symbol = symbol
         self.input_shapes = input_shapes  # the plan's, per argument
@@ -2216,7 +2236,8 @@ class FusedFunction:
     def _trace(self, args: tuple, kwargs: dict, key: tuple) -> _Traced:
         """Runs the function on traced arrays and records its IR."""
         trace = _Trace()
-        tracers = [TracedArray(trace, f"%arg{i}", shape, np.dtype(dtype))
+        tracers = [TracedArray(trace, f"%arg{i}", shape, np.dtype(dtype),
+                               origin=(i, lambda a: a))
                    for i, (_, shape, dtype) in enumerate(key)]
         bound = self.signature.bind(*args, **kwargs)
         replacements = iter(tracers)
@@ -2331,8 +2352,9 @@ class FusedFunction:
         """Raises, as numpy's IndexError does, where an index array among
         the arguments holds an index outside the axis it indexes (the
         kernels would read outside the array)."""
-        for position, size, axis, (file, line, _) in traced.index_checks:
-            a = arrays[position]
+        for position, view, size, axis, (file, line, _) in \
+                traced.index_checks:
+            a = view(arrays[position])
             low, high = int(a.min()), int(a.max())
             if low < -size or high >= size:
                 raise KilnIndexError(

@@ -542,27 +542,6 @@ def test_python_control_flow_on_a_traced_value():
             line="# marker: if")
 
 
-def test_data_dependent_indexing():
-    """Indexing by a boolean mask or an array of indices picks elements by
-    value: refused, at the line that does it (slices are views, see
-    test_fuse_slicing.py)."""
-    @kiln.fuse
-    def masked(x):
-        return x[x > 0]  # marker: mask
-
-    _raises(masked, _normal(5, 4), match=r"indexing a traced array with "
-                                         r"\[<traced array>\]: .*indexing "
-                                         r"by arrays or booleans",
-            line="# marker: mask")
-
-    @kiln.fuse
-    def gathered(x):
-        return x[np.array([0, 2])]  # marker: gather
-
-    _raises(gathered, _normal(5, 4), match="indexing by arrays or booleans",
-            line="# marker: gather")
-
-
 def test_numpy_constant_array():
     ones = np.ones(4, np.float32)
 
