@@ -13,7 +13,8 @@ into tile kernels and run on the host target.
 A call with a new signature (the shapes and dtypes of its arguments) traces
 the function once: it runs on traced arrays that record each numpy
 operation as the array level's IR (``linalg.generic`` for elementwise
-operations, broadcasts in their indexing maps; ``linalg.generic`` over rows
+operations, broadcasts in their indexing maps, and for gathers, whose
+bodies ``tensor.extract`` from the array they index; ``linalg.generic`` over rows
 with a ``linalg.fill`` init for reductions, one axis each;
 ``linalg.matmul`` or ``linalg.batch_matmul`` into a ``linalg.fill`` for
 ``@``; ``tensor.extract_slice`` for basic indexing), then
@@ -37,9 +38,12 @@ What a traced function may use: the operators ``+ - * / // % ** @``, unary
 ``np.broadcast_to``, ``astype``, ``np.clip``, reshapes, and basic
 indexing: integers, slices of any step, ``None`` and an ellipsis
 (``x[1:] - x[:-1]``, ``x[..., ::2]``, ``x[:, None]``), each slice read in
-place by the kernels that use it. Anything else (another numpy function,
-``cumsum``, ``if`` on a traced value, indexing by arrays or booleans)
-raises ``KilnCompileError``
+place by the kernels that use it; indexing by integer arrays (``w[ids]``,
+``x[rows, labels]``), ``np.take`` and ``np.take_along_axis``, gathers
+whose index arguments are checked before each call as numpy checks them
+(``KilnIndexError``). Anything else (another numpy function,
+``cumsum``, ``if`` on a traced value, indexing by booleans) raises
+``KilnCompileError``
 (a ``KilnError``) at the line of the function that did it; compiler
 diagnostics (``CompilationError``) point at the Python lines of the
 operations they name.
@@ -345,8 +349,8 @@ class TracedArray:
     """What a ``@kiln.fuse`` function receives instead of each array while
     it is traced: it has the array's ``shape``, ``dtype`` and ``ndim`` and
     records the numpy operations applied to it. Its values are not known
-    while tracing, so ``if``, ``float()`` and indexing by arrays or
-    booleans raise ``KilnError``."""
+    while tracing, so ``if``, ``float()`` and indexing by booleans raise
+    ``KilnError``."""
 
     def __init__(self, trace: _Trace, value: str, shape: tuple[int, ...],
                  dtype: np.dtype, bound: int | None = None,
