@@ -429,7 +429,7 @@ void KilnFusePass::groupAndOutline(func::FuncOp func, SymbolTable &symbols) {
       llvm::SetVector<Value> captured;
       getUsedValuesDefinedAbove(member->getRegions(), captured);
       for (Value value : captured)
-        if (llvm::is_contained(members, value.getDefiningOp()))
+        if (llvm::is_contained(members, sliceRoot(value).getDefiningOp()))
           return false;
     }
     // A kernel reads slices of its inputs (kiln-tile places them by their

@@ -2,11 +2,13 @@
 //
 // A generic's body may read an element of a tensor it captures at indices
 // it computes (`tensor.extract %table[%id, %j]`: an embedding lookup, a
-// gather, as torch-mlir writes them). In a tile kernel that is one load
-// through a tile of pointers, each lane's at its own indices.
+// gather, as torch-mlir writes them; a concatenation as kiln.fuse writes
+// it). In a tile kernel that is one load through a tile of pointers, each
+// lane's at its own indices.
 //
 //===----------------------------------------------------------------------===//
 
+#include "SliceViews.h"
 #include "TiledKernel.h"
 
 #include "kiln/Dialect/Tile/IR/TileDialect.h"
@@ -17,7 +19,7 @@ using namespace mlir;
 
 Value kiln::loadGathered(OpBuilder &b, Location loc, Value base,
                          RankedTensorType source, ArrayRef<Value> indices,
-                         Value mask) {
+                         Value mask, tensor::ExtractSliceOp slice) {
   auto shape = cast<RankedTensorType>(mask.getType()).getShape();
   auto splat = [&](Type element, int64_t value) -> Value {
     auto type = RankedTensorType::get(shape, element);
@@ -25,29 +27,47 @@ Value kiln::loadGathered(OpBuilder &b, Location loc, Value base,
         b, loc, SplatElementsAttr::get(type, b.getIntegerAttr(element, value)));
   };
   Type i32 = b.getI32Type(), i64 = b.getI64Type();
-  // An index outside the tensor reads nothing (tensor.extract leaves its
-  // element undefined; kiln.fuse checks indices as numpy does): its lane
-  // is masked off and its offset kept inside the tensor. Indices are
+  // Each index of the slice (of the source, without one) is placed in the
+  // source at offset + stride * index, along the dimensions it keeps.
+  SmallVector<int64_t> offsets(source.getRank(), 0),
+      strides(source.getRank(), 1), sizes(source.getShape());
+  llvm::SmallBitVector dropped(source.getRank());
+  if (slice) {
+    offsets = llvm::to_vector(slice.getStaticOffsets());
+    strides = llvm::to_vector(slice.getStaticStrides());
+    sizes = llvm::to_vector(slice.getStaticSizes());
+    dropped = slice.getDroppedDims();
+  }
+  // An index outside the tensor read reads nothing (tensor.extract leaves
+  // its element undefined; kiln.fuse checks indices as numpy does): its
+  // lane is masked off and its offset kept inside the tensor. Indices are
   // checked at 64 bits, so that none wraps into range; offsets, inside a
   // tensor of less than 2^31 elements, are 32-bit.
   Value offset = splat(i32, 0);
   int64_t stride = 1;
+  unsigned next = indices.size();
   for (int64_t d = source.getRank() - 1; d >= 0; --d) {
-    Value index = arith::IndexCastOp::create(
-        b, loc, RankedTensorType::get(shape, i64), indices[d]);
-    Value zero = splat(i64, 0);
-    Value inside = arith::AndIOp::create(
-        b, loc,
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, index, zero),
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, index,
-                              splat(i64, source.getDimSize(d))));
-    mask = arith::AndIOp::create(b, loc, mask, inside);
-    index = arith::TruncIOp::create(
-        b, loc, RankedTensorType::get(shape, i32),
-        arith::SelectOp::create(b, loc, inside, index, zero));
-    offset = arith::AddIOp::create(
-        b, loc, offset,
-        arith::MulIOp::create(b, loc, index, splat(i32, stride)));
+    int64_t at = offsets[d];
+    if (!dropped.test(d)) {
+      Value index = arith::IndexCastOp::create(
+          b, loc, RankedTensorType::get(shape, i64), indices[--next]);
+      Value zero = splat(i64, 0);
+      Value inside = arith::AndIOp::create(
+          b, loc,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, index,
+                                zero),
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, index,
+                                splat(i64, sizes[d])));
+      mask = arith::AndIOp::create(b, loc, mask, inside);
+      index = arith::TruncIOp::create(
+          b, loc, RankedTensorType::get(shape, i32),
+          arith::SelectOp::create(b, loc, inside, index, zero));
+      offset = arith::AddIOp::create(
+          b, loc, offset,
+          arith::MulIOp::create(b, loc, index, splat(i32, strides[d] * stride)));
+    }
+    if (at != 0)
+      offset = arith::AddIOp::create(b, loc, offset, splat(i32, at * stride));
     stride *= source.getDimSize(d);
   }
   auto ptrTile = RankedTensorType::get(shape, base.getType());
@@ -62,14 +82,23 @@ FailureOr<Value>
 kiln::gatherInKernel(OpBuilder &b, tensor::ExtractOp extract,
                      func::FuncOp kernel, Block &tileEntry, Value mask,
                      function_ref<Value(Value)> indexTile) {
-  auto source = dyn_cast<BlockArgument>(extract.getTensor());
+  // A slice of an input (which the kernel recreates) is read in place.
+  Value table = extract.getTensor();
+  auto slice = table.getDefiningOp<tensor::ExtractSliceOp>();
+  if (slice && isSliceView(slice))
+    table = slice.getSource();
+  else
+    slice = {};
+  auto source = dyn_cast<BlockArgument>(table);
   if (!source || source.getOwner() != &kernel.getBody().front())
     return extract.emitError("kiln-tile: a body extracts elements of a "
-                             "tensor that is not an input of its kernel");
-  RankedTensorType type = extract.getTensor().getType();
-  if (!type.hasStaticShape())
+                             "tensor that is not an input of its kernel "
+                             "(or a slice of one)");
+  auto type = cast<RankedTensorType>(table.getType());
+  if (!type.hasStaticShape() || !extract.getTensor().getType().hasStaticShape())
     return extract.emitError("kiln-tile: a body extracts elements of ")
-           << type << ", a tensor of dynamic shape (gathers read static ones)";
+           << extract.getTensor().getType()
+           << ", a tensor of dynamic shape (gathers read static ones)";
   SmallVector<Value> indices;
   for (Value index : extract.getIndices()) {
     indices.push_back(indexTile(index));
@@ -78,5 +107,5 @@ kiln::gatherInKernel(OpBuilder &b, tensor::ExtractOp extract,
   }
   return loadGathered(b, extract.getLoc(),
                       tileEntry.getArgument(source.getArgNumber()), type,
-                      indices, mask);
+                      indices, mask, slice);
 }

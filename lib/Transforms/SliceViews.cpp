@@ -229,6 +229,10 @@ static bool readsInPlace(OpOperand &use) {
   Operation *user = use.getOwner();
   if (auto generic = dyn_cast<linalg::GenericOp>(user))
     return generic.isDpsInput(&use);
+  // A gather (an extract in a body) reads a static slice in place.
+  if (isa<tensor::ExtractOp>(user))
+    return isa<linalg::GenericOp>(user->getParentOp()) &&
+           cast<RankedTensorType>(use.get().getType()).hasStaticShape();
   return isa<tensor::ExtractSliceOp>(user);
 }
 

@@ -143,18 +143,22 @@ mlir::FailureOr<TiledKernel> tileMatmul(mlir::func::FuncOp kernel,
 
 /// The elements of the static `source`, whose data starts at pointer
 /// `base`, at `indices` (an index tile per dimension), loaded where `mask`
-/// holds: a gather (a tensor.extract in a body). An index outside
-/// `source` reads nothing and gives 0.
+/// holds: a gather (a tensor.extract in a body). With `slice` (a static
+/// slice view of `source`), the indices are the slice's, one per
+/// dimension it keeps. An index outside `source` (or `slice`) reads
+/// nothing and gives 0.
 mlir::Value loadGathered(mlir::OpBuilder &b, mlir::Location loc,
                          mlir::Value base, mlir::RankedTensorType source,
                          mlir::ArrayRef<mlir::Value> indices,
-                         mlir::Value mask);
+                         mlir::Value mask,
+                         mlir::tensor::ExtractSliceOp slice = {});
 
 /// Loads, where `mask` holds, the elements `extract` (in a body of
 /// `kernel`) reads of an input of the kernel, whose pointer is that
 /// input's argument of the tile kernel's `tileEntry`; `indexTile` gives
-/// the index tile of each of its indices (null after an error). Fails,
-/// with an error, on a tensor that is not an input or not static.
+/// the index tile of each of its indices (null after an error). A slice
+/// view of an input is read in place. Fails, with an error, on a tensor
+/// that is not an input (or a slice of one) or not static.
 mlir::FailureOr<mlir::Value>
 gatherInKernel(mlir::OpBuilder &b, mlir::tensor::ExtractOp extract,
                mlir::func::FuncOp kernel, mlir::Block &tileEntry,

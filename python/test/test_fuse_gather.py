@@ -426,3 +426,113 @@ def test_a_view_of_an_argument_is_checked_as_that_view():
     np.testing.assert_array_equal(column_only(w, ids), w[ids[:, 0]])
     with pytest.raises(kiln.KilnIndexError, match="holds index -12"):
         column_only(w, np.array([[-12, 0]]))
+
+
+# Joining arrays: np.concatenate and np.stack are gathers too, from each
+# array at its index clamped into it, the element chosen by the span.
+
+@pytest.mark.parametrize("axis", [0, 1, -1, None])
+def test_concatenate_as_numpy(axis):
+    a, b = _normal(4, 6), _normal(4, 6)
+
+    @kiln.fuse
+    def join(a, b):
+        return np.concatenate([a, b, a * 2], axis=axis)
+
+    want = np.concatenate([a, b, a * 2], axis=axis)
+    got = join(a, b)
+    assert got.shape == want.shape
+    np.testing.assert_array_equal(got, want)
+
+
+def test_concatenate_pieces_of_other_lengths_and_types():
+    """Pieces of lengths 1, 3 and 6 along the axis, of int32, float16 and
+    float32: numpy's result type, and dtype= to choose another."""
+    a = RNG.integers(-9, 9, size=(2, 1, 5)).astype(np.int32)
+    b = _normal(2, 3, 5, dtype=np.float16)
+    c = _normal(2, 6, 5)
+
+    @kiln.fuse
+    def join(a, b, c):
+        return (np.concatenate((a, b, c), axis=1),
+                np.concatenate((a, b), axis=1, dtype=np.float64))
+
+    for got, want in zip(join(a, b, c),
+                         (np.concatenate((a, b, c), axis=1),
+                          np.concatenate((a, b), axis=1, dtype=np.float64))):
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+
+
+def test_rotate_half_reads_slices_in_place():
+    """Rotary embedding's rotate_half: the slices of x are read in place
+    by the concatenation; the negated half is computed by a kernel before
+    it (two kernels). A roll of the columns is one kernel."""
+    @kiln.fuse
+    def rotate_half(x):
+        h = x.shape[-1] // 2
+        return np.concatenate([-x[..., h:], x[..., :h]], axis=-1)
+
+    @kiln.fuse
+    def roll(x):
+        return np.concatenate([x[:, 3:], x[:, :3]], axis=1)
+
+    x = _normal(2, 7, 16)
+    h = 8
+    np.testing.assert_array_equal(
+        rotate_half(x), np.concatenate([-x[..., h:], x[..., :h]], axis=-1))
+    assert kernel_count(rotate_half, x) == 2
+    y = _normal(5, 9)
+    np.testing.assert_array_equal(roll(y), np.roll(y, -3, axis=1))
+    assert kernel_count(roll, y) == 1
+
+
+@pytest.mark.parametrize("axis", [0, 1, 2, -1])
+def test_stack_as_numpy(axis):
+    a = _normal(3, 4)
+
+    @kiln.fuse
+    def stacked(a):
+        return np.stack([a, -a, np.exp(a)], axis=axis)
+
+    np.testing.assert_allclose(stacked(a),
+                               np.stack([a, -a, np.exp(a)], axis=axis),
+                               rtol=1e-6)
+
+
+def test_concatenate_then_reduce_and_multiply():
+    @kiln.fuse
+    def mixed(a, b, w):
+        joined = np.concatenate([a, b], axis=-1)
+        return joined.sum(-1), joined @ w
+
+    a, b, w = _normal(6, 5), _normal(6, 3), _normal(8, 4)
+    joined = np.concatenate([a, b], axis=-1).astype(np.float64)
+    total, product = mixed(a, b, w)
+    np.testing.assert_allclose(total, joined.sum(-1), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(product, joined @ w, rtol=1e-5, atol=1e-5)
+
+
+def test_concatenate_refusals():
+    @kiln.fuse
+    def mismatched(a, b):
+        return np.concatenate([a, b], axis=0)  # marker: concat shapes
+
+    _raises(mismatched, _normal(2, 3), _normal(2, 4),
+            match=r"shapes must agree except along axis 0: \[2, 3\], "
+                  r"\[2, 4\]", line="# marker: concat shapes")
+
+    @kiln.fuse
+    def ranks(a, b):
+        return np.concatenate([a, b])  # marker: concat ranks
+
+    _raises(ranks, _normal(2, 3), _normal(3),
+            match="the same number of axes", line="# marker: concat ranks")
+
+    @kiln.fuse
+    def uneven(a, b):
+        return np.stack([a, b])  # marker: stack shapes
+
+    _raises(uneven, _normal(2, 3), _normal(3, 2),
+            match=r"stack: the arrays must have one shape",
+            line="# marker: stack shapes")

@@ -3,8 +3,9 @@
 Each program is a seeded sequence of steps over a pool of arrays:
 elementwise math, broadcasting binary operations, reductions over a
 random axis (keepdims or not), transposes, basic indexing (slices of any
-step, integers) and products of two arrays over their last axes
-(matmuls, batched over batch axes that broadcast). The steps are chosen on concrete arrays, so every
+step, integers), gathers (``np.take`` along a random axis by an index
+argument, wrapped or clipped) and products of two arrays over their last
+axes (matmuls, batched over batch axes that broadcast). The steps are chosen on concrete arrays, so every
 program is valid numpy; kiln-fuse then groups them as it will (row
 kernels, slices read in place, recomputed producers, siblings joined), and
 the results must agree with numpy whatever the grouping."""
@@ -63,6 +64,14 @@ def _slice_key(shape, rng) -> tuple:
     return tuple(key)
 
 
+class _Pool(list):
+    """The arrays a program has computed so far, and its index argument."""
+
+    def __init__(self, arrays, ids):
+        super().__init__(arrays)
+        self.ids = ids
+
+
 def _program(seed: int):
     """The inputs and the steps of one random program: each step is a
     function of the pool of arrays computed so far, appending one array."""
@@ -74,12 +83,13 @@ def _program(seed: int):
     drop = int(rng.integers(0, rank + 1))
     inputs.append(rng.standard_normal(shape[drop:] or (1,))
                   .astype(np.float32))
-    pool = [x.astype(np.float64) for x in inputs]
+    ids = rng.integers(-40, 40, size=int(rng.choice([1, 3, 8, 17])))
+    pool = _Pool([x.astype(np.float64) for x in inputs], ids)
     steps = []
     for _ in range(int(rng.integers(3, 8))):
         kind = rng.choice(["unary", "binary", "reduce", "slice",
-                           "transpose", "matmul"],
-                          p=[0.22, 0.27, 0.18, 0.18, 0.05, 0.1])
+                           "transpose", "matmul", "take"],
+                          p=[0.2, 0.25, 0.17, 0.17, 0.05, 0.08, 0.08])
         a = int(rng.integers(len(pool)))
         if kind == "unary":
             name, fn = _unary(rng)
@@ -105,6 +115,13 @@ def _program(seed: int):
                 continue
             key = _slice_key(pool[a].shape, rng)
             step = (lambda a, key: lambda p: p[a][key])(a, key)
+        elif kind == "take":
+            if pool[a].ndim == 0:
+                continue
+            axis = int(rng.integers(pool[a].ndim))
+            mode = str(rng.choice(["wrap", "clip"]))
+            step = (lambda a, axis, mode: lambda p: np.take(
+                p[a], p.ids, axis=axis, mode=mode))(a, axis, mode)
         elif kind == "transpose":
             if pool[a].ndim < 2:
                 continue
@@ -133,11 +150,11 @@ def _program(seed: int):
     outputs = [len(pool) - 1]
     if len(pool) > 3 and rng.random() < 0.5:
         outputs.append(int(rng.integers(2, len(pool) - 1)))
-    return inputs, steps, outputs
+    return inputs + [ids], steps, outputs
 
 
-def _run(steps, outputs, *arrays):
-    pool = list(arrays)
+def _run(steps, outputs, x, y, ids):
+    pool = _Pool([x, y], ids)
     for step in steps:
         pool.append(step(pool))
     return tuple(pool[i] for i in outputs)
@@ -146,9 +163,11 @@ def _run(steps, outputs, *arrays):
 @pytest.mark.parametrize("seed", range(40))
 def test_random_program_against_numpy(seed):
     inputs, steps, outputs = _program(seed)
-    fused = kiln.fuse(lambda x, y: _run(steps, outputs, x, y))
+    fused = kiln.fuse(lambda x, y, ids: _run(steps, outputs, x, y, ids))
     got = fused(*inputs)
-    want = _run(steps, outputs, *[x.astype(np.float64) for x in inputs])
+    x, y, ids = inputs
+    want = _run(steps, outputs, x.astype(np.float64), y.astype(np.float64),
+                ids)
     for g, w in zip(got, want):
         assert g.shape == np.shape(w)
         np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-4,

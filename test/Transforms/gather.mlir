@@ -112,3 +112,34 @@ func.func @gather_of_computed(%x: tensor<16xf32>, %ids: tensor<16xi32>) -> tenso
   } -> tensor<16xf32>
   return %r : tensor<16xf32>
 }
+
+// -----
+
+// A gather from a slice of an input reads it in place: the kernel takes
+// x and adds the slice's offset (2) to twice (its stride) the index.
+// FUSE-LABEL: func.func private @from_a_slice_kernel0
+// FUSE-SAME: (%{{.*}}: tensor<4xi32>, %[[X:.*]]: tensor<8xf32>)
+// FUSE: %[[S:.*]] = tensor.extract_slice %[[X]][2] [3] [2]
+// FUSE: tensor.extract %[[S]]
+// FUSE-LABEL: func.func @from_a_slice
+// FUSE-NEXT: call @from_a_slice_kernel0
+// FUSE-NEXT: return
+// TILE-LABEL: func.func @from_a_slice_kernel0_tile
+// TILE-DAG: %[[THREE:.*]] = arith.constant dense<3> : tensor<4xi64>
+// TILE-DAG: %[[TWO:.*]] = arith.constant dense<2> : tensor<4xi32>
+// TILE: arith.cmpi slt, %{{.*}}, %[[THREE]]
+// TILE: %[[I:.*]] = arith.trunci
+// TILE: %[[STRIDED:.*]] = arith.muli %[[I]], %[[TWO]]
+// TILE: %[[AT:.*]] = arith.addi %[[STRIDED]], %[[TWO]]
+// TILE: tile.addptr %{{.*}}, %[[AT]]
+func.func @from_a_slice(%x: tensor<8xf32>, %ids: tensor<4xi32>) -> tensor<4xf32> {
+  %s = tensor.extract_slice %x[2] [3] [2] : tensor<8xf32> to tensor<3xf32>
+  %e = tensor.empty() : tensor<4xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%ids : tensor<4xi32>) outs(%e : tensor<4xf32>) {
+  ^bb0(%i: i32, %o: f32):
+    %at = arith.index_cast %i : i32 to index
+    %v = tensor.extract %s[%at] : tensor<3xf32>
+    linalg.yield %v : f32
+  } -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}

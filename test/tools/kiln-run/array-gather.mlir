@@ -1,7 +1,8 @@
 // RUN: kiln-run %s --kernel=reversed_rows --init=iota | FileCheck %s --check-prefix=REVERSED
 // RUN: kiln-run %s --kernel=outside --init=iota | FileCheck %s --check-prefix=OUTSIDE
+// RUN: kiln-run %s --kernel=from_a_slice --init=iota | FileCheck %s --check-prefix=SLICE
 // RUN: env KILN_CUDA_DRIVER=%kiln_fake_cuda_driver KILN_PTXAS=%t.no-ptxas kiln-run %s --kernel=reversed_rows --init=rand --target=gpu --check=none | FileCheck %s --check-prefix=REVERSED-GPU
-// RUN: kiln-opt %s -kiln-fuse -kiln-tile -canonicalize "-symbol-privatize=exclude=reversed_rows_kernel0_tile,outside_kernel0_tile" -symbol-dce -o %t.mlir
+// RUN: kiln-opt %s -kiln-fuse -kiln-tile -canonicalize "-symbol-privatize=exclude=reversed_rows_kernel0_tile,outside_kernel0_tile,from_a_slice_kernel0_tile" -symbol-dce -o %t.mlir
 // RUN: %if ptxas %{ kiln-translate %t.mlir --chip=sm_80 | %ptxas -arch=sm_80 -v 2>&1 | FileCheck %s --check-prefix=PTXAS %}
 // RUN: %if ptxas %{ kiln-translate %t.mlir --chip=sm_90a | %ptxas -arch=sm_90a -v 2>&1 | FileCheck %s --check-prefix=PTXAS %}
 
@@ -44,4 +45,20 @@ func.func @outside(%x: tensor<8xf32>, %ids: tensor<8xi32>) -> tensor<8xf32> {
   return %r : tensor<8xf32>
 }
 
-// PTXAS-COUNT-2: 0 bytes spill stores, 0 bytes spill loads
+// x[2::2][ids[i]] for x 0..7 and ids 0..3: the slice [2, 4, 6] read in
+// place (one kernel, which takes x), and index 3, inside x but outside
+// the slice, reads nothing.
+// SLICE: result0 f32[4]: sum=12 min=0 max=6 first=[2, 4, 6, 0]
+func.func @from_a_slice(%x: tensor<8xf32>, %ids: tensor<4xi32>) -> tensor<4xf32> {
+  %s = tensor.extract_slice %x[2] [3] [2] : tensor<8xf32> to tensor<3xf32>
+  %e = tensor.empty() : tensor<4xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%ids : tensor<4xi32>) outs(%e : tensor<4xf32>) {
+  ^bb0(%i: i32, %o: f32):
+    %at = arith.index_cast %i : i32 to index
+    %v = tensor.extract %s[%at] : tensor<3xf32>
+    linalg.yield %v : f32
+  } -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+
+// PTXAS-COUNT-3: 0 bytes spill stores, 0 bytes spill loads
