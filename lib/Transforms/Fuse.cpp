@@ -452,6 +452,17 @@ void KilnFusePass::groupAndOutline(func::FuncOp func, SymbolTable &symbols) {
     return true;
   };
 
+  // Whether `producer`'s group computes only what `consumer` reads: a
+  // matmul kernel's prologue runs over the blocks of its operands, and
+  // writes nothing else.
+  auto onlyFeeds = [&](Operation *producer, Operation *consumer) {
+    for (Operation *member : llvm::make_range(groups.findLeader(producer),
+                                              groups.member_end()))
+      for (Operation *user : member->getUsers())
+        if (user != consumer && !groups.isEquivalent(user, producer))
+          return false;
+    return true;
+  };
   for (Operation *consumer : kernels) {
     bool consumerRowWise = isRowWise(consumer);
     for (Value operand : consumer->getOperands()) {
@@ -468,7 +479,8 @@ void KilnFusePass::groupAndOutline(func::FuncOp func, SymbolTable &symbols) {
                       readsAsMatmulKernel(consumer, producer);
       bool prologue = isMatmul(consumer) && isElementwise(producer) &&
                       operand.hasOneUse() &&
-                      readsAsMatmulKernel(producer, consumer);
+                      readsAsMatmulKernel(producer, consumer) &&
+                      onlyFeeds(producer, consumer);
       // A fill that only starts a reduction or matmul is that kernel's
       // first step, not a pass over memory of its own.
       auto dps = cast<DestinationStyleOpInterface>(consumer);

@@ -860,3 +860,33 @@ func.func @matmul_with_maps(%a: tensor<3x20x16xf32>, %b: tensor<3x24x16xf32>) ->
      ins(%a, %b : tensor<3x20x16xf32>, tensor<3x24x16xf32>) outs(%f : tensor<3x20x24xf32>) -> tensor<3x20x24xf32>
   return %p : tensor<3x20x24xf32>
 }
+
+// -----
+
+// tanh(x * y) @ w, with x * y returned too: x * y (two inputs, not
+// recomputed) and the tanh join as rows, but that group is no prologue
+// of the matmul, since it writes x * y for the caller; a matmul kernel's
+// prologue only feeds the matmul. (Found by a random program: the
+// matmul kernel held x * y, which kiln-tile refused.)
+// CHECK-LABEL: func.func private @returned_before_a_prologue_kernel0
+// CHECK: arith.mulf
+// CHECK: math.tanh
+// CHECK-NOT: linalg.matmul
+// CHECK-LABEL: func.func private @returned_before_a_prologue_kernel1
+// CHECK-NOT: arith.mulf
+// CHECK: linalg.matmul
+func.func @returned_before_a_prologue(%x: tensor<8x5xf32>, %y: tensor<8x5xf32>, %w: tensor<5x8xf32>) -> (tensor<8x8xf32>, tensor<8x5xf32>) {
+  %e = tensor.empty() : tensor<8x5xf32>
+  %xy = linalg.mul ins(%x, %y : tensor<8x5xf32>, tensor<8x5xf32>) outs(%e : tensor<8x5xf32>) -> tensor<8x5xf32>
+  %t = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%xy : tensor<8x5xf32>) outs(%e : tensor<8x5xf32>) {
+  ^bb0(%a: f32, %out: f32):
+    %h = math.tanh %a : f32
+    linalg.yield %h : f32
+  } -> tensor<8x5xf32>
+  %zero = arith.constant 0.0 : f32
+  %e2 = tensor.empty() : tensor<8x8xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e2 : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %m = linalg.matmul ins(%t, %w : tensor<8x5xf32>, tensor<5x8xf32>) outs(%f : tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %m, %xy : tensor<8x8xf32>, tensor<8x5xf32>
+}
