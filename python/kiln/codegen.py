@@ -150,6 +150,9 @@ class CodeGenerator(ast.NodeVisitor):
         self.depth = 1
         self.names = itertools.count()
         self.node: ast.AST | None = None
+        # Loops around the statement being generated: a return in one
+        # leaves more than its body, which is not supported.
+        self.loops = 0
 
     # -- Output -------------------------------------------------------------
 
@@ -195,9 +198,11 @@ class CodeGenerator(ast.NodeVisitor):
                 continue
             type_ = self.arg_types[name]
             value = Value(f"%arg{i}", Type(type_.shape, type_.elem))
-            # An argument known to be 1 is compiled as the constant.
-            self.scope[name] = type_.known if type_.known is not None \
-                else value
+            # An argument known to be 1 is compiled as the constant, an IR
+            # one: its arithmetic stays the kernel's (truncating division,
+            # wrapping), which canonicalization folds.
+            self.scope[name] = value if type_.known is None else \
+                self.materialize(type_.known, value.type)
             attrs = (f" {{tile.divisibility = {type_.divisibility} : i64}}"
                      if type_.divisibility > 1 else "")
             params.append(f"{value.name}: {value.type.ir()}{attrs} "
@@ -209,10 +214,23 @@ class CodeGenerator(ast.NodeVisitor):
         return "\n".join([header, *self.lines, "}"])
 
     def visit_body(self, statements: list[ast.stmt]) -> None:
-        for statement in statements:
+        for k, statement in enumerate(statements):
+            rest = statements[k + 1:]
+            if rest and not self.loops and isinstance(statement, ast.If) \
+                    and _may_return(statement):
+                # `if c: return` and what follows: the rest runs on the
+                # paths that do not return, so it moves into them (an
+                # scf.if has no early exit).
+                statement = ast.copy_location(ast.If(
+                    test=statement.test,
+                    body=statement.body + ([] if _always_returns(
+                        statement.body) else rest),
+                    orelse=statement.orelse + ([] if _always_returns(
+                        statement.orelse) else rest)), statement)
+                rest = []
             self.node = statement
             self.visit(statement)
-            if "__return__" in self.scope:
+            if "__return__" in self.scope or not rest:
                 return  # what follows a return does not run
 
     def check_no_return(self, scope: dict[str, Any], node: ast.AST,
@@ -283,6 +301,19 @@ class CodeGenerator(ast.NodeVisitor):
         before = dict(self.scope)
         then_lines, then_scope = self.branch(node.body, before)
         else_lines, else_scope = self.branch(node.orelse, before)
+        # A return in a branch: visit_body moved what follows the if into
+        # the branches that do not return, so a branch without one ends
+        # the function, returning None.
+        returned = None
+        if "__return__" in then_scope or "__return__" in else_scope:
+            values = [then_scope.pop("__return__", None),
+                      else_scope.pop("__return__", None)]
+            if any(v is not None for v in values):
+                if any(v is None for v in values):
+                    raise self.error("a function that returns a value must "
+                                     "return one on every path", node)
+                then_scope["__return__"], else_scope["__return__"] = values
+            returned = (None,)
         names = sorted(n for n in set(then_scope) | set(else_scope)
                        if n in before or (n in then_scope and n in else_scope))
         names = [n for n in names
@@ -312,6 +343,8 @@ class CodeGenerator(ast.NodeVisitor):
         self.emit(f"}} {self.loc(node)}")
         self.bind_results(result, [(name, then_value.type)
                                    for name, then_value, _ in results])
+        if returned is not None:
+            self.scope.setdefault("__return__", None)
 
     def bind_results(self, op: str, names: list[tuple[str, Type]]) -> None:
         """Points each name at its result of the region op `op`."""
@@ -326,8 +359,9 @@ class CodeGenerator(ast.NodeVisitor):
         self.lines, self.scope = [], dict(before)
         self.depth += 1
         self.visit_body(body)
-        self.check_no_return(self.scope, body[0] if body else self.node,
-                             "an if on a run-time value")
+        if self.loops:
+            self.check_no_return(self.scope, body[0] if body else self.node,
+                                 "an if on a run-time value in a loop")
         self.depth -= 1
         lines, scope = self.lines, self.scope
         self.lines, self.scope = saved_lines, saved_scope
@@ -355,7 +389,9 @@ class CodeGenerator(ast.NodeVisitor):
                                  iterator)
             for i in range(*args):
                 self.scope[node.target.id] = i
+                self.loops += 1
                 self.visit_body(node.body)
+                self.loops -= 1
                 if "__return__" in self.scope:
                     break
             return
@@ -388,19 +424,41 @@ class CodeGenerator(ast.NodeVisitor):
             else args[2]
         if not isinstance(step_value, Value) and step_value == 0:
             raise self.error("range() step must not be zero", iterator)
-        # A negative constant step counts trips downwards: the loop runs
-        # k = 0 .. trips-1 and the loop variable is lower + k * step.
-        descending = not isinstance(step_value, Value) and step_value < 0
         lower, upper, step = (self.materialize(a, i32) for a in args)
         for bound in (lower, upper, step):
             if bound.type != i32:
                 raise self.error(f"loop bounds must be i32 scalars, not "
                                  f"{bound.type.ir()}", iterator)
-        first = lower
-        if descending:
-            distance = self.binary(ast.Sub(), lower, upper)
-            trips = self.builtin_cdiv(distance, -step_value)
-            trips = self.builtin_maximum(trips, 0)
+        first, stride = lower, step
+        # How many times the body runs, as Python's range counts.
+        if isinstance(step_value, Value):
+            # A step known only at run time, of either sign (none at all
+            # for a step of 0, where Python raises).
+            up = self.op(f"arith.cmpi sgt, {step.name}, "
+                         f"{self.materialize(0, i32).name} : i32",
+                         Type((), "i1"))
+            distance = self.builtin_where(
+                up, self.binary(ast.Sub(), upper, lower),
+                self.binary(ast.Sub(), lower, upper))
+            magnitude = self.builtin_maximum(
+                self.builtin_where(up, step, self.binary(ast.Sub(), 0, step)),
+                1)
+            trips = self.builtin_cdiv(distance, magnitude)
+            zero_step = self.op(
+                f"arith.cmpi eq, {step.name}, "
+                f"{self.materialize(0, i32).name} : i32", Type((), "i1"))
+            trips = self.builtin_where(zero_step, 0, trips)
+        elif step_value < 0:
+            trips = self.builtin_cdiv(self.binary(ast.Sub(), lower, upper),
+                                      -step_value)
+        else:
+            trips = self.builtin_cdiv(self.binary(ast.Sub(), upper, lower),
+                                      step_value)
+        trips = self.builtin_maximum(trips, 0)
+        # Any step but a positive constant counts trips: the loop runs k =
+        # 0 .. trips-1 and the loop variable is lower + k * step.
+        counted = isinstance(step_value, Value) or step_value < 0
+        if counted:
             lower, upper = self.materialize(0, i32), trips
             step = self.materialize(1, i32)
         before = dict(self.scope)
@@ -416,11 +474,13 @@ class CodeGenerator(ast.NodeVisitor):
         saved_lines, saved_scope = self.lines, self.scope
         self.lines, self.scope = [], scope
         self.depth += 1
-        if descending:
+        if counted:
             scope[node.target.id] = self.binary(
-                ast.Add(), first,
-                self.binary(ast.Mult(), Value(iv, i32), step_value))
+                ast.Add(), first, self.binary(ast.Mult(), Value(iv, i32),
+                                              stride))
+        self.loops += 1
         self.visit_body(node.body)
+        self.loops -= 1
         yielded = self.loop_yields(carried, inits, node)
         self.depth -= 1
         body, self.lines, self.scope = self.lines, saved_lines, saved_scope
@@ -443,6 +503,21 @@ class CodeGenerator(ast.NodeVisitor):
         self.emit(f"}}{stages} {self.loc(node)}")
         self.bind_results(loop, [(name, init.type)
                                  for name, init in zip(carried, inits)])
+        # After the loop, its variable holds its last value, as in Python
+        # (the value before the loop where the body never ran).
+        last = self.binary(ast.Add(), first, self.binary(
+            ast.Mult(), self.binary(ast.Sub(), trips, 1), stride))
+        previous = before.get(node.target.id)
+        if isinstance(previous, kl.constexpr):
+            previous = previous.value
+        if isinstance(previous, (int, Value)) and not isinstance(
+                previous, bool) and (not isinstance(previous, Value)
+                                     or previous.type == i32):
+            ran = self.op(f"arith.cmpi sgt, {trips.name}, "
+                          f"{self.materialize(0, i32).name} : i32",
+                          Type((), "i1"))
+            last = self.builtin_where(ran, last, previous)
+        self.scope[node.target.id] = last
 
     def loop_yields(self, carried: list[str], inits: list[Value],
                     node: ast.stmt) -> list[Value]:
@@ -492,7 +567,9 @@ class CodeGenerator(ast.NodeVisitor):
         test_lines = self.lines
 
         self.lines, self.scope = [], {**before, **dict(zip(carried, body_args))}
+        self.loops += 1
         self.visit_body(node.body)
+        self.loops -= 1
         yielded = self.loop_yields(carried, inits, node)
         body_lines = self.lines
 
@@ -650,8 +727,11 @@ class CodeGenerator(ast.NodeVisitor):
                          ast.GtE: "oge", ast.Eq: "oeq", ast.NotEq: "une"}
             dialect = "arith.cmpf"
         else:
-            predicate = {ast.Lt: "slt", ast.LtE: "sle", ast.Gt: "sgt",
-                         ast.GtE: "sge", ast.Eq: "eq", ast.NotEq: "ne"}
+            # Booleans compare unsigned (true > false), as in Python.
+            sign = "u" if left.type.elem == "i1" else "s"
+            predicate = {ast.Lt: f"{sign}lt", ast.LtE: f"{sign}le",
+                         ast.Gt: f"{sign}gt", ast.GtE: f"{sign}ge",
+                         ast.Eq: "eq", ast.NotEq: "ne"}
             dialect = "arith.cmpi"
         if op not in predicate:
             raise self.error("unsupported comparison")
@@ -694,8 +774,7 @@ class CodeGenerator(ast.NodeVisitor):
         kwargs = {kw.arg: self.expr(kw.value) for kw in node.keywords}
         self.node = node
         if isinstance(callee, tuple) and callee[:1] == ("method_to",):
-            return self.cast(callee[1], self.dtype_of(args[0] if args else
-                                                      kwargs.get("dtype")))
+            return self.method_to(callee[1], *args, **kwargs)
         name = getattr(callee, "__kiln_builtin__", None)
         if name is not None:
             if name in _UNARY_MATH:
@@ -784,6 +863,30 @@ class CodeGenerator(ast.NodeVisitor):
             self.lines = saved
             self.depth -= 1
         return result
+
+    def method_to(self, value: Value, dtype=None, fp_downcast_rounding=None,
+                  bitcast=False, **unknown) -> Value:
+        """``x.to(dtype, fp_downcast_rounding=None, bitcast=False)``."""
+        if unknown:
+            raise self.error(f".to() got an unexpected keyword "
+                             f"'{next(iter(unknown))}'")
+        if fp_downcast_rounding not in (None, "rtne"):
+            raise self.error(f".to(): fp_downcast_rounding "
+                             f"{fp_downcast_rounding!r} is not supported "
+                             "(floats are rounded to nearest even, 'rtne')")
+        target = self.dtype_of(dtype)
+        if not bitcast:
+            return self.cast(value, target)
+        # The same bits, read as another type of the same width.
+        if value.type.is_pointer or _bits(value.type.elem) != target.bits:
+            raise self.error(f".to(bitcast=True) reinterprets bits, so "
+                             f"{value.type.elem} and {target.ir} must have "
+                             "the same width")
+        if value.type.elem == target.ir:
+            return value
+        type_ = value.type.with_elem(target.ir)
+        return self.op(f"arith.bitcast {value.name} : {value.type.ir()} to "
+                       f"{type_.ir()}", type_)
 
     def cast(self, value: Value, dtype: kl.dtype) -> Value:
         source, target = value.type.elem, dtype.ir
@@ -1267,11 +1370,20 @@ class CodeGenerator(ast.NodeVisitor):
             return f"{kind}imumf"
         return f"{kind}{'ui' if t == 'i1' else 'si'}"
 
+    def half_in_f32(self, x: Value, compute: Callable[[Value], Value]
+                    ) -> Value:
+        """``compute(x)``, for f16 and bf16 in f32 and rounded back once
+        (a sum's running value would round at every step)."""
+        if x.type.elem not in ("f16", "bf16"):
+            return compute(x)
+        return self.cast(compute(self.cast(x, kl.float32)),
+                         kl.BY_IR[x.type.elem])
+
     def builtin_sum(self, x, axis=None):
-        x = self.widened(x)
-        return self.reduce(x, axis, lambda a, b, t: [
-            f"%r = arith.add{'f' if t.startswith(('f', 'bf')) else 'i'} "
-            f"{a}, {b} : {t}"])
+        return self.half_in_f32(self.widened(x), lambda x: self.reduce(
+            x, axis, lambda a, b, t: [
+                f"%r = arith.add{'f' if t.startswith(('f', 'bf')) else 'i'} "
+                f"{a}, {b} : {t}"]))
 
     def builtin_max(self, x, axis=None):
         return self.reduce(x, axis, lambda a, b, t: [
@@ -1282,7 +1394,10 @@ class CodeGenerator(ast.NodeVisitor):
             f"%r = arith.{self.extremum('min', t)} {a}, {b} : {t}"])
 
     def arg_reduce(self, x, axis, better: str) -> Value:
-        """Index of the first best element along `axis`."""
+        """Index of the first best element along `axis`, as numpy's argmax
+        and argmin: a NaN is better than any number, and the first NaN
+        wins (so the index is the max's or min's, whatever the order in
+        which the reduction combines)."""
         x = self.materialize(x, None)
         if not isinstance(axis, int) or not 0 <= axis < len(x.type.shape):
             raise self.error(f"axis {axis!r} is out of range")
@@ -1294,9 +1409,10 @@ class CodeGenerator(ast.NodeVisitor):
         index = self.broadcast_to(index, x.type.shape)
         shape = x.type.shape[:axis] + x.type.shape[axis + 1:]
         elem = x.type.elem
+        sign = "u" if elem == "i1" else "s"  # true > false
         cmp = (f"arith.cmpf {'ogt' if better == 'max' else 'olt'}"
                if x.type.is_float else
-               f"arith.cmpi {'sgt' if better == 'max' else 'slt'}")
+               f"arith.cmpi {sign}{'gt' if better == 'max' else 'lt'}")
         eq = "arith.cmpf oeq" if x.type.is_float else "arith.cmpi eq"
         name = self.fresh()
         values, indices = Type(shape, elem), Type(shape, "i32")
@@ -1304,11 +1420,22 @@ class CodeGenerator(ast.NodeVisitor):
                   f": {x.type.ir()}, {index.type.ir()} -> {values.ir()}, "
                   f"{indices.ir()} {{")
         self.emit(f"^bb0(%va: {elem}, %ia: i32, %vb: {elem}, %ib: i32):")
+        take = ["%take = arith.ori %better, %tie : i1"]
+        if x.type.is_float:
+            # Where b is NaN, a wins only as an earlier NaN; else a NaN a
+            # wins as a better a does.
+            take = [f"%anan = arith.cmpf uno, %va, %va : {elem}",
+                    f"%bnan = arith.cmpf uno, %vb, %vb : {elem}",
+                    "%earlier_nan = arith.andi %anan, %first : i1",
+                    "%number = arith.ori %better, %tie : i1",
+                    "%over_number = arith.ori %anan, %number : i1",
+                    "%take = arith.select %bnan, %earlier_nan, "
+                    "%over_number : i1"]
         for line in [f"%better = {cmp}, %va, %vb : {elem}",
                      f"%same = {eq}, %va, %vb : {elem}",
                      "%first = arith.cmpi slt, %ia, %ib : i32",
                      "%tie = arith.andi %same, %first : i1",
-                     "%take = arith.ori %better, %tie : i1",
+                     *take,
                      f"%v = arith.select %take, %va, %vb : {elem}",
                      "%i = arith.select %take, %ia, %ib : i32",
                      f"tile.yield %v, %i : {elem}, i32"]:
@@ -1323,7 +1450,10 @@ class CodeGenerator(ast.NodeVisitor):
         return self.arg_reduce(x, axis, "min")
 
     def builtin_cumsum(self, x, axis=0):
-        x = self.widened(x)
+        return self.half_in_f32(self.widened(x),
+                                lambda x: self.scan_sum(x, axis))
+
+    def scan_sum(self, x: Value, axis: Any) -> Value:
         if not isinstance(axis, int) or not 0 <= axis < len(x.type.shape):
             raise self.error(f"axis {axis!r} is out of range")
         elem = x.type.elem
@@ -1441,6 +1571,27 @@ def _results_head(op: str, count: int) -> str:
     if count == 0:
         return ""
     return f"{op} = " if count == 1 else f"{op}:{count} = "
+
+
+def _may_return(node: ast.stmt) -> bool:
+    """Whether a return in ``node`` (outside loops) leaves the function."""
+    if isinstance(node, ast.Return):
+        return True
+    if isinstance(node, ast.If):
+        return any(_may_return(s) for s in node.body + node.orelse)
+    return False
+
+
+def _always_returns(statements: list[ast.stmt]) -> bool:
+    """Whether every path through ``statements`` ends in a return."""
+    for statement in statements:
+        if isinstance(statement, ast.Return):
+            return True
+        if isinstance(statement, ast.If) and statement.orelse and \
+                _always_returns(statement.body) and \
+                _always_returns(statement.orelse):
+            return True
+    return False
 
 
 def _assigned_names(statements: list[ast.stmt]) -> set[str]:

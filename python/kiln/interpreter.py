@@ -20,6 +20,7 @@ import math
 import os
 import sys
 import threading
+import types
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -100,11 +101,22 @@ class Tile:
     def T(self) -> Tile:
         return Tile(self.data.T)
 
-    def to(self, dtype: kl.dtype) -> Tile:
-        if dtype.ir == "i1":
-            return Tile(self.data != 0)
+    def to(self, dtype: kl.dtype, fp_downcast_rounding: str | None = None,
+           bitcast: bool = False) -> Tile:
+        if fp_downcast_rounding not in (None, "rtne"):
+            raise KilnError(f".to(): fp_downcast_rounding "
+                            f"{fp_downcast_rounding!r} is not supported")
         if dtype.numpy is None:
             raise KilnError(f"the interpreter has no {dtype!r}")
+        if bitcast:
+            if self.data.dtype.itemsize != np.dtype(dtype.numpy).itemsize \
+                    or dtype.ir == "i1" or self.data.dtype == np.bool_:
+                raise KilnError(f".to(bitcast=True) reinterprets bits, so "
+                                f"{self.data.dtype} and {dtype!r} must have "
+                                "the same width")
+            return Tile(self.data.view(dtype.numpy))
+        if dtype.ir == "i1":
+            return Tile(self.data != 0)
         return Tile(self.data.astype(dtype.numpy))
 
     def __getitem__(self, index) -> Tile:
@@ -326,6 +338,9 @@ def _reduce(fn: Callable, widen: bool) -> Callable:
         data = _data(x)
         if widen and data.dtype.kind in "biu" and data.dtype.itemsize < 4:
             data = data.astype(np.int32)
+        if widen and data.dtype == np.float16:  # summed in f32, rounded once
+            return Tile(fn(data.astype(np.float32), axis=axis)
+                        .astype(np.float16))
         return Tile(fn(data, axis=axis))
     return reduce
 
@@ -358,6 +373,9 @@ def cumsum(x, axis=0):
     data = _data(x)
     if data.dtype.kind in "biu" and data.dtype.itemsize < 4:
         data = data.astype(np.int32)
+    if data.dtype == np.float16:  # summed in f32, each sum rounded once
+        return Tile(np.cumsum(data.astype(np.float32), axis=axis)
+                    .astype(np.float16))
     return Tile(np.cumsum(data, axis=axis).astype(data.dtype))
 
 
@@ -457,9 +475,16 @@ def _device_assert(condition, message=""):
                     f"program ({program}){where}")
 
 
+def scalar(value: Any, dtype: np.dtype) -> Tile:
+    """A scalar kernel argument as the compiled kernel holds it: a 0-d
+    tile of its argument type, whose arithmetic truncates and wraps."""
+    return Tile(np.asarray(value, dtype=dtype))
+
+
 IMPLEMENTATIONS: dict[str, Callable] = {
-    "program_id": lambda axis: _state.program[axis],
-    "num_programs": lambda axis: _state.grid[axis],
+    # i32 scalars, as compiled kernels have them.
+    "program_id": lambda axis: scalar(_state.program[axis], np.int32),
+    "num_programs": lambda axis: scalar(_state.grid[axis], np.int32),
     "arange": lambda start, end: Tile(np.arange(start, end, dtype=np.int32)),
     "zeros": lambda shape, dtype: Tile(np.zeros(shape, dtype.numpy)),
     "full": lambda shape, value, dtype: Tile(np.full(shape, value,
@@ -522,15 +547,34 @@ def _argument(value: Any) -> Any:
     return value
 
 
+def _kernel_range(*bounds, num_stages: int | None = None) -> range:
+    """``range`` as a kernel has it: ``num_stages`` (a pipelining hint),
+    and a step of 0 runs no iteration, as compiled."""
+    bounds = tuple(int(b) for b in bounds)
+    if len(bounds) == 3 and bounds[2] == 0:
+        return range(0)
+    return range(*bounds)
+
+
+def as_kernel(fn: Callable) -> Callable:
+    """``fn`` with the builtins a kernel sees in place of Python's."""
+    namespace = dict(fn.__globals__, range=_kernel_range)
+    kernel = types.FunctionType(fn.__code__, namespace, fn.__name__,
+                                fn.__defaults__, fn.__closure__)
+    kernel.__kwdefaults__ = fn.__kwdefaults__
+    return kernel
+
+
 def run(fn: Callable, grid: Sequence[int], arguments: dict[str, Any]) -> None:
     """Runs `fn` with `arguments` once per program instance of `grid`, x
     fastest."""
     grid = tuple(int(g) for g in grid) + (1,) * (3 - len(grid))
     converted = {name: _argument(value) for name, value in arguments.items()}
+    kernel = as_kernel(fn)
     _state.grid = grid
     try:
         for z, y, x in itertools.product(*(range(g) for g in grid[::-1])):
             _state.program = (x, y, z)
-            fn(**converted)
+            kernel(**converted)
     finally:
         _state.program = None

@@ -60,6 +60,8 @@ def _argument_type(name: str, value: Any) -> Type:
             kl.from_numpy(device_array_dtype(value)).ir))
     if isinstance(value, (bool, np.bool_)):
         return Type((), "i1")
+    if isinstance(value, float):  # np.float64 too, as in Triton
+        return Type((), "f32")
     if isinstance(value, (int, np.integer)):
         if isinstance(value, np.integer):
             return Type((), kl.from_numpy(value.dtype).ir)
@@ -118,7 +120,7 @@ class JITFunction:
 
     def __call__(self, *args, **kwargs):
         if interpreter.active():  # a kernel calling this one, interpreted
-            return self.fn(*args, **kwargs)
+            return interpreter.as_kernel(self.fn)(*args, **kwargs)
         raise KilnError(f"launch a kernel with {self.__name__}[grid](...); "
                         "call it directly only from another kernel")
 
@@ -312,8 +314,16 @@ class JITFunction:
         if isinstance(grid, int):
             grid = (grid,)
         if self.interpreted:
-            arguments = {n: (v.value if isinstance(v, kl.constexpr) else v)
-                         for n, v in bound.arguments.items()}
+            arguments = {}
+            for name, value in bound.arguments.items():
+                if isinstance(value, kl.constexpr):
+                    value = value.value
+                elif name not in self.constexprs and isinstance(
+                        value, (bool, int, float, np.generic)):
+                    # A scalar as the compiled kernel types it.
+                    value = interpreter.scalar(value, kl.BY_IR[
+                        _argument_type(name, value).elem].numpy)
+                arguments[name] = value
             interpreter.run(self.fn, grid, arguments)
             return
         types, constants = self.specialize(bound)

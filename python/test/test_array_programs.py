@@ -402,6 +402,8 @@ FUSION_REFERENCES = {
     "siblings": lambda x, y: [np.exp(x), np.sin(x) * y, np.cos(x.T),
                               x[3] + 1],
     "matmul_with_maps": lambda a, b: [a @ b.transpose(0, 2, 1)],
+    "returned_before_a_prologue": lambda x, y, w: [np.tanh(x * y) @ w,
+                                                   x * y],
     "broadcast_element_out_of_bounds": None,
     "negative_use_between": None,
     # fuse-slices.mlir

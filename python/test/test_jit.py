@@ -544,10 +544,84 @@ def test_not_takes_scalars():
         not_tile_kernel[(1,)](np.zeros(4, np.int32))
 
 
-def test_return_under_a_runtime_if_is_rejected():
-    with pytest.raises(kiln.KilnCompileError, match="return inside an if on "
-                                                    "a run-time value"):
-        runtime_return_kernel[(8,)](np.zeros(8, np.int32), 3)
+@pytest.mark.parametrize("interpret", [False, True])
+def test_return_under_a_runtime_if(interpret):
+    """`if pid >= n: return` ends the programs past n; what follows runs
+    in the others."""
+    out = np.zeros(8, np.int32)
+    kiln.jit(runtime_return_kernel.fn, interpret=interpret)[(8,)](out, 3)
+    np.testing.assert_array_equal(out, [1, 1, 1, 0, 0, 0, 0, 0])
+
+
+@kiln.jit
+def sign_of(v):
+    if v < 0:
+        return -1
+    elif v == 0:
+        return 0
+    return 1
+
+
+@kiln.jit
+def returns_on_paths_kernel(x_ptr, out_ptr, n):
+    pid = kl.program_id(0)
+    x = kl.load(x_ptr + pid)
+    if pid < n:
+        if x > 10:
+            kl.store(out_ptr + pid, 100)
+            return
+        x = x * 2
+    kl.store(out_ptr + pid, x + sign_of(x))
+
+
+@pytest.mark.parametrize("interpret", [False, True])
+def test_returns_on_some_paths(interpret):
+    """A return nested in ifs, and an inlined function returning a value
+    on three paths: the statements after each if run on the paths that
+    did not return."""
+    x = np.array([20, -3, 0, 5, 20, -7], np.int32)
+    out = np.zeros(6, np.int32)
+    kernel = kiln.jit(returns_on_paths_kernel.fn, interpret=interpret)
+    kernel[(6,)](x, out, 4)
+    want = []
+    for pid, v in enumerate(x):
+        if pid < 4:
+            if v > 10:
+                want.append(100)
+                continue
+            v = v * 2
+        want.append(v + int(np.sign(v)))
+    np.testing.assert_array_equal(out, want)
+
+
+@kiln.jit
+def return_in_loop_kernel(out_ptr, n):
+    for i in range(n):
+        if i == 2:
+            return
+        kl.store(out_ptr + i, i)
+
+
+@kiln.jit
+def returns_value_on_one_path(v):
+    if v > 0:
+        return v
+    kl.static_assert(True)
+
+
+@kiln.jit
+def one_path_kernel(out_ptr, n):
+    kl.store(out_ptr, returns_value_on_one_path(n))
+
+
+def test_returns_that_cannot_be_compiled():
+    with pytest.raises(kiln.KilnCompileError,
+                       match="return inside an if on a run-time value in a "
+                             "loop is not supported"):
+        return_in_loop_kernel[(1,)](np.zeros(4, np.int32), 4)
+    with pytest.raises(kiln.KilnCompileError,
+                       match="must return one on every path"):
+        one_path_kernel[(1,)](np.zeros(1, np.int32), 3)
 
 
 @kiln.jit

@@ -1,0 +1,214 @@
+"""What a ``@kiln.jit`` kernel computes where Python, numpy and C could
+disagree, the same compiled for the host and in the interpreter: booleans
+compared as Python does, NaN in argmax, bit casts, integer scalars that
+truncate and wrap as the kernel's i32, Python floats as float32, the
+loop variable after its loop, range with a step of either sign known at
+run time, and float16 sums. Each case runs both ways against numpy (a
+review found the host and the interpreter disagreeing on each)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import kiln
+import kiln.language as kl
+
+BOTH = pytest.mark.parametrize("interpret", [False, True],
+                               ids=["host", "interpreter"])
+
+
+def launch(kernel, interpret, grid, *args, **kwargs):
+    kiln.jit(kernel.fn, interpret=interpret)[grid](*args, **kwargs)
+
+
+@kiln.jit
+def bool_compare_kernel(a_ptr, b_ptr, out_ptr, arg_ptr, N: kl.constexpr):
+    i = kl.arange(0, N)
+    a = kl.load(a_ptr + i) != 0
+    b = kl.load(b_ptr + i) != 0
+    kl.store(out_ptr + i, a < b)
+    kl.store(out_ptr + N + i, a >= b)
+    kl.store(out_ptr + 2 * N + i, a > b)
+    kl.store(arg_ptr, kl.argmax(a, axis=0))
+    kl.store(arg_ptr + 1, kl.argmin(b, axis=0))
+
+
+@BOTH
+def test_booleans_compare_as_in_python(interpret):
+    """True > False: comparisons, argmax and argmin of booleans."""
+    a = np.array([0, 0, 0, 1, 1, 0, 1, 0], np.int8)
+    b = np.array([1, 1, 0, 0, 1, 0, 0, 1], np.int8)
+    out, arg = np.zeros(24, np.int8), np.zeros(2, np.int32)
+    launch(bool_compare_kernel, interpret, (1,), a, b, out, arg, N=8)
+    a, b = a.astype(bool), b.astype(bool)
+    np.testing.assert_array_equal(out, np.concatenate([a < b, a >= b, a > b]))
+    assert arg.tolist() == [int(np.argmax(a)), int(np.argmin(b))]
+
+
+@kiln.jit
+def arg_nan_kernel(x_ptr, out_ptr, N: kl.constexpr):
+    row = kl.program_id(0)
+    x = kl.load(x_ptr + row * N + kl.arange(0, N))
+    kl.store(out_ptr + 2 * row, kl.argmax(x, axis=0))
+    kl.store(out_ptr + 2 * row + 1, kl.argmin(x, axis=0))
+
+
+@BOTH
+def test_argmax_with_nan_is_numpys(interpret):
+    """The first NaN, wherever it stands, and ties to the first."""
+    rows = np.array([
+        [1, np.nan, 7, 7, 0, 2, 3, 4],
+        [1, 2, 9, 9, 0, 0, 5, np.nan],
+        [np.nan] * 8,
+        [3, 3, 3, 3, 3, 3, 3, 3],
+        [0, -1, 5, np.nan, 5, np.nan, -1, 2],
+        [-np.inf, np.inf, 0, 0, np.inf, -np.inf, 1, 1],
+    ], np.float32)
+    out = np.zeros(2 * len(rows), np.int32)
+    launch(arg_nan_kernel, interpret, (len(rows),), rows, out, N=8)
+    assert out[0::2].tolist() == np.argmax(rows, axis=1).tolist()
+    assert out[1::2].tolist() == np.argmin(rows, axis=1).tolist()
+
+
+@kiln.jit
+def bitcast_kernel(x_ptr, bits_ptr, back_ptr, h_ptr, hbits_ptr):
+    i = kl.arange(0, 4)
+    bits = kl.load(x_ptr + i).to(kl.int32, bitcast=True)
+    kl.store(bits_ptr + i, bits)
+    kl.store(back_ptr + i, bits.to(kl.float32, bitcast=True))
+    kl.store(hbits_ptr + i, kl.load(h_ptr + i).to(kl.int16, bitcast=True))
+
+
+@BOTH
+def test_bitcast_reinterprets_bits(interpret):
+    x = np.array([1.0, 2.5, -1.0, -0.0], np.float32)
+    h = np.array([1.0, -2.0, 65504.0, np.inf], np.float16)
+    bits, back = np.zeros(4, np.int32), np.zeros(4, np.float32)
+    hbits = np.zeros(4, np.int16)
+    launch(bitcast_kernel, interpret, (1,), x, bits, back, h, hbits)
+    np.testing.assert_array_equal(bits, x.view(np.int32))
+    np.testing.assert_array_equal(back.view(np.int32), x.view(np.int32))
+    np.testing.assert_array_equal(hbits, h.view(np.int16))
+
+
+@kiln.jit
+def bad_bitcast_kernel(x_ptr):
+    kl.store(x_ptr, kl.load(x_ptr).to(kl.int16, bitcast=True))
+
+
+def test_bitcast_needs_one_width():
+    with pytest.raises(kiln.KilnCompileError,
+                       match="f32 and i16 must have the same width"):
+        bad_bitcast_kernel[(1,)](np.zeros(1, np.float32))
+
+
+@kiln.jit
+def scalar_kernel(ints_ptr, floats_ptr, a, b, f):
+    pid = kl.program_id(0)
+    kl.store(ints_ptr + 0, a // b)
+    kl.store(ints_ptr + 1, a % b)
+    kl.store(ints_ptr + 2, (pid + 65536) * 65536)   # wraps to 0 in i32
+    kl.store(ints_ptr + 3, kl.cdiv(a, b))
+    kl.store(ints_ptr + 4, pid.to(kl.int64) * 3000000000 // 1000)
+    kl.store(floats_ptr + 0, f + 1.0 - f)           # 0 in float32
+    kl.store(floats_ptr + 1, a / b)
+
+
+@BOTH
+@pytest.mark.parametrize("a,b", [(-7, 2), (7, -2), (-8, 3), (1, 1)])
+def test_scalars_are_the_kernels_i32_and_f32(interpret, a, b):
+    """Scalar arguments and program ids are i32 (division truncates,
+    products wrap) and Python floats float32, compiled or interpreted,
+    and whether or not an argument equal to 1 is compiled as a
+    constant."""
+    ints, floats = np.zeros(5, np.int64), np.zeros(2, np.float32)
+    launch(scalar_kernel, interpret, (1,), ints, floats, a, b, 16777216.0)
+    trunc = int(a / b)
+    assert ints.tolist() == [trunc, a - b * trunc, 0,
+                             int((a + b - 1) / b), 0]
+    assert floats.tolist() == [0.0, np.float32(a) / np.float32(b)]
+
+
+@kiln.jit
+def float64_scale_kernel(x_ptr, out_ptr, scale, N: kl.constexpr):
+    i = kl.arange(0, N)
+    acc = kl.zeros((N,), dtype=kl.float32)
+    for _ in range(3):
+        acc += kl.load(x_ptr + i) * scale
+    kl.store(out_ptr + i, acc)
+
+
+@BOTH
+def test_a_numpy_float64_scalar_is_float32(interpret):
+    """1 / np.sqrt(d) is a numpy float64, a Python float: float32 as in
+    Triton, so a float32 accumulator stays float32."""
+    x = np.arange(8, dtype=np.float32)
+    out = np.zeros(8, np.float32)
+    scale = 1 / np.sqrt(16.0)
+    launch(float64_scale_kernel, interpret, (1,), x, out, scale, N=8)
+    np.testing.assert_allclose(out, 3 * x * np.float32(scale), rtol=1e-6)
+
+
+@kiln.jit
+def loop_variable_kernel(out_ptr, n, step):
+    i = 100
+    for i in range(n):
+        pass
+    kl.store(out_ptr, i)
+    count = 0
+    j = -1
+    for j in range(10, -n, step):
+        count += 1
+    kl.store(out_ptr + 1, count)
+    kl.store(out_ptr + 2, j)
+
+
+@BOTH
+@pytest.mark.parametrize("n,step", [(5, -3), (0, -1), (3, 4), (2, 7),
+                                    (4, -20), (1, 0)])
+def test_loop_variable_and_run_time_steps(interpret, n, step):
+    """After a loop its variable holds its last value (the value before
+    where the body never ran); a step known only at run time counts as
+    Python's range, down for a negative one (none for 0)."""
+    out = np.zeros(3, np.int32)
+    launch(loop_variable_kernel, interpret, (1,), out, n, step)
+    trips = range(10, -n, step) if step else range(0)
+    assert out[0] == (n - 1 if n > 0 else 100)
+    assert out[1] == len(trips)
+    assert out[2] == (trips[-1] if len(trips) else -1)
+
+
+@kiln.jit
+def pipelined_sum_kernel(out_ptr, n):
+    acc = 0
+    for i in range(0, n, num_stages=2):
+        acc += i
+    kl.store(out_ptr, acc)
+
+
+@BOTH
+def test_range_takes_num_stages(interpret):
+    out = np.zeros(1, np.int32)
+    launch(pipelined_sum_kernel, interpret, (1,), out, 7)
+    assert out[0] == 21
+
+
+@kiln.jit
+def half_sum_kernel(x_ptr, out_ptr, prefix_ptr, N: kl.constexpr):
+    i = kl.arange(0, N)
+    x = kl.load(x_ptr + i)
+    kl.store(out_ptr, kl.sum(x, axis=0))
+    kl.store(prefix_ptr + i, kl.cumsum(x, axis=0))
+
+
+@BOTH
+def test_float16_sums_are_summed_in_float32(interpret):
+    """4096 ones sum to 4096 (a float16 running sum stops at 2048), and
+    each prefix sum is rounded once."""
+    ones = np.ones(4096, np.float16)
+    out, prefix = np.zeros(1, np.float16), np.zeros(4096, np.float16)
+    launch(half_sum_kernel, interpret, (1,), ones, out, prefix, N=4096)
+    assert out[0] == 4096
+    np.testing.assert_array_equal(
+        prefix, np.cumsum(ones.astype(np.float32)).astype(np.float16))
