@@ -12,6 +12,7 @@ import ast
 import functools
 import inspect
 import itertools
+import math
 import textwrap
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -419,23 +420,29 @@ class CodeGenerator(ast.NodeVisitor):
         if len(args) != 3:
             raise self.error("range() takes 1 to 3 arguments", iterator)
         self.node = node
-        i32 = Type((), "i32")
         step_value = args[2].value if isinstance(args[2], kl.constexpr) \
             else args[2]
         if not isinstance(step_value, Value) and step_value == 0:
             raise self.error("range() step must not be zero", iterator)
-        lower, upper, step = (self.materialize(a, i32) for a in args)
-        for bound in (lower, upper, step):
-            if bound.type != i32:
-                raise self.error(f"loop bounds must be i32 scalars, not "
-                                 f"{bound.type.ir()}", iterator)
+        # An i32 loop, or an i64 one where a bound is i64.
+        bounds = [self.materialize(a, None if isinstance(a, Value)
+                                   else Type((), "i32")) for a in args]
+        for bound in bounds:
+            if bound.type.shape or bound.type.elem not in ("i32", "i64"):
+                raise self.error(f"loop bounds must be i32 or i64 scalars, "
+                                 f"not {bound.type.ir()}", iterator)
+        wide = any(b.type.elem == "i64" for b in bounds)
+        counter = Type((), "i64" if wide else "i32")  # the loop's type
+        lower, upper, step = (self.cast(b, kl.BY_IR[counter.elem])
+                              for b in bounds)
         first, stride = lower, step
         # How many times the body runs, as Python's range counts.
         if isinstance(step_value, Value):
             # A step known only at run time, of either sign (none at all
             # for a step of 0, where Python raises).
             up = self.op(f"arith.cmpi sgt, {step.name}, "
-                         f"{self.materialize(0, i32).name} : i32",
+                         f"{self.materialize(0, counter).name} : "
+                         f"{counter.elem}",
                          Type((), "i1"))
             distance = self.builtin_where(
                 up, self.binary(ast.Sub(), upper, lower),
@@ -446,7 +453,9 @@ class CodeGenerator(ast.NodeVisitor):
             trips = self.builtin_cdiv(distance, magnitude)
             zero_step = self.op(
                 f"arith.cmpi eq, {step.name}, "
-                f"{self.materialize(0, i32).name} : i32", Type((), "i1"))
+                f"{self.materialize(0, counter).name} : "
+                f"{counter.elem}",
+                Type((), "i1"))
             trips = self.builtin_where(zero_step, 0, trips)
         elif step_value < 0:
             trips = self.builtin_cdiv(self.binary(ast.Sub(), lower, upper),
@@ -459,8 +468,8 @@ class CodeGenerator(ast.NodeVisitor):
         # 0 .. trips-1 and the loop variable is lower + k * step.
         counted = isinstance(step_value, Value) or step_value < 0
         if counted:
-            lower, upper = self.materialize(0, i32), trips
-            step = self.materialize(1, i32)
+            lower, upper = self.materialize(0, counter), trips
+            step = self.materialize(1, counter)
         before = dict(self.scope)
         carried = [name for name in sorted(_assigned_names(node.body))
                    if name in before and name != node.target.id]
@@ -470,14 +479,14 @@ class CodeGenerator(ast.NodeVisitor):
                       for i, (name, init) in enumerate(zip(carried, inits))}
         scope = dict(before)
         scope.update(block_args)
-        scope[node.target.id] = Value(iv, i32)
+        scope[node.target.id] = Value(iv, counter)
         saved_lines, saved_scope = self.lines, self.scope
         self.lines, self.scope = [], scope
         self.depth += 1
         if counted:
             scope[node.target.id] = self.binary(
-                ast.Add(), first, self.binary(ast.Mult(), Value(iv, i32),
-                                              stride))
+                ast.Add(), first,
+                self.binary(ast.Mult(), Value(iv, counter), stride))
         self.loops += 1
         self.visit_body(node.body)
         self.loops -= 1
@@ -493,7 +502,7 @@ class CodeGenerator(ast.NodeVisitor):
             types = ", ".join(v.type.ir() for v in inits)
             iter_args = f" iter_args({pairs}) -> ({types})"
         self.emit(f"{head}scf.for {iv} = {lower.name} to {upper.name} step "
-                  f"{step.name}{iter_args} : i32 {{")
+                  f"{step.name}{iter_args} : {counter.elem} {{")
         self.lines.extend(body)
         self.emit_yield(yielded, depth=self.depth + 1)
         # How many loads of later iterations the GPU pipeline keeps in
@@ -512,9 +521,10 @@ class CodeGenerator(ast.NodeVisitor):
             previous = previous.value
         if isinstance(previous, (int, Value)) and not isinstance(
                 previous, bool) and (not isinstance(previous, Value)
-                                     or previous.type == i32):
+                                     or previous.type == counter):
             ran = self.op(f"arith.cmpi sgt, {trips.name}, "
-                          f"{self.materialize(0, i32).name} : i32",
+                          f"{self.materialize(0, counter).name} : "
+                         f"{counter.elem}",
                           Type((), "i1"))
             last = self.builtin_where(ran, last, previous)
         self.scope[node.target.id] = last
@@ -651,7 +661,11 @@ class CodeGenerator(ast.NodeVisitor):
             if node.attr == "shape":
                 return base.type.shape
             if node.attr == "dtype":
-                return kl.BY_IR[base.type.elem]
+                if base.type.is_pointer:
+                    return kl.pointer_type(kl.BY_IR[base.type.pointee])
+                return kl.BY_IR.get(base.type.elem, base.type.elem)
+            if node.attr in _TILE_METHODS:
+                return ("method", node.attr, base)
             raise self.error(f"tiles have no attribute '{node.attr}'")
         try:
             return getattr(base, node.attr)
@@ -775,6 +789,9 @@ class CodeGenerator(ast.NodeVisitor):
         self.node = node
         if isinstance(callee, tuple) and callee[:1] == ("method_to",):
             return self.method_to(callee[1], *args, **kwargs)
+        if isinstance(callee, tuple) and callee[:1] == ("method",):
+            # x.sum(axis) is kl.sum(x, axis).
+            callee, args = getattr(kl, callee[1]), [callee[2], *args]
         name = getattr(callee, "__kiln_builtin__", None)
         if name is not None:
             if name in _UNARY_MATH:
@@ -792,6 +809,12 @@ class CodeGenerator(ast.NodeVisitor):
         if callee in (min, max) and not any(isinstance(a, Value)
                                             for a in args):
             return callee(*args)
+        if callee in (min, max) and len(args) > 1 and not kwargs:
+            # min(a, BLOCK) on a run-time scalar, as in Triton's kernels.
+            result = args[0]
+            for arg in args[1:]:
+                result = self.minmax(result, arg, callee.__name__)
+            return result
         if callee in (int, float, bool, len, range) and not any(
                 isinstance(a, Value) for a in args):
             return callee(*args, **kwargs)
@@ -1322,25 +1345,45 @@ class CodeGenerator(ast.NodeVisitor):
         return self.binary(ast.FloorDiv(), self.binary(
             ast.Sub(), self.binary(ast.Add(), x, y), 1), y)
 
-    def reduce(self, x: Any, axis: Any, combine: Callable[[str, str, str],
-                                                           list[str]]):
-        """`x` reduced along `axis` (all of it when None) with a region built
-        by `combine(a, b, type)` (lines computing %r)."""
+    def normalized_axis(self, axis: Any, rank: int) -> int:
+        """``axis`` of a tile of ``rank`` dimensions, counted from the end
+        where negative."""
+        if isinstance(axis, kl.constexpr):
+            axis = axis.value
+        if not isinstance(axis, int) or isinstance(axis, bool) or \
+                not -rank <= axis < rank:
+            raise self.error(f"axis {axis!r} is out of range for a tile of "
+                             f"{rank} dimensions")
+        return axis % rank
+
+    def reduced(self, x: Any, axis: Any, keep_dims: bool,
+                compute: Callable[[Value, int], Value]) -> Value:
+        """``compute(x, axis)`` along ``axis`` (of the flattened tile when
+        None), the reduced axis kept with size 1 where ``keep_dims``."""
         x = self.materialize(x, None)
         if not x.type.shape:
             raise self.error("reductions need a tile")
+        rank = len(x.type.shape)
         if axis is None:
-            size = 1
-            for d in x.type.shape:
-                size *= d
-            if len(x.type.shape) > 1:
-                flat = x.type.with_shape((size,))
+            if rank > 1:
+                flat = x.type.with_shape((math.prod(x.type.shape),))
                 x = self.op(f"tile.reshape {x.name} : {x.type.ir()} -> "
                             f"{flat.ir()}", flat)
-            axis = 0
-        if not isinstance(axis, int) or not 0 <= axis < len(x.type.shape):
-            raise self.error(f"axis {axis!r} is out of range for shape "
-                             f"{list(x.type.shape)}")
+            result = compute(x, 0)
+            return self.broadcast_to(result, (1,) * rank) if keep_dims \
+                else result
+        axis = self.normalized_axis(axis, rank)
+        result = compute(x, axis)
+        if not keep_dims:
+            return result
+        if not result.type.shape:
+            return self.broadcast_to(result, (1,))
+        return self.expand_dims(result, axis)
+
+    def reduce(self, x: Value, axis: int, combine: Callable[[str, str, str],
+                                                            list[str]]):
+        """`x` reduced along `axis` with a region built by
+        `combine(a, b, type)` (lines computing %r)."""
         shape = x.type.shape[:axis] + x.type.shape[axis + 1:]
         result = Type(shape, x.type.elem)
         name = self.fresh()
@@ -1379,28 +1422,30 @@ class CodeGenerator(ast.NodeVisitor):
         return self.cast(compute(self.cast(x, kl.float32)),
                          kl.BY_IR[x.type.elem])
 
-    def builtin_sum(self, x, axis=None):
-        return self.half_in_f32(self.widened(x), lambda x: self.reduce(
+    def builtin_sum(self, x, axis=None, keep_dims=False):
+        def total(x: Value, axis: int) -> Value:
+            def add(a: str, b: str, t: str) -> list[str]:
+                kind = "f" if t.startswith(("f", "bf")) else "i"
+                return [f"%r = arith.add{kind} {a}, {b} : {t}"]
+            return self.half_in_f32(self.widened(x), lambda x: self.reduce(
+                x, axis, add))
+        return self.reduced(x, axis, keep_dims, total)
+
+    def builtin_max(self, x, axis=None, keep_dims=False):
+        return self.reduced(x, axis, keep_dims, lambda x, axis: self.reduce(
             x, axis, lambda a, b, t: [
-                f"%r = arith.add{'f' if t.startswith(('f', 'bf')) else 'i'} "
-                f"{a}, {b} : {t}"]))
+                f"%r = arith.{self.extremum('max', t)} {a}, {b} : {t}"]))
 
-    def builtin_max(self, x, axis=None):
-        return self.reduce(x, axis, lambda a, b, t: [
-            f"%r = arith.{self.extremum('max', t)} {a}, {b} : {t}"])
-
-    def builtin_min(self, x, axis=None):
-        return self.reduce(x, axis, lambda a, b, t: [
-            f"%r = arith.{self.extremum('min', t)} {a}, {b} : {t}"])
+    def builtin_min(self, x, axis=None, keep_dims=False):
+        return self.reduced(x, axis, keep_dims, lambda x, axis: self.reduce(
+            x, axis, lambda a, b, t: [
+                f"%r = arith.{self.extremum('min', t)} {a}, {b} : {t}"]))
 
     def arg_reduce(self, x, axis, better: str) -> Value:
         """Index of the first best element along `axis`, as numpy's argmax
         and argmin: a NaN is better than any number, and the first NaN
         wins (so the index is the max's or min's, whatever the order in
         which the reduction combines)."""
-        x = self.materialize(x, None)
-        if not isinstance(axis, int) or not 0 <= axis < len(x.type.shape):
-            raise self.error(f"axis {axis!r} is out of range")
         n = x.type.shape[axis]
         index = self.builtin_arange(0, n)
         for d in range(len(x.type.shape)):
@@ -1443,19 +1488,22 @@ class CodeGenerator(ast.NodeVisitor):
         self.emit(f"}} {self.loc()}")
         return Value(f"{name}#1", indices)
 
-    def builtin_argmax(self, x, axis):
-        return self.arg_reduce(x, axis, "max")
+    def builtin_argmax(self, x, axis, keep_dims=False):
+        return self.reduced(x, axis, keep_dims, lambda x, axis:
+                            self.arg_reduce(x, axis, "max"))
 
-    def builtin_argmin(self, x, axis):
-        return self.arg_reduce(x, axis, "min")
+    def builtin_argmin(self, x, axis, keep_dims=False):
+        return self.reduced(x, axis, keep_dims, lambda x, axis:
+                            self.arg_reduce(x, axis, "min"))
 
     def builtin_cumsum(self, x, axis=0):
         return self.half_in_f32(self.widened(x),
                                 lambda x: self.scan_sum(x, axis))
 
     def scan_sum(self, x: Value, axis: Any) -> Value:
-        if not isinstance(axis, int) or not 0 <= axis < len(x.type.shape):
-            raise self.error(f"axis {axis!r} is out of range")
+        if not x.type.shape:
+            raise self.error("kl.cumsum needs a tile")
+        axis = self.normalized_axis(axis, len(x.type.shape))
         elem = x.type.elem
         add = "arith.addf" if x.type.is_float else "arith.addi"
         name = self.fresh()
@@ -1467,13 +1515,25 @@ class CodeGenerator(ast.NodeVisitor):
         self.emit(f"}} {self.loc()}")
         return Value(name, x.type)
 
-    def builtin_dot(self, a, b, acc=None, input_precision=None):
+    def builtin_dot(self, a, b, acc=None, input_precision=None,
+                    allow_tf32=None, out_dtype=None):
         if not (isinstance(a, Value) and isinstance(b, Value)):
             raise self.error("kl.dot takes two tiles")
+        if allow_tf32 is not None:  # Triton's older spelling
+            if input_precision is not None:
+                raise self.error("kl.dot takes input_precision or "
+                                 "allow_tf32, not both")
+            input_precision = "tf32" if allow_tf32 else "ieee"
         if acc is None:
             elem = {"i8": "i32", "f64": "f64"}.get(a.type.elem, "f32")
+            if out_dtype is not None:
+                elem = self.dtype_of(out_dtype).ir
             shape = tuple(a.type.shape[:-1]) + (b.type.shape[-1],)
             acc = self.constant_tile(shape, 0, kl.BY_IR[elem])
+        elif out_dtype is not None and \
+                self.dtype_of(out_dtype).ir != acc.type.elem:
+            raise self.error(f"kl.dot: out_dtype {out_dtype!r} differs from "
+                             f"the accumulator's {acc.type.elem}")
         precision = ""
         if input_precision is not None:
             if input_precision not in ("ieee", "tf32", "tf32x3"):
@@ -1483,6 +1543,34 @@ class CodeGenerator(ast.NodeVisitor):
         return self.op(f"tile.dot {a.name}, {b.name}, {acc.name}{precision} "
                        f": {a.type.ir()}, {b.type.ir()} -> {acc.type.ir()}",
                        acc.type)
+
+    def builtin_zeros_like(self, x):
+        x = self.materialize(x, None)
+        return self.constant_tile(x.type.shape, 0, kl.BY_IR[x.type.elem])
+
+    def builtin_full_like(self, x, value):
+        x = self.materialize(x, None)
+        return self.constant_tile(x.type.shape, value, kl.BY_IR[x.type.elem])
+
+    def builtin_broadcast_to(self, x, shape):
+        shape = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
+        return self.broadcast_to(self.materialize(x, None), shape)
+
+    def builtin_expand_dims(self, x, axis):
+        x = self.materialize(x, None)
+        rank = len(x.type.shape) + 1
+        if not x.type.shape:
+            return self.broadcast_to(x, (1,))
+        return self.expand_dims(x, self.normalized_axis(axis, rank))
+
+    def builtin_clamp(self, x, min, max):
+        return self.minmax(self.minmax(x, min, "max"), max, "min")
+
+    def builtin_multiple_of(self, x, values):
+        return x  # a hint for vectorization, which Kiln derives itself
+
+    def builtin_max_contiguous(self, x, values):
+        return x
 
     def builtin_trans(self, x):
         return self.trans(self.materialize(x, None))
@@ -1555,7 +1643,11 @@ _PYTHON_BINARY = {
 # kl functions that are one `math` op on a float tile.
 _UNARY_MATH = {name: f"math.{name}" for name in (
     "exp", "exp2", "log", "log2", "sqrt", "rsqrt", "sin", "cos", "tanh",
-    "erf")}
+    "erf", "floor", "ceil")}
+
+#: Tile methods, each the kl function of that name on the tile.
+_TILE_METHODS = ("sum", "max", "min", "argmax", "argmin", "cumsum",
+                 "reshape", "trans", "broadcast_to", "expand_dims")
 
 
 def _string_literal(text: str) -> str:

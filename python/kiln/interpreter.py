@@ -122,6 +122,13 @@ class Tile:
     def __getitem__(self, index) -> Tile:
         return Tile(self.data[index])
 
+    def __getattr__(self, name: str):
+        # x.sum(axis) is kl.sum(x, axis), as compiled.
+        if name in _TILE_METHODS:
+            return lambda *args, **kwargs: IMPLEMENTATIONS[name](
+                self, *args, **kwargs)
+        raise AttributeError(name)
+
     def __bool__(self) -> bool:
         return bool(self.data)
 
@@ -208,6 +215,10 @@ class Pointer:
     @property
     def shape(self) -> tuple[int, ...]:
         return self.offsets.shape
+
+    @property
+    def dtype(self) -> kl.pointer_type:
+        return kl.pointer_type(kl.from_numpy(self.base.dtype))
 
     def __add__(self, offset: Any) -> Pointer:
         delta = _data(offset).astype(np.int64)
@@ -333,16 +344,40 @@ def _atomic(combine: Callable) -> Callable:
     return atomic
 
 
+def _kept(result: np.ndarray, data: np.ndarray, axis: Any,
+          keep_dims: bool) -> Tile:
+    """A reduction's result, its axis (or every axis, for None) kept with
+    size 1 where ``keep_dims``."""
+    if keep_dims:
+        result = (np.reshape(result, (1,) * data.ndim) if axis is None
+                  else np.expand_dims(result, axis))
+    return Tile(result)
+
+
 def _reduce(fn: Callable, widen: bool) -> Callable:
-    def reduce(x, axis=None):
+    def reduce(x, axis=None, keep_dims=False):
         data = _data(x)
+        axis = _axis(axis, data)
         if widen and data.dtype.kind in "biu" and data.dtype.itemsize < 4:
             data = data.astype(np.int32)
         if widen and data.dtype == np.float16:  # summed in f32, rounded once
-            return Tile(fn(data.astype(np.float32), axis=axis)
-                        .astype(np.float16))
-        return Tile(fn(data, axis=axis))
+            return _kept(fn(data.astype(np.float32), axis=axis)
+                         .astype(np.float16), data, axis, keep_dims)
+        return _kept(fn(data, axis=axis), data, axis, keep_dims)
     return reduce
+
+
+def _axis(axis: Any, data: np.ndarray) -> Any:
+    """A reduction's axis, checked as the compiler checks it."""
+    if isinstance(axis, kl.constexpr):
+        axis = axis.value
+    if axis is None:
+        return None
+    if not isinstance(axis, (int, np.integer)) or isinstance(axis, bool) \
+            or not -data.ndim <= axis < data.ndim:
+        raise KilnError(f"axis {axis!r} is out of range for a tile of "
+                        f"{data.ndim} dimensions")
+    return int(axis) % data.ndim
 
 
 def _math(fn: Callable) -> Callable:
@@ -354,10 +389,13 @@ def _math(fn: Callable) -> Callable:
     return apply
 
 
-def dot(a, b, acc=None, input_precision=None):
+def dot(a, b, acc=None, input_precision=None, allow_tf32=None,
+        out_dtype=None):
     a, b = _data(a), _data(b)
     out = {np.dtype(np.int8): np.int32,
            np.dtype(np.float64): np.float64}.get(a.dtype, np.float32)
+    if out_dtype is not None and acc is None:
+        out = out_dtype.numpy
     result = a.astype(out) @ b.astype(out)
     if acc is not None:
         acc = _data(acc)
@@ -371,6 +409,7 @@ def dot(a, b, acc=None, input_precision=None):
 
 def cumsum(x, axis=0):
     data = _data(x)
+    axis = _axis(axis, data)
     if data.dtype.kind in "biu" and data.dtype.itemsize < 4:
         data = data.astype(np.int32)
     if data.dtype == np.float16:  # summed in f32, each sum rounded once
@@ -380,8 +419,11 @@ def cumsum(x, axis=0):
 
 
 def _arg(fn: Callable) -> Callable:
-    def arg(x, axis):
-        return Tile(fn(_data(x), axis=axis).astype(np.int32))
+    def arg(x, axis, keep_dims=False):
+        data = _data(x)
+        axis = _axis(axis, data)
+        return _kept(fn(data, axis=axis).astype(np.int32), data, axis,
+                     keep_dims)
     return arg
 
 
@@ -475,6 +517,11 @@ def _device_assert(condition, message=""):
                     f"program ({program}){where}")
 
 
+#: Tile methods, each the kl function of that name on the tile.
+_TILE_METHODS = ("sum", "max", "min", "argmax", "argmin", "cumsum",
+                 "reshape", "trans", "broadcast_to", "expand_dims")
+
+
 def scalar(value: Any, dtype: np.dtype) -> Tile:
     """A scalar kernel argument as the compiled kernel holds it: a 0-d
     tile of its argument type, whose arithmetic truncates and wraps."""
@@ -512,6 +559,17 @@ IMPLEMENTATIONS: dict[str, Callable] = {
     "argmin": _arg(np.argmin),
     "cumsum": cumsum,
     "dot": dot,
+    "floor": _math(np.floor), "ceil": _math(np.ceil),
+    "clamp": lambda x, min, max: _binary_numpy(np.minimum)(
+        _binary_numpy(np.maximum)(x, min), max),
+    "zeros_like": lambda x: Tile(np.zeros_like(_data(x))),
+    "full_like": lambda x, value: Tile(np.full_like(_data(x), value)),
+    "broadcast_to": lambda x, shape: Tile(np.broadcast_to(
+        _data(x), tuple(shape) if isinstance(shape, (tuple, list))
+        else (shape,)).copy()),
+    "expand_dims": lambda x, axis: Tile(np.expand_dims(_data(x), axis)),
+    "multiple_of": lambda x, values: x,
+    "max_contiguous": lambda x, values: x,
     "trans": lambda x: Tile(_data(x).T),
     "reshape": lambda x, shape: Tile(_data(x).reshape(shape)),
     "atomic_add": _atomic(lambda old, v: old + v),

@@ -48,6 +48,17 @@ class dtype:
         return f"kl.{self.name}"
 
 
+@dataclass(frozen=True)
+class pointer_type:
+    """The type of a pointer argument (``x_ptr.dtype``); its
+    ``element_ty`` is what it points to."""
+
+    element_ty: dtype
+
+    def __repr__(self) -> str:
+        return f"kl.pointer_type({self.element_ty!r})"
+
+
 int1 = dtype("int1", "i1", np.dtype(np.bool_))
 int8 = dtype("int8", "i8", np.dtype(np.int8))
 int16 = dtype("int16", "i16", np.dtype(np.int16))
@@ -242,28 +253,35 @@ def cdiv(x, y):
 
 
 @builtin
-def sum(x, axis=None):
-    """Sum along ``axis`` (all elements when None)."""
+def sum(x, axis=None, keep_dims=False):
+    """Sum along ``axis`` (all elements when None; negative counts from
+    the end); ``keep_dims`` keeps the axis with size 1. Booleans and
+    narrow integers are summed in int32, float16 and bfloat16 in float32
+    and rounded once."""
 
 
 @builtin
-def max(x, axis=None):
-    """Maximum along ``axis`` (all elements when None)."""
+def max(x, axis=None, keep_dims=False):
+    """Maximum along ``axis`` (all elements when None; negative counts from
+    the end); ``keep_dims`` keeps the axis with size 1."""
 
 
 @builtin
-def min(x, axis=None):
-    """Minimum along ``axis`` (all elements when None)."""
+def min(x, axis=None, keep_dims=False):
+    """Minimum along ``axis`` (all elements when None; negative counts from
+    the end); ``keep_dims`` keeps the axis with size 1."""
 
 
 @builtin
-def argmax(x, axis):
-    """Index of the first maximum along ``axis``."""
+def argmax(x, axis, keep_dims=False):
+    """Index of the first maximum along ``axis`` (into the flattened tile
+    for None), a NaN counting as both extremes as in numpy."""
 
 
 @builtin
-def argmin(x, axis):
-    """Index of the first minimum along ``axis``."""
+def argmin(x, axis, keep_dims=False):
+    """Index of the first minimum along ``axis`` (into the flattened tile
+    for None), a NaN counting as both extremes as in numpy."""
 
 
 @builtin
@@ -272,10 +290,59 @@ def cumsum(x, axis=0):
 
 
 @builtin
-def dot(a, b, acc=None, input_precision=None):
-    """Matrix product ``a @ b + acc`` (acc defaults to zeros: f32 for float
-    inputs, f64 for f64, i32 for int8); ``input_precision`` is "ieee",
-    "tf32" or "tf32x3" for f32 inputs."""
+def dot(a, b, acc=None, input_precision=None, allow_tf32=None,
+        out_dtype=None):
+    """Matrix product ``a @ b + acc`` (acc defaults to zeros of
+    ``out_dtype``, else f32 for float inputs, f64 for f64, i32 for int8);
+    ``input_precision`` is "ieee", "tf32" or "tf32x3" for f32 inputs
+    (``allow_tf32``, Triton's older spelling, is "tf32" or "ieee")."""
+
+
+@builtin
+def floor(x):
+    """Elementwise largest integer not above ``x``."""
+
+
+@builtin
+def ceil(x):
+    """Elementwise smallest integer not below ``x``."""
+
+
+@builtin
+def clamp(x, min, max):
+    """Elementwise ``x`` limited to [``min``, ``max``]."""
+
+
+@builtin
+def zeros_like(x):
+    """A tile of zeros of ``x``'s shape and type."""
+
+
+@builtin
+def full_like(x, value):
+    """A tile of ``value`` of ``x``'s shape and type."""
+
+
+@builtin
+def broadcast_to(x, shape):
+    """``x`` broadcast to ``shape``."""
+
+
+@builtin
+def expand_dims(x, axis):
+    """``x`` with a new axis of size 1 at ``axis``."""
+
+
+@builtin
+def multiple_of(x, values):
+    """``x``, declared a multiple of ``values`` (a hint Kiln does not
+    need: it derives divisibility itself)."""
+
+
+@builtin
+def max_contiguous(x, values):
+    """``x``, declared contiguous in runs of ``values`` (a hint, as
+    ``multiple_of``)."""
 
 
 @builtin

@@ -14,6 +14,7 @@ import pytest
 import kiln
 import kiln.language as kl
 
+RNG = np.random.default_rng(5)
 BOTH = pytest.mark.parametrize("interpret", [False, True],
                                ids=["host", "interpreter"])
 
@@ -212,3 +213,100 @@ def test_float16_sums_are_summed_in_float32(interpret):
     assert out[0] == 4096
     np.testing.assert_array_equal(
         prefix, np.cumsum(ones.astype(np.float32)).astype(np.float16))
+
+
+# Triton idioms (a review's list of what Triton kernels write and Kiln
+# refused), each against numpy both ways.
+
+@kiln.jit
+def reductions_kernel(x_ptr, out_ptr, arg_ptr, keep_ptr):
+    r = kl.arange(0, 4)
+    c = kl.arange(0, 8)
+    x = kl.load(x_ptr + r[:, None] * 8 + c[None, :])
+    kl.store(out_ptr + r, kl.sum(x, axis=-1))
+    kl.store(out_ptr + 4 + c, x.max(axis=0))
+    kl.store(out_ptr + 12 + r, x.min(-1))
+    kl.store(out_ptr + 16, x.sum())
+    kl.store(arg_ptr, kl.argmax(x, axis=None))
+    kl.store(arg_ptr + 1 + r, x.argmin(axis=-1))
+    centered = x - kl.max(x, axis=1, keep_dims=True)
+    kl.store(keep_ptr + r[:, None] * 8 + c[None, :], centered)
+    kl.store(keep_ptr + 32 + r[:, None] * 0 + c[None, :] * 0,
+             kl.sum(x, axis=None, keep_dims=True))
+    kl.store(arg_ptr + 5 + r[:, None], kl.argmax(x, 1, keep_dims=True))
+
+
+@BOTH
+def test_reduction_axes_keep_dims_and_methods(interpret):
+    x = RNG.standard_normal((4, 8)).astype(np.float32)
+    out, args = np.zeros(17, np.float32), np.zeros(9, np.int32)
+    keep = np.zeros(33, np.float32)
+    launch(reductions_kernel, interpret, (1,), x, out, args, keep)
+    np.testing.assert_allclose(out[:4], x.sum(-1), rtol=1e-5)
+    np.testing.assert_array_equal(out[4:12], x.max(0))
+    np.testing.assert_array_equal(out[12:16], x.min(-1))
+    np.testing.assert_allclose(out[16], x.sum(), rtol=1e-5)
+    assert args[0] == np.argmax(x)
+    np.testing.assert_array_equal(args[1:5], x.argmin(-1))
+    np.testing.assert_array_equal(args[5:9], x.argmax(1))
+    np.testing.assert_array_equal(keep[:32].reshape(4, 8),
+                                  x - x.max(1, keepdims=True))
+    np.testing.assert_allclose(keep[32], x.sum(), rtol=1e-5)
+
+
+@kiln.jit
+def builtins_kernel(x_ptr, out_ptr, n, step):
+    i = kl.arange(0, 8)
+    x = kl.load(x_ptr + kl.multiple_of(i, 8))
+    kl.store(out_ptr + i, kl.clamp(x, -1.0, 1.0))
+    kl.store(out_ptr + 8 + i, kl.floor(x) + kl.ceil(x))
+    kl.store(out_ptr + 16 + i, kl.zeros_like(x) + kl.full_like(x, 2.5))
+    row = kl.expand_dims(x, 0)
+    kl.store(out_ptr + 24 + i, kl.sum(kl.broadcast_to(row, (3, 8)), axis=0))
+    kl.store(out_ptr + 32, min(n, 5) + max(n, step, 2))
+    total = n * 0  # of n's type: an i64 n makes an i64 loop
+    for k in range(0, n, step):
+        total += k
+    kl.store(out_ptr + 33, total)
+    kl.store(out_ptr + 34 + i, kl.max_contiguous(x, 8).to(
+        out_ptr.dtype.element_ty))
+
+
+@BOTH
+@pytest.mark.parametrize("n", [3, np.int64(7)])
+def test_triton_builtins(interpret, n):
+    """clamp, floor, ceil, zeros_like, full_like, expand_dims,
+    broadcast_to, the multiple_of and max_contiguous hints, Python's
+    min and max on run-time scalars, a range over an int64 bound, and
+    pointer.dtype.element_ty."""
+    x = np.array([-2.5, -1, -0.5, 0, 0.25, 1, 1.5, 3], np.float32)
+    out = np.zeros(42, np.float32)
+    launch(builtins_kernel, interpret, (1,), x, out, n, 2)
+    np.testing.assert_array_equal(out[:8], np.clip(x, -1, 1))
+    np.testing.assert_array_equal(out[8:16], np.floor(x) + np.ceil(x))
+    np.testing.assert_array_equal(out[16:24], np.full(8, 2.5))
+    np.testing.assert_array_equal(out[24:32], 3 * x)
+    assert out[32] == min(n, 5) + max(n, 2, 2)
+    assert out[33] == sum(range(0, n, 2))
+    np.testing.assert_array_equal(out[34:42], x)
+
+
+@kiln.jit
+def dot_options_kernel(a_ptr, b_ptr, out_ptr, wide_ptr):
+    r = kl.arange(0, 16)
+    a = kl.load(a_ptr + r[:, None] * 16 + r[None, :])
+    b = kl.load(b_ptr + r[:, None] * 16 + r[None, :])
+    c = kl.dot(a, b, allow_tf32=False)
+    kl.store(out_ptr + r[:, None] * 16 + r[None, :], c)
+    d = kl.dot(a.to(kl.float64), b.to(kl.float64), out_dtype=kl.float64)
+    kl.store(wide_ptr + r[:, None] * 16 + r[None, :], d)
+
+
+@BOTH
+def test_dot_takes_out_dtype_and_allow_tf32(interpret):
+    a = RNG.standard_normal((16, 16)).astype(np.float32)
+    b = RNG.standard_normal((16, 16)).astype(np.float32)
+    out, wide = np.zeros((16, 16), np.float32), np.zeros((16, 16))
+    launch(dot_options_kernel, interpret, (1,), a, b, out, wide)
+    np.testing.assert_allclose(out, a @ b, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(wide, a.astype(np.float64) @ b, rtol=1e-12)
