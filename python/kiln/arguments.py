@@ -53,6 +53,16 @@ def pack_scalar(where: str, type_text: str, value: Any) -> ctypes._SimpleCData:
     return ctype(number)
 
 
+def check_grid(grid: Sequence[Any]) -> None:
+    """Raises ``KilnError`` unless ``grid`` is 1 to 3 non-negative
+    integers."""
+    if not 1 <= len(grid) <= 3 or not all(
+            isinstance(g, (int, np.integer)) and not isinstance(g, bool)
+            and g >= 0 for g in grid):
+        raise KilnError(f"grid must be 1 to 3 non-negative integer sizes, "
+                        f"not {tuple(grid)!r}")
+
+
 def pack_launch(kernel: str, grid: Sequence[int], args: Sequence[Any],
                 types: list[str],
                 pack_pointer: Callable[[str, str, Any], ctypes._SimpleCData]
@@ -62,9 +72,7 @@ def pack_launch(kernel: str, grid: Sequence[int], args: Sequence[Any],
     by ``pack_pointer(where, pointee, value)``. Returns the C array of
     argument pointers, the C grid, and the packed values, which must
     outlive the launch."""
-    if not 1 <= len(grid) <= 3 or any(int(g) < 0 for g in grid):
-        raise KilnError(f"grid must be 1 to 3 non-negative sizes, not "
-                        f"{tuple(grid)}")
+    check_grid(grid)
     if len(args) != len(types):
         raise KilnError(f"'{kernel}' takes {len(types)} arguments "
                         f"({', '.join(types)}), but {len(args)} were given")

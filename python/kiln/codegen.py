@@ -154,6 +154,8 @@ class CodeGenerator(ast.NodeVisitor):
         # Loops around the statement being generated: a return in one
         # leaves more than its body, which is not supported.
         self.loops = 0
+        # The functions whose inlined calls this one is in.
+        self.callers: frozenset[Callable] = frozenset()
 
     # -- Output -------------------------------------------------------------
 
@@ -824,9 +826,16 @@ class CodeGenerator(ast.NodeVisitor):
     def inline(self, callee, args: list, kwargs: dict) -> Any:
         """Generates a nested @kiln.jit call in place."""
         signature = inspect.signature(callee.fn)
-        bound = signature.bind(*args, **kwargs)
+        try:
+            bound = signature.bind(*args, **kwargs)
+        except TypeError as exc:
+            raise self.error(f"{callee.__name__}(): {exc}") from None
         bound.apply_defaults()
+        if callee.fn is self.fn or callee.fn in self.callers:
+            raise self.error(f"{callee.__name__}() calls itself; @kiln.jit "
+                             "functions are inlined, so they cannot recurse")
         nested = CodeGenerator(callee.fn, {}, {}, self.debug)
+        nested.callers = self.callers | {self.fn}
         nested.lines, nested.depth, nested.names = (self.lines, self.depth,
                                                     self.names)
         nested.scope = dict(bound.arguments)
@@ -987,7 +996,11 @@ class CodeGenerator(ast.NodeVisitor):
 
     def binary(self, op: ast.operator, a: Any, b: Any) -> Any:
         if not isinstance(a, Value) and not isinstance(b, Value):
-            return _PYTHON_BINARY[type(op)](a, b)
+            try:
+                return _PYTHON_BINARY[type(op)](a, b)
+            except (ArithmeticError, TypeError) as exc:
+                raise self.error(f"{exc} (in arithmetic on compile-time "
+                                 "values)") from None
         if isinstance(op, ast.Add) and (
                 (isinstance(a, Value) and a.type.is_pointer)
                 or (isinstance(b, Value) and b.type.is_pointer)):
@@ -997,6 +1010,12 @@ class CodeGenerator(ast.NodeVisitor):
         if isinstance(op, ast.Sub) and isinstance(a, Value) and \
                 a.type.is_pointer:
             return self.addptr(a, self.binary(ast.Sub(), 0, b))
+        if any(isinstance(v, Value) and (v.type.is_pointer or
+                                         v.type.is_block_pointer)
+               for v in (a, b)):
+            raise self.error(f"operator {type(op).__name__} is not defined "
+                             "on pointers (a pointer takes + and - of "
+                             "integer offsets)")
         a, b = self.unify(a, b)
         if isinstance(op, ast.Div) and not a.type.is_float:
             a, b = self.cast(a, kl.float32), self.cast(b, kl.float32)

@@ -20,6 +20,7 @@ import math
 import os
 import sys
 import threading
+import traceback
 import types
 from typing import Any, Callable, Sequence
 
@@ -29,6 +30,7 @@ from kiln import language as kl
 from kiln.errors import KilnError
 
 _state = threading.local()
+_NUMPY_DIR = os.path.dirname(os.path.abspath(np.__file__))
 
 
 def active() -> bool:
@@ -130,6 +132,11 @@ class Tile:
         raise AttributeError(name)
 
     def __bool__(self) -> bool:
+        if self.data.size != 1:
+            raise KilnError(f"the truth value of a tile of shape "
+                            f"{list(self.data.shape)} (an if or while on a "
+                            "tile); conditions are scalars: use kl.where for "
+                            "elementwise choices")
         return bool(self.data)
 
     # A 0-d tile (a reduced or loaded scalar) also works as a number.
@@ -634,5 +641,27 @@ def run(fn: Callable, grid: Sequence[int], arguments: dict[str, Any]) -> None:
         for z, y, x in itertools.product(*(range(g) for g in grid[::-1])):
             _state.program = (x, y, z)
             kernel(**converted)
+    except (ValueError, TypeError, IndexError, AttributeError) as exc:
+        raise _at_kernel_line(exc) from exc
     finally:
         _state.program = None
+
+
+def _at_kernel_line(exc: Exception) -> Exception:
+    """``exc`` as a ``KilnError`` at the kernel's line where numpy or the
+    interpreter raised it carrying out a kernel's operation (two tiles
+    that do not broadcast, a list where a pointer goes); an error of the
+    kernel's own Python code stays as it is."""
+    frames = list(traceback.walk_tb(exc.__traceback__))
+    here = os.path.dirname(os.path.abspath(__file__))
+    user = [f for f, _ in frames
+            if not os.path.abspath(f.f_code.co_filename).startswith(here)
+            and os.path.dirname(os.path.abspath(
+                f.f_code.co_filename)) != _NUMPY_DIR]
+    innermost = frames[-1][0] if frames else None
+    if not user or innermost in user:
+        return exc
+    file, line = user[-1].f_code.co_filename, user[-1].f_lineno
+    source = linecache.getline(file, line).strip()
+    return KilnError(f"{file}:{line}: {source}: {type(exc).__name__}: "
+                     f"{exc}")

@@ -29,6 +29,7 @@ import numpy as np
 
 from kiln import cache, dlpack, interpreter
 from kiln import language as kl
+from kiln.arguments import check_grid
 from kiln.codegen import CodeGenerator, KilnCompileError, Type, pointer_type
 from kiln.compiler import Context, Module
 from kiln.errors import CompilationError, KilnError
@@ -314,15 +315,19 @@ class JITFunction:
         if isinstance(grid, int):
             grid = (grid,)
         if self.interpreted:
+            grid = tuple(grid)
+            check_grid(grid)
             arguments = {}
             for name, value in bound.arguments.items():
-                if isinstance(value, kl.constexpr):
-                    value = value.value
-                elif name not in self.constexprs and isinstance(
-                        value, (bool, int, float, np.generic)):
-                    # A scalar as the compiled kernel types it.
-                    value = interpreter.scalar(value, kl.BY_IR[
-                        _argument_type(name, value).elem].numpy)
+                if isinstance(value, kl.constexpr) or name in self.constexprs:
+                    arguments[name] = getattr(value, "value", value)
+                    continue
+                # Refused as a compiled launch refuses it; a scalar as the
+                # compiled kernel types it.
+                type_ = _argument_type(name, value)
+                if isinstance(value, (bool, int, float, np.generic)):
+                    value = interpreter.scalar(value,
+                                               kl.BY_IR[type_.elem].numpy)
                 arguments[name] = value
             interpreter.run(self.fn, grid, arguments)
             return

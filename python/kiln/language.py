@@ -20,6 +20,7 @@ raises ``KilnError``.
 
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass
 from typing import Any
 
@@ -98,9 +99,15 @@ def builtin(fn):
     interpreter mode carries it out with numpy, and a call anywhere else is
     an error."""
 
+    signature = inspect.signature(fn)
+
     def outside_kernel(*args, **kwargs):
         from kiln import interpreter
         if interpreter.active():
+            try:
+                signature.bind(*args, **kwargs)
+            except TypeError as exc:
+                raise KilnError(f"kl.{fn.__name__}: {exc}") from None
             return interpreter.call_builtin(fn.__name__, args, kwargs)
         raise KilnError(f"kl.{fn.__name__} can only be called inside a "
                         "@kiln.jit function")

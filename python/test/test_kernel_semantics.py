@@ -310,3 +310,98 @@ def test_dot_takes_out_dtype_and_allow_tf32(interpret):
     launch(dot_options_kernel, interpret, (1,), a, b, out, wide)
     np.testing.assert_allclose(out, a @ b, rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(wide, a.astype(np.float64) @ b, rtol=1e-12)
+
+
+# Mistakes get a kiln exception naming the line or the argument, not a
+# Python error from inside Kiln.
+
+@kiln.jit
+def pointer_product_kernel(x_ptr):
+    kl.store(x_ptr * 2, 1.0)  # marker: pointer product
+
+
+@kiln.jit
+def two_arguments(a, b):
+    return a + b
+
+
+@kiln.jit
+def arity_kernel(x_ptr):
+    kl.store(x_ptr, two_arguments(1))  # marker: arity
+
+
+@kiln.jit
+def recursive(n):
+    return recursive(n)
+
+
+@kiln.jit
+def recursion_kernel(x_ptr):
+    kl.store(x_ptr, recursive(1))
+
+
+@kiln.jit
+def constant_division_kernel(x_ptr, N: kl.constexpr):
+    kl.store(x_ptr, N // 0)
+
+
+def test_front_end_mistakes_are_kiln_errors():
+    x = np.zeros(4, np.float32)
+    with pytest.raises(kiln.KilnCompileError,
+                       match="operator Mult is not defined on pointers"):
+        pointer_product_kernel[(1,)](x)
+    with pytest.raises(kiln.KilnCompileError,
+                       match=r"two_arguments\(\): missing a required "
+                             "argument: 'b'"):
+        arity_kernel[(1,)](x)
+    with pytest.raises(kiln.KilnCompileError,
+                       match=r"recursive\(\) calls itself"):
+        recursion_kernel[(1,)](x)
+    with pytest.raises(kiln.KilnCompileError,
+                       match="division or modulo by zero"):
+        constant_division_kernel[(1,)](x, N=4)
+
+
+@kiln.jit
+def mismatch_kernel(x_ptr):
+    a = kl.arange(0, 4)
+    b = kl.arange(0, 2)
+    kl.store(x_ptr + a, a + b)  # marker: mismatch
+
+
+@kiln.jit
+def tile_if_kernel(x_ptr):
+    a = kl.arange(0, 4)
+    if a > 1:
+        kl.store(x_ptr + a, a)
+
+
+@kiln.jit
+def plain_kernel(x_ptr, n):
+    kl.store(x_ptr, n)
+
+
+@BOTH
+def test_launch_mistakes_are_kiln_errors(interpret):
+    """Both ways, a bad grid or argument is a KilnError naming it, and so
+    is a kernel operation numpy refuses in the interpreter."""
+    x = np.zeros(4, np.int32)
+    kernel = kiln.jit(plain_kernel.fn, interpret=interpret)
+    for grid in [("a",), (-1,), (1, 1, 1, 1)]:
+        with pytest.raises(kiln.KilnError, match="grid must be 1 to 3 "
+                                                 "non-negative integer"):
+            kernel[grid](x, 1)
+    with pytest.raises(kiln.KilnError,
+                       match="argument 'n' of type NoneType"):
+        kernel[(1,)](x, None)
+    with pytest.raises(kiln.KilnError,
+                       match="argument 'x_ptr' of type list"):
+        kernel[(1,)]([0, 0], 1)
+    with pytest.raises(kiln.KilnError, match="numpy dtype uint32"):
+        kernel[(1,)](x.astype(np.uint32), 1)
+    with pytest.raises(kiln.KilnError, match="broadcast") as info:
+        kiln.jit(mismatch_kernel.fn, interpret=interpret)[(1,)](x)
+    if interpret:
+        assert "# marker: mismatch" in str(info.value)
+    with pytest.raises(kiln.KilnError, match="scalar"):
+        kiln.jit(tile_if_kernel.fn, interpret=interpret)[(1,)](x)
