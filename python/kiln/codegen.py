@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from kiln import language as kl
+from kiln import philox
 from kiln.errors import KilnError
 
 
@@ -121,8 +122,11 @@ def _float_literal(value: float, elem: str) -> str:
         return _SPECIAL_FLOATS[elem][2]
     if value in (float("inf"), float("-inf")):
         return _SPECIAL_FLOATS[elem][0 if value > 0 else 1]
-    text = repr(value)
-    return text if ("." in text or "e" in text) else text + ".0"
+    # MLIR's float literals need a point before any exponent: 1.0e-07.
+    mantissa, e, exponent = repr(value).partition("e")
+    if "." not in mantissa:
+        mantissa += ".0"
+    return mantissa + e + exponent
 
 
 class CodeGenerator(ast.NodeVisitor):
@@ -728,8 +732,13 @@ class CodeGenerator(ast.NodeVisitor):
     def expr_Compare(self, node: ast.Compare) -> Any:
         if len(node.ops) != 1:
             raise self.error("chained comparisons are not supported")
-        left, right = self.expr(node.left), self.expr(node.comparators[0])
-        op = type(node.ops[0])
+        return self.compare(node.ops[0], self.expr(node.left),
+                            self.expr(node.comparators[0]))
+
+    def compare(self, comparison: ast.cmpop, left: Any, right: Any) -> Any:
+        """``left <comparison> right``: a boolean value, or a Python one
+        for two compile-time operands."""
+        op = type(comparison)
         if not isinstance(left, Value) and not isinstance(right, Value):
             return {ast.Lt: lambda a, b: a < b, ast.LtE: lambda a, b: a <= b,
                     ast.Gt: lambda a, b: a > b, ast.GtE: lambda a, b: a >= b,
@@ -1591,6 +1600,74 @@ class CodeGenerator(ast.NodeVisitor):
     def builtin_max_contiguous(self, x, values):
         return x
 
+    # -- Random numbers (kiln/philox.py) ------------------------------------
+
+    def random_key(self, seed: Any) -> tuple[Any, Any]:
+        """The Philox key of ``seed``: its low and high 32 bits as uint64
+        (an i32 seed sign-extended first, as Triton converts it)."""
+        if isinstance(seed, kl.constexpr):
+            seed = seed.value
+        if isinstance(seed, int) and not isinstance(seed, bool):
+            seed &= (1 << 64) - 1
+            return seed & 0xFFFFFFFF, seed >> 32
+        if not (isinstance(seed, Value) and not seed.type.shape
+                and seed.type.elem in ("i32", "i64")):
+            raise self.error("a random seed is an int32 or int64 scalar")
+        if seed.type.elem == "i32":
+            return seed, self.binary(ast.RShift(), seed, 31)
+        low = self.cast(seed, kl.int32)
+        shift = self.materialize(32, seed.type)
+        high = self.op(f"arith.shrui {seed.name}, {shift.name} : i64",
+                       seed.type)
+        return low, self.cast(high, kl.int32)
+
+    def philox_words(self, seed, counter: list[Any], n_rounds: Any
+                     ) -> tuple[Value, ...]:
+        """Philox 4x32 of the int32 ``counter`` words (broadcast to one
+        shape) under ``seed``'s key."""
+        if isinstance(n_rounds, kl.constexpr):
+            n_rounds = n_rounds.value
+        if not isinstance(n_rounds, int) or n_rounds < 1:
+            raise self.error("n_rounds must be a positive constant")
+        words = [self.materialize(c, Type((), "i32")) for c in counter]
+        for word in words:
+            if word.type.elem != "i32":
+                raise self.error(f"random offsets and counters are int32, "
+                                 f"not {word.type.elem}")
+        shape = self.broadcast_shape(*(w.type.shape for w in words))
+        words = [self.broadcast_to(w, shape) for w in words]
+        return philox.rounds(tuple(words), self.random_key(seed),
+                             _IROps(self), n_rounds)
+
+    def uniform(self, x: Value) -> Value:
+        """A uniform float32 in [0, 1) of the random int32 ``x``."""
+        negative = self.binary(ast.Sub(), self.binary(ast.Sub(), 0, x), 1)
+        x = self.builtin_where(self.compare(ast.Lt(), x, 0), negative, x)
+        return self.binary(ast.Mult(), self.cast(x, kl.float32),
+                           philox.UNIFORM_SCALE)
+
+    def builtin_philox(self, seed, c0, c1, c2, c3, n_rounds=philox.ROUNDS):
+        return self.philox_words(seed, [c0, c1, c2, c3], n_rounds)
+
+    def builtin_randint4x(self, seed, offset, n_rounds=philox.ROUNDS):
+        return self.philox_words(seed, [offset, 0, 0, 0], n_rounds)
+
+    def builtin_randint(self, seed, offset, n_rounds=philox.ROUNDS):
+        return self.builtin_randint4x(seed, offset, n_rounds)[0]
+
+    def builtin_rand(self, seed, offset, n_rounds=philox.ROUNDS):
+        return self.uniform(self.builtin_randint(seed, offset, n_rounds))
+
+    def builtin_randn(self, seed, offset, n_rounds=philox.ROUNDS):
+        words = self.builtin_randint4x(seed, offset, n_rounds)
+        u1 = self.builtin_maximum(self.uniform(words[0]), 1.0e-7)
+        angle = self.binary(ast.Mult(), 6.283185307179586,
+                            self.uniform(words[1]))
+        radius = self.unary_math("math.sqrt", self.binary(
+            ast.Mult(), -2.0, self.unary_math("math.log", u1)))
+        return self.binary(ast.Mult(), radius,
+                           self.unary_math("math.cos", angle))
+
     def builtin_trans(self, x):
         return self.trans(self.materialize(x, None))
 
@@ -1667,6 +1744,41 @@ _UNARY_MATH = {name: f"math.{name}" for name in (
 #: Tile methods, each the kl function of that name on the tile.
 _TILE_METHODS = ("sum", "max", "min", "argmax", "argmin", "cumsum",
                  "reshape", "trans", "broadcast_to", "expand_dims")
+
+
+class _IROps:
+    """Philox's 32-bit unsigned arithmetic as IR on int32 values (tiles
+    and scalars) and Python ints (a constant key)."""
+
+    def __init__(self, gen: CodeGenerator) -> None:
+        self.gen = gen
+
+    def mulhi(self, constant: int, x: Value) -> Value:
+        """The high word of the 64-bit product, through i64."""
+        g = self.gen
+        wide = x.type.with_elem("i64")
+        x64 = g.op(f"arith.extui {x.name} : {x.type.ir()} to {wide.ir()}",
+                   wide)
+        product = g.binary(ast.Mult(), x64, constant)
+        shift = g.broadcast_to(g.materialize(32, Type((), "i64")),
+                               wide.shape)
+        high = g.op(f"arith.shrui {product.name}, {shift.name} : "
+                    f"{wide.ir()}", wide)
+        return g.cast(high, kl.int32)
+
+    def mullo(self, constant: int, x: Value) -> Value:
+        return self.gen.binary(ast.Mult(), x, philox.signed32(constant))
+
+    def xor(self, x: Any, y: Any) -> Any:
+        if not isinstance(x, Value) and not isinstance(y, Value):
+            return x ^ y
+        y = philox.signed32(y) if isinstance(y, int) else y
+        return self.gen.binary(ast.BitXor(), x, y)
+
+    def add(self, x: Any, constant: int) -> Any:
+        if not isinstance(x, Value):
+            return (x + constant) & 0xFFFFFFFF
+        return self.gen.binary(ast.Add(), x, philox.signed32(constant))
 
 
 def _string_literal(text: str) -> str:

@@ -27,6 +27,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from kiln import language as kl
+from kiln import philox
 from kiln.errors import KilnError
 
 _state = threading.local()
@@ -524,6 +525,58 @@ def _device_assert(condition, message=""):
                     f"program ({program}){where}")
 
 
+class _NumpyOps:
+    """Philox's 32-bit unsigned arithmetic on uint32 arrays and ints."""
+
+    @staticmethod
+    def mulhi(constant: int, x: np.ndarray) -> np.ndarray:
+        return ((x.astype(np.uint64) * np.uint64(constant)) >> np.uint64(32)
+                ).astype(np.uint32)
+
+    @staticmethod
+    def mullo(constant: int, x: np.ndarray) -> np.ndarray:
+        return x * np.uint32(constant)
+
+    @staticmethod
+    def xor(x: Any, y: Any) -> Any:
+        return x ^ (np.uint32(y) if isinstance(y, int) else y)
+
+    @staticmethod
+    def add(x: int, constant: int) -> int:
+        return (x + constant) & 0xFFFFFFFF
+
+
+def _philox(seed, c0, c1, c2, c3, n_rounds=philox.ROUNDS):
+    """Philox 4x32 words of int32 counters, as the compiled kernels
+    compute them (see kiln/philox.py)."""
+    seed = int(_data(seed)) & ((1 << 64) - 1)
+    words = [_data(c, np.dtype(np.int32)) for c in (c0, c1, c2, c3)]
+    for word in words:
+        if word.dtype != np.int32:
+            raise KilnError(f"random offsets and counters are int32, not "
+                            f"{word.dtype}")
+    words = [w.view(np.uint32) if w.ndim else w.reshape(1).view(np.uint32)
+             .reshape(()) for w in np.broadcast_arrays(*words)]
+    with np.errstate(over="ignore"):
+        out = philox.rounds(tuple(words), (seed & 0xFFFFFFFF, seed >> 32),
+                            _NumpyOps, int(n_rounds))
+    return tuple(Tile(w.astype(np.uint32).view(np.int32)) for w in out)
+
+
+def _uniform(x: Tile) -> Tile:
+    data = x.data
+    data = np.where(data < 0, -data - 1, data)
+    return Tile(data.astype(np.float32) * np.float32(philox.UNIFORM_SCALE))
+
+
+def _randn(seed, offset, n_rounds=philox.ROUNDS):
+    words = _philox(seed, offset, 0, 0, 0, n_rounds)
+    u1 = np.maximum(_uniform(words[0]).data, np.float32(1.0e-7))
+    angle = np.float32(6.283185307179586) * _uniform(words[1]).data
+    radius = np.sqrt(np.float32(-2.0) * np.log(u1))
+    return Tile((radius * np.cos(angle)).astype(np.float32))
+
+
 #: Tile methods, each the kl function of that name on the tile.
 _TILE_METHODS = ("sum", "max", "min", "argmax", "argmin", "cumsum",
                  "reshape", "trans", "broadcast_to", "expand_dims")
@@ -577,6 +630,14 @@ IMPLEMENTATIONS: dict[str, Callable] = {
     "expand_dims": lambda x, axis: Tile(np.expand_dims(_data(x), axis)),
     "multiple_of": lambda x, values: x,
     "max_contiguous": lambda x, values: x,
+    "philox": _philox,
+    "randint4x": lambda seed, offset, n_rounds=philox.ROUNDS: _philox(
+        seed, offset, 0, 0, 0, n_rounds),
+    "randint": lambda seed, offset, n_rounds=philox.ROUNDS: _philox(
+        seed, offset, 0, 0, 0, n_rounds)[0],
+    "rand": lambda seed, offset, n_rounds=philox.ROUNDS: _uniform(_philox(
+        seed, offset, 0, 0, 0, n_rounds)[0]),
+    "randn": _randn,
     "trans": lambda x: Tile(_data(x).T),
     "reshape": lambda x, shape: Tile(_data(x).reshape(shape)),
     "atomic_add": _atomic(lambda old, v: old + v),

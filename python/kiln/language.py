@@ -353,6 +353,36 @@ def max_contiguous(x, values):
 
 
 @builtin
+def philox(seed, c0, c1, c2, c3, n_rounds=10):
+    """The four int32 words Philox 4x32 makes of the counter ``(c0, c1,
+    c2, c3)`` (int32 tiles or scalars, broadcast) under the key of
+    ``seed`` (its low and high 32 bits), as Triton's ``tl.philox``."""
+
+
+@builtin
+def randint4x(seed, offset, n_rounds=10):
+    """Four random int32 tiles for each ``offset`` (the counter's first
+    word): ``philox(seed, offset, 0, 0, 0)``."""
+
+
+@builtin
+def randint(seed, offset, n_rounds=10):
+    """A random int32 for each ``offset``: the first of ``randint4x``."""
+
+
+@builtin
+def rand(seed, offset, n_rounds=10):
+    """A float32 uniform in [0, 1) for each ``offset``, the same as
+    Triton's ``tl.rand``."""
+
+
+@builtin
+def randn(seed, offset, n_rounds=10):
+    """A float32 standard normal for each ``offset`` (Box-Muller of two
+    uniforms, as Triton's ``tl.randn``)."""
+
+
+@builtin
 def trans(x):
     """Transpose of a 2-D tile."""
 

@@ -405,3 +405,127 @@ def test_launch_mistakes_are_kiln_errors(interpret):
         assert "# marker: mismatch" in str(info.value)
     with pytest.raises(kiln.KilnError, match="scalar"):
         kiln.jit(tile_if_kernel.fn, interpret=interpret)[(1,)](x)
+
+
+# Random numbers: Philox 4x32-10 with Triton's conventions.
+
+def _signed(v: int) -> int:
+    return v - (1 << 32) if v >= 1 << 31 else v
+
+
+@kiln.jit
+def philox_kernel(out_ptr, seed, c0, c1, c2, c3):
+    w0, w1, w2, w3 = kl.philox(seed, c0, c1, c2, c3)
+    kl.store(out_ptr, w0)
+    kl.store(out_ptr + 1, w1)
+    kl.store(out_ptr + 2, w2)
+    kl.store(out_ptr + 3, w3)
+
+
+@kiln.jit
+def philox_constant_seed_kernel(out_ptr, SEED: kl.constexpr):
+    ones = kl.full((2,), -1, kl.int32)
+    words = kl.philox(SEED, ones, ones, ones, ones)
+    kl.store(out_ptr + kl.arange(0, 2), words[0])
+
+
+@BOTH
+def test_philox_known_answers(interpret):
+    """Random123's known-answer vectors for Philox 4x32-10: counter and
+    key all zeros, all ones (a constant seed of 2**64 - 1), and the
+    digits of pi."""
+    out = np.zeros(4, np.int32)
+    kernel = kiln.jit(philox_kernel.fn, interpret=interpret)
+    kernel[(1,)](out, 0, 0, 0, 0, 0)
+    assert (out.view(np.uint32) == [0x6627E8D5, 0xE169C58D, 0xBC57AC4C,
+                                    0x9B00DBD8]).all()
+    kernel[(1,)](out, np.int64(0x299F31D0A4093822), _signed(0x243F6A88),
+                 _signed(0x85A308D3), _signed(0x13198A2E), 0x03707344)
+    assert (out.view(np.uint32) == [0xD16CFE09, 0x94FDCCEB, 0x5001E420,
+                                    0x24126EA1]).all()
+    first = np.zeros(2, np.int32)
+    launch(philox_constant_seed_kernel, interpret, (1,), first,
+           SEED=2**64 - 1)
+    assert (first.view(np.uint32) == 0x408F276D).all()
+
+
+@kiln.jit
+def random_kernel(ints_ptr, uniform_ptr, normal_ptr, seed,
+                  BLOCK: kl.constexpr):
+    offsets = kl.program_id(0) * BLOCK + kl.arange(0, BLOCK)
+    kl.store(ints_ptr + offsets, kl.randint(seed, offsets))
+    kl.store(uniform_ptr + offsets, kl.rand(seed, offsets))
+    kl.store(normal_ptr + offsets, kl.randn(seed, offsets))
+
+
+def _random(interpret, seed, n=4096):
+    ints = np.zeros(n, np.int32)
+    uniform, normal = np.zeros(n, np.float32), np.zeros(n, np.float32)
+    launch(random_kernel, interpret, (n // 256,), ints, uniform, normal,
+           seed, BLOCK=256)
+    return ints, uniform, normal
+
+
+@pytest.mark.parametrize("seed", [0, 42, -7, np.int64(2**40 + 3)])
+def test_random_numbers_agree_and_are_distributed(seed):
+    """The host and the interpreter draw the same integers and uniforms
+    (bit for bit) and normals (to float32 rounding of log and cos); the
+    uniforms lie in [0, 1), the normals have mean 0 and variance 1; and a
+    number depends only on the seed and its offset."""
+    host = _random(False, seed)
+    interpreted = _random(True, seed)
+    np.testing.assert_array_equal(host[0], interpreted[0])
+    np.testing.assert_array_equal(host[1], interpreted[1])
+    np.testing.assert_allclose(host[2], interpreted[2], rtol=1e-5,
+                               atol=1e-5)
+    ints, uniform, normal = host
+    assert 0 <= uniform.min() and uniform.max() < 1
+    assert abs(uniform.mean() - 0.5) < 0.02
+    assert abs(normal.mean()) < 0.06 and abs(normal.var() - 1) < 0.08
+    assert len(np.unique(ints)) == len(ints)
+    # The first word, read as int32 and made non-negative, scaled.
+    made = np.where(ints < 0, -(ints.astype(np.int64)) - 1, ints)
+    np.testing.assert_array_equal(
+        uniform, made.astype(np.float32) * np.float32(4.6566127342e-10))
+    fewer = np.zeros(1024, np.int32)
+    launch(random_kernel, False, (4,), fewer, np.zeros(1024, np.float32),
+           np.zeros(1024, np.float32), seed, BLOCK=256)
+    np.testing.assert_array_equal(fewer, ints[:1024])
+    assert not np.array_equal(_random(False, 1)[0], _random(False, 2)[0])
+
+
+@kiln.jit
+def dropout_kernel(x_ptr, out_ptr, n, p, seed, BLOCK: kl.constexpr):
+    offsets = kl.program_id(0) * BLOCK + kl.arange(0, BLOCK)
+    mask = offsets < n
+    x = kl.load(x_ptr + offsets, mask=mask)
+    keep = kl.rand(seed, offsets) > p
+    kl.store(out_ptr + offsets, kl.where(keep, x / (1 - p), 0.0), mask=mask)
+
+
+def test_dropout_compiles_for_the_gpu():
+    """Triton's dropout tutorial kernel: its Philox rounds take the high
+    words of 32-bit products (mul.hi.u32) on sm_80 and sm_90a."""
+    x = np.zeros(1000, np.float32)
+    for chip in ("sm_80", "sm_90a"):
+        ptx = dropout_kernel.asm(x, x, 1000, 0.5, 7, BLOCK=256,
+                                 chip=chip)["ptx"]
+        assert "mul.hi.u32" in ptx
+
+
+@kiln.jit
+def exponent_literals_kernel(out_ptr, x):
+    kl.store(out_ptr, x + 1e-05)
+    kl.store(out_ptr + 1, 2.5e20)
+    kl.store(out_ptr + 2, x * 1e-30)
+
+
+@BOTH
+def test_float_literals_with_exponents(interpret):
+    """1e-05 (Python's repr has no point) is a float literal MLIR
+    parses."""
+    out = np.zeros(3, np.float32)
+    launch(exponent_literals_kernel, interpret, (1,), out, 2.0)
+    np.testing.assert_array_equal(
+        out, np.array([np.float32(2.0) + np.float32(1e-05),
+                       np.float32(2.5e20), np.float32(2e-30)], np.float32))
