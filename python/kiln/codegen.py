@@ -1600,6 +1600,92 @@ class CodeGenerator(ast.NodeVisitor):
     def builtin_max_contiguous(self, x, values):
         return x
 
+    # -- Reductions and scans with the kernel's own combining function -----
+
+    def combined(self, kind: str, input: Any, axis: Any, combine_fn: Any,
+                 reverse: bool = False) -> tuple[list[Value], bool]:
+        """A ``tile.reduce`` or ``tile.scan`` (``kind``) of ``input`` (a
+        tile or a tuple of tiles of one shape) along ``axis``, its region
+        ``combine_fn`` (a @kiln.jit function of the running values, then
+        the next ones) inlined. Returns the results and whether ``input``
+        was one tile."""
+        from kiln.jit import JITFunction
+        if not isinstance(combine_fn, JITFunction):
+            raise self.error("combine_fn must be a @kiln.jit function")
+        single = not isinstance(input, tuple)
+        tiles = [self.materialize(t, None) for t in
+                 ((input,) if single else input)]
+        shape = tiles[0].type.shape
+        if not shape or any(t.type.shape != shape for t in tiles):
+            raise self.error("the tiles combined must be tiles of one shape, "
+                             "not " + ", ".join(t.type.ir() for t in tiles))
+        axis = self.normalized_axis(axis, len(shape))
+        elems = [t.type.elem for t in tiles]
+        name = self.fresh()
+        out_shape = shape if kind == "scan" else \
+            shape[:axis] + shape[axis + 1:]
+        results = [Type(out_shape, e) for e in elems]
+        running = [Value(f"{name}_a{i}", Type((), e))
+                   for i, e in enumerate(elems)]
+        following = [Value(f"{name}_b{i}", Type((), e))
+                     for i, e in enumerate(elems)]
+        saved = self.lines
+        self.lines = []
+        self.depth += 1
+        returned = self.inline(combine_fn, [*running, *following], {})
+        returned = list(returned) if isinstance(returned, tuple) \
+            else [returned]
+        if len(returned) != len(tiles):
+            raise self.error(f"combine_fn returns {len(returned)} values for "
+                             f"{len(tiles)} tiles combined")
+        values = []
+        for value, elem in zip(returned, elems):
+            value = self.materialize(value, Type((), elem))
+            if value.type != Type((), elem):
+                raise self.error(f"combine_fn returns {value.type.ir()} where "
+                                 f"the tile it combines holds {elem}")
+            values.append(value)
+        self.lines.append("  " * self.depth + "tile.yield " + ", ".join(
+            v.name for v in values) + " : " + ", ".join(elems))
+        region, self.lines = self.lines, saved
+        self.depth -= 1
+        flags = " reverse" if reverse else ""
+        self.emit(f"{_results_head(name, len(tiles))}tile.{kind} "
+                  f"{', '.join(t.name for t in tiles)} axis {axis}{flags} : "
+                  f"{', '.join(t.type.ir() for t in tiles)} -> "
+                  f"{', '.join(r.ir() for r in results)} {{")
+        arguments = ", ".join(f"{v.name}: {v.type.elem}"
+                              for v in [*running, *following])
+        self.emit(f"^bb0({arguments}):")
+        self.lines.extend(region)
+        self.emit(f"}} {self.loc()}")
+        suffix = (lambda i: "") if len(tiles) == 1 else (lambda i: f"#{i}")
+        return [Value(name + suffix(i), r)
+                for i, r in enumerate(results)], single
+
+    def builtin_reduce(self, input, axis, combine_fn, keep_dims=False):
+        tiles = tuple(self.materialize(t, None) for t in
+                      (input if isinstance(input, tuple) else (input,)))
+        rank = len(tiles[0].type.shape)
+        if axis is None:  # over the flattened tiles
+            tiles = tuple(self.builtin_reshape(t, (math.prod(t.type.shape),))
+                          for t in tiles)
+        results, _ = self.combined(
+            "reduce", tiles if isinstance(input, tuple) else tiles[0],
+            0 if axis is None else axis, combine_fn)
+        if keep_dims:
+            results = [self.broadcast_to(r, (1,) * rank) if axis is None
+                       or not r.type.shape else
+                       self.expand_dims(r, self.normalized_axis(axis, rank))
+                       for r in results]
+        return tuple(results) if isinstance(input, tuple) else results[0]
+
+    def builtin_associative_scan(self, input, axis, combine_fn,
+                                 reverse=False):
+        results, single = self.combined("scan", input, axis, combine_fn,
+                                        bool(reverse))
+        return results[0] if single else tuple(results)
+
     # -- Random numbers (kiln/philox.py) ------------------------------------
 
     def random_key(self, seed: Any) -> tuple[Any, Any]:

@@ -525,6 +525,54 @@ def _device_assert(condition, message=""):
                     f"program ({program}){where}")
 
 
+def _combine_along(input, axis, combine_fn, scan: bool,
+                   reverse: bool = False) -> list[np.ndarray]:
+    """``combine_fn`` applied along ``axis`` in order (each step on whole
+    slices): the running values after each element for a scan, the last
+    for a reduction."""
+    arrays = [_data(t) for t in (input if isinstance(input, tuple)
+                                 else (input,))]
+    axis = _axis(axis, arrays[0])
+    moved = [np.moveaxis(a, axis, 0) for a in arrays]
+    if reverse:
+        moved = [m[::-1] for m in moved]
+    running = [Tile(m[0]) for m in moved]
+    steps = [[r.data for r in running]]
+    for i in range(1, len(moved[0])):
+        combined = combine_fn(*running, *[Tile(m[i]) for m in moved])
+        combined = combined if isinstance(combined, tuple) else (combined,)
+        running = [Tile(np.asarray(_data(c, a.dtype)).astype(a.dtype))
+                   for c, a in zip(combined, arrays)]
+        steps.append([r.data for r in running])
+    if not scan:
+        return steps[-1]
+    results = [np.stack([step[k] for step in steps]) for k in
+               range(len(arrays))]
+    if reverse:
+        results = [r[::-1] for r in results]
+    return [np.moveaxis(r, 0, axis) for r in results]
+
+
+def _reduce_with(input, axis, combine_fn, keep_dims=False):
+    single = not isinstance(input, tuple)
+    arrays = [_data(t) for t in ((input,) if single else input)]
+    flat = tuple(Tile(a.reshape(-1)) for a in arrays) if axis is None \
+        else input
+    results = _combine_along(flat, 0 if axis is None else axis, combine_fn,
+                             scan=False)
+    if axis is not None:
+        axis = _axis(axis, arrays[0])
+    kept = [_kept(r, a, axis, keep_dims) for r, a in zip(results, arrays)]
+    return kept[0] if single else tuple(kept)
+
+
+def _associative_scan(input, axis, combine_fn, reverse=False):
+    results = [Tile(r) for r in _combine_along(input, axis, combine_fn,
+                                               scan=True,
+                                               reverse=bool(reverse))]
+    return tuple(results) if isinstance(input, tuple) else results[0]
+
+
 class _NumpyOps:
     """Philox's 32-bit unsigned arithmetic on uint32 arrays and ints."""
 
@@ -630,6 +678,8 @@ IMPLEMENTATIONS: dict[str, Callable] = {
     "expand_dims": lambda x, axis: Tile(np.expand_dims(_data(x), axis)),
     "multiple_of": lambda x, values: x,
     "max_contiguous": lambda x, values: x,
+    "reduce": _reduce_with,
+    "associative_scan": _associative_scan,
     "philox": _philox,
     "randint4x": lambda seed, offset, n_rounds=philox.ROUNDS: _philox(
         seed, offset, 0, 0, 0, n_rounds),

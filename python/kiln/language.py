@@ -353,6 +353,22 @@ def max_contiguous(x, values):
 
 
 @builtin
+def reduce(input, axis, combine_fn, keep_dims=False):
+    """``input`` (a tile, or a tuple of tiles of one shape) reduced along
+    ``axis`` (the flattened tiles for None) by ``combine_fn``, a
+    ``@kiln.jit`` function of the running values and the next ones that
+    returns the combined values; it must be associative and commutative
+    (the order is unspecified)."""
+
+
+@builtin
+def associative_scan(input, axis, combine_fn, reverse=False):
+    """The inclusive scan of ``input`` (a tile, or a tuple of tiles) along
+    ``axis`` by the associative ``combine_fn`` (from the last element
+    back where ``reverse``)."""
+
+
+@builtin
 def philox(seed, c0, c1, c2, c3, n_rounds=10):
     """The four int32 words Philox 4x32 makes of the counter ``(c0, c1,
     c2, c3)`` (int32 tiles or scalars, broadcast) under the key of

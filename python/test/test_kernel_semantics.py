@@ -529,3 +529,116 @@ def test_float_literals_with_exponents(interpret):
     np.testing.assert_array_equal(
         out, np.array([np.float32(2.0) + np.float32(1e-05),
                        np.float32(2.5e20), np.float32(2e-30)], np.float32))
+
+
+# kl.reduce and kl.associative_scan with the kernel's own combining
+# function (Triton's tl.reduce and tl.associative_scan: a Welford
+# combine, an argmax over (value, index) pairs, a running maximum).
+
+@kiln.jit
+def add_values(a, b):
+    return a + b
+
+
+@kiln.jit
+def larger(a, b):
+    return kl.maximum(a, b)
+
+
+@kiln.jit
+def argmax_pairs(value_a, index_a, value_b, index_b):
+    take = (value_a > value_b) | ((value_a == value_b) & (index_a < index_b))
+    return kl.where(take, value_a, value_b), kl.where(take, index_a, index_b)
+
+
+@kiln.jit
+def welford_combine(mean_a, m2_a, n_a, mean_b, m2_b, n_b):
+    n = n_a + n_b
+    weight = kl.where(n == 0, 0.0, n_b / kl.maximum(n, 1.0))
+    delta = mean_b - mean_a
+    return (mean_a + delta * weight,
+            m2_a + m2_b + delta * delta * n_a * weight, n)
+
+
+@kiln.jit
+def combining_kernel(x_ptr, out_ptr, index_ptr, scan_ptr, R: kl.constexpr,
+                     C: kl.constexpr):
+    r = kl.arange(0, R)
+    c = kl.arange(0, C)
+    at = r[:, None] * C + c[None, :]
+    x = kl.load(x_ptr + at)
+    kl.store(out_ptr + r, kl.reduce(x, 1, add_values))
+    kl.store(out_ptr + R + c, x.max(0))
+    _, best = kl.reduce((x, kl.broadcast_to(c[None, :], (R, C))), -1,
+                        argmax_pairs)
+    kl.store(index_ptr + r, best)
+    mean, m2, n = kl.reduce((x, kl.zeros_like(x), kl.full_like(x, 1.0)), 1,
+                            welford_combine)
+    kl.store(out_ptr + R + C + r, mean)
+    kl.store(out_ptr + 2 * R + C + r, m2 / n)
+    kl.store(out_ptr + 3 * R + C, kl.reduce(x, None, add_values))
+    kl.store(out_ptr + 3 * R + C + 1 + r[:, None],
+             kl.reduce(x, 1, larger, keep_dims=True))
+    kl.store(scan_ptr + at, kl.associative_scan(x, 1, larger))
+    kl.store(scan_ptr + R * C + at,
+             kl.associative_scan(x, 1, add_values, reverse=True))
+    kl.store(scan_ptr + 2 * R * C + at, kl.associative_scan(x, 0, add_values))
+
+
+@BOTH
+def test_reduce_and_scan_with_combining_functions(interpret):
+    R, C = 4, 16
+    x = RNG.standard_normal((R, C)).astype(np.float32)
+    x[1, 3] = x[1, 9] = x[1].max() + 1  # a tie: the first index wins
+    out = np.zeros(3 * R + C + 1 + R, np.float32)
+    index, scans = np.zeros(R, np.int32), np.zeros(3 * R * C, np.float32)
+    launch(combining_kernel, interpret, (1,), x, out, index, scans, R=R, C=C)
+    wide = x.astype(np.float64)
+    np.testing.assert_allclose(out[:R], wide.sum(1), rtol=1e-5, atol=1e-5)
+    np.testing.assert_array_equal(out[R:R + C], x.max(0))
+    np.testing.assert_array_equal(index, x.argmax(1))
+    np.testing.assert_allclose(out[R + C:2 * R + C], wide.mean(1), atol=1e-5)
+    np.testing.assert_allclose(out[2 * R + C:3 * R + C], wide.var(1),
+                               rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(out[3 * R + C], wide.sum(), atol=1e-4)
+    np.testing.assert_array_equal(out[3 * R + C + 1:], x.max(1))
+    scans = scans.reshape(3, R, C)
+    np.testing.assert_array_equal(scans[0], np.maximum.accumulate(x, 1))
+    np.testing.assert_allclose(scans[1], np.cumsum(wide[:, ::-1], 1)[:, ::-1],
+                               atol=1e-5)
+    np.testing.assert_allclose(scans[2], np.cumsum(wide, 0), atol=1e-5)
+
+
+@kiln.jit
+def first_of_pairs(a, i, b, j):
+    return a + b
+
+
+@kiln.jit
+def wrong_count_kernel(x_ptr):
+    x = kl.load(x_ptr + kl.arange(0, 4))
+    kl.store(x_ptr, kl.reduce((x, x), 0, first_of_pairs))
+
+
+@kiln.jit
+def wrong_arity_kernel(x_ptr):
+    x = kl.load(x_ptr + kl.arange(0, 4))
+    kl.store(x_ptr, kl.reduce((x, x), 0, add_values))
+
+
+def test_a_combining_function_must_fit():
+    x = np.zeros(4, np.float32)
+    with pytest.raises(kiln.KilnCompileError,
+                       match="combine_fn returns 1 values for 2 tiles"):
+        wrong_count_kernel[(1,)](x)
+    with pytest.raises(kiln.KilnCompileError,
+                       match=r"add_values\(\): too many positional"):
+        wrong_arity_kernel[(1,)](x)
+
+
+def test_combining_kernels_compile_for_the_gpu():
+    x = np.zeros(64, np.float32)
+    for chip in ("sm_80", "sm_90a"):
+        ptx = combining_kernel.asm(x, x, np.zeros(4, np.int32), x, R=4, C=16,
+                                   chip=chip)["ptx"]
+        assert "shfl.sync" in ptx
