@@ -886,7 +886,12 @@ class CodeGenerator(ast.NodeVisitor):
                 if elem == "i32" and not like:
                     elem = "i64"
                 else:
-                    raise self.error(f"{value} does not fit in {elem}")
+                    hint = ""
+                    if 0 <= value < (1 << bits):  # an unsigned constant
+                        hint = (f"; Kiln has no unsigned types: for "
+                                f"wrapping arithmetic on its bits write "
+                                f"{value - (1 << bits)}")
+                    raise self.error(f"{value} does not fit in {elem}{hint}")
         if elem == "i1":
             text = "true" if value else "false"
         elif elem.startswith(("f", "bf")):

@@ -642,3 +642,15 @@ def test_combining_kernels_compile_for_the_gpu():
         ptx = combining_kernel.asm(x, x, np.zeros(4, np.int32), x, R=4, C=16,
                                    chip=chip)["ptx"]
         assert "shfl.sync" in ptx
+
+
+@kiln.jit
+def unsigned_constant_kernel(x_ptr, x):
+    kl.store(x_ptr, x * 2891336453)
+
+
+def test_an_unsigned_constant_says_how_to_write_it():
+    with pytest.raises(kiln.KilnCompileError,
+                       match="2891336453 does not fit in i32; Kiln has no "
+                             "unsigned types: .* write -1403630843"):
+        unsigned_constant_kernel[(1,)](np.zeros(1, np.int32), 3)
