@@ -126,6 +126,12 @@ def _error(message: str, where: tuple[str, int, int] | None = None
                             linecache.getline(file, line))
 
 
+def _index_error(message: str) -> KilnIndexError:
+    """An index outside its axis, found while tracing: a ``KilnIndexError``
+    (an ``IndexError``, as numpy raises) at the line that indexes."""
+    return KilnIndexError(str(_error(message)))
+
+
 def _loc(where: tuple[str, int, int]) -> str:
     file = where[0].replace("\\", "\\\\").replace('"', '\\"')
     return f'loc("{file}":{where[1]}:{where[2]})'
@@ -281,6 +287,12 @@ class _Trace:
 
     def emit(self, line: str) -> None:
         self.lines.append("    " + line)
+
+    def is_reshape(self, value: str) -> bool:
+        """Whether ``value`` is a tensor.collapse_shape or expand_shape."""
+        return any(line.lstrip().startswith(
+            (f"{value} = tensor.collapse_shape",
+             f"{value} = tensor.expand_shape")) for line in self.lines)
 
     def empty(self, shape: tuple[int, ...], dtype: np.dtype, loc: str) -> str:
         name = self.fresh()
@@ -582,6 +594,10 @@ class TracedArray:
         integer arrays (``w[ids]``, ``x[:, ids]``), a gather (see
         ``_index_by_arrays``). Boolean arrays are not supported."""
         items = key if isinstance(key, tuple) else (key,)
+        # A 0-d integer array indexes as its integer, as in numpy.
+        items = tuple(item.item() if isinstance(item, np.ndarray) and
+                      item.ndim == 0 and item.dtype.kind in "iu" else item
+                      for item in items)
         if sum(item is Ellipsis for item in items) > 1:
             raise _error("an index with two ellipses")
         consumed = sum(item is not None and item is not Ellipsis
@@ -597,7 +613,14 @@ class TracedArray:
         expanded += [slice(None)] * (self.ndim - sum(
             i is not None for i in expanded))
         if any(_is_index_array(item) for item in expanded):
-            return _index_by_arrays(self, expanded, key)
+            # Index arrays (and integers) are next to each other where
+            # nothing, not even an ellipsis of no axes, stands between.
+            advanced = [i for i, item in enumerate(items)
+                        if item is not None and item is not Ellipsis
+                        and not isinstance(item, slice)]
+            adjacent = advanced == list(range(advanced[0],
+                                              advanced[-1] + 1))
+            return _index_by_arrays(self, expanded, key, adjacent)
         shape: list[int] = []
         # Offset, size and stride along each axis of the IR tensor (the
         # axes of size > 1).
@@ -626,8 +649,8 @@ class TracedArray:
             elif isinstance(item, (int, np.integer)) and \
                     not isinstance(item, (bool, np.bool_)):
                 if not -size <= item < size:
-                    raise _error(f"index {item} is out of bounds for axis "
-                                 f"{axis} with size {size}")
+                    raise _index_error(f"index {item} is out of bounds for "
+                                       f"axis {axis} with size {size}")
                 start, length, step = int(item) % size, 1, 1
             else:
                 raise _error(
@@ -1407,16 +1430,21 @@ def _wrap(b: _Body, value: tuple[str, np.dtype], size: int, mode: str
                     b.binary("arith.addi", value, n), value)
 
 
-def _index_by_arrays(x: TracedArray, expanded: list, key: Any
-                     ) -> TracedArray:
+def _index_by_arrays(x: TracedArray, expanded: list, key: Any,
+                     adjacent: bool) -> TracedArray:
     """``x[key]`` where the key (``expanded``: an item per axis, and
     ``None``s) holds integer arrays: numpy's advanced indexing. The arrays
     and the integers broadcast together; their axes replace the axes they
-    index where those are next to each other in the key, and come first
-    otherwise; slices index the other axes."""
+    index where those are next to each other in the key (``adjacent``),
+    and come first otherwise; slices index the other axes."""
     what = f"indexing a traced array with [{_key_text(key)}]"
     advanced = [i for i, item in enumerate(expanded)
                 if item is not None and not isinstance(item, slice)]
+    for i in advanced:
+        if isinstance(expanded[i], (bool, np.bool_)):
+            raise _error(f"{what}: a boolean beside index arrays (numpy's "
+                         "axis of one or none) is not supported by "
+                         "kiln.fuse")
     arrays = {i: _index_array(expanded[i], what) for i in advanced
               if _is_index_array(expanded[i])}
     _the_trace([x, *arrays.values()])
@@ -1424,7 +1452,6 @@ def _index_by_arrays(x: TracedArray, expanded: list, key: Any
     # Each result axis: a slice's (its key item), a new axis, or an axis
     # of the broadcast index arrays.
     block_axes = [("block", k) for k in range(len(block))]
-    adjacent = advanced == list(range(advanced[0], advanced[-1] + 1))
     result: list[tuple] = [] if adjacent else list(block_axes)
     for i, item in enumerate(expanded):
         if i not in advanced:
@@ -1458,8 +1485,8 @@ def _index_by_arrays(x: TracedArray, expanded: list, key: Any
             sources.append(("array", len(gathered) - 1, "raise"))
         else:
             if not -size <= item < size:
-                raise _error(f"index {item} is out of bounds for axis "
-                             f"{axis} with size {size}")
+                raise _index_error(f"index {item} is out of bounds for "
+                                   f"axis {axis} with size {size}")
             sources.append(("int", int(item) % size))
         axis += 1
     return _gather(x, sources, tuple(lengths[r] for r in result), gathered)
@@ -1497,7 +1524,7 @@ def _take(a: Any, indices: Any, axis: Any = None, out: Any = None,
                    [(indices, list(range(axis, axis + indices.ndim)))])
 
 
-def _take_along_axis(arr: Any, indices: Any, axis: Any, **kwargs
+def _take_along_axis(arr: Any, indices: Any, axis: Any = -1, **kwargs
                      ) -> TracedArray:
     """``np.take_along_axis``: along ``axis``, the elements of ``arr`` at
     ``indices`` (of ``arr``'s rank; the other axes broadcast)."""
@@ -2385,7 +2412,10 @@ class FusedFunction:
         copies: dict[str, str] = {}
         for r in results:
             value = r._value
-            if value.startswith("%arg"):  # a plan's results come from kernels
+            # A plan's results come from kernels: an argument, or a reshape
+            # of one (the same buffer), is copied.
+            if value.startswith("%arg") or (
+                    r._origin is not None and trace.is_reshape(value)):
                 if value not in copies:
                     copies[value] = _copy(r, loc)
                 value = copies[value]

@@ -980,3 +980,19 @@ def test_row_statistics_of_one_input_are_one_kernel(columns):
     loops = 1 if columns > 16384 else 0
     assert kernel.count("scf.for") == loops
     assert len(re.findall(r"tile\.load .* -> tensor<", kernel)) == 1
+
+
+def test_returning_reshapes_of_arguments():
+    """A reshape of an argument is the argument's buffer: returned, it is
+    copied (a plan's results come from kernels), also beside the argument
+    itself and a computed value's reshape."""
+    @kiln.fuse
+    def shapes(x):
+        return x.reshape(-1), x, x.reshape(2, 6), (x * 2).reshape(-1), \
+            x[1:].reshape(-1)
+
+    x = _normal(3, 4)
+    want = (x.reshape(-1), x, x.reshape(2, 6), (x * 2).reshape(-1),
+            x[1:].reshape(-1))
+    for got, w in zip(shapes(x), want):
+        np.testing.assert_array_equal(got, w)

@@ -170,6 +170,11 @@ KEYS = {
     "sliced": lambda i, j: (slice(None, None, 2), i[:3, None]),
     "broadcast": lambda i, j: (i[:, None], slice(None), j[None, :]),
     "outer": lambda i, j: (slice(None), i[:, None], j[None, :3]),
+    # An ellipsis between index arrays separates them, even one that
+    # stands for no axis: their axes go first.
+    "ellipsis_between": lambda i, j: (slice(None), i, Ellipsis, j),
+    "ellipsis_of_one_axis": lambda i, j: (i, Ellipsis, j),
+    "zero_d_integer": lambda i, j: (np.array(2), slice(None), j),
 }
 
 
@@ -536,3 +541,33 @@ def test_concatenate_refusals():
     _raises(uneven, _normal(2, 3), _normal(3, 2),
             match=r"stack: the arrays must have one shape",
             line="# marker: stack shapes")
+
+
+def test_review_findings_on_keys():
+    """A boolean beside index arrays is refused (numpy makes it an axis),
+    an integer out of bounds is an IndexError, and take_along_axis's
+    axis defaults to the last, as numpy 2.3's."""
+    x, i = _normal(5, 6), np.array([0, 4])
+
+    @kiln.fuse
+    def with_true(x, i):
+        return x[i, True]  # marker: true beside
+
+    _raises(with_true, x, i, match="a boolean beside index arrays",
+            line="# marker: true beside")
+
+    @kiln.fuse
+    def too_far(x, i):
+        return x[i, 9]
+
+    with pytest.raises(IndexError, match="index 9 is out of bounds for "
+                                         "axis 1 with size 6"):
+        too_far(x, i)
+
+    @kiln.fuse
+    def along_last(x, ids):
+        return np.take_along_axis(x, ids)
+
+    ids = RNG.integers(0, 6, size=(5, 2))
+    np.testing.assert_array_equal(along_last(x, ids),
+                                  np.take_along_axis(x, ids, axis=-1))
