@@ -65,7 +65,8 @@ static bool isElementwise(Operation *op) {
 }
 
 /// Whether `op` is a generic whose body extracts elements of a tensor it
-/// captures (a gather). kiln-tile gathers in elementwise kernels only.
+/// captures (a gather). kiln-tile gathers in elementwise and row kernels,
+/// not in matmul kernels.
 static bool gathers(Operation *op) {
   auto generic = dyn_cast_if_present<linalg::GenericOp>(op);
   if (!generic)
@@ -304,12 +305,8 @@ LogicalResult KilnFusePass::fuseElementwise(func::FuncOp func) {
     });
     return applyPatternsGreedily(func, std::move(patterns));
   };
-  // A gather joins only elementwise consumers (see `gathers`).
   auto producerOf = [](OpOperand *fused) {
-    auto producer = fused->get().getDefiningOp<linalg::GenericOp>();
-    return producer && (!gathers(producer) || isElementwise(fused->getOwner()))
-               ? producer
-               : linalg::GenericOp();
+    return fused->get().getDefiningOp<linalg::GenericOp>();
   };
   if (failed(fuse([&](OpOperand *fused) {
         return producerOf(fused) && fused->get().hasOneUse();
@@ -419,11 +416,10 @@ void KilnFusePass::groupAndOutline(func::FuncOp func, SymbolTable &symbols) {
     }
     if (matmuls > 1 || (matmuls == 1 && rowReductions > 0))
       return false;
-    // A gather is in an elementwise kernel, which does not compute the
-    // tensor it gathers from (a kernel reads its inputs' elements, not
-    // those of its own tiles).
-    if (llvm::any_of(members, gathers) &&
-        !llvm::all_of(members, isElementwise))
+    // A gather is in an elementwise or row kernel (not a matmul's), which
+    // does not compute the tensor it gathers from (a kernel reads its
+    // inputs' elements, not those of its own tiles).
+    if (matmuls && llvm::any_of(members, gathers))
       return false;
     for (Operation *member : members) {
       llvm::SetVector<Value> captured;

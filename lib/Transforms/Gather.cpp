@@ -20,11 +20,20 @@ using namespace mlir;
 Value kiln::loadGathered(OpBuilder &b, Location loc, Value base,
                          RankedTensorType source, ArrayRef<Value> indices,
                          Value mask, tensor::ExtractSliceOp slice) {
-  auto shape = cast<RankedTensorType>(mask.getType()).getShape();
+  // Lanes of a tile, or one scalar (a row's value, in a row kernel).
+  auto lanes = dyn_cast<RankedTensorType>(mask.getType());
+  auto typeOf = [&](Type element) -> Type {
+    return lanes ? Type(RankedTensorType::get(lanes.getShape(), element))
+                 : element;
+  };
   auto splat = [&](Type element, int64_t value) -> Value {
-    auto type = RankedTensorType::get(shape, element);
+    if (!lanes)
+      return arith::ConstantOp::create(b, loc,
+                                       b.getIntegerAttr(element, value));
     return arith::ConstantOp::create(
-        b, loc, SplatElementsAttr::get(type, b.getIntegerAttr(element, value)));
+        b, loc,
+        SplatElementsAttr::get(cast<ShapedType>(typeOf(element)),
+                               b.getIntegerAttr(element, value)));
   };
   Type i32 = b.getI32Type(), i64 = b.getI64Type();
   // Each index of the slice (of the source, without one) is placed in the
@@ -49,8 +58,8 @@ Value kiln::loadGathered(OpBuilder &b, Location loc, Value base,
   for (int64_t d = source.getRank() - 1; d >= 0; --d) {
     int64_t at = offsets[d];
     if (!dropped.test(d)) {
-      Value index = arith::IndexCastOp::create(
-          b, loc, RankedTensorType::get(shape, i64), indices[--next]);
+      Value index =
+          arith::IndexCastOp::create(b, loc, typeOf(i64), indices[--next]);
       Value zero = splat(i64, 0);
       Value inside = arith::AndIOp::create(
           b, loc,
@@ -60,7 +69,7 @@ Value kiln::loadGathered(OpBuilder &b, Location loc, Value base,
                                 splat(i64, sizes[d])));
       mask = arith::AndIOp::create(b, loc, mask, inside);
       index = arith::TruncIOp::create(
-          b, loc, RankedTensorType::get(shape, i32),
+          b, loc, typeOf(i32),
           arith::SelectOp::create(b, loc, inside, index, zero));
       offset = arith::AddIOp::create(
           b, loc, offset,
@@ -70,12 +79,13 @@ Value kiln::loadGathered(OpBuilder &b, Location loc, Value base,
       offset = arith::AddIOp::create(b, loc, offset, splat(i32, at * stride));
     stride *= source.getDimSize(d);
   }
-  auto ptrTile = RankedTensorType::get(shape, base.getType());
-  Value ptrs = tile::AddPtrOp::create(
-      b, loc, ptrTile, tile::SplatOp::create(b, loc, ptrTile, base), offset);
-  auto valueTile = RankedTensorType::get(shape, source.getElementType());
-  Value other = arith::ConstantOp::create(b, loc, b.getZeroAttr(valueTile));
-  return tile::LoadOp::create(b, loc, valueTile, ptrs, mask, other);
+  Type ptrs = typeOf(base.getType());
+  Value at = tile::AddPtrOp::create(
+      b, loc, ptrs, lanes ? tile::SplatOp::create(b, loc, ptrs, base) : base,
+      offset);
+  Type value = typeOf(source.getElementType());
+  Value other = arith::ConstantOp::create(b, loc, b.getZeroAttr(value));
+  return tile::LoadOp::create(b, loc, value, at, mask, other);
 }
 
 FailureOr<Value>

@@ -40,11 +40,6 @@ LogicalResult kiln::checkCaptured(Operation *user, Value value) {
   if (isRecreatedByKernels(value.getDefiningOp()) &&
       value.getType().isIntOrIndexOrFloat())
     return success();
-  if (isa<tensor::ExtractOp>(user) && isa<RankedTensorType>(value.getType()))
-    return user->emitError("kiln-tile: only elementwise kernels gather "
-                           "(extract elements of a captured tensor); "
-                           "kiln-fuse keeps gathers out of reductions and "
-                           "matmuls");
   return user->emitError("kiln-tile: a body uses a value from outside it "
                          "that is neither a constant nor computed from the "
                          "sizes of the kernel's inputs");

@@ -512,11 +512,12 @@ static Value contributionOf(Operation *combine, Value acc) {
 }
 
 /// Fails, with an error, on an op of `body` other than `except` that is
-/// not cloned onto tiles: one with regions, or outside arith and math.
+/// not cloned onto tiles (one with regions, or outside arith and math)
+/// nor placed by the row tiler (a gather, a loop index).
 static LogicalResult checkBodyOps(Block &body, Operation *except,
                                   StringRef where) {
   for (Operation &op : body.without_terminator())
-    if (&op != except &&
+    if (&op != except && !isa<tensor::ExtractOp, linalg::IndexOp>(op) &&
         (op.getNumRegions() != 0 ||
          !isa<arith::ArithDialect, math::MathDialect>(op.getDialect())))
       return op.emitError("kiln-tile: ")
@@ -561,10 +562,15 @@ LogicalResult RowTiler::checkGeneric(linalg::GenericOp generic) {
   }
   Block &body = *generic.getBody();
   WalkResult captured = body.walk([&](Operation *op) {
-    for (Value operand : op->getOperands())
+    for (Value operand : op->getOperands()) {
+      // The table a gather reads is an input of the kernel (checked where
+      // it is loaded).
+      if (isa<tensor::ExtractOp>(op) && operand == op->getOperand(0))
+        continue;
       if (operand.getParentRegion() != &generic.getRegion() &&
           failed(checkCaptured(op, operand)))
         return WalkResult::interrupt();
+    }
     return WalkResult::advance();
   });
   if (captured.wasInterrupted())
@@ -702,6 +708,8 @@ bool RowTiler::variesAlongRow(Value value) {
     auto generic = dyn_cast<linalg::GenericOp>(arg.getOwner()->getParentOp());
     if (generic && arg.getArgNumber() < generic.getNumDpsInputs())
       result = readsTile(generic, generic->getOpOperand(arg.getArgNumber()));
+  } else if (auto index = value.getDefiningOp<linalg::IndexOp>()) {
+    result = index.getDim() == rank - 1;  // the column
   } else if (Operation *op = value.getDefiningOp();
              op && isa<linalg::GenericOp>(op->getParentOp())) {
     result = llvm::any_of(op->getOperands(), [&](Value operand) {
@@ -1016,6 +1024,32 @@ FailureOr<Value> RowTiler::scalarOf(Value value) {
     if (failed(computed))
       return failure();
     result = *computed;
+  } else if (auto index = value.getDefiningOp<linalg::IndexOp>()) {
+    // A row coordinate (variesAlongRow sends the column to valueIn).
+    Value coordinate = rowCoordinate(index.getLoc(), index.getDim());
+    result = arith::IndexCastOp::create(
+        b, index.getLoc(), perRow(b.getIndexType()), coordinate);
+  } else if (auto extract = value.getDefiningOp<tensor::ExtractOp>()) {
+    // One element a row: its indices are the row's.
+    SmallVector<Value> indices;
+    for (Value index : extract.getIndices()) {
+      FailureOr<Value> known = scalarOf(index);
+      if (failed(known))
+        return failure();
+      indices.push_back(*known);
+    }
+    indices = alike(indices);
+    Value mask = rowMask ? rowMask
+                         : arith::ConstantIntOp::create(b, extract.getLoc(),
+                                                        b.getI1Type(), 1)
+                               .getResult();
+    unsigned next = 0;
+    FailureOr<Value> gathered = gatherInKernel(
+        b, extract, kernel, *entry, spreadTo(mask, Spread::PerRow),
+        [&](Value) { return spreadTo(indices[next++], Spread::PerRow); });
+    if (failed(gathered))
+      return failure();
+    result = *gathered;
   } else {
     // An op of a body, on scalars.
     FailureOr<Value> computed =
@@ -1078,6 +1112,26 @@ FailureOr<Value> RowTiler::valueIn(Value value, Chunk &chunk) {
     if (failed(value))
       return failure();
     result = *value;
+  } else if (value.getDefiningOp<linalg::IndexOp>()) {
+    // The column (a row coordinate does not vary along the row).
+    result = arith::IndexCastOp::create(
+        b, value.getLoc(), tileOf(b.getIndexType()), chunk.columnIndices);
+  } else if (auto extract = value.getDefiningOp<tensor::ExtractOp>()) {
+    // A gather: each column's element, at the indices of its lane.
+    SmallVector<Value> indices;
+    for (Value index : extract.getIndices()) {
+      FailureOr<Value> known = valueIn(index, chunk);
+      if (failed(known))
+        return failure();
+      indices.push_back(asTile(*known));
+    }
+    unsigned next = 0;
+    FailureOr<Value> gathered =
+        gatherInKernel(b, extract, kernel, *entry, chunk.mask,
+                       [&](Value) { return indices[next++]; });
+    if (failed(gathered))
+      return failure();
+    result = *gathered;
   } else {
     FailureOr<Value> computed =
         cloneOnOperands(cast<OpResult>(value),

@@ -143,7 +143,8 @@ mlir::FailureOr<TiledKernel> tileMatmul(mlir::func::FuncOp kernel,
 
 /// The elements of the static `source`, whose data starts at pointer
 /// `base`, at `indices` (an index tile per dimension), loaded where `mask`
-/// holds: a gather (a tensor.extract in a body). With `slice` (a static
+/// holds: a gather (a tensor.extract in a body), a tile of lanes or, for
+/// a scalar `mask` and indices, one element. With `slice` (a static
 /// slice view of `source`), the indices are the slice's, one per
 /// dimension it keeps. An index outside `source` (or `slice`) reads
 /// nothing and gives 0.

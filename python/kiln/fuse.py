@@ -126,10 +126,15 @@ def _error(message: str, where: tuple[str, int, int] | None = None
                             linecache.getline(file, line))
 
 
-def _index_error(message: str) -> KilnIndexError:
-    """An index outside its axis, found while tracing: a ``KilnIndexError``
-    (an ``IndexError``, as numpy raises) at the line that indexes."""
-    return KilnIndexError(str(_error(message)))
+class _TracedIndexError(KilnCompileError, KilnIndexError):
+    """An index outside its axis, found while tracing: at the line that
+    indexes (a ``KilnCompileError``), and an ``IndexError`` as numpy's."""
+
+
+def _index_error(message: str) -> _TracedIndexError:
+    file, line, column = _where()
+    return _TracedIndexError(message, file, line, column,
+                             linecache.getline(file, line))
 
 
 def _loc(where: tuple[str, int, int]) -> str:

@@ -49,19 +49,26 @@ func.func @embed(%w: tensor<50000x64xf32>, %ids: tensor<8xi64>) -> tensor<8x64xf
 
 // -----
 
-// The gathered rows summed: the gather is not fused into the row
-// reduction (a row kernel does not gather), and the sum reads what it
-// wrote: two kernels.
+// The gathered rows summed (an embedding bag): one row kernel. Rows of
+// 64 are taken 8 at a time; each program loads its 8 ids, gathers the
+// [8 x 64] tile of their rows of w (a lane per element, at id * 64 +
+// column) and sums along the columns.
 // FUSE-LABEL: func.func private @embedding_bag_kernel0
 // FUSE: tensor.extract
-// FUSE-NOT: linalg.fill
-// FUSE-LABEL: func.func private @embedding_bag_kernel1
-// FUSE-NOT: tensor.extract
-// FUSE: linalg.fill
 // FUSE: "reduction"
 // FUSE-LABEL: func.func @embedding_bag
-// FUSE: call @embedding_bag_kernel0
-// FUSE: call @embedding_bag_kernel1
+// FUSE-NEXT: call @embedding_bag_kernel0
+// FUSE-NEXT: return
+// TILE-LABEL: func.func @embedding_bag_kernel0_tile
+// TILE-DAG: %[[ROWS:.*]] = arith.constant dense<100> : tensor<8x64xi64>
+// TILE: %[[IDS:.*]] = tile.load %{{.*}} : tensor<8x!tile.ptr<i64>> -> tensor<8xi64>
+// TILE: %[[ID:.*]] = arith.index_cast %[[IDS]]
+// TILE: %[[EXPANDED:.*]] = tile.expand_dims %[[ID]] axis 1
+// TILE: %[[EACH:.*]] = tile.broadcast %[[EXPANDED]] : tensor<8x1xindex> -> tensor<8x64xindex>
+// TILE: %[[ID64:.*]] = arith.index_cast %[[EACH]] : tensor<8x64xindex> to tensor<8x64xi64>
+// TILE: arith.cmpi slt, %[[ID64]], %[[ROWS]]
+// TILE: %[[V:.*]] = tile.load %{{.*}}, %{{.*}}, other %{{.*}} : tensor<8x64x!tile.ptr<f32>> -> tensor<8x64xf32>
+// TILE: tile.reduce %{{.*}} axis 1 : tensor<8x64xf32> -> tensor<8xf32>
 func.func @embedding_bag(%w: tensor<100x64xf32>, %ids: tensor<8xi64>) -> tensor<8xf32> {
   %e = tensor.empty() : tensor<8x64xf32>
   %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%ids : tensor<8xi64>) outs(%e : tensor<8x64xf32>) {

@@ -1,8 +1,8 @@
 // RUN: kiln-opt %s -split-input-file -kiln-tile -verify-diagnostics
 
 // Kernels written by hand that gather where kiln-tile does not: kiln-fuse
-// never makes them (a gather is in an elementwise kernel, from an input
-// of it), and kiln-tile refuses each by name.
+// never makes them (a gather is in an elementwise or row kernel, from an
+// input of it), and kiln-tile refuses each by name.
 
 // A table of dynamic shape.
 func.func private @f_kernel0(%ids: tensor<8xi64>, %w: tensor<?x64xf32>) -> tensor<8x64xf32> attributes {kiln.kernel} {
@@ -48,24 +48,25 @@ func.func @f(%x: tensor<16xf32>, %ids: tensor<16xi32>) -> tensor<16xf32> {
 
 // -----
 
-// A row reduction that gathers (the rows of w at ids, dotted with x's).
-func.func private @f_kernel0(%ids: tensor<8xi64>, %x: tensor<8x64xf32>, %w: tensor<100x64xf32>) -> tensor<8xf32> attributes {kiln.kernel} {
-  %zero = arith.constant 0.0 : f32
-  %s0 = tensor.empty() : tensor<8xf32>
-  %init = linalg.fill ins(%zero : f32) outs(%s0 : tensor<8xf32>) -> tensor<8xf32>
-  %sum = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%ids, %x : tensor<8xi64>, tensor<8x64xf32>) outs(%init : tensor<8xf32>) {
-  ^bb0(%i: i64, %xv: f32, %acc: f32):
+// A matmul whose prologue gathers a (the first column of w's rows at
+// ids, broadcast: w[ids, 0][:, None] * ones @ b).
+func.func private @f_kernel0(%ids: tensor<16xi64>, %b: tensor<32x16xf32>, %w: tensor<100x32xf32>) -> tensor<16x16xf32> attributes {kiln.kernel} {
+  %e = tensor.empty() : tensor<16x32xf32>
+  %a = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%ids : tensor<16xi64>) outs(%e : tensor<16x32xf32>) {
+  ^bb0(%i: i64, %o: f32):
     %row = arith.index_cast %i : i64 to index
-    %col = linalg.index 1 : index
-    // expected-error @+1 {{kiln-tile: only elementwise kernels gather (extract elements of a captured tensor); kiln-fuse keeps gathers out of reductions and matmuls}}
-    %v = tensor.extract %w[%row, %col] : tensor<100x64xf32>
-    %p = arith.mulf %v, %xv : f32
-    %a = arith.addf %p, %acc : f32
-    linalg.yield %a : f32
-  } -> tensor<8xf32>
-  return %sum : tensor<8xf32>
+    %col = arith.constant 0 : index
+    // expected-error @+1 {{kiln-tile: tensor.extract in a matmul kernel's body is not tiled yet}}
+    %v = tensor.extract %w[%row, %col] : tensor<100x32xf32>
+    linalg.yield %v : f32
+  } -> tensor<16x32xf32>
+  %zero = arith.constant 0.0 : f32
+  %e2 = tensor.empty() : tensor<16x16xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e2 : tensor<16x16xf32>) -> tensor<16x16xf32>
+  %m = linalg.matmul ins(%a, %b : tensor<16x32xf32>, tensor<32x16xf32>) outs(%f : tensor<16x16xf32>) -> tensor<16x16xf32>
+  return %m : tensor<16x16xf32>
 }
-func.func @f(%w: tensor<100x64xf32>, %ids: tensor<8xi64>, %x: tensor<8x64xf32>) -> tensor<8xf32> {
-  %r = call @f_kernel0(%ids, %x, %w) : (tensor<8xi64>, tensor<8x64xf32>, tensor<100x64xf32>) -> tensor<8xf32>
-  return %r : tensor<8xf32>
+func.func @f(%w: tensor<100x32xf32>, %ids: tensor<16xi64>, %b: tensor<32x16xf32>) -> tensor<16x16xf32> {
+  %r = call @f_kernel0(%ids, %b, %w) : (tensor<16xi64>, tensor<32x16xf32>, tensor<100x32xf32>) -> tensor<16x16xf32>
+  return %r : tensor<16x16xf32>
 }
