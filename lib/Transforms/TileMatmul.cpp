@@ -24,6 +24,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
 #include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
@@ -341,6 +342,45 @@ LogicalResult MatmulTiler::applyGeneric(linalg::GenericOp generic,
   return success();
 }
 
+/// Whether `prologue` makes 0 of inputs that are all 0 (a cast, a scale,
+/// a transpose), found by folding its body on zeros: then the zeros a
+/// block loads past K stay zeros. (Where a body does not fold, it is
+/// taken to make something else.)
+static bool keepsZero(linalg::GenericOp prologue) {
+  Block &body = *prologue.getBody();
+  DenseMap<Value, Attribute> known;
+  for (BlockArgument arg : body.getArguments())
+    known[arg] = Builder(prologue).getZeroAttr(arg.getType());
+  auto valueOf = [&](Value value) -> Attribute {
+    if (Attribute attr = known.lookup(value))
+      return attr;
+    Attribute constant;
+    if (matchPattern(value, m_Constant(&constant)))
+      return constant;
+    return {};
+  };
+  for (Operation &op : body.without_terminator()) {
+    SmallVector<Attribute> operands =
+        llvm::map_to_vector(op.getOperands(), valueOf);
+    SmallVector<OpFoldResult> results;
+    if (llvm::is_contained(operands, Attribute()) ||
+        failed(op.fold(operands, results)) ||
+        results.size() != op.getNumResults())
+      return false;
+    for (auto [result, folded] : llvm::zip(op.getResults(), results)) {
+      Attribute attr = dyn_cast<Attribute>(folded);
+      if (!attr)
+        attr = valueOf(cast<Value>(folded));
+      if (!attr)
+        return false;
+      known[result] = attr;
+    }
+  }
+  Attribute yielded = valueOf(body.getTerminator()->getOperand(0));
+  return yielded && (matchPattern(yielded, m_Zero()) ||
+                     matchPattern(yielded, m_AnyZeroFloat()));
+}
+
 FailureOr<Value> MatmulTiler::operandBlock(Value operand, bool isA, Value kk) {
   Location loc = matmul.getLoc();
   Type i32 = b.getI32Type();
@@ -364,7 +404,16 @@ FailureOr<Value> MatmulTiler::operandBlock(Value operand, bool isA, Value kk) {
     if (failed(applyGeneric(generic, shape, rowIndices, columnIndices, inside,
                             computed, dims)))
       return failure();
-    return computed.lookup(operand);
+    Value block = computed.lookup(operand);
+    // The prologue of a zero need not be zero (x + 1): what lies past K
+    // in the last step is made zero again, or A's and B's would add their
+    // product to the dot.
+    std::optional<int64_t> k = getConstantIntValue(sizes[batch + 2]);
+    if ((k && *k % blocks.k == 0) || keepsZero(generic))
+      return block;
+    Value zero = arith::ConstantOp::create(
+        b, loc, b.getZeroAttr(cast<RankedTensorType>(block.getType())));
+    return arith::SelectOp::create(b, loc, inside, block, zero).getResult();
   }
   return blockValue(
       matmul, operand,

@@ -996,3 +996,22 @@ def test_returning_reshapes_of_arguments():
             x[1:].reshape(-1))
     for got, w in zip(shapes(x), want):
         np.testing.assert_array_equal(got, w)
+
+
+@pytest.mark.parametrize("k", [2, 16, 33, 64])
+def test_prologues_that_do_not_keep_zeros(k):
+    """(y + 1) @ exp(z).T: both prologues make something other than 0 of
+    the zeros a block loads past K; those are made zero again before the
+    dot (a random program found the result off by K's padding)."""
+    @kiln.fuse
+    def shifted(y, z):
+        return (y + 1) @ np.exp(z).T, np.sqrt(np.abs(y) + 1) @ (z * 2).T
+
+    y, z = _normal(5, k), _normal(7, k)
+    wide_y, wide_z = y.astype(np.float64), z.astype(np.float64)
+    first, second = shifted(y, z)
+    np.testing.assert_allclose(first, (wide_y + 1) @ np.exp(wide_z).T,
+                               rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(second,
+                               np.sqrt(np.abs(wide_y) + 1) @ (wide_z * 2).T,
+                               rtol=1e-5, atol=1e-5)
