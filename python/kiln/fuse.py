@@ -1366,6 +1366,13 @@ def _gather(x: TracedArray, sources: list[tuple], shape: tuple[int, ...],
     trace = x._trace
     space = _ir_shape(shape)
     space_axes = [i for i, d in enumerate(shape) if d != 1]
+    # An index array of an axis of one element picks element 0 whatever
+    # it holds (its values are checked): it is no input of the generic.
+    used = sorted({source[1] for j, source in enumerate(sources)
+                   if source[0] == "array" and x.shape[j] != 1})
+    sources = [(s[0], used.index(s[1]), s[2]) if s[0] == "array"
+               and s[1] in used else s for s in sources]
+    arrays = [arrays[k] for k in used]
 
     def dim(axis: int) -> str:
         return f"d{space_axes.index(axis)}" if axis in space_axes else ""

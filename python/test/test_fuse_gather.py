@@ -593,3 +593,20 @@ def test_review_findings_on_keys():
     ids = RNG.integers(0, 6, size=(5, 2))
     np.testing.assert_array_equal(along_last(x, ids),
                                   np.take_along_axis(x, ids, axis=-1))
+
+
+def test_an_index_into_an_axis_of_one():
+    """An axis of one element is indexed at 0 whatever the index holds
+    (its values are still checked, as numpy checks them): the index array
+    is no input of the gather, which a reduction of it then reads (a
+    random program made kiln-fuse keep writing the gather beside the
+    reduction, which kiln-tile refused)."""
+    @kiln.fuse
+    def clipped(t, ids):
+        return np.take(t, ids, mode="clip").max(), t[ids].sum()
+
+    t, ids = _normal(1), np.array([0, -1, 0])
+    top, total = clipped(t, ids)
+    assert top == t[0] and total == np.float32(3) * t[0]
+    with pytest.raises(kiln.KilnIndexError, match="holds index 1"):
+        clipped(t, np.array([1]))
