@@ -14,12 +14,39 @@
 #include "kiln/Dialect/Tile/IR/TileDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "llvm/ADT/SmallBitVector.h"
 
 using namespace mlir;
+using namespace kiln;
+
+GatherView::GatherView(RankedTensorType table)
+    : offsets(table.getRank(), 0) {
+  for (int64_t d = 0; d < table.getRank(); ++d)
+    indices.push_back({static_cast<unsigned>(d), 1, table.getDimSize(d)});
+}
+
+void GatherView::throughSlice(tensor::ExtractSliceOp slice) {
+  // The slice's dimension t is its source's dimension kept[t].
+  SmallVector<unsigned> kept;
+  llvm::SmallBitVector dropped = slice.getDroppedDims();
+  for (unsigned d = 0; d < slice.getSourceType().getRank(); ++d)
+    if (!dropped.test(d))
+      kept.push_back(d);
+  ArrayRef<int64_t> sliceOffsets = slice.getStaticOffsets();
+  ArrayRef<int64_t> sliceStrides = slice.getStaticStrides();
+  SmallVector<int64_t> sourceOffsets(sliceOffsets);
+  for (auto [t, d] : llvm::enumerate(kept))
+    sourceOffsets[d] += sliceStrides[d] * offsets[t];
+  for (Index &index : indices) {
+    index.dim = kept[index.dim];
+    index.stride *= sliceStrides[index.dim];
+  }
+  offsets = sourceOffsets;
+}
 
 Value kiln::loadGathered(OpBuilder &b, Location loc, Value base,
-                         RankedTensorType source, ArrayRef<Value> indices,
-                         Value mask, tensor::ExtractSliceOp slice) {
+                         RankedTensorType source, const GatherView &view,
+                         ArrayRef<Value> indices, Value mask) {
   // Lanes of a tile, or one scalar (a row's value, in a row kernel).
   auto lanes = dyn_cast<RankedTensorType>(mask.getType());
   auto typeOf = [&](Type element) -> Type {
@@ -36,48 +63,36 @@ Value kiln::loadGathered(OpBuilder &b, Location loc, Value base,
                                b.getIntegerAttr(element, value)));
   };
   Type i32 = b.getI32Type(), i64 = b.getI64Type();
-  // Each index of the slice (of the source, without one) is placed in the
-  // source at offset + stride * index, along the dimensions it keeps.
-  SmallVector<int64_t> offsets(source.getRank(), 0),
-      strides(source.getRank(), 1), sizes(source.getShape());
-  llvm::SmallBitVector dropped(source.getRank());
-  if (slice) {
-    offsets = llvm::to_vector(slice.getStaticOffsets());
-    strides = llvm::to_vector(slice.getStaticStrides());
-    sizes = llvm::to_vector(slice.getStaticSizes());
-    dropped = slice.getDroppedDims();
-  }
-  // An index outside the tensor read reads nothing (tensor.extract leaves
-  // its element undefined; kiln.fuse checks indices as numpy does): its
-  // lane is masked off and its offset kept inside the tensor. Indices are
-  // checked at 64 bits, so that none wraps into range; offsets, inside a
-  // tensor of less than 2^31 elements, are 32-bit.
-  Value offset = splat(i32, 0);
-  int64_t stride = 1;
-  unsigned next = indices.size();
-  for (int64_t d = source.getRank() - 1; d >= 0; --d) {
-    int64_t at = offsets[d];
-    if (!dropped.test(d)) {
-      Value index =
-          arith::IndexCastOp::create(b, loc, typeOf(i64), indices[--next]);
-      Value zero = splat(i64, 0);
-      Value inside = arith::AndIOp::create(
-          b, loc,
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, index,
-                                zero),
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, index,
-                                splat(i64, sizes[d])));
-      mask = arith::AndIOp::create(b, loc, mask, inside);
-      index = arith::TruncIOp::create(
-          b, loc, typeOf(i32),
-          arith::SelectOp::create(b, loc, inside, index, zero));
-      offset = arith::AddIOp::create(
-          b, loc, offset,
-          arith::MulIOp::create(b, loc, index, splat(i32, strides[d] * stride)));
-    }
-    if (at != 0)
-      offset = arith::AddIOp::create(b, loc, offset, splat(i32, at * stride));
-    stride *= source.getDimSize(d);
+  SmallVector<int64_t> strides(source.getRank(), 1);
+  for (int64_t d = source.getRank() - 2; d >= 0; --d)
+    strides[d] = strides[d + 1] * source.getDimSize(d + 1);
+  // Where the view starts, then each index placed by its stride. An index
+  // outside the view reads nothing (tensor.extract leaves its element
+  // undefined; kiln.fuse checks indices as numpy does): its lane is masked
+  // off and its offset kept inside. Indices are checked at 64 bits, so
+  // that none wraps into range; offsets, inside a tensor of less than 2^31
+  // elements, are 32-bit.
+  int64_t start = 0;
+  for (auto [offset, stride] : llvm::zip(view.offsets, strides))
+    start += offset * stride;
+  Value offset = splat(i32, start);
+  for (auto [index, placed] : llvm::zip(indices, view.indices)) {
+    Value wide = arith::IndexCastOp::create(b, loc, typeOf(i64), index);
+    Value zero = splat(i64, 0);
+    Value inside = arith::AndIOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, wide, zero),
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, wide,
+                              splat(i64, placed.bound)));
+    mask = arith::AndIOp::create(b, loc, mask, inside);
+    Value narrow = arith::TruncIOp::create(
+        b, loc, typeOf(i32),
+        arith::SelectOp::create(b, loc, inside, wide, zero));
+    offset = arith::AddIOp::create(
+        b, loc, offset,
+        arith::MulIOp::create(
+            b, loc, narrow,
+            splat(i32, placed.stride * strides[placed.dim])));
   }
   Type ptrs = typeOf(base.getType());
   Value at = tile::AddPtrOp::create(
@@ -92,23 +107,24 @@ FailureOr<Value>
 kiln::gatherInKernel(OpBuilder &b, tensor::ExtractOp extract,
                      func::FuncOp kernel, Block &tileEntry, Value mask,
                      function_ref<Value(Value)> indexTile) {
-  // A slice of an input (which the kernel recreates) is read in place.
+  if (!extract.getTensor().getType().hasStaticShape())
+    return extract.emitError("kiln-tile: a body extracts elements of ")
+           << extract.getTensor().getType()
+           << ", a tensor of dynamic shape (gathers read static ones)";
+  // Slices of an input (which the kernel recreates) are read in place.
   Value table = extract.getTensor();
-  auto slice = table.getDefiningOp<tensor::ExtractSliceOp>();
-  if (slice && isSliceView(slice))
+  GatherView view(extract.getTensor().getType());
+  while (auto slice = table.getDefiningOp<tensor::ExtractSliceOp>()) {
+    if (!isSliceView(slice) || !slice.getSourceType().hasStaticShape())
+      break;
+    view.throughSlice(slice);
     table = slice.getSource();
-  else
-    slice = {};
+  }
   auto source = dyn_cast<BlockArgument>(table);
   if (!source || source.getOwner() != &kernel.getBody().front())
     return extract.emitError("kiln-tile: a body extracts elements of a "
                              "tensor that is not an input of its kernel "
                              "(or a slice of one)");
-  auto type = cast<RankedTensorType>(table.getType());
-  if (!type.hasStaticShape() || !extract.getTensor().getType().hasStaticShape())
-    return extract.emitError("kiln-tile: a body extracts elements of ")
-           << extract.getTensor().getType()
-           << ", a tensor of dynamic shape (gathers read static ones)";
   SmallVector<Value> indices;
   for (Value index : extract.getIndices()) {
     indices.push_back(indexTile(index));
@@ -116,6 +132,7 @@ kiln::gatherInKernel(OpBuilder &b, tensor::ExtractOp extract,
       return failure();
   }
   return loadGathered(b, extract.getLoc(),
-                      tileEntry.getArgument(source.getArgNumber()), type,
-                      indices, mask, slice);
+                      tileEntry.getArgument(source.getArgNumber()),
+                      cast<RankedTensorType>(table.getType()), view, indices,
+                      mask);
 }

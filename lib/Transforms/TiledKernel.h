@@ -141,25 +141,42 @@ struct MatmulBlocks {
 mlir::FailureOr<TiledKernel> tileMatmul(mlir::func::FuncOp kernel,
                                         const MatmulBlocks &blocks);
 
+/// How the indices of a gather place an element in the tensor it reads
+/// through static slices: its first element at `offsets`, index i along
+/// dimension `indices[i].dim` at `stride` elements of it, inside the
+/// view's `bound`.
+struct GatherView {
+  struct Index {
+    unsigned dim;
+    int64_t stride;
+    int64_t bound;
+  };
+  llvm::SmallVector<int64_t> offsets;
+  llvm::SmallVector<Index> indices;
+
+  /// `table` read whole.
+  explicit GatherView(mlir::RankedTensorType table);
+  /// The view of the slice's source instead of the slice.
+  void throughSlice(mlir::tensor::ExtractSliceOp slice);
+};
+
 /// The elements of the static `source`, whose data starts at pointer
-/// `base`, at `indices` (an index tile per dimension), loaded where `mask`
-/// holds: a gather (a tensor.extract in a body), a tile of lanes or, for
-/// a scalar `mask` and indices, one element. With `slice` (a static
-/// slice view of `source`), the indices are the slice's, one per
-/// dimension it keeps. An index outside `source` (or `slice`) reads
-/// nothing and gives 0.
+/// `base`, at `indices` (an index tile, or scalar, per index of `view`),
+/// loaded where `mask` holds: a gather (a tensor.extract in a body), a
+/// tile of lanes or, for a scalar `mask` and indices, one element. An
+/// index outside the view reads nothing and gives 0.
 mlir::Value loadGathered(mlir::OpBuilder &b, mlir::Location loc,
                          mlir::Value base, mlir::RankedTensorType source,
+                         const GatherView &view,
                          mlir::ArrayRef<mlir::Value> indices,
-                         mlir::Value mask,
-                         mlir::tensor::ExtractSliceOp slice = {});
+                         mlir::Value mask);
 
 /// Loads, where `mask` holds, the elements `extract` (in a body of
 /// `kernel`) reads of an input of the kernel, whose pointer is that
 /// input's argument of the tile kernel's `tileEntry`; `indexTile` gives
-/// the index tile of each of its indices (null after an error). A slice
-/// view of an input is read in place. Fails, with an error, on a tensor
-/// that is not an input (or a slice of one) or not static.
+/// the index tile of each of its indices (null after an error). Static
+/// slice views of an input are read in place. Fails, with an error, on a
+/// tensor that is not an input (or a slice of one) or not static.
 mlir::FailureOr<mlir::Value>
 gatherInKernel(mlir::OpBuilder &b, mlir::tensor::ExtractOp extract,
                mlir::func::FuncOp kernel, mlir::Block &tileEntry,

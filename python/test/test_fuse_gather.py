@@ -610,3 +610,16 @@ def test_an_index_into_an_axis_of_one():
     assert top == t[0] and total == np.float32(3) * t[0]
     with pytest.raises(kiln.KilnIndexError, match="holds index 1"):
         clipped(t, np.array([1]))
+
+
+def test_gathers_from_slices_of_slices():
+    """Slices of slices of an argument composed in the gather's loads (a
+    random program found a second slice refused)."""
+    @kiln.fuse
+    def picked(x, ids, rows):
+        return x[1:, ::3][0, ::-1][ids], x[:, 1:][::-1][rows, 2]
+
+    x, ids, rows = _normal(3, 33), np.array([0, 10, -1, 4]), np.array([2, 0])
+    first, second = picked(x, ids, rows)
+    np.testing.assert_array_equal(first, x[1:, ::3][0, ::-1][ids])
+    np.testing.assert_array_equal(second, x[:, 1:][::-1][rows, 2])

@@ -22,18 +22,20 @@
 // TILE-DAG: %[[ROWS:.*]] = arith.constant dense<50000> : tensor<512xi64>
 // TILE-DAG: %[[C64:.*]] = arith.constant dense<64> : tensor<512xi32>
 // TILE: %[[ID:.*]] = tile.load %{{.*}}, %[[MASK:.*]] : tensor<512x!tile.ptr<i64>>
-// TILE: %[[COLUMN_OK:.*]] = arith.andi
-// TILE: %[[IN_MASK:.*]] = arith.andi %[[MASK]], %[[COLUMN_OK]]
 // TILE: arith.cmpi slt, %[[ID]], %[[ROWS]] : tensor<512xi64>
 // TILE: arith.cmpi sge, %[[ID]]
 // TILE: %[[ROW_OK:.*]] = arith.andi
-// TILE: %[[GATHER_MASK:.*]] = arith.andi %[[IN_MASK]], %[[ROW_OK]]
+// TILE: %[[ID_MASK:.*]] = arith.andi %[[MASK]], %[[ROW_OK]]
 // TILE: %[[SAFE:.*]] = arith.select %[[ROW_OK]], %[[ID]]
 // TILE: %[[ROW:.*]] = arith.trunci %[[SAFE]] : tensor<512xi64> to tensor<512xi32>
-// TILE: arith.muli %[[ROW]], %[[C64]]
+// TILE: %[[ROW_AT:.*]] = arith.muli %[[ROW]], %[[C64]]
+// TILE: %[[COLUMN_OK:.*]] = arith.andi
+// TILE: %[[GATHER_MASK:.*]] = arith.andi %[[ID_MASK]], %[[COLUMN_OK]]
+// TILE: %[[COLUMN:.*]] = arith.trunci
+// TILE: %[[AT:.*]] = arith.addi %[[ROW_AT]], %[[COLUMN]]
 // TILE: %[[WS:.*]] = tile.splat %[[W]]
-// TILE: %[[AT:.*]] = tile.addptr %[[WS]]
-// TILE: %[[V:.*]] = tile.load %[[AT]], %[[GATHER_MASK]], other %[[ZERO]]
+// TILE: tile.addptr %[[WS]], %[[AT]]
+// TILE: %[[V:.*]] = tile.load %{{.*}}, %[[GATHER_MASK]], other %[[ZERO]]
 // TILE: tile.store %{{.*}}, %[[V]], %[[MASK]]
 func.func @embed(%w: tensor<50000x64xf32>, %ids: tensor<8xi64>) -> tensor<8x64xf32> {
   %e = tensor.empty() : tensor<8x64xf32>
