@@ -15,7 +15,7 @@ import itertools
 import math
 import textwrap
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from kiln import language as kl
 from kiln import philox
@@ -326,16 +326,29 @@ class CodeGenerator(ast.NodeVisitor):
         names = [n for n in names
                  if then_scope.get(n) is not before.get(n)
                  or else_scope.get(n) is not before.get(n)]
+        # A tuple (a helper's values, a pair of tiles) merges element by
+        # element.
         results = []
+        shapes = {}
         for name in names:
-            then_value = self.materialize(then_scope[name], None, lines=then_lines)
-            else_value = self.materialize(else_scope[name], then_value.type,
-                                          lines=else_lines)
-            if then_value.type != else_value.type:
-                raise self.error(f"'{name}' is {then_value.type.ir()} after "
-                                 f"the if branch but {else_value.type.ir()} "
-                                 "after the else branch")
-            results.append((name, then_value, else_value))
+            then_leaves = _leaves(then_scope[name])
+            else_leaves = _leaves(else_scope[name])
+            if len(then_leaves) != len(else_leaves) or \
+                    _shape_of(then_scope[name]) != _shape_of(else_scope[name]):
+                raise self.error(f"'{name}' holds different numbers of values "
+                                 "after the if and the else branch", node)
+            shapes[name] = _shape_of(then_scope[name])
+            for then_leaf, else_leaf in zip(then_leaves, else_leaves):
+                then_value = self.materialize(then_leaf, None,
+                                              lines=then_lines)
+                else_value = self.materialize(else_leaf, then_value.type,
+                                              lines=else_lines)
+                if then_value.type != else_value.type:
+                    raise self.error(
+                        f"'{name}' is {then_value.type.ir()} after the if "
+                        f"branch but {else_value.type.ir()} after the else "
+                        "branch")
+                results.append((name, then_value, else_value))
         self.node = node
         types = ", ".join(v.type.ir() for _, v, _ in results)
         result = self.fresh()
@@ -348,8 +361,11 @@ class CodeGenerator(ast.NodeVisitor):
         self.lines.extend(else_lines)
         self.emit_yield([v for _, _, v in results], depth=self.depth + 1)
         self.emit(f"}} {self.loc(node)}")
-        self.bind_results(result, [(name, then_value.type)
-                                   for name, then_value, _ in results])
+        merged = iter(Value(result + (f"#{i}" if len(results) > 1 else ""),
+                            then_value.type)
+                      for i, (_, then_value, _) in enumerate(results))
+        for name in names:
+            self.scope[name] = _rebuild(shapes[name], merged)
         if returned is not None:
             self.scope.setdefault("__return__", None)
 
@@ -394,7 +410,11 @@ class CodeGenerator(ast.NodeVisitor):
             if any(isinstance(a, Value) for a in args):
                 raise self.error("kl.static_range needs constant bounds",
                                  iterator)
-            for i in range(*args):
+            try:
+                steps = range(*args)
+            except (TypeError, ValueError) as exc:
+                raise self.error(f"kl.static_range: {exc}", iterator) from None
+            for i in steps:
                 self.scope[node.target.id] = i
                 self.loops += 1
                 self.visit_body(node.body)
@@ -442,40 +462,19 @@ class CodeGenerator(ast.NodeVisitor):
         lower, upper, step = (self.cast(b, kl.BY_IR[counter.elem])
                               for b in bounds)
         first, stride = lower, step
-        # How many times the body runs, as Python's range counts.
-        if isinstance(step_value, Value):
-            # A step known only at run time, of either sign (none at all
-            # for a step of 0, where Python raises).
-            up = self.op(f"arith.cmpi sgt, {step.name}, "
-                         f"{self.materialize(0, counter).name} : "
-                         f"{counter.elem}",
-                         Type((), "i1"))
-            distance = self.builtin_where(
-                up, self.binary(ast.Sub(), upper, lower),
-                self.binary(ast.Sub(), lower, upper))
-            magnitude = self.builtin_maximum(
-                self.builtin_where(up, step, self.binary(ast.Sub(), 0, step)),
-                1)
-            trips = self.builtin_cdiv(distance, magnitude)
-            zero_step = self.op(
-                f"arith.cmpi eq, {step.name}, "
-                f"{self.materialize(0, counter).name} : "
-                f"{counter.elem}",
-                Type((), "i1"))
-            trips = self.builtin_where(zero_step, 0, trips)
-        elif step_value < 0:
-            trips = self.builtin_cdiv(self.binary(ast.Sub(), lower, upper),
-                                      -step_value)
-        else:
-            trips = self.builtin_cdiv(self.binary(ast.Sub(), upper, lower),
-                                      step_value)
-        trips = self.builtin_maximum(trips, 0)
-        # Any step but a positive constant counts trips: the loop runs k =
-        # 0 .. trips-1 and the loop variable is lower + k * step.
-        counted = isinstance(step_value, Value) or step_value < 0
+        trips = self.trip_count(lower, upper, step, counter)
+        # A step other than 1 counts trips: the loop runs k = 0 ..
+        # trips-1 and the loop variable is lower + k * step, which never
+        # passes the bound (a direct loop's variable would wrap past the
+        # type's largest value, and never end).
+        counted = isinstance(step_value, Value) or step_value != 1
         if counted:
             lower, upper = self.materialize(0, counter), trips
             step = self.materialize(1, counter)
+        if node.target.id in _assigned_names(node.body):
+            raise self.error(f"the loop variable '{node.target.id}' is "
+                             "assigned in its loop; use another name",
+                             node.target)
         before = dict(self.scope)
         carried = [name for name in sorted(_assigned_names(node.body))
                    if name in before and name != node.target.id]
@@ -522,18 +521,53 @@ class CodeGenerator(ast.NodeVisitor):
         # (the value before the loop where the body never ran).
         last = self.binary(ast.Add(), first, self.binary(
             ast.Mult(), self.binary(ast.Sub(), trips, 1), stride))
-        previous = before.get(node.target.id)
+        name = node.target.id
+        previous = before.get(name)
         if isinstance(previous, kl.constexpr):
             previous = previous.value
-        if isinstance(previous, (int, Value)) and not isinstance(
-                previous, bool) and (not isinstance(previous, Value)
-                                     or previous.type == counter):
+        if name in before and not (
+                isinstance(previous, (int, Value)) and
+                not isinstance(previous, bool) and
+                (not isinstance(previous, Value) or previous.type == counter)):
+            # Where the body never ran it keeps a value of another type:
+            # neither is known to hold.
+            last = _Unmerged(
+                f"'{name}' is {getattr(previous, 'type', type(previous))} "
+                f"before its loop and {counter.elem} in it, so after a loop "
+                "that may not run it has no one type; use another name for "
+                "the loop variable")
+        elif name in before:
             ran = self.op(f"arith.cmpi sgt, {trips.name}, "
                           f"{self.materialize(0, counter).name} : "
-                         f"{counter.elem}",
-                          Type((), "i1"))
+                          f"{counter.elem}", Type((), "i1"))
             last = self.builtin_where(ran, last, previous)
-        self.scope[node.target.id] = last
+        self.scope[name] = last
+
+    def trip_count(self, lower: Value, upper: Value, step: Value,
+                   counter: Type) -> Value:
+        """How many times ``range(lower, upper, step)`` runs, as Python
+        counts (none for a step of 0, where Python raises), computed in 64
+        bits (an i32 range's distance overflows i32) and at most the
+        counter type's largest value."""
+        i64 = Type((), "i64")
+        lower, upper, step = (self.cast(v, kl.int64)
+                              for v in (lower, upper, step))
+
+        def compare(predicate: str, x: Value, y: int) -> Value:
+            return self.op(f"arith.cmpi {predicate}, {x.name}, "
+                           f"{self.materialize(y, i64).name} : i64",
+                           Type((), "i1"))
+        up = compare("sgt", step, 0)
+        distance = self.builtin_where(up, self.binary(ast.Sub(), upper, lower),
+                                      self.binary(ast.Sub(), lower, upper))
+        magnitude = self.builtin_maximum(
+            self.builtin_where(up, step, self.binary(ast.Sub(), 0, step)), 1)
+        trips = self.builtin_maximum(self.builtin_cdiv(distance, magnitude),
+                                     0)
+        trips = self.builtin_where(compare("eq", step, 0), 0, trips)
+        largest = (1 << (_bits(counter.elem) - 1)) - 1
+        trips = self.builtin_minimum(trips, largest)
+        return self.cast(trips, kl.BY_IR[counter.elem])
 
     def loop_yields(self, carried: list[str], inits: list[Value],
                     node: ast.stmt) -> list[Value]:
@@ -642,6 +676,8 @@ class CodeGenerator(ast.NodeVisitor):
 
     def lookup(self, name: str, node: ast.AST) -> Any:
         if name in self.scope:
+            if isinstance(self.scope[name], _Unmerged):
+                raise self.error(self.scope[name].message, node)
             return self.scope[name]
         if name in self.globals:
             return self.globals[name]
@@ -774,7 +810,11 @@ class CodeGenerator(ast.NodeVisitor):
         index = node.slice
         items = index.elts if isinstance(index, ast.Tuple) else [index]
         if not isinstance(base, Value):
-            return base[self.expr(index)]
+            try:
+                return base[self.expr(index)]
+            except (IndexError, KeyError, TypeError) as exc:
+                raise self.error(f"{exc} (indexing a compile-time value)",
+                                 index) from None
         result = base
         dim = 0
         for item in items:
@@ -1045,8 +1085,40 @@ class CodeGenerator(ast.NodeVisitor):
         if type(op) not in table:
             raise self.error(f"operator {type(op).__name__} is not defined "
                              f"on {a.type.elem}")
+        if table is int_ops and isinstance(op, (ast.FloorDiv, ast.Mod)):
+            return self.integer_division(op, a, b)
         return self.op(f"{table[type(op)]} {a.name}, {b.name} : "
                        f"{a.type.ir()}", a.type)
+
+    def integer_division(self, op: ast.operator, a: Value, b: Value
+                         ) -> Value:
+        """``a // b`` or ``a % b`` toward zero, where no divisor traps: x //
+        0 and x % 0 are 0, and the lowest value // -1 wraps to itself (a
+        CPU's division faults on both, killing the process)."""
+        if a.type.elem == "i1":  # booleans divide as ints, as in Python
+            a, b = self.cast(a, kl.int32), self.cast(b, kl.int32)
+        type_ = a.type
+
+        def constant(value: int) -> Value:
+            return self.broadcast_to(self.materialize(
+                value, type_.with_shape(())), type_.shape)
+
+        def compare(predicate: str, x: Value, y: Value) -> Value:
+            return self.op(f"arith.cmpi {predicate}, {x.name}, {y.name} : "
+                           f"{type_.ir()}", type_.with_elem("i1"))
+        lowest = -(1 << (_bits(type_.elem) - 1))
+        by_zero = compare("eq", b, constant(0))
+        overflow = self.binary(ast.BitAnd(), compare("eq", a, constant(
+            lowest)), compare("eq", b, constant(-1)))
+        one = constant(1)
+        safe = self.builtin_where(self.binary(ast.BitOr(), by_zero, overflow),
+                                  one, b)
+        kind = "divsi" if isinstance(op, ast.FloorDiv) else "remsi"
+        result = self.op(f"arith.{kind} {a.name}, {safe.name} : "
+                         f"{type_.ir()}", type_)
+        if isinstance(op, ast.Mod):
+            return result  # a % 1 is 0
+        return self.builtin_where(by_zero, constant(0), result)
 
     def addptr(self, pointer: Value, offset: Any) -> Value:
         if not isinstance(offset, Value):
@@ -1577,12 +1649,21 @@ class CodeGenerator(ast.NodeVisitor):
                        f": {a.type.ir()}, {b.type.ir()} -> {acc.type.ir()}",
                        acc.type)
 
-    def builtin_zeros_like(self, x):
+    def like(self, x: Any, what: str) -> Value:
+        """The tile (or scalar) of numbers whose shape and type ``what``
+        takes."""
         x = self.materialize(x, None)
+        if x.type.elem not in kl.BY_IR:
+            raise self.error(f"kl.{what} takes a tile of numbers, not "
+                             f"{x.type.ir()}")
+        return x
+
+    def builtin_zeros_like(self, x):
+        x = self.like(x, "zeros_like")
         return self.constant_tile(x.type.shape, 0, kl.BY_IR[x.type.elem])
 
     def builtin_full_like(self, x, value):
-        x = self.materialize(x, None)
+        x = self.like(x, "full_like")
         return self.constant_tile(x.type.shape, value, kl.BY_IR[x.type.elem])
 
     def builtin_broadcast_to(self, x, shape):
@@ -1878,6 +1959,35 @@ def _string_literal(text: str) -> str:
         c if " " <= c <= "~" and c not in '"\\' else
         "".join(f"\\{b:02X}" for b in c.encode()) for c in text)
     return f'"{escaped}"'
+
+
+@dataclass(frozen=True)
+class _Unmerged:
+    """A name whose value after a region op is of no one type: an error
+    where it is read."""
+
+    message: str
+
+
+def _leaves(value: Any) -> list[Any]:
+    """The values of a (nested) tuple, in order; a value is its own."""
+    if isinstance(value, tuple):
+        return [leaf for item in value for leaf in _leaves(item)]
+    return [value]
+
+
+def _shape_of(value: Any) -> Any:
+    """How ``value`` nests tuples: None for a value."""
+    if isinstance(value, tuple):
+        return tuple(_shape_of(item) for item in value)
+    return None
+
+
+def _rebuild(shape: Any, leaves: Iterator[Any]) -> Any:
+    """A value of ``shape`` (see ``_shape_of``) from ``leaves``."""
+    if shape is None:
+        return next(leaves)
+    return tuple(_rebuild(item, leaves) for item in shape)
 
 
 def _results_head(op: str, count: int) -> str:

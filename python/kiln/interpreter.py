@@ -14,6 +14,7 @@ sums of booleans and narrow integers accumulate in int32.
 from __future__ import annotations
 
 import ast
+import builtins
 import itertools
 import linecache
 import math
@@ -181,7 +182,9 @@ class Tile:
     def __ge__(self, o): return self._binary(o, np.greater_equal)
     def __eq__(self, o): return self._binary(o, np.equal)
     def __ne__(self, o): return self._binary(o, np.not_equal)
-    def __neg__(self): return Tile(-self.data)
+    def __neg__(self):  # booleans negate as ints, as in Python
+        return Tile(-(self.data.astype(np.int32) if self.data.dtype == bool
+                      else self.data))
     def __invert__(self): return Tile(~self.data)
 
     def __truediv__(self, o):
@@ -202,15 +205,27 @@ class Tile:
 
 
 def _trunc_div(a, b):
+    """Integer division as the compiled kernels do it: toward zero, x // 0
+    is 0 and the lowest value // -1 wraps to itself."""
     if a.dtype.kind == "f":
-        return np.floor_divide(a, b)
-    return (np.trunc(a / b)).astype(a.dtype)
+        raise KilnError(f"operator FloorDiv is not defined on "
+                        f"{kl.from_numpy(a.dtype).ir}")
+    with np.errstate(all="ignore"):
+        safe = np.where(b == 0, 1, b).astype(b.dtype)
+        floor = np.floor_divide(a, safe)
+        inexact = (a - floor * safe) != 0
+        quotient = np.where(inexact & ((a < 0) != (safe < 0)), floor + 1,
+                            floor).astype(a.dtype)
+        return np.where(b == 0, 0, quotient).astype(a.dtype)
 
 
 def _trunc_mod(a, b):
+    """The remainder of ``_trunc_div`` (x % 0 is 0), of the dividend's
+    sign; fmod for floats."""
     if a.dtype.kind == "f":
         return np.fmod(a, b)
-    return a - _trunc_div(a, b) * b
+    with np.errstate(all="ignore"):
+        return np.where(b == 0, 0, a - _trunc_div(a, b) * b).astype(a.dtype)
 
 
 class Pointer:
@@ -417,6 +432,8 @@ def dot(a, b, acc=None, input_precision=None, allow_tf32=None,
 
 def cumsum(x, axis=0):
     data = _data(x)
+    if axis is None:
+        raise KilnError("kl.cumsum takes an axis")
     axis = _axis(axis, data)
     if data.dtype.kind in "biu" and data.dtype.itemsize < 4:
         data = data.astype(np.int32)
@@ -597,7 +614,12 @@ class _NumpyOps:
 def _philox(seed, c0, c1, c2, c3, n_rounds=philox.ROUNDS):
     """Philox 4x32 words of int32 counters, as the compiled kernels
     compute them (see kiln/philox.py)."""
-    seed = int(_data(seed)) & ((1 << 64) - 1)
+    seed_data = _data(seed)
+    if seed_data.dtype.kind not in "iu" or seed_data.ndim:
+        raise KilnError("a random seed is an int32 or int64 scalar")
+    if not isinstance(n_rounds, int) or n_rounds < 1:
+        raise KilnError("n_rounds must be a positive constant")
+    seed = int(seed_data) & ((1 << 64) - 1)
     words = [_data(c, np.dtype(np.int32)) for c in (c0, c1, c2, c3)]
     for word in words:
         if word.dtype != np.int32:
@@ -723,18 +745,45 @@ def _argument(value: Any) -> Any:
     return value
 
 
-def _kernel_range(*bounds, num_stages: int | None = None) -> range:
-    """``range`` as a kernel has it: ``num_stages`` (a pipelining hint),
-    and a step of 0 runs no iteration, as compiled."""
-    bounds = tuple(int(b) for b in bounds)
-    if len(bounds) == 3 and bounds[2] == 0:
-        return range(0)
-    return range(*bounds)
+def _kernel_range(*bounds, num_stages: int | None = None):
+    """``range`` as a kernel has it: ``num_stages`` (a pipelining hint), a
+    step of 0 runs no iteration, and the loop variable is an i32 scalar
+    (i64 where a bound is), whose arithmetic wraps as compiled."""
+    dtypes = [_dtype_of(b) for b in bounds]
+    if any(d.kind not in "iu" or d == np.bool_ for d in dtypes):
+        raise KilnError("loop bounds must be integers, not " + ", ".join(
+            str(d) for d in dtypes))
+    wide = any(d.itemsize == 8 for d in dtypes) or any(
+        isinstance(b, int) and not -2**31 <= b < 2**31 for b in bounds)
+    counter = np.int64 if wide else np.int32
+    ints = tuple(int(b) for b in bounds)
+    if len(ints) == 3 and ints[2] == 0:
+        return
+    for value in range(*ints):
+        yield scalar(value, counter)
+
+
+def _kernel_extremum(name: str, combine: Callable) -> Callable:
+    """``min`` or ``max`` as a kernel has them: elementwise where a tile is
+    among the values (kl.minimum, kl.maximum: NaN wins), else Python's."""
+    python = getattr(builtins, name)
+
+    def extremum(*args, **kwargs):
+        if kwargs or len(args) < 2 or not any(isinstance(a, Tile)
+                                               for a in args):
+            return python(*args, **kwargs)
+        result = args[0]
+        for arg in args[1:]:
+            result = combine(result, arg)
+        return result
+    return extremum
 
 
 def as_kernel(fn: Callable) -> Callable:
     """``fn`` with the builtins a kernel sees in place of Python's."""
-    namespace = dict(fn.__globals__, range=_kernel_range)
+    namespace = dict(fn.__globals__, range=_kernel_range,
+                     min=_kernel_extremum("min", IMPLEMENTATIONS["minimum"]),
+                     max=_kernel_extremum("max", IMPLEMENTATIONS["maximum"]))
     kernel = types.FunctionType(fn.__code__, namespace, fn.__name__,
                                 fn.__defaults__, fn.__closure__)
     kernel.__kwdefaults__ = fn.__kwdefaults__
@@ -752,7 +801,8 @@ def run(fn: Callable, grid: Sequence[int], arguments: dict[str, Any]) -> None:
         for z, y, x in itertools.product(*(range(g) for g in grid[::-1])):
             _state.program = (x, y, z)
             kernel(**converted)
-    except (ValueError, TypeError, IndexError, AttributeError) as exc:
+    except (ValueError, TypeError, IndexError, AttributeError,
+            ArithmeticError) as exc:
         raise _at_kernel_line(exc) from exc
     finally:
         _state.program = None
@@ -766,9 +816,8 @@ def _at_kernel_line(exc: Exception) -> Exception:
     frames = list(traceback.walk_tb(exc.__traceback__))
     here = os.path.dirname(os.path.abspath(__file__))
     user = [f for f, _ in frames
-            if not os.path.abspath(f.f_code.co_filename).startswith(here)
-            and os.path.dirname(os.path.abspath(
-                f.f_code.co_filename)) != _NUMPY_DIR]
+            if not os.path.abspath(f.f_code.co_filename).startswith(
+                (here, _NUMPY_DIR))]
     innermost = frames[-1][0] if frames else None
     if not user or innermost in user:
         return exc

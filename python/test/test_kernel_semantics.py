@@ -654,3 +654,161 @@ def test_an_unsigned_constant_says_how_to_write_it():
                        match="2891336453 does not fit in i32; Kiln has no "
                              "unsigned types: .* write -1403630843"):
         unsigned_constant_kernel[(1,)](np.zeros(1, np.int32), 3)
+
+
+# A second review's findings, each both ways.
+
+@kiln.jit
+def division_kernel(out_ptr, a, b):
+    kl.store(out_ptr, a // b)
+    kl.store(out_ptr + 1, a % b)
+    kl.store(out_ptr + 2, kl.cdiv(a, b))
+
+
+@BOTH
+@pytest.mark.parametrize("a,b", [(7, 0), (-2**31, -1), (-2**31, 0), (0, 0),
+                                 (-7, 2)])
+def test_integer_division_never_traps(interpret, a, b):
+    """x // 0 and x % 0 are 0 and the lowest i32 // -1 wraps to itself:
+    a CPU's division instruction faults on both, which killed the Python
+    process on the host."""
+    out = np.zeros(3, np.int32)
+    launch(division_kernel, interpret, (1,), out, a, b)
+    if b == 0:
+        assert out[:2].tolist() == [0, 0]
+    elif (a, b) == (-2**31, -1):
+        assert out[:2].tolist() == [-2**31, 0]
+    else:
+        assert out[:2].tolist() == [int(a / b), a - b * int(a / b)]
+
+
+@kiln.jit
+def big_steps_kernel(out_ptr, lo, hi, step):
+    count = 0
+    last = 0
+    for i in range(lo, hi, 1073741824):
+        count += 1
+        last = i
+    kl.store(out_ptr, count)
+    kl.store(out_ptr + 1, last)
+    count = 0
+    for i in range(lo, hi, step):
+        count += 1
+    kl.store(out_ptr + 2, count)
+    total = 0
+    for j in range(hi - 1, hi):
+        total = j * 1000000 + j // -7
+    kl.store(out_ptr + 3, total)
+
+
+@BOTH
+def test_ranges_near_the_largest_i32(interpret):
+    """A step that would carry the loop variable past 2**31 - 1 ends (the
+    host looped forever, or ran no iteration for a run-time step), and
+    the interpreter's loop variable is an i32 that wraps."""
+    out = np.zeros(4, np.int64)
+    launch(big_steps_kernel, interpret, (1,), out, 0, 2**31 - 1, 2**30)
+    j = np.int32(2**31 - 2)
+    with np.errstate(over="ignore"):
+        wrapped = int(j * np.int32(1000000)) + int(int(j) / -7)
+    assert out.tolist() == [2, 2**30, 2, int(np.int32(wrapped))]
+
+
+@kiln.jit
+def pair(x):
+    if x > 0:
+        return x, x + 1
+    return 0, 0
+
+
+@kiln.jit
+def tuples_kernel(out_ptr, a):
+    t = (a, a)
+    if a > 0:
+        t = (a + 1, a + 2)
+    first, second = pair(a)
+    kl.store(out_ptr, t[0])
+    kl.store(out_ptr + 1, t[1])
+    kl.store(out_ptr + 2, first)
+    kl.store(out_ptr + 3, second)
+
+
+@BOTH
+@pytest.mark.parametrize("a", [4, -3])
+def test_tuples_cross_run_time_ifs(interpret, a):
+    out = np.zeros(4, np.int32)
+    launch(tuples_kernel, interpret, (1,), out, a)
+    assert out.tolist() == ([a + 1, a + 2, a, a + 1] if a > 0 else
+                            [a, a, 0, 0])
+
+
+@kiln.jit
+def tile_min_kernel(x_ptr, y_ptr, out_ptr):
+    i = kl.arange(0, 4)
+    x, y = kl.load(x_ptr + i), kl.load(y_ptr + i)
+    kl.store(out_ptr + i, min(x, y))
+    kl.store(out_ptr + 4 + i, max(x, y, 0.5))
+
+
+@BOTH
+def test_builtin_min_max_on_tiles(interpret):
+    x = np.array([0, 1, 2, 3], np.float32)
+    y = np.array([3, 2, -1, 3], np.float32)
+    out = np.zeros(8, np.float32)
+    launch(tile_min_kernel, interpret, (1,), x, y, out)
+    np.testing.assert_array_equal(out[:4], np.minimum(x, y))
+    np.testing.assert_array_equal(out[4:], np.maximum(np.maximum(x, y), 0.5))
+
+
+@kiln.jit
+def float_before_loop_kernel(out_ptr, n):
+    x = 2.5
+    for x in range(n):
+        pass
+    kl.store(out_ptr, x)
+
+
+@kiln.jit
+def assigned_loop_variable_kernel(out_ptr, n):
+    for i in range(n):
+        i = i * 10
+    kl.store(out_ptr, i)
+
+
+@kiln.jit
+def pointer_like_kernel(out_ptr):
+    kl.store(out_ptr, kl.full_like(out_ptr, 1))
+
+
+@kiln.jit
+def zero_static_step_kernel(out_ptr):
+    for i in kl.static_range(0, 4, 0):
+        kl.store(out_ptr, i)
+
+
+@kiln.jit
+def shape_index_kernel(out_ptr):
+    x = kl.arange(0, 4)
+    kl.store(out_ptr, x.shape[3])
+
+
+def test_loop_variables_and_compile_time_mistakes():
+    out = np.zeros(1, np.float32)
+    with pytest.raises(kiln.KilnCompileError,
+                       match="'x' is <class 'float'> before its loop and "
+                             "i32 in it"):
+        float_before_loop_kernel[(1,)](out, 3)
+    with pytest.raises(kiln.KilnCompileError,
+                       match="the loop variable 'i' is assigned in its "
+                             "loop"):
+        assigned_loop_variable_kernel[(1,)](out, 3)
+    with pytest.raises(kiln.KilnCompileError,
+                       match="kl.full_like takes a tile of numbers"):
+        pointer_like_kernel[(1,)](out)
+    with pytest.raises(kiln.KilnCompileError,
+                       match="kl.static_range: range.. arg 3 must not be "
+                             "zero"):
+        zero_static_step_kernel[(1,)](out)
+    with pytest.raises(kiln.KilnCompileError, match="tuple index out of "
+                                                    "range"):
+        shape_index_kernel[(1,)](out)
