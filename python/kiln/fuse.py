@@ -14,8 +14,8 @@ A call with a new signature (the shapes and dtypes of its arguments) traces
 the function once: it runs on traced arrays that record each numpy
 operation as the array level's IR (``linalg.generic`` for elementwise
 operations, broadcasts in their indexing maps, and for gathers, whose
-bodies ``tensor.extract`` from the array they index; ``linalg.generic`` over rows
-with a ``linalg.fill`` init for reductions, one axis each;
+bodies ``tensor.extract`` from the array they index; ``linalg.generic``
+over rows with a ``linalg.fill`` init for reductions, one axis each;
 ``linalg.matmul`` or ``linalg.batch_matmul`` into a ``linalg.fill`` for
 ``@``; ``tensor.extract_slice`` for basic indexing), then
 ``kiln.host.ARRAY_PIPELINE`` (kiln-fuse, kiln-tile) groups the operations
@@ -41,9 +41,9 @@ indexing: integers, slices of any step, ``None`` and an ellipsis
 place by the kernels that use it; indexing by integer arrays (``w[ids]``,
 ``x[rows, labels]``), ``np.take`` and ``np.take_along_axis``, gathers
 whose index arguments are checked before each call as numpy checks them
-(``KilnIndexError``); ``np.concatenate`` and ``np.stack``. Anything else (another numpy function,
-``cumsum``, ``if`` on a traced value, indexing by booleans) raises
-``KilnCompileError``
+(``KilnIndexError``); ``np.concatenate`` and ``np.stack``. Anything else
+(another numpy function, ``cumsum``, ``if`` on a traced value, indexing by
+booleans) raises ``KilnCompileError``
 (a ``KilnError``) at the line of the function that did it; compiler
 diagnostics (``CompilationError``) point at the Python lines of the
 operations they name.
@@ -1562,7 +1562,7 @@ def _take_along_axis(arr: Any, indices: Any, axis: Any = -1, **kwargs
                    [(indices, list(range(indices.ndim)))])
 
 
-# --- joining arrays -------------------------------------------------------------
+# --- joining arrays ----------------------------------------------------------
 
 def _concatenate(arrays: Any, axis: Any = 0, out: Any = None, *,
                  dtype: Any = None, casting: str = "same_kind"
