@@ -342,11 +342,15 @@ LogicalResult MatmulTiler::applyGeneric(linalg::GenericOp generic,
   return success();
 }
 
-/// Whether `prologue` makes 0 of inputs that are all 0 (a cast, a scale,
-/// a transpose), found by folding its body on zeros: then the zeros a
-/// block loads past K stay zeros. (Where a body does not fold, it is
-/// taken to make something else.)
-static bool keepsZero(linalg::GenericOp prologue) {
+/// Whether `prologue` makes 0 past K (its loop `k`) of the zeros a block
+/// loads there: each input varies along K (one that does not, a bias
+/// broadcast over K, loads its real values past K), and the body folds to
+/// 0 on zeros (a cast, a scale, a transpose). Where it does not fold, it
+/// is taken to make something else.
+static bool keepsZero(linalg::GenericOp prologue, unsigned k) {
+  for (OpOperand *input : prologue.getDpsInputOperands())
+    if (!prologue.getMatchingIndexingMap(input).isFunctionOfDim(k))
+      return false;
   Block &body = *prologue.getBody();
   DenseMap<Value, Attribute> known;
   for (BlockArgument arg : body.getArguments())
@@ -409,7 +413,10 @@ FailureOr<Value> MatmulTiler::operandBlock(Value operand, bool isA, Value kk) {
     // in the last step is made zero again, or A's and B's would add their
     // product to the dot.
     std::optional<int64_t> k = getConstantIntValue(sizes[batch + 2]);
-    if ((k && *k % blocks.k == 0) || keepsZero(generic))
+    // K is the prologue's last loop for A ([M, K]), its first but one
+    // for B ([K, N]), after any batch loop.
+    unsigned kLoop = generic.getNumLoops() - (isA ? 1 : 2);
+    if ((k && *k % blocks.k == 0) || keepsZero(generic, kLoop))
       return block;
     Value zero = arith::ConstantOp::create(
         b, loc, b.getZeroAttr(cast<RankedTensorType>(block.getType())));

@@ -1004,12 +1004,19 @@ def test_prologues_that_do_not_keep_zeros(k):
     the zeros a block loads past K; those are made zero again before the
     dot (a random program found the result off by K's padding)."""
     @kiln.fuse
-    def shifted(y, z):
-        return (y + 1) @ np.exp(z).T, np.sqrt(np.abs(y) + 1) @ (z * 2).T
+    def shifted(y, z, a, c):
+        return (y + 1) @ np.exp(z).T, np.sqrt(np.abs(y) + 1) @ (z * 2).T, \
+            (y + a) @ (z.T + c)
 
     y, z = _normal(5, k), _normal(7, k)
+    a, c = _normal(5, 1), _normal(1, 7)
     wide_y, wide_z = y.astype(np.float64), z.astype(np.float64)
-    first, second = shifted(y, z)
+    first, second, biased = shifted(y, z, a, c)
+    # A bias broadcast along K loads real values past K: the padding is
+    # not zero although the body (y + a) folds to 0 on zeros (a review
+    # found this one wrong).
+    np.testing.assert_allclose(biased, (wide_y + a) @ (wide_z.T + c),
+                               rtol=1e-5, atol=1e-4)
     np.testing.assert_allclose(first, (wide_y + 1) @ np.exp(wide_z).T,
                                rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(second,

@@ -68,3 +68,28 @@ func.func @scaled(%x: tensor<2x3xf32>, %y: tensor<3x2xf16>) -> tensor<2x2xf32> {
   %c = linalg.matmul ins(%a, %b : tensor<2x3xf32>, tensor<3x2xf32>) outs(%f : tensor<2x2xf32>) -> tensor<2x2xf32>
   return %c : tensor<2x2xf32>
 }
+
+// -----
+
+// A bias broadcast along K ((x + a) with a per-row a) loads its values
+// past K too: (x + a) folds to 0 on zeros, but its padding is a, so the
+// select stays.
+// CHECK-LABEL: func.func @biased_kernel0_tile
+// CHECK: %[[A:.*]] = arith.addf %{{.*}}, %{{.*}} : tensor<64x32xf32>
+// CHECK: arith.select %{{.*}}, %[[A]], %{{.*}} : tensor<64x32xi1>, tensor<64x32xf32>
+// CHECK: tile.dot
+func.func @biased(%x: tensor<2x3xf32>, %a: tensor<2xf32>, %y: tensor<3x2xf32>) -> tensor<2x2xf32> {
+  %e0 = tensor.empty() : tensor<2x3xf32>
+  %xa = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x, %a : tensor<2x3xf32>, tensor<2xf32>) outs(%e0 : tensor<2x3xf32>) {
+  ^bb0(%v: f32, %w: f32, %o: f32):
+    %s = arith.addf %v, %w : f32
+    linalg.yield %s : f32
+  } -> tensor<2x3xf32>
+  %two = arith.constant dense<2.0> : tensor<3x2xf32>
+  %b = arith.addf %y, %two : tensor<3x2xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x2xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<2x2xf32>) -> tensor<2x2xf32>
+  %c = linalg.matmul ins(%xa, %b : tensor<2x3xf32>, tensor<3x2xf32>) outs(%f : tensor<2x2xf32>) -> tensor<2x2xf32>
+  return %c : tensor<2x2xf32>
+}
