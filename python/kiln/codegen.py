@@ -339,6 +339,14 @@ class CodeGenerator(ast.NodeVisitor):
                                  "after the if and the else branch", node)
             shapes[name] = _shape_of(then_scope[name])
             for then_leaf, else_leaf in zip(then_leaves, else_leaves):
+                if then_leaf is else_leaf or (
+                        not isinstance(then_leaf, Value) and
+                        type(then_leaf) is type(else_leaf) and
+                        then_leaf == else_leaf):
+                    # The same in both branches (a constant, a pointer
+                    # from before the if): kept as it is.
+                    results.append((name, then_leaf, None))
+                    continue
                 then_value = self.materialize(then_leaf, None,
                                               lines=then_lines)
                 else_value = self.materialize(else_leaf, then_value.type,
@@ -350,20 +358,24 @@ class CodeGenerator(ast.NodeVisitor):
                         "branch")
                 results.append((name, then_value, else_value))
         self.node = node
-        types = ", ".join(v.type.ir() for _, v, _ in results)
+        yielded = [(v, w) for _, v, w in results if w is not None]
+        types = ", ".join(v.type.ir() for v, _ in yielded)
         result = self.fresh()
-        head = _results_head(result, len(results))
-        arrow = f" -> ({types})" if results else ""
+        head = _results_head(result, len(yielded))
+        arrow = f" -> ({types})" if yielded else ""
         self.emit(f"{head}scf.if {condition.name}{arrow} {{")
         self.lines.extend(then_lines)
-        self.emit_yield([v for _, v, _ in results], depth=self.depth + 1)
+        self.emit_yield([v for v, _ in yielded], depth=self.depth + 1)
         self.emit("} else {")
         self.lines.extend(else_lines)
-        self.emit_yield([v for _, _, v in results], depth=self.depth + 1)
+        self.emit_yield([w for _, w in yielded], depth=self.depth + 1)
         self.emit(f"}} {self.loc(node)}")
-        merged = iter(Value(result + (f"#{i}" if len(results) > 1 else ""),
-                            then_value.type)
-                      for i, (_, then_value, _) in enumerate(results))
+        numbers = itertools.count()
+        merged = iter(
+            kept if other is None else
+            Value(result + (f"#{next(numbers)}" if len(yielded) > 1 else ""),
+                  kept.type)
+            for _, kept, other in results)
         for name in names:
             self.scope[name] = _rebuild(shapes[name], merged)
         if returned is not None:
@@ -462,11 +474,15 @@ class CodeGenerator(ast.NodeVisitor):
         lower, upper, step = (self.cast(b, kl.BY_IR[counter.elem])
                               for b in bounds)
         first, stride = lower, step
-        trips = self.trip_count(lower, upper, step, counter)
+        all_trips = self.trip_count(lower, upper, step)
         # A step other than 1 counts trips: the loop runs k = 0 ..
         # trips-1 and the loop variable is lower + k * step, which never
         # passes the bound (a direct loop's variable would wrap past the
-        # type's largest value, and never end).
+        # type's largest value, and never end). An i32 counter runs at most
+        # 2^31 - 1 trips.
+        largest = (1 << (_bits(counter.elem) - 1)) - 1
+        trips = self.cast(self.builtin_minimum(all_trips, largest),
+                          kl.BY_IR[counter.elem])
         counted = isinstance(step_value, Value) or step_value != 1
         if counted:
             lower, upper = self.materialize(0, counter), trips
@@ -518,14 +534,23 @@ class CodeGenerator(ast.NodeVisitor):
         self.bind_results(loop, [(name, init.type)
                                  for name, init in zip(carried, inits)])
         # After the loop, its variable holds its last value, as in Python
-        # (the value before the loop where the body never ran).
+        # (the value before the loop where the body never ran): lower +
+        # (trips - 1) * step, exact in the counter's wrapping arithmetic.
         last = self.binary(ast.Add(), first, self.binary(
-            ast.Mult(), self.binary(ast.Sub(), trips, 1), stride))
+            ast.Mult(), self.cast(self.binary(ast.Sub(), all_trips, 1),
+                                  kl.BY_IR[counter.elem]), stride))
         name = node.target.id
         previous = before.get(name)
         if isinstance(previous, kl.constexpr):
             previous = previous.value
-        if name in before and not (
+        static = [a.value if isinstance(a, kl.constexpr) else a
+                  for a in args]
+        if name not in before and not (
+                all(isinstance(a, int) for a in static) and
+                len(range(*static)) > 0):
+            last = _Unmerged(f"'{name}' has no value after a loop that may "
+                             "not run; give it one before the loop")
+        elif name in before and not (
                 isinstance(previous, (int, Value)) and
                 not isinstance(previous, bool) and
                 (not isinstance(previous, Value) or previous.type == counter)):
@@ -537,18 +562,16 @@ class CodeGenerator(ast.NodeVisitor):
                 "that may not run it has no one type; use another name for "
                 "the loop variable")
         elif name in before:
-            ran = self.op(f"arith.cmpi sgt, {trips.name}, "
-                          f"{self.materialize(0, counter).name} : "
-                          f"{counter.elem}", Type((), "i1"))
+            ran = self.op(f"arith.cmpi sgt, {all_trips.name}, "
+                          f"{self.materialize(0, Type((), 'i64')).name} : "
+                          "i64", Type((), "i1"))
             last = self.builtin_where(ran, last, previous)
         self.scope[name] = last
 
-    def trip_count(self, lower: Value, upper: Value, step: Value,
-                   counter: Type) -> Value:
+    def trip_count(self, lower: Value, upper: Value, step: Value) -> Value:
         """How many times ``range(lower, upper, step)`` runs, as Python
-        counts (none for a step of 0, where Python raises), computed in 64
-        bits (an i32 range's distance overflows i32) and at most the
-        counter type's largest value."""
+        counts (none for a step of 0, where Python raises), an i64 (an i32
+        range's distance overflows i32)."""
         i64 = Type((), "i64")
         lower, upper, step = (self.cast(v, kl.int64)
                               for v in (lower, upper, step))
@@ -564,10 +587,7 @@ class CodeGenerator(ast.NodeVisitor):
             self.builtin_where(up, step, self.binary(ast.Sub(), 0, step)), 1)
         trips = self.builtin_maximum(self.builtin_cdiv(distance, magnitude),
                                      0)
-        trips = self.builtin_where(compare("eq", step, 0), 0, trips)
-        largest = (1 << (_bits(counter.elem) - 1)) - 1
-        trips = self.builtin_minimum(trips, largest)
-        return self.cast(trips, kl.BY_IR[counter.elem])
+        return self.builtin_where(compare("eq", step, 0), 0, trips)
 
     def loop_yields(self, carried: list[str], inits: list[Value],
                     node: ast.stmt) -> list[Value]:
@@ -1446,7 +1466,12 @@ class CodeGenerator(ast.NodeVisitor):
 
     def builtin_cdiv(self, x, y):
         if not isinstance(x, Value) and not isinstance(y, Value):
-            return -(-x // y)
+            # As the kernel computes it: (x + y - 1) // y toward zero.
+            if y == 0:
+                raise self.error("kl.cdiv of compile-time values divides by "
+                                 "zero")
+            quotient = abs(x + y - 1) // abs(y)
+            return quotient if (x + y - 1 >= 0) == (y > 0) else -quotient
         return self.binary(ast.FloorDiv(), self.binary(
             ast.Sub(), self.binary(ast.Add(), x, y), 1), y)
 

@@ -210,6 +210,8 @@ def _trunc_div(a, b):
     if a.dtype.kind == "f":
         raise KilnError(f"operator FloorDiv is not defined on "
                         f"{kl.from_numpy(a.dtype).ir}")
+    if a.dtype == np.bool_:  # booleans divide as ints, as in Python
+        a, b = a.astype(np.int32), b.astype(np.int32)
     with np.errstate(all="ignore"):
         safe = np.where(b == 0, 1, b).astype(b.dtype)
         floor = np.floor_divide(a, safe)
@@ -219,11 +221,24 @@ def _trunc_div(a, b):
         return np.where(b == 0, 0, quotient).astype(a.dtype)
 
 
+def _cdiv(x, y):
+    """kl.cdiv as compiled: (x + y - 1) // y toward zero, also of
+    compile-time ints (an int, as the compiler folds it)."""
+    total = x + y - 1
+    if isinstance(total, Tile) or isinstance(y, Tile):
+        return total // y
+    if y == 0:
+        raise KilnError("kl.cdiv of compile-time values divides by zero")
+    return int(_trunc_div(np.asarray(total, np.int64), np.asarray(y)))
+
+
 def _trunc_mod(a, b):
     """The remainder of ``_trunc_div`` (x % 0 is 0), of the dividend's
     sign; fmod for floats."""
     if a.dtype.kind == "f":
         return np.fmod(a, b)
+    if a.dtype == np.bool_:
+        a, b = a.astype(np.int32), b.astype(np.int32)
     with np.errstate(all="ignore"):
         return np.where(b == 0, 0, a - _trunc_div(a, b) * b).astype(a.dtype)
 
@@ -681,7 +696,7 @@ IMPLEMENTATIONS: dict[str, Callable] = {
     "sigmoid": _math(lambda v: 1 / (1 + np.exp(-v))),
     "abs": lambda x: Tile(np.abs(_data(x))),
     "fma": lambda x, y, z: x * y + z,
-    "cdiv": lambda x, y: (x + y - 1) // y,
+    "cdiv": _cdiv,
     "sum": _reduce(np.sum, True),
     "max": _reduce(np.max, False),
     "min": _reduce(np.min, False),

@@ -812,3 +812,70 @@ def test_loop_variables_and_compile_time_mistakes():
     with pytest.raises(kiln.KilnCompileError, match="tuple index out of "
                                                     "range"):
         shape_index_kernel[(1,)](out)
+
+
+# A third review's findings.
+
+@kiln.jit
+def unbound_after_loop_kernel(out_ptr, n):
+    for i in range(n):
+        pass
+    kl.store(out_ptr, i)
+
+
+@kiln.jit
+def bound_after_constant_loop_kernel(out_ptr):
+    for i in range(0, 7, 3):
+        pass
+    kl.store(out_ptr, i)
+
+
+@kiln.jit
+def boolean_division_kernel(x_ptr, out_ptr):
+    offs = kl.arange(0, 4)
+    x = kl.load(x_ptr + offs)
+    quotient = (x > 0) // (x > 1)
+    kl.store(out_ptr + offs, quotient + quotient)
+    kl.store(out_ptr + 4 + offs, (x > 0) % (x > 1))
+
+
+@kiln.jit
+def cdiv_kernel(out_ptr, a, b, A: kl.constexpr, B: kl.constexpr):
+    kl.store(out_ptr, kl.cdiv(a, b))
+    kl.store(out_ptr + 1, kl.cdiv(A, B))
+
+
+@kiln.jit
+def constant_in_tuple_kernel(x_ptr, out_ptr, n, BLOCK: kl.constexpr):
+    t = (x_ptr, BLOCK)
+    if n > 0:
+        t = (x_ptr + 1, BLOCK)
+    offs = kl.arange(0, t[1])
+    kl.store(out_ptr + offs, kl.load(t[0] + offs))
+
+
+@BOTH
+def test_third_review(interpret):
+    """A loop variable read after a loop that may not run needs a value
+    before it (the host gave lower - step); booleans divide as ints; a
+    compile-time kl.cdiv divides as the kernel does; a constant that is
+    the same in both branches of a run-time if stays a constant."""
+    out = np.zeros(8, np.int32)
+    if not interpret:
+        with pytest.raises(kiln.KilnCompileError,
+                           match="'i' has no value after a loop that may "
+                                 "not run"):
+            unbound_after_loop_kernel[(1,)](out, 3)
+    launch(bound_after_constant_loop_kernel, interpret, (1,), out)
+    assert out[0] == 6
+    x = np.array([0, 1, 2, 3], np.int32)
+    launch(boolean_division_kernel, interpret, (1,), x, out)
+    assert out.tolist() == [0, 0, 2, 2, 0, 0, 0, 0]
+    for a, b in [(7, -2), (-7, 2), (7, 2)]:
+        launch(cdiv_kernel, interpret, (1,), out, a, b, A=a, B=b)
+        assert out[0] == out[1] == int((a + b - 1) / b)
+    values = np.arange(8, dtype=np.float32)
+    result = np.zeros(4, np.float32)
+    launch(constant_in_tuple_kernel, interpret, (1,), values, result, 1,
+           BLOCK=4)
+    np.testing.assert_array_equal(result, values[1:5])
