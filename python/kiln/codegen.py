@@ -311,8 +311,8 @@ class CodeGenerator(ast.NodeVisitor):
         # A return in a branch: visit_body moved what follows the if into
         # the branches that do not return, so a branch without one ends
         # the function, returning None.
-        returned = None
-        if "__return__" in then_scope or "__return__" in else_scope:
+        returns = "__return__" in then_scope or "__return__" in else_scope
+        if returns:
             values = [then_scope.pop("__return__", None),
                       else_scope.pop("__return__", None)]
             if any(v is not None for v in values):
@@ -320,7 +320,6 @@ class CodeGenerator(ast.NodeVisitor):
                     raise self.error("a function that returns a value must "
                                      "return one on every path", node)
                 then_scope["__return__"], else_scope["__return__"] = values
-            returned = (None,)
         names = sorted(n for n in set(then_scope) | set(else_scope)
                        if n in before or (n in then_scope and n in else_scope))
         names = [n for n in names
@@ -339,13 +338,8 @@ class CodeGenerator(ast.NodeVisitor):
                                  "after the if and the else branch", node)
             shapes[name] = _shape_of(then_scope[name])
             for then_leaf, else_leaf in zip(then_leaves, else_leaves):
-                if then_leaf is else_leaf or (
-                        not isinstance(then_leaf, Value) and
-                        type(then_leaf) is type(else_leaf) and
-                        then_leaf == else_leaf):
-                    # The same in both branches (a constant, a pointer
-                    # from before the if): kept as it is.
-                    results.append((name, then_leaf, None))
+                if _same(then_leaf, else_leaf):
+                    results.append((name, then_leaf, None))  # kept as is
                     continue
                 then_value = self.materialize(then_leaf, None,
                                               lines=then_lines)
@@ -378,7 +372,7 @@ class CodeGenerator(ast.NodeVisitor):
             for _, kept, other in results)
         for name in names:
             self.scope[name] = _rebuild(shapes[name], merged)
-        if returned is not None:
+        if returns:
             self.scope.setdefault("__return__", None)
 
     def bind_results(self, op: str, names: list[tuple[str, Type]]) -> None:
@@ -1992,6 +1986,19 @@ class _Unmerged:
     where it is read."""
 
     message: str
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Whether two branches leave one value: a constant, or a value from
+    before the if."""
+    if a is b:
+        return True
+    if isinstance(a, Value) or type(a) is not type(b):
+        return False
+    try:
+        return bool(a == b)
+    except (TypeError, ValueError):
+        return False
 
 
 def _leaves(value: Any) -> list[Any]:
