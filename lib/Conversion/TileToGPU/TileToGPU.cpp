@@ -199,6 +199,15 @@ static LogicalResult checkLowerable(ModuleOp module,
         func.emitOpError("target nvptx: a kernel needs a body");
         return WalkResult::interrupt();
       }
+      // NVPTX aborts on a zero-width parameter (LLVM's fatal error would
+      // end the process).
+      for (Type type : func.getArgumentTypes())
+        if (auto integer = dyn_cast<IntegerType>(getElementTypeOrSelf(type));
+            integer && integer.getWidth() == 0) {
+          func.emitOpError("target nvptx: a kernel argument of type ")
+              << type << " (no bits) is not supported";
+          return WalkResult::interrupt();
+        }
     }
     if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
       auto dense = dyn_cast<DenseElementsAttr>(constant.getValue());

@@ -65,3 +65,13 @@ func.func @not_power_of_two(%x: tensor<48xf32>, %out: !tile.ptr<f32>) {
 
 // expected-error @+1 {{'func.func' op target nvptx: a kernel needs a body}}
 func.func private @declared(i32)
+
+// -----
+
+// A zero-width argument: NVPTX would end the process with a fatal error
+// ("Empty parameter types are not supported"; found by the fuzzer).
+// expected-error @+1 {{'func.func' op target nvptx: a kernel argument of type 'i0' (no bits) is not supported}}
+func.func @no_bits(%x: tensor<4xf32>, %b: i0) {
+  tile.print "x", %x : tensor<4xf32>
+  return
+}
