@@ -1077,3 +1077,91 @@ def test_big_tiles_launch_with_dynamic_shared_memory():
     assert int(shared) >= slots and int(limit) == int(shared)
     assert block == "[256, 1, 1]"
     assert lines[2] == shared
+
+
+@kiln.jit
+def random_bits(ints_ptr, uniform_ptr, seed, n, BLOCK: kl.constexpr):
+    offsets = kl.program_id(0) * BLOCK + kl.arange(0, BLOCK)
+    mask = offsets < n
+    kl.store(ints_ptr + offsets, kl.randint(seed, offsets), mask=mask)
+    kl.store(uniform_ptr + offsets, kl.rand(seed, offsets), mask=mask)
+
+
+def test_random_numbers_on_the_gpu_are_the_hosts():
+    """Philox on the GPU (mul.hi.u32) draws the host's bits."""
+    n = 10_000
+    ints, uniform = np.zeros(n, np.int32), np.zeros(n, np.float32)
+    random_bits[(kiln.cdiv(n, 1024),)](ints, uniform, 1234, n, BLOCK=1024)
+    torch = torch_cuda()
+    gpu_ints = torch.empty(n, dtype=torch.int32, device="cuda")
+    gpu_uniform = torch.empty(n, dtype=torch.float32, device="cuda")
+    random_bits[(kiln.cdiv(n, 1024),)](gpu_ints, gpu_uniform, 1234, n,
+                                      BLOCK=1024)
+    torch.cuda.synchronize()
+    np.testing.assert_array_equal(gpu_ints.cpu().numpy(), ints)
+    np.testing.assert_array_equal(gpu_uniform.cpu().numpy(), uniform)
+
+
+@kiln.jit
+def guarded_division(out_ptr, x_ptr, y_ptr, BLOCK: kl.constexpr):
+    i = kl.arange(0, BLOCK)
+    x, y = kl.load(x_ptr + i), kl.load(y_ptr + i)
+    kl.store(out_ptr + i, x // y)
+    kl.store(out_ptr + BLOCK + i, x % y)
+
+
+def test_integer_division_by_zero_on_the_gpu_is_the_hosts():
+    x = np.array([7, -7, -2**31, 5, -2**31, 0, 9, -9], np.int32)
+    y = np.array([2, 2, -1, 0, 0, 0, -4, -4], np.int32)
+    out = np.zeros(16, np.int32)
+    guarded_division[(1,)](out, x, y, BLOCK=8)
+    torch = torch_cuda()
+    gpu = torch.empty(16, dtype=torch.int32, device="cuda")
+    guarded_division[(1,)](gpu, torch.from_numpy(x).cuda(),
+                           torch.from_numpy(y).cuda(), BLOCK=8)
+    torch.cuda.synchronize()
+    np.testing.assert_array_equal(gpu.cpu().numpy(), out)
+
+
+@kiln.jit
+def welford(mean_a, m2_a, n_a, mean_b, m2_b, n_b):
+    n = n_a + n_b
+    weight = kl.where(n == 0, 0.0, n_b / kl.maximum(n, 1.0))
+    delta = mean_b - mean_a
+    return (mean_a + delta * weight,
+            m2_a + m2_b + delta * delta * n_a * weight, n)
+
+
+@kiln.jit
+def row_moments(mean_ptr, var_ptr, x_ptr, n_cols, BLOCK: kl.constexpr):
+    row = kl.program_id(0)
+    cols = kl.arange(0, BLOCK)
+    mask = cols < n_cols
+    x = kl.load(x_ptr + row * n_cols + cols, mask=mask, other=0.0)
+    count = kl.where(mask, 1.0, 0.0)
+    mean, m2, n = kl.reduce((x, kl.zeros_like(x), count), 0, welford)
+    kl.store(mean_ptr + row, mean)
+    kl.store(var_ptr + row, m2 / n)
+
+
+def test_reduce_with_a_combining_function_on_the_gpu_against_torch():
+    """Welford's combination through kl.reduce: shuffles and shared
+    memory on the GPU combine in another order than the host."""
+    x = np.random.default_rng(3).standard_normal((37, 1000)).astype(
+        np.float32)
+    mean, var = np.zeros(37, np.float32), np.zeros(37, np.float32)
+    row_moments[(37,)](mean, var, x, 1000, BLOCK=1024)
+    np.testing.assert_allclose(mean, x.mean(1), atol=1e-5)
+    np.testing.assert_allclose(var, x.var(1), rtol=1e-4)
+    torch = torch_cuda()
+    gpu_x = torch.from_numpy(x).cuda()
+    gpu_mean = torch.empty(37, device="cuda")
+    gpu_var = torch.empty(37, device="cuda")
+    row_moments[(37,)](gpu_mean, gpu_var, gpu_x, 1000, BLOCK=1024)
+    torch.cuda.synchronize()
+    want_var, want_mean = torch.var_mean(gpu_x.double(), dim=1,
+                                         unbiased=False)
+    torch.testing.assert_close(gpu_mean, want_mean.float(), atol=1e-5,
+                               rtol=1e-5)
+    torch.testing.assert_close(gpu_var, want_var.float(), rtol=1e-4,
+                               atol=1e-5)
