@@ -54,8 +54,10 @@ PY
 )" "$bundle/lib/"
 
 cp -r "$root/python/kiln" "$bundle/python/"
+# test_gpu.py takes a combining function from test_kernel_semantics.py.
 cp "$root/python/test/conftest.py" "$root/python/test/test_example_kernels.py" \
-   "$root/python/test/test_gpu.py" "$bundle/python/test/"
+   "$root/python/test/test_gpu.py" "$root/python/test/test_kernel_semantics.py" \
+   "$bundle/python/test/"
 cp -r "$root/docs/examples" "$bundle/docs/"
 mkdir -p "$bundle/test/tools/kiln-run"
 cp "$root/test/tools/kiln-run/array.mlir" "$root/test/tools/kiln-run/array-gpu.mlir" \

@@ -24,6 +24,8 @@ from kiln.codegen import KilnCompileError
 from kiln.errors import CompilationError, KilnError
 from kiln.gpu import GPUBinary, device_chip, is_device_array
 
+from test_kernel_semantics import welford_combine
+
 ROOT = Path(__file__).resolve().parents[2]
 BUILD = Path(os.environ.get("KILN_BUILD_DIR", ROOT / "build"))
 FAKE = BUILD / "unittests" / "libKilnFakeCudaDriver.so"
@@ -1124,22 +1126,14 @@ def test_integer_division_by_zero_on_the_gpu_is_the_hosts():
 
 
 @kiln.jit
-def welford(mean_a, m2_a, n_a, mean_b, m2_b, n_b):
-    n = n_a + n_b
-    weight = kl.where(n == 0, 0.0, n_b / kl.maximum(n, 1.0))
-    delta = mean_b - mean_a
-    return (mean_a + delta * weight,
-            m2_a + m2_b + delta * delta * n_a * weight, n)
-
-
-@kiln.jit
 def row_moments(mean_ptr, var_ptr, x_ptr, n_cols, BLOCK: kl.constexpr):
     row = kl.program_id(0)
     cols = kl.arange(0, BLOCK)
     mask = cols < n_cols
     x = kl.load(x_ptr + row * n_cols + cols, mask=mask, other=0.0)
     count = kl.where(mask, 1.0, 0.0)
-    mean, m2, n = kl.reduce((x, kl.zeros_like(x), count), 0, welford)
+    mean, m2, n = kl.reduce((x, kl.zeros_like(x), count), 0,
+                            welford_combine)
     kl.store(mean_ptr + row, mean)
     kl.store(var_ptr + row, m2 / n)
 
