@@ -720,7 +720,7 @@ class CodeGenerator(ast.NodeVisitor):
                 if base.type.is_pointer:
                     return kl.pointer_type(kl.BY_IR[base.type.pointee])
                 return kl.BY_IR.get(base.type.elem, base.type.elem)
-            if node.attr in _TILE_METHODS:
+            if node.attr in kl.TILE_METHODS:
                 return ("method", node.attr, base)
             raise self.error(f"tiles have no attribute '{node.attr}'")
         try:
@@ -1932,9 +1932,6 @@ _UNARY_MATH = {name: f"math.{name}" for name in (
     "exp", "exp2", "log", "log2", "sqrt", "rsqrt", "sin", "cos", "tanh",
     "erf", "floor", "ceil")}
 
-#: Tile methods, each the kl function of that name on the tile.
-_TILE_METHODS = ("sum", "max", "min", "argmax", "argmin", "cumsum",
-                 "reshape", "trans", "broadcast_to", "expand_dims")
 
 
 class _IROps:

@@ -128,7 +128,7 @@ class Tile:
 
     def __getattr__(self, name: str):
         # x.sum(axis) is kl.sum(x, axis), as compiled.
-        if name in _TILE_METHODS:
+        if name in kl.TILE_METHODS:
             return lambda *args, **kwargs: IMPLEMENTATIONS[name](
                 self, *args, **kwargs)
         raise AttributeError(name)
@@ -662,9 +662,6 @@ def _randn(seed, offset, n_rounds=philox.ROUNDS):
     return Tile((radius * np.cos(angle)).astype(np.float32))
 
 
-#: Tile methods, each the kl function of that name on the tile.
-_TILE_METHODS = ("sum", "max", "min", "argmax", "argmin", "cumsum",
-                 "reshape", "trans", "broadcast_to", "expand_dims")
 
 
 def scalar(value: Any, dtype: np.dtype) -> Tile:

@@ -49,6 +49,12 @@ class dtype:
         return f"kl.{self.name}"
 
 
+#: Tile methods, each the kl function of that name on the tile
+#: (``x.sum(axis)`` is ``kl.sum(x, axis)``).
+TILE_METHODS = ("sum", "max", "min", "argmax", "argmin", "cumsum", "reshape",
+                "trans", "broadcast_to", "expand_dims")
+
+
 @dataclass(frozen=True)
 class pointer_type:
     """The type of a pointer argument (``x_ptr.dtype``); its
