@@ -24,6 +24,7 @@ import re
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Callable
@@ -255,21 +256,21 @@ def triton_time(torch, launch: Callable[[], object], written,
         return {"triton_error": str(error)[-500:]}
 
 
-def mlp_source(out: Path, m: int, n: int, k: int) -> Path:
+def mlp_source(scratch: Path, m: int, n: int, k: int) -> Path:
     """docs/examples/matmul_bias_gelu_array.mlir (100 x 200 times 200 x
-    150) with other sizes, written next to the results."""
+    150) with other sizes, written to `scratch`."""
     text = (ROOT / "docs" / "examples" / "matmul_bias_gelu_array.mlir"
             ).read_text()
     for old, new in (("100x200", f"{m}x{k}"), ("200x150", f"{k}x{n}"),
                      ("100x150", f"{m}x{n}"),
                      ("tensor<150xf32>", f"tensor<{n}xf32>")):
         text = text.replace(old, new)
-    source = out / f"mlp_{m}x{n}x{k}.mlir"
+    source = scratch / f"mlp_{m}x{n}x{k}.mlir"
     source.write_text(text)
     return source
 
 
-def mlp_rates(torch, kiln_run: str, out: Path) -> dict:
+def mlp_rates(torch, kiln_run: str, scratch: Path) -> dict:
     """y = GELU(x @ w + b) in f16 at 4096³ (x f32 cast to f16, w f16, b
     f32, the tanh GELU): Kiln's array program (fused into one kernel by
     kiln-fuse, checked against the host target at the example's own size
@@ -293,7 +294,7 @@ def mlp_rates(torch, kiln_run: str, out: Path) -> dict:
         kiln_time(kiln_run, "mlp", (), [], ROOT / "docs" / "examples" /
                   "matmul_bias_gelu_array.mlir", tolerance=2e-3)
         row["kiln_s"] = kiln_time(kiln_run, "mlp", (), [],
-                                  mlp_source(out, size, size, size),
+                                  mlp_source(scratch, size, size, size),
                                   tolerance=None)
     except Exception as error:  # reported, and the suite goes on
         row["kiln_error"] = str(error)[-500:]
@@ -431,13 +432,13 @@ MATMUL_BLOCKINGS = [("matmul", 64, 32, 4), ("matmul_large", 128, 64, 8),
                     ("matmul_tma", 128, 64, 8)]
 
 
-def matmul_rates(torch, kiln_run: str, out: Path) -> list[dict]:
+def matmul_rates(torch, kiln_run: str, scratch: Path) -> list[dict]:
     """TFLOP/s of fp16 and bf16 matmuls (fp32 accumulation) at 1024, 4096
     and 8192 for each of MATMUL_BLOCKINGS: Kiln's docs/examples/matmul.mlir
     (64x64x32 blocks, 4 warps), matmul_large.mlir (128x128x64, 8 warps;
     wgmma on sm_90a) and matmul_tma.mlir (the same through block pointers:
     TMA on sm_90a), tensor cores, 3-stage pipeline (their bf16
-    twins written next to the results), through kiln-run; torch.matmul
+    twins written to `scratch`), through kiln-run; torch.matmul
     (cuBLAS), torch.compile of it and, where installed, a Triton kernel
     with the same blocking, in the same run."""
     try:
@@ -450,7 +451,7 @@ def matmul_rates(torch, kiln_run: str, out: Path) -> list[dict]:
     # Triton's by (size, type, blocking), once per blocking.
     peers: dict[tuple[int, str], dict] = {}
     for kernel, block, step, warps in MATMUL_BLOCKINGS:
-        rows += blocking_rates(torch, kiln_run, out, triton_matmul, peers,
+        rows += blocking_rates(torch, kiln_run, scratch, triton_matmul, peers,
                                kernel, block, step, warps)
     return rows
 
@@ -466,11 +467,11 @@ def pytorch_matmul_times(torch, a, b) -> dict:
     return times
 
 
-def blocking_rates(torch, kiln_run: str, out: Path, triton_matmul,
+def blocking_rates(torch, kiln_run: str, scratch: Path, triton_matmul,
                    peers: dict, kernel: str, block: int, step: int,
                    warps: int) -> list[dict]:
     """matmul_rates for one blocking (PyTorch's times kept in `peers`)."""
-    bf16_source = out / f"{kernel}_bf16.mlir"
+    bf16_source = scratch / f"{kernel}_bf16.mlir"
     bf16_source.write_text((ROOT / "docs" / "examples" / f"{kernel}.mlir")
                            .read_text().replace("f16", "bf16"))
     blocks = f"{block}x{block}x{step}, {warps} warps"
@@ -616,16 +617,36 @@ def main() -> int:
         "layer_norm": (lambda k: k[(rows,)](m, out_m, w, b, cols, cols, 1e-5,
                                             BLOCK=cols), out_m),
     }
+    # The launch overhead first and each section's results written as soon
+    # as it ends, so that a run stopped at a time limit keeps what it has.
     results = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
                "device": device, "torch": torch.__version__,
                "copy_GBps": copy_gbs, "kernels": []}
     lines = [f"# GPU suite: {device}, {results['date']}", "",
              f"Device-to-device copy (1 GiB, read + written): "
-             f"{copy_gbs:.0f} GB/s.", "",
-             "| kernel | Kiln (us) | Kiln GB/s | of copy | torch eager (us) |"
-             " torch GB/s | torch.compile (us) | Triton (us) | "
-             "Kiln / torch time |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             f"{copy_gbs:.0f} GB/s."]
+    print("\n".join(lines), flush=True)
+
+    def section(new_lines: list[str]) -> None:
+        lines.extend(new_lines)
+        print("\n".join(new_lines), flush=True)
+        (options.out / "gpu_suite.md").write_text("\n".join(lines) + "\n")
+        (options.out / "gpu_suite.json").write_text(
+            json.dumps(results, indent=2))
+
+    try:
+        times, skipped = launch_overhead(torch)
+        results["launch_overhead_us"] = times
+        results["launch_overhead_skipped"] = skipped
+        results["launch_overhead_graph_launches"] = GRAPH_LAUNCHES
+        section(overhead_table(times, skipped))
+    except Exception as error:  # reported, and the suite goes on
+        results["launch_overhead_error"] = str(error)[-500:]
+        section(["", f"launch overhead not measured: {error}"])
+    section(["", "| kernel | Kiln (us) | Kiln GB/s | of copy | "
+             "torch eager (us) | torch GB/s | torch.compile (us) | "
+             "Triton (us) | Kiln / torch time |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|"])
     for name, (grid, args, eager, nbytes, flops) in cases.items():
         row = {"kernel": name, "bytes": nbytes, "flops": flops}
         try:
@@ -648,38 +669,24 @@ def main() -> int:
         results["kernels"].append(row)
         if "kiln_s" in row:
             gbs = nbytes / row["kiln_s"] / 1e9
-            lines.append(
+            section([
                 f"| {name} | {row['kiln_s'] * 1e6:.1f} | {gbs:.0f} | "
                 f"{gbs / copy_gbs:.0%} | {row['torch_s'] * 1e6:.1f} | "
                 f"{nbytes / row['torch_s'] / 1e9:.0f} | {compiled} | "
-                f"{peer} | {row['kiln_s'] / row['torch_s']:.2f} |")
+                f"{peer} | {row['kiln_s'] / row['torch_s']:.2f} |"])
         else:
-            lines.append(f"| {name} | failed | | | "
-                         f"{row['torch_s'] * 1e6:.1f} | | {compiled} | "
-                         f"{peer} | |")
-        print(lines[-1], flush=True)
-    results["matmul"] = matmul_rates(torch, options.kiln_run, options.out)
-    lines += matmul_table(results["matmul"])
-    print("\n".join(lines[-len(results["matmul"]) - 2:]), flush=True)
-    results["mlp"] = mlp_rates(torch, options.kiln_run, options.out)
-    lines += mlp_table(results["mlp"])
-    print("\n".join(lines[-3:]), flush=True)
+            section([f"| {name} | failed | | | "
+                     f"{row['torch_s'] * 1e6:.1f} | | {compiled} | "
+                     f"{peer} | |"])
+    # The kernels' generated sources stay out of the results folder.
+    scratch = Path(tempfile.mkdtemp(prefix="kiln-gpu-suite-"))
+    results["matmul"] = matmul_rates(torch, options.kiln_run, scratch)
+    section(matmul_table(results["matmul"]))
+    results["mlp"] = mlp_rates(torch, options.kiln_run, scratch)
+    section(mlp_table(results["mlp"]))
     results["rows"] = row_rates(torch, options.kiln_run)
-    lines += row_table(results["rows"])
-    print("\n".join(lines[-len(results["rows"]) - 2:]), flush=True)
-    try:
-        times, skipped = launch_overhead(torch)
-        results["launch_overhead_us"] = times
-        results["launch_overhead_skipped"] = skipped
-        results["launch_overhead_graph_launches"] = GRAPH_LAUNCHES
-        lines += overhead_table(times, skipped)
-    except Exception as error:  # reported, and the suite goes on
-        results["launch_overhead_error"] = str(error)[-500:]
-        lines += ["", f"launch overhead not measured: {error}"]
-    lines += ["", roofline_plot(results, options.out / "roofline.png")]
-    (options.out / "gpu_suite.md").write_text("\n".join(lines) + "\n")
-    (options.out / "gpu_suite.json").write_text(json.dumps(results, indent=2))
-    print("\n".join(lines))
+    section(row_table(results["rows"]))
+    section(["", roofline_plot(results, options.out / "roofline.png")])
     return 0 if all("kiln_s" in r for r in results["kernels"] +
                     results["matmul"] + results["rows"]) else 1
 

@@ -3,7 +3,8 @@
 # machine that has CUDA, PyTorch and Triton but no LLVM, MLIR or network:
 # kiln-run, kiln-launch-overhead and libKilnCAPI.so (stripped), every
 # shared library they load but the C library's own (libLLVM.so among
-# them), libdevice, the Python package, the example kernels, the GPU tests
+# them), libdevice, the Python package, the example kernels, the
+# tutorials, the GPU tests
 # and the GPU suite (bench/gpu_suite.py, suite_kernels.py, roofline.py).
 # Under 55 MiB, to travel within a device call's 64 MiB. matplotlib, which
 # draws the roofline plot, stays out: it is built for one Python version
@@ -32,15 +33,27 @@ capi=$(readlink -f "$build/lib/libKilnCAPI.so")
 strip -o "$bundle/lib/libKilnCAPI.so" "$capi"
 
 # The libraries they load, except the C library's, which the GPU machine's
-# own must provide (a second one could not share a process with it).
+# own must provide (a second one could not share a process with it). The
+# C++ runtime goes to lib/fallback: gpu-check.sh uses it only where the
+# machine's own is older, since PyTorch in the same process may need a
+# newer one than this machine's.
+mkdir -p "$bundle/lib/fallback"
 ldd "${tools[@]}" "$capi" | awk '/=> \//{print $3}' | sort -u |
   while read -r library; do
     case $(basename "$library") in
       libc.so*|libm.so*|libdl.so*|libpthread.so*|librt.so*|ld-linux*) ;;
+      libstdc++.so*|libgcc_s.so*) cp -L "$library" "$bundle/lib/fallback/" ;;
       *) cp -L "$library" "$bundle/lib/" ;;
     esac
   done
-strip --strip-unneeded "$bundle"/lib/*.so* 2>/dev/null || true
+strip --strip-unneeded "$bundle"/lib/*.so* "$bundle"/lib/fallback/*.so* \
+  2>/dev/null || true
+# The newest C++ runtime versions the bundle's libraries ask for, which
+# gpu-check.sh looks for in the machine's own libstdc++.
+objdump -T "$bundle"/bin/* "$bundle"/lib/*.so* |
+  grep -o 'GLIBCXX_[0-9.]*\|CXXABI_[0-9.]*' | sort -uV |
+  awk -F_ '{newest[$1] = $0} END {for (n in newest) print newest[n]}' \
+  > "$bundle/lib/fallback/needs"
 
 # libdevice, for the math functions of kernels compiled there.
 cp "$(python3 - <<'PY'
@@ -58,7 +71,7 @@ cp -r "$root/python/kiln" "$bundle/python/"
 cp "$root/python/test/conftest.py" "$root/python/test/test_example_kernels.py" \
    "$root/python/test/test_gpu.py" "$root/python/test/test_kernel_semantics.py" \
    "$bundle/python/test/"
-cp -r "$root/docs/examples" "$bundle/docs/"
+cp -r "$root/docs/examples" "$root/docs/tutorials" "$bundle/docs/"
 mkdir -p "$bundle/test/tools/kiln-run"
 cp "$root/test/tools/kiln-run/array.mlir" "$root/test/tools/kiln-run/array-gpu.mlir" \
    "$root/test/tools/kiln-run/array-dynamic.mlir" \
