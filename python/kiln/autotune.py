@@ -79,7 +79,7 @@ from kiln import cache, dlpack
 from kiln import language as kl
 from kiln.cuda import device_info
 from kiln.errors import KilnError
-from kiln.gpu import (device_array_dtype, device_chip, is_device_array,
+from kiln.gpu import (device_array_element, device_chip, is_device_array,
                       synchronize)
 from kiln.jit import JITFunction
 
@@ -171,7 +171,7 @@ def _shape(array: Any) -> tuple[int, ...]:
 def _dtype(array: Any) -> str:
     if isinstance(array, np.ndarray):
         return str(array.dtype)
-    return str(device_array_dtype(array))
+    return device_array_element(array)
 
 
 def _key_value(value: Any) -> Any:

@@ -19,8 +19,13 @@ from kiln.errors import KilnError
 #: DLDeviceType values (dlpack.h).
 _CPU, _CUDA, _CUDA_HOST, _CUDA_MANAGED = 1, 2, 3, 13
 
-#: DLDataTypeCode values and the numpy kind of each.
-_KINDS = {0: "i", 1: "u", 2: "f"}
+#: DLDataTypeCode values and the numpy kind of each: bfloat16 (kDLBfloat),
+#: which numpy lacks, is two bytes of no type ("V"), told apart by the
+#: array's ``dtype``, as PyTorch describes it.
+_BFLOAT, _BOOL = 4, 6
+_KINDS = {0: "i", 1: "u", 2: "f", _BFLOAT: "V", _BOOL: "b"}
+#: The one width each of these codes comes in.
+_WIDTHS = {_BFLOAT: 16, _BOOL: 8}
 
 
 class _DLDevice(ctypes.Structure):
@@ -54,13 +59,13 @@ class DLPackDeviceArray:
         self._capsule = capsule
         tensor = _DLTensor.from_address(_get_pointer(capsule, b"dltensor"))
         dtype = tensor.dtype
-        if dtype.lanes != 1 or dtype.code not in _KINDS and not (
-                dtype.code == 6 and dtype.bits == 8):
+        if dtype.lanes != 1 or dtype.code not in _KINDS or \
+                _WIDTHS.get(dtype.code, dtype.bits) != dtype.bits:
             raise KilnError(f"a DLPack array of type code {dtype.code}, "
                             f"{dtype.bits} bits, {dtype.lanes} lanes has no "
                             "kiln element type")
-        kind = "b" if dtype.code == 6 else _KINDS[dtype.code]
-        numpy_dtype = np.dtype(f"{kind}{dtype.bits // 8}")
+        numpy_dtype = np.dtype(f"{_KINDS[dtype.code]}{dtype.bits // 8}")
+        self.dtype = "bfloat16" if dtype.code == _BFLOAT else str(numpy_dtype)
         shape = tuple(tensor.shape[i] for i in range(tensor.ndim))
         strides = None
         if tensor.strides:

@@ -41,7 +41,8 @@ from typing import Any, Sequence
 import numpy as np
 
 from kiln import _ffi
-from kiln.arguments import POINTEE_DTYPES, pack_launch
+from kiln import language as kl
+from kiln.arguments import pack_launch
 from kiln.compiler import Module, check
 from kiln.errors import CudaError, KilnError, LaunchError
 
@@ -65,9 +66,16 @@ def is_device_array(value: Any) -> bool:
     return hasattr(value, "__cuda_array_interface__")
 
 
-def device_array_dtype(value: Any) -> np.dtype:
-    """The element type of a ``__cuda_array_interface__`` array."""
-    return np.dtype(value.__cuda_array_interface__["typestr"])
+def device_array_element(value: Any) -> str:
+    """The IR element type ("f32", "bf16", ...) of a
+    ``__cuda_array_interface__`` array. bfloat16, which numpy lacks, is
+    described there as two bytes of no type ("<V2"), as PyTorch does: the
+    array's own ``dtype`` tells it apart."""
+    dtype = np.dtype(value.__cuda_array_interface__["typestr"])
+    if dtype == np.dtype("V2") and str(
+            getattr(value, "dtype", "")).endswith("bfloat16"):
+        return kl.bfloat16.ir
+    return kl.from_numpy(dtype).ir
 
 
 def device_address(value: Any) -> int:
@@ -274,10 +282,11 @@ def _pack_device_array(where: str, pointee: str,
         raise KilnError(f"{where} must be a device array (an object with "
                         f"__cuda_array_interface__, such as a CUDA tensor), "
                         f"not {type(value).__name__}")
-    expected = POINTEE_DTYPES.get(pointee)
-    if device_array_dtype(value) != expected:
-        raise KilnError(f"{where} must be an array of {expected}, not "
-                        f"{device_array_dtype(value)}")
+    element = device_array_element(value)
+    if element != pointee:
+        raise KilnError(f"{where} must be an array of "
+                        f"{kl.BY_IR[pointee].name}, not "
+                        f"{kl.BY_IR[element].name}")
     return ctypes.c_uint64(device_address(value))
 
 

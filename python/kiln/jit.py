@@ -34,7 +34,7 @@ from kiln.codegen import CodeGenerator, KilnCompileError, Type, pointer_type
 from kiln.compiler import Context, Module
 from kiln.errors import CompilationError, KilnError
 from kiln.gpu import (CudaModule, GPUBinary, KernelMetadata, device_address,
-                      device_array_dtype, device_chip, disassemble,
+                      device_array_element, device_chip, disassemble,
                       is_device_array)
 from kiln.host import HostExecutable
 
@@ -57,8 +57,7 @@ def _argument_type(name: str, value: Any) -> Type:
     if isinstance(value, np.ndarray):
         return Type((), pointer_type(kl.from_numpy(value.dtype).ir))
     if is_device_array(value):
-        return Type((), pointer_type(
-            kl.from_numpy(device_array_dtype(value)).ir))
+        return Type((), pointer_type(device_array_element(value)))
     if isinstance(value, (bool, np.bool_)):
         return Type((), "i1")
     if isinstance(value, float):  # np.float64 too, as in Triton

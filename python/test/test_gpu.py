@@ -22,7 +22,8 @@ import kiln
 import kiln.language as kl
 from kiln.codegen import KilnCompileError
 from kiln.errors import CompilationError, KilnError
-from kiln.gpu import GPUBinary, device_chip, is_device_array
+from kiln.gpu import (GPUBinary, device_array_element, device_chip,
+                      is_device_array)
 
 from test_kernel_semantics import welford_combine
 
@@ -978,14 +979,18 @@ class DLPackCudaArray:
     __cuda_array_interface__ would: a DLManagedTensor in a "dltensor"
     capsule over host memory, which the stand-in driver's "device" uses."""
 
-    def __init__(self, array: np.ndarray, offset: int = 0) -> None:
+    def __init__(self, array: np.ndarray, offset: int = 0,
+                 code: int | None = None) -> None:
+        """`code`: the DLPack type code, if not `array`'s (4 makes 2-byte
+        elements bfloat16)."""
         from kiln.dlpack import _DLDataType, _DLDevice, _DLTensor
         self.array = array
         self._shape = (ctypes.c_int64 * array.ndim)(*array.shape)
+        if code is None:
+            code = {"f": 2, "i": 0}[array.dtype.kind]
         self._tensor = _DLTensor(
             ctypes.c_void_p(array.ctypes.data - offset), _DLDevice(2, 0),
-            array.ndim, _DLDataType({"f": 2, "i": 0}[array.dtype.kind],
-                                    array.dtype.itemsize * 8, 1),
+            array.ndim, _DLDataType(code, array.dtype.itemsize * 8, 1),
             self._shape, None, offset)
 
     def __dlpack_device__(self):
@@ -1017,6 +1022,56 @@ def test_dlpack_cuda_arrays_are_device_arrays():
             raise AssertionError("not asked for")
     with pytest.raises(KilnError, match="device type 4 cannot be passed"):
         scale.ir(OnAnotherDevice(), adapted, 12, 2.0, BLOCK=16)
+
+
+class TorchBfloat16Like:
+    """What a bfloat16 CUDA tensor of PyTorch offers: numpy has no
+    bfloat16, so its interface says two bytes of no type ("<V2")."""
+    dtype = "torch.bfloat16"
+
+    def __init__(self, typestr: str = "<V2") -> None:
+        self.__cuda_array_interface__ = {
+            "shape": (16,), "typestr": typestr, "data": (4096, False),
+            "strides": None, "version": 3}
+
+
+def test_bfloat16_device_arrays_specialize_to_bf16():
+    torch_like = TorchBfloat16Like()
+    assert device_array_element(torch_like) == "bf16"
+    dlpack_bf16 = kiln.dlpack.adapt(
+        DLPackCudaArray(np.zeros(16, np.uint16), code=4))
+    assert device_array_element(dlpack_bf16) == "bf16"
+    for array in (torch_like, dlpack_bf16):
+        assert scale.ir(array, array, 16, 2.0, BLOCK=16).count(
+            "!tile.ptr<bf16>") >= 2
+    # Two bytes of no type are bfloat16 only when the array says so.
+    anonymous = TorchBfloat16Like()
+    anonymous.dtype = "void16"
+    with pytest.raises(KilnError, match="numpy dtype |V2 has no kiln type"):
+        device_array_element(anonymous)
+    with pytest.raises(KilnError, match="type code 4, 32 bits"):
+        kiln.dlpack.adapt(DLPackCudaArray(np.zeros(4, np.float32), code=4))
+
+
+@needs_stand_in
+def test_a_bf16_kernel_takes_only_bfloat16_device_arrays():
+    result = run_python("""
+        import numpy as np
+        from kiln import dlpack
+        from kiln.errors import KilnError
+        from test_gpu import DLPackCudaArray, TorchBfloat16Like, scale
+        bound = scale.bind((TorchBfloat16Like(), TorchBfloat16Like(), 16,
+                            2.0), {"BLOCK": 16})
+        module = scale.compile_gpu(*scale.specialize(bound))
+        floats = dlpack.adapt(DLPackCudaArray(np.zeros(16, np.float32)))
+        try:
+            module.launch("scale", (1,), TorchBfloat16Like(), floats, 16,
+                          2.0)
+        except KilnError as error:
+            print(error)
+        """)
+    assert result.returncode == 0, result.stderr
+    assert "must be an array of bfloat16, not float32" in result.stdout
 
 
 @needs_stand_in
