@@ -33,6 +33,8 @@ ROOT = Path(__file__).resolve().parents[1]
 REPEATS = 100
 #: Launches captured in one CUDA graph, for the launch overhead with graphs.
 GRAPH_LAUNCHES = 100
+#: What the suite measures, in order; --sections picks some.
+SECTIONS = ("overhead", "kernels", "matmul", "mlp", "rows")
 #: The launch overhead table's columns: kernel, and whether through a graph.
 OVERHEAD_COLUMNS = ("empty", "1-element add", "empty, CUDA graph",
                     "1-element add, CUDA graph")
@@ -547,7 +549,15 @@ def main() -> int:
     parser.add_argument("--kiln-run", default=str(
         Path(os.environ.get("KILN_BUILD_DIR", ROOT / "build")) / "bin" /
         "kiln-run"))
+    parser.add_argument(
+        "--sections", default=os.environ.get("KILN_GPU_SUITE_SECTIONS",
+                                             ",".join(SECTIONS)),
+        help="comma-separated, of " + ", ".join(SECTIONS) + " (default all; "
+        "or $KILN_GPU_SUITE_SECTIONS)")
     options = parser.parse_args()
+    wanted = set(options.sections.split(","))
+    if not wanted <= set(SECTIONS):
+        parser.error(f"unknown sections: {sorted(wanted - set(SECTIONS))}")
     options.out.mkdir(parents=True, exist_ok=True)
     try:
         import torch
@@ -634,61 +644,68 @@ def main() -> int:
         (options.out / "gpu_suite.json").write_text(
             json.dumps(results, indent=2))
 
-    try:
-        times, skipped = launch_overhead(torch)
-        results["launch_overhead_us"] = times
-        results["launch_overhead_skipped"] = skipped
-        results["launch_overhead_graph_launches"] = GRAPH_LAUNCHES
-        section(overhead_table(times, skipped))
-    except Exception as error:  # reported, and the suite goes on
-        results["launch_overhead_error"] = str(error)[-500:]
-        section(["", f"launch overhead not measured: {error}"])
-    section(["", "| kernel | Kiln (us) | Kiln GB/s | of copy | "
-             "torch eager (us) | torch GB/s | torch.compile (us) | "
-             "Triton (us) | Kiln / torch time |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|---:|"])
-    for name, (grid, args, eager, nbytes, flops) in cases.items():
-        row = {"kernel": name, "bytes": nbytes, "flops": flops}
+    if "overhead" in wanted:
         try:
-            row["kiln_s"] = kiln_time(options.kiln_run, name, grid, args)
+            times, skipped = launch_overhead(torch)
+            results["launch_overhead_us"] = times
+            results["launch_overhead_skipped"] = skipped
+            results["launch_overhead_graph_launches"] = GRAPH_LAUNCHES
+            section(overhead_table(times, skipped))
         except Exception as error:  # reported, and the suite goes on
-            row["kiln_error"] = str(error)[-500:]
-        row["torch_s"] = torch_time(eager)
-        try:
-            row["compiled_s"] = torch_time(torch.compile(eager))
-        except Exception as error:  # a skipped column, not a crash
-            row["compiled_error"] = str(error)[-500:]
-        if name in peers:
-            launch, written = triton_launches[name]
-            row.update(triton_time(torch, lambda: launch(peers[name]),
-                                   written, eager))
-        compiled = (f"{row['compiled_s'] * 1e6:.1f}" if "compiled_s" in row
-                    else "skipped")
-        peer = (f"{row['triton_s'] * 1e6:.1f}" if "triton_s" in row
-                else "failed" if "triton_error" in row else "skipped")
-        results["kernels"].append(row)
-        if "kiln_s" in row:
-            gbs = nbytes / row["kiln_s"] / 1e9
-            section([
-                f"| {name} | {row['kiln_s'] * 1e6:.1f} | {gbs:.0f} | "
-                f"{gbs / copy_gbs:.0%} | {row['torch_s'] * 1e6:.1f} | "
-                f"{nbytes / row['torch_s'] / 1e9:.0f} | {compiled} | "
-                f"{peer} | {row['kiln_s'] / row['torch_s']:.2f} |"])
-        else:
-            section([f"| {name} | failed | | | "
-                     f"{row['torch_s'] * 1e6:.1f} | | {compiled} | "
-                     f"{peer} | |"])
+            results["launch_overhead_error"] = str(error)[-500:]
+            section(["", f"launch overhead not measured: {error}"])
+    if "kernels" in wanted:
+        section(["", "| kernel | Kiln (us) | Kiln GB/s | of copy | "
+                 "torch eager (us) | torch GB/s | torch.compile (us) | "
+                 "Triton (us) | Kiln / torch time |",
+                 "|---|---:|---:|---:|---:|---:|---:|---:|---:|"])
+        for name, (grid, args, eager, nbytes, flops) in cases.items():
+            row = {"kernel": name, "bytes": nbytes, "flops": flops}
+            try:
+                row["kiln_s"] = kiln_time(options.kiln_run, name, grid, args)
+            except Exception as error:  # reported, and the suite goes on
+                row["kiln_error"] = str(error)[-500:]
+            row["torch_s"] = torch_time(eager)
+            try:
+                row["compiled_s"] = torch_time(torch.compile(eager))
+            except Exception as error:  # a skipped column, not a crash
+                row["compiled_error"] = str(error)[-500:]
+            if name in peers:
+                launch, written = triton_launches[name]
+                row.update(triton_time(torch, lambda: launch(peers[name]),
+                                       written, eager))
+            compiled = (f"{row['compiled_s'] * 1e6:.1f}"
+                        if "compiled_s" in row else "skipped")
+            peer = (f"{row['triton_s'] * 1e6:.1f}" if "triton_s" in row
+                    else "failed" if "triton_error" in row else "skipped")
+            results["kernels"].append(row)
+            if "kiln_s" in row:
+                gbs = nbytes / row["kiln_s"] / 1e9
+                section([
+                    f"| {name} | {row['kiln_s'] * 1e6:.1f} | {gbs:.0f} | "
+                    f"{gbs / copy_gbs:.0%} | {row['torch_s'] * 1e6:.1f} | "
+                    f"{nbytes / row['torch_s'] / 1e9:.0f} | {compiled} | "
+                    f"{peer} | {row['kiln_s'] / row['torch_s']:.2f} |"])
+            else:
+                section([f"| {name} | failed | | | "
+                         f"{row['torch_s'] * 1e6:.1f} | | {compiled} | "
+                         f"{peer} | |"])
     # The kernels' generated sources stay out of the results folder.
     scratch = Path(tempfile.mkdtemp(prefix="kiln-gpu-suite-"))
-    results["matmul"] = matmul_rates(torch, options.kiln_run, scratch)
-    section(matmul_table(results["matmul"]))
-    results["mlp"] = mlp_rates(torch, options.kiln_run, scratch)
-    section(mlp_table(results["mlp"]))
-    results["rows"] = row_rates(torch, options.kiln_run)
-    section(row_table(results["rows"]))
-    section(["", roofline_plot(results, options.out / "roofline.png")])
+    if "matmul" in wanted:
+        results["matmul"] = matmul_rates(torch, options.kiln_run, scratch)
+        section(matmul_table(results["matmul"]))
+    if "mlp" in wanted:
+        results["mlp"] = mlp_rates(torch, options.kiln_run, scratch)
+        section(mlp_table(results["mlp"]))
+    if "rows" in wanted:
+        results["rows"] = row_rates(torch, options.kiln_run)
+        section(row_table(results["rows"]))
+    if wanted == set(SECTIONS):
+        section(["", roofline_plot(results, options.out / "roofline.png")])
     return 0 if all("kiln_s" in r for r in results["kernels"] +
-                    results["matmul"] + results["rows"]) else 1
+                    results.get("matmul", []) + results.get("rows", [])) \
+        else 1
 
 
 def roofline_plot(results: dict, path: Path) -> str:

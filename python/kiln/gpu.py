@@ -36,13 +36,14 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 from typing import Any, Sequence
 
 import numpy as np
 
 from kiln import _ffi
 from kiln import language as kl
-from kiln.arguments import pack_launch
+from kiln.arguments import POINTER, SCALAR_CTYPES, check_grid, pack_launch
 from kiln.compiler import Module, check
 from kiln.errors import CudaError, KilnError, LaunchError
 
@@ -66,12 +67,16 @@ def is_device_array(value: Any) -> bool:
     return hasattr(value, "__cuda_array_interface__")
 
 
-def device_array_element(value: Any) -> str:
+def device_array_element(value: Any,
+                         interface: dict | None = None) -> str:
     """The IR element type ("f32", "bf16", ...) of a
-    ``__cuda_array_interface__`` array. bfloat16, which numpy lacks, is
-    described there as two bytes of no type ("<V2"), as PyTorch does: the
-    array's own ``dtype`` tells it apart."""
-    dtype = np.dtype(value.__cuda_array_interface__["typestr"])
+    ``__cuda_array_interface__`` array (``interface``, where the caller has
+    read it already: PyTorch builds it anew on each access). bfloat16,
+    which numpy lacks, is described there as two bytes of no type ("<V2"),
+    as PyTorch does: the array's own ``dtype`` tells it apart."""
+    if interface is None:
+        interface = value.__cuda_array_interface__
+    dtype = np.dtype(interface["typestr"])
     if dtype == np.dtype("V2") and str(
             getattr(value, "dtype", "")).endswith("bfloat16"):
         return kl.bfloat16.ir
@@ -278,16 +283,17 @@ class GPUBinary:
 def _pack_device_array(where: str, pointee: str,
                        value: Any) -> ctypes.c_uint64:
     """A device array, passed by its device address."""
-    if not is_device_array(value):
+    interface = getattr(value, "__cuda_array_interface__", None)
+    if interface is None:
         raise KilnError(f"{where} must be a device array (an object with "
                         f"__cuda_array_interface__, such as a CUDA tensor), "
                         f"not {type(value).__name__}")
-    element = device_array_element(value)
+    element = device_array_element(value, interface)
     if element != pointee:
         raise KilnError(f"{where} must be an array of "
                         f"{kl.BY_IR[pointee].name}, not "
                         f"{kl.BY_IR[element].name}")
-    return ctypes.c_uint64(device_address(value))
+    return ctypes.c_uint64(int(interface["data"][0]))
 
 
 class CudaModule:
@@ -322,6 +328,12 @@ class CudaModule:
             self._handle, kernel.encode(), sizes, pointers, len(values),
             int(stream)), LaunchError)
 
+    def launcher(self, kernel: str) -> KernelLauncher:
+        """``kernel`` with its argument buffers made once, for launches that
+        need no checks (see KernelLauncher)."""
+        types = self._binary.module.kernel_argument_types(kernel)
+        return KernelLauncher(self, kernel, types)
+
     def close(self) -> None:
         if self._handle is not None:
             _ffi.lib().kilnCudaModuleDestroy(self._handle)
@@ -335,3 +347,40 @@ class CudaModule:
 
     def __del__(self) -> None:
         self.close()
+
+
+class KernelLauncher:
+    """One kernel of a loaded module, with its argument buffers and their
+    pointer array made once: a launch writes the values into the buffers
+    and makes one call into the runtime. This is ``@kiln.jit``'s cache-hit
+    path; the values must be what the kernel takes (device addresses for
+    pointers, numbers in range for scalars), which the caller's
+    specialization key guarantees, so they are not checked again."""
+
+    def __init__(self, module: CudaModule, kernel: str,
+                 types: list[str]) -> None:
+        self._module = module  # keeps the loaded module alive
+        self._kernel = kernel.encode()
+        self._slots = [ctypes.c_uint64() if POINTER.fullmatch(t)
+                       else SCALAR_CTYPES[t]() for t in types]
+        self._pointers = (ctypes.c_void_p * len(self._slots))(
+            *[ctypes.addressof(slot) for slot in self._slots])
+        self._grid = (ctypes.c_uint * 3)()
+        self._launch = _ffi.lib().kilnCudaModuleLaunch
+        self._lock = threading.Lock()  # the buffers are shared
+
+    def __call__(self, grid: tuple[int, ...], values: Sequence[Any],
+                 stream: int = 0) -> None:
+        """Launches on ``grid`` (checked; a zero size runs nothing) with
+        ``values``, one per kernel argument."""
+        check_grid(grid)
+        if 0 in grid:
+            return
+        with self._lock:
+            for slot, value in zip(self._slots, values):
+                slot.value = value
+            sizes = self._grid
+            sizes[0], sizes[1], sizes[2] = map(int, (grid + (1, 1))[:3])
+            check(self._launch(self._module._handle, self._kernel, sizes,
+                               self._pointers, len(self._slots), stream),
+                  LaunchError)

@@ -27,15 +27,15 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from kiln import cache, dlpack, interpreter
+from kiln import cache, dlpack, interpreter, launch_keys
 from kiln import language as kl
 from kiln.arguments import check_grid
 from kiln.codegen import CodeGenerator, KilnCompileError, Type, pointer_type
 from kiln.compiler import Context, Module
 from kiln.errors import CompilationError, KilnError
-from kiln.gpu import (CudaModule, GPUBinary, KernelMetadata, device_address,
-                      device_array_element, device_chip, disassemble,
-                      is_device_array)
+from kiln.gpu import (CudaModule, GPUBinary, KernelLauncher, KernelMetadata,
+                      device_address, device_array_element, device_chip,
+                      disassemble, is_device_array)
 from kiln.host import HostExecutable
 
 
@@ -112,6 +112,15 @@ class JITFunction:
             or p.annotation == "constexpr"}
         self._cache: dict[tuple, tuple[Module, HostExecutable]] = {}
         self._gpu_cache: dict[tuple, tuple[Module, CudaModule]] = {}
+        # The cache-hit path: GPU launches by launch key (see _launch_key).
+        parameters = list(self.signature.parameters.values())
+        self._names = tuple(p.name for p in parameters)
+        self._defaults = {p.name: p.default for p in parameters
+                          if p.default is not p.empty}
+        self._is_constexpr = tuple(n in self.constexprs for n in self._names)
+        self._plain = all(p.kind is p.POSITIONAL_OR_KEYWORD
+                          for p in parameters)
+        self._launchers: dict[tuple, KernelLauncher] = {}
         self._lock = threading.Lock()
         self._context: Context | None = None
 
@@ -306,15 +315,59 @@ class JITFunction:
                                         _source_line(diag.file, diag.line))
         return error
 
+    def _launch_key(self, args: tuple, kwargs: dict, num_warps: int,
+                    num_stages: int) -> tuple[tuple, list, list] | None:
+        """The key of a GPU launch's specialization, its arguments in order
+        and the values the kernel receives; None where the full path must
+        look (see launch_keys)."""
+        names = self._names
+        if not self._plain or len(args) > len(names):
+            return None
+        arguments, found = list(args), 0
+        for name in names[len(args):]:
+            if name in kwargs:
+                arguments.append(kwargs[name])
+                found += 1
+            elif name in self._defaults:
+                arguments.append(self._defaults[name])
+            else:
+                return None  # missing: the full path says so
+        if found != len(kwargs):
+            return None  # an unknown keyword: likewise
+        key: list = [num_warps, num_stages, self.debug]
+        values = []
+        for value, constant in zip(arguments, self._is_constexpr):
+            if constant:  # as specialize keys constants
+                key.append(repr(value.value if isinstance(
+                    value, kl.constexpr) else value))
+                continue
+            reading = launch_keys.read(value)
+            if reading is None:
+                return None
+            key.append(reading[0])
+            values.append(reading[1])
+        return tuple(key), arguments, values
+
+    def _grid(self, grid: Any, arguments: dict[str, Any]) -> tuple:
+        """The launch's grid: given, or computed from the arguments."""
+        if callable(grid):
+            grid = grid(arguments)
+        return (grid,) if isinstance(grid, int) else tuple(grid)
+
     def run(self, *args, grid, num_warps: int = 4, num_stages: int = 3,
             **kwargs) -> None:
+        fast = None if self.interpreted else self._launch_key(
+            args, kwargs, num_warps, num_stages)
+        if fast is not None:
+            key, arguments, values = fast
+            launcher = self._launchers.get(key)
+            if launcher is not None:
+                launcher(self._grid(grid, dict(zip(self._names, arguments))),
+                         values)
+                return
         bound = self.bind(args, kwargs)
-        if callable(grid):
-            grid = grid(dict(bound.arguments))
-        if isinstance(grid, int):
-            grid = (grid,)
+        grid = self._grid(grid, dict(bound.arguments))
         if self.interpreted:
-            grid = tuple(grid)
             check_grid(grid)
             arguments = {}
             for name, value in bound.arguments.items():
@@ -340,11 +393,12 @@ class JITFunction:
                             "on the GPU (device arrays) or all on the host "
                             "(numpy arrays), not both")
         if any(on_gpu):
-            self.compile_gpu(types, constants, num_warps, num_stages).launch(
-                self.fn.__name__, tuple(grid), *values)
+            module = self.compile_gpu(types, constants, num_warps, num_stages)
+            module.launch(self.fn.__name__, grid, *values)
+            if fast is not None:  # checked: later launches take the key
+                self._launchers[fast[0]] = module.launcher(self.fn.__name__)
             return
-        self.compile(types, constants).launch(self.fn.__name__, tuple(grid),
-                                              *values)
+        self.compile(types, constants).launch(self.fn.__name__, grid, *values)
 
 
 def jit(fn: Callable | None = None, *, interpret: bool | None = None,

@@ -365,6 +365,21 @@ def test_scale_on_the_gpu_against_torch():
     torch.testing.assert_close(out, x * 1.5)
 
 
+def test_repeated_launches_on_the_gpu_take_each_launchs_arguments():
+    """The cache-hit path (kiln.launch_keys, gpu.KernelLauncher): one
+    specialization launched on new tensors and scalars each time."""
+    torch = torch_cuda()
+    for dtype, tolerance in ((torch.float32, 1e-6), (torch.bfloat16, 1e-2)):
+        for i, n in enumerate((1001, 3003, 77, 100_003)):
+            x = torch.randn(n, device="cuda").to(dtype)
+            out = torch.full_like(x, float("nan"))
+            factor = 0.5 + i
+            scale[(kiln.cdiv(n, 1024),)](x, out, n, factor, BLOCK=1024)
+            torch.cuda.synchronize()
+            torch.testing.assert_close(out.float(), x.float() * factor,
+                                       rtol=tolerance, atol=tolerance)
+
+
 @kiln.jit
 def softmax_rows(out_ptr, in_ptr, stride, n_cols, BLOCK: kl.constexpr):
     row = kl.program_id(0)

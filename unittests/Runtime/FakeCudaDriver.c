@@ -86,7 +86,7 @@ struct FakeTensorMap {
   int dataType, swizzle;
 };
 
-enum { maxTensorMaps = 4 };
+enum { maxTensorMaps = 4, maxParams = 16 };
 
 struct FakeLaunch {
   unsigned grid[3], block[3], sharedBytes;
@@ -95,6 +95,10 @@ struct FakeLaunch {
   /* The tensor-map parameters of a PTX entry point, in order. */
   int tensorMaps;
   struct FakeTensorMap maps[maxTensorMaps];
+  /* The first scalar and pointer parameters' values, zero-extended (the
+     caller's buffers may be gone when a test reads them). */
+  int params;
+  unsigned long long values[maxParams];
 };
 
 struct FakeFunction {
@@ -104,6 +108,8 @@ struct FakeFunction {
   int faults;
   /* Parameters of a PTX entry point that are tensor maps. */
   int tensorMaps, tensorMapParams[maxTensorMaps];
+  /* The bytes of its first parameters (0 for a tensor map). */
+  int params, paramBytes[maxParams];
 };
 
 /* A module holds its PTX entry points (or "kernel" when it has none),
@@ -313,8 +319,16 @@ CUresult cuModuleLoadData(void **mod, const void *image) {
       const char *next = strstr(param + 1, ".param");
       const char *stop = next && next < end ? next : end;
       const char *bytes = strstr(param, "[128]");
-      if (bytes && bytes < stop && kernel.tensorMaps < maxTensorMaps)
+      int isMap = bytes && bytes < stop;
+      if (isMap && kernel.tensorMaps < maxTensorMaps)
         kernel.tensorMapParams[kernel.tensorMaps++] = index;
+      if (index < maxParams) {
+        /* ".param .u64 name": the width is the type's last digits. */
+        const char *type = param + strlen(".param .");
+        int bits = atoi(type + strcspn(type, "0123456789"));
+        kernel.paramBytes[index] = isMap ? 0 : bits / 8 ? bits / 8 : 1;
+        kernel.params = index + 1;
+      }
       ++index;
     }
     module->functions[count] = kernel;
@@ -409,6 +423,9 @@ CUresult cuLaunchKernel(void *fn, unsigned gx, unsigned gy, unsigned gz,
                                 function->maxDynamicShared, args,
                                 function->tensorMaps, {{{0}}}};
     memcpy(launch.maps, maps, sizeof(maps[0]) * function->tensorMaps);
+    launch.params = function->params;
+    for (int i = 0; i < function->params; ++i)
+      memcpy(&launch.values[i], args[i], function->paramBytes[i]);
     lastLaunch = launch;
     ++launchCount;
     clockMilliseconds += 0.5;

@@ -1,0 +1,214 @@
+"""The cache-hit launch path of @kiln.jit on the GPU (kiln.launch_keys and
+gpu.KernelLauncher): a key that specializes exactly as the full path does,
+and repeated launches that pass each launch's own arguments (checked
+against the stand-in driver here; test_gpu.py checks the numbers on a
+GPU)."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+import kiln
+import kiln.language as kl
+from kiln import launch_keys
+from test_gpu import FakeDeviceArray, TorchBfloat16Like, needs_stand_in, \
+    run_python
+
+
+@kiln.jit
+def one_argument(x):
+    pass
+
+
+class TorchLike:
+    """What launch_keys reads of a PyTorch tensor: its address and dtype
+    as attributes, no __cuda_array_interface__ needed after the first."""
+
+    def __init__(self, address: int, dtype: str, is_cuda: bool = True):
+        self.address, self.dtype, self.is_cuda = address, dtype, is_cuda
+        self.interface_reads = 0
+
+    def data_ptr(self) -> int:
+        return self.address
+
+    @property
+    def __cuda_array_interface__(self) -> dict:
+        self.interface_reads += 1
+        typestr = {"torch.float32": "<f4", "torch.float16": "<f2",
+                   "torch.bfloat16": "<V2", "torch.int64": "<i8"}[self.dtype]
+        return {"shape": (4,), "typestr": typestr,
+                "data": (self.address, False), "version": 3}
+
+
+def arguments() -> list:
+    """Values of every kind launch_keys reads, near each boundary that
+    changes a specialization."""
+    numbers = [0, 1, 2, 15, 16, 32, -16, -1, 2**31 - 1, 2**31, -2**31,
+               -2**31 - 1, 2**40, 2**63 - 1, -2**63, 0.0, -0.0, 1.0, 2.5,
+               True, False]
+    arrays = [FakeDeviceArray(np.zeros(8, dtype)[offset:])
+              for dtype in (np.float32, np.float16, np.int64, np.int8)
+              for offset in (0, 1)]
+    torch_like = [TorchLike(address, dtype) for address in (4096, 4100)
+                  for dtype in ("torch.float32", "torch.bfloat16",
+                                "torch.int64")]
+    return numbers + arrays + torch_like + [TorchBfloat16Like()]
+
+
+def test_one_key_is_one_specialization():
+    """Values with one key specialize alike; the key is no coarser than
+    JITFunction.specialize."""
+    specialized: dict[tuple, object] = {}
+    for value in arguments():
+        reading = launch_keys.read(value)
+        assert reading is not None, value
+        types, _ = one_argument.specialize(one_argument.bind((value,), {}))
+        assert specialized.setdefault(reading[0], types["x"]) == types["x"]
+    # Each boundary is a key of its own: 1, multiples of 16, i64, bf16.
+    assert len(specialized) == len(set(map(str, specialized.values())))
+
+
+def test_the_value_passed_is_the_address_or_the_number():
+    array = FakeDeviceArray(np.zeros(4, np.float32))
+    assert launch_keys.read(array)[1] == array.array.ctypes.data
+    assert launch_keys.read(TorchLike(4096, "torch.float32"))[1] == 4096
+    for number in (7, 2**40, 2.5, True):
+        assert launch_keys.read(number)[1] is number
+
+
+def test_a_tensors_interface_is_read_once_per_dtype():
+    first, second = (TorchLike(4096, "torch.float16") for _ in range(2))
+    launch_keys.read(first)
+    launch_keys.read(second)
+    launch_keys.read(second)
+    assert first.interface_reads + second.interface_reads <= 1
+
+
+@pytest.mark.parametrize("value", [
+    2**63, -2**63 - 1,  # does not fit: the full path says so
+    np.float32(1.0), np.int32(3), np.zeros(3),  # numpy: the host or checks
+    TorchLike(4096, "torch.float32", is_cuda=False),  # a CPU tensor
+    "text", None, object()])
+def test_what_only_the_full_path_can_tell_has_no_key(value):
+    assert launch_keys.read(value) is None
+
+
+@kiln.jit
+def scaled(x_ptr, n, scale, BLOCK: kl.constexpr):
+    offsets = kl.program_id(0) * BLOCK + kl.arange(0, BLOCK)
+    mask = offsets < n
+    kl.store(x_ptr + offsets, kl.load(x_ptr + offsets, mask=mask) * scale,
+             mask=mask)
+
+
+LAUNCHES = """
+    import ctypes
+    import numpy as np
+    import kiln
+    import kiln.gpu
+    from test_gpu import FAKE, FakeDeviceArray
+    from test_launch_keys import scaled as kernel
+
+    fake = ctypes.CDLL(str(FAKE))
+
+    class Map(ctypes.Structure):
+        _fields_ = [("magic", ctypes.c_char * 8),
+                    ("rest", ctypes.c_ulonglong * 4), ("ints", ctypes.c_int * 4)]
+
+    class Launch(ctypes.Structure):
+        _fields_ = [("grid", ctypes.c_uint * 3), ("block", ctypes.c_uint * 3),
+                    ("shared", ctypes.c_uint), ("max_shared", ctypes.c_int),
+                    ("args", ctypes.c_void_p), ("maps", ctypes.c_int),
+                    ("map", Map * 4), ("params", ctypes.c_int),
+                    ("values", ctypes.c_ulonglong * 16)]
+    last = fake.fakeCudaLastLaunch
+    last.restype = ctypes.POINTER(Launch)
+
+    def report(what):
+        launch = last().contents
+        address, n, scale = launch.values[:3]
+        scale = ctypes.c_float.from_buffer(ctypes.c_uint32(scale)).value
+        print(what, fake.fakeCudaLaunchCount(), list(launch.grid),
+              launch.params, addresses.index(address), n, scale,
+              len(kernel._launchers), len(kernel._gpu_cache))
+
+    xs = [FakeDeviceArray(np.zeros(64, np.float32)) for _ in range(3)]
+    addresses = [x.array.ctypes.data for x in xs]
+    kernel[(1,)](xs[0], 10, 2.0, BLOCK=16)
+    report("first")
+    kernel[lambda meta: (meta["n"] // meta["BLOCK"],)](xs[1], 50, 0.5,
+                                                       BLOCK=16)
+    report("hit")
+    kernel[(2, 1)](x_ptr=xs[2], n=20, scale=3.0, BLOCK=16)
+    report("keywords")
+    kernel[(0,)](xs[0], 10, 2.0, BLOCK=16)
+    print("empty grid", fake.fakeCudaLaunchCount())
+    kernel[(1,)](xs[0], 10, 2.0, BLOCK=32)
+    report("other constexpr")
+    kernel[(1,)](xs[1], 1, 2.0, BLOCK=16)
+    report("n == 1")
+    kernel[(1,)](xs[0], 10, 2.0, BLOCK=16, num_warps=8)
+    report("other num_warps")
+    for bad in ((-1,), (1, 2, 3, 4)):
+        try:
+            kernel[bad](xs[0], 10, 2.0, BLOCK=16)
+        except kiln.KilnError as error:
+            print("refused:", error)
+    try:
+        kernel[(1,)](xs[0], 2**63, 2.0, BLOCK=16)
+    except kiln.KilnError as error:
+        print("refused:", error)
+    host = np.ones(16, np.float32)
+    kernel[(1,)](host, 16, 3.0, BLOCK=16)
+    print("host", host[:2], len(kernel._launchers))
+"""
+
+
+@needs_stand_in
+def test_repeated_launches_pass_their_own_arguments():
+    result = run_python(LAUNCHES)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    # what, launches, grid, parameters, which array, n, scale, launchers,
+    # compiled specializations.
+    assert lines[:3] == ["first 1 [1, 1, 1] 3 0 10 2.0 1 1",
+                         "hit 2 [3, 1, 1] 3 1 50 0.5 1 1",
+                         "keywords 3 [2, 1, 1] 3 2 20 3.0 1 1"]
+    assert lines[3] == "empty grid 3"
+    assert lines[4:7] == ["other constexpr 4 [1, 1, 1] 3 0 10 2.0 2 2",
+                          "n == 1 5 [1, 1, 1] 3 1 1 2.0 3 3",
+                          "other num_warps 6 [1, 1, 1] 3 0 10 2.0 4 4"]
+    assert lines[7].startswith("refused: grid must be 1 to 3 non-negative")
+    assert lines[8].startswith("refused: grid must be 1 to 3 non-negative")
+    assert "does not fit in i64" in lines[9]
+    assert lines[10] == "host [3. 3.] 4"
+
+
+def test_keys_differ_where_specializations_do():
+    """Pairs of arguments that specialize apart never share a key."""
+    values = arguments()
+    for a, b in itertools.combinations(values, 2):
+        key_a, key_b = launch_keys.read(a)[0], launch_keys.read(b)[0]
+        types_a = one_argument.specialize(one_argument.bind((a,), {}))[0]
+        types_b = one_argument.specialize(one_argument.bind((b,), {}))[0]
+        if str(types_a["x"]) != str(types_b["x"]):
+            assert key_a != key_b, (a, b)
+
+
+@kiln.jit
+def constexpr_kernel(x, FLAG: kl.constexpr):
+    pass
+
+
+def test_constexprs_key_as_the_full_path_keys_them():
+    """0.0 and -0.0 are equal but compile apart; kl.constexpr wrappers are
+    their values."""
+    keys = {constexpr_kernel._launch_key((1,), {"FLAG": flag}, 4, 3)[0]
+            for flag in (0.0, -0.0, kl.constexpr(-0.0))}
+    assert len(keys) == 2
+    assert constexpr_kernel._launch_key((1,), {}, 4, 3) is None  # missing
+    assert constexpr_kernel._launch_key((1,), {"FLAG": 1, "other": 2},
+                                        4, 3) is None
