@@ -67,10 +67,12 @@ PY
 )" "$bundle/lib/"
 
 cp -r "$root/python/kiln" "$bundle/python/"
-# test_gpu.py takes a combining function from test_kernel_semantics.py.
+# The GPU tests and the modules they take helpers from
+# (test_kernel_semantics.py, test_jit.py).
 cp "$root/python/test/conftest.py" "$root/python/test/test_example_kernels.py" \
    "$root/python/test/test_gpu.py" "$root/python/test/test_kernel_semantics.py" \
-   "$bundle/python/test/"
+   "$root/python/test/test_autotune.py" "$root/python/test/test_cuda.py" \
+   "$root/python/test/test_jit.py" "$bundle/python/test/"
 cp -r "$root/docs/examples" "$root/docs/tutorials" "$bundle/docs/"
 mkdir -p "$bundle/test/tools/kiln-run"
 cp "$root/test/tools/kiln-run/array.mlir" "$root/test/tools/kiln-run/array-gpu.mlir" \

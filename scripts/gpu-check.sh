@@ -2,7 +2,8 @@
 # Runs on a GPU machine with CUDA, PyTorch and Triton but no LLVM or MLIR:
 # unpacks the bundle scripts/gpu-bundle.sh made, runs the GPU tests (the
 # example kernels against float64 references through kiln-run, @kiln.jit
-# kernels on PyTorch tensors against PyTorch), the tutorials (on the host
+# kernels and autotuned ones on PyTorch tensors against PyTorch, the
+# driver's device list), the tutorials (on the host
 # and the GPU), kiln-launch-overhead (launches through the C++ runtime)
 # and bench/gpu_suite.py, and writes to RESULTS_DIR: the test report
 # (gpu-tests.xml), the tutorials' tables (tutorials.log), the C++ launch
@@ -65,7 +66,8 @@ run_checks() {
   timeout "$(seconds 200)" python3 -m pytest -q -rs -p no:cacheprovider \
     --junitxml="$results/gpu-tests.xml" \
     "$bundle/python/test/test_example_kernels.py" \
-    "$bundle/python/test/test_gpu.py" || status=1
+    "$bundle/python/test/test_gpu.py" "$bundle/python/test/test_cuda.py" \
+    "$bundle/python/test/test_autotune.py" || status=1
   echo "== Tutorials"
   (
     failed=0
