@@ -66,6 +66,9 @@ class DLPackDeviceArray:
                             "kiln element type")
         numpy_dtype = np.dtype(f"{_KINDS[dtype.code]}{dtype.bits // 8}")
         self.dtype = "bfloat16" if dtype.code == _BFLOAT else str(numpy_dtype)
+        # Host and managed memory are reachable from every GPU.
+        self._ordinal = (tensor.device.device_id
+                         if tensor.device.device_type == _CUDA else None)
         shape = tuple(tensor.shape[i] for i in range(tensor.ndim))
         strides = None
         if tensor.strides:
@@ -75,6 +78,11 @@ class DLPackDeviceArray:
             "shape": shape, "typestr": numpy_dtype.str,
             "data": ((tensor.data or 0) + tensor.byte_offset, False),
             "strides": strides, "version": 3}
+
+
+    def get_device(self) -> int | None:
+        """The GPU the array is on (None for host or managed memory)."""
+        return self._ordinal
 
 
 def adapt(value: Any) -> Any:

@@ -87,6 +87,17 @@ def device_address(value: Any) -> int:
     return int(value.__cuda_array_interface__["data"][0])
 
 
+def device_array_ordinal(value: Any) -> int | None:
+    """The GPU a device array is on, where the array says: PyTorch's
+    ``get_device()``, CuPy's ``device.id``, DLPack's device id; None where
+    it does not (the CUDA array interface names no device)."""
+    get_device = getattr(value, "get_device", None)
+    if callable(get_device):
+        return get_device()
+    ordinal = getattr(getattr(value, "device", None), "id", None)
+    return ordinal if isinstance(ordinal, int) else None
+
+
 @dataclasses.dataclass(frozen=True)
 class KernelMetadata:
     """What ptxas reports of one compiled kernel."""

@@ -34,8 +34,9 @@ from kiln.codegen import CodeGenerator, KilnCompileError, Type, pointer_type
 from kiln.compiler import Context, Module
 from kiln.errors import CompilationError, KilnError
 from kiln.gpu import (CudaModule, GPUBinary, KernelLauncher, KernelMetadata,
-                      device_address, device_array_element, device_chip,
-                      disassemble, is_device_array)
+                      device_address, device_array_element,
+                      device_array_ordinal, device_chip, disassemble,
+                      is_device_array)
 from kiln.host import HostExecutable
 
 
@@ -393,6 +394,13 @@ class JITFunction:
                             "on the GPU (device arrays) or all on the host "
                             "(numpy arrays), not both")
         if any(on_gpu):
+            for name, value in bound.arguments.items():
+                ordinal = (device_array_ordinal(value)
+                           if is_device_array(value) else None)
+                if ordinal not in (None, 0):
+                    raise KilnError(f"{self.__name__}: argument '{name}' is "
+                                    f"on GPU {ordinal}; kernels launch on "
+                                    "GPU 0")
             module = self.compile_gpu(types, constants, num_warps, num_stages)
             module.launch(self.fn.__name__, grid, *values)
             if fast is not None:  # checked: later launches take the key

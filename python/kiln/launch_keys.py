@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from kiln.gpu import device_array_element
+from kiln.gpu import device_array_element, device_array_ordinal
 
 #: A key and the value the kernel receives, or None (the full path).
 Reading = tuple[tuple, Any] | None
@@ -44,8 +44,8 @@ def _bool(value: bool) -> Reading:
 def _cuda_array(value: Any) -> Reading:
     """Any ``__cuda_array_interface__`` array (CuPy, Numba, ...)."""
     interface = getattr(value, "__cuda_array_interface__", None)
-    if interface is None:  # this one has none: the full path says so
-        return None
+    if interface is None or device_array_ordinal(value) not in (None, 0):
+        return None  # the full path says why
     address = int(interface["data"][0])
     return ("ptr", device_array_element(value, interface),
             address % 16 == 0), address
@@ -58,8 +58,10 @@ _torch_elements: dict[Any, str] = {}
 
 def _torch_tensor(value: Any) -> Reading:
     """A PyTorch tensor: its address and dtype are attributes."""
-    if not value.is_cuda:
-        return None  # a CPU tensor runs on the host, through DLPack
+    # A CPU tensor (-1) runs on the host, through DLPack; one on another
+    # GPU is refused by the full path.
+    if value.get_device() != 0:
+        return None
     element = _torch_elements.get(value.dtype)
     if element is None:
         element = _torch_elements[value.dtype] = device_array_element(value)
@@ -73,7 +75,8 @@ _READERS: dict[type, Callable[[Any], Reading] | None] = {
 
 
 def _reader_for(value: Any) -> Callable[[Any], Reading] | None:
-    if all(hasattr(value, name) for name in ("is_cuda", "data_ptr", "dtype")):
+    if all(hasattr(value, name) for name in ("get_device", "data_ptr",
+                                             "dtype")):
         return _torch_tensor
     if hasattr(value, "__cuda_array_interface__"):
         return _cuda_array

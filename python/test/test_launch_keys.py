@@ -27,12 +27,15 @@ class TorchLike:
     """What launch_keys reads of a PyTorch tensor: its address and dtype
     as attributes, no __cuda_array_interface__ needed after the first."""
 
-    def __init__(self, address: int, dtype: str, is_cuda: bool = True):
-        self.address, self.dtype, self.is_cuda = address, dtype, is_cuda
+    def __init__(self, address: int, dtype: str, device: int = 0):
+        self.address, self.dtype, self.device = address, dtype, device
         self.interface_reads = 0
 
     def data_ptr(self) -> int:
         return self.address
+
+    def get_device(self) -> int:
+        return self.device
 
     @property
     def __cuda_array_interface__(self) -> dict:
@@ -90,7 +93,8 @@ def test_a_tensors_interface_is_read_once_per_dtype():
 @pytest.mark.parametrize("value", [
     2**63, -2**63 - 1,  # does not fit: the full path says so
     np.float32(1.0), np.int32(3), np.zeros(3),  # numpy: the host or checks
-    TorchLike(4096, "torch.float32", is_cuda=False),  # a CPU tensor
+    TorchLike(4096, "torch.float32", device=-1),  # a CPU tensor
+    TorchLike(4096, "torch.float32", device=1),  # on another GPU
     "text", None, object()])
 def test_what_only_the_full_path_can_tell_has_no_key(value):
     assert launch_keys.read(value) is None
@@ -212,3 +216,24 @@ def test_constexprs_key_as_the_full_path_keys_them():
     assert constexpr_kernel._launch_key((1,), {}, 4, 3) is None  # missing
     assert constexpr_kernel._launch_key((1,), {"FLAG": 1, "other": 2},
                                         4, 3) is None
+
+
+class OnAnotherGpu(FakeDeviceArray):
+    """A CuPy-like array on GPU 1 (``device.id``)."""
+
+    class device:
+        id = 1
+
+
+@pytest.mark.parametrize("array", [
+    TorchLike(4096, "torch.float32", device=1), OnAnotherGpu(np.zeros(4)),
+    "dlpack"], ids=["torch", "cupy", "dlpack"])
+def test_an_array_on_another_gpu_is_refused_by_name(array):
+    if array == "dlpack":
+        from test_gpu import DLPackCudaArray
+        array = DLPackCudaArray(np.zeros(4, np.float32))
+        array._tensor.device.device_id = 1
+    assert launch_keys.read(kiln.dlpack.adapt(array)) is None
+    with pytest.raises(kiln.KilnError, match="argument 'x_ptr' is on GPU 1; "
+                       "kernels launch on GPU 0"):
+        scaled[(1,)](array, 4, 2.0, BLOCK=16)
