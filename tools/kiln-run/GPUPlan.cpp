@@ -3,6 +3,7 @@
 #include "GPUPlan.h"
 
 #include "kiln/Conversion/TileToHost/RuntimeInterface.h"
+#include "kiln/Dialect/Tile/IR/TileDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 
@@ -16,6 +17,9 @@ using namespace kiln;
 
 /// A launcher's trailing arguments: grid x, y, z, first and end program.
 static constexpr size_t kLaunchTail = 5;
+/// The alignment the kernels of a plan on the GPU take their buffers at.
+static constexpr int64_t kPlanAlignment = 16;
+static constexpr llvm::StringLiteral kDivisibilityAttr = "tile.divisibility";
 
 OwningOpRef<ModuleOp> kiln::extractTileKernels(ModuleOp module,
                                                func::FuncOp plan) {
@@ -27,10 +31,22 @@ OwningOpRef<ModuleOp> kiln::extractTileKernels(ModuleOp module,
       launched.insert(callee);
   });
   OwningOpRef<ModuleOp> kernels(cast<ModuleOp>(module->clone()));
+  Builder b(module.getContext());
   for (auto func :
-       llvm::make_early_inc_range(kernels->getOps<func::FuncOp>()))
-    if (func.isExternal() || !launched.contains(func.getSymName()))
+       llvm::make_early_inc_range(kernels->getOps<func::FuncOp>())) {
+    if (func.isExternal() || !launched.contains(func.getSymName())) {
       func.erase();
+      continue;
+    }
+    // Every buffer of a plan on the GPU is a device allocation, which is
+    // aligned far past 16 bytes (runPlanOnGPU checks each launch): the
+    // kernels may vectorize, and pipeline their matmuls' loads.
+    for (auto [index, type] : llvm::enumerate(func.getArgumentTypes()))
+      if (isa<tile::PointerType>(type) &&
+          !func.getArgAttr(index, kDivisibilityAttr))
+        func.setArgAttr(index, kDivisibilityAttr,
+                        b.getI64IntegerAttr(kPlanAlignment));
+  }
   return kernels;
 }
 
@@ -130,7 +146,17 @@ LogicalResult kiln::runPlanOnGPU(func::FuncOp plan, runtime::Device &device,
     size_t numParams = operands.size() - kLaunchTail;
     std::vector<uint64_t> storage(numParams);
     std::vector<void *> params;
+    auto kernel = module.lookupSymbol<func::FuncOp>(callee);
     for (size_t i = 0; i < numParams; ++i) {
+      // extractTileKernels compiled the pointers as aligned.
+      if (kernel && i < kernel.getNumArguments() &&
+          isa<tile::PointerType>(kernel.getArgumentTypes()[i]) &&
+          operands[i] % kPlanAlignment != 0) {
+        error = where(&op) + "buffer " + std::to_string(i) + " of '" +
+                callee.str() + "' is not " + std::to_string(kPlanAlignment) +
+                "-byte aligned";
+        return failure();
+      }
       if (launcher.getArgumentTypes()[i].isInteger(32)) {
         uint32_t narrow = static_cast<uint32_t>(operands[i]);
         std::memcpy(&storage[i], &narrow, sizeof(narrow));

@@ -35,6 +35,8 @@ struct FakeLaunch {
   void **args;
   int tensorMaps;
   FakeTensorMap maps[4];
+  int params;
+  unsigned long long values[16];
 };
 
 /// Points the runtime at the fake library, for the driver's first load.

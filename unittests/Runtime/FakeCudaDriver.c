@@ -616,6 +616,14 @@ CUresult cuEventDestroy_v2(void *event) {
  * gives, where the device pointer points. */
 enum { allocationHeader = 256 };
 
+/* Bytes past the alignment of allocationHeader that allocations start
+   at: KILN_FAKE_CUDA_MISALIGN, for tests of code that needs aligned
+   device memory (cuMemAlloc aligns to 256 bytes). */
+static size_t misalignment(void) {
+  const char *bytes = getenv("KILN_FAKE_CUDA_MISALIGN");
+  return bytes ? (size_t)strtoul(bytes, NULL, 10) % allocationHeader : 0;
+}
+
 CUresult cuMemAlloc_v2(unsigned long long *pointer, size_t bytes) {
   CUresult state = contextState();
   if (state != SUCCESS)
@@ -625,7 +633,8 @@ CUresult cuMemAlloc_v2(unsigned long long *pointer, size_t bytes) {
   /* Host memory may run out before the device's does. */
   int allocated = bytes <= memoryBytes - allocatedBytes &&
                   posix_memalign(&block, allocationHeader,
-                                 allocationHeader + bytes) == 0;
+                                 allocationHeader + misalignment() + bytes) ==
+                      0;
   if (allocated) {
     allocatedBytes += bytes;
     ++liveAllocations;
@@ -634,14 +643,15 @@ CUresult cuMemAlloc_v2(unsigned long long *pointer, size_t bytes) {
   if (!allocated)
     return OUT_OF_MEMORY;
   memcpy(block, &bytes, sizeof(bytes));
-  *pointer = (unsigned long long)(size_t)((char *)block + allocationHeader);
+  *pointer = (unsigned long long)(size_t)((char *)block + allocationHeader +
+                                          misalignment());
   return SUCCESS;
 }
 CUresult cuMemFree_v2(unsigned long long pointer) {
   if (!current)
     return INVALID_CONTEXT;
   if (pointer) {
-    char *block = (char *)(size_t)pointer - allocationHeader;
+    char *block = (char *)(size_t)pointer - allocationHeader - misalignment();
     size_t bytes;
     memcpy(&bytes, block, sizeof(bytes));
     free(block);
