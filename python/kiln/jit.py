@@ -34,7 +34,7 @@ from kiln.codegen import CodeGenerator, KilnCompileError, Type, pointer_type
 from kiln.compiler import Context, Module
 from kiln.errors import CompilationError, KilnError
 from kiln.gpu import (CudaModule, GPUBinary, KernelLauncher, KernelMetadata,
-                      device_address, device_array_element,
+                      current_stream, device_address, device_array_element,
                       device_array_ordinal, device_chip, disassemble,
                       is_device_array)
 from kiln.host import HostExecutable
@@ -364,7 +364,7 @@ class JITFunction:
             launcher = self._launchers.get(key)
             if launcher is not None:
                 launcher(self._grid(grid, dict(zip(self._names, arguments))),
-                         values)
+                         values, current_stream())
                 return
         bound = self.bind(args, kwargs)
         grid = self._grid(grid, dict(bound.arguments))
@@ -402,7 +402,8 @@ class JITFunction:
                                     f"on GPU {ordinal}; kernels launch on "
                                     "GPU 0")
             module = self.compile_gpu(types, constants, num_warps, num_stages)
-            module.launch(self.fn.__name__, grid, *values)
+            module.launch(self.fn.__name__, grid, *values,
+                          stream=current_stream())
             if fast is not None:  # checked: later launches take the key
                 self._launchers[fast[0]] = module.launcher(self.fn.__name__)
             return

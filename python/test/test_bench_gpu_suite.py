@@ -100,7 +100,7 @@ def test_overhead_table_marks_skipped_and_inapplicable_cells():
 #: current and which one a graph captures; a "tensor" is host memory,
 #: which the stand-in driver's no-op launches never touch.
 FAKE_TORCH = """
-    import contextlib, types
+    import contextlib, sys, types
     import numpy as np
 
     class Tensor:
@@ -155,7 +155,12 @@ FAKE_TORCH = """
         cuda=types.SimpleNamespace(
             synchronize=lambda: None, Stream=Stream, stream=stream,
             CUDAGraph=CUDAGraph, graph=graph,
-            current_stream=lambda: state.current))
+            current_stream=lambda: state.current),
+        # What kiln.gpu.current_stream asks of PyTorch.
+        _C=types.SimpleNamespace(
+            _cuda_getCurrentRawStream=lambda ordinal:
+                state.current.cuda_stream))
+    sys.modules["torch"] = torch
 """
 
 
@@ -168,16 +173,23 @@ def test_launch_overhead_against_the_stand_in_driver(tmp_path):
     import gpu_suite
     import kiln.gpu
 
-    # Every launch through a CudaModule (@kiln.jit's too), with the stream
-    # it was given and the stream being captured at the time.
+    # Every launch through a CudaModule (a first @kiln.jit launch's too)
+    # and through a KernelLauncher (@kiln.jit's cache hits), with the
+    # stream it was given and the stream being captured at the time.
     launches = []
-    original = kiln.gpu.CudaModule.launch
+    checked = kiln.gpu.CudaModule.launch
+    hit = kiln.gpu.KernelLauncher.__call__
 
     def launch(self, kernel, grid, *args, stream=0):
         launches.append([kernel, stream, state.capturing])
-        return original(self, kernel, grid, *args, stream=stream)
+        return checked(self, kernel, grid, *args, stream=stream)
+
+    def launch_hit(self, grid, values, stream=0):
+        launches.append([self._kernel.decode(), stream, state.capturing])
+        return hit(self, grid, values, stream)
 
     kiln.gpu.CudaModule.launch = launch
+    kiln.gpu.KernelLauncher.__call__ = launch_hit
     times, skipped = gpu_suite.launch_overhead(torch)
     print(json.dumps({{"times": times, "skipped": skipped,
                       "launches": launches,
@@ -190,28 +202,28 @@ def test_launch_overhead_against_the_stand_in_driver(tmp_path):
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
     times, skipped = report["times"], report["skipped"]
-    assert set(times["kiln @jit"]) == {"empty", "1-element add"}
+    assert set(times["kiln @jit"]) == set(gpu_suite.OVERHEAD_COLUMNS)
     assert set(times["kiln CudaModule.launch"]) == set(
         gpu_suite.OVERHEAD_COLUMNS)
     assert set(times["torch x.add_(1)"]) == {"1-element add",
                                              "1-element add, CUDA graph"}
     assert all(us > 0 for row in times.values() for us in row.values())
-    assert set(skipped["kiln @jit"]) == {"empty, CUDA graph",
-                                         "1-element add, CUDA graph"}
+    assert "kiln @jit" not in skipped
     # Triton is there or is a skipped row, never a crash.
     assert "triton @jit" in times or set(skipped["triton @jit"]) == set(
         gpu_suite.OVERHEAD_COLUMNS)
 
     # While a graph was captured, Kiln launched only on the capturing
-    # stream: GRAPH_LAUNCHES of each kernel, through its CudaModule.
+    # stream: GRAPH_LAUNCHES of each kernel, through @kiln.jit and through
+    # its CudaModule.
     captured = [(kernel, stream) for kernel, stream, capturing
                 in report["launches"] if capturing is not None]
     assert all(stream == capturing for _, stream, capturing
                in report["launches"] if capturing is not None)
     assert sorted(kernel for kernel, _ in captured) == sorted(
-        ["empty", "add_one"] * gpu_suite.GRAPH_LAUNCHES)
-    # Kiln's two graphs and PyTorch's: a first replay and the timed ones.
-    graphs = 3 + ("triton @jit" in times and 2)
+        ["empty", "add_one"] * 2 * gpu_suite.GRAPH_LAUNCHES)
+    # Kiln's four graphs and PyTorch's: a first replay and the timed ones.
+    graphs = 5 + ("triton @jit" in times and 2)
     assert report["replays"] == graphs * 51
 
 

@@ -6,6 +6,7 @@ GPU)."""
 
 from __future__ import annotations
 
+import ctypes
 import itertools
 
 import numpy as np
@@ -100,6 +101,23 @@ def test_what_only_the_full_path_can_tell_has_no_key(value):
     assert launch_keys.read(value) is None
 
 
+class TensorMap(ctypes.Structure):
+    """FakeCudaDriver.c's FakeTensorMap, in its 56 bytes."""
+    _fields_ = [("magic", ctypes.c_char * 8), ("words", ctypes.c_ulonglong * 4),
+                ("ints", ctypes.c_int * 4)]
+
+
+class Launch(ctypes.Structure):
+    """The stand-in driver's record of the last launch (FakeCudaDriver.c's
+    FakeLaunch)."""
+    _fields_ = [("grid", ctypes.c_uint * 3), ("block", ctypes.c_uint * 3),
+                ("shared", ctypes.c_uint), ("max_shared", ctypes.c_int),
+                ("args", ctypes.c_void_p), ("maps", ctypes.c_int),
+                ("map", TensorMap * 4), ("params", ctypes.c_int),
+                ("values", ctypes.c_ulonglong * 16),
+                ("stream", ctypes.c_void_p)]
+
+
 @kiln.jit
 def scaled(x_ptr, n, scale, BLOCK: kl.constexpr):
     offsets = kl.program_id(0) * BLOCK + kl.arange(0, BLOCK)
@@ -114,20 +132,10 @@ LAUNCHES = """
     import kiln
     import kiln.gpu
     from test_gpu import FAKE, FakeDeviceArray
-    from test_launch_keys import scaled as kernel
+    from test_launch_keys import Launch, scaled as kernel
 
     fake = ctypes.CDLL(str(FAKE))
 
-    class Map(ctypes.Structure):
-        _fields_ = [("magic", ctypes.c_char * 8),
-                    ("rest", ctypes.c_ulonglong * 4), ("ints", ctypes.c_int * 4)]
-
-    class Launch(ctypes.Structure):
-        _fields_ = [("grid", ctypes.c_uint * 3), ("block", ctypes.c_uint * 3),
-                    ("shared", ctypes.c_uint), ("max_shared", ctypes.c_int),
-                    ("args", ctypes.c_void_p), ("maps", ctypes.c_int),
-                    ("map", Map * 4), ("params", ctypes.c_int),
-                    ("values", ctypes.c_ulonglong * 16)]
     last = fake.fakeCudaLastLaunch
     last.restype = ctypes.POINTER(Launch)
 
@@ -237,3 +245,36 @@ def test_an_array_on_another_gpu_is_refused_by_name(array):
     with pytest.raises(kiln.KilnError, match="argument 'x_ptr' is on GPU 1; "
                        "kernels launch on GPU 0"):
         scaled[(1,)](array, 4, 2.0, BLOCK=16)
+
+
+STREAMS = """
+    import ctypes
+    import sys
+    import types
+    import numpy as np
+    from test_gpu import FAKE, FakeDeviceArray
+    from test_launch_keys import Launch, scaled
+
+    last = ctypes.CDLL(str(FAKE)).fakeCudaLastLaunch
+    last.restype = ctypes.POINTER(Launch)
+    x = FakeDeviceArray(np.zeros(64, np.float32))
+    scaled[(1,)](x, 10, 2.0, BLOCK=16)
+    print("no torch", last().contents.stream)
+    # PyTorch's current stream, as its C function gives it.
+    torch = types.ModuleType("torch")
+    torch._C = types.SimpleNamespace(
+        _cuda_getCurrentRawStream=lambda ordinal: 0x5000 + ordinal)
+    sys.modules["torch"] = torch
+    scaled[(1,)](x, 10, 2.0, BLOCK=16)  # the cache-hit path
+    print("hit", hex(last().contents.stream))
+    scaled[(1,)](x, 10, 2.0, BLOCK=32)  # the full path
+    print("full", hex(last().contents.stream))
+"""
+
+
+@needs_stand_in
+def test_launches_go_to_pytorchs_current_stream():
+    result = run_python(STREAMS)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split("\n")[:3] == [
+        "no torch None", "hit 0x5000", "full 0x5000"]

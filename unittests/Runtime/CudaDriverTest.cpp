@@ -37,6 +37,7 @@ struct FakeLaunch {
   FakeTensorMap maps[4];
   int params;
   unsigned long long values[16];
+  void *stream;
 };
 
 /// Points the runtime at the fake library, for the driver's first load.

@@ -99,6 +99,7 @@ struct FakeLaunch {
      caller's buffers may be gone when a test reads them). */
   int params;
   unsigned long long values[maxParams];
+  void *stream;
 };
 
 struct FakeFunction {
@@ -424,6 +425,7 @@ CUresult cuLaunchKernel(void *fn, unsigned gx, unsigned gy, unsigned gz,
                                 function->tensorMaps, {{{0}}}};
     memcpy(launch.maps, maps, sizeof(maps[0]) * function->tensorMaps);
     launch.params = function->params;
+    launch.stream = stream;
     for (int i = 0; i < function->params; ++i)
       memcpy(&launch.values[i], args[i], function->paramBytes[i]);
     lastLaunch = launch;
