@@ -30,27 +30,33 @@ SCALAR_CTYPES = {
 POINTER = re.compile(r"!tile\.ptr<(?P<pointee>[^,>]+)(, *1)?>")
 
 
-def pack_scalar(where: str, type_text: str, value: Any) -> ctypes._SimpleCData:
-    """The ctypes value that passes the number ``value`` as a scalar
-    argument of type ``type_text`` (``where`` names it in errors)."""
-    ctype = SCALAR_CTYPES.get(type_text)
-    if ctype is None:
+def scalar_value(where: str, type_text: str, value: Any) -> int | float:
+    """The number that passes ``value`` as a scalar argument of type
+    ``type_text`` (an f16's bits), checked to fit (``where`` names it in
+    errors)."""
+    if type_text not in SCALAR_CTYPES:
         raise KilnError(f"{where}: arguments of this type cannot be passed "
                         "yet")
     if isinstance(value, np.ndarray) or hasattr(
             value, "__cuda_array_interface__"):
         raise KilnError(f"{where} must be a scalar, not an array")
     if type_text == "f16":
-        return ctype(int(np.array(value, dtype=np.float16).view(np.uint16)))
+        return int(np.array(value, dtype=np.float16).view(np.uint16))
     if type_text.startswith("f"):
-        return ctype(float(value))
+        return float(value)
     bits = int(type_text[1:])
     number = int(value)
     low, high = (0, 1) if bits == 1 else (-(1 << (bits - 1)),
                                           (1 << (bits - 1)) - 1)
     if number != value or not low <= number <= high:
         raise KilnError(f"{where}: {value!r} does not fit in {type_text}")
-    return ctype(number)
+    return number
+
+
+def pack_scalar(where: str, type_text: str, value: Any) -> ctypes._SimpleCData:
+    """The ctypes value that passes the number ``value`` as a scalar
+    argument of type ``type_text`` (see scalar_value)."""
+    return SCALAR_CTYPES[type_text](scalar_value(where, type_text, value))
 
 
 def check_grid(grid: Sequence[Any]) -> None:

@@ -43,7 +43,7 @@ import numpy as np
 
 from kiln import _ffi
 from kiln import language as kl
-from kiln.arguments import POINTER, SCALAR_CTYPES, check_grid, pack_launch
+from kiln.arguments import POINTER, SCALAR_CTYPES, check_grid, scalar_value
 from kiln.compiler import Module, check
 from kiln.errors import CudaError, KilnError, LaunchError
 
@@ -306,9 +306,8 @@ class GPUBinary:
         self.close()
 
 
-def _pack_device_array(where: str, pointee: str,
-                       value: Any) -> ctypes.c_uint64:
-    """A device array, passed by its device address."""
+def _device_address(where: str, pointee: str, value: Any) -> int:
+    """The address of a device array of ``pointee`` elements, checked."""
     interface = getattr(value, "__cuda_array_interface__", None)
     if interface is None:
         raise KilnError(f"{where} must be a device array (an object with "
@@ -319,7 +318,7 @@ def _pack_device_array(where: str, pointee: str,
         raise KilnError(f"{where} must be an array of "
                         f"{kl.BY_IR[pointee].name}, not "
                         f"{kl.BY_IR[element].name}")
-    return ctypes.c_uint64(int(interface["data"][0]))
+    return int(interface["data"][0])
 
 
 class CudaModule:
@@ -328,7 +327,7 @@ class CudaModule:
     def __init__(self, binary: GPUBinary, ordinal: int = 0) -> None:
         self._handle: _ffi.CudaModuleHandle | None = None
         self._binary = binary
-        self._signatures: dict[str, list[str]] = {}
+        self._launchers: dict[str, KernelLauncher] = {}
         handle = _ffi.CudaModuleHandle()
         check(_ffi.lib().kilnCudaModuleCreate(binary._handle, ordinal,
                                               ctypes.byref(handle)), CudaError)
@@ -337,28 +336,27 @@ class CudaModule:
     def launch(self, kernel: str, grid: Sequence[int], *args: Any,
                stream: int = 0) -> None:
         """Launches ``kernel`` on ``grid`` (up to three sizes, x first) on
-        ``stream`` (a CUstream handle; 0 is the default stream).
+        ``stream`` (a CUstream handle; 0 is the default stream), with
+        ``args`` checked against the kernel's argument types.
         Asynchronous, like any CUDA launch; a grid with a zero size, as on
         the host, runs no program."""
         if self._handle is None:
             raise KilnError("the module is closed")
-        types = self._signatures.get(kernel)
-        if types is None:
-            types = self._binary.module.kernel_argument_types(kernel)
-            self._signatures[kernel] = types
-        pointers, sizes, values = pack_launch(kernel, grid, args, types,
-                                              _pack_device_array)
-        if 0 in map(int, grid):
-            return
-        check(_ffi.lib().kilnCudaModuleLaunch(
-            self._handle, kernel.encode(), sizes, pointers, len(values),
-            int(stream)), LaunchError)
+        grid = tuple(grid)
+        check_grid(grid)
+        launcher = self.launcher(kernel)
+        launcher.launch_unchecked(grid, launcher.checked_values(args),
+                                  int(stream))
 
     def launcher(self, kernel: str) -> KernelLauncher:
-        """``kernel`` with its argument buffers made once, for launches that
-        need no checks (see KernelLauncher)."""
-        types = self._binary.module.kernel_argument_types(kernel)
-        return KernelLauncher(self, kernel, types)
+        """``kernel`` with its argument buffers made once (made on first
+        use, then kept)."""
+        launcher = self._launchers.get(kernel)
+        if launcher is None:
+            types = self._binary.module.kernel_argument_types(kernel)
+            launcher = self._launchers[kernel] = KernelLauncher(
+                self, kernel, types)
+        return launcher
 
     def close(self) -> None:
         if self._handle is not None:
@@ -378,28 +376,58 @@ class CudaModule:
 class KernelLauncher:
     """One kernel of a loaded module, with its argument buffers and their
     pointer array made once: a launch writes the values into the buffers
-    and makes one call into the runtime. This is ``@kiln.jit``'s cache-hit
-    path; the values must be what the kernel takes (device addresses for
-    pointers, numbers in range for scalars), which the caller's
-    specialization key guarantees, so they are not checked again."""
+    and makes one call into the runtime. ``@kiln.jit``'s cache hits call it
+    with values its specialization key vouches for; CudaModule.launch
+    checks its arguments first (checked_values)."""
 
     def __init__(self, module: CudaModule, kernel: str,
                  types: list[str]) -> None:
         self._module = module  # keeps the loaded module alive
+        self._name = kernel
         self._kernel = kernel.encode()
-        self._slots = [ctypes.c_uint64() if POINTER.fullmatch(t)
-                       else SCALAR_CTYPES[t]() for t in types]
+        self._types = types
+        self._pointees = [match["pointee"] if (match := POINTER.fullmatch(t))
+                          else None for t in types]
+        # A scalar type that cannot be passed gets a placeholder, which
+        # checked_values never fills: it refuses the argument.
+        self._slots = [ctypes.c_uint64() if pointee else
+                       SCALAR_CTYPES.get(t, ctypes.c_uint64)()
+                       for t, pointee in zip(types, self._pointees)]
         self._pointers = (ctypes.c_void_p * len(self._slots))(
             *[ctypes.addressof(slot) for slot in self._slots])
         self._grid = (ctypes.c_uint * 3)()
         self._launch = _ffi.lib().kilnCudaModuleLaunch
         self._lock = threading.Lock()  # the buffers are shared
 
+    def checked_values(self, args: Sequence[Any]) -> list:
+        """``args`` checked against the kernel's argument types (their
+        count, device arrays of the pointee type, scalars that fit), as the
+        values a launch writes: addresses and numbers."""
+        if len(args) != len(self._types):
+            raise KilnError(f"'{self._name}' takes {len(self._types)} "
+                            f"arguments ({', '.join(self._types)}), but "
+                            f"{len(args)} were given")
+        values = []
+        for i, (type_text, pointee, value) in enumerate(
+                zip(self._types, self._pointees, args)):
+            where = f"argument {i} of '{self._name}' ({type_text})"
+            values.append(_device_address(where, pointee, value) if pointee
+                          else scalar_value(where, type_text, value))
+        return values
+
     def __call__(self, grid: tuple[int, ...], values: Sequence[Any],
                  stream: int = 0) -> None:
         """Launches on ``grid`` (checked; a zero size runs nothing) with
         ``values``, one per kernel argument."""
         check_grid(grid)
+        self.launch_unchecked(grid, values, stream)
+
+    def launch_unchecked(self, grid: tuple[int, ...], values: Sequence[Any],
+                         stream: int) -> None:
+        """``__call__`` with ``grid`` already checked."""
+        handle = self._module._handle
+        if handle is None:
+            raise KilnError("the module is closed")
         if 0 in grid:
             return
         with self._lock:
@@ -407,6 +435,5 @@ class KernelLauncher:
                 slot.value = value
             sizes = self._grid
             sizes[0], sizes[1], sizes[2] = map(int, (grid + (1, 1))[:3])
-            check(self._launch(self._module._handle, self._kernel, sizes,
-                               self._pointers, len(self._slots), stream),
-                  LaunchError)
+            check(self._launch(handle, self._kernel, sizes, self._pointers,
+                               len(self._slots), stream), LaunchError)
