@@ -349,10 +349,11 @@ class JITFunction:
             values.append(reading[1])
         return tuple(key), arguments, values
 
-    def _grid(self, grid: Any, arguments: dict[str, Any]) -> tuple:
-        """The launch's grid: given, or computed from the arguments."""
+    def _grid(self, grid: Any, arguments: Callable[[], dict]) -> tuple:
+        """The launch's grid: given, or computed from the arguments (by
+        name, made only for a grid function)."""
         if callable(grid):
-            grid = grid(arguments)
+            grid = grid(arguments())
         return (grid,) if isinstance(grid, int) else tuple(grid)
 
     def run(self, *args, grid, num_warps: int = 4, num_stages: int = 3,
@@ -363,11 +364,12 @@ class JITFunction:
             key, arguments, values = fast
             launcher = self._launchers.get(key)
             if launcher is not None:
-                launcher(self._grid(grid, dict(zip(self._names, arguments))),
+                launcher(self._grid(grid, lambda: dict(zip(self._names,
+                                                           arguments))),
                          values, current_stream())
                 return
         bound = self.bind(args, kwargs)
-        grid = self._grid(grid, dict(bound.arguments))
+        grid = self._grid(grid, lambda: dict(bound.arguments))
         if self.interpreted:
             check_grid(grid)
             arguments = {}
