@@ -59,14 +59,19 @@ def pack_scalar(where: str, type_text: str, value: Any) -> ctypes._SimpleCData:
     return SCALAR_CTYPES[type_text](scalar_value(where, type_text, value))
 
 
+#: The largest grid size: launchers take sizes as i32 (the GPU's own limits
+#: on y and z, 65535, are the driver's to report).
+MAX_GRID = 2**31 - 1
+
+
 def check_grid(grid: Sequence[Any]) -> None:
-    """Raises ``KilnError`` unless ``grid`` is 1 to 3 non-negative
-    integers."""
+    """Raises ``KilnError`` unless ``grid`` is 1 to 3 integers from 0 to
+    MAX_GRID."""
     if not 1 <= len(grid) <= 3 or not all(
             isinstance(g, (int, np.integer)) and not isinstance(g, bool)
-            and g >= 0 for g in grid):
-        raise KilnError(f"grid must be 1 to 3 non-negative integer sizes, "
-                        f"not {tuple(grid)!r}")
+            and 0 <= g <= MAX_GRID for g in grid):
+        raise KilnError(f"grid must be 1 to 3 integer sizes from 0 to "
+                        f"2**31 - 1, not {tuple(grid)!r}")
 
 
 def pack_launch(kernel: str, grid: Sequence[int], args: Sequence[Any],

@@ -158,7 +158,11 @@ class JITFunction:
             raise KilnError(f"{self.__name__}: {exc}") from None
         bound.apply_defaults()
         for name, value in bound.arguments.items():
-            bound.arguments[name] = dlpack.adapt(value)
+            try:
+                bound.arguments[name] = dlpack.adapt(value)
+            except RuntimeError as exc:  # PyTorch refusing its interface
+                raise KilnError(f"{self.__name__}: argument '{name}': "
+                                f"{exc}") from None
         return bound
 
     def specialize(self, bound: inspect.BoundArguments
@@ -232,7 +236,9 @@ class JITFunction:
     def _key(self, types: dict[str, Type], constants: dict[str, Any]) -> tuple:
         return (tuple(sorted((n, t.elem, t.divisibility, t.known)
                              for n, t in types.items())),
-                tuple(sorted((n, repr(v)) for n, v in constants.items())),
+                tuple(sorted(((n, launch_keys.constant_key(v))
+                              for n, v in constants.items()),
+                             key=lambda item: item[0])),
                 self.debug)
 
     def _parse(self, types: dict[str, Type],
@@ -335,11 +341,13 @@ class JITFunction:
                 return None  # missing: the full path says so
         if found != len(kwargs):
             return None  # an unknown keyword: likewise
+        if type(num_warps) is not int or type(num_stages) is not int:
+            return None  # the full path checks them
         key: list = [num_warps, num_stages, self.debug]
         values = []
         for value, constant in zip(arguments, self._is_constexpr):
             if constant:  # as specialize keys constants
-                key.append(repr(value.value if isinstance(
+                key.append(launch_keys.constant_key(value.value if isinstance(
                     value, kl.constexpr) else value))
                 continue
             reading = launch_keys.read(value)
@@ -349,12 +357,30 @@ class JITFunction:
             values.append(reading[1])
         return tuple(key), arguments, values
 
+    def _register(self, fast: tuple[tuple, list, list], module: CudaModule,
+                  types: dict[str, Type], constants: dict[str, Any],
+                  values: list, num_warps: int, num_stages: int) -> None:
+        """Makes ``fast``'s key launch ``module``'s kernel from now on, if
+        the full path's launch just now specialized and passed exactly what
+        the key says (what it read of the arguments agrees with what
+        specialize saw, and the values it would pass are the ones the full
+        path checked): a key never stands for something else."""
+        key, _, fast_values = fast
+        expected = (num_warps, num_stages, self.debug) + tuple(
+            launch_keys.constant_key(constants[name]) if constant
+            else types[name]
+            for name, constant in zip(self._names, self._is_constexpr))
+        launcher = module.launcher(self.fn.__name__)
+        if key == expected and \
+                launcher.checked_values(values) == fast_values:
+            self._launchers[key] = launcher
+
     def _grid(self, grid: Any, arguments: Callable[[], dict]) -> tuple:
         """The launch's grid: given, or computed from the arguments (by
         name, made only for a grid function)."""
         if callable(grid):
             grid = grid(arguments())
-        return (grid,) if isinstance(grid, int) else tuple(grid)
+        return (grid,) if isinstance(grid, (int, np.integer)) else tuple(grid)
 
     def run(self, *args, grid, num_warps: int = 4, num_stages: int = 3,
             **kwargs) -> None:
@@ -406,8 +432,9 @@ class JITFunction:
             module = self.compile_gpu(types, constants, num_warps, num_stages)
             module.launch(self.fn.__name__, grid, *values,
                           stream=current_stream())
-            if fast is not None:  # checked: later launches take the key
-                self._launchers[fast[0]] = module.launcher(self.fn.__name__)
+            if fast is not None:
+                self._register(fast, module, types, constants, values,
+                               num_warps, num_stages)
             return
         self.compile(types, constants).launch(self.fn.__name__, grid, *values)
 

@@ -5,32 +5,54 @@ Python operations.
 A launch that finds its key among the launches it has compiled makes one
 call into the runtime (gpu.KernelLauncher) without binding the arguments
 through ``inspect`` or reading ``__cuda_array_interface__``, which PyTorch
-builds as a new dictionary on every access. Two argument lists with one key
-must specialize alike, so each key holds everything
-``JITFunction.specialize`` looks at. Arguments of other kinds (numpy
-arrays and scalars, DLPack-only arrays, CPU tensors, anything unexpected)
-have no key here and take the full path, which checks them.
+builds as a new dictionary on every access. An argument's share is the
+kernel argument type ``JITFunction.specialize`` gives it (a constexpr's,
+``constant_key`` of its value), so one key is one specialization; and a
+launch registers its key only when the full path, which checks
+everything, specialized and passed exactly what the key says (see
+``JITFunction.run``). Arguments of other kinds (numpy arrays and scalars,
+DLPack-only arrays, CPU tensors, tensors that need grad, anything
+unexpected) have no key here and take the full path.
 """
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Callable
 
+import numpy as np
+
+from kiln.codegen import Type, pointer_type
 from kiln.gpu import device_array_element, device_array_ordinal
 
-#: A key and the value the kernel receives, or None (the full path).
-Reading = tuple[tuple, Any] | None
+#: An argument's kernel argument type and the value the kernel receives,
+#: or None (the full path).
+Reading = tuple[Type, Any] | None
 
 _INT32 = range(-2**31, 2**31)
 _INT64 = range(-2**63, 2**63)
-_F32, _I1 = ("f32",), ("i1",)
+_F32, _I1 = Type((), "f32"), Type((), "i1")
+
+
+@functools.cache
+def _integer_type(elem: str, one: bool, multiple_of_16: bool) -> Type:
+    """What specialize makes of an integer: 1 as a constant, multiples of
+    16 as such."""
+    if one:
+        return Type((), elem, 1, 1)
+    return Type((), elem, 16 if multiple_of_16 else 1)
+
+
+@functools.cache
+def _pointer_type(element: str, aligned: bool) -> Type:
+    return Type((), pointer_type(element), 16 if aligned else 1)
 
 
 def _integer(value: int) -> Reading:
     if value not in _INT64:
         return None  # the full path says it does not fit
-    return ("i32" if value in _INT32 else "i64", value == 1,
-            value % 16 == 0), value
+    return _integer_type("i32" if value in _INT32 else "i64", value == 1,
+                         value % 16 == 0), value
 
 
 def _float(value: float) -> Reading:
@@ -47,8 +69,8 @@ def _cuda_array(value: Any) -> Reading:
     if interface is None or device_array_ordinal(value) not in (None, 0):
         return None  # the full path says why
     address = int(interface["data"][0])
-    return ("ptr", device_array_element(value, interface),
-            address % 16 == 0), address
+    return _pointer_type(device_array_element(value, interface),
+                         address % 16 == 0), address
 
 
 #: The element type of each PyTorch dtype seen, read once through
@@ -57,16 +79,19 @@ _torch_elements: dict[Any, str] = {}
 
 
 def _torch_tensor(value: Any) -> Reading:
-    """A PyTorch tensor: its address and dtype are attributes."""
-    # A CPU tensor (-1) runs on the host, through DLPack; one on another
-    # GPU is refused by the full path.
-    if value.get_device() != 0:
+    """A PyTorch tensor: its address and dtype are attributes. The full
+    path takes the rest: a CPU tensor (on the host, through DLPack), one on
+    another GPU or another kind of device, one that needs grad (whose
+    interface PyTorch refuses), and an empty one (whose interface says
+    address 0)."""
+    if not value.is_cuda or value.get_device() != 0 or \
+            value.requires_grad or value.numel() == 0:
         return None
     element = _torch_elements.get(value.dtype)
     if element is None:
         element = _torch_elements[value.dtype] = device_array_element(value)
     address = value.data_ptr()
-    return ("ptr", element, address % 16 == 0), address
+    return _pointer_type(element, address % 16 == 0), address
 
 
 #: How an argument of each Python type is read; None for the full path.
@@ -75,8 +100,9 @@ _READERS: dict[type, Callable[[Any], Reading] | None] = {
 
 
 def _reader_for(value: Any) -> Callable[[Any], Reading] | None:
-    if all(hasattr(value, name) for name in ("get_device", "data_ptr",
-                                             "dtype")):
+    if all(hasattr(value, name) for name in (
+            "is_cuda", "get_device", "requires_grad", "numel", "data_ptr",
+            "dtype")):
         return _torch_tensor
     if hasattr(value, "__cuda_array_interface__"):
         return _cuda_array
@@ -84,11 +110,36 @@ def _reader_for(value: Any) -> Callable[[Any], Reading] | None:
 
 
 def read(value: Any) -> Reading:
-    """``value``'s share of the launch key and the value the kernel
-    receives, or None where only the full path can tell."""
+    """``value``'s kernel argument type and the value the kernel receives,
+    or None where only the full path can tell."""
     kind = type(value)
     try:
         reader = _READERS[kind]
     except KeyError:
         reader = _READERS[kind] = _reader_for(value)
-    return None if reader is None else reader(value)
+    if reader is None:
+        return None
+    try:
+        return reader(value)
+    except AttributeError:  # a type whose objects differ: the full path
+        return None
+
+
+def constant_key(value: Any) -> Any:
+    """A constexpr value's share of a specialization key: the value itself
+    where it is hashable (so that a function passed as a constexpr stays
+    alive, never to be confused with a later one at its address), floats
+    by their repr (0.0 and -0.0 compile apart; NaN is equal to itself),
+    tuples element by element, arrays by their bytes, anything else by its
+    repr."""
+    if isinstance(value, (float, np.floating)):
+        return type(value), repr(value)
+    if isinstance(value, tuple):
+        return tuple, tuple(constant_key(item) for item in value)
+    if isinstance(value, np.ndarray):
+        return np.ndarray, value.dtype.str, value.shape, value.tobytes()
+    try:
+        hash(value)
+    except TypeError:
+        return type(value), repr(value)
+    return type(value), value

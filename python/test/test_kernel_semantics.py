@@ -387,9 +387,9 @@ def test_launch_mistakes_are_kiln_errors(interpret):
     is a kernel operation numpy refuses in the interpreter."""
     x = np.zeros(4, np.int32)
     kernel = kiln.jit(plain_kernel.fn, interpret=interpret)
-    for grid in [("a",), (-1,), (1, 1, 1, 1)]:
+    for grid in [("a",), (-1,), (1, 1, 1, 1), (2**31,), (1, 2**32 + 1)]:
         with pytest.raises(kiln.KilnError, match="grid must be 1 to 3 "
-                                                 "non-negative integer"):
+                                                 "integer sizes from 0"):
             kernel[grid](x, 1)
     with pytest.raises(kiln.KilnError,
                        match="argument 'n' of type NoneType"):
