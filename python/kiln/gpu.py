@@ -102,15 +102,15 @@ def current_stream(ordinal: int = 0) -> int:
     """The stream a launch from Python goes to: where PyTorch is loaded, its
     current stream on device ``ordinal`` (as Triton's launches do, so that
     a launch is ordered with the PyTorch work around it and a CUDA graph
-    that PyTorch captures takes it in); else the default stream (0)."""
+    that PyTorch captures takes it in); else, or where that PyTorch has no
+    CUDA, the default stream (0)."""
     torch = sys.modules.get("torch")
     if torch is None:
         return 0
-    raw = getattr(getattr(torch, "_C", None), "_cuda_getCurrentRawStream",
-                  None)
-    if raw is not None:  # a C call, not a Stream object
-        return raw(ordinal)
-    return torch.cuda.current_stream(ordinal).cuda_stream
+    try:  # a C call, not a Stream object
+        return torch._C._cuda_getCurrentRawStream(ordinal)
+    except (AttributeError, RuntimeError, AssertionError):
+        return 0
 
 
 @dataclasses.dataclass(frozen=True)

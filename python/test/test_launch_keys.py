@@ -356,3 +356,21 @@ def test_a_key_the_full_path_disagrees_with_is_not_registered():
     result = run_python(REGISTRATION)
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["1", "0"]
+
+
+def test_the_stream_is_pytorchs_where_pytorch_has_cuda(monkeypatch):
+    import sys
+    import types
+    from kiln.gpu import current_stream
+    monkeypatch.delitem(sys.modules, "torch", raising=False)
+    assert current_stream() == 0
+    torch = types.ModuleType("torch")
+    monkeypatch.setitem(sys.modules, "torch", torch)
+    assert current_stream() == 0  # a PyTorch built without CUDA
+
+    def no_driver(ordinal):
+        raise RuntimeError("Found no NVIDIA driver on your system")
+    torch._C = types.SimpleNamespace(_cuda_getCurrentRawStream=no_driver)
+    assert current_stream() == 0
+    torch._C._cuda_getCurrentRawStream = lambda ordinal: 0x7000 + ordinal
+    assert current_stream() == 0x7000 and current_stream(1) == 0x7001
