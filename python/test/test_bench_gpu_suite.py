@@ -50,6 +50,18 @@ def test_help():
     assert "--out OUT" in result.stdout and "--kiln-run" in result.stdout
 
 
+def test_sections_are_checked_before_anything_runs(tmp_path):
+    for given in (["--sections", "overhead,matmull"], []):
+        env = {**os.environ, "KILN_GPU_SUITE_SECTIONS": "kernels,nope"}
+        result = subprocess.run([sys.executable, str(SUITE), "--out",
+                                 str(tmp_path), *given],
+                                capture_output=True, text=True, env=env)
+        assert result.returncode == 2
+        wrong = "matmull" if given else "nope"
+        assert f"unknown sections: ['{wrong}']" in result.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_without_pytorch_nothing_is_measured(tmp_path):
     # PyTorch made unimportable, whether or not this machine has it.
     result = run_python(f"""
