@@ -368,7 +368,7 @@ class JITFunction:
         key, _, fast_values = fast
         expected = (num_warps, num_stages, self.debug) + tuple(
             launch_keys.constant_key(constants[name]) if constant
-            else types[name]
+            else launch_keys.token(types[name])
             for name, constant in zip(self._names, self._is_constexpr))
         launcher = module.launcher(self.fn.__name__)
         if key == expected and \

@@ -6,8 +6,9 @@ A launch that finds its key among the launches it has compiled makes one
 call into the runtime (gpu.KernelLauncher) without binding the arguments
 through ``inspect`` or reading ``__cuda_array_interface__``, which PyTorch
 builds as a new dictionary on every access. An argument's share is the
-kernel argument type ``JITFunction.specialize`` gives it (a constexpr's,
-``constant_key`` of its value), so one key is one specialization; and a
+kernel argument type ``JITFunction.specialize`` gives it (as a token; a
+constexpr's, ``constant_key`` of its value), so one key is one
+specialization; and a
 launch registers its key only when the full path, which checks
 everything, specialized and passed exactly what the key says (see
 ``JITFunction.run``). Arguments of other kinds (numpy arrays and scalars,
@@ -18,6 +19,7 @@ unexpected) have no key here and take the full path.
 from __future__ import annotations
 
 import functools
+import threading
 from typing import Any, Callable
 
 import numpy as np
@@ -25,27 +27,39 @@ import numpy as np
 from kiln.codegen import Type, pointer_type
 from kiln.gpu import device_array_element, device_array_ordinal
 
-#: An argument's kernel argument type and the value the kernel receives,
-#: or None (the full path).
-Reading = tuple[Type, Any] | None
+#: An argument's share of the key (its kernel argument type's token) and
+#: the value the kernel receives, or None (the full path).
+Reading = tuple[int, Any] | None
+
+#: A small integer for each kernel argument type seen: keys hold these,
+#: which hash in C, rather than the types, whose hash is Python code.
+_tokens: dict[Type, int] = {}
+_tokens_lock = threading.Lock()
+
+
+def token(type_: Type) -> int:
+    """``type_``'s share of a launch key: equal tokens, equal types."""
+    with _tokens_lock:  # two new types never get one number
+        return _tokens.setdefault(type_, len(_tokens))
+
 
 _INT32 = range(-2**31, 2**31)
 _INT64 = range(-2**63, 2**63)
-_F32, _I1 = Type((), "f32"), Type((), "i1")
+_F32, _I1 = token(Type((), "f32")), token(Type((), "i1"))
 
 
 @functools.cache
-def _integer_type(elem: str, one: bool, multiple_of_16: bool) -> Type:
-    """What specialize makes of an integer: 1 as a constant, multiples of
-    16 as such."""
+def _integer_type(elem: str, one: bool, multiple_of_16: bool) -> int:
+    """What specialize makes of an integer (1 as a constant, multiples of
+    16 as such), as a token."""
     if one:
-        return Type((), elem, 1, 1)
-    return Type((), elem, 16 if multiple_of_16 else 1)
+        return token(Type((), elem, 1, 1))
+    return token(Type((), elem, 16 if multiple_of_16 else 1))
 
 
 @functools.cache
-def _pointer_type(element: str, aligned: bool) -> Type:
-    return Type((), pointer_type(element), 16 if aligned else 1)
+def _pointer_type(element: str, aligned: bool) -> int:
+    return token(Type((), pointer_type(element), 16 if aligned else 1))
 
 
 def _integer(value: int) -> Reading:
@@ -110,8 +124,8 @@ def _reader_for(value: Any) -> Callable[[Any], Reading] | None:
 
 
 def read(value: Any) -> Reading:
-    """``value``'s kernel argument type and the value the kernel receives,
-    or None where only the full path can tell."""
+    """``value``'s kernel argument type (its token) and the value the
+    kernel receives, or None where only the full path can tell."""
     kind = type(value)
     try:
         reader = _READERS[kind]

@@ -82,8 +82,8 @@ def test_a_key_is_the_type_the_full_path_specializes_to():
         reading = launch_keys.read(value)
         assert reading is not None, value
         types, _ = one_argument.specialize(one_argument.bind((value,), {}))
-        assert reading[0] == types["x"], value
-        kinds.add(reading[0])
+        assert reading[0] == launch_keys.token(types["x"]), value
+        kinds.add(types["x"])
     # The boundaries: 1, multiples of 16, i32 and i64, alignment, bf16.
     assert len(kinds) >= 15
 
@@ -343,8 +343,8 @@ REGISTRATION = """
 
     # A reading that disagrees with what the full path specializes (it
     # says aligned; the array is not) must not be registered.
-    kiln.launch_keys._pointer_type = lambda element, aligned: Type(
-        (), f"!tile.ptr<{element}>", 16)
+    kiln.launch_keys._pointer_type = lambda element, aligned: \
+        kiln.launch_keys.token(Type((), f"!tile.ptr<{element}>", 16))
     x = FakeDeviceArray(np.zeros(65, np.float32)[1:])
     scaled[(1,)](x, 10, 2.0, BLOCK=16)
     print(len(scaled._gpu_cache), len(scaled._launchers))
