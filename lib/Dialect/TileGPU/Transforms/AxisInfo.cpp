@@ -38,6 +38,12 @@ AxisInfo AxisInfo::unknown(int64_t rank) {
   return info;
 }
 
+/// What divides every element of `info` along `dim`: a run's
+/// divisibility is only its first element's (as in Triton).
+static int64_t elementDivisibility(const AxisInfo &info, size_t dim) {
+  return info.contiguity[dim] > 1 ? 1 : info.divisibility[dim];
+}
+
 AxisInfo AxisInfo::splat(ArrayRef<int64_t> shape, int64_t divisibility,
                          std::optional<int64_t> constant) {
   int64_t rank = std::max<int64_t>(1, shape.size());
@@ -174,10 +180,16 @@ AxisInfo AxisInfoAnalysis::compute(Value value) {
       .Case([&](tile::ExpandDimsOp expand) {
         AxisInfo info = get(expand.getSrc());
         int64_t axis = expand.getAxis();
+        // Along the new axis each element stands alone, so what divides
+        // every element: a run's divisibility is its first element's.
+        int64_t divisibility = 0;
+        for (size_t d = 0; d < info.divisibility.size(); ++d)
+          divisibility = std::gcd(divisibility, elementDivisibility(info, d));
+        if (info.constant)
+          divisibility = largestPowerOfTwoDividing(*info.constant);
         info.contiguity.insert(info.contiguity.begin() + axis, 1);
         info.divisibility.insert(info.divisibility.begin() + axis,
-                                 info.divisibility[std::min<int64_t>(
-                                     axis, info.divisibility.size() - 1)]);
+                                 divisibility ? divisibility : 1);
         info.constancy.insert(info.constancy.begin() + axis, 1);
         return info;
       })
@@ -221,8 +233,13 @@ AxisInfo AxisInfoAnalysis::compute(Value value) {
             info.contiguity[d] = a.contiguity[d];
           else if (a.constant == 1)
             info.contiguity[d] = b.contiguity[d];
-          info.divisibility[d] = std::min(
-              kMaxDivisibility, a.divisibility[d] * b.divisibility[d]);
+          // A run times anything but 1 is no run: its divisibility is
+          // then what divides every element, not its first one's.
+          int64_t left = b.constant == 1 ? a.divisibility[d]
+                                         : elementDivisibility(a, d);
+          int64_t right = a.constant == 1 ? b.divisibility[d]
+                                          : elementDivisibility(b, d);
+          info.divisibility[d] = std::min(kMaxDivisibility, left * right);
           info.constancy[d] = std::min(a.constancy[d], b.constancy[d]);
         }
         if (a.constant && b.constant)
