@@ -687,21 +687,26 @@ def main() -> int:
                          f"{row['torch_s'] * 1e6:.1f} | | {compiled} | "
                          f"{peer} | |"])
     # The kernels' generated sources stay out of the results folder.
-    scratch = Path(tempfile.mkdtemp(prefix="kiln-gpu-suite-"))
-    if "matmul" in wanted:
-        results["matmul"] = matmul_rates(torch, options.kiln_run, scratch)
-        section(matmul_table(results["matmul"]))
-    if "mlp" in wanted:
-        results["mlp"] = mlp_rates(torch, options.kiln_run, scratch)
-        section(mlp_table(results["mlp"]))
+    with tempfile.TemporaryDirectory(prefix="kiln-gpu-suite-") as scratch:
+        if "matmul" in wanted:
+            results["matmul"] = matmul_rates(torch, options.kiln_run,
+                                             Path(scratch))
+            section(matmul_table(results["matmul"]))
+        if "mlp" in wanted:
+            results["mlp"] = mlp_rates(torch, options.kiln_run,
+                                       Path(scratch))
+            section(mlp_table(results["mlp"]))
     if "rows" in wanted:
         results["rows"] = row_rates(torch, options.kiln_run)
         section(row_table(results["rows"]))
     if wanted == set(SECTIONS):
         section(["", roofline_plot(results, options.out / "roofline.png")])
-    return 0 if all("kiln_s" in r for r in results["kernels"] +
-                    results.get("matmul", []) + results.get("rows", [])) \
-        else 1
+    measured = results["kernels"] + results.get("matmul", []) + \
+        results.get("rows", []) + ([results["mlp"]] if "mlp" in results
+                                   else [])
+    failed = "launch_overhead_error" in results or not all(
+        "kiln_s" in row for row in measured)
+    return 1 if failed else 0
 
 
 def roofline_plot(results: dict, path: Path) -> str:

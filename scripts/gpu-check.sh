@@ -35,7 +35,9 @@ fi
 # machine's own where it has every version the bundle needs (PyTorch, in
 # the same process, may need a newer one than the bundle's).
 export LD_LIBRARY_PATH=$bundle/lib
-system_libstdcxx=$(ldconfig -p | awk '/libstdc\+\+\.so\.6 .*x86-64/ {print $NF; exit}')
+ldconfig=$(command -v ldconfig || echo /sbin/ldconfig)
+system_libstdcxx=$("$ldconfig" -p 2>/dev/null |
+  awk '/libstdc\+\+\.so\.6 .*x86-64/ {print $NF; exit}')
 while read -r version; do
   if [[ -z $system_libstdcxx ]] || ! grep -qa "$version" "$system_libstdcxx"
   then

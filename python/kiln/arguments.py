@@ -40,11 +40,16 @@ def scalar_value(where: str, type_text: str, value: Any) -> int | float:
     if isinstance(value, np.ndarray) or hasattr(
             value, "__cuda_array_interface__"):
         raise KilnError(f"{where} must be a scalar, not an array")
+    if not isinstance(value, (bool, int, float, np.number, np.bool_)):
+        raise KilnError(f"{where} must be a number, not "
+                        f"{type(value).__name__}")
     if type_text == "f16":
         return int(np.array(value, dtype=np.float16).view(np.uint16))
     if type_text.startswith("f"):
         return float(value)
     bits = int(type_text[1:])
+    if isinstance(value, (float, np.floating)) and not np.isfinite(value):
+        raise KilnError(f"{where}: {value!r} does not fit in {type_text}")
     number = int(value)
     low, high = (0, 1) if bits == 1 else (-(1 << (bits - 1)),
                                           (1 << (bits - 1)) - 1)

@@ -135,7 +135,9 @@ def read(value: Any) -> Reading:
         return None
     try:
         return reader(value)
-    except AttributeError:  # a type whose objects differ: the full path
+    except (AttributeError, RuntimeError):
+        # A type whose objects differ, or a tensor that has no address
+        # (sparse): the full path says what it takes.
         return None
 
 

@@ -365,6 +365,41 @@ def test_scale_on_the_gpu_against_torch():
     torch.testing.assert_close(out, x * 1.5)
 
 
+def test_launches_follow_pytorchs_stream_and_cuda_graphs():
+    """@kiln.jit launches on PyTorch's current stream: after the PyTorch
+    work queued there, and into a CUDA graph PyTorch captures."""
+    torch = torch_cuda()
+    n = 4096
+    x = torch.randn(n, device="cuda")
+    out = torch.full_like(x, float("nan"))
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        y = x * 3  # queued on the side stream, before the launch
+        scale[(kiln.cdiv(n, 1024),)](y, out, n, 2.0, BLOCK=1024)
+    side.synchronize()
+    torch.testing.assert_close(out, x * 6)
+
+    # Captured: the launch before the capture compiled the kernel (on a
+    # side stream, as PyTorch asks), the captured one is a cache hit.
+    static_in = torch.zeros(n, device="cuda")
+    static_out = torch.full_like(static_in, float("nan"))
+    warm = torch.cuda.Stream()
+    warm.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(warm):
+        scale[(kiln.cdiv(n, 1024),)](static_in, static_out, n, 0.5,
+                                     BLOCK=1024)
+    torch.cuda.current_stream().wait_stream(warm)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        scale[(kiln.cdiv(n, 1024),)](static_in, static_out, n, 0.5,
+                                     BLOCK=1024)
+    static_in.copy_(x)
+    graph.replay()
+    torch.cuda.synchronize()
+    torch.testing.assert_close(static_out, x * 0.5)
+
+
 def test_repeated_launches_on_the_gpu_take_each_launchs_arguments():
     """The cache-hit path (kiln.launch_keys, gpu.KernelLauncher): one
     specialization launched on new tensors and scalars each time."""

@@ -374,3 +374,59 @@ def test_the_stream_is_pytorchs_where_pytorch_has_cuda(monkeypatch):
     assert current_stream() == 0
     torch._C._cuda_getCurrentRawStream = lambda ordinal: 0x7000 + ordinal
     assert current_stream() == 0x7000 and current_stream(1) == 0x7001
+
+
+@kiln.jit
+def half_scalar(x_ptr, h, n):
+    offsets = kl.arange(0, 16)
+    kl.store(x_ptr + offsets, kl.zeros((16,), kl.float32) + h.to(kl.float32),
+             mask=offsets < n)
+
+
+WIDTHS = """
+    import ctypes
+    import numpy as np
+    from test_gpu import FAKE, FakeDeviceArray
+    from test_launch_keys import Launch, half_scalar
+
+    last = ctypes.CDLL(str(FAKE)).fakeCudaLastLaunch
+    last.restype = ctypes.POINTER(Launch)
+    x = FakeDeviceArray(np.zeros(16, np.float32))
+    half_scalar[(1,)](x, np.float16(1.0), 7)
+    launch = last().contents
+    print(launch.params, hex(launch.values[1]), launch.values[2])
+"""
+
+
+@needs_stand_in
+def test_the_stand_in_records_each_parameter_at_its_width():
+    """An f16 scalar is a 2-byte parameter (".b8 name[2]" in the PTX)."""
+    result = run_python(WIDTHS)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["3", "0x3c00", "7"]
+
+
+def test_scalars_that_are_not_numbers_are_refused_by_name():
+    from kiln.arguments import scalar_value
+    for value, type_text, message in [
+            (None, "i32", "must be a number, not NoneType"),
+            ("1.5", "f32", "must be a number, not str"),
+            (float("nan"), "i32", "nan does not fit in i32"),
+            (float("inf"), "i64", "inf does not fit in i64")]:
+        with pytest.raises(kiln.KilnError, match=message):
+            scalar_value("argument 2", type_text, value)
+    assert scalar_value("x", "f32", float("inf")) == float("inf")
+    assert scalar_value("x", "f16", 1.0) == 0x3C00
+
+
+class Sparse(TorchLike):
+    """A tensor with no address, as a sparse PyTorch tensor."""
+
+    def data_ptr(self) -> int:
+        raise RuntimeError("Cannot access data pointer of Tensor that "
+                           "doesn't have storage")
+
+
+def test_a_tensor_without_an_address_takes_the_full_path():
+    launch_keys.read(TorchLike(4096, "torch.float32"))  # the dtype is known
+    assert launch_keys.read(Sparse(4096, "torch.float32")) is None

@@ -113,6 +113,30 @@ struct FakeFunction {
   int params, paramBytes[maxParams];
 };
 
+/* The bytes of the PTX parameter declared from `param` to `stop`, at most
+   8 (what a launch record keeps): its type's width (".u64", ".f32",
+   ".pred"; ".align N" skipped) times its array length (".b8 x[2]"). */
+static int paramBytes(const char *param, const char *stop) {
+  int bits = 8, count = 1;
+  for (const char *at = param + strlen(".param"); at < stop; ++at) {
+    if (*at != '.' || at + 1 >= stop)
+      continue;
+    char kind = at[1];
+    if ((kind == 'b' || kind == 'u' || kind == 's' || kind == 'f') &&
+        at + 2 < stop && at[2] >= '0' && at[2] <= '9') {
+      bits = atoi(at + 2);
+      break;
+    }
+    if (strncmp(at, ".pred", 5) == 0)
+      break;
+  }
+  const char *bracket = memchr(param, '[', (size_t)(stop - param));
+  if (bracket)
+    count = atoi(bracket + 1);
+  int bytes = bits / 8 * count;
+  return bytes < 1 ? 1 : bytes > 8 ? 8 : bytes;
+}
+
 /* A module holds its PTX entry points (or "kernel" when it has none),
    then "heavy" and "faulting". */
 enum { maxEntries = 8, maxFunctions = maxEntries + 2 };
@@ -324,10 +348,7 @@ CUresult cuModuleLoadData(void **mod, const void *image) {
       if (isMap && kernel.tensorMaps < maxTensorMaps)
         kernel.tensorMapParams[kernel.tensorMaps++] = index;
       if (index < maxParams) {
-        /* ".param .u64 name": the width is the type's last digits. */
-        const char *type = param + strlen(".param .");
-        int bits = atoi(type + strcspn(type, "0123456789"));
-        kernel.paramBytes[index] = isMap ? 0 : bits / 8 ? bits / 8 : 1;
+        kernel.paramBytes[index] = isMap ? 0 : paramBytes(param, stop);
         kernel.params = index + 1;
       }
       ++index;
@@ -426,7 +447,7 @@ CUresult cuLaunchKernel(void *fn, unsigned gx, unsigned gy, unsigned gz,
     memcpy(launch.maps, maps, sizeof(maps[0]) * function->tensorMaps);
     launch.params = function->params;
     launch.stream = stream;
-    for (int i = 0; i < function->params; ++i)
+    for (int i = 0; args && i < function->params; ++i)
       memcpy(&launch.values[i], args[i], function->paramBytes[i]);
     lastLaunch = launch;
     ++launchCount;
@@ -631,12 +652,12 @@ CUresult cuMemAlloc_v2(unsigned long long *pointer, size_t bytes) {
   if (state != SUCCESS)
     return state;
   void *block = 0;
+  size_t offset = misalignment();
   pthread_mutex_lock(&lock);
   /* Host memory may run out before the device's does. */
   int allocated = bytes <= memoryBytes - allocatedBytes &&
                   posix_memalign(&block, allocationHeader,
-                                 allocationHeader + misalignment() + bytes) ==
-                      0;
+                                 allocationHeader + offset + bytes) == 0;
   if (allocated) {
     allocatedBytes += bytes;
     ++liveAllocations;
@@ -644,16 +665,21 @@ CUresult cuMemAlloc_v2(unsigned long long *pointer, size_t bytes) {
   pthread_mutex_unlock(&lock);
   if (!allocated)
     return OUT_OF_MEMORY;
+  /* The header holds the size at its start and the misalignment just
+     before the pointer, for cuMemFree. */
+  char *start = (char *)block + allocationHeader + offset;
   memcpy(block, &bytes, sizeof(bytes));
-  *pointer = (unsigned long long)(size_t)((char *)block + allocationHeader +
-                                          misalignment());
+  memcpy(start - sizeof(offset), &offset, sizeof(offset));
+  *pointer = (unsigned long long)(size_t)start;
   return SUCCESS;
 }
 CUresult cuMemFree_v2(unsigned long long pointer) {
   if (!current)
     return INVALID_CONTEXT;
   if (pointer) {
-    char *block = (char *)(size_t)pointer - allocationHeader - misalignment();
+    size_t offset;
+    memcpy(&offset, (char *)(size_t)pointer - sizeof(offset), sizeof(offset));
+    char *block = (char *)(size_t)pointer - allocationHeader - offset;
     size_t bytes;
     memcpy(&bytes, block, sizeof(bytes));
     free(block);
