@@ -79,7 +79,6 @@ class DLPackDeviceArray:
             "data": ((tensor.data or 0) + tensor.byte_offset, False),
             "strides": strides, "version": 3}
 
-
     def get_device(self) -> int | None:
         """The GPU the array is on (None for host or managed memory)."""
         return self._ordinal

@@ -306,7 +306,7 @@ class GPUBinary:
         self.close()
 
 
-def _device_address(where: str, pointee: str, value: Any) -> int:
+def _checked_address(where: str, pointee: str, value: Any) -> int:
     """The address of a device array of ``pointee`` elements, checked."""
     interface = getattr(value, "__cuda_array_interface__", None)
     if interface is None:
@@ -411,7 +411,7 @@ class KernelLauncher:
         for i, (type_text, pointee, value) in enumerate(
                 zip(self._types, self._pointees, args)):
             where = f"argument {i} of '{self._name}' ({type_text})"
-            values.append(_device_address(where, pointee, value) if pointee
+            values.append(_checked_address(where, pointee, value) if pointee
                           else scalar_value(where, type_text, value))
         return values
 

@@ -53,6 +53,11 @@ def _source_line(filename: str, line: int) -> str:
         return ""
 
 
+def _constant(value: Any) -> Any:
+    """A constexpr argument's value (a ``kl.constexpr`` is its value)."""
+    return value.value if isinstance(value, kl.constexpr) else value
+
+
 def _argument_type(name: str, value: Any) -> Type:
     """The kernel argument type a launch argument specializes to."""
     if isinstance(value, np.ndarray):
@@ -174,8 +179,7 @@ class JITFunction:
         types, constants = {}, {}
         for name, value in bound.arguments.items():
             if name in self.constexprs:
-                constants[name] = (value.value if isinstance(
-                    value, kl.constexpr) else value)
+                constants[name] = _constant(value)
                 continue
             type_ = _argument_type(name, value)
             if isinstance(value, np.ndarray) or is_device_array(value):
@@ -347,8 +351,7 @@ class JITFunction:
         values = []
         for value, constant in zip(arguments, self._is_constexpr):
             if constant:  # as specialize keys constants
-                key.append(launch_keys.constant_key(value.value if isinstance(
-                    value, kl.constexpr) else value))
+                key.append(launch_keys.constant_key(_constant(value)))
                 continue
             reading = launch_keys.read(value)
             if reading is None:
@@ -401,7 +404,7 @@ class JITFunction:
             arguments = {}
             for name, value in bound.arguments.items():
                 if isinstance(value, kl.constexpr) or name in self.constexprs:
-                    arguments[name] = getattr(value, "value", value)
+                    arguments[name] = _constant(value)
                     continue
                 # Refused as a compiled launch refuses it; a scalar as the
                 # compiled kernel types it.

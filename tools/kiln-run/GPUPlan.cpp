@@ -19,7 +19,6 @@ using namespace kiln;
 static constexpr size_t kLaunchTail = 5;
 /// The alignment the kernels of a plan on the GPU take their buffers at.
 static constexpr int64_t kPlanAlignment = 16;
-static constexpr llvm::StringLiteral kDivisibilityAttr = "tile.divisibility";
 
 OwningOpRef<ModuleOp> kiln::extractTileKernels(ModuleOp module,
                                                func::FuncOp plan) {
@@ -41,10 +40,10 @@ OwningOpRef<ModuleOp> kiln::extractTileKernels(ModuleOp module,
     // Every buffer of a plan on the GPU is a device allocation, which is
     // aligned far past 16 bytes (runPlanOnGPU checks each launch): the
     // kernels may vectorize, and pipeline their matmuls' loads.
+    StringRef divisibility = tile::TileDialect::getDivisibilityAttrName();
     for (auto [index, type] : llvm::enumerate(func.getArgumentTypes()))
-      if (isa<tile::PointerType>(type) &&
-          !func.getArgAttr(index, kDivisibilityAttr))
-        func.setArgAttr(index, kDivisibilityAttr,
+      if (isa<tile::PointerType>(type) && !func.getArgAttr(index, divisibility))
+        func.setArgAttr(index, divisibility,
                         b.getI64IntegerAttr(kPlanAlignment));
   }
   return kernels;

@@ -153,7 +153,7 @@ AxisInfo AxisInfoAnalysis::compute(Value value) {
     if (!func || !shape.empty())
       return AxisInfo::unknown(rank);
     auto divisibility = func.getArgAttrOfType<IntegerAttr>(
-        arg.getArgNumber(), "tile.divisibility");
+        arg.getArgNumber(), tile::TileDialect::getDivisibilityAttrName());
     return AxisInfo::splat(shape, divisibility ? divisibility.getInt() : 1,
                            std::nullopt);
   }

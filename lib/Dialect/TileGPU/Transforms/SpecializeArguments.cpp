@@ -52,7 +52,7 @@ struct TileSpecializeArgumentsPass
                            << ", neither a pointer nor an integer";
           return signalPassFailure();
         }
-        func.setArgAttr(index, "tile.divisibility",
+        func.setArgAttr(index, tile::TileDialect::getDivisibilityAttrName(),
                         IntegerAttr::get(IntegerType::get(&getContext(), 64),
                                          by));
       }

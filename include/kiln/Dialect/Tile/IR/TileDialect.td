@@ -27,6 +27,13 @@ def Tile_Dialect : Dialect {
   let hasConstantMaterializer = 1;
   let extraClassDeclaration = [{
     void registerTypes();
+
+    /// The kernel argument attribute saying a power of two divides the
+    /// argument (a pointer's address, an integer's value), as a launch
+    /// specialized it.
+    static constexpr ::llvm::StringLiteral getDivisibilityAttrName() {
+      return "tile.divisibility";
+    }
   }];
 }
 
