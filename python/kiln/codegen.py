@@ -1699,11 +1699,37 @@ class CodeGenerator(ast.NodeVisitor):
     def builtin_clamp(self, x, min, max):
         return self.minmax(self.minmax(x, min, "max"), max, "min")
 
+    def assume(self, x, values, fact: str, hint: str) -> Value:
+        """``x`` with ``fact`` (divisibility, contiguity or constancy)
+        stated per dimension, as Triton's hints state it: one value for
+        each dimension (a scalar has one)."""
+        if not isinstance(x, Value) or not (x.type.is_pointer or
+                                            x.type.is_int):
+            raise self.error(f"kl.{hint} takes an integer or pointer value")
+        if isinstance(values, kl.constexpr):
+            values = values.value
+        if not isinstance(values, (list, tuple)):
+            values = [values]
+        values = [v.value if isinstance(v, kl.constexpr) else v
+                  for v in values]
+        rank = max(1, len(x.type.shape))
+        if len(values) != rank or not all(
+                isinstance(v, int) and not isinstance(v, bool) and v > 0
+                for v in values):
+            raise self.error(f"kl.{hint} takes {rank} positive integer(s) "
+                             f"for a value of rank {rank}, not {values}")
+        facts = ", ".join(map(str, values))
+        return self.op(f"tile.assume {x.name} {{{fact} = array<i64: "
+                       f"{facts}>}} : {x.type.ir()}", x.type)
+
     def builtin_multiple_of(self, x, values):
-        return x  # a hint for vectorization, which Kiln derives itself
+        return self.assume(x, values, "divisibility", "multiple_of")
 
     def builtin_max_contiguous(self, x, values):
-        return x
+        return self.assume(x, values, "contiguity", "max_contiguous")
+
+    def builtin_max_constancy(self, x, values):
+        return self.assume(x, values, "constancy", "max_constancy")
 
     # -- Reductions and scans with the kernel's own combining function -----
 

@@ -712,6 +712,7 @@ IMPLEMENTATIONS: dict[str, Callable] = {
     "expand_dims": lambda x, axis: Tile(np.expand_dims(_data(x), axis)),
     "multiple_of": lambda x, values: x,
     "max_contiguous": lambda x, values: x,
+    "max_constancy": lambda x, values: x,
     "reduce": _reduce_with,
     "associative_scan": _associative_scan,
     "philox": _philox,

@@ -348,14 +348,22 @@ def expand_dims(x, axis):
 
 @builtin
 def multiple_of(x, values):
-    """``x``, declared a multiple of ``values`` (a hint Kiln does not
-    need: it derives divisibility itself)."""
+    """``x`` (integers or pointers), declared a multiple of ``values``
+    (one per dimension) where each contiguous run starts, as Triton's hint:
+    the GPU compiler takes it over what its own analysis derives, to pick
+    vector widths and pipelined copies."""
 
 
 @builtin
 def max_contiguous(x, values):
-    """``x``, declared contiguous in runs of ``values`` (a hint, as
-    ``multiple_of``)."""
+    """``x``, declared to increase by one over runs of ``values`` elements
+    (one per dimension): a hint, as ``multiple_of``."""
+
+
+@builtin
+def max_constancy(x, values):
+    """``x``, declared equal over runs of ``values`` elements (one per
+    dimension): a hint, as ``multiple_of``."""
 
 
 @builtin

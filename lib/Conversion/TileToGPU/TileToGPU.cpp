@@ -130,6 +130,19 @@ struct ReturnLowering : OpConversionPattern<func::ReturnOp> {
   }
 };
 
+/// tile.assume: its facts were read by the layout and access analyses;
+/// what remains is its source.
+struct AssumeLowering : OpConversionPattern<tile::AssumeOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(tile::AssumeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, adaptor.getSrc());
+    return success();
+  }
+};
+
 /// arith and math ops on tiles: the same op on each thread's registers.
 struct ElementwiseLowering : ConversionPattern {
   ElementwiseLowering(const TypeConverter &converter, MLIRContext *context)
@@ -315,7 +328,8 @@ void ConvertTileToGPUPass::runOnOperation() {
   RewritePatternSet patterns(context);
   patterns.add<KernelLowering>(converter, context,
                                numWarps.getInt() * kWarpSize);
-  patterns.add<ReturnLowering, ElementwiseLowering>(converter, context);
+  patterns.add<ReturnLowering, AssumeLowering, ElementwiseLowering>(converter,
+                                                                  context);
   populateShapeOpsToGPUPatterns(converter, patterns);
   populateMemoryOpsToGPUPatterns(converter, patterns, widths);
   populateReduceOpToGPUPatterns(converter, patterns);

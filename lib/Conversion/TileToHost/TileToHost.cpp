@@ -327,9 +327,11 @@ struct AddPtrLowering : OpConversionPattern<AddPtrOp> {
   }
 };
 
-/// Pointer/integer casts and pointer casts keep the address.
+/// Ops whose result is their source: pointer/integer casts and pointer
+/// casts (which keep the address), and tile.assume (whose facts only the
+/// GPU's analyses read).
 template <typename OpTy>
-struct AddressPreservingCast : OpConversionPattern<OpTy> {
+struct ForwardSource : OpConversionPattern<OpTy> {
   using OpConversionPattern<OpTy>::OpConversionPattern;
 
   LogicalResult
@@ -1325,9 +1327,8 @@ void ConvertTileToHostPass::runOnOperation() {
                GridQueryLowering<NumProgramsOp, 3>, RangeLowering,
                SplatLowering, BroadcastLowering, ExpandDimsLowering,
                ReshapeLowering, TransLowering, AddPtrLowering,
-               AddressPreservingCast<PtrToIntOp>,
-               AddressPreservingCast<IntToPtrOp>,
-               AddressPreservingCast<PtrCastOp>, MakeBlockPtrLowering,
+               ForwardSource<PtrToIntOp>, ForwardSource<IntToPtrOp>,
+               ForwardSource<PtrCastOp>, ForwardSource<AssumeOp>, MakeBlockPtrLowering,
                AdvanceLowering, DotLowering, ReduceLowering, ScanLowering,
                ConvertPointerTypes>(converter, ctx);
   std::optional<AccessChecker> checker;

@@ -434,6 +434,25 @@ LogicalResult PtrCastOp::verify() {
   return success();
 }
 
+LogicalResult AssumeOp::verify() {
+  int64_t rank = std::max<int64_t>(1, shapeOf(getSrc().getType()).size());
+  auto check = [&](std::optional<ArrayRef<int64_t>> facts,
+                   StringRef name) -> LogicalResult {
+    if (!facts)
+      return success();
+    if (static_cast<int64_t>(facts->size()) != rank)
+      return emitOpError() << name << " has " << facts->size()
+                           << " entries for a value of rank " << rank;
+    for (int64_t fact : *facts)
+      if (fact < 1)
+        return emitOpError() << name << " must be positive, found " << fact;
+    return success();
+  };
+  return failure(failed(check(getDivisibility(), "divisibility")) ||
+                 failed(check(getContiguity(), "contiguity")) ||
+                 failed(check(getConstancy(), "constancy")));
+}
+
 //===----------------------------------------------------------------------===//
 // Block pointers
 //===----------------------------------------------------------------------===//

@@ -97,7 +97,7 @@ static bool sharesLayout(Operation *op) {
   return isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) ||
          isa<tile::LoadOp, tile::StoreOp, tile::AtomicRMWOp, tile::AddPtrOp,
              tile::PtrToIntOp, tile::IntToPtrOp, tile::PtrCastOp,
-             tile::ScanOp>(op);
+             tile::AssumeOp, tile::ScanOp>(op);
 }
 
 namespace {

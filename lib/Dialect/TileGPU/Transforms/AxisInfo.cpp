@@ -100,17 +100,132 @@ static AxisInfo add(const AxisInfo &a, const AxisInfo &b, int64_t scale) {
   return info;
 }
 
+/// What divides the first element of each run of `runs` along `dim`
+/// (runs no longer than `info`'s own): where `info`'s runs are longer,
+/// the shorter ones start inside them.
+static int64_t divisibilityAtRuns(const AxisInfo &info, size_t dim,
+                                  int64_t runs) {
+  if (info.contiguity[dim] == runs)
+    return info.divisibility[dim];
+  return std::gcd(info.divisibility[dim], runs);
+}
+
 /// What holds of both `a` and `b`.
 static AxisInfo meet(const AxisInfo &a, const AxisInfo &b) {
   AxisInfo info = AxisInfo::unknown(a.contiguity.size());
   for (size_t d = 0; d < info.contiguity.size(); ++d) {
-    info.contiguity[d] = std::min(a.contiguity[d], b.contiguity[d]);
-    info.divisibility[d] = std::gcd(a.divisibility[d], b.divisibility[d]);
+    int64_t runs = std::min(a.contiguity[d], b.contiguity[d]);
+    info.contiguity[d] = runs;
+    info.divisibility[d] = std::gcd(divisibilityAtRuns(a, d, runs),
+                                    divisibilityAtRuns(b, d, runs));
     info.constancy[d] = std::min(a.constancy[d], b.constancy[d]);
   }
   if (a.constant == b.constant)
     info.constant = a.constant;
   return info;
+}
+
+/// Whether `info` is one run along `dim` of a tile of `shape`.
+static bool isContiguousDim(const AxisInfo &info, ArrayRef<int64_t> shape,
+                            size_t dim) {
+  return !shape.empty() && info.contiguity[dim] == shape[dim];
+}
+
+/// Whether `info` is the same along all of `dim` of a tile of `shape`.
+static bool isConstantDim(const AxisInfo &info, ArrayRef<int64_t> shape,
+                          size_t dim) {
+  return shape.empty() || info.constancy[dim] >= shape[dim];
+}
+
+/// a / b and a % b (signed or not), elementwise. As in Triton, the
+/// dividend of a run is taken to be non-negative: a run from a multiple
+/// of d divided by a constant multiple of d' stays, in pieces of
+/// gcd(d, d'), constant (the quotient) or contiguous (the remainder).
+static AxisInfo divideOrRemainder(const AxisInfo &a, const AxisInfo &b,
+                                  ArrayRef<int64_t> shape, bool remainder) {
+  int64_t rank = a.contiguity.size();
+  AxisInfo info = AxisInfo::unknown(rank);
+  for (int64_t d = 0; d < rank; ++d) {
+    info.constancy[d] = std::min(a.constancy[d], b.constancy[d]);
+    if (b.constant == 1) {
+      // x / 1 is x; x % 1 is 0 everywhere.
+      if (remainder) {
+        info.constancy[d] = shape.empty() ? 1 : shape[d];
+        info.divisibility[d] = kMaxDivisibility;
+      } else {
+        info = a;
+      }
+      continue;
+    }
+    int64_t pieces = 1;
+    if (isContiguousDim(a, shape, d) && isConstantDim(b, shape, d))
+      pieces = std::gcd(a.contiguity[d],
+                        std::gcd(a.divisibility[d], b.divisibility[d]));
+    if (!remainder) {
+      info.constancy[d] = std::max(info.constancy[d], pieces);
+      continue;
+    }
+    info.contiguity[d] = pieces;
+    // x = g*k and m = g*p leave remainders that are multiples of g; a
+    // piece starts where x's run does or g past such a start.
+    info.divisibility[d] =
+        std::gcd(pieces > 1 ? a.divisibility[d] : elementDivisibility(a, d),
+                 elementDivisibility(b, d));
+  }
+  if (a.constant && b.constant && *b.constant != 0) {
+    info.constant = remainder ? *a.constant % *b.constant
+                              : *a.constant / *b.constant;
+    info.divisibility.assign(rank, largestPowerOfTwoDividing(*info.constant));
+  }
+  return info;
+}
+
+/// min or max of a and b: a run only where both are runs; what divides
+/// both divides the result.
+static AxisInfo minOrMax(const AxisInfo &a, const AxisInfo &b) {
+  AxisInfo info = meet(a, b);
+  // Equal constants are their own min and max; otherwise the order
+  // (signed or not) would be needed.
+  if (!(a.constant && b.constant && *a.constant == *b.constant))
+    info.constant.reset();
+  return info;
+}
+
+/// select(cond, a, b): each piece on which `cond` is constant comes
+/// whole from one side.
+static AxisInfo select(const AxisInfo &cond, const AxisInfo &a,
+                       const AxisInfo &b) {
+  if (cond.constant)
+    return *cond.constant ? a : b;
+  AxisInfo info = AxisInfo::unknown(a.contiguity.size());
+  for (size_t d = 0; d < info.contiguity.size(); ++d) {
+    int64_t pieces = cond.constancy[d];
+    int64_t runs = std::min(std::gcd(a.contiguity[d], pieces),
+                            std::gcd(b.contiguity[d], pieces));
+    info.contiguity[d] = runs;
+    info.divisibility[d] = std::gcd(divisibilityAtRuns(a, d, runs),
+                                    divisibilityAtRuns(b, d, runs));
+    info.constancy[d] = std::min(std::gcd(a.constancy[d], pieces),
+                                 std::gcd(b.constancy[d], pieces));
+  }
+  if (a.constant == b.constant)
+    info.constant = a.constant;
+  return info;
+}
+
+/// `derived` with what a tile.assume states put in its place.
+static AxisInfo assumed(AxisInfo derived, tile::AssumeOp assume) {
+  auto take = [](SmallVector<int64_t> &into,
+                 std::optional<ArrayRef<int64_t>> facts) {
+    if (!facts)
+      return;
+    for (auto [known, fact] : llvm::zip_equal(into, *facts))
+      known = largestPowerOfTwoDividing(fact);
+  };
+  take(derived.divisibility, assume.getDivisibility());
+  take(derived.contiguity, assume.getContiguity());
+  take(derived.constancy, assume.getConstancy());
+  return derived;
 }
 
 /// A block argument of a loop: the induction variable, or a value carried
@@ -247,6 +362,34 @@ AxisInfo AxisInfoAnalysis::compute(Value value) {
         return info;
       })
       .Case([&](arith::ExtSIOp ext) { return get(ext.getIn()); })
+      .Case([&](tile::AssumeOp assume) {
+        return assumed(get(assume.getSrc()), assume);
+      })
+      .Case<arith::RemSIOp, arith::RemUIOp>([&](Operation *rem) {
+        return divideOrRemainder(get(rem->getOperand(0)),
+                                 get(rem->getOperand(1)), shape, true);
+      })
+      .Case<arith::DivSIOp, arith::DivUIOp>([&](Operation *div) {
+        return divideOrRemainder(get(div->getOperand(0)),
+                                 get(div->getOperand(1)), shape, false);
+      })
+      .Case<arith::MaxSIOp, arith::MaxUIOp, arith::MinSIOp, arith::MinUIOp>(
+          [&](Operation *minmax) {
+            return minOrMax(get(minmax->getOperand(0)),
+                            get(minmax->getOperand(1)));
+          })
+      .Case([&](arith::SelectOp choice) {
+        AxisInfo cond = get(choice.getCondition());
+        // A scalar condition is one value over the whole tile.
+        if (!isa<RankedTensorType>(choice.getCondition().getType()) &&
+            !shape.empty())
+          cond = AxisInfo::splat(shape, 1, cond.constant);
+        return select(cond, get(choice.getTrueValue()),
+                      get(choice.getFalseValue()));
+      })
+      .Case<arith::ExtUIOp, arith::TruncIOp, arith::IndexCastOp,
+            arith::IndexCastUIOp>(
+          [&](Operation *cast) { return get(cast->getOperand(0)); })
       .Case([&](ConvertLayoutOp convert) { return get(convert.getSrc()); })
       .Case([&](arith::CmpIOp cmp) {
         // A comparison of a run with a constant is constant over aligned

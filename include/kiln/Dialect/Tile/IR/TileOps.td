@@ -213,7 +213,7 @@ def Tile_StoreOp : Tile_Op<"store", [
 
 def Tile_AtomicRMWOp : Tile_Op<"atomic_rmw", [
     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>,
-    AllTypesMatch<["value", "result"]>]> {
+    AllTypesMatch<["src", "result"]>]> {
   let summary = "Atomic read-modify-write through pointers";
   let description = [{
     For each pointer where `mask` is true, atomically replaces the element
@@ -280,6 +280,32 @@ def Tile_PtrCastOp : Tile_Op<"ptr_cast", [Pure]> {
   let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
   let hasVerifier = 1;
   let hasFolder = 1;
+}
+
+def Tile_AssumeOp : Tile_Op<"assume", [Pure, AllTypesMatch<["src", "result"]>]> {
+  let summary = "Declares what is known of an integer or pointer tile's elements";
+  let description = [{
+    The result is `src`; the attributes state, per dimension, facts the
+    compiler may rely on but cannot always prove: the first element of
+    every run is a multiple of `divisibility` (bytes for pointers), runs of
+    `contiguity` elements increase by one, runs of `constancy` elements are
+    equal. They are what Triton's `multiple_of`, `max_contiguous` and
+    `max_constancy` hints say, and the axis analysis takes them over what
+    it derives. A scalar has one dimension here.
+
+    ```mlir
+    %hinted = tile.assume %offsets {contiguity = array<i64: 128>,
+                                    divisibility = array<i64: 128>}
+        : tensor<128xi32>
+    ```
+  }];
+  let arguments = (ins AnyTypeOf<[Tile_IntLike, Tile_PtrLike]>:$src,
+                       OptionalAttr<DenseI64ArrayAttr>:$divisibility,
+                       OptionalAttr<DenseI64ArrayAttr>:$contiguity,
+                       OptionalAttr<DenseI64ArrayAttr>:$constancy);
+  let results = (outs AnyTypeOf<[Tile_IntLike, Tile_PtrLike]>:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src)";
+  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//
