@@ -45,6 +45,8 @@ from kiln import cache  # noqa: E402
 from kiln.gpu import GPUBinary, _parse_ptxas_log  # noqa: E402
 from kiln.host import HostExecutable  # noqa: E402
 
+import triton_peer  # noqa: E402
+
 BUILD = Path(os.environ.get("KILN_BUILD_DIR", ROOT / "build"))
 REPEATS = 5
 
@@ -170,7 +172,6 @@ try:
     import triton
     import triton.language as tl
     from triton.backends.compiler import GPUTarget
-    from triton.compiler import ASTSource
 except ImportError as error:
     TRITON_MISSING: str | None = f"Triton is not installed ({error})"
     TRITON_KERNELS: dict = {}
@@ -316,31 +317,12 @@ def kiln_gpu(kernel, args: tuple, constexprs: dict) -> dict:
             "spill_loads": metadata.spill_loads}
 
 
-def triton_source(kernel, args: tuple, constexprs: dict):
-    """The Triton compile of ``kernel`` that a launch with ``args``
-    makes: pointers aligned to 16 bytes and integers divisible by 16 marked
-    as such, as @kiln.jit marks them."""
-    element = {np.dtype(np.float32): "fp32", np.dtype(np.float16): "fp16"}
-    signature, attrs = {}, {}
-    for index, (name, value) in enumerate(zip(kernel.arg_names, args)):
-        if isinstance(value, np.ndarray):
-            signature[name] = "*" + element[value.dtype]
-            aligned = value.ctypes.data % 16 == 0
-        elif isinstance(value, float):
-            signature[name], aligned = "fp32", False
-        else:
-            signature[name], aligned = "i32", value % 16 == 0
-        if aligned:
-            attrs[(index,)] = [["tt.divisibility", 16]]
-    signature.update(dict.fromkeys(constexprs, "constexpr"))
-    return ASTSource(kernel, signature, constexprs, attrs)
-
-
 def triton_gpu(kernel, args: tuple, constexprs: dict) -> dict:
     """Triton's compile for capability 9.0 (sm_90a), from the Python
     function to a cubin: cold in a fresh TRITON_CACHE_DIR, cached as a hit
     there. Registers and spills from Triton's own ptxas -v log."""
-    source = triton_source(kernel, args, constexprs)
+    source = triton_peer.source(kernel, dict(zip(kernel.arg_names, args)),
+                                constexprs)
 
     def compile_():
         triton.compile(source, target=GPUTarget("cuda", 90, 32),

@@ -4,6 +4,7 @@
 
 #include "kiln/Conversion/Passes.h"
 #include "kiln/Dialect/Tile/IR/TileDialect.h"
+#include "kiln/Dialect/Tile/Transforms/Passes.h"
 #include "kiln/Dialect/TileGPU/IR/TileGPUDialect.h"
 #include "kiln/Dialect/TileGPU/Transforms/Passes.h"
 #include "kiln/Target/GPU/GPUPipeline.h"
@@ -45,6 +46,7 @@ void kiln::registerAllPasses() {
   mlir::registerConvertElementwiseToLinalgPass();
   mlir::registerLinalgGeneralizeNamedOpsPass();
   registerKilnConversionPasses();
+  tile::registerTilePasses();
   tilegpu::registerTileGPUPasses();
   registerKilnTransformsPasses();
   host::registerHostLoweringPipeline();

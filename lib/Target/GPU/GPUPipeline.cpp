@@ -3,6 +3,7 @@
 #include "kiln/Target/GPU/GPUPipeline.h"
 
 #include "kiln/Conversion/Passes.h"
+#include "kiln/Dialect/Tile/Transforms/Passes.h"
 #include "kiln/Dialect/TileGPU/Transforms/Passes.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
@@ -58,6 +59,8 @@ void kiln::gpu::buildGPULoweringPipeline(OpPassManager &pm,
   ConvertTileToGPUPassOptions conversion;
   conversion.sharedMemoryLimit = options.sharedMemoryLimit;
   pm.addPass(createConvertTileToGPUPass(conversion));
+  // After the analyses above, which read `offsets % n` as Triton writes it.
+  pm.addPass(tile::createTileTotalDivisionPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   OpPassManager &kernels = pm.nest<mlir::gpu::GPUModuleOp>();

@@ -19,6 +19,8 @@
 #include "llvm/Support/TargetSelect.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -205,6 +207,22 @@ static void memrefCopy(int64_t elementBytes, UnrankedMemRef *src,
               dst->descriptor->sizes() + rank, dst->descriptor->offset);
 }
 
+/// float to bfloat16, rounding to nearest even (NaN stays a quiet NaN).
+/// LLVM's x86 backend calls it to move bf16 values it keeps as floats;
+/// libgcc before GCC 13 has none. A bf16 comes back in the low 16 bits of
+/// xmm0, as a _Float16 does.
+static _Float16 truncateFloatToBF16(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof(bits));
+  uint16_t rounded =
+      std::isnan(value)
+          ? static_cast<uint16_t>((bits >> 16) | 0x40)
+          : static_cast<uint16_t>((bits + 0x7fff + ((bits >> 16) & 1)) >> 16);
+  _Float16 result;
+  std::memcpy(&result, &rounded, sizeof(result));
+  return result;
+}
+
 HostExecutable::~HostExecutable() = default;
 
 FailureOr<std::unique_ptr<HostExecutable>>
@@ -274,6 +292,9 @@ HostExecutable::create(ModuleOp module, bool boundsCheck) {
         llvm::JITSymbolFlags::Exported};
     symbols[mangle("memrefCopy")] = {
         llvm::orc::ExecutorAddr::fromPtr(&memrefCopy),
+        llvm::JITSymbolFlags::Exported};
+    symbols[mangle("__truncsfbf2")] = {
+        llvm::orc::ExecutorAddr::fromPtr(&truncateFloatToBF16),
         llvm::JITSymbolFlags::Exported};
     symbols[mangle(kAllocFunction)] = {
         llvm::orc::ExecutorAddr::fromPtr(&allocateTemporary),

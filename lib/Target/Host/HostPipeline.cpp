@@ -3,6 +3,7 @@
 #include "kiln/Target/Host/HostPipeline.h"
 
 #include "kiln/Conversion/Passes.h"
+#include "kiln/Dialect/Tile/Transforms/Passes.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
@@ -35,6 +36,8 @@ using namespace mlir;
 
 void kiln::host::buildHostLoweringPipeline(
     OpPassManager &pm, const HostLoweringOptions &options) {
+  // A CPU traps on x / 0; Kiln's kernels define it as 0.
+  pm.addPass(tile::createTileTotalDivisionPass());
   ConvertTileToHostPassOptions conversion;
   conversion.boundsCheck = options.boundsCheck;
   pm.addPass(createConvertTileToHostPass(conversion));

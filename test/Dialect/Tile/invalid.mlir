@@ -731,3 +731,27 @@ func.func @assert_not_bool(%x: tensor<4xi32>) {
   tile.assert %x, "x" : tensor<4xi32>
   return
 }
+
+// -----
+
+func.func @assume_rank(%x: tensor<8x4xi32>) {
+  // expected-error @+1 {{'tile.assume' op contiguity has 1 entries for a value of rank 2}}
+  %0 = tile.assume %x {contiguity = array<i64: 4>} : tensor<8x4xi32>
+  return
+}
+
+// -----
+
+func.func @assume_positive(%x: i32) {
+  // expected-error @+1 {{'tile.assume' op divisibility must be positive, found 0}}
+  %0 = tile.assume %x {divisibility = array<i64: 0>} : i32
+  return
+}
+
+// -----
+
+func.func @assume_float(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'tile.assume' op operand #0 must be}}
+  %0 = tile.assume %x {divisibility = array<i64: 4>} : tensor<4xf32>
+  return
+}

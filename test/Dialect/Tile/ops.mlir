@@ -217,3 +217,16 @@ func.func @debug(%x: tensor<4xf32>, %m: tensor<4xi1>, %n: i32, %b: i1) {
   tile.assert %b, "n" : i1
   return
 }
+
+// -----
+
+// CHECK-LABEL: func.func @assume
+// CHECK: tile.assume %{{.*}} {contiguity = array<i64: 64>, divisibility = array<i64: 16>} : tensor<64xi32>
+// CHECK: tile.assume %{{.*}} {divisibility = array<i64: 16>} : !tile.ptr<f16>
+// CHECK: tile.assume %{{.*}} {constancy = array<i64: 8, 1>} : tensor<8x4xi64>
+func.func @assume(%x: tensor<64xi32>, %p: !tile.ptr<f16>, %y: tensor<8x4xi64>) {
+  %0 = tile.assume %x {contiguity = array<i64: 64>, divisibility = array<i64: 16>} : tensor<64xi32>
+  %1 = tile.assume %p {divisibility = array<i64: 16>} : !tile.ptr<f16>
+  %2 = tile.assume %y {constancy = array<i64: 8, 1>} : tensor<8x4xi64>
+  return
+}

@@ -405,8 +405,9 @@ AxisInfo AxisInfoAnalysis::compute(Value value) {
         }
         return info;
       })
-      .Case([&](arith::AndIOp andi) {
-        AxisInfo a = get(andi.getLhs()), b = get(andi.getRhs());
+      .Case<arith::AndIOp, arith::OrIOp, arith::XOrIOp>([&](Operation *op) {
+        // Where both are constant, so is any bitwise combination.
+        AxisInfo a = get(op->getOperand(0)), b = get(op->getOperand(1));
         AxisInfo info = AxisInfo::unknown(rank);
         for (int64_t d = 0; d < rank; ++d)
           info.constancy[d] = std::gcd(a.constancy[d], b.constancy[d]);

@@ -213,7 +213,7 @@ def Tile_StoreOp : Tile_Op<"store", [
 
 def Tile_AtomicRMWOp : Tile_Op<"atomic_rmw", [
     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>,
-    AllTypesMatch<["src", "result"]>]> {
+    AllTypesMatch<["value", "result"]>]> {
   let summary = "Atomic read-modify-write through pointers";
   let description = [{
     For each pointer where `mask` is true, atomically replaces the element
@@ -282,7 +282,8 @@ def Tile_PtrCastOp : Tile_Op<"ptr_cast", [Pure]> {
   let hasFolder = 1;
 }
 
-def Tile_AssumeOp : Tile_Op<"assume", [Pure, AllTypesMatch<["src", "result"]>]> {
+def Tile_AssumeOp : Tile_Op<"assume", [Pure,
+    AllTypesMatch<["src", "result"]>]> {
   let summary = "Declares what is known of an integer or pointer tile's elements";
   let description = [{
     The result is `src`; the attributes state, per dimension, facts the

@@ -57,6 +57,18 @@ def TileAssignLayoutsPass : Pass<"tile-assign-layouts", "mlir::ModuleOp"> {
   let dependentDialects = ["::kiln::tilegpu::TileGPUDialect"];
 }
 
+def TileTestPrintAxisInfoPass
+    : Pass<"tile-test-print-axis-info", "mlir::func::FuncOp"> {
+  let summary = "Report the axis analysis of every integer and pointer value";
+  let description = [{
+    A test pass: a remark at every op with an integer or pointer result
+    gives, per dimension, what AxisInfo knows of it: `contiguity`,
+    `divisibility` (bytes for pointers) and `constancy`, and its value when
+    it is one known integer. Layouts, vector widths and pipelining all
+    follow from these facts, so lit tests check them here directly.
+  }];
+}
+
 def TileSpecializeArgumentsPass
     : Pass<"tile-specialize-arguments", "mlir::ModuleOp"> {
   let summary = "Record what a launch guarantees about kernel arguments";

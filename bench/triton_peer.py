@@ -1,0 +1,63 @@
+"""Triton as a peer compiler on a machine without a GPU.
+
+Triton compiles for a ``GPUTarget`` with no driver present. This module
+specializes a Triton kernel as a launch with given arguments would (as
+``@kiln.jit`` specializes the same launch: pointers aligned to 16 bytes and
+integers divisible by 16 marked, integers equal to 1 made constants) and
+compiles it for sm_90a, returning its PTX. Importing it needs the
+``triton`` wheel; callers check ``MISSING`` first.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+try:
+    import triton
+    from triton.backends.compiler import GPUTarget
+    from triton.compiler import ASTSource
+    MISSING = None
+except ImportError as error:  # measured against Kiln alone
+    triton = None
+    MISSING = f"triton is not installed ({error})"
+
+_ELEMENTS = {np.dtype(t): name for t, name in (
+    (np.float16, "fp16"), (np.float32, "fp32"), (np.float64, "fp64"),
+    (np.int8, "i8"), (np.int16, "i16"), (np.int32, "i32"), (np.int64, "i64"),
+    (np.uint8, "u8"), (np.uint16, "u16"), (np.uint32, "u32"),
+    (np.uint64, "u64"), (np.bool_, "i1"))}
+
+
+def source(kernel, args: dict, constexprs: dict):
+    """The ASTSource a launch of the @triton.jit ``kernel`` with ``args``
+    (its run-time arguments by name) and ``constexprs`` compiles."""
+    signature, attrs, constants = {}, {}, dict(constexprs)
+    for index, name in enumerate(kernel.arg_names):
+        if name in constexprs:
+            signature[name] = "constexpr"
+            continue
+        value = args[name]
+        if isinstance(value, np.ndarray):
+            signature[name] = "*" + _ELEMENTS[value.dtype]
+            aligned = value.ctypes.data % 16 == 0
+        elif isinstance(value, (float, np.floating)):
+            signature[name], aligned = "fp32", False
+        elif int(value) == 1:  # specialized as Triton specializes it
+            signature[name], constants[name] = "constexpr", 1
+            continue
+        else:
+            value = int(value)
+            signature[name] = "i32" if -2**31 <= value < 2**31 else "i64"
+            aligned = value % 16 == 0
+        if aligned:
+            attrs[(index,)] = [["tt.divisibility", 16]]
+    return ASTSource(kernel, signature, constants, attrs)
+
+
+def compile_sm90a(kernel, args: dict, constexprs: dict, num_warps: int,
+                  num_stages: int):
+    """Triton's compile of that launch for sm_90a (capability 9.0)."""
+    return triton.compile(source(kernel, args, constexprs),
+                          target=GPUTarget("cuda", 90, 32),
+                          options={"num_warps": num_warps,
+                                   "num_stages": num_stages})

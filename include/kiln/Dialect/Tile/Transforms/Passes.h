@@ -1,0 +1,19 @@
+//===- Passes.h - Target-independent passes over tile IR --------*- C++ -*-===//
+
+#ifndef KILN_DIALECT_TILE_TRANSFORMS_PASSES_H
+#define KILN_DIALECT_TILE_TRANSFORMS_PASSES_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Pass/Pass.h"
+
+namespace kiln::tile {
+
+#define GEN_PASS_DECL
+#include "kiln/Dialect/Tile/Transforms/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "kiln/Dialect/Tile/Transforms/Passes.h.inc"
+
+} // namespace kiln::tile
+
+#endif // KILN_DIALECT_TILE_TRANSFORMS_PASSES_H

@@ -1,0 +1,132 @@
+// RUN: kiln-opt %s -split-input-file -tile-test-print-axis-info -verify-diagnostics
+
+// The offsets of Triton's matmul tutorial, wrapped to stay in bounds:
+// (pid * 128 + range) % n with n divisible by 16 keeps runs of 16 that
+// start at multiples of 16, so fp16 rows still load 16 bytes at a time.
+func.func @wrapped_offsets(%n: i32 {tile.divisibility = 16 : i64}) {
+  // expected-remark @+1 {{contiguity = [1], divisibility = [128], constancy = [1], constant = 128}}
+  %c128 = arith.constant 128 : i32
+  // expected-remark @+1 {{contiguity = [1], divisibility = [1], constancy = [1]}}
+  %pid = tile.program_id x
+  // expected-remark @+1 {{contiguity = [1], divisibility = [128], constancy = [1]}}
+  %start = arith.muli %pid, %c128 : i32
+  // expected-remark @+1 {{contiguity = [128], divisibility = [1073741824], constancy = [1]}}
+  %r = tile.range 0 to 128 : tensor<128xi32>
+  // expected-remark @+1 {{contiguity = [1], divisibility = [128], constancy = [128]}}
+  %s = tile.splat %start : i32 -> tensor<128xi32>
+  // expected-remark @+1 {{contiguity = [128], divisibility = [128], constancy = [1]}}
+  %offs = arith.addi %s, %r : tensor<128xi32>
+  // expected-remark @+1 {{contiguity = [1], divisibility = [16], constancy = [128]}}
+  %ns = tile.splat %n : i32 -> tensor<128xi32>
+  // expected-remark @+1 {{contiguity = [16], divisibility = [16], constancy = [1]}}
+  %wrapped = arith.remsi %offs, %ns : tensor<128xi32>
+  // The quotient is constant over the same pieces.
+  // expected-remark @+1 {{contiguity = [1], divisibility = [1], constancy = [16]}}
+  %rows = arith.divsi %offs, %ns : tensor<128xi32>
+  return
+}
+
+// -----
+
+// A remainder by a constant larger than the block keeps the whole run; a
+// dividend that is no run (a run times 2) leaves no run, and only what
+// divides every element of both operands.
+func.func @remainders(%x: tensor<64xi32>) {
+  // expected-remark @+1 {{contiguity = [64], divisibility = [1073741824], constancy = [1]}}
+  %r = tile.range 0 to 64 : tensor<64xi32>
+  // expected-remark @+1 {{contiguity = [1], divisibility = [256], constancy = [64], constant = 256}}
+  %c256 = arith.constant dense<256> : tensor<64xi32>
+  // expected-remark @+1 {{contiguity = [64], divisibility = [256], constancy = [1]}}
+  %m = arith.remui %r, %c256 : tensor<64xi32>
+  // expected-remark @+1 {{contiguity = [1], divisibility = [2], constancy = [64], constant = 2}}
+  %c2 = arith.constant dense<2> : tensor<64xi32>
+  // expected-remark @+1 {{contiguity = [1], divisibility = [2], constancy = [1]}}
+  %even = arith.muli %r, %c2 : tensor<64xi32>
+  // expected-remark @+1 {{contiguity = [1], divisibility = [2], constancy = [1]}}
+  %e = arith.remsi %even, %c256 : tensor<64xi32>
+  // Nothing is known of a run's remainder by an unknown tile.
+  // expected-remark @+1 {{contiguity = [1], divisibility = [1], constancy = [1]}}
+  %u = arith.remsi %r, %x : tensor<64xi32>
+  // expected-remark @+1 {{contiguity = [1], divisibility = [1], constancy = [64], constant = 1}}
+  %c1 = arith.constant dense<1> : tensor<64xi32>
+  // x % 1 is 0 everywhere; x / 1 is x.
+  // expected-remark @+1 {{contiguity = [1], divisibility = [1073741824], constancy = [64]}}
+  %zero = arith.remsi %r, %c1 : tensor<64xi32>
+  // expected-remark @+1 {{contiguity = [64], divisibility = [1073741824], constancy = [1]}}
+  %same = arith.divsi %r, %c1 : tensor<64xi32>
+  return
+}
+
+// -----
+
+// min and max keep runs only where both operands are runs, and what
+// divides both at the shorter runs' starts.
+func.func @min_max(%a: i32 {tile.divisibility = 16 : i64}) {
+  // expected-remark @+1 {{contiguity = [64], divisibility = [1073741824], constancy = [1]}}
+  %r = tile.range 0 to 64 : tensor<64xi32>
+  // expected-remark @+1 {{contiguity = [1], divisibility = [16], constancy = [64]}}
+  %s = tile.splat %a : i32 -> tensor<64xi32>
+  // expected-remark @+1 {{contiguity = [64], divisibility = [16], constancy = [1]}}
+  %run = arith.addi %r, %s : tensor<64xi32>
+  // expected-remark @+1 {{contiguity = [64], divisibility = [16], constancy = [1]}}
+  %both = arith.maxsi %run, %r : tensor<64xi32>
+  // A run against a splat: no run, and the run's elements divide by 1.
+  // expected-remark @+1 {{contiguity = [1], divisibility = [1], constancy = [1]}}
+  %mixed = arith.minsi %r, %s : tensor<64xi32>
+  // Two splats: what divides both.
+  // expected-remark @+1 {{contiguity = [1], divisibility = [16], constancy = [64]}}
+  %splats = arith.minui %s, %s : tensor<64xi32>
+  return
+}
+
+// -----
+
+// select takes whole pieces from either side where its condition is
+// constant over them; a scalar condition is constant over the tile.
+func.func @selects(%a: i32 {tile.divisibility = 64 : i64}, %c: i1) {
+  // expected-remark @+1 {{contiguity = [64], divisibility = [1073741824], constancy = [1]}}
+  %r = tile.range 0 to 64 : tensor<64xi32>
+  // expected-remark @+1 {{contiguity = [1], divisibility = [64], constancy = [64]}}
+  %s = tile.splat %a : i32 -> tensor<64xi32>
+  // expected-remark @+1 {{contiguity = [64], divisibility = [64], constancy = [1]}}
+  %run = arith.addi %r, %s : tensor<64xi32>
+  // expected-remark @+1 {{contiguity = [64], divisibility = [64], constancy = [1]}}
+  %either = arith.select %c, %run, %r : tensor<64xi32>
+  // expected-remark @+1 {{contiguity = [1], divisibility = [16], constancy = [64], constant = 16}}
+  %c16 = arith.constant dense<16> : tensor<64xi32>
+  // expected-remark @+1 {{contiguity = [1], divisibility = [1], constancy = [16]}}
+  %lt = arith.cmpi slt, %r, %c16 : tensor<64xi32>
+  // expected-remark @+1 {{contiguity = [16], divisibility = [16], constancy = [1]}}
+  %pieces = arith.select %lt, %run, %r : tensor<64xi1>, tensor<64xi32>
+  return
+}
+
+// -----
+
+// Hints replace what is derived: Triton's multiple_of and max_contiguous
+// on an offset the analysis knows nothing of.
+func.func @hints(%x: tensor<128xi32>, %p: !tile.ptr<f16>) {
+  // expected-remark @+1 {{contiguity = [128], divisibility = [128], constancy = [1]}}
+  %h = tile.assume %x {contiguity = array<i64: 128>, divisibility = array<i64: 128>} : tensor<128xi32>
+  // A divisibility that is no power of two counts as the power in it.
+  // expected-remark @+1 {{contiguity = [1], divisibility = [8], constancy = [1]}}
+  %d = tile.assume %x {divisibility = array<i64: 24>} : tensor<128xi32>
+  // expected-remark @+1 {{contiguity = [1], divisibility = [16], constancy = [1]}}
+  %q = tile.assume %p {divisibility = array<i64: 16>} : !tile.ptr<f16>
+  // expected-remark @+1 {{contiguity = [1], divisibility = [1], constancy = [32]}}
+  %k = tile.assume %x {constancy = array<i64: 32>} : tensor<128xi32>
+  return
+}
+
+// -----
+
+// Integer casts keep what is known of their source.
+func.func @casts() {
+  // expected-remark @+1 {{contiguity = [32], divisibility = [1073741824], constancy = [1]}}
+  %r = tile.range 0 to 32 : tensor<32xi32>
+  // expected-remark @+1 {{contiguity = [32], divisibility = [1073741824], constancy = [1]}}
+  %w = arith.extui %r : tensor<32xi32> to tensor<32xi64>
+  // expected-remark @+1 {{contiguity = [32], divisibility = [1073741824], constancy = [1]}}
+  %n = arith.trunci %w : tensor<32xi64> to tensor<32xi16>
+  return
+}
