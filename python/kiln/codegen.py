@@ -1106,33 +1106,15 @@ class CodeGenerator(ast.NodeVisitor):
 
     def integer_division(self, op: ast.operator, a: Value, b: Value
                          ) -> Value:
-        """``a // b`` or ``a % b`` toward zero, where no divisor traps: x //
-        0 and x % 0 are 0, and the lowest value // -1 wraps to itself (a
-        CPU's division faults on both, killing the process)."""
+        """``a // b`` or ``a % b`` toward zero, as Triton computes them (C's
+        rule, not Python's floor). x // 0 and x % 0 are 0, and the lowest
+        value // -1 wraps to itself: each target makes the plain op total
+        (tile-total-division) after the analyses that read it."""
         if a.type.elem == "i1":  # booleans divide as ints, as in Python
             a, b = self.cast(a, kl.int32), self.cast(b, kl.int32)
-        type_ = a.type
-
-        def constant(value: int) -> Value:
-            return self.broadcast_to(self.materialize(
-                value, type_.with_shape(())), type_.shape)
-
-        def compare(predicate: str, x: Value, y: Value) -> Value:
-            return self.op(f"arith.cmpi {predicate}, {x.name}, {y.name} : "
-                           f"{type_.ir()}", type_.with_elem("i1"))
-        lowest = -(1 << (_bits(type_.elem) - 1))
-        by_zero = compare("eq", b, constant(0))
-        overflow = self.binary(ast.BitAnd(), compare("eq", a, constant(
-            lowest)), compare("eq", b, constant(-1)))
-        one = constant(1)
-        safe = self.builtin_where(self.binary(ast.BitOr(), by_zero, overflow),
-                                  one, b)
         kind = "divsi" if isinstance(op, ast.FloorDiv) else "remsi"
-        result = self.op(f"arith.{kind} {a.name}, {safe.name} : "
-                         f"{type_.ir()}", type_)
-        if isinstance(op, ast.Mod):
-            return result  # a % 1 is 0
-        return self.builtin_where(by_zero, constant(0), result)
+        return self.op(f"arith.{kind} {a.name}, {b.name} : {a.type.ir()}",
+                       a.type)
 
     def addptr(self, pointer: Value, offset: Any) -> Value:
         if not isinstance(offset, Value):
