@@ -1685,9 +1685,8 @@ class CodeGenerator(ast.NodeVisitor):
         """``x`` with ``fact`` (divisibility, contiguity or constancy)
         stated per dimension, as Triton's hints state it: one value for
         each dimension (a scalar has one)."""
-        if not isinstance(x, Value) or not (x.type.is_pointer or
-                                            x.type.is_int):
-            raise self.error(f"kl.{hint} takes an integer or pointer value")
+        if not isinstance(x, Value):
+            raise self.error(f"kl.{hint} takes a value of the kernel")
         if isinstance(values, kl.constexpr):
             values = values.value
         if not isinstance(values, (list, tuple)):
@@ -1700,6 +1699,8 @@ class CodeGenerator(ast.NodeVisitor):
                 for v in values):
             raise self.error(f"kl.{hint} takes {rank} positive integer(s) "
                              f"for a value of rank {rank}, not {values}")
+        if not (x.type.is_pointer or x.type.is_int):
+            return x  # accepted, as Triton does, and states nothing
         facts = ", ".join(map(str, values))
         return self.op(f"tile.assume {x.name} {{{fact} = array<i64: "
                        f"{facts}>}} : {x.type.ir()}", x.type)
