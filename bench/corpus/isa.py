@@ -20,10 +20,10 @@ from pathlib import Path
 # ld.global / st.global with an optional vector count and an element size.
 _ACCESS = re.compile(
     r"\b(ld|st)\.global(?:\.[a-zA-Z0-9_:]+)*?(?:\.v(\d))?\.[bfsu](\d+)\b")
-# cp.async.{ca,cg}.shared.global [dst], [src], bytes
+# cp.async.{ca,cg}.shared.global [dst], [src], bytes (decimal or hex)
 _ASYNC_COPY = re.compile(
     r"\bcp\.async\.c[ag]\.shared\.global(?:\.[a-zA-Z0-9_:]+)*\s+\[[^\]]+\],"
-    r"\s*\[[^\]]+\],\s*(\d+)")
+    r"\s*\[[^\]]+\],\s*(0x[0-9a-fA-F]+|\d+)")
 _TMA_LOAD = re.compile(r"\bcp\.async\.bulk\.tensor\.\dd\.shared::cluster"
                        r"\.global")
 _TMA_STORE = re.compile(r"\bcp\.async\.bulk\.tensor\.\dd\.global\.shared")
@@ -89,7 +89,7 @@ def classify(ptx: str, log: str) -> InstructionClasses:
     for kind, vector, bits in _ACCESS.findall(ptx):
         size = int(vector or 1) * int(bits) // 8
         (loads if kind == "ld" else stores).append(size)
-    loads += [int(n) for n in _ASYNC_COPY.findall(ptx)]
+    loads += [int(n, 0) for n in _ASYNC_COPY.findall(ptx)]
     tma_loads = bool(_TMA_LOAD.search(ptx))
     matmul = ("wgmma" if "wgmma.mma_async" in ptx else
               "mma.sync" if re.search(r"\bmma\.sync\b", ptx) else "scalar")

@@ -1,0 +1,126 @@
+"""The corpus kernels as the GPU would compile them: for each, the
+arguments and meta-parameters a Triton user passes on an H100/H200 (the
+blocks, warps and stages of Triton's tutorials for Hopper), for
+``isa.py``'s comparison of Kiln's code with Triton's. Arrays only stand
+for their element type and alignment, so they are small; the integers are
+the sizes of a real launch, which both compilers specialize on (divisible
+by 16, or equal to 1)."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Callable
+
+import numpy as np
+
+
+@dataclasses.dataclass(frozen=True)
+class Case:
+    """One compile of one corpus kernel."""
+    module: str
+    """File of bench/corpus, without .py."""
+    kernel: str
+    """The @triton.jit function's name in it."""
+    args: Callable[[], dict]
+    """Its run-time arguments by name."""
+    constexprs: dict
+    num_warps: int = 4
+    num_stages: int = 3
+
+
+def _array(dtype) -> Callable[[], np.ndarray]:
+    return lambda: np.zeros(64, dtype)
+
+
+f16, f32 = _array(np.float16), _array(np.float32)
+
+
+def _pointers(names: str, make) -> dict:
+    return {name: make() for name in names.split()}
+
+
+def _attention(stage: int, head_dim: int) -> Case:
+    n_ctx, heads = 4096, 32
+    row = heads * n_ctx * head_dim
+
+    def args():
+        strides = {}
+        for t in "qkvo":
+            strides |= {f"stride_{t}z": row, f"stride_{t}h": n_ctx * head_dim,
+                        f"stride_{t}{'n' if t in 'kv' else 'm'}": head_dim}
+        return {**_pointers("Q K V Out", f16), "M": f32(), "sm_scale": 0.125,
+                **strides, "H": heads, "N_CTX": n_ctx}
+    return Case("flash_attention", "_attn_fwd", args,
+                {"HEAD_DIM": head_dim, "BLOCK_M": 128,
+                 "BLOCK_N": 64 if head_dim == 64 else 128, "STAGE": stage},
+                num_warps=8, num_stages=3)
+
+
+def _matmul(activation: str) -> Case:
+    size = 4096
+    return Case(
+        "matmul", "matmul_kernel",
+        lambda: {**_pointers("a_ptr b_ptr c_ptr", f16), "M": size, "N": size,
+                 "K": size, "stride_am": size, "stride_ak": 1,
+                 "stride_bk": size, "stride_bn": 1, "stride_cm": size,
+                 "stride_cn": 1},
+        {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 256, "BLOCK_SIZE_K": 64,
+         "GROUP_SIZE_M": 8, "ACTIVATION": activation},
+        num_warps=8, num_stages=3)
+
+
+CASES: dict[str, Case] = {
+    "vector_add": Case(
+        "vector_add", "add_kernel",
+        lambda: {**_pointers("x_ptr y_ptr output_ptr", f32),
+                 "n_elements": 98432},
+        {"BLOCK_SIZE": 1024}),
+    "softmax": Case(
+        "softmax", "softmax_kernel",
+        lambda: {**_pointers("output_ptr input_ptr", f32),
+                 "input_row_stride": 4096, "output_row_stride": 4096,
+                 "n_cols": 4096},
+        {"BLOCK_SIZE": 4096}, num_warps=16),
+    "softmax_persistent": Case(
+        "softmax", "persistent_softmax_kernel",
+        lambda: {**_pointers("output_ptr input_ptr", f32),
+                 "input_row_stride": 4096, "output_row_stride": 4096,
+                 "n_rows": 4096, "n_cols": 4096},
+        {"BLOCK_SIZE": 4096}, num_warps=8, num_stages=2),
+    "matmul": _matmul(""),
+    "matmul_leaky_relu": _matmul("leaky_relu"),
+    "layer_norm": Case(
+        "layer_norm", "_layer_norm_fwd_fused",
+        lambda: {**_pointers("X Y W B", f16), **_pointers("Mean Rstd", f32),
+                 "stride": 8192, "N": 8192, "eps": 1e-5},
+        {"BLOCK_SIZE": 8192}, num_warps=8),
+    "rms_norm": Case(
+        "rms_norm", "rms_norm_kernel",
+        lambda: {**_pointers("X Y W", f16), "stride_x": 4096,
+                 "stride_y": 4096, "N": 4096, "eps": 1e-6},
+        {"BLOCK_SIZE": 4096}, num_warps=8),
+    "dropout": Case(
+        "dropout", "_seeded_dropout",
+        lambda: {**_pointers("x_ptr output_ptr", f32), "n_elements": 98432,
+                 "p": 0.5, "seed": 123},
+        {"BLOCK_SIZE": 1024}),
+    "swiglu": Case(
+        "swiglu", "_swiglu_forward_kernel",
+        lambda: {**_pointers("a_ptr b_ptr c_ptr", f16), "stride": 4096},
+        {"n_cols": 4096, "BLOCK_SIZE": 4096}, num_warps=8),
+    "rotary": Case(
+        "rotary", "_rope_kernel",
+        lambda: {"q_ptr": f16(), "q_row_stride": 32 * 128,
+                 **_pointers("cos_ptr sin_ptr", f32), "cs_row_stride": 64,
+                 "n_heads": 32},
+        {"HEAD_DIM": 128, "BLOCK_H": 32}),
+    "column_sum": Case(
+        "column_sum", "sum_axis0_kernel",
+        lambda: {**_pointers("x_ptr out_ptr", f32), "M": 4096, "N": 4096,
+                 "stride_m": 4096, "stride_n": 1},
+        {"BLOCK_M": 32, "BLOCK_N": 128}),
+    "attention_d64": _attention(1, 64),
+    "attention_d64_causal": _attention(3, 64),
+    "attention_d128": _attention(1, 128),
+    "attention_d128_causal": _attention(3, 128),
+}
