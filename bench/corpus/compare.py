@@ -121,7 +121,7 @@ def table(rows: dict[str, dict], ptxas: str) -> list[str]:
         ours = row["kiln"].describe()
         theirs = row["triton"].describe() if "triton" in row else {}
         cells = [f"{ours[c]} / {theirs.get(c, '-')}" for c in columns]
-        gaps = "; ".join(row.get("shortfalls", [])) or "-"
+        gaps = "; ".join(row.get("shortfalls", {}).values()) or "-"
         lines.append(f"| {name} | " + " | ".join(cells) + f" | {gaps} |")
     return lines
 

@@ -102,21 +102,22 @@ def classify(ptx: str, log: str) -> InstructionClasses:
 
 
 def shortfalls(ours: InstructionClasses,
-               peer: InstructionClasses) -> list[str]:
-    """Each class in which ``ours`` is below ``peer``, as a sentence."""
-    found = []
+               peer: InstructionClasses) -> dict[str, str]:
+    """Each class in which ``ours`` is below ``peer`` (by the class's name
+    in ``describe``), with a sentence saying how."""
+    found = {}
+    mine, theirs = ours.describe(), peer.describe()
     if (ours.tma_loads, ours.load_bytes) < (peer.tma_loads, peer.load_bytes):
-        found.append(f"loads {ours.describe()['load']} wide against "
-                     f"{peer.describe()['load']}")
+        found["load"] = f"loads {mine['load']} wide against {theirs['load']}"
     if (ours.tma_stores, ours.store_bytes) < (peer.tma_stores,
                                               peer.store_bytes):
-        found.append(f"stores {ours.describe()['store']} wide against "
-                     f"{peer.describe()['store']}")
+        found["store"] = (f"stores {mine['store']} wide against "
+                          f"{theirs['store']}")
     if peer.pipelined and not ours.pipelined:
-        found.append("no asynchronous copies where the peer has them")
+        found["async copies"] = "no asynchronous copies where the peer has them"
     if _MATMULS.index(ours.matmul) < _MATMULS.index(peer.matmul):
-        found.append(f"{ours.matmul} against {peer.matmul}")
+        found["matmul"] = f"{ours.matmul} against {peer.matmul}"
     if ours.spilled_bytes > peer.spilled_bytes:
-        found.append(f"{ours.spilled_bytes} bytes spilled against "
-                     f"{peer.spilled_bytes}")
+        found["spilled"] = (f"{ours.spilled_bytes} bytes spilled against "
+                            f"{peer.spilled_bytes}")
     return found

@@ -1,0 +1,103 @@
+"""The corpus's instruction-class gate (bench/corpus/compare.py): every
+corpus kernel compiles for sm_90a with Kiln, and, where Triton is
+installed, gets no lower instruction class than Triton's compile of the
+same file. The gaps that remain are listed in KNOWN_SHORTFALLS, each with
+its issue; a new gap fails, and so does a gap that closed (take it off the
+list). Also: isa.classify on small PTX texts."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path[:0] = [str(ROOT / "bench" / "corpus"), str(ROOT / "bench")]
+
+import compare  # noqa: E402
+import isa  # noqa: E402
+import triton_peer  # noqa: E402
+from isa_cases import CASES  # noqa: E402
+
+_ATTENTION = {"async copies", "matmul", "spilled"}
+#: What Kiln still lacks against Triton 3.9, by case: the classes of
+#: isa.describe. Flash attention's K is loaded transposed (K-major B),
+#: which the pipeliner and wgmma do not take yet (issues 24 and 26);
+#: the matmul's epilogue stores from the accumulator layout, two elements
+#: at a time, where Triton converts it to a coalesced layout first; the
+#: persistent softmax's tl.range(num_stages=...) pipelines loads that feed
+#: no dot, which Kiln's pipeliner does not.
+KNOWN_SHORTFALLS = {
+    "softmax_persistent": {"async copies"},
+    "matmul": {"store"},
+    "matmul_leaky_relu": {"store"},
+    "attention_d64": _ATTENTION,
+    "attention_d64_causal": _ATTENTION,
+    "attention_d128": _ATTENTION,
+    "attention_d128_causal": _ATTENTION,
+}
+
+
+@pytest.fixture(scope="module")
+def ptxas():
+    found = compare.find_ptxas()
+    if found is None:
+        pytest.skip("no ptxas (KILN_PTXAS, PATH, /usr/local/cuda): the "
+                    "classes come from ptxas -v")
+    return found
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_corpus_kernel_against_triton(name, ptxas):
+    kiln = compare.classes(compare.kiln_ptx(CASES[name]), ptxas)
+    if triton_peer.MISSING:
+        pytest.skip(f"{triton_peer.MISSING}: Kiln compiled {name} "
+                    f"({kiln.describe()}) but has no peer to compare")
+    triton = compare.classes(compare.triton_ptx(CASES[name]), ptxas)
+    found = isa.shortfalls(kiln, triton)
+    expected = KNOWN_SHORTFALLS.get(name, set())
+    assert set(found) == expected, (
+        f"{name}: Kiln {kiln.describe()}, Triton {triton.describe()}; "
+        f"below Triton in {sorted(found)} ({found}), known: "
+        f"{sorted(expected)}")
+
+
+PTX = """
+    ld.global.v4.b32 { %r1, %r2, %r3, %r4 }, [ %rd1 + 0 ];
+    @%p1 ld.global.nc.L1::evict_last.v2.u32 { %r5, %r6 }, [ %rd2 ];
+    ld.global.b16 %rs1, [ %rd3 ];
+    st.global.v2.f32 [ %rd4 ], { %f1, %f2 };
+    cp.async.cg.shared.global [ %r29 + 0 ], [ %rd26 + 0 ], 0x10, %r31;
+    mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {...};
+"""
+LOG = """ptxas info    : Compiling entry function 'k' for 'sm_90a'
+    0 bytes stack frame, 24 bytes spill stores, 16 bytes spill loads
+ptxas info    : Used 168 registers, used 1 barriers"""
+
+
+def test_classify_reads_widths_copies_matmuls_and_spills():
+    classes = isa.classify(PTX, LOG)
+    assert (classes.load_bytes, classes.store_bytes) == (16, 8)
+    assert classes.pipelined and not classes.tma_loads
+    assert classes.matmul == "mma.sync"
+    assert (classes.registers, classes.spilled_bytes) == (168, 40)
+
+
+def test_classify_tma_and_wgmma():
+    ptx = ("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::"
+           "complete_tx::bytes [%r1], [%rd1, {%r2, %r3}], [%r4];\n"
+           "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {...};\n"
+           "st.global.b32 [%rd2], %r5;")
+    classes = isa.classify(ptx, "")
+    assert classes.tma_loads and classes.pipelined
+    assert classes.matmul == "wgmma" and classes.store_bytes == 4
+
+
+def test_shortfalls_name_each_lower_class():
+    low = isa.classify("ld.global.b16 %rs1, [%rd1];", LOG)
+    high = isa.classify(PTX.replace(LOG, ""), "")
+    gaps = isa.shortfalls(low, high)
+    assert set(gaps) == {"load", "store", "async copies", "matmul",
+                         "spilled"}
+    assert isa.shortfalls(high, low) == {}
