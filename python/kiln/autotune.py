@@ -245,7 +245,12 @@ class _EventClock:
         self.buffer.zero_()
 
 
-def _clock(on_gpu: bool) -> _HostClock | _EventClock:
+def benchmark_clock(on_gpu: bool) -> _HostClock | _EventClock:
+    """The clock that times launches on the host target, or on the GPU
+    (CUDA events where PyTorch has CUDA, else the wall clock after
+    waiting for the device): ``mark()`` before and after a run,
+    ``synchronize()`` once the runs are issued, then ``seconds(start,
+    end)`` of each; ``flush()`` clears the GPU's L2 before a run."""
     if not on_gpu:
         return _HostClock()
     try:
@@ -335,14 +340,18 @@ class Autotuner:
     that tuned, and is empty after a launch that found its winner already
     known (in this process or on disk)."""
 
-    def __init__(self, fn: JITFunction, configs: Sequence[Config],
-                 key: Sequence[str], restore_value: Sequence[str] | None,
+    def __init__(self, fn: JITFunction | Heuristics,
+                 configs: Sequence[Config], key: Sequence[str],
+                 restore_value: Sequence[str] | None,
                  reset_to_zero: Sequence[str] | None, warmup: float,
                  rep: float) -> None:
-        if not isinstance(fn, JITFunction):
+        if not isinstance(fn, (JITFunction, Heuristics)):
             raise KilnError("kiln.autotune applies to a @kiln.jit kernel: "
-                            "put @kiln.autotune(...) above @kiln.jit")
-        self.fn = fn
+                            "put @kiln.autotune(...) above @kiln.jit (and "
+                            "above any @heuristics)")
+        # What launches (the kernel, or heuristics over it), and the kernel.
+        self.launches = fn
+        self.fn = fn if isinstance(fn, JITFunction) else fn.fn
         self.__name__ = fn.__name__
         self.__doc__ = fn.__doc__
         self.configs = list(configs)
@@ -475,13 +484,13 @@ class Autotuner:
 
     def _launch(self, config: Config, given: dict[str, Any],
                 grid: Sequence[int] | Callable) -> None:
-        arguments = {**given, **config.kwargs}
         if callable(grid):
-            grid = grid({**self.fn.bind((), arguments).arguments,
-                         "num_warps": config.num_warps,
-                         "num_stages": config.num_stages})
-        self.fn.run(grid=grid, num_warps=config.num_warps,
-                    num_stages=config.num_stages, **arguments)
+            # Called by the kernel's launch with every argument it binds
+            # (those heuristics add too), and the config's options.
+            grid = functools.partial(_grid_with_options, grid, config)
+        self.launches.run(grid=grid, num_warps=config.num_warps,
+                          num_stages=config.num_stages,
+                          **{**given, **config.kwargs})
 
     def _cache_path(self, key: tuple) -> Path | None:
         """The file that keeps the winner of ``key``, named by the kernel's
@@ -525,7 +534,7 @@ class Autotuner:
                     if name in arrays}
         zeroed = {name: _copy(arrays[name]) for name in self.reset_to_zero
                   if name in arrays and name not in restored}
-        clock = _clock(self._on_gpu(given))
+        clock = benchmark_clock(self._on_gpu(given))
 
         def before() -> None:
             for name in self.reset_to_zero:
@@ -556,6 +565,75 @@ class Autotuner:
                             f"'{self.__name__}' failed:\n  "
                             + "\n  ".join(failures))
         return timings
+
+
+def _grid_with_options(grid: Callable, config: Config,
+                       arguments: dict[str, Any]) -> Any:
+    return grid({**arguments, "num_warps": config.num_warps,
+                 "num_stages": config.num_stages})
+
+
+class Heuristics:
+    """A ``@kiln.jit`` kernel (or an autotuned one) whose launches compute
+    some arguments first, as Triton's ``@triton.heuristics``: each of
+    ``values`` maps a parameter name to a function of the launch's
+    arguments (a dict by name: those given, positional and keyword, and
+    the values computed before it) that returns the value passed for it.
+    ``kernel[grid](*args)`` launches it.
+
+    >>> import kiln, kiln.language as kl
+    >>> @heuristics({"BLOCK": lambda args: 1 << (args["n"] - 1).bit_length()})
+    ... @kiln.jit
+    ... def fill(x_ptr, n, BLOCK: kl.constexpr):
+    ...     offsets = kl.arange(0, BLOCK)
+    ...     kl.store(x_ptr + offsets, offsets, mask=offsets < n)
+    >>> x = np.zeros(100, np.int32)
+    >>> fill[(1,)](x, 100)
+    >>> int(x[-1])
+    99
+    """
+
+    def __init__(self, fn: JITFunction | Autotuner,
+                 values: dict[str, Callable[[dict], Any]]) -> None:
+        if not isinstance(fn, (JITFunction, Autotuner, Heuristics)):
+            raise KilnError("heuristics apply to a @kiln.jit kernel: put "
+                            "@heuristics(...) above @kiln.jit")
+        if not isinstance(values, dict) or not all(
+                callable(v) for v in values.values()):
+            raise KilnError("heuristics take a dict from parameter name to "
+                            "a function of the launch's arguments")
+        self.launches = fn
+        self.fn = fn.fn if isinstance(fn, (Autotuner, Heuristics)) else fn
+        self.values = dict(values)
+        self.__name__ = fn.__name__
+        self.__doc__ = fn.__doc__
+        for name in self.values:
+            if name not in self.fn.signature.parameters:
+                raise KilnError(
+                    f"heuristics of '{self.__name__}' set '{name}', which is "
+                    f"not a parameter of the kernel (those are: "
+                    f"{', '.join(self.fn.signature.parameters)})")
+
+    def __getitem__(self, grid: Sequence[int] | Callable) -> Callable:
+        return lambda *args, **kwargs: self.run(*args, grid=grid, **kwargs)
+
+    def __call__(self, *args, **kwargs):
+        raise KilnError(f"launch a kernel with {self.__name__}[grid](...)")
+
+    def run(self, *args, grid: Sequence[int] | Callable, **kwargs) -> None:
+        """Launches the kernel with the computed values added to
+        ``kwargs``."""
+        names = list(self.fn.signature.parameters)
+        for name, heuristic in self.values.items():
+            kwargs[name] = heuristic({**dict(zip(names, args)), **kwargs})
+        self.launches.run(*args, grid=grid, **kwargs)
+
+
+def heuristics(values: dict[str, Callable[[dict], Any]]
+               ) -> Callable[[JITFunction], Heuristics]:
+    """Computes the arguments named in ``values`` at each launch from the
+    others (see `Heuristics`)."""
+    return lambda fn: Heuristics(fn, values)
 
 
 def autotune(configs: Sequence[Config], key: Sequence[str], *,

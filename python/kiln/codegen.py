@@ -408,11 +408,30 @@ class CodeGenerator(ast.NodeVisitor):
             raise self.error("a loop variable must be a name", node.target)
         iterator = node.iter
         if not (isinstance(iterator, ast.Call)):
-            raise self.error("loops run over range(...) or "
+            raise self.error("loops run over range(...), kl.range(...) or "
                              "kl.static_range(...)", iterator)
         callee = self.resolve(iterator.func)
+        if callee not in (kl.static_range, kl.range, range):
+            raise self.error("loops run over range(...), kl.range(...) or "
+                             "kl.static_range(...)", iterator)
         args = [self.expr(a) for a in iterator.args]
+        keywords = {kw.arg: self.expr(kw.value) for kw in iterator.keywords}
+        if callee is not range:
+            # Triton's signatures: (arg1, arg2=None, step=None, hints...).
+            try:
+                bound = inspect.signature(callee).bind(*args, **keywords)
+            except TypeError as exc:
+                raise self.error(f"kl.{callee.__name__}: {exc}",
+                                 iterator) from None
+            bound.apply_defaults()
+            given = bound.arguments
+            args = list(kl.loop_bounds(given["arg1"], given["arg2"],
+                                   given["step"]))
+            keywords = {"num_stages": given["num_stages"]} \
+                if callee is kl.range else {}
         if callee is kl.static_range:
+            args = [a.value if isinstance(a, kl.constexpr) else a
+                    for a in args]
             if any(isinstance(a, Value) for a in args):
                 raise self.error("kl.static_range needs constant bounds",
                                  iterator)
@@ -428,23 +447,21 @@ class CodeGenerator(ast.NodeVisitor):
                 if "__return__" in self.scope:
                     break
             return
-        if callee is not range:
-            raise self.error("loops run over range(...) or "
-                             "kl.static_range(...)", iterator)
         if node.orelse:
             raise self.error("for ... else is not supported", node)
         num_stages = None
-        for kw in iterator.keywords:
-            if kw.arg != "num_stages":
-                raise self.error(f"range() takes no argument '{kw.arg}'", kw)
-            num_stages = self.expr(kw.value)
-            if isinstance(num_stages, kl.constexpr):
-                num_stages = num_stages.value
+        for name, value in keywords.items():
+            if name != "num_stages":
+                raise self.error(f"range() takes no argument '{name}'")
+            num_stages = value.value if isinstance(value, kl.constexpr) \
+                else value
+            if num_stages is None and callee is kl.range:
+                continue
             if not isinstance(num_stages, int) or isinstance(num_stages,
                                                               bool) \
                     or num_stages < 1:
                 raise self.error("num_stages must be a constant integer of "
-                                 "at least 1", kw)
+                                 "at least 1", iterator)
         if len(args) == 1:
             args = [0, args[0], 1]
         elif len(args) == 2:
@@ -481,10 +498,11 @@ class CodeGenerator(ast.NodeVisitor):
         if counted:
             lower, upper = self.materialize(0, counter), trips
             step = self.materialize(1, counter)
-        if node.target.id in _assigned_names(node.body):
-            raise self.error(f"the loop variable '{node.target.id}' is "
-                             "assigned in its loop; use another name",
-                             node.target)
+        # A body may rebind the loop variable (Triton's `start_n =
+        # tl.multiple_of(start_n, BLOCK_N)`): that holds for the rest of
+        # the iteration, as in Python; the next one starts from the loop's
+        # value again.
+        reassigned = node.target.id in _assigned_names(node.body)
         before = dict(self.scope)
         carried = [name for name in sorted(_assigned_names(node.body))
                    if name in before and name != node.target.id]
@@ -539,7 +557,12 @@ class CodeGenerator(ast.NodeVisitor):
             previous = previous.value
         static = [a.value if isinstance(a, kl.constexpr) else a
                   for a in args]
-        if name not in before and not (
+        if reassigned:
+            # Python leaves it what the last iteration assigned.
+            last = _Unmerged(f"the loop variable '{name}' is assigned in "
+                             "its loop, so it has no value after the loop; "
+                             "use another name after it")
+        elif name not in before and not (
                 all(isinstance(a, int) for a in static) and
                 len(range(*static)) > 0):
             last = _Unmerged(f"'{name}' has no value after a loop that may "
@@ -725,8 +748,12 @@ class CodeGenerator(ast.NodeVisitor):
             raise self.error(f"tiles have no attribute '{node.attr}'")
         try:
             return getattr(base, node.attr)
-        except AttributeError:
-            raise self.error(f"'{node.attr}' is not defined on {base!r}")
+        except AttributeError as exc:
+            # A module that knows why it lacks the name says so
+            # (kiln.triton.language names Triton's features Kiln lacks).
+            message = str(exc) if isinstance(exc, KilnError) else \
+                f"'{node.attr}' is not defined on {base!r}"
+            raise self.error(message) from None
 
     def expr_BinOp(self, node: ast.BinOp) -> Any:
         return self.binary(node.op, self.expr(node.left),
@@ -1281,8 +1308,17 @@ class CodeGenerator(ast.NodeVisitor):
         return (f" boundary_check = [{', '.join(map(str, dims))}]"
                 if dims else "")
 
+    def check_hints(self, op: str, cache_modifier: Any, eviction_policy: Any,
+                    volatile: Any = False) -> None:
+        problem = kl.memory_hint_problem(op, cache_modifier, eviction_policy,
+                                         volatile)
+        if problem:
+            raise self.error(problem)
+
     def builtin_load(self, pointer, mask=None, other=None, boundary_check=(),
-                     padding_option=""):
+                     padding_option="", *, cache_modifier="",
+                     eviction_policy="", volatile=False):
+        self.check_hints("load", cache_modifier, eviction_policy, volatile)
         if isinstance(pointer, Value) and pointer.type.is_block_pointer:
             if mask is not None or other is not None:
                 raise self.error("kl.load of a block pointer takes "
@@ -1322,7 +1358,9 @@ class CodeGenerator(ast.NodeVisitor):
         return self.op(f"tile.load {operands} : {pointer.type.ir()} -> "
                        f"{result.ir()}", result)
 
-    def builtin_store(self, pointer, value, mask=None, boundary_check=()):
+    def builtin_store(self, pointer, value, mask=None, boundary_check=(), *,
+                      cache_modifier="", eviction_policy=""):
+        self.check_hints("store", cache_modifier, eviction_policy)
         if isinstance(pointer, Value) and pointer.type.is_block_pointer:
             if mask is not None:
                 raise self.error("kl.store to a block pointer takes "
@@ -1355,8 +1393,15 @@ class CodeGenerator(ast.NodeVisitor):
         self.emit(f"tile.store {operands} : {pointer.type.ir()}, "
                   f"{value.type.ir()} {self.loc()}")
 
-    def atomic(self, kind: str, pointer, value, mask):
+    def atomic(self, kind: str, pointer, value, mask, sem, scope):
+        problem = kl.atomic_order_problem(sem, scope)
+        if problem:
+            raise self.error(problem)
         pointer = self.check_pointer(pointer, f"kl.atomic_{kind}")
+        if kind in ("and", "or", "xor") and not Type(
+                (), pointer.type.pointee).is_int:
+            raise self.error(f"kl.atomic_{kind} needs integers, not "
+                             f"{pointer.type.pointee}")
         value = self.materialize(value, Type((), pointer.type.pointee))
         shape = self.broadcast_shape(pointer.type.shape, value.type.shape)
         mask = self.mask_for(mask, shape)
@@ -1368,20 +1413,43 @@ class CodeGenerator(ast.NodeVisitor):
         operands = f"{pointer.name}, {value.name}"
         if mask is not None:
             operands += f", {mask.name}"
-        return self.op(f"tile.atomic_rmw {kind} acq_rel gpu {operands} : "
+        sem = sem or kl.MEMORY_SEMANTICS[0]
+        scope = scope or kl.MEMORY_SCOPES[0]
+        return self.op(f"tile.atomic_rmw {kind} {sem} {scope} {operands} : "
                        f"{pointer.type.ir()}, {value.type.ir()}", value.type)
 
-    def builtin_atomic_add(self, pointer, value, mask=None):
-        return self.atomic("add", pointer, value, mask)
+    def builtin_atomic_add(self, pointer, value, mask=None, sem=None,
+                           scope=None):
+        return self.atomic("add", pointer, value, mask, sem, scope)
 
-    def builtin_atomic_max(self, pointer, value, mask=None):
-        return self.atomic("max", pointer, value, mask)
+    def builtin_atomic_max(self, pointer, value, mask=None, sem=None,
+                           scope=None):
+        return self.atomic("max", pointer, value, mask, sem, scope)
 
-    def builtin_atomic_min(self, pointer, value, mask=None):
-        return self.atomic("min", pointer, value, mask)
+    def builtin_atomic_min(self, pointer, value, mask=None, sem=None,
+                           scope=None):
+        return self.atomic("min", pointer, value, mask, sem, scope)
 
-    def builtin_atomic_xchg(self, pointer, value, mask=None):
-        return self.atomic("xchg", pointer, value, mask)
+    def builtin_atomic_xchg(self, pointer, value, mask=None, sem=None,
+                            scope=None):
+        return self.atomic("xchg", pointer, value, mask, sem, scope)
+
+    def builtin_atomic_and(self, pointer, value, mask=None, sem=None,
+                           scope=None):
+        return self.atomic("and", pointer, value, mask, sem, scope)
+
+    def builtin_atomic_or(self, pointer, value, mask=None, sem=None,
+                          scope=None):
+        return self.atomic("or", pointer, value, mask, sem, scope)
+
+    def builtin_atomic_xor(self, pointer, value, mask=None, sem=None,
+                           scope=None):
+        return self.atomic("xor", pointer, value, mask, sem, scope)
+
+    def builtin_cast(self, x, dtype, fp_downcast_rounding=None,
+                     bitcast=False):
+        return self.method_to(self.materialize(x, None), dtype,
+                              fp_downcast_rounding, bitcast)
 
     def builtin_where(self, condition, x, y):
         condition = self.materialize(condition, Type((), "i1"))
@@ -1537,12 +1605,32 @@ class CodeGenerator(ast.NodeVisitor):
                 x, axis, add))
         return self.reduced(x, axis, keep_dims, total)
 
-    def builtin_max(self, x, axis=None, keep_dims=False):
+    def with_indices(self, name: str, x, axis, tie_break_left,
+                     keep_dims) -> tuple[Value, Value]:
+        """``kl.max(x, axis, return_indices=True)``: the extremum and the
+        index of its first occurrence."""
+        if not tie_break_left:
+            raise self.error(f"kl.{name}: return_indices_tie_break_left="
+                             "False is not supported by Kiln yet")
+        value = getattr(self, f"builtin_{name}")(x, axis, keep_dims=keep_dims)
+        index = getattr(self, f"builtin_arg{name}")(x, axis,
+                                                    keep_dims=keep_dims)
+        return value, index
+
+    def builtin_max(self, x, axis=None, return_indices=False,
+                    return_indices_tie_break_left=True, keep_dims=False):
+        if return_indices:
+            return self.with_indices("max", x, axis,
+                                     return_indices_tie_break_left, keep_dims)
         return self.reduced(x, axis, keep_dims, lambda x, axis: self.reduce(
             x, axis, lambda a, b, t: [
                 f"%r = arith.{self.extremum('max', t)} {a}, {b} : {t}"]))
 
-    def builtin_min(self, x, axis=None, keep_dims=False):
+    def builtin_min(self, x, axis=None, return_indices=False,
+                    return_indices_tie_break_left=True, keep_dims=False):
+        if return_indices:
+            return self.with_indices("min", x, axis,
+                                     return_indices_tie_break_left, keep_dims)
         return self.reduced(x, axis, keep_dims, lambda x, axis: self.reduce(
             x, axis, lambda a, b, t: [
                 f"%r = arith.{self.extremum('min', t)} {a}, {b} : {t}"]))
@@ -1594,11 +1682,18 @@ class CodeGenerator(ast.NodeVisitor):
         self.emit(f"}} {self.loc()}")
         return Value(f"{name}#1", indices)
 
-    def builtin_argmax(self, x, axis, keep_dims=False):
+    def check_tie_break(self, name: str, tie_break_left: Any) -> None:
+        if not tie_break_left:
+            raise self.error(f"kl.{name}: tie_break_left=False is not "
+                             "supported by Kiln yet")
+
+    def builtin_argmax(self, x, axis, tie_break_left=True, keep_dims=False):
+        self.check_tie_break("argmax", tie_break_left)
         return self.reduced(x, axis, keep_dims, lambda x, axis:
                             self.arg_reduce(x, axis, "max"))
 
-    def builtin_argmin(self, x, axis, keep_dims=False):
+    def builtin_argmin(self, x, axis, tie_break_left=True, keep_dims=False):
+        self.check_tie_break("argmin", tie_break_left)
         return self.reduced(x, axis, keep_dims, lambda x, axis:
                             self.arg_reduce(x, axis, "min"))
 

@@ -329,7 +329,9 @@ def _shape_of(*values: Any) -> tuple[int, ...]:
 
 
 def load(pointer, mask=None, other=None, boundary_check=(),
-         padding_option=""):
+         padding_option="", *, cache_modifier="", eviction_policy="",
+         volatile=False):
+    _check_hints("load", cache_modifier, eviction_policy, volatile)
     if isinstance(pointer, BlockPointer):
         pointers, inside = pointer.access(boundary_check)
         fill = np.nan if padding_option == "nan" else 0
@@ -347,7 +349,9 @@ def load(pointer, mask=None, other=None, boundary_check=(),
     return Tile(result)
 
 
-def store(pointer, value, mask=None, boundary_check=()):
+def store(pointer, value, mask=None, boundary_check=(), *,
+          cache_modifier="", eviction_policy=""):
+    _check_hints("store", cache_modifier, eviction_policy)
     if isinstance(pointer, BlockPointer):
         pointers, inside = pointer.access(boundary_check)
         return store(pointers, value, Tile(inside))
@@ -360,8 +364,24 @@ def store(pointer, value, mask=None, boundary_check=()):
     pointer.base[target.indices(where)] = data[where]
 
 
-def _atomic(combine: Callable) -> Callable:
-    def atomic(pointer, value, mask=None):
+def _check_hints(op: str, cache_modifier: str, eviction_policy: str,
+                 volatile: bool = False) -> None:
+    """Refuses what the compiler refuses of kl.load and kl.store's hints."""
+    problem = kl.memory_hint_problem(op, cache_modifier, eviction_policy,
+                                     volatile)
+    if problem:
+        raise KilnError(problem)
+
+
+def _atomic(kind: str, combine: Callable, integers_only: bool = False
+            ) -> Callable:
+    def atomic(pointer, value, mask=None, sem=None, scope=None):
+        problem = kl.atomic_order_problem(sem, scope)
+        if problem:
+            raise KilnError(problem)
+        if integers_only and pointer.base.dtype.kind not in "iu":
+            raise KilnError(f"kl.atomic_{kind} needs integers, not "
+                            f"{pointer.base.dtype}")
         shape = _shape_of(pointer, value,
                           mask if isinstance(mask, Tile) else None)
         offsets = np.broadcast_to(pointer.offsets, shape)
@@ -458,8 +478,29 @@ def cumsum(x, axis=0):
     return Tile(np.cumsum(data, axis=axis).astype(data.dtype))
 
 
+def _with_indices(name: str, reduce: Callable, arg: Callable) -> Callable:
+    """kl.max or kl.min, which with ``return_indices`` also give the
+    index of the first extremum."""
+    def extremum(x, axis=None, return_indices=False,
+                 return_indices_tie_break_left=True, keep_dims=False):
+        if not return_indices:
+            return reduce(x, axis, keep_dims)
+        if not return_indices_tie_break_left:
+            raise KilnError(f"kl.{name}: return_indices_tie_break_left=False "
+                            "is not supported by Kiln yet")
+        return reduce(x, axis, keep_dims), arg(x, axis, keep_dims=keep_dims)
+    return extremum
+
+
+def _check_tie_break(name: str, tie_break_left: Any) -> None:
+    if not tie_break_left:
+        raise KilnError(f"kl.{name}: tie_break_left=False is not supported "
+                        "by Kiln yet")
+
+
 def _arg(fn: Callable) -> Callable:
-    def arg(x, axis, keep_dims=False):
+    def arg(x, axis, tie_break_left=True, keep_dims=False):
+        _check_tie_break(fn.__name__, tie_break_left)
         data = _data(x)
         axis = _axis(axis, data)
         return _kept(fn(data, axis=axis).astype(np.int32), data, axis,
@@ -695,8 +736,8 @@ IMPLEMENTATIONS: dict[str, Callable] = {
     "fma": lambda x, y, z: x * y + z,
     "cdiv": _cdiv,
     "sum": _reduce(np.sum, True),
-    "max": _reduce(np.max, False),
-    "min": _reduce(np.min, False),
+    "max": _with_indices("max", _reduce(np.max, False), _arg(np.argmax)),
+    "min": _with_indices("min", _reduce(np.min, False), _arg(np.argmin)),
     "argmax": _arg(np.argmax),
     "argmin": _arg(np.argmin),
     "cumsum": cumsum,
@@ -725,10 +766,19 @@ IMPLEMENTATIONS: dict[str, Callable] = {
     "randn": _randn,
     "trans": lambda x: Tile(_data(x).T),
     "reshape": lambda x, shape: Tile(_data(x).reshape(shape)),
-    "atomic_add": _atomic(lambda old, v: old + v),
-    "atomic_max": _atomic(max),
-    "atomic_min": _atomic(min),
-    "atomic_xchg": _atomic(lambda old, v: v),
+    "atomic_add": _atomic("add", lambda old, v: old + v),
+    "atomic_max": _atomic("max", max),
+    "atomic_min": _atomic("min", min),
+    "atomic_xchg": _atomic("xchg", lambda old, v: v),
+    "atomic_and": _atomic("and", lambda old, v: old & v,
+                          integers_only=True),
+    "atomic_or": _atomic("or", lambda old, v: old | v,
+                          integers_only=True),
+    "atomic_xor": _atomic("xor", lambda old, v: old ^ v,
+                          integers_only=True),
+    "cast": lambda x, dtype, fp_downcast_rounding=None, bitcast=False: (
+        x if isinstance(x, Tile) else Tile(_data(x))).to(
+            dtype, fp_downcast_rounding, bitcast),
     "static_assert": _static_assert,
     "device_print": _device_print,
     "device_assert": _device_assert,
@@ -758,7 +808,7 @@ def _argument(value: Any) -> Any:
     return value
 
 
-def _kernel_range(*bounds, num_stages: int | None = None):
+def kernel_range(*bounds, num_stages: int | None = None):
     """``range`` as a kernel has it: ``num_stages`` (a pipelining hint), a
     step of 0 runs no iteration, and the loop variable is an i32 scalar
     (i64 where a bound is), whose arithmetic wraps as compiled."""
@@ -794,7 +844,7 @@ def _kernel_extremum(name: str, combine: Callable) -> Callable:
 
 def as_kernel(fn: Callable) -> Callable:
     """``fn`` with the builtins a kernel sees in place of Python's."""
-    namespace = dict(fn.__globals__, range=_kernel_range,
+    namespace = dict(fn.__globals__, range=kernel_range,
                      min=_kernel_extremum("min", IMPLEMENTATIONS["minimum"]),
                      max=_kernel_extremum("max", IMPLEMENTATIONS["maximum"]))
     kernel = types.FunctionType(fn.__code__, namespace, fn.__name__,

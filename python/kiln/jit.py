@@ -100,12 +100,56 @@ class CompiledKernel:
     asm: dict[str, str | bytes]
     metadata: KernelMetadata | None
 
+    def _reported(self, what: str) -> KernelMetadata:
+        if self.metadata is None:
+            raise KilnError(f"{what} is known only where ptxas is found (it "
+                            "reports it when it makes the cubin)")
+        return self.metadata
+
+    @property
+    def n_regs(self) -> int:
+        """Registers per thread, as Triton's ``CompiledKernel.n_regs``."""
+        return self._reported("n_regs").registers
+
+    @property
+    def n_spills(self) -> int:
+        """Triton's ``n_spills``: the thread's local memory (ptxas's stack
+        frame, which holds the spilled registers) in 4-byte words."""
+        return self._reported("n_spills").stack_frame // 4
+
+
+#: Launch options that a kernel parameter of the same name also receives,
+#: with their defaults.
+LAUNCH_OPTIONS = {"num_warps": 4, "num_stages": 3}
+
+
+def is_constexpr_annotation(annotation: Any, scope: dict[str, Any]) -> bool:
+    """Whether a parameter annotation marks a constexpr: ``kl.constexpr``
+    itself, or a string naming it (``"tl.constexpr"``,
+    ``"triton.language.constexpr"``, as under ``from __future__ import
+    annotations``), looked up in the kernel's globals; a string that names
+    nothing there counts when its last name is ``constexpr``."""
+    if annotation is kl.constexpr:
+        return True
+    if not isinstance(annotation, str):
+        return False
+    try:
+        value = eval(annotation, dict(scope))
+    except Exception:  # a name the kernel's module does not define
+        return re.fullmatch(r"""\s*(['"]?)\s*(\w+\s*\.\s*)*constexpr"""
+                            r"""\s*\1\s*""", annotation) is not None
+    # A quoted annotation under `from __future__ import annotations` is a
+    # string of a string.
+    return is_constexpr_annotation(value, scope) if isinstance(value, str) \
+        else value is kl.constexpr
+
 
 class JITFunction:
     """A kernel; ``kernel[grid](*args)`` launches it."""
 
     def __init__(self, fn: Callable, interpret: bool | None = None,
-                 debug: bool | None = None) -> None:
+                 debug: bool | None = None,
+                 do_not_specialize: Sequence[int | str] = ()) -> None:
         self.fn = fn
         self.interpret = interpret
         self._debug = debug
@@ -114,8 +158,17 @@ class JITFunction:
         self.signature = inspect.signature(fn)
         self.constexprs = {
             name for name, p in self.signature.parameters.items()
-            if p.annotation is kl.constexpr or p.annotation == "kl.constexpr"
-            or p.annotation == "constexpr"}
+            if is_constexpr_annotation(p.annotation, fn.__globals__)}
+        names = list(self.signature.parameters)
+        self.do_not_specialize = set()
+        for entry in do_not_specialize:
+            if isinstance(entry, int) and 0 <= entry < len(names):
+                entry = names[entry]
+            if entry not in names or entry in self.constexprs:
+                raise KilnError(f"{fn.__name__}: do_not_specialize names "
+                                f"{entry!r}, which is no parameter that is "
+                                "not a constexpr")
+            self.do_not_specialize.add(entry)
         self._cache: dict[tuple, tuple[Module, HostExecutable]] = {}
         self._gpu_cache: dict[tuple, tuple[Module, CudaModule]] = {}
         # The cache-hit path: GPU launches by launch key (see _launch_key).
@@ -175,7 +228,8 @@ class JITFunction:
         """Argument types and compile-time values for this launch. Like
         Triton, integers and pointers divisible by 16 are specialized as such
         (`tile.divisibility`, which lets the GPU vectorize), and integers
-        equal to 1 are compiled as the constant."""
+        equal to 1 are compiled as the constant, except the parameters
+        named in ``do_not_specialize``."""
         types, constants = {}, {}
         for name, value in bound.arguments.items():
             if name in self.constexprs:
@@ -193,6 +247,8 @@ class JITFunction:
                     type_ = type_.known_to_be(1)
                 elif value % 16 == 0:
                     type_ = type_.divisible_by(16)
+            if name in self.do_not_specialize:
+                type_ = Type((), type_.elem)
             types[name] = type_
         return types, constants
 
@@ -201,14 +257,30 @@ class JITFunction:
         types, constants = self.specialize(self.bind(args, kwargs))
         return CodeGenerator(self.fn, types, constants, self.debug).generate()
 
-    def warmup(self, *args, chip: str = "sm_90a", num_warps: int = 4,
-               num_stages: int = 3, **kwargs) -> CompiledKernel:
+    def _options(self, kwargs: dict, num_warps: Any, num_stages: Any
+                 ) -> tuple[int, int]:
+        """A launch's options, default where not given; a kernel parameter
+        named as one also receives what was given for it (added to
+        ``kwargs``), as in Triton."""
+        given = {"num_warps": num_warps, "num_stages": num_stages}
+        for option, value in given.items():
+            if value is not None and option in self.signature.parameters:
+                kwargs[option] = value
+        return tuple(LAUNCH_OPTIONS[option] if value is None
+                     else _constant(value) for option, value in given.items())
+
+    def warmup(self, *args, chip: str = "sm_90a",
+               num_warps: int | None = None, num_stages: int | None = None,
+               grid: Any = None, **kwargs) -> CompiledKernel:
         """Compiles for the GPU (no launch, no GPU needed) for these
         arguments; arrays may be numpy or device arrays, only their types
-        and alignment count. The binary goes into the disk cache, so that a
-        later launch on a device of ``chip`` with the same arguments loads
-        it (even under ``KILN_REQUIRE_CACHE_HIT=1``). The result's ``asm``
-        holds every stage and its ``metadata`` what ptxas reported."""
+        and alignment count. ``grid`` is taken, as Triton's ``warmup``
+        takes it, and not used. The binary goes into the disk cache, so
+        that a later launch on a device of ``chip`` with the same arguments
+        loads it (even under ``KILN_REQUIRE_CACHE_HIT=1``). The result's
+        ``asm`` holds every stage, its ``metadata`` what ptxas reported,
+        and its ``n_regs`` and ``n_spills`` what Triton's hold."""
+        num_warps, num_stages = self._options(kwargs, num_warps, num_stages)
         types, constants = self.specialize(self.bind(args, kwargs))
         with self._lock:
             module, text = self._parse(types, constants)
@@ -385,8 +457,9 @@ class JITFunction:
             grid = grid(arguments())
         return (grid,) if isinstance(grid, (int, np.integer)) else tuple(grid)
 
-    def run(self, *args, grid, num_warps: int = 4, num_stages: int = 3,
-            **kwargs) -> None:
+    def run(self, *args, grid, num_warps: int | None = None,
+            num_stages: int | None = None, **kwargs) -> None:
+        num_warps, num_stages = self._options(kwargs, num_warps, num_stages)
         fast = None if self.interpreted else self._launch_key(
             args, kwargs, num_warps, num_stages)
         if fast is not None:
@@ -443,9 +516,12 @@ class JITFunction:
 
 
 def jit(fn: Callable | None = None, *, interpret: bool | None = None,
-        debug: bool | None = None):
+        debug: bool | None = None,
+        do_not_specialize: Sequence[int | str] = ()):
     """Makes ``fn`` a kernel (``@kiln.jit``, ``@kiln.jit(interpret=True)``,
-    ``@kiln.jit(debug=True)``). See the module documentation."""
+    ``@kiln.jit(debug=True)``); ``do_not_specialize`` names parameters (or
+    their positions) whose values are not specialized on (divisible by 16,
+    equal to 1), as in Triton. See the module documentation."""
     if fn is None:
-        return lambda f: JITFunction(f, interpret, debug)
-    return JITFunction(fn, interpret, debug)
+        return lambda f: JITFunction(f, interpret, debug, do_not_specialize)
+    return JITFunction(fn, interpret, debug, do_not_specialize)

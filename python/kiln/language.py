@@ -20,6 +20,7 @@ raises ``KilnError``.
 
 from __future__ import annotations
 
+import builtins
 import inspect
 from dataclasses import dataclass
 from typing import Any
@@ -89,6 +90,41 @@ def from_numpy(np_dtype: np.dtype) -> dtype:
     raise KilnError(f"numpy dtype {np_dtype} has no kiln type")
 
 
+#: Triton's caching hints of ``load`` and ``store``, by op.
+CACHE_MODIFIERS = {"load": ("", ".ca", ".cg", ".cs", ".cv"),
+                   "store": ("", ".wb", ".cg", ".cs", ".wt")}
+EVICTION_POLICIES = ("", "evict_first", "evict_last")
+#: Memory orderings and scopes of atomics; the first of each is the
+#: default.
+MEMORY_SEMANTICS = ("acq_rel", "acquire", "release", "relaxed")
+MEMORY_SCOPES = ("gpu", "cta", "sys")
+
+
+def memory_hint_problem(op: str, cache_modifier: str, eviction_policy: str,
+                        volatile: bool = False) -> str | None:
+    """Why a load or store's hints are refused, or None. The caching hints
+    change no result, so they are checked and dropped; a volatile load
+    (which a spin-wait needs) is not supported yet."""
+    if cache_modifier not in CACHE_MODIFIERS[op]:
+        return (f"kl.{op}: cache_modifier is one of "
+                f"{CACHE_MODIFIERS[op]}, not {cache_modifier!r}")
+    if eviction_policy not in EVICTION_POLICIES:
+        return (f"kl.{op}: eviction_policy is one of {EVICTION_POLICIES}, "
+                f"not {eviction_policy!r}")
+    if volatile:
+        return f"kl.{op}(volatile=True) is not supported by Kiln yet"
+    return None
+
+
+def atomic_order_problem(sem: str | None, scope: str | None) -> str | None:
+    """Why an atomic's ``sem`` or ``scope`` is refused, or None."""
+    if sem is not None and sem not in MEMORY_SEMANTICS:
+        return f"atomic sem is one of {MEMORY_SEMANTICS}, not {sem!r}"
+    if scope is not None and scope not in MEMORY_SCOPES:
+        return f"atomic scope is one of {MEMORY_SCOPES}, not {scope!r}"
+    return None
+
+
 class constexpr:
     """Marks a kernel parameter as a compile-time constant
     (``BLOCK: kl.constexpr``): each value gets its own compiled kernel."""
@@ -151,9 +187,12 @@ def full(shape, value, dtype):
 
 @builtin
 def load(pointer, mask=None, other=None, boundary_check=(),
-         padding_option=""):
+         padding_option="", *, cache_modifier="", eviction_policy="",
+         volatile=False):
     """Loads through pointers; where ``mask`` is false the result is
-    ``other`` (zero when not given). Through a block pointer
+    ``other`` (zero when not given). ``cache_modifier`` and
+    ``eviction_policy`` are Triton's caching hints, checked and not used;
+    ``volatile=True`` is not supported yet. Through a block pointer
     (``make_block_ptr``), loads its block: elements outside the tensor
     along the dimensions in ``boundary_check`` read as zero, or NaN with
     ``padding_option="nan"`` (on sm_90 a pipelined loop's block loads are
@@ -161,8 +200,10 @@ def load(pointer, mask=None, other=None, boundary_check=(),
 
 
 @builtin
-def store(pointer, value, mask=None, boundary_check=()):
-    """Stores ``value`` through pointers where ``mask`` holds; through a
+def store(pointer, value, mask=None, boundary_check=(), *,
+          cache_modifier="", eviction_policy=""):
+    """Stores ``value`` through pointers where ``mask`` holds (the caching
+    hints as ``load``'s); through a
     block pointer, into its block, skipping elements outside the tensor
     along the dimensions in ``boundary_check``."""
 
@@ -274,25 +315,31 @@ def sum(x, axis=None, keep_dims=False):
 
 
 @builtin
-def max(x, axis=None, keep_dims=False):
+def max(x, axis=None, return_indices=False,
+        return_indices_tie_break_left=True, keep_dims=False):
     """Maximum along ``axis`` (all elements when None; negative counts from
-    the end); ``keep_dims`` keeps the axis with size 1."""
+    the end); ``keep_dims`` keeps the axis with size 1. With
+    ``return_indices`` it is the pair (maximum, ``argmax``); Triton's
+    ``return_indices_tie_break_left=False`` is not supported."""
 
 
 @builtin
-def min(x, axis=None, keep_dims=False):
+def min(x, axis=None, return_indices=False,
+        return_indices_tie_break_left=True, keep_dims=False):
     """Minimum along ``axis`` (all elements when None; negative counts from
-    the end); ``keep_dims`` keeps the axis with size 1."""
+    the end); ``keep_dims`` keeps the axis with size 1. With
+    ``return_indices`` it is the pair (minimum, ``argmin``)."""
 
 
 @builtin
-def argmax(x, axis, keep_dims=False):
+def argmax(x, axis, tie_break_left=True, keep_dims=False):
     """Index of the first maximum along ``axis`` (into the flattened tile
-    for None), a NaN counting as both extremes as in numpy."""
+    for None), a NaN counting as both extremes as in numpy; Triton's
+    ``tie_break_left=False`` is not supported."""
 
 
 @builtin
-def argmin(x, axis, keep_dims=False):
+def argmin(x, axis, tie_break_left=True, keep_dims=False):
     """Index of the first minimum along ``axis`` (into the flattened tile
     for None), a NaN counting as both extremes as in numpy."""
 
@@ -423,23 +470,46 @@ def reshape(x, shape):
 
 
 @builtin
-def atomic_add(pointer, value, mask=None):
-    """Atomically adds ``value``; returns the old values."""
+def atomic_add(pointer, value, mask=None, sem=None, scope=None):
+    """Atomically adds ``value``; returns the old values. ``sem`` is the
+    memory ordering ("acq_rel", the default, "acquire", "release" or
+    "relaxed") and ``scope`` who it is atomic for ("gpu", the default,
+    "cta" or "sys"), as in Triton; every atomic takes them."""
 
 
 @builtin
-def atomic_max(pointer, value, mask=None):
+def atomic_max(pointer, value, mask=None, sem=None, scope=None):
     """Atomic maximum; returns the old values."""
 
 
 @builtin
-def atomic_min(pointer, value, mask=None):
+def atomic_min(pointer, value, mask=None, sem=None, scope=None):
     """Atomic minimum; returns the old values."""
 
 
 @builtin
-def atomic_xchg(pointer, value, mask=None):
+def atomic_xchg(pointer, value, mask=None, sem=None, scope=None):
     """Atomically stores ``value``; returns the old values."""
+
+
+@builtin
+def atomic_and(pointer, value, mask=None, sem=None, scope=None):
+    """Atomic bitwise and of integers; returns the old values."""
+
+
+@builtin
+def atomic_or(pointer, value, mask=None, sem=None, scope=None):
+    """Atomic bitwise or of integers; returns the old values."""
+
+
+@builtin
+def atomic_xor(pointer, value, mask=None, sem=None, scope=None):
+    """Atomic bitwise exclusive or of integers; returns the old values."""
+
+
+@builtin
+def cast(x, dtype, fp_downcast_rounding=None, bitcast=False):
+    """``x.to(dtype, fp_downcast_rounding, bitcast)``, also of scalars."""
 
 
 @builtin
@@ -462,11 +532,45 @@ def device_assert(condition, message=""):
     program and the element; outside debug mode it is not compiled."""
 
 
-class static_range:
-    """``for i in kl.static_range(n)`` unrolls the loop at compile time."""
+def loop_bounds(arg1, arg2, step) -> tuple:
+    """``(start, end, step)`` of ``range(arg1, arg2=None, step=None)`` as
+    Triton's loops take them: one bound is the end, the step defaults
+    to 1."""
+    start, end = (0, arg1) if arg2 is None else (arg1, arg2)
+    return start, end, 1 if step is None else step
 
-    def __init__(self, *args: int) -> None:
-        self.range = range(*args)
+
+class static_range:
+    """``for i in kl.static_range(n)`` (or ``(start, end, step)``) unrolls
+    the loop at compile time; the bounds are constants."""
+
+    def __init__(self, arg1, arg2=None, step=None) -> None:
+        self.range = builtins.range(*loop_bounds(arg1, arg2, step))
 
     def __iter__(self):
         return iter(self.range)
+
+
+class range:
+    """``for i in kl.range(start, end, step, num_stages=n)``: a loop, as
+    the builtin ``range`` in a kernel, under Triton's name (``tl.range``).
+    ``num_stages`` sets how deep the GPU pipelines this loop's loads;
+    Triton's other loop hints (``loop_unroll_factor``,
+    ``disallow_acc_multi_buffer``, ``flatten``, ``warp_specialize``,
+    ``disable_licm``) are taken and not used: none changes what the loop
+    computes."""
+
+    def __init__(self, arg1, arg2=None, step=None, num_stages=None,
+                 loop_unroll_factor=None, disallow_acc_multi_buffer=False,
+                 flatten=False, warp_specialize=False,
+                 disable_licm=False) -> None:
+        self.bounds = loop_bounds(arg1, arg2, step)
+        self.num_stages = num_stages
+
+    def __iter__(self):
+        from kiln import interpreter
+        if not interpreter.active():
+            raise KilnError("kl.range can only be iterated inside a "
+                            "@kiln.jit function")
+        return interpreter.kernel_range(*self.bounds,
+                                        num_stages=self.num_stages)

@@ -1,0 +1,82 @@
+"""``triton.language`` over Kiln, for Triton kernel files whose imports
+read ``import kiln.triton.language as tl``.
+
+Every name here is the same object as ``kiln.language``'s (``tl.load is
+kl.load``), so kernels compile and interpret exactly as Kiln's own. A name
+Triton's ``triton.language`` has and Kiln does not is an error that names
+it, on access (``tl.atomic_cas``) and inside a kernel, at the line that
+uses it::
+
+    kiln.triton.language has no 'atomic_cas' (Triton's tl.atomic_cas is not
+    supported by Kiln yet)
+"""
+
+from __future__ import annotations
+
+from kiln.language import (abs, advance, arange, argmax, argmin,
+                           associative_scan, atomic_add, atomic_and,
+                           atomic_max, atomic_min, atomic_or, atomic_xchg,
+                           atomic_xor, bfloat16, broadcast_to, cast, cdiv,
+                           ceil, clamp, constexpr, cos, cumsum, device_assert,
+                           device_print, dot, dtype, erf, exp, exp2,
+                           expand_dims, float16, float32, float64, floor, fma,
+                           full, int1, int8, int16, int32, int64, load, log,
+                           log2, make_block_ptr, max, max_constancy,
+                           max_contiguous, maximum, min, minimum, multiple_of,
+                           num_programs, philox, pointer_type, program_id,
+                           rand, randint, randint4x, randn, range, reduce,
+                           reshape, rsqrt, sigmoid, sin, sqrt, static_assert,
+                           static_range, store, sum, trans, where, zeros,
+                           zeros_like)
+from kiln.triton._unsupported import lookup_error
+from kiln.triton.language import math
+
+#: The public names of Triton 3's ``triton.language``, which an error
+#: tells apart from names Triton lacks too.
+TRITON_NAMES = frozenset({
+    "PropagateNan", "TRITON_MAX_TENSOR_NUMEL", "abs", "add", "advance",
+    "aggregate_replace", "arange", "argmax", "argmin", "associative_scan",
+    "assume", "atomic_add", "atomic_and", "atomic_cas", "atomic_load",
+    "atomic_max", "atomic_min", "atomic_or", "atomic_poll", "atomic_store",
+    "atomic_xchg", "atomic_xor", "bfloat16", "bitonic_merge", "block_type",
+    "broadcast", "broadcast_to", "cast", "cat", "cdiv", "ceil", "clamp",
+    "condition", "const", "constexpr", "constexpr_type", "core", "cos",
+    "cumprod", "cumsum", "debug_barrier", "device_assert", "device_print",
+    "div_rn", "dot", "dot_scaled", "dtype", "erf", "exp", "exp2",
+    "expand_dims", "expect_zero", "extra", "fdiv", "flip", "float16",
+    "float32", "float64", "float8e4b15", "float8e4b8", "float8e4nv",
+    "float8e5", "float8e5b16", "floor", "fma", "full", "gather", "histogram",
+    "inline_asm_elementwise", "int1", "int16", "int32", "int64", "int8",
+    "interleave", "join", "load", "load_tensor_descriptor", "log", "log2",
+    "make_block_ptr", "make_tensor_descriptor", "map_elementwise", "math",
+    "max", "max_constancy", "max_contiguous", "maximum", "min", "minimum",
+    "mul", "multiple_of", "num_programs", "pair_uniform_to_normal",
+    "permute", "philox", "philox_impl", "pi32_t", "pointer_type",
+    "program_id", "rand", "rand4x", "randint", "randint4x", "randn",
+    "randn4x", "random", "range", "ravel", "reduce", "reduce_or", "reshape",
+    "rsqrt", "sigmoid", "sin", "slice", "softmax", "sort", "split", "sqrt",
+    "sqrt_rn", "squeeze", "standard", "static_assert", "static_print",
+    "static_range", "store", "store_tensor_descriptor", "str_to_ty", "sub",
+    "sum", "swizzle2d", "target_info", "tensor", "tensor_descriptor",
+    "tensor_descriptor_type", "to_tensor", "topk", "trans", "tuple",
+    "tuple_type", "uint16", "uint32", "uint64", "uint8",
+    "uint_to_uniform_float", "umulhi", "unsqueeze", "view", "void", "where",
+    "xor_sum", "zeros", "zeros_like"})
+
+__all__ = [
+    "abs", "advance", "arange", "argmax", "argmin", "associative_scan",
+    "atomic_add", "atomic_and", "atomic_max", "atomic_min", "atomic_or",
+    "atomic_xchg", "atomic_xor", "bfloat16", "broadcast_to", "cast", "cdiv",
+    "ceil", "clamp", "constexpr", "cos", "cumsum", "device_assert",
+    "device_print", "dot", "dtype", "erf", "exp", "exp2", "expand_dims",
+    "float16", "float32", "float64", "floor", "fma", "full", "int1", "int8",
+    "int16", "int32", "int64", "load", "log", "log2", "make_block_ptr",
+    "math", "max", "max_constancy", "max_contiguous", "maximum", "min",
+    "minimum", "multiple_of", "num_programs", "philox", "pointer_type",
+    "program_id", "rand", "randint", "randint4x", "randn", "range", "reduce",
+    "reshape", "rsqrt", "sigmoid", "sin", "sqrt", "static_assert",
+    "static_range", "store", "sum", "trans", "where", "zeros", "zeros_like"]
+
+
+def __getattr__(name: str):
+    raise lookup_error(__name__, "tl", name, TRITON_NAMES)

@@ -1,0 +1,410 @@
+"""``kiln.triton``: Triton's host-side names and ``kiln.triton.language``,
+so that Triton kernel files run with only their imports changed. This file
+is itself written as such a file under ``from __future__ import
+annotations``, so every ``tl.constexpr`` below is a string annotation."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import kiln
+import kiln.language as kl
+import kiln.triton as triton
+import kiln.triton.language as tl
+import kiln.triton.testing
+from kiln.triton import language as tl_from
+
+RNG = np.random.default_rng(7)
+BOTH = pytest.mark.parametrize("interpret", [False, True],
+                               ids=["host", "interpreter"])
+
+
+def launch(kernel, interpret, grid, *args, **kwargs):
+    """Launches ``kernel`` on the host target or in the interpreter."""
+    kiln.JITFunction(kernel.fn, interpret=interpret)[grid](*args, **kwargs)
+
+
+# -- The names -----------------------------------------------------------
+
+def test_language_is_kiln_language_under_tritons_names():
+    """The same objects, so the compiler recognizes them; imported either
+    way."""
+    assert tl_from is tl
+    for name in ("load", "store", "program_id", "arange", "dot", "where",
+                 "exp2", "rand", "static_range", "range", "constexpr",
+                 "float16", "bfloat16", "int32", "atomic_add", "cast"):
+        assert getattr(tl, name) is getattr(kl, name), name
+    assert tl.math.exp2 is kl.exp2 and tl.math.rsqrt is kl.rsqrt
+    assert triton.testing is kiln.triton.testing
+
+
+@pytest.mark.parametrize("module, prefix, name", [
+    (tl, "tl", "atomic_cas"), (tl, "tl", "debug_barrier"),
+    (tl.math, "tl.math", "umulhi"), (triton, "triton", "runtime"),
+    (triton.testing, "triton.testing", "perf_report")])
+def test_a_name_triton_has_and_kiln_lacks_is_an_error_naming_it(
+        module, prefix, name):
+    with pytest.raises(AttributeError, match=rf"has no '{name}' \(Triton's "
+                       rf"{prefix}\.{name} is not supported by Kiln yet\)"):
+        getattr(module, name)
+    with pytest.raises(kiln.KilnError):
+        getattr(module, name)
+    assert not hasattr(module, name)
+
+
+def test_a_name_neither_has_says_so():
+    with pytest.raises(AttributeError, match="nor has Triton's tl"):
+        tl.no_such_function
+
+
+@triton.jit
+def uses_atomic_cas(lock_ptr):
+    tl.atomic_cas(lock_ptr, 0, 1)
+
+
+@BOTH
+def test_an_unsupported_name_in_a_kernel_is_an_error_at_its_line(interpret):
+    lock = np.zeros(1, np.int32)
+    with pytest.raises(kiln.KilnError, match="atomic_cas") as caught:
+        launch(uses_atomic_cas, interpret, (1,), lock)
+    line = uses_atomic_cas.fn.__code__.co_firstlineno + 2
+    assert f"{__file__}:{line}" in str(caught.value)
+    assert "not supported by Kiln yet" in str(caught.value)
+
+
+# -- Host helpers --------------------------------------------------------
+
+def test_next_power_of_2_is_tritons():
+    assert triton.next_power_of_2(0) == 0
+    for n in range(1, 3000):
+        power = triton.next_power_of_2(n)
+        assert power >= n and power & (power - 1) == 0 and power < 2 * n
+    assert triton.next_power_of_2(2**40 + 1) == 2**41
+    with pytest.raises(kiln.KilnError):
+        triton.next_power_of_2(-1)
+
+
+@pytest.mark.parametrize("x, y", [(1000, 256), (1024, 256), (0, 7), (1, 1),
+                                  (-5, 2), (5, -2), (7, 3)])
+def test_cdiv_is_tritons_formula(x, y):
+    assert triton.cdiv(x, y) == (x + y - 1) // y
+
+
+def test_do_bench_times_a_callable_in_ms():
+    calls = []
+
+    def work():
+        calls.append(1)
+        sum(range(20000))
+
+    ms = triton.testing.do_bench(work, warmup=2, rep=10)
+    assert isinstance(ms, float) and ms > 0
+    assert len(calls) >= 8  # the first run, five to estimate, one timed
+    low, mid, high = triton.testing.do_bench(work, warmup=1, rep=5,
+                                             quantiles=[0.1, 0.5, 0.9])
+    assert 0 < low <= mid <= high
+    times = triton.testing.do_bench(work, warmup=1, rep=5, return_mode="all")
+    assert isinstance(times, list) and all(t > 0 for t in times)
+    with pytest.raises(kiln.KilnError, match="return_mode"):
+        triton.testing.do_bench(work, return_mode="p50")
+
+
+def test_assert_close_uses_tritons_tolerances():
+    x = np.array([1.0, 2.0, np.nan], np.float32)
+    triton.testing.assert_close(x, x + np.float32(0.009))  # atol 1e-2
+    with pytest.raises(AssertionError):
+        triton.testing.assert_close(x, x + np.float32(0.02))
+    triton.testing.assert_close(x, x * 1.1, atol=0, rtol=0.11)
+    with pytest.raises(AssertionError):
+        triton.testing.assert_close(x, x * 1.1, atol=0,
+                                    rtol=lambda dtype: 0.05)
+    with pytest.raises(AssertionError, match="scalars"):
+        triton.testing.assert_close(1.0, 1.5, err_msg="scalars")
+    triton.testing.assert_close([1, 2], (1, 2))
+
+
+def test_assert_close_takes_torch_tensors():
+    torch = pytest.importorskip("torch")
+    triton.testing.assert_close(torch.ones(3, dtype=torch.bfloat16),
+                                np.ones(3))
+    with pytest.raises(AssertionError):
+        triton.testing.assert_close(torch.ones(3), np.zeros(3))
+
+
+# -- jit, launch options and annotations ---------------------------------
+
+@triton.jit
+def options_kernel(out_ptr, x, num_stages: tl.constexpr,
+                   num_warps: "triton.language.constexpr"):
+    tl.store(out_ptr, x * 100 + num_stages * 10 + num_warps)
+
+
+@BOTH
+def test_a_parameter_named_as_a_launch_option_receives_it(interpret):
+    """As in Triton: the value goes to the kernel and to the launch."""
+    assert options_kernel.constexprs == {"num_stages", "num_warps"}
+    out = np.zeros(1, np.int32)
+    launch(options_kernel, interpret, (1,), out, 3, num_stages=2,
+           num_warps=8)
+    assert out[0] == 328
+    launch(options_kernel, interpret, (1,), out, 4, 1, 2)
+    assert out[0] == 412
+
+
+def test_string_annotations_are_recognized():
+    def kernel(a, b: "tl.constexpr", c: "triton.language.constexpr",
+               d: "kl.constexpr", e: "undefined_module.constexpr",
+               f: "int"):
+        pass
+
+    assert triton.jit(kernel).constexprs == {"b", "c", "d", "e"}
+
+
+@triton.jit
+def grid_kernel(out_ptr, n, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + offsets, offsets, mask=offsets < n)
+
+
+@BOTH
+def test_grid_function_receives_the_meta_dict(interpret):
+    seen = []
+
+    def grid(meta):
+        seen.append(dict(meta))
+        return (triton.cdiv(meta["n"], meta["BLOCK"]),)
+
+    out = np.full(100, -1, np.int32)
+    launch(grid_kernel, interpret, grid, out, 100, BLOCK=32)
+    np.testing.assert_array_equal(out, np.arange(100))
+    assert seen[0]["n"] == 100 and seen[0]["BLOCK"] == 32
+
+
+def test_jit_keyword_forms():
+    kernel = triton.jit(do_not_specialize=["n"], debug=False)(
+        grid_kernel.fn)
+    assert isinstance(kernel, triton.JITFunction) and not kernel.debug
+    out = np.zeros(64, np.int32)
+    assert "tile.divisibility" in grid_kernel.ir(out, 32, BLOCK=32)
+    ir = kernel.ir(out, 32, BLOCK=32)
+    # The array keeps its alignment fact; n, 32, does not.
+    assert ir.count("tile.divisibility") == 1
+    assert triton.jit(do_not_specialize=[1])(grid_kernel.fn
+                                             ).do_not_specialize == {"n"}
+    with pytest.raises(kiln.KilnError, match="launch_metadata"):
+        triton.jit(launch_metadata=lambda *a: {})(grid_kernel.fn)
+
+
+def test_warmup_takes_a_grid_and_reports_registers():
+    out = np.zeros(64, np.int32)
+    try:
+        compiled = grid_kernel.warmup(out, 64, BLOCK=64, grid=(1,),
+                                      num_warps=2)
+    except kiln.KilnError as exc:
+        pytest.skip(f"no GPU compilation here: {exc}")
+    assert "ptx" in compiled.asm and ".entry grid_kernel" in \
+        compiled.asm["ptx"]
+    if compiled.metadata is None:
+        with pytest.raises(kiln.KilnError, match="ptxas"):
+            compiled.n_regs
+        pytest.skip("ptxas not found: no register counts")
+    assert isinstance(compiled.n_regs, int) and compiled.n_regs > 0
+    assert isinstance(compiled.n_spills, int) and compiled.n_spills >= 0
+    assert compiled.asm["cubin"]
+
+
+# -- heuristics, autotune, Config ----------------------------------------
+
+@triton.heuristics(values={
+    "BLOCK": lambda args: triton.next_power_of_2(args["n"]),
+    "EVEN": lambda args: args["n"] == args["BLOCK"]})
+@triton.jit
+def heuristic_kernel(out_ptr, n, BLOCK: tl.constexpr, EVEN: tl.constexpr):
+    offsets = tl.arange(0, BLOCK)
+    if EVEN:
+        tl.store(out_ptr + offsets, offsets + 1000)
+    else:
+        tl.store(out_ptr + offsets, offsets, mask=offsets < n)
+
+
+@BOTH
+@pytest.mark.parametrize("n", [37, 64])
+def test_heuristics_compute_meta_parameters_before_launch(interpret, n,
+                                                         monkeypatch):
+    monkeypatch.setenv("KILN_INTERPRET", "1" if interpret else "0")
+    out = np.full(64, -1, np.int32)
+    seen = []
+    heuristic_kernel[lambda meta: (seen.append(meta) or 1,)](out, n)
+    assert seen[0]["BLOCK"] == triton.next_power_of_2(n)
+    expected = np.arange(n) + (1000 if n == 64 else 0)
+    np.testing.assert_array_equal(out[:n], expected)
+    assert (out[n:] == -1).all()
+
+
+@triton.autotune(configs=[triton.Config({"BLOCK": 16}, num_warps=1),
+                          triton.Config({"BLOCK": 64}, num_stages=2)],
+                 key=["n"], warmup=1, rep=1)
+@triton.heuristics({"EVEN": lambda args: args["n"] % args["BLOCK"] == 0})
+@triton.jit
+def tuned_kernel(out_ptr, n, BLOCK: tl.constexpr, EVEN: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    if EVEN:
+        tl.store(out_ptr + offsets, offsets * 2)
+    else:
+        tl.store(out_ptr + offsets, offsets * 2, mask=offsets < n)
+
+
+def test_autotune_over_heuristics(tmp_path, monkeypatch):
+    """The heuristics see each config's meta-parameters; the grid sees
+    the heuristics' values."""
+    monkeypatch.setenv("KILN_CACHE_DIR", str(tmp_path))  # tunes anew
+    out = np.zeros(200, np.int32)
+    grids = []
+
+    def grid(meta):
+        grids.append((meta["BLOCK"], meta["EVEN"], meta["num_warps"]))
+        return (triton.cdiv(meta["n"], meta["BLOCK"]),)
+
+    tuned_kernel[grid](out, 200)
+    np.testing.assert_array_equal(out, 2 * np.arange(200))
+    assert {(16, False, 1), (64, False, 4)} <= set(grids)
+
+
+def test_triton_config_and_autotune_refuse_what_kiln_lacks():
+    config = triton.Config({"BLOCK": 8}, num_warps=2, num_stages=1)
+    assert isinstance(config, kiln.Config) and config.num_ctas == 1
+    for keyword in ({"num_ctas": 2}, {"maxnreg": 128},
+                    {"pre_hook": print}):
+        with pytest.raises(kiln.KilnError, match=next(iter(keyword))):
+            triton.Config({"BLOCK": 8}, **keyword)
+    with pytest.raises(kiln.KilnError, match="prune_configs_by"):
+        triton.autotune([config], key=["n"], prune_configs_by={})
+    with pytest.raises(kiln.KilnError, match="heuristics"):
+        triton.heuristics({"X": lambda args: 1})(lambda: None)
+    with pytest.raises(kiln.KilnError, match="'X', which is not a "
+                       "parameter"):
+        triton.heuristics({"X": lambda args: 1})(grid_kernel)
+
+
+# -- Loops ----------------------------------------------------------------
+
+@triton.jit
+def loops_kernel(out_ptr, start, end, STEP: tl.constexpr,
+                 num_stages: tl.constexpr):
+    total = 0
+    for i in tl.range(start, end, STEP, num_stages=num_stages):
+        total += i
+    tl.store(out_ptr, total)
+    count = 0
+    for i in tl.range(end, loop_unroll_factor=2):
+        count += 1
+    tl.store(out_ptr + 1, count)
+    unrolled = 0
+    for j in tl.static_range(1, 10, 3):
+        unrolled += j
+    for j in tl.static_range(4, step=2):
+        unrolled += 100 * j
+    tl.store(out_ptr + 2, unrolled)
+    for k in range(0, end, 4):
+        k = tl.multiple_of(k, 4)  # rebinding the loop variable
+        tl.store(out_ptr + 3 + k // 4, k)
+
+
+@BOTH
+@pytest.mark.parametrize("start, end, step", [(3, 17, 2), (5, 5, 1),
+                                              (10, 2, -3)])
+def test_tl_range_and_static_range(interpret, start, end, step):
+    out = np.zeros(3 + 5, np.int32)
+    launch(loops_kernel, interpret, (1,), out, start, end, STEP=step,
+           num_stages=2)
+    assert out[0] == sum(range(start, end, step))
+    assert out[1] == max(end, 0)
+    assert out[2] == 1 + 4 + 7 + 100 * (0 + 2)
+    ks = list(range(0, end, 4))[:5]
+    np.testing.assert_array_equal(out[3:3 + len(ks)], ks)
+
+
+@triton.jit
+def loop_variable_after_rebinding(out_ptr, n):
+    for k in range(n):
+        k = k + 1
+    tl.store(out_ptr, k)
+
+
+def test_a_rebound_loop_variable_has_no_value_after_its_loop():
+    with pytest.raises(kiln.KilnError, match="'k' is assigned in its loop"):
+        loop_variable_after_rebinding.ir(np.zeros(1, np.int32), 3)
+
+
+# -- Language additions ---------------------------------------------------
+
+@triton.jit
+def atomics_kernel(bits_ptr, x_ptr, out_ptr):
+    i = tl.arange(0, 4)
+    old_and = tl.atomic_and(bits_ptr + i, 0b0110)
+    old_or = tl.atomic_or(bits_ptr + 4 + i, 0b1000, sem="relaxed",
+                          scope="cta")
+    old_xor = tl.atomic_xor(bits_ptr + 8 + i, 0b0101, mask=i < 3,
+                            sem="acquire")
+    tl.store(out_ptr + i, old_and + old_or + old_xor)
+    x = tl.load(x_ptr + i, cache_modifier=".cg", eviction_policy="evict_last")
+    tl.store(x_ptr + 4 + i, tl.cast(x, tl.int32).to(tl.float32) * 2,
+             cache_modifier=".cs")
+    top, where = tl.max(x, 0, return_indices=True)
+    tl.store(x_ptr + 8, top)
+    tl.store(x_ptr + 9, where.to(tl.float32))
+    tl.store(x_ptr + 10, tl.argmin(x, 0, True).to(tl.float32))
+
+
+@BOTH
+def test_bitwise_atomics_hints_cast_and_max_with_indices(interpret):
+    bits = RNG.integers(0, 16, 12, dtype=np.int32)
+    before = bits.copy()
+    x = np.array([1.5, 7.25, -3.75, 7.25] + [0] * 7, np.float32)
+    out = np.zeros(4, np.int32)
+    launch(atomics_kernel, interpret, (1,), bits, x, out)
+    np.testing.assert_array_equal(bits[:4], before[:4] & 0b0110)
+    np.testing.assert_array_equal(bits[4:8], before[4:8] | 0b1000)
+    xor = before[8:] ^ 0b0101
+    xor[3] = before[11]  # masked off
+    np.testing.assert_array_equal(bits[8:], xor)
+    np.testing.assert_array_equal(out, before[:4] + before[4:8] + np.where(
+        np.arange(4) < 3, before[8:], 0))
+    np.testing.assert_array_equal(x[4:8], np.trunc(x[:4]) * 2)
+    assert x[8] == 7.25 and x[9] == 1 and x[10] == 2
+
+
+@triton.jit
+def bad_hints_kernel(x_ptr, CASE: tl.constexpr):
+    if CASE == 0:
+        tl.load(x_ptr, volatile=True)
+    if CASE == 1:
+        tl.load(x_ptr, cache_modifier=".wb")
+    if CASE == 2:
+        tl.atomic_add(x_ptr, 1, sem="seq_cst")
+    if CASE == 3:
+        tl.argmax(tl.load(x_ptr + tl.arange(0, 2)), 0, tie_break_left=False)
+    if CASE == 4:
+        tl.atomic_or(x_ptr.to(tl.pointer_type(tl.float32)), 1)
+
+
+@BOTH
+@pytest.mark.parametrize("case, message", [
+    (0, r"volatile=True\) is not supported"), (1, "cache_modifier"),
+    (2, "atomic sem"), (3, "tie_break_left=False is not supported")])
+def test_what_kiln_cannot_honour_is_refused(interpret, case, message):
+    x = np.zeros(4, np.int32)
+    with pytest.raises(kiln.KilnError, match=message):
+        launch(bad_hints_kernel, interpret, (1,), x, CASE=case)
+
+
+@triton.jit
+def float_or_kernel(x_ptr):
+    tl.atomic_or(x_ptr, 1.0)
+
+
+@BOTH
+def test_bitwise_atomics_need_integers(interpret):
+    with pytest.raises(kiln.KilnError, match="atomic_or needs integers"):
+        launch(float_or_kernel, interpret, (1,), np.zeros(1, np.float32))
