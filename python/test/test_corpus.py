@@ -1,0 +1,154 @@
+"""The Triton-idiom kernels of bench/corpus, written against
+``kiln.triton`` exactly as Triton users write them, each run on the host
+target and in the interpreter against its numpy reference, on sizes that
+are not multiples of the blocks and random data."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+CORPUS = Path(__file__).resolve().parents[2] / "bench" / "corpus"
+RNG = np.random.default_rng(24)
+
+
+def corpus(name: str):
+    """The corpus module ``name``, imported from its file."""
+    spec = importlib.util.spec_from_file_location(f"corpus_{name}",
+                                                  CORPUS / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(params=["host", "interpreter"])
+def target(request, monkeypatch):
+    """Runs the test's launches on the host target, then in the
+    interpreter (``KILN_INTERPRET=1``, read at each launch)."""
+    monkeypatch.setenv("KILN_INTERPRET",
+                       "1" if request.param == "interpreter" else "0")
+    return request.param
+
+
+def normal(*shape, dtype=np.float32, scale=1.0):
+    return (RNG.standard_normal(shape) * scale).astype(dtype)
+
+
+def check(got, want, atol, rtol):
+    np.testing.assert_allclose(np.asarray(got, np.float64), want, atol=atol,
+                               rtol=rtol)
+
+
+@pytest.mark.parametrize("n", [1, 1000, 4099])
+def test_vector_add(target, n):
+    module = corpus("vector_add")
+    x, y = normal(n), normal(n)
+    np.testing.assert_array_equal(module.add(x, y, block_size=256),
+                                  module.reference(x, y))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+def test_softmax(target, dtype):
+    module = corpus("softmax")
+    wide = normal(37, 150, dtype=dtype, scale=3.0)
+    x = wide[:, :131]  # rows 150 elements apart, 131 long
+    want = module.reference(x)
+    eps = np.finfo(dtype).eps
+    check(module.softmax(x), want, atol=1e-6, rtol=8 * eps)
+    check(module.persistent_softmax(x, num_programs=5, num_stages=2), want,
+          atol=1e-6, rtol=8 * eps)
+
+
+@pytest.mark.parametrize("activation", ["", "leaky_relu"])
+def test_grouped_matmul(target, activation):
+    module = corpus("matmul")
+    a, b = normal(100, 90, dtype=np.float16), normal(90, 72, dtype=np.float16)
+    want = module.reference(a, b, activation)
+    # float32 sums of 90 products of float16 values, rounded to float16.
+    got = module.matmul(a, b, activation, block_m=32, block_n=32,
+                        block_k=32, group_m=2)
+    check(got, want, atol=1e-3, rtol=2 ** -10)
+
+
+def test_grouped_matmul_autotuned(target, tmp_path, monkeypatch):
+    monkeypatch.setenv("KILN_CACHE_DIR", str(tmp_path))  # tunes anew
+    module = corpus("matmul")
+    a, b = normal(50, 40, dtype=np.float16), normal(40, 30, dtype=np.float16)
+    got = module.matmul_autotuned(a, b, "leaky_relu")
+    check(got, module.reference(a, b, "leaky_relu"), atol=1e-3, rtol=2 ** -10)
+    assert module.matmul_autotuned_kernel.best_config in \
+        module.matmul_autotuned_kernel.configs
+
+
+@pytest.mark.parametrize("block_size", [None, 128])
+def test_layer_norm(target, block_size):
+    module = corpus("layer_norm")
+    x = normal(19, 300, scale=2.0) + 1.5
+    w, b = normal(300), normal(300)
+    got = module.layer_norm(x, w, b, eps=1e-5, block_size=block_size)
+    for value, want in zip(got, module.reference(x, w, b, eps=1e-5)):
+        check(value, want, atol=1e-5, rtol=1e-4)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+def test_rms_norm(target, dtype):
+    module = corpus("rms_norm")
+    x, w = normal(23, 200, dtype=dtype), normal(200, dtype=dtype)
+    check(module.rms_norm(x, w), module.reference(x, w), atol=1e-5,
+          rtol=1e-5 if dtype == np.float32 else 2 * 2 ** -11)
+
+
+def test_seeded_dropout(target):
+    module = corpus("dropout")
+    x = normal(3000)
+    first = module.seeded_dropout(x, 0.3, seed=1234, block_size=512)
+    np.testing.assert_array_equal(first, module.reference(x, 0.3, 1234))
+    kept = np.count_nonzero(first) / x.size
+    assert 0.6 < kept < 0.8, kept  # p = 0.3 of 3000 drawn
+    again = module.seeded_dropout(x, 0.3, seed=1234, block_size=512)
+    np.testing.assert_array_equal(first, again)
+    other = module.seeded_dropout(x, 0.3, seed=99, block_size=512)
+    assert not np.array_equal(first, other)
+
+
+def test_swiglu(target):
+    module = corpus("swiglu")
+    a, b = normal(13, 300, dtype=np.float16), normal(13, 300, dtype=np.float16)
+    # silu(a) rounded to float16, then the float16 product: two roundings.
+    check(module.swiglu(a, b), module.reference(a, b), atol=1e-4,
+          rtol=2 * 2 ** -10)
+
+
+def test_rotary(target):
+    module = corpus("rotary")
+    q = normal(21, 5, 64)
+    cos, sin = module.angles(21, 64)
+    want = module.reference(q, cos, sin)
+    got = module.rope_(q, cos, sin)
+    assert got is q
+    check(q, want, atol=1e-5, rtol=1e-5)
+
+
+@pytest.mark.parametrize("transposed", [False, True])
+def test_sum_over_a_noncontiguous_axis(target, transposed):
+    module = corpus("column_sum")
+    x = normal(75, 91)
+    x = x.T if transposed else x
+    check(module.sum_axis0(x, block_m=16, block_n=32), module.reference(x),
+          atol=1e-4, rtol=1e-5)
+
+
+@pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
+def test_flash_attention(target, causal):
+    module = corpus("flash_attention")
+    q, k, v = (normal(1, 2, 75, 64, dtype=np.float16) for _ in range(3))
+    sm_scale = 0.125
+    out, lse = module.attention(q, k, v, causal, sm_scale, block_m=32,
+                                block_n=32)
+    want, want_lse = module.reference(q, k, v, causal, sm_scale)
+    # Probabilities rounded to float16 before meeting V, then the output.
+    check(out, want, atol=2e-3, rtol=2e-3)
+    check(lse, want_lse, atol=1e-4, rtol=1e-4)
