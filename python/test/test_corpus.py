@@ -83,6 +83,49 @@ def test_grouped_matmul_autotuned(target, tmp_path, monkeypatch):
         module.matmul_autotuned_kernel.configs
 
 
+def test_block_pointer_matmul(target):
+    module = corpus("matmul_block_ptr")
+    a, b = normal(100, 90, dtype=np.float16), normal(90, 72, dtype=np.float16)
+    got = module.matmul(a, b, block_m=32, block_n=32, block_k=32, group_m=2,
+                        num_warps=4)
+    # As the pointer matmul: float32 sums of 90 products, rounded once.
+    check(got, module.reference(a, b), atol=1e-3, rtol=2 ** -10)
+
+
+def test_linear_reads_the_weight_transposed(target):
+    module = corpus("linear")
+    x, w = normal(100, 90, dtype=np.float16), normal(72, 90, dtype=np.float16)
+    got = module.linear(x, w, block_m=32, block_n=32, block_k=32, group_m=2,
+                        num_warps=4)
+    check(got, module.reference(x, w), atol=1e-3, rtol=2 ** -10)
+
+
+def test_int8_matmul(target):
+    module = corpus("int8_matmul")
+    # K = 300 over the full int8 range: sums well past int16, exact in int32.
+    a = RNG.integers(-128, 128, (70, 300), dtype=np.int8)
+    b = RNG.integers(-128, 128, (300, 45), dtype=np.int8)
+    got = module.matmul_int8(a, b, block_m=32, block_n=32, block_k=32,
+                             group_m=2, num_warps=4)
+    assert got.dtype == np.int32
+    np.testing.assert_array_equal(got, module.reference(a, b))
+
+
+@pytest.mark.parametrize("n_cols, block_size", [
+    (1000, None), (1000, 256), (32000, 4096)])
+def test_cross_entropy(target, n_cols, block_size):
+    module = corpus("cross_entropy")
+    n_rows = 9
+    logits = normal(n_rows, n_cols, scale=4.0)
+    logits[2] += 200.0  # exp(200) overflows float32 without the running max
+    target_ids = RNG.integers(0, n_cols, n_rows)
+    target_ids[[0, 1, 4]] = [0, n_cols - 1, -100]  # both ends, one ignored
+    got = module.cross_entropy(logits, target_ids, block_size=block_size,
+                               num_warps=8)
+    check(got, module.reference(logits, target_ids), atol=1e-4, rtol=1e-5)
+    assert got[4] == 0.0
+
+
 @pytest.mark.parametrize("block_size", [None, 128])
 def test_layer_norm(target, block_size):
     module = corpus("layer_norm")
