@@ -33,6 +33,7 @@ def _array(dtype) -> Callable[[], np.ndarray]:
 
 
 f16, f32 = _array(np.float16), _array(np.float32)
+i8, i32, i64 = _array(np.int8), _array(np.int32), _array(np.int64)
 
 
 def _pointers(names: str, make) -> dict:
@@ -56,17 +57,28 @@ def _attention(stage: int, head_dim: int) -> Case:
                 num_warps=8, num_stages=3)
 
 
-def _matmul(activation: str) -> Case:
+def _gemm(module: str, kernel: str, element, out, blocks: tuple[int, int, int],
+          b_k_major: bool = False, **constexprs) -> Case:
+    """A 4096^3 row-major GEMM of Triton's matmul tutorial family, with
+    8 warps and 3 stages; ``b_k_major``: B stored N x K (``a @ b.T``)."""
     size = 4096
+    block_m, block_n, block_k = blocks
+    b_strides = ({"stride_bn": size, "stride_bk": 1} if b_k_major
+                 else {"stride_bk": size, "stride_bn": 1})
     return Case(
-        "matmul", "matmul_kernel",
-        lambda: {**_pointers("a_ptr b_ptr c_ptr", f16), "M": size, "N": size,
-                 "K": size, "stride_am": size, "stride_ak": 1,
-                 "stride_bk": size, "stride_bn": 1, "stride_cm": size,
+        module, kernel,
+        lambda: {**_pointers("a_ptr b_ptr", element), "c_ptr": out(),
+                 "M": size, "N": size, "K": size, "stride_am": size,
+                 "stride_ak": 1, **b_strides, "stride_cm": size,
                  "stride_cn": 1},
-        {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 256, "BLOCK_SIZE_K": 64,
-         "GROUP_SIZE_M": 8, "ACTIVATION": activation},
+        {"BLOCK_SIZE_M": block_m, "BLOCK_SIZE_N": block_n,
+         "BLOCK_SIZE_K": block_k, "GROUP_SIZE_M": 8, **constexprs},
         num_warps=8, num_stages=3)
+
+
+def _matmul(activation: str) -> Case:
+    return _gemm("matmul", "matmul_kernel", f16, f16, (128, 256, 64),
+                 ACTIVATION=activation)
 
 
 CASES: dict[str, Case] = {
@@ -89,6 +101,19 @@ CASES: dict[str, Case] = {
         {"BLOCK_SIZE": 4096}, num_warps=8, num_stages=2),
     "matmul": _matmul(""),
     "matmul_leaky_relu": _matmul("leaky_relu"),
+    # No case for matmul_block_ptr.py: Triton 3.9 has no peer for it
+    # ("Block pointers have been removed in favor of the tensor
+    # descriptor API"); Kiln alone gets TMA loads and wgmma at 128x256x64.
+    "linear": _gemm("linear", "linear_kernel", f16, f16, (128, 256, 64),
+                    b_k_major=True),
+    "matmul_int8": _gemm("int8_matmul", "matmul_int8_kernel", i8, i32,
+                         (128, 128, 64)),
+    "cross_entropy": Case(
+        "cross_entropy", "cross_entropy_fwd_kernel",
+        lambda: {"X_ptr": f32(), "X_stride": 131072, "Y_ptr": i64(),
+                 "Y_stride": 1, "loss_ptr": f32(), "loss_stride": 1,
+                 "n_cols": 131072, "ignore_index": -100},
+        {"BLOCK_SIZE": 4096}, num_warps=8),
     "layer_norm": Case(
         "layer_norm", "_layer_norm_fwd_fused",
         lambda: {**_pointers("X Y W B", f16), **_pointers("Mean Rstd", f32),
