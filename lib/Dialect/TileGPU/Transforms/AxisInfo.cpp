@@ -273,6 +273,10 @@ AxisInfo AxisInfoAnalysis::compute(Value value) {
                            std::nullopt);
   }
   Operation *op = value.getDefiningOp();
+  // What a loop hands out is one of the values its argument takes.
+  if (auto loop = dyn_cast<scf::ForOp>(op))
+    return get(loop.getRegionIterArgs()[cast<OpResult>(value)
+                                            .getResultNumber()]);
   return llvm::TypeSwitch<Operation *, AxisInfo>(op)
       .Case([&](arith::ConstantOp constant) {
         APInt integer;

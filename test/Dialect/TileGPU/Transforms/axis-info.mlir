@@ -130,3 +130,41 @@ func.func @casts() {
   %n = arith.trunci %w : tensor<32xi64> to tensor<32xi16>
   return
 }
+
+// -----
+
+// In a K loop: the mask against K - k * 64 is constant over pieces of 16
+// (what K's divisibility allows), and a pointer advanced by a
+// loop-invariant step keeps what its start and the step share.
+func.func @k_loop(%p: !tile.ptr<f16> {tile.divisibility = 16 : i64},
+                  %K: i32 {tile.divisibility = 16 : i64}, %n: i32) {
+  // expected-remark @+1 {{contiguity = [1], divisibility = [1073741824], constancy = [1], constant = 0}}
+  %c0 = arith.constant 0 : i32
+  // expected-remark @+1 {{contiguity = [1], divisibility = [1], constancy = [1], constant = 1}}
+  %c1 = arith.constant 1 : i32
+  // expected-remark @+1 {{contiguity = [1], divisibility = [64], constancy = [1], constant = 64}}
+  %c64 = arith.constant 64 : i32
+  // expected-remark @+1 {{contiguity = [64], divisibility = [1073741824], constancy = [1]}}
+  %r = tile.range 0 to 64 : tensor<64xi32>
+  // expected-remark @+1 {{contiguity = [1], divisibility = [16], constancy = [64]}}
+  %ps = tile.splat %p : !tile.ptr<f16> -> tensor<64x!tile.ptr<f16>>
+  // expected-remark @+1 {{contiguity = [64], divisibility = [16], constancy = [1]}}
+  %p0 = tile.addptr %ps, %r : tensor<64x!tile.ptr<f16>>, tensor<64xi32>
+  // expected-remark @+1 {{contiguity = [1], divisibility = [64], constancy = [64], constant = 64}}
+  %step = arith.constant dense<64> : tensor<64xi32>
+  // expected-remark @+1 {{contiguity = [64], divisibility = [16], constancy = [1]}}
+  %last = scf.for %k = %c0 to %n step %c1 iter_args(%ptr = %p0) -> (tensor<64x!tile.ptr<f16>>) : i32 {
+    // expected-remark @+1 {{contiguity = [1], divisibility = [64], constancy = [1]}}
+    %done = arith.muli %k, %c64 : i32
+    // expected-remark @+1 {{contiguity = [1], divisibility = [16], constancy = [1]}}
+    %left = arith.subi %K, %done : i32
+    // expected-remark @+1 {{contiguity = [1], divisibility = [16], constancy = [64]}}
+    %lefts = tile.splat %left : i32 -> tensor<64xi32>
+    // expected-remark @+1 {{contiguity = [1], divisibility = [1], constancy = [16]}}
+    %mask = arith.cmpi slt, %r, %lefts : tensor<64xi32>
+    // expected-remark @+1 {{contiguity = [64], divisibility = [16], constancy = [1]}}
+    %next = tile.addptr %ptr, %step : tensor<64x!tile.ptr<f16>>, tensor<64xi32>
+    scf.yield %next : tensor<64x!tile.ptr<f16>>
+  }
+  return
+}

@@ -43,7 +43,8 @@ int64_t largestPowerOfTwoDividing(int64_t value);
 /// loop's induction variable is divisible by what divides its lower bound
 /// and step; a loop-carried value advanced by a loop-invariant step each
 /// iteration (`p = p + step`) keeps what its initial value and the step
-/// have in common; other loop-carried values are unknown.
+/// have in common, and so does what the loop returns for it; other
+/// loop-carried values are unknown.
 class AxisInfoAnalysis {
 public:
   /// By value: computing one value's info may add others to the cache.
