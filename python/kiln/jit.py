@@ -32,7 +32,7 @@ from kiln import language as kl
 from kiln.arguments import check_grid
 from kiln.codegen import CodeGenerator, KilnCompileError, Type, pointer_type
 from kiln.compiler import Context, Module
-from kiln.errors import CompilationError, KilnError
+from kiln.errors import CompilationError, KilnError, Severity
 from kiln.gpu import (CudaModule, GPUBinary, KernelLauncher, KernelMetadata,
                       current_stream, device_address, device_array_element,
                       device_array_ordinal, device_chip, disassemble,
@@ -379,9 +379,14 @@ class JITFunction:
 
     def _located(self, error: CompilationError, text: str) -> KilnError:
         """A compiler error as a KilnCompileError at the Python line its
-        first located diagnostic names. A diagnostic in the generated IR
-        itself (a front-end bug) points at the Python line of that op."""
+        first located error names (remarks, such as why a loop is not
+        pipelined, are not the error). A diagnostic in the generated IR
+        itself (a front-end bug) points at the Python line of that op. An
+        error that names no line stays the CompilationError, listing every
+        diagnostic."""
         for diag in error.diagnostics:
+            if diag.severity != Severity.ERROR:
+                continue
             if diag.file == IR_FILENAME and diag.line:
                 lines = text.splitlines()
                 found = _LOC.search(lines[diag.line - 1]) if \

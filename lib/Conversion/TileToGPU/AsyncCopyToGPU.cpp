@@ -32,20 +32,69 @@ static constexpr llvm::StringLiteral kOffsetName = "kiln.shared_offset";
 /// layout (swizzled relative to its start) to be what wgmma reads.
 static constexpr int64_t kBufferAlignment = 1024;
 
+/// The last op of `alloc`'s block that uses its buffer (itself or through
+/// an op nested in it); null where a use lies outside the block.
+static Operation *getLastUse(tilegpu::LocalAllocOp alloc) {
+  Block *block = alloc->getBlock();
+  Operation *last = alloc;
+  for (Operation *user : alloc->getUsers()) {
+    Operation *inBlock = block->findAncestorOpInBlock(*user);
+    if (!inBlock)
+      return nullptr;
+    if (last->isBeforeInBlock(inBlock))
+      last = inBlock;
+  }
+  return last;
+}
+
+/// Whether the buffers of `a` and `b` may be in use at the same time: in
+/// one block, where their allocations' first-to-last uses overlap; in
+/// different blocks, always.
+static bool livesOverlap(tilegpu::LocalAllocOp a, tilegpu::LocalAllocOp b) {
+  Operation *lastA = getLastUse(a), *lastB = getLastUse(b);
+  if (a->getBlock() != b->getBlock() || !lastA || !lastB)
+    return true;
+  return !(lastA->isBeforeInBlock(b) || lastB->isBeforeInBlock(a));
+}
+
 void kiln::tiletogpu::placeKernelBuffers(gpu::GPUModuleOp module) {
   int64_t end = 0;
   for (auto kernel : module.getOps<func::FuncOp>()) {
-    // Kernels run apart: each one's buffers start at 0.
-    int64_t offset = 0;
+    // Kernels run apart: each one's buffers start at 0. A buffer takes the
+    // lowest offset past those it may be in use with, so that loops one
+    // after another (a causal attention's two) share their stages' memory.
+    struct Placed {
+      tilegpu::LocalAllocOp alloc;
+      int64_t begin, end;
+    };
+    SmallVector<Placed> placed;
     kernel.walk([&](tilegpu::LocalAllocOp alloc) {
       auto type = cast<MemRefType>(alloc.getBuffer().getType());
+      int64_t bytes =
+          type.getNumElements() * getStorageBytes(type.getElementType());
+      int64_t offset = 0;
+      for (const Placed &other : placed)
+        if (livesOverlap(alloc, other.alloc))
+          offset = std::max(offset, other.end);
       offset = llvm::alignTo(offset, kBufferAlignment);
+      // Memory an earlier loop used may still be read by other threads:
+      // all of them finish with it before this buffer is written.
+      bool reused = llvm::any_of(placed, [&](const Placed &other) {
+        return other.begin < offset + bytes && offset < other.end;
+      });
+      Operation *previous = alloc->getPrevNode();
+      while (isa_and_nonnull<tilegpu::LocalAllocOp>(previous))
+        previous = previous->getPrevNode();
+      if (reused && !isa_and_nonnull<gpu::BarrierOp>(previous)) {
+        OpBuilder b(alloc);
+        gpu::BarrierOp::create(b, alloc.getLoc());
+      }
       alloc->setAttr(kOffsetName,
                      IntegerAttr::get(IntegerType::get(module.getContext(), 64),
                                       offset));
-      offset += type.getNumElements() * getStorageBytes(type.getElementType());
+      placed.push_back({alloc, offset, offset + bytes});
+      end = std::max(end, offset + bytes);
     });
-    end = std::max(end, offset);
   }
   if (end > 0)
     reserveSharedArray(module, end, kBufferAlignment);

@@ -10,12 +10,16 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 
+#include <utility>
+
 using namespace mlir;
 using namespace kiln;
 using namespace kiln::tiletogpu;
 
 Value SharedTile::byteOffset(OpBuilder &b, Location loc, Value row,
                              Value column) const {
+  if (transposed)
+    std::swap(row, column);
   Type type = row.getType();
   auto c = [&](int64_t v) { return constantInt(b, loc, type, v); };
   int64_t rowBytes = layout.getColumns() * layout.getElementBytes();
@@ -79,10 +83,13 @@ SharedTile kiln::tiletogpu::getBufferSlot(OpBuilder &b, Location loc,
       b, loc, slot, constantInt(b, loc, b.getI32Type(), getSlotBytes(buffer)));
   Value address = LLVM::GEPOp::create(b, loc, base.getType(), b.getI8Type(),
                                       base, ValueRange{offset});
-  return SharedTile{address,
-                    ::getStagingLayout(buffer.getDimSize(1),
-                                       buffer.getDimSize(2),
-                                       buffer.getElementType())};
+  bool transposed = tilegpu::hasTransposedSlots(buffer);
+  int64_t rows = buffer.getDimSize(1), columns = buffer.getDimSize(2);
+  if (transposed)
+    std::swap(rows, columns);
+  return SharedTile{
+      address, ::getStagingLayout(rows, columns, buffer.getElementType()),
+      transposed};
 }
 
 /// Every register from its own address.
@@ -201,7 +208,9 @@ FailureOr<Value> kiln::tiletogpu::loadSharedTile(OpBuilder &b, Location loc,
                                                  RankedTensorType type) {
   auto operand =
       dyn_cast<tilegpu::DotOperandEncodingAttr>(type.getEncoding());
-  if (operand && operand.getKWidth() == 2 &&
+  // ldmatrix reads A as staged and B transposed; a transposed slot (a
+  // K-major B) is read element by element.
+  if (operand && operand.getKWidth() == 2 && !tile.transposed &&
       getStorageBytes(type.getElementType()) == 2)
     return loadWithLdmatrix(b, loc, tile, type, operand);
   return loadElements(b, loc, tile, type);

@@ -18,12 +18,15 @@
 namespace kiln::tiletogpu {
 
 /// A 2-D tile in shared memory at `base` (an addrspace(3) pointer), laid
-/// out as `layout` says.
+/// out as `layout` says; when `transposed`, `layout` holds the tile's
+/// transpose: element (row, column) is at the layout's (column, row).
 struct SharedTile {
   mlir::Value base;
   layout::SharedLayout layout;
+  bool transposed = false;
 
-  /// The swizzled byte offset (i32, scalar or vector) of (row, column).
+  /// The swizzled byte offset (i32, scalar or vector) of the tile's
+  /// element (row, column).
   mlir::Value byteOffset(mlir::OpBuilder &b, mlir::Location loc,
                          mlir::Value row, mlir::Value column) const;
   /// The address `offset` (i32) bytes past the base.
@@ -39,7 +42,7 @@ layout::SharedLayout getStagingLayout(mlir::RankedTensorType type);
 int64_t getSlotBytes(mlir::MemRefType buffer);
 
 /// The tile in slot `slot` (i32) of `buffer`, whose lowered base pointer
-/// is `base`.
+/// is `base` (transposed where the buffer's slots are).
 SharedTile getBufferSlot(mlir::OpBuilder &b, mlir::Location loc,
                          mlir::Value base, mlir::MemRefType buffer,
                          mlir::Value slot);

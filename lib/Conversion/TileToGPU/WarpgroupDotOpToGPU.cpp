@@ -1,8 +1,9 @@
 //===- WarpgroupDotOpToGPU.cpp - tilegpu.warpgroup_dot on wgmma -----------===//
 //
 // Each warpgroup multiplies its 64-row blocks of the accumulator with
-// `wgmma.mma_async` m64nNk16, reading B (N-major) and a slotted A
-// (K-major) from shared memory through matrix descriptors
+// `wgmma.mma_async` m64nNk16, reading B (N-major, or K-major from a
+// transposed slot, staged as A is) and a slotted A (K-major) from shared
+// memory through matrix descriptors
 // (kiln/Layout/MatrixDescriptor.h), or A from registers, which in the
 // dot-operand layout of the warpgroup accumulator are per warp exactly
 // wgmma's A fragment (mma.sync m16n8k16's): a fence, one instruction per
@@ -65,11 +66,12 @@ Value getDescriptor(OpBuilder &b, Location loc, const SharedTile &tile,
 }
 
 /// `wgmma.mma_async` with A in `aWords` (four 32-bit registers) and B
-/// through `bDescriptor`, accumulating into the f32 struct `d`: upstream's
-/// op takes A only through a descriptor, so this one is written in PTX.
+/// through `bDescriptor` (K-major when `bKMajor`, else N-major),
+/// accumulating into the f32 struct `d`: upstream's op takes A only
+/// through a descriptor, so this one is written in PTX.
 Value wgmmaWithRegisterA(OpBuilder &b, Location loc, Value d,
                          ArrayRef<Value> aWords, Value bDescriptor,
-                         int64_t instrN, llvm::StringRef type) {
+                         int64_t instrN, llvm::StringRef type, bool bKMajor) {
   auto structType = cast<LLVM::LLVMStructType>(d.getType());
   int64_t count = structType.getBody().size();
   SmallVector<Value> operands;
@@ -87,13 +89,14 @@ Value wgmmaWithRegisterA(OpBuilder &b, Location loc, Value d,
   constraints += ",r,r,r,r,l";
   // Operands $0.. are the results, then the tied accumulators, then A and
   // B. scale-d is a predicate (always true: accumulate); then imm-scale-a,
-  // imm-scale-b and imm-trans-b (B is N-major).
+  // imm-scale-b and imm-trans-b (1: B is N-major; 0: K-major).
   std::string asmString =
       llvm::formatv("{{ .reg .pred p; setp.ne.b32 p, 1, 0; "
                     "wgmma.mma_async.sync.aligned.m64n{0}k16.f32.{1}.{1} "
-                    "{{{2}}, {{${3}, ${4}, ${5}, ${6}}, ${7}, p, 1, 1, 1; }",
+                    "{{{2}}, {{${3}, ${4}, ${5}, ${6}}, ${7}, p, 1, 1, {8}; }",
                     instrN, type, accumulators, 2 * count, 2 * count + 1,
-                    2 * count + 2, 2 * count + 3, 2 * count + 4)
+                    2 * count + 2, 2 * count + 3, 2 * count + 4,
+                    bKMajor ? 0 : 1)
           .str();
   return LLVM::InlineAsmOp::create(
              b, loc, structType, operands, asmString, constraints,
@@ -152,8 +155,10 @@ struct WarpgroupDotLowering : OpConversionPattern<tilegpu::WarpgroupDotOp> {
     SharedTile b = getBufferSlot(rewriter, loc, adaptor.getB(), bBuffer,
                                  adaptor.getBSlot());
     int64_t elementBytes = b.layout.getElementBytes();
-    int64_t instrN =
-        chooseInstrN(n, b.layout.getSwizzleBytes() / elementBytes);
+    // A K-major B (a transposed slot) has N rows, read eight at a time; an
+    // N-major one is read a swizzle span of N at a time.
+    int64_t instrN = chooseInstrN(
+        n, b.transposed ? 8 : b.layout.getSwizzleBytes() / elementBytes);
     constexpr int64_t instrM = tilegpu::WarpgroupDotOp::kInstrM,
                       instrK = tilegpu::WarpgroupDotOp::kInstrK;
 
@@ -197,9 +202,12 @@ struct WarpgroupDotLowering : OpConversionPattern<tilegpu::WarpgroupDotOp> {
         for (int64_t r = 0; r < perInstr; ++r)
           d = LLVM::InsertValueOp::create(rewriter, loc, d, acc[first + r], r);
         for (int64_t k0 = 0; k0 < k; k0 += instrK) {
-          // B's K rows from k0, at N n0; A's rows from `row`, at K k0.
+          // B's K rows from k0, at N n0 (its N rows from n0, at K k0, when
+          // K-major); A's rows from `row`, at K k0.
           Value bDescriptor = getDescriptor(
-              rewriter, loc, b, c32(b.layout.getLinearByteOffset(k0, n0)));
+              rewriter, loc, b,
+              c32(b.transposed ? b.layout.getLinearByteOffset(n0, k0)
+                               : b.layout.getLinearByteOffset(k0, n0)));
           if (aRegisters) {
             // This warp's fragment of row block i, K step k0 / 16: four
             // words of two elements, as mma.sync's A.
@@ -210,7 +218,8 @@ struct WarpgroupDotLowering : OpConversionPattern<tilegpu::WarpgroupDotOp> {
             for (Value &word : words)
               word = LLVM::BitcastOp::create(rewriter, loc, i32, word);
             d = wgmmaWithRegisterA(rewriter, loc, d, words, bDescriptor,
-                                   instrN, element.isF16() ? "f16" : "bf16");
+                                   instrN, element.isF16() ? "f16" : "bf16",
+                                   b.transposed);
             continue;
           }
           Value aOffset = arith::AddIOp::create(
@@ -231,11 +240,13 @@ struct WarpgroupDotLowering : OpConversionPattern<tilegpu::WarpgroupDotOp> {
                                           NVVM::WGMMAScaleIn::one),
               NVVM::WGMMAScaleInAttr::get(rewriter.getContext(),
                                           NVVM::WGMMAScaleIn::one),
-              // A is K-major (row); B is N-major, the transposed form.
+              // A is K-major (row); B is N-major (row, the transposed
+              // form) or, from a transposed slot, K-major (col).
               NVVM::MMALayoutAttr::get(rewriter.getContext(),
                                        NVVM::MMALayout::row),
               NVVM::MMALayoutAttr::get(rewriter.getContext(),
-                                       NVVM::MMALayout::row),
+                                       b.transposed ? NVVM::MMALayout::col
+                                                    : NVVM::MMALayout::row),
               NVVM::MMAIntOverflowAttr());
         }
         for (int64_t r = 0; r < perInstr; ++r)

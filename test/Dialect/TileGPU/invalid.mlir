@@ -66,8 +66,17 @@ func.func private @k_width(tensor<64x64xf16, #tilegpu.dot_operand<{opIdx = 0, pa
 // -----
 
 func.func @alloc_space() {
-  // expected-error @+1 {{allocates static, identity-laid-out memrefs in address space 3, not 'memref<3x64x32xf16>'}}
+  // expected-error @+1 {{allocates static memrefs in address space 3, laid out by identity or with transposed slots (strides [rows * columns, 1, rows]), not 'memref<3x64x32xf16>'}}
   %buf = tilegpu.local_alloc : memref<3x64x32xf16>
+  return
+}
+
+// -----
+
+// Slots hold their tiles row by row, or column by column; no other strides.
+func.func @alloc_strides() {
+  // expected-error @+1 {{allocates static memrefs in address space 3, laid out by identity or with transposed slots (strides [rows * columns, 1, rows]), not 'memref<3x64x32xf16, strided<[2048, 1, 32]>, 3>'}}
+  %buf = tilegpu.local_alloc : memref<3x64x32xf16, strided<[2048, 1, 32]>, 3>
   return
 }
 

@@ -43,6 +43,21 @@ func.func @pipeline_ops(%p: tensor<64x32x!tile.ptr<f16>, #blocked>, %m: tensor<6
 
 // -----
 
+// A K-major B is staged column by column: element (k, n) of a slot at
+// k + 32 n.
+// CHECK-LABEL: func.func @transposed_slots
+// CHECK: tilegpu.local_alloc : memref<3x32x64xf16, strided<[2048, 1, 32]>, 3>
+// CHECK: tilegpu.local_load %{{.*}}[%{{.*}}] : memref<3x32x64xf16, strided<[2048, 1, 32]>, 3> -> tensor<32x64xf16, #blocked>
+#blocked = #tilegpu.blocked<{sizePerThread = [8, 1], threadsPerWarp = [4, 8], warpsPerCTA = [1, 4], order = [0, 1]}>
+func.func @transposed_slots(%p: tensor<32x64x!tile.ptr<f16>, #blocked>, %s: i32) -> tensor<32x64xf16, #blocked> {
+  %buf = tilegpu.local_alloc : memref<3x32x64xf16, strided<[2048, 1, 32]>, 3>
+  tilegpu.async_copy %p into %buf[%s] : memref<3x32x64xf16, strided<[2048, 1, 32]>, 3>, tensor<32x64x!tile.ptr<f16>, #blocked>
+  %b = tilegpu.local_load %buf[%s] : memref<3x32x64xf16, strided<[2048, 1, 32]>, 3> -> tensor<32x64xf16, #blocked>
+  return %b : tensor<32x64xf16, #blocked>
+}
+
+// -----
+
 // wgmma's ops: the proxy fence, and a dot reading both operands from slots
 // into a warpgroup accumulator (printed with `warpgroup = true`).
 // CHECK: #[[$WG:.*]] = #tilegpu.mma<{warpsPerCTA = [8, 1], warpgroup = true}>

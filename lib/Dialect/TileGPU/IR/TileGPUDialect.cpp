@@ -264,12 +264,34 @@ static bool isShared(MemRefType type) {
   return space && space.getInt() == 3;
 }
 
+MemRefType kiln::tilegpu::getSlotBufferType(int64_t stages,
+                                            ArrayRef<int64_t> shape,
+                                            Type element, bool transposed) {
+  MLIRContext *context = element.getContext();
+  int64_t rows = shape[0], columns = shape[1];
+  MemRefLayoutAttrInterface layout;
+  if (transposed)
+    layout = StridedLayoutAttr::get(context, 0, {rows * columns, 1, rows});
+  return MemRefType::get({stages, rows, columns}, element, layout,
+                         IntegerAttr::get(IntegerType::get(context, 64), 3));
+}
+
+bool kiln::tilegpu::hasTransposedSlots(MemRefType buffer) {
+  auto strided = dyn_cast<StridedLayoutAttr>(buffer.getLayout());
+  return strided && buffer.getRank() == 3 &&
+         strided == StridedLayoutAttr::get(
+                        buffer.getContext(), 0,
+                        {buffer.getDimSize(1) * buffer.getDimSize(2), 1,
+                         buffer.getDimSize(1)});
+}
+
 LogicalResult LocalAllocOp::verify() {
   auto type = cast<MemRefType>(getBuffer().getType());
   if (!isShared(type) || !type.hasStaticShape() ||
-      !type.getLayout().isIdentity())
-    return emitOpError() << "allocates static, identity-laid-out memrefs in "
-                            "address space 3, not "
+      !(type.getLayout().isIdentity() || hasTransposedSlots(type)))
+    return emitOpError() << "allocates static memrefs in address space 3, "
+                            "laid out by identity or with transposed slots "
+                            "(strides [rows * columns, 1, rows]), not "
                          << type;
   return success();
 }

@@ -174,7 +174,36 @@ static void retype(Value value, RankedTensorType type) {
       constant.setValueAttr(dense.reshape(type));
 }
 
+/// Whether `op` makes a tile whose elements are all one value (a splat
+/// constant or a tile.splat): one made anew in any layout.
+static bool makesUniformTile(Operation *op) {
+  if (auto constant = dyn_cast<arith::ConstantOp>(op))
+    return isa<RankedTensorType>(constant.getType()) &&
+           isa<SplatElementsAttr>(constant.getValue());
+  return isa<tile::SplatOp>(op);
+}
+
+/// Gives every use of a uniform tile its own copy, so that one value (the
+/// `other` of two unrelated loads, made once by CSE) does not tie the
+/// layouts of the groups that use it.
+static void copyUniformTilesPerUse(func::FuncOp func) {
+  SmallVector<Operation *> uniform;
+  func.walk([&](Operation *op) {
+    if (makesUniformTile(op) && !op->getResult(0).hasOneUse() &&
+        !op->getResult(0).use_empty())
+      uniform.push_back(op);
+  });
+  for (Operation *op : uniform) {
+    OpBuilder b(op->getContext());
+    b.setInsertionPointAfter(op);
+    for (OpOperand &use : llvm::make_early_inc_range(
+             llvm::drop_begin(op->getResult(0).getUses())))
+      use.set(b.clone(*op)->getResult(0));
+  }
+}
+
 void TileAssignLayoutsPass::assignFunction(func::FuncOp func) {
+  copyUniformTilesPerUse(func);
   LayoutGroups groups;
   SmallVector<Value> tiles;
   auto noteTile = [&](Value v) {

@@ -84,6 +84,8 @@ struct LoopPlan {
   /// induction variable and loop invariants alone: stage 1 computes them
   /// again for its own iteration.
   DenseSet<Operation *> shared;
+  /// Shared memory one stage of the staged loads takes.
+  int64_t slotBytes = 0;
 };
 
 struct TilePipelineLoopsPass
@@ -101,17 +103,18 @@ static bool isZeroTile(Value value) {
   return matchPattern(value, m_AnyZeroFloat()) || matchPattern(value, m_Zero());
 }
 
-/// Bytes one thread copies at once for `load`: its run along the rows,
-/// as far as alignment and the mask allow; 0 when rows are not the
-/// contiguous dimension.
+/// Bytes one thread copies at once for `load`: its run along the
+/// dimension its layout makes fastest (the rows' or the columns'), as far
+/// as alignment and the mask allow; 0 without a blocked layout.
 static int64_t getCopyBytes(AxisInfoAnalysis &axisInfo, tile::LoadOp load) {
   auto type = cast<RankedTensorType>(load.getPtr().getType());
   auto blocked = dyn_cast<BlockedEncodingAttr>(type.getEncoding());
-  if (!blocked || blocked.getOrder()[0] != 1)
+  if (!blocked)
     return 0;
+  int64_t fastest = blocked.getOrder()[0];
   int64_t width = std::min(
-      getAccessVectorWidth(axisInfo, load.getPtr(), load.getMask(), 1),
-      blocked.getSizePerThread()[1]);
+      getAccessVectorWidth(axisInfo, load.getPtr(), load.getMask(), fastest),
+      blocked.getSizePerThread()[fastest]);
   auto element = cast<RankedTensorType>(load.getType()).getElementType();
   return width * std::max<int64_t>(1, element.getIntOrFloatBitWidth() / 8);
 }
@@ -222,14 +225,15 @@ static FailureOr<TensorMapFields> getTensorMap(tile::BlockLoadOp load,
   return fields;
 }
 
-/// Why `loop` cannot be pipelined with `stages` slots, or its plan.
+/// Why `loop` cannot be pipelined with `stages` slots, or its plan (whose
+/// slots the caller fits in shared memory).
 static FailureOr<LoopPlan> planLoop(scf::ForOp loop, int64_t stages,
-                                    int64_t budget, bool tensorMaps,
+                                    bool tensorMaps,
                                     AxisInfoAnalysis &axisInfo,
                                     std::string &whyNot) {
   LoopPlan plan;
   Block *body = loop.getBody();
-  int64_t slotBytes = 0;
+  int64_t &slotBytes = plan.slotBytes;
   for (Operation &op : *body) {
     auto blockLoad = dyn_cast<tile::BlockLoadOp>(op);
     auto load = dyn_cast<tile::LoadOp>(op);
@@ -249,10 +253,25 @@ static FailureOr<LoopPlan> planLoop(scf::ForOp loop, int64_t stages,
     if (converts.size() != static_cast<size_t>(std::distance(
                                op.user_begin(), op.user_end())))
       continue;
-    auto bufferType = MemRefType::get(
-        {stages, type.getDimSize(0), type.getDimSize(1)},
-        type.getElementType(), MemRefLayoutAttrInterface(),
-        IntegerAttr::get(IntegerType::get(loop.getContext(), 64), 3));
+    // A tile whose columns are contiguous in memory (a K-major B, as `a @
+    // b.T` and attention's K load it) is staged column by column, each
+    // column a row of the slot: the K-major operand wgmma reads.
+    auto blocked =
+        load ? dyn_cast<BlockedEncodingAttr>(
+                   cast<RankedTensorType>(load.getPtr().getType())
+                       .getEncoding())
+             : BlockedEncodingAttr();
+    bool transposed = blocked && blocked.getOrder()[0] == 0;
+    if (transposed && llvm::any_of(converts, [](ConvertLayoutOp convert) {
+          return cast<DotOperandEncodingAttr>(convert.getType().getEncoding())
+                     .getOpIdx() != 1;
+        })) {
+      whyNot = "a load of a dot's A operand runs down its columns (an "
+               "M-major A), which is not staged";
+      return failure();
+    }
+    MemRefType bufferType = getSlotBufferType(
+        stages, type.getShape(), type.getElementType(), transposed);
     int64_t tileBytes = type.getNumElements() *
                         std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
     if (blockLoad) {
@@ -273,8 +292,8 @@ static FailureOr<LoopPlan> planLoop(scf::ForOp loop, int64_t stages,
     }
     int64_t bytes = getCopyBytes(axisInfo, load);
     if (bytes != 4 && bytes != 8 && bytes != 16) {
-      whyNot = "a load's rows are not contiguous and aligned in 4-, 8- or "
-               "16-byte pieces";
+      whyNot = "a load's rows (or, for B, columns) are not contiguous and "
+               "aligned in 4-, 8- or 16-byte pieces";
       return failure();
     }
     slotBytes += tileBytes;
@@ -282,13 +301,6 @@ static FailureOr<LoopPlan> planLoop(scf::ForOp loop, int64_t stages,
   }
   if (plan.loads.empty()) {
     whyNot = "no load there feeds a dot operand";
-    return failure();
-  }
-  if (slotBytes * stages > budget) {
-    whyNot = llvm::formatv("{0} stages of {1} bytes do not fit the {2} bytes "
-                           "of shared memory they may take",
-                           stages, slotBytes, budget)
-                 .str();
     return failure();
   }
 
@@ -417,8 +429,8 @@ static void emitStage0(OpBuilder &b, Location loc, LoopPlan &plan,
         ptrType.getShape(), b.getI1Type(), ptrType.getEncoding());
     Value mask = tile::SplatOp::create(b, loc, maskType, valid);
     if (Value original = load.getMask())
-      mask = arith::AndIOp::create(b, loc, mapping.lookup(original), mask);
-    AsyncCopyOp::create(b, loc, mapping.lookup(load.getPtr()), mask, buffer,
+      mask = arith::AndIOp::create(b, loc, mapping.lookupOrDefault(original), mask);
+    AsyncCopyOp::create(b, loc, mapping.lookupOrDefault(load.getPtr()), mask, buffer,
                         slot);
     asyncCopies = true;
   }
@@ -433,7 +445,7 @@ static void emitStage0(OpBuilder &b, Location loc, LoopPlan &plan,
     if (staged.tensorMap)
       TensorMapCopyOp::create(
           b, loc, staged.tensorMapArg,
-          mapping.lookup(cast<tile::BlockLoadOp>(staged.load).getBlockPtr()),
+          mapping.lookupOrDefault(cast<tile::BlockLoadOp>(staged.load).getBlockPtr()),
           buffer, slot, barriers, valid);
 }
 
@@ -634,11 +646,32 @@ void TilePipelineLoopsPass::runOnOperation() {
     AxisInfoAnalysis axisInfo;
     std::string whyNot;
     FailureOr<LoopPlan> plan =
-        planLoop(loop, stages, getSlotBudget(sharedMemoryLimit), tensorMaps,
-                 axisInfo, whyNot);
+        planLoop(loop, stages, tensorMaps, axisInfo, whyNot);
     if (failed(plan)) {
       loop.emitRemark() << "not pipelined: " << whyNot;
       continue;
+    }
+    // As many stages as shared memory holds, up to the asked-for number.
+    int64_t budget = getSlotBudget(sharedMemoryLimit);
+    int64_t fitting = std::min<int64_t>(stages, budget / plan->slotBytes);
+    if (fitting < 2) {
+      loop.emitRemark() << llvm::formatv(
+          "not pipelined: two stages of {0} bytes do not fit the {1} bytes "
+          "of shared memory they may take",
+          plan->slotBytes, budget);
+      continue;
+    }
+    if (fitting < stages) {
+      loop.emitRemark() << llvm::formatv(
+          "pipelined {0} stages deep, not {1}: {1} stages of {2} bytes do "
+          "not fit the {3} bytes of shared memory they may take",
+          fitting, stages, plan->slotBytes, budget);
+      stages = fitting;
+      plan = planLoop(loop, stages, tensorMaps, axisInfo, whyNot);
+      if (failed(plan)) {
+        loop.emitRemark() << "not pipelined: " << whyNot;
+        continue;
+      }
     }
     for (StagedLoad &staged : plan->loads)
       if (staged.tensorMap)

@@ -263,3 +263,52 @@ func.func @reduce_to_scalar(%x: tensor<16xf32>, %out: !tile.ptr<f32>) {
   tile.store %out, %s : !tile.ptr<f32>, f32
   return
 }
+
+// -----
+
+// One splat used by two accesses (the `other` of two loads, made once by
+// CSE) ties nothing: each load keeps the layout that coalesces it, one
+// down the columns and one along the rows, with its own copy of the zero.
+// CHECK-DAG: #[[$DOWN:blocked[0-9]*]] = #tilegpu.blocked<{sizePerThread = [8, 1], {{.*}}order = [0, 1]}>
+// CHECK-DAG: #[[$ALONG:blocked[0-9]*]] = #tilegpu.blocked<{sizePerThread = [1, 8], {{.*}}order = [1, 0]}>
+// CHECK-LABEL: func.func @shared_padding
+// CHECK-DAG: arith.constant dense<0.000000e+00> : tensor<32x32xf16, #[[$DOWN]]>
+// CHECK-DAG: arith.constant dense<0.000000e+00> : tensor<32x32xf16, #[[$ALONG]]>
+// CHECK: tile.load {{.*}} : tensor<32x32x!tile.ptr<f16>, #[[$DOWN]]> -> tensor<32x32xf16, #[[$DOWN]]>
+// CHECK: tile.load {{.*}} : tensor<32x32x!tile.ptr<f16>, #[[$ALONG]]> -> tensor<32x32xf16, #[[$ALONG]]>
+func.func @shared_padding(%p: !tile.ptr<f16> {tile.divisibility = 16 : i64},
+                          %out: !tile.ptr<f16> {tile.divisibility = 16 : i64}) {
+  // Offsets k + 32 n (runs down the columns) ...
+  %r1 = tile.range 0 to 32 : tensor<32xi32>
+  %k1 = tile.expand_dims %r1 axis 1 : tensor<32xi32> -> tensor<32x1xi32>
+  %n1 = tile.expand_dims %r1 axis 0 : tensor<32xi32> -> tensor<1x32xi32>
+  %c32c = arith.constant dense<32> : tensor<1x32xi32>
+  %n1o = arith.muli %n1, %c32c : tensor<1x32xi32>
+  %k1b = tile.broadcast %k1 : tensor<32x1xi32> -> tensor<32x32xi32>
+  %n1b = tile.broadcast %n1o : tensor<1x32xi32> -> tensor<32x32xi32>
+  %down = arith.addi %k1b, %n1b : tensor<32x32xi32>
+  // ... and 32 m + k (runs along the rows).
+  %r2 = tile.range 0 to 32 : tensor<32xi32>
+  %m2 = tile.expand_dims %r2 axis 1 : tensor<32xi32> -> tensor<32x1xi32>
+  %k2 = tile.expand_dims %r2 axis 0 : tensor<32xi32> -> tensor<1x32xi32>
+  %c32r = arith.constant dense<32> : tensor<32x1xi32>
+  %m2o = arith.muli %m2, %c32r : tensor<32x1xi32>
+  %m2b = tile.broadcast %m2o : tensor<32x1xi32> -> tensor<32x32xi32>
+  %k2b = tile.broadcast %k2 : tensor<1x32xi32> -> tensor<32x32xi32>
+  %along = arith.addi %m2b, %k2b : tensor<32x32xi32>
+  %limit = arith.constant dense<1000> : tensor<32x32xi32>
+  %md = arith.cmpi slt, %down, %limit : tensor<32x32xi32>
+  %ma = arith.cmpi slt, %along, %limit : tensor<32x32xi32>
+  %ps = tile.splat %p : !tile.ptr<f16> -> tensor<32x32x!tile.ptr<f16>>
+  %pd = tile.addptr %ps, %down : tensor<32x32x!tile.ptr<f16>>, tensor<32x32xi32>
+  %pa = tile.addptr %ps, %along : tensor<32x32x!tile.ptr<f16>>, tensor<32x32xi32>
+  %zero = arith.constant dense<0.0> : tensor<32x32xf16>
+  %x = tile.load %pd, %md, other %zero : tensor<32x32x!tile.ptr<f16>> -> tensor<32x32xf16>
+  %y = tile.load %pa, %ma, other %zero : tensor<32x32x!tile.ptr<f16>> -> tensor<32x32xf16>
+  %os = tile.splat %out : !tile.ptr<f16> -> tensor<32x32x!tile.ptr<f16>>
+  %od = tile.addptr %os, %down : tensor<32x32x!tile.ptr<f16>>, tensor<32x32xi32>
+  %oa = tile.addptr %os, %along : tensor<32x32x!tile.ptr<f16>>, tensor<32x32xi32>
+  tile.store %od, %x : tensor<32x32x!tile.ptr<f16>>, tensor<32x32xf16>
+  tile.store %oa, %y : tensor<32x32x!tile.ptr<f16>>, tensor<32x32xf16>
+  return
+}

@@ -143,7 +143,7 @@ func.func @unaligned(%a: !tile.ptr<f16>, %n: i32) -> tensor<32x32xf32> {
   %zero = arith.constant dense<0.0> : tensor<32x32xf32>
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32
-  // expected-remark @+1 {{not pipelined: a load's rows are not contiguous and aligned in 4-, 8- or 16-byte pieces}}
+  // expected-remark @+1 {{not pipelined: a load's rows (or, for B, columns) are not contiguous and aligned in 4-, 8- or 16-byte pieces}}
   %acc = scf.for %k = %c0 to %n step %c1 iter_args(%acc_i = %zero) -> (tensor<32x32xf32>) : i32 {
     %v = tile.load %ap : tensor<32x32x!tile.ptr<f16>> -> tensor<32x32xf16>
     %d = tile.dot %v, %v, %acc_i : tensor<32x32xf16>, tensor<32x32xf16> -> tensor<32x32xf32>

@@ -26,4 +26,19 @@
 #define GET_OP_CLASSES
 #include "kiln/Dialect/TileGPU/IR/TileGPUOps.h.inc"
 
+namespace kiln::tilegpu {
+
+/// A shared buffer of `stages` slots for a 2-D tile of `shape`: each slot
+/// holds the tile row by row, or, when `transposed`, column by column (the
+/// memref's strides say so: element (s, i, j) at s * rows * columns + i +
+/// j * rows), as a K-major B operand is staged for wgmma.
+mlir::MemRefType getSlotBufferType(int64_t stages,
+                                   llvm::ArrayRef<int64_t> shape,
+                                   mlir::Type element, bool transposed);
+
+/// Whether the slots of `buffer` hold their tiles column by column.
+bool hasTransposedSlots(mlir::MemRefType buffer);
+
+} // namespace kiln::tilegpu
+
 #endif // KILN_DIALECT_TILEGPU_IR_TILEGPUDIALECT_H

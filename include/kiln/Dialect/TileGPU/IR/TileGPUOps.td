@@ -38,11 +38,14 @@ def TileGPU_LocalAllocOp : TileGPU_Op<"local_alloc"> {
     A buffer in shared memory of `stages x rows x columns` elements (a
     `memref` in address space 3) that lives for the whole kernel: one slot
     per pipeline stage of a tile. Each slot is laid out as
-    `kiln/Layout/SharedLayout.h` says for its rows (swizzled slabs). A
-    1-D buffer of i64 holds mbarriers, one per stage.
+    `kiln/Layout/SharedLayout.h` says for its rows (swizzled slabs), or,
+    with the strides `[rows * columns, 1, rows]`, for its columns: the
+    tile's transpose, as a K-major B operand (loaded down its columns) is
+    staged for wgmma. A 1-D buffer of i64 holds mbarriers, one per stage.
 
     ```mlir
     %buf = tilegpu.local_alloc : memref<3x64x32xf16, 3>
+    %kmajor = tilegpu.local_alloc : memref<3x32x64xf16, strided<[2048, 1, 32]>, 3>
     %bars = tilegpu.local_alloc : memref<3xi64, 3>
     ```
   }];

@@ -1,0 +1,127 @@
+"""K-major B operands (`a @ w.T` with w stored N x K, and attention's K
+loaded transposed) on the tensor cores: staged column by column into
+slots that wgmma reads K-major. Compiled for sm_90a on any machine; run
+against PyTorch where PyTorch sees a GPU."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import kiln
+import kiln.language as kl
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@kiln.jit
+def linear(c_ptr, a_ptr, w_ptr, M, N, K, BM: kl.constexpr, BN: kl.constexpr,
+           BK: kl.constexpr):
+    """c = a @ w.T: a is M x K, w is N x K, both row-major."""
+    rows = kl.program_id(0) * BM + kl.arange(0, BM)
+    cols = kl.program_id(1) * BN + kl.arange(0, BN)
+    acc = kl.zeros((BM, BN), kl.float32)
+    for k in range(0, K, BK):
+        ks = k + kl.arange(0, BK)
+        a = kl.load(a_ptr + rows[:, None] * K + ks[None, :],
+                    mask=(rows[:, None] < M) & (ks[None, :] < K), other=0.0)
+        w = kl.load(w_ptr + cols[None, :] * K + ks[:, None],
+                    mask=(cols[None, :] < N) & (ks[:, None] < K), other=0.0)
+        acc = kl.dot(a, w, acc)
+    kl.store(c_ptr + rows[:, None] * N + cols[None, :], acc,
+             mask=(rows[:, None] < M) & (cols[None, :] < N))
+
+
+def _ptx(M, N, K, chip):
+    a = np.zeros((M, K), np.float16)
+    c = np.zeros((M, N), np.float32)
+    return linear.warmup(c, a, a, M, N, K, BM=128, BN=128, BK=64,
+                         num_warps=8, chip=chip)
+
+
+def test_k_major_b_reaches_wgmma_through_cp_async():
+    compiled = _ptx(256, 256, 256, "sm_90a")
+    ptx = compiled.asm["ptx"]
+    # wgmma reads B K-major: imm-trans-b 0.
+    assert re.search(r"wgmma\.mma_async\.sync\.aligned\.m64n128k16\.f32\.f16"
+                     r"\.f16 [^;]*, p, 1,\s*1, 0,\s*0;", ptx)
+    assert re.search(r"cp\.async\.cg\.shared\.global [^\n]*, 16\b", ptx)
+    assert "mma.sync" not in ptx
+    if compiled.metadata is not None:  # ptxas was found
+        assert compiled.metadata.spill_stores == 0
+
+
+def test_k_major_b_on_sm80_stays_on_mma_sync_pipelined():
+    ptx = _ptx(256, 256, 256, "sm_80").asm["ptx"]
+    assert "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32" in ptx
+    assert "cp.async.cg.shared.global" in ptx
+
+
+@pytest.mark.parametrize("interpret", [False, True])
+def test_k_major_b_on_the_host(interpret):
+    rng = np.random.default_rng(7)
+    M, N, K = 70, 50, 90
+    a = rng.standard_normal((M, K)).astype(np.float16)
+    w = rng.standard_normal((N, K)).astype(np.float16)
+    c = np.zeros((M, N), np.float32)
+    kernel = kiln.jit(linear.fn, interpret=interpret)
+    kernel[(3, 2)](c, a, w, M, N, K, BM=32, BN=32, BK=32)
+    np.testing.assert_allclose(c, a.astype(np.float64) @ w.astype(np.float64).T,
+                               rtol=1e-3, atol=1e-3)
+
+
+def torch_cuda():
+    torch = pytest.importorskip("torch", reason="PyTorch is not installed")
+    if not torch.cuda.is_available():
+        pytest.skip("PyTorch sees no GPU")
+    return torch
+
+
+def test_k_major_b_on_the_gpu_against_torch():
+    torch = torch_cuda()
+    M, N, K = 300, 200, 320
+    a = torch.randn(M, K, device="cuda", dtype=torch.float16)
+    w = torch.randn(N, K, device="cuda", dtype=torch.float16)
+    c = torch.empty(M, N, device="cuda")
+    linear[(3, 2)](c, a, w, M, N, K, BM=128, BN=128, BK=64, num_warps=8)
+    torch.cuda.synchronize()
+    torch.testing.assert_close(c, (a.double() @ w.double().T).float(),
+                               rtol=2e-3, atol=2e-3)
+
+
+def _corpus_attention():
+    spec = importlib.util.spec_from_file_location(
+        "corpus_flash_attention", ROOT / "bench" / "corpus" /
+        "flash_attention.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("head_dim", [64, 128])
+@pytest.mark.parametrize("causal", [False, True])
+def test_attention_on_the_gpu_against_torch(head_dim, causal):
+    """The corpus's flash attention (K loaded transposed) on wgmma, against
+    PyTorch's attention in float32, on a ragged sequence length."""
+    torch = torch_cuda()
+    attention = _corpus_attention()
+    Z, H, N_CTX = 2, 3, 1000
+    q, k, v = (torch.randn(Z, H, N_CTX, head_dim, device="cuda",
+                           dtype=torch.float16) for _ in range(3))
+    out = torch.empty_like(q)
+    lse = torch.empty(Z, H, N_CTX, device="cuda")
+    sm_scale = head_dim ** -0.5
+    block_n = 64 if head_dim == 64 else 128
+    grid = (kiln.cdiv(N_CTX, 128), Z * H, 1)
+    attention._attn_fwd[grid](
+        q, k, v, sm_scale, lse, out, *q.stride()[:3], *k.stride()[:3],
+        *v.stride()[:3], *out.stride()[:3], H, N_CTX, HEAD_DIM=head_dim,
+        BLOCK_M=128, BLOCK_N=block_n, STAGE=3 if causal else 1, num_warps=8)
+    torch.cuda.synchronize()
+    expected = torch.nn.functional.scaled_dot_product_attention(
+        q.float(), k.float(), v.float(), is_causal=causal, scale=sm_scale)
+    torch.testing.assert_close(out.float(), expected, rtol=2e-2, atol=2e-2)
