@@ -43,6 +43,21 @@ static FailureOr<AxisThreads> getAxisThreads(Location loc, Attribute encoding,
     return getAxisThreads(loc, slice.getParent(), parentShape,
                           axis >= slice.getDim() ? axis + 1 : axis);
   }
+  if (auto mma = dyn_cast<tilegpu::MmaEncodingAttr>(encoding)) {
+    // In a warp's 16x8 block the four lanes 4g..4g+3 hold row g's (and row
+    // g + 8's) columns two each; warp w holds column block (w / warps[0]) %
+    // warps[1]. Rows only, over whole blocks (tile-assign-layouts asks for
+    // no other).
+    ArrayRef<int64_t> warps = mma.getWarpsPerCTA();
+    if (shape.size() != 2 || axis != 1 || shape[0] % (16 * warps[0]) != 0 ||
+        shape[1] % (8 * warps[1]) != 0)
+      return emitError(loc) << "target nvptx: a reduction over " << encoding
+                            << " runs along the rows of whole 16x8 blocks "
+                               "of every warp";
+    return AxisThreads{/*laneStride=*/1, /*lanes=*/4,
+                       /*warpStride=*/warps[0], /*warps=*/warps[1],
+                       /*warpsAlong=*/warps[1]};
+  }
   auto blocked = dyn_cast<tilegpu::BlockedEncodingAttr>(encoding);
   if (!blocked)
     return emitError(loc) << "target nvptx: no reduction over tiles laid out "

@@ -106,9 +106,10 @@ enum GroupTag : unsigned {
   /// The accumulator of a dot on tensor cores.
   kAccumulatorTag = 1,
   /// An operand of a dot on tensor cores (loaded best coalesced, then
-  /// converted).
+  /// converted), unless an accumulator computes it.
   kOperandTag = 2,
-  /// A reduced or scanned tile (those lowerings take blocked layouts).
+  /// A reduced or scanned tile (those lowerings take blocked layouts, but
+  /// for row reductions of an accumulator: see reducesRowsOnMma).
   kBlockedOnlyTag = 4,
 };
 
@@ -117,6 +118,29 @@ bool canTakeMma(unsigned tags) {
   return !(tags & (kOperandTag | kBlockedOnlyTag));
 }
 } // namespace
+
+/// Whether `value` is loaded from memory, maybe through casts.
+static bool isLoaded(Value value) {
+  Operation *op = value.getDefiningOp();
+  while (op && isa<arith::ExtFOp, arith::TruncFOp, arith::ExtSIOp,
+                   arith::ExtUIOp, arith::TruncIOp, arith::SIToFPOp,
+                   arith::UIToFPOp, arith::FPToSIOp, arith::FPToUIOp,
+                   arith::BitcastOp>(op))
+    op = op->getOperand(0).getDefiningOp();
+  return isa_and_nonnull<tile::LoadOp, tile::BlockLoadOp>(op);
+}
+
+/// Whether `reduce` can run on `mma`, its operand's accumulator layout: a
+/// reduction along the rows of a tile that every warp covers in whole
+/// 16x8 blocks (ReduceOpToGPU), so that an attention's scores and their
+/// row maxima and sums never leave the accumulator's registers.
+static bool reducesRowsOnMma(tile::ReduceOp reduce, MmaEncodingAttr mma) {
+  auto type = cast<RankedTensorType>(reduce.getSrcs().front().getType());
+  ArrayRef<int64_t> warps = mma.getWarpsPerCTA();
+  return type.getRank() == 2 && reduce.getAxis() == 1 &&
+         type.getDimSize(0) % (16 * warps[0]) == 0 &&
+         type.getDimSize(1) % (8 * warps[1]) == 0;
+}
 
 BlockedEncodingAttr
 TileAssignLayoutsPass::blocked(const kiln::layout::BlockedLayout &layout) {
@@ -253,10 +277,10 @@ void TileAssignLayoutsPass::assignFunction(func::FuncOp func) {
   DenseMap<Value, unsigned> tags;
   auto tag = [&](Value v, GroupTag t) { tags[groups.find(v)] |= t; };
   SmallVector<std::tuple<tile::DotOp, MmaEncodingAttr, int64_t>> mmaDots;
+  SmallVector<tile::ReduceOp> reductions;
   func.walk([&](Operation *op) {
     if (auto reduce = dyn_cast<tile::ReduceOp>(op))
-      for (Value src : reduce.getSrcs())
-        tag(src, kBlockedOnlyTag);
+      reductions.push_back(reduce);
     if (auto scan = dyn_cast<tile::ScanOp>(op))
       for (Value src : scan->getOperands())
         tag(src, kBlockedOnlyTag);
@@ -277,10 +301,30 @@ void TileAssignLayoutsPass::assignFunction(func::FuncOp func) {
                                               choice->warpsPerCTA,
                                               choice->warpgroup),
                          choice->kWidth);
-    tag(dot.getA(), kOperandTag);
-    tag(dot.getB(), kOperandTag);
     tag(dot.getResult(), kAccumulatorTag);
   });
+  // Operands are loaded best coalesced, then converted; one computed from
+  // an accumulator (attention's probabilities, from the scores of the dot
+  // before) stays with it, in the mma layout, and is converted from there.
+  for (auto &mmaDot : mmaDots)
+    for (Value operand :
+         {std::get<0>(mmaDot).getA(), std::get<0>(mmaDot).getB()})
+      if (isLoaded(operand) ||
+          !(tags.lookup(groups.find(operand)) & kAccumulatorTag))
+        tag(operand, kOperandTag);
+
+  for (tile::ReduceOp reduce : reductions) {
+    Value group = groups.find(reduce.getSrcs().front());
+    bool onMma = (tags.lookup(group) & kAccumulatorTag) &&
+                 llvm::any_of(mmaDots, [&](auto &mmaDot) {
+                   return groups.find(std::get<0>(mmaDot).getResult()) ==
+                              group &&
+                          reducesRowsOnMma(reduce, std::get<1>(mmaDot));
+                 });
+    if (!onMma)
+      for (Value src : reduce.getSrcs())
+        tag(src, kBlockedOnlyTag);
+  }
 
   // Broadcasts join their source's group to their result's, except where
   // that would put an accumulator with an operand or a reduction: the

@@ -67,19 +67,40 @@ func.func @loop(%a: !tile.ptr<f16>, %b: !tile.ptr<f16>, %c: !tile.ptr<f32>, %ste
 
 // -----
 
-// A reduction of the product keeps its group blocked: the dot converts its
-// accumulator in (a splat is made anew in the mma layout) and its result
-// out.
-// CHECK-LABEL: func.func @reduced
-// CHECK: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : tensor<32x32xf32, #mma>
-// CHECK: %[[D:.*]] = tile.dot %{{.*}}, %{{.*}}, %[[ZERO]] : tensor<32x32xbf16, #dot_op>, tensor<32x32xbf16, #dot_op1> -> tensor<32x32xf32, #mma>
-// CHECK: %[[OUT:.*]] = tilegpu.convert_layout %[[D]] : tensor<32x32xf32, #mma> -> tensor<32x32xf32, #blocked>
-// CHECK: tile.reduce %[[OUT]] axis 1
+// A reduction along the product's rows runs in the accumulator layout
+// (every warp holds whole 16x8 blocks): no conversion, and the sums are a
+// slice of it, as an attention's row maxima and sums are.
+// CHECK: #[[$ROWS:slice[0-9]*]] = #tilegpu.slice<{dim = 1, parent = #mma}>
+// CHECK-LABEL: func.func @reduced_rows
+// CHECK: %[[D:.*]] = tile.dot %{{.*}}, %{{.*}}, %{{.*}} : tensor<32x32xbf16, #dot_op>, tensor<32x32xbf16, #dot_op1> -> tensor<32x32xf32, #mma>
+// CHECK-NEXT: tile.reduce %[[D]] axis 1 : tensor<32x32xf32, #mma> -> tensor<32xf32, #[[$ROWS]]>
 // SM75: remark: not on tensor cores: tensor cores need sm_80 or newer, the target is sm_75
-func.func @reduced(%a: tensor<32x32xbf16>, %b: tensor<32x32xbf16>) -> tensor<32xf32> {
+func.func @reduced_rows(%a: tensor<32x32xbf16>, %b: tensor<32x32xbf16>) -> tensor<32xf32> {
   %zero = arith.constant dense<0.0> : tensor<32x32xf32>
   %d = tile.dot %a, %b, %zero : tensor<32x32xbf16>, tensor<32x32xbf16> -> tensor<32x32xf32>
   %s = tile.reduce %d axis 1 : tensor<32x32xf32> -> tensor<32xf32> {
+  ^bb0(%x: f32, %y: f32):
+    %r = arith.addf %x, %y : f32
+    tile.yield %r : f32
+  }
+  return %s : tensor<32xf32>
+}
+
+// -----
+
+// A reduction along its columns keeps the product's group blocked: the dot
+// converts its accumulator in (a splat is made anew in the mma layout) and
+// its result out.
+// CHECK-LABEL: func.func @reduced_columns
+// CHECK: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : tensor<32x32xf32, #mma>
+// CHECK: %[[D:.*]] = tile.dot %{{.*}}, %{{.*}}, %[[ZERO]] : tensor<32x32xbf16, #dot_op>, tensor<32x32xbf16, #dot_op1> -> tensor<32x32xf32, #mma>
+// CHECK: %[[OUT:.*]] = tilegpu.convert_layout %[[D]] : tensor<32x32xf32, #mma> -> tensor<32x32xf32, #blocked>
+// CHECK: tile.reduce %[[OUT]] axis 0
+// SM75: remark: not on tensor cores: tensor cores need sm_80 or newer, the target is sm_75
+func.func @reduced_columns(%a: tensor<32x32xbf16>, %b: tensor<32x32xbf16>) -> tensor<32xf32> {
+  %zero = arith.constant dense<0.0> : tensor<32x32xf32>
+  %d = tile.dot %a, %b, %zero : tensor<32x32xbf16>, tensor<32x32xbf16> -> tensor<32x32xf32>
+  %s = tile.reduce %d axis 0 : tensor<32x32xf32> -> tensor<32xf32> {
   ^bb0(%x: f32, %y: f32):
     %r = arith.addf %x, %y : f32
     tile.yield %r : f32
