@@ -172,7 +172,8 @@ static AxisInfo divideOrRemainder(const AxisInfo &a, const AxisInfo &b,
         std::gcd(pieces > 1 ? a.divisibility[d] : elementDivisibility(a, d),
                  elementDivisibility(b, d));
   }
-  if (a.constant && b.constant && *b.constant != 0) {
+  // (The lowest value / -1 would overflow here; it is left unknown.)
+  if (a.constant && b.constant && *b.constant != 0 && *b.constant != -1) {
     info.constant = remainder ? *a.constant % *b.constant
                               : *a.constant / *b.constant;
     info.divisibility.assign(rank, largestPowerOfTwoDividing(*info.constant));
