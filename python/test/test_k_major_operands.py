@@ -5,8 +5,8 @@ against PyTorch where PyTorch sees a GPU."""
 
 from __future__ import annotations
 
-import importlib.util
 import re
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -14,8 +14,12 @@ import pytest
 
 import kiln
 import kiln.language as kl
+from test_gpu import torch_cuda
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path[:0] = [str(ROOT / "bench" / "corpus"), str(ROOT / "bench")]
+
+import compare  # noqa: E402
 
 
 @kiln.jit
@@ -74,13 +78,6 @@ def test_k_major_b_on_the_host(interpret):
                                rtol=1e-3, atol=1e-3)
 
 
-def torch_cuda():
-    torch = pytest.importorskip("torch", reason="PyTorch is not installed")
-    if not torch.cuda.is_available():
-        pytest.skip("PyTorch sees no GPU")
-    return torch
-
-
 def test_k_major_b_on_the_gpu_against_torch():
     torch = torch_cuda()
     M, N, K = 300, 200, 320
@@ -93,22 +90,13 @@ def test_k_major_b_on_the_gpu_against_torch():
                                rtol=2e-3, atol=2e-3)
 
 
-def _corpus_attention():
-    spec = importlib.util.spec_from_file_location(
-        "corpus_flash_attention", ROOT / "bench" / "corpus" /
-        "flash_attention.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.mark.parametrize("head_dim", [64, 128])
 @pytest.mark.parametrize("causal", [False, True])
 def test_attention_on_the_gpu_against_torch(head_dim, causal):
     """The corpus's flash attention (K loaded transposed) on wgmma, against
     PyTorch's attention in float32, on a ragged sequence length."""
     torch = torch_cuda()
-    attention = _corpus_attention()
+    attention = compare.load_kiln("flash_attention")
     Z, H, N_CTX = 2, 3, 1000
     q, k, v = (torch.randn(Z, H, N_CTX, head_dim, device="cuda",
                            dtype=torch.float16) for _ in range(3))

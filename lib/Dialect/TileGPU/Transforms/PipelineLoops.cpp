@@ -667,10 +667,11 @@ void TilePipelineLoopsPass::runOnOperation() {
           "not fit the {3} bytes of shared memory they may take",
           fitting, stages, plan->slotBytes, budget);
       stages = fitting;
-      plan = planLoop(loop, stages, tensorMaps, axisInfo, whyNot);
-      if (failed(plan)) {
-        loop.emitRemark() << "not pipelined: " << whyNot;
-        continue;
+      for (StagedLoad &staged : plan->loads) {
+        MemRefType type = staged.bufferType;
+        staged.bufferType = getSlotBufferType(
+            stages, type.getShape().drop_front(), type.getElementType(),
+            hasTransposedSlots(type));
       }
     }
     for (StagedLoad &staged : plan->loads)
