@@ -9,21 +9,18 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from kiln import language as kl
 from kiln.errors import KilnError
 
 #: numpy dtype of each scalar type a pointer may point to.
-POINTEE_DTYPES = {
-    "i1": np.dtype(np.bool_), "i8": np.dtype(np.int8),
-    "i16": np.dtype(np.int16), "i32": np.dtype(np.int32),
-    "i64": np.dtype(np.int64), "f16": np.dtype(np.float16),
-    "f32": np.dtype(np.float32), "f64": np.dtype(np.float64),
-}
+POINTEE_DTYPES = {d.ir: d.numpy for d in kl.DTYPES}
 
-#: ctypes type that carries a scalar argument of each type.
+#: ctypes type that carries a scalar argument of each type (f16 and bf16
+#: as their bits).
 SCALAR_CTYPES = {
     "i1": ctypes.c_bool, "i8": ctypes.c_int8, "i16": ctypes.c_int16,
     "i32": ctypes.c_int32, "i64": ctypes.c_int64, "f16": ctypes.c_uint16,
-    "f32": ctypes.c_float, "f64": ctypes.c_double,
+    "bf16": ctypes.c_uint16, "f32": ctypes.c_float, "f64": ctypes.c_double,
 }
 
 #: A pointer argument's type; ``pointee`` is the element type.
@@ -43,8 +40,9 @@ def scalar_value(where: str, type_text: str, value: Any) -> int | float:
     if not isinstance(value, (bool, int, float, np.number, np.bool_)):
         raise KilnError(f"{where} must be a number, not "
                         f"{type(value).__name__}")
-    if type_text == "f16":
-        return int(np.array(value, dtype=np.float16).view(np.uint16))
+    if type_text in ("f16", "bf16"):
+        return int(np.array(value, dtype=POINTEE_DTYPES[type_text])
+                   .view(np.uint16))
     if type_text.startswith("f"):
         return float(value)
     bits = int(type_text[1:])

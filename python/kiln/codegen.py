@@ -19,6 +19,7 @@ from typing import Any, Callable, Iterator
 
 from kiln import language as kl
 from kiln import philox
+from kiln import semantics
 from kiln.errors import KilnError
 
 
@@ -1025,6 +1026,9 @@ class CodeGenerator(ast.NodeVisitor):
             return self.compare_zero(value, "ne")
         ir = f"{value.name} : {value.type.ir()} to {type_.ir()}"
         src_float, dst_float = value.type.is_float, dtype.is_float
+        if src_float and dst_float and kl.BY_IR[source].bits == dtype.bits:
+            # f16 <-> bf16: exactly to f32, then rounded once.
+            return self.cast(self.cast(value, kl.float32), dtype)
         if src_float and dst_float:
             kind = ("arith.extf" if kl.BY_IR[source].bits < dtype.bits
                     else "arith.truncf")
@@ -1039,15 +1043,12 @@ class CodeGenerator(ast.NodeVisitor):
                 kind = "arith.trunci"
         return self.op(f"{kind} {ir}", type_)
 
-    def promote(self, a: Type, b: Type) -> str:
-        """The element type two operands meet at."""
-        if a.elem == b.elem:
-            return a.elem
-        if a.is_float != b.is_float:
-            return a.elem if a.is_float else b.elem
-        if _bits(a.elem) == _bits(b.elem):  # f16 and bf16 meet in f32
-            return "f32"
-        return a.elem if _bits(a.elem) >= _bits(b.elem) else b.elem
+    @staticmethod
+    def number_type(value: Any) -> str:
+        """The element type of a Python number (or constexpr) operand."""
+        if isinstance(value, kl.constexpr):
+            value = value.value
+        return semantics.python_number_type(value)
 
     def broadcast_to(self, value: Value, shape: tuple[int, ...]) -> Value:
         if value.type.shape == shape:
@@ -1077,14 +1078,17 @@ class CodeGenerator(ast.NodeVisitor):
             result.append(sizes.pop() if sizes else 1)
         return tuple(result)
 
-    def unify(self, a: Any, b: Any) -> tuple[Value, Value]:
-        """Both operands as values of one type: Python numbers take the
-        other side's type, elements are promoted, shapes broadcast."""
-        if not isinstance(a, Value):
-            a = self.materialize(a, b.type.with_shape(()))
-        if not isinstance(b, Value):
-            b = self.materialize(b, a.type.with_shape(()))
-        elem = self.promote(a.type, b.type)
+    def unify(self, a: Any, b: Any, division: bool = False
+              ) -> tuple[Value, Value]:
+        """Both operands as values of one type, the language's computation
+        type (semantics.computation_type; ``division`` for ``/`` and
+        ``%``), shapes broadcast."""
+        a_number, b_number = not isinstance(a, Value), not isinstance(b, Value)
+        elem = semantics.computation_type(
+            self.number_type(a) if a_number else a.type.elem, a_number,
+            self.number_type(b) if b_number else b.type.elem, b_number,
+            division)
+        a, b = (self.materialize(v, Type((), elem)) for v in (a, b))
         a, b = self.cast(a, kl.BY_IR[elem]), self.cast(b, kl.BY_IR[elem])
         shape = self.broadcast_shape(a.type.shape, b.type.shape)
         return self.broadcast_to(a, shape), self.broadcast_to(b, shape)
@@ -1111,7 +1115,7 @@ class CodeGenerator(ast.NodeVisitor):
             raise self.error(f"operator {type(op).__name__} is not defined "
                              "on pointers (a pointer takes + and - of "
                              "integer offsets)")
-        a, b = self.unify(a, b)
+        a, b = self.unify(a, b, division=isinstance(op, (ast.Div, ast.Mod)))
         if isinstance(op, ast.Div) and not a.type.is_float:
             a, b = self.cast(a, kl.float32), self.cast(b, kl.float32)
         float_ops = {ast.Add: "arith.addf", ast.Sub: "arith.subf",
@@ -1418,6 +1422,26 @@ class CodeGenerator(ast.NodeVisitor):
         return self.op(f"tile.atomic_rmw {kind} {sem} {scope} {operands} : "
                        f"{pointer.type.ir()}, {value.type.ir()}", value.type)
 
+    def builtin_atomic_cas(self, pointer, cmp, val, sem=None, scope=None):
+        problem = kl.atomic_order_problem(sem, scope)
+        if problem:
+            raise self.error(problem)
+        pointer = self.check_pointer(pointer, "kl.atomic_cas")
+        elem = pointer.type.pointee
+        if _bits(elem) not in (16, 32, 64):
+            raise self.error(f"kl.atomic_cas compares and swaps elements of "
+                             f"16, 32 or 64 bits, not {elem}")
+        cmp, val = (self.cast(self.materialize(v, Type((), elem)),
+                              kl.BY_IR[elem]) for v in (cmp, val))
+        shape = self.broadcast_shape(pointer.type.shape, cmp.type.shape,
+                                     val.type.shape)
+        pointer, cmp, val = (self.broadcast_to(v, shape)
+                             for v in (pointer, cmp, val))
+        return self.op(f"tile.atomic_cas {sem or kl.MEMORY_SEMANTICS[0]} "
+                       f"{scope or kl.MEMORY_SCOPES[0]} {pointer.name}, "
+                       f"{cmp.name}, {val.name} : {pointer.type.ir()}, "
+                       f"{val.type.ir()}", val.type)
+
     def builtin_atomic_add(self, pointer, value, mask=None, sem=None,
                            scope=None):
         return self.atomic("add", pointer, value, mask, sem, scope)
@@ -1466,19 +1490,25 @@ class CodeGenerator(ast.NodeVisitor):
         return self.op(f"arith.select {condition.name}, {x.name}, {y.name} : "
                        f"{types}", x.type)
 
-    def minmax(self, x, y, kind: str) -> Value:
+    def minmax(self, x, y, kind: str,
+               propagate_nan: Any = semantics.PropagateNan.NONE) -> Value:
+        if isinstance(propagate_nan, kl.constexpr):
+            propagate_nan = propagate_nan.value
+        if not isinstance(propagate_nan, semantics.PropagateNan):
+            raise self.error(f"propagate_nan is kl.PropagateNan.NONE or "
+                             f"kl.PropagateNan.ALL, not {propagate_nan!r}")
         if not isinstance(x, Value) and not isinstance(y, Value):
             x = self.materialize(x, None)
         x, y = self.unify(x, y)
-        op = self.extremum(kind, x.type.elem)
+        op = semantics.extremum_op(kind, x.type.elem, propagate_nan)
         return self.op(f"arith.{op} {x.name}, {y.name} : {x.type.ir()}",
                        x.type)
 
-    def builtin_minimum(self, x, y):
-        return self.minmax(x, y, "min")
+    def builtin_minimum(self, x, y, propagate_nan=semantics.PropagateNan.NONE):
+        return self.minmax(x, y, "min", propagate_nan)
 
-    def builtin_maximum(self, x, y):
-        return self.minmax(x, y, "max")
+    def builtin_maximum(self, x, y, propagate_nan=semantics.PropagateNan.NONE):
+        return self.minmax(x, y, "max", propagate_nan)
 
     def unary_math(self, op: str, x) -> Value:
         x = self.materialize(x, None)
@@ -1579,14 +1609,6 @@ class CodeGenerator(ast.NodeVisitor):
             return self.cast(x, kl.int32)
         return x
 
-    @staticmethod
-    def extremum(kind: str, t: str) -> str:
-        """The arith op of a max or min on `t`: booleans compare unsigned
-        (true > false), other integers signed."""
-        if t.startswith(("f", "bf")):
-            return f"{kind}imumf"
-        return f"{kind}{'ui' if t == 'i1' else 'si'}"
-
     def half_in_f32(self, x: Value, compute: Callable[[Value], Value]
                     ) -> Value:
         """``compute(x)``, for f16 and bf16 in f32 and rounded back once
@@ -1607,39 +1629,49 @@ class CodeGenerator(ast.NodeVisitor):
 
     def with_indices(self, name: str, x, axis, tie_break_left,
                      keep_dims) -> tuple[Value, Value]:
-        """``kl.max(x, axis, return_indices=True)``: the extremum and the
-        index of its first occurrence."""
+        """``kl.max(x, axis, return_indices=True)``: the extremum, in
+        ``x``'s type, and the index of its first occurrence (the value at
+        that index, a NaN where the index is a NaN's)."""
         if not tie_break_left:
             raise self.error(f"kl.{name}: return_indices_tie_break_left="
                              "False is not supported by Kiln yet")
-        value = getattr(self, f"builtin_{name}")(x, axis, keep_dims=keep_dims)
-        index = getattr(self, f"builtin_arg{name}")(x, axis,
-                                                    keep_dims=keep_dims)
-        return value, index
+        return tuple(self.reduced(x, axis, keep_dims, lambda x, axis, i=i:
+                                  self.arg_reduce(x, axis, name)[i])
+                     for i in (0, 1))
+
+    def extremum_reduction(self, kind: str, x, axis, return_indices,
+                           tie_break_left, keep_dims) -> Any:
+        """``kl.max`` or ``kl.min`` along ``axis``: NaN-ignoring, as
+        Triton's (a NaN only where all are NaN), in f32 for f16 and bf16
+        and in i32 for narrower integers (semantics)."""
+        if return_indices:
+            return self.with_indices(kind, x, axis, tie_break_left,
+                                     keep_dims)
+        x = self.materialize(x, None)
+        x = self.cast(x, kl.BY_IR[semantics.extremum_reduction_type(
+            x.type.elem)])
+        op = semantics.extremum_op(kind, x.type.elem,
+                                   semantics.PropagateNan.NONE)
+        return self.reduced(x, axis, keep_dims, lambda x, axis: self.reduce(
+            x, axis, lambda a, b, t: [f"%r = arith.{op} {a}, {b} : {t}"]))
 
     def builtin_max(self, x, axis=None, return_indices=False,
                     return_indices_tie_break_left=True, keep_dims=False):
-        if return_indices:
-            return self.with_indices("max", x, axis,
-                                     return_indices_tie_break_left, keep_dims)
-        return self.reduced(x, axis, keep_dims, lambda x, axis: self.reduce(
-            x, axis, lambda a, b, t: [
-                f"%r = arith.{self.extremum('max', t)} {a}, {b} : {t}"]))
+        return self.extremum_reduction("max", x, axis, return_indices,
+                                       return_indices_tie_break_left,
+                                       keep_dims)
 
     def builtin_min(self, x, axis=None, return_indices=False,
                     return_indices_tie_break_left=True, keep_dims=False):
-        if return_indices:
-            return self.with_indices("min", x, axis,
-                                     return_indices_tie_break_left, keep_dims)
-        return self.reduced(x, axis, keep_dims, lambda x, axis: self.reduce(
-            x, axis, lambda a, b, t: [
-                f"%r = arith.{self.extremum('min', t)} {a}, {b} : {t}"]))
+        return self.extremum_reduction("min", x, axis, return_indices,
+                                       return_indices_tie_break_left,
+                                       keep_dims)
 
-    def arg_reduce(self, x, axis, better: str) -> Value:
-        """Index of the first best element along `axis`, as numpy's argmax
-        and argmin: a NaN is better than any number, and the first NaN
-        wins (so the index is the max's or min's, whatever the order in
-        which the reduction combines)."""
+    def arg_reduce(self, x, axis, better: str) -> tuple[Value, Value]:
+        """The first best element along `axis` and its index, as numpy's
+        argmax and argmin: a NaN is better than any number, and the first
+        NaN wins (so the index is the max's or min's, whatever the order
+        in which the reduction combines)."""
         n = x.type.shape[axis]
         index = self.builtin_arange(0, n)
         for d in range(len(x.type.shape)):
@@ -1680,7 +1712,7 @@ class CodeGenerator(ast.NodeVisitor):
                      f"tile.yield %v, %i : {elem}, i32"]:
             self.emit(f"  {line}")
         self.emit(f"}} {self.loc()}")
-        return Value(f"{name}#1", indices)
+        return Value(f"{name}#0", values), Value(f"{name}#1", indices)
 
     def check_tie_break(self, name: str, tie_break_left: Any) -> None:
         if not tie_break_left:
@@ -1690,12 +1722,12 @@ class CodeGenerator(ast.NodeVisitor):
     def builtin_argmax(self, x, axis, tie_break_left=True, keep_dims=False):
         self.check_tie_break("argmax", tie_break_left)
         return self.reduced(x, axis, keep_dims, lambda x, axis:
-                            self.arg_reduce(x, axis, "max"))
+                            self.arg_reduce(x, axis, "max")[1])
 
     def builtin_argmin(self, x, axis, tie_break_left=True, keep_dims=False):
         self.check_tie_break("argmin", tie_break_left)
         return self.reduced(x, axis, keep_dims, lambda x, axis:
-                            self.arg_reduce(x, axis, "min"))
+                            self.arg_reduce(x, axis, "min")[1])
 
     def builtin_cumsum(self, x, axis=0):
         return self.half_in_f32(self.widened(x),
@@ -1773,8 +1805,10 @@ class CodeGenerator(ast.NodeVisitor):
             return self.broadcast_to(x, (1,))
         return self.expand_dims(x, self.normalized_axis(axis, rank))
 
-    def builtin_clamp(self, x, min, max):
-        return self.minmax(self.minmax(x, min, "max"), max, "min")
+    def builtin_clamp(self, x, min, max,
+                      propagate_nan=semantics.PropagateNan.NONE):
+        return self.minmax(self.minmax(x, min, "max", propagate_nan), max,
+                           "min", propagate_nan)
 
     def assume(self, x, values, fact: str, hint: str) -> Value:
         """``x`` with ``fact`` (divisibility, contiguity or constancy)

@@ -29,6 +29,7 @@ import numpy as np
 
 from kiln import language as kl
 from kiln import philox
+from kiln import semantics
 from kiln.errors import KilnError
 
 _state = threading.local()
@@ -52,38 +53,50 @@ def _dtype_of(value: Any) -> np.dtype:
     return np.asarray(value).dtype
 
 
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (bool, int, float, np.bool_))
+
+
+def _ir(dtype: np.dtype) -> str:
+    return kl.from_numpy(dtype).ir
+
+
+def _is_float(dtype: np.dtype) -> bool:
+    return kl.from_numpy(dtype).is_float
+
+
 def _data(value: Any, like: np.dtype | None = None) -> np.ndarray:
-    """`value` as a numpy array; Python numbers take `like`'s kind."""
+    """`value` as a numpy array; Python numbers take `like`'s type (their
+    own, semantics.python_number_type, by default)."""
     if isinstance(value, Tile):
         return value.data
     if isinstance(value, (bool, np.bool_)):
         return np.asarray(value, dtype=np.bool_)
-    if isinstance(value, int):
-        kind = like.kind if like is not None else "i"
-        if kind == "f":
-            return np.asarray(value, dtype=like)
-        if kind in "iu":
-            return np.asarray(value, dtype=like)
-        return np.asarray(value, dtype=np.int32)
-    if isinstance(value, float):
-        if like is not None and like.kind == "f":
-            return np.asarray(value, dtype=like)
-        return np.asarray(value, dtype=np.float32)
+    if isinstance(value, int) and like is None and \
+            not -2**63 <= value < 2**63:
+        return np.asarray(value)  # a 64-bit seed's bits, as numpy has them
+    if isinstance(value, (int, float)):
+        if like is None:
+            like = kl.BY_IR[semantics.python_number_type(value)].numpy
+        return np.asarray(value, dtype=like)
     return np.asarray(value)
 
 
-def _promote(a: np.dtype, b: np.dtype) -> np.dtype:
-    """The compiled promotion: float beats int, wider beats narrower, f16
-    and bf16 (absent in numpy) meet in f32, booleans meet ints as ints."""
-    if a == b:
-        return a
-    if (a.kind == "f") != (b.kind == "f"):
-        return a if a.kind == "f" else b
-    if a.kind == "b":
-        return b
-    if b.kind == "b":
-        return a
-    return a if a.itemsize >= b.itemsize else b
+def _computation_dtype(x: Any, y: Any, division: bool = False) -> np.dtype:
+    """The numpy type operands ``x`` and ``y`` (tiles or Python numbers)
+    meet in: semantics.computation_type, as compiled."""
+    def elem(v):
+        return semantics.python_number_type(v) if _is_number(v) else \
+            _ir(_data(v).dtype)
+    return kl.BY_IR[semantics.computation_type(
+        elem(x), _is_number(x), elem(y), _is_number(y), division)].numpy
+
+
+def _unified(x: Any, y: Any, division: bool = False
+             ) -> tuple[np.ndarray, np.ndarray]:
+    """Both operands as arrays of their computation type."""
+    dtype = _computation_dtype(x, y, division)
+    return (_data(x, dtype).astype(dtype), _data(y, dtype).astype(dtype))
 
 
 class Tile:
@@ -154,13 +167,11 @@ class Tile:
     def __repr__(self) -> str:
         return f"Tile({self.data!r})"
 
-    def _binary(self, other: Any, fn: Callable, reverse: bool = False):
+    def _binary(self, other: Any, fn: Callable, reverse: bool = False,
+                division: bool = False):
         if isinstance(other, Pointer):
             return NotImplemented
-        a = self.data
-        b = _data(other, a.dtype)
-        dtype = _promote(a.dtype, b.dtype)
-        a, b = a.astype(dtype), b.astype(dtype)
+        a, b = _unified(self, other, division)
         return Tile(fn(b, a) if reverse else fn(a, b))
 
     def __add__(self, o): return self._binary(o, np.add)
@@ -188,26 +199,31 @@ class Tile:
     def __invert__(self): return Tile(~self.data)
 
     def __truediv__(self, o):
-        return self._as_float()._binary(o, np.divide)
+        return self._binary(o, _true_divide, division=True)
 
     def __rtruediv__(self, o):
-        return self._as_float()._binary(o, np.divide, True)
-
-    def _as_float(self) -> Tile:
-        return self if self.data.dtype.kind == "f" else Tile(
-            self.data.astype(np.float32))
+        return self._binary(o, _true_divide, True, division=True)
 
     # Integers divide and take remainders toward zero, as compiled code.
     def __floordiv__(self, o): return self._binary(o, _trunc_div)
     def __rfloordiv__(self, o): return self._binary(o, _trunc_div, True)
-    def __mod__(self, o): return self._binary(o, _trunc_mod)
-    def __rmod__(self, o): return self._binary(o, _trunc_mod, True)
+    def __mod__(self, o): return self._binary(o, _trunc_mod, division=True)
+    def __rmod__(self, o):
+        return self._binary(o, _trunc_mod, True, division=True)
+
+
+def _true_divide(a, b):
+    """``a / b`` in the type the operands met in, integers in f32."""
+    if not _is_float(a.dtype):
+        a, b = a.astype(np.float32), b.astype(np.float32)
+    with np.errstate(all="ignore"):
+        return np.divide(a, b)
 
 
 def _trunc_div(a, b):
     """Integer division as the compiled kernels do it: toward zero, x // 0
     is 0 and the lowest value // -1 wraps to itself."""
-    if a.dtype.kind == "f":
+    if _is_float(a.dtype):
         raise KilnError(f"operator FloorDiv is not defined on "
                         f"{kl.from_numpy(a.dtype).ir}")
     if a.dtype == np.bool_:  # booleans divide as ints, as in Python
@@ -235,8 +251,9 @@ def _cdiv(x, y):
 def _trunc_mod(a, b):
     """The remainder of ``_trunc_div`` (x % 0 is 0), of the dividend's
     sign; fmod for floats."""
-    if a.dtype.kind == "f":
-        return np.fmod(a, b)
+    if _is_float(a.dtype):
+        with np.errstate(all="ignore"):
+            return np.fmod(a, b)
     if a.dtype == np.bool_:
         a, b = a.astype(np.int32), b.astype(np.int32)
     with np.errstate(all="ignore"):
@@ -376,30 +393,52 @@ def _check_hints(op: str, cache_modifier: str, eviction_policy: str,
 def _atomic(kind: str, combine: Callable, integers_only: bool = False
             ) -> Callable:
     def atomic(pointer, value, mask=None, sem=None, scope=None):
-        problem = kl.atomic_order_problem(sem, scope)
-        if problem:
-            raise KilnError(problem)
         if integers_only and pointer.base.dtype.kind not in "iu":
             raise KilnError(f"kl.atomic_{kind} needs integers, not "
                             f"{pointer.base.dtype}")
-        shape = _shape_of(pointer, value,
-                          mask if isinstance(mask, Tile) else None)
-        offsets = np.broadcast_to(pointer.offsets, shape)
-        where = _mask_for(mask, shape)
-        where = np.ones(shape, bool) if where is None else where
-        data = np.broadcast_to(_data(value, pointer.base.dtype), shape)
-        old = np.zeros(shape, pointer.base.dtype)
-        target = Pointer(pointer.base, offsets)
-        target.indices(where)
-        # One element after another, as on the host target.
-        for index in zip(*np.nonzero(where)) if shape else [()]:
-            if shape == () and not where:
-                break
-            at = offsets[index]
-            old[index] = pointer.base[at]
-            pointer.base[at] = combine(pointer.base[at], data[index])
-        return Tile(old)
+        return _atomic_elements(pointer, [value], mask, sem, scope, combine)
     return atomic
+
+
+def _atomic_cas(pointer, cmp, val, sem=None, scope=None):
+    """kl.atomic_cas: ``val`` where the old element's bits are ``cmp``'s."""
+    if pointer.base.dtype.itemsize not in (2, 4, 8):
+        raise KilnError(f"kl.atomic_cas compares and swaps elements of 16, "
+                        f"32 or 64 bits, not {pointer.base.dtype}")
+    bits = np.dtype(f"u{pointer.base.dtype.itemsize}")
+    return _atomic_elements(
+        pointer, [cmp, val], None, sem, scope,
+        lambda old, c, v: v if np.asarray(old).view(bits) ==
+        np.asarray(c).view(bits) else old)
+
+
+def _atomic_elements(pointer, operands: list, mask, sem, scope,
+                     combine: Callable) -> Tile:
+    """An atomic on each element behind ``pointer`` where ``mask`` holds:
+    the element becomes ``combine(old, *operand elements)``; returns the
+    old elements."""
+    problem = kl.atomic_order_problem(sem, scope)
+    if problem:
+        raise KilnError(problem)
+    shape = _shape_of(pointer, *operands,
+                      mask if isinstance(mask, Tile) else None)
+    offsets = np.broadcast_to(pointer.offsets, shape)
+    where = _mask_for(mask, shape)
+    where = np.ones(shape, bool) if where is None else where
+    data = [np.broadcast_to(_data(v, pointer.base.dtype).astype(
+        pointer.base.dtype), shape) for v in operands]
+    old = np.zeros(shape, pointer.base.dtype)
+    target = Pointer(pointer.base, offsets)
+    target.indices(where)
+    # One element after another, as on the host target.
+    for index in zip(*np.nonzero(where)) if shape else [()]:
+        if shape == () and not where:
+            break
+        at = offsets[index]
+        old[index] = pointer.base[at]
+        pointer.base[at] = combine(pointer.base[at],
+                                   *(d[index] for d in data))
+    return Tile(old)
 
 
 def _kept(result: np.ndarray, data: np.ndarray, axis: Any,
@@ -418,9 +457,10 @@ def _reduce(fn: Callable, widen: bool) -> Callable:
         axis = _axis(axis, data)
         if widen and data.dtype.kind in "biu" and data.dtype.itemsize < 4:
             data = data.astype(np.int32)
-        if widen and data.dtype == np.float16:  # summed in f32, rounded once
+        if widen and _ir(data.dtype) in ("f16", "bf16"):
+            # summed in f32, rounded once
             return _kept(fn(data.astype(np.float32), axis=axis)
-                         .astype(np.float16), data, axis, keep_dims)
+                         .astype(data.dtype), data, axis, keep_dims)
         return _kept(fn(data, axis=axis), data, axis, keep_dims)
     return reduce
 
@@ -441,7 +481,7 @@ def _axis(axis: Any, data: np.ndarray) -> Any:
 def _math(fn: Callable) -> Callable:
     def apply(x):
         data = _data(x)
-        if data.dtype.kind != "f":
+        if not _is_float(data.dtype):
             data = data.astype(np.float32)
         return Tile(fn(data).astype(data.dtype))
     return apply
@@ -472,23 +512,34 @@ def cumsum(x, axis=0):
     axis = _axis(axis, data)
     if data.dtype.kind in "biu" and data.dtype.itemsize < 4:
         data = data.astype(np.int32)
-    if data.dtype == np.float16:  # summed in f32, each sum rounded once
+    if _ir(data.dtype) in ("f16", "bf16"):  # summed in f32, each rounded
         return Tile(np.cumsum(data.astype(np.float32), axis=axis)
-                    .astype(np.float16))
+                    .astype(data.dtype))
     return Tile(np.cumsum(data, axis=axis).astype(data.dtype))
 
 
-def _with_indices(name: str, reduce: Callable, arg: Callable) -> Callable:
-    """kl.max or kl.min, which with ``return_indices`` also give the
-    index of the first extremum."""
+def _extremum_reduction(name: str, combine: np.ufunc,
+                        arg: Callable) -> Callable:
+    """kl.max or kl.min: NaN-ignoring, in semantics' reduction type; with
+    ``return_indices`` the element of the first extremum, in the tile's
+    type, and its index."""
     def extremum(x, axis=None, return_indices=False,
                  return_indices_tie_break_left=True, keep_dims=False):
+        data = _data(x)
+        axis = _axis(axis, data)
         if not return_indices:
-            return reduce(x, axis, keep_dims)
+            wide = kl.BY_IR[semantics.extremum_reduction_type(
+                _ir(data.dtype))].numpy
+            return _kept(combine.reduce(data.astype(wide), axis=axis),
+                         data, axis, keep_dims)
         if not return_indices_tie_break_left:
             raise KilnError(f"kl.{name}: return_indices_tie_break_left=False "
                             "is not supported by Kiln yet")
-        return reduce(x, axis, keep_dims), arg(x, axis, keep_dims=keep_dims)
+        index = arg(data, axis, keep_dims=keep_dims).data
+        kept = arg(data, axis, keep_dims=True).data
+        value = data.reshape(-1)[kept] if axis is None else \
+            np.take_along_axis(data, kept, axis)
+        return Tile(value.reshape(index.shape)), Tile(index)
     return extremum
 
 
@@ -509,19 +560,28 @@ def _arg(fn: Callable) -> Callable:
 
 
 def _where(condition, x, y):
-    xd, yd = _data(x), _data(y)
-    if isinstance(x, Tile) or not isinstance(y, Tile):
-        yd = _data(y, xd.dtype)
-    else:
-        xd = _data(x, yd.dtype)
-    dtype = _promote(xd.dtype, yd.dtype)
-    return Tile(np.where(_data(condition), xd.astype(dtype), yd.astype(dtype)))
+    if _is_number(x) and _is_number(y):
+        x = Tile(_data(x))
+    xd, yd = _unified(x, y)
+    return Tile(np.where(_data(condition), xd, yd))
 
 
-def _binary_numpy(fn: Callable) -> Callable:
-    def apply(x, y):
-        a = x if isinstance(x, Tile) else Tile(_data(x, _dtype_of(y)))
-        return a._binary(y, fn)
+def _extremum(kind: str) -> Callable:
+    """kl.maximum or kl.minimum: a NaN gives way (np.fmax) unless
+    ``propagate_nan`` is ALL (np.maximum)."""
+    def apply(x, y, propagate_nan=semantics.PropagateNan.NONE):
+        if isinstance(propagate_nan, kl.constexpr):
+            propagate_nan = propagate_nan.value
+        if not isinstance(propagate_nan, semantics.PropagateNan):
+            raise KilnError(f"propagate_nan is kl.PropagateNan.NONE or "
+                            f"kl.PropagateNan.ALL, not {propagate_nan!r}")
+        if _is_number(x) and _is_number(y):
+            x = Tile(_data(x))
+        a, b = _unified(x, y)
+        nan = propagate_nan is semantics.PropagateNan.ALL
+        fn = {("max", False): np.fmax, ("max", True): np.maximum,
+              ("min", False): np.fmin, ("min", True): np.minimum}[kind, nan]
+        return Tile(fn(a, b))
     return apply
 
 
@@ -724,8 +784,8 @@ IMPLEMENTATIONS: dict[str, Callable] = {
     "make_block_ptr": _make_block_ptr,
     "advance": _advance,
     "where": _where,
-    "minimum": _binary_numpy(np.minimum),
-    "maximum": _binary_numpy(np.maximum),
+    "minimum": _extremum("min"),
+    "maximum": _extremum("max"),
     "exp": _math(np.exp), "exp2": _math(np.exp2), "log": _math(np.log),
     "log2": _math(np.log2), "sqrt": _math(np.sqrt),
     "rsqrt": _math(lambda v: 1 / np.sqrt(v)), "sin": _math(np.sin),
@@ -736,15 +796,16 @@ IMPLEMENTATIONS: dict[str, Callable] = {
     "fma": lambda x, y, z: x * y + z,
     "cdiv": _cdiv,
     "sum": _reduce(np.sum, True),
-    "max": _with_indices("max", _reduce(np.max, False), _arg(np.argmax)),
-    "min": _with_indices("min", _reduce(np.min, False), _arg(np.argmin)),
+    "max": _extremum_reduction("max", np.fmax, _arg(np.argmax)),
+    "min": _extremum_reduction("min", np.fmin, _arg(np.argmin)),
     "argmax": _arg(np.argmax),
     "argmin": _arg(np.argmin),
     "cumsum": cumsum,
     "dot": dot,
     "floor": _math(np.floor), "ceil": _math(np.ceil),
-    "clamp": lambda x, min, max: _binary_numpy(np.minimum)(
-        _binary_numpy(np.maximum)(x, min), max),
+    "clamp": lambda x, min, max, propagate_nan=semantics.PropagateNan.NONE:
+        _extremum("min")(_extremum("max")(x, min, propagate_nan), max,
+                         propagate_nan),
     "zeros_like": lambda x: Tile(np.zeros_like(_data(x))),
     "full_like": lambda x, value: Tile(np.full_like(_data(x), value)),
     "broadcast_to": lambda x, shape: Tile(np.broadcast_to(
@@ -770,6 +831,7 @@ IMPLEMENTATIONS: dict[str, Callable] = {
     "atomic_max": _atomic("max", max),
     "atomic_min": _atomic("min", min),
     "atomic_xchg": _atomic("xchg", lambda old, v: v),
+    "atomic_cas": _atomic_cas,
     "atomic_and": _atomic("and", lambda old, v: old & v,
                           integers_only=True),
     "atomic_or": _atomic("or", lambda old, v: old | v,

@@ -25,9 +25,11 @@ import inspect
 from dataclasses import dataclass
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 
 from kiln.errors import KilnError
+from kiln.semantics import PropagateNan
 
 
 @dataclass(frozen=True)
@@ -73,7 +75,7 @@ int16 = dtype("int16", "i16", np.dtype(np.int16))
 int32 = dtype("int32", "i32", np.dtype(np.int32))
 int64 = dtype("int64", "i64", np.dtype(np.int64))
 float16 = dtype("float16", "f16", np.dtype(np.float16))
-bfloat16 = dtype("bfloat16", "bf16", None)
+bfloat16 = dtype("bfloat16", "bf16", np.dtype(ml_dtypes.bfloat16))
 float32 = dtype("float32", "f32", np.dtype(np.float32))
 float64 = dtype("float64", "f64", np.dtype(np.float64))
 
@@ -227,13 +229,15 @@ def where(condition, x, y):
 
 
 @builtin
-def minimum(x, y):
-    """Elementwise minimum."""
+def minimum(x, y, propagate_nan=PropagateNan.NONE):
+    """Elementwise minimum; a NaN gives way to the other operand unless
+    ``propagate_nan`` is ``PropagateNan.ALL``."""
 
 
 @builtin
-def maximum(x, y):
-    """Elementwise maximum."""
+def maximum(x, y, propagate_nan=PropagateNan.NONE):
+    """Elementwise maximum; a NaN gives way to the other operand unless
+    ``propagate_nan`` is ``PropagateNan.ALL``."""
 
 
 @builtin
@@ -318,17 +322,20 @@ def sum(x, axis=None, keep_dims=False):
 def max(x, axis=None, return_indices=False,
         return_indices_tie_break_left=True, keep_dims=False):
     """Maximum along ``axis`` (all elements when None; negative counts from
-    the end); ``keep_dims`` keeps the axis with size 1. With
-    ``return_indices`` it is the pair (maximum, ``argmax``); Triton's
+    the end), ignoring NaNs as ``maximum`` does; float16 and bfloat16 are
+    reduced in float32 and narrow integers in int32, which is the result's
+    type, as in Triton. ``keep_dims`` keeps the axis with size 1. With
+    ``return_indices`` it is the pair (the element of ``argmax``, in
+    ``x``'s type; ``argmax``); Triton's
     ``return_indices_tie_break_left=False`` is not supported."""
 
 
 @builtin
 def min(x, axis=None, return_indices=False,
         return_indices_tie_break_left=True, keep_dims=False):
-    """Minimum along ``axis`` (all elements when None; negative counts from
-    the end); ``keep_dims`` keeps the axis with size 1. With
-    ``return_indices`` it is the pair (minimum, ``argmin``)."""
+    """Minimum along ``axis``, as ``max`` computes the maximum. With
+    ``return_indices`` it is the pair (the element of ``argmin``,
+    ``argmin``)."""
 
 
 @builtin
@@ -369,8 +376,9 @@ def ceil(x):
 
 
 @builtin
-def clamp(x, min, max):
-    """Elementwise ``x`` limited to [``min``, ``max``]."""
+def clamp(x, min, max, propagate_nan=PropagateNan.NONE):
+    """Elementwise ``x`` limited to [``min``, ``max``] (a NaN as in
+    ``maximum``)."""
 
 
 @builtin
@@ -490,6 +498,12 @@ def atomic_min(pointer, value, mask=None, sem=None, scope=None):
 @builtin
 def atomic_xchg(pointer, value, mask=None, sem=None, scope=None):
     """Atomically stores ``value``; returns the old values."""
+
+
+@builtin
+def atomic_cas(pointer, cmp, val, sem=None, scope=None):
+    """Atomically stores ``val`` where the element equals ``cmp`` (bit for
+    bit); returns the old values. Elements of 16, 32 or 64 bits."""
 
 
 @builtin

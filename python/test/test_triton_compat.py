@@ -40,7 +40,7 @@ def test_language_is_kiln_language_under_tritons_names():
 
 
 @pytest.mark.parametrize("module, prefix, name", [
-    (tl, "tl", "atomic_cas"), (tl, "tl", "debug_barrier"),
+    (tl, "tl", "histogram"), (tl, "tl", "debug_barrier"),
     (tl.math, "tl.math", "umulhi"), (triton, "triton", "runtime"),
     (triton.testing, "triton.testing", "perf_report")])
 def test_a_name_triton_has_and_kiln_lacks_is_an_error_naming_it(
@@ -59,16 +59,16 @@ def test_a_name_neither_has_says_so():
 
 
 @triton.jit
-def uses_atomic_cas(lock_ptr):
-    tl.atomic_cas(lock_ptr, 0, 1)
+def uses_histogram(out_ptr):
+    tl.store(out_ptr + tl.arange(0, 4), tl.histogram(tl.arange(0, 4), 4))
 
 
 @BOTH
 def test_an_unsupported_name_in_a_kernel_is_an_error_at_its_line(interpret):
-    lock = np.zeros(1, np.int32)
-    with pytest.raises(kiln.KilnError, match="atomic_cas") as caught:
-        launch(uses_atomic_cas, interpret, (1,), lock)
-    line = uses_atomic_cas.fn.__code__.co_firstlineno + 2
+    out = np.zeros(4, np.int32)
+    with pytest.raises(kiln.KilnError, match="histogram") as caught:
+        launch(uses_histogram, interpret, (1,), out)
+    line = uses_histogram.fn.__code__.co_firstlineno + 2
     assert f"{__file__}:{line}" in str(caught.value)
     assert "not supported by Kiln yet" in str(caught.value)
 
@@ -373,6 +373,75 @@ def test_bitwise_atomics_hints_cast_and_max_with_indices(interpret):
         np.arange(4) < 3, before[8:], 0))
     np.testing.assert_array_equal(x[4:8], np.trunc(x[:4]) * 2)
     assert x[8] == 7.25 and x[9] == 1 and x[10] == 2
+
+
+@triton.jit
+def locked_sum_kernel(lock_ptr, total_ptr, x_ptr, flags_ptr, halves_ptr):
+    # Triton's tutorial 05 takes its lock this way: spin until the CAS
+    # sees 0, then release with an exchange.
+    pid = tl.program_id(0)
+    while tl.atomic_cas(lock_ptr, 0, 1) == 1:
+        pass
+    tl.store(total_ptr, tl.load(total_ptr) + tl.load(x_ptr + pid))
+    tl.atomic_xchg(lock_ptr, 0)
+    i = tl.arange(0, 4)
+    # Per element: only the flags equal to pid flip to pid + 10.
+    tl.atomic_cas(flags_ptr + i, pid, pid + 10, sem="relaxed", scope="cta")
+    if pid == 0:
+        old = tl.atomic_cas(halves_ptr + i, 1.5, -2.0)
+        tl.store(halves_ptr + 4 + i, old)
+
+
+@BOTH
+def test_atomic_cas_takes_a_lock_and_swaps_where_equal(interpret):
+    programs = 6
+    lock, total = np.zeros(1, np.int32), np.zeros(1, np.float32)
+    x = np.arange(programs, dtype=np.float32) + 0.5
+    flags = np.array([0, 3, 7, 5], np.int32)
+    halves = np.array([1.5, 0.0, 1.5, -0.0] + [9] * 4, np.float16)
+    launch(locked_sum_kernel, interpret, (programs,), lock, total, x, flags,
+           halves)
+    assert lock[0] == 0 and total[0] == x.sum()
+    assert flags.tolist() == [10, 13, 7, 15]
+    assert halves[:4].tolist() == [-2.0, 0.0, -2.0, 0.0]
+    assert halves[4:].tolist() == [1.5, 0.0, 1.5, 0.0]
+    # Bits, not values: -0.0 == 0.0 but its bits differ from +0.0's.
+    assert np.signbit(halves[3])
+
+
+def test_atomic_cas_is_atom_cas_on_the_gpu():
+    """The lock's CAS is one atom.cas.b32 with acquire-release order at
+    GPU scope, the flags' relaxed at CTA scope; the float16 CAS is
+    atom.cas.b16 or, as LLVM expands it, a loop of 32-bit CASes on the
+    word that holds the element (between fences); ptxas assembles all."""
+    args = (np.zeros(1, np.int32), np.zeros(1, np.float32),
+            np.zeros(6, np.float32), np.zeros(4, np.int32),
+            np.zeros(8, np.float16))
+    for chip in ("sm_80", "sm_90a"):
+        ptx = locked_sum_kernel.asm(*args, chip=chip)["ptx"]
+        assert "atom.acq_rel.gpu.global.cas.b32" in ptx
+        assert "atom.relaxed.cta.global.cas.b32" in ptx
+        assert ".cas.b16" in ptx or \
+            "atom.relaxed.gpu.global.cas.b32" in ptx
+        assert locked_sum_kernel.asm(*args, chip=chip)["cubin"]
+
+
+@triton.jit
+def bad_cas_kernel(x_ptr, CASE: tl.constexpr):
+    if CASE == 0:
+        tl.atomic_cas(x_ptr, 0, 1)
+    if CASE == 1:
+        tl.atomic_cas(x_ptr, 0, 1, sem="seq_cst")
+
+
+@BOTH
+@pytest.mark.parametrize("case, message, dtype", [
+    (0, "16, 32 or 64 bits", np.int8), (1, "atomic sem", np.int32)])
+def test_atomic_cas_refuses_what_it_cannot_do(interpret, case, message,
+                                              dtype):
+    with pytest.raises(kiln.KilnError, match=message):
+        launch(bad_cas_kernel, interpret, (1,), np.zeros(1, dtype),
+               CASE=case)
 
 
 @triton.jit

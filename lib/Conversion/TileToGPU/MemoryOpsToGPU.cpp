@@ -404,96 +404,171 @@ static StringRef getSyncScope(tile::MemScope scope) {
   llvm_unreachable("unknown memory scope");
 }
 
+/// Lowers an atomic on the pointers `ptr` under `mask` (null for none):
+/// `apply(b, loc, address, elements)` does the atomic on one element, given
+/// the elements of `operands` at that register. Only one copy of each
+/// element applies it (the canonical one of a tile, thread 0 for a
+/// scalar); where the layout replicates elements, or for a scalar, the
+/// old values reach the other copies through shared memory.
+static LogicalResult lowerAtomic(
+    Operation *op, ConversionPatternRewriter &rewriter, Value ptr, Value mask,
+    ValueRange operands,
+    function_ref<Value(OpBuilder &, Location, Value, ValueRange)> apply) {
+  Location loc = op->getLoc();
+  Type resultType = op->getResult(0).getType();
+  auto tensor = dyn_cast<RankedTensorType>(resultType);
+  Type elementType = getElementTypeOrSelf(resultType);
+  unsigned space = getAddressSpace(op->getOperand(0).getType());
+  Value canonical;
+  FailureOr<TileCoordinates> coordinates;
+  if (tensor) {
+    coordinates = emitTileCoordinates(rewriter, loc, tensor);
+    if (failed(coordinates))
+      return failure();
+    canonical = coordinates->canonical;
+  } else {
+    canonical = isThreadZero(rewriter, loc);
+  }
+  int64_t registers = tensor ? getNumRegisters(tensor) : 1;
+  SmallVector<Value> olds;
+  forEachAccessGroup(
+      rewriter, loc, registers, 1, mask, tensor ? canonical : Value(),
+      !tensor, [&](int64_t reg, Value predicate) {
+        if (!tensor)
+          predicate = both(rewriter, loc, predicate, canonical);
+        Value address =
+            tensor ? registerAddress(rewriter, loc, ptr, reg, space) : ptr;
+        SmallVector<Value> elements;
+        for (Value operand : operands)
+          elements.push_back(
+              tensor ? extractRegister(rewriter, loc, operand, reg) : operand);
+        if (!predicate) {
+          olds.push_back(apply(rewriter, loc, address, elements));
+          return;
+        }
+        auto guarded = scf::IfOp::create(
+            rewriter, loc, predicate,
+            [&](OpBuilder &b, Location l) {
+              scf::YieldOp::create(b, l, apply(b, l, address, elements));
+            },
+            [&](OpBuilder &b, Location l) {
+              scf::YieldOp::create(
+                  b, l, Value(LLVM::PoisonOp::create(b, l, elementType)));
+            });
+        olds.push_back(guarded.getResult(0));
+      });
+  if (tensor && canonical && !op->use_empty()) {
+    // The canonical copies write the old values by element, every copy
+    // reads its own back.
+    Value linear =
+        linearize(rewriter, loc, coordinates->coordinates, tensor.getShape());
+    Value buffer = allocateSharedMemory(
+        rewriter, op, tensor.getNumElements() * getStorageBytes(elementType));
+    gpu::BarrierOp::create(rewriter, loc);
+    for (int64_t reg = 0; reg < registers; ++reg) {
+      Value index = extractRegister(rewriter, loc, linear, reg);
+      scf::IfOp::create(rewriter, loc,
+                        extractRegister(rewriter, loc, canonical, reg),
+                        [&](OpBuilder &b, Location l) {
+                          storeShared(b, l, buffer, index, olds[reg]);
+                          scf::YieldOp::create(b, l);
+                        });
+    }
+    gpu::BarrierOp::create(rewriter, loc);
+    for (int64_t reg = 0; reg < registers; ++reg)
+      olds[reg] =
+          loadShared(rewriter, loc, buffer,
+                     extractRegister(rewriter, loc, linear, reg), elementType);
+    gpu::BarrierOp::create(rewriter, loc);
+  }
+  if (tensor) {
+    rewriter.replaceOp(op, fromRegisters(rewriter, loc,
+                                         VectorType::get({registers},
+                                                         elementType),
+                                         olds));
+    return success();
+  }
+  if (op->use_empty()) {
+    rewriter.eraseOp(op);
+    return success();
+  }
+  // Thread 0 shares the old value with the program's other threads,
+  // once the previous user of the shared array is done with it.
+  Value buffer =
+      allocateSharedMemory(rewriter, op, getStorageBytes(elementType));
+  Value zero = constantInt(rewriter, loc, rewriter.getI32Type(), 0);
+  gpu::BarrierOp::create(rewriter, loc);
+  scf::IfOp::create(rewriter, loc, canonical, [&](OpBuilder &b, Location l) {
+    storeShared(b, l, buffer, zero, olds.front());
+    scf::YieldOp::create(b, l);
+  });
+  gpu::BarrierOp::create(rewriter, loc);
+  Value shared = loadShared(rewriter, loc, buffer, zero, elementType);
+  gpu::BarrierOp::create(rewriter, loc);
+  rewriter.replaceOp(op, shared);
+  return success();
+}
+
 struct AtomicRMWLowering : OpConversionPattern<tile::AtomicRMWOp> {
   using OpConversionPattern::OpConversionPattern;
 
   LogicalResult
   matchAndRewrite(tile::AtomicRMWOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    auto tensor = dyn_cast<RankedTensorType>(op.getType());
     Type elementType = getElementTypeOrSelf(op.getType());
-    unsigned space = getAddressSpace(op.getPtr().getType());
-    // Only one copy of each element may apply the operation: the canonical
-    // one of a tile, thread 0 for a scalar.
-    Value canonical;
-    if (tensor) {
-      FailureOr<TileCoordinates> coordinates =
-          emitTileCoordinates(rewriter, loc, tensor);
-      if (failed(coordinates))
-        return failure();
-      canonical = coordinates->canonical;
-      if (failed(checkAtomicLowerable(op)))
-        return failure();
-    } else {
-      canonical = isThreadZero(rewriter, loc);
-    }
     auto binOp = getAtomicBinOp(op.getKind(), isa<FloatType>(elementType));
     auto ordering = getOrdering(op.getSem());
     StringRef scope = getSyncScope(op.getScope());
-    int64_t registers = tensor ? getNumRegisters(tensor) : 1;
-    SmallVector<Value> olds;
-    forEachAccessGroup(
-        rewriter, loc, registers, 1, adaptor.getMask(),
-        tensor ? canonical : Value(), !tensor,
-        [&](int64_t reg, Value predicate) {
-          if (!tensor)
-            predicate = both(rewriter, loc, predicate, canonical);
-          Value address =
-              tensor ? registerAddress(rewriter, loc, adaptor.getPtr(), reg,
-                                       space)
-                     : adaptor.getPtr();
-          Value value = tensor ? extractRegister(rewriter, loc,
-                                                 adaptor.getValue(), reg)
-                               : adaptor.getValue();
-          auto apply = [&](OpBuilder &b, Location l) -> Value {
-            auto atomic = LLVM::AtomicRMWOp::create(b, l, binOp, address,
-                                                    value, ordering);
-            if (!scope.empty())
-              atomic.setSyncscope(scope);
-            return atomic;
-          };
-          if (!predicate) {
-            olds.push_back(apply(rewriter, loc));
-            return;
-          }
-          auto guarded = scf::IfOp::create(
-              rewriter, loc, predicate,
-              [&](OpBuilder &b, Location l) {
-                scf::YieldOp::create(b, l, apply(b, l));
-              },
-              [&](OpBuilder &b, Location l) {
-                scf::YieldOp::create(
-                    b, l,
-                    Value(LLVM::PoisonOp::create(b, l, value.getType())));
-              });
-          olds.push_back(guarded.getResult(0));
+    return lowerAtomic(
+        op, rewriter, adaptor.getPtr(), adaptor.getMask(), adaptor.getValue(),
+        [&](OpBuilder &b, Location l, Value address,
+            ValueRange elements) -> Value {
+          auto atomic = LLVM::AtomicRMWOp::create(b, l, binOp, address,
+                                                  elements[0], ordering);
+          if (!scope.empty())
+            atomic.setSyncscope(scope);
+          return atomic;
         });
-    if (tensor) {
-      rewriter.replaceOp(
-          op, fromRegisters(rewriter, loc,
-                            VectorType::get({registers}, elementType), olds));
-      return success();
-    }
-    if (op->use_empty()) {
-      rewriter.eraseOp(op);
-      return success();
-    }
-    // Thread 0 shares the old value with the program's other threads,
-    // once the previous user of the shared array is done with it.
-    Value buffer = allocateSharedMemory(rewriter, op,
-                                        getStorageBytes(elementType));
-    Value zero = constantInt(rewriter, loc, rewriter.getI32Type(), 0);
-    gpu::BarrierOp::create(rewriter, loc);
-    scf::IfOp::create(rewriter, loc, canonical, [&](OpBuilder &b, Location l) {
-      storeShared(b, l, buffer, zero, olds.front());
-      scf::YieldOp::create(b, l);
-    });
-    gpu::BarrierOp::create(rewriter, loc);
-    Value shared = loadShared(rewriter, loc, buffer, zero, elementType);
-    gpu::BarrierOp::create(rewriter, loc);
-    rewriter.replaceOp(op, shared);
-    return success();
+  }
+};
+
+/// A compare-and-swap is LLVM's cmpxchg on the elements' bits (PTX
+/// atom.cas.b16/b32/b64), which fails only by comparing unequal. A
+/// release-only order fails as relaxed, as cmpxchg requires.
+struct AtomicCASLowering : OpConversionPattern<tile::AtomicCASOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(tile::AtomicCASOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto success = getOrdering(op.getSem());
+    auto failure = success == LLVM::AtomicOrdering::release
+                       ? LLVM::AtomicOrdering::monotonic
+                   : success == LLVM::AtomicOrdering::acq_rel
+                       ? LLVM::AtomicOrdering::acquire
+                       : success;
+    StringRef scope = getSyncScope(op.getScope());
+    return lowerAtomic(
+        op, rewriter, adaptor.getPtr(), Value(),
+        ValueRange{adaptor.getCmp(), adaptor.getValue()},
+        [&](OpBuilder &b, Location l, Value address,
+            ValueRange elements) -> Value {
+          Type type = elements[0].getType();
+          Type bits = b.getIntegerType(type.getIntOrFloatBitWidth());
+          auto asBits = [&](Value v) -> Value {
+            return v.getType() == bits ? v
+                                       : LLVM::BitcastOp::create(b, l, bits, v);
+          };
+          auto exchange = LLVM::AtomicCmpXchgOp::create(
+              b, l, address, asBits(elements[0]), asBits(elements[1]),
+              success, failure);
+          if (!scope.empty())
+            exchange.setSyncscope(scope);
+          Value old = LLVM::ExtractValueOp::create(b, l, exchange, 0);
+          return old.getType() == type
+                     ? old
+                     : LLVM::BitcastOp::create(b, l, type, old).getResult();
+        });
   }
 };
 
@@ -742,28 +817,12 @@ struct BlockStoreLowering : OpConversionPattern<tile::BlockStoreOp> {
 
 } // namespace
 
-LogicalResult kiln::tiletogpu::checkAtomicLowerable(Operation *op) {
-  auto tensor = dyn_cast<RankedTensorType>(op->getResult(0).getType());
-  if (!tensor || op->use_empty())
-    return success();
-  // Replicas of an element are the locations past the tile's end.
-  std::shared_ptr<const layout::DistributedLayout> layout = getLayout(tensor);
-  int64_t holders = layout->getNumRegisters(getShape(tensor)) *
-                    layout->getThreadsPerWarp() * layout->getNumWarps();
-  if (holders == tensor.getNumElements())
-    return success();
-  return op->emitOpError()
-         << "target nvptx: the old values of an atomic on a tile its layout "
-            "replicates ("
-         << tensor << ") are not available";
-}
-
 void kiln::tiletogpu::populateMemoryOpsToGPUPatterns(
     const TypeConverter &converter, RewritePatternSet &patterns,
     const AccessWidths &widths) {
   MLIRContext *context = patterns.getContext();
   patterns.add<LoadLowering, StoreLowering>(converter, context, widths);
-  patterns.add<AtomicRMWLowering, AddPtrLowering, PtrToIntLowering,
+  patterns.add<AtomicRMWLowering, AtomicCASLowering, AddPtrLowering, PtrToIntLowering,
                IntToPtrLowering, PtrCastLowering, MakeBlockPtrLowering,
                AdvanceLowering, BlockLoadLowering, BlockStoreLowering>(
       converter, context);

@@ -85,10 +85,6 @@ mlir::LogicalResult checkDotLowerable(mlir::Operation *op,
 /// once, by name.
 mlir::LogicalResult checkReduceLowerable(mlir::Operation *op);
 
-/// Same for an atomic: its old values must not be needed where the layout
-/// replicates elements.
-mlir::LogicalResult checkAtomicLowerable(mlir::Operation *op);
-
 } // namespace kiln::tiletogpu
 
 #endif // KILN_LIB_CONVERSION_TILETOGPU_PATTERNS_H

@@ -243,8 +243,6 @@ static LogicalResult checkLowerable(ModuleOp module,
       return WalkResult::interrupt();
     if (isa<tile::ReduceOp>(op) && failed(checkReduceLowerable(op)))
       return WalkResult::interrupt();
-    if (isa<tile::AtomicRMWOp>(op) && failed(checkAtomicLowerable(op)))
-      return WalkResult::interrupt();
     return WalkResult::advance();
   });
   return failure(result.wasInterrupted());

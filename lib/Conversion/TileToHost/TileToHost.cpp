@@ -801,6 +801,41 @@ struct AtomicRMWLowering : AccessLowering<AtomicRMWOp> {
   }
 };
 
+/// A compare-and-swap element: under the same lock, the old element is
+/// replaced by the value where its bits equal the comparand's.
+struct AtomicCASLowering : AccessLowering<AtomicCASOp> {
+  using AccessLowering::AccessLowering;
+
+  LogicalResult
+  matchAndRewrite(AtomicCASOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Value cmp = adaptor.getCmp(), value = adaptor.getValue();
+    SmallVector<Value> results = lowerPointerAccess(
+        rewriter, op.getLoc(), op, checker, adaptor.getPtr(), Value(),
+        Value(), op.getType(),
+        [&](OpBuilder &b, Location l, Value address, ValueRange ivs) -> Value {
+          Value expected = elementAt(b, l, cmp, ivs);
+          Value replacement = elementAt(b, l, value, ivs);
+          Type type = replacement.getType();
+          auto bits = b.getIntegerType(type.getIntOrFloatBitWidth());
+          Value ptr = toLLVMPointer(b, l, address);
+          func::CallOp::create(b, l, kLockFunction, TypeRange());
+          Value old = LLVM::LoadOp::create(b, l, type, ptr);
+          Value equal = arith::CmpIOp::create(
+              b, l, arith::CmpIPredicate::eq,
+              arith::BitcastOp::create(b, l, bits, old),
+              arith::BitcastOp::create(b, l, bits, expected));
+          LLVM::StoreOp::create(
+              b, l, arith::SelectOp::create(b, l, equal, replacement, old),
+              ptr);
+          func::CallOp::create(b, l, kUnlockFunction, TypeRange());
+          return old;
+        });
+    rewriter.replaceOp(op, results[0]);
+    return success();
+  }
+};
+
 //===----------------------------------------------------------------------===//
 // Debugging
 //===----------------------------------------------------------------------===//
@@ -1268,7 +1303,11 @@ void ConvertTileToHostPass::runOnOperation() {
     return signalPassFailure();
 
   if (!module.getOps<func::FuncOp>().empty() &&
-      module.walk([](AtomicRMWOp) { return WalkResult::interrupt(); })
+      module
+          .walk([](Operation *op) {
+            return isa<AtomicRMWOp, AtomicCASOp>(op) ? WalkResult::interrupt()
+                                                     : WalkResult::advance();
+          })
           .wasInterrupted()) {
     OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
     for (StringRef name : {kLockFunction, kUnlockFunction})
@@ -1336,6 +1375,7 @@ void ConvertTileToHostPass::runOnOperation() {
     checker.emplace(module);
   AccessChecker *checkerPtr = checker ? &*checker : nullptr;
   patterns.add<LoadLowering, StoreLowering, AtomicRMWLowering,
+               AtomicCASLowering,
                BlockLoadLowering, BlockStoreLowering>(converter, ctx,
                                                       checkerPtr);
   DebugSites debugSites;

@@ -206,6 +206,33 @@ func.func @atomics(%x: !tile.ptr<f32>, %c: !tile.ptr<i32>, %n: i32) {
 
 // -----
 
+// A compare-and-swap is a cmpxchg on the elements' bits (a float's
+// bitcast), its failure order the success order without release; a
+// scalar one (a lock) runs on thread 0, which shares the old value.
+// CHECK-LABEL: gpu.func @compare_and_swap
+// CHECK: llvm.cmpxchg %{{.*}}, %{{.*}}, %{{.*}} syncscope("device") acq_rel acquire : !llvm.ptr<1>, i32
+// CHECK: gpu.barrier
+// CHECK: llvm.load %{{.*}} : !llvm.ptr<3> -> i32
+// CHECK: llvm.bitcast %{{.*}} : f16 to i16
+// CHECK: llvm.cmpxchg %{{.*}}, %{{.*}}, %{{.*}} syncscope("block") monotonic monotonic : !llvm.ptr<1>, i16
+// CHECK: llvm.bitcast %{{.*}} : i16 to f16
+func.func @compare_and_swap(%lock: !tile.ptr<i32>, %h: !tile.ptr<f16>) {
+  %zero = arith.constant 0 : i32
+  %one = arith.constant 1 : i32
+  %old = tile.atomic_cas acq_rel gpu %lock, %zero, %one : !tile.ptr<i32>, i32
+  tile.store %lock, %old : !tile.ptr<i32>, i32
+  %r = tile.range 0 to 128 : tensor<128xi32>
+  %hs = tile.splat %h : !tile.ptr<f16> -> tensor<128x!tile.ptr<f16>>
+  %hp = tile.addptr %hs, %r : tensor<128x!tile.ptr<f16>>, tensor<128xi32>
+  %v = arith.constant dense<2.0> : tensor<128xf16>
+  %c = arith.constant dense<0.0> : tensor<128xf16>
+  %hold = tile.atomic_cas relaxed cta %hp, %c, %v : tensor<128x!tile.ptr<f16>>, tensor<128xf16>
+  tile.store %hp, %hold : tensor<128x!tile.ptr<f16>>, tensor<128xf16>
+  return
+}
+
+// -----
+
 // scf.if carries tiles as it carries scalars.
 // CHECK-LABEL: gpu.func @branch
 // CHECK: scf.if %{{.*}} -> (vector<1xf32>)
@@ -352,5 +379,30 @@ func.func @block_copy(%a: !tile.ptr<f32>, %out: !tile.ptr<f32>, %m: i64, %k: i64
     scf.yield %n, %next, %dp : tensor<16x32xf32>, !tile.block_ptr<16x32xf32>, !tile.block_ptr<16x32xf32>
   }
   tile.block_store %q, %sum boundary_check = [0] : !tile.block_ptr<16x32xf32>, tensor<16x32xf32>
+  return
+}
+
+// -----
+
+// The old values of an atomic on a tile the layout replicates (4 elements,
+// 128 threads): the canonical copies apply it and write the old values to
+// shared memory by element; every copy reads its own back.
+// CHECK-LABEL: gpu.func @replicated_atomic
+// CHECK: scf.if %{{.*}} -> (i32)
+// CHECK:   llvm.atomicrmw add
+// CHECK: gpu.barrier
+// CHECK: scf.if %{{.*}} {
+// CHECK:   llvm.store %{{.*}}, %{{.*}} : i32, !llvm.ptr<3>
+// CHECK: gpu.barrier
+// CHECK: llvm.load %{{.*}} : !llvm.ptr<3> -> i32
+// CHECK: gpu.barrier
+func.func @replicated_atomic(%c: !tile.ptr<i32>) {
+  %r = tile.range 0 to 4 : tensor<4xi32>
+  %cs = tile.splat %c : !tile.ptr<i32> -> tensor<4x!tile.ptr<i32>>
+  %cp = tile.addptr %cs, %r : tensor<4x!tile.ptr<i32>>, tensor<4xi32>
+  %old = tile.atomic_rmw add acq_rel gpu %cp, %r : tensor<4x!tile.ptr<i32>>, tensor<4xi32>
+  %four = arith.constant dense<4> : tensor<4xi32>
+  %next = tile.addptr %cp, %four : tensor<4x!tile.ptr<i32>>, tensor<4xi32>
+  tile.store %next, %old : tensor<4x!tile.ptr<i32>>, tensor<4xi32>
   return
 }

@@ -101,6 +101,24 @@ func.func @atomic(%p: !tile.ptr<f32>, %v: f32) -> () {
 
 // -----
 
+// A host compare-and-swap compares the elements' bits under the lock.
+// CHECK-LABEL: func.func @compare_and_swap
+// CHECK: call @__kiln_host_lock()
+// CHECK: %[[OLD:.*]] = llvm.load %{{.*}} : !llvm.ptr -> f32
+// CHECK-DAG: %[[CMP_BITS:.*]] = arith.bitcast %{{.*}} : f32 to i32
+// CHECK-DAG: %[[OLD_BITS:.*]] = arith.bitcast %[[OLD]] : f32 to i32
+// CHECK: %[[SAME:.*]] = arith.cmpi eq, %[[OLD_BITS]], %[[CMP_BITS]] : i32
+// CHECK: %[[NEW:.*]] = arith.select %[[SAME]], %{{.*}}, %[[OLD]] : f32
+// CHECK: llvm.store %[[NEW]], %{{.*}} : f32, !llvm.ptr
+// CHECK: call @__kiln_host_unlock()
+func.func @compare_and_swap(%p: !tile.ptr<f32>, %c: f32, %v: f32) -> () {
+  %0 = tile.atomic_cas acq_rel gpu %p, %c, %v : !tile.ptr<f32>, f32
+  tile.store %p, %0 : !tile.ptr<f32>, f32
+  return
+}
+
+// -----
+
 // CHECK-LABEL: func.func @shapes
 // CHECK: tensor.generate
 // CHECK:   arith.index_cast

@@ -269,6 +269,22 @@ func.func @atomic_float_unsigned(%p: !tile.ptr<f16>, %v: f16) {
 
 // -----
 
+func.func @cas_of_bytes(%p: !tile.ptr<i8>, %v: i8) {
+  // expected-error @+1 {{'tile.atomic_cas' op compares and swaps integers or floats of 16, 32 or 64 bits, not 'i8'}}
+  %0 = tile.atomic_cas acq_rel gpu %p, %v, %v : !tile.ptr<i8>, i8
+  return
+}
+
+// -----
+
+func.func @cas_of_another_type(%p: !tile.ptr<i32>, %v: i64) {
+  // expected-error @+1 {{'tile.atomic_cas' op value type 'i64' does not match the pointee type 'i32' of pointer type '!tile.ptr<i32>'}}
+  %0 = tile.atomic_cas acq_rel gpu %p, %v, %v : !tile.ptr<i32>, i64
+  return
+}
+
+// -----
+
 func.func @atomic_on_pointers(%p: !tile.ptr<!tile.ptr<f32>>, %v: !tile.ptr<f32>) {
   // expected-error @+1 {{'tile.atomic_rmw' op value element type '!tile.ptr<f32>' is not an integer or float type}}
   %0 = tile.atomic_rmw xchg relaxed gpu %p, %v : !tile.ptr<!tile.ptr<f32>>, !tile.ptr<f32>

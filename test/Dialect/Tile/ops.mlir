@@ -121,6 +121,18 @@ func.func @atomics(%p: tensor<8x!tile.ptr<f32>>, %v: tensor<8xf32>,
 
 // -----
 
+// CHECK-LABEL: func.func @compare_and_swap
+// CHECK: tile.atomic_cas acq_rel gpu %{{.*}}, %{{.*}}, %{{.*}} : !tile.ptr<i32>, i32
+// CHECK: tile.atomic_cas relaxed cta %{{.*}}, %{{.*}}, %{{.*}} : tensor<8x!tile.ptr<f16>>, tensor<8xf16>
+func.func @compare_and_swap(%lock: !tile.ptr<i32>, %c: i32, %v: i32,
+                            %p: tensor<8x!tile.ptr<f16>>, %h: tensor<8xf16>) {
+  %0 = tile.atomic_cas acq_rel gpu %lock, %c, %v : !tile.ptr<i32>, i32
+  %1 = tile.atomic_cas relaxed cta %p, %h, %h : tensor<8x!tile.ptr<f16>>, tensor<8xf16>
+  return
+}
+
+// -----
+
 // CHECK-LABEL: func.func @block_pointers
 // CHECK-SAME: (%[[B:.*]]: !tile.ptr<f16>, %[[M:.*]]: i64, %[[K:.*]]: i64, %[[O:.*]]: i32)
 // CHECK: %[[BP:.*]] = tile.make_block_ptr %[[B]], [%[[M]], %[[K]]], [%[[K]], %{{.*}}], [%[[O]], %{{.*}}] {order = array<i32: 1, 0>} : !tile.ptr<f16> -> !tile.block_ptr<64x32xf16>

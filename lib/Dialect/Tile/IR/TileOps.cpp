@@ -397,6 +397,29 @@ void AtomicRMWOp::getEffects(
                        SideEffects::DefaultResource::get());
 }
 
+LogicalResult AtomicCASOp::verify() {
+  if (failed(verifyPointee(*this, getPtr(), getValue().getType(), "value")))
+    return failure();
+  Type elementType = getElementTypeOrSelf(getValue().getType());
+  unsigned bits = elementType.isIntOrFloat()
+                      ? elementType.getIntOrFloatBitWidth()
+                      : 0;
+  if (bits != 16 && bits != 32 && bits != 64)
+    return emitOpError() << "compares and swaps integers or floats of 16, 32 "
+                            "or 64 bits, not "
+                         << elementType;
+  return success();
+}
+
+void AtomicCASOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  effects.emplace_back(MemoryEffects::Read::get(), &getPtrMutable(),
+                       SideEffects::DefaultResource::get());
+  effects.emplace_back(MemoryEffects::Write::get(), &getPtrMutable(),
+                       SideEffects::DefaultResource::get());
+}
+
 /// Checks a pointer/integer conversion: same shape, and 64-bit integers,
 /// the width of a global address.
 static LogicalResult verifyPtrIntCast(Operation *op, Type ptrLike,

@@ -95,7 +95,8 @@ private:
 /// apart.)
 static bool sharesLayout(Operation *op) {
   return isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) ||
-         isa<tile::LoadOp, tile::StoreOp, tile::AtomicRMWOp, tile::AddPtrOp,
+         isa<tile::LoadOp, tile::StoreOp, tile::AtomicRMWOp,
+             tile::AtomicCASOp, tile::AddPtrOp,
              tile::PtrToIntOp, tile::IntToPtrOp, tile::PtrCastOp,
              tile::AssumeOp, tile::ScanOp>(op);
 }
@@ -366,6 +367,8 @@ void TileAssignLayoutsPass::assignFunction(func::FuncOp func) {
       ptr = store.getPtr(), mask = store.getMask();
     else if (auto atomic = dyn_cast<tile::AtomicRMWOp>(op))
       ptr = atomic.getPtr(), mask = atomic.getMask();
+    else if (auto cas = dyn_cast<tile::AtomicCASOp>(op))
+      ptr = cas.getPtr();
     if (!ptr || !isa<RankedTensorType>(ptr.getType()))
       return;
     AccessChoice choice = chooseAccess(axisInfo, ptr, mask);

@@ -4,17 +4,18 @@ read ``import kiln.triton.language as tl``.
 Every name here is the same object as ``kiln.language``'s (``tl.load is
 kl.load``), so kernels compile and interpret exactly as Kiln's own. A name
 Triton's ``triton.language`` has and Kiln does not is an error that names
-it, on access (``tl.atomic_cas``) and inside a kernel, at the line that
+it, on access (``tl.histogram``) and inside a kernel, at the line that
 uses it::
 
-    kiln.triton.language has no 'atomic_cas' (Triton's tl.atomic_cas is not
+    kiln.triton.language has no 'histogram' (Triton's tl.histogram is not
     supported by Kiln yet)
 """
 
 from __future__ import annotations
 
-from kiln.language import (abs, advance, arange, argmax, argmin,
+from kiln.language import (PropagateNan, abs, advance, arange, argmax, argmin,
                            associative_scan, atomic_add, atomic_and,
+                           atomic_cas,
                            atomic_max, atomic_min, atomic_or, atomic_xchg,
                            atomic_xor, bfloat16, broadcast_to, cast, cdiv,
                            ceil, clamp, constexpr, cos, cumsum, device_assert,
@@ -64,8 +65,8 @@ TRITON_NAMES = frozenset({
     "xor_sum", "zeros", "zeros_like"})
 
 __all__ = [
-    "abs", "advance", "arange", "argmax", "argmin", "associative_scan",
-    "atomic_add", "atomic_and", "atomic_max", "atomic_min", "atomic_or",
+    "PropagateNan", "abs", "advance", "arange", "argmax", "argmin", "associative_scan",
+    "atomic_add", "atomic_and", "atomic_cas", "atomic_max", "atomic_min", "atomic_or",
     "atomic_xchg", "atomic_xor", "bfloat16", "broadcast_to", "cast", "cdiv",
     "ceil", "clamp", "constexpr", "cos", "cumsum", "device_assert",
     "device_print", "dot", "dtype", "erf", "exp", "exp2", "expand_dims",

@@ -240,6 +240,33 @@ def Tile_AtomicRMWOp : Tile_Op<"atomic_rmw", [
   let hasVerifier = 1;
 }
 
+def Tile_AtomicCASOp : Tile_Op<"atomic_cas", [
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>,
+    AllTypesMatch<["cmp", "value", "result"]>]> {
+  let summary = "Atomic compare-and-swap through pointers";
+  let description = [{
+    For each pointer, atomically replaces the element `old` behind it with
+    `value` where `old` equals `cmp` bit for bit, and returns `old`
+    (Triton's `tl.atomic_cas`). Elements are integers or floats of 16, 32
+    or 64 bits.
+
+    ```mlir
+    %old = tile.atomic_cas acq_rel gpu %lock, %zero, %one
+        : !tile.ptr<i32>, i32
+    ```
+  }];
+  let arguments = (ins Tile_MemSemanticAttr:$sem,
+                       Tile_MemScopeAttr:$scope,
+                       Tile_PtrLike:$ptr, Tile_ScalarOrTensor:$cmp,
+                       Tile_ScalarOrTensor:$value);
+  let results = (outs Tile_ScalarOrTensor:$result);
+  let assemblyFormat = [{
+    $sem $scope $ptr `,` $cmp `,` $value attr-dict `:` type($ptr) `,`
+    type($value)
+  }];
+  let hasVerifier = 1;
+}
+
 def Tile_PtrToIntOp : Tile_Op<"ptr_to_int", [Pure]> {
   let summary = "Address held by pointers, as integers";
   let description = [{

@@ -1,0 +1,308 @@
+"""Types and NaNs as Triton's language has them, compiled for the host and
+in the interpreter: the computation type of every pair of element types
+(and of a tile with a Python number), checked against Triton's own
+``computation_type_impl`` where the ``triton`` wheel is installed, with
+numerics against numpy in that type; ``/`` and ``%`` of f16 and bf16 in
+f32; ``maximum``, ``minimum``, ``clamp`` and the ``max`` / ``min``
+reductions letting a NaN give way unless ``propagate_nan`` is ALL. A
+review found each of these silently different from Triton."""
+
+from __future__ import annotations
+
+import itertools
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import kiln
+import kiln.language as kl
+from kiln import semantics
+
+BOTH = pytest.mark.parametrize("interpret", [False, True],
+                               ids=["host", "interpreter"])
+TYPES = ("i8", "i16", "i32", "i64", "f16", "bf16", "f32", "f64")
+RNG = np.random.default_rng(30)
+
+
+def numpy_type(elem: str) -> np.dtype:
+    return kl.BY_IR[elem].numpy
+
+
+def sample(elem: str, n: int, nonzero: bool = False) -> np.ndarray:
+    """Values every type holds exactly: small integers, or halves."""
+    if elem.startswith("i"):
+        values = RNG.integers(1 if nonzero else -9, 10, n)
+        if not nonzero:
+            return values.astype(numpy_type(elem))
+        return (values * RNG.choice([-1, 1], n)).astype(numpy_type(elem))
+    values = RNG.integers(-16, 17, n) / 2
+    if nonzero:
+        values[values == 0] = 1.5
+    return values.astype(numpy_type(elem))
+
+
+@pytest.fixture(scope="module")
+def triton_semantic():
+    triton_language = pytest.importorskip("triton.language")
+    from triton.language.semantic import TritonSemantic
+    names = {"i1": "int1", "i8": "int8", "i16": "int16", "i32": "int32",
+             "i64": "int64", "f16": "float16", "bf16": "bfloat16",
+             "f32": "float32", "f64": "float64"}
+    semantic = TritonSemantic(None)
+
+    def computation_type(a, a_number, b, b_number, division):
+        """Triton's type, or None where Triton refuses the pair (it takes
+        int1 as unsigned, and refuses / and % of mixed signedness)."""
+        try:
+            result = semantic.computation_type_impl(
+                getattr(triton_language, names[a]), a_number,
+                getattr(triton_language, names[b]), b_number, division)
+        except TypeError:
+            return None
+        return next(k for k, v in names.items()
+                    if getattr(triton_language, v) == result)
+    return computation_type
+
+
+def test_computation_types_are_tritons(triton_semantic):
+    """Every pair of element types, as tiles and as a Python number's type
+    against a tile, with and without ``/`` and ``%``."""
+    elems = ("i1",) + TYPES
+    number_types = ("i1", "i32", "i64", "f32")
+    cases = [(a, False, b, False) for a, b in itertools.product(elems, elems)]
+    cases += [(n, True, t, False) for n in number_types for t in elems]
+    cases += [(t, False, n, True) for n in number_types for t in elems]
+    compared = 0
+    for (a, a_number, b, b_number), division in itertools.product(
+            cases, (False, True)):
+        expected = triton_semantic(a, a_number, b, b_number, division)
+        if expected is None:
+            continue
+        compared += 1
+        assert semantics.computation_type(a, a_number, b, b_number,
+                                          division) == expected, \
+            (a, a_number, b, b_number, division)
+    assert compared > 200
+
+
+def test_the_differences_a_review_found():
+    """The cases that were silently different, without Triton installed."""
+    assert semantics.computation_type("f16", False, "bf16", False) == "f16"
+    assert semantics.true_division_type("f16", False, "f16", False) == "f32"
+    assert semantics.true_division_type("bf16", False, "f32", True) == "f32"
+    assert semantics.true_division_type("i32", False, "i32", False) == "f32"
+    assert semantics.computation_type("bf16", False, "i32", False) == "f32"
+    assert semantics.computation_type("f16", False, "f32", True) == "f16"
+    assert semantics.computation_type("i8", False, "i32", True) == "i8"
+    assert semantics.extremum_reduction_type("f16") == "f32"
+
+
+@kiln.jit
+def pair_kernel(x_ptr, y_ptr, add_ptr, mul_ptr, div_ptr, mod_ptr, max_ptr,
+                lt_ptr, N: kl.constexpr, MEET: kl.constexpr,
+                QUOTIENT: kl.constexpr):
+    i = kl.arange(0, N)
+    x = kl.load(x_ptr + i)
+    y = kl.load(y_ptr + i)
+    kl.static_assert((x + y).dtype == MEET)
+    kl.static_assert((x * y).dtype == MEET)
+    kl.static_assert((x / y).dtype == QUOTIENT)
+    kl.static_assert(kl.maximum(x, y).dtype == MEET)
+    kl.store(add_ptr + i, x + y)
+    kl.store(mul_ptr + i, x * y)
+    kl.store(div_ptr + i, x / y)
+    kl.store(mod_ptr + i, x % y)
+    kl.store(max_ptr + i, kl.maximum(x, y))
+    kl.store(lt_ptr + i, x < y)
+
+
+@BOTH
+@pytest.mark.parametrize("a, b", list(itertools.product(TYPES, TYPES)),
+                         ids=lambda t: t)
+def test_every_pair_of_types_computes_in_its_meeting_type(interpret, a, b):
+    """``x op y`` for tiles of types ``a`` and ``b``: the type is the
+    computation type (static_assert in the kernel), and the numbers are
+    numpy's in that type."""
+    meet = semantics.computation_type(a, False, b, False)
+    quotient = semantics.true_division_type(a, False, b, False)
+    remainder = semantics.computation_type(a, False, b, False, True)
+    n = 16
+    x, y = sample(a, n), sample(b, n, nonzero=True)
+    outs = {name: np.zeros(n, numpy_type(t)) for name, t in (
+        ("add", meet), ("mul", meet), ("div", quotient), ("mod", remainder),
+        ("max", meet))}
+    lt = np.zeros(n, np.bool_)
+    kiln.jit(pair_kernel.fn, interpret=interpret)[(1,)](
+        x, y, outs["add"], outs["mul"], outs["div"], outs["mod"],
+        outs["max"], lt, N=n, MEET=kl.BY_IR[meet],
+        QUOTIENT=kl.BY_IR[quotient])
+    xm, ym = x.astype(numpy_type(meet)), y.astype(numpy_type(meet))
+    xq, yq = x.astype(numpy_type(quotient)), y.astype(numpy_type(quotient))
+    xr, yr = (x.astype(numpy_type(remainder)),
+              y.astype(numpy_type(remainder)))
+    np.testing.assert_array_equal(outs["add"], xm + ym)
+    np.testing.assert_array_equal(outs["mul"], xm * ym)
+    np.testing.assert_array_equal(outs["div"], xq / yq)
+    np.testing.assert_array_equal(outs["mod"], np.fmod(xr, yr))
+    np.testing.assert_array_equal(outs["max"], np.maximum(xm, ym))
+    np.testing.assert_array_equal(lt, xm < ym)
+
+
+@kiln.jit
+def number_kernel(x_ptr, int_ptr, float_ptr, div_ptr, N: kl.constexpr,
+                  WITH_INT: kl.constexpr, WITH_FLOAT: kl.constexpr,
+                  QUOTIENT: kl.constexpr):
+    i = kl.arange(0, N)
+    x = kl.load(x_ptr + i)
+    kl.static_assert((x * 3).dtype == WITH_INT)
+    kl.static_assert((x * 2.5).dtype == WITH_FLOAT)
+    kl.static_assert((x / 2).dtype == QUOTIENT)
+    kl.store(int_ptr + i, x * 3)
+    kl.store(float_ptr + i, x * 2.5)
+    kl.store(div_ptr + i, x / 2)
+
+
+@BOTH
+@pytest.mark.parametrize("elem", TYPES)
+def test_a_python_number_of_no_higher_kind_takes_the_tiles_type(
+        interpret, elem):
+    """``x * 3`` keeps ``x``'s type; ``x * 2.5`` is f32 for integer
+    tiles; ``x / 2`` of a half-precision tile is f32."""
+    with_int = semantics.computation_type(elem, False, "i32", True)
+    with_float = semantics.computation_type(elem, False, "f32", True)
+    quotient = semantics.true_division_type(elem, False, "i32", True)
+    assert with_int == elem
+    assert with_float == (elem if elem.startswith(("f", "bf")) else "f32")
+    n = 8
+    x = sample(elem, n)
+    by_int = np.zeros(n, numpy_type(with_int))
+    by_float = np.zeros(n, numpy_type(with_float))
+    halved = np.zeros(n, numpy_type(quotient))
+    kiln.jit(number_kernel.fn, interpret=interpret)[(1,)](
+        x, by_int, by_float, halved, N=n, WITH_INT=kl.BY_IR[with_int],
+        WITH_FLOAT=kl.BY_IR[with_float], QUOTIENT=kl.BY_IR[quotient])
+    np.testing.assert_array_equal(by_int, x * numpy_type(elem).type(3))
+    np.testing.assert_array_equal(
+        by_float, x.astype(numpy_type(with_float)) * numpy_type(
+            with_float).type(2.5))
+    np.testing.assert_array_equal(halved, x.astype(numpy_type(quotient)) / 2)
+
+
+@kiln.jit
+def nan_kernel(x_ptr, y_ptr, out_ptr, rows_ptr, N: kl.constexpr):
+    i = kl.arange(0, N)
+    x = kl.load(x_ptr + i)
+    y = kl.load(y_ptr + i)
+    kl.store(out_ptr + i, kl.maximum(x, y))
+    kl.store(out_ptr + N + i, kl.minimum(x, y))
+    kl.store(out_ptr + 2 * N + i,
+             kl.maximum(x, y, propagate_nan=kl.PropagateNan.ALL))
+    kl.store(out_ptr + 3 * N + i,
+             kl.minimum(x, y, propagate_nan=kl.PropagateNan.ALL))
+    kl.store(out_ptr + 4 * N + i, kl.clamp(x, -1.0, 1.0))
+    kl.store(out_ptr + 5 * N + i, max(x, y))
+    r = kl.arange(0, 4)
+    tile = kl.load(rows_ptr + r[:, None] * N + i[None, :])
+    kl.store(out_ptr + 6 * N + r, kl.max(tile, axis=1))
+    kl.store(out_ptr + 6 * N + 4 + r, kl.min(tile, axis=1))
+    kl.store(out_ptr + 6 * N + 8 + r, tile.max(1))
+
+
+@BOTH
+def test_nan_gives_way_unless_propagate_nan_is_all(interpret):
+    """Triton's default: maximum, minimum, clamp, Python's max and the
+    reductions return the number; PropagateNan.ALL returns the NaN; a
+    row of NaNs reduces to NaN."""
+    n = 8
+    x = np.array([1, np.nan, 3, np.nan, -5, 0.5, 7, -8], np.float32)
+    y = np.array([np.nan, 2, 1, np.nan, 9, 0, -9, 9], np.float32)
+    rows = RNG.standard_normal((4, n)).astype(np.float32)
+    rows[0, 3] = rows[1, 0] = rows[1, 7] = np.nan
+    rows[2, :] = np.nan
+    out = np.zeros(6 * n + 12, np.float32)
+    kiln.jit(nan_kernel.fn, interpret=interpret)[(1,)](x, y, out, rows, N=n)
+    np.testing.assert_array_equal(out[:n], np.fmax(x, y))
+    np.testing.assert_array_equal(out[n:2 * n], np.fmin(x, y))
+    np.testing.assert_array_equal(out[2 * n:3 * n], np.maximum(x, y))
+    np.testing.assert_array_equal(out[3 * n:4 * n], np.minimum(x, y))
+    np.testing.assert_array_equal(out[4 * n:5 * n],
+                                  np.fmin(np.fmax(x, -1), 1))
+    np.testing.assert_array_equal(out[5 * n:6 * n], np.fmax(x, y))
+    with np.errstate(invalid="ignore"):
+        maxima, minima = np.fmax.reduce(rows, 1), np.fmin.reduce(rows, 1)
+    np.testing.assert_array_equal(out[6 * n:6 * n + 4], maxima)
+    np.testing.assert_array_equal(out[6 * n + 4:6 * n + 8], minima)
+    np.testing.assert_array_equal(out[6 * n + 8:], maxima)
+
+
+@kiln.jit
+def narrow_max_kernel(h_ptr, b_ptr, i_ptr, out_ptr, index_ptr,
+                      N: kl.constexpr):
+    i = kl.arange(0, N)
+    h = kl.load(h_ptr + i)
+    b = kl.load(b_ptr + i)
+    small = kl.load(i_ptr + i)
+    kl.static_assert(kl.max(h, axis=0).dtype == kl.float32)
+    kl.static_assert(kl.min(b, axis=0).dtype == kl.float32)
+    kl.static_assert(kl.max(small, axis=0).dtype == kl.int32)
+    value, index = kl.max(h, axis=0, return_indices=True)
+    kl.static_assert(value.dtype == kl.float16)
+    kl.store(out_ptr, kl.max(h, axis=0))
+    kl.store(out_ptr + 1, kl.min(b, axis=0))
+    kl.store(out_ptr + 2, kl.max(small, axis=0))
+    kl.store(out_ptr + 3, value)
+    kl.store(index_ptr, index)
+
+
+@BOTH
+def test_narrow_extrema_reduce_in_32_bits(interpret):
+    """As Triton: max / min of f16 and bf16 are f32, of i8 i32; with
+    return_indices the value keeps the tile's type."""
+    n = 16
+    h = sample("f16", n)
+    b = sample("bf16", n)
+    small = sample("i8", n)
+    out = np.zeros(4, np.float32)
+    index = np.zeros(1, np.int32)
+    kiln.jit(narrow_max_kernel.fn, interpret=interpret)[(1,)](
+        h, b, small, out, index, N=n)
+    assert out.tolist() == [float(h.max()), float(b.astype(np.float32).min()),
+                            float(small.max()), float(h.max())]
+    assert index[0] == int(np.argmax(h))
+
+
+@kiln.jit
+def bf16_kernel(x_ptr, y_ptr, out_ptr, sum_ptr, N: kl.constexpr):
+    i = kl.arange(0, N)
+    x = kl.load(x_ptr + i)
+    kl.store(out_ptr + i, kl.exp(x) * x + kl.load(y_ptr + i))
+    kl.store(sum_ptr, kl.sum(x, axis=0))
+
+
+@BOTH
+def test_bfloat16_arrays_in_both_modes(interpret):
+    """bfloat16 numpy arrays (ml_dtypes) go in and out of kernels; exp
+    computes in bf16 and a sum in f32, rounded once."""
+    n = 32
+    x = sample("bf16", n)
+    y = sample("bf16", n)
+    out = np.zeros(n, ml_dtypes.bfloat16)
+    total = np.zeros(1, ml_dtypes.bfloat16)
+    kiln.jit(bf16_kernel.fn, interpret=interpret)[(1,)](x, y, out, total, N=n)
+    expected = np.exp(x.astype(np.float32)).astype(ml_dtypes.bfloat16) * x + y
+    np.testing.assert_allclose(out.astype(np.float32),
+                               expected.astype(np.float32), rtol=2 ** -7)
+    assert total[0] == x.astype(np.float32).sum().astype(ml_dtypes.bfloat16)
+
+
+def test_propagate_nan_takes_only_the_enum():
+    @kiln.jit
+    def bad(x_ptr):
+        x = kl.load(x_ptr)
+        kl.store(x_ptr, kl.maximum(x, 1.0, propagate_nan=True))
+
+    with pytest.raises(kiln.KilnError, match="propagate_nan is"):
+        bad[(1,)](np.zeros(1, np.float32))
+    with pytest.raises(kiln.KilnError, match="propagate_nan is"):
+        kiln.jit(bad.fn, interpret=True)[(1,)](np.zeros(1, np.float32))
