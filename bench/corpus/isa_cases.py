@@ -119,6 +119,12 @@ CASES: dict[str, Case] = {
         lambda: {**_pointers("X Y W B", f16), **_pointers("Mean Rstd", f32),
                  "stride": 8192, "N": 8192, "eps": 1e-5},
         {"BLOCK_SIZE": 8192}, num_warps=8),
+    "layer_norm_backward": Case(
+        "layer_norm", "_layer_norm_bwd_dx_fused",
+        lambda: {**_pointers("DX DY DW DB X W", f16),
+                 **_pointers("Mean Rstd", f32), "Lock": i32(),
+                 "stride": 4096, "N": 4096},
+        {"GROUP_SIZE_M": 128, "BLOCK_SIZE_N": 4096}, num_warps=8),
     "rms_norm": Case(
         "rms_norm", "rms_norm_kernel",
         lambda: {**_pointers("X Y W", f16), "stride_x": 4096,

@@ -1168,11 +1168,22 @@ class CodeGenerator(ast.NodeVisitor):
         return self.op(f"tile.expand_dims {value.name} axis {axis} : "
                        f"{value.type.ir()} -> {type_.ir()}", type_)
 
-    def trans(self, value: Value) -> Value:
-        if len(value.type.shape) != 2:
-            raise self.error("kl.trans takes a 2-D tile")
-        type_ = value.type.with_shape(value.type.shape[::-1])
-        return self.op(f"tile.trans {value.name} [1, 0] : {value.type.ir()} "
+    def trans(self, value: Value, dims: tuple = ()) -> Value:
+        """``value`` with its dimensions permuted by ``dims`` (a 2-D
+        transpose when empty)."""
+        rank = len(value.type.shape)
+        if not dims:
+            if rank != 2:
+                raise self.error(f"kl.trans of a tile of rank {rank} needs "
+                                 "the permutation")
+            dims = (1, 0)
+        if sorted(dims) != list(range(rank)):
+            raise self.error(f"{list(dims)} is not a permutation of the "
+                             f"{rank} dimensions of a tile")
+        type_ = value.type.with_shape(tuple(value.type.shape[d]
+                                            for d in dims))
+        return self.op(f"tile.trans {value.name} "
+                       f"[{', '.join(map(str, dims))}] : {value.type.ir()} "
                        f"-> {type_.ir()}", type_)
 
     def constant_tile(self, shape: Any, value: Any, dtype: kl.dtype) -> Value:
@@ -1794,9 +1805,9 @@ class CodeGenerator(ast.NodeVisitor):
         x = self.like(x, "full_like")
         return self.constant_tile(x.type.shape, value, kl.BY_IR[x.type.elem])
 
-    def builtin_broadcast_to(self, x, shape):
-        shape = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
-        return self.broadcast_to(self.materialize(x, None), shape)
+    def builtin_broadcast_to(self, x, *shape):
+        return self.broadcast_to(self.materialize(x, None),
+                                 kl.shape_argument(shape))
 
     def builtin_expand_dims(self, x, axis):
         x = self.materialize(x, None)
@@ -1997,12 +2008,19 @@ class CodeGenerator(ast.NodeVisitor):
         return self.binary(ast.Mult(), radius,
                            self.unary_math("math.cos", angle))
 
-    def builtin_trans(self, x):
-        return self.trans(self.materialize(x, None))
+    def builtin_trans(self, x, *dims):
+        return self.trans(self.materialize(x, None), kl.shape_argument(dims))
 
-    def builtin_reshape(self, x, shape):
+    def builtin_permute(self, x, *dims):
+        return self.trans(self.materialize(x, None), kl.shape_argument(dims)
+                          or (None,))
+
+    def builtin_reshape(self, x, *shape, can_reorder=False):
         x = self.materialize(x, None)
-        shape = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
+        shape = kl.shape_argument(shape)
+        if math.prod(shape) != math.prod(x.type.shape):
+            raise self.error(f"cannot reshape a tile of shape "
+                             f"{list(x.type.shape)} to {list(shape)}")
         type_ = x.type.with_shape(shape)
         return self.op(f"tile.reshape {x.name} : {x.type.ir()} -> "
                        f"{type_.ir()}", type_)

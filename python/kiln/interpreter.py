@@ -99,7 +99,18 @@ def _unified(x: Any, y: Any, division: bool = False
     return (_data(x, dtype).astype(dtype), _data(y, dtype).astype(dtype))
 
 
-class Tile:
+class _Methods:
+    """``x.sum(axis)`` is ``kl.sum(x, axis)`` (kl.TILE_METHODS), on tiles,
+    pointers and block pointers, as compiled."""
+
+    def __getattr__(self, name: str):
+        if name in kl.TILE_METHODS:
+            return lambda *args, **kwargs: getattr(kl, name)(self, *args,
+                                                             **kwargs)
+        raise AttributeError(name)
+
+
+class Tile(_Methods):
     """A tile in the interpreter: a numpy array with the operators and
     methods kernels use."""
 
@@ -138,13 +149,6 @@ class Tile:
 
     def __getitem__(self, index) -> Tile:
         return Tile(self.data[index])
-
-    def __getattr__(self, name: str):
-        # x.sum(axis) is kl.sum(x, axis), as compiled.
-        if name in kl.TILE_METHODS:
-            return lambda *args, **kwargs: IMPLEMENTATIONS[name](
-                self, *args, **kwargs)
-        raise AttributeError(name)
 
     def __bool__(self) -> bool:
         if self.data.size != 1:
@@ -260,7 +264,7 @@ def _trunc_mod(a, b):
         return np.where(b == 0, 0, a - _trunc_div(a, b) * b).astype(a.dtype)
 
 
-class Pointer:
+class Pointer(_Methods):
     """Pointers into one array: the array's elements, flat, and offsets."""
 
     def __init__(self, base: np.ndarray, offsets: Any = 0) -> None:
@@ -295,7 +299,7 @@ class Pointer:
         return offsets
 
 
-class BlockPointer:
+class BlockPointer(_Methods):
     """A block of a strided tensor: its base pointer, sizes and strides,
     the block's offsets and shape."""
 
@@ -585,6 +589,21 @@ def _extremum(kind: str) -> Callable:
     return apply
 
 
+def _permutation(x, dims: tuple) -> tuple:
+    """``dims`` checked as the compiler checks it (a 2-D transpose when
+    empty)."""
+    rank = _data(x).ndim
+    if not dims:
+        if rank != 2:
+            raise KilnError(f"kl.trans of a tile of rank {rank} needs the "
+                            "permutation")
+        return (1, 0)
+    if sorted(dims) != list(range(rank)):
+        raise KilnError(f"{list(dims)} is not a permutation of the {rank} "
+                        "dimensions of a tile")
+    return dims
+
+
 def _static_assert(condition, message=""):
     if not condition:
         raise KilnError(f"static assertion failed: {message}")
@@ -808,9 +827,8 @@ IMPLEMENTATIONS: dict[str, Callable] = {
                          propagate_nan),
     "zeros_like": lambda x: Tile(np.zeros_like(_data(x))),
     "full_like": lambda x, value: Tile(np.full_like(_data(x), value)),
-    "broadcast_to": lambda x, shape: Tile(np.broadcast_to(
-        _data(x), tuple(shape) if isinstance(shape, (tuple, list))
-        else (shape,)).copy()),
+    "broadcast_to": lambda x, *shape: Tile(np.broadcast_to(
+        _data(x), kl.shape_argument(shape)).copy()),
     "expand_dims": lambda x, axis: Tile(np.expand_dims(_data(x), axis)),
     "multiple_of": lambda x, values: x,
     "max_contiguous": lambda x, values: x,
@@ -825,8 +843,12 @@ IMPLEMENTATIONS: dict[str, Callable] = {
     "rand": lambda seed, offset, n_rounds=philox.ROUNDS: _uniform(_philox(
         seed, offset, 0, 0, 0, n_rounds)[0]),
     "randn": _randn,
-    "trans": lambda x: Tile(_data(x).T),
-    "reshape": lambda x, shape: Tile(_data(x).reshape(shape)),
+    "trans": lambda x, *dims: Tile(np.transpose(
+        _data(x), _permutation(x, kl.shape_argument(dims)))),
+    "permute": lambda x, *dims: Tile(np.transpose(
+        _data(x), _permutation(x, kl.shape_argument(dims) or (None,)))),
+    "reshape": lambda x, *shape, can_reorder=False: Tile(
+        _data(x).reshape(kl.shape_argument(shape))),
     "atomic_add": _atomic("add", lambda old, v: old + v),
     "atomic_max": _atomic("max", max),
     "atomic_min": _atomic("min", min),

@@ -53,9 +53,16 @@ class dtype:
 
 
 #: Tile methods, each the kl function of that name on the tile
-#: (``x.sum(axis)`` is ``kl.sum(x, axis)``).
-TILE_METHODS = ("sum", "max", "min", "argmax", "argmin", "cumsum", "reshape",
-                "trans", "broadcast_to", "expand_dims")
+#: (``x.sum(axis)`` is ``kl.sum(x, axis)``, ``p.store(v)`` is
+#: ``kl.store(p, v)``): the member functions of Triton's ``tl.tensor``
+#: that Kiln has.
+TILE_METHODS = (
+    "abs", "advance", "argmax", "argmin", "associative_scan", "atomic_add",
+    "atomic_and", "atomic_cas", "atomic_max", "atomic_min", "atomic_or",
+    "atomic_xchg", "atomic_xor", "broadcast_to", "cast", "cdiv", "ceil",
+    "cos", "cumsum", "erf", "exp", "exp2", "expand_dims", "floor", "log",
+    "log2", "max", "min", "reduce", "reshape", "rsqrt", "sigmoid", "sin",
+    "permute", "sqrt", "store", "sum", "trans")
 
 
 @dataclass(frozen=True)
@@ -392,8 +399,9 @@ def full_like(x, value):
 
 
 @builtin
-def broadcast_to(x, shape):
-    """``x`` broadcast to ``shape``."""
+def broadcast_to(x, *shape):
+    """``x`` broadcast to ``shape`` (a tuple, or the sizes as arguments:
+    ``broadcast_to(x, 4, 8)``)."""
 
 
 @builtin
@@ -468,13 +476,22 @@ def randn(seed, offset, n_rounds=10):
 
 
 @builtin
-def trans(x):
-    """Transpose of a 2-D tile."""
+def trans(x, *dims):
+    """``x`` with its dimensions permuted: dimension ``i`` of the result
+    is ``dims[i]`` of ``x`` (a tuple, or as arguments); a 2-D tile's
+    transpose without ``dims``."""
 
 
 @builtin
-def reshape(x, shape):
-    """The tile with another shape of the same size, row-major order."""
+def permute(x, *dims):
+    """``x`` with its dimensions permuted, as ``trans`` with ``dims``."""
+
+
+@builtin
+def reshape(x, *shape, can_reorder=False):
+    """The tile with another shape of the same size, row-major order (the
+    shape a tuple, or the sizes as arguments). ``can_reorder`` lets
+    Triton reorder elements; Kiln keeps their order, which it allows."""
 
 
 @builtin
@@ -544,6 +561,14 @@ def device_assert(condition, message=""):
     the launch where an element of the boolean ``condition`` is false,
     naming the line, ``message`` (default: the condition's source), the
     program and the element; outside debug mode it is not compiled."""
+
+
+def shape_argument(args: tuple) -> tuple:
+    """A shape or a permutation given as Triton takes them: one tuple or
+    list (or a single size), or the sizes as separate arguments."""
+    if len(args) == 1 and isinstance(args[0], (tuple, list)):
+        args = tuple(args[0])
+    return tuple(a.value if isinstance(a, constexpr) else a for a in args)
 
 
 def loop_bounds(arg1, arg2, step) -> tuple:

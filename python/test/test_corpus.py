@@ -136,6 +136,21 @@ def test_layer_norm(target, block_size):
         check(value, want, atol=1e-5, rtol=1e-4)
 
 
+@pytest.mark.parametrize("group_size_m", [None, 4])
+def test_layer_norm_backward(target, group_size_m):
+    """Tutorial 05's backward: dx per row, dw and db summed through the
+    partial-sum groups its atomic_cas lock serializes (4 groups: several
+    rows share each)."""
+    module = corpus("layer_norm")
+    x = normal(21, 300, scale=2.0) + 1.5
+    w, b, dy = normal(300), normal(300), normal(21, 300)
+    _, mean, rstd = module.layer_norm(x, w, b, eps=1e-5)
+    got = module.layer_norm_backward(dy, x, w, mean, rstd,
+                                     group_size_m=group_size_m)
+    for value, want in zip(got, module.reference_backward(dy, x, w)):
+        check(value, want, atol=1e-4, rtol=1e-4)
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float16])
 def test_rms_norm(target, dtype):
     module = corpus("rms_norm")

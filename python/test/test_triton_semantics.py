@@ -306,3 +306,53 @@ def test_propagate_nan_takes_only_the_enum():
         bad[(1,)](np.zeros(1, np.float32))
     with pytest.raises(kiln.KilnError, match="propagate_nan is"):
         kiln.jit(bad.fn, interpret=True)[(1,)](np.zeros(1, np.float32))
+
+
+@kiln.jit
+def methods_kernel(x_ptr, out_ptr, count_ptr, N: kl.constexpr):
+    i = kl.arange(0, N)
+    x = kl.load(x_ptr + i)
+    y = x.abs().sqrt().exp2().log2() + x.sigmoid() * x.erf() - x.cos() \
+        + x.sin() + x.exp().log() + x.rsqrt().floor() * x.ceil()
+    (out_ptr + i).store(y.cast(kl.float32))
+    (out_ptr + N + i).store(x.cumsum(0) + x.max(0) + x.argmin(0))
+    (out_ptr + 2 * N + i).store(x.reshape(N // 2, 2).trans().reshape(N))
+    cube = x.reshape((2, 2, N // 4)).permute(2, 0, 1)
+    kl.static_assert(cube.shape == (N // 4, 2, 2))
+    (out_ptr + 3 * N + 3 + i).store(cube.reshape(N))
+    (out_ptr + 3 * N).store((kl.program_id(0) + N).cdiv(3))
+    (out_ptr + 3 * N + 1).store(x.reduce(0, _add))
+    (out_ptr + 3 * N + 2).store(x.expand_dims(0).broadcast_to(2, N).sum())
+    count_ptr.atomic_add(1)
+    count_ptr.atomic_max(5)
+
+
+@kiln.jit
+def _add(a, b):
+    return a + b
+
+
+@BOTH
+def test_tensor_methods_are_the_language_functions(interpret):
+    """Triton's tensor member functions that Kiln has, as methods: of
+    tiles (x.exp()), of pointers (p.store(v), p.atomic_add(1))."""
+    n = 8
+    x = (np.arange(n, dtype=np.float32) + 1) / 4
+    out = np.zeros(4 * n + 3, np.float32)
+    count = np.zeros(1, np.int32)
+    kiln.jit(methods_kernel.fn, interpret=interpret)[(1,)](x, out, count,
+                                                           N=n)
+    from math import erf
+    erfs = np.array([erf(v) for v in x], np.float32)
+    expected = (np.log2(np.exp2(np.sqrt(np.abs(x)))) + 1 / (1 + np.exp(-x))
+                * erfs - np.cos(x) + np.sin(x) + np.log(np.exp(x))
+                + np.floor(1 / np.sqrt(x)) * np.ceil(x))
+    np.testing.assert_allclose(out[:n], expected, rtol=1e-5)
+    np.testing.assert_allclose(out[n:2 * n],
+                               np.cumsum(x) + x.max() + np.argmin(x))
+    np.testing.assert_array_equal(out[2 * n:3 * n],
+                                  x.reshape(n // 2, 2).T.reshape(n))
+    assert out[3 * n:3 * n + 3].tolist() == [3.0, x.sum(), 2 * x.sum()]
+    np.testing.assert_array_equal(
+        out[3 * n + 3:], x.reshape(2, 2, n // 4).transpose(2, 0, 1).ravel())
+    assert count[0] == 5

@@ -409,10 +409,13 @@ static StringRef getSyncScope(tile::MemScope scope) {
 /// the elements of `operands` at that register. Only one copy of each
 /// element applies it (the canonical one of a tile, thread 0 for a
 /// scalar); where the layout replicates elements, or for a scalar, the
-/// old values reach the other copies through shared memory.
+/// old values reach the other copies through shared memory. A scalar
+/// atomic that releases (`sem`) waits at a barrier first, so that what
+/// every thread of the program wrote before it is released with it (a
+/// lock's release after the stores it guards).
 static LogicalResult lowerAtomic(
-    Operation *op, ConversionPatternRewriter &rewriter, Value ptr, Value mask,
-    ValueRange operands,
+    Operation *op, ConversionPatternRewriter &rewriter, tile::MemSemantic sem,
+    Value ptr, Value mask, ValueRange operands,
     function_ref<Value(OpBuilder &, Location, Value, ValueRange)> apply) {
   Location loc = op->getLoc();
   Type resultType = op->getResult(0).getType();
@@ -428,6 +431,8 @@ static LogicalResult lowerAtomic(
     canonical = coordinates->canonical;
   } else {
     canonical = isThreadZero(rewriter, loc);
+    if (sem == tile::MemSemantic::Release || sem == tile::MemSemantic::AcqRel)
+      gpu::BarrierOp::create(rewriter, loc);
   }
   int64_t registers = tensor ? getNumRegisters(tensor) : 1;
   SmallVector<Value> olds;
@@ -520,7 +525,8 @@ struct AtomicRMWLowering : OpConversionPattern<tile::AtomicRMWOp> {
     auto ordering = getOrdering(op.getSem());
     StringRef scope = getSyncScope(op.getScope());
     return lowerAtomic(
-        op, rewriter, adaptor.getPtr(), adaptor.getMask(), adaptor.getValue(),
+        op, rewriter, op.getSem(), adaptor.getPtr(), adaptor.getMask(),
+        adaptor.getValue(),
         [&](OpBuilder &b, Location l, Value address,
             ValueRange elements) -> Value {
           auto atomic = LLVM::AtomicRMWOp::create(b, l, binOp, address,
@@ -549,7 +555,7 @@ struct AtomicCASLowering : OpConversionPattern<tile::AtomicCASOp> {
                        : success;
     StringRef scope = getSyncScope(op.getScope());
     return lowerAtomic(
-        op, rewriter, adaptor.getPtr(), Value(),
+        op, rewriter, op.getSem(), adaptor.getPtr(), Value(),
         ValueRange{adaptor.getCmp(), adaptor.getValue()},
         [&](OpBuilder &b, Location l, Value address,
             ValueRange elements) -> Value {

@@ -208,8 +208,11 @@ func.func @atomics(%x: !tile.ptr<f32>, %c: !tile.ptr<i32>, %n: i32) {
 
 // A compare-and-swap is a cmpxchg on the elements' bits (a float's
 // bitcast), its failure order the success order without release; a
-// scalar one (a lock) runs on thread 0, which shares the old value.
+// scalar one (a lock) runs on thread 0, after a barrier where it releases,
+// and shares the old value.
 // CHECK-LABEL: gpu.func @compare_and_swap
+// CHECK: gpu.barrier
+// CHECK: scf.if
 // CHECK: llvm.cmpxchg %{{.*}}, %{{.*}}, %{{.*}} syncscope("device") acq_rel acquire : !llvm.ptr<1>, i32
 // CHECK: gpu.barrier
 // CHECK: llvm.load %{{.*}} : !llvm.ptr<3> -> i32
