@@ -1629,14 +1629,45 @@ class CodeGenerator(ast.NodeVisitor):
         return self.cast(compute(self.cast(x, kl.float32)),
                          kl.BY_IR[x.type.elem])
 
-    def builtin_sum(self, x, axis=None, keep_dims=False):
-        def total(x: Value, axis: int) -> Value:
-            def add(a: str, b: str, t: str) -> list[str]:
-                kind = "f" if t.startswith(("f", "bf")) else "i"
-                return [f"%r = arith.add{kind} {a}, {b} : {t}"]
-            return self.half_in_f32(self.widened(x), lambda x: self.reduce(
-                x, axis, add))
-        return self.reduced(x, axis, keep_dims, total)
+    def summed_input(self, x: Any, dtype: Any) -> Value:
+        """``x`` in the type a sum or product runs in: ``dtype``, else
+        booleans and narrow integers widened to i32."""
+        if isinstance(dtype, kl.constexpr):
+            dtype = dtype.value
+        if dtype is None:
+            return self.widened(x)
+        if not isinstance(dtype, kl.dtype):
+            raise self.error(f"dtype is a kl type, not {dtype!r}")
+        return self.cast(self.materialize(x, None), dtype)
+
+    def arith_reduction(self, x: Value, axis: Any, keep_dims: bool,
+                        op: str) -> Value:
+        """``x`` reduced along ``axis`` by ``op`` ("add", "mul", "xor",
+        "or"; f16 and bf16 in f32, rounded once)."""
+        def combine(a: str, b: str, t: str) -> list[str]:
+            suffix = ("f" if t.startswith(("f", "bf")) else "i") \
+                if op in ("add", "mul") else "i"
+            return [f"%r = arith.{op}{suffix} {a}, {b} : {t}"]
+        return self.reduced(x, axis, keep_dims, lambda x, axis:
+                            self.half_in_f32(x, lambda x: self.reduce(
+                                x, axis, combine)))
+
+    def builtin_sum(self, x, axis=None, keep_dims=False, dtype=None):
+        return self.arith_reduction(self.summed_input(x, dtype), axis,
+                                    keep_dims, "add")
+
+    def integer_reduction(self, name: str, x, axis, keep_dims, op: str
+                          ) -> Value:
+        x = self.materialize(x, None)
+        if not x.type.is_int:
+            raise self.error(f"kl.{name} needs integers, not {x.type.elem}")
+        return self.arith_reduction(x, axis, keep_dims, op)
+
+    def builtin_xor_sum(self, x, axis=None, keep_dims=False):
+        return self.integer_reduction("xor_sum", x, axis, keep_dims, "xor")
+
+    def builtin_reduce_or(self, x, axis, keep_dims=False):
+        return self.integer_reduction("reduce_or", x, axis, keep_dims, "or")
 
     def with_indices(self, name: str, x, axis, tie_break_left,
                      keep_dims) -> tuple[Value, Value]:
@@ -1740,21 +1771,33 @@ class CodeGenerator(ast.NodeVisitor):
         return self.reduced(x, axis, keep_dims, lambda x, axis:
                             self.arg_reduce(x, axis, "min")[1])
 
-    def builtin_cumsum(self, x, axis=0):
-        return self.half_in_f32(self.widened(x),
-                                lambda x: self.scan_sum(x, axis))
+    def builtin_cumsum(self, x, axis=0, reverse=False, dtype=None):
+        return self.half_in_f32(self.summed_input(x, dtype), lambda x:
+                                self.arith_scan("cumsum", x, axis, "add",
+                                                reverse))
 
-    def scan_sum(self, x: Value, axis: Any) -> Value:
+    def builtin_cumprod(self, x, axis=0, reverse=False, dtype=None):
+        return self.half_in_f32(self.summed_input(x, dtype), lambda x:
+                                self.arith_scan("cumprod", x, axis, "mul",
+                                                reverse))
+
+    def arith_scan(self, name: str, x: Value, axis: Any, op: str,
+                   reverse: Any) -> Value:
+        """The inclusive scan of ``x`` along ``axis`` by ``op`` ("add" or
+        "mul"), from the last element back where ``reverse``."""
         if not x.type.shape:
-            raise self.error("kl.cumsum needs a tile")
+            raise self.error(f"kl.{name} needs a tile")
+        if isinstance(reverse, kl.constexpr):
+            reverse = reverse.value
         axis = self.normalized_axis(axis, len(x.type.shape))
         elem = x.type.elem
-        add = "arith.addf" if x.type.is_float else "arith.addi"
+        kind = f"arith.{op}{'f' if x.type.is_float else 'i'}"
         name = self.fresh()
-        self.emit(f"{name} = tile.scan {x.name} axis {axis} : {x.type.ir()} "
-                  f"-> {x.type.ir()} {{")
+        flags = " reverse" if reverse else ""
+        self.emit(f"{name} = tile.scan {x.name} axis {axis}{flags} : "
+                  f"{x.type.ir()} -> {x.type.ir()} {{")
         self.emit(f"^bb0(%a: {elem}, %b: {elem}):")
-        self.emit(f"  %r = {add} %a, %b : {elem}")
+        self.emit(f"  %r = {kind} %a, %b : {elem}")
         self.emit(f"  tile.yield %r : {elem}")
         self.emit(f"}} {self.loc()}")
         return Value(name, x.type)

@@ -455,18 +455,63 @@ def _kept(result: np.ndarray, data: np.ndarray, axis: Any,
     return Tile(result)
 
 
-def _reduce(fn: Callable, widen: bool) -> Callable:
+def _summed(x, dtype) -> np.ndarray:
+    """``x`` in the type a sum or product runs in: ``dtype``, else
+    booleans and narrow integers widened to int32."""
+    data = _data(x)
+    if isinstance(dtype, kl.constexpr):
+        dtype = dtype.value
+    if dtype is not None:
+        if not isinstance(dtype, kl.dtype):
+            raise KilnError(f"dtype is a kl type, not {dtype!r}")
+        return Tile(data).to(dtype).data
+    if data.dtype.kind in "biu" and data.dtype.itemsize < 4:
+        return data.astype(np.int32)
+    return data
+
+
+def _in_f32(data: np.ndarray, compute: Callable) -> np.ndarray:
+    """``compute(data)``, for f16 and bf16 in f32 and rounded once."""
+    if _ir(data.dtype) in ("f16", "bf16"):
+        return np.asarray(compute(data.astype(np.float32))).astype(data.dtype)
+    return np.asarray(compute(data)).astype(data.dtype)
+
+
+def _sum(x, axis=None, keep_dims=False, dtype=None):
+    data = _summed(x, dtype)
+    axis = _axis(axis, data)
+    return _kept(_in_f32(data, lambda d: np.sum(d, axis=axis)), data, axis,
+                 keep_dims)
+
+
+def _integer_reduction(name: str, ufunc: np.ufunc) -> Callable:
     def reduce(x, axis=None, keep_dims=False):
         data = _data(x)
+        if _is_float(data.dtype):
+            raise KilnError(f"kl.{name} needs integers, not "
+                            f"{_ir(data.dtype)}")
         axis = _axis(axis, data)
-        if widen and data.dtype.kind in "biu" and data.dtype.itemsize < 4:
-            data = data.astype(np.int32)
-        if widen and _ir(data.dtype) in ("f16", "bf16"):
-            # summed in f32, rounded once
-            return _kept(fn(data.astype(np.float32), axis=axis)
-                         .astype(data.dtype), data, axis, keep_dims)
-        return _kept(fn(data, axis=axis), data, axis, keep_dims)
+        flat = data.reshape(-1) if axis is None else data
+        return _kept(ufunc.reduce(flat, axis=axis or 0), data, axis,
+                     keep_dims)
     return reduce
+
+
+def _scan(name: str, ufunc: np.ufunc) -> Callable:
+    """kl.cumsum or kl.cumprod."""
+    def scan(x, axis=0, reverse=False, dtype=None):
+        if axis is None:
+            raise KilnError(f"kl.{name} takes an axis")
+        data = _summed(x, dtype)
+        axis = _axis(axis, data)
+
+        def compute(d):
+            if reverse:
+                return np.flip(ufunc.accumulate(np.flip(d, axis), axis=axis),
+                               axis)
+            return ufunc.accumulate(d, axis=axis)
+        return Tile(_in_f32(data, compute))
+    return scan
 
 
 def _axis(axis: Any, data: np.ndarray) -> Any:
@@ -507,19 +552,6 @@ def dot(a, b, acc=None, input_precision=None, allow_tf32=None,
                             f"float64, not {acc.dtype}")
         result = (result + acc.astype(out)).astype(acc.dtype)
     return Tile(result)
-
-
-def cumsum(x, axis=0):
-    data = _data(x)
-    if axis is None:
-        raise KilnError("kl.cumsum takes an axis")
-    axis = _axis(axis, data)
-    if data.dtype.kind in "biu" and data.dtype.itemsize < 4:
-        data = data.astype(np.int32)
-    if _ir(data.dtype) in ("f16", "bf16"):  # summed in f32, each rounded
-        return Tile(np.cumsum(data.astype(np.float32), axis=axis)
-                    .astype(data.dtype))
-    return Tile(np.cumsum(data, axis=axis).astype(data.dtype))
 
 
 def _extremum_reduction(name: str, combine: np.ufunc,
@@ -814,12 +846,15 @@ IMPLEMENTATIONS: dict[str, Callable] = {
     "abs": lambda x: Tile(np.abs(_data(x))),
     "fma": lambda x, y, z: x * y + z,
     "cdiv": _cdiv,
-    "sum": _reduce(np.sum, True),
+    "sum": _sum,
+    "xor_sum": _integer_reduction("xor_sum", np.bitwise_xor),
+    "reduce_or": _integer_reduction("reduce_or", np.bitwise_or),
     "max": _extremum_reduction("max", np.fmax, _arg(np.argmax)),
     "min": _extremum_reduction("min", np.fmin, _arg(np.argmin)),
     "argmax": _arg(np.argmax),
     "argmin": _arg(np.argmin),
-    "cumsum": cumsum,
+    "cumsum": _scan("cumsum", np.add),
+    "cumprod": _scan("cumprod", np.multiply),
     "dot": dot,
     "floor": _math(np.floor), "ceil": _math(np.ceil),
     "clamp": lambda x, min, max, propagate_nan=semantics.PropagateNan.NONE:

@@ -62,7 +62,8 @@ TILE_METHODS = (
     "atomic_xchg", "atomic_xor", "broadcast_to", "cast", "cdiv", "ceil",
     "cos", "cumsum", "erf", "exp", "exp2", "expand_dims", "floor", "log",
     "log2", "max", "min", "reduce", "reshape", "rsqrt", "sigmoid", "sin",
-    "permute", "sqrt", "store", "sum", "trans")
+    "permute", "sqrt", "store", "sum", "trans", "cumprod", "xor_sum",
+    "reduce_or")
 
 
 @dataclass(frozen=True)
@@ -318,11 +319,12 @@ def cdiv(x, y):
 
 
 @builtin
-def sum(x, axis=None, keep_dims=False):
+def sum(x, axis=None, keep_dims=False, dtype=None):
     """Sum along ``axis`` (all elements when None; negative counts from
-    the end); ``keep_dims`` keeps the axis with size 1. Booleans and
-    narrow integers are summed in int32, float16 and bfloat16 in float32
-    and rounded once."""
+    the end); ``keep_dims`` keeps the axis with size 1. The sum's type is
+    ``dtype`` (``x`` converted to it first), else int32 for booleans and
+    narrow integers, else ``x``'s; float16 and bfloat16 are summed in
+    float32 and rounded once."""
 
 
 @builtin
@@ -359,8 +361,24 @@ def argmin(x, axis, tie_break_left=True, keep_dims=False):
 
 
 @builtin
-def cumsum(x, axis=0):
-    """Inclusive prefix sum along ``axis``."""
+def cumsum(x, axis=0, reverse=False, dtype=None):
+    """Inclusive prefix sum along ``axis`` (from the last element back
+    where ``reverse``), in ``sum``'s type."""
+
+
+@builtin
+def cumprod(x, axis=0, reverse=False, dtype=None):
+    """Inclusive prefix product along ``axis``, as ``cumsum``."""
+
+
+@builtin
+def xor_sum(x, axis=None, keep_dims=False):
+    """Exclusive or of integers along ``axis``, as ``sum``."""
+
+
+@builtin
+def reduce_or(x, axis, keep_dims=False):
+    """Bitwise or of integers along ``axis``, as ``sum``."""
 
 
 @builtin

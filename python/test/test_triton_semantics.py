@@ -356,3 +356,63 @@ def test_tensor_methods_are_the_language_functions(interpret):
     np.testing.assert_array_equal(
         out[3 * n + 3:], x.reshape(2, 2, n // 4).transpose(2, 0, 1).ravel())
     assert count[0] == 5
+
+
+@kiln.jit
+def reductions_kernel(x_ptr, bits_ptr, out_ptr, ints_ptr, N: kl.constexpr):
+    r = kl.arange(0, 4)
+    c = kl.arange(0, N)
+    x = kl.load(x_ptr + r[:, None] * N + c[None, :])
+    bits = kl.load(bits_ptr + r[:, None] * N + c[None, :])
+    kl.store(out_ptr + r[:, None] * N + c[None, :],
+             kl.cumsum(x, 1, reverse=True))
+    kl.store(out_ptr + 4 * N + r[:, None] * N + c[None, :],
+             x.cumprod(axis=0))
+    kl.store(out_ptr + 8 * N + r[:, None] * N + c[None, :],
+             kl.cumprod(x, 1, True))
+    total = kl.sum(x, axis=1, dtype=kl.float64)
+    kl.static_assert(total.dtype == kl.float64)
+    kl.store(out_ptr + 12 * N + r, total)
+    kl.store(ints_ptr + r, kl.xor_sum(bits, axis=1))
+    kl.store(ints_ptr + 4 + c, bits.reduce_or(0))
+    kl.store(ints_ptr + 4 + N, kl.xor_sum(bits))
+    small = bits.to(kl.int8)
+    kl.static_assert(kl.cumsum(small, 1).dtype == kl.int32)
+    kl.static_assert(kl.sum(small, 1, dtype=kl.int8).dtype == kl.int8)
+    kl.store(ints_ptr + 5 + N + c, kl.sum(small * 16, 0, dtype=kl.int8))
+
+
+@BOTH
+def test_sum_dtype_reverse_scans_products_and_bitwise_reductions(interpret):
+    n = 8
+    x = RNG.integers(-3, 4, (4, n)).astype(np.float32) / 2
+    bits = RNG.integers(0, 2**20, (4, n)).astype(np.int32)
+    out = np.zeros(12 * n + 4, np.float64)
+    ints = np.zeros(5 + 2 * n, np.int32)
+    kiln.jit(reductions_kernel.fn, interpret=interpret)[(1,)](
+        x, bits, out, ints, N=n)
+    np.testing.assert_array_equal(out[:4 * n].reshape(4, n),
+                                  np.cumsum(x[:, ::-1], 1)[:, ::-1])
+    np.testing.assert_array_equal(out[4 * n:8 * n].reshape(4, n),
+                                  np.cumprod(x, 0))
+    np.testing.assert_array_equal(out[8 * n:12 * n].reshape(4, n),
+                                  np.cumprod(x[:, ::-1], 1)[:, ::-1])
+    np.testing.assert_array_equal(out[12 * n:], x.astype(np.float64).sum(1))
+    np.testing.assert_array_equal(ints[:4], np.bitwise_xor.reduce(bits, 1))
+    np.testing.assert_array_equal(ints[4:4 + n], np.bitwise_or.reduce(bits, 0))
+    assert ints[4 + n] == np.bitwise_xor.reduce(bits.ravel())
+    # An int8 sum wraps in int8, as the dtype asks.
+    np.testing.assert_array_equal(
+        ints[5 + n:], (bits.astype(np.int8) * np.int8(16)).sum(
+            0, dtype=np.int8))
+
+
+def test_bitwise_reductions_need_integers():
+    @kiln.jit
+    def bad(x_ptr):
+        kl.store(x_ptr, kl.xor_sum(kl.load(x_ptr + kl.arange(0, 4))))
+
+    for interpret in (False, True):
+        with pytest.raises(kiln.KilnError, match="needs integers"):
+            kiln.jit(bad.fn, interpret=interpret)[(1,)](
+                np.zeros(4, np.float32))
