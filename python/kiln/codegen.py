@@ -911,6 +911,9 @@ class CodeGenerator(ast.NodeVisitor):
         if callee in (int, float, bool, len, range) and not any(
                 isinstance(a, Value) for a in args):
             return callee(*args, **kwargs)
+        if isinstance(getattr(callee, "__self__", None),
+                      (kl.dtype, kl.pointer_type)):
+            return callee(*args, **kwargs)  # x.dtype.is_floating()
         raise self.error(f"cannot call {getattr(callee, '__name__', callee)}"
                          " in a kernel")
 
@@ -1193,6 +1196,9 @@ class CodeGenerator(ast.NodeVisitor):
                              f"{shape}")
         if isinstance(value, Value):
             return self.broadcast_to(self.cast(value, dtype), shape)
+        if not shape:  # a scalar: tl.full((), v, dtype)
+            return self.cast(self.materialize(value, Type((), dtype.ir)),
+                             dtype)
         text = (_float_literal(value, dtype.ir) if dtype.is_float else
                 ("true" if value else "false") if dtype.ir == "i1" else
                 str(int(value)))
@@ -2043,13 +2049,8 @@ class CodeGenerator(ast.NodeVisitor):
 
     def builtin_randn(self, seed, offset, n_rounds=philox.ROUNDS):
         words = self.builtin_randint4x(seed, offset, n_rounds)
-        u1 = self.builtin_maximum(self.uniform(words[0]), 1.0e-7)
-        angle = self.binary(ast.Mult(), 6.283185307179586,
-                            self.uniform(words[1]))
-        radius = self.unary_math("math.sqrt", self.binary(
-            ast.Mult(), -2.0, self.unary_math("math.log", u1)))
-        return self.binary(ast.Mult(), radius,
-                           self.unary_math("math.cos", angle))
+        return self.builtin_pair_uniform_to_normal(
+            self.uniform(words[0]), self.uniform(words[1]))[0]
 
     def builtin_trans(self, x, *dims):
         return self.trans(self.materialize(x, None), kl.shape_argument(dims))
@@ -2067,6 +2068,146 @@ class CodeGenerator(ast.NodeVisitor):
         type_ = x.type.with_shape(shape)
         return self.op(f"tile.reshape {x.name} : {x.type.ir()} -> "
                        f"{type_.ir()}", type_)
+
+    def builtin_static_print(self, *values, sep=" ", end="\n", file=None,
+                             flush=False):
+        print(*(f"{v.type.elem}{list(v.type.shape)}" if isinstance(v, Value)
+                else v for v in values), sep=sep, end=end, file=file,
+              flush=flush)
+
+    def builtin_assume(self, condition):
+        if not isinstance(condition, Value) and not condition:
+            raise self.error("kl.assume of a condition that is false")
+
+    def builtin_add(self, x, y, sanitize_overflow=True):
+        return self.binary(ast.Add(), x, y)
+
+    def builtin_sub(self, x, y, sanitize_overflow=True):
+        return self.binary(ast.Sub(), x, y)
+
+    def builtin_mul(self, x, y, sanitize_overflow=True):
+        return self.binary(ast.Mult(), x, y)
+
+    def builtin_fdiv(self, x, y, ieee_rounding=False):
+        if not isinstance(x, Value) and not isinstance(y, Value):
+            x = self.materialize(x, None)
+        a, _ = self.unify(x, y, division=True)
+        if not a.type.is_float:
+            raise self.error("kl.fdiv divides floats, not "
+                             f"{a.type.elem}")
+        return self.binary(ast.Div(), x, y)
+
+    def float32_only(self, name: str, *values) -> list[Value]:
+        values = [self.materialize(v, Type((), "f32")) for v in values]
+        if any(v.type.elem != "f32" for v in values):
+            raise self.error(f"kl.{name} takes float32, not "
+                             f"{', '.join(v.type.elem for v in values)}")
+        return values
+
+    def builtin_div_rn(self, x, y):
+        return self.binary(ast.Div(), *self.float32_only("div_rn", x, y))
+
+    def builtin_sqrt_rn(self, x):
+        return self.unary_math("math.sqrt", *self.float32_only("sqrt_rn", x))
+
+    def builtin_umulhi(self, x, y):
+        if not isinstance(x, Value) and not isinstance(y, Value):
+            x = self.materialize(x, None)
+        x, y = self.unify(x, y)
+        if x.type.elem not in ("i32", "i64"):
+            raise self.error(f"kl.umulhi takes int32 or int64, not "
+                             f"{x.type.elem}")
+        name = self.fresh()
+        self.emit(f"{name}:2 = arith.mului_extended {x.name}, {y.name} : "
+                  f"{x.type.ir()} {self.loc()}")
+        return Value(f"{name}#1", x.type)
+
+    def builtin_ravel(self, x, can_reorder=False):
+        x = self.materialize(x, None)
+        return self.builtin_reshape(x, math.prod(x.type.shape))
+
+    def builtin_view(self, x, *shape):
+        return self.builtin_reshape(x, *shape)
+
+    def builtin_squeeze(self, x, dim):
+        x = self.materialize(x, None)
+        rank = len(x.type.shape)
+        dim = self.normalized_axis(dim, rank)
+        if x.type.shape[dim] != 1:
+            raise self.error(f"kl.squeeze: dimension {dim} has size "
+                             f"{x.type.shape[dim]}, not 1")
+        return self.builtin_reshape(
+            x, x.type.shape[:dim] + x.type.shape[dim + 1:])
+
+    def builtin_unsqueeze(self, x, dim):
+        return self.builtin_expand_dims(x, dim)
+
+    def pair_index(self, shape: tuple[int, ...]) -> Value:
+        """``k == 0`` over a tile of ``shape``, whose last dimension (of
+        size 2) holds k."""
+        index = self.builtin_arange(0, 2)
+        for _ in shape[:-1]:
+            index = self.expand_dims(index, 0)
+        return self.compare(ast.Eq(), self.broadcast_to(index, shape), 0)
+
+    def builtin_join(self, a, b):
+        if not isinstance(a, Value) and not isinstance(b, Value):
+            a = self.materialize(a, None)
+        a, b = self.unify(a, b)
+        shape = self.broadcast_shape(a.type.shape, b.type.shape) + (2,)
+        a, b = (self.broadcast_to(self.expand_dims(v, len(shape) - 1)
+                                  if v.type.shape else v, shape)
+                for v in (a, b))
+        return self.builtin_where(self.pair_index(shape), a, b)
+
+    def builtin_split(self, a):
+        """Each half is the or of the half's bits with zeros, which no
+        combining order changes."""
+        a = self.materialize(a, None)
+        if not a.type.shape or a.type.shape[-1] != 2:
+            raise self.error(f"kl.split needs a last dimension of size 2, "
+                             f"not a tile of shape {list(a.type.shape)}")
+        bits = a if a.type.is_int else self.method_to(
+            a, kl.BY_IR[f"i{_bits(a.type.elem)}"], bitcast=True)
+        first = self.pair_index(a.type.shape)
+        halves = []
+        for take in (first, self.compare(ast.Eq(), first, False)):
+            masked = self.builtin_where(take, bits, 0)
+            half = self.arith_reduction(masked, -1, False, "or")
+            halves.append(half if a.type.is_int else self.method_to(
+                half, kl.BY_IR[a.type.elem], bitcast=True))
+        return tuple(halves)
+
+    def builtin_interleave(self, a, b):
+        joined = self.builtin_join(a, b)
+        shape = joined.type.shape
+        return self.builtin_reshape(joined, shape[:-2] + (2 * shape[-2],))
+
+    def builtin_uint_to_uniform_float(self, x):
+        x = self.materialize(x, None)
+        if x.type.elem != "i32":
+            raise self.error(f"kl.uint_to_uniform_float takes int32 words, "
+                             f"not {x.type.elem}")
+        return self.uniform(x)
+
+    def builtin_pair_uniform_to_normal(self, u1, u2):
+        u1 = self.builtin_maximum(u1, 1.0e-7)
+        angle = self.binary(ast.Mult(), 6.283185307179586, u2)
+        radius = self.unary_math("math.sqrt", self.binary(
+            ast.Mult(), -2.0, self.unary_math("math.log", u1)))
+        return (self.binary(ast.Mult(), radius,
+                            self.unary_math("math.cos", angle)),
+                self.binary(ast.Mult(), radius,
+                            self.unary_math("math.sin", angle)))
+
+    def builtin_rand4x(self, seed, offsets, n_rounds=philox.ROUNDS):
+        return tuple(self.uniform(w) for w in
+                     self.builtin_randint4x(seed, offsets, n_rounds))
+
+    def builtin_randn4x(self, seed, offsets, n_rounds=philox.ROUNDS):
+        u = self.builtin_rand4x(seed, offsets, n_rounds)
+        return (self.builtin_pair_uniform_to_normal(u[0], u[1])
+                + self.builtin_pair_uniform_to_normal(u[2], u[3]))
 
     def builtin_static_assert(self, condition, message=""):
         if isinstance(condition, Value):

@@ -806,12 +806,101 @@ def _uniform(x: Tile) -> Tile:
     return Tile(data.astype(np.float32) * np.float32(philox.UNIFORM_SCALE))
 
 
-def _randn(seed, offset, n_rounds=philox.ROUNDS):
-    words = _philox(seed, offset, 0, 0, 0, n_rounds)
-    u1 = np.maximum(_uniform(words[0]).data, np.float32(1.0e-7))
-    angle = np.float32(6.283185307179586) * _uniform(words[1]).data
+def _pair_uniform_to_normal(u1, u2) -> tuple[Tile, Tile]:
+    u1 = np.maximum(_data(u1), np.float32(1.0e-7))
+    angle = np.float32(6.283185307179586) * _data(u2)
     radius = np.sqrt(np.float32(-2.0) * np.log(u1))
-    return Tile((radius * np.cos(angle)).astype(np.float32))
+    return (Tile((radius * np.cos(angle)).astype(np.float32)),
+            Tile((radius * np.sin(angle)).astype(np.float32)))
+
+
+def _rand4x(seed, offsets, n_rounds=philox.ROUNDS):
+    return tuple(_uniform(w) for w in _philox(seed, offsets, 0, 0, 0,
+                                              n_rounds))
+
+
+def _randn4x(seed, offsets, n_rounds=philox.ROUNDS):
+    u = _rand4x(seed, offsets, n_rounds)
+    return _pair_uniform_to_normal(u[0], u[1]) + \
+        _pair_uniform_to_normal(u[2], u[3])
+
+
+def _randn(seed, offset, n_rounds=philox.ROUNDS):
+    return _randn4x(seed, offset, n_rounds)[0]
+
+
+def _uint_to_uniform_float(x):
+    if _data(x).dtype != np.int32:
+        raise KilnError(f"kl.uint_to_uniform_float takes int32 words, not "
+                        f"{_ir(_data(x).dtype)}")
+    return _uniform(Tile(_data(x)))
+
+
+def _float32_only(name: str, *values) -> list[np.ndarray]:
+    arrays = [_data(v, np.dtype(np.float32)) for v in values]
+    if any(a.dtype != np.float32 for a in arrays):
+        raise KilnError(f"kl.{name} takes float32, not "
+                        f"{', '.join(_ir(a.dtype) for a in arrays)}")
+    return arrays
+
+
+def _fdiv(x, y, ieee_rounding=False):
+    if not _is_float(_computation_dtype(x, y, True)):
+        raise KilnError(f"kl.fdiv divides floats, not "
+                        f"{_ir(_computation_dtype(x, y, True))}")
+    return (x if isinstance(x, Tile) else Tile(_data(x))) / y
+
+
+def _umulhi(x, y):
+    if _is_number(x) and _is_number(y):
+        x = Tile(_data(x))
+    a, b = _unified(x, y)
+    if a.dtype == np.int32:
+        product = a.view(np.uint32).astype(np.uint64) * \
+            b.view(np.uint32).astype(np.uint64)
+        return Tile((product >> np.uint64(32)).astype(np.uint32)
+                    .view(np.int32))
+    if a.dtype == np.int64:
+        high = [(int(p) * int(q)) >> 64 for p, q in zip(
+            a.view(np.uint64).ravel(), b.view(np.uint64).ravel())]
+        return Tile(np.array(high, np.uint64).view(np.int64)
+                    .reshape(a.shape))
+    raise KilnError(f"kl.umulhi takes int32 or int64, not {_ir(a.dtype)}")
+
+
+def _squeeze(x, dim):
+    data = _data(x)
+    dim = _axis(dim, data)
+    if data.shape[dim] != 1:
+        raise KilnError(f"kl.squeeze: dimension {dim} has size "
+                        f"{data.shape[dim]}, not 1")
+    return Tile(np.squeeze(data, dim))
+
+
+def _join(a, b):
+    if _is_number(a) and _is_number(b):
+        a = Tile(_data(a))
+    x, y = _unified(a, b)
+    x, y = np.broadcast_arrays(x, y)
+    return Tile(np.stack([x, y], axis=-1))
+
+
+def _split(a):
+    data = _data(a)
+    if not data.ndim or data.shape[-1] != 2:
+        raise KilnError(f"kl.split needs a last dimension of size 2, not a "
+                        f"tile of shape {list(data.shape)}")
+    return Tile(data[..., 0].copy()), Tile(data[..., 1].copy())
+
+
+def _interleave(a, b):
+    joined = _join(a, b).data
+    return Tile(joined.reshape(joined.shape[:-2] + (2 * joined.shape[-2],)))
+
+
+def _assume(condition):
+    if not isinstance(condition, Tile) and not condition:
+        raise KilnError("kl.assume of a condition that is false")
 
 
 
@@ -899,6 +988,31 @@ IMPLEMENTATIONS: dict[str, Callable] = {
         x if isinstance(x, Tile) else Tile(_data(x))).to(
             dtype, fp_downcast_rounding, bitcast),
     "static_assert": _static_assert,
+    "static_print": print,
+    "assume": _assume,
+    "add": lambda x, y, sanitize_overflow=True: x + y if isinstance(
+        x, (Tile, Pointer)) else Tile(_data(x)) + y,
+    "sub": lambda x, y, sanitize_overflow=True: x - y if isinstance(
+        x, (Tile, Pointer)) else Tile(_data(x)) - y,
+    "mul": lambda x, y, sanitize_overflow=True: (
+        x if isinstance(x, Tile) else Tile(_data(x))) * y,
+    "fdiv": _fdiv,
+    "div_rn": lambda x, y: Tile(_true_divide(*_float32_only("div_rn", x,
+                                                            y))),
+    "sqrt_rn": lambda x: Tile(np.sqrt(*_float32_only("sqrt_rn", x))),
+    "umulhi": _umulhi,
+    "ravel": lambda x, can_reorder=False: Tile(_data(x).reshape(-1)),
+    "view": lambda x, *shape: Tile(_data(x).reshape(
+        kl.shape_argument(shape))),
+    "squeeze": _squeeze,
+    "unsqueeze": lambda x, dim: Tile(np.expand_dims(_data(x), dim)),
+    "join": _join,
+    "split": _split,
+    "interleave": _interleave,
+    "uint_to_uniform_float": _uint_to_uniform_float,
+    "pair_uniform_to_normal": _pair_uniform_to_normal,
+    "rand4x": _rand4x,
+    "randn4x": _randn4x,
     "device_print": _device_print,
     "device_assert": _device_assert,
 }

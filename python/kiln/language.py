@@ -48,8 +48,51 @@ class dtype:
     def bits(self) -> int:
         return {"i1": 1, "bf16": 16}.get(self.ir) or int(self.ir[1:])
 
+    # Triton's queries of a dtype (int1 counts as unsigned, as there).
+    primitive_bitwidth = bits
+
+    @property
+    def int_bitwidth(self) -> int:
+        return self.bits if not self.is_float else 0
+
+    @property
+    def fp_mantissa_width(self) -> int:
+        return {"f16": 10, "bf16": 7, "f32": 23, "f64": 52}.get(self.ir, 0)
+
+    @property
+    def scalar(self) -> dtype:
+        return self
+
+    def is_floating(self) -> bool:
+        return self.is_float
+
+    def is_int(self) -> bool:
+        return not self.is_float
+
+    def is_int_signed(self) -> bool:
+        return self.is_int() and self.ir != "i1"
+
+    def is_int_unsigned(self) -> bool:
+        return self.ir == "i1"
+
+    def is_bool(self) -> bool:
+        return self.ir == "i1"
+
+    def is_ptr(self) -> bool:
+        return False
+
     def __repr__(self) -> str:
         return f"kl.{self.name}"
+
+
+# is_fp16(), is_int32(), ... as Triton spells them (Kiln has no fp8 and no
+# unsigned types).
+for _name, _ir in (("fp16", "f16"), ("bf16", "bf16"), ("fp32", "f32"),
+                   ("fp64", "f64"), ("int1", "i1"), ("int8", "i8"),
+                   ("int16", "i16"), ("int32", "i32"), ("int64", "i64"),
+                   ("fp8", None), ("uint8", None), ("uint16", None),
+                   ("uint32", None), ("uint64", None)):
+    setattr(dtype, f"is_{_name}", lambda self, ir=_ir: self.ir == ir)
 
 
 #: Tile methods, each the kl function of that name on the tile
@@ -63,7 +106,7 @@ TILE_METHODS = (
     "cos", "cumsum", "erf", "exp", "exp2", "expand_dims", "floor", "log",
     "log2", "max", "min", "reduce", "reshape", "rsqrt", "sigmoid", "sin",
     "permute", "sqrt", "store", "sum", "trans", "cumprod", "xor_sum",
-    "reduce_or")
+    "reduce_or", "ravel", "view", "split", "sqrt_rn")
 
 
 @dataclass(frozen=True)
@@ -72,6 +115,19 @@ class pointer_type:
     ``element_ty`` is what it points to."""
 
     element_ty: dtype
+
+    @property
+    def scalar(self) -> pointer_type:
+        return self
+
+    def is_ptr(self) -> bool:
+        return True
+
+    def is_floating(self) -> bool:
+        return False
+
+    def is_int(self) -> bool:
+        return False
 
     def __repr__(self) -> str:
         return f"kl.pointer_type({self.element_ty!r})"
@@ -564,6 +620,120 @@ def cast(x, dtype, fp_downcast_rounding=None, bitcast=False):
 @builtin
 def static_assert(condition, message=""):
     """Fails compilation when the constant ``condition`` is false."""
+
+
+@builtin
+def static_print(*values, sep=" ", end="\n", file=None, flush=False):
+    """Prints compile-time values (shapes, types, constants) while the
+    kernel compiles, as Python's ``print``; in the interpreter, when it
+    runs."""
+
+
+@builtin
+def assume(condition):
+    """States that ``condition`` holds, as Triton's ``tl.assume`` (an
+    optimization hint); Kiln accepts it and draws nothing from it."""
+
+
+@builtin
+def add(x, y, sanitize_overflow=True):
+    """``x + y`` (Triton's functional spelling; ``sanitize_overflow``
+    checks only in Triton's debug mode and is accepted here)."""
+
+
+@builtin
+def sub(x, y, sanitize_overflow=True):
+    """``x - y``, as ``add``."""
+
+
+@builtin
+def mul(x, y, sanitize_overflow=True):
+    """``x * y``, as ``add``."""
+
+
+@builtin
+def fdiv(x, y, ieee_rounding=False):
+    """``x / y`` of floats, in the type ``/`` computes in (f32 for f16 and
+    bf16); rounded correctly whether or not ``ieee_rounding`` asks."""
+
+
+@builtin
+def div_rn(x, y):
+    """``x / y`` of float32, rounded to nearest even."""
+
+
+@builtin
+def sqrt_rn(x):
+    """Square root of float32, rounded to nearest even."""
+
+
+@builtin
+def umulhi(x, y):
+    """The high 32 bits of the 64-bit product of int32 ``x`` and ``y``
+    taken as unsigned (the high half of a 128-bit product for int64)."""
+
+
+@builtin
+def ravel(x, can_reorder=False):
+    """``x`` as a 1-D tile, row-major order."""
+
+
+@builtin
+def view(x, *shape):
+    """``x`` reshaped to ``shape`` (Triton's older ``reshape`` that may
+    reorder; Kiln keeps the row-major order)."""
+
+
+@builtin
+def squeeze(x, dim):
+    """``x`` without its dimension ``dim``, of size 1."""
+
+
+@builtin
+def unsqueeze(x, dim):
+    """``x`` with a new dimension of size 1 at ``dim`` (``expand_dims``)."""
+
+
+@builtin
+def join(a, b):
+    """``a`` and ``b`` (broadcast to one shape) joined along a new last
+    dimension of size 2."""
+
+
+@builtin
+def split(a):
+    """The two halves of ``a`` along its last dimension, of size 2: the
+    inverse of ``join``."""
+
+
+@builtin
+def interleave(a, b):
+    """The elements of ``a`` and ``b`` alternating along the last
+    dimension, which doubles."""
+
+
+@builtin
+def uint_to_uniform_float(x):
+    """A float32 uniform in [0, 1) of each random int32 word of ``x``."""
+
+
+@builtin
+def pair_uniform_to_normal(u1, u2):
+    """Two float32 standard normals from two uniforms (Box-Muller)."""
+
+
+@builtin
+def rand4x(seed, offsets, n_rounds=10):
+    """Four float32 uniforms in [0, 1) for each offset."""
+
+
+@builtin
+def randn4x(seed, offsets, n_rounds=10):
+    """Four float32 standard normals for each offset."""
+
+
+#: The most elements Triton lets a tile have.
+TRITON_MAX_TENSOR_NUMEL = 1048576
 
 
 @builtin

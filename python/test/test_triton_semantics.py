@@ -416,3 +416,119 @@ def test_bitwise_reductions_need_integers():
         with pytest.raises(kiln.KilnError, match="needs integers"):
             kiln.jit(bad.fn, interpret=interpret)[(1,)](
                 np.zeros(4, np.float32))
+
+
+@kiln.jit
+def shapes_and_math_kernel(x_ptr, y_ptr, i_ptr, out_ptr, ints_ptr,
+                           N: kl.constexpr):
+    i = kl.arange(0, N)
+    x = kl.load(x_ptr + i)
+    y = kl.load(y_ptr + i)
+    pair = kl.join(x, y)
+    kl.static_assert(pair.shape == (N, 2))
+    first, second = kl.split(pair)
+    kl.store(out_ptr + i, kl.where(first == x, second, 99.0))
+    kl.store(out_ptr + N + kl.arange(0, 2 * N), kl.interleave(x, y))
+    grid = x.reshape(2, N // 2)
+    kl.store(out_ptr + 3 * N + i, kl.ravel(kl.unsqueeze(grid, 0)))
+    kl.store(out_ptr + 4 * N + i,
+             kl.squeeze(grid.reshape(1, 2, N // 2), 0).view(N))
+    kl.store(out_ptr + 5 * N + i,
+             kl.add(x, y) + kl.sub(x, 1) + kl.mul(2, y))
+    kl.store(out_ptr + 6 * N + i, kl.fdiv(x, y) + kl.div_rn(x, y))
+    kl.store(out_ptr + 7 * N + i, kl.sqrt_rn(kl.abs(x)))
+    a = kl.load(i_ptr + i)
+    kl.assume(N > 0)
+    kl.assume(a == a)
+    kl.store(ints_ptr + i, kl.umulhi(a, a * 3 + 1))
+    kl.store(ints_ptr + N + i, kl.split(kl.join(a, -a))[1])
+
+
+@BOTH
+def test_join_split_interleave_reshapes_and_functional_math(interpret):
+    n = 8
+    x = (np.arange(n, dtype=np.float32) - 3.5) * 1.25
+    y = np.linspace(-2.0, 3.0, n).astype(np.float32)
+    y[3] = -0.0  # split keeps the sign of zero
+    a = np.array([0, 1, -1, 2**31 - 1, -2**31, 123456789, -98765, 7],
+                 np.int32)
+    out = np.zeros(8 * n, np.float32)
+    ints = np.zeros(2 * n, np.int32)
+    kiln.jit(shapes_and_math_kernel.fn, interpret=interpret)[(1,)](
+        x, y, a, out, ints, N=n)
+    np.testing.assert_array_equal(out[:n], y)
+    assert np.signbit(out[3])
+    np.testing.assert_array_equal(out[n:3 * n], np.stack([x, y], 1).ravel())
+    np.testing.assert_array_equal(out[3 * n:4 * n], x)
+    np.testing.assert_array_equal(out[4 * n:5 * n], x)
+    np.testing.assert_array_equal(out[5 * n:6 * n], (x + y) + (x - 1) + 2 * y)
+    with np.errstate(divide="ignore"):
+        np.testing.assert_array_equal(out[6 * n:7 * n], 2 * (x / y))
+    np.testing.assert_array_equal(out[7 * n:], np.sqrt(np.abs(x)))
+    b = (a * np.int32(3) + np.int32(1))
+    high = (a.view(np.uint32).astype(np.uint64) *
+            b.view(np.uint32).astype(np.uint64)) >> np.uint64(32)
+    np.testing.assert_array_equal(ints[:n],
+                                  high.astype(np.uint32).view(np.int32))
+    np.testing.assert_array_equal(ints[n:], -a)
+
+
+@kiln.jit
+def random_helpers_kernel(out_ptr, seed, N: kl.constexpr):
+    i = kl.arange(0, N)
+    u0, u1, u2, u3 = kl.rand4x(seed, i)
+    n0, n1, n2, n3 = kl.randn4x(seed, i)
+    kl.store(out_ptr + i, u0)
+    kl.store(out_ptr + N + i, u3)
+    kl.store(out_ptr + 2 * N + i, n0)
+    kl.store(out_ptr + 3 * N + i, n1 + n2 * 0 + n3 * 0)
+    kl.store(out_ptr + 4 * N + i, kl.rand(seed, i))
+    kl.store(out_ptr + 5 * N + i, kl.randn(seed, i))
+    words = kl.randint4x(seed, i)
+    kl.store(out_ptr + 6 * N + i, kl.uint_to_uniform_float(words[2]))
+    first, second = kl.pair_uniform_to_normal(u0, u1)
+    kl.store(out_ptr + 7 * N + i, second)
+
+
+@BOTH
+def test_random_helpers_are_tritons_compositions(interpret):
+    """rand4x / randn4x are four uniforms / normals of one Philox call;
+    their first is rand / randn, the second normal the sine half of
+    pair_uniform_to_normal of the first two uniforms."""
+    n = 64
+    out = np.zeros(8 * n, np.float32)
+    kiln.jit(random_helpers_kernel.fn, interpret=interpret)[(1,)](out, 7,
+                                                                  N=n)
+    u0, u3, n0, n1, rand, randn, u2, sine = out.reshape(8, n)
+    np.testing.assert_array_equal(u0, rand)
+    np.testing.assert_array_equal(n0, randn)
+    np.testing.assert_array_equal(n1, sine)
+    assert (0 <= u3).all() and (u3 < 1).all() and (u2 < 1).all()
+    assert not np.array_equal(u0, u3) and not np.array_equal(n0, n1)
+    assert abs(float(np.concatenate([n0, n1]).mean())) < 0.3
+
+
+@kiln.jit
+def dtype_queries_kernel(x_ptr, h_ptr, out_ptr):
+    x = kl.load(x_ptr)
+    h = kl.load(h_ptr)
+    kl.static_assert(x.dtype.is_int() and x.dtype.is_int_signed())
+    kl.static_assert(x.dtype.is_int32() and not x.dtype.is_floating())
+    kl.static_assert(x.dtype.primitive_bitwidth == 32)
+    kl.static_assert(h.dtype.is_floating() and h.dtype.is_fp16())
+    kl.static_assert(h.dtype.fp_mantissa_width == 10)
+    kl.static_assert(x_ptr.dtype.is_ptr())
+    kl.static_assert(x_ptr.dtype.element_ty == kl.int32)
+    kl.static_assert((x > 0).dtype.is_bool())
+    kl.static_assert(not (x > 0).dtype.is_int_signed())
+    scalar = kl.full((), 3, kl.int32)
+    kl.static_assert(scalar.shape == ())
+    kl.store(out_ptr, scalar + x)
+
+
+@BOTH
+def test_dtype_queries_and_a_full_scalar(interpret):
+    out = np.zeros(1, np.int32)
+    kiln.jit(dtype_queries_kernel.fn, interpret=interpret)[(1,)](
+        np.array([4], np.int32), np.zeros(1, np.float16), out)
+    assert out[0] == 7

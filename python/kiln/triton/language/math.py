@@ -3,8 +3,9 @@ same objects as ``kiln.language``'s (``tl.math.exp is tl.exp``)."""
 
 from __future__ import annotations
 
-from kiln.language import (abs, ceil, cos, erf, exp, exp2, floor, fma, log,
-                           log2, rsqrt, sin, sqrt)
+from kiln.language import (abs, ceil, cos, div_rn, erf, exp, exp2, fdiv,
+                           floor, fma, log, log2, rsqrt, sin, sqrt, sqrt_rn,
+                           umulhi)
 from kiln.triton._unsupported import lookup_error
 
 #: The names of Triton 3's ``triton.language.math``.
@@ -12,8 +13,7 @@ TRITON_NAMES = frozenset({
     "abs", "ceil", "cos", "div_rn", "erf", "exp", "exp2", "fdiv", "floor",
     "fma", "log", "log2", "rsqrt", "sin", "sqrt", "sqrt_rn", "umulhi"})
 
-__all__ = ["abs", "ceil", "cos", "erf", "exp", "exp2", "floor", "fma", "log",
-           "log2", "rsqrt", "sin", "sqrt"]
+__all__ = sorted(TRITON_NAMES)
 
 
 def __getattr__(name: str):
