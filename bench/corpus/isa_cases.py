@@ -104,6 +104,12 @@ CASES: dict[str, Case] = {
     # No case for matmul_block_ptr.py: Triton 3.9 has no peer for it
     # ("Block pointers have been removed in favor of the tensor
     # descriptor API"); Kiln alone gets TMA loads and wgmma at 128x256x64.
+    "matmul_descriptor": Case(
+        "matmul_descriptor", "matmul_descriptor_kernel",
+        lambda: {**_pointers("a_ptr b_ptr c_ptr", f16), "M": 4096,
+                 "N": 4096, "K": 4096},
+        {"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64, "GROUP_M": 8},
+        num_warps=8, num_stages=3),
     "linear": _gemm("linear", "linear_kernel", f16, f16, (128, 256, 64),
                     b_k_major=True),
     "matmul_int8": _gemm("int8_matmul", "matmul_int8_kernel", i8, i32,

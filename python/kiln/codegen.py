@@ -93,6 +93,22 @@ class Type:
 
 
 @dataclass(frozen=True)
+class TensorDescriptor:
+    """A ``kl.make_tensor_descriptor``: compile-time fields, each access
+    made a block pointer of them."""
+
+    base: Any
+    shape: tuple
+    strides: tuple
+    block_shape: tuple
+    padding_option: str
+
+    @property
+    def dtype(self) -> Any:
+        return kl.BY_IR[self.base.type.pointee]
+
+
+@dataclass(frozen=True)
 class Value:
     """An SSA value of the generated IR."""
 
@@ -747,6 +763,9 @@ class CodeGenerator(ast.NodeVisitor):
             if node.attr in kl.TILE_METHODS:
                 return ("method", node.attr, base)
             raise self.error(f"tiles have no attribute '{node.attr}'")
+        if isinstance(base, TensorDescriptor) and node.attr in ("load",
+                                                                "store"):
+            return ("method", f"{node.attr}_tensor_descriptor", base)
         try:
             return getattr(base, node.attr)
         except AttributeError as exc:
@@ -1309,6 +1328,52 @@ class CodeGenerator(ast.NodeVisitor):
             f"tile.make_block_ptr {base.name}, [{names[0]}], [{names[1]}], "
             f"[{names[2]}] {{order = array<i32: {', '.join(map(str, order))}>}}"
             f" : {base.type.elem} -> {type_.elem}", type_)
+
+    def builtin_make_tensor_descriptor(self, base, shape, strides,
+                                       block_shape, padding_option="zero"):
+        base = self.check_pointer(base, "kl.make_tensor_descriptor")
+        if base.type.shape:
+            raise self.error("kl.make_tensor_descriptor takes the tensor's "
+                             f"base as one pointer, not a tile "
+                             f"{base.type.ir()}")
+        block = self.constant_dims(block_shape, "block_shape")
+        shape = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
+        strides = tuple(strides) if isinstance(strides, (tuple, list)) \
+            else (strides,)
+        if not len(shape) == len(strides) == len(block):
+            raise self.error("kl.make_tensor_descriptor: shape, strides and "
+                             "block_shape have one entry per dimension")
+        last = strides[-1].value if isinstance(strides[-1], kl.constexpr) \
+            else strides[-1]
+        if not isinstance(last, Value) and last != 1:
+            raise self.error(f"kl.make_tensor_descriptor: the last stride "
+                             f"must be 1, not {last}")
+        if padding_option not in ("zero", "nan"):
+            raise self.error(f"padding_option is 'zero' or 'nan', not "
+                             f"{padding_option!r}")
+        return TensorDescriptor(base, shape, strides, block, padding_option)
+
+    def descriptor_block(self, desc: Any, offsets: Any, what: str) -> Value:
+        """The block pointer of ``desc``'s block at ``offsets``."""
+        if not isinstance(desc, TensorDescriptor):
+            raise self.error(f"{what} takes a tensor descriptor")
+        rank = len(desc.block_shape)
+        return self.builtin_make_block_ptr(
+            desc.base, desc.shape, desc.strides, offsets, desc.block_shape,
+            tuple(range(rank - 1, -1, -1)))
+
+    def builtin_load_tensor_descriptor(self, desc, offsets):
+        block = self.descriptor_block(desc, offsets,
+                                      "kl.load_tensor_descriptor")
+        return self.builtin_load(
+            block, boundary_check=tuple(range(len(desc.block_shape))),
+            padding_option=desc.padding_option)
+
+    def builtin_store_tensor_descriptor(self, desc, offsets, value):
+        block = self.descriptor_block(desc, offsets,
+                                      "kl.store_tensor_descriptor")
+        return self.builtin_store(
+            block, value, boundary_check=tuple(range(len(desc.block_shape))))
 
     def builtin_advance(self, block_ptr, offsets):
         block_ptr = self.check_block_pointer(block_ptr, "kl.advance")

@@ -328,6 +328,40 @@ class BlockPointer(_Methods):
         return self.base + offsets, inside
 
 
+class TensorDescriptor:
+    """A kl.make_tensor_descriptor: each access a block pointer's."""
+
+    def __init__(self, base, shape, strides, block_shape,
+                 padding_option="zero") -> None:
+        if padding_option not in ("zero", "nan"):
+            raise KilnError(f"padding_option is 'zero' or 'nan', not "
+                            f"{padding_option!r}")
+        self.base, self.padding_option = base, padding_option
+        self.shape, self.strides = tuple(shape), tuple(strides)
+        self.block_shape = tuple(int(b) for b in block_shape)
+        if not len(self.shape) == len(self.strides) == len(self.block_shape):
+            raise KilnError("kl.make_tensor_descriptor: shape, strides and "
+                            "block_shape have one entry per dimension")
+        if not isinstance(self.strides[-1], Tile) and self.strides[-1] != 1:
+            raise KilnError(f"kl.make_tensor_descriptor: the last stride "
+                            f"must be 1, not {self.strides[-1]}")
+
+    @property
+    def dtype(self) -> kl.dtype:
+        return kl.from_numpy(self.base.base.dtype)
+
+    def block(self, offsets) -> BlockPointer:
+        return BlockPointer(self.base, self.shape, self.strides,
+                            offsets if isinstance(offsets, (tuple, list))
+                            else (offsets,), self.block_shape)
+
+    def load(self, offsets):
+        return kl.load_tensor_descriptor(self, offsets)
+
+    def store(self, offsets, value):
+        return kl.store_tensor_descriptor(self, offsets, value)
+
+
 def _make_block_ptr(base, shape, strides, offsets, block_shape, order):
     return BlockPointer(base, shape, strides, offsets, block_shape)
 
@@ -922,6 +956,13 @@ IMPLEMENTATIONS: dict[str, Callable] = {
     "load": load,
     "store": store,
     "make_block_ptr": _make_block_ptr,
+    "make_tensor_descriptor": TensorDescriptor,
+    "load_tensor_descriptor": lambda desc, offsets: load(
+        desc.block(offsets), boundary_check=tuple(range(len(
+            desc.block_shape))), padding_option=desc.padding_option),
+    "store_tensor_descriptor": lambda desc, offsets, value: store(
+        desc.block(offsets), value, boundary_check=tuple(range(len(
+            desc.block_shape)))),
     "advance": _advance,
     "where": _where,
     "minimum": _extremum("min"),

@@ -283,6 +283,28 @@ def make_block_ptr(base, shape, strides, offsets, block_shape, order):
 
 
 @builtin
+def make_tensor_descriptor(base, shape, strides, block_shape,
+                           padding_option="zero"):
+    """A descriptor of the tensor at ``base`` (sizes ``shape`` and
+    ``strides`` in elements, the last stride 1) for blocks of
+    ``block_shape``, as Triton's TMA descriptors: ``desc.load(offsets)``
+    reads the block at ``offsets``, zero outside the tensor (NaN with
+    ``padding_option="nan"``); ``desc.store(offsets, value)`` writes the
+    part inside. Each access is a block pointer's, so it takes the TMA
+    path where block pointers do."""
+
+
+@builtin
+def load_tensor_descriptor(desc, offsets):
+    """``desc.load(offsets)``."""
+
+
+@builtin
+def store_tensor_descriptor(desc, offsets, value):
+    """``desc.store(offsets, value)``."""
+
+
+@builtin
 def advance(block_ptr, offsets):
     """The block pointer moved by ``offsets`` elements per dimension."""
 

@@ -136,6 +136,16 @@ def test_layer_norm(target, block_size):
         check(value, want, atol=1e-5, rtol=1e-4)
 
 
+@pytest.mark.parametrize("m, n, k", [(200, 72, 96), (33, 70, 50)])
+def test_matmul_descriptor(target, m, n, k):
+    """Triton 3.9's tensor-descriptor matmul: blocks read and written
+    through tl.make_tensor_descriptor, ragged edges padded and clipped."""
+    module = corpus("matmul_descriptor")
+    a, b = normal(m, k, dtype=np.float16), normal(k, n, dtype=np.float16)
+    check(module.matmul(a, b, 32, 32, 32), module.reference(a, b),
+          atol=2e-2, rtol=2e-2)
+
+
 @pytest.mark.parametrize("group_size_m", [None, 4])
 def test_layer_norm_backward(target, group_size_m):
     """Tutorial 05's backward: dx per row, dw and db summed through the

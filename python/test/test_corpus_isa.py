@@ -23,7 +23,9 @@ from isa_cases import CASES  # noqa: E402
 #: What Kiln still lacks against Triton 3.9, by case: the classes of
 #: isa.describe. Every matmul's epilogue stores from the accumulator
 #: layout, two elements at a time, where Triton converts it to a
-#: coalesced layout first. The persistent softmax's
+#: coalesced layout first (or, for a tensor descriptor's store, a TMA
+#: store; Kiln's descriptor matmul, on TMA loads and wgmma, also spills
+#: 32 bytes at 255 registers against Triton's 154). The persistent softmax's
 #: tl.range(num_stages=...) pipelines loads that feed no dot, which Kiln's
 #: pipeliner does not. Flash attention reaches wgmma with K staged K-major
 #: and pipelined, its softmax in the accumulator's registers; at head
@@ -35,6 +37,7 @@ from isa_cases import CASES  # noqa: E402
 KNOWN_SHORTFALLS = {
     "softmax_persistent": {"async copies"},
     "matmul": {"store"},
+    "matmul_descriptor": {"store", "spilled"},
     "matmul_leaky_relu": {"store"},
     "linear": {"store"},
     "matmul_int8": {"store", "matmul", "spilled"},

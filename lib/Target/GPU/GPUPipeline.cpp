@@ -38,6 +38,9 @@ void kiln::gpu::buildGPULoweringPipeline(OpPassManager &pm,
   // moves before the loop, where the alignment analysis sees it: otherwise
   // the loop's loads look unaligned and are not pipelined.
   pm.addPass(createLoopInvariantCodeMotionPass());
+  // Block pointers made in the loop (Triton's tensor descriptors) become
+  // loop-carried and advanced, which the pipeliner and TMA take.
+  pm.addPass(tile::createTileCarryBlockPointersPass());
   // tf32x3 runs on tensor cores as three tf32 dots; on CUDA cores the
   // dot is exact f32 already.
   if (options.computeCapability >= 80)

@@ -13,26 +13,7 @@ uses it::
 
 from __future__ import annotations
 
-from kiln.language import (PropagateNan, TRITON_MAX_TENSOR_NUMEL, abs, add,
-                           advance, arange, argmax, argmin, associative_scan,
-                           assume, atomic_add, atomic_and, atomic_cas,
-                           atomic_max, atomic_min, atomic_or, atomic_xchg,
-                           atomic_xor, bfloat16, broadcast_to, cast, cdiv,
-                           ceil, clamp, constexpr, cos, cumprod, cumsum,
-                           device_assert, device_print, div_rn, dot, dtype,
-                           erf, exp, exp2, expand_dims, fdiv, float16, float32,
-                           float64, floor, fma, full, int1, int8, int16, int32,
-                           int64, interleave, join, load, log, log2,
-                           make_block_ptr, max, max_constancy, max_contiguous,
-                           maximum, min, minimum, mul, multiple_of,
-                           num_programs, pair_uniform_to_normal, permute,
-                           philox, pointer_type, program_id, rand, rand4x,
-                           randint, randint4x, randn, randn4x, range, ravel,
-                           reduce, reduce_or, reshape, rsqrt, sigmoid, sin,
-                           split, sqrt, sqrt_rn, squeeze, static_assert,
-                           static_print, static_range, store, sub, sum, trans,
-                           uint_to_uniform_float, umulhi, unsqueeze, view,
-                           where, xor_sum, zeros, zeros_like)
+from kiln import language as _kiln_language
 from kiln.triton._unsupported import lookup_error
 from kiln.triton.language import math
 
@@ -68,23 +49,10 @@ TRITON_NAMES = frozenset({
     "uint_to_uniform_float", "umulhi", "unsqueeze", "view", "void", "where",
     "xor_sum", "zeros", "zeros_like"})
 
-__all__ = ["PropagateNan", "TRITON_MAX_TENSOR_NUMEL", "abs", "add", "advance",
-    "arange", "argmax", "argmin", "associative_scan", "assume", "atomic_add",
-    "atomic_and", "atomic_cas", "atomic_max", "atomic_min", "atomic_or",
-    "atomic_xchg", "atomic_xor", "bfloat16", "broadcast_to", "cast", "cdiv",
-    "ceil", "clamp", "constexpr", "cos", "cumprod", "cumsum", "device_assert",
-    "device_print", "div_rn", "dot", "dtype", "erf", "exp", "exp2",
-    "expand_dims", "fdiv", "float16", "float32", "float64", "floor", "fma",
-    "full", "int1", "int16", "int32", "int64", "int8", "interleave", "join",
-    "load", "log", "log2", "make_block_ptr", "math", "max", "max_constancy",
-    "max_contiguous", "maximum", "min", "minimum", "mul", "multiple_of",
-    "num_programs", "pair_uniform_to_normal", "permute", "philox",
-    "pointer_type", "program_id", "rand", "rand4x", "randint", "randint4x",
-    "randn", "randn4x", "range", "ravel", "reduce", "reduce_or", "reshape",
-    "rsqrt", "sigmoid", "sin", "split", "sqrt", "sqrt_rn", "squeeze",
-    "static_assert", "static_print", "static_range", "store", "sub", "sum",
-    "trans", "uint_to_uniform_float", "umulhi", "unsqueeze", "view", "where",
-    "xor_sum", "zeros", "zeros_like"]
+# Every name of Triton's that Kiln's language has, as the same object.
+globals().update({name: getattr(_kiln_language, name)
+                  for name in TRITON_NAMES if hasattr(_kiln_language, name)})
+__all__ = sorted(name for name in TRITON_NAMES if name in globals())
 
 
 def __getattr__(name: str):

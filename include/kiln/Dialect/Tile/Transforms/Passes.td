@@ -39,4 +39,43 @@ def TileTotalDivisionPass : Pass<"tile-total-division", "mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def TileCarryBlockPointersPass
+    : Pass<"tile-carry-block-pointers", "mlir::ModuleOp"> {
+  let summary = "Carry block pointers made in a loop from its induction variable";
+  let description = [{
+    Triton's tensor descriptors read a block at coordinates computed in the
+    loop (`desc.load([m, k * BLOCK_K])`), which Kiln's front end makes a
+    `tile.make_block_ptr` in the loop body. The pipeliner and the TMA path
+    take a block pointer made before the loop and advanced by it. This
+    pass rewrites the first form into the second where it can: a
+    `tile.make_block_ptr` in the body of an `scf.for` whose base, shape and
+    strides are defined outside the loop and whose offsets are each a
+    loop-invariant value plus the induction variable times a constant
+    (sums, differences and products by constants of such terms) becomes
+    an iteration argument made before the loop at the lower bound and
+    advanced by the step times each constant. Other block pointers stay
+    as they are (and are accessed without TMA).
+
+    ```mlir
+    scf.for %k = %lb to %ub step %s iter_args(%acc = %zero) -> ... : i32 {
+      %off = arith.muli %k, %c64 : i32
+      %bp = tile.make_block_ptr %base, [%m, %n], [%n64, %c1], [%row, %off]
+          {order = array<i32: 1, 0>} : !tile.ptr<f16> -> !tile.block_ptr<...>
+      ...
+    }
+    // becomes
+    %off0 = arith.muli %lb, %c64 : i32
+    %bp0 = tile.make_block_ptr %base, [...], [...], [%row, %off0] ...
+    %delta = arith.muli %s, %c64 : i32
+    scf.for %k = %lb to %ub step %s iter_args(%acc = %zero, %bp = %bp0) ... {
+      ...
+      %next = tile.advance %bp, [%c0, %delta] : !tile.block_ptr<...>
+      scf.yield ..., %next
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 #endif // KILN_DIALECT_TILE_TRANSFORMS_PASSES_TD
