@@ -314,8 +314,10 @@ class CodeGenerator(ast.NodeVisitor):
             return
         raise self.error("unsupported assignment target", target)
 
-    def visit_If(self, node: ast.If) -> None:
-        condition = self.expr(node.test)
+    def visit_If(self, node: ast.If, condition: Any = None) -> None:
+        """``condition``: the test's value, where the caller has it."""
+        if condition is None:
+            condition = self.expr(node.test)
         if not isinstance(condition, Value):
             self.visit_body(node.body if condition else node.orelse)
             return
@@ -363,6 +365,12 @@ class CodeGenerator(ast.NodeVisitor):
                 else_value = self.materialize(else_leaf, then_value.type,
                                               lines=else_lines)
                 if then_value.type != else_value.type:
+                    if name.startswith("__ifexp"):
+                        raise self.error(
+                            f"the two sides of a conditional expression "
+                            f"are {then_value.type.ir()} and "
+                            f"{else_value.type.ir()}; they must have one "
+                            "type", node)
                     raise self.error(
                         f"'{name}' is {then_value.type.ir()} after the if "
                         f"branch but {else_value.type.ir()} after the else "
@@ -861,10 +869,23 @@ class CodeGenerator(ast.NodeVisitor):
                        f" : {left.type.ir()}", left.type.with_elem("i1"))
 
     def expr_IfExp(self, node: ast.IfExp) -> Any:
+        """``a if c else b``: on a compile-time ``c``, the taken side; on a
+        run-time scalar ``c``, an scf.if yielding the side it takes (only
+        that side runs, as in Triton), written as the if statement
+        ``if c: t = a else: t = b``."""
         condition = self.expr(node.test)
-        if isinstance(condition, Value):
-            raise self.error("use kl.where to choose between tiles")
-        return self.expr(node.body if condition else node.orelse)
+        if not isinstance(condition, Value):
+            return self.expr(node.body if condition else node.orelse)
+        name = f"__ifexp{next(self.names)}"
+
+        def assign(value: ast.expr) -> ast.Assign:
+            target = ast.copy_location(ast.Name(name, ast.Store()), value)
+            return ast.copy_location(ast.Assign([target], value), value)
+        statement = ast.copy_location(
+            ast.If(node.test, [assign(node.body)], [assign(node.orelse)]),
+            node)
+        self.visit_If(statement, condition)
+        return self.scope.pop(name)
 
     def expr_Subscript(self, node: ast.Subscript) -> Any:
         base = self.expr(node.value)
@@ -1106,6 +1127,16 @@ class CodeGenerator(ast.NodeVisitor):
         type (semantics.computation_type; ``division`` for ``/`` and
         ``%``), shapes broadcast."""
         a_number, b_number = not isinstance(a, Value), not isinstance(b, Value)
+        if any(isinstance(v, Value) and (v.type.is_pointer or
+                                         v.type.is_block_pointer)
+               for v in (a, b)):
+            # Pointers meet only pointers of their own type (kl.where).
+            if a_number or b_number or a.type.elem != b.type.elem:
+                raise self.error(
+                    "pointers meet only pointers of the same type, not "
+                    f"{getattr(a, 'type', a)!s} and {getattr(b, 'type', b)!s}")
+            shape = self.broadcast_shape(a.type.shape, b.type.shape)
+            return self.broadcast_to(a, shape), self.broadcast_to(b, shape)
         elem = semantics.computation_type(
             self.number_type(a) if a_number else a.type.elem, a_number,
             self.number_type(b) if b_number else b.type.elem, b_number,

@@ -54,6 +54,8 @@ def _dtype_of(value: Any) -> np.dtype:
 
 
 def _is_number(value: Any) -> bool:
+    if isinstance(value, kl.constexpr):
+        value = value.value
     return isinstance(value, (bool, int, float, np.bool_))
 
 
@@ -70,6 +72,8 @@ def _data(value: Any, like: np.dtype | None = None) -> np.ndarray:
     own, semantics.python_number_type, by default)."""
     if isinstance(value, Tile):
         return value.data
+    if isinstance(value, kl.constexpr):
+        value = value.value
     if isinstance(value, (bool, np.bool_)):
         return np.asarray(value, dtype=np.bool_)
     if isinstance(value, int) and like is None and \
@@ -86,6 +90,8 @@ def _computation_dtype(x: Any, y: Any, division: bool = False) -> np.dtype:
     """The numpy type operands ``x`` and ``y`` (tiles or Python numbers)
     meet in: semantics.computation_type, as compiled."""
     def elem(v):
+        if isinstance(v, kl.constexpr):
+            v = v.value
         return semantics.python_number_type(v) if _is_number(v) else \
             _ir(_data(v).dtype)
     return kl.BY_IR[semantics.computation_type(
@@ -630,10 +636,22 @@ def _arg(fn: Callable) -> Callable:
 
 
 def _where(condition, x, y):
+    if isinstance(x, Pointer) or isinstance(y, Pointer):
+        return _where_pointers(condition, x, y)
     if _is_number(x) and _is_number(y):
         x = Tile(_data(x))
     xd, yd = _unified(x, y)
     return Tile(np.where(_data(condition), xd, yd))
+
+
+def _where_pointers(condition, x, y) -> Pointer:
+    """kl.where over pointers into one array (the interpreter's pointers
+    are an array and offsets)."""
+    if not (isinstance(x, Pointer) and isinstance(y, Pointer)) or \
+            x.base is not y.base:
+        raise KilnError("kl.where over pointers: the interpreter chooses "
+                        "only between pointers into the same array")
+    return Pointer(x.base, np.where(_data(condition), x.offsets, y.offsets))
 
 
 def _extremum(kind: str) -> Callable:

@@ -477,3 +477,51 @@ def float_or_kernel(x_ptr):
 def test_bitwise_atomics_need_integers(interpret):
     with pytest.raises(kiln.KilnError, match="atomic_or needs integers"):
         launch(float_or_kernel, interpret, (1,), np.zeros(1, np.float32))
+
+
+SCALE = tl.constexpr(3)
+
+
+@triton.jit
+def idioms_kernel(x_ptr, out_ptr, N: "tl.constexpr"):
+    # A string annotation (this file has `from __future__ import
+    # annotations`), a module-level constexpr, an if on a loaded scalar, a
+    # ternary on a run-time condition, tl.where over pointers.
+    i = tl.arange(0, N)
+    x = tl.load(x_ptr + i)
+    s = tl.load(x_ptr)
+    if s > 0:
+        y = x * SCALE
+    else:
+        y = x - 1
+    z = y + 1 if s > 2 else y - 1
+    # Only the side taken runs: the load past the end does not.
+    far = tl.load(x_ptr + 1000) if s > 1000 else 5
+    p = tl.where(i < 2, x_ptr + i, x_ptr + i - 1)
+    tl.store(out_ptr + i, z + tl.load(p) + far)
+
+
+@BOTH
+@pytest.mark.parametrize("first", [1, 4, -2])
+def test_triton_front_end_idioms(interpret, first):
+    x = np.arange(1, 9, dtype=np.int64)
+    x[0] = first
+    out = np.zeros(8, np.int64)
+    launch(idioms_kernel, interpret, (1,), x, out, N=8)
+    y = x * 3 if first > 0 else x - 1
+    z = y + 1 if first > 2 else y - 1
+    shifted = np.where(np.arange(8) < 2, x, np.roll(x, 1))
+    np.testing.assert_array_equal(out, z + shifted + 5)
+
+
+@triton.jit
+def mixed_ternary_kernel(x_ptr):
+    x = tl.load(x_ptr + tl.arange(0, 4))
+    z = x if tl.load(x_ptr) > 2 else 1.5
+    tl.store(x_ptr + tl.arange(0, 4), z)
+
+
+def test_a_run_time_ternary_needs_one_type():
+    with pytest.raises(kiln.KilnError, match="two sides of a conditional "
+                       "expression are tensor<4xi32> and f32"):
+        mixed_ternary_kernel.ir(np.zeros(4, np.int32))
