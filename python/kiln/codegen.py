@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterator
 
 from kiln import language as kl
+from kiln import ir_text
 from kiln import philox
 from kiln import semantics
 from kiln.errors import KilnError
@@ -193,7 +194,7 @@ class CodeGenerator(ast.NodeVisitor):
         node = node or self.node
         line = getattr(node, "lineno", 1) + self.first_line - 1
         column = getattr(node, "col_offset", 0) + self.indent + 1
-        return f'loc("{self.filename}":{line}:{column})'
+        return ir_text.location(self.filename, line, column)
 
     def emit(self, text: str) -> None:
         self.lines.append("  " * self.depth + text)
@@ -234,7 +235,8 @@ class CodeGenerator(ast.NodeVisitor):
         self.visit_body(fn_def.body)
         self.node = fn_def
         self.emit(f"return {self.loc(fn_def)}")
-        header = f"func.func @{self.fn.__name__}({', '.join(params)}) {{"
+        header = (f"func.func @{ir_text.symbol(self.fn.__name__)}"
+                  f"({', '.join(params)}) {{")
         return "\n".join([header, *self.lines, "}"])
 
     def visit_body(self, statements: list[ast.stmt]) -> None:
@@ -464,6 +466,10 @@ class CodeGenerator(ast.NodeVisitor):
                 steps = range(*args)
             except (TypeError, ValueError) as exc:
                 raise self.error(f"kl.static_range: {exc}", iterator) from None
+            if len(steps) > kl.MAX_STATIC_RANGE:
+                raise self.error(f"kl.static_range unrolls at most "
+                                 f"{kl.MAX_STATIC_RANGE} iterations, not "
+                                 f"{len(steps)}; use range()", iterator)
             for i in steps:
                 self.scope[node.target.id] = i
                 self.loops += 1
@@ -950,7 +956,11 @@ class CodeGenerator(ast.NodeVisitor):
             return result
         if callee in (int, float, bool, len, range) and not any(
                 isinstance(a, Value) for a in args):
-            return callee(*args, **kwargs)
+            try:
+                return callee(*args, **kwargs)
+            except (ValueError, TypeError, ArithmeticError) as exc:
+                raise self.error(f"{callee.__name__}(): {exc} (on "
+                                 "compile-time values)") from None
         if isinstance(getattr(callee, "__self__", None),
                       (kl.dtype, kl.pointer_type)):
             return callee(*args, **kwargs)  # x.dtype.is_floating()
@@ -2329,7 +2339,7 @@ class CodeGenerator(ast.NodeVisitor):
         if values:
             operands = (f", {', '.join(v.name for v in values)} : "
                         f"{', '.join(v.type.ir() for v in values)}")
-        self.emit(f"tile.print {_string_literal(prefix)}{operands} "
+        self.emit(f"tile.print {ir_text.string_literal(prefix)}{operands} "
                   f"{self.loc()}")
 
     def builtin_device_assert(self, condition, message=""):
@@ -2349,15 +2359,36 @@ class CodeGenerator(ast.NodeVisitor):
                 call.args[0]) if isinstance(call, ast.Call) and call.args \
                 else "device_assert"
         self.emit(f"tile.assert {condition.name}, "
-                  f"{_string_literal(message)} : {condition.type.ir()} "
+                  f"{ir_text.string_literal(message)} : {condition.type.ir()} "
                   f"{self.loc()}")
+
+
+#: The most bits a compile-time integer may take: 2**2**40 would take
+#: minutes to fold.
+MAX_CONSTANT_BITS = 4096
+
+
+def _bounded_power(a: Any, b: Any) -> Any:
+    if isinstance(a, int) and isinstance(b, int) and b > 0 and abs(a) > 1 \
+            and b * abs(a).bit_length() > MAX_CONSTANT_BITS:
+        raise OverflowError(f"{a} ** {b} takes more than "
+                            f"{MAX_CONSTANT_BITS} bits")
+    return a ** b
+
+
+def _bounded_shift(a: Any, b: Any) -> Any:
+    if isinstance(a, int) and isinstance(b, int) and a and \
+            b + a.bit_length() > MAX_CONSTANT_BITS:
+        raise OverflowError(f"{a} << {b} takes more than "
+                            f"{MAX_CONSTANT_BITS} bits")
+    return a << b
 
 
 _PYTHON_BINARY = {
     ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b,
     ast.Mult: lambda a, b: a * b, ast.Div: lambda a, b: a / b,
     ast.FloorDiv: lambda a, b: a // b, ast.Mod: lambda a, b: a % b,
-    ast.Pow: lambda a, b: a ** b, ast.LShift: lambda a, b: a << b,
+    ast.Pow: _bounded_power, ast.LShift: _bounded_shift,
     ast.RShift: lambda a, b: a >> b, ast.BitAnd: lambda a, b: a & b,
     ast.BitOr: lambda a, b: a | b, ast.BitXor: lambda a, b: a ^ b,
 }
@@ -2403,14 +2434,6 @@ class _IROps:
         if not isinstance(x, Value):
             return (x + constant) & 0xFFFFFFFF
         return self.gen.binary(ast.Add(), x, philox.signed32(constant))
-
-
-def _string_literal(text: str) -> str:
-    """``text`` as an MLIR string literal."""
-    escaped = "".join(
-        c if " " <= c <= "~" and c not in '"\\' else
-        "".join(f"\\{b:02X}" for b in c.encode()) for c in text)
-    return f'"{escaped}"'
 
 
 @dataclass(frozen=True)

@@ -63,6 +63,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from kiln import ir_text
 from kiln.codegen import KilnCompileError
 from kiln.compiler import Context, Module
 from kiln.errors import CompilationError, KilnError, KilnIndexError
@@ -138,8 +139,7 @@ def _index_error(message: str) -> _TracedIndexError:
 
 
 def _loc(where: tuple[str, int, int]) -> str:
-    file = where[0].replace("\\", "\\\\").replace('"', '\\"')
-    return f'loc("{file}":{where[1]}:{where[2]})'
+    return ir_text.location(*where)
 
 
 # --- types and constants ----------------------------------------------------
@@ -2293,9 +2293,6 @@ def _symbol(name: str) -> str:
     return name if not name[0].isdigit() else "f_" + name
 
 
-_LOC = re.compile(r'loc\("((?:[^"\\]|\\.)*)":(\d+):(\d+)\)')
-
-
 def _invalid_ir(error: CompilationError, text: str) -> KilnError:
     """The parser refused the traced IR (a bug of kiln.fuse): an error at
     the Python line of the operation it names."""
@@ -2303,12 +2300,10 @@ def _invalid_ir(error: CompilationError, text: str) -> KilnError:
         lines = text.splitlines()
         if diagnostic.file == IR_FILENAME and \
                 0 < diagnostic.line <= len(lines):
-            found = _LOC.search(lines[diagnostic.line - 1])
+            found = ir_text.find_location(lines[diagnostic.line - 1])
             if found:
-                file = found[1].replace('\\"', '"').replace("\\\\", "\\")
                 return _error("internal error, kiln.fuse traced invalid IR: "
-                              f"{diagnostic.message}",
-                              (file, int(found[2]), int(found[3])))
+                              f"{diagnostic.message}", found)
     return error
 
 

@@ -27,7 +27,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from kiln import cache, dlpack, interpreter, launch_keys
+from kiln import cache, dlpack, interpreter, ir_text, launch_keys
 from kiln import language as kl
 from kiln.arguments import check_grid
 from kiln.codegen import CodeGenerator, KilnCompileError, Type, pointer_type
@@ -42,9 +42,6 @@ from kiln.host import HostExecutable
 
 #: The name the generated IR goes by in diagnostics.
 IR_FILENAME = "<kiln generated IR>"
-_LOC = re.compile(r'loc\("([^"]+)":(\d+):(\d+)\)')
-
-
 def _source_line(filename: str, line: int) -> str:
     try:
         with open(filename) as source:
@@ -389,10 +386,10 @@ class JITFunction:
                 continue
             if diag.file == IR_FILENAME and diag.line:
                 lines = text.splitlines()
-                found = _LOC.search(lines[diag.line - 1]) if \
+                found = ir_text.find_location(lines[diag.line - 1]) if \
                     diag.line <= len(lines) else None
                 if found:
-                    file, line, column = found[1], int(found[2]), int(found[3])
+                    file, line, column = found
                     return KilnCompileError(
                         f"internal error, the generated IR is invalid: "
                         f"{diag.message}", file, line, column,

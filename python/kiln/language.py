@@ -789,12 +789,21 @@ def loop_bounds(arg1, arg2, step) -> tuple:
     return start, end, 1 if step is None else step
 
 
+#: The most iterations a kl.static_range unrolls.
+MAX_STATIC_RANGE = 4096
+
+
 class static_range:
     """``for i in kl.static_range(n)`` (or ``(start, end, step)``) unrolls
-    the loop at compile time; the bounds are constants."""
+    the loop at compile time; the bounds are constants, the iterations at
+    most MAX_STATIC_RANGE."""
 
     def __init__(self, arg1, arg2=None, step=None) -> None:
         self.range = builtins.range(*loop_bounds(arg1, arg2, step))
+        if len(self.range) > MAX_STATIC_RANGE:
+            raise KilnError(f"kl.static_range unrolls at most "
+                            f"{MAX_STATIC_RANGE} iterations, not "
+                            f"{len(self.range)}; use range()")
 
     def __iter__(self):
         return iter(self.range)
