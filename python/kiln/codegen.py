@@ -178,6 +178,10 @@ class CodeGenerator(ast.NodeVisitor):
         self.loops = 0
         # The functions whose inlined calls this one is in.
         self.callers: frozenset[Callable] = frozenset()
+        # The module globals of plain values (numbers, constexprs, dtypes)
+        # the kernel and the functions it inlines read, by (module
+        # globals, name): the compiled code holds their values.
+        self.globals_read: dict[tuple[int, str], tuple[dict, str, Any]] = {}
 
     # -- Output -------------------------------------------------------------
 
@@ -748,7 +752,11 @@ class CodeGenerator(ast.NodeVisitor):
                 raise self.error(self.scope[name].message, node)
             return self.scope[name]
         if name in self.globals:
-            return self.globals[name]
+            value = self.globals[name]
+            if _is_plain_value(value):
+                self.globals_read[(id(self.globals), name)] = (
+                    self.globals, name, value)
+            return value
         builtins = self.globals.get("__builtins__", {})
         if not isinstance(builtins, dict):
             builtins = vars(builtins)
@@ -982,6 +990,7 @@ class CodeGenerator(ast.NodeVisitor):
         nested.callers = self.callers | {self.fn}
         nested.lines, nested.depth, nested.names = (self.lines, self.depth,
                                                     self.names)
+        nested.globals_read = self.globals_read
         nested.scope = dict(bound.arguments)
         body = nested.tree.body[0].body
         nested.visit_body(body)
@@ -2366,6 +2375,16 @@ class CodeGenerator(ast.NodeVisitor):
 #: The most bits a compile-time integer may take: 2**2**40 would take
 #: minutes to fold.
 MAX_CONSTANT_BITS = 4096
+
+
+def _is_plain_value(value: Any) -> bool:
+    """Whether a global is a value compiled into the kernel (a number, a
+    string, a constexpr, a dtype, a tuple of them), not a module or a
+    function, which the kernel only calls."""
+    if isinstance(value, tuple):
+        return all(_is_plain_value(v) for v in value)
+    return value is None or isinstance(value, (
+        bool, int, float, str, kl.constexpr, kl.dtype))
 
 
 def _bounded_power(a: Any, b: Any) -> Any:

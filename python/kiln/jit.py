@@ -42,6 +42,9 @@ from kiln.host import HostExecutable
 
 #: The name the generated IR goes by in diagnostics.
 IR_FILENAME = "<kiln generated IR>"
+_MISSING = object()
+
+
 def _source_line(filename: str, line: int) -> str:
     try:
         with open(filename) as source:
@@ -177,6 +180,9 @@ class JITFunction:
         self._plain = all(p.kind is p.POSITIONAL_OR_KEYWORD
                           for p in parameters)
         self._launchers: dict[tuple, KernelLauncher] = {}
+        # The plain module globals compiled in, with the values compiled
+        # (CodeGenerator.globals_read); a change drops every compilation.
+        self._globals_read: dict[tuple[int, str], tuple[dict, str, Any]] = {}
         self._lock = threading.Lock()
         self._context: Context | None = None
 
@@ -317,7 +323,9 @@ class JITFunction:
     def _parse(self, types: dict[str, Type],
                constants: dict[str, Any]) -> tuple[Module, str]:
         """The specialization's tile IR, parsed; the caller holds the lock."""
-        text = CodeGenerator(self.fn, types, constants, self.debug).generate()
+        generator = CodeGenerator(self.fn, types, constants, self.debug)
+        text = generator.generate()
+        self._globals_read.update(generator.globals_read)
         if self._context is None:
             self._context = Context()
         try:
@@ -325,11 +333,34 @@ class JITFunction:
         except CompilationError as exc:
             raise self._located(exc, text) from None
 
+    def _globals_changed(self) -> bool:
+        """Whether a module global compiled into a specialization holds
+        another value now."""
+        for globals_, name, value in list(self._globals_read.values()):
+            current = globals_.get(name, _MISSING)
+            if current is not value and not (type(current) is type(value)
+                                             and current == value):
+                return True
+        return False
+
+    def _forget_compilations(self) -> None:
+        """Drops every compilation (a global compiled in has changed, so
+        each recompiles with its new value, as Triton's do); the caller
+        holds the lock."""
+        for entry in [*self._cache.values(), *self._gpu_cache.values()]:
+            entry[0].close()
+        self._cache.clear()
+        self._gpu_cache.clear()
+        self._launchers.clear()
+        self._globals_read.clear()
+
     def _compiled(self, cache: dict, key: tuple, types: dict[str, Type],
                   constants: dict[str, Any], build: Callable[[Module], Any]):
         """The cached compilation of a specialization, else ``build`` on its
         parsed IR, with compiler errors located at the Python source."""
         with self._lock:
+            if self._globals_changed():
+                self._forget_compilations()
             cached = cache.get(key)
             if cached is not None:
                 return cached[1]
@@ -462,6 +493,9 @@ class JITFunction:
     def run(self, *args, grid, num_warps: int | None = None,
             num_stages: int | None = None, **kwargs) -> None:
         num_warps, num_stages = self._options(kwargs, num_warps, num_stages)
+        if self._globals_read and self._globals_changed():
+            with self._lock:
+                self._forget_compilations()
         fast = None if self.interpreted else self._launch_key(
             args, kwargs, num_warps, num_stages)
         if fast is not None:

@@ -82,3 +82,41 @@ def test_a_quote_in_the_path_and_a_unicode_name(tmp_path):
     with pytest.raises(kiln.KilnError) as caught:
         module.broken[(1,)](x)
     assert f"{path}:14:" in str(caught.value)
+
+
+FACTOR = 2
+OFFSET = kl.constexpr(10)
+
+
+@kiln.jit
+def _offset(x):
+    return x + OFFSET
+
+
+@kiln.jit
+def scaled_kernel(x_ptr, out_ptr):
+    i = kl.arange(0, 4)
+    kl.store(out_ptr + i, _offset(kl.load(x_ptr + i) * FACTOR))
+
+
+@pytest.mark.parametrize("interpret", [False, True],
+                         ids=["host", "interpreter"])
+def test_a_changed_global_is_compiled_anew(interpret):
+    """A module global the kernel (or a function it calls) read is
+    compiled in; after it changes, the next launch uses the new value
+    (it computed with the old one)."""
+    global FACTOR, OFFSET
+    kernel = kiln.jit(scaled_kernel.fn, interpret=interpret)
+    x = np.arange(4, dtype=np.float32)
+    out = np.zeros(4, np.float32)
+    try:
+        kernel[(1,)](x, out)
+        np.testing.assert_array_equal(out, x * 2 + 10)
+        FACTOR = 3
+        kernel[(1,)](x, out)
+        np.testing.assert_array_equal(out, x * 3 + 10)
+        OFFSET = kl.constexpr(-1)
+        kernel[(1,)](x, out)
+        np.testing.assert_array_equal(out, x * 3 - 1)
+    finally:
+        FACTOR, OFFSET = 2, kl.constexpr(10)
