@@ -2298,6 +2298,80 @@ class CodeGenerator(ast.NodeVisitor):
         shape = joined.type.shape
         return self.builtin_reshape(joined, shape[:-2] + (2 * shape[-2],))
 
+    def builtin_cat(self, input, other, can_reorder=False, dim=0):
+        a, b = self.materialize(input, None), self.materialize(other, None)
+        rank = len(a.type.shape)
+        if not rank or a.type.shape != b.type.shape:
+            raise self.error(f"kl.cat takes two tiles of one shape, not "
+                             f"{list(a.type.shape)} and {list(b.type.shape)}")
+        dim = self.normalized_axis(dim, rank)
+        joined = self.builtin_join(a, b)
+        order = list(range(rank))
+        order.insert(dim, rank)
+        moved = self.trans(joined, tuple(order))
+        shape = list(a.type.shape)
+        shape[dim] *= 2
+        return self.builtin_reshape(moved, tuple(shape))
+
+    def builtin_flip(self, x, dim=None):
+        """Triton's exchange: along each of the size-2 dimensions the
+        flipped one is reshaped into, an element's bits xor the pair's
+        xor-sum are its partner's."""
+        x = self.materialize(x, None)
+        shape = x.type.shape
+        if not shape:
+            raise self.error("kl.flip needs a tile")
+        dim = self.normalized_axis(len(shape) - 1 if dim is None else dim,
+                                   len(shape))
+        size = shape[dim]
+        if size & (size - 1):
+            raise self.error(f"kl.flip reverses a dimension whose size is a "
+                             f"power of two, not {size}")
+        steps = size.bit_length() - 1
+        bits = x if x.type.is_int and x.type.elem != "i1" else \
+            self.method_to(x, kl.BY_IR[f"i{max(8, _bits(x.type.elem))}"],
+                           bitcast=x.type.elem != "i1")
+        y = self.builtin_reshape(bits, shape[:dim] + (2,) * steps
+                                 + shape[dim + 1:])
+        for i in range(steps):
+            pair = self.arith_reduction(y, dim + i, True, "xor")
+            y = self.binary(ast.BitXor(), y, pair)
+        y = self.builtin_reshape(y, shape)
+        if y.type.elem == x.type.elem:
+            return y
+        return self.method_to(y, kl.BY_IR[x.type.elem],
+                              bitcast=x.type.elem != "i1")
+
+    def builtin_broadcast(self, input, other):
+        a, b = (self.materialize(v, None) for v in (input, other))
+        shape = self.broadcast_shape(a.type.shape, b.type.shape)
+        return self.broadcast_to(a, shape), self.broadcast_to(b, shape)
+
+    def builtin_to_tensor(self, x):
+        return self.materialize(x, None)
+
+    def builtin_softmax(self, x, dim=None, *, keep_dims=None,
+                        ieee_rounding=False):
+        x = self.materialize(x, None)
+        axis = 0 if dim is None else dim
+        shifted = self.binary(ast.Sub(), x, self.builtin_max(
+            x, axis, keep_dims=True))
+        numerator = self.unary_math("math.exp", shifted)
+        return self.builtin_fdiv(numerator, self.builtin_sum(
+            numerator, axis, keep_dims=True), ieee_rounding)
+
+    def builtin_swizzle2d(self, i, j, size_i, size_j, size_g):
+        b = self.binary
+        ij = b(ast.Add(), b(ast.Mult(), i, size_j), j)
+        size_gj = b(ast.Mult(), size_g, size_j)
+        off_i = b(ast.Mult(), b(ast.FloorDiv(), ij, size_gj), size_g)
+        size_g = self.minmax(b(ast.Sub(), size_i, off_i), size_g, "min") \
+            if isinstance(off_i, Value) or isinstance(size_i, Value) else \
+            min(size_i - off_i, size_g)
+        ij = b(ast.Mod(), ij, size_gj)
+        return (b(ast.Add(), off_i, b(ast.Mod(), ij, size_g)),
+                b(ast.FloorDiv(), ij, size_g))
+
     def builtin_uint_to_uniform_float(self, x):
         x = self.materialize(x, None)
         if x.type.elem != "i32":

@@ -950,6 +950,45 @@ def _interleave(a, b):
     return Tile(joined.reshape(joined.shape[:-2] + (2 * joined.shape[-2],)))
 
 
+def _cat(input, other, can_reorder=False, dim=0):
+    a, b = _data(input), _data(other)
+    if not a.ndim or a.shape != b.shape:
+        raise KilnError(f"kl.cat takes two tiles of one shape, not "
+                        f"{list(a.shape)} and {list(b.shape)}")
+    x, y = _unified(input, other)
+    return Tile(np.concatenate([x, y], axis=_axis(dim, a)))
+
+
+def _flip(x, dim=None):
+    data = _data(x)
+    if not data.ndim:
+        raise KilnError("kl.flip needs a tile")
+    dim = _axis(data.ndim - 1 if dim is None else dim, data)
+    size = data.shape[dim]
+    if size & (size - 1):
+        raise KilnError(f"kl.flip reverses a dimension whose size is a "
+                        f"power of two, not {size}")
+    return Tile(np.flip(data, dim).copy())
+
+
+def _softmax(x, dim=None, *, keep_dims=None, ieee_rounding=False):
+    axis = 0 if dim is None else dim
+    shifted = x - IMPLEMENTATIONS["max"](x, axis, keep_dims=True)
+    numerator = _math(np.exp)(shifted)
+    return _fdiv(numerator, _sum(numerator, axis, keep_dims=True))
+
+
+def _swizzle2d(i, j, size_i, size_j, size_g):
+    ij = i * size_j + j
+    size_gj = size_g * size_j
+    off_i = (ij // size_gj) * size_g
+    size_g = IMPLEMENTATIONS["minimum"](size_i - off_i, size_g) if any(
+        isinstance(v, Tile) for v in (size_i, off_i)) else \
+        min(size_i - off_i, size_g)
+    ij = ij % size_gj
+    return off_i + ij % size_g, ij // size_g
+
+
 def _assume(condition):
     if not isinstance(condition, Tile) and not condition:
         raise KilnError("kl.assume of a condition that is false")
@@ -1066,6 +1105,14 @@ IMPLEMENTATIONS: dict[str, Callable] = {
     "squeeze": _squeeze,
     "unsqueeze": lambda x, dim: Tile(np.expand_dims(_data(x), dim)),
     "join": _join,
+    "cat": _cat,
+    "flip": _flip,
+    "broadcast": lambda input, other: tuple(
+        Tile(a.copy()) for a in np.broadcast_arrays(_data(input),
+                                                    _data(other))),
+    "to_tensor": lambda x: Tile(_data(x)),
+    "softmax": _softmax,
+    "swizzle2d": _swizzle2d,
     "split": _split,
     "interleave": _interleave,
     "uint_to_uniform_float": _uint_to_uniform_float,

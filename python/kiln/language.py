@@ -106,7 +106,7 @@ TILE_METHODS = (
     "cos", "cumsum", "erf", "exp", "exp2", "expand_dims", "floor", "log",
     "log2", "max", "min", "reduce", "reshape", "rsqrt", "sigmoid", "sin",
     "permute", "sqrt", "store", "sum", "trans", "cumprod", "xor_sum",
-    "reduce_or", "ravel", "view", "split", "sqrt_rn")
+    "reduce_or", "ravel", "view", "split", "sqrt_rn", "flip", "softmax")
 
 
 @dataclass(frozen=True)
@@ -732,6 +732,41 @@ def split(a):
 def interleave(a, b):
     """The elements of ``a`` and ``b`` alternating along the last
     dimension, which doubles."""
+
+
+@builtin
+def cat(input, other, can_reorder=False, dim=0):
+    """``input`` then ``other`` (of one shape) along ``dim``; Kiln keeps
+    the order whether or not ``can_reorder`` allows reordering."""
+
+
+@builtin
+def flip(x, dim=None):
+    """``x`` reversed along ``dim`` (the last by default), of a size that
+    is a power of two."""
+
+
+@builtin
+def broadcast(input, other):
+    """``input`` and ``other`` broadcast to their common shape."""
+
+
+@builtin
+def to_tensor(x):
+    """The Python number ``x`` as a scalar value of its type."""
+
+
+@builtin
+def softmax(x, dim=None, *, keep_dims=None, ieee_rounding=False):
+    """``exp(x - max) / sum(exp(x - max))`` along ``dim`` (0 by default,
+    as in Triton, not the last); the result has ``x``'s shape."""
+
+
+@builtin
+def swizzle2d(i, j, size_i, size_j, size_g):
+    """Triton's program-order helper: the (row, column) that (``i``,
+    ``j``) of a row-major ``size_i`` x ``size_j`` grid takes when each
+    group of ``size_g`` rows is walked column-major."""
 
 
 @builtin

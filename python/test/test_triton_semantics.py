@@ -532,3 +532,60 @@ def test_dtype_queries_and_a_full_scalar(interpret):
     kiln.jit(dtype_queries_kernel.fn, interpret=interpret)[(1,)](
         np.array([4], np.int32), np.zeros(1, np.float16), out)
     assert out[0] == 7
+
+
+@kiln.jit
+def arrangement_kernel(x_ptr, h_ptr, out_ptr, h_out_ptr, ints_ptr,
+                       N: kl.constexpr):
+    i = kl.arange(0, N)
+    x = kl.load(x_ptr + i)
+    grid = kl.load(x_ptr + kl.arange(0, 4)[:, None] * 4
+                   + kl.arange(0, 4)[None, :])
+    kl.store(out_ptr + i, kl.flip(x))
+    kl.store(out_ptr + N + kl.arange(0, 2 * N), kl.cat(x, x * 10))
+    both = kl.cat(grid, grid + 100, dim=1)
+    kl.static_assert(both.shape == (4, 8))
+    kl.store(out_ptr + 3 * N + kl.arange(0, 32), kl.ravel(both))
+    kl.store(out_ptr + 3 * N + 32 + kl.arange(0, 16),
+             kl.ravel(grid.flip(0)))
+    kl.store(out_ptr + 3 * N + 48 + kl.arange(0, 16),
+             kl.ravel(kl.softmax(grid, 1)))
+    h = kl.load(h_ptr + i)
+    kl.store(h_out_ptr + i, kl.flip(h, 0))
+    flags = kl.flip(x > 2.0)
+    row, col = kl.broadcast(kl.arange(0, 4)[:, None], kl.arange(0, 4)[None, :])
+    new_row, new_col = kl.swizzle2d(row, col, 4, 4, 2)
+    kl.store(ints_ptr + kl.arange(0, 16), kl.ravel(new_row * 4 + new_col))
+    kl.store(ints_ptr + 16 + i, flags.to(kl.int32) + kl.to_tensor(7))
+
+
+@BOTH
+def test_flip_cat_softmax_swizzle_and_broadcast(interpret):
+    n = 16
+    x = (np.arange(n, dtype=np.float32) - 4) / 2
+    x[5] = -0.0
+    h = (np.arange(n) * 1.5 - 3).astype(np.float16)
+    out = np.zeros(3 * n + 64, np.float32)
+    h_out = np.zeros(n, np.float16)
+    ints = np.zeros(16 + n, np.int32)
+    kiln.jit(arrangement_kernel.fn, interpret=interpret)[(1,)](
+        x, h, out, h_out, ints, N=n)
+    np.testing.assert_array_equal(out[:n], x[::-1])
+    assert np.signbit(out[n - 1 - 5])
+    np.testing.assert_array_equal(out[n:3 * n], np.concatenate([x, x * 10]))
+    grid = x.reshape(4, 4)
+    np.testing.assert_array_equal(out[3 * n:3 * n + 32],
+                                  np.concatenate([grid, grid + 100], 1).ravel())
+    np.testing.assert_array_equal(out[3 * n + 32:3 * n + 48],
+                                  grid[::-1].ravel())
+    e = np.exp(grid - grid.max(1, keepdims=True))
+    np.testing.assert_allclose(out[3 * n + 48:],
+                               (e / e.sum(1, keepdims=True)).ravel(),
+                               rtol=1e-6)
+    np.testing.assert_array_equal(h_out, h[::-1])
+    # Triton's documented example of swizzle2d (4 x 4, groups of 2 rows):
+    # element (i, j) moves to where the documented matrix holds i * 4 + j.
+    documented = np.array([0, 2, 4, 6, 1, 3, 5, 7,
+                           8, 10, 12, 14, 9, 11, 13, 15])
+    np.testing.assert_array_equal(ints[:16], np.argsort(documented))
+    np.testing.assert_array_equal(ints[16:], (x[::-1] > 2) + 7)
