@@ -2190,6 +2190,9 @@ class CodeGenerator(ast.NodeVisitor):
                 else v for v in values), sep=sep, end=end, file=file,
               flush=flush)
 
+    def builtin_debug_barrier(self):
+        self.emit(f"tile.barrier {self.loc()}")
+
     def builtin_assume(self, condition):
         if not isinstance(condition, Value) and not condition:
             raise self.error("kl.assume of a condition that is false")

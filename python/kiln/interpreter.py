@@ -1088,6 +1088,7 @@ IMPLEMENTATIONS: dict[str, Callable] = {
     "static_assert": _static_assert,
     "static_print": print,
     "assume": _assume,
+    "debug_barrier": lambda: None,
     "add": lambda x, y, sanitize_overflow=True: x + y if isinstance(
         x, (Tile, Pointer)) else Tile(_data(x)) + y,
     "sub": lambda x, y, sanitize_overflow=True: x - y if isinstance(

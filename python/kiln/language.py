@@ -652,6 +652,14 @@ def static_print(*values, sep=" ", end="\n", file=None, flush=False):
 
 
 @builtin
+def debug_barrier():
+    """Waits for every thread of the program instance: what each wrote
+    before is seen by the others after (``bar.sync`` on the GPU; nothing
+    on the host target and in the interpreter, where a program instance
+    is one thread)."""
+
+
+@builtin
 def assume(condition):
     """States that ``condition`` holds, as Triton's ``tl.assume`` (an
     optimization hint); Kiln accepts it and draws nothing from it."""

@@ -589,3 +589,27 @@ def test_flip_cat_softmax_swizzle_and_broadcast(interpret):
                            8, 10, 12, 14, 9, 11, 13, 15])
     np.testing.assert_array_equal(ints[:16], np.argsort(documented))
     np.testing.assert_array_equal(ints[16:], (x[::-1] > 2) + 7)
+
+
+@kiln.jit
+def barrier_kernel(x_ptr, out_ptr, N: kl.constexpr):
+    i = kl.arange(0, N)
+    kl.store(out_ptr + i, kl.load(x_ptr + i) * 2)
+    kl.debug_barrier()
+    # Each element reads its neighbour's store, which the barrier orders.
+    kl.store(x_ptr + i, kl.load(out_ptr + (i + 1) % N))
+
+
+@BOTH
+def test_debug_barrier(interpret):
+    n = 64
+    x = np.arange(n, dtype=np.float32)
+    out = np.zeros(n, np.float32)
+    kiln.jit(barrier_kernel.fn, interpret=interpret)[(1,)](x, out, N=n)
+    np.testing.assert_array_equal(x, np.roll(np.arange(n) * 2, -1))
+
+
+def test_debug_barrier_is_bar_sync():
+    x = np.zeros(64, np.float32)
+    ptx = barrier_kernel.asm(x, x, N=64, chip="sm_90a")["ptx"]
+    assert "bar.sync \t0;" in ptx

@@ -14,6 +14,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
 using namespace mlir;
@@ -156,10 +157,21 @@ struct AssertLowering : OpConversionPattern<tile::AssertOp> {
   }
 };
 
+struct BarrierLowering : OpConversionPattern<tile::BarrierOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(tile::BarrierOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<gpu::BarrierOp>(op);
+    return success();
+  }
+};
+
 } // namespace
 
 void kiln::tiletogpu::populateDebugOpsToGPUPatterns(
     const TypeConverter &converter, RewritePatternSet &patterns) {
-  patterns.add<PrintLowering, AssertLowering>(converter,
-                                              patterns.getContext());
+  patterns.add<PrintLowering, AssertLowering, BarrierLowering>(
+      converter, patterns.getContext());
 }

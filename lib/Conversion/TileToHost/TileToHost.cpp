@@ -836,6 +836,18 @@ struct AtomicCASLowering : AccessLowering<AtomicCASOp> {
   }
 };
 
+/// A program instance runs on one thread: a barrier waits for no one.
+struct BarrierLowering : OpConversionPattern<BarrierOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(BarrierOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 //===----------------------------------------------------------------------===//
 // Debugging
 //===----------------------------------------------------------------------===//
@@ -1369,7 +1381,7 @@ void ConvertTileToHostPass::runOnOperation() {
                ForwardSource<PtrToIntOp>, ForwardSource<IntToPtrOp>,
                ForwardSource<PtrCastOp>, ForwardSource<AssumeOp>, MakeBlockPtrLowering,
                AdvanceLowering, DotLowering, ReduceLowering, ScanLowering,
-               ConvertPointerTypes>(converter, ctx);
+               BarrierLowering, ConvertPointerTypes>(converter, ctx);
   std::optional<AccessChecker> checker;
   if (boundsCheck)
     checker.emplace(module);

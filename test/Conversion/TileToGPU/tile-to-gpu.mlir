@@ -409,3 +409,15 @@ func.func @replicated_atomic(%c: !tile.ptr<i32>) {
   tile.store %next, %old : tensor<4x!tile.ptr<i32>>, tensor<4xi32>
   return
 }
+
+// -----
+
+// tl.debug_barrier is the program's barrier.
+// CHECK-LABEL: gpu.func @debug_barrier
+// CHECK: llvm.store
+// CHECK-NEXT: gpu.barrier
+func.func @debug_barrier(%p: !tile.ptr<f32>, %v: f32) {
+  tile.store %p, %v : !tile.ptr<f32>, f32
+  tile.barrier
+  return
+}

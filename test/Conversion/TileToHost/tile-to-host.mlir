@@ -101,6 +101,17 @@ func.func @atomic(%p: !tile.ptr<f32>, %v: f32) -> () {
 
 // -----
 
+// A program instance is one thread: its barrier waits for no one.
+// CHECK-LABEL: func.func @barrier
+// CHECK-NOT: tile.barrier
+// CHECK: return
+func.func @barrier() {
+  tile.barrier
+  return
+}
+
+// -----
+
 // A host compare-and-swap compares the elements' bits under the lock.
 // CHECK-LABEL: func.func @compare_and_swap
 // CHECK: call @__kiln_host_lock()

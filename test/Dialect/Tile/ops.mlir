@@ -121,6 +121,15 @@ func.func @atomics(%p: tensor<8x!tile.ptr<f32>>, %v: tensor<8xf32>,
 
 // -----
 
+// CHECK-LABEL: func.func @barrier
+// CHECK: tile.barrier
+func.func @barrier() {
+  tile.barrier
+  return
+}
+
+// -----
+
 // CHECK-LABEL: func.func @compare_and_swap
 // CHECK: tile.atomic_cas acq_rel gpu %{{.*}}, %{{.*}}, %{{.*}} : !tile.ptr<i32>, i32
 // CHECK: tile.atomic_cas relaxed cta %{{.*}}, %{{.*}}, %{{.*}} : tensor<8x!tile.ptr<f16>>, tensor<8xf16>

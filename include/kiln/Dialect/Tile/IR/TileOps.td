@@ -570,6 +570,21 @@ def Tile_AssertOp : Tile_Op<"assert", [MemoryEffects<[MemWrite]>]> {
   }];
 }
 
+def Tile_BarrierOp : Tile_Op<"barrier", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "Wait for every thread of the program instance";
+  let description = [{
+    Triton's `tl.debug_barrier`: the program's threads wait here for one
+    another, and what each wrote to memory before it is seen by the others
+    after it (`bar.sync` on the GPU). A program instance of the host target
+    runs on one thread, so there it does nothing.
+
+    ```mlir
+    tile.barrier
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
 def Tile_YieldOp : Tile_Op<"yield", [Pure, Terminator, ReturnLike,
     ParentOneOf<["ReduceOp", "ScanOp"]>]> {
   let summary = "Yield the combined values of a reduce or scan region";
