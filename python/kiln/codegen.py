@@ -945,11 +945,14 @@ class CodeGenerator(ast.NodeVisitor):
                 method = functools.partial(self.unary_math, _UNARY_MATH[name])
             else:
                 method = getattr(self, f"builtin_{name}")
+            # Bound as the language function is (Triton's parameter
+            # names), passed on by position.
             try:
-                inspect.signature(method).bind(*args, **kwargs)
+                bound = inspect.signature(callee).bind(*args, **kwargs)
             except TypeError as exc:
                 raise self.error(f"kl.{name}: {exc}")
-            return method(*args, **kwargs)
+            bound.apply_defaults()
+            return method(*bound.args, **bound.kwargs)
         from kiln.jit import JITFunction
         if isinstance(callee, JITFunction):
             return self.inline(callee, args, kwargs)
@@ -1924,7 +1927,8 @@ class CodeGenerator(ast.NodeVisitor):
         return Value(name, x.type)
 
     def builtin_dot(self, a, b, acc=None, input_precision=None,
-                    allow_tf32=None, out_dtype=None):
+                    allow_tf32=None, max_num_imprecise_acc=None,
+                    out_dtype=None):
         if not (isinstance(a, Value) and isinstance(b, Value)):
             raise self.error("kl.dot takes two tiles")
         if allow_tf32 is not None:  # Triton's older spelling
@@ -2206,7 +2210,7 @@ class CodeGenerator(ast.NodeVisitor):
     def builtin_mul(self, x, y, sanitize_overflow=True):
         return self.binary(ast.Mult(), x, y)
 
-    def builtin_fdiv(self, x, y, ieee_rounding=False):
+    def builtin_fdiv(self, x, y, ieee_rounding=False, approx=False):
         if not isinstance(x, Value) and not isinstance(y, Value):
             x = self.materialize(x, None)
         a, _ = self.unify(x, y, division=True)
@@ -2408,7 +2412,10 @@ class CodeGenerator(ast.NodeVisitor):
             raise self.error(f"static assertion failed: {message}"
                              if message else "static assertion failed")
 
-    def builtin_device_print(self, prefix, *args):
+    def builtin_device_print(self, prefix, *args, hex=False):
+        if hex:
+            raise self.error("kl.device_print(hex=True) is not supported by "
+                             "Kiln yet")
         if not isinstance(prefix, str):
             raise self.error("kl.device_print takes a constant string prefix "
                              "first")
@@ -2428,7 +2435,7 @@ class CodeGenerator(ast.NodeVisitor):
         self.emit(f"tile.print {ir_text.string_literal(prefix)}{operands} "
                   f"{self.loc()}")
 
-    def builtin_device_assert(self, condition, message=""):
+    def builtin_device_assert(self, condition, message="", mask=None):
         if not isinstance(message, str):
             raise self.error("kl.device_assert takes a constant string "
                              "message")
@@ -2436,6 +2443,9 @@ class CodeGenerator(ast.NodeVisitor):
         if condition.type.elem != "i1":
             raise self.error("kl.device_assert needs a boolean condition, "
                              f"not {condition.type.ir()}")
+        if mask is not None:  # checked only where the mask holds
+            condition = self.binary(ast.BitOr(), condition, self.compare(
+                ast.Eq(), self.materialize(mask, Type((), "i1")), False))
         if not self.debug:
             return
         if not message:

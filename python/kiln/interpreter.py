@@ -577,6 +577,7 @@ def _math(fn: Callable) -> Callable:
 
 
 def dot(a, b, acc=None, input_precision=None, allow_tf32=None,
+        max_num_imprecise_acc=None,
         out_dtype=None):
     a, b = _data(a), _data(b)
     out = {np.dtype(np.int8): np.int32,
@@ -701,7 +702,10 @@ def _format_value(value: np.generic) -> str:
     return str(int(value))
 
 
-def _device_print(prefix, *args):
+def _device_print(prefix, *args, hex=False):
+    if hex:
+        raise KilnError("kl.device_print(hex=True) is not supported by Kiln "
+                        "yet")
     program = ", ".join(str(p) for p in _state.program)
     if not args:
         print(f"pid ({program}) {prefix}")
@@ -740,13 +744,13 @@ def _condition_source(filename: str, line: int) -> str:
         return "device_assert"
 
 
-def _device_assert(condition, message=""):
+def _device_assert(condition, message="", mask=None):
     """Checked on every run: the interpreter is a debugging mode."""
     data = np.asarray(_data(condition))
     if data.dtype != np.bool_:
         raise KilnError(f"kl.device_assert needs a boolean condition, not "
                         f"{data.dtype}")
-    holds = data
+    holds = data if mask is None else data | ~np.asarray(_data(mask), bool)
     if holds.all():
         return
     program = ", ".join(str(p) for p in _state.program)
@@ -896,7 +900,7 @@ def _float32_only(name: str, *values) -> list[np.ndarray]:
     return arrays
 
 
-def _fdiv(x, y, ieee_rounding=False):
+def _fdiv(x, y, ieee_rounding=False, approx=False):
     if not _is_float(_computation_dtype(x, y, True)):
         raise KilnError(f"kl.fdiv divides floats, not "
                         f"{_ir(_computation_dtype(x, y, True))}")

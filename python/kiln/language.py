@@ -213,15 +213,18 @@ def builtin(fn):
         from kiln import interpreter
         if interpreter.active():
             try:
-                signature.bind(*args, **kwargs)
+                bound = signature.bind(*args, **kwargs)
             except TypeError as exc:
                 raise KilnError(f"kl.{fn.__name__}: {exc}") from None
-            return interpreter.call_builtin(fn.__name__, args, kwargs)
+            bound.apply_defaults()
+            return interpreter.call_builtin(fn.__name__, bound.args,
+                                            bound.kwargs)
         raise KilnError(f"kl.{fn.__name__} can only be called inside a "
                         "@kiln.jit function")
 
     outside_kernel.__name__ = fn.__name__
     outside_kernel.__doc__ = fn.__doc__
+    outside_kernel.__signature__ = signature
     outside_kernel.__kiln_builtin__ = fn.__name__
     return outside_kernel
 
@@ -392,12 +395,12 @@ def fma(x, y, z):
 
 
 @builtin
-def cdiv(x, y):
+def cdiv(x, div):
     """Ceiling division ``(x + y - 1) // y``."""
 
 
 @builtin
-def sum(x, axis=None, keep_dims=False, dtype=None):
+def sum(input, axis=None, keep_dims=False, dtype=None):
     """Sum along ``axis`` (all elements when None; negative counts from
     the end); ``keep_dims`` keeps the axis with size 1. The sum's type is
     ``dtype`` (``x`` converted to it first), else int32 for booleans and
@@ -406,7 +409,7 @@ def sum(x, axis=None, keep_dims=False, dtype=None):
 
 
 @builtin
-def max(x, axis=None, return_indices=False,
+def max(input, axis=None, return_indices=False,
         return_indices_tie_break_left=True, keep_dims=False):
     """Maximum along ``axis`` (all elements when None; negative counts from
     the end), ignoring NaNs as ``maximum`` does; float16 and bfloat16 are
@@ -418,7 +421,7 @@ def max(x, axis=None, return_indices=False,
 
 
 @builtin
-def min(x, axis=None, return_indices=False,
+def min(input, axis=None, return_indices=False,
         return_indices_tie_break_left=True, keep_dims=False):
     """Minimum along ``axis``, as ``max`` computes the maximum. With
     ``return_indices`` it is the pair (the element of ``argmin``,
@@ -426,46 +429,48 @@ def min(x, axis=None, return_indices=False,
 
 
 @builtin
-def argmax(x, axis, tie_break_left=True, keep_dims=False):
+def argmax(input, axis, tie_break_left=True, keep_dims=False):
     """Index of the first maximum along ``axis`` (into the flattened tile
     for None), a NaN counting as both extremes as in numpy; Triton's
     ``tie_break_left=False`` is not supported."""
 
 
 @builtin
-def argmin(x, axis, tie_break_left=True, keep_dims=False):
+def argmin(input, axis, tie_break_left=True, keep_dims=False):
     """Index of the first minimum along ``axis`` (into the flattened tile
     for None), a NaN counting as both extremes as in numpy."""
 
 
 @builtin
-def cumsum(x, axis=0, reverse=False, dtype=None):
+def cumsum(input, axis=0, reverse=False, dtype=None):
     """Inclusive prefix sum along ``axis`` (from the last element back
     where ``reverse``), in ``sum``'s type."""
 
 
 @builtin
-def cumprod(x, axis=0, reverse=False, dtype=None):
+def cumprod(input, axis=0, reverse=False, dtype=None):
     """Inclusive prefix product along ``axis``, as ``cumsum``."""
 
 
 @builtin
-def xor_sum(x, axis=None, keep_dims=False):
+def xor_sum(input, axis=None, keep_dims=False):
     """Exclusive or of integers along ``axis``, as ``sum``."""
 
 
 @builtin
-def reduce_or(x, axis, keep_dims=False):
+def reduce_or(input, axis, keep_dims=False):
     """Bitwise or of integers along ``axis``, as ``sum``."""
 
 
 @builtin
-def dot(a, b, acc=None, input_precision=None, allow_tf32=None,
-        out_dtype=None):
+def dot(input, other, acc=None, input_precision=None, allow_tf32=None,
+        max_num_imprecise_acc=None, out_dtype=None):
     """Matrix product ``a @ b + acc`` (acc defaults to zeros of
     ``out_dtype``, else f32 for float inputs, f64 for f64, i32 for int8);
     ``input_precision`` is "ieee", "tf32" or "tf32x3" for f32 inputs
-    (``allow_tf32``, Triton's older spelling, is "tf32" or "ieee")."""
+    (``allow_tf32``, Triton's older spelling, is "tf32" or "ieee").
+    ``max_num_imprecise_acc`` applies to fp8 inputs only, which Kiln does
+    not have; it is taken and changes nothing, as in Triton for others."""
 
 
 @builtin
@@ -485,7 +490,7 @@ def clamp(x, min, max, propagate_nan=PropagateNan.NONE):
 
 
 @builtin
-def zeros_like(x):
+def zeros_like(input):
     """A tile of zeros of ``x``'s shape and type."""
 
 
@@ -495,18 +500,18 @@ def full_like(x, value):
 
 
 @builtin
-def broadcast_to(x, *shape):
+def broadcast_to(input, *shape):
     """``x`` broadcast to ``shape`` (a tuple, or the sizes as arguments:
     ``broadcast_to(x, 4, 8)``)."""
 
 
 @builtin
-def expand_dims(x, axis):
+def expand_dims(input, axis):
     """``x`` with a new axis of size 1 at ``axis``."""
 
 
 @builtin
-def multiple_of(x, values):
+def multiple_of(input, values):
     """``x`` (integers or pointers), declared a multiple of ``values``
     (one per dimension) where each contiguous run starts, as Triton's hint:
     the GPU compiler takes it over what its own analysis derives, to pick
@@ -514,13 +519,13 @@ def multiple_of(x, values):
 
 
 @builtin
-def max_contiguous(x, values):
+def max_contiguous(input, values):
     """``x``, declared to increase by one over runs of ``values`` elements
     (one per dimension): a hint, as ``multiple_of``."""
 
 
 @builtin
-def max_constancy(x, values):
+def max_constancy(input, values):
     """``x``, declared equal over runs of ``values`` elements (one per
     dimension): a hint, as ``multiple_of``."""
 
@@ -572,26 +577,26 @@ def randn(seed, offset, n_rounds=10):
 
 
 @builtin
-def trans(x, *dims):
+def trans(input, *dims):
     """``x`` with its dimensions permuted: dimension ``i`` of the result
     is ``dims[i]`` of ``x`` (a tuple, or as arguments); a 2-D tile's
     transpose without ``dims``."""
 
 
 @builtin
-def permute(x, *dims):
+def permute(input, *dims):
     """``x`` with its dimensions permuted, as ``trans`` with ``dims``."""
 
 
 @builtin
-def reshape(x, *shape, can_reorder=False):
+def reshape(input, *shape, can_reorder=False):
     """The tile with another shape of the same size, row-major order (the
     shape a tuple, or the sizes as arguments). ``can_reorder`` lets
     Triton reorder elements; Kiln keeps their order, which it allows."""
 
 
 @builtin
-def atomic_add(pointer, value, mask=None, sem=None, scope=None):
+def atomic_add(pointer, val, mask=None, sem=None, scope=None):
     """Atomically adds ``value``; returns the old values. ``sem`` is the
     memory ordering ("acq_rel", the default, "acquire", "release" or
     "relaxed") and ``scope`` who it is atomic for ("gpu", the default,
@@ -599,17 +604,17 @@ def atomic_add(pointer, value, mask=None, sem=None, scope=None):
 
 
 @builtin
-def atomic_max(pointer, value, mask=None, sem=None, scope=None):
+def atomic_max(pointer, val, mask=None, sem=None, scope=None):
     """Atomic maximum; returns the old values."""
 
 
 @builtin
-def atomic_min(pointer, value, mask=None, sem=None, scope=None):
+def atomic_min(pointer, val, mask=None, sem=None, scope=None):
     """Atomic minimum; returns the old values."""
 
 
 @builtin
-def atomic_xchg(pointer, value, mask=None, sem=None, scope=None):
+def atomic_xchg(pointer, val, mask=None, sem=None, scope=None):
     """Atomically stores ``value``; returns the old values."""
 
 
@@ -620,28 +625,28 @@ def atomic_cas(pointer, cmp, val, sem=None, scope=None):
 
 
 @builtin
-def atomic_and(pointer, value, mask=None, sem=None, scope=None):
+def atomic_and(pointer, val, mask=None, sem=None, scope=None):
     """Atomic bitwise and of integers; returns the old values."""
 
 
 @builtin
-def atomic_or(pointer, value, mask=None, sem=None, scope=None):
+def atomic_or(pointer, val, mask=None, sem=None, scope=None):
     """Atomic bitwise or of integers; returns the old values."""
 
 
 @builtin
-def atomic_xor(pointer, value, mask=None, sem=None, scope=None):
+def atomic_xor(pointer, val, mask=None, sem=None, scope=None):
     """Atomic bitwise exclusive or of integers; returns the old values."""
 
 
 @builtin
-def cast(x, dtype, fp_downcast_rounding=None, bitcast=False):
+def cast(input, dtype, fp_downcast_rounding=None, bitcast=False):
     """``x.to(dtype, fp_downcast_rounding, bitcast)``, also of scalars."""
 
 
 @builtin
-def static_assert(condition, message=""):
-    """Fails compilation when the constant ``condition`` is false."""
+def static_assert(cond, msg=""):
+    """Fails compilation when the constant ``cond`` is false."""
 
 
 @builtin
@@ -660,7 +665,7 @@ def debug_barrier():
 
 
 @builtin
-def assume(condition):
+def assume(cond):
     """States that ``condition`` holds, as Triton's ``tl.assume`` (an
     optimization hint); Kiln accepts it and draws nothing from it."""
 
@@ -682,9 +687,10 @@ def mul(x, y, sanitize_overflow=True):
 
 
 @builtin
-def fdiv(x, y, ieee_rounding=False):
+def fdiv(x, y, ieee_rounding=False, approx=False):
     """``x / y`` of floats, in the type ``/`` computes in (f32 for f16 and
-    bf16); rounded correctly whether or not ``ieee_rounding`` asks."""
+    bf16); rounded correctly whether ``ieee_rounding`` asks or ``approx``
+    allows less."""
 
 
 @builtin
@@ -709,7 +715,7 @@ def ravel(x, can_reorder=False):
 
 
 @builtin
-def view(x, *shape):
+def view(input, *shape):
     """``x`` reshaped to ``shape`` (Triton's older ``reshape`` that may
     reorder; Kiln keeps the row-major order)."""
 
@@ -793,7 +799,7 @@ def rand4x(seed, offsets, n_rounds=10):
 
 
 @builtin
-def randn4x(seed, offsets, n_rounds=10):
+def randn4x(seed, offset, n_rounds=10):
     """Four float32 standard normals for each offset."""
 
 
@@ -802,14 +808,14 @@ TRITON_MAX_TENSOR_NUMEL = 1048576
 
 
 @builtin
-def device_print(prefix, *args):
+def device_print(prefix, *args, hex=False):
     """Prints, from every program instance, one line per element of the
     ``args`` (integer or float tiles or scalars, broadcast to one shape):
     ``pid (x, y, z) idx (i) prefix: value``."""
 
 
 @builtin
-def device_assert(condition, message=""):
+def device_assert(cond, msg="", mask=None):
     """In debug mode (``@kiln.jit(debug=True)`` or ``KILN_DEBUG=1``), fails
     the launch where an element of the boolean ``condition`` is false,
     naming the line, ``message`` (default: the condition's source), the
@@ -830,6 +836,11 @@ def loop_bounds(arg1, arg2, step) -> tuple:
     to 1."""
     start, end = (0, arg1) if arg2 is None else (arg1, arg2)
     return start, end, 1 if step is None else step
+
+
+class const:
+    """Triton's annotation of a pointer to read-only data (``x_ptr:
+    tl.const``), taken as an annotation: Kiln does not check it."""
 
 
 #: The most iterations a kl.static_range unrolls.

@@ -49,6 +49,52 @@ TRITON_NAMES = frozenset({
     "uint_to_uniform_float", "umulhi", "unsqueeze", "view", "void", "where",
     "xor_sum", "zeros", "zeros_like"})
 
+#: Why Kiln lacks each of Triton's names it lacks (the error says it, and
+#: docs/python-api.md lists them: scripts/triton_coverage.py).
+NOT_SUPPORTED = {
+    "atomic_load": "no atomic load op in the tile dialect yet",
+    "atomic_store": "no atomic store op in the tile dialect yet",
+    "atomic_poll": "no atomic load op in the tile dialect yet",
+    "gather": "needs a gather op (a lowering by shuffles or shared memory)",
+    "histogram": "needs a histogram op (shared-memory atomics)",
+    "sort": "bitonic sort not written yet",
+    "topk": "bitonic sort not written yet",
+    "bitonic_merge": "bitonic sort not written yet",
+    "dot_scaled": "no microscaled (mxfp) dot; Kiln has no fp8 or fp4 types",
+    "float8e4nv": "no fp8 types yet",
+    "float8e5": "no fp8 types yet",
+    "float8e4b8": "no fp8 types yet",
+    "float8e4b15": "no fp8 types yet",
+    "float8e5b16": "no fp8 types yet",
+    "uint8": "no unsigned types yet (write wrapping arithmetic on int bits)",
+    "uint16": "no unsigned types yet (write wrapping arithmetic on int bits)",
+    "uint32": "no unsigned types yet (write wrapping arithmetic on int bits)",
+    "uint64": "no unsigned types yet (write wrapping arithmetic on int bits)",
+    "inline_asm_elementwise": "no inline assembly in the tile dialect",
+    "map_elementwise": "no elementwise map of a jit function yet",
+    "tensor_descriptor": "host-side descriptors are not supported yet; "
+                         "tl.make_tensor_descriptor in the kernel is",
+    "tensor_descriptor_type": "host-side descriptors are not supported yet",
+    "tensor": "Kiln's tiles are not Triton tensor objects",
+    "block_type": "a type object of Triton's IR builder",
+    "constexpr_type": "a type object of Triton's IR builder",
+    "tuple_type": "a type object of Triton's IR builder",
+    "tuple": "a type object of Triton's IR builder (Python tuples work)",
+    "pi32_t": "a type object of Triton's IR builder",
+    "void": "a type object of Triton's IR builder",
+    "str_to_ty": "Triton's signature strings; Kiln specializes on values",
+    "core": "a module of Triton's implementation",
+    "standard": "a module of Triton's implementation",
+    "random": "a module of Triton's implementation (its functions are here)",
+    "extra": "tl.extra.cuda.libdevice is not surfaced yet",
+    "target_info": "a module of Triton's implementation",
+    "philox_impl": "Triton's internal helper (tl.philox is here)",
+    "aggregate_replace": "Triton's aggregate types are not supported",
+    "condition": "Triton's warp-specialization conditions are not supported",
+    "expect_zero": "not supported yet",
+    "slice": "not supported yet",
+}
+
 # Every name of Triton's that Kiln's language has, as the same object.
 globals().update({name: getattr(_kiln_language, name)
                   for name in TRITON_NAMES if hasattr(_kiln_language, name)})
@@ -56,4 +102,4 @@ __all__ = sorted(name for name in TRITON_NAMES if name in globals())
 
 
 def __getattr__(name: str):
-    raise lookup_error(__name__, "tl", name, TRITON_NAMES)
+    raise lookup_error(__name__, "tl", name, TRITON_NAMES, NOT_SUPPORTED)
