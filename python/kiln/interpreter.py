@@ -993,6 +993,80 @@ def _swizzle2d(i, j, size_i, size_j, size_g):
     return off_i + ij % size_g, ij // size_g
 
 
+def _indicator(dims: int, j: int) -> np.ndarray:
+    return np.arange(2, dtype=np.int32).reshape((1,) * (dims - j - 1) + (2,)
+                                                + (1,) * j)
+
+
+def _compare_and_swap(h: np.ndarray, flip: Any, i: int) -> np.ndarray:
+    """The compiler's compare-and-swap, on the same bits (its network)."""
+    dims = h.ndim
+    ix = h.view(np.dtype(f"i{h.dtype.itemsize}"))
+    partner = ix ^ np.bitwise_xor.reduce(ix, axis=dims - 1 - i,
+                                         keepdims=True)
+    y = partner.view(h.dtype)
+    right = np.bitwise_xor(flip, _indicator(dims, i))
+    with np.errstate(invalid="ignore"):
+        swap = (h > y) != (right != 0)
+    return np.where(swap, y, h)
+
+
+def _merge_hypercube(h: np.ndarray, stage: int, order: int) -> np.ndarray:
+    flip = _indicator(h.ndim, stage) if order == 2 else order
+    for i in range(stage):
+        h = _compare_and_swap(h, flip, stage - 1 - i)
+    return h
+
+
+def _sorted_last(name: str, x, k, dim, descending) -> Tile:
+    data = _data(x)
+    shape = data.shape
+    if isinstance(descending, kl.constexpr):
+        descending = descending.value
+    descending = int(bool(descending))
+    if not shape or (dim is not None and _axis(dim, data) != len(shape) - 1):
+        raise KilnError(f"kl.{name} sorts along the last dimension of a "
+                        "tile")
+    if data.dtype == np.bool_ or any(n & (n - 1) for n in shape):
+        raise KilnError(f"kl.{name} sorts tiles of numbers whose sizes are "
+                        f"powers of two, not {data.dtype} {list(shape)}")
+    log_n = shape[-1].bit_length() - 1
+    log_k = log_n if k is None else k.bit_length() - 1
+    if k is not None and (k <= 0 or k & (k - 1) or k > shape[-1]):
+        raise KilnError(f"kl.topk: k is a power of two no larger than "
+                        f"{shape[-1]}, not {k}")
+    reduce = IMPLEMENTATIONS["max" if descending else "min"]
+    if log_k == 0:
+        return reduce(Tile(data), len(shape) - 1, keep_dims=True)
+    dims = int(np.prod(shape)).bit_length() - 1
+    h = data.reshape((2,) * dims)
+    for i in range(1, log_k + 1):
+        h = _merge_hypercube(h, i, 2 if i < log_n else descending)
+    for i in range(log_k + 1, log_n + 1):
+        h = reduce(Tile(h), h.ndim - 1 - log_k).data
+        h = _merge_hypercube(h, log_k, 2 if i < log_n else descending)
+    return Tile(h.reshape(shape[:-1] + (1 << log_k,)))
+
+
+def _topk(x, k, dim=None, descending=True):
+    if isinstance(k, kl.constexpr):
+        k = k.value
+    return _sorted_last("topk", x, k, dim, descending)
+
+
+def _bitonic_merge(x, dim=None, descending=False):
+    data = _data(x)
+    if not data.shape or any(n & (n - 1) for n in data.shape):
+        raise KilnError("kl.bitonic_merge takes a tile whose sizes are "
+                        "powers of two")
+    if isinstance(descending, kl.constexpr):
+        descending = descending.value
+    h = data.reshape((2,) * (int(np.prod(data.shape)).bit_length() - 1))
+    h = _merge_hypercube(h, data.shape[-1].bit_length() - 1,
+                         int(bool(descending)))
+    return Tile(h.reshape(data.shape))
+
+
 def _assume(condition):
     if not isinstance(condition, Tile) and not condition:
         raise KilnError("kl.assume of a condition that is false")
@@ -1112,6 +1186,10 @@ IMPLEMENTATIONS: dict[str, Callable] = {
     "join": _join,
     "cat": _cat,
     "flip": _flip,
+    "sort": lambda x, dim=None, descending=False: _sorted_last(
+        "sort", x, None, dim, descending),
+    "topk": _topk,
+    "bitonic_merge": _bitonic_merge,
     "broadcast": lambda input, other: tuple(
         Tile(a.copy()) for a in np.broadcast_arrays(_data(input),
                                                     _data(other))),

@@ -106,7 +106,8 @@ TILE_METHODS = (
     "cos", "cumsum", "erf", "exp", "exp2", "expand_dims", "floor", "log",
     "log2", "max", "min", "reduce", "reshape", "rsqrt", "sigmoid", "sin",
     "permute", "sqrt", "store", "sum", "trans", "cumprod", "xor_sum",
-    "reduce_or", "ravel", "view", "split", "sqrt_rn", "flip", "softmax")
+    "reduce_or", "ravel", "view", "split", "sqrt_rn", "flip", "softmax",
+    "sort", "topk")
 
 
 @dataclass(frozen=True)
@@ -758,6 +759,28 @@ def cat(input, other, can_reorder=False, dim=0):
 def flip(x, dim=None):
     """``x`` reversed along ``dim`` (the last by default), of a size that
     is a power of two."""
+
+
+@builtin
+def sort(x, dim=None, descending=False):
+    """``x`` sorted along its last dimension (``dim``, if given, must name
+    it), by Triton's bitonic network: the sizes are powers of two; where
+    NaNs are among the values their places are the network's, as in
+    Triton."""
+
+
+@builtin
+def topk(x, k, dim=None, descending=True):
+    """The ``k`` largest (``descending``) or smallest elements along the
+    last dimension, in order (``k`` a power of two), by Triton's bitonic
+    top-k; narrow floats come back in float32 as Triton's (its steps
+    reduce with ``max`` / ``min``)."""
+
+
+@builtin
+def bitonic_merge(x, dim=None, descending=False):
+    """Merges the bitonic sequences along the last dimension into sorted
+    order (Triton's building block of ``sort``)."""
 
 
 @builtin

@@ -613,3 +613,45 @@ def test_debug_barrier_is_bar_sync():
     x = np.zeros(64, np.float32)
     ptx = barrier_kernel.asm(x, x, N=64, chip="sm_90a")["ptx"]
     assert "bar.sync \t0;" in ptx
+
+
+@kiln.jit
+def sort_kernel(x_ptr, i_ptr, h_ptr, out_ptr, ints_ptr, h_out_ptr,
+                R: kl.constexpr, N: kl.constexpr):
+    r = kl.arange(0, R)[:, None]
+    c = kl.arange(0, N)[None, :]
+    x = kl.load(x_ptr + r * N + c)
+    kl.store(out_ptr + r * N + c, kl.sort(x))
+    kl.store(out_ptr + R * N + r * N + c, x.sort(descending=True))
+    kl.store(out_ptr + 2 * R * N + r * 4 + kl.arange(0, 4)[None, :],
+             kl.topk(x, 4))
+    kl.store(out_ptr + 2 * R * N + 4 * R + r, kl.topk(x, 1, descending=False))
+    i = kl.load(i_ptr + kl.arange(0, N))
+    kl.store(ints_ptr + kl.arange(0, N), kl.sort(i, descending=True))
+    h = kl.load(h_ptr + kl.arange(0, N))
+    top = kl.topk(h, 2)
+    kl.static_assert(top.dtype == kl.float32)
+    kl.store(h_out_ptr + kl.arange(0, 2), top)
+
+
+@BOTH
+def test_sort_and_topk_are_tritons_bitonic_network(interpret):
+    rows, n = 4, 16
+    x = RNG.standard_normal((rows, n)).astype(np.float32)
+    x[1, 3] = x[1, 7]  # a tie
+    i = RNG.integers(-100, 100, n).astype(np.int32)
+    h = RNG.standard_normal(n).astype(np.float16)
+    out = np.zeros(2 * rows * n + 5 * rows, np.float32)
+    ints = np.zeros(n, np.int32)
+    h_out = np.zeros(2, np.float32)
+    kiln.jit(sort_kernel.fn, interpret=interpret)[(1,)](
+        x, i, h, out, ints, h_out, R=rows, N=n)
+    np.testing.assert_array_equal(out[:rows * n].reshape(rows, n),
+                                  np.sort(x, 1))
+    np.testing.assert_array_equal(out[rows * n:2 * rows * n].reshape(rows, n),
+                                  -np.sort(-x, 1))
+    top4 = out[2 * rows * n:2 * rows * n + 4 * rows].reshape(rows, 4)
+    np.testing.assert_array_equal(top4, -np.sort(-x, 1)[:, :4])
+    np.testing.assert_array_equal(out[2 * rows * n + 4 * rows:], x.min(1))
+    np.testing.assert_array_equal(ints, np.sort(i)[::-1])
+    np.testing.assert_array_equal(h_out, np.sort(h)[::-1][:2])
