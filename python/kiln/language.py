@@ -404,8 +404,8 @@ def cdiv(x, div):
 def sum(input, axis=None, keep_dims=False, dtype=None):
     """Sum along ``axis`` (all elements when None; negative counts from
     the end); ``keep_dims`` keeps the axis with size 1. The sum's type is
-    ``dtype`` (``x`` converted to it first), else int32 for booleans and
-    narrow integers, else ``x``'s; float16 and bfloat16 are summed in
+    ``dtype`` (``input`` converted to it first), else int32 for booleans and
+    narrow integers, else ``input``'s; float16 and bfloat16 are summed in
     float32 and rounded once."""
 
 
@@ -417,7 +417,7 @@ def max(input, axis=None, return_indices=False,
     reduced in float32 and narrow integers in int32, which is the result's
     type, as in Triton. ``keep_dims`` keeps the axis with size 1. With
     ``return_indices`` it is the pair (the element of ``argmax``, in
-    ``x``'s type; ``argmax``); Triton's
+    ``input``'s type; ``argmax``); Triton's
     ``return_indices_tie_break_left=False`` is not supported."""
 
 
@@ -492,7 +492,7 @@ def clamp(x, min, max, propagate_nan=PropagateNan.NONE):
 
 @builtin
 def zeros_like(input):
-    """A tile of zeros of ``x``'s shape and type."""
+    """A tile of zeros of ``input``'s shape and type."""
 
 
 @builtin
@@ -502,18 +502,18 @@ def full_like(x, value):
 
 @builtin
 def broadcast_to(input, *shape):
-    """``x`` broadcast to ``shape`` (a tuple, or the sizes as arguments:
+    """``input`` broadcast to ``shape`` (a tuple, or the sizes as arguments:
     ``broadcast_to(x, 4, 8)``)."""
 
 
 @builtin
 def expand_dims(input, axis):
-    """``x`` with a new axis of size 1 at ``axis``."""
+    """``input`` with a new axis of size 1 at ``axis``."""
 
 
 @builtin
 def multiple_of(input, values):
-    """``x`` (integers or pointers), declared a multiple of ``values``
+    """``input`` (integers or pointers), declared a multiple of ``values``
     (one per dimension) where each contiguous run starts, as Triton's hint:
     the GPU compiler takes it over what its own analysis derives, to pick
     vector widths and pipelined copies."""
@@ -521,13 +521,13 @@ def multiple_of(input, values):
 
 @builtin
 def max_contiguous(input, values):
-    """``x``, declared to increase by one over runs of ``values`` elements
+    """``input``, declared to increase by one over runs of ``values`` elements
     (one per dimension): a hint, as ``multiple_of``."""
 
 
 @builtin
 def max_constancy(input, values):
-    """``x``, declared equal over runs of ``values`` elements (one per
+    """``input``, declared equal over runs of ``values`` elements (one per
     dimension): a hint, as ``multiple_of``."""
 
 
@@ -579,14 +579,14 @@ def randn(seed, offset, n_rounds=10):
 
 @builtin
 def trans(input, *dims):
-    """``x`` with its dimensions permuted: dimension ``i`` of the result
-    is ``dims[i]`` of ``x`` (a tuple, or as arguments); a 2-D tile's
+    """``input`` with its dimensions permuted: dimension ``i`` of the result
+    is ``dims[i]`` of ``input`` (a tuple, or as arguments); a 2-D tile's
     transpose without ``dims``."""
 
 
 @builtin
 def permute(input, *dims):
-    """``x`` with its dimensions permuted, as ``trans`` with ``dims``."""
+    """``input`` with its dimensions permuted, as ``trans`` with ``dims``."""
 
 
 @builtin
@@ -598,7 +598,7 @@ def reshape(input, *shape, can_reorder=False):
 
 @builtin
 def atomic_add(pointer, val, mask=None, sem=None, scope=None):
-    """Atomically adds ``value``; returns the old values. ``sem`` is the
+    """Atomically adds ``val``; returns the old values. ``sem`` is the
     memory ordering ("acq_rel", the default, "acquire", "release" or
     "relaxed") and ``scope`` who it is atomic for ("gpu", the default,
     "cta" or "sys"), as in Triton; every atomic takes them."""
@@ -616,7 +616,7 @@ def atomic_min(pointer, val, mask=None, sem=None, scope=None):
 
 @builtin
 def atomic_xchg(pointer, val, mask=None, sem=None, scope=None):
-    """Atomically stores ``value``; returns the old values."""
+    """Atomically stores ``val``; returns the old values."""
 
 
 @builtin
@@ -667,7 +667,7 @@ def debug_barrier():
 
 @builtin
 def assume(cond):
-    """States that ``condition`` holds, as Triton's ``tl.assume`` (an
+    """States that ``cond`` holds, as Triton's ``tl.assume`` (an
     optimization hint); Kiln accepts it and draws nothing from it."""
 
 
@@ -717,7 +717,7 @@ def ravel(x, can_reorder=False):
 
 @builtin
 def view(input, *shape):
-    """``x`` reshaped to ``shape`` (Triton's older ``reshape`` that may
+    """``input`` reshaped to ``shape`` (Triton's older ``reshape`` that may
     reorder; Kiln keeps the row-major order)."""
 
 
@@ -840,9 +840,10 @@ def device_print(prefix, *args, hex=False):
 @builtin
 def device_assert(cond, msg="", mask=None):
     """In debug mode (``@kiln.jit(debug=True)`` or ``KILN_DEBUG=1``), fails
-    the launch where an element of the boolean ``condition`` is false,
-    naming the line, ``message`` (default: the condition's source), the
-    program and the element; outside debug mode it is not compiled."""
+    the launch where an element of the boolean ``cond`` is false (and
+    ``mask``, where given, true), naming the line, ``msg`` (default: the
+    condition's source), the program and the element; outside debug mode
+    it is not compiled."""
 
 
 def shape_argument(args: tuple) -> tuple:
