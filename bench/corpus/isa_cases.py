@@ -110,6 +110,12 @@ CASES: dict[str, Case] = {
                  "N": 4096, "K": 4096},
         {"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64, "GROUP_M": 8},
         num_warps=8, num_stages=3),
+    "grouped_gemm": Case(
+        "grouped_gemm", "grouped_matmul_kernel",
+        lambda: {**_pointers("group_a_ptrs group_b_ptrs group_c_ptrs", i64),
+                 "group_gemm_sizes": i32(), "g_lds": i32(), "group_size": 4},
+        {"NUM_SM": 132, "BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 128,
+         "BLOCK_SIZE_K": 32}, num_warps=4, num_stages=3),
     "linear": _gemm("linear", "linear_kernel", f16, f16, (128, 256, 64),
                     b_k_major=True),
     "matmul_int8": _gemm("int8_matmul", "matmul_int8_kernel", i8, i32,

@@ -975,6 +975,9 @@ class CodeGenerator(ast.NodeVisitor):
         if isinstance(getattr(callee, "__self__", None),
                       (kl.dtype, kl.pointer_type)):
             return callee(*args, **kwargs)  # x.dtype.is_floating()
+        if callee is kl.pointer_type and all(isinstance(a, kl.dtype)
+                                             for a in args):
+            return callee(*args)  # tl.pointer_type(tl.float16)
         raise self.error(f"cannot call {getattr(callee, '__name__', callee)}"
                          " in a kernel")
 
@@ -1067,6 +1070,10 @@ class CodeGenerator(ast.NodeVisitor):
             raise self.error(f".to(): fp_downcast_rounding "
                              f"{fp_downcast_rounding!r} is not supported "
                              "(floats are rounded to nearest even, 'rtne')")
+        if isinstance(dtype, kl.constexpr):
+            dtype = dtype.value
+        if isinstance(dtype, kl.pointer_type) or value.type.is_pointer:
+            return self.pointer_cast(value, dtype)
         target = self.dtype_of(dtype)
         if not bitcast:
             return self.cast(value, target)
@@ -1079,6 +1086,29 @@ class CodeGenerator(ast.NodeVisitor):
             return value
         type_ = value.type.with_elem(target.ir)
         return self.op(f"arith.bitcast {value.name} : {value.type.ir()} to "
+                       f"{type_.ir()}", type_)
+
+    def pointer_cast(self, value: Value, dtype: Any) -> Value:
+        """``.to()`` from or to a pointer, as Triton allows: int64
+        addresses to pointers, pointers to int64 addresses, and pointers
+        to pointers of another element type."""
+        if isinstance(dtype, kl.pointer_type):
+            type_ = value.type.with_elem(pointer_type(dtype.element_ty.ir))
+            if value.type.is_pointer:
+                op = "tile.ptr_cast"
+            elif value.type.elem == "i64":
+                op = "tile.int_to_ptr"
+            else:
+                raise self.error(f"only int64 addresses convert to "
+                                 f"pointers, not {value.type.elem}")
+        elif dtype is kl.int64:
+            type_, op = value.type.with_elem("i64"), "tile.ptr_to_int"
+        else:
+            raise self.error(f"a pointer converts to int64 or to another "
+                             f"pointer type, not {dtype!r}")
+        if type_ == value.type:
+            return value
+        return self.op(f"{op} {value.name} : {value.type.ir()} -> "
                        f"{type_.ir()}", type_)
 
     def cast(self, value: Value, dtype: kl.dtype) -> Value:
@@ -2010,8 +2040,16 @@ class CodeGenerator(ast.NodeVisitor):
         if not (x.type.is_pointer or x.type.is_int):
             return x  # accepted, as Triton does, and states nothing
         facts = ", ".join(map(str, values))
-        return self.op(f"tile.assume {x.name} {{{fact} = array<i64: "
-                       f"{facts}>}} : {x.type.ir()}", x.type)
+        assumed = self.op(f"tile.assume {x.name} {{{fact} = array<i64: "
+                          f"{facts}>}} : {x.type.ir()}", x.type)
+        # Triton states the fact on the value itself, so a hint whose
+        # result is dropped (`tl.multiple_of(a_ptrs, [16, 16])` as a
+        # statement, as tutorial 08 writes it) still holds: the names
+        # holding the value hold the stated one from here on.
+        for name, value in self.scope.items():
+            if value is x or (isinstance(value, Value) and value == x):
+                self.scope[name] = assumed
+        return assumed
 
     def builtin_multiple_of(self, x, values):
         return self.assume(x, values, "divisibility", "multiple_of")

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import ctypes
 import itertools
 import linecache
 import math
@@ -140,6 +141,13 @@ class Tile(_Methods):
         if fp_downcast_rounding not in (None, "rtne"):
             raise KilnError(f".to(): fp_downcast_rounding "
                             f"{fp_downcast_rounding!r} is not supported")
+        if isinstance(dtype, kl.constexpr):
+            dtype = dtype.value
+        if isinstance(dtype, kl.pointer_type):
+            if self.data.dtype != np.int64:
+                raise KilnError(f"only int64 addresses convert to pointers, "
+                                f"not {_ir(self.data.dtype)}")
+            return Pointer.at_addresses(self.data, dtype.element_ty)
         if dtype.numpy is None:
             raise KilnError(f"the interpreter has no {dtype!r}")
         if bitcast:
@@ -284,6 +292,42 @@ class Pointer(_Methods):
     @property
     def dtype(self) -> kl.pointer_type:
         return kl.pointer_type(kl.from_numpy(self.base.dtype))
+
+    #: Bytes of memory a pointer made from an integer address may reach
+    #: past the lowest address of its tile (the interpreter checks every
+    #: access against it; the memory itself is unchecked).
+    ADDRESS_WINDOW = 1 << 34
+
+    @classmethod
+    def at_addresses(cls, addresses: np.ndarray,
+                     element: kl.dtype) -> Pointer:
+        """Pointers to elements of type ``element`` at raw ``addresses``
+        (``int64_value.to(kl.pointer_type(...))``): a view of the memory
+        from the lowest of them. A wrong address crashes the interpreter,
+        as it would the kernel."""
+        itemsize = np.dtype(element.numpy).itemsize
+        addresses = np.asarray(addresses, np.int64)
+        if (addresses % itemsize).any() or (addresses <= 0).any():
+            raise KilnError(f"addresses converted to pointers to "
+                            f"{element!r} must be positive multiples of "
+                            f"{itemsize}")
+        low = int(addresses.min())
+        memory = (ctypes.c_byte * cls.ADDRESS_WINDOW).from_address(low)
+        return cls(np.frombuffer(memory, dtype=element.numpy),
+                   (addresses - low) // itemsize)
+
+    def to(self, dtype: Any, fp_downcast_rounding: Any = None,
+           bitcast: bool = False) -> Any:
+        """Pointers to int64 addresses, or to pointers of another type."""
+        if isinstance(dtype, kl.constexpr):
+            dtype = dtype.value
+        addresses = self.base.ctypes.data + self.offsets * self.base.itemsize
+        if dtype is kl.int64:
+            return Tile(addresses.astype(np.int64))
+        if isinstance(dtype, kl.pointer_type):
+            return Pointer.at_addresses(addresses, dtype.element_ty)
+        raise KilnError(f"a pointer converts to int64 or to another pointer "
+                        f"type, not {dtype!r}")
 
     def __add__(self, offset: Any) -> Pointer:
         delta = _data(offset).astype(np.int64)
@@ -1161,7 +1205,7 @@ IMPLEMENTATIONS: dict[str, Callable] = {
     "atomic_xor": _atomic("xor", lambda old, v: old ^ v,
                           integers_only=True),
     "cast": lambda x, dtype, fp_downcast_rounding=None, bitcast=False: (
-        x if isinstance(x, Tile) else Tile(_data(x))).to(
+        x if isinstance(x, (Tile, Pointer)) else Tile(_data(x))).to(
             dtype, fp_downcast_rounding, bitcast),
     "static_assert": _static_assert,
     "static_print": print,

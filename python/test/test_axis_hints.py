@@ -129,3 +129,20 @@ def test_wrapped_offsets_compute_the_product(interpret):
     expected = a.astype(np.float32) @ b.astype(np.float32)
     np.testing.assert_allclose(c.astype(np.float32), expected, rtol=2e-2,
                                atol=2e-2)
+
+
+@kiln.jit
+def dropped_hint_kernel(x_ptr, out_ptr, N: kl.constexpr):
+    ptrs = x_ptr + kl.arange(0, N)
+    # A hint as a statement, its result dropped, as Triton's tutorial 08
+    # writes it: it states the fact on `ptrs` itself.
+    kl.multiple_of(ptrs, [16])
+    kl.store(out_ptr + kl.arange(0, N), kl.load(ptrs))
+
+
+def test_a_dropped_hint_still_states_its_fact():
+    x = np.zeros(64, np.float32)
+    ir = dropped_hint_kernel.ir(x, x, N=64)
+    load = next(line for line in ir.splitlines() if "tile.load" in line)
+    assume = next(line for line in ir.splitlines() if "tile.assume" in line)
+    assert assume.split(" = ")[0].strip() in load

@@ -136,6 +136,18 @@ def test_layer_norm(target, block_size):
         check(value, want, atol=1e-5, rtol=1e-4)
 
 
+def test_grouped_gemm(target):
+    """Tutorial 08: A, B, C of each problem through int64 addresses cast
+    back to pointers, every tile of every problem by a persistent grid."""
+    module = corpus("grouped_gemm")
+    shapes = [(64, 32, 96), (32, 96, 64), (96, 64, 32), (32, 32, 32)]
+    group_a = [normal(m, k, dtype=np.float16) for m, _, k in shapes]
+    group_b = [normal(k, n, dtype=np.float16) for _, n, k in shapes]
+    for got, want in zip(module.group_gemm(group_a, group_b, num_sm=3),
+                         module.reference(group_a, group_b)):
+        check(got, want, atol=5e-2, rtol=1e-2)
+
+
 @pytest.mark.parametrize("m, n, k", [(200, 72, 96), (33, 70, 50)])
 def test_matmul_descriptor(target, m, n, k):
     """Triton 3.9's tensor-descriptor matmul: blocks read and written

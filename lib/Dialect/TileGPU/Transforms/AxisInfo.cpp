@@ -247,8 +247,14 @@ std::optional<AxisInfo> AxisInfoAnalysis::computeLoopArgument(
   Value yielded = loop.getTiedLoopYieldedValue(arg)->get();
   Operation *advance = yielded.getDefiningOp();
   if (!init || !advance || advance->getNumOperands() != 2 ||
-      advance->getOperand(0) != arg ||
       !loop.isDefinedOutsideOfLoop(advance->getOperand(1)))
+    return std::nullopt;
+  // The argument, or what a hint in the body says of it (tutorial 08's
+  // `tl.multiple_of(a_ptrs, [16, 16])` before `a_ptrs += BLOCK_K`).
+  Value advanced = advance->getOperand(0);
+  while (auto assume = advanced.getDefiningOp<tile::AssumeOp>())
+    advanced = assume.getSrc();
+  if (advanced != arg)
     return std::nullopt;
   AxisInfo start = get(init->get());
   AxisInfo step = get(advance->getOperand(1));

@@ -168,3 +168,32 @@ func.func @k_loop(%p: !tile.ptr<f16> {tile.divisibility = 16 : i64},
   }
   return
 }
+
+// -----
+
+// Tutorial 08 states a hint on a loop-carried pointer before advancing it
+// (`tl.multiple_of(a_ptrs, [16])` then `a_ptrs += BLOCK`): the argument
+// keeps its contiguity through the hint, which adds its divisibility.
+func.func @hinted_loop_pointer(%p: !tile.ptr<f16>, %n: i32) {
+  // expected-remark @+1 {{contiguity = [1], divisibility = [1073741824], constancy = [1], constant = 0}}
+  %c0 = arith.constant 0 : i32
+  // expected-remark @+1 {{contiguity = [1], divisibility = [1], constancy = [1], constant = 1}}
+  %c1 = arith.constant 1 : i32
+  // expected-remark @+1 {{contiguity = [64], divisibility = [1073741824], constancy = [1]}}
+  %r = tile.range 0 to 64 : tensor<64xi32>
+  // expected-remark @+1 {{contiguity = [1], divisibility = [1], constancy = [64]}}
+  %ps = tile.splat %p : !tile.ptr<f16> -> tensor<64x!tile.ptr<f16>>
+  // expected-remark @+1 {{contiguity = [64], divisibility = [1], constancy = [1]}}
+  %p0 = tile.addptr %ps, %r : tensor<64x!tile.ptr<f16>>, tensor<64xi32>
+  // expected-remark @+1 {{contiguity = [1], divisibility = [64], constancy = [64], constant = 64}}
+  %step = arith.constant dense<64> : tensor<64xi32>
+  // expected-remark @+1 {{contiguity = [64], divisibility = [1], constancy = [1]}}
+  %last = scf.for %k = %c0 to %n step %c1 iter_args(%ptr = %p0) -> (tensor<64x!tile.ptr<f16>>) : i32 {
+    // expected-remark @+1 {{contiguity = [64], divisibility = [16], constancy = [1]}}
+    %hinted = tile.assume %ptr {divisibility = array<i64: 16>} : tensor<64x!tile.ptr<f16>>
+    // expected-remark @+1 {{contiguity = [64], divisibility = [16], constancy = [1]}}
+    %next = tile.addptr %hinted, %step : tensor<64x!tile.ptr<f16>>, tensor<64xi32>
+    scf.yield %next : tensor<64x!tile.ptr<f16>>
+  }
+  return
+}
