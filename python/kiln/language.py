@@ -107,7 +107,7 @@ TILE_METHODS = (
     "log2", "max", "min", "reduce", "reshape", "rsqrt", "sigmoid", "sin",
     "permute", "sqrt", "store", "sum", "trans", "cumprod", "xor_sum",
     "reduce_or", "ravel", "view", "split", "sqrt_rn", "flip", "softmax",
-    "sort", "topk")
+    "sort")
 
 
 @dataclass(frozen=True)
