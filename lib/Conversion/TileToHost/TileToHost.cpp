@@ -771,6 +771,18 @@ static Value combineAtomic(OpBuilder &b, Location loc, AtomicRMWKind kind,
   llvm_unreachable("unknown atomic kind");
 }
 
+/// Replaces the element of `type` at `address` (an i64) by `next(old)`
+/// under the host runtime's lock, and returns `old`.
+static Value updateLocked(OpBuilder &b, Location loc, Value address,
+                          Type type, function_ref<Value(Value)> next) {
+  Value ptr = toLLVMPointer(b, loc, address);
+  func::CallOp::create(b, loc, kLockFunction, TypeRange());
+  Value old = LLVM::LoadOp::create(b, loc, type, ptr);
+  LLVM::StoreOp::create(b, loc, next(old), ptr);
+  func::CallOp::create(b, loc, kUnlockFunction, TypeRange());
+  return old;
+}
+
 /// An atomic element is a load, the combination and a store, made atomic by
 /// the host runtime's lock (`__kiln_host_lock`/`__kiln_host_unlock`), which
 /// matters when a launch runs on several threads. (llvm.atomicrmw would
@@ -788,13 +800,11 @@ struct AtomicRMWLowering : AccessLowering<AtomicRMWOp> {
         adaptor.getMask(), Value(), op.getType(),
         [&](OpBuilder &b, Location l, Value address, ValueRange ivs) -> Value {
           Value element = elementAt(b, l, value, ivs);
-          Value ptr = toLLVMPointer(b, l, address);
-          func::CallOp::create(b, l, kLockFunction, TypeRange());
-          Value old = LLVM::LoadOp::create(b, l, element.getType(), ptr);
-          LLVM::StoreOp::create(b, l, combineAtomic(b, l, kind, old, element),
-                                ptr);
-          func::CallOp::create(b, l, kUnlockFunction, TypeRange());
-          return old;
+          return updateLocked(b, l, address, element.getType(),
+                              [&](Value old) {
+                                return combineAtomic(b, l, kind, old,
+                                                     element);
+                              });
         });
     rewriter.replaceOp(op, results[0]);
     return success();
@@ -818,18 +828,13 @@ struct AtomicCASLowering : AccessLowering<AtomicCASOp> {
           Value replacement = elementAt(b, l, value, ivs);
           Type type = replacement.getType();
           auto bits = b.getIntegerType(type.getIntOrFloatBitWidth());
-          Value ptr = toLLVMPointer(b, l, address);
-          func::CallOp::create(b, l, kLockFunction, TypeRange());
-          Value old = LLVM::LoadOp::create(b, l, type, ptr);
-          Value equal = arith::CmpIOp::create(
-              b, l, arith::CmpIPredicate::eq,
-              arith::BitcastOp::create(b, l, bits, old),
-              arith::BitcastOp::create(b, l, bits, expected));
-          LLVM::StoreOp::create(
-              b, l, arith::SelectOp::create(b, l, equal, replacement, old),
-              ptr);
-          func::CallOp::create(b, l, kUnlockFunction, TypeRange());
-          return old;
+          return updateLocked(b, l, address, type, [&](Value old) -> Value {
+            Value equal = arith::CmpIOp::create(
+                b, l, arith::CmpIPredicate::eq,
+                arith::BitcastOp::create(b, l, bits, old),
+                arith::BitcastOp::create(b, l, bits, expected));
+            return arith::SelectOp::create(b, l, equal, replacement, old);
+          });
         });
     rewriter.replaceOp(op, results[0]);
     return success();

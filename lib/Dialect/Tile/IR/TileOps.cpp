@@ -388,13 +388,21 @@ LogicalResult AtomicRMWOp::verify() {
   return success();
 }
 
+/// An atomic reads and writes through its pointers.
+static void addReadWriteEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects,
+    OpOperand &ptr) {
+  effects.emplace_back(MemoryEffects::Read::get(), &ptr,
+                       SideEffects::DefaultResource::get());
+  effects.emplace_back(MemoryEffects::Write::get(), &ptr,
+                       SideEffects::DefaultResource::get());
+}
+
 void AtomicRMWOp::getEffects(
     SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
         &effects) {
-  effects.emplace_back(MemoryEffects::Read::get(), &getPtrMutable(),
-                       SideEffects::DefaultResource::get());
-  effects.emplace_back(MemoryEffects::Write::get(), &getPtrMutable(),
-                       SideEffects::DefaultResource::get());
+  addReadWriteEffects(effects, getPtrMutable());
 }
 
 LogicalResult AtomicCASOp::verify() {
@@ -414,10 +422,7 @@ LogicalResult AtomicCASOp::verify() {
 void AtomicCASOp::getEffects(
     SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
         &effects) {
-  effects.emplace_back(MemoryEffects::Read::get(), &getPtrMutable(),
-                       SideEffects::DefaultResource::get());
-  effects.emplace_back(MemoryEffects::Write::get(), &getPtrMutable(),
-                       SideEffects::DefaultResource::get());
+  addReadWriteEffects(effects, getPtrMutable());
 }
 
 /// Checks a pointer/integer conversion: same shape, and 64-bit integers,
