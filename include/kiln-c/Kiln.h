@@ -29,7 +29,7 @@ extern "C" {
 #endif
 
 /** Version of this interface, raised on every incompatible change. */
-#define KILN_C_API_VERSION 4
+#define KILN_C_API_VERSION 5
 
 /** The KILN_C_API_VERSION the library was built with. */
 KILN_C_EXPORT int kilnGetAPIVersion(void);
@@ -148,16 +148,23 @@ typedef struct KilnHostExecutable KilnHostExecutable;
 
 /** Lowers a copy of `module` for the CPU and JIT-compiles it. With
  * `checkBounds` non-zero, every load, store and atomic is checked at run
- * time against the ranges given to kilnHostExecutableLaunch (a debug mode:
- * slower, and it names the first access outside them). */
+ * time against the ranges given to kilnHostExecutableLaunch (a tile's
+ * accesses at once where they fall in one array), and the launch names the
+ * first access they do not allow. */
 KILN_C_EXPORT KilnError *kilnHostExecutableCreate(KilnModule *module,
                                                   int checkBounds,
                                                   KilnHostExecutable **executable);
 
-/** Bytes [begin, end) of memory that a launch may access. */
+/** Bytes [begin, end) of memory that a launch may access: the array passed
+ * as argument `argument` of the kernel (-1: not one argument), called `name`
+ * in errors (NULL: "argument N"), which the kernel may write unless
+ * `readOnly` is non-zero. */
 typedef struct KilnMemoryRange {
   uint64_t begin;
   uint64_t end;
+  const char *name;
+  int32_t argument;
+  int32_t readOnly;
 } KilnMemoryRange;
 
 KILN_C_EXPORT void kilnHostExecutableDestroy(KilnHostExecutable *executable);
@@ -179,9 +186,11 @@ KILN_C_EXPORT void kilnHostExecutableSetThreads(KilnHostExecutable *executable,
 /** Runs `kernel` once per program instance of a grid of `grid[0] * grid[1] *
  * grid[2]`. `args[i]` points to argument i: an int64_t address for a
  * pointer, the value itself for a scalar, of the argument's type. With
- * bounds checks, an access outside every one of the `numRanges` `ranges` is
- * skipped and the launch returns an error naming it (file, line, column,
- * program id); without, `ranges` is not read. */
+ * bounds checks, an access that the `numRanges` `ranges` do not allow (one
+ * outside the array its pointer was derived from, or outside every array
+ * where that is not known, or a write to a read-only array) is skipped and
+ * the launch returns an error naming it (file, line, column, program id);
+ * without, `ranges` is not read. */
 KILN_C_EXPORT KilnError *
 kilnHostExecutableLaunch(KilnHostExecutable *executable, const char *kernel,
                          const unsigned grid[3], void **args, size_t numArgs,

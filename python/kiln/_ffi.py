@@ -19,7 +19,7 @@ from pathlib import Path
 from kiln.errors import KilnError
 
 #: The C API version this package was written against (KILN_C_API_VERSION).
-API_VERSION = 4
+API_VERSION = 5
 LIBRARY_NAME = "libKilnCAPI.so"
 
 
@@ -50,7 +50,9 @@ class ErrorHandle(ctypes.c_void_p):
 class MemoryRange(ctypes.Structure):
     """Mirror of ``KilnMemoryRange``."""
 
-    _fields_ = [("begin", ctypes.c_uint64), ("end", ctypes.c_uint64)]
+    _fields_ = [("begin", ctypes.c_uint64), ("end", ctypes.c_uint64),
+                ("name", ctypes.c_char_p), ("argument", ctypes.c_int32),
+                ("read_only", ctypes.c_int32)]
 
 
 class DiagnosticRecord(ctypes.Structure):

@@ -28,8 +28,10 @@ The winner of each key is also kept on disk, in a JSON file under
 ``$KILN_CACHE_DIR/autotune`` (default ``~/.cache/kiln/autotune``) named by
 the kernel's source, the configs and the key, so the next process does not
 time again; editing the kernel or the configs tunes again (editing a
-kernel it calls does not). A file that cannot be read is ignored with a
-warning, a directory that cannot be written is no error.
+kernel it calls does not). A file that cannot be read (not a regular
+file, larger than 16 MiB, or not a winner's JSON) is ignored with a
+warning and the key tuned again, a directory that cannot be written is no
+error.
 
 Timing never changes what the launch computes: arrays named in
 ``restore_value`` are put back after every timed run, arrays named in
@@ -85,6 +87,8 @@ from kiln.jit import JITFunction
 
 #: Bumped when the format of the winners kept on disk changes.
 _FORMAT = 1
+#: The largest winner file read back; one holds a line per config.
+_MAX_ENTRY_BYTES = 16 << 20
 #: Bytes written between timed GPU runs, so that none finds its data in L2.
 _L2_FLUSH_BYTES = 256 << 20
 #: The meta-parameters every config sets besides its kwargs.
@@ -301,7 +305,7 @@ def _read_winner(path: Path, configs: list[Config]) -> Config | None:
     """The config a former tuning kept at ``path``, or None (with a warning
     when the file is there but unusable)."""
     try:
-        entry = json.loads(path.read_text())
+        entry = json.loads(cache.read_entry(path, _MAX_ENTRY_BYTES))
         index = entry["config"]
         if (entry["format"] != _FORMAT or not isinstance(index, int)
                 or not 0 <= index < len(configs)
@@ -310,7 +314,8 @@ def _read_winner(path: Path, configs: list[Config]) -> Config | None:
         return configs[index]
     except (FileNotFoundError, NotADirectoryError):
         return None
-    except (OSError, ValueError, KeyError, TypeError) as exc:
+    except (OSError, ValueError, KeyError, TypeError,
+            RecursionError) as exc:
         warnings.warn(f"kiln.autotune: ignoring the unreadable tuning result "
                       f"{path} ({exc}); tuning again", stacklevel=5)
         return None

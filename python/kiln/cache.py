@@ -5,12 +5,16 @@ Entries live in ``$KILN_CACHE_DIR`` (default ``~/.cache/kiln``), named by a
 hash of everything the binary depends on: the tile IR, the chip, the warps
 per program, the pipeline depth (stages) and the compiler build (the C API
 library's path, size and modification time). An entry is written to a
-temporary
-file and renamed into place, so a reader never sees half of one. An entry
-that is truncated or garbled (its header records the body's SHA-256) is
-reported with a warning and compiled again; a cache directory that cannot
-be written is the same as no cache. With ``KILN_REQUIRE_CACHE_HIT=1`` a
-kernel missing from the cache is an error instead of a compilation.
+temporary file and renamed into place, so a reader never sees half of one;
+temporaries an hour old, left by a writer that died, are removed by the
+next write to the folder. An entry that is truncated or garbled (its header
+records the body's SHA-256), that is not a regular file, that is larger
+than ``MAX_ENTRY_BYTES``, or whose header holds a value no compilation
+gives (threads per block outside 32 to 1024 or not a multiple of 32,
+dynamic shared memory outside 0 to ``MAX_SHARED_BYTES``) is reported with
+a warning and compiled again; a cache directory that cannot be written is
+the same as no cache. With ``KILN_REQUIRE_CACHE_HIT=1`` a kernel missing
+from the cache is an error instead of a compilation.
 """
 
 from __future__ import annotations
@@ -18,7 +22,9 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
 import tempfile
+import time
 import warnings
 from pathlib import Path
 
@@ -27,6 +33,21 @@ from kiln.errors import KilnError
 
 #: Bumped when the entry format changes.
 _FORMAT = 4
+
+#: The largest entry read back; a kernel's PTX and cubin take megabytes.
+MAX_ENTRY_BYTES = 1 << 30
+
+#: The most threads a block has: 32 warps of 32 threads.
+MAX_THREADS = 1024
+
+#: The most dynamic shared memory a block has on any chip Kiln compiles
+#: for (227 KiB on sm_90 and sm_100: getMaxSharedBytesPerBlock in
+#: lib/Target/GPU/GPUCompiler.cpp).
+MAX_SHARED_BYTES = 227 * 1024
+
+#: How old a temporary is before it counts as a dead writer's: no live
+#: writer takes this long between creating it and renaming it.
+STALE_SECONDS = 3600
 
 
 def directory() -> Path:
@@ -63,28 +84,77 @@ def load(name: str) -> tuple[str, bytes, int, int, str] | None:
     reported with a warning."""
     path = directory() / f"{name}.kiln"
     try:
-        data = path.read_bytes()
-    except OSError:
-        return None
-    try:
+        data = read_entry(path, MAX_ENTRY_BYTES)
         header_size = int.from_bytes(data[:4], "little")
         header = json.loads(data[4:4 + header_size])
-        ptx_size, cubin_size = header["ptx"], header["cubin"]
-        body = data[4 + header_size:]
+        if not isinstance(header, dict):
+            raise ValueError("its header is not a JSON object")
         if header.get("format") != _FORMAT:
             return None  # written by another version: replaced
-        tensor_maps = header["tensor_maps"]
-        if len(body) != ptx_size + cubin_size or \
+        _check_header(header)
+        ptx_size, tensor_maps = header["ptx"], header["tensor_maps"]
+        body = data[4 + header_size:]
+        if len(body) != ptx_size + header["cubin"] or \
                 hashlib.sha256(body + tensor_maps.encode()).hexdigest() \
                 != header["sha256"]:
             raise ValueError("its contents do not match its header")
         return (body[:ptx_size].decode(), body[ptx_size:],
-                int(header["threads"]), int(header["shared"]), tensor_maps)
-    except (ValueError, KeyError, UnicodeDecodeError, TypeError) as exc:
-        warnings.warn(f"kiln cache entry {path} is damaged ({exc}); "
-                      "compiling the kernel again", RuntimeWarning,
-                      stacklevel=2)
+                header["threads"], header["shared"], tensor_maps)
+    except OSError:
         return None
+    except (ValueError, RecursionError) as exc:
+        report_damaged(name, exc)
+        return None
+
+
+def report_damaged(name: str, reason: Exception) -> None:
+    """Warns that entry ``name`` cannot be used (for ``reason``), so that
+    its kernel is compiled again and the entry replaced."""
+    warnings.warn(f"kiln cache entry {directory() / f'{name}.kiln'} is "
+                  f"damaged ({reason}); compiling the kernel again",
+                  RuntimeWarning, stacklevel=3)
+
+
+def _check_header(header: dict) -> None:
+    """Raises ValueError where ``header`` holds what no compilation
+    writes: a field of the wrong type, a negative size, threads or shared
+    memory no GPU launches a block with."""
+    for field, kind in (("ptx", int), ("cubin", int), ("threads", int),
+                        ("shared", int), ("tensor_maps", str),
+                        ("sha256", str)):
+        # type(), not isinstance(): JSON's true is no size.
+        if type(header.get(field)) is not kind:
+            raise ValueError(f"its header's {field} is not of type "
+                             f"{kind.__name__}")
+    if header["ptx"] < 0 or header["cubin"] < 0:
+        raise ValueError("its header has a negative size")
+    threads, shared = header["threads"], header["shared"]
+    if not 0 < threads <= MAX_THREADS or threads % 32:
+        raise ValueError(f"{threads} threads per block is not a multiple "
+                         f"of 32 from 32 to {MAX_THREADS}")
+    if not 0 <= shared <= MAX_SHARED_BYTES:
+        raise ValueError(f"{shared} bytes of shared memory is not from 0 "
+                         f"to {MAX_SHARED_BYTES}")
+
+
+def read_entry(path: Path, limit: int) -> bytes:
+    """The contents of the regular file at ``path`` (or the one a link
+    there names); OSError where there is none, ValueError where something
+    else is there (a FIFO, a device, a folder) or it holds more than
+    ``limit`` bytes."""
+    # Without O_NONBLOCK, opening a FIFO waits for a writer.
+    descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        status = os.fstat(descriptor)
+        if not stat.S_ISREG(status.st_mode):
+            raise ValueError("it is not a regular file")
+        if status.st_size > limit:
+            raise ValueError(f"it holds {status.st_size} bytes, more than "
+                             f"the {limit} an entry may")
+        with open(descriptor, "rb", closefd=False) as file:
+            return file.read(status.st_size)
+    finally:
+        os.close(descriptor)
 
 
 def store(name: str, ptx: str, cubin: bytes, threads: int,
@@ -108,7 +178,8 @@ def store(name: str, ptx: str, cubin: bytes, threads: int,
 def write_atomically(path: Path, data: bytes) -> bool:
     """Writes ``data`` to ``path`` whole or not at all (a temporary file
     renamed into place); False, and no file left, when the folder cannot be
-    written."""
+    written. Temporaries in the folder older than ``STALE_SECONDS``, left
+    by writers that died before renaming, are removed."""
     temporary = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -118,7 +189,6 @@ def write_atomically(path: Path, data: bytes) -> bool:
             temporary = out.name
             out.write(data)
         os.replace(temporary, path)
-        return True
     except OSError:
         if temporary:
             try:
@@ -126,3 +196,18 @@ def write_atomically(path: Path, data: bytes) -> bool:
             except OSError:
                 pass
         return False
+    _remove_stale_temporaries(path)
+    return True
+
+
+def _remove_stale_temporaries(path: Path) -> None:
+    """Removes the temporaries of entries like ``path`` (named
+    ``.<entry>.<random>``, as write_atomically makes them) in its folder
+    that are older than ``STALE_SECONDS``."""
+    cutoff = time.time() - STALE_SECONDS
+    for temporary in path.parent.glob(f".*{path.suffix}.*"):
+        try:
+            if temporary.lstat().st_mtime < cutoff:
+                temporary.unlink()
+        except OSError:
+            pass  # removed by another writer, or not ours to remove

@@ -259,7 +259,14 @@ class CodeGenerator(ast.NodeVisitor):
                         statement.orelse) else rest)), statement)
                 rest = []
             self.node = statement
-            self.visit(statement)
+            try:
+                self.visit(statement)
+            except RecursionError:
+                # Each level of an expression is a few Python calls of the
+                # walker, so Python's limit is reached before the parser's.
+                raise self.error("expression nested too deeply to compile; "
+                                 "split it into several statements",
+                                 statement) from None
             if "__return__" in self.scope or not rest:
                 return  # what follows a return does not run
 

@@ -87,13 +87,16 @@ class HostExecutable:
     array([0., 2., 4., 6.], dtype=float32)
     """
 
-    def __init__(self, module: Module, check_bounds: bool = False,
+    def __init__(self, module: Module, check_bounds: bool = True,
                  threads: int | None = None) -> None:
-        """Compiles ``module``'s kernels. With ``check_bounds``, every load,
-        store and atomic is checked against the arrays passed to the launch,
-        and one outside them fails the launch with its source location (a
-        debug mode, slower). A launch runs its program instances on
-        ``threads`` threads (default: ``$KILN_HOST_THREADS``, else 1)."""
+        """Compiles ``module``'s kernels. With ``check_bounds`` (the
+        default), every load, store and atomic is checked against the arrays
+        passed to the launch: an access through a pointer derived from an
+        array argument must stay inside that array, and a write must not
+        reach a read-only array. One that does not is skipped and fails the
+        launch with its source location. A launch runs its program
+        instances on ``threads`` threads (default: ``$KILN_HOST_THREADS``,
+        else 1)."""
         self._handle: _ffi.HostExecutableHandle | None = None
         self._module = module
         self._signatures: dict[str, list[str]] = {}
@@ -107,10 +110,12 @@ class HostExecutable:
             raise KilnError(f"threads must be at least 1, not {threads}")
         _ffi.lib().kilnHostExecutableSetThreads(handle, threads)
 
-    def launch(self, kernel: str, grid: Sequence[int], *args: Any) -> None:
+    def launch(self, kernel: str, grid: Sequence[int], *args: Any,
+               names: Sequence[str] | None = None) -> None:
         """Runs ``kernel`` once per program instance of ``grid`` (up to
         three sizes, x first). Arrays are passed by address: the kernel reads
-        and writes them in place."""
+        and writes them in place. ``names`` (one per argument) name the
+        arrays in errors."""
         if self._handle is None:
             raise KilnError("the executable is closed")
         types = self._signatures.get(kernel)
@@ -119,9 +124,13 @@ class HostExecutable:
             self._signatures[kernel] = types
         pointers, sizes, values = pack_launch(kernel, grid, args, types,
                                               _pack_array)
-        arrays = [a for a in args if isinstance(a, np.ndarray)]
+        arrays = [(i, a) for i, a in enumerate(args)
+                  if isinstance(a, np.ndarray)]
+        labels = [(f"'{names[i]}'" if names else f"argument {i}").encode()
+                  for i, _ in arrays]
         ranges = (_ffi.MemoryRange * len(arrays))(
-            *[_byte_bounds(a) for a in arrays])
+            *[(*_byte_bounds(a), label, i, not a.flags.writeable)
+              for (i, a), label in zip(arrays, labels)])
         check(_ffi.lib().kilnHostExecutableLaunch(
             self._handle, kernel.encode(), sizes, pointers, len(values),
             ranges, len(arrays)), LaunchError)

@@ -1333,8 +1333,23 @@ def run(fn: Callable, grid: Sequence[int], arguments: dict[str, Any]) -> None:
     except (ValueError, TypeError, IndexError, AttributeError,
             ArithmeticError) as exc:
         raise _at_kernel_line(exc) from exc
+    except RecursionError as exc:
+        # from None: its thousand frames repeat one line.
+        raise _too_deep(exc) from None
     finally:
         _state.program = None
+
+
+def _too_deep(exc: RecursionError) -> Exception:
+    """``exc`` as a ``KilnError`` at the innermost kernel line it passed
+    through: a kernel function that calls itself, which compiled kernels
+    refuse (their calls are inlined)."""
+    user = _kernel_frames(exc)
+    if not user:
+        return exc
+    return _at_line(user[-1], "calls nested too deeply (Python's recursion "
+                    "limit); @kiln.jit functions are inlined, so they "
+                    "cannot recurse")
 
 
 def _at_kernel_line(exc: Exception) -> Exception:
@@ -1342,15 +1357,24 @@ def _at_kernel_line(exc: Exception) -> Exception:
     interpreter raised it carrying out a kernel's operation (two tiles
     that do not broadcast, a list where a pointer goes); an error of the
     kernel's own Python code stays as it is."""
+    user = _kernel_frames(exc)
     frames = list(traceback.walk_tb(exc.__traceback__))
-    here = os.path.dirname(os.path.abspath(__file__))
-    user = [f for f, _ in frames
-            if not os.path.abspath(f.f_code.co_filename).startswith(
-                (here, _NUMPY_DIR))]
-    innermost = frames[-1][0] if frames else None
-    if not user or innermost in user:
+    if not user or frames[-1][0] in user:
         return exc
-    file, line = user[-1].f_code.co_filename, user[-1].f_lineno
+    return _at_line(user[-1], f"{type(exc).__name__}: {exc}")
+
+
+def _kernel_frames(exc: BaseException) -> list[types.FrameType]:
+    """The frames of ``exc``'s traceback in the kernel's own code (neither
+    Kiln's nor numpy's), outermost first."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    return [frame for frame, _ in traceback.walk_tb(exc.__traceback__)
+            if not os.path.abspath(frame.f_code.co_filename).startswith(
+                (here, _NUMPY_DIR))]
+
+
+def _at_line(frame: types.FrameType, message: str) -> KilnError:
+    """``message`` as a ``KilnError`` at ``frame``'s line, quoted."""
+    file, line = frame.f_code.co_filename, frame.f_lineno
     source = linecache.getline(file, line).strip()
-    return KilnError(f"{file}:{line}: {source}: {type(exc).__name__}: "
-                     f"{exc}")
+    return KilnError(f"{file}:{line}: {source}: {message}")

@@ -206,7 +206,8 @@ class JITFunction:
     @property
     def debug(self) -> bool:
         """Whether launches compile ``kl.device_assert`` and check every
-        host-target access against the arrays passed (``debug=True``, or
+        host-target access against the arrays passed even where
+        ``KILN_HOST_CHECK_BOUNDS=0`` turned that off (``debug=True``, or
         ``KILN_DEBUG=1`` in the environment)."""
         if self._debug is not None:
             return self._debug
@@ -375,9 +376,11 @@ class JITFunction:
 
     def compile(self, types: dict[str, Type],
                 constants: dict[str, Any]) -> HostExecutable:
-        check_bounds = self.debug
+        check_bounds = self.debug or os.environ.get(
+            "KILN_HOST_CHECK_BOUNDS", "") != "0"
         return self._compiled(
-            self._cache, self._key(types, constants), types, constants,
+            self._cache, self._key(types, constants) + (check_bounds,), types,
+            constants,
             lambda module: HostExecutable(module, check_bounds=check_bounds))
 
     def compile_gpu(self, types: dict[str, Type], constants: dict[str, Any],
@@ -392,9 +395,13 @@ class JITFunction:
         def build(module: Module) -> CudaModule:
             entry = cache.key(str(module), chip, num_warps, num_stages)
             found = cache.load(entry)
+            binary = None
             if found:
-                binary = GPUBinary.from_artifacts(module, chip, *found)
-            else:
+                try:
+                    binary = GPUBinary.from_artifacts(module, chip, *found)
+                except KilnError as exc:  # tensor maps it cannot read
+                    cache.report_damaged(entry, exc)
+            if binary is None:
                 cache.require_hit(f"kernel '{self.__name__}' for {chip} "
                                   f"({num_warps} warps, {num_stages} stages)")
                 binary = GPUBinary(module, chip, num_warps, num_stages)
@@ -548,7 +555,9 @@ class JITFunction:
                 self._register(fast, module, types, constants, values,
                                num_warps, num_stages)
             return
-        self.compile(types, constants).launch(self.fn.__name__, grid, *values)
+        self.compile(types, constants).launch(
+            self.fn.__name__, grid, *values,
+            names=[n for n in bound.arguments if n not in self.constexprs])
 
 
 def jit(fn: Callable | None = None, *, interpret: bool | None = None,

@@ -252,7 +252,8 @@ def test_winner_is_read_from_disk_by_a_new_autotuner(cache_dir):
     "{not json", json.dumps({"format": 1, "config": 7,
                              "description": "Config({})"}),
     json.dumps({"format": 1, "config": 0,
-                "description": "Config({'BLOCK': 8})"})])
+                "description": "Config({'BLOCK': 8})"}),
+    "[" * 100_000, "[1, 2]"])
 def test_an_unreadable_cache_file_is_ignored_with_a_warning(cache_dir,
                                                             content):
     x, y, out = add_arrays(3000)
@@ -270,6 +271,27 @@ def test_an_unreadable_cache_file_is_ignored_with_a_warning(cache_dir,
     # The new tuning replaced the file.
     assert json.loads(path.read_text())["description"] == \
         repr(kernel.best_config)
+
+
+@pytest.mark.parametrize("make", [
+    os.mkfifo, lambda path: path.symlink_to("/dev/zero")],
+    ids=["fifo", "link-to-dev-zero"])
+def test_a_cache_file_that_is_not_a_regular_file_is_ignored(cache_dir, make,
+                                                           deadline):
+    """A FIFO (which hung the launch) or a link to /dev/zero (which read
+    until MemoryError) in place of the winner: a warning, a tuning, and a
+    file in its place."""
+    x, y, out = add_arrays(3000)
+    tuned(add_kernel)[CountingGrid()](x, y, out, 3000)
+    [path] = (cache_dir / "autotune").glob("*.json")
+    path.unlink()
+    make(path)
+
+    kernel = tuned(add_kernel)
+    with pytest.warns(UserWarning, match="not a regular file"):
+        kernel[CountingGrid()](x, y, out, 3000)
+    assert set(kernel.timings) == set(CONFIGS)
+    assert path.is_file() and not path.is_symlink()
 
 
 def test_a_cache_directory_that_cannot_be_written_is_no_error(tmp_path,

@@ -7,11 +7,13 @@ the stand-in and, where there is one, on a GPU."""
 from __future__ import annotations
 
 import ctypes
+import json
 import os
 import re
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 from typing import Sequence
 
@@ -830,6 +832,90 @@ def test_disk_cache_entries_are_whole_or_ignored(tmp_path, monkeypatch):
     monkeypatch.setenv("KILN_CACHE_DIR", str(path / "under-a-file"))
     assert not cache.store(name, ".version 8.0", b"", 128)
     assert cache.load(name) is None
+
+
+def test_disk_cache_reads_only_regular_entries_of_bounded_size(
+        tmp_path, monkeypatch, deadline):
+    """A FIFO (which blocked the launch), a link to /dev/zero (which read
+    until MemoryError), a folder and an entry larger than MAX_ENTRY_BYTES
+    are damaged entries; a link to a whole entry is that entry."""
+    from kiln import cache
+    monkeypatch.setenv("KILN_CACHE_DIR", str(tmp_path / "cache"))
+    name = cache.key("module {}", "sm_90a", 4, 3)
+    entry = (".version 8.0", b"\x7fELF-ish", 128, 0, "")
+    assert cache.store(name, *entry)
+    path = tmp_path / "cache" / f"{name}.kiln"
+    whole = tmp_path / "whole.kiln"
+    os.replace(path, whole)
+    path.symlink_to(whole)
+    assert cache.load(name) == entry
+    path.unlink()
+    for make, remove in ((os.mkfifo, os.unlink),
+                         (lambda p: p.symlink_to("/dev/zero"), os.unlink),
+                         (os.mkdir, os.rmdir)):
+        make(path)
+        with pytest.warns(RuntimeWarning, match="not a regular file"):
+            assert cache.load(name) is None
+        remove(path)
+    # The compilation that follows replaces a FIFO with the entry.
+    os.mkfifo(path)
+    assert cache.store(name, *entry)
+    assert cache.load(name) == entry
+    monkeypatch.setattr(cache, "MAX_ENTRY_BYTES", path.stat().st_size - 1)
+    with pytest.warns(RuntimeWarning, match="more than the"):
+        assert cache.load(name) is None
+
+
+def test_disk_cache_headers_no_compilation_writes_are_damaged(
+        tmp_path, monkeypatch):
+    """A header nested 100,000 deep (a RecursionError), fields of the
+    wrong type (a str tensor_maps was an AttributeError), and metadata no
+    launch can use under a matching SHA-256 (a crafted entry, which failed
+    every launch until removed by hand) are reported and compiled again."""
+    from kiln import cache
+    monkeypatch.setenv("KILN_CACHE_DIR", str(tmp_path / "cache"))
+    name = cache.key("module {}", "sm_90a", 4, 3)
+    entry = (".version 8.0", b"\x7fELF-ish", 128, 98304, "")
+    assert cache.store(name, *entry)
+    path = tmp_path / "cache" / f"{name}.kiln"
+    data = path.read_bytes()
+    size = int.from_bytes(data[:4], "little")
+    header, body = json.loads(data[4:4 + size]), data[4 + size:]
+    bad = [{"tensor_maps": 5}, {"threads": "128"}, {"threads": True},
+           {"sha256": None}, {"ptx": -1, "cubin": len(body) + 1},
+           {"threads": 0}, {"threads": 2**40}, {"threads": 100},
+           {"threads": 2048}, {"shared": -1}, {"shared": 228 * 1024}]
+    for text in [b"[" * 100_000, b"[1, 2]",
+                 *(json.dumps({**header, **change}).encode()
+                   for change in bad)]:
+        path.write_bytes(len(text).to_bytes(4, "little") + text + body)
+        with pytest.warns(RuntimeWarning, match="is damaged"):
+            assert cache.load(name) is None, text[:80]
+    assert cache.store(name, *entry)
+    assert cache.load(name) == entry
+
+
+def test_disk_cache_removes_temporaries_dead_writers_left(tmp_path,
+                                                          monkeypatch):
+    """A writer killed between writing its temporary and renaming it
+    leaves the temporary; the next write to the folder removes those over
+    an hour old, never a live writer's nor a file not named as ours."""
+    from kiln import cache
+    folder = tmp_path / "cache"
+    folder.mkdir()
+    monkeypatch.setenv("KILN_CACHE_DIR", str(folder))
+    name = cache.key("module {}", "sm_90a", 4, 3)
+    dead = [folder / f".{name}.kiln.k1lled00", folder / ".0a1b.kiln.k1lled01"]
+    live = folder / f".{name}.kiln.wr1ting0"
+    notes = folder / "notes.txt"
+    two_hours_ago = time.time() - 2 * 3600
+    for file in (*dead, live, notes):
+        file.write_bytes(b"half an entry")
+    for file in (*dead, notes):
+        os.utime(file, (two_hours_ago, two_hours_ago))
+    assert cache.store(name, ".version 8.0", b"", 128)
+    assert sorted(p.name for p in folder.iterdir()) == \
+        sorted([f"{name}.kiln", live.name, notes.name])
 
 
 def aligned_tma_matmul() -> str:

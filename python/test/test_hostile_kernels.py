@@ -6,6 +6,7 @@ a Unicode name, compiles and runs (a review found each failing)."""
 from __future__ import annotations
 
 import importlib.util
+import inspect
 import textwrap
 import time
 
@@ -51,6 +52,15 @@ def test_static_range_is_bounded_in_the_interpreter():
             np.zeros(1, np.int32), CASE=4)
 
 
+def import_file(path):
+    """The module of the Python file at ``path``: generated kernels need a
+    file, so that inspect.getsource finds their source."""
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def test_a_quote_in_the_path_and_a_unicode_name(tmp_path):
     folder = tmp_path / 'with "quote" and \\ back'
     folder.mkdir()
@@ -70,9 +80,7 @@ def test_a_quote_in_the_path_and_a_unicode_name(tmp_path):
         def broken(x_ptr):
             kl.store(x_ptr, no_such_name)
         '''))
-    spec = importlib.util.spec_from_file_location("quoted_kernel", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = import_file(path)
     x = np.arange(4, dtype=np.float32)
     out = np.zeros(4, np.float32)
     module.añadir[(1,)](x, out)
@@ -120,3 +128,53 @@ def test_a_changed_global_is_compiled_anew(interpret):
         np.testing.assert_array_equal(out, x * 3 - 1)
     finally:
         FACTOR, OFFSET = 2, kl.constexpr(10)
+
+
+def test_an_expression_nested_900_deep_is_located(tmp_path):
+    """``x + x + ... + x`` of 900 terms, nested as deep, ran the walker
+    past Python's recursion limit (a raw RecursionError); compiled it is a
+    KilnCompileError at its line, and the interpreter, which Python runs,
+    computes it."""
+    path = tmp_path / "deep_kernel.py"
+    path.write_text(textwrap.dedent(f'''
+        import kiln
+        import kiln.language as kl
+
+
+        @kiln.jit
+        def deep(x_ptr, out_ptr):
+            x = kl.load(x_ptr)
+            kl.store(out_ptr, {" + ".join(["x"] * 900)})
+        '''))
+    module = import_file(path)
+    x = np.full(1, 2, np.float32)
+    out = np.zeros(1, np.float32)
+    with pytest.raises(kiln.KilnCompileError,
+                       match="expression nested too deeply") as caught:
+        module.deep[(1,)](x, out)
+    assert f"{path}:9:" in str(caught.value)
+    kiln.jit(module.deep.fn, interpret=True)[(1,)](x, out)
+    np.testing.assert_array_equal(out, [1800])
+
+
+@kiln.jit
+def _calls_itself(x):
+    return x + _calls_itself(x)
+
+
+@kiln.jit
+def recursive_kernel(x_ptr, out_ptr):
+    kl.store(out_ptr, _calls_itself(kl.load(x_ptr)))
+
+
+@pytest.mark.parametrize("interpret", [False, True],
+                         ids=["host", "interpreter"])
+def test_a_function_calling_itself_is_located(interpret):
+    """The compiler refuses a kernel function calling itself; the
+    interpreter ran it until a raw RecursionError, and now names the
+    line too."""
+    kernel = kiln.jit(recursive_kernel.fn, interpret=interpret)
+    with pytest.raises(kiln.KilnError, match="cannot recurse") as caught:
+        kernel[(1,)](np.ones(1, np.float32), np.zeros(1, np.float32))
+    line = inspect.getsourcelines(_calls_itself.fn)[1] + 2
+    assert f"{__file__}:{line}:" in str(caught.value)

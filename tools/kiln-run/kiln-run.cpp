@@ -93,9 +93,11 @@ static cl::opt<std::string>
     targetName("target", cl::desc("host or gpu (default: $KILN_TARGET, else "
                                   "host)"),
                cl::init(""));
-static cl::opt<bool> checkBounds("check-bounds",
-                                 cl::desc("Check every memory access"),
-                                 cl::init(false));
+static cl::opt<bool> checkBounds(
+    "check-bounds",
+    cl::desc("Host target: check every memory access against the array its "
+             "pointer came from (default; --check-bounds=false turns it off)"),
+    cl::init(true));
 static cl::opt<unsigned> repeat("repeat", cl::desc("Launches to time"),
                                 cl::init(1));
 static cl::opt<unsigned> seed("seed", cl::desc("Seed of rand arrays"),
@@ -225,6 +227,40 @@ static uint64_t hostMemoryBytes() {
          static_cast<uint64_t>(sysconf(_SC_PAGE_SIZE));
 }
 
+/// Parses the value of a scalar --arg of `type` into `arg`'s bytes: an
+/// integer exactly, a float rounded to the type; on failure (not a number,
+/// or out of the type's range) returns a message.
+static std::optional<std::string> parseScalar(StringRef text, Argument &arg) {
+  StringRef type = arg.type;
+  arg.bytes.resize(elementBytes(type));
+  if (type.starts_with("i")) {
+    int64_t integer;
+    unsigned bits = elementBytes(type) * 8;
+    if (text.getAsInteger(0, integer) ||
+        (bits < 64 && (integer < -(int64_t(1) << (bits - 1)) ||
+                       integer >= (int64_t(1) << (bits - 1)))))
+      return "'" + text.str() + "' is not an integer that fits in " +
+             type.str();
+    // Little-endian: the low bytes are the narrower integer.
+    std::memcpy(arg.bytes.data(), &integer, arg.bytes.size());
+    return std::nullopt;
+  }
+  double value;
+  if (text.getAsDouble(value))
+    return "'" + text.str() + "' is not a number";
+  llvm::APFloat rounded(value);
+  bool lossy;
+  rounded.convert(type == "f16"    ? llvm::APFloat::IEEEhalf()
+                  : type == "bf16" ? llvm::APFloat::BFloat()
+                  : type == "f32"  ? llvm::APFloat::IEEEsingle()
+                                   : llvm::APFloat::IEEEdouble(),
+                  llvm::APFloat::rmNearestTiesToEven, &lossy);
+  if (std::isfinite(value) && rounded.isInfinity())
+    return "'" + text.str() + "' does not fit in " + type.str();
+  storeElement(arg.bytes, type, 0, value);
+  return std::nullopt;
+}
+
 /// Parses one --arg; on failure returns a message.
 static std::optional<std::string> parseArgument(StringRef spec,
                                                 std::mt19937_64 &rng,
@@ -250,14 +286,8 @@ static std::optional<std::string> parseArgument(StringRef spec,
   arg.type = lhs.take_front(bracket).str();
   if (!elementBytes(arg.type))
     return "unknown type '" + arg.type + "'";
-  if (bracket == StringRef::npos) {
-    double value;
-    if (rhs.getAsDouble(value))
-      return "'" + rhs.str() + "' is not a number";
-    arg.bytes.resize(elementBytes(arg.type));
-    storeElement(arg.bytes, arg.type, 0, value);
-    return std::nullopt;
-  }
+  if (bracket == StringRef::npos)
+    return parseScalar(rhs, arg);
   arg.isArray = true;
   StringRef count = lhs.drop_front(bracket + 1);
   if (!count.consume_back("]") || count.getAsInteger(10, arg.count) ||
@@ -337,7 +367,7 @@ static int runArrayOnGPU(ModuleOp module, StringRef plan,
 static int runArrayFunction(ModuleOp module, func::FuncOp func,
                             std::mt19937_64 &rng, bool onGPU) {
   std::string name = func.getSymName().str();
-  if (checkBounds || threads != 1)
+  if (checkBounds.getNumOccurrences() || threads != 1)
     return fail("--check-bounds and --launch-threads apply to kernels; an "
                 "array function's plan runs unchecked, on one thread");
   size_t numInputs = func.getNumArguments();
@@ -461,12 +491,14 @@ launchOnHost(ModuleOp module, std::vector<Argument> &args,
   (*executable)->setThreads(threads);
   SmallVector<void *> pointers;
   SmallVector<kiln::host::MemoryRange> ranges;
-  for (Argument &arg : args) {
+  for (auto [position, arg] : llvm::enumerate(args)) {
     if (arg.isArray) {
       arg.address = reinterpret_cast<int64_t>(arg.bytes.data());
       pointers.push_back(&arg.address);
       ranges.push_back({static_cast<uint64_t>(arg.address),
-                        static_cast<uint64_t>(arg.address) + arg.bytes.size()});
+                        static_cast<uint64_t>(arg.address) + arg.bytes.size(),
+                        /*name=*/nullptr, static_cast<int32_t>(position),
+                        /*readOnly=*/0});
     } else {
       pointers.push_back(arg.bytes.data());
     }
@@ -925,7 +957,7 @@ int main(int argc, char **argv) {
   }
 
   if (target == "gpu") {
-    if (checkBounds || threads != 1)
+    if (checkBounds.getNumOccurrences() || threads != 1)
       return fail("--check-bounds and --launch-threads apply to the host "
                   "target");
     return runOnGPU(*module, args, grid);

@@ -9,6 +9,7 @@
 
 #include "kiln/Conversion/Passes.h"
 
+#include "kiln/Conversion/TileToHost/PointerOrigins.h"
 #include "kiln/Conversion/TileToHost/RuntimeInterface.h"
 #include "kiln/Dialect/Tile/IR/TileDialect.h"
 #include "kiln/Dialect/TileGPU/IR/TileGPUDialect.h"
@@ -22,6 +23,7 @@
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 #define DEBUG_TYPE "kiln-convert-tile-to-host"
@@ -361,28 +363,36 @@ static ValueRange programIdsAround(Operation *op) {
 }
 
 /// Emits the calls that check each memory access against the arrays a launch
-/// was given (the `bounds-check` option), and names each checked op so that
-/// a violation can say where it happened.
+/// was given (the `bounds-check` option), and describes each checked op (its
+/// location, the argument its pointer comes from, whether it writes) so that
+/// the run time can check it and say where a violation happened.
 class AccessChecker {
 public:
-  /// Declares the run-time check in `module`.
+  /// Declares the run-time checks in `module`, and finds the argument each
+  /// memory op of its kernels accesses.
   explicit AccessChecker(ModuleOp module) {
     OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
     Type i32 = b.getI32Type(), i64 = b.getI64Type();
-    auto check = func::FuncOp::create(
+    func::FuncOp::create(
         b, module.getLoc(), kCheckFunction,
-        b.getFunctionType({i64, i64, i32, i32, i32, i32, i32}, {i32}));
-    check.setPrivate();
+        b.getFunctionType({i64, i64, i32, i32, i32, i32, i32}, {i32}))
+        .setPrivate();
+    func::FuncOp::create(b, module.getLoc(), kCheckSpanFunction,
+                         b.getFunctionType({i64, i64, i64, i32}, {i32}))
+        .setPrivate();
+    module.walk([&](Operation *op) {
+      if (isa<LoadOp, StoreOp, AtomicRMWOp, AtomicCASOp, BlockLoadOp,
+              BlockStoreOp>(op))
+        origins[op] = findPointerOrigin(op->getOperand(0));
+    });
   }
 
   /// An i1 that is true where the access of `bytes` at `address` by `site`
-  /// should happen: `enabled` (the mask, or null for always) and in bounds.
-  /// An enabled access out of bounds is recorded for the launch to report.
+  /// should happen: `enabled` (the mask, or null for always) and allowed.
+  /// An enabled access that is not allowed is recorded for the launch to
+  /// report.
   Value check(OpBuilder &b, Location loc, Operation *site, Value address,
               int64_t bytes, Value enabled) {
-    auto [it, inserted] = siteIds.try_emplace(site, siteNames.size());
-    if (inserted)
-      siteNames.push_back(b.getStringAttr(describe(site)));
     ValueRange programIds = programIdsAround(site);
     Type i32 = b.getI32Type();
     Value enabled32 =
@@ -390,26 +400,62 @@ public:
                 : arith::ConstantIntOp::create(b, loc, 1, 32).getResult();
     SmallVector<Value> args = {
         address, arith::ConstantIntOp::create(b, loc, bytes, 64),
-        arith::ConstantIntOp::create(b, loc, it->second, 32), enabled32};
+        arith::ConstantIntOp::create(b, loc, siteId(b, site), 32), enabled32};
     args.append(programIds.begin(), programIds.end());
-    Value ok = func::CallOp::create(b, loc, kCheckFunction, i32, args)
-                   .getResult(0);
-    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, ok,
-                                 arith::ConstantIntOp::create(b, loc, 0, 32));
+    return isNonZero(b, loc,
+                     func::CallOp::create(b, loc, kCheckFunction, i32, args)
+                         .getResult(0));
   }
 
-  /// The checked ops, by site id.
+  /// An i1 that is true where every access of `bytes` at addresses
+  /// `lowest` to `highest` by `site` is allowed, so that no element needs
+  /// its own check (true when no element is accessed: `lowest` > `highest`).
+  Value checkSpan(OpBuilder &b, Location loc, Operation *site, Value lowest,
+                  Value highest, int64_t bytes) {
+    Value args[] = {lowest, highest,
+                    arith::ConstantIntOp::create(b, loc, bytes, 64),
+                    arith::ConstantIntOp::create(b, loc, siteId(b, site), 32)};
+    return isNonZero(b, loc,
+                     func::CallOp::create(b, loc, kCheckSpanFunction,
+                                          b.getI32Type(), args)
+                         .getResult(0));
+  }
+
+  /// Whether `op`'s accesses are checked: not where its pointer may come
+  /// from an integer, an address in memory the launch does not know.
+  bool checks(Operation *op) const {
+    return origins.lookup(op).kind != PointerOrigin::Address;
+  }
+
+  /// The checked ops, by site id (see kAccessSitesAttr).
   ArrayAttr sites(MLIRContext *ctx) const {
-    return ArrayAttr::get(ctx, siteNames);
+    return ArrayAttr::get(ctx, siteAttrs);
   }
 
 private:
-  static std::string describe(Operation *op) {
-    return (describeLocation(op) + ": " + op->getName().getStringRef()).str();
+  int32_t siteId(OpBuilder &b, Operation *site) {
+    auto [it, inserted] = siteIds.try_emplace(site, siteAttrs.size());
+    if (inserted) {
+      PointerOrigin origin = origins.lookup(site);
+      siteAttrs.push_back(b.getArrayAttr(
+          {b.getStringAttr(describeLocation(site) + ": " +
+                           site->getName().getStringRef()),
+           b.getI32IntegerAttr(origin.kind == PointerOrigin::Argument
+                                   ? int32_t(origin.argument)
+                                   : -1),
+           b.getBoolAttr(hasEffect<MemoryEffects::Write>(site))}));
+    }
+    return it->second;
   }
 
+  static Value isNonZero(OpBuilder &b, Location loc, Value i32) {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, i32,
+                                 arith::ConstantIntOp::create(b, loc, 0, 32));
+  }
+
+  llvm::DenseMap<Operation *, PointerOrigin> origins;
   llvm::DenseMap<Operation *, int32_t> siteIds;
-  SmallVector<Attribute> siteNames;
+  SmallVector<Attribute> siteAttrs;
 };
 
 /// Where one element of a memory op goes: its address, and whether the
@@ -436,13 +482,13 @@ struct ElementAccess {
   function_ref<Value(OpBuilder &, Location, ValueRange)> fallback;
 };
 
-/// Lowers a load, store or atomic to a loop over its elements that does each
-/// access only where it is enabled and (with `checker`) in bounds. Returns
+/// The loop over the elements of a load, store or atomic that does each
+/// access only where it is enabled and (with `checker`) allowed. Returns
 /// the result, if the op has one.
-static SmallVector<Value> lowerElementwiseAccess(OpBuilder &b, Location loc,
-                                                 Operation *op,
-                                                 AccessChecker *checker,
-                                                 const ElementAccess &e) {
+static SmallVector<Value> emitElementLoop(OpBuilder &b, Location loc,
+                                          Operation *op,
+                                          AccessChecker *checker,
+                                          const ElementAccess &e) {
   auto tensorType = dyn_cast_if_present<RankedTensorType>(e.resultType);
   Type elementType =
       e.resultType ? getElementTypeOrSelf(e.resultType) : Type();
@@ -479,6 +525,48 @@ static SmallVector<Value> lowerElementwiseAccess(OpBuilder &b, Location loc,
                               : SmallVector<Value>{};
         return {tensor::InsertOp::create(nb, l, result, args[0], ivs)};
       });
+}
+
+/// Lowers a load, store or atomic to a loop over its elements. With
+/// `checker`, a tile's accesses are checked at once where they all fall in
+/// the array they may access (the lowest and highest enabled addresses
+/// say), and one by one only where they do not, so that bounds checks cost
+/// little enough to stay on.
+static SmallVector<Value> lowerElementwiseAccess(OpBuilder &b, Location loc,
+                                                 Operation *op,
+                                                 AccessChecker *checker,
+                                                 const ElementAccess &e) {
+  if (checker && !checker->checks(op))
+    checker = nullptr;
+  if (!checker || e.shape.empty())
+    return emitElementLoop(b, loc, op, checker, e);
+  Value none[] = {arith::ConstantIntOp::create(b, loc, -1, 64),
+                  arith::ConstantIntOp::create(b, loc, 0, 64)};
+  SmallVector<Value> span = forEachElement(
+      b, loc, e.shape, none,
+      [&](OpBuilder &nb, Location l, ValueRange ivs,
+          ValueRange bounds) -> SmallVector<Value> {
+        auto [address, enabled] = e.addressAt(nb, l, ivs);
+        Value lowest = arith::MinUIOp::create(nb, l, bounds[0], address);
+        Value highest = arith::MaxUIOp::create(nb, l, bounds[1], address);
+        if (!enabled)
+          return {lowest, highest};
+        return {arith::SelectOp::create(nb, l, enabled, lowest, bounds[0]),
+                arith::SelectOp::create(nb, l, enabled, highest, bounds[1])};
+      });
+  Value allowed = checker->checkSpan(b, loc, op, span[0], span[1], e.bytes);
+  auto ifOp = scf::IfOp::create(
+      b, loc, e.resultType ? TypeRange(e.resultType) : TypeRange(), allowed,
+      /*withElseRegion=*/true);
+  for (auto [builder, elementChecker] :
+       {std::pair(ifOp.getThenBodyBuilder(), (AccessChecker *)nullptr),
+        std::pair(ifOp.getElseBodyBuilder(), checker)}) {
+    SmallVector<Value> results =
+        emitElementLoop(builder, loc, op, elementChecker, e);
+    if (e.resultType)
+      scf::YieldOp::create(builder, loc, results);
+  }
+  return ifOp.getResults();
 }
 
 /// The element access of a load, store or atomic through a pointer or a

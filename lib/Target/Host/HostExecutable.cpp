@@ -31,11 +31,20 @@ using namespace mlir;
 using namespace kiln::host;
 
 namespace {
+/// Why an access is not allowed.
+enum class AccessProblem { None, Outside, ReadOnly };
+
 /// What the access checks of the launch running on this thread compare
-/// against, and the first access they found out of bounds.
+/// against, and the first access they found not allowed.
 struct CheckedLaunch {
   ArrayRef<MemoryRange> ranges;
+  /// The range of each argument that is an array (null for the others).
+  SmallVector<const MemoryRange *> byArgument;
+  ArrayRef<AccessSite> sites;
   bool violated = false;
+  AccessProblem problem = AccessProblem::None;
+  /// The array the violation concerns (null: it is outside every array).
+  const MemoryRange *range = nullptr;
   uint64_t address = 0, bytes = 0;
   int32_t site = 0;
   std::array<int32_t, 3> programId = {};
@@ -44,6 +53,45 @@ struct CheckedLaunch {
   int32_t assertSite = 0;
   int64_t assertElement = 0;
   std::array<int32_t, 3> assertProgramId = {};
+
+  CheckedLaunch(ArrayRef<MemoryRange> ranges, ArrayRef<AccessSite> sites)
+      : ranges(ranges), sites(sites) {
+    for (const MemoryRange &range : ranges) {
+      if (range.argument < 0)
+        continue;
+      if (byArgument.size() <= size_t(range.argument))
+        byArgument.resize(range.argument + 1);
+      byArgument[range.argument] = &range;
+    }
+  }
+
+  /// Whether `site` may access bytes [begin, end); sets `found` to the
+  /// array that decides it (null when none does).
+  AccessProblem check(uint64_t begin, uint64_t end, int32_t site,
+                      const MemoryRange *&found) const {
+    const AccessSite &access = sites[site];
+    auto holds = [&](const MemoryRange &range) {
+      return begin <= end && begin >= range.begin && end <= range.end;
+    };
+    auto verdict = [&](const MemoryRange &range) {
+      found = &range;
+      return access.writes && range.readOnly ? AccessProblem::ReadOnly
+                                             : AccessProblem::None;
+    };
+    if (access.origin >= 0 && size_t(access.origin) < byArgument.size() &&
+        byArgument[access.origin]) {
+      const MemoryRange &range = *byArgument[access.origin];
+      found = &range;
+      return holds(range) ? verdict(range) : AccessProblem::Outside;
+    }
+    found = nullptr;
+    AccessProblem problem = AccessProblem::Outside;
+    for (const MemoryRange &range : ranges)
+      if (holds(range) &&
+          (problem = verdict(range)) == AccessProblem::None)
+        break;
+    return problem;
+  }
 };
 } // namespace
 
@@ -143,18 +191,34 @@ static int32_t checkAccess(uint64_t address, uint64_t bytes, int32_t site,
   // against: its accesses are not checked.
   if (!launch)
     return 1;
-  for (const MemoryRange &range : launch->ranges)
-    if (address >= range.begin && address + bytes <= range.end &&
-        address + bytes >= address)
-      return 1;
+  const MemoryRange *range;
+  AccessProblem problem = launch->check(address, address + bytes, site, range);
+  if (problem == AccessProblem::None)
+    return 1;
   if (!launch->violated) {
     launch->violated = true;
+    launch->problem = problem;
+    launch->range = range;
     launch->address = address;
     launch->bytes = bytes;
     launch->site = site;
     launch->programId = {pidX, pidY, pidZ};
   }
   return 0;
+}
+
+/// Called by kernels compiled with bounds checks before the accesses of a
+/// tile, whose enabled addresses run from `lowest` to `highest`: whether
+/// all of them are allowed, so that none needs its own check. Records
+/// nothing: the accesses checked one by one find the first bad one.
+static int32_t checkSpan(uint64_t lowest, uint64_t highest, uint64_t bytes,
+                         int32_t site) {
+  CheckedLaunch *launch = currentLaunch;
+  if (!launch || lowest > highest)
+    return 1;
+  const MemoryRange *range;
+  return launch->check(lowest, highest + bytes, site, range) ==
+         AccessProblem::None;
 }
 
 namespace {
@@ -223,6 +287,12 @@ static _Float16 truncateFloatToBF16(float value) {
   return result;
 }
 
+/// Whether $KILN_HOST_PROFILE asks for the JIT listeners of gdb and perf.
+static bool isProfilingRequested() {
+  const char *value = std::getenv("KILN_HOST_PROFILE");
+  return value && *value && StringRef(value) != "0";
+}
+
 HostExecutable::~HostExecutable() = default;
 
 FailureOr<std::unique_ptr<HostExecutable>>
@@ -256,8 +326,11 @@ HostExecutable::create(ModuleOp module, bool boundsCheck) {
     return failure();
   if (auto sites = (*lowered)->getAttrOfType<ArrayAttr>(
           kAccessSitesAttr))
-    for (auto site : sites.getAsValueRange<StringAttr>())
-      executable->accessSites.push_back(site.str());
+    for (auto site : sites.getAsRange<ArrayAttr>())
+      executable->accessSites.push_back(
+          {cast<StringAttr>(site[0]).str(),
+           static_cast<int32_t>(cast<IntegerAttr>(site[1]).getInt()),
+           cast<BoolAttr>(site[2]).getValue()});
   if (auto sites = (*lowered)->getAttrOfType<ArrayAttr>(
           kDebugSitesAttr))
     for (auto site : sites.getAsRange<ArrayAttr>()) {
@@ -269,6 +342,12 @@ HostExecutable::create(ModuleOp module, bool boundsCheck) {
     }
 
   ExecutionEngineOptions options;
+  // The debugger's and perf's JIT listeners write a dump per process under
+  // $TMPDIR/.debug (and a full disk aborts the process at exit): only for
+  // a user who asks to profile JIT-compiled kernels.
+  bool profile = isProfilingRequested();
+  options.enableGDBNotificationListener = profile;
+  options.enablePerfNotificationListener = profile;
   auto transformer = makeOptimizingTransformer(/*optLevel=*/3,
                                                /*sizeLevel=*/0,
                                                /*targetMachine=*/nullptr);
@@ -283,6 +362,9 @@ HostExecutable::create(ModuleOp module, bool boundsCheck) {
     llvm::orc::SymbolMap symbols;
     symbols[mangle(kCheckFunction)] = {
         llvm::orc::ExecutorAddr::fromPtr(&checkAccess),
+        llvm::JITSymbolFlags::Exported};
+    symbols[mangle(kCheckSpanFunction)] = {
+        llvm::orc::ExecutorAddr::fromPtr(&checkSpan),
         llvm::JITSymbolFlags::Exported};
     symbols[mangle(kPrintFunction)] = {
         llvm::orc::ExecutorAddr::fromPtr(&printValue),
@@ -363,7 +445,7 @@ LogicalResult HostExecutable::launch(StringRef kernel,
   }
   uint64_t total = uint64_t(grid[0]) * grid[1] * grid[2];
   unsigned parts = std::max<uint64_t>(1, std::min<uint64_t>(threads, total));
-  std::vector<CheckedLaunch> checks(parts);
+  std::vector<CheckedLaunch> checks(parts, CheckedLaunch(ranges, accessSites));
   auto runPart = [&](unsigned part) {
     int64_t begin = total * part / parts, end = total * (part + 1) / parts;
     SmallVector<void *> packed(args);
@@ -371,7 +453,6 @@ LogicalResult HostExecutable::launch(StringRef kernel,
       packed.push_back(&size);
     packed.push_back(&begin);
     packed.push_back(&end);
-    checks[part].ranges = ranges;
     currentLaunch = &checks[part];
     currentDebugSites = &debugSites;
     (*function)(packed.data());
@@ -405,12 +486,32 @@ LogicalResult HostExecutable::launch(StringRef kernel,
   if (violated == checks.end())
     return success();
   const CheckedLaunch &checked = *violated;
+  const AccessSite &site = accessSites[checked.site];
   llvm::raw_string_ostream os(error);
-  os << "out-of-bounds access at " << accessSites[checked.site]
-     << " in program (" << checked.programId[0] << ", "
-     << checked.programId[1] << ", " << checked.programId[2] << "): bytes ["
-     << llvm::format_hex(checked.address, 0) << ", +" << checked.bytes
-     << ") are outside every array passed to '" << kernel
-     << "'; the access was skipped";
+  std::string array;
+  if (const MemoryRange *range = checked.range) {
+    llvm::raw_string_ostream arrayOs(array);
+    if (range->name)
+      arrayOs << range->name;
+    else
+      arrayOs << "argument " << range->argument;
+    arrayOs << " (bytes [" << llvm::format_hex(range->begin, 0) << ", "
+            << llvm::format_hex(range->end, 0) << "))";
+  }
+  os << (checked.problem == AccessProblem::ReadOnly ? "write to a read-only "
+                                                      "array"
+                                                    : "out-of-bounds access")
+     << " at " << site.text << " in program (" << checked.programId[0]
+     << ", " << checked.programId[1] << ", " << checked.programId[2]
+     << "): bytes [" << llvm::format_hex(checked.address, 0) << ", +"
+     << checked.bytes << ") ";
+  if (checked.problem == AccessProblem::ReadOnly)
+    os << "are in " << array << ", which is read-only";
+  else if (checked.range)
+    os << "are outside " << array
+       << ", the array its pointer was derived from";
+  else
+    os << "are outside every array passed to '" << kernel << "'";
+  os << "; the access was skipped";
   return failure();
 }

@@ -116,6 +116,25 @@ static LogicalResult makeTemporaryFile(StringRef suffix, TemporaryFile &file,
   return success();
 }
 
+/// Writes `contents` to the file at `path`. A failed write (a full disk)
+/// is an error, not the fatal error that an unchecked stream raises when
+/// it is destroyed.
+static LogicalResult writeFile(StringRef path, StringRef contents,
+                               std::string &error) {
+  std::error_code code;
+  llvm::raw_fd_ostream os(path, code);
+  if (!code) {
+    os << contents;
+    os.close();
+    code = os.error();
+    os.clear_error();
+  }
+  if (code)
+    error = "cannot write the PTX for ptxas to " + path.str() + ": " +
+            code.message();
+  return failure(bool(code));
+}
+
 /// Reads the whole file at `path` into `contents`.
 static LogicalResult readFile(StringRef path, std::string &contents) {
   llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
@@ -146,15 +165,8 @@ FailureOr<std::string> kiln::nvptx::assembleCubin(StringRef ptx,
       failed(makeTemporaryFile("cubin", cubinFile, error)) ||
       failed(makeTemporaryFile("log", logFile, error)))
     return failure();
-  if (llvm::Error writeError =
-          llvm::writeToOutput(ptxFile.path, [&](llvm::raw_ostream &os) {
-            os << ptx;
-            return llvm::Error::success();
-          })) {
-    error = "cannot write the PTX for ptxas: " +
-            llvm::toString(std::move(writeError));
+  if (failed(writeFile(ptxFile.path, ptx, error)))
     return failure();
-  }
 
   std::string arch = "-arch=" + options.chip;
   std::string optLevel = "-O" + std::to_string(options.optLevel);

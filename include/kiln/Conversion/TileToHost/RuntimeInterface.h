@@ -22,9 +22,15 @@ inline constexpr llvm::StringLiteral kFreeFunction = "__kiln_host_free";
 
 /// The bounds check of one access (`bounds-check`): (i64 address, i64
 /// bytes, i32 site, i32 enabled, i32 program id x, y, z) -> i32 whether to
-/// access. The module attribute names each site ("file:line:col: op").
+/// access. The check of a tile's accesses at once: (i64 lowest address, i64
+/// highest address, i64 bytes of one element, i32 site) -> i32 whether all
+/// are allowed. The module attribute describes each site as ["file:line:col:
+/// op", the argument its pointer comes from (i32, -1 for any), whether it
+/// writes (bool)].
 inline constexpr llvm::StringLiteral kCheckFunction =
     "__kiln_host_check_access";
+inline constexpr llvm::StringLiteral kCheckSpanFunction =
+    "__kiln_host_check_span";
 inline constexpr llvm::StringLiteral kAccessSitesAttr =
     "kiln.host.access_sites";
 

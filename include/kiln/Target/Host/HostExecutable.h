@@ -20,10 +20,25 @@ class ModuleOp;
 
 namespace kiln::host {
 
-/// Bytes [begin, end) of memory that a launch may access.
+/// Bytes [begin, end) of memory that a launch may access: the array passed
+/// as argument `argument` of the kernel (-1: not one argument), called
+/// `name` in errors (null: "argument N"), which the kernel may write unless
+/// `readOnly`.
 struct MemoryRange {
   uint64_t begin;
   uint64_t end;
+  const char *name;
+  int32_t argument;
+  int32_t readOnly;
+};
+
+/// A checked memory op as the run time knows it (see
+/// kiln-convert-tile-to-host): "file:line:col: op", the argument its pointer
+/// comes from (-1: any), and whether it writes.
+struct AccessSite {
+  std::string text;
+  int32_t origin;
+  bool writes;
 };
 
 /// A tile.print or tile.assert as the run time knows it (see
@@ -41,7 +56,9 @@ class HostExecutable {
 public:
   /// Lowers a copy of `module` (which is left as it is) and compiles it.
   /// With `boundsCheck`, every memory access is checked at run time against
-  /// the ranges given to `launch`. `tile.print` writes to standard output;
+  /// the ranges given to `launch`: an access through a pointer derived from
+  /// an array argument against that array, others against every array, and
+  /// a write against the arrays that are not read-only. `tile.print` writes to standard output;
   /// a `tile.assert` that fails makes its launch fail. Failures are reported
   /// as diagnostics on
   /// the module's context.
@@ -52,9 +69,9 @@ public:
 
   /// Runs `kernel` on a `grid` of program instances. `args` point to the
   /// kernel's arguments in order: an `int64_t` address for each pointer, the
-  /// value itself for each scalar. When accesses are checked, one outside
-  /// every range of `ranges` is skipped and the launch fails, naming the
-  /// first such access. On failure `error` says why.
+  /// value itself for each scalar. When accesses are checked, one that
+  /// `ranges` do not allow is skipped and the launch fails, naming the first
+  /// such access. On failure `error` says why.
   mlir::LogicalResult launch(mlir::StringRef kernel,
                              std::array<uint32_t, 3> grid,
                              mlir::ArrayRef<void *> args,
@@ -82,8 +99,8 @@ private:
   llvm::StringMap<size_t> numArguments;
   /// Names of the launch plans.
   llvm::StringSet<> plans;
-  /// "file:line:col: op" of each checked access site, by site id.
-  std::vector<std::string> accessSites;
+  /// The checked memory ops, by site id.
+  std::vector<AccessSite> accessSites;
   /// The print and assert ops, by site id.
   std::vector<DebugSite> debugSites;
   unsigned threads = 1;
