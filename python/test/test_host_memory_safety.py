@@ -4,9 +4,14 @@ write to a read-only array (numpy's writeable flag, a read-only memmap, a
 bytes buffer) and a contiguous write through a negative-stride view each
 end in a LaunchError naming the access and the array, and corrupt nothing;
 kernels that stay in bounds, negative strides included, compute what numpy
-does."""
+does. Compiles leave nothing in $TMPDIR, and a full one is an error, not
+an abort at exit."""
 
 from __future__ import annotations
+
+import contextlib
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -141,3 +146,75 @@ def test_loop_carried_and_chosen_pointers_pass_the_checks(use_y):
 def test_a_bytes_object_is_not_an_array():
     with pytest.raises(kiln.KilnError, match="cannot be passed to a kernel"):
         scale[(1,)](b"\0" * 256, np.zeros(64, np.float32), 64, BLOCK=64)
+
+
+_COMPILE_IN_A_CHILD = '''
+import numpy as np
+import kiln, kiln.language as kl
+
+@kiln.jit
+def double(x_ptr, BLOCK: kl.constexpr):
+    offsets = kl.arange(0, BLOCK)
+    kl.store(x_ptr + offsets, kl.load(x_ptr + offsets) * 2)
+
+x = np.ones(16, np.float32)
+double[(1,)](x, BLOCK=16)
+print("host", x.sum())
+try:
+    double.warmup(x, BLOCK=16, grid=(1,), chip="sm_90a")
+    print("gpu compiled")
+except kiln.KilnError as error:
+    print("gpu error:", str(error).splitlines()[-1])
+'''
+
+
+def _run_child(tmp_path, temporary_folder) -> subprocess.CompletedProcess:
+    import os
+    package = os.path.dirname(os.path.dirname(kiln.__file__))
+    env = {**os.environ, "TMPDIR": str(temporary_folder),
+           "KILN_CACHE_DIR": str(tmp_path / "cache"),
+           "PYTHONPATH": package}
+    script = tmp_path / "child.py"
+    script.write_text(_COMPILE_IN_A_CHILD)
+    return subprocess.run([sys.executable, str(script)], capture_output=True,
+                          text=True, env=env, timeout=300)
+
+
+def test_compiles_leave_nothing_in_tmpdir(tmp_path):
+    # The JIT's perf listener left $TMPDIR/.debug/jit/... for every process.
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    run = _run_child(tmp_path, temporary)
+    assert run.returncode == 0, run.stderr
+    assert "host 32.0" in run.stdout
+    assert list(temporary.iterdir()) == []
+
+
+@pytest.fixture
+def full_folder(tmp_path):
+    """A folder on a file system with no space left (a small tmpfs, which
+    needs the right to mount)."""
+    folder = tmp_path / "full"
+    folder.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs",
+                       str(folder)], capture_output=True).returncode != 0:
+        pytest.skip("cannot mount a small tmpfs here (needs root)")
+    try:
+        with open(folder / "filler", "wb") as filler:
+            with contextlib.suppress(OSError):
+                filler.write(b"\0" * (1 << 20))
+        yield folder
+    finally:
+        subprocess.run(["umount", str(folder)], capture_output=True)
+
+
+def test_a_full_tmpdir_is_an_error_not_an_abort(tmp_path, full_folder):
+    run = _run_child(tmp_path, full_folder)
+    # Before: "LLVM ERROR: IO failure on output stream: No space left on
+    # device" and exit status 1, after the host launch had run.
+    assert run.returncode == 0, run.stderr
+    assert "LLVM ERROR" not in run.stderr
+    assert "host 32.0" in run.stdout
+    assert ("gpu compiled" in run.stdout or
+            "cannot write the PTX for ptxas" in run.stdout and
+            "No space left on device" in run.stdout), run.stdout
