@@ -16,7 +16,8 @@ config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".c"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.kiln_obj_root, "test")
-config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "robustness"]
+config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "robustness",
+                   "Inputs"]
 
 # Same strictness as upstream MLIR's suite: variables do not leak between
 # CHECK-LABEL blocks, and every declared prefix must be used.

@@ -4,6 +4,7 @@
 
 #include "kiln/InitAll.h"
 #include "kiln/Runtime/CudaDriver.h"
+#include "kiln/Support/InputLimits.h"
 #include "kiln/Target/GPU/GPUCompiler.h"
 #include "kiln/Target/Host/HostExecutable.h"
 #include "kiln/Transforms/LaunchPlan.h"
@@ -17,6 +18,8 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include "llvm/ADT/StringMap.h"
@@ -175,9 +178,17 @@ KilnError *kilnModuleCreateParse(KilnContext *context, const char *text,
                                  KilnModule **module) {
   *module = nullptr;
   DiagnosticCollector collector(context->context);
-  OwningOpRef<ModuleOp> parsed = parseSourceString<ModuleOp>(
-      StringRef(text, length), ParserConfig(&context->context),
-      filename ? filename : "<string>");
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBufferCopy(StringRef(text, length),
+                                           filename ? filename : "<string>"),
+      llvm::SMLoc());
+  OwningOpRef<ModuleOp> parsed;
+  kiln::runOnLargeStack([&] {
+    if (succeeded(kiln::checkNestingDepth(sourceMgr, &context->context)))
+      parsed = parseSourceFile<ModuleOp>(sourceMgr,
+                                         ParserConfig(&context->context));
+  });
   if (!parsed)
     return collector.takeError("failed to parse " +
                                std::string(filename ? filename : "<string>"));
@@ -208,7 +219,9 @@ KilnError *kilnModuleRunPipeline(KilnModule *module, const char *pipeline) {
   // A failed pass may leave invalid IR behind: run on a copy, and keep the
   // module as it was unless the whole pipeline succeeds.
   OwningOpRef<ModuleOp> copy(cast<ModuleOp>((*module->module)->clone()));
-  if (failed(passManager.run(*copy)))
+  LogicalResult result = failure();
+  kiln::runOnLargeStack([&] { result = passManager.run(*copy); });
+  if (failed(result))
     return collector.takeError("pass pipeline '" + std::string(pipeline) +
                                "' failed");
   module->module = std::move(copy);
@@ -274,8 +287,12 @@ KilnError *kilnHostExecutableCreate(KilnModule *module, int checkBounds,
                                     KilnHostExecutable **executable) {
   *executable = nullptr;
   DiagnosticCollector collector(module->context->context);
-  auto created =
-      kiln::host::HostExecutable::create(*module->module, checkBounds != 0);
+  FailureOr<std::unique_ptr<kiln::host::HostExecutable>> created =
+      failure();
+  kiln::runOnLargeStack([&] {
+    created =
+        kiln::host::HostExecutable::create(*module->module, checkBounds != 0);
+  });
   if (failed(created))
     return collector.takeError("compiling for the host failed");
   *executable = new KilnHostExecutable{std::move(*created)};
@@ -444,8 +461,9 @@ KilnError *kilnGPUBinaryCreate(KilnModule *module, const char *chip,
   options.target.chip = chip;
   // The lowering rewrites the module: compile a copy.
   OwningOpRef<ModuleOp> copy(cast<ModuleOp>((*module->module)->clone()));
-  FailureOr<kiln::gpu::GPUBinary> compiled =
-      kiln::gpu::compileForGPU(*copy, options);
+  FailureOr<kiln::gpu::GPUBinary> compiled = failure();
+  kiln::runOnLargeStack(
+      [&] { compiled = kiln::gpu::compileForGPU(*copy, options); });
   if (failed(compiled))
     return collector.takeError("compiling for " + std::string(chip) +
                                " failed");

@@ -178,3 +178,19 @@ def test_a_function_calling_itself_is_located(interpret):
         kernel[(1,)](np.ones(1, np.float32), np.zeros(1, np.float32))
     line = inspect.getsourcelines(_calls_itself.fn)[1] + 2
     assert f"{__file__}:{line}:" in str(caught.value)
+
+
+@pytest.mark.parametrize("depth", [1001, 7000, 100_000])
+def test_ir_nested_too_deep_is_refused_not_a_crash(depth):
+    # kiln.Module.parse killed the interpreter at about 7,000 levels (the
+    # upstream parser's recursion overflowed the stack).
+    text = ("func.func @f() attributes {a = " + "[" * depth + "1" +
+            "]" * depth + "} {\n  return\n}\n")
+    with kiln.Context() as ctx:
+        with pytest.raises(kiln.KilnError,
+                           match=r"deep.mlir:1:1031: error: input nested "
+                                 r"more than 1000 levels deep"):
+            kiln.Module.parse(ctx, text, "deep.mlir")
+        # At the limit it parses (on the C API's large stack).
+        kiln.Module.parse(ctx, text.replace("[" * depth, "[" * 998, 1)
+                          .replace("]" * depth, "]" * 998, 1), "ok.mlir")

@@ -25,6 +25,7 @@
 #include "kiln/Conversion/Passes.h"
 #include "kiln/Dialect/TileGPU/Transforms/Passes.h"
 #include "kiln/InitAll.h"
+#include "kiln/Support/InputLimits.h"
 #include "kiln/Target/GPU/GPUCompiler.h"
 #include "kiln/Target/GPU/GPUPipeline.h"
 #include "kiln/Target/Host/HostPipeline.h"
@@ -368,6 +369,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(
       llvm::MemoryBuffer::getMemBufferCopy(text, "input"), llvm::SMLoc());
+  // As Kiln's tools and C API do: input nested too deep is refused.
+  if (failed(kiln::checkNestingDepth(sourceMgr, &context)))
+    return 0;
   OwningOpRef<ModuleOp> module =
       parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&context));
   if (!module)

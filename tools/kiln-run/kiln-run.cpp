@@ -45,6 +45,7 @@
 #include "kiln/Dialect/TileGPU/Transforms/Passes.h"
 #include "kiln/InitAll.h"
 #include "kiln/Runtime/CudaDriver.h"
+#include "kiln/Support/InputLimits.h"
 #include "kiln/Target/GPU/GPUCompiler.h"
 #include "kiln/Target/Host/HostExecutable.h"
 #include "kiln/Transforms/CostModel.h"
@@ -877,10 +878,9 @@ static int runArrayOnGPU(ModuleOp module, StringRef plan,
   return wrong ? 1 : 0;
 }
 
-int main(int argc, char **argv) {
-  llvm::InitLLVM init(argc, argv);
-  cl::ParseCommandLineOptions(argc, argv, "Kiln: run one tile kernel\n");
-
+/// Everything after the command line, on a large stack (see
+/// kiln/Support/InputLimits.h); the exit status.
+static int run() {
   std::string target = targetName;
   if (target.empty()) {
     const char *env = std::getenv("KILN_TARGET");
@@ -917,10 +917,12 @@ int main(int argc, char **argv) {
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler handler(sourceMgr, &context);
   std::string error;
-  auto file = openInputFile(inputFile, &error);
+  auto file = kiln::openRegularInputFile(inputFile, error);
   if (!file)
     return fail(error);
   sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  if (failed(kiln::checkNestingDepth(sourceMgr, &context)))
+    return 1;
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
   if (!module)
     return 1;
@@ -978,4 +980,12 @@ int main(int argc, char **argv) {
     if (arg.isArray)
       summarize("arg" + std::to_string(i), arg);
   return met ? 0 : 1;
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::ParseCommandLineOptions(argc, argv, "Kiln: run one tile kernel\n");
+  int status = 1;
+  kiln::runOnLargeStack([&] { status = run(); });
+  return status;
 }

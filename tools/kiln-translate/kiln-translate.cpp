@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "kiln/InitAll.h"
+#include "kiln/Support/InputLimits.h"
 #include "kiln/Target/GPU/GPUCompiler.h"
 #include "kiln/Target/NVPTX/NVPTXTarget.h"
 
@@ -165,6 +166,8 @@ static LogicalResult processBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer,
   // carries as a note.
   context.printOpOnDiagnostic(!verifyDiagnostics);
   auto parseAndTranslate = [&] {
+    if (failed(kiln::checkNestingDepth(sourceMgr, &context)))
+      return failure();
     OwningOpRef<ModuleOp> module =
         parseSourceFile<ModuleOp>(sourceMgr, &context);
     return success(module && succeeded(translate(*module, options, os)));
@@ -200,7 +203,7 @@ int main(int argc, char **argv) {
     return fail(error);
 
   std::unique_ptr<llvm::MemoryBuffer> input =
-      openInputFile(inputFilename, &error);
+      kiln::openRegularInputFile(inputFilename, error);
   if (!input)
     return fail(error);
   std::unique_ptr<llvm::ToolOutputFile> output =
@@ -216,10 +219,12 @@ int main(int argc, char **argv) {
                           raw_ostream &os) {
     return processBuffer(std::move(chunk), os, registry, options);
   };
-  LogicalResult result =
-      splitInputFile
-          ? splitAndProcessBuffer(std::move(input), processChunk, output->os())
-          : processChunk(std::move(input), output->os());
+  LogicalResult result = failure();
+  kiln::runOnLargeStack([&] {
+    result = splitInputFile ? splitAndProcessBuffer(std::move(input),
+                                                    processChunk, output->os())
+                            : processChunk(std::move(input), output->os());
+  });
   if (failed(result))
     return 1;
   output->keep();
