@@ -8,6 +8,11 @@ from kiln import _ffi
 from kiln.errors import CompilationError, Diagnostic, KilnError, Severity
 
 
+def _text(raw: bytes) -> str:
+    """A string from the C API, which may quote input that is not UTF-8."""
+    return raw.decode(errors="replace")
+
+
 def check(error: _ffi.ErrorHandle, kind: type = CompilationError) -> None:
     """Raises `kind` (CompilationError by default, with the diagnostics) for
     a non-NULL error handle, and frees it."""
@@ -19,9 +24,9 @@ def check(error: _ffi.ErrorHandle, kind: type = CompilationError) -> None:
         for i in range(lib.kilnErrorGetNumDiagnostics(error)):
             record = lib.kilnErrorGetDiagnostic(error, i).contents
             diagnostics.append(Diagnostic(
-                Severity(record.severity), record.file.decode(), record.line,
-                record.column, record.message.decode()))
-        message = lib.kilnErrorGetMessage(error).decode()
+                Severity(record.severity), _text(record.file), record.line,
+                record.column, _text(record.message)))
+        message = _text(lib.kilnErrorGetMessage(error))
     finally:
         lib.kilnErrorDestroy(error)
     if kind is CompilationError:

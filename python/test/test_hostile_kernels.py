@@ -194,3 +194,31 @@ def test_ir_nested_too_deep_is_refused_not_a_crash(depth):
         # At the limit it parses (on the C API's large stack).
         kiln.Module.parse(ctx, text.replace("[" * depth, "[" * 998, 1)
                           .replace("]" * depth, "]" * 998, 1), "ok.mlir")
+
+
+@kiln.jit
+def huge_tile(x_ptr, out_ptr, N: kl.constexpr):
+    offsets = kl.arange(0, N)
+    kl.store(out_ptr + offsets, kl.load(x_ptr + offsets) * 2)
+
+
+@pytest.mark.parametrize("target, n, message", [
+    ("host", 2**30, "tile of 1073741824 elements .* is more than the "
+                    "1048576 a tile may have"),
+    ("host", 2**21, "is more than the 1048576 a tile may have"),
+    ("sm_90a", 2**20, "is 8192 per thread with 128 threads, more than the "
+                      "1024 the GPU lowering takes"),
+])
+def test_huge_tiles_are_refused_by_name_and_quickly(target, n, message):
+    # 2**30 elements ended in "LLVM ERROR: out of memory" (an abort); a GPU
+    # compile of 2**20 did not finish.
+    start = time.monotonic()
+    x = np.zeros(16, np.float32)
+    with pytest.raises(kiln.KilnCompileError, match=message) as caught:
+        if target == "host":
+            huge_tile[(1,)](x, x, N=n)
+        else:
+            huge_tile.warmup(x, x, N=n, grid=(1,), chip=target)
+    assert time.monotonic() - start < 30
+    line = huge_tile.fn.__code__.co_firstlineno + 2
+    assert f"{__file__}:{line}:" in str(caught.value)

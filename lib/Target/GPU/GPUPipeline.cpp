@@ -30,6 +30,8 @@ using namespace mlir;
 
 void kiln::gpu::buildGPULoweringPipeline(OpPassManager &pm,
                                          const GPULoweringOptions &options) {
+  pm.addPass(tile::createTileCheckSizesPass(
+      tile::TileCheckSizesPassOptions{options.numWarps * 32}));
   // Among others, `acc + dot(a, b, 0)` becomes `dot(a, b, acc)`: one set of
   // accumulator registers instead of two.
   pm.addPass(createCanonicalizerPass());

@@ -36,6 +36,7 @@ using namespace mlir;
 
 void kiln::host::buildHostLoweringPipeline(
     OpPassManager &pm, const HostLoweringOptions &options) {
+  pm.addPass(tile::createTileCheckSizesPass());
   // A CPU traps on x / 0; Kiln's kernels define it as 0.
   pm.addPass(tile::createTileTotalDivisionPass());
   ConvertTileToHostPassOptions conversion;

@@ -78,4 +78,36 @@ def TileCarryBlockPointersPass
                            "::mlir::scf::SCFDialect"];
 }
 
+def TileCheckSizesPass : Pass<"tile-check-sizes", "mlir::ModuleOp"> {
+  let summary = "Refuse tiles too large to compile";
+  let description = [{
+    A tile of 2^30 elements made LLVM abort (out of memory), and one of
+    2^20 elements did not finish compiling for the GPU: code generation
+    unrolls the elements a thread holds. Each target runs this pass first,
+    so that such a kernel ends in an error naming the tile and the limit:
+
+    - a tile (a ranked tensor operand or result of an op in a kernel) has
+      at most 2^20 (1,048,576) elements, Triton's limit
+      (`TRITON_MAX_TENSOR_NUMEL`);
+    - with `threads` (the GPU's threads per program), a tile has at most
+      1,024 elements per thread: its elements over the threads. The GPU's
+      compile time grows faster than linearly with it (about 1 s at 512,
+      3 s at 1,024, 13 s at 2,048 on two cores); Triton's tutorials stay
+      at or below 256.
+
+    Launch plans (`kiln.plan`, host code over whole arrays) are not tile
+    kernels and are not checked.
+
+    ```mlir
+    // error: 'tile.range' op tile of 2097152 elements is more than the
+    // 1048576 a tile may have
+    %r = tile.range 0 to 2097152 : tensor<2097152xi32>
+    ```
+  }];
+  let options = [
+    Option<"threads", "threads", "int64_t", /*default=*/"0",
+           "Threads per program on the GPU (0: no per-thread limit)">
+  ];
+}
+
 #endif // KILN_DIALECT_TILE_TRANSFORMS_PASSES_TD
