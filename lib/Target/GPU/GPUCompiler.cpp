@@ -61,6 +61,18 @@ LogicalResult kiln::gpu::lowerTileKernels(ModuleOp module, int64_t numWarps,
            << "target nvptx: num_warps must be a power of two from 1 to 32, "
               "not "
            << numWarps;
+  // A tile argument would become the registers each thread holds of it,
+  // and each thread would take its own value (a silent wrong result).
+  for (auto func : module.getOps<func::FuncOp>()) {
+    if (func.isExternal() || func->hasAttr("kiln.plan"))
+      continue;
+    for (auto [i, type] : llvm::enumerate(func.getArgumentTypes()))
+      if (isa<RankedTensorType>(type))
+        return func.emitOpError("target nvptx: kernel argument ")
+               << i << " is a tile (" << type
+               << "); a kernel takes scalars and pointers (pass a pointer "
+                  "and load the tile)";
+  }
   PassManager pm(module.getContext());
   GPULoweringOptions options;
   options.numWarps = numWarps;
