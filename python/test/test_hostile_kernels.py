@@ -6,6 +6,9 @@ a Unicode name, compiles and runs (a review found each failing)."""
 from __future__ import annotations
 
 import importlib.util
+import os
+import signal
+import threading
 import inspect
 import textwrap
 import time
@@ -222,3 +225,27 @@ def test_huge_tiles_are_refused_by_name_and_quickly(target, n, message):
     assert time.monotonic() - start < 30
     line = huge_tile.fn.__code__.co_firstlineno + 2
     assert f"{__file__}:{line}:" in str(caught.value)
+
+
+@kiln.jit
+def spin(x_ptr, n):
+    pid = kl.program_id(0)
+    kl.store(x_ptr + (pid % n), pid.to(kl.float32))
+
+
+@pytest.mark.parametrize("threads", ["1", "2"])
+def test_ctrl_c_stops_a_long_host_launch(monkeypatch, threads):
+    # A launch of 2**31 - 1 programs ignored Ctrl-C (for minutes).
+    monkeypatch.setenv("KILN_HOST_THREADS", threads)
+    x = np.zeros(16, np.float32)
+    spin[(1,)](x, 16)  # compiled before the clock starts
+    timer = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT))
+    start = time.monotonic()
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        spin[(2**31 - 1,)](x, 16)
+    assert time.monotonic() - start < 10
+    # The handler is Python's again, and launches run to their end.
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    spin[(4096,)](x, 16)
+    np.testing.assert_array_equal(x, 4080 + np.arange(16))

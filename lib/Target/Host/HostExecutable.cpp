@@ -4,6 +4,8 @@
 
 #include "kiln/Target/Host/HostPipeline.h"
 
+#include "InterruptWatch.h"
+
 #include "kiln/Conversion/TileToHost/RuntimeInterface.h"
 #include "kiln/Dialect/Tile/IR/TileDialect.h"
 
@@ -19,6 +21,7 @@
 #include "llvm/Support/TargetSelect.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -96,6 +99,9 @@ struct CheckedLaunch {
 } // namespace
 
 static thread_local CheckedLaunch *currentLaunch = nullptr;
+
+/// Programs a launch runs between two looks for Ctrl-C.
+static constexpr int64_t kProgramsPerChunk = 1024;
 /// The debug sites of the executable running on this thread.
 static thread_local const std::vector<DebugSite> *currentDebugSites = nullptr;
 
@@ -446,8 +452,13 @@ LogicalResult HostExecutable::launch(StringRef kernel,
   uint64_t total = uint64_t(grid[0]) * grid[1] * grid[2];
   unsigned parts = std::max<uint64_t>(1, std::min<uint64_t>(threads, total));
   std::vector<CheckedLaunch> checks(parts, CheckedLaunch(ranges, accessSites));
+  InterruptWatch interrupt;
+  std::atomic<uint64_t> done{0};
+  // Each part runs its programs in chunks, so that Ctrl-C stops it between
+  // two.
   auto runPart = [&](unsigned part) {
-    int64_t begin = total * part / parts, end = total * (part + 1) / parts;
+    int64_t first = total * part / parts, last = total * (part + 1) / parts;
+    int64_t begin, end;
     SmallVector<void *> packed(args);
     for (uint32_t &size : grid)
       packed.push_back(&size);
@@ -455,7 +466,12 @@ LogicalResult HostExecutable::launch(StringRef kernel,
     packed.push_back(&end);
     currentLaunch = &checks[part];
     currentDebugSites = &debugSites;
-    (*function)(packed.data());
+    for (begin = first; begin < last && !interrupt.interrupted();
+         begin = end) {
+      end = std::min<int64_t>(begin + kProgramsPerChunk, last);
+      (*function)(packed.data());
+      done.fetch_add(end - begin, std::memory_order_relaxed);
+    }
     currentLaunch = nullptr;
   };
   if (parts == 1) {
@@ -466,6 +482,13 @@ LogicalResult HostExecutable::launch(StringRef kernel,
       workers.emplace_back(runPart, part);
     for (std::thread &worker : workers)
       worker.join();
+  }
+  if (interrupt.interrupted()) {
+    error = ("launch of '" + kernel + "' interrupted (SIGINT) after " +
+             llvm::Twine(done.load()) + " of " + llvm::Twine(total) +
+             " programs")
+                .str();
+    return failure();
   }
   // A failed assertion of the lowest range of program instances, else its
   // first bad access.
