@@ -44,6 +44,30 @@ for path in sorted([*root.glob("test/**/*.mlir"), *root.glob("docs/examples/*.ml
         (seeds / hashlib.sha1(data).hexdigest()).write_bytes(data)
         words.update(re.findall(r"[!#]?[A-Za-z_][\w.]+<?", text))
         longest = max(longest, len(data))
+# Hostile seeds (issue 31): nesting at and past Kiln's limit of 1000 levels,
+# tiles at and past the size limits (2^20 elements; 1,024 a GPU thread).
+def nested_ifs(depth):
+    body = "".join(f"%c{i} = arith.cmpi sgt, %n, %k : i32\nscf.if %c{i} {{\n"
+                   for i in range(depth))
+    return ("func.func @k(%p: !tile.ptr<i32>, %n: i32) {\n"
+            "%k = arith.constant 0 : i32\n" + body +
+            "tile.store %p, %n : !tile.ptr<i32>, i32\n" + "}\n" * depth +
+            "return\n}\n")
+def tile(size):
+    return ("func.func @k(%p: !tile.ptr<f32>) {\n"
+            f"%r = tile.range 0 to {size} : tensor<{size}xi32>\n"
+            f"%ps = tile.splat %p : !tile.ptr<f32> -> tensor<{size}x!tile.ptr<f32>>\n"
+            f"%a = tile.addptr %ps, %r : tensor<{size}x!tile.ptr<f32>>, tensor<{size}xi32>\n"
+            f"%v = tile.load %a : tensor<{size}x!tile.ptr<f32>> -> tensor<{size}xf32>\n"
+            f"tile.store %a, %v : tensor<{size}x!tile.ptr<f32>>, tensor<{size}xf32>\n"
+            "return\n}\n")
+hostile = [nested_ifs(30), "[" * 1001 + "]" * 1001 + "\n",
+           "func.func @f() attributes {a = " + "[" * 999 + "]" * 999 +
+           "} {\n  return\n}\n", tile(131072), tile(2097152)]
+for text in hostile:
+    data = text.encode()
+    (seeds / hashlib.sha1(data).hexdigest()).write_bytes(data)
+    longest = max(longest, len(data))
 (work / "mlir.dict").write_text(
     "".join('"%s"\n' % w.replace("\\", "\\\\").replace('"', '\\"')
             for w in sorted(words)))
