@@ -219,8 +219,15 @@ class CodeGenerator(ast.NodeVisitor):
         fn_def = self.tree.body[0]
         if not isinstance(fn_def, ast.FunctionDef):
             raise self.error("@kiln.jit applies to a function", fn_def)
+        arguments = fn_def.args
+        if arguments.vararg or arguments.kwarg:
+            raise self.error("a kernel takes named parameters, not *args or "
+                             "**kwargs", arguments.vararg or arguments.kwarg)
         params = []
-        for i, arg in enumerate(fn_def.args.args):
+        # In the signature's order, which the launch's arguments follow;
+        # keyword-only parameters are parameters like the others.
+        for i, arg in enumerate(arguments.posonlyargs + arguments.args +
+                                arguments.kwonlyargs):
             name = arg.arg
             if name in self.constants:
                 self.scope[name] = self.constants[name]

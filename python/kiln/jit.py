@@ -239,6 +239,10 @@ class JITFunction:
             if name in self.constexprs:
                 constants[name] = _constant(value)
                 continue
+            if self.signature.parameters[name].kind in (
+                    inspect.Parameter.VAR_POSITIONAL,
+                    inspect.Parameter.VAR_KEYWORD):
+                continue  # refused at its line by the code generator
             type_ = _argument_type(name, value)
             if isinstance(value, np.ndarray) or is_device_array(value):
                 address = (value.ctypes.data if isinstance(value, np.ndarray)

@@ -249,3 +249,28 @@ def test_ctrl_c_stops_a_long_host_launch(monkeypatch, threads):
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
     spin[(4096,)](x, 16)
     np.testing.assert_array_equal(x, 4080 + np.arange(16))
+
+
+@kiln.jit
+def keyword_only(out_ptr, *, value, BLOCK: kl.constexpr):
+    kl.store(out_ptr + kl.arange(0, BLOCK), value * 2)
+
+
+@kiln.jit
+def variadic(out_ptr, *rest):
+    kl.store(out_ptr, 1.0)
+
+
+@pytest.mark.parametrize("interpret", [False, True])
+def test_keyword_only_parameters_are_parameters(interpret):
+    # A keyword-only constexpr (or run-time argument) was "not defined".
+    out = np.zeros(8, np.float32)
+    kiln.jit(keyword_only.fn, interpret=interpret)[(1,)](out, value=1.5,
+                                                        BLOCK=8)
+    np.testing.assert_array_equal(out, 3.0)
+
+
+def test_variadic_parameters_are_located_errors():
+    with pytest.raises(kiln.KilnCompileError,
+                       match=r"a kernel takes named parameters, not \*args"):
+        variadic[(1,)](np.zeros(1, np.float32))
