@@ -655,6 +655,36 @@ void KilnFusePass::groupAndOutline(func::FuncOp func, SymbolTable &symbols) {
       op.erase();
 }
 
+/// Fails, naming the operand, where a linalg op of `func` reads or writes
+/// at a constant index outside a static dimension (`(d0, d1) -> (d0, 11)`
+/// of a tensor<?x8xf32>): linalg's verifier takes it, and the slices that
+/// fusion makes of it would not verify.
+static LogicalResult checkConstantIndices(func::FuncOp func) {
+  WalkResult result = func.walk([](linalg::LinalgOp op) {
+    for (OpOperand &operand : op->getOpOperands()) {
+      auto type = dyn_cast<RankedTensorType>(operand.get().getType());
+      if (!type)
+        continue;
+      AffineMap map = op.getMatchingIndexingMap(&operand);
+      for (auto [dim, index] : llvm::enumerate(map.getResults())) {
+        auto constant = dyn_cast<AffineConstantExpr>(index);
+        if (!constant || type.isDynamicDim(dim) ||
+            (constant.getValue() >= 0 &&
+             constant.getValue() < type.getDimSize(dim)))
+          continue;
+        op->emitOpError("operand ")
+            << operand.getOperandNumber() << " is read at index "
+            << constant.getValue() << " of dimension " << dim
+            << ", which has size " << type.getDimSize(dim)
+            << " (indexing map " << AffineMapAttr::get(map) << ")";
+        return WalkResult::interrupt();
+      }
+    }
+    return WalkResult::advance();
+  });
+  return failure(result.wasInterrupted());
+}
+
 void KilnFusePass::runOnOperation() {
   ModuleOp module = getOperation();
   std::optional<TargetPeaks> peaks = lookupTarget(target);
@@ -681,7 +711,8 @@ void KilnFusePass::runOnOperation() {
     // Named ops that are only a generic with fixed maps fuse as that
     // generic (a transpose read in place by a matmul, a broadcast joining
     // its users).
-    if (failed(generalizeFixedMapOps(func)) ||
+    if (failed(checkConstantIndices(func)) ||
+        failed(generalizeFixedMapOps(func)) ||
         failed(fuseElementwise(func)) || failed(prepareSliceViews(func)))
       return signalPassFailure();
     fillPerUse(func);
