@@ -274,3 +274,34 @@ def test_variadic_parameters_are_located_errors():
     with pytest.raises(kiln.KilnCompileError,
                        match=r"a kernel takes named parameters, not \*args"):
         variadic[(1,)](np.zeros(1, np.float32))
+
+
+def test_eighty_nested_run_time_ifs(tmp_path):
+    # 80 nested ifs took 7 s to compile, almost all in bufferization
+    # (about n^4); as selects (tile-speculate-ifs) well under a second
+    # (docs/robustness.md). Each level adds one and stores the running tile
+    # in its own row, under its condition.
+    depth = 80
+    lines = ["import kiln", "import kiln.language as kl", "",
+             "@kiln.jit",
+             "def nested(x_ptr, out_ptr, n, BLOCK: kl.constexpr):",
+             "    offsets = kl.arange(0, BLOCK)",
+             "    v = kl.load(x_ptr + offsets)"]
+    for level in range(depth):
+        indent = "    " * (level + 2)
+        lines += [f"{indent[4:]}if n > {level}:",
+                  f"{indent}v = v + 1",
+                  f"{indent}kl.store(out_ptr + {level} * BLOCK + offsets, v)"]
+    lines.append(f"    kl.store(out_ptr + {depth} * BLOCK + offsets, v)")
+    path = tmp_path / "nested.py"
+    path.write_text("\n".join(lines) + "\n")
+    nested = import_file(path).nested
+    x = np.arange(16, dtype=np.float32)
+    for n in (0, 1, 37, 80):
+        out = np.full((depth + 1, 16), -1, np.float32)
+        nested[(1,)](x, out, n, BLOCK=16)
+        expected = np.full((depth + 1, 16), -1, np.float32)
+        for level in range(n):
+            expected[level] = x + level + 1
+        expected[depth] = x + n
+        np.testing.assert_array_equal(out, expected)

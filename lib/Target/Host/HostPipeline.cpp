@@ -44,6 +44,9 @@ void kiln::host::buildHostLoweringPipeline(
   pm.addPass(createConvertTileToHostPass(conversion));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  // Before the tiles become linalg ops: a nest of run-time ifs that update
+  // a tile is otherwise about n^4 to bufferize.
+  pm.addNestedPass<func::FuncOp>(tile::createTileSpeculateIfsPass());
   pm.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());
   // A loop may carry a tile it computes anew in each iteration (a row
   // kernel's running values over a block of rows), not one updated in
