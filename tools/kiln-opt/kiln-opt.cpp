@@ -14,6 +14,7 @@
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/WithColor.h"
@@ -38,6 +39,10 @@ static bool isReadable(llvm::StringRef inputFilename) {
 }
 
 int main(int argc, char **argv) {
+  // LLVM's crash handlers, and their alternate signal stack, belong to the
+  // main thread: registered first on the large-stack thread, the stack was
+  // freed with it (AddressSanitizer aborts on that).
+  llvm::InitLLVM initLLVM(argc, argv);
   mlir::DialectRegistry registry;
   kiln::registerAllDialects(registry);
   kiln::registerAllPasses();
