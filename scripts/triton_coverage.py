@@ -2,7 +2,8 @@
 ``__all__``) of the installed Triton's ``triton.language`` against
 ``kiln.triton.language``,
 and, for the functions both have, the keywords Triton takes that Kiln's
-do not.
+do not; then the functions of ``tl.extra.cuda.libdevice`` against
+``kiln.extra.libdevice``.
 
     PYTHONPATH=python python3 scripts/triton_coverage.py [--write]
 
@@ -78,6 +79,32 @@ def table() -> str:
                   for name, lacking in keywords]
     else:
         lines.append("none.")
+    return "\n".join(lines + ["", _libdevice_table()])
+
+
+def _libdevice_table() -> str:
+    """The functions of Triton's ``tl.extra.cuda.libdevice`` against
+    ``kiln.extra.libdevice``, the missing ones by reason."""
+    import triton.language.extra.cuda.libdevice as triton_libdevice
+
+    from kiln.extra import libdevice
+
+    names = sorted(n for n, v in vars(triton_libdevice).items()
+                   if callable(v) and getattr(v, "__module__", None) ==
+                   triton_libdevice.__name__)
+    have = [n for n in names if n in libdevice.FUNCTIONS]
+    by_reason: dict[str, list[str]] = {}
+    for name in names:
+        if name not in libdevice.FUNCTIONS:
+            reason = libdevice.MISSING.get(name, "(no reason given)")
+            by_reason.setdefault(reason, []).append(name)
+    lines = [f"`tl.extra.cuda.libdevice` (`kiln.extra.libdevice`): Kiln has "
+             f"{len(have)} of its {len(names)} functions, with Triton's "
+             "overloads (the signed ones).", "",
+             "| libdevice functions Kiln lacks | why |", "|---|---|"]
+    lines += [f"| {', '.join(f'`{n}`' for n in group)} | {reason} |"
+              for reason, group in sorted(by_reason.items(),
+                                          key=lambda item: item[1][0])]
     return "\n".join(lines)
 
 

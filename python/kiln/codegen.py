@@ -3,7 +3,10 @@
 Every emitted op carries ``loc("file.py":line:col)`` of the Python
 expression it comes from, so compiler diagnostics point at the user's line.
 Python numbers stay compile-time values until an operation with a tile or
-scalar value needs them; ``constexpr`` parameters are such values.
+scalar value needs them; ``constexpr`` parameters are such values. A number
+assigned to a name is typed as Triton types it (a scalar tensor of
+``semantics.literal_type``) but keeps its value, for the places that need a
+compile-time constant.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from kiln import ir_text
 from kiln import philox
 from kiln import semantics
 from kiln.errors import KilnError
+from kiln.extra import libdevice
 
 
 class KilnCompileError(KilnError):
@@ -115,6 +119,41 @@ class Value:
 
     name: str
     type: Type
+
+
+class _LiteralInt(int):
+    """An integer or boolean a kernel assigned to a name (``n = 16``):
+    typed ``elem`` in arithmetic, as Triton's scalar tensor, and still an
+    int where a compile-time constant is needed (shapes, ``arange``)."""
+
+    elem: str
+
+
+class _LiteralFloat(float):
+    """A float a kernel assigned to a name (``scale = 0.5``), typed
+    ``elem`` in arithmetic as Triton's scalar tensor."""
+
+    elem: str
+
+
+def _is_literal(value: Any) -> bool:
+    return isinstance(value, (_LiteralInt, _LiteralFloat))
+
+
+def _plain(value: Any) -> Any:
+    """An assigned literal's Python number; anything else as it is."""
+    if isinstance(value, _LiteralFloat):
+        return float(value)
+    if isinstance(value, _LiteralInt):
+        return bool(value) if value.elem == "i1" else int(value)
+    return value
+
+
+def _literal(value: Any, elem: str) -> _LiteralInt | _LiteralFloat:
+    literal = _LiteralFloat(value) if isinstance(value, float) \
+        else _LiteralInt(value)
+    literal.elem = elem
+    return literal
 
 
 def pointer_type(elem: str) -> str:
@@ -304,22 +343,41 @@ class CodeGenerator(ast.NodeVisitor):
             self.scope["__return__"] = None
 
     def visit_Assign(self, node: ast.Assign) -> None:
-        value = self.expr(node.value)
+        value = self.assigned(self.expr(node.value))
         for target in node.targets:
             self.assign(target, value)
 
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
         if node.value is None:
             raise self.error("a declaration needs a value")
-        self.assign(node.target, self.expr(node.value))
+        value = self.expr(node.value)
+        # `n: tl.constexpr = 16` stays a compile-time value.
+        if not kl.is_constexpr_annotation(ast.unparse(node.annotation),
+                                          self.globals):
+            value = self.assigned(value)
+        self.assign(node.target, value)
+
+    def assigned(self, value: Any) -> Any:
+        """What a name holds after ``name = value``: Triton's rule, a
+        Python number (or a constexpr one) becomes a scalar tensor, typed
+        by ``semantics.literal_type``; tuples element by element."""
+        if isinstance(value, tuple) and type(value) is tuple:
+            return tuple(self.assigned(v) for v in value)
+        number = value.value if isinstance(value, kl.constexpr) else value
+        if _is_literal(number) or not isinstance(number, (bool, int, float)):
+            return value
+        try:
+            return _literal(number, semantics.literal_type(number))
+        except ValueError as exc:
+            raise self.error(str(exc)) from None
 
     def visit_AugAssign(self, node: ast.AugAssign) -> None:
         if not isinstance(node.target, ast.Name):
             raise self.error("only names can be augmented")
         current = self.lookup(node.target.id, node.target)
         self.node = node
-        self.assign(node.target, self.binary(node.op, current,
-                                             self.expr(node.value)))
+        self.assign(node.target, self.assigned(
+            self.binary(node.op, current, self.expr(node.value))))
 
     def assign(self, target: ast.expr, value: Any) -> None:
         if isinstance(target, ast.Name):
@@ -382,8 +440,13 @@ class CodeGenerator(ast.NodeVisitor):
                     continue
                 then_value = self.materialize(then_leaf, None,
                                               lines=then_lines)
-                else_value = self.materialize(else_leaf, then_value.type,
-                                              lines=else_lines)
+                # A literal meeting a value is typed as a Python number
+                # (a kind no higher than the value's takes its type);
+                # two literals keep theirs (Triton refuses both).
+                else_value = self.materialize(
+                    else_leaf if _is_literal(then_leaf) else
+                    _plain(else_leaf), None if _is_literal(then_leaf)
+                    else then_value.type, lines=else_lines)
                 if then_value.type != else_value.type:
                     if name.startswith("__ifexp"):
                         raise self.error(
@@ -619,11 +682,14 @@ class CodeGenerator(ast.NodeVisitor):
         elif name in before and not (
                 isinstance(previous, (int, Value)) and
                 not isinstance(previous, bool) and
-                (not isinstance(previous, Value) or previous.type == counter)):
+                (not isinstance(previous, Value) or previous.type == counter)
+                and getattr(previous, "elem", counter.elem) == counter.elem):
             # Where the body never ran it keeps a value of another type:
             # neither is known to hold.
+            kind = previous.type if isinstance(previous, Value) else \
+                previous.elem if _is_literal(previous) else type(previous)
             last = _Unmerged(
-                f"'{name}' is {getattr(previous, 'type', type(previous))} "
+                f"'{name}' is {kind} "
                 f"before its loop and {counter.elem} in it, so after a loop "
                 "that may not run it has no one type; use another name for "
                 "the loop variable")
@@ -663,7 +729,9 @@ class CodeGenerator(ast.NodeVisitor):
         self.check_no_return(self.scope, node, "a loop")
         yielded = []
         for name, init in zip(carried, inits):
-            value = self.materialize(self.scope[name], init.type)
+            # A literal is typed as a Python number here (an int takes a
+            # float's type; a float does not take an int's).
+            value = self.materialize(_plain(self.scope[name]), init.type)
             if value.type != init.type:
                 raise self.error(f"'{name}' is {init.type.ir()} before the "
                                  f"loop but {value.type.ir()} after its body",
@@ -785,6 +853,8 @@ class CodeGenerator(ast.NodeVisitor):
 
     def expr_Attribute(self, node: ast.Attribute) -> Any:
         base = self.expr(node.value)
+        if _is_literal(base):  # acc = 0; acc.to(kl.int64)
+            base = self.materialize(base, None)
         if isinstance(base, Value):
             if node.attr == "to":
                 return ("method_to", base)
@@ -817,6 +887,8 @@ class CodeGenerator(ast.NodeVisitor):
 
     def expr_UnaryOp(self, node: ast.UnaryOp) -> Any:
         operand = self.expr(node.operand)
+        if _is_literal(operand) and not isinstance(node.op, ast.Not):
+            operand = self.materialize(operand, None)
         if not isinstance(operand, Value):
             return {ast.USub: lambda v: -v, ast.UAdd: lambda v: +v,
                     ast.Not: lambda v: not v,
@@ -872,7 +944,12 @@ class CodeGenerator(ast.NodeVisitor):
         """``left <comparison> right``: a boolean value, or a Python one
         for two compile-time operands."""
         op = type(comparison)
-        if not isinstance(left, Value) and not isinstance(right, Value):
+        # Assigned literals compare as tensors (in IR) where a float takes
+        # part, whose comparison depends on its f32 rounding.
+        folds = not any(_is_literal(v) for v in (left, right)) or not any(
+            isinstance(v, float) for v in (left, right))
+        if not isinstance(left, Value) and not isinstance(right, Value) \
+                and folds:
             return {ast.Lt: lambda a, b: a < b, ast.LtE: lambda a, b: a <= b,
                     ast.Gt: lambda a, b: a > b, ast.GtE: lambda a, b: a >= b,
                     ast.Eq: lambda a, b: a == b,
@@ -967,11 +1044,18 @@ class CodeGenerator(ast.NodeVisitor):
                 raise self.error(f"kl.{name}: {exc}")
             bound.apply_defaults()
             return method(*bound.args, **bound.kwargs)
+        name = getattr(callee, "__kiln_libdevice__", None)
+        if name is not None:
+            try:
+                bound = inspect.signature(callee).bind(*args, **kwargs)
+            except TypeError as exc:
+                raise self.error(f"libdevice.{name}: {exc}")
+            return self.libdevice(name, list(bound.args))
         from kiln.jit import JITFunction
         if isinstance(callee, JITFunction):
             return self.inline(callee, args, kwargs)
-        if callee in (min, max) and not any(isinstance(a, Value)
-                                            for a in args):
+        if callee in (min, max) and not any(
+                isinstance(a, Value) or _is_literal(a) for a in args):
             return callee(*args)
         if callee in (min, max) and len(args) > 1 and not kwargs:
             # min(a, BLOCK) on a run-time scalar, as in Triton's kernels.
@@ -1012,6 +1096,11 @@ class CodeGenerator(ast.NodeVisitor):
                                                     self.names)
         nested.globals_read = self.globals_read
         nested.scope = dict(bound.arguments)
+        for name, parameter in signature.parameters.items():
+            # A literal passed for a constexpr parameter is its number.
+            if kl.is_constexpr_annotation(parameter.annotation,
+                                          callee.fn.__globals__):
+                nested.scope[name] = _plain(nested.scope[name])
         body = nested.tree.body[0].body
         nested.visit_body(body)
         return nested.scope.get("__return__")
@@ -1026,11 +1115,28 @@ class CodeGenerator(ast.NodeVisitor):
     def materialize(self, value: Any, like: Type | None,
                     lines: list[str] | None = None) -> Value:
         """``value`` as an IR value: Python numbers become constants of
-        `like`'s element type (i32 / f32 / i1 by default)."""
+        `like`'s element type (i32 / f32 / i1 by default). An assigned
+        literal is a constant of its own type, converted to `like`'s as
+        Triton converts a tensor."""
         if isinstance(value, Value):
             return value
         if isinstance(value, kl.constexpr):
             value = value.value
+        if _is_literal(value):
+            constant = self.materialize(_plain(value), Type((), value.elem),
+                                        lines)
+            if like is None or like.elem == value.elem or \
+                    like.is_pointer or like.is_block_pointer:
+                return constant
+            saved = self.lines
+            if lines is not None:
+                self.lines = lines
+                self.depth += 1
+            result = self.cast(constant, kl.BY_IR[like.elem])
+            if lines is not None:
+                self.lines = saved
+                self.depth -= 1
+            return result
         if isinstance(value, bool):
             elem = "i1"
         elif isinstance(value, int):
@@ -1153,10 +1259,15 @@ class CodeGenerator(ast.NodeVisitor):
         return self.op(f"{kind} {ir}", type_)
 
     @staticmethod
-    def number_type(value: Any) -> str:
-        """The element type of a Python number (or constexpr) operand."""
+    def operand_type(value: Any) -> str:
+        """The element type of an operand: a value's, an assigned
+        literal's, or a Python number's (or constexpr's)."""
+        if isinstance(value, Value):
+            return value.type.elem
         if isinstance(value, kl.constexpr):
             value = value.value
+        if _is_literal(value):
+            return value.elem
         return semantics.python_number_type(value)
 
     def broadcast_to(self, value: Value, shape: tuple[int, ...]) -> Value:
@@ -1192,7 +1303,8 @@ class CodeGenerator(ast.NodeVisitor):
         """Both operands as values of one type, the language's computation
         type (semantics.computation_type; ``division`` for ``/`` and
         ``%``), shapes broadcast."""
-        a_number, b_number = not isinstance(a, Value), not isinstance(b, Value)
+        a_number, b_number = (not isinstance(v, Value) and not _is_literal(v)
+                              for v in (a, b))
         if any(isinstance(v, Value) and (v.type.is_pointer or
                                          v.type.is_block_pointer)
                for v in (a, b)):
@@ -1204,8 +1316,7 @@ class CodeGenerator(ast.NodeVisitor):
             shape = self.broadcast_shape(a.type.shape, b.type.shape)
             return self.broadcast_to(a, shape), self.broadcast_to(b, shape)
         elem = semantics.computation_type(
-            self.number_type(a) if a_number else a.type.elem, a_number,
-            self.number_type(b) if b_number else b.type.elem, b_number,
+            self.operand_type(a), a_number, self.operand_type(b), b_number,
             division)
         a, b = (self.materialize(v, Type((), elem)) for v in (a, b))
         a, b = self.cast(a, kl.BY_IR[elem]), self.cast(b, kl.BY_IR[elem])
@@ -1213,7 +1324,8 @@ class CodeGenerator(ast.NodeVisitor):
         return self.broadcast_to(a, shape), self.broadcast_to(b, shape)
 
     def binary(self, op: ast.operator, a: Any, b: Any) -> Any:
-        if not isinstance(a, Value) and not isinstance(b, Value):
+        if not isinstance(a, Value) and not isinstance(b, Value) and not (
+                _is_literal(a) or _is_literal(b)):
             try:
                 return _PYTHON_BINARY[type(op)](a, b)
             except (ArithmeticError, TypeError) as exc:
@@ -1694,6 +1806,139 @@ class CodeGenerator(ast.NodeVisitor):
         if not x.type.is_float:
             x = self.cast(x, kl.float32)
         return self.op(f"{op} {x.name} : {x.type.ir()}", x.type)
+
+    def libdevice(self, name: str, args: list) -> Value:
+        """``libdevice.<name>(*args)`` (kiln.extra.libdevice): the operands
+        typed as Triton's ``extern_elementwise`` types them (a Python
+        number is a scalar tensor), broadcast to one shape, and one of the
+        function's overloads exactly."""
+        values = [self.materialize(self.assigned(a), None) for a in args]
+        if any(v.type.is_pointer or v.type.is_block_pointer for v in values):
+            raise self.error(f"libdevice.{name} takes numbers, not pointers")
+        shape = self.broadcast_shape(*(v.type.shape for v in values))
+        values = [self.broadcast_to(v, shape) for v in values]
+        try:
+            result = libdevice.result_type(name, tuple(v.type.elem
+                                                       for v in values))
+        except KilnError as exc:
+            raise self.error(str(exc)) from None
+        kind, _, modifier = libdevice.FUNCTIONS[name].kind.partition(" ")
+        x, type_ = values[0], values[0].type
+        names = ", ".join(v.name for v in values)
+
+        def constant(value: Any, elem: str) -> Value:
+            return self.constant_tile(shape, value, kl.BY_IR[elem])
+
+        def predicate(flag: Value) -> Value:
+            return self.op(f"arith.extui {flag.name} : {flag.type.ir()} to "
+                           f"{flag.type.with_elem('i32').ir()}",
+                           flag.type.with_elem("i32"))
+
+        if kind.startswith(("math.", "arith.")):
+            fastmath = " fastmath<afn>" if modifier == "afn" else ""
+            return self.op(f"{kind} {names}{fastmath} : {type_.ir()}", type_)
+        if kind == "pow" and values[1].type.elem == "i32":
+            return self.op(f"math.fpowi {names} : {type_.ir()}, "
+                           f"{values[1].type.ir()}", type_)
+        if kind == "pow":
+            return self.op(f"math.powf {names} : {type_.ir()}", type_)
+        if kind == "exp10":
+            ten = constant(10.0, type_.elem)
+            fastmath = " fastmath<afn>" if modifier == "afn" else ""
+            return self.op(f"math.powf {ten.name}, {x.name}{fastmath} : "
+                           f"{type_.ir()}", type_)
+        if kind == "abs":
+            op = "math.absf" if type_.is_float else "math.absi"
+            return self.op(f"{op} {x.name} : {type_.ir()}", type_)
+        if kind == "reciprocal":
+            one = constant(1.0, type_.elem)
+            return self.op(f"arith.divf {one.name}, {x.name} : {type_.ir()}",
+                           type_)
+        if kind == "saturate":  # a NaN gives 0, as maxnum lets it
+            low = self.op(f"arith.maxnumf {x.name}, "
+                          f"{constant(0.0, type_.elem).name} : {type_.ir()}",
+                          type_)
+            return self.op(f"arith.minnumf {low.name}, "
+                           f"{constant(1.0, type_.elem).name} : "
+                           f"{type_.ir()}", type_)
+        if kind == "predicate":
+            # As comparisons: NaN is unordered with itself; |x| is inf, or
+            # ordered and not inf.
+            flags = type_.with_elem("i1")
+            if modifier == "isnan":
+                return predicate(self.op(f"arith.cmpf uno, {x.name}, "
+                                         f"{x.name} : {type_.ir()}", flags))
+            magnitude = self.op(f"math.absf {x.name} : {type_.ir()}", type_)
+            infinity = constant(math.inf, type_.elem)
+            compare = "oeq" if modifier == "isinf" else "one"
+            return predicate(self.op(
+                f"arith.cmpf {compare}, {magnitude.name}, {infinity.name} : "
+                f"{type_.ir()}", flags))
+        if kind == "signbit":
+            bits = "i32" if type_.elem == "f32" else "i64"
+            word = self.op(
+                f"arith.bitcast {x.name} : {type_.ir()} to "
+                f"{type_.with_elem(bits).ir()}", type_.with_elem(bits))
+            return predicate(self.op(
+                f"arith.cmpi slt, {word.name}, {constant(0, bits).name} : "
+                f"{word.type.ir()}", type_.with_elem("i1")))
+        if kind == "count":
+            count = self.op(f"{modifier} {x.name} : {type_.ir()}", type_)
+            return self.cast(count, kl.int32)
+        if kind == "mulhi":
+            pair = self.fresh()
+            self.emit(f"{pair}:2 = arith.mulsi_extended {names} : "
+                      f"{type_.ir()} {self.loc()}")
+            return Value(f"{pair}#1", type_)
+        if kind == "to_int":
+            return self.rounded_to_int(x, result, modifier)
+        cast = {"sitofp": "arith.sitofp", "truncf": "arith.truncf",
+                "bitcast": "arith.bitcast"}[kind]
+        target = type_.with_elem(result)
+        return self.op(f"{cast} {x.name} : {type_.ir()} to {target.ir()}",
+                       target)
+
+    def rounded_to_int(self, x: Value, elem: str, mode: str) -> Value:
+        """``x`` rounded (``mode``: rn to nearest even, rz toward zero, rd
+        down, ru up, away: half away from zero; ``unsigned`` after it for
+        an unsigned result, whose bits ``elem`` holds), saturated to the
+        result's range and with NaN as 0, as PTX's cvt converts."""
+        rounding, _, unsigned = mode.partition(" ")
+        op = {"rn": "math.roundeven", "rd": "math.floor", "ru": "math.ceil",
+              "away": "math.round", "rz": None}[rounding]
+        if op is not None:
+            x = self.op(f"{op} {x.name} : {x.type.ir()}", x.type)
+        bits = _bits(elem)
+        low, high = (0, 2**bits - 1) if unsigned else (-2**(bits - 1),
+                                                         2**(bits - 1) - 1)
+        shape, target = x.type.shape, x.type.with_elem(elem)
+        convert = "arith.fptoui" if unsigned else "arith.fptosi"
+        value = self.op(f"{convert} {x.name} : {x.type.ir()} to "
+                        f"{target.ir()}", target)
+        flags = x.type.with_elem("i1")
+
+        def float_constant(v: float) -> Value:
+            return self.constant_tile(shape, v, kl.BY_IR[x.type.elem])
+
+        def int_constant(v: int) -> Value:
+            # The unsigned bound as the bits of the signed type.
+            return self.constant_tile(shape, v - (2**bits if v >= 2**(
+                bits - 1) else 0), kl.BY_IR[elem])
+
+        for predicate, bound, replacement in (
+                ("oge", float(high + 1), high), ("olt", float(low), low),
+                ("uno", None, 0)):
+            other = x if bound is None else float_constant(bound)
+            flag = self.op(f"arith.cmpf {predicate}, {x.name}, {other.name} "
+                           f": {x.type.ir()}", flags)
+            value = self.op(f"arith.select {flag.name}, "
+                            f"{int_constant(replacement).name}, "
+                            f"{value.name} : {flags.ir()}, {target.ir()}"
+                            if shape else
+                            f"arith.select {flag.name}, "
+                            f"{int_constant(replacement).name}, "
+                            f"{value.name} : {target.ir()}", target)
+        return value
 
     def builtin_sigmoid(self, x):
         x = self.materialize(x, None)
@@ -2696,7 +2941,8 @@ def _same(a: Any, b: Any) -> bool:
     before the if."""
     if a is b:
         return True
-    if isinstance(a, Value) or type(a) is not type(b):
+    if isinstance(a, Value) or type(a) is not type(b) or \
+            getattr(a, "elem", None) != getattr(b, "elem", None):
         return False
     try:
         return bool(a == b)

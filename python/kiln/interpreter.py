@@ -16,11 +16,13 @@ from __future__ import annotations
 import ast
 import builtins
 import ctypes
+import inspect
 import itertools
 import linecache
 import math
 import os
 import sys
+import textwrap
 import threading
 import traceback
 import types
@@ -1251,6 +1253,107 @@ IMPLEMENTATIONS: dict[str, Callable] = {
 }
 
 
+def _round_away(x: np.ndarray) -> np.ndarray:
+    """Rounded half away from zero (C's ``round``), exactly: ``x -
+    trunc(x)`` has no rounding error."""
+    whole = np.trunc(x)
+    return np.where(np.abs(x - whole) >= 0.5, whole + np.sign(x), whole)
+
+
+def _bit_count(x: np.ndarray, count: Callable[[int, int], int]) -> np.ndarray:
+    """``count(bits, value)`` of each element's unsigned bits, as int32."""
+    bits = x.dtype.itemsize * 8
+    unsigned = x.view(np.dtype(f"uint{bits}"))
+    return np.vectorize(lambda v: count(bits, int(v)), otypes=[np.int32])(
+        unsigned).astype(np.int32)
+
+
+def _raised_to_integer(x: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """``x ** n`` for integer ``n`` by repeated squaring in ``x``'s type,
+    as compiled for the host (compiler-rt's __powisf2)."""
+    bits = np.abs(n.astype(np.int64))
+    result, power = np.ones_like(x), x.copy()
+    while np.any(bits):
+        result = np.where(bits & 1, result * power, result)
+        bits >>= 1
+        power = power * power
+    return np.where(n < 0, 1 / result, result)
+
+
+def _mulhi(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    bits = a.dtype.itemsize * 8
+    high = (a.astype(object) * b.astype(object)) >> bits
+    return high.astype(a.dtype)
+
+
+def _rounded_to_int(x: np.ndarray, elem: str, mode: str) -> np.ndarray:
+    """As compiled (``CodeGenerator.rounded_to_int``): rounded, saturated
+    to the result's range, NaN as 0; an unsigned result's bits in
+    ``elem``."""
+    rounding, _, unsigned = mode.partition(" ")
+    r = {"rn": np.rint, "rz": np.trunc, "rd": np.floor, "ru": np.ceil,
+         "away": _round_away}[rounding](x)
+    bits = np.dtype(kl.BY_IR[elem].numpy).itemsize * 8
+    low, high = (0, 2**bits - 1) if unsigned else (-2**(bits - 1),
+                                                   2**(bits - 1) - 1)
+    container = np.dtype(f"{'u' if unsigned else ''}int{bits}")
+    inside = (r >= low) & (r < float(high + 1))
+    out = np.where(inside, r, 0).astype(container)
+    out = np.where(r >= float(high + 1), container.type(high), out)
+    out = np.where(r < low, container.type(low), out)
+    out = np.where(np.isnan(r), container.type(0), out)
+    return np.asarray(out, container).view(kl.BY_IR[elem].numpy)
+
+
+#: libdevice's functions by their ``Function.kind`` (kiln/extra/
+#: libdevice.py), on numpy arrays of the overload's argument types.
+_LIBDEVICE_OPS: dict[str, Callable] = {
+    "floor": np.floor, "ceil": np.ceil, "trunc": np.trunc,
+    "roundeven": np.rint, "round": _round_away, "sqrt": np.sqrt,
+    "rsqrt": lambda v: 1 / np.sqrt(v), "cbrt": np.cbrt, "exp": np.exp,
+    "exp2": np.exp2, "expm1": np.expm1, "log": np.log, "log2": np.log2,
+    "log10": np.log10, "log1p": np.log1p, "sin": np.sin, "cos": np.cos,
+    "tan": np.tan, "sinh": np.sinh, "cosh": np.cosh, "tanh": np.tanh,
+    "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan,
+    "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh,
+    "erf": np.vectorize(math.erf), "erfc": np.vectorize(math.erfc),
+    "atan2": np.arctan2, "copysign": np.copysign, "powf": np.power,
+    "remf": np.fmod, "divf": np.divide,
+    # One rounding: float32's product and sum are exact in float64.
+    "fma": lambda x, y, z: x.astype(np.float64) * y + z,
+    "pow": lambda x, n: _raised_to_integer(x, n) if n.dtype.kind == "i"
+    else np.power(x, n),
+    "exp10": lambda x: np.power(x.dtype.type(10), x),
+    "abs": np.abs, "reciprocal": lambda x: 1 / x,
+    "saturate": lambda x: np.fmin(np.fmax(x, 0), 1),
+    "isnan": np.isnan, "isinf": np.isinf, "isfinite": np.isfinite,
+    "signbit": np.signbit,
+    "ctlz": lambda x: _bit_count(x, lambda bits, v: bits - v.bit_length()),
+    "ctpop": lambda x: _bit_count(x, lambda bits, v: bin(v).count("1")),
+    "mulhi": _mulhi,
+}
+
+
+def call_libdevice(name: str, args: tuple) -> Tile:
+    """``libdevice.<name>(*args)``, typed as compiled
+    (``CodeGenerator.libdevice``)."""
+    from kiln.extra import libdevice
+    arrays = np.broadcast_arrays(*(_data(_assigned(a)) for a in args))
+    result = libdevice.result_type(name, tuple(_ir(a.dtype) for a in arrays))
+    kind, _, modifier = libdevice.FUNCTIONS[name].kind.partition(" ")
+    with np.errstate(all="ignore"):
+        if kind == "to_int":
+            return Tile(_rounded_to_int(arrays[0], result, modifier))
+        if kind == "bitcast":
+            return Tile(arrays[0].view(kl.BY_IR[result].numpy))
+        if kind in ("sitofp", "truncf"):  # numpy's rounds to nearest too
+            values = arrays[0]
+        else:
+            op = modifier if kind in ("predicate", "count") else kind
+            values = _LIBDEVICE_OPS[op.rpartition(".")[2]](*arrays)
+        return Tile(np.asarray(values).astype(kl.BY_IR[result].numpy))
+
+
 def call_builtin(name: str, args: tuple, kwargs: dict) -> Any:
     return IMPLEMENTATIONS[name](*args, **kwargs)
 
@@ -1308,13 +1411,105 @@ def _kernel_extremum(name: str, combine: Callable) -> Callable:
     return extremum
 
 
+def _assigned(value: Any) -> Any:
+    """What a name holds after ``name = value``, as compiled
+    (``CodeGenerator.assigned``): a Python number becomes a scalar tile
+    typed by ``semantics.literal_type`` (Triton's rule); tuples element by
+    element."""
+    if type(value) is tuple:
+        return tuple(_assigned(v) for v in value)
+    number = value.value if isinstance(value, kl.constexpr) else value
+    if not isinstance(number, (bool, int, float)):
+        return value
+    try:
+        elem = semantics.literal_type(number)
+    except ValueError as exc:
+        raise KilnError(str(exc)) from None
+    return Tile(np.asarray(number, dtype=kl.BY_IR[elem].numpy))
+
+
+def _typed_assignments(statements: list[ast.stmt], scope: dict[str, Any]
+                       ) -> list[ast.stmt]:
+    """``statements`` with ``name = value`` (and ``name += value``, and
+    annotated assignments other than ``tl.constexpr`` ones) passing the
+    value through ``_assigned``, so the interpreter types assigned numbers
+    as the compiler does. Only statements are walked: an expression holds
+    no assignment, and may nest deeper than Python's recursion limit."""
+    def wrapped(value: ast.expr) -> ast.expr:
+        name = ast.copy_location(ast.Name("__kiln_assigned__", ast.Load()),
+                                 value)
+        return ast.copy_location(ast.Call(name, [value], []), value)
+
+    result = []
+    for statement in statements:
+        if isinstance(statement, ast.Assign):
+            statement.value = wrapped(statement.value)
+        elif isinstance(statement, ast.AnnAssign):
+            if statement.value is not None and not kl.is_constexpr_annotation(
+                    ast.unparse(statement.annotation), scope):
+                statement.value = wrapped(statement.value)
+        elif isinstance(statement, ast.AugAssign) and isinstance(
+                statement.target, ast.Name):
+            current = ast.copy_location(
+                ast.Name(statement.target.id, ast.Load()), statement.target)
+            operation = ast.copy_location(
+                ast.BinOp(current, statement.op, statement.value), statement)
+            statement = ast.copy_location(
+                ast.Assign([statement.target], wrapped(operation)), statement)
+        for field in ("body", "orelse", "finalbody", "handlers"):
+            block = getattr(statement, field, None)
+            if isinstance(block, list):
+                setattr(statement, field, _typed_assignments(block, scope))
+        result.append(statement)
+    return result
+
+
+_KERNEL_CODE: dict[types.CodeType, types.CodeType] = {}
+
+
+def _kernel_code(fn: Callable) -> types.CodeType:
+    """``fn``'s code with assignments typed (``_typed_assignments``),
+    compiled once per function from its source, at its file's lines. A
+    function without source (made by exec) keeps its code."""
+    code = _KERNEL_CODE.get(fn.__code__)
+    if code is not None:
+        return code
+    try:
+        lines, first = inspect.getsourcelines(fn)
+    except (OSError, TypeError):
+        return fn.__code__
+    tree = ast.parse(textwrap.dedent("".join(lines)))
+    definition = tree.body[0]
+    definition.decorator_list = []
+    ast.increment_lineno(tree, first - 1)
+    definition.body = _typed_assignments(definition.body, fn.__globals__)
+    module = compile(tree, fn.__code__.co_filename, "exec")
+    code = next(c for c in module.co_consts if isinstance(c, types.CodeType)
+                and c.co_name == fn.__name__)
+    _KERNEL_CODE[fn.__code__] = code
+    return code
+
+
 def as_kernel(fn: Callable) -> Callable:
-    """``fn`` with the builtins a kernel sees in place of Python's."""
+    """``fn`` with the builtins a kernel sees in place of Python's, and its
+    assignments typed as compiled."""
+    code = _kernel_code(fn)
     namespace = dict(fn.__globals__, range=kernel_range,
                      min=_kernel_extremum("min", IMPLEMENTATIONS["minimum"]),
-                     max=_kernel_extremum("max", IMPLEMENTATIONS["maximum"]))
-    kernel = types.FunctionType(fn.__code__, namespace, fn.__name__,
-                                fn.__defaults__, fn.__closure__)
+                     max=_kernel_extremum("max", IMPLEMENTATIONS["maximum"]),
+                     __kiln_assigned__=_assigned)
+    closure = fn.__closure__
+    if code is not fn.__code__:
+        # Compiled at module level, the function reads what it closed
+        # over as globals.
+        for name, cell in zip(fn.__code__.co_freevars, closure or ()):
+            try:
+                namespace[name] = cell.cell_contents
+            except ValueError:  # an empty cell
+                pass
+        closure = None
+    kernel = types.FunctionType(code, namespace, fn.__name__,
+                                fn.__defaults__, closure)
     kernel.__kwdefaults__ = fn.__kwdefaults__
     return kernel
 

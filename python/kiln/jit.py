@@ -21,7 +21,6 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import os
-import re
 import threading
 from typing import Any, Callable, Sequence
 
@@ -123,27 +122,6 @@ class CompiledKernel:
 LAUNCH_OPTIONS = {"num_warps": 4, "num_stages": 3}
 
 
-def is_constexpr_annotation(annotation: Any, scope: dict[str, Any]) -> bool:
-    """Whether a parameter annotation marks a constexpr: ``kl.constexpr``
-    itself, or a string naming it (``"tl.constexpr"``,
-    ``"triton.language.constexpr"``, as under ``from __future__ import
-    annotations``), looked up in the kernel's globals; a string that names
-    nothing there counts when its last name is ``constexpr``."""
-    if annotation is kl.constexpr:
-        return True
-    if not isinstance(annotation, str):
-        return False
-    try:
-        value = eval(annotation, dict(scope))
-    except Exception:  # a name the kernel's module does not define
-        return re.fullmatch(r"""\s*(['"]?)\s*(\w+\s*\.\s*)*constexpr"""
-                            r"""\s*\1\s*""", annotation) is not None
-    # A quoted annotation under `from __future__ import annotations` is a
-    # string of a string.
-    return is_constexpr_annotation(value, scope) if isinstance(value, str) \
-        else value is kl.constexpr
-
-
 class JITFunction:
     """A kernel; ``kernel[grid](*args)`` launches it."""
 
@@ -158,7 +136,7 @@ class JITFunction:
         self.signature = inspect.signature(fn)
         self.constexprs = {
             name for name, p in self.signature.parameters.items()
-            if is_constexpr_annotation(p.annotation, fn.__globals__)}
+            if kl.is_constexpr_annotation(p.annotation, fn.__globals__)}
         names = list(self.signature.parameters)
         self.do_not_specialize = set()
         for entry in do_not_specialize:

@@ -22,14 +22,18 @@ from __future__ import annotations
 
 import builtins
 import inspect
+import re
 from dataclasses import dataclass
 from typing import Any
 
 import ml_dtypes
 import numpy as np
 
+from kiln import extra
 from kiln.errors import KilnError
 from kiln.semantics import PropagateNan
+
+extra.register_as(__name__)  # tl.extra.cuda.libdevice
 
 
 @dataclass(frozen=True)
@@ -201,6 +205,27 @@ class constexpr:
 
     def __repr__(self) -> str:
         return f"constexpr({self.value!r})"
+
+
+def is_constexpr_annotation(annotation: Any, scope: dict[str, Any]) -> bool:
+    """Whether a parameter annotation marks a constexpr: ``constexpr``
+    itself, or a string naming it (``"tl.constexpr"``,
+    ``"triton.language.constexpr"``, as under ``from __future__ import
+    annotations``), looked up in the kernel's globals; a string that names
+    nothing there counts when its last name is ``constexpr``."""
+    if annotation is constexpr:
+        return True
+    if not isinstance(annotation, str):
+        return False
+    try:
+        value = eval(annotation, dict(scope))
+    except Exception:  # a name the kernel's module does not define
+        return re.fullmatch(r"""\s*(['"]?)\s*(\w+\s*\.\s*)*constexpr"""
+                            r"""\s*\1\s*""", annotation) is not None
+    # A quoted annotation under `from __future__ import annotations` is a
+    # string of a string.
+    return is_constexpr_annotation(value, scope) if isinstance(value, str) \
+        else value is constexpr
 
 
 def builtin(fn):

@@ -8,6 +8,7 @@ named by their MLIR spelling ("f16", "bf16", "i32", "i1", ...).
 from __future__ import annotations
 
 import enum
+import math
 from typing import Any
 
 _FLOATS = ("f16", "bf16", "f32", "f64")
@@ -30,6 +31,34 @@ def python_number_type(value: Any) -> str:
     if isinstance(value, int):
         return "i32" if -2**31 <= value < 2**31 else "i64"
     return "f32"
+
+
+def literal_type(value: Any) -> str:
+    """The element type a Python number gets when a kernel assigns it to a
+    name: Triton makes it a scalar tensor (``semantic.to_tensor``), so in
+    arithmetic it is typed as a tile of this type, not as a number.
+    Booleans are i1, integers i32 (i64 where they do not fit), floats f32
+    (f64 where the magnitude is outside f32's normal range, as Triton
+    decides). Raises ValueError where Triton's type would be unsigned,
+    which Kiln lacks."""
+    if isinstance(value, bool):
+        return "i1"
+    if isinstance(value, int):
+        if -2**31 <= value < 2**31:
+            return "i32"
+        if -2**63 <= value < 2**63 and not 2**31 <= value < 2**32:
+            return "i64"
+        unsigned = "uint32" if 0 <= value < 2**32 else "uint64"
+        if not 0 <= value < 2**64:
+            raise ValueError(f"{value} fits no integer type")
+        raise ValueError(f"an assigned {value} is a {unsigned} in Triton, "
+                         "and Kiln has no unsigned types yet; write it as "
+                         "the signed value of its bits, or cast it")
+    magnitude = abs(value)
+    if magnitude in (0.0, math.inf) or value != value or \
+            2**-126 <= magnitude <= (2 - 2**-23) * 2**127:
+        return "f32"
+    return "f64"
 
 
 def computation_type(a: str, a_is_number: bool, b: str, b_is_number: bool,

@@ -795,7 +795,7 @@ def shape_index_kernel(out_ptr):
 def test_loop_variables_and_compile_time_mistakes():
     out = np.zeros(1, np.float32)
     with pytest.raises(kiln.KilnCompileError,
-                       match="'x' is <class 'float'> before its loop and "
+                       match="'x' is f32 before its loop and "
                              "i32 in it"):
         float_before_loop_kernel[(1,)](out, 3)
     with pytest.raises(kiln.KilnCompileError,

@@ -53,6 +53,20 @@ def ConvertTileToHostPass : Pass<"kiln-convert-tile-to-host", "mlir::ModuleOp"> 
   ];
 }
 
+def HostExactMathPass : Pass<"kiln-host-exact-math", "mlir::ModuleOp"> {
+  let summary = "Call libm for the math ops LLVM's lowering would approximate";
+  let description = [{
+    MLIR's `convert-math-to-llvm` lowers `math.expm1` to `exp(x) - 1` and
+    `math.log1p` to `log(1 + x)`, which lose every digit of a result near
+    0 (the GPU calls libdevice's `__nv_expm1f` and `__nv_log1pf`). This
+    pass, run on the host before it, makes those two ops on `f32` and `f64`
+    scalars calls of libm's `expm1f`/`expm1` and `log1pf`/`log1p`, as
+    `convert-math-to-libm` does, and leaves every other op to
+    `convert-math-to-llvm` (whose intrinsics LLVM vectorizes).
+  }];
+  let dependentDialects = ["mlir::func::FuncDialect"];
+}
+
 def ConvertTileToGPUPass : Pass<"kiln-convert-tile-to-gpu", "mlir::ModuleOp"> {
   let summary = "Lower laid-out tile kernels to per-thread GPU code";
   let description = [{

@@ -73,6 +73,9 @@ void kiln::gpu::buildGPULoweringPipeline(OpPassManager &pm,
   ConvertGpuOpsToNVVMOpsOptions nvvm;
   nvvm.indexBitwidth = 64;
   kernels.addPass(createConvertGpuOpsToNVVMOps(nvvm));
+  // convert-gpu-to-nvvm lowers the math ops libdevice has; the integer
+  // ones (ctlz, ctpop, 64-bit absi) become LLVM's intrinsics.
+  kernels.addPass(createConvertMathToLLVMPass());
   kernels.addPass(createTensorMapParamsPass());
   // NVVM ops written as PTX (wgmma.mma_async) become inline assembly.
   kernels.addPass(createConvertNVVMToLLVMPass());

@@ -293,6 +293,20 @@ static _Float16 truncateFloatToBF16(float value) {
   return result;
 }
 
+/// x to the integer power n, for llvm.powi (math.fpowi): compiler-rt's
+/// __powisf2 and __powidf2, which libgcc_s does not export. Repeated
+/// squaring, as compiler-rt computes it; a negative n takes the
+/// reciprocal at the end.
+template <typename Float> static Float raiseToInteger(Float x, int32_t n) {
+  bool reciprocal = n < 0;
+  Float result = 1;
+  for (int64_t bits = std::abs(static_cast<int64_t>(n)); bits != 0;
+       bits >>= 1, x *= x)
+    if (bits & 1)
+      result *= x;
+  return reciprocal ? 1 / result : result;
+}
+
 /// Whether $KILN_HOST_PROFILE asks for the JIT listeners of gdb and perf.
 static bool isProfilingRequested() {
   const char *value = std::getenv("KILN_HOST_PROFILE");
@@ -383,6 +397,12 @@ HostExecutable::create(ModuleOp module, bool boundsCheck) {
         llvm::JITSymbolFlags::Exported};
     symbols[mangle("__truncsfbf2")] = {
         llvm::orc::ExecutorAddr::fromPtr(&truncateFloatToBF16),
+        llvm::JITSymbolFlags::Exported};
+    symbols[mangle("__powisf2")] = {
+        llvm::orc::ExecutorAddr::fromPtr(&raiseToInteger<float>),
+        llvm::JITSymbolFlags::Exported};
+    symbols[mangle("__powidf2")] = {
+        llvm::orc::ExecutorAddr::fromPtr(&raiseToInteger<double>),
         llvm::JITSymbolFlags::Exported};
     symbols[mangle(kAllocFunction)] = {
         llvm::orc::ExecutorAddr::fromPtr(&allocateTemporary),

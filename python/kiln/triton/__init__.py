@@ -32,7 +32,7 @@ from kiln.autotune import autotune as _kiln_autotune
 from kiln.errors import KilnError
 from kiln.jit import CompiledKernel, JITFunction
 from kiln.triton import language, testing
-from kiln.triton._unsupported import UnsupportedError, lookup_error
+from kiln.errors import UnsupportedError, lookup_error
 
 #: The public names of Triton 3's ``triton`` package.
 TRITON_NAMES = frozenset({

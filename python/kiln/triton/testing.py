@@ -14,7 +14,7 @@ import numpy as np
 from kiln import cuda
 from kiln.autotune import benchmark_clock
 from kiln.errors import KilnError
-from kiln.triton._unsupported import lookup_error
+from kiln.errors import lookup_error
 
 #: The public names of Triton 3's ``triton.testing``.
 TRITON_NAMES = frozenset({

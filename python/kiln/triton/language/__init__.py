@@ -14,7 +14,7 @@ uses it::
 from __future__ import annotations
 
 from kiln import language as _kiln_language
-from kiln.triton._unsupported import lookup_error
+from kiln.errors import lookup_error
 from kiln.triton.language import math
 
 #: The public names of Triton 3's ``triton.language``, which an error
@@ -83,7 +83,6 @@ NOT_SUPPORTED = {
     "core": "a module of Triton's implementation",
     "standard": "a module of Triton's implementation",
     "random": "a module of Triton's implementation (its functions are here)",
-    "extra": "tl.extra.cuda.libdevice is not surfaced yet",
     "target_info": "a module of Triton's implementation",
     "philox_impl": "Triton's internal helper (tl.philox is here)",
     "aggregate_replace": "Triton's aggregate types are not supported",
@@ -96,6 +95,7 @@ NOT_SUPPORTED = {
 globals().update({name: getattr(_kiln_language, name)
                   for name in TRITON_NAMES if hasattr(_kiln_language, name)})
 __all__ = sorted(name for name in TRITON_NAMES if name in globals())
+_kiln_language.extra.register_as(__name__)
 
 
 def __getattr__(name: str):

@@ -6,7 +6,7 @@ from __future__ import annotations
 from kiln.language import (abs, ceil, cos, div_rn, erf, exp, exp2, fdiv,
                            floor, fma, log, log2, rsqrt, sin, sqrt, sqrt_rn,
                            umulhi)
-from kiln.triton._unsupported import lookup_error
+from kiln.errors import lookup_error
 
 #: The names of Triton 3's ``triton.language.math``.
 TRITON_NAMES = frozenset({

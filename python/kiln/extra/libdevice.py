@@ -1,0 +1,198 @@
+"""Triton's ``tl.extra.cuda.libdevice`` over Kiln: CUDA's libdevice math
+functions with Triton's names, argument types and result types.
+
+Each function is an operation of the tile IR (a ``math`` or ``arith`` op,
+or a short composition of them), not a call into libdevice itself, so it
+compiles for the host target too; on the GPU the ``math`` ops become the
+same ``__nv_*`` calls Triton makes. As in Triton, the argument types must
+be one of a function's overloads exactly (``tanh`` takes float32 or
+float64, not float16); Python numbers are int32 or float32. ``FUNCTIONS``
+lists the overloads; ``MISSING`` lists Triton's functions Kiln lacks, with
+the reason, which a call reports.
+"""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass
+from typing import Any
+
+from kiln.errors import KilnError
+from kiln.errors import lookup_error
+
+
+@dataclass(frozen=True)
+class Function:
+    """How a libdevice function computes: ``kind`` (see ``codegen``'s
+    ``libdevice`` and the interpreter's ``LIBDEVICE``) and its ``overloads``,
+    argument element types to result element type."""
+
+    kind: str
+    overloads: dict[tuple[str, ...], str]
+
+
+_F = {("f32",): "f32", ("f64",): "f64"}
+_F2 = {("f32", "f32"): "f32", ("f64", "f64"): "f64"}
+_F3 = {("f32",) * 3: "f32", ("f64",) * 3: "f64"}
+_F32 = {("f32",): "f32"}
+
+#: Rounded conversions to integers: (source, result, rounding, unsigned)
+#: by Triton's name; each saturates and takes NaN to 0, as PTX's cvt.
+_TO_INT = {
+    f"{source_name}2{target_name}_{rounding}": (source, target, rounding,
+                                                 unsigned)
+    for source_name, source in (("float", "f32"), ("double", "f64"))
+    for target_name, target, unsigned in (
+        ("int", "i32", False), ("uint", "i32", True), ("ll", "i64", False),
+        ("ull", "i64", True))
+    for rounding in ("rn", "rz", "rd", "ru")}
+
+FUNCTIONS: dict[str, Function] = {
+    **{name: Function(f"math.{op}", _F) for name, op in (
+        ("floor", "floor"), ("ceil", "ceil"), ("trunc", "trunc"),
+        ("rint", "roundeven"), ("nearbyint", "roundeven"),
+        ("round", "round"), ("sqrt", "sqrt"), ("sqrt_rn", "sqrt"),
+        ("rsqrt", "rsqrt"), ("cbrt", "cbrt"), ("exp", "exp"),
+        ("exp2", "exp2"), ("expm1", "expm1"), ("log", "log"),
+        ("log2", "log2"), ("log10", "log10"), ("log1p", "log1p"),
+        ("sin", "sin"), ("cos", "cos"), ("tan", "tan"), ("sinh", "sinh"),
+        ("cosh", "cosh"), ("tanh", "tanh"), ("asin", "asin"),
+        ("acos", "acos"), ("atan", "atan"), ("asinh", "asinh"),
+        ("acosh", "acosh"), ("atanh", "atanh"), ("erf", "erf"),
+        ("erfc", "erfc"))},
+    # The fast variants: the same op, allowed to approximate (`afn`), which
+    # the GPU lowers to libdevice's __nv_fast_* functions.
+    **{f"fast_{op}f": Function(f"math.{op} afn", _F32) for op in (
+        "sin", "cos", "tan", "exp", "log", "log2", "log10")},
+    "fast_powf": Function("math.powf afn", {("f32", "f32"): "f32"}),
+    "fast_dividef": Function("arith.divf afn", {("f32", "f32"): "f32"}),
+    "fast_exp10f": Function("exp10 afn", _F32),
+    "exp10": Function("exp10", _F),
+    "abs": Function("abs", {("i32",): "i32", ("i64",): "i64", **_F}),
+    "pow": Function("pow", {("f32", "i32"): "f32", ("f64", "i32"): "f64",
+                            **_F2}),
+    "atan2": Function("math.atan2", _F2),
+    "copysign": Function("math.copysign", _F2),
+    "fmod": Function("arith.remf", _F2),
+    "div_rn": Function("arith.divf", _F2),
+    "rcp_rn": Function("reciprocal", _F),
+    "fma": Function("math.fma", _F3),
+    "fma_rn": Function("math.fma", _F3),
+    "saturatef": Function("saturate", _F32),
+    "isnan": Function("predicate isnan", {("f32",): "i32", ("f64",): "i32"}),
+    "isinf": Function("predicate isinf", {("f32",): "i32", ("f64",): "i32"}),
+    "finitef": Function("predicate isfinite", {("f32",): "i32"}),
+    "isfinited": Function("predicate isfinite", {("f64",): "i32"}),
+    "signbit": Function("signbit", {("f32",): "i32", ("f64",): "i32"}),
+    "clz": Function("count math.ctlz", {("i32",): "i32", ("i64",): "i32"}),
+    "popc": Function("count math.ctpop", {("i32",): "i32", ("i64",): "i32"}),
+    "mulhi": Function("mulhi", {("i32", "i32"): "i32",
+                                ("i64", "i64"): "i64"}),
+    **{name: Function(f"to_int {rounding}{' unsigned' * unsigned}",
+                      {(source,): target})
+       for name, (source, target, rounding, unsigned) in _TO_INT.items()},
+    "llrint": Function("to_int rn", {("f32",): "i64", ("f64",): "i64"}),
+    "llround": Function("to_int away", {("f32",): "i64", ("f64",): "i64"}),
+    "int2float_rn": Function("sitofp", {("i32",): "f32"}),
+    "ll2float_rn": Function("sitofp", {("i64",): "f32"}),
+    "int2double_rn": Function("sitofp", {("i32",): "f64"}),
+    "ll2double_rn": Function("sitofp", {("i64",): "f64"}),
+    "double2float_rn": Function("truncf", {("f64",): "f32"}),
+    "int_as_float": Function("bitcast", {("i32",): "f32"}),
+    "float_as_int": Function("bitcast", {("f32",): "i32"}),
+    "float_as_uint": Function("bitcast", {("f32",): "i32"}),
+    "longlong_as_double": Function("bitcast", {("i64",): "f64"}),
+    "double_as_longlong": Function("bitcast", {("f64",): "i64"}),
+}
+
+_DIRECTED = ("it rounds toward zero, down or up, and the tile IR's "
+             "arithmetic rounds to nearest only")
+_UNSIGNED = "it takes an unsigned argument, and Kiln has no unsigned types"
+_NO_OP = ("MLIR's math dialect has no op for it to lower to on the host "
+          "and the GPU alike")
+
+#: Triton's libdevice functions Kiln lacks, with the reason.
+MISSING: dict[str, str] = {
+    **{f"{op}_{rounding}": _DIRECTED
+       for op in ("add", "sub", "mul", "div", "rcp", "sqrt", "fma")
+       for rounding in ("rz", "rd", "ru")},
+    **{f"{source}2{target}_{rounding}": _DIRECTED
+       for source, target in (("int", "float"), ("ll", "float"),
+                              ("ll", "double"), ("double", "float"))
+       for rounding in ("rz", "rd", "ru")},
+    **{f"{source}2{target}_{rounding}": _UNSIGNED
+       for source, target in (("uint", "float"), ("ull", "float"),
+                              ("ull", "double"), ("uint", "double"))
+       for rounding in ("rn", "rz", "rd", "ru")
+       if (source, target, rounding) not in (("uint", "double", "rz"),
+                                             ("uint", "double", "rd"),
+                                             ("uint", "double", "ru"))},
+    "uint_as_float": _UNSIGNED,
+    **{name: ("Kiln's GPU lowering may contract a multiply and an add "
+              "into an fma, so a separately rounded one cannot be promised")
+       for name in ("add_rn", "sub_rn", "mul_rn")},
+    **{name: _NO_OP for name in (
+        "byte_perm", "mul24", "brev", "sad", "rcp64h", "hiloint2double",
+        "double2loint", "double2hiint", "hadd", "rhadd", "rsqrt_rn", "ffs",
+        "nextafter", "sinpi", "cospi", "hypot", "rhypot", "norm3d",
+        "rnorm3d", "norm4d", "rnorm4d", "rcbrt", "j0", "j1", "y0", "y1",
+        "yn", "jn", "cyl_bessel_i0", "cyl_bessel_i1", "erfinv", "erfcx",
+        "erfcinv", "normcdfinv", "normcdf", "lgamma", "ldexp", "scalbn",
+        "remainder", "tgamma", "fdim", "ilogb", "logb")},
+}
+
+
+def overload_names(types: tuple[str, ...]) -> str:
+    """``(fp32, int32)``: argument types as Triton's errors spell them."""
+    names = {"f32": "fp32", "f64": "fp64", "i32": "int32", "i64": "int64",
+             "f16": "fp16", "bf16": "bf16", "i1": "int1", "i8": "int8",
+             "i16": "int16"}
+    return "(" + ", ".join(names.get(t, t) for t in types) + ")"
+
+
+def result_type(name: str, types: tuple[str, ...]) -> str:
+    """The result element type of ``name`` on arguments of ``types``;
+    raises KilnError where no overload takes them."""
+    function = FUNCTIONS[name]
+    if types not in function.overloads:
+        raise KilnError(
+            f"libdevice.{name} takes " + " or ".join(
+                overload_names(t) for t in function.overloads) +
+            f", not {overload_names(types)}")
+    return function.overloads[types]
+
+
+def _make(name: str, function: Function):
+    arity = len(next(iter(function.overloads)))
+    signature = inspect.Signature([
+        inspect.Parameter(f"arg{i}", inspect.Parameter.POSITIONAL_OR_KEYWORD)
+        for i in range(arity)])
+
+    def call(*args, **kwargs):
+        from kiln import interpreter
+        try:
+            bound = signature.bind(*args, **kwargs)
+        except TypeError as exc:
+            raise KilnError(f"libdevice.{name}: {exc}") from None
+        if interpreter.active():
+            return interpreter.call_libdevice(name, bound.args)
+        raise KilnError(f"libdevice.{name} can only be called inside a "
+                        "@kiln.jit function")
+
+    call.__name__ = call.__qualname__ = name
+    call.__signature__ = signature
+    call.__doc__ = (f"libdevice's {name}: " + ", ".join(
+        f"{overload_names(k)} -> {overload_names((v,))[1:-1]}"
+        for k, v in function.overloads.items()))
+    call.__kiln_libdevice__ = name
+    return call
+
+
+globals().update({name: _make(name, function)
+                  for name, function in FUNCTIONS.items()})
+__all__ = sorted(FUNCTIONS)
+
+
+def __getattr__(name: str) -> Any:
+    raise lookup_error(__name__, "tl.extra.cuda.libdevice", name, MISSING,
+                       MISSING)

@@ -1,0 +1,25 @@
+// RUN: kiln-opt %s --kiln-host-exact-math --split-input-file --verify-diagnostics | FileCheck %s
+
+// expm1 and log1p become libm calls; exp, which LLVM lowers exactly, stays.
+// CHECK-DAG: func.func private @expm1f(f32) -> f32
+// CHECK-DAG: func.func private @log1p(f64) -> f64
+// CHECK-LABEL: func.func @scalars
+// CHECK: call @expm1f(%{{.*}}) : (f32) -> f32
+// CHECK: call @log1p(%{{.*}}) : (f64) -> f64
+// CHECK: math.exp %{{.*}} : f32
+func.func @scalars(%x: f32, %y: f64) -> (f32, f64, f32) {
+  %a = math.expm1 %x : f32
+  %b = math.log1p %y : f64
+  %c = math.exp %x : f32
+  return %a, %b, %c : f32, f64, f32
+}
+
+// -----
+
+// A tensor has no libm function: the host runs this pass after the tiles
+// became loops over scalars.
+func.func @tensor(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{failed to legalize operation 'math.expm1'}}
+  %a = math.expm1 %x : tensor<4xf32>
+  return %a : tensor<4xf32>
+}
