@@ -1063,6 +1063,14 @@ class CodeGenerator(ast.NodeVisitor):
             for arg in args[1:]:
                 result = self.minmax(result, arg, callee.__name__)
             return result
+        if callee is isinstance and len(args) == 2 and not kwargs:
+            # A value (and an assigned literal) is Triton's tensor.
+            if isinstance(args[0], Value) or _is_literal(args[0]):
+                classes = args[1] if isinstance(args[1], tuple) else \
+                    (args[1],)
+                return any(isinstance(c, type) and issubclass(kl.tensor, c)
+                           for c in classes)
+            return isinstance(*args)
         if callee in (int, float, bool, len, range) and not any(
                 isinstance(a, Value) for a in args):
             try:
@@ -2075,6 +2083,61 @@ class CodeGenerator(ast.NodeVisitor):
         if not x.type.is_int:
             raise self.error(f"kl.{name} needs integers, not {x.type.elem}")
         return self.arith_reduction(x, axis, keep_dims, op)
+
+    def builtin_histogram(self, input, num_bins, mask=None):
+        x = self.materialize(input, None)
+        if len(x.type.shape) != 1 or not x.type.is_int:
+            raise self.error(f"kl.histogram takes a 1-D tile of integers, "
+                             f"not {x.type.ir()}")
+        if isinstance(num_bins, kl.constexpr):
+            num_bins = num_bins.value
+        if not isinstance(num_bins, int) or isinstance(num_bins, bool) or \
+                num_bins < 1:
+            raise self.error("kl.histogram needs a constant positive number "
+                             f"of bins, not {num_bins!r}")
+        # Element i, bin j: value i falls in bin j (a value outside every
+        # bin in none).
+        bins = self.expand_dims(self.builtin_arange(0, num_bins), 0)
+        hits = self.compare(ast.Eq(), self.expand_dims(x, 1), bins)
+        if mask is not None:
+            mask = self.broadcast_to(self.materialize(mask, Type((), "i1")),
+                                     x.type.shape)
+            hits = self.binary(ast.BitAnd(), hits, self.expand_dims(mask, 1))
+        return self.builtin_sum(self.cast(hits, kl.int32), 0)
+
+    def logical(self, name: str, op: ast.operator, input, other) -> Value:
+        a, b = (self.materialize(self.assigned(v), None)
+                for v in (input, other))
+        if a.type.elem != "i1" or b.type.elem != "i1":
+            raise self.error(f"kl.{name} takes booleans, not {a.type.elem} "
+                             f"and {b.type.elem}")
+        return self.binary(op, a, b)
+
+    def builtin_logical_and(self, input, other):
+        return self.logical("logical_and", ast.BitAnd(), input, other)
+
+    def builtin_logical_or(self, input, other):
+        return self.logical("logical_or", ast.BitOr(), input, other)
+
+    def builtin_item(self, input):
+        x = self.materialize(input, None)
+        if math.prod(x.type.shape) != 1 or x.type.is_pointer:
+            raise self.error(f"x.item() takes a tile of one number, not "
+                             f"{x.type.ir()}")
+        if not x.type.shape:
+            return x
+        if len(x.type.shape) != 1:
+            x = self.builtin_reshape(x, 1)
+        # One element: the combining region never runs.
+        op = "arith.addf" if x.type.is_float else "arith.ori"
+        return self.reduce(x, 0, lambda a, b, t: [f"%r = {op} {a}, {b} : {t}"])
+
+    def builtin_expect_zero(self, x, mask):
+        x = self.materialize(x, None)
+        self.builtin_device_assert(
+            self.compare(ast.Eq(), x, 0), "kl.expect_zero: a value "
+            "expected to be zero is not", mask)
+        return x
 
     def builtin_xor_sum(self, x, axis=None, keep_dims=False):
         return self.integer_reduction("xor_sum", x, axis, keep_dims, "xor")

@@ -108,9 +108,10 @@ def _unified(x: Any, y: Any, division: bool = False
     return (_data(x, dtype).astype(dtype), _data(y, dtype).astype(dtype))
 
 
-class _Methods:
+class _Methods(kl.tensor):
     """``x.sum(axis)`` is ``kl.sum(x, axis)`` (kl.TILE_METHODS), on tiles,
-    pointers and block pointers, as compiled."""
+    pointers and block pointers, as compiled; all three are Triton's
+    ``tl.tensor``."""
 
     def __getattr__(self, name: str):
         if name in kl.TILE_METHODS:
@@ -1126,6 +1127,34 @@ def scalar(value: Any, dtype: np.dtype) -> Tile:
     return Tile(np.asarray(value, dtype=dtype))
 
 
+def _histogram(input, num_bins, mask=None) -> Tile:
+    data = _data(input)
+    if data.ndim != 1 or data.dtype.kind not in "iu" or data.dtype == bool:
+        raise KilnError(f"kl.histogram takes a 1-D tile of integers, not "
+                        f"{_ir(data.dtype)}{list(data.shape)}")
+    counted = (data >= 0) & (data < num_bins)
+    if mask is not None:
+        counted &= np.broadcast_to(_data(mask).astype(bool), data.shape)
+    return Tile(np.bincount(data[counted].astype(np.int64),
+                            minlength=int(num_bins)).astype(np.int32))
+
+
+def _logical(name: str, combine: np.ufunc, input, other) -> Tile:
+    a, b = (_data(_assigned(v)) for v in (input, other))
+    if a.dtype != np.bool_ or b.dtype != np.bool_:
+        raise KilnError(f"kl.{name} takes booleans, not {_ir(a.dtype)} and "
+                        f"{_ir(b.dtype)}")
+    return Tile(combine(a, b))
+
+
+def _item(input) -> Tile:
+    data = _data(input)
+    if data.size != 1:
+        raise KilnError(f"x.item() takes a tile of one number, not "
+                        f"{_ir(data.dtype)}{list(data.shape)}")
+    return Tile(data.reshape(()))
+
+
 IMPLEMENTATIONS: dict[str, Callable] = {
     # i32 scalars, as compiled kernels have them.
     "program_id": lambda axis: scalar(_state.program[axis], np.int32),
@@ -1250,6 +1279,15 @@ IMPLEMENTATIONS: dict[str, Callable] = {
     "randn4x": _randn4x,
     "device_print": _device_print,
     "device_assert": _device_assert,
+    "expect_zero": lambda x, mask: (_device_assert(
+        Tile(_data(x)) == 0, "kl.expect_zero: a value expected to be zero "
+        "is not", mask), Tile(_data(x)))[1],
+    "histogram": _histogram,
+    "logical_and": lambda input, other: _logical("logical_and", np.logical_and,
+                                                 input, other),
+    "logical_or": lambda input, other: _logical("logical_or", np.logical_or,
+                                                input, other),
+    "item": _item,
 }
 
 

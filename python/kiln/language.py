@@ -111,7 +111,7 @@ TILE_METHODS = (
     "log2", "max", "min", "reduce", "reshape", "rsqrt", "sigmoid", "sin",
     "permute", "sqrt", "store", "sum", "trans", "cumprod", "xor_sum",
     "reduce_or", "ravel", "view", "split", "sqrt_rn", "flip", "softmax",
-    "sort")
+    "sort", "histogram", "logical_and", "logical_or", "item")
 
 
 @dataclass(frozen=True)
@@ -147,6 +147,9 @@ float16 = dtype("float16", "f16", np.dtype(np.float16))
 bfloat16 = dtype("bfloat16", "bf16", np.dtype(ml_dtypes.bfloat16))
 float32 = dtype("float32", "f32", np.dtype(np.float32))
 float64 = dtype("float64", "f64", np.dtype(np.float64))
+
+#: Triton's name for a pointer to int32.
+pi32_t = pointer_type(int32)
 
 DTYPES = (int1, int8, int16, int32, int64, float16, bfloat16, float32,
           float64)
@@ -476,6 +479,15 @@ def cumsum(input, axis=0, reverse=False, dtype=None):
 @builtin
 def cumprod(input, axis=0, reverse=False, dtype=None):
     """Inclusive prefix product along ``axis``, as ``cumsum``."""
+
+
+@builtin
+def histogram(input, num_bins, mask=None):
+    """int32 counts of the values of the 1-D integer tile ``input`` in the
+    bins [0, 1), [1, 2), ..., [num_bins - 1, num_bins); values outside
+    them, and elements whose ``mask`` is false, are not counted (Triton's
+    ``tl.histogram``). Compiled as a comparison of every value with every
+    bin: a tile of ``len(input) * num_bins`` elements."""
 
 
 @builtin
@@ -869,6 +881,37 @@ def device_assert(cond, msg="", mask=None):
     ``mask``, where given, true), naming the line, ``msg`` (default: the
     condition's source), the program and the element; outside debug mode
     it is not compiled."""
+
+
+@builtin
+def logical_and(input, other):
+    """Elementwise ``input and other`` of booleans (Triton's tensor method
+    ``x.logical_and(y)``); other types are an error, as in Triton."""
+
+
+@builtin
+def logical_or(input, other):
+    """Elementwise ``input or other`` of booleans, as ``logical_and``."""
+
+
+@builtin
+def item(input):
+    """The element of a single-element tile, as a scalar (Triton's tensor
+    method ``x.item()``)."""
+
+
+@builtin
+def expect_zero(x, mask):
+    """``x`` itself, marking values expected to have underflowed to zero
+    where ``mask`` is true (Triton's ``tl.expect_zero``): in debug mode,
+    a launch where one is not zero fails, as a ``device_assert``."""
+
+
+class tensor:
+    """Triton's ``tl.tensor``, the class of a kernel's values: tiles,
+    scalars and pointers are instances (``isinstance(x, kl.tensor)``, in a
+    compiled kernel and in the interpreter), and an annotation
+    (``def f(x: tl.tensor)``) means nothing more."""
 
 
 def shape_argument(args: tuple) -> tuple:

@@ -56,7 +56,6 @@ NOT_SUPPORTED = {
     "atomic_store": "no atomic store op in the tile dialect yet",
     "atomic_poll": "no atomic load op in the tile dialect yet",
     "gather": "needs a gather op (a lowering by shuffles or shared memory)",
-    "histogram": "needs a histogram op (shared-memory atomics)",
     "dot_scaled": "no microscaled (mxfp) dot; Kiln has no fp8 or fp4 types",
     "float8e4nv": "no fp8 types yet",
     "float8e5": "no fp8 types yet",
@@ -72,12 +71,10 @@ NOT_SUPPORTED = {
     "tensor_descriptor": "host-side descriptors are not supported yet; "
                          "tl.make_tensor_descriptor in the kernel is",
     "tensor_descriptor_type": "host-side descriptors are not supported yet",
-    "tensor": "Kiln's tiles are not Triton tensor objects",
     "block_type": "a type object of Triton's IR builder",
     "constexpr_type": "a type object of Triton's IR builder",
     "tuple_type": "a type object of Triton's IR builder",
     "tuple": "a type object of Triton's IR builder (Python tuples work)",
-    "pi32_t": "a type object of Triton's IR builder",
     "void": "a type object of Triton's IR builder",
     "str_to_ty": "Triton's signature strings; Kiln specializes on values",
     "core": "a module of Triton's implementation",
@@ -87,7 +84,6 @@ NOT_SUPPORTED = {
     "philox_impl": "Triton's internal helper (tl.philox is here)",
     "aggregate_replace": "Triton's aggregate types are not supported",
     "condition": "Triton's warp-specialization conditions are not supported",
-    "expect_zero": "not supported yet",
     "slice": "not supported yet",
 }
 
