@@ -1721,6 +1721,66 @@ class CodeGenerator(ast.NodeVisitor):
         return self.op(f"tile.atomic_rmw {kind} {sem} {scope} {operands} : "
                        f"{pointer.type.ir()}, {value.type.ir()}", value.type)
 
+    def check_order(self, name: str, sem: Any, allowed: tuple[str, ...]
+                    ) -> None:
+        if sem is not None and sem not in allowed:
+            raise self.error(f"kl.{name}: sem is one of {allowed}, not "
+                             f"{sem!r}")
+
+    def builtin_atomic_load(self, pointer, mask=None, sem=None, scope=None):
+        self.check_order("atomic_load", sem, ("acquire", "relaxed"))
+        pointer = self.check_pointer(pointer, "kl.atomic_load")
+        elem = pointer.type.pointee
+        if elem not in ("i32", "i64", "f32", "f64"):
+            raise self.error(f"kl.atomic_load reads elements of 32 or 64 "
+                             f"bits, not {elem}")
+        # An atomic or of 0 on the bits: the value, read atomically.
+        bits = kl.BY_IR[f"i{elem[1:]}"]
+        words = self.pointer_cast(pointer, kl.pointer_type(bits))
+        old = self.atomic("or", words, 0, mask, sem or "acquire", scope)
+        if old.type.elem == elem:
+            return old
+        type_ = old.type.with_elem(elem)
+        return self.op(f"arith.bitcast {old.name} : {old.type.ir()} to "
+                       f"{type_.ir()}", type_)
+
+    def builtin_atomic_store(self, pointer, val, mask=None, sem=None,
+                             scope=None):
+        self.check_order("atomic_store", sem, ("release", "relaxed"))
+        self.atomic("xchg", pointer, val, mask, sem or "release", scope)
+
+    def builtin_atomic_poll(self, pointer, expected_value, sem=None,
+                            scope=None, timeout_ns=None):
+        if timeout_ns is not None:
+            raise self.error("kl.atomic_poll: timeout_ns is not supported "
+                             "by Kiln yet")
+        pointer = self.check_pointer(pointer, "kl.atomic_poll")
+        if pointer.type.pointee not in ("i32", "i64"):
+            raise self.error(f"kl.atomic_poll waits on integers of 32 or 64 "
+                             f"bits, not {pointer.type.pointee}")
+        # scf.while: the before region reads and compares, the do region
+        # is empty.
+        saved = self.lines
+        self.lines = []
+        self.depth += 1
+        value = self.builtin_atomic_load(pointer, sem=sem, scope=scope)
+        differs = self.compare(ast.NotEq(), value, expected_value)
+        if differs.type.shape:
+            flat = self.builtin_reshape(differs, math.prod(
+                differs.type.shape))
+            differs = self.builtin_reduce_or(flat, 0)
+        test_lines = self.lines
+        self.depth -= 1
+        self.lines = saved
+        self.emit("scf.while : () -> () {")
+        self.lines.extend(test_lines)
+        self.lines.append("  " * (self.depth + 1) +
+                          f"scf.condition({differs.name})")
+        self.emit("} do {")
+        self.emit_yield([], depth=self.depth + 1)
+        self.emit(f"}} {self.loc()}")
+        return self.constant_tile(value.type.shape, True, kl.int1)
+
     def builtin_atomic_cas(self, pointer, cmp, val, sem=None, scope=None):
         problem = kl.atomic_order_problem(sem, scope)
         if problem:

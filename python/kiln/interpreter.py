@@ -503,6 +503,43 @@ def _atomic_cas(pointer, cmp, val, sem=None, scope=None):
         np.asarray(c).view(bits) else old)
 
 
+def _check_order(name: str, sem: Any, allowed: tuple[str, ...]) -> None:
+    if sem is not None and sem not in allowed:
+        raise KilnError(f"kl.{name}: sem is one of {allowed}, not {sem!r}")
+
+
+def _atomic_load(pointer, mask=None, sem=None, scope=None) -> Tile:
+    _check_order("atomic_load", sem, ("acquire", "relaxed"))
+    if pointer.base.dtype.itemsize not in (4, 8) or \
+            pointer.base.dtype.kind not in "if":
+        raise KilnError(f"kl.atomic_load reads elements of 32 or 64 bits, "
+                        f"not {_ir(pointer.base.dtype)}")
+    return _atomic_elements(pointer, [], mask, sem, scope, lambda old: old)
+
+
+def _atomic_store(pointer, val, mask=None, sem=None, scope=None) -> None:
+    _check_order("atomic_store", sem, ("release", "relaxed"))
+    _atomic_elements(pointer, [val], mask, sem, scope, lambda old, v: v)
+
+
+def _atomic_poll(pointer, expected_value, sem=None, scope=None,
+                 timeout_ns=None) -> Tile:
+    """Programs run one at a time here, so no other can change what is
+    polled: a poll that does not match at once would wait forever."""
+    if timeout_ns is not None:
+        raise KilnError("kl.atomic_poll: timeout_ns is not supported by "
+                        "Kiln yet")
+    if pointer.base.dtype not in (np.int32, np.int64):
+        raise KilnError(f"kl.atomic_poll waits on integers of 32 or 64 "
+                        f"bits, not {_ir(pointer.base.dtype)}")
+    value = _atomic_load(pointer, sem=sem, scope=scope)
+    if not np.all(_data(value == expected_value)):
+        raise KilnError("kl.atomic_poll would wait forever: the interpreter "
+                        "runs one program at a time, so nothing changes "
+                        "the value it waits on")
+    return Tile(np.ones(value.shape, bool))
+
+
 def _atomic_elements(pointer, operands: list, mask, sem, scope,
                      combine: Callable) -> Tile:
     """An atomic on each element behind ``pointer`` where ``mask`` holds:
@@ -1229,6 +1266,9 @@ IMPLEMENTATIONS: dict[str, Callable] = {
     "atomic_min": _atomic("min", min),
     "atomic_xchg": _atomic("xchg", lambda old, v: v),
     "atomic_cas": _atomic_cas,
+    "atomic_load": _atomic_load,
+    "atomic_store": _atomic_store,
+    "atomic_poll": _atomic_poll,
     "atomic_and": _atomic("and", lambda old, v: old & v,
                           integers_only=True),
     "atomic_or": _atomic("or", lambda old, v: old | v,

@@ -105,13 +105,14 @@ for _name, _ir in (("fp16", "f16"), ("bf16", "bf16"), ("fp32", "f32"),
 #: that Kiln has.
 TILE_METHODS = (
     "abs", "advance", "argmax", "argmin", "associative_scan", "atomic_add",
-    "atomic_and", "atomic_cas", "atomic_max", "atomic_min", "atomic_or",
-    "atomic_xchg", "atomic_xor", "broadcast_to", "cast", "cdiv", "ceil",
-    "cos", "cumsum", "erf", "exp", "exp2", "expand_dims", "floor", "log",
-    "log2", "max", "min", "reduce", "reshape", "rsqrt", "sigmoid", "sin",
-    "permute", "sqrt", "store", "sum", "trans", "cumprod", "xor_sum",
-    "reduce_or", "ravel", "view", "split", "sqrt_rn", "flip", "softmax",
-    "sort", "histogram", "logical_and", "logical_or", "item")
+    "atomic_and", "atomic_cas", "atomic_load", "atomic_max", "atomic_min",
+    "atomic_or", "atomic_poll", "atomic_store", "atomic_xchg",
+    "atomic_xor", "broadcast_to", "cast", "cdiv", "ceil", "cos", "cumsum",
+    "erf", "exp", "exp2", "expand_dims", "floor", "log", "log2", "max",
+    "min", "reduce", "reshape", "rsqrt", "sigmoid", "sin", "permute",
+    "sqrt", "store", "sum", "trans", "cumprod", "xor_sum", "reduce_or",
+    "ravel", "view", "split", "sqrt_rn", "flip", "softmax", "sort",
+    "histogram", "logical_and", "logical_or", "item")
 
 
 @dataclass(frozen=True)
@@ -660,6 +661,30 @@ def atomic_xchg(pointer, val, mask=None, sem=None, scope=None):
 def atomic_cas(pointer, cmp, val, sem=None, scope=None):
     """Atomically stores ``val`` where the element equals ``cmp`` (bit for
     bit); returns the old values. Elements of 16, 32 or 64 bits."""
+
+
+@builtin
+def atomic_load(pointer, mask=None, sem=None, scope=None):
+    """Atomically reads the elements behind ``pointer`` (``sem``: "acquire",
+    the default, or "relaxed"); elements of 32 or 64 bits. Compiled as an
+    atomic ``or`` of 0, which reads the same value with the same ordering
+    (Triton's GPU code issues ``ld.acquire``)."""
+
+
+@builtin
+def atomic_store(pointer, val, mask=None, sem=None, scope=None):
+    """Atomically writes ``val`` (``sem``: "release", the default, or
+    "relaxed"); compiled as an atomic exchange whose old value is
+    dropped."""
+
+
+@builtin
+def atomic_poll(pointer, expected_value, sem=None, scope=None,
+                timeout_ns=None):
+    """Waits until every element behind ``pointer`` (32- or 64-bit
+    integers) equals ``expected_value``, reading them with
+    ``atomic_load``; returns a tile of True. ``timeout_ns`` is not
+    supported yet (a KilnError)."""
 
 
 @builtin

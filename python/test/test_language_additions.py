@@ -154,3 +154,100 @@ def test_annotations_with_tl_tensor_and_pi32_t():
     annotations = namespace["helper"].__annotations__
     assert annotations["x"] is kl.tensor
     assert annotations["p"] == kl.pointer_type(kl.int32)
+
+
+@kiln.jit
+def atomics_kernel(x_ptr, f_ptr, flag_ptr, out_ptr, f_out_ptr,
+                   N: kl.constexpr):
+    i = kl.arange(0, N)
+    kl.store(out_ptr + i, kl.atomic_load(x_ptr + i, mask=i < N - 2))
+    kl.store(f_out_ptr + i, (f_ptr + i).atomic_load(sem="relaxed"))
+    kl.atomic_store(f_ptr + i, kl.load(f_ptr + i) * 2, mask=i % 2 == 0)
+    kl.atomic_store(flag_ptr, 7)
+    done = kl.atomic_poll(flag_ptr + i * 0, 7)
+    kl.store(out_ptr + N + i, done.to(kl.int32))
+
+
+@BOTH
+def test_atomic_load_store_and_poll(interpret):
+    n = 8
+    x = np.arange(n, dtype=np.int64) * 3 - 5
+    f = np.linspace(-2, 2, n).astype(np.float32)
+    f[1] = -0.0
+    flag = np.zeros(1, np.int32)
+    out = np.full(2 * n, -1, np.int64)
+    f_out = np.zeros(n, np.float32)
+    before = f.copy()
+    kiln.jit(atomics_kernel.fn, interpret=interpret)[(1,)](
+        x, f, flag, out, f_out, N=n)
+    np.testing.assert_array_equal(out[:n - 2], x[:n - 2])
+    np.testing.assert_array_equal(f_out.view(np.int32),
+                                  before.view(np.int32))  # -0.0 kept
+    np.testing.assert_array_equal(
+        f, np.where(np.arange(n) % 2 == 0, before * 2, before))
+    assert flag[0] == 7
+    np.testing.assert_array_equal(out[n:], 1)
+
+
+@kiln.jit
+def bad_order_kernel(x_ptr, CASE: kl.constexpr):
+    if CASE == 0:
+        kl.atomic_load(x_ptr, sem="release")
+    elif CASE == 1:
+        kl.atomic_store(x_ptr, 1, sem="acquire")
+    else:
+        kl.atomic_poll(x_ptr, 0, timeout_ns=1000)
+
+
+@BOTH
+@pytest.mark.parametrize("case, message", [
+    (0, r"atomic_load: sem is one of \('acquire', 'relaxed'\), not "
+        "'release'"),
+    (1, r"atomic_store: sem is one of \('release', 'relaxed'\)"),
+    (2, "timeout_ns is not supported"),
+])
+def test_atomic_orders_are_tritons(interpret, case, message):
+    x = np.zeros(1, np.int32)
+    with pytest.raises(kiln.KilnError, match=message):
+        kiln.jit(bad_order_kernel.fn, interpret=interpret)[(1,)](x, CASE=case)
+
+
+def test_poll_that_cannot_match_in_the_interpreter_is_an_error():
+    @kiln.jit(interpret=True)
+    def wait(flag_ptr):
+        kl.atomic_poll(flag_ptr, 1)
+    with pytest.raises(kiln.KilnError, match="would wait forever"):
+        wait[(1,)](np.zeros(1, np.int32))
+
+
+def test_atomic_loads_and_stores_on_the_gpu_are_tritons():
+    """ld.acquire / ld.relaxed / st.release, as Triton's PTX has them."""
+    n = 128
+    args = (np.zeros(n, np.int64), np.zeros(n, np.float32),
+            np.zeros(1, np.int32), np.zeros(2 * n, np.int64),
+            np.zeros(n, np.float32))
+    ptx = atomics_kernel.asm(*args, chip="sm_90a", N=n)["ptx"]
+    assert "ld.acquire.gpu.global.b64" in ptx
+    assert "ld.relaxed.gpu.global.b32" in ptx
+    assert "st.release.gpu.global.b32" in ptx
+    assert "atom." not in ptx and "fence" not in ptx
+
+
+@kiln.jit
+def ordered_add_kernel(x_ptr, lock_ptr):
+    kl.atomic_add(x_ptr + kl.arange(0, 128), 1.0)  # acq_rel by default
+    kl.atomic_xchg(lock_ptr, 0, sem="release")
+
+
+def test_ordered_read_modify_writes_keep_their_order_on_the_gpu():
+    """NVPTX emits a relaxed atom for an ordered atomicrmw: fences around
+    it keep the order (a lock's release after the stores it guards)."""
+    ptx = ordered_add_kernel.asm(np.zeros(128, np.float32),
+                                 np.zeros(1, np.int32), chip="sm_90a")["ptx"]
+    lines = [line.strip() for line in ptx.splitlines()]
+    add = next(i for i, t in enumerate(lines) if "atom.global.add.f32" in t)
+    assert "fence.acq_rel.gpu" in lines[add - 1]
+    assert "fence.acq_rel.gpu" in lines[add + 1]
+    exchange = next(i for i, t in enumerate(lines)
+                    if t.startswith(("atom.global.exch", "st.release")))
+    assert "st.release.gpu.global.b32" in lines[exchange]

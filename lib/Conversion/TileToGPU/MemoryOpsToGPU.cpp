@@ -20,6 +20,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Matchers.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -514,6 +515,13 @@ static LogicalResult lowerAtomic(
   return success();
 }
 
+/// A read-modify-write. NVPTX drops the ordering of an `atomicrmw` (it
+/// emits a relaxed `atom`; a `cmpxchg` keeps its own), so an ordered one
+/// is a relaxed atomic between fences: a release fence before it, an
+/// acquire fence after it. Two forms are what they amount to, as Triton
+/// emits them: an `or` of 0 is an atomic load (`ld.acquire`,
+/// tl.atomic_load) and an exchange whose old value is unused an atomic
+/// store (`st.release`, tl.atomic_store).
 struct AtomicRMWLowering : OpConversionPattern<tile::AtomicRMWOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -522,17 +530,49 @@ struct AtomicRMWLowering : OpConversionPattern<tile::AtomicRMWOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Type elementType = getElementTypeOrSelf(op.getType());
     auto binOp = getAtomicBinOp(op.getKind(), isa<FloatType>(elementType));
-    auto ordering = getOrdering(op.getSem());
+    tile::MemSemantic sem = op.getSem();
+    auto ordering = getOrdering(sem);
     StringRef scope = getSyncScope(op.getScope());
+    bool releases =
+        sem == tile::MemSemantic::Release || sem == tile::MemSemantic::AcqRel;
+    bool acquires =
+        sem == tile::MemSemantic::Acquire || sem == tile::MemSemantic::AcqRel;
+    bool load = op.getKind() == tile::AtomicRMWKind::Or && !releases &&
+                matchPattern(op.getValue(), m_Zero());
+    bool store =
+        op.getKind() == tile::AtomicRMWKind::Xchg && !acquires && op.use_empty();
+    unsigned alignment = getStorageBytes(elementType);
+    auto fence = [&](OpBuilder &b, Location l, LLVM::AtomicOrdering order) {
+      LLVM::FenceOp::create(b, l, order, scope);
+    };
     return lowerAtomic(
-        op, rewriter, op.getSem(), adaptor.getPtr(), adaptor.getMask(),
+        op, rewriter, sem, adaptor.getPtr(), adaptor.getMask(),
         adaptor.getValue(),
         [&](OpBuilder &b, Location l, Value address,
             ValueRange elements) -> Value {
+          if (load)
+            return LLVM::LoadOp::create(b, l, elementType, address, alignment,
+                                        /*isVolatile=*/false,
+                                        /*isNonTemporal=*/false,
+                                        /*isInvariant=*/false,
+                                        /*isInvariantGroup=*/false, ordering,
+                                        scope);
+          if (store) {
+            LLVM::StoreOp::create(b, l, elements[0], address, alignment,
+                                  /*isVolatile=*/false,
+                                  /*isNonTemporal=*/false,
+                                  /*isInvariantGroup=*/false, ordering,
+                                  scope);
+            return LLVM::PoisonOp::create(b, l, elementType);
+          }
+          if (releases)
+            fence(b, l, LLVM::AtomicOrdering::release);
           auto atomic = LLVM::AtomicRMWOp::create(b, l, binOp, address,
                                                   elements[0], ordering);
           if (!scope.empty())
             atomic.setSyncscope(scope);
+          if (acquires)
+            fence(b, l, LLVM::AtomicOrdering::acquire);
           return atomic;
         });
   }

@@ -180,10 +180,13 @@ func.func @replicated(%x: !tile.ptr<f32>) {
 // -----
 
 // Atomics: one per element under its mask with the scope's syncscope; a
-// scalar atomic runs on thread 0, which shares the old value.
+// scalar atomic runs on thread 0, which shares the old value. NVPTX drops
+// an atomicrmw's ordering, so fences around it carry it.
 // CHECK-LABEL: gpu.func @atomics
 // CHECK: scf.if %{{.*}} -> (f32)
+// CHECK:   llvm.fence syncscope("device") release
 // CHECK:   llvm.atomicrmw fadd %{{.*}}, %{{.*}} syncscope("device") acq_rel : !llvm.ptr<1>, f32
+// CHECK:   llvm.fence syncscope("device") acquire
 // CHECK: %[[TID:.*]] = gpu.thread_id x
 // CHECK: arith.cmpi eq, %[[TID]], %{{.*}} : index
 // CHECK: llvm.atomicrmw max %{{.*}}, %{{.*}} syncscope("block") monotonic : !llvm.ptr<1>, i32
@@ -201,6 +204,33 @@ func.func @atomics(%x: !tile.ptr<f32>, %c: !tile.ptr<i32>, %n: i32) {
   %cp = tile.addptr %c, %prev : !tile.ptr<i32>, i32
   tile.store %cp, %n : !tile.ptr<i32>, i32
   tile.store %xp, %old : tensor<128x!tile.ptr<f32>>, tensor<128xf32>
+  return
+}
+
+// -----
+
+// An atomic or of 0 is an atomic load (tl.atomic_load: ld.acquire), an
+// exchange whose old value is unused an atomic store (tl.atomic_store:
+// st.release); neither needs a fence.
+// CHECK-LABEL: gpu.func @atomic_load_and_store
+// CHECK-NOT: llvm.fence
+// CHECK: llvm.load %{{.*}} atomic syncscope("device") acquire {alignment = 4 : i64} : !llvm.ptr<1> -> i32
+// CHECK-NOT: llvm.fence
+// CHECK: llvm.store %{{.*}}, %{{.*}} atomic syncscope("device") release {alignment = 4 : i64} : i32, !llvm.ptr<1>
+// CHECK-NOT: llvm.fence
+// CHECK: llvm.atomicrmw _or %{{.*}}, %{{.*}} syncscope("device") monotonic
+func.func @atomic_load_and_store(%x: !tile.ptr<i32>, %y: !tile.ptr<i32>) {
+  %zero = arith.constant dense<0> : tensor<128xi32>
+  %r = tile.range 0 to 128 : tensor<128xi32>
+  %xs = tile.splat %x : !tile.ptr<i32> -> tensor<128x!tile.ptr<i32>>
+  %xp = tile.addptr %xs, %r : tensor<128x!tile.ptr<i32>>, tensor<128xi32>
+  %v = tile.atomic_rmw or acquire gpu %xp, %zero : tensor<128x!tile.ptr<i32>>, tensor<128xi32>
+  %ys = tile.splat %y : !tile.ptr<i32> -> tensor<128x!tile.ptr<i32>>
+  %yp = tile.addptr %ys, %r : tensor<128x!tile.ptr<i32>>, tensor<128xi32>
+  %unused = tile.atomic_rmw xchg release gpu %yp, %v : tensor<128x!tile.ptr<i32>>, tensor<128xi32>
+  // An or of another value is a read-modify-write.
+  %bits = tile.atomic_rmw or relaxed gpu %yp, %r : tensor<128x!tile.ptr<i32>>, tensor<128xi32>
+  tile.store %xp, %bits : tensor<128x!tile.ptr<i32>>, tensor<128xi32>
   return
 }
 
