@@ -2144,6 +2144,24 @@ class CodeGenerator(ast.NodeVisitor):
             raise self.error(f"kl.{name} needs integers, not {x.type.elem}")
         return self.arith_reduction(x, axis, keep_dims, op)
 
+    def builtin_gather(self, src, index, axis):
+        src, index = self.materialize(src, None), self.materialize(index, None)
+        if not src.type.shape or not index.type.is_int or \
+                len(index.type.shape) != len(src.type.shape):
+            raise self.error(f"kl.gather takes a tile and an integer index "
+                             f"tile of its rank, not {src.type.ir()} and "
+                             f"{index.type.ir()}")
+        axis = self.normalized_axis(axis, len(src.type.shape))
+        for d, (have, want) in enumerate(zip(index.type.shape,
+                                             src.type.shape)):
+            if d != axis and have != want:
+                raise self.error(f"kl.gather: the index's dimension {d} has "
+                                 f"size {have} but the source's has {want}")
+        type_ = index.type.with_elem(src.type.elem)
+        return self.op(f"tile.gather {src.name}[{index.name}] axis {axis} : "
+                       f"{src.type.ir()}, {index.type.ir()} -> {type_.ir()}",
+                       type_)
+
     def builtin_histogram(self, input, num_bins, mask=None):
         x = self.materialize(input, None)
         if len(x.type.shape) != 1 or not x.type.is_int:

@@ -1164,6 +1164,27 @@ def scalar(value: Any, dtype: np.dtype) -> Tile:
     return Tile(np.asarray(value, dtype=dtype))
 
 
+def _gather(src, index, axis) -> Tile:
+    data, picks = _data(src), _data(index)
+    if data.ndim == 0 or picks.dtype.kind not in "iu" or \
+            picks.ndim != data.ndim:
+        raise KilnError(f"kl.gather takes a tile and an integer index tile "
+                        f"of its rank, not {_ir(data.dtype)}"
+                        f"{list(data.shape)} and {_ir(picks.dtype)}"
+                        f"{list(picks.shape)}")
+    axis = _axis(axis, data)
+    if axis is None:
+        raise KilnError("kl.gather needs an axis")
+    for d, (have, want) in enumerate(zip(picks.shape, data.shape)):
+        if d != axis and have != want:
+            raise KilnError(f"kl.gather: the index's dimension {d} has size "
+                            f"{have} but the source's has {want}")
+    if picks.size and (picks.min() < 0 or picks.max() >= data.shape[axis]):
+        raise KilnError(f"kl.gather: an index outside [0, "
+                        f"{data.shape[axis]}) along axis {axis}")
+    return Tile(np.take_along_axis(data, picks.astype(np.int64), axis))
+
+
 def _histogram(input, num_bins, mask=None) -> Tile:
     data = _data(input)
     if data.ndim != 1 or data.dtype.kind not in "iu" or data.dtype == bool:
@@ -1323,6 +1344,7 @@ IMPLEMENTATIONS: dict[str, Callable] = {
         Tile(_data(x)) == 0, "kl.expect_zero: a value expected to be zero "
         "is not", mask), Tile(_data(x)))[1],
     "histogram": _histogram,
+    "gather": _gather,
     "logical_and": lambda input, other: _logical("logical_and", np.logical_and,
                                                  input, other),
     "logical_or": lambda input, other: _logical("logical_or", np.logical_or,

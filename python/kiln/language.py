@@ -112,7 +112,7 @@ TILE_METHODS = (
     "min", "reduce", "reshape", "rsqrt", "sigmoid", "sin", "permute",
     "sqrt", "store", "sum", "trans", "cumprod", "xor_sum", "reduce_or",
     "ravel", "view", "split", "sqrt_rn", "flip", "softmax", "sort",
-    "histogram", "logical_and", "logical_or", "item")
+    "gather", "histogram", "logical_and", "logical_or", "item")
 
 
 @dataclass(frozen=True)
@@ -480,6 +480,16 @@ def cumsum(input, axis=0, reverse=False, dtype=None):
 @builtin
 def cumprod(input, axis=0, reverse=False, dtype=None):
     """Inclusive prefix product along ``axis``, as ``cumsum``."""
+
+
+@builtin
+def gather(src, index, axis):
+    """The elements of ``src`` picked along ``axis`` by the integer tile
+    ``index`` (Triton's ``tl.gather``): the result has ``index``'s shape,
+    and ``result[i][j] = src[index[i][j]][j]`` for axis 0. ``index`` and
+    ``src`` have the same rank and, along the other axes, the same sizes.
+    An index outside ``src``'s axis reads its nearest end compiled (Triton
+    leaves it undefined) and is an error in the interpreter."""
 
 
 @builtin

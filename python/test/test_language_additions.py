@@ -251,3 +251,77 @@ def test_ordered_read_modify_writes_keep_their_order_on_the_gpu():
     exchange = next(i for i, t in enumerate(lines)
                     if t.startswith(("atom.global.exch", "st.release")))
     assert "st.release.gpu.global.b32" in lines[exchange]
+
+
+@kiln.jit
+def gather_kernel(src_ptr, idx_ptr, out_ptr, rows_out_ptr, K: kl.constexpr,
+                  M: kl.constexpr, N: kl.constexpr):
+    k = kl.arange(0, K)
+    m = kl.arange(0, M)
+    n = kl.arange(0, N)
+    table = kl.load(src_ptr + k[:, None] * M + m[None, :])  # K x M
+    picks = kl.load(idx_ptr + n[:, None] * M + m[None, :])  # N x M
+    kl.store(out_ptr + n[:, None] * M + m[None, :], kl.gather(table, picks, 0))
+    # Along axis 1 (the last), with the method spelling: row r of the
+    # result picks from row r of the table.
+    rows = table.gather(kl.load(idx_ptr + k[:, None] * M + m[None, :]) % M,
+                        axis=-1)
+    kl.store(rows_out_ptr + k[:, None] * M + m[None, :], rows)
+
+
+@BOTH
+@pytest.mark.parametrize("dtype", [np.float32, np.int16, np.float16])
+def test_gather(interpret, dtype):
+    k, m, n = 8, 4, 16
+    src = (RNG.standard_normal((k, m)) * 10).astype(dtype)
+    idx = RNG.integers(0, k, (n, m)).astype(np.int32)
+    out = np.zeros((n, m), dtype)
+    rows = np.zeros((k, m), dtype)
+    kiln.jit(gather_kernel.fn, interpret=interpret)[(1,)](
+        src, idx, out, rows, K=k, M=m, N=n)
+    np.testing.assert_array_equal(out, np.take_along_axis(src, idx, 0))
+    np.testing.assert_array_equal(
+        rows, np.take_along_axis(src, idx[:k] % m, 1))
+
+
+@kiln.jit
+def gather_out_of_range(src_ptr, idx_ptr, out_ptr):
+    i = kl.arange(0, 8)
+    picked = kl.gather(kl.load(src_ptr + i), kl.load(idx_ptr + i), 0)
+    kl.store(out_ptr + i, picked)
+
+
+def test_gather_out_of_range():
+    """Compiled, an index outside the axis reads its nearest end (never
+    outside the tile); the interpreter reports it."""
+    src = np.arange(8, dtype=np.float32)
+    idx = np.array([-5, 0, 3, 7, 8, 100, -1, 2], np.int64)
+    out = np.zeros(8, np.float32)
+    gather_out_of_range[(1,)](src, idx, out)
+    np.testing.assert_array_equal(out, src[np.clip(idx, 0, 7)])
+    with pytest.raises(kiln.KilnError, match=r"index outside \[0, 8\)"):
+        kiln.jit(gather_out_of_range.fn, interpret=True)[(1,)](src, idx, out)
+
+
+@kiln.jit
+def gather_mismatch(src_ptr, out_ptr):
+    t = kl.load(src_ptr + kl.arange(0, 4)[:, None] * 4 +
+                kl.arange(0, 4)[None, :])
+    kl.store(out_ptr, kl.sum(kl.gather(t, kl.zeros((8, 2), kl.int32), 0)))
+
+
+@BOTH
+def test_gather_shapes_must_agree(interpret):
+    x = np.zeros(16, np.float32)
+    with pytest.raises(kiln.KilnError, match="the index's dimension 1 has "
+                       "size 2 but the source's has 4"):
+        kiln.jit(gather_mismatch.fn, interpret=interpret)[(1,)](x, x)
+
+
+@pytest.mark.parametrize("chip", ["sm_80", "sm_90a"])
+def test_gather_on_the_gpu_goes_through_shared_memory(chip):
+    k, m, n = 8, 4, 16
+    args = (np.zeros((k, m), np.float32), np.zeros((n, m), np.int32),
+            np.zeros((n, m), np.float32), np.zeros((k, m), np.float32))
+    ptx = gather_kernel.asm(*args, chip=chip, K=k, M=m, N=n)["ptx"]
+    assert "st.shared" in ptx and "ld.shared" in ptx and "bar.sync" in ptx

@@ -226,6 +226,53 @@ struct TransLowering : OpConversionPattern<tile::TransOp> {
   }
 };
 
+/// The source goes to shared memory by element; each result register
+/// reads the element at its coordinates with the axis's replaced by its
+/// index register, clamped into the axis. The result is laid out as the
+/// index (tile-assign-layouts).
+struct GatherLowering : OpConversionPattern<tile::GatherOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(tile::GatherOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto sourceType = cast<RankedTensorType>(op.getSrc().getType());
+    int64_t axis = op.getAxis();
+    Value index = adaptor.getIndex();
+    SourceIndexFn sourceIndex = [&](OpBuilder &b, Location loc,
+                                    ArrayRef<Value> coordinates) {
+      SmallVector<Value> at(coordinates);
+      Type type = at[axis].getType();
+      auto vectorType = cast<VectorType>(type);
+      Type indexElement = cast<VectorType>(index.getType()).getElementType();
+      auto splat = [&](Type element, int64_t value) -> Value {
+        auto splatType = VectorType::get(vectorType.getShape(), element);
+        return arith::ConstantOp::create(
+            b, loc, DenseElementsAttr::get(
+                        splatType, b.getIntegerAttr(element, value)));
+      };
+      Value picked = arith::MinSIOp::create(
+          b, loc, arith::MaxSIOp::create(b, loc, index, splat(indexElement, 0)),
+          splat(indexElement, sourceType.getDimSize(axis) - 1));
+      unsigned from = indexElement.getIntOrFloatBitWidth();
+      unsigned to = vectorType.getElementTypeBitWidth();
+      if (from < to)
+        picked = arith::ExtSIOp::create(b, loc, type, picked);
+      else if (from > to)
+        picked = arith::TruncIOp::create(b, loc, type, picked);
+      at[axis] = picked;
+      return linearize(b, loc, at, sourceType.getShape());
+    };
+    FailureOr<Value> gathered = redistributeThroughSharedMemory(
+        rewriter, op, adaptor.getSrc(), sourceType, op.getType(),
+        sourceIndex);
+    if (failed(gathered))
+      return failure();
+    rewriter.replaceOp(op, *gathered);
+    return success();
+  }
+};
+
 struct ConvertLayoutLowering
     : OpConversionPattern<tilegpu::ConvertLayoutOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -253,5 +300,6 @@ void kiln::tiletogpu::populateShapeOpsToGPUPatterns(
                ProgramIndexLowering<tile::NumProgramsOp, gpu::GridDimOp>,
                RangeLowering, SplatLowering, BroadcastLowering,
                ExpandDimsLowering, ReshapeLowering, TransLowering,
-               ConvertLayoutLowering>(converter, patterns.getContext());
+               GatherLowering, ConvertLayoutLowering>(converter,
+                                                      patterns.getContext());
 }

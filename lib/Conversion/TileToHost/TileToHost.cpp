@@ -295,6 +295,41 @@ struct TransLowering : OpConversionPattern<TransOp> {
   }
 };
 
+/// Each element of the result reads the source at its own coordinates
+/// but along the axis, where the index element, clamped into the axis,
+/// says.
+struct GatherLowering : OpConversionPattern<GatherOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(GatherOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto type = cast<RankedTensorType>(
+        getTypeConverter()->convertType(op.getType()));
+    int64_t axis = op.getAxis();
+    int64_t size = op.getSrc().getType().getDimSize(axis);
+    Value src = adaptor.getSrc(), index = adaptor.getIndex();
+    auto generate = tensor::GenerateOp::create(
+        rewriter, op.getLoc(), type, ValueRange{},
+        [&](OpBuilder &b, Location loc, ValueRange coordinates) {
+          Value picked = tensor::ExtractOp::create(b, loc, index, coordinates);
+          Type indexType = picked.getType();
+          Value low = arith::ConstantIntOp::create(b, loc, indexType, 0);
+          Value high =
+              arith::ConstantIntOp::create(b, loc, indexType, size - 1);
+          picked = arith::MinSIOp::create(
+              b, loc, arith::MaxSIOp::create(b, loc, picked, low), high);
+          SmallVector<Value> at(coordinates);
+          at[axis] = arith::IndexCastOp::create(b, loc, b.getIndexType(),
+                                                picked);
+          tensor::YieldOp::create(b, loc,
+                                  tensor::ExtractOp::create(b, loc, src, at));
+        });
+    rewriter.replaceOp(op, generate.getResult());
+    return success();
+  }
+};
+
 //===----------------------------------------------------------------------===//
 // Pointers and memory
 //===----------------------------------------------------------------------===//
@@ -1470,7 +1505,7 @@ void ConvertTileToHostPass::runOnOperation() {
   patterns.add<GridQueryLowering<ProgramIdOp, 0>,
                GridQueryLowering<NumProgramsOp, 3>, RangeLowering,
                SplatLowering, BroadcastLowering, ExpandDimsLowering,
-               ReshapeLowering, TransLowering, AddPtrLowering,
+               ReshapeLowering, TransLowering, GatherLowering, AddPtrLowering,
                ForwardSource<PtrToIntOp>, ForwardSource<IntToPtrOp>,
                ForwardSource<PtrCastOp>, ForwardSource<AssumeOp>, MakeBlockPtrLowering,
                AdvanceLowering, DotLowering, ReduceLowering, ScanLowering,

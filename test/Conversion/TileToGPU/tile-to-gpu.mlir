@@ -451,3 +451,31 @@ func.func @debug_barrier(%p: !tile.ptr<f32>, %v: f32) {
   tile.barrier
   return
 }
+
+// -----
+
+// A gather writes the source to shared memory by element and reads each
+// result element at the index's row, clamped into the axis; the result is
+// laid out as the index.
+// CHECK-LABEL: gpu.func @gather
+// CHECK: arith.maxsi %{{.*}}, %{{.*}} : vector<{{.*}}xi32>
+// CHECK: arith.minsi %{{.*}}, %{{.*}} : vector<{{.*}}xi32>
+// CHECK: gpu.barrier
+// CHECK: llvm.store %{{.*}}, %{{.*}} : f32, !llvm.ptr<3>
+// CHECK: gpu.barrier
+// CHECK: llvm.load %{{.*}} : !llvm.ptr<3> -> f32
+func.func @gather(%src: !tile.ptr<f32>, %idx: !tile.ptr<i32>, %out: !tile.ptr<f32>) {
+  %r = tile.range 0 to 64 : tensor<64xi32>
+  %s = tile.splat %src : !tile.ptr<f32> -> tensor<64x!tile.ptr<f32>>
+  %sp = tile.addptr %s, %r : tensor<64x!tile.ptr<f32>>, tensor<64xi32>
+  %table = tile.load %sp : tensor<64x!tile.ptr<f32>> -> tensor<64xf32>
+  %r2 = tile.range 0 to 128 : tensor<128xi32>
+  %i = tile.splat %idx : !tile.ptr<i32> -> tensor<128x!tile.ptr<i32>>
+  %ip = tile.addptr %i, %r2 : tensor<128x!tile.ptr<i32>>, tensor<128xi32>
+  %picks = tile.load %ip : tensor<128x!tile.ptr<i32>> -> tensor<128xi32>
+  %g = tile.gather %table[%picks] axis 0 : tensor<64xf32>, tensor<128xi32> -> tensor<128xf32>
+  %o = tile.splat %out : !tile.ptr<f32> -> tensor<128x!tile.ptr<f32>>
+  %op = tile.addptr %o, %r2 : tensor<128x!tile.ptr<f32>>, tensor<128xi32>
+  tile.store %op, %g : tensor<128x!tile.ptr<f32>>, tensor<128xf32>
+  return
+}

@@ -255,3 +255,32 @@ func.func @block_pointers(%base: !tile.ptr<f32>, %m: i64, %n: i64, %o: i32) {
   tile.block_store %bp, %t : !tile.block_ptr<4x8xf32>, tensor<4x8xf32>
   return
 }
+
+// -----
+
+// A gather is a tensor.generate reading the source at the element's
+// coordinates, the axis's from the index, clamped into the axis.
+// CHECK-LABEL: func.func @gather
+// CHECK: tensor.generate
+// CHECK: ^bb0(%[[I:.*]]: index, %[[J:.*]]: index):
+// CHECK:   %[[PICK:.*]] = tensor.extract %{{.*}}[%[[I]], %[[J]]] : tensor<16x4xi32>
+// CHECK:   %[[LOW:.*]] = arith.maxsi %[[PICK]], %{{.*}} : i32
+// CHECK:   %[[IN:.*]] = arith.minsi %[[LOW]], %{{.*}} : i32
+// CHECK:   %[[ROW:.*]] = arith.index_cast %[[IN]] : i32 to index
+// CHECK:   %[[V:.*]] = tensor.extract %{{.*}}[%[[ROW]], %[[J]]] : tensor<8x4xf32>
+// CHECK:   tensor.yield %[[V]] : f32
+func.func @gather(%t: tensor<8x4xf32>, %i: tensor<16x4xi32>, %out: !tile.ptr<f32>) {
+  %g = tile.gather %t[%i] axis 0 : tensor<8x4xf32>, tensor<16x4xi32> -> tensor<16x4xf32>
+  %s = tile.reduce %g axis 0 : tensor<16x4xf32> -> tensor<4xf32> {
+  ^bb0(%a: f32, %b: f32):
+    %r = arith.addf %a, %b : f32
+    tile.yield %r : f32
+  }
+  %total = tile.reduce %s axis 0 : tensor<4xf32> -> f32 {
+  ^bb0(%a: f32, %b: f32):
+    %r = arith.addf %a, %b : f32
+    tile.yield %r : f32
+  }
+  tile.store %out, %total : !tile.ptr<f32>, f32
+  return
+}

@@ -771,3 +771,43 @@ func.func @assume_float(%x: tensor<4xf32>) {
   %0 = tile.assume %x {divisibility = array<i64: 4>} : tensor<4xf32>
   return
 }
+
+// -----
+
+func.func @gather_rank(%t: tensor<4x8xf32>, %i: tensor<4xi32>) {
+  // expected-error @+1 {{'tile.gather' op index has rank 1 but the source has rank 2}}
+  %0 = tile.gather %t[%i] axis 0 : tensor<4x8xf32>, tensor<4xi32> -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @gather_axis(%t: tensor<4x8xf32>, %i: tensor<4x8xi32>) {
+  // expected-error @+1 {{'tile.gather' op axis 2 is not a dimension of a rank-2 source}}
+  %0 = tile.gather %t[%i] axis 2 : tensor<4x8xf32>, tensor<4x8xi32> -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @gather_other_dimension(%t: tensor<4x8xf32>, %i: tensor<16x4xi32>) {
+  // expected-error @+1 {{'tile.gather' op index dimension 1 has size 4 but the source's has 8}}
+  %0 = tile.gather %t[%i] axis 0 : tensor<4x8xf32>, tensor<16x4xi32> -> tensor<16x4xf32>
+  return
+}
+
+// -----
+
+func.func @gather_result(%t: tensor<4x8xf32>, %i: tensor<16x8xi32>) {
+  // expected-error @+1 {{'tile.gather' op result type 'tensor<16x8xf16>' does not match the expected type 'tensor<16x8xf32>'}}
+  %0 = tile.gather %t[%i] axis 0 : tensor<4x8xf32>, tensor<16x8xi32> -> tensor<16x8xf16>
+  return
+}
+
+// -----
+
+func.func @gather_float_index(%t: tensor<4x8xf32>, %i: tensor<16x8xf32>) {
+  // expected-error @+1 {{operand #1 must be tile}}
+  %0 = tile.gather %t[%i] axis 0 : tensor<4x8xf32>, tensor<16x8xf32> -> tensor<16x8xf32>
+  return
+}

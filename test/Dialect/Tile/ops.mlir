@@ -251,3 +251,14 @@ func.func @assume(%x: tensor<64xi32>, %p: !tile.ptr<f16>, %y: tensor<8x4xi64>) {
   %2 = tile.assume %y {constancy = array<i64: 8, 1>} : tensor<8x4xi64>
   return
 }
+
+// -----
+
+// CHECK-LABEL: func.func @gather
+// CHECK: tile.gather %{{.*}}[%{{.*}}] axis 0 : tensor<64x16xf32>, tensor<128x16xi32> -> tensor<128x16xf32>
+// CHECK: tile.gather %{{.*}}[%{{.*}}] axis 1 : tensor<64x16xf32>, tensor<64x4xi64> -> tensor<64x4xf32>
+func.func @gather(%t: tensor<64x16xf32>, %i: tensor<128x16xi32>, %j: tensor<64x4xi64>) {
+  %a = tile.gather %t[%i] axis 0 : tensor<64x16xf32>, tensor<128x16xi32> -> tensor<128x16xf32>
+  %b = tile.gather %t[%j] axis 1 : tensor<64x16xf32>, tensor<64x4xi64> -> tensor<64x4xf32>
+  return
+}

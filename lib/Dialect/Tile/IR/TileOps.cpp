@@ -304,6 +304,28 @@ LogicalResult TransOp::verify() {
   return verifyResultType(*this, resultType, expectedType);
 }
 
+LogicalResult GatherOp::verify() {
+  RankedTensorType srcType = getSrc().getType();
+  RankedTensorType indexType = getIndex().getType();
+  int64_t rank = srcType.getRank();
+  if (indexType.getRank() != rank)
+    return emitOpError() << "index has rank " << indexType.getRank()
+                         << " but the source has rank " << rank;
+  int32_t axis = getAxis();
+  if (axis < 0 || axis >= rank)
+    return emitOpError() << "axis " << axis << " is not a dimension of a "
+                         << "rank-" << rank << " source";
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != axis && indexType.getDimSize(d) != srcType.getDimSize(d))
+      return emitOpError() << "index dimension " << d << " has size "
+                           << indexType.getDimSize(d)
+                           << " but the source's has "
+                           << srcType.getDimSize(d);
+  auto expectedType =
+      RankedTensorType::get(indexType.getShape(), srcType.getElementType());
+  return verifyResultType(*this, getType(), expectedType);
+}
+
 //===----------------------------------------------------------------------===//
 // Pointers and memory
 //===----------------------------------------------------------------------===//

@@ -250,6 +250,10 @@ void TileAssignLayoutsPass::assignFunction(func::FuncOp func) {
     }
     if (auto dot = dyn_cast<tile::DotOp>(op))
       groups.join(dot.getAcc(), dot.getResult());
+    // A gather's result is laid out as its index; the source, which it
+    // reads through shared memory, as its own group.
+    if (auto gather = dyn_cast<tile::GatherOp>(op))
+      groups.join(gather.getIndex(), gather.getResult());
     if (auto reduce = dyn_cast<tile::ReduceOp>(op)) {
       groups.joinAll(reduce.getSrcs());
       groups.joinAll(reduce.getResults());

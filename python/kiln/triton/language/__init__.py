@@ -52,7 +52,6 @@ TRITON_NAMES = frozenset({
 #: Why Kiln lacks each of Triton's names it lacks (the error says it, and
 #: docs/python-api.md lists them: scripts/triton_coverage.py).
 NOT_SUPPORTED = {
-    "gather": "needs a gather op (a lowering by shuffles or shared memory)",
     "dot_scaled": "no microscaled (mxfp) dot; Kiln has no fp8 or fp4 types",
     "float8e4nv": "no fp8 types yet",
     "float8e5": "no fp8 types yet",

@@ -139,6 +139,33 @@ def Tile_TransOp : Tile_Op<"trans", [Pure]> {
   let hasCanonicalizer = 1;
 }
 
+def Tile_GatherOp : Tile_Op<"gather", [Pure]> {
+  let summary = "Elements of a tile picked along an axis by an index tile";
+  let description = [{
+    Triton's `tl.gather`: the result has the index's shape and the
+    source's element type, and each element is the source's element at the
+    same coordinates but along `axis`, where it is the index's element:
+    `result[i][j] = src[index[i][j]][j]` for axis 0. Along every other
+    axis the index and the source have the same size. An index outside
+    `[0, src.shape[axis])` reads the element at the nearest end (Triton
+    leaves such a read undefined).
+
+    ```mlir
+    %g = tile.gather %table[%idx] axis 0
+        : tensor<64x16xf32>, tensor<128x16xi32> -> tensor<128x16xf32>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$src,
+                       Tile_TileOf<[AnySignlessInteger]>:$index,
+                       I32Attr:$axis);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = [{
+    $src `[` $index `]` `axis` $axis attr-dict `:` type($src) `,`
+    type($index) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Pointers and memory
 //===----------------------------------------------------------------------===//
