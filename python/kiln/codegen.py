@@ -1071,7 +1071,7 @@ class CodeGenerator(ast.NodeVisitor):
                 return any(isinstance(c, type) and issubclass(kl.tensor, c)
                            for c in classes)
             return isinstance(*args)
-        if callee in (int, float, bool, len, range) and not any(
+        if callee in (int, float, bool, len, range, tuple) and not any(
                 isinstance(a, Value) for a in args):
             try:
                 return callee(*args, **kwargs)

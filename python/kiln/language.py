@@ -942,6 +942,11 @@ def expect_zero(x, mask):
     a launch where one is not zero fails, as a ``device_assert``."""
 
 
+#: Triton's ``tl.tuple``: a kernel's tuples are Python's (indexing,
+#: ``len``, unpacking, ``+``), so ``tl.tuple((a, b))`` is one.
+tuple = builtins.tuple
+
+
 class tensor:
     """Triton's ``tl.tensor``, the class of a kernel's values: tiles,
     scalars and pointers are instances (``isinstance(x, kl.tensor)``, in a

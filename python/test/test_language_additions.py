@@ -325,3 +325,27 @@ def test_gather_on_the_gpu_goes_through_shared_memory(chip):
             np.zeros((n, m), np.float32), np.zeros((k, m), np.float32))
     ptx = gather_kernel.asm(*args, chip=chip, K=k, M=m, N=n)["ptx"]
     assert "st.shared" in ptx and "ld.shared" in ptx and "bar.sync" in ptx
+
+
+@kiln.jit
+def _pair(x):
+    return tl.tuple((x, x * 2))
+
+
+@kiln.jit
+def tuple_kernel(x_ptr, out_ptr, N: tl.constexpr):
+    i = tl.arange(0, N)
+    pair = _pair(tl.load(x_ptr + i))
+    both = tl.tuple([pair[0], pair[1]]) + (pair[0] + pair[1],)
+    tl.static_assert(len(both) == 3)
+    a, b, c = both
+    tl.store(out_ptr + i, a + b + c)
+
+
+@BOTH
+def test_tl_tuple_is_a_python_tuple(interpret):
+    x = np.arange(8, dtype=np.float32)
+    out = np.zeros(8, np.float32)
+    kiln.jit(tuple_kernel.fn, interpret=interpret)[(1,)](x, out, N=8)
+    np.testing.assert_array_equal(out, 6 * x)
+    assert tl.tuple is tuple

@@ -70,7 +70,6 @@ NOT_SUPPORTED = {
     "block_type": "a type object of Triton's IR builder",
     "constexpr_type": "a type object of Triton's IR builder",
     "tuple_type": "a type object of Triton's IR builder",
-    "tuple": "a type object of Triton's IR builder (Python tuples work)",
     "void": "a type object of Triton's IR builder",
     "str_to_ty": "Triton's signature strings; Kiln specializes on values",
     "core": "a module of Triton's implementation",
