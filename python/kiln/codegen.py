@@ -1051,8 +1051,7 @@ class CodeGenerator(ast.NodeVisitor):
             except TypeError as exc:
                 raise self.error(f"libdevice.{name}: {exc}")
             return self.libdevice(name, list(bound.args))
-        from kiln.jit import JITFunction
-        if isinstance(callee, JITFunction):
+        if getattr(callee, "__kiln_jit__", False):
             return self.inline(callee, args, kwargs)
         if callee in (min, max) and not any(
                 isinstance(a, Value) or _is_literal(a) for a in args):
@@ -2469,8 +2468,7 @@ class CodeGenerator(ast.NodeVisitor):
         ``combine_fn`` (a @kiln.jit function of the running values, then
         the next ones) inlined. Returns the results and whether ``input``
         was one tile."""
-        from kiln.jit import JITFunction
-        if not isinstance(combine_fn, JITFunction):
+        if not getattr(combine_fn, "__kiln_jit__", False):
             raise self.error("combine_fn must be a @kiln.jit function")
         single = not isinstance(input, tuple)
         tiles = [self.materialize(t, None) for t in

@@ -32,8 +32,9 @@ import numpy as np
 
 from kiln import language as kl
 from kiln import philox
-from kiln import semantics
+from kiln import dispatch, semantics
 from kiln.errors import KilnError
+from kiln.extra import libdevice
 
 _state = threading.local()
 _NUMPY_DIR = os.path.dirname(os.path.abspath(np.__file__))
@@ -1437,7 +1438,6 @@ _LIBDEVICE_OPS: dict[str, Callable] = {
 def call_libdevice(name: str, args: tuple) -> Tile:
     """``libdevice.<name>(*args)``, typed as compiled
     (``CodeGenerator.libdevice``)."""
-    from kiln.extra import libdevice
     arrays = np.broadcast_arrays(*(_data(_assigned(a)) for a in args))
     result = libdevice.result_type(name, tuple(_ir(a.dtype) for a in arrays))
     kind, _, modifier = libdevice.FUNCTIONS[name].kind.partition(" ")
@@ -1673,3 +1673,7 @@ def _at_line(frame: types.FrameType, message: str) -> KilnError:
     file, line = frame.f_code.co_filename, frame.f_lineno
     source = linecache.getline(file, line).strip()
     return KilnError(f"{file}:{line}: {source}: {message}")
+
+
+# The language's functions reach this module through kiln.dispatch.
+dispatch.install(sys.modules[__name__])

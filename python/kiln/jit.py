@@ -125,6 +125,10 @@ LAUNCH_OPTIONS = {"num_warps": 4, "num_stages": 3}
 class JITFunction:
     """A kernel; ``kernel[grid](*args)`` launches it."""
 
+    #: What the code generator recognizes a nested @kiln.jit function by
+    #: (it cannot import this module, which imports it).
+    __kiln_jit__ = True
+
     def __init__(self, fn: Callable, interpret: bool | None = None,
                  debug: bool | None = None,
                  do_not_specialize: Sequence[int | str] = ()) -> None:

@@ -29,7 +29,7 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 
-from kiln import extra
+from kiln import dispatch, extra
 from kiln.errors import KilnError
 from kiln.semantics import PropagateNan
 
@@ -240,8 +240,8 @@ def builtin(fn):
     signature = inspect.signature(fn)
 
     def outside_kernel(*args, **kwargs):
-        from kiln import interpreter
-        if interpreter.active():
+        interpreter = dispatch.interpreting()
+        if interpreter is not None:
             try:
                 bound = signature.bind(*args, **kwargs)
             except TypeError as exc:
@@ -1012,8 +1012,8 @@ class range:
         self.num_stages = num_stages
 
     def __iter__(self):
-        from kiln import interpreter
-        if not interpreter.active():
+        interpreter = dispatch.interpreting()
+        if interpreter is None:
             raise KilnError("kl.range can only be iterated inside a "
                             "@kiln.jit function")
         return interpreter.kernel_range(*self.bounds,

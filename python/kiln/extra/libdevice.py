@@ -17,8 +17,8 @@ import inspect
 from dataclasses import dataclass
 from typing import Any
 
-from kiln.errors import KilnError
-from kiln.errors import lookup_error
+from kiln import dispatch
+from kiln.errors import KilnError, lookup_error
 
 
 @dataclass(frozen=True)
@@ -169,12 +169,12 @@ def _make(name: str, function: Function):
         for i in range(arity)])
 
     def call(*args, **kwargs):
-        from kiln import interpreter
         try:
             bound = signature.bind(*args, **kwargs)
         except TypeError as exc:
             raise KilnError(f"libdevice.{name}: {exc}") from None
-        if interpreter.active():
+        interpreter = dispatch.interpreting()
+        if interpreter is not None:
             return interpreter.call_libdevice(name, bound.args)
         raise KilnError(f"libdevice.{name} can only be called inside a "
                         "@kiln.jit function")
