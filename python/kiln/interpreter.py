@@ -1165,9 +1165,12 @@ def scalar(value: Any, dtype: np.dtype) -> Tile:
     return Tile(np.asarray(value, dtype=dtype))
 
 
-def _gather(src, index, axis) -> Tile:
+def _gather(src, index, axis) -> Tile | Pointer:
+    if isinstance(src, Pointer):  # pointers gather their offsets
+        return Pointer(src.base, _gather(Tile(src.offsets), index,
+                                         axis).data)
     data, picks = _data(src), _data(index)
-    if data.ndim == 0 or picks.dtype.kind not in "iu" or \
+    if data.ndim == 0 or picks.dtype.kind not in "iub" or \
             picks.ndim != data.ndim:
         raise KilnError(f"kl.gather takes a tile and an integer index tile "
                         f"of its rank, not {_ir(data.dtype)}"

@@ -295,12 +295,46 @@ def test_gather_out_of_range():
     """Compiled, an index outside the axis reads its nearest end (never
     outside the tile); the interpreter reports it."""
     src = np.arange(8, dtype=np.float32)
-    idx = np.array([-5, 0, 3, 7, 8, 100, -1, 2], np.int64)
+    idx = np.array([-5, 0, 3, 7, 2**32 + 1, 100, -2**40, 2], np.int64)
     out = np.zeros(8, np.float32)
     gather_out_of_range[(1,)](src, idx, out)
     np.testing.assert_array_equal(out, src[np.clip(idx, 0, 7)])
     with pytest.raises(kiln.KilnError, match=r"index outside \[0, 8\)"):
         kiln.jit(gather_out_of_range.fn, interpret=True)[(1,)](src, idx, out)
+
+
+@kiln.jit
+def gather_kinds_kernel(src_ptr, idx_ptr, out_ptr, flags_ptr, ptr_out_ptr):
+    a = (kl.arange(0, 2)[:, None, None] * 16 +
+         kl.arange(0, 4)[None, :, None] * 4 + kl.arange(0, 4)[None, None, :])
+    # 3-D, along the middle axis, with an int8 index.
+    table = kl.load(src_ptr + a)
+    kl.store(out_ptr + a, kl.gather(table, kl.load(idx_ptr + a).to(kl.int8),
+                                    1))
+    # A boolean index is 0 or 1; a tile of pointers gathers too.
+    r = kl.arange(0, 8)
+    flags = kl.load(src_ptr + r) > 3
+    picked = kl.gather(flags, r % 3 == 0, 0)
+    kl.store(flags_ptr + r, picked.to(kl.int32))
+    pointers = kl.gather(src_ptr + r, 7 - r, 0)
+    kl.store(ptr_out_ptr + r, kl.load(pointers))
+
+
+@BOTH
+def test_gather_3d_boolean_index_and_pointers(interpret):
+    src = np.arange(32, dtype=np.float32)
+    idx = RNG.integers(0, 4, 32).astype(np.int32)
+    out = np.zeros(32, np.float32)
+    flags = np.zeros(8, np.int32)
+    ptr_out = np.zeros(8, np.float32)
+    kiln.jit(gather_kinds_kernel.fn, interpret=interpret)[(1,)](
+        src, idx, out, flags, ptr_out)
+    np.testing.assert_array_equal(
+        out.reshape(2, 4, 4),
+        np.take_along_axis(src.reshape(2, 4, 4), idx.reshape(2, 4, 4), 1))
+    np.testing.assert_array_equal(flags, (src[:8] > 3)[(np.arange(8) % 3
+                                                        == 0).astype(int)])
+    np.testing.assert_array_equal(ptr_out, src[7 - np.arange(8)])
 
 
 @kiln.jit

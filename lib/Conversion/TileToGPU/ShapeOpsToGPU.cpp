@@ -12,6 +12,8 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
+#include <algorithm>
+
 using namespace mlir;
 using namespace kiln;
 using namespace kiln::tiletogpu;
@@ -242,24 +244,29 @@ struct GatherLowering : OpConversionPattern<tile::GatherOp> {
     SourceIndexFn sourceIndex = [&](OpBuilder &b, Location loc,
                                     ArrayRef<Value> coordinates) {
       SmallVector<Value> at(coordinates);
-      Type type = at[axis].getType();
-      auto vectorType = cast<VectorType>(type);
-      Type indexElement = cast<VectorType>(index.getType()).getElementType();
-      auto splat = [&](Type element, int64_t value) -> Value {
-        auto splatType = VectorType::get(vectorType.getShape(), element);
+      auto coordinateType = cast<VectorType>(at[axis].getType());
+      auto indexType = cast<VectorType>(index.getType());
+      unsigned from = indexType.getElementTypeBitWidth();
+      unsigned to = coordinateType.getElementTypeBitWidth();
+      // Clamped in the wider of the two types: a boolean index is 0 or 1
+      // (Triton's int1 is unsigned), others are signed.
+      auto wide = VectorType::get(indexType.getShape(),
+                                  b.getIntegerType(std::max(from, to)));
+      Value picked = index;
+      if (from == 1)
+        picked = arith::ExtUIOp::create(b, loc, wide, picked);
+      else if (from < to)
+        picked = arith::ExtSIOp::create(b, loc, wide, picked);
+      auto splat = [&](int64_t value) -> Value {
         return arith::ConstantOp::create(
             b, loc, DenseElementsAttr::get(
-                        splatType, b.getIntegerAttr(element, value)));
+                        wide, b.getIntegerAttr(wide.getElementType(), value)));
       };
-      Value picked = arith::MinSIOp::create(
-          b, loc, arith::MaxSIOp::create(b, loc, index, splat(indexElement, 0)),
-          splat(indexElement, sourceType.getDimSize(axis) - 1));
-      unsigned from = indexElement.getIntOrFloatBitWidth();
-      unsigned to = vectorType.getElementTypeBitWidth();
-      if (from < to)
-        picked = arith::ExtSIOp::create(b, loc, type, picked);
-      else if (from > to)
-        picked = arith::TruncIOp::create(b, loc, type, picked);
+      picked = arith::MinSIOp::create(
+          b, loc, arith::MaxSIOp::create(b, loc, picked, splat(0)),
+          splat(sourceType.getDimSize(axis) - 1));
+      if (wide != coordinateType)
+        picked = arith::TruncIOp::create(b, loc, coordinateType, picked);
       at[axis] = picked;
       return linearize(b, loc, at, sourceType.getShape());
     };

@@ -313,15 +313,19 @@ struct GatherLowering : OpConversionPattern<GatherOp> {
         rewriter, op.getLoc(), type, ValueRange{},
         [&](OpBuilder &b, Location loc, ValueRange coordinates) {
           Value picked = tensor::ExtractOp::create(b, loc, index, coordinates);
-          Type indexType = picked.getType();
-          Value low = arith::ConstantIntOp::create(b, loc, indexType, 0);
-          Value high =
-              arith::ConstantIntOp::create(b, loc, indexType, size - 1);
-          picked = arith::MinSIOp::create(
-              b, loc, arith::MaxSIOp::create(b, loc, picked, low), high);
+          // A boolean index is 0 or 1 (Triton's int1 is unsigned).
+          Type indexType = b.getIndexType();
+          picked = picked.getType().isInteger(1)
+                       ? arith::IndexCastUIOp::create(b, loc, indexType,
+                                                      picked)
+                             .getResult()
+                       : arith::IndexCastOp::create(b, loc, indexType, picked)
+                             .getResult();
+          Value low = arith::ConstantIndexOp::create(b, loc, 0);
+          Value high = arith::ConstantIndexOp::create(b, loc, size - 1);
           SmallVector<Value> at(coordinates);
-          at[axis] = arith::IndexCastOp::create(b, loc, b.getIndexType(),
-                                                picked);
+          at[axis] = arith::MinSIOp::create(
+              b, loc, arith::MaxSIOp::create(b, loc, picked, low), high);
           tensor::YieldOp::create(b, loc,
                                   tensor::ExtractOp::create(b, loc, src, at));
         });

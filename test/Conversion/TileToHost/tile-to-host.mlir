@@ -259,18 +259,23 @@ func.func @block_pointers(%base: !tile.ptr<f32>, %m: i64, %n: i64, %o: i32) {
 // -----
 
 // A gather is a tensor.generate reading the source at the element's
-// coordinates, the axis's from the index, clamped into the axis.
+// coordinates, the axis's from the index, clamped into the axis (a boolean
+// index is 0 or 1).
 // CHECK-LABEL: func.func @gather
 // CHECK: tensor.generate
 // CHECK: ^bb0(%[[I:.*]]: index, %[[J:.*]]: index):
 // CHECK:   %[[PICK:.*]] = tensor.extract %{{.*}}[%[[I]], %[[J]]] : tensor<16x4xi32>
-// CHECK:   %[[LOW:.*]] = arith.maxsi %[[PICK]], %{{.*}} : i32
-// CHECK:   %[[IN:.*]] = arith.minsi %[[LOW]], %{{.*}} : i32
-// CHECK:   %[[ROW:.*]] = arith.index_cast %[[IN]] : i32 to index
+// CHECK:   %[[WIDE:.*]] = arith.index_cast %[[PICK]] : i32 to index
+// CHECK:   %[[LOW:.*]] = arith.maxsi %[[WIDE]], %{{.*}} : index
+// CHECK:   %[[ROW:.*]] = arith.minsi %[[LOW]], %{{.*}} : index
 // CHECK:   %[[V:.*]] = tensor.extract %{{.*}}[%[[ROW]], %[[J]]] : tensor<8x4xf32>
 // CHECK:   tensor.yield %[[V]] : f32
-func.func @gather(%t: tensor<8x4xf32>, %i: tensor<16x4xi32>, %out: !tile.ptr<f32>) {
-  %g = tile.gather %t[%i] axis 0 : tensor<8x4xf32>, tensor<16x4xi32> -> tensor<16x4xf32>
+// CHECK: tensor.generate
+// CHECK:   arith.index_castui %{{.*}} : i1 to index
+func.func @gather(%t: tensor<8x4xf32>, %i: tensor<16x4xi32>, %flags: tensor<16x4xi1>, %out: !tile.ptr<f32>) {
+  %g0 = tile.gather %t[%i] axis 0 : tensor<8x4xf32>, tensor<16x4xi32> -> tensor<16x4xf32>
+  %g1 = tile.gather %t[%flags] axis 0 : tensor<8x4xf32>, tensor<16x4xi1> -> tensor<16x4xf32>
+  %g = arith.addf %g0, %g1 : tensor<16x4xf32>
   %s = tile.reduce %g axis 0 : tensor<16x4xf32> -> tensor<4xf32> {
   ^bb0(%a: f32, %b: f32):
     %r = arith.addf %a, %b : f32
