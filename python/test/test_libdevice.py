@@ -59,40 +59,61 @@ BY_NAME = {name: getattr(libdevice, name) for name in libdevice.FUNCTIONS}
 
 
 @kiln.jit
-def unary_kernel(x_ptr, out_ptr, NAME: kl.constexpr, N: kl.constexpr):
+def unary_kernel(x_ptr, out_ptr, NAMES: kl.constexpr, N: kl.constexpr):
+    """Row f of the output is function NAMES[f] of row f of the input: one
+    compile for every function."""
     i = kl.arange(0, N)
-    kl.store(out_ptr + i, BY_NAME[NAME](kl.load(x_ptr + i)))
+    for f in kl.static_range(len(NAMES)):
+        kl.store(out_ptr + f * N + i, BY_NAME[NAMES[f]](kl.load(
+            x_ptr + f * N + i)))
 
 
-def run_unary(name, interpret, x, out_dtype):
-    out = np.zeros(N, out_dtype)
-    kiln.jit(unary_kernel.fn, interpret=interpret)[(1,)](x, out, NAME=name,
-                                                         N=N)
-    return out
+def run_unary(names, domains, dtype, interpret):
+    """Each function of ``names`` on N values of its domain: the inputs
+    and outputs, a row per function."""
+    x = np.stack([RNG.uniform(low, high, N) for low, high in domains]
+                 ).astype(dtype)
+    out = np.zeros_like(x)
+    kiln.jit(unary_kernel.fn, interpret=interpret)[(1,)](
+        x, out, NAMES=tuple(names), N=N)
+    return x, out
 
 
 @BOTH
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-@pytest.mark.parametrize("name", sorted(FLOAT_UNARY))
-def test_float_functions(name, dtype, interpret):
-    reference, (low, high) = FLOAT_UNARY[name]
-    x = RNG.uniform(low, high, N).astype(dtype)
-    if name in ("round", "rint", "nearbyint"):
-        x[:8] = [-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 0.49999997, -3.5]
-    out = run_unary(name, interpret, x, dtype)
-    expected = reference(x.astype(np.float64)).astype(dtype)
-    np.testing.assert_allclose(out, expected, rtol=4 * np.finfo(dtype).eps,
-                               atol=4 * np.finfo(dtype).tiny)
+def test_float_functions(dtype, interpret):
+    names = sorted(FLOAT_UNARY)
+    x, out = run_unary(names, [FLOAT_UNARY[n][1] for n in names], dtype,
+                       interpret)
+    halves = [-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 0.49999997, -3.5]
+    for row, name in enumerate(names):
+        if name in ("round", "rint", "nearbyint"):
+            continue
+        expected = FLOAT_UNARY[name][0](x[row].astype(np.float64))
+        np.testing.assert_allclose(
+            out[row], expected.astype(dtype), rtol=4 * np.finfo(dtype).eps,
+            atol=4 * np.finfo(dtype).tiny, err_msg=name)
+    # Rounding, on halves (where the three differ) as well.
+    names = ["round", "rint", "nearbyint"]
+    x = np.tile(np.asarray(halves + list(RNG.uniform(-9, 9, N - 8)),
+                           dtype), (3, 1))
+    out = np.zeros_like(x)
+    kiln.jit(unary_kernel.fn, interpret=interpret)[(1,)](
+        x, out, NAMES=tuple(names), N=N)
+    for row, name in enumerate(names):
+        expected = FLOAT_UNARY[name][0](x[row].astype(np.float64))
+        np.testing.assert_array_equal(out[row], expected.astype(dtype),
+                                      err_msg=name)
 
 
 @BOTH
-@pytest.mark.parametrize("name", sorted(FAST))
-def test_fast_functions_approximate(name, interpret):
-    low, high = (0.1, 4) if "log" in name else (-1, 1)
-    x = RNG.uniform(low, high, N).astype(np.float32)
-    out = run_unary(name, interpret, x, np.float32)
-    np.testing.assert_allclose(out, FAST[name](x.astype(np.float64)),
-                               rtol=1e-5, atol=1e-6)
+def test_fast_functions_approximate(interpret):
+    names = sorted(FAST)
+    x, out = run_unary(names, [(0.1, 4) if "log" in n else (-1, 1)
+                               for n in names], np.float32, interpret)
+    for row, name in enumerate(names):
+        np.testing.assert_allclose(out[row], FAST[name](
+            x[row].astype(np.float64)), rtol=1e-5, atol=1e-6, err_msg=name)
 
 
 @kiln.jit
