@@ -3031,7 +3031,6 @@ _UNARY_MATH = {name: f"math.{name}" for name in (
     "erf", "floor", "ceil")}
 
 
-
 class _IROps:
     """Philox's 32-bit unsigned arithmetic as IR on int32 values (tiles
     and scalars) and Python ints (a constant key)."""
