@@ -1720,14 +1720,15 @@ class CodeGenerator(ast.NodeVisitor):
         return self.op(f"tile.atomic_rmw {kind} {sem} {scope} {operands} : "
                        f"{pointer.type.ir()}, {value.type.ir()}", value.type)
 
-    def check_order(self, name: str, sem: Any, allowed: tuple[str, ...]
-                    ) -> None:
-        if sem is not None and sem not in allowed:
-            raise self.error(f"kl.{name}: sem is one of {allowed}, not "
-                             f"{sem!r}")
+    def one_way_sem(self, name: str, sem: Any) -> str:
+        """``sem`` of ``kl.<name>``, checked, or its default."""
+        problem = kl.one_way_order_problem(name, sem)
+        if problem:
+            raise self.error(problem)
+        return sem or kl.ONE_WAY_SEMANTICS[name][0]
 
     def builtin_atomic_load(self, pointer, mask=None, sem=None, scope=None):
-        self.check_order("atomic_load", sem, ("acquire", "relaxed"))
+        sem = self.one_way_sem("atomic_load", sem)
         pointer = self.check_pointer(pointer, "kl.atomic_load")
         elem = pointer.type.pointee
         if elem not in ("i32", "i64", "f32", "f64"):
@@ -1736,7 +1737,7 @@ class CodeGenerator(ast.NodeVisitor):
         # An atomic or of 0 on the bits: the value, read atomically.
         bits = kl.BY_IR[f"i{elem[1:]}"]
         words = self.pointer_cast(pointer, kl.pointer_type(bits))
-        old = self.atomic("or", words, 0, mask, sem or "acquire", scope)
+        old = self.atomic("or", words, 0, mask, sem, scope)
         if old.type.elem == elem:
             return old
         type_ = old.type.with_elem(elem)
@@ -1745,8 +1746,8 @@ class CodeGenerator(ast.NodeVisitor):
 
     def builtin_atomic_store(self, pointer, val, mask=None, sem=None,
                              scope=None):
-        self.check_order("atomic_store", sem, ("release", "relaxed"))
-        self.atomic("xchg", pointer, val, mask, sem or "release", scope)
+        self.atomic("xchg", pointer, val, mask,
+                    self.one_way_sem("atomic_store", sem), scope)
 
     def builtin_atomic_poll(self, pointer, expected_value, sem=None,
                             scope=None, timeout_ns=None):
@@ -1953,10 +1954,7 @@ class CodeGenerator(ast.NodeVisitor):
             count = self.op(f"{modifier} {x.name} : {type_.ir()}", type_)
             return self.cast(count, kl.int32)
         if kind == "mulhi":
-            pair = self.fresh()
-            self.emit(f"{pair}:2 = arith.mulsi_extended {names} : "
-                      f"{type_.ir()} {self.loc()}")
-            return Value(f"{pair}#1", type_)
+            return self.high_product("arith.mulsi_extended", *values)
         if kind == "to_int":
             return self.rounded_to_int(x, result, modifier)
         cast = {"sitofp": "arith.sitofp", "truncf": "arith.truncf",
@@ -2675,9 +2673,14 @@ class CodeGenerator(ast.NodeVisitor):
         if x.type.elem not in ("i32", "i64"):
             raise self.error(f"kl.umulhi takes int32 or int64, not "
                              f"{x.type.elem}")
+        return self.high_product("arith.mului_extended", x, y)
+
+    def high_product(self, op: str, x: Value, y: Value) -> Value:
+        """The high half of ``x * y`` by ``op`` (``arith.mului_extended``
+        or ``arith.mulsi_extended``)."""
         name = self.fresh()
-        self.emit(f"{name}:2 = arith.mului_extended {x.name}, {y.name} : "
-                  f"{x.type.ir()} {self.loc()}")
+        self.emit(f"{name}:2 = {op} {x.name}, {y.name} : {x.type.ir()} "
+                  f"{self.loc()}")
         return Value(f"{name}#1", x.type)
 
     def builtin_ravel(self, x, can_reorder=False):

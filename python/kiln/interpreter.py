@@ -504,13 +504,14 @@ def _atomic_cas(pointer, cmp, val, sem=None, scope=None):
         np.asarray(c).view(bits) else old)
 
 
-def _check_order(name: str, sem: Any, allowed: tuple[str, ...]) -> None:
-    if sem is not None and sem not in allowed:
-        raise KilnError(f"kl.{name}: sem is one of {allowed}, not {sem!r}")
+def _check_order(name: str, sem: Any) -> None:
+    problem = kl.one_way_order_problem(name, sem)
+    if problem:
+        raise KilnError(problem)
 
 
 def _atomic_load(pointer, mask=None, sem=None, scope=None) -> Tile:
-    _check_order("atomic_load", sem, ("acquire", "relaxed"))
+    _check_order("atomic_load", sem)
     if pointer.base.dtype.itemsize not in (4, 8) or \
             pointer.base.dtype.kind not in "if":
         raise KilnError(f"kl.atomic_load reads elements of 32 or 64 bits, "
@@ -519,7 +520,7 @@ def _atomic_load(pointer, mask=None, sem=None, scope=None) -> Tile:
 
 
 def _atomic_store(pointer, val, mask=None, sem=None, scope=None) -> None:
-    _check_order("atomic_store", sem, ("release", "relaxed"))
+    _check_order("atomic_store", sem)
     _atomic_elements(pointer, [val], mask, sem, scope, lambda old, v: v)
 
 

@@ -191,6 +191,21 @@ def memory_hint_problem(op: str, cache_modifier: str, eviction_policy: str,
     return None
 
 
+#: The orders the one-way atomics take, as Triton's: a load acquires, a
+#: store releases (the first is the default).
+ONE_WAY_SEMANTICS = {"atomic_load": ("acquire", "relaxed"),
+                     "atomic_store": ("release", "relaxed")}
+
+
+def one_way_order_problem(name: str, sem: str | None) -> str | None:
+    """Why ``sem`` is refused for ``kl.<name>`` (ONE_WAY_SEMANTICS), or
+    None."""
+    allowed = ONE_WAY_SEMANTICS[name]
+    if sem is not None and sem not in allowed:
+        return f"kl.{name}: sem is one of {allowed}, not {sem!r}"
+    return None
+
+
 def atomic_order_problem(sem: str | None, scope: str | None) -> str | None:
     """Why an atomic's ``sem`` or ``scope`` is refused, or None."""
     if sem is not None and sem not in MEMORY_SEMANTICS:

@@ -22,7 +22,7 @@ BOTH = pytest.mark.parametrize("interpret", [False, True],
 
 
 def test_literal_types_are_tritons():
-    triton_language = pytest.importorskip("triton.language")
+    pytest.importorskip("triton.language")
     from triton.language.semantic import TritonSemantic
     names = {"int1": "i1", "int32": "i32", "int64": "i64",
              "fp32": "f32", "fp64": "f64"}
@@ -34,7 +34,6 @@ def test_literal_types_are_tritons():
               2.0**-127]
     for value in values:
         expected = semantic.to_tensor_type(value)
-        assert triton_language.dtype  # the wheel's dtypes, named below
         if expected.name.startswith("uint"):
             with pytest.raises(ValueError, match=f"{expected.name} in "
                                "Triton, and Kiln has no unsigned types"):
