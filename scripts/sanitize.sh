@@ -37,7 +37,7 @@ kiln_log "pytest with the sanitized C API"
 (cd "$KILN_ROOT" && KILN_BUILD_DIR="$KILN_BUILD_DIR" \
   LD_PRELOAD="$(g++ -print-file-name=libasan.so):$(g++ -print-file-name=libubsan.so)" \
   ASAN_OPTIONS=$ASAN_OPTIONS:detect_leaks=0 \
-  python3 -m pytest -q python/test test/robustness \
+  python3 -m pytest -q -n "${KILN_TEST_WORKERS:-2}" python/test test/robustness \
     --ignore=python/test/test_packaging.py \
     --ignore=python/test/test_demo.py) || status=1
 

@@ -10,10 +10,21 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from kiln import language as kl
+from kiln import semantics
 from kiln.errors import KilnError
 
 #: numpy dtype of each scalar type a pointer may point to.
 POINTEE_DTYPES = {d.ir: d.numpy for d in kl.DTYPES}
+
+
+def holds(pointee: str, dtype: np.dtype) -> bool:
+    """Whether an array of ``dtype`` may be passed for a pointer to the
+    IR's ``pointee``: its type, or the unsigned type of its width (the
+    IR is signless; the kernel's front end knew which it read)."""
+    try:
+        return semantics.signless(kl.from_numpy(dtype).ir) == pointee
+    except KilnError:
+        return False
 
 #: ctypes type that carries a scalar argument of each type (f16 and bf16
 #: as their bits).

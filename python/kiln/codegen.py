@@ -94,7 +94,11 @@ class Type:
 
     @property
     def is_int(self) -> bool:
-        return self.elem.startswith("i")
+        return self.elem.startswith(("i", "ui"))
+
+    @property
+    def is_unsigned(self) -> bool:
+        return semantics.is_unsigned(self.elem)
 
 
 @dataclass(frozen=True)
@@ -287,7 +291,8 @@ class CodeGenerator(ast.NodeVisitor):
         self.emit(f"return {self.loc(fn_def)}")
         header = (f"func.func @{ir_text.symbol(self.fn.__name__)}"
                   f"({', '.join(params)}) {{")
-        return "\n".join([header, *self.lines, "}"])
+        # The IR is signless: unsigned types are the front end's.
+        return semantics.signless("\n".join([header, *self.lines, "}"]))
 
     def visit_body(self, statements: list[ast.stmt]) -> None:
         for k, statement in enumerate(statements):
@@ -963,7 +968,7 @@ class CodeGenerator(ast.NodeVisitor):
             dialect = "arith.cmpf"
         else:
             # Booleans compare unsigned (true > false), as in Python.
-            sign = "u" if left.type.elem == "i1" else "s"
+            sign = "u" if left.type.is_unsigned else "s"
             predicate = {ast.Lt: f"{sign}lt", ast.LtE: f"{sign}le",
                          ast.Gt: f"{sign}gt", ast.GtE: f"{sign}ge",
                          ast.Eq: "eq", ast.NotEq: "ne"}
@@ -1149,32 +1154,19 @@ class CodeGenerator(ast.NodeVisitor):
         elif isinstance(value, int):
             # An int meets a boolean as an int, as in Python.
             elem = (like.elem if like and like.is_int and like.elem != "i1"
-                    else "i32")
+                    else self.number_type(value))
             if like and like.is_float:
                 elem = like.elem
         elif isinstance(value, float):
             elem = like.elem if like and like.is_float else "f32"
         else:
             raise self.error(f"{value!r} cannot be used as a value")
-        if isinstance(value, int) and not isinstance(value, bool) and elem in (
-                "i8", "i16", "i32", "i64"):
-            bits = _bits(elem)
-            if not -(1 << (bits - 1)) <= value < (1 << (bits - 1)):
-                if elem == "i32" and not like:
-                    elem = "i64"
-                else:
-                    hint = ""
-                    if 0 <= value < (1 << bits):  # an unsigned constant
-                        hint = (f"; Kiln has no unsigned types: for "
-                                f"wrapping arithmetic on its bits write "
-                                f"{value - (1 << bits)}")
-                    raise self.error(f"{value} does not fit in {elem}{hint}")
         if elem == "i1":
             text = "true" if value else "false"
         elif elem.startswith(("f", "bf")):
             text = _float_literal(value, elem)
         else:
-            text = str(int(value))
+            text = str(self.integer_bits(int(value), elem))
         saved = self.lines
         if lines is not None:
             self.lines = lines
@@ -1186,6 +1178,21 @@ class CodeGenerator(ast.NodeVisitor):
             self.lines = saved
             self.depth -= 1
         return result
+
+    def number_type(self, value: int) -> str:
+        """A Python integer's own type (semantics.python_number_type)."""
+        try:
+            return semantics.python_number_type(value)
+        except ValueError as exc:
+            raise self.error(str(exc)) from None
+
+    def integer_bits(self, value: int, elem: str) -> int:
+        """``value`` as an integer constant of ``elem``
+        (semantics.integer_constant), or an error at the line."""
+        try:
+            return semantics.integer_constant(value, elem)
+        except ValueError as exc:
+            raise self.error(str(exc)) from None
 
     def method_to(self, value: Value, dtype=None, fp_downcast_rounding=None,
                   bitcast=False, **unknown) -> Value:
@@ -1212,6 +1219,8 @@ class CodeGenerator(ast.NodeVisitor):
         if value.type.elem == target.ir:
             return value
         type_ = value.type.with_elem(target.ir)
+        if value.type.is_int and type_.is_int:
+            return Value(value.name, type_)  # signedness is the front end's
         return self.op(f"arith.bitcast {value.name} : {value.type.ir()} to "
                        f"{type_.ir()}", type_)
 
@@ -1255,14 +1264,16 @@ class CodeGenerator(ast.NodeVisitor):
             kind = ("arith.extf" if kl.BY_IR[source].bits < dtype.bits
                     else "arith.truncf")
         elif src_float:
-            kind = "arith.fptosi"
+            kind = "arith.fptoui" if type_.is_unsigned else "arith.fptosi"
         elif dst_float:
-            kind = "arith.uitofp" if source == "i1" else "arith.sitofp"
+            kind = "arith.uitofp" if value.type.is_unsigned \
+                else "arith.sitofp"
+        elif kl.BY_IR[source].bits == dtype.bits:
+            return Value(value.name, type_)  # the same bits, retyped
+        elif kl.BY_IR[source].bits < dtype.bits:
+            kind = "arith.extui" if value.type.is_unsigned else "arith.extsi"
         else:
-            if kl.BY_IR[source].bits < dtype.bits:
-                kind = "arith.extui" if source == "i1" else "arith.extsi"
-            else:
-                kind = "arith.trunci"
+            kind = "arith.trunci"
         return self.op(f"{kind} {ir}", type_)
 
     @staticmethod
@@ -1322,9 +1333,12 @@ class CodeGenerator(ast.NodeVisitor):
                     f"{getattr(a, 'type', a)!s} and {getattr(b, 'type', b)!s}")
             shape = self.broadcast_shape(a.type.shape, b.type.shape)
             return self.broadcast_to(a, shape), self.broadcast_to(b, shape)
-        elem = semantics.computation_type(
-            self.operand_type(a), a_number, self.operand_type(b), b_number,
-            division)
+        try:
+            elem = semantics.computation_type(
+                self.operand_type(a), a_number, self.operand_type(b),
+                b_number, division)
+        except ValueError as exc:
+            raise self.error(str(exc)) from None
         a, b = (self.materialize(v, Type((), elem)) for v in (a, b))
         a, b = self.cast(a, kl.BY_IR[elem]), self.cast(b, kl.BY_IR[elem])
         shape = self.broadcast_shape(a.type.shape, b.type.shape)
@@ -1353,7 +1367,8 @@ class CodeGenerator(ast.NodeVisitor):
             raise self.error(f"operator {type(op).__name__} is not defined "
                              "on pointers (a pointer takes + and - of "
                              "integer offsets)")
-        a, b = self.unify(a, b, division=isinstance(op, (ast.Div, ast.Mod)))
+        a, b = self.unify(a, b, division=isinstance(
+            op, (ast.Div, ast.FloorDiv, ast.Mod)))
         if isinstance(op, ast.Div) and not a.type.is_float:
             a, b = self.cast(a, kl.float32), self.cast(b, kl.float32)
         float_ops = {ast.Add: "arith.addf", ast.Sub: "arith.subf",
@@ -1370,6 +1385,9 @@ class CodeGenerator(ast.NodeVisitor):
                              f"on {a.type.elem}")
         if table is int_ops and isinstance(op, (ast.FloorDiv, ast.Mod)):
             return self.integer_division(op, a, b)
+        if isinstance(op, ast.RShift) and a.type.is_unsigned:
+            return self.op(f"arith.shrui {a.name}, {b.name} : "
+                           f"{a.type.ir()}", a.type)
         return self.op(f"{table[type(op)]} {a.name}, {b.name} : "
                        f"{a.type.ir()}", a.type)
 
@@ -1381,7 +1399,8 @@ class CodeGenerator(ast.NodeVisitor):
         (tile-total-division) after the analyses that read it."""
         if a.type.elem == "i1":  # booleans divide as ints, as in Python
             a, b = self.cast(a, kl.int32), self.cast(b, kl.int32)
-        kind = "divsi" if isinstance(op, ast.FloorDiv) else "remsi"
+        kind = ("div" if isinstance(op, ast.FloorDiv) else "rem") + \
+            ("ui" if a.type.is_unsigned else "si")
         return self.op(f"arith.{kind} {a.name}, {b.name} : {a.type.ir()}",
                        a.type)
 
@@ -1717,6 +1736,8 @@ class CodeGenerator(ast.NodeVisitor):
             operands += f", {mask.name}"
         sem = sem or kl.MEMORY_SEMANTICS[0]
         scope = scope or kl.MEMORY_SCOPES[0]
+        if kind in ("max", "min") and value.type.is_unsigned:
+            kind = f"u{kind}"
         return self.op(f"tile.atomic_rmw {kind} {sem} {scope} {operands} : "
                        f"{pointer.type.ir()}, {value.type.ir()}", value.type)
 
@@ -2015,6 +2036,8 @@ class CodeGenerator(ast.NodeVisitor):
 
     def builtin_abs(self, x):
         x = self.materialize(x, None)
+        if x.type.is_unsigned:
+            return x
         op = "math.absf" if x.type.is_float else "math.absi"
         return self.op(f"{op} {x.name} : {x.type.ir()}", x.type)
 
@@ -2091,12 +2114,11 @@ class CodeGenerator(ast.NodeVisitor):
         return Value(name, result)
 
     def widened(self, x: Any) -> Value:
-        """`x` with booleans and narrow integers widened to i32, as sums
-        and prefix sums accumulate (a sum of booleans counts them)."""
+        """`x` in the type sums and prefix sums accumulate in by default
+        (semantics.sum_type: narrow integers in the 32-bit type of their
+        signedness; a sum of booleans counts them, in uint32)."""
         x = self.materialize(x, None)
-        if x.type.is_int and _bits(x.type.elem) < 32:
-            return self.cast(x, kl.int32)
-        return x
+        return self.cast(x, kl.BY_IR[semantics.sum_type(x.type.elem)])
 
     def half_in_f32(self, x: Value, compute: Callable[[Value], Value]
                     ) -> Value:
@@ -2273,7 +2295,7 @@ class CodeGenerator(ast.NodeVisitor):
         index = self.broadcast_to(index, x.type.shape)
         shape = x.type.shape[:axis] + x.type.shape[axis + 1:]
         elem = x.type.elem
-        sign = "u" if elem == "i1" else "s"  # true > false
+        sign = "u" if semantics.is_unsigned(elem) else "s"
         cmp = (f"arith.cmpf {'ogt' if better == 'max' else 'olt'}"
                if x.type.is_float else
                f"arith.cmpi {sign}{'gt' if better == 'max' else 'lt'}")
@@ -2363,6 +2385,12 @@ class CodeGenerator(ast.NodeVisitor):
                 raise self.error("kl.dot takes input_precision or "
                                  "allow_tf32, not both")
             input_precision = "tf32" if allow_tf32 else "ieee"
+        unsigned = [v.type.elem for v in (a, b, acc)
+                    if isinstance(v, Value) and v.type.elem.startswith("ui")]
+        if unsigned:
+            # The IR's integer dot is signed; Triton's takes int8 only.
+            raise self.error(f"kl.dot multiplies int8 integers, not "
+                             f"{semantics.name(unsigned[0])}")
         if acc is None:
             elem = {"i8": "i32", "f64": "f64"}.get(a.type.elem, "f32")
             if out_dtype is not None:
@@ -2573,16 +2601,20 @@ class CodeGenerator(ast.NodeVisitor):
             raise self.error("n_rounds must be a positive constant")
         words = [self.materialize(c, Type((), "i32")) for c in counter]
         for word in words:
-            if word.type.elem != "i32":
-                raise self.error(f"random offsets and counters are int32, "
-                                 f"not {word.type.elem}")
+            if word.type.elem not in ("i32", "ui32"):
+                raise self.error(f"random offsets and counters are int32 or "
+                                 f"uint32, not {word.type.elem}")
         shape = self.broadcast_shape(*(w.type.shape for w in words))
-        words = [self.broadcast_to(w, shape) for w in words]
-        return philox.rounds(tuple(words), self.random_key(seed),
-                             _IROps(self), n_rounds)
+        words = [self.broadcast_to(self.cast(w, kl.int32), shape)
+                 for w in words]
+        # Triton's words are uint32 (their arithmetic is unsigned).
+        return tuple(self.cast(w, kl.uint32) for w in philox.rounds(
+            tuple(words), self.random_key(seed), _IROps(self), n_rounds))
 
     def uniform(self, x: Value) -> Value:
-        """A uniform float32 in [0, 1) of the random int32 ``x``."""
+        """A uniform float32 in [0, 1) of the random word ``x`` (uint32
+        or int32), read as int32 as Triton reads it."""
+        x = self.cast(x, kl.int32)
         negative = self.binary(ast.Sub(), self.binary(ast.Sub(), 0, x), 1)
         x = self.builtin_where(self.compare(ast.Lt(), x, 0), negative, x)
         return self.binary(ast.Mult(), self.cast(x, kl.float32),
@@ -2670,8 +2702,8 @@ class CodeGenerator(ast.NodeVisitor):
         if not isinstance(x, Value) and not isinstance(y, Value):
             x = self.materialize(x, None)
         x, y = self.unify(x, y)
-        if x.type.elem not in ("i32", "i64"):
-            raise self.error(f"kl.umulhi takes int32 or int64, not "
+        if x.type.elem not in ("i32", "i64", "ui32", "ui64"):
+            raise self.error(f"kl.umulhi takes 32- or 64-bit integers, not "
                              f"{x.type.elem}")
         return self.high_product("arith.mului_extended", x, y)
 
@@ -2909,9 +2941,9 @@ class CodeGenerator(ast.NodeVisitor):
 
     def builtin_uint_to_uniform_float(self, x):
         x = self.materialize(x, None)
-        if x.type.elem != "i32":
-            raise self.error(f"kl.uint_to_uniform_float takes int32 words, "
-                             f"not {x.type.elem}")
+        if x.type.elem not in ("i32", "ui32"):
+            raise self.error(f"kl.uint_to_uniform_float takes uint32 or "
+                             f"int32 words, not {x.type.elem}")
         return self.uniform(x)
 
     def builtin_pair_uniform_to_normal(self, u1, u2):
@@ -2953,6 +2985,14 @@ class CodeGenerator(ast.NodeVisitor):
                 raise self.error(f"kl.device_print prints integers and "
                                  f"floats, but argument {i + 1} is "
                                  f"{value.type.ir()}")
+            if value.type.elem == "ui64":
+                raise self.error("kl.device_print of uint64 is not "
+                                 "supported by Kiln yet (tile.print takes "
+                                 "integers as signed); print it as int64")
+        # tile.print takes integers as signed: narrower unsigned ones
+        # print through int64, exactly.
+        values = [self.cast(v, kl.int64) if v.type.is_unsigned and
+                  v.type.elem != "i1" else v for v in values]
         shape = self.broadcast_shape(*(v.type.shape for v in values)) \
             if values else ()
         values = [self.broadcast_to(v, shape) for v in values]

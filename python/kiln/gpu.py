@@ -43,6 +43,7 @@ import numpy as np
 
 from kiln import _ffi
 from kiln import language as kl
+from kiln import semantics
 from kiln.arguments import POINTER, SCALAR_CTYPES, check_grid, scalar_value
 from kiln.compiler import Module, check
 from kiln.errors import CudaError, KilnError, LaunchError
@@ -314,7 +315,7 @@ def _checked_address(where: str, pointee: str, value: Any) -> int:
                         f"__cuda_array_interface__, such as a CUDA tensor), "
                         f"not {type(value).__name__}")
     element = device_array_element(value, interface)
-    if element != pointee:
+    if semantics.signless(element) != pointee:
         raise KilnError(f"{where} must be an array of "
                         f"{kl.BY_IR[pointee].name}, not "
                         f"{kl.BY_IR[element].name}")

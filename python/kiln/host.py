@@ -14,7 +14,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from kiln import _ffi
-from kiln.arguments import POINTEE_DTYPES, pack_launch
+from kiln.arguments import POINTEE_DTYPES, holds, pack_launch
 from kiln.compiler import Module, check
 from kiln.errors import KilnError, LaunchError
 
@@ -58,7 +58,7 @@ def _pack_array(where: str, pointee: str, value: Any) -> ctypes.c_int64:
     if expected is None:
         raise KilnError(f"{where}: the host target cannot pass arrays of "
                         f"{pointee} yet")
-    if value.dtype != expected:
+    if not holds(pointee, value.dtype):
         raise KilnError(f"{where} must be an array of {expected}, not "
                         f"{value.dtype}")
     return ctypes.c_int64(value.ctypes.data)

@@ -80,12 +80,18 @@ def _data(value: Any, like: np.dtype | None = None) -> np.ndarray:
         value = value.value
     if isinstance(value, (bool, np.bool_)):
         return np.asarray(value, dtype=np.bool_)
-    if isinstance(value, int) and like is None and \
-            not -2**63 <= value < 2**63:
-        return np.asarray(value)  # a 64-bit seed's bits, as numpy has them
     if isinstance(value, (int, float)):
-        if like is None:
-            like = kl.BY_IR[semantics.python_number_type(value)].numpy
+        try:
+            if like is None:
+                like = kl.BY_IR[semantics.python_number_type(value)].numpy
+            if isinstance(value, int) and like.kind in "iu":
+                # The constant's bits, as compiled (a negative number
+                # meeting an unsigned tile wraps).
+                bits = semantics.integer_constant(value, _ir(like))
+                return np.asarray(bits, like.str.replace("u", "i")).view(
+                    like)
+        except ValueError as exc:
+            raise KilnError(str(exc)) from None
         return np.asarray(value, dtype=like)
     return np.asarray(value)
 
@@ -98,8 +104,11 @@ def _computation_dtype(x: Any, y: Any, division: bool = False) -> np.dtype:
             v = v.value
         return semantics.python_number_type(v) if _is_number(v) else \
             _ir(_data(v).dtype)
-    return kl.BY_IR[semantics.computation_type(
-        elem(x), _is_number(x), elem(y), _is_number(y), division)].numpy
+    try:
+        return kl.BY_IR[semantics.computation_type(
+            elem(x), _is_number(x), elem(y), _is_number(y), division)].numpy
+    except ValueError as exc:
+        raise KilnError(str(exc)) from None
 
 
 def _unified(x: Any, y: Any, division: bool = False
@@ -227,8 +236,11 @@ class Tile(_Methods):
         return self._binary(o, _true_divide, True, division=True)
 
     # Integers divide and take remainders toward zero, as compiled code.
-    def __floordiv__(self, o): return self._binary(o, _trunc_div)
-    def __rfloordiv__(self, o): return self._binary(o, _trunc_div, True)
+    def __floordiv__(self, o):
+        return self._binary(o, _trunc_div, division=True)
+
+    def __rfloordiv__(self, o):
+        return self._binary(o, _trunc_div, True, division=True)
     def __mod__(self, o): return self._binary(o, _trunc_mod, division=True)
     def __rmod__(self, o):
         return self._binary(o, _trunc_mod, True, division=True)
@@ -583,7 +595,7 @@ def _kept(result: np.ndarray, data: np.ndarray, axis: Any,
 
 def _summed(x, dtype) -> np.ndarray:
     """``x`` in the type a sum or product runs in: ``dtype``, else
-    booleans and narrow integers widened to int32."""
+    semantics.sum_type's."""
     data = _data(x)
     if isinstance(dtype, kl.constexpr):
         dtype = dtype.value
@@ -591,9 +603,7 @@ def _summed(x, dtype) -> np.ndarray:
         if not isinstance(dtype, kl.dtype):
             raise KilnError(f"dtype is a kl type, not {dtype!r}")
         return Tile(data).to(dtype).data
-    if data.dtype.kind in "biu" and data.dtype.itemsize < 4:
-        return data.astype(np.int32)
-    return data
+    return data.astype(kl.BY_IR[semantics.sum_type(_ir(data.dtype))].numpy)
 
 
 def _in_f32(data: np.ndarray, compute: Callable) -> np.ndarray:
@@ -666,6 +676,11 @@ def dot(a, b, acc=None, input_precision=None, allow_tf32=None,
         max_num_imprecise_acc=None,
         out_dtype=None):
     a, b = _data(a), _data(b)
+    unsigned = [d for d in (a.dtype, b.dtype, _data(acc).dtype if acc is not
+                            None else None) if d is not None and d.kind == "u"]
+    if unsigned:  # as compiled
+        raise KilnError(f"kl.dot multiplies int8 integers, not "
+                        f"{kl.from_numpy(unsigned[0]).name}")
     out = {np.dtype(np.int8): np.int32,
            np.dtype(np.float64): np.float64}.get(a.dtype, np.float32)
     if out_dtype is not None and acc is None:
@@ -931,19 +946,23 @@ def _philox(seed, c0, c1, c2, c3, n_rounds=philox.ROUNDS):
     seed = int(seed_data) & ((1 << 64) - 1)
     words = [_data(c, np.dtype(np.int32)) for c in (c0, c1, c2, c3)]
     for word in words:
-        if word.dtype != np.int32:
-            raise KilnError(f"random offsets and counters are int32, not "
-                            f"{word.dtype}")
-    words = [w.view(np.uint32) if w.ndim else w.reshape(1).view(np.uint32)
-             .reshape(()) for w in np.broadcast_arrays(*words)]
+        if word.dtype not in (np.int32, np.uint32):
+            raise KilnError(f"random offsets and counters are int32 or "
+                            f"uint32, not {_ir(word.dtype)}")
+    words = [w.reshape(w.shape or (1,)).view(np.uint32).reshape(w.shape)
+             for w in np.broadcast_arrays(*words)]
     with np.errstate(over="ignore"):
         out = philox.rounds(tuple(words), (seed & 0xFFFFFFFF, seed >> 32),
                             _NumpyOps, int(n_rounds))
-    return tuple(Tile(w.astype(np.uint32).view(np.int32)) for w in out)
+    return tuple(Tile(np.asarray(w).astype(np.uint32)) for w in out)
 
 
 def _uniform(x: Tile) -> Tile:
+    """A uniform float32 in [0, 1) of a random uint32 or int32 word,
+    read as int32 as Triton reads it."""
     data = x.data
+    data = data.reshape(data.shape or (1,)).view(np.int32).reshape(
+        data.shape)
     data = np.where(data < 0, -data - 1, data)
     return Tile(data.astype(np.float32) * np.float32(philox.UNIFORM_SCALE))
 
@@ -972,9 +991,9 @@ def _randn(seed, offset, n_rounds=philox.ROUNDS):
 
 
 def _uint_to_uniform_float(x):
-    if _data(x).dtype != np.int32:
-        raise KilnError(f"kl.uint_to_uniform_float takes int32 words, not "
-                        f"{_ir(_data(x).dtype)}")
+    if _data(x).dtype not in (np.int32, np.uint32):
+        raise KilnError(f"kl.uint_to_uniform_float takes uint32 or int32 "
+                        f"words, not {_ir(_data(x).dtype)}")
     return _uniform(Tile(_data(x)))
 
 
@@ -997,17 +1016,13 @@ def _umulhi(x, y):
     if _is_number(x) and _is_number(y):
         x = Tile(_data(x))
     a, b = _unified(x, y)
-    if a.dtype == np.int32:
-        product = a.view(np.uint32).astype(np.uint64) * \
-            b.view(np.uint32).astype(np.uint64)
-        return Tile((product >> np.uint64(32)).astype(np.uint32)
-                    .view(np.int32))
-    if a.dtype == np.int64:
-        high = [(int(p) * int(q)) >> 64 for p, q in zip(
-            a.view(np.uint64).ravel(), b.view(np.uint64).ravel())]
-        return Tile(np.array(high, np.uint64).view(np.int64)
-                    .reshape(a.shape))
-    raise KilnError(f"kl.umulhi takes int32 or int64, not {_ir(a.dtype)}")
+    if a.dtype.kind not in "iu" or a.dtype.itemsize not in (4, 8):
+        raise KilnError(f"kl.umulhi takes 32- or 64-bit integers, not "
+                        f"{_ir(a.dtype)}")
+    unsigned = np.dtype(f"uint{a.dtype.itemsize * 8}")
+    high = [(int(p) * int(q)) >> (8 * a.dtype.itemsize) for p, q in zip(
+        a.astype(unsigned).ravel(), b.astype(unsigned).ravel())]
+    return Tile(np.array(high, unsigned).astype(a.dtype).reshape(a.shape))
 
 
 def _squeeze(x, dim):

@@ -26,7 +26,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from kiln import cache, dlpack, interpreter, ir_text, launch_keys
+from kiln import cache, dlpack, interpreter, ir_text, launch_keys, semantics
 from kiln import language as kl
 from kiln.arguments import check_grid
 from kiln.codegen import CodeGenerator, KilnCompileError, Type, pointer_type
@@ -57,6 +57,14 @@ def _constant(value: Any) -> Any:
     return value.value if isinstance(value, kl.constexpr) else value
 
 
+def _signless(value: Any, type_: Type) -> Any:
+    """A launch argument as the signless IR takes it: an unsigned
+    scalar as the signed value of its bits."""
+    if type_.is_unsigned and not type_.is_pointer and type_.elem != "i1":
+        return semantics.integer_constant(int(value), type_.elem)
+    return value
+
+
 def _argument_type(name: str, value: Any) -> Type:
     """The kernel argument type a launch argument specializes to."""
     if isinstance(value, np.ndarray):
@@ -70,7 +78,10 @@ def _argument_type(name: str, value: Any) -> Type:
     if isinstance(value, (int, np.integer)):
         if isinstance(value, np.integer):
             return Type((), kl.from_numpy(value.dtype).ir)
-        return Type((), "i32" if -2**31 <= value < 2**31 else "i64")
+        # Triton's: int32, uint64 from 2**63, else int64 (whose packing
+        # refuses what does not fit).
+        return Type((), "i32" if -2**31 <= value < 2**31 else
+                    "ui64" if 2**63 <= value < 2**64 else "i64")
     if isinstance(value, (float, np.floating)):
         if isinstance(value, np.floating):
             return Type((), kl.from_numpy(value.dtype).ir)
@@ -518,7 +529,7 @@ class JITFunction:
             interpreter.run(self.fn, grid, arguments)
             return
         types, constants = self.specialize(bound)
-        values = [v for n, v in bound.arguments.items()
+        values = [_signless(v, types[n]) for n, v in bound.arguments.items()
                   if n not in self.constexprs]
         on_gpu = [is_device_array(v) for v in values]
         on_host = [isinstance(v, np.ndarray) for v in values]

@@ -29,16 +29,18 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 
-from kiln import dispatch, extra
-from kiln.errors import KilnError
+from kiln import dispatch, extra, semantics
 from kiln.semantics import PropagateNan
+from kiln.errors import KilnError
 
 extra.register_as(__name__)  # tl.extra.cuda.libdevice
 
 
 @dataclass(frozen=True)
 class dtype:
-    """A scalar type of the language; ``ir`` is its MLIR spelling."""
+    """A scalar type of the language; ``ir`` is its MLIR spelling (an
+    unsigned type's is MLIR's ``ui8`` ... ``ui64``; the IR computes on
+    the signless type of its width, see kiln/semantics.py)."""
 
     name: str
     ir: str
@@ -50,7 +52,8 @@ class dtype:
 
     @property
     def bits(self) -> int:
-        return {"i1": 1, "bf16": 16}.get(self.ir) or int(self.ir[1:])
+        return {"i1": 1, "bf16": 16}.get(self.ir) or \
+            int(self.ir.lstrip("uif"))
 
     # Triton's queries of a dtype (int1 counts as unsigned, as there).
     primitive_bitwidth = bits
@@ -64,6 +67,10 @@ class dtype:
         return {"f16": 10, "bf16": 7, "f32": 23, "f64": 52}.get(self.ir, 0)
 
     @property
+    def itemsize(self) -> int:
+        return max(self.bits // 8, 1)
+
+    @property
     def scalar(self) -> dtype:
         return self
 
@@ -74,10 +81,10 @@ class dtype:
         return not self.is_float
 
     def is_int_signed(self) -> bool:
-        return self.is_int() and self.ir != "i1"
+        return self.is_int() and not semantics.is_unsigned(self.ir)
 
     def is_int_unsigned(self) -> bool:
-        return self.ir == "i1"
+        return semantics.is_unsigned(self.ir)
 
     def is_bool(self) -> bool:
         return self.ir == "i1"
@@ -89,13 +96,13 @@ class dtype:
         return f"kl.{self.name}"
 
 
-# is_fp16(), is_int32(), ... as Triton spells them (Kiln has no fp8 and no
-# unsigned types).
+# is_fp16(), is_int32(), is_uint8(), ... as Triton spells them (Kiln has
+# no fp8 types).
 for _name, _ir in (("fp16", "f16"), ("bf16", "bf16"), ("fp32", "f32"),
                    ("fp64", "f64"), ("int1", "i1"), ("int8", "i8"),
                    ("int16", "i16"), ("int32", "i32"), ("int64", "i64"),
-                   ("fp8", None), ("uint8", None), ("uint16", None),
-                   ("uint32", None), ("uint64", None)):
+                   ("fp8", None), ("uint8", "ui8"), ("uint16", "ui16"),
+                   ("uint32", "ui32"), ("uint64", "ui64")):
     setattr(dtype, f"is_{_name}", lambda self, ir=_ir: self.ir == ir)
 
 
@@ -144,6 +151,10 @@ int8 = dtype("int8", "i8", np.dtype(np.int8))
 int16 = dtype("int16", "i16", np.dtype(np.int16))
 int32 = dtype("int32", "i32", np.dtype(np.int32))
 int64 = dtype("int64", "i64", np.dtype(np.int64))
+uint8 = dtype("uint8", "ui8", np.dtype(np.uint8))
+uint16 = dtype("uint16", "ui16", np.dtype(np.uint16))
+uint32 = dtype("uint32", "ui32", np.dtype(np.uint32))
+uint64 = dtype("uint64", "ui64", np.dtype(np.uint64))
 float16 = dtype("float16", "f16", np.dtype(np.float16))
 bfloat16 = dtype("bfloat16", "bf16", np.dtype(ml_dtypes.bfloat16))
 float32 = dtype("float32", "f32", np.dtype(np.float32))
@@ -152,8 +163,8 @@ float64 = dtype("float64", "f64", np.dtype(np.float64))
 #: Triton's name for a pointer to int32.
 pi32_t = pointer_type(int32)
 
-DTYPES = (int1, int8, int16, int32, int64, float16, bfloat16, float32,
-          float64)
+DTYPES = (int1, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
+          float16, bfloat16, float32, float64)
 BY_IR = {d.ir: d for d in DTYPES}
 
 

@@ -2,17 +2,44 @@
 (``codegen.py``) and the interpreter (``interpreter.py``), so the two
 cannot disagree. They are Triton's (``triton.language.semantic``): a
 kernel ported from Triton computes in the same types. Element types are
-named by their MLIR spelling ("f16", "bf16", "i32", "i1", ...).
+named by their MLIR spelling ("f16", "bf16", "i32", "i1", ...); an
+unsigned type by MLIR's unsigned spelling ("ui8" ... "ui64"), which the
+IR itself writes signless (``signless``): the signedness lives in the
+front end, which picks the unsigned ops (``divui``, ``cmpi ult``, ...).
 """
 
 from __future__ import annotations
 
 import enum
 import math
+import re
 from typing import Any
 
 _FLOATS = ("f16", "bf16", "f32", "f64")
-_INT_BITS = {"i1": 1, "i8": 8, "i16": 16, "i32": 32, "i64": 64}
+_INT_BITS = {"i1": 1, "i8": 8, "i16": 16, "i32": 32, "i64": 64,
+             "ui8": 8, "ui16": 16, "ui32": 32, "ui64": 64}
+
+
+def is_unsigned(elem: str) -> bool:
+    """Whether integers of ``elem`` compare, divide, shift and extend as
+    unsigned: the unsigned types and, as in Triton, booleans."""
+    return elem == "i1" or elem.startswith("ui")
+
+
+#: An unsigned integer type in IR text, where a type may stand (first, or
+#: after "<", a shape's "x", a space, "," or "(").
+_UNSIGNED = re.compile(r"(?:(?<=[<x\s,(])|^)ui(\d+)\b")
+#: A quoted string of IR text, which is left as it is.
+_QUOTED = re.compile(r'("(?:[^"\\]|\\.)*")')
+
+
+def signless(ir: str) -> str:
+    """IR text (a type, or whole functions) with each unsigned integer
+    type written as the signless type of its width, which the IR computes
+    on; quoted strings (names, locations) are left as they are."""
+    parts = _QUOTED.split(ir)
+    parts[::2] = [_UNSIGNED.sub(r"i\1", part) for part in parts[::2]]
+    return "".join(parts)
 
 
 def _kind(elem: str) -> int:
@@ -24,13 +51,36 @@ def _kind(elem: str) -> int:
 
 
 def python_number_type(value: Any) -> str:
-    """The element type a Python number has when nothing else decides it:
-    booleans i1, integers i32 (i64 where they do not fit), floats f32."""
+    """The element type a Python number has when nothing else decides it
+    (Triton's ``to_tensor_type`` of an integer): booleans i1; integers
+    i32, ui32 in [2**31, 2**32), i64, ui64 in [2**63, 2**64); floats
+    f32. Raises ValueError for an integer no type holds."""
     if isinstance(value, bool):
         return "i1"
     if isinstance(value, int):
-        return "i32" if -2**31 <= value < 2**31 else "i64"
+        if -2**31 <= value < 2**31:
+            return "i32"
+        if 2**31 <= value < 2**32:
+            return "ui32"
+        if -2**63 <= value < 2**63:
+            return "i64"
+        if 2**63 <= value < 2**64:
+            return "ui64"
+        raise ValueError(f"{value} fits no integer type")
     return "f32"
+
+
+def integer_constant(value: int, elem: str) -> int:
+    """``value`` as a constant of the integer type ``elem``: the signed
+    value of its bits, as the signless IR spells it. A number meeting an
+    unsigned tile may be negative (``x - 1`` wraps, as in Triton);
+    otherwise it must fit, or ValueError says it does not."""
+    bits = _INT_BITS[elem]
+    low = -(1 << (bits - 1))
+    high = (1 << bits) if is_unsigned(elem) else -low
+    if not low <= value < high:
+        raise ValueError(f"{value} does not fit in {name(elem)}")
+    return value - (1 << bits) if value >= -low else value
 
 
 def literal_type(value: Any) -> str:
@@ -39,21 +89,10 @@ def literal_type(value: Any) -> str:
     arithmetic it is typed as a tile of this type, not as a number.
     Booleans are i1, integers i32 (i64 where they do not fit), floats f32
     (f64 where the magnitude is outside f32's normal range, as Triton
-    decides). Raises ValueError where Triton's type would be unsigned,
-    which Kiln lacks."""
-    if isinstance(value, bool):
-        return "i1"
-    if isinstance(value, int):
-        if -2**31 <= value < 2**31:
-            return "i32"
-        if -2**63 <= value < 2**63 and not 2**31 <= value < 2**32:
-            return "i64"
-        unsigned = "uint32" if 0 <= value < 2**32 else "uint64"
-        if not 0 <= value < 2**64:
-            raise ValueError(f"{value} fits no integer type")
-        raise ValueError(f"an assigned {value} is a {unsigned} in Triton, "
-                         "and Kiln has no unsigned types yet; write it as "
-                         "the signed value of its bits, or cast it")
+    decides); integers as ``python_number_type`` types them (ui32 in
+    [2**31, 2**32)). Raises ValueError for an integer no type holds."""
+    if isinstance(value, bool) or isinstance(value, int):
+        return python_number_type(value)
     magnitude = abs(value)
     if magnitude in (0.0, math.inf) or value != value or \
             2**-126 <= magnitude <= (2 - 2**-23) * 2**127:
@@ -85,8 +124,35 @@ def computation_type(a: str, a_is_number: bool, b: str, b_is_number: bool,
         return "bf16"
     if "bf16" in (a, b):
         return "f32"
-    # Both integers (Kiln's are signed): the wider.
-    return a if _INT_BITS[a] > _INT_BITS[b] else b
+    return integer_promotion(a, b, div_or_mod)
+
+
+def integer_promotion(a: str, b: str, div_or_mod: bool = False) -> str:
+    """The type two integer types meet in, by C's usual arithmetic
+    conversions as Triton applies them: the wider of one signedness; of
+    mixed signedness the unsigned one unless the signed one is wider
+    (booleans count as unsigned). Raises ValueError for ``/``, ``//`` or
+    ``%`` of mixed signedness, which Triton refuses."""
+    if div_or_mod and is_unsigned(a) != is_unsigned(b):
+        raise ValueError(
+            f"/, // and % of {name(a)} and {name(b)} mix signedness, "
+            "which gives no useful answer (Triton refuses it too); cast "
+            "them to one signedness")
+    if is_unsigned(a) == is_unsigned(b):
+        return a if _INT_BITS[a] > _INT_BITS[b] else b
+    unsigned, signed = (a, b) if is_unsigned(a) else (b, a)
+    return unsigned if _INT_BITS[unsigned] >= _INT_BITS[signed] else signed
+
+
+def name(elem: str) -> str:
+    """The language's name of ``elem`` (``int32``, ``uint8``,
+    ``float16``...), for messages."""
+    names = {"i1": "int1", "f16": "float16", "bf16": "bfloat16",
+             "f32": "float32", "f64": "float64"}
+    if elem in names:
+        return names[elem]
+    return f"{'uint' if elem.startswith('ui') else 'int'}{_INT_BITS[elem]}" \
+        if elem in _INT_BITS else elem
 
 
 def true_division_type(a: str, a_is_number: bool, b: str,
@@ -102,7 +168,18 @@ def extremum_reduction_type(elem: str) -> str:
     than 32 bits in f32, integers (and booleans) narrower in i32."""
     if elem in ("f16", "bf16"):
         return "f32"
-    if elem in ("i1", "i8", "i16"):
+    if elem in ("i1", "i8", "i16", "ui8", "ui16"):
+        return "i32"
+    return elem
+
+
+def sum_type(elem: str) -> str:
+    """The type ``sum`` and ``cumsum`` accumulate in by default (Triton's
+    ``_pick_sum_dtype``): integers narrower than 32 bits in the 32-bit
+    type of their signedness (booleans in ui32), others in their own."""
+    if elem in ("i1", "ui8", "ui16"):
+        return "ui32"
+    if elem in ("i8", "i16"):
         return "i32"
     return elem
 
@@ -119,9 +196,9 @@ class PropagateNan(enum.Enum):
 def extremum_op(kind: str, elem: str, propagate_nan: PropagateNan) -> str:
     """The arith op of an elementwise ``kind`` ("max" or "min") on
     ``elem``: NaN-ignoring (``maxnumf``) or NaN-propagating
-    (``maximumf``) on floats, unsigned on booleans (true > false), signed
-    on other integers."""
+    (``maximumf``) on floats, unsigned on unsigned integers and booleans
+    (true > false), signed on the others."""
     if elem in _FLOATS:
         return f"{kind}imumf" if propagate_nan is PropagateNan.ALL \
             else f"{kind}numf"
-    return f"{kind}{'ui' if elem == 'i1' else 'si'}"
+    return f"{kind}{'ui' if is_unsigned(elem) else 'si'}"

@@ -24,8 +24,8 @@ BOTH = pytest.mark.parametrize("interpret", [False, True],
 def test_literal_types_are_tritons():
     pytest.importorskip("triton.language")
     from triton.language.semantic import TritonSemantic
-    names = {"int1": "i1", "int32": "i32", "int64": "i64",
-             "fp32": "f32", "fp64": "f64"}
+    names = {"int1": "i1", "int32": "i32", "int64": "i64", "uint32": "ui32",
+             "uint64": "ui64", "fp32": "f32", "fp64": "f64"}
     semantic = TritonSemantic(None)
     values = [True, False, 0, 1, -1, 2**31 - 1, -2**31, 2**31, 2**32 - 1,
               2**32, -2**31 - 1, 2**63 - 1, -2**63, 2**63, 2**64 - 1, 0.0,
@@ -34,11 +34,6 @@ def test_literal_types_are_tritons():
               2.0**-127]
     for value in values:
         expected = semantic.to_tensor_type(value)
-        if expected.name.startswith("uint"):
-            with pytest.raises(ValueError, match=f"{expected.name} in "
-                               "Triton, and Kiln has no unsigned types"):
-                semantics.literal_type(value)
-            continue
         assert semantics.literal_type(value) == names[expected.name], value
 
 
@@ -152,9 +147,12 @@ def loop_float_kernel(x_ptr, out_ptr, n):
 
 
 @kiln.jit
-def unsigned_kernel(out_ptr):
+def unsigned_kernel(out_ptr, x_ptr):
     a = 3_000_000_000
-    kl.store(out_ptr, a)
+    kl.static_assert(a.dtype == kl.uint32)
+    x = kl.load(x_ptr + kl.arange(0, 4))
+    kl.static_assert((a + x).dtype == kl.uint32)  # uint32 beats int32
+    kl.store(out_ptr + kl.arange(0, 4), (a + x) // 7)
 
 
 def test_literals_of_different_types_do_not_merge_silently():
@@ -172,7 +170,11 @@ def test_literals_of_different_types_do_not_merge_silently():
 
 
 @BOTH
-def test_an_unsigned_literal_is_refused(interpret):
-    out = np.zeros(1, np.int64)
-    with pytest.raises(kiln.KilnError, match="uint32 in Triton"):
-        kiln.jit(unsigned_kernel.fn, interpret=interpret)[(1,)](out)
+def test_an_assigned_number_past_int32_is_uint32(interpret):
+    """As Triton types it: 3e9 is uint32, and meeting an int32 tile it
+    stays uint32, so that the sum wraps and divides as unsigned."""
+    x = np.array([0, 1, 1_300_000_000, 1_294_967_296], np.int32)
+    out = np.zeros(4, np.uint32)
+    kiln.jit(unsigned_kernel.fn, interpret=interpret)[(1,)](out, x)
+    expected = (np.uint32(3_000_000_000) + x.astype(np.uint32)) // 7
+    np.testing.assert_array_equal(out, expected)

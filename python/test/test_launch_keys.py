@@ -105,7 +105,7 @@ def test_a_tensors_interface_is_read_once_per_dtype():
 
 
 @pytest.mark.parametrize("value", [
-    2**63, -2**63 - 1,  # does not fit: the full path says so
+    2**63, -2**63 - 1,  # uint64, or no type: the full path decides
     TorchLike(4100, "torch.float32", elements=0),  # its interface says 0
     TorchLike(4096, "torch.float32", requires_grad=True),
     np.float32(1.0), np.int32(3), np.zeros(3),  # numpy: the host or checks
@@ -185,7 +185,7 @@ LAUNCHES = """
         except kiln.KilnError as error:
             print("refused:", error)
     try:
-        kernel[(1,)](xs[0], 2**63, 2.0, BLOCK=16)
+        kernel[(1,)](xs[0], 2**64, 2.0, BLOCK=16)
     except kiln.KilnError as error:
         print("refused:", error)
     host = np.ones(16, np.float32)

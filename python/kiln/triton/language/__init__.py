@@ -58,10 +58,6 @@ NOT_SUPPORTED = {
     "float8e4b8": "no fp8 types yet",
     "float8e4b15": "no fp8 types yet",
     "float8e5b16": "no fp8 types yet",
-    "uint8": "no unsigned types yet (write wrapping arithmetic on int bits)",
-    "uint16": "no unsigned types yet (write wrapping arithmetic on int bits)",
-    "uint32": "no unsigned types yet (write wrapping arithmetic on int bits)",
-    "uint64": "no unsigned types yet (write wrapping arithmetic on int bits)",
     "inline_asm_elementwise": "no inline assembly in the tile dialect",
     "map_elementwise": "no elementwise map of a jit function yet",
     "tensor_descriptor": "host-side descriptors are not supported yet; "
