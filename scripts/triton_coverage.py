@@ -100,7 +100,7 @@ def _libdevice_table() -> str:
             by_reason.setdefault(reason, []).append(name)
     lines = [f"`tl.extra.cuda.libdevice` (`kiln.extra.libdevice`): Kiln has "
              f"{len(have)} of its {len(names)} functions, with Triton's "
-             "overloads (the signed ones).", "",
+             "overloads.", "",
              "| libdevice functions Kiln lacks | why |", "|---|---|"]
     lines += [f"| {', '.join(f'`{n}`' for n in group)} | {reason} |"
               for reason, group in sorted(by_reason.items(),

@@ -1975,11 +1975,14 @@ class CodeGenerator(ast.NodeVisitor):
             count = self.op(f"{modifier} {x.name} : {type_.ir()}", type_)
             return self.cast(count, kl.int32)
         if kind == "mulhi":
-            return self.high_product("arith.mulsi_extended", *values)
+            return self.high_product(
+                "arith.mului_extended" if type_.is_unsigned
+                else "arith.mulsi_extended", *values)
         if kind == "to_int":
             return self.rounded_to_int(x, result, modifier)
-        cast = {"sitofp": "arith.sitofp", "truncf": "arith.truncf",
-                "bitcast": "arith.bitcast"}[kind]
+        if kind == "int_to_float":
+            return self.cast(x, kl.BY_IR[result])
+        cast = {"truncf": "arith.truncf", "bitcast": "arith.bitcast"}[kind]
         target = type_.with_elem(result)
         return self.op(f"{cast} {x.name} : {type_.ir()} to {target.ir()}",
                        target)
@@ -2620,6 +2623,23 @@ class CodeGenerator(ast.NodeVisitor):
         return self.binary(ast.Mult(), self.cast(x, kl.float32),
                            philox.UNIFORM_SCALE)
 
+    def builtin_philox_impl(self, c0, c1, c2, c3, k0, k1,
+                            n_rounds=philox.ROUNDS):
+        if isinstance(n_rounds, kl.constexpr):
+            n_rounds = n_rounds.value
+        if not isinstance(n_rounds, int) or n_rounds < 1:
+            raise self.error("n_rounds must be a positive constant")
+        words = [self.materialize(self.assigned(w), None)
+                 for w in (c0, c1, c2, c3, k0, k1)]
+        elem = words[0].type.elem
+        if elem not in ("ui32", "ui64") or any(
+                w.type.elem != elem for w in words):
+            raise self.error("kl.philox_impl takes uint32 or uint64 words, "
+                             "all of one type, not " + ", ".join(
+                                 semantics.name(w.type.elem) for w in words))
+        return philox.rounds(tuple(words[:4]), tuple(words[4:]),
+                             _LanguageOps(self), n_rounds, _bits(elem))
+
     def builtin_philox(self, seed, c0, c1, c2, c3, n_rounds=philox.ROUNDS):
         return self.philox_words(seed, [c0, c1, c2, c3], n_rounds)
 
@@ -3107,6 +3127,26 @@ class _IROps:
         if not isinstance(x, Value):
             return (x + constant) & 0xFFFFFFFF
         return self.gen.binary(ast.Add(), x, philox.signed32(constant))
+
+
+class _LanguageOps:
+    """Philox's arithmetic as the language's operators on the caller's
+    typed words (``kl.philox_impl``)."""
+
+    def __init__(self, gen: CodeGenerator) -> None:
+        self.gen = gen
+
+    def mulhi(self, constant: int, x: Value) -> Value:
+        return self.gen.builtin_umulhi(constant, x)
+
+    def mullo(self, constant: int, x: Value) -> Value:
+        return self.gen.binary(ast.Mult(), constant, x)
+
+    def xor(self, x: Value, y: Value) -> Value:
+        return self.gen.binary(ast.BitXor(), x, y)
+
+    def add(self, x: Value, constant: int) -> Value:
+        return self.gen.binary(ast.Add(), x, constant)
 
 
 @dataclass(frozen=True)

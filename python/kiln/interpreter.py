@@ -957,6 +957,31 @@ def _philox(seed, c0, c1, c2, c3, n_rounds=philox.ROUNDS):
     return tuple(Tile(np.asarray(w).astype(np.uint32)) for w in out)
 
 
+class _TileOps:
+    """Philox's arithmetic as the language's operators on the caller's
+    typed words (``kl.philox_impl``), as compiled."""
+
+    mulhi = staticmethod(lambda constant, x: _umulhi(constant, x))
+    mullo = staticmethod(lambda constant, x: x * constant)
+    xor = staticmethod(lambda x, y: x ^ y)
+    add = staticmethod(lambda x, constant: x + constant)
+
+
+def _philox_impl(c0, c1, c2, c3, k0, k1, n_rounds=philox.ROUNDS):
+    if not isinstance(n_rounds, int) or n_rounds < 1:
+        raise KilnError("n_rounds must be a positive constant")
+    words = [_assigned(w) for w in (c0, c1, c2, c3, k0, k1)]
+    types = [_ir(_data(w).dtype) for w in words]
+    if types[0] not in ("ui32", "ui64") or len(set(types)) > 1:
+        raise KilnError("kl.philox_impl takes uint32 or uint64 words, all "
+                        "of one type, not " + ", ".join(
+                            semantics.name(t) for t in types))
+    words = [w if isinstance(w, Tile) else Tile(_data(w)) for w in words]
+    with np.errstate(over="ignore"):
+        return philox.rounds(tuple(words[:4]), tuple(words[4:]), _TileOps,
+                             n_rounds, kl.BY_IR[types[0]].bits)
+
+
 def _uniform(x: Tile) -> Tile:
     """A uniform float32 in [0, 1) of a random uint32 or int32 word,
     read as int32 as Triton reads it."""
@@ -1015,7 +1040,7 @@ def _fdiv(x, y, ieee_rounding=False, approx=False):
 def _umulhi(x, y):
     if _is_number(x) and _is_number(y):
         x = Tile(_data(x))
-    a, b = _unified(x, y)
+    a, b = np.broadcast_arrays(*_unified(x, y))
     if a.dtype.kind not in "iu" or a.dtype.itemsize not in (4, 8):
         raise KilnError(f"kl.umulhi takes 32- or 64-bit integers, not "
                         f"{_ir(a.dtype)}")
@@ -1289,6 +1314,7 @@ IMPLEMENTATIONS: dict[str, Callable] = {
     "reduce": _reduce_with,
     "associative_scan": _associative_scan,
     "philox": _philox,
+    "philox_impl": _philox_impl,
     "randint4x": lambda seed, offset, n_rounds=philox.ROUNDS: _philox(
         seed, offset, 0, 0, 0, n_rounds),
     "randint": lambda seed, offset, n_rounds=philox.ROUNDS: _philox(
@@ -1465,7 +1491,7 @@ def call_libdevice(name: str, args: tuple) -> Tile:
             return Tile(_rounded_to_int(arrays[0], result, modifier))
         if kind == "bitcast":
             return Tile(arrays[0].view(kl.BY_IR[result].numpy))
-        if kind in ("sitofp", "truncf"):  # numpy's rounds to nearest too
+        if kind in ("int_to_float", "truncf"):  # numpy's rounds to nearest
             values = arrays[0]
         else:
             op = modifier if kind in ("predicate", "count") else kind

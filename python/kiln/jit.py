@@ -57,10 +57,11 @@ def _constant(value: Any) -> Any:
     return value.value if isinstance(value, kl.constexpr) else value
 
 
-def _signless(value: Any, type_: Type) -> Any:
+def _signless(value: Any, type_: Type | None) -> Any:
     """A launch argument as the signless IR takes it: an unsigned
     scalar as the signed value of its bits."""
-    if type_.is_unsigned and not type_.is_pointer and type_.elem != "i1":
+    if type_ is not None and type_.is_unsigned and not type_.is_pointer \
+            and type_.elem != "i1":
         return semantics.integer_constant(int(value), type_.elem)
     return value
 
@@ -529,7 +530,8 @@ class JITFunction:
             interpreter.run(self.fn, grid, arguments)
             return
         types, constants = self.specialize(bound)
-        values = [_signless(v, types[n]) for n, v in bound.arguments.items()
+        values = [_signless(v, types.get(n))
+                  for n, v in bound.arguments.items()
                   if n not in self.constexprs]
         on_gpu = [is_device_array(v) for v in values]
         on_host = [isinstance(v, np.ndarray) for v in values]

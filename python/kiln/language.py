@@ -68,7 +68,7 @@ class dtype:
 
     @property
     def itemsize(self) -> int:
-        return max(self.bits // 8, 1)
+        return builtins.max(self.bits // 8, 1)
 
     @property
     def scalar(self) -> dtype:
@@ -623,20 +623,27 @@ def associative_scan(input, axis, combine_fn, reverse=False):
 
 @builtin
 def philox(seed, c0, c1, c2, c3, n_rounds=10):
-    """The four int32 words Philox 4x32 makes of the counter ``(c0, c1,
-    c2, c3)`` (int32 tiles or scalars, broadcast) under the key of
-    ``seed`` (its low and high 32 bits), as Triton's ``tl.philox``."""
+    """The four uint32 words Philox 4x32 makes of the counter ``(c0, c1,
+    c2, c3)`` (int32 or uint32 tiles or scalars, broadcast) under the key
+    of ``seed`` (its low and high 32 bits), as Triton's ``tl.philox``."""
+
+
+@builtin
+def philox_impl(c0, c1, c2, c3, k0, k1, n_rounds=10):
+    """``n_rounds`` rounds of Philox on the state ``(c0, c1, c2, c3)``
+    under the key ``(k0, k1)``, all uint32 (Philox 4x32) or all uint64
+    (4x64), as Triton's ``tl.philox_impl``; returns the four words."""
 
 
 @builtin
 def randint4x(seed, offset, n_rounds=10):
-    """Four random int32 tiles for each ``offset`` (the counter's first
+    """Four random uint32 tiles for each ``offset`` (the counter's first
     word): ``philox(seed, offset, 0, 0, 0)``."""
 
 
 @builtin
 def randint(seed, offset, n_rounds=10):
-    """A random int32 for each ``offset``: the first of ``randint4x``."""
+    """A random uint32 for each ``offset``: the first of ``randint4x``."""
 
 
 @builtin

@@ -9,7 +9,9 @@ made non-negative (``x < 0`` becomes ``-x - 1``) and scaled by
 
 The rounds are written once, over an ``ops`` object: the compiler's
 front end passes one that emits IR, the interpreter one that computes
-with numpy's uint32 arrays.
+with numpy's uint32 arrays; for ``kl.philox_impl`` (Triton's rounds on
+uint32 or uint64 words of the caller's), each passes one that applies
+the language's own operators.
 """
 
 from __future__ import annotations
@@ -17,9 +19,13 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 #: The multipliers of a round and the key's increments (the golden ratio
-#: and sqrt(3) - 1 in 32-bit fixed point).
+#: and sqrt(3) - 1 in 32-bit fixed point), and their 64-bit counterparts
+#: for Philox 4x64, by word width.
 ROUND_A, ROUND_B = 0xD2511F53, 0xCD9E8D57
 KEY_A, KEY_B = 0x9E3779B9, 0xBB67AE85
+CONSTANTS = {32: (ROUND_A, ROUND_B, KEY_A, KEY_B),
+             64: (0xD2E7470EE14C6C93, 0xCA5A826395121157,
+                  0x9E3779B97F4A7C15, 0xBB67AE8584CAA73B)}
 ROUNDS = 10
 #: (2**31 - 1) * UNIFORM_SCALE is the largest float32 below 1.
 UNIFORM_SCALE = 4.6566127342e-10
@@ -36,17 +42,20 @@ class Ops(Protocol):
 
 
 def rounds(counter: tuple[Any, Any, Any, Any], key: tuple[Any, Any],
-           ops: Ops, n: int = ROUNDS) -> tuple[Any, Any, Any, Any]:
-    """The four words Philox 4x32 makes of ``counter`` under ``key``."""
+           ops: Ops, n: int = ROUNDS, bits: int = 32
+           ) -> tuple[Any, Any, Any, Any]:
+    """The four words Philox 4x``bits`` makes of ``counter`` under
+    ``key``."""
+    round_a, round_b, key_a, key_b = CONSTANTS[bits]
     c0, c1, c2, c3 = counter
     k0, k1 = key
     for _ in range(n):
         c0, c1, c2, c3 = (
-            ops.xor(ops.xor(ops.mulhi(ROUND_B, c2), c1), k0),
-            ops.mullo(ROUND_B, c2),
-            ops.xor(ops.xor(ops.mulhi(ROUND_A, c0), c3), k1),
-            ops.mullo(ROUND_A, c0))
-        k0, k1 = ops.add(k0, KEY_A), ops.add(k1, KEY_B)
+            ops.xor(ops.xor(ops.mulhi(round_b, c2), c1), k0),
+            ops.mullo(round_b, c2),
+            ops.xor(ops.xor(ops.mulhi(round_a, c0), c3), k1),
+            ops.mullo(round_a, c0))
+        k0, k1 = ops.add(k0, key_a), ops.add(k1, key_b)
     return c0, c1, c2, c3
 
 

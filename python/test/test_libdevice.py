@@ -263,12 +263,12 @@ def test_two_argument_predicates_counts_and_conversions(interpret):
 
 def test_overloads_are_tritons():
     """Each function's argument and result types against the overload
-    table in the triton wheel's libdevice.py (its unsigned overloads
-    aside), and every name of Triton's either here or in MISSING."""
+    table in the triton wheel's libdevice.py, and every name of Triton's
+    either here or in MISSING."""
     source = pytest.importorskip("triton.language.extra.cuda.libdevice")
     tree = ast.parse(Path(source.__file__).read_text())
     names = {"fp32": "f32", "fp64": "f64", "int32": "i32", "int64": "i64",
-             "uint32": "u32", "uint64": "u64"}
+             "uint32": "ui32", "uint64": "ui64"}
     triton = {}
     for node in tree.body:
         if not isinstance(node, ast.FunctionDef):
@@ -281,9 +281,7 @@ def test_overloads_are_tritons():
     assert set(triton) == set(libdevice.FUNCTIONS) | set(libdevice.MISSING)
     assert not set(libdevice.FUNCTIONS) & set(libdevice.MISSING)
     for name, function in libdevice.FUNCTIONS.items():
-        signed = {k: v for k, v in triton[name].items()
-                  if not any(t.startswith("u") for t in k)}
-        assert function.overloads == signed, name
+        assert function.overloads == triton[name], name
 
 
 @kiln.jit
@@ -355,3 +353,39 @@ def test_gpu_compile_assembles(tmp_path):
     result = subprocess.run([ptxas, "-arch=sm_90a", "-o", "/dev/null",
                              str(source)], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
+
+
+@kiln.jit
+def unsigned_kernel(u_ptr, w_ptr, f_out, d_out, u_out, w_out,
+                    N: kl.constexpr):
+    r = kl.arange(0, N)
+    u = kl.load(u_ptr + r)
+    w = kl.load(w_ptr + r)
+    kl.store(f_out + r, libdevice.uint2float_rn(u))
+    kl.store(f_out + N + r, libdevice.ull2float_rn(w))
+    kl.store(f_out + 2 * N + r, libdevice.uint_as_float(u))
+    kl.store(d_out + r, libdevice.uint2double_rn(u))
+    kl.store(d_out + N + r, libdevice.ull2double_rn(w))
+    kl.store(u_out + r, libdevice.mulhi(u, u))
+    kl.store(w_out + r, libdevice.mulhi(w, w))
+
+
+@BOTH
+def test_unsigned_overloads(interpret):
+    """The unsigned conversions and high products read the top bit as a
+    value bit."""
+    n = 32
+    rng = np.random.default_rng(7)
+    u = rng.integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32)
+    w = rng.integers(0, 2**64 - 1, n, dtype=np.uint64, endpoint=True)
+    f, d = np.zeros(3 * n, np.float32), np.zeros(2 * n, np.float64)
+    high_u, high_w = np.zeros(n, np.uint32), np.zeros(n, np.uint64)
+    kiln.jit(unsigned_kernel.fn, interpret=interpret)[(1,)](
+        u, w, f, d, high_u, high_w, N=n)
+    np.testing.assert_array_equal(f[:n], u.astype(np.float32))
+    np.testing.assert_array_equal(f[n:2 * n], w.astype(np.float32))
+    np.testing.assert_array_equal(f[2 * n:], u.view(np.float32))
+    np.testing.assert_array_equal(d[:n], u.astype(np.float64))
+    np.testing.assert_array_equal(d[n:], w.astype(np.float64))
+    assert high_u.tolist() == [(int(a) * int(a)) >> 32 for a in u]
+    assert high_w.tolist() == [(int(a) * int(a)) >> 64 for a in w]

@@ -17,7 +17,7 @@ import inspect
 from dataclasses import dataclass
 from typing import Any
 
-from kiln import dispatch
+from kiln import dispatch, semantics
 from kiln.errors import KilnError, lookup_error
 
 
@@ -87,18 +87,22 @@ FUNCTIONS: dict[str, Function] = {
     "clz": Function("count math.ctlz", {("i32",): "i32", ("i64",): "i32"}),
     "popc": Function("count math.ctpop", {("i32",): "i32", ("i64",): "i32"}),
     "mulhi": Function("mulhi", {("i32", "i32"): "i32",
-                                ("i64", "i64"): "i64"}),
+                                ("ui32", "ui32"): "ui32",
+                                ("i64", "i64"): "i64",
+                                ("ui64", "ui64"): "ui64"}),
     **{name: Function(f"to_int {rounding}{' unsigned' * unsigned}",
                       {(source,): target})
        for name, (source, target, rounding, unsigned) in _TO_INT.items()},
     "llrint": Function("to_int rn", {("f32",): "i64", ("f64",): "i64"}),
     "llround": Function("to_int away", {("f32",): "i64", ("f64",): "i64"}),
-    "int2float_rn": Function("sitofp", {("i32",): "f32"}),
-    "ll2float_rn": Function("sitofp", {("i64",): "f32"}),
-    "int2double_rn": Function("sitofp", {("i32",): "f64"}),
-    "ll2double_rn": Function("sitofp", {("i64",): "f64"}),
+    **{f"{source}2{target}_rn": Function("int_to_float",
+                                         {(elem,): result})
+       for source, elem in (("int", "i32"), ("uint", "ui32"), ("ll", "i64"),
+                            ("ull", "ui64"))
+       for target, result in (("float", "f32"), ("double", "f64"))},
     "double2float_rn": Function("truncf", {("f64",): "f32"}),
     "int_as_float": Function("bitcast", {("i32",): "f32"}),
+    "uint_as_float": Function("bitcast", {("ui32",): "f32"}),
     "float_as_int": Function("bitcast", {("f32",): "i32"}),
     "float_as_uint": Function("bitcast", {("f32",): "i32"}),
     "longlong_as_double": Function("bitcast", {("i64",): "f64"}),
@@ -107,7 +111,6 @@ FUNCTIONS: dict[str, Function] = {
 
 _DIRECTED = ("it rounds toward zero, down or up, and the tile IR's "
              "arithmetic rounds to nearest only")
-_UNSIGNED = "it takes an unsigned argument, and Kiln has no unsigned types"
 _NO_OP = ("MLIR's math dialect has no op for it to lower to on the host "
           "and the GPU alike")
 
@@ -118,16 +121,10 @@ MISSING: dict[str, str] = {
        for rounding in ("rz", "rd", "ru")},
     **{f"{source}2{target}_{rounding}": _DIRECTED
        for source, target in (("int", "float"), ("ll", "float"),
-                              ("ll", "double"), ("double", "float"))
+                              ("ll", "double"), ("double", "float"),
+                              ("uint", "float"), ("ull", "float"),
+                              ("ull", "double"))
        for rounding in ("rz", "rd", "ru")},
-    **{f"{source}2{target}_{rounding}": _UNSIGNED
-       for source, target in (("uint", "float"), ("ull", "float"),
-                              ("ull", "double"), ("uint", "double"))
-       for rounding in ("rn", "rz", "rd", "ru")
-       if (source, target, rounding) not in (("uint", "double", "rz"),
-                                             ("uint", "double", "rd"),
-                                             ("uint", "double", "ru"))},
-    "uint_as_float": _UNSIGNED,
     **{name: ("Kiln's GPU lowering may contract a multiply and an add "
               "into an fma, so a separately rounded one cannot be promised")
        for name in ("add_rn", "sub_rn", "mul_rn")},
@@ -144,9 +141,9 @@ MISSING: dict[str, str] = {
 
 def overload_names(types: tuple[str, ...]) -> str:
     """``(fp32, int32)``: argument types as Triton's errors spell them."""
-    names = {"f32": "fp32", "f64": "fp64", "i32": "int32", "i64": "int64",
-             "f16": "fp16", "bf16": "bf16", "i1": "int1", "i8": "int8",
-             "i16": "int16"}
+    names = {"f32": "fp32", "f64": "fp64", "f16": "fp16", "bf16": "bf16"}
+    names.update({t: semantics.name(t) for t in types
+                   if t.startswith(("i", "ui"))})
     return "(" + ", ".join(names.get(t, t) for t in types) + ")"
 
 

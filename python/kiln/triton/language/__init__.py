@@ -72,7 +72,6 @@ NOT_SUPPORTED = {
     "standard": "a module of Triton's implementation",
     "random": "a module of Triton's implementation (its functions are here)",
     "target_info": "a module of Triton's implementation",
-    "philox_impl": "Triton's internal helper (tl.philox is here)",
     "aggregate_replace": "Triton's aggregate types are not supported",
     "condition": "Triton's warp-specialization conditions are not supported",
     "slice": "not supported yet",

@@ -1,0 +1,16 @@
+"""test_unsigned.py's kernel as Triton's users write it, for Triton's own
+compiler (which reads a @triton.jit function's source from its file)."""
+
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def unsigned_ops_kernel(x_ptr, y_ptr, out_ptr, flag_ptr, max_ptr,
+                        BLOCK: tl.constexpr):
+    i = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + i)
+    y = tl.load(y_ptr + i)
+    tl.store(out_ptr + i, x // y + (x >> 3))
+    tl.store(flag_ptr + i, x < y)
+    tl.atomic_max(max_ptr + i, x)
