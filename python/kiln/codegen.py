@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterator
 
 from kiln import language as kl
-from kiln import ir_text
+from kiln import float8, ir_text
 from kiln import philox
 from kiln import semantics
 from kiln.errors import KilnError
@@ -901,6 +901,11 @@ class CodeGenerator(ast.NodeVisitor):
         if isinstance(node.op, ast.UAdd):
             return operand
         if isinstance(node.op, ast.USub):
+            if semantics.is_float8(operand.type.elem):
+                return self.in_f32(operand.type.elem, lambda: self.op(
+                    f"arith.negf {self.cast(operand, kl.float32).name} : "
+                    f"{operand.type.with_elem('f32').ir()}",
+                    operand.type.with_elem("f32")))
             if operand.type.is_float:
                 return self.op(f"arith.negf {operand.name} : "
                                f"{operand.type.ir()}", operand.type)
@@ -962,6 +967,8 @@ class CodeGenerator(ast.NodeVisitor):
                     ast.Is: lambda a, b: a is b,
                     ast.IsNot: lambda a, b: a is not b}[op](left, right)
         left, right = self.unify(left, right)
+        if semantics.is_float8(left.type.elem):  # exactly, in f32
+            left, right = (self.cast(v, kl.float32) for v in (left, right))
         if left.type.is_float:
             predicate = {ast.Lt: "olt", ast.LtE: "ole", ast.Gt: "ogt",
                          ast.GtE: "oge", ast.Eq: "oeq", ast.NotEq: "une"}
@@ -1161,6 +1168,8 @@ class CodeGenerator(ast.NodeVisitor):
             elem = like.elem if like and like.is_float else "f32"
         else:
             raise self.error(f"{value!r} cannot be used as a value")
+        if semantics.is_float8(elem):
+            return self.float8_constant(value, elem, lines)
         if elem == "i1":
             text = "true" if value else "false"
         elif elem.startswith(("f", "bf")):
@@ -1174,6 +1183,25 @@ class CodeGenerator(ast.NodeVisitor):
         # MLIR spells i1 constants `true`/`false`, without a type.
         literal = text if elem == "i1" else f"{text} : {elem}"
         result = self.op(f"arith.constant {literal}", Type((), elem))
+        if lines is not None:
+            self.lines = saved
+            self.depth -= 1
+        return result
+
+    def float8_constant(self, value: float, elem: str,
+                        lines: list[str] | None) -> Value:
+        """An 8-bit float constant, written as its bits (rounded as the
+        compiled conversion rounds, kiln/float8.py): no fold of a truncf
+        on it can round otherwise."""
+        code = float8.bits(value, kl.BY_IR[elem].numpy)
+        saved = self.lines
+        if lines is not None:
+            self.lines = lines
+            self.depth += 1
+        byte = self.op(f"arith.constant {code - 256 * (code > 127)} : i8",
+                       Type((), "i8"))
+        result = self.op(f"arith.bitcast {byte.name} : i8 to {elem}",
+                         Type((), elem))
         if lines is not None:
             self.lines = saved
             self.depth -= 1
@@ -1257,6 +1285,10 @@ class CodeGenerator(ast.NodeVisitor):
             return self.compare_zero(value, "ne")
         ir = f"{value.name} : {value.type.ir()} to {type_.ir()}"
         src_float, dst_float = value.type.is_float, dtype.is_float
+        if src_float != dst_float and (semantics.is_float8(source) or
+                                       semantics.is_float8(target)):
+            # Integers and 8-bit floats convert through f32 (exact).
+            return self.cast(self.cast(value, kl.float32), dtype)
         if src_float and dst_float and kl.BY_IR[source].bits == dtype.bits:
             # f16 <-> bf16: exactly to f32, then rounded once.
             return self.cast(self.cast(value, kl.float32), dtype)
@@ -1369,6 +1401,9 @@ class CodeGenerator(ast.NodeVisitor):
                              "integer offsets)")
         a, b = self.unify(a, b, division=isinstance(
             op, (ast.Div, ast.FloorDiv, ast.Mod)))
+        if semantics.is_float8(a.type.elem):
+            return self.in_f32(a.type.elem, lambda: self.binary(
+                op, self.cast(a, kl.float32), self.cast(b, kl.float32)))
         if isinstance(op, ast.Div) and not a.type.is_float:
             a, b = self.cast(a, kl.float32), self.cast(b, kl.float32)
         float_ops = {ast.Add: "arith.addf", ast.Sub: "arith.subf",
@@ -1390,6 +1425,11 @@ class CodeGenerator(ast.NodeVisitor):
                            f"{a.type.ir()}", a.type)
         return self.op(f"{table[type(op)]} {a.name}, {b.name} : "
                        f"{a.type.ir()}", a.type)
+
+    def in_f32(self, elem: str, compute: Callable[[], Value]) -> Value:
+        """``compute()``, an operation on 8-bit floats of ``elem`` done in
+        f32 (exact), rounded back to ``elem`` once."""
+        return self.cast(compute(), kl.BY_IR[elem])
 
     def integer_division(self, op: ast.operator, a: Value, b: Value
                          ) -> Value:
@@ -1880,6 +1920,10 @@ class CodeGenerator(ast.NodeVisitor):
         if not isinstance(x, Value) and not isinstance(y, Value):
             x = self.materialize(x, None)
         x, y = self.unify(x, y)
+        if semantics.is_float8(x.type.elem):
+            return self.in_f32(x.type.elem, lambda: self.minmax(
+                self.cast(x, kl.float32), self.cast(y, kl.float32), kind,
+                propagate_nan))
         op = semantics.extremum_op(kind, x.type.elem, propagate_nan)
         return self.op(f"arith.{op} {x.name}, {y.name} : {x.type.ir()}",
                        x.type)
@@ -1892,6 +1936,9 @@ class CodeGenerator(ast.NodeVisitor):
 
     def unary_math(self, op: str, x) -> Value:
         x = self.materialize(x, None)
+        if semantics.is_float8(x.type.elem):
+            return self.in_f32(x.type.elem, lambda: self.unary_math(
+                op, self.cast(x, kl.float32)))
         if not x.type.is_float:
             x = self.cast(x, kl.float32)
         return self.op(f"{op} {x.name} : {x.type.ir()}", x.type)
@@ -2041,6 +2088,9 @@ class CodeGenerator(ast.NodeVisitor):
         x = self.materialize(x, None)
         if x.type.is_unsigned:
             return x
+        if semantics.is_float8(x.type.elem):
+            return self.in_f32(x.type.elem, lambda: self.builtin_abs(
+                self.cast(x, kl.float32)))
         op = "math.absf" if x.type.is_float else "math.absi"
         return self.op(f"{op} {x.name} : {x.type.ir()}", x.type)
 
@@ -2050,6 +2100,9 @@ class CodeGenerator(ast.NodeVisitor):
         x, y = self.unify(x, y)
         if not x.type.is_float:
             raise self.error("kl.fma needs floats")
+        if semantics.is_float8(x.type.elem):
+            return self.in_f32(x.type.elem, lambda: self.builtin_fma(
+                *(self.cast(v, kl.float32) for v in (x, y, z))))
         return self.op(f"math.fma {x.name}, {y.name}, {z.name} : "
                        f"{x.type.ir()}", x.type)
 
@@ -2125,9 +2178,10 @@ class CodeGenerator(ast.NodeVisitor):
 
     def half_in_f32(self, x: Value, compute: Callable[[Value], Value]
                     ) -> Value:
-        """``compute(x)``, for f16 and bf16 in f32 and rounded back once
-        (a sum's running value would round at every step)."""
-        if x.type.elem not in ("f16", "bf16"):
+        """``compute(x)``, for f16, bf16 and 8-bit floats in f32 and
+        rounded back once (a sum's running value would round at every
+        step)."""
+        if x.type.elem not in ("f16", "bf16", *semantics.FLOAT8):
             return compute(x)
         return self.cast(compute(self.cast(x, kl.float32)),
                          kl.BY_IR[x.type.elem])
@@ -2253,6 +2307,11 @@ class CodeGenerator(ast.NodeVisitor):
         if not tie_break_left:
             raise self.error(f"kl.{name}: return_indices_tie_break_left="
                              "False is not supported by Kiln yet")
+        x = self.materialize(x, None)
+        if semantics.is_float8(x.type.elem):  # compared in f32, exactly
+            value, index = self.with_indices(name, self.cast(
+                x, kl.float32), axis, tie_break_left, keep_dims)
+            return self.cast(value, kl.BY_IR[x.type.elem]), index
         return tuple(self.reduced(x, axis, keep_dims, lambda x, axis, i=i:
                                   self.arg_reduce(x, axis, name)[i])
                      for i in (0, 1))
@@ -2289,7 +2348,11 @@ class CodeGenerator(ast.NodeVisitor):
         """The first best element along `axis` and its index, as numpy's
         argmax and argmin: a NaN is better than any number, and the first
         NaN wins (so the index is the max's or min's, whatever the order
-        in which the reduction combines)."""
+        in which the reduction combines). 8-bit floats compare in f32."""
+        if semantics.is_float8(x.type.elem):
+            value, index = self.arg_reduce(self.cast(x, kl.float32), axis,
+                                           better)
+            return self.cast(value, kl.BY_IR[x.type.elem]), index
         n = x.type.shape[axis]
         index = self.builtin_arange(0, n)
         for d in range(len(x.type.shape)):
@@ -2388,6 +2451,12 @@ class CodeGenerator(ast.NodeVisitor):
                 raise self.error("kl.dot takes input_precision or "
                                  "allow_tf32, not both")
             input_precision = "tf32" if allow_tf32 else "ieee"
+        if semantics.is_float8(a.type.elem) or semantics.is_float8(
+                b.type.elem):
+            # Every 8-bit float is a float16 exactly; Kiln's tensor-core
+            # paths take float16 (an fp8 wgmma is not there yet).
+            a, b = (self.cast(v, kl.float16) if semantics.is_float8(
+                v.type.elem) else v for v in (a, b))
         unsigned = [v.type.elem for v in (a, b, acc)
                     if isinstance(v, Value) and v.type.elem.startswith("ui")]
         if unsigned:
@@ -2876,6 +2945,10 @@ class CodeGenerator(ast.NodeVisitor):
     def sorted_last(self, name: str, x: Any, k: Any, dim: Any,
                     descending: Any) -> Value:
         x = self.materialize(x, None)
+        if semantics.is_float8(x.type.elem):  # compared in f32, exactly
+            return self.cast(self.sorted_last(
+                name, self.cast(x, kl.float32), k, dim, descending),
+                kl.BY_IR[x.type.elem])
         shape = x.type.shape
         if isinstance(descending, kl.constexpr):
             descending = descending.value

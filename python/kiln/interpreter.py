@@ -32,7 +32,7 @@ import numpy as np
 
 from kiln import language as kl
 from kiln import philox
-from kiln import dispatch, semantics
+from kiln import dispatch, float8, semantics
 from kiln.errors import KilnError
 from kiln.extra import libdevice
 
@@ -71,6 +71,18 @@ def _is_float(dtype: np.dtype) -> bool:
     return kl.from_numpy(dtype).is_float
 
 
+def _is_float8(dtype: np.dtype) -> bool:
+    return semantics.is_float8(_ir(dtype))
+
+
+def _as(values: Any, dtype: np.dtype) -> np.ndarray:
+    """``values`` converted to ``dtype`` as compiled: an 8-bit float
+    rounded and saturated (kiln/float8.py)."""
+    if _is_float8(dtype):
+        return float8.saturated(values, dtype)
+    return np.asarray(values).astype(dtype)
+
+
 def _data(value: Any, like: np.dtype | None = None) -> np.ndarray:
     """`value` as a numpy array; Python numbers take `like`'s type (their
     own, semantics.python_number_type, by default)."""
@@ -92,7 +104,7 @@ def _data(value: Any, like: np.dtype | None = None) -> np.ndarray:
                     like)
         except ValueError as exc:
             raise KilnError(str(exc)) from None
-        return np.asarray(value, dtype=like)
+        return _as(value, like)
     return np.asarray(value)
 
 
@@ -172,7 +184,7 @@ class Tile(_Methods):
             return Tile(self.data.view(dtype.numpy))
         if dtype.ir == "i1":
             return Tile(self.data != 0)
-        return Tile(self.data.astype(dtype.numpy))
+        return Tile(_as(self.data, dtype.numpy))
 
     def __getitem__(self, index) -> Tile:
         return Tile(self.data[index])
@@ -203,6 +215,11 @@ class Tile(_Methods):
         if isinstance(other, Pointer):
             return NotImplemented
         a, b = _unified(self, other, division)
+        if _is_float8(a.dtype):  # in f32, rounded once, as compiled
+            wide = fn(*(v.astype(np.float32) for v in ((b, a) if reverse
+                                                        else (a, b))))
+            return Tile(wide if wide.dtype == np.bool_ else
+                        _as(wide, a.dtype))
         return Tile(fn(b, a) if reverse else fn(a, b))
 
     def __add__(self, o): return self._binary(o, np.add)
@@ -607,9 +624,10 @@ def _summed(x, dtype) -> np.ndarray:
 
 
 def _in_f32(data: np.ndarray, compute: Callable) -> np.ndarray:
-    """``compute(data)``, for f16 and bf16 in f32 and rounded once."""
-    if _ir(data.dtype) in ("f16", "bf16"):
-        return np.asarray(compute(data.astype(np.float32))).astype(data.dtype)
+    """``compute(data)``, for f16, bf16 and 8-bit floats in f32 and
+    rounded once."""
+    if _ir(data.dtype) in ("f16", "bf16", *semantics.FLOAT8):
+        return _as(compute(data.astype(np.float32)), data.dtype)
     return np.asarray(compute(data)).astype(data.dtype)
 
 
@@ -668,14 +686,18 @@ def _math(fn: Callable) -> Callable:
         data = _data(x)
         if not _is_float(data.dtype):
             data = data.astype(np.float32)
-        return Tile(fn(data).astype(data.dtype))
+        return Tile(_as(fn(data.astype(np.float32) if _is_float8(data.dtype)
+                           else data), data.dtype))
     return apply
 
 
 def dot(a, b, acc=None, input_precision=None, allow_tf32=None,
         max_num_imprecise_acc=None,
         out_dtype=None):
-    a, b = _data(a), _data(b)
+    a, b = (_data(v) for v in (a, b))
+    # Every 8-bit float is a float16 exactly, as compiled.
+    a, b = (v.astype(np.float16) if _is_float8(v.dtype) else v
+            for v in (a, b))
     unsigned = [d for d in (a.dtype, b.dtype, _data(acc).dtype if acc is not
                             None else None) if d is not None and d.kind == "u"]
     if unsigned:  # as compiled
@@ -768,6 +790,9 @@ def _extremum(kind: str) -> Callable:
         if _is_number(x) and _is_number(y):
             x = Tile(_data(x))
         a, b = _unified(x, y)
+        if _is_float8(a.dtype):  # exact in f32
+            return Tile(_as(apply(Tile(a.astype(np.float32)), Tile(
+                b.astype(np.float32)), propagate_nan).data, a.dtype))
         nan = propagate_nan is semantics.PropagateNan.ALL
         fn = {("max", False): np.fmax, ("max", True): np.maximum,
               ("min", False): np.fmin, ("min", True): np.minimum}[kind, nan]

@@ -52,6 +52,8 @@ class dtype:
 
     @property
     def bits(self) -> int:
+        if self.ir.startswith("f8"):
+            return 8
         return {"i1": 1, "bf16": 16}.get(self.ir) or \
             int(self.ir.lstrip("uif"))
 
@@ -64,7 +66,8 @@ class dtype:
 
     @property
     def fp_mantissa_width(self) -> int:
-        return {"f16": 10, "bf16": 7, "f32": 23, "f64": 52}.get(self.ir, 0)
+        return {"f16": 10, "bf16": 7, "f32": 23, "f64": 52}.get(
+            self.ir, int(self.ir[4]) if self.ir.startswith("f8") else 0)
 
     @property
     def itemsize(self) -> int:
@@ -96,14 +99,17 @@ class dtype:
         return f"kl.{self.name}"
 
 
-# is_fp16(), is_int32(), is_uint8(), ... as Triton spells them (Kiln has
-# no fp8 types).
+# is_fp16(), is_int32(), is_uint8(), is_fp8e4nv(), ... as Triton spells
+# them (Kiln has no fp8e4b15).
 for _name, _ir in (("fp16", "f16"), ("bf16", "bf16"), ("fp32", "f32"),
                    ("fp64", "f64"), ("int1", "i1"), ("int8", "i8"),
                    ("int16", "i16"), ("int32", "i32"), ("int64", "i64"),
-                   ("fp8", None), ("uint8", "ui8"), ("uint16", "ui16"),
-                   ("uint32", "ui32"), ("uint64", "ui64")):
+                   ("uint8", "ui8"), ("uint16", "ui16"), ("uint32", "ui32"),
+                   ("uint64", "ui64"), ("fp8e4nv", "f8E4M3FN"),
+                   ("fp8e5", "f8E5M2"), ("fp8e4b8", "f8E4M3FNUZ"),
+                   ("fp8e5b16", "f8E5M2FNUZ"), ("fp8e4b15", None)):
     setattr(dtype, f"is_{_name}", lambda self, ir=_ir: self.ir == ir)
+dtype.is_fp8 = lambda self: semantics.is_float8(self.ir)
 
 
 #: Tile methods, each the kl function of that name on the tile
@@ -155,6 +161,12 @@ uint8 = dtype("uint8", "ui8", np.dtype(np.uint8))
 uint16 = dtype("uint16", "ui16", np.dtype(np.uint16))
 uint32 = dtype("uint32", "ui32", np.dtype(np.uint32))
 uint64 = dtype("uint64", "ui64", np.dtype(np.uint64))
+float8e4nv = dtype("float8e4nv", "f8E4M3FN", np.dtype(ml_dtypes.float8_e4m3fn))
+float8e5 = dtype("float8e5", "f8E5M2", np.dtype(ml_dtypes.float8_e5m2))
+float8e4b8 = dtype("float8e4b8", "f8E4M3FNUZ",
+                   np.dtype(ml_dtypes.float8_e4m3fnuz))
+float8e5b16 = dtype("float8e5b16", "f8E5M2FNUZ",
+                    np.dtype(ml_dtypes.float8_e5m2fnuz))
 float16 = dtype("float16", "f16", np.dtype(np.float16))
 bfloat16 = dtype("bfloat16", "bf16", np.dtype(ml_dtypes.bfloat16))
 float32 = dtype("float32", "f32", np.dtype(np.float32))
@@ -164,7 +176,8 @@ float64 = dtype("float64", "f64", np.dtype(np.float64))
 pi32_t = pointer_type(int32)
 
 DTYPES = (int1, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
-          float16, bfloat16, float32, float64)
+          float8e4nv, float8e5, float8e4b8, float8e5b16, float16, bfloat16,
+          float32, float64)
 BY_IR = {d.ir: d for d in DTYPES}
 
 

@@ -15,9 +15,16 @@ import math
 import re
 from typing import Any
 
-_FLOATS = ("f16", "bf16", "f32", "f64")
+#: The 8-bit floats (Triton's float8e4nv, float8e5, float8e4b8 and
+#: float8e5b16): storage and conversions; arithmetic computes in f32.
+FLOAT8 = ("f8E4M3FN", "f8E5M2", "f8E4M3FNUZ", "f8E5M2FNUZ")
+_FLOATS = FLOAT8 + ("f16", "bf16", "f32", "f64")
 _INT_BITS = {"i1": 1, "i8": 8, "i16": 16, "i32": 32, "i64": 64,
              "ui8": 8, "ui16": 16, "ui32": 32, "ui64": 64}
+
+
+def is_float8(elem: str) -> bool:
+    return elem in FLOAT8
 
 
 def is_unsigned(elem: str) -> bool:
@@ -124,6 +131,11 @@ def computation_type(a: str, a_is_number: bool, b: str, b_is_number: bool,
         return "bf16"
     if "bf16" in (a, b):
         return "f32"
+    if is_float8(a) and is_float8(b):  # two 8-bit formats meet in f16
+        return a if a == b else "f16"
+    if is_float8(a) or is_float8(b):
+        raise ValueError(f"{name(a)} and {name(b)} have no common type "
+                         "(Triton refuses them too); convert one with .to()")
     return integer_promotion(a, b, div_or_mod)
 
 
@@ -148,7 +160,9 @@ def name(elem: str) -> str:
     """The language's name of ``elem`` (``int32``, ``uint8``,
     ``float16``...), for messages."""
     names = {"i1": "int1", "f16": "float16", "bf16": "bfloat16",
-             "f32": "float32", "f64": "float64"}
+             "f32": "float32", "f64": "float64", "f8E4M3FN": "float8e4nv",
+             "f8E5M2": "float8e5", "f8E4M3FNUZ": "float8e4b8",
+             "f8E5M2FNUZ": "float8e5b16"}
     if elem in names:
         return names[elem]
     return f"{'uint' if elem.startswith('ui') else 'int'}{_INT_BITS[elem]}" \
@@ -166,7 +180,7 @@ def true_division_type(a: str, a_is_number: bool, b: str,
 def extremum_reduction_type(elem: str) -> str:
     """The type ``max`` and ``min`` reduce in and return: floats narrower
     than 32 bits in f32, integers (and booleans) narrower in i32."""
-    if elem in ("f16", "bf16"):
+    if elem in ("f16", "bf16") or is_float8(elem):
         return "f32"
     if elem in ("i1", "i8", "i16", "ui8", "ui16"):
         return "i32"

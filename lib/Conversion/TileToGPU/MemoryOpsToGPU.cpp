@@ -63,10 +63,7 @@ static SmallVector<Value> packWords(OpBuilder &b, Location loc,
   Type storage = getStorageType(elements.front().getType());
   SmallVector<Value> stored;
   for (Value element : elements)
-    stored.push_back(element.getType() == storage
-                         ? element
-                         : arith::ExtUIOp::create(b, loc, storage, element)
-                               .getResult());
+    stored.push_back(toStorage(b, loc, element));
   Value vector = fromRegisters(
       b, loc, VectorType::get({int64_t(stored.size())}, storage), stored);
   int64_t bits = storage.getIntOrFloatBitWidth() * stored.size();
@@ -102,12 +99,9 @@ static SmallVector<Value> unpackWords(OpBuilder &b, Location loc,
         b, loc, vectorType, fromRegisters(b, loc, wordsType, wordValues));
   }
   SmallVector<Value> elements;
-  for (int64_t i = 0; i < count; ++i) {
-    Value element = extractRegister(b, loc, vector, i);
-    if (storage != type)
-      element = arith::TruncIOp::create(b, loc, type, element);
-    elements.push_back(element);
-  }
+  for (int64_t i = 0; i < count; ++i)
+    elements.push_back(
+        fromStorage(b, loc, extractRegister(b, loc, vector, i), type));
   return elements;
 }
 
@@ -122,13 +116,10 @@ static SmallVector<Value> loadElements(OpBuilder &b, Location loc,
     Type loaded = count == 1 ? storage : VectorType::get({count}, storage);
     Value value = LLVM::LoadOp::create(b, loc, loaded, address, bytes);
     SmallVector<Value> elements;
-    for (int64_t i = 0; i < count; ++i) {
-      Value element =
-          count == 1 ? value : extractRegister(b, loc, value, i);
-      if (storage != type)
-        element = arith::TruncIOp::create(b, loc, type, element);
-      elements.push_back(element);
-    }
+    for (int64_t i = 0; i < count; ++i)
+      elements.push_back(fromStorage(
+          b, loc, count == 1 ? value : extractRegister(b, loc, value, i),
+          type));
     return elements;
   }
   Words words = getWords(b, bytes);
@@ -179,10 +170,7 @@ static void storeElements(OpBuilder &b, Location loc, Value address,
   if (!predicate) {
     SmallVector<Value> stored;
     for (Value element : elements)
-      stored.push_back(element.getType() == storage
-                           ? element
-                           : arith::ExtUIOp::create(b, loc, storage, element)
-                                 .getResult());
+      stored.push_back(toStorage(b, loc, element));
     Value value = count == 1 ? stored.front()
                              : fromRegisters(b, loc,
                                              VectorType::get({count}, storage),

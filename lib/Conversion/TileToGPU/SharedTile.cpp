@@ -104,9 +104,12 @@ static FailureOr<Value> loadElements(OpBuilder &b, Location loc,
   Type element = type.getElementType();
   SmallVector<Value> registers;
   for (int64_t reg = 0, e = getNumRegisters(type); reg < e; ++reg)
-    registers.push_back(LLVM::LoadOp::create(
-        b, loc, element,
-        tile.address(b, loc, extractRegister(b, loc, offsets, reg))));
+    registers.push_back(fromStorage(
+        b, loc,
+        LLVM::LoadOp::create(
+            b, loc, getStorageType(element),
+            tile.address(b, loc, extractRegister(b, loc, offsets, reg))),
+        element));
   return fromRegisters(b, loc,
                        VectorType::get({getNumRegisters(type)}, element),
                        registers);

@@ -437,9 +437,28 @@ Value kiln::tiletogpu::allocateSharedMemory(OpBuilder &b, Operation *op,
 }
 
 Type kiln::tiletogpu::getStorageType(Type type) {
-  if (type.isInteger(1))
+  auto floatType = dyn_cast<FloatType>(type);
+  if (type.isInteger(1) || (floatType && floatType.getWidth() == 8))
     return IntegerType::get(type.getContext(), 8);
   return getRegisterType(type);
+}
+
+Value kiln::tiletogpu::toStorage(OpBuilder &b, Location loc, Value value) {
+  Type type = value.getType(), storage = getStorageType(type);
+  if (type == storage)
+    return value;
+  if (isa<FloatType>(type))
+    return arith::BitcastOp::create(b, loc, storage, value);
+  return arith::ExtUIOp::create(b, loc, storage, value);
+}
+
+Value kiln::tiletogpu::fromStorage(OpBuilder &b, Location loc, Value stored,
+                                   Type type) {
+  if (stored.getType() == type)
+    return stored;
+  if (isa<FloatType>(type))
+    return arith::BitcastOp::create(b, loc, type, stored);
+  return arith::TruncIOp::create(b, loc, type, stored);
 }
 
 int64_t kiln::tiletogpu::getStorageBytes(Type type) {
@@ -459,9 +478,7 @@ static Value sharedAddress(OpBuilder &b, Location loc, Value base,
 void kiln::tiletogpu::storeShared(OpBuilder &b, Location loc, Value base,
                                   Value index, Value value) {
   Type type = value.getType();
-  if (type != getStorageType(type))
-    value = arith::ExtUIOp::create(b, loc, getStorageType(type), value);
-  LLVM::StoreOp::create(b, loc, value,
+  LLVM::StoreOp::create(b, loc, toStorage(b, loc, value),
                         sharedAddress(b, loc, base, index, type));
 }
 
@@ -469,9 +486,7 @@ Value kiln::tiletogpu::loadShared(OpBuilder &b, Location loc, Value base,
                                   Value index, Type type) {
   Value value = LLVM::LoadOp::create(b, loc, getStorageType(type),
                                      sharedAddress(b, loc, base, index, type));
-  if (type != getStorageType(type))
-    value = arith::TruncIOp::create(b, loc, type, value);
-  return value;
+  return fromStorage(b, loc, value, type);
 }
 
 Value kiln::tiletogpu::linearize(OpBuilder &b, Location loc,

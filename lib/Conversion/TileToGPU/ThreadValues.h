@@ -133,9 +133,15 @@ mlir::Value getSharedArray(mlir::OpBuilder &b, mlir::Location loc,
 int64_t getScratchOffset(mlir::gpu::GPUModuleOp module);
 void setScratchOffset(mlir::gpu::GPUModuleOp module, int64_t offset);
 
-/// The element type a value of `type` is stored as in memory (i1 as i8,
-/// pointers as i64 addresses).
+/// The element type a value of `type` is stored as in memory (i1 and
+/// 8-bit floats, which LLVM lacks, as i8; pointers as i64 addresses).
 mlir::Type getStorageType(mlir::Type type);
+
+/// `value` as its storage type (getStorageType), and back.
+mlir::Value toStorage(mlir::OpBuilder &b, mlir::Location loc,
+                      mlir::Value value);
+mlir::Value fromStorage(mlir::OpBuilder &b, mlir::Location loc,
+                        mlir::Value stored, mlir::Type type);
 
 /// Bytes an element of `type` takes in memory.
 int64_t getStorageBytes(mlir::Type type);

@@ -95,10 +95,48 @@ static Value toLLVMPointer(OpBuilder &b, Location loc, Value address) {
                                   address);
 }
 
+/// Whether `type` is an 8-bit float, which LLVM has no type for: memory
+/// holds its bits, which loads and stores move as an i8.
+static bool isFloat8(Type type) {
+  auto floatType = dyn_cast<FloatType>(type);
+  return floatType && floatType.getWidth() == 8;
+}
+
+/// The float constant `value` of `type`; an 8-bit float's as its bits.
+static Value floatConstant(OpBuilder &b, Location loc, FloatType type,
+                           const APFloat &value) {
+  if (!isFloat8(type))
+    return arith::ConstantOp::create(b, loc, b.getFloatAttr(type, value));
+  Value bits = arith::ConstantOp::create(
+      b, loc, b.getIntegerAttr(b.getI8Type(), value.bitcastToAPInt()));
+  return arith::BitcastOp::create(b, loc, type, bits);
+}
+
 /// The value an element of type `type` has where a masked load reads
 /// nothing and no `other` was given: zero.
 static Value zeroOf(OpBuilder &b, Location loc, Type type) {
+  if (auto floatType = dyn_cast<FloatType>(type))
+    return floatConstant(b, loc, floatType,
+                         APFloat::getZero(floatType.getFloatSemantics()));
   return arith::ConstantOp::create(b, loc, b.getZeroAttr(type));
+}
+
+/// Loads an element of `type` from `address`.
+static Value loadElement(OpBuilder &b, Location loc, Type type,
+                         Value address) {
+  Type stored = isFloat8(type) ? b.getI8Type() : type;
+  Value value =
+      LLVM::LoadOp::create(b, loc, stored, toLLVMPointer(b, loc, address));
+  return stored == type ? value
+                        : arith::BitcastOp::create(b, loc, type, value);
+}
+
+/// Stores the element `value` at `address`.
+static void storeElement(OpBuilder &b, Location loc, Value value,
+                         Value address) {
+  if (isFloat8(value.getType()))
+    value = arith::BitcastOp::create(b, loc, b.getI8Type(), value);
+  LLVM::StoreOp::create(b, loc, value, toLLVMPointer(b, loc, address));
 }
 
 /// Clones the ops of a combining region (tile.reduce, tile.scan) at the
@@ -657,8 +695,7 @@ struct LoadLowering : AccessLowering<LoadOp> {
         rewriter, op.getLoc(), op, checker, adaptor.getPtr(),
         adaptor.getMask(), adaptor.getOther(), type,
         [&](OpBuilder &b, Location l, Value address, ValueRange) -> Value {
-          return LLVM::LoadOp::create(b, l, getElementTypeOrSelf(type),
-                                      toLLVMPointer(b, l, address));
+          return loadElement(b, l, getElementTypeOrSelf(type), address);
         });
     rewriter.replaceOp(op, results[0]);
     return success();
@@ -676,8 +713,7 @@ struct StoreLowering : AccessLowering<StoreOp> {
         rewriter, op.getLoc(), op, checker, adaptor.getPtr(),
         adaptor.getMask(), Value(), Type(),
         [&](OpBuilder &b, Location l, Value address, ValueRange ivs) -> Value {
-          LLVM::StoreOp::create(b, l, elementAt(b, l, value, ivs),
-                                toLLVMPointer(b, l, address));
+          storeElement(b, l, elementAt(b, l, value, ivs), address);
           return {};
         });
     rewriter.eraseOp(op);
@@ -831,16 +867,15 @@ struct BlockLoadLowering : AccessLowering<BlockLoadOp> {
         rewriter, op.getLoc(), op, checker, type, adaptor.getBlockPtr(),
         op.getBoundaryCheck(), op.getType(),
         [&](OpBuilder &b, Location l, Value address, ValueRange) -> Value {
-          return LLVM::LoadOp::create(b, l, elementType,
-                                      toLLVMPointer(b, l, address));
+          return loadElement(b, l, elementType, address);
         },
         [&](OpBuilder &b, Location l, ValueRange) -> Value {
           if (!nanPadding)
             return zeroOf(b, l, elementType);
           auto floatType = cast<FloatType>(elementType);
-          return arith::ConstantOp::create(
-              b, l, b.getFloatAttr(floatType, APFloat::getQNaN(
-                                                  floatType.getFloatSemantics())));
+          return floatConstant(
+              b, l, floatType,
+              APFloat::getQNaN(floatType.getFloatSemantics()));
         });
     rewriter.replaceOp(op, results[0]);
     return success();
@@ -858,8 +893,7 @@ struct BlockStoreLowering : AccessLowering<BlockStoreOp> {
         rewriter, op.getLoc(), op, checker, op.getBlockPtr().getType(),
         adaptor.getBlockPtr(), op.getBoundaryCheck(), Type(),
         [&](OpBuilder &b, Location l, Value address, ValueRange ivs) -> Value {
-          LLVM::StoreOp::create(b, l, elementAt(b, l, value, ivs),
-                                toLLVMPointer(b, l, address));
+          storeElement(b, l, elementAt(b, l, value, ivs), address);
           return {};
         },
         nullptr);

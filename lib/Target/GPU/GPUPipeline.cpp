@@ -66,6 +66,8 @@ void kiln::gpu::buildGPULoweringPipeline(OpPassManager &pm,
   pm.addPass(createConvertTileToGPUPass(conversion));
   // After the analyses above, which read `offsets % n` as Triton writes it.
   pm.addPass(tile::createTileTotalDivisionPass());
+  // LLVM has no 8-bit floats to convert.
+  pm.addPass(tile::createTileExpandFloat8Pass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   OpPassManager &kernels = pm.nest<mlir::gpu::GPUModuleOp>();

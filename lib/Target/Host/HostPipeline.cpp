@@ -39,6 +39,8 @@ void kiln::host::buildHostLoweringPipeline(
   pm.addPass(tile::createTileCheckSizesPass());
   // A CPU traps on x / 0; Kiln's kernels define it as 0.
   pm.addPass(tile::createTileTotalDivisionPass());
+  // LLVM has no 8-bit floats to convert.
+  pm.addPass(tile::createTileExpandFloat8Pass());
   ConvertTileToHostPassOptions conversion;
   conversion.boundsCheck = options.boundsCheck;
   pm.addPass(createConvertTileToHostPass(conversion));

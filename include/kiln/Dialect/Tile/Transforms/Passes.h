@@ -4,6 +4,7 @@
 #define KILN_DIALECT_TILE_TRANSFORMS_PASSES_H
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Pass/Pass.h"
 
 namespace kiln::tile {

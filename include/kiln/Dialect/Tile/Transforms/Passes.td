@@ -39,6 +39,44 @@ def TileTotalDivisionPass : Pass<"tile-total-division", "mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def TileExpandFloat8Pass : Pass<"tile-expand-float8", "mlir::ModuleOp"> {
+  let summary = "Write conversions to and from 8-bit floats as integer operations";
+  let description = [{
+    Neither LLVM nor the CPU has 8-bit float types: the LLVM type converter
+    stores them as `i8`, but `arith.extf` and `arith.truncf` from or to them
+    have no lowering. This pass rewrites each, on scalars, tiles or vectors,
+    into integer and `f32` operations on the 8 bits (read with
+    `arith.bitcast`), for every 8-bit float type MLIR has whose codes are a
+    sign, exponent and mantissa (`f8E4M3FN`, `f8E5M2`, `f8E4M3FNUZ`,
+    `f8E5M2FNUZ`, ...), reading the format from its `APFloat` semantics:
+
+    - widening decodes the exponent and mantissa (subnormals too) into an
+      exact `f32` and then converts that to the result type (exactly for
+      `f16`, `bf16` and `f64`); the format's NaN codes give NaN and its
+      infinities infinity;
+    - narrowing takes `f16` and `bf16` to `f32` exactly (`f64` is rounded
+      to `f32` first), rounds to nearest even, and saturates: a magnitude
+      past the largest finite value, infinity included, becomes that value,
+      as PTX's `cvt.rn.satfinite` (what Triton emits) does; NaN becomes the
+      format's NaN, and a format without a negative zero (`FNUZ`) gives +0.
+
+    Front ends compute on 8-bit floats in `f32` (Kiln's converts the
+    operands and rounds the result), so these two ops are the only
+    arithmetic on them; loads and stores move them as bytes. Both targets
+    run the pass before their lowering.
+
+    ```mlir
+    %w = arith.extf %x : tensor<128xf8E4M3FN> to tensor<128xf32>
+    // becomes
+    %bits = arith.bitcast %x : tensor<128xf8E4M3FN> to tensor<128xi8>
+    %code = arith.extui %bits : tensor<128xi8> to tensor<128xi32>
+    ... // exponent, mantissa, scale, sign, NaN
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect"];
+}
+
 def TileCarryBlockPointersPass
     : Pass<"tile-carry-block-pointers", "mlir::ModuleOp"> {
   let summary = "Carry block pointers made in a loop from its induction variable";

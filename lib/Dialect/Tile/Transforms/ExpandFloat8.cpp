@@ -1,0 +1,268 @@
+//===- ExpandFloat8.cpp - 8-bit float conversions as integer operations ---===//
+//
+// LLVM stores 8-bit floats as i8 but cannot convert them; this pass writes
+// arith.extf and arith.truncf from and to them as integer and f32 ops,
+// reading each format (bias, mantissa, NaN and infinity codes) from its
+// APFloat semantics. Narrowing rounds to nearest even and saturates, as
+// PTX's cvt.rn.satfinite does.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kiln/Dialect/Tile/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/TypeUtilities.h"
+
+#define DEBUG_TYPE "tile-expand-float8"
+
+namespace kiln::tile {
+#define GEN_PASS_DEF_TILEEXPANDFLOAT8PASS
+#include "kiln/Dialect/Tile/Transforms/Passes.h.inc"
+} // namespace kiln::tile
+
+using namespace mlir;
+
+namespace {
+
+/// What the conversions need of an 8-bit float format.
+struct Float8Format {
+  unsigned mantissaBits; // M: the stored mantissa bits
+  int bias;              // B: a stored exponent e is 2^(e - B)
+  float largest;         // the largest finite value
+  float smallestNormal;  // 2^(1 - B)
+  uint32_t nanCode;      // the code narrowing gives NaN
+  bool hasNegativeZero;  // false for the FNUZ formats, where 0x80 is NaN
+  // Codes by magnitude (the low 7 bits): NaN from nanMagnitude up (with a
+  // negative zero; else only 0x80), infinity at infMagnitude (or none).
+  uint32_t nanMagnitude;
+  std::optional<uint32_t> infMagnitude;
+};
+
+/// The format of `type`, or nothing if it is not an 8-bit float whose
+/// codes are read this way (NaN codes above the finite ones).
+std::optional<Float8Format> formatOf(Type type) {
+  auto floatType = dyn_cast<FloatType>(type);
+  if (!floatType || floatType.getWidth() != 8)
+    return std::nullopt;
+  const llvm::fltSemantics &semantics = floatType.getFloatSemantics();
+  Float8Format format;
+  format.mantissaBits = llvm::APFloat::semanticsPrecision(semantics) - 1;
+  format.bias = 1 - llvm::APFloat::semanticsMinExponent(semantics);
+  bool lossy = false;
+  llvm::APFloat largest = llvm::APFloat::getLargest(semantics);
+  largest.convert(llvm::APFloat::IEEEsingle(),
+                  llvm::APFloat::rmNearestTiesToEven, &lossy);
+  format.largest = largest.convertToFloat();
+  format.smallestNormal = std::ldexp(1.0f, 1 - format.bias);
+  format.nanCode =
+      llvm::APFloat::getQNaN(semantics).bitcastToAPInt().getZExtValue();
+  format.hasNegativeZero =
+      llvm::APFloat::getZero(semantics, /*Negative=*/true)
+          .bitcastToAPInt()
+          .getZExtValue() == 0x80;
+  // The magnitudes' classes: finite ones first, then infinity, then NaNs.
+  std::optional<uint32_t> firstNaN;
+  for (uint32_t code = 0; code < 0x80; ++code) {
+    llvm::APFloat value(semantics, llvm::APInt(8, code));
+    if (value.isInfinity())
+      format.infMagnitude = code;
+    else if (value.isNaN() && !firstNaN)
+      firstNaN = code;
+    else if (!value.isNaN() && firstNaN)
+      return std::nullopt; // a finite code above a NaN: another layout
+  }
+  if (format.hasNegativeZero != firstNaN.has_value())
+    return std::nullopt;
+  format.nanMagnitude = firstNaN.value_or(0x80);
+  return format;
+}
+
+/// Builds the ops of one conversion on scalars or shaped values like
+/// `shape` (constants are splats of its shape).
+struct Builder {
+  OpBuilder &b;
+  Location loc;
+  Type shape; // any type of the operand's shape
+
+  Type like(Type element) const {
+    if (auto shaped = dyn_cast<ShapedType>(shape))
+      return shaped.clone(element);
+    return element;
+  }
+  Value i32(uint32_t value) {
+    return createScalarOrSplatConstant(b, loc, like(b.getI32Type()),
+                                       llvm::APInt(32, value));
+  }
+  Value f32(float value) {
+    return createScalarOrSplatConstant(b, loc, like(b.getF32Type()),
+                                       llvm::APFloat(value));
+  }
+  Value cmp(arith::CmpIPredicate predicate, Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, predicate, x, y);
+  }
+  Value select(Value condition, Value x, Value y) {
+    return arith::SelectOp::create(b, loc, condition, x, y);
+  }
+  Value shr(Value x, uint32_t bits) {
+    return arith::ShRUIOp::create(b, loc, x, i32(bits));
+  }
+  Value shl(Value x, uint32_t bits) {
+    return arith::ShLIOp::create(b, loc, x, i32(bits));
+  }
+  Value mask(Value x, uint32_t bits) {
+    return arith::AndIOp::create(b, loc, x, i32(bits));
+  }
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+  Value sub(Value x, Value y) { return arith::SubIOp::create(b, loc, x, y); }
+};
+
+/// `x` (a float of any width) converted to `target`, exactly where it
+/// widens, rounding to nearest where it narrows.
+Value convertFloat(OpBuilder &b, Location loc, Value x, Type target) {
+  auto from = cast<FloatType>(getElementTypeOrSelf(x.getType()));
+  auto to = cast<FloatType>(getElementTypeOrSelf(target));
+  if (from == to)
+    return x;
+  if (from.getWidth() == to.getWidth()) // bf16 <-> f16: through f32
+    return convertFloat(
+        b, loc,
+        convertFloat(b, loc, x,
+                     Builder{b, loc, x.getType()}.like(b.getF32Type())),
+        target);
+  if (from.getWidth() < to.getWidth())
+    return arith::ExtFOp::create(b, loc, target, x);
+  return arith::TruncFOp::create(b, loc, target, x);
+}
+
+/// The f32 value of the 8-bit floats `x` of `format`, exactly.
+Value decode(OpBuilder &b, Location loc, Value x,
+             const Float8Format &format) {
+  Builder k{b, loc, x.getType()};
+  unsigned m = format.mantissaBits;
+  Value bits = arith::BitcastOp::create(b, loc, k.like(b.getI8Type()), x);
+  Value code = arith::ExtUIOp::create(b, loc, k.like(b.getI32Type()), bits);
+  Value magnitude = k.mask(code, 0x7f);
+  Value exponent = k.shr(magnitude, m);
+  Value mantissa = k.mask(code, (1u << m) - 1);
+  // A subnormal is mantissa * 2^(1 - B - M); a normal number adds the
+  // implicit bit: (2^M + mantissa) * 2^(e - B - M). Both products of an
+  // integer below 2^(M+1) and a power of two are exact in f32.
+  Value subnormal = k.cmp(arith::CmpIPredicate::eq, exponent, k.i32(0));
+  Value significand = k.select(
+      subnormal, mantissa, arith::OrIOp::create(b, loc, mantissa,
+                                                k.i32(1u << m)));
+  Value scaleExponent = k.add(
+      k.select(subnormal, k.i32(1), exponent),
+      k.i32(static_cast<uint32_t>(127 - format.bias - static_cast<int>(m))));
+  Value scale = arith::BitcastOp::create(b, loc, k.like(b.getF32Type()),
+                                         k.shl(scaleExponent, 23));
+  Value value = arith::MulFOp::create(
+      b, loc,
+      arith::UIToFPOp::create(b, loc, k.like(b.getF32Type()), significand),
+      scale);
+  if (format.infMagnitude)
+    value = k.select(k.cmp(arith::CmpIPredicate::eq, magnitude,
+                           k.i32(*format.infMagnitude)),
+                     k.f32(std::numeric_limits<float>::infinity()), value);
+  Value negative = k.cmp(arith::CmpIPredicate::ne, k.mask(code, 0x80),
+                         k.i32(0));
+  value = k.select(negative, arith::NegFOp::create(b, loc, value), value);
+  Value isNaN = format.hasNegativeZero
+                    ? k.cmp(arith::CmpIPredicate::uge, magnitude,
+                            k.i32(format.nanMagnitude))
+                    : k.cmp(arith::CmpIPredicate::eq, code, k.i32(0x80));
+  return k.select(isNaN, k.f32(std::numeric_limits<float>::quiet_NaN()),
+                  value);
+}
+
+/// The 8-bit floats of `format` (as i32 codes) nearest the f32 `x`,
+/// saturated to the largest finite value.
+Value encode(OpBuilder &b, Location loc, Value x, const Float8Format &format) {
+  Builder k{b, loc, x.getType()};
+  unsigned m = format.mantissaBits;
+  Value word = arith::BitcastOp::create(b, loc, k.like(b.getI32Type()), x);
+  Value sign = k.shr(word, 31);
+  Value absolute = math::AbsFOp::create(b, loc, x);
+  // Saturate first (infinity too): the largest value is a code, so what
+  // rounds below it stays at or below it.
+  Value clamped = arith::MinNumFOp::create(b, loc, absolute,
+                                           k.f32(format.largest));
+  // Below the smallest normal, the code is the value in units of the
+  // smallest subnormal, rounded; rounding up to 2^M gives the smallest
+  // normal's code, as wanted.
+  Value units = arith::MulFOp::create(
+      b, loc, clamped,
+      k.f32(std::ldexp(1.0f, format.bias + static_cast<int>(m) - 1)));
+  Value small = arith::FPToUIOp::create(
+      b, loc, k.like(b.getI32Type()),
+      math::RoundEvenOp::create(b, loc, units));
+  // Normal numbers: round the f32 mantissa to M bits (ties to even; a
+  // carry moves into the exponent), then rebias the exponent.
+  Value bits = arith::BitcastOp::create(b, loc, k.like(b.getI32Type()),
+                                        clamped);
+  Value odd = k.mask(k.shr(bits, 23 - m), 1);
+  Value rounded = k.add(k.add(bits, k.i32((1u << (22 - m)) - 1)), odd);
+  Value normal = k.sub(
+      k.shr(rounded, 23 - m),
+      k.i32(static_cast<uint32_t>(127 - format.bias) << m));
+  Value isSmall = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT,
+                                        clamped,
+                                        k.f32(format.smallestNormal));
+  Value magnitude = k.select(isSmall, small, normal);
+  Value signBit = k.shl(sign, 7);
+  if (!format.hasNegativeZero) // 0x80 is NaN: zero is +0 only
+    signBit = k.select(k.cmp(arith::CmpIPredicate::eq, magnitude, k.i32(0)),
+                       k.i32(0), signBit);
+  Value code = arith::OrIOp::create(b, loc, magnitude, signBit);
+  Value isNaN =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, x, x);
+  return k.select(isNaN, k.i32(format.nanCode), code);
+}
+
+struct TileExpandFloat8Pass
+    : kiln::tile::impl::TileExpandFloat8PassBase<TileExpandFloat8Pass> {
+  void runOnOperation() override {
+    SmallVector<Operation *> conversions;
+    getOperation().walk([&](Operation *op) {
+      if (isa<arith::ExtFOp, arith::TruncFOp>(op))
+        conversions.push_back(op);
+    });
+    for (Operation *op : conversions) {
+      Value input = op->getOperand(0);
+      Type result = op->getResult(0).getType();
+      Type from = getElementTypeOrSelf(input.getType());
+      Type to = getElementTypeOrSelf(result);
+      std::optional<Float8Format> source = formatOf(from);
+      std::optional<Float8Format> target = formatOf(to);
+      if (!source && !target)
+        continue;
+      if ((isa<FloatType>(from) && cast<FloatType>(from).getWidth() == 8 &&
+           !source) ||
+          (isa<FloatType>(to) && cast<FloatType>(to).getWidth() == 8 &&
+           !target)) {
+        op->emitOpError("converts an 8-bit float format this pass cannot "
+                        "read");
+        return signalPassFailure();
+      }
+      OpBuilder b(op);
+      Location loc = op->getLoc();
+      Type f32 = Builder{b, loc, input.getType()}.like(b.getF32Type());
+      Value converted;
+      if (source) {
+        converted = convertFloat(b, loc, decode(b, loc, input, *source),
+                                 result);
+      } else {
+        Value code = encode(b, loc, convertFloat(b, loc, input, f32), *target);
+        Builder k{b, loc, input.getType()};
+        Value byte =
+            arith::TruncIOp::create(b, loc, k.like(b.getI8Type()), code);
+        converted = arith::BitcastOp::create(b, loc, result, byte);
+      }
+      op->getResult(0).replaceAllUsesWith(converted);
+      op->erase();
+    }
+  }
+};
+
+} // namespace
