@@ -46,6 +46,11 @@ std::optional<Float8Format> formatOf(Type type) {
   if (!floatType || floatType.getWidth() != 8)
     return std::nullopt;
   const llvm::fltSemantics &semantics = floatType.getFloatSemantics();
+  // A sign, a zero and a NaN (not f8E8M0FNU, a scale without either).
+  if (!llvm::APFloat::semanticsHasZero(semantics) ||
+      !llvm::APFloat::semanticsHasSignedRepr(semantics) ||
+      !llvm::APFloat::semanticsHasNaN(semantics))
+    return std::nullopt;
   Float8Format format;
   format.mantissaBits = llvm::APFloat::semanticsPrecision(semantics) - 1;
   format.bias = 1 - llvm::APFloat::semanticsMinExponent(semantics);
@@ -235,16 +240,16 @@ struct TileExpandFloat8Pass
       Type to = getElementTypeOrSelf(result);
       std::optional<Float8Format> source = formatOf(from);
       std::optional<Float8Format> target = formatOf(to);
-      if (!source && !target)
-        continue;
-      if ((isa<FloatType>(from) && cast<FloatType>(from).getWidth() == 8 &&
-           !source) ||
-          (isa<FloatType>(to) && cast<FloatType>(to).getWidth() == 8 &&
-           !target)) {
+      auto isFloat8 = [](Type type) {
+        return isa<FloatType>(type) && cast<FloatType>(type).getWidth() == 8;
+      };
+      if ((isFloat8(from) && !source) || (isFloat8(to) && !target)) {
         op->emitOpError("converts an 8-bit float format this pass cannot "
                         "read");
         return signalPassFailure();
       }
+      if (!source && !target)
+        continue;
       OpBuilder b(op);
       Location loc = op->getLoc();
       Type f32 = Builder{b, loc, input.getType()}.like(b.getF32Type());
