@@ -1759,6 +1759,8 @@ class CodeGenerator(ast.NodeVisitor):
         if problem:
             raise self.error(problem)
         pointer = self.check_pointer(pointer, f"kl.atomic_{kind}")
+        if semantics.is_float8(pointer.type.pointee):
+            raise self.error(f"kl.atomic_{kind} takes no 8-bit floats")
         if kind in ("and", "or", "xor") and not Type(
                 (), pointer.type.pointee).is_int:
             raise self.error(f"kl.atomic_{kind} needs integers, not "

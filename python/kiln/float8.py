@@ -1,9 +1,10 @@
 """Rounding to Kiln's 8-bit floats as the compiled code does it (the
 ``tile-expand-float8`` pass, PTX's ``cvt.rn.satfinite``): to nearest
 even, a magnitude past the largest finite value (infinity included)
-saturating to it, NaN staying NaN. ml_dtypes' own conversion gives NaN
-or infinity past the range instead, so the front end and the interpreter
-round through this.
+saturating to it, a NaN of either sign becoming the format's canonical
+(positive) NaN. ml_dtypes' own conversion gives NaN or infinity past the
+range instead, and keeps a NaN's sign, so the front end and the
+interpreter round through this.
 """
 
 from __future__ import annotations
@@ -18,8 +19,8 @@ def saturated(values: np.ndarray, dtype: np.dtype) -> np.ndarray:
     wide = np.asarray(values).astype(np.float32)
     largest = np.float32(ml_dtypes.finfo(dtype).max)
     with np.errstate(invalid="ignore"):
-        clipped = np.where(np.isnan(wide), wide, np.clip(wide, -largest,
-                                                         largest))
+        clipped = np.where(np.isnan(wide), np.float32(np.nan),
+                           np.clip(wide, -largest, largest))
     return clipped.astype(np.float32).astype(dtype)
 
 

@@ -579,6 +579,8 @@ def _atomic_elements(pointer, operands: list, mask, sem, scope,
     problem = kl.atomic_order_problem(sem, scope)
     if problem:
         raise KilnError(problem)
+    if _is_float8(pointer.base.dtype):  # as compiled
+        raise KilnError("atomics take no 8-bit floats")
     shape = _shape_of(pointer, *operands,
                       mask if isinstance(mask, Tile) else None)
     offsets = np.broadcast_to(pointer.offsets, shape)

@@ -67,7 +67,8 @@ class dtype:
     @property
     def fp_mantissa_width(self) -> int:
         return {"f16": 10, "bf16": 7, "f32": 23, "f64": 52}.get(
-            self.ir, int(self.ir[4]) if self.ir.startswith("f8") else 0)
+            self.ir, int(self.ir[self.ir.index("M") + 1])
+            if self.ir.startswith("f8") else 0)
 
     @property
     def itemsize(self) -> int:

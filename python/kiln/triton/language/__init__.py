@@ -52,12 +52,9 @@ TRITON_NAMES = frozenset({
 #: Why Kiln lacks each of Triton's names it lacks (the error says it, and
 #: docs/python-api.md lists them: scripts/triton_coverage.py).
 NOT_SUPPORTED = {
-    "dot_scaled": "no microscaled (mxfp) dot; Kiln has no fp8 or fp4 types",
-    "float8e4nv": "no fp8 types yet",
-    "float8e5": "no fp8 types yet",
-    "float8e4b8": "no fp8 types yet",
-    "float8e4b15": "no fp8 types yet",
-    "float8e5b16": "no fp8 types yet",
+    "dot_scaled": "no microscaled (mxfp) dot; Kiln has no fp4 types",
+    "float8e4b15": "MLIR has no type for it (e4m3 with bias 15; Triton's "
+                   "own support is for pre-Hopper GPUs)",
     "inline_asm_elementwise": "no inline assembly in the tile dialect",
     "map_elementwise": "no elementwise map of a jit function yet",
     "tensor_descriptor": "host-side descriptors are not supported yet; "
