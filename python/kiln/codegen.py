@@ -762,6 +762,8 @@ class CodeGenerator(ast.NodeVisitor):
 
         self.lines, self.scope = [], {**before, **dict(zip(carried, test_args))}
         condition = self.expr(node.test)
+        if isinstance(condition, kl.condition):  # a hint that changes nothing
+            condition = condition.condition
         if not isinstance(condition, Value):
             self.depth -= 1
             self.lines, self.scope = saved_lines, saved_scope
@@ -867,10 +869,12 @@ class CodeGenerator(ast.NodeVisitor):
                 return self.trans(base)
             if node.attr == "shape":
                 return base.type.shape
-            if node.attr == "dtype":
-                if base.type.is_pointer:
-                    return kl.pointer_type(kl.BY_IR[base.type.pointee])
-                return kl.BY_IR.get(base.type.elem, base.type.elem)
+            if node.attr in ("dtype", "type"):
+                dtype = kl.pointer_type(kl.BY_IR[base.type.pointee]) \
+                    if base.type.is_pointer else \
+                    kl.BY_IR.get(base.type.elem, base.type.elem)
+                return dtype if node.attr == "dtype" else \
+                    kl.type_of(dtype, base.type.shape)
             if node.attr in kl.TILE_METHODS:
                 return ("method", node.attr, base)
             raise self.error(f"tiles have no attribute '{node.attr}'")
@@ -1090,8 +1094,17 @@ class CodeGenerator(ast.NodeVisitor):
                 raise self.error(f"{callee.__name__}(): {exc} (on "
                                  "compile-time values)") from None
         if isinstance(getattr(callee, "__self__", None),
-                      (kl.dtype, kl.pointer_type)):
+                      (kl.dtype, kl.pointer_type, kl.block_type)):
             return callee(*args, **kwargs)  # x.dtype.is_floating()
+        if callee is kl.condition:
+            try:
+                return kl.condition(*args, **kwargs)
+            except TypeError as exc:
+                raise self.error(f"kl.condition: {exc}") from None
+        if callee in (kl.block_type, kl.constexpr_type, kl.constexpr,
+                      kl.slice) and \
+                not any(isinstance(a, Value) for a in args):
+            return callee(*args, **kwargs)
         if callee is kl.pointer_type and all(isinstance(a, kl.dtype)
                                              for a in args):
             return callee(*args)  # tl.pointer_type(tl.float16)
@@ -1127,6 +1140,9 @@ class CodeGenerator(ast.NodeVisitor):
     # -- Values and types ---------------------------------------------------
 
     def dtype_of(self, value: Any) -> kl.dtype:
+        if value is kl.void:
+            raise self.error("kl.void is the type of nothing, not an "
+                             "element type")
         if isinstance(value, kl.dtype):
             return value
         raise self.error(f"expected a kl dtype, not {value!r}")

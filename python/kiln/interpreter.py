@@ -135,6 +135,11 @@ class _Methods(kl.tensor):
     pointers and block pointers, as compiled; all three are Triton's
     ``tl.tensor``."""
 
+    @property
+    def type(self) -> Any:
+        """Triton's ``x.type``: a block_type, a scalar's element type."""
+        return kl.type_of(self.dtype, self.shape)
+
     def __getattr__(self, name: str):
         if name in kl.TILE_METHODS:
             return lambda *args, **kwargs: getattr(kl, name)(self, *args,

@@ -82,7 +82,13 @@ class dtype:
         return self.is_float
 
     def is_int(self) -> bool:
-        return not self.is_float
+        return self.ir.startswith(("i", "ui"))
+
+    def is_void(self) -> bool:
+        return self.ir == "none"
+
+    def is_block(self) -> bool:
+        return False
 
     def is_int_signed(self) -> bool:
         return self.is_int() and not semantics.is_unsigned(self.ir)
@@ -149,8 +155,57 @@ class pointer_type:
     def is_int(self) -> bool:
         return False
 
+    def is_block(self) -> bool:
+        return False
+
     def __repr__(self) -> str:
         return f"kl.pointer_type({self.element_ty!r})"
+
+
+@dataclass(frozen=True)
+class block_type:
+    """The type of a tile (``x.type``, Triton's ``tl.block_type``): its
+    ``element_ty`` (a ``dtype``, or a ``pointer_type`` for a tile of
+    pointers) and ``shape``. A scalar's ``x.type`` is its element type."""
+
+    element_ty: Any
+    shape: tuple
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "shape", tuple(
+            s.value if isinstance(s, constexpr) else s for s in self.shape))
+
+    @property
+    def scalar(self) -> Any:
+        return self.element_ty
+
+    @property
+    def numel(self) -> int:
+        count = 1
+        for size in self.shape:
+            count *= size
+        return count
+
+    def is_block(self) -> bool:
+        return True
+
+    def is_ptr(self) -> bool:
+        return False
+
+    def get_block_shapes(self) -> tuple:
+        return self.shape
+
+    def with_element_ty(self, element_ty: Any) -> block_type:
+        return block_type(element_ty, self.shape)
+
+    def __repr__(self) -> str:
+        return f"kl.block_type({self.element_ty!r}, {list(self.shape)})"
+
+
+def type_of(element_ty: Any, shape: tuple) -> Any:
+    """``x.type`` of a value of ``element_ty`` and ``shape``, as Triton
+    has it: a block_type for a tile, the element type for a scalar."""
+    return block_type(element_ty, shape) if shape else element_ty
 
 
 int1 = dtype("int1", "i1", np.dtype(np.bool_))
@@ -169,6 +224,8 @@ float8e4b8 = dtype("float8e4b8", "f8E4M3FNUZ",
 float8e5b16 = dtype("float8e5b16", "f8E5M2FNUZ",
                     np.dtype(ml_dtypes.float8_e5m2fnuz))
 float16 = dtype("float16", "f16", np.dtype(np.float16))
+#: Triton's type of nothing (no element type); ``is_void()`` holds.
+void = dtype("void", "none", None)
 bfloat16 = dtype("bfloat16", "bf16", np.dtype(ml_dtypes.bfloat16))
 float32 = dtype("float32", "f32", np.dtype(np.float32))
 float64 = dtype("float64", "f64", np.dtype(np.float64))
@@ -247,8 +304,39 @@ class constexpr:
     def __init__(self, value: Any = None) -> None:
         self.value = value
 
+    @property
+    def type(self) -> constexpr_type:
+        return constexpr_type(self.value)
+
     def __repr__(self) -> str:
         return f"constexpr({self.value!r})"
+
+
+@dataclass(frozen=True)
+class constexpr_type:
+    """The type of a compile-time value (``kl.constexpr(3).type``, Triton's
+    ``tl.constexpr_type``)."""
+
+    value: Any
+
+
+class condition:
+    """A while loop's test with Triton's hint (``while kl.condition(c,
+    disable_licm=True):``). ``disable_licm`` asks that nothing be hoisted
+    out of the loop; it changes no result, and Kiln's loop-invariant code
+    motion runs regardless."""
+
+    def __init__(self, arg1: Any, disable_licm: bool = False) -> None:
+        self.condition = arg1
+        self.disable_licm = disable_licm
+
+    def __bool__(self) -> bool:  # the interpreter's while
+        return bool(self.condition)
+
+
+#: Triton's ``tl.slice``: Python's (a kernel's tuples are Python's, so
+#: ``t[1:]`` and ``t[kl.slice(1, None, None)]`` slice them).
+slice = builtins.slice
 
 
 def is_constexpr_annotation(annotation: Any, scope: dict[str, Any]) -> bool:

@@ -384,3 +384,47 @@ def test_tl_tuple_is_a_python_tuple(interpret):
     kiln.jit(tuple_kernel.fn, interpret=interpret)[(1,)](x, out, N=8)
     np.testing.assert_array_equal(out, 6 * x)
     assert tl.tuple is tuple
+
+
+@kiln.jit
+def types_kernel(x_ptr, out_ptr, n, N: kl.constexpr):
+    i = kl.arange(0, N)
+    x = kl.load(x_ptr + i)
+    # Triton's type objects: a tile's block_type, a scalar's element type.
+    kl.static_assert(x.type.is_block())
+    kl.static_assert(isinstance(x.type, kl.block_type))
+    kl.static_assert(x.type == kl.block_type(kl.float32, [N]))
+    kl.static_assert(x.type.scalar == kl.float32)
+    kl.static_assert(x.type.numel == N)
+    kl.static_assert((x_ptr + i).type.element_ty.element_ty == kl.float32)
+    kl.static_assert(x_ptr.type == kl.pointer_type(kl.float32))
+    kl.static_assert(not n.type.is_block())
+    kl.static_assert(kl.constexpr(3).type == kl.constexpr_type(3))
+    kl.static_assert(not kl.float32.is_void() and kl.void.is_void())
+    parts = (x, x * 2, x * 3)
+    rest = parts[kl.slice(1, None, None)]
+    k = 0
+    total = kl.zeros((N,), kl.float32)
+    while kl.condition(k < n, disable_licm=True):
+        total += rest[0] + rest[1]
+        k += 1
+    kl.store(out_ptr + i, total)
+
+
+@BOTH
+def test_type_objects_slice_and_condition(interpret):
+    x = np.arange(8, dtype=np.float32)
+    out = np.zeros(8, np.float32)
+    kiln.jit(types_kernel.fn, interpret=interpret)[(1,)](x, out, 3, N=8)
+    np.testing.assert_array_equal(out, 3 * (x * 2 + x * 3))
+
+
+@kiln.jit
+def void_kernel(out_ptr):
+    kl.store(out_ptr, kl.zeros((4,), kl.void))
+
+
+def test_void_is_no_element_type():
+    with pytest.raises(kiln.KilnCompileError, match="kl.void is the type of "
+                       "nothing"):
+        void_kernel[(1,)](np.zeros(4, np.float32))

@@ -41,7 +41,7 @@ def test_language_is_kiln_language_under_tritons_names():
 
 @pytest.mark.parametrize("module, prefix, name", [
     (tl, "tl", "map_elementwise"), (tl, "tl", "dot_scaled"),
-    (tl, "tl", "float8e5"),
+    (tl, "tl", "float8e4b15"),
     (triton, "triton", "runtime"),
     (triton.testing, "triton.testing", "perf_report")])
 def test_a_name_triton_has_and_kiln_lacks_is_an_error_naming_it(
@@ -62,13 +62,13 @@ def test_a_name_neither_has_says_so():
 
 @triton.jit
 def uses_fp8(out_ptr):
-    tl.store(out_ptr + tl.arange(0, 4), tl.arange(0, 4).to(tl.float8e5))
+    tl.store(out_ptr + tl.arange(0, 4), tl.arange(0, 4).to(tl.float8e4b15))
 
 
 @BOTH
 def test_an_unsupported_name_in_a_kernel_is_an_error_at_its_line(interpret):
     out = np.zeros(4, np.int32)
-    with pytest.raises(kiln.KilnError, match="float8e5") as caught:
+    with pytest.raises(kiln.KilnError, match="float8e4b15") as caught:
         launch(uses_fp8, interpret, (1,), out)
     line = uses_fp8.fn.__code__.co_firstlineno + 2
     assert f"{__file__}:{line}" in str(caught.value)

@@ -60,18 +60,13 @@ NOT_SUPPORTED = {
     "tensor_descriptor": "host-side descriptors are not supported yet; "
                          "tl.make_tensor_descriptor in the kernel is",
     "tensor_descriptor_type": "host-side descriptors are not supported yet",
-    "block_type": "a type object of Triton's IR builder",
-    "constexpr_type": "a type object of Triton's IR builder",
     "tuple_type": "a type object of Triton's IR builder",
-    "void": "a type object of Triton's IR builder",
     "str_to_ty": "Triton's signature strings; Kiln specializes on values",
     "core": "a module of Triton's implementation",
     "standard": "a module of Triton's implementation",
     "random": "a module of Triton's implementation (its functions are here)",
     "target_info": "a module of Triton's implementation",
     "aggregate_replace": "Triton's aggregate types are not supported",
-    "condition": "Triton's warp-specialization conditions are not supported",
-    "slice": "not supported yet",
 }
 
 # Every name of Triton's that Kiln's language has, as the same object.
