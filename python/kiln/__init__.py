@@ -11,6 +11,7 @@ from kiln.errors import (CompilationError, CudaError, Diagnostic, KilnError,
                          KilnIndexError, LaunchError, Severity)
 from kiln.fuse import fuse
 from kiln.jit import JITFunction, jit
+from kiln.tensor_descriptor import TensorDescriptor
 
 
 def cdiv(x: int, y: int) -> int:
@@ -26,4 +27,5 @@ def cdiv(x: int, y: int) -> int:
 __all__ = ["CompilationError", "Config", "Context", "CudaError", "Diagnostic",
            "JITFunction", "KilnCompileError", "KilnError", "KilnIndexError",
            "LaunchError",
-           "Module", "Severity", "autotune", "cdiv", "fuse", "jit"]
+           "Module", "Severity", "TensorDescriptor", "autotune", "cdiv",
+           "fuse", "jit"]

@@ -102,9 +102,9 @@ class Type:
 
 
 @dataclass(frozen=True)
-class TensorDescriptor:
-    """A ``kl.make_tensor_descriptor``: compile-time fields, each access
-    made a block pointer of them."""
+class TensorDescriptor(kl.tensor_descriptor):
+    """A ``kl.make_tensor_descriptor`` (or a host descriptor argument):
+    compile-time fields, each access made a block pointer of them."""
 
     base: Any
     shape: tuple
@@ -115,6 +115,20 @@ class TensorDescriptor:
     @property
     def dtype(self) -> Any:
         return kl.BY_IR[self.base.type.pointee]
+
+
+@dataclass(frozen=True)
+class DescriptorType:
+    """A host ``TensorDescriptor`` argument (kiln/tensor_descriptor.py),
+    passed as its base pointer and its sizes and strides but the last
+    (which is 1), each typed and specialized as an argument of its own;
+    the block shape and the padding are compile-time."""
+
+    base: Type
+    shape: tuple[Type, ...]
+    strides: tuple[Type, ...]
+    block_shape: tuple[int, ...]
+    padding: str
 
 
 @dataclass(frozen=True)
@@ -276,16 +290,17 @@ class CodeGenerator(ast.NodeVisitor):
                 self.scope[name] = self.constants[name]
                 continue
             type_ = self.arg_types[name]
-            value = Value(f"%arg{i}", Type(type_.shape, type_.elem))
-            # An argument known to be 1 is compiled as the constant, an IR
-            # one: its arithmetic stays the kernel's (truncating division,
-            # wrapping), which canonicalization folds.
-            self.scope[name] = value if type_.known is None else \
-                self.materialize(type_.known, value.type)
-            attrs = (f" {{tile.divisibility = {type_.divisibility} : i64}}"
-                     if type_.divisibility > 1 else "")
-            params.append(f"{value.name}: {value.type.ir()}{attrs} "
-                          f"{self.loc(arg)}")
+            if isinstance(type_, DescriptorType):
+                self.scope[name] = TensorDescriptor(
+                    self.parameter(f"%arg{i}_base", type_.base, arg, params),
+                    tuple(self.parameter(f"%arg{i}_size{k}", t, arg, params)
+                          for k, t in enumerate(type_.shape)),
+                    tuple(self.parameter(f"%arg{i}_stride{k}", t, arg,
+                                         params)
+                          for k, t in enumerate(type_.strides)) + (1,),
+                    type_.block_shape, type_.padding)
+                continue
+            self.scope[name] = self.parameter(f"%arg{i}", type_, arg, params)
         self.visit_body(fn_def.body)
         self.node = fn_def
         self.emit(f"return {self.loc(fn_def)}")
@@ -293,6 +308,21 @@ class CodeGenerator(ast.NodeVisitor):
                   f"({', '.join(params)}) {{")
         # The IR is signless: unsigned types are the front end's.
         return semantics.signless("\n".join([header, *self.lines, "}"]))
+
+    def parameter(self, name: str, type_: Type, arg: ast.arg,
+                  params: list[str]) -> Value:
+        """The kernel parameter ``name`` of ``type_`` (appended to
+        ``params``) as the body sees it."""
+        value = Value(name, Type(type_.shape, type_.elem))
+        attrs = (f" {{tile.divisibility = {type_.divisibility} : i64}}"
+                 if type_.divisibility > 1 else "")
+        params.append(f"{value.name}: {value.type.ir()}{attrs} "
+                      f"{self.loc(arg)}")
+        # An argument known to be 1 is compiled as the constant, an IR one:
+        # its arithmetic stays the kernel's (truncating division,
+        # wrapping), which canonicalization folds.
+        return value if type_.known is None else \
+            self.materialize(type_.known, value.type)
 
     def visit_body(self, statements: list[ast.stmt]) -> None:
         for k, statement in enumerate(statements):

@@ -33,6 +33,7 @@ import numpy as np
 from kiln import language as kl
 from kiln import philox
 from kiln import dispatch, float8, semantics
+from kiln.tensor_descriptor import TensorDescriptor as HostTensorDescriptor
 from kiln.errors import KilnError
 from kiln.extra import libdevice
 
@@ -416,8 +417,9 @@ class BlockPointer(_Methods):
         return self.base + offsets, inside
 
 
-class TensorDescriptor:
-    """A kl.make_tensor_descriptor: each access a block pointer's."""
+class TensorDescriptor(kl.tensor_descriptor):
+    """A kl.make_tensor_descriptor (or a host descriptor argument): each
+    access a block pointer's."""
 
     def __init__(self, base, shape, strides, block_shape,
                  padding_option="zero") -> None:
@@ -1536,6 +1538,10 @@ def call_builtin(name: str, args: tuple, kwargs: dict) -> Any:
 
 
 def _argument(value: Any) -> Any:
+    if isinstance(value, HostTensorDescriptor):
+        return TensorDescriptor(_argument(value.base), value.shape,
+                                value.strides, value.block_shape,
+                                value.padding)
     if isinstance(value, np.ndarray):
         if value.flags.c_contiguous:
             return Pointer(value.reshape(-1))

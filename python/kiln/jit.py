@@ -29,7 +29,8 @@ import numpy as np
 from kiln import cache, dlpack, interpreter, ir_text, launch_keys, semantics
 from kiln import language as kl
 from kiln.arguments import check_grid
-from kiln.codegen import CodeGenerator, KilnCompileError, Type, pointer_type
+from kiln.codegen import (CodeGenerator, DescriptorType, KilnCompileError,
+                          Type, pointer_type)
 from kiln.compiler import Context, Module
 from kiln.errors import CompilationError, KilnError, Severity
 from kiln.gpu import (CudaModule, GPUBinary, KernelLauncher, KernelMetadata,
@@ -37,6 +38,7 @@ from kiln.gpu import (CudaModule, GPUBinary, KernelLauncher, KernelMetadata,
                       device_array_ordinal, device_chip, disassemble,
                       is_device_array)
 from kiln.host import HostExecutable
+from kiln.tensor_descriptor import TensorDescriptor
 
 
 #: The name the generated IR goes by in diagnostics.
@@ -237,22 +239,34 @@ class JITFunction:
                     inspect.Parameter.VAR_POSITIONAL,
                     inspect.Parameter.VAR_KEYWORD):
                 continue  # refused at its line by the code generator
-            type_ = _argument_type(name, value)
-            if isinstance(value, np.ndarray) or is_device_array(value):
-                address = (value.ctypes.data if isinstance(value, np.ndarray)
-                           else device_address(value))
-                if address % 16 == 0:
-                    type_ = type_.divisible_by(16)
-            elif isinstance(value, (int, np.integer)) and not isinstance(
-                    value, (bool, np.bool_)):
-                if value == 1:
-                    type_ = type_.known_to_be(1)
-                elif value % 16 == 0:
-                    type_ = type_.divisible_by(16)
-            if name in self.do_not_specialize:
-                type_ = Type((), type_.elem)
-            types[name] = type_
+            if isinstance(value, TensorDescriptor):
+                types[name] = DescriptorType(
+                    self._specialized(name, value.base),
+                    tuple(self._specialized(name, v) for v in value.shape),
+                    tuple(self._specialized(name, v)
+                          for v in value.strides[:-1]),
+                    value.block_shape, value.padding)
+                continue
+            types[name] = self._specialized(name, value)
         return types, constants
+
+    def _specialized(self, name: str, value: Any) -> Type:
+        """The type argument ``name`` (or a part of it) specializes to."""
+        type_ = _argument_type(name, value)
+        if name in self.do_not_specialize:
+            return type_
+        if isinstance(value, np.ndarray) or is_device_array(value):
+            address = (value.ctypes.data if isinstance(value, np.ndarray)
+                       else device_address(value))
+            if address % 16 == 0:
+                type_ = type_.divisible_by(16)
+        elif isinstance(value, (int, np.integer)) and not isinstance(
+                value, (bool, np.bool_)):
+            if value == 1:
+                type_ = type_.known_to_be(1)
+            elif value % 16 == 0:
+                type_ = type_.divisible_by(16)
+        return type_
 
     def ir(self, *args, **kwargs) -> str:
         """The tile IR this kernel compiles to for these arguments."""
@@ -311,9 +325,9 @@ class JITFunction:
         `warmup`."""
         return self.warmup(*args, **kwargs).asm
 
-    def _key(self, types: dict[str, Type], constants: dict[str, Any]) -> tuple:
-        return (tuple(sorted((n, t.elem, t.divisibility, t.known)
-                             for n, t in types.items())),
+    def _key(self, types: dict[str, Type | DescriptorType],
+             constants: dict[str, Any]) -> tuple:
+        return (tuple(sorted(types.items(), key=lambda item: item[0])),
                 tuple(sorted(((n, launch_keys.constant_key(v))
                               for n, v in constants.items()),
                              key=lambda item: item[0])),
@@ -520,6 +534,9 @@ class JITFunction:
                 if isinstance(value, kl.constexpr) or name in self.constexprs:
                     arguments[name] = _constant(value)
                     continue
+                if isinstance(value, TensorDescriptor):
+                    arguments[name] = value  # the interpreter's descriptor
+                    continue
                 # Refused as a compiled launch refuses it; a scalar as the
                 # compiled kernel types it.
                 type_ = _argument_type(name, value)
@@ -530,9 +547,20 @@ class JITFunction:
             interpreter.run(self.fn, grid, arguments)
             return
         types, constants = self.specialize(bound)
-        values = [_signless(v, types.get(n))
-                  for n, v in bound.arguments.items()
-                  if n not in self.constexprs]
+        values, names = [], []
+        for name, value in bound.arguments.items():
+            if name in self.constexprs:
+                continue
+            if isinstance(value, TensorDescriptor):  # its parts, in order
+                parts = [value.base, *value.shape, *value.strides[:-1]]
+                values += parts
+                names += [f"{name}.base"] + [f"{name}.shape[{k}]" for k in
+                                             range(len(value.shape))] + [
+                    f"{name}.strides[{k}]"
+                    for k in range(len(value.strides) - 1)]
+                continue
+            values.append(_signless(value, types.get(name)))
+            names.append(name)
         on_gpu = [is_device_array(v) for v in values]
         on_host = [isinstance(v, np.ndarray) for v in values]
         if any(on_gpu) and any(on_host):
@@ -540,7 +568,7 @@ class JITFunction:
                             "on the GPU (device arrays) or all on the host "
                             "(numpy arrays), not both")
         if any(on_gpu):
-            for name, value in bound.arguments.items():
+            for name, value in zip(names, values):
                 ordinal = (device_array_ordinal(value)
                            if is_device_array(value) else None)
                 if ordinal not in (None, 0):
@@ -554,9 +582,8 @@ class JITFunction:
                 self._register(fast, module, types, constants, values,
                                num_warps, num_stages)
             return
-        self.compile(types, constants).launch(
-            self.fn.__name__, grid, *values,
-            names=[n for n in bound.arguments if n not in self.constexprs])
+        self.compile(types, constants).launch(self.fn.__name__, grid,
+                                              *values, names=names)
 
 
 def jit(fn: Callable | None = None, *, interpret: bool | None = None,

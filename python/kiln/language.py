@@ -334,6 +334,13 @@ class condition:
         return bool(self.condition)
 
 
+class tensor_descriptor:
+    """Triton's ``tl.tensor_descriptor``: the class of a kernel's tensor
+    descriptors, made by ``make_tensor_descriptor`` or passed from the
+    host (``kiln.TensorDescriptor``); ``desc.load(offsets)`` and
+    ``desc.store(offsets, value)`` access a block."""
+
+
 #: Triton's ``tl.slice``: Python's (a kernel's tuples are Python's, so
 #: ``t[1:]`` and ``t[kl.slice(1, None, None)]`` slice them).
 slice = builtins.slice

@@ -31,7 +31,7 @@ from kiln.autotune import Config as _KilnConfig
 from kiln.autotune import autotune as _kiln_autotune
 from kiln.errors import KilnError
 from kiln.jit import CompiledKernel, JITFunction
-from kiln.triton import language, testing
+from kiln.triton import language, testing, tools
 from kiln.errors import UnsupportedError, lookup_error
 
 #: The public names of Triton 3's ``triton`` package.
@@ -46,7 +46,8 @@ TRITON_NAMES = frozenset({
 
 __all__ = ["Autotuner", "CompiledKernel", "Config", "Heuristics",
            "JITFunction", "UnsupportedError", "autotune", "cdiv",
-           "heuristics", "jit", "language", "next_power_of_2", "testing"]
+           "heuristics", "jit", "language", "next_power_of_2", "testing",
+           "tools"]
 
 
 def _refuse(what: str, **given: Any) -> None:

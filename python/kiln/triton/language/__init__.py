@@ -57,9 +57,9 @@ NOT_SUPPORTED = {
                    "own support is for pre-Hopper GPUs)",
     "inline_asm_elementwise": "no inline assembly in the tile dialect",
     "map_elementwise": "no elementwise map of a jit function yet",
-    "tensor_descriptor": "host-side descriptors are not supported yet; "
-                         "tl.make_tensor_descriptor in the kernel is",
-    "tensor_descriptor_type": "host-side descriptors are not supported yet",
+    "tensor_descriptor_type": "a type object of Triton's IR builder "
+                              "(tl.tensor_descriptor is the class of "
+                              "descriptors)",
     "tuple_type": "a type object of Triton's IR builder",
     "str_to_ty": "Triton's signature strings; Kiln specializes on values",
     "core": "a module of Triton's implementation",

@@ -1,0 +1,5 @@
+"""``triton.tools.tensor_descriptor`` over Kiln."""
+
+from kiln.tensor_descriptor import TensorDescriptor
+
+__all__ = ["TensorDescriptor"]
