@@ -954,8 +954,10 @@ class CodeGenerator(ast.NodeVisitor):
         if isinstance(node.op, ast.Invert):
             if not operand.type.is_int:
                 raise self.error("~ needs integers or booleans")
-            return self.binary(ast.BitXor(), operand, -1 if operand.type.elem
-                               != "i1" else True)
+            ones = True if operand.type.elem == "i1" else \
+                (1 << _bits(operand.type.elem)) - 1 if operand.type.is_unsigned \
+                else -1
+            return self.binary(ast.BitXor(), operand, ones)
         raise self.error("unsupported unary operator")
 
     def compare_zero(self, value: Value, predicate: str) -> Value:
@@ -1536,12 +1538,13 @@ class CodeGenerator(ast.NodeVisitor):
                              f"{shape}")
         if isinstance(value, Value):
             return self.broadcast_to(self.cast(value, dtype), shape)
-        if not shape:  # a scalar: tl.full((), v, dtype)
-            return self.cast(self.materialize(value, Type((), dtype.ir)),
-                             dtype)
+        if not shape or semantics.is_float8(dtype.ir):
+            # A scalar (tl.full((), v, dtype)), or an fp8 one's bits.
+            return self.broadcast_to(self.cast(self.materialize(
+                value, Type((), dtype.ir)), dtype), shape)
         text = (_float_literal(value, dtype.ir) if dtype.is_float else
                 ("true" if value else "false") if dtype.ir == "i1" else
-                str(int(value)))
+                str(self.integer_bits(int(value), dtype.ir)))
         type_ = Type(shape, dtype.ir)
         return self.op(f"arith.constant dense<{text}> : {type_.ir()}", type_)
 

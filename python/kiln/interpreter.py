@@ -1298,8 +1298,8 @@ IMPLEMENTATIONS: dict[str, Callable] = {
     "num_programs": lambda axis: scalar(_state.grid[axis], np.int32),
     "arange": lambda start, end: Tile(np.arange(start, end, dtype=np.int32)),
     "zeros": lambda shape, dtype: Tile(np.zeros(shape, dtype.numpy)),
-    "full": lambda shape, value, dtype: Tile(np.full(shape, value,
-                                                     dtype.numpy)),
+    "full": lambda shape, value, dtype: Tile(np.full(
+        shape, _data(value, dtype.numpy), dtype.numpy)),
     "load": load,
     "store": store,
     "make_block_ptr": _make_block_ptr,

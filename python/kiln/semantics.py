@@ -79,10 +79,14 @@ def python_number_type(value: Any) -> str:
 
 def integer_constant(value: int, elem: str) -> int:
     """``value`` as a constant of the integer type ``elem``: the signed
-    value of its bits, as the signless IR spells it. A number meeting an
-    unsigned tile may be negative (``x - 1`` wraps, as in Triton);
-    otherwise it must fit, or ValueError says it does not."""
+    value of its bits, as the signless IR spells it. It must fit, and a
+    negative number does not meet an unsigned type (Triton refuses it);
+    ValueError says why."""
     bits = _INT_BITS[elem]
+    if value < 0 and is_unsigned(elem) and elem != "i1":
+        raise ValueError(f"the negative number {value} meets an unsigned "
+                         f"{name(elem)} (Triton refuses it too); cast one "
+                         "of them")
     low = -(1 << (bits - 1))
     high = (1 << bits) if is_unsigned(elem) else -low
     if not low <= value < high:

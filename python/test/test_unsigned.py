@@ -380,3 +380,25 @@ def test_philox_impl_is_philox(interpret, dtype):
         assert [int(out[w * n + j]) for w in range(4)] == list(expected)
     if dtype is np.uint32:
         assert same.all()
+
+
+@kiln.jit
+def negative_number_kernel(x_ptr):
+    x = kl.load(x_ptr + kl.arange(0, 4))
+    kl.store(x_ptr + kl.arange(0, 4), x + (-1))
+
+
+@kiln.jit
+def negative_full_kernel(x_ptr):
+    kl.store(x_ptr + kl.arange(0, 4), kl.full((4,), -1, kl.uint32))
+
+
+@BOTH
+def test_a_negative_number_does_not_meet_an_unsigned_tile(interpret):
+    """Triton refuses both ("Cannot perform a binary operation between an
+    unsigned tensor and a negative scalar"); ``x - 1`` is the way."""
+    x = np.zeros(4, np.uint32)
+    for kernel in (negative_number_kernel, negative_full_kernel):
+        with pytest.raises(kiln.KilnError, match="the negative number -1 "
+                           "meets an unsigned uint32"):
+            kiln.jit(kernel.fn, interpret=interpret)[(1,)](x)
