@@ -37,6 +37,11 @@ def source(kernel, args: dict, constexprs: dict):
             signature[name] = "constexpr"
             continue
         value = args[name]
+        block_shape = getattr(value, "block_shape", None)
+        if block_shape is not None:  # a host-side tensor descriptor
+            signature[name] = (f"tensordesc<{_ELEMENTS[value.base.dtype]}"
+                               f"{list(block_shape)}>")
+            continue
         if isinstance(value, np.ndarray):
             signature[name] = "*" + _ELEMENTS[value.dtype]
             aligned = value.ctypes.data % 16 == 0

@@ -24,8 +24,10 @@ _ACCESS = re.compile(
 _ASYNC_COPY = re.compile(
     r"\bcp\.async\.c[ag]\.shared\.global(?:\.[a-zA-Z0-9_:]+)*\s+\[[^\]]+\],"
     r"\s*\[[^\]]+\],\s*(0x[0-9a-fA-F]+|\d+)")
-_TMA_LOAD = re.compile(r"\bcp\.async\.bulk\.tensor\.\dd\.shared::cluster"
-                       r"\.global")
+# The destination is the CTA's shared memory (Triton 3.9 writes
+# shared::cta) or the cluster's (shared::cluster, a CTA's own included).
+_TMA_LOAD = re.compile(r"\bcp\.async\.bulk\.tensor\.\dd\."
+                       r"shared::(?:cluster|cta)\.global")
 _TMA_STORE = re.compile(r"\bcp\.async\.bulk\.tensor\.\dd\.global\.shared")
 _MATMULS = ("scalar", "mma.sync", "wgmma")
 

@@ -40,6 +40,19 @@ def _pointers(names: str, make) -> dict:
     return {name: make() for name in names.split()}
 
 
+def _descriptors(m: int, n: int, k: int, block_m: int, block_n: int,
+                 block_k: int) -> dict:
+    """Host-side descriptors of f16 A, B and C of a launch's sizes (over
+    a small array: only the element type and alignment count)."""
+    from kiln.tensor_descriptor import TensorDescriptor
+    base = f16()
+    return {name: TensorDescriptor(base, shape, [shape[1], 1], block)
+            for name, shape, block in (
+                ("a_desc", (m, k), (block_m, block_k)),
+                ("b_desc", (k, n), (block_k, block_n)),
+                ("c_desc", (m, n), (block_m, block_n)))}
+
+
 def _attention(stage: int, head_dim: int) -> Case:
     n_ctx, heads = 4096, 32
     row = heads * n_ctx * head_dim
@@ -108,6 +121,12 @@ CASES: dict[str, Case] = {
         "matmul_descriptor", "matmul_descriptor_kernel",
         lambda: {**_pointers("a_ptr b_ptr c_ptr", f16), "M": 4096,
                  "N": 4096, "K": 4096},
+        {"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64, "GROUP_M": 8},
+        num_warps=8, num_stages=3),
+    "matmul_host_descriptor": Case(
+        "matmul_host_descriptor", "matmul_host_descriptor_kernel",
+        lambda: {**_descriptors(4096, 4096, 4096, 128, 256, 64),
+                 "M": 4096, "N": 4096, "K": 4096},
         {"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64, "GROUP_M": 8},
         num_warps=8, num_stages=3),
     "grouped_gemm": Case(

@@ -158,6 +158,15 @@ def test_matmul_descriptor(target, m, n, k):
           atol=2e-2, rtol=2e-2)
 
 
+@pytest.mark.parametrize("m, n, k", [(200, 72, 96), (33, 70, 50)])
+def test_matmul_host_descriptor(target, m, n, k):
+    """The same matmul over host-side TensorDescriptor arguments."""
+    module = corpus("matmul_host_descriptor")
+    a, b = normal(m, k, dtype=np.float16), normal(k, n, dtype=np.float16)
+    check(module.matmul(a, b, 32, 32, 32), module.reference(a, b),
+          atol=2e-2, rtol=2e-2)
+
+
 @pytest.mark.parametrize("group_size_m", [None, 4])
 def test_layer_norm_backward(target, group_size_m):
     """Tutorial 05's backward: dx per row, dw and db summed through the
