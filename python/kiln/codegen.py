@@ -2796,7 +2796,8 @@ class CodeGenerator(ast.NodeVisitor):
 
     def builtin_static_print(self, *values, sep=" ", end="\n", file=None,
                              flush=False):
-        print(*(f"{v.type.elem}{list(v.type.shape)}" if isinstance(v, Value)
+        print(*(f"{semantics.name(v.type.elem)}{list(v.type.shape)}"
+                if isinstance(v, Value)
                 else v for v in values), sep=sep, end=end, file=file,
               flush=flush)
 

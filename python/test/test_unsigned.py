@@ -402,3 +402,13 @@ def test_a_negative_number_does_not_meet_an_unsigned_tile(interpret):
         with pytest.raises(kiln.KilnError, match="the negative number -1 "
                            "meets an unsigned uint32"):
             kiln.jit(kernel.fn, interpret=interpret)[(1,)](x)
+
+
+@kiln.jit
+def print_types_kernel(x_ptr):
+    kl.static_print(kl.load(x_ptr + kl.arange(0, 4)))
+
+
+def test_static_print_names_the_type_as_the_language_does(capsys):
+    print_types_kernel[(1,)](np.zeros(4, np.uint32))
+    assert capsys.readouterr().out.strip() == "uint32[4]"
