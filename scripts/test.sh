@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sets up a fresh Debian 12 machine, builds Kiln and runs the whole test
-# suite: lit + FileCheck, the C++ unit tests and pytest. Ends with one
+# suite: lit + FileCheck, the C++ unit tests and pytest (on
+# KILN_TEST_WORKERS workers, 2 by default). Ends with one
 # "N passed, M failed" line; exits non-zero if anything failed.
 set -euo pipefail
 source "$(dirname "$0")/lib/setup.sh"
