@@ -1497,6 +1497,10 @@ class CodeGenerator(ast.NodeVisitor):
             offset = self.materialize(offset, Type((), "i32"))
         if not offset.type.is_int:
             raise self.error("pointer offsets must be integers")
+        if offset.type.is_unsigned and _bits(offset.type.elem) < 64:
+            # tile.addptr reads its offset as signed: an unsigned one is
+            # zero-extended first, as Triton does.
+            offset = self.cast(offset, kl.int64)
         shape = self.broadcast_shape(pointer.type.shape, offset.type.shape)
         pointer = self.broadcast_to(pointer, shape)
         offset = self.broadcast_to(offset, shape)

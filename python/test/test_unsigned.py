@@ -412,3 +412,30 @@ def print_types_kernel(x_ptr):
 def test_static_print_names_the_type_as_the_language_does(capsys):
     print_types_kernel[(1,)](np.zeros(4, np.uint32))
     assert capsys.readouterr().out.strip() == "uint32[4]"
+
+
+@kiln.jit
+def unsigned_offsets_kernel(x_ptr, small_ptr, mid_ptr, flag_ptr, out_ptr):
+    i = kl.arange(0, 4)
+    small = kl.load(small_ptr + i)  # uint8, from 200
+    mid = kl.load(mid_ptr + i)  # uint16, from 40000
+    flags = kl.load(flag_ptr + i) != 0
+    kl.store(out_ptr + i, kl.load(x_ptr + small))
+    kl.store(out_ptr + 4 + i, kl.load(x_ptr + mid))
+    kl.store(out_ptr + 8 + i, kl.load(x_ptr + flags))
+
+
+@BOTH
+def test_unsigned_offsets_are_zero_extended(interpret):
+    """Triton zero-extends an unsigned offset before adding it to a
+    pointer (its addptr reads offsets as signed): uint8 200 is 200, not
+    -56."""
+    x = np.arange(65536, dtype=np.float32)
+    small = np.arange(200, 204, dtype=np.uint8)
+    mid = np.arange(40000, 40004, dtype=np.uint16)
+    flags = np.array([0, 1, 1, 0], np.int32)
+    out = np.zeros(12, np.float32)
+    kiln.jit(unsigned_offsets_kernel.fn, interpret=interpret)[(1,)](
+        x, small, mid, flags, out)
+    np.testing.assert_array_equal(out, np.concatenate(
+        [small, mid, flags]).astype(np.float32))
