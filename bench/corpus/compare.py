@@ -50,13 +50,14 @@ def load_kiln(module: str):
 _TRITON_FILES = tempfile.mkdtemp(prefix="kiln-corpus-triton-")
 
 
-def load_triton(module: str):
-    """The same file with its imports pointed at Triton. Triton's jit
-    reads a kernel's source from its file, so the copy is written out."""
+def load_triton(module: str, directory: Path = HERE):
+    """The same file (of ``directory``, the corpus's by default) with its
+    imports pointed at Triton. Triton's jit reads a kernel's source from
+    its file, so the copy is written out."""
     path = Path(_TRITON_FILES) / f"triton_corpus_{module}.py"
     if not path.exists():
         path.write_text(_IMPORT.sub(r"\1triton",
-                                    (HERE / f"{module}.py").read_text()))
+                                    (directory / f"{module}.py").read_text()))
     spec = importlib.util.spec_from_file_location(path.stem, path)
     loaded = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(loaded)

@@ -7,12 +7,18 @@ same source has them."""
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
+import triton_idiom_unsigned
 
 import kiln
 import kiln.language as kl
 from kiln import arguments
+
+ROOT = Path(__file__).resolve().parents[2]
 
 BOTH = pytest.mark.parametrize("interpret", [False, True],
                                ids=["host", "interpreter"])
@@ -286,39 +292,27 @@ def test_printing_uint64_is_refused_not_shown_signed():
         print_kernel[(1,)](np.zeros(1, np.uint64))
 
 
-@kiln.jit
-def unsigned_ops_kernel(x_ptr, y_ptr, out_ptr, flag_ptr, max_ptr,
-                        BLOCK: kl.constexpr):
-    i = kl.arange(0, BLOCK)
-    x = kl.load(x_ptr + i)
-    y = kl.load(y_ptr + i)
-    kl.store(out_ptr + i, x // y + (x >> 3))
-    kl.store(flag_ptr + i, x < y)
-    kl.atomic_max(max_ptr + i, x)
-
-
 def test_the_gpu_code_uses_unsigned_instructions_as_tritons_does():
     """Division, shift, comparison and atomic max of uint32 tiles are the
     PTX's unsigned forms, in Kiln's PTX and in Triton's of the same
     source (where the triton wheel is installed)."""
     x = np.zeros(128, np.uint32)
-    ptx = unsigned_ops_kernel.asm(x, x, x, np.zeros(128, np.bool_), x,
-                                  BLOCK=128, chip="sm_90a")["ptx"]
+    args = {"x_ptr": x, "y_ptr": x, "out_ptr": x,
+            "flag_ptr": np.zeros(128, np.bool_), "max_ptr": x}
+    ptx = triton_idiom_unsigned.unsigned_ops_kernel.asm(
+        **args, BLOCK=128, chip="sm_90a")["ptx"]
     classes = ("div.u32", "shr.u32", "setp.lt.u32", "max.u32")
     for instruction in classes:
         assert instruction in ptx, instruction
     assert "div.s32" not in ptx and "shr.s32" not in ptx
-    triton = pytest.importorskip("triton")
-    from triton.backends.compiler import GPUTarget
-    from triton.compiler import ASTSource
-
-    import triton_unsigned_source as source
-    theirs = triton.compile(
-        ASTSource(source.unsigned_ops_kernel,
-                  {"x_ptr": "*u32", "y_ptr": "*u32", "out_ptr": "*u32",
-                   "flag_ptr": "*i1", "max_ptr": "*u32"},
-                  {"BLOCK": 128}),
-        target=GPUTarget("cuda", 90, 32)).asm["ptx"]
+    pytest.importorskip("triton")
+    sys.path[:0] = [str(ROOT / "bench" / "corpus"), str(ROOT / "bench")]
+    import compare
+    import triton_peer
+    theirs = triton_peer.compile_sm90a(
+        compare.load_triton("triton_idiom_unsigned",
+                            Path(__file__).parent).unsigned_ops_kernel,
+        args, {"BLOCK": 128}, 4, 3).asm["ptx"]
     for instruction in classes:
         assert instruction in theirs, instruction
 

@@ -1,8 +1,9 @@
-"""test_unsigned.py's kernel as Triton's users write it, for Triton's own
-compiler (which reads a @triton.jit function's source from its file)."""
+"""test_unsigned.py's kernel as Triton's users write it, on kiln.triton;
+the test compiles it with Kiln and, its imports pointed at Triton (as
+bench/corpus/compare.py does for the corpus), with Triton."""
 
-import triton
-import triton.language as tl
+import kiln.triton as triton
+import kiln.triton.language as tl
 
 
 @triton.jit
