@@ -86,3 +86,41 @@ kiln::layout::getReductionRegisterGroups(
   }
   return groups;
 }
+
+/// Whether each of the thread's runs of `width` registers holds `width`
+/// consecutive, aligned elements along the last dimension.
+static bool holdsRuns(const DistributedLayout &layout, const Shape &shape,
+                      int64_t lane, int64_t warp, int64_t width) {
+  int64_t registers = layout.getNumRegisters(shape);
+  if (registers % width != 0)
+    return false;
+  for (int64_t first = 0; first < registers; first += width) {
+    Shape start = layout.getCoordinates(shape, {first, lane, warp});
+    if (start.back() % width != 0)
+      return false;
+    for (int64_t i = 1; i < width; ++i) {
+      Shape expected = start;
+      expected.back() += i;
+      if (layout.getCoordinates(shape, {first + i, lane, warp}) != expected)
+        return false;
+    }
+  }
+  return true;
+}
+
+int64_t kiln::layout::getContiguousRegisterRun(const DistributedLayout &layout,
+                                               const Shape &shape,
+                                               int64_t maxElements) {
+  for (int64_t width = maxElements; width > 1; width /= 2) {
+    if (width > shape.back())
+      continue;
+    bool everyThread = true;
+    for (int64_t warp = 0; everyThread && warp < layout.getNumWarps(); ++warp)
+      for (int64_t lane = 0;
+           everyThread && lane < layout.getThreadsPerWarp(); ++lane)
+        everyThread = holdsRuns(layout, shape, lane, warp, width);
+    if (everyThread)
+      return width;
+  }
+  return 1;
+}

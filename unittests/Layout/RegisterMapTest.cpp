@@ -1,6 +1,7 @@
 //===- RegisterMapTest.cpp - Register maps within one thread --------------===//
 
 #include "kiln/Layout/RegisterMap.h"
+#include "kiln/Layout/MmaLayout.h"
 
 #include "gtest/gtest.h"
 
@@ -85,4 +86,34 @@ TEST(RegisterMapTest, ReductionDropsReplicatedRegisters) {
   ASSERT_EQ(groups->size(), 4u);
   for (const auto &group : *groups)
     EXPECT_EQ(group, (std::vector<int64_t>{0, 1}));
+}
+
+TEST(RegisterMapTest, BlockedRowsMoveAsWideAsTheirThreadsBlocks) {
+  BlockedLayout layout({1, 8}, {4, 8}, {4, 1}, {1, 0});
+  EXPECT_EQ(getContiguousRegisterRun(layout, {64, 64}, 8), 8);
+  // No wider than asked, nor than the row.
+  EXPECT_EQ(getContiguousRegisterRun(layout, {64, 64}, 4), 4);
+  EXPECT_EQ(getContiguousRegisterRun(layout, {64, 2}, 8), 2);
+  // A footprint wider than the tile wraps onto whole runs.
+  EXPECT_EQ(getContiguousRegisterRun(layout, {64, 32}, 8), 8);
+}
+
+TEST(RegisterMapTest, ColumnMajorThreadsHaveNoRowRuns) {
+  BlockedLayout layout({4, 1}, {8, 4}, {1, 4}, {0, 1});
+  EXPECT_EQ(getContiguousRegisterRun(layout, {64, 64}, 8), 1);
+}
+
+TEST(RegisterMapTest, AccumulatorsHoldPairsOfColumns) {
+  // c0, c1 (and c2, c3) of mma.sync's accumulator are two columns of a
+  // row, the first even.
+  MmaLayout mma({4, 2});
+  EXPECT_EQ(getContiguousRegisterRun(mma, {128, 256}, 8), 2);
+  EXPECT_EQ(getContiguousRegisterRun(mma, {64, 16}, 8), 2);
+}
+
+TEST(RegisterMapTest, RunsMustStartAligned) {
+  // Three-element blocks: registers 0-1 are consecutive but a second pair
+  // straddles two blocks, so nothing is wider than one.
+  BlockedLayout layout({1, 3}, {1, 32}, {1, 1}, {1, 0});
+  EXPECT_EQ(getContiguousRegisterRun(layout, {1, 96}, 4), 1);
 }

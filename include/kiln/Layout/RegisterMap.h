@@ -37,6 +37,15 @@ getReductionRegisterGroups(
     const std::shared_ptr<const DistributedLayout> &layout, const Shape &shape,
     int64_t axis);
 
+/// The most registers, at most `maxElements` (a power of two), that every
+/// thread of `layout` can move as one vector along the last dimension of
+/// a tile of `shape`: a power of two w such that each thread's registers
+/// w·i .. w·i + w - 1 hold w consecutive elements of one row, the first at
+/// a column that is a multiple of w (so that the vector is aligned to its
+/// size in a row-major buffer whose rows are). 1 where nothing wider is.
+int64_t getContiguousRegisterRun(const DistributedLayout &layout,
+                                 const Shape &shape, int64_t maxElements);
+
 } // namespace kiln::layout
 
 #endif // KILN_LAYOUT_REGISTERMAP_H

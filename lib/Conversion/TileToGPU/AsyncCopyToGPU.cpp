@@ -57,17 +57,37 @@ static bool livesOverlap(tilegpu::LocalAllocOp a, tilegpu::LocalAllocOp b) {
   return !(lastA->isBeforeInBlock(b) || lastB->isBeforeInBlock(a));
 }
 
+/// Whether `alloc`'s buffer is done with when `op` runs: `op` comes after
+/// its last use, or after the op that holds the allocation (a loop whose
+/// body allocates). Ops before the allocation do not count: the buffer's
+/// first copies are issued without waiting for their readers.
+static bool isDeadAt(tilegpu::LocalAllocOp alloc, Operation *op) {
+  if (Operation *at = alloc->getBlock()->findAncestorOpInBlock(*op)) {
+    Operation *last = getLastUse(alloc);
+    return last && last->isBeforeInBlock(at);
+  }
+  for (Operation *at = op; at; at = at->getParentOp()) {
+    if (!at->getBlock())
+      return false;
+    if (Operation *holder = at->getBlock()->findAncestorOpInBlock(*alloc))
+      return holder->isBeforeInBlock(at);
+  }
+  return false;
+}
+
 void kiln::tiletogpu::placeKernelBuffers(gpu::GPUModuleOp module) {
   int64_t end = 0;
+  struct Placed {
+    tilegpu::LocalAllocOp alloc;
+    int64_t begin, end;
+  };
+  SmallVector<std::pair<func::FuncOp, SmallVector<Placed>>> kernels;
   for (auto kernel : module.getOps<func::FuncOp>()) {
     // Kernels run apart: each one's buffers start at 0. A buffer takes the
     // lowest offset past those it may be in use with, so that loops one
     // after another (a causal attention's two) share their stages' memory.
-    struct Placed {
-      tilegpu::LocalAllocOp alloc;
-      int64_t begin, end;
-    };
-    SmallVector<Placed> placed;
+    SmallVector<Placed> &placed =
+        kernels.emplace_back(kernel, SmallVector<Placed>()).second;
     kernel.walk([&](tilegpu::LocalAllocOp alloc) {
       auto type = cast<MemRefType>(alloc.getBuffer().getType());
       int64_t bytes =
@@ -98,7 +118,25 @@ void kiln::tiletogpu::placeKernelBuffers(gpu::GPUModuleOp module) {
   }
   if (end > 0)
     reserveSharedArray(module, end, kBufferAlignment);
-  setScratchOffset(module, llvm::alignTo(end, 16));
+  int64_t scratch = llvm::alignTo(end, 16);
+  setScratchOffset(module, scratch);
+  // An op past some buffers' lives (an epilogue's layout conversion after
+  // the pipelined loop) takes its scratch from the memory they are done
+  // with; it waits at a barrier before writing, as every scratch user
+  // does, and the pipeline has waited for its last copies.
+  for (auto &[kernel, placed] : kernels) {
+    kernel.walk([&](Operation *op) {
+      if (!llvm::any_of(op->getOperandTypes(), llvm::IsaPred<RankedTensorType>))
+        return;
+      int64_t offset = 0;
+      for (const Placed &buffer : placed)
+        if (!isDeadAt(buffer.alloc, op))
+          offset = std::max(offset, buffer.end);
+      offset = llvm::alignTo(offset, 16);
+      if (offset < scratch)
+        setScratchOffset(op, offset);
+    });
+  }
 }
 
 namespace {

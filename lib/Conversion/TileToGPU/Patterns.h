@@ -39,11 +39,6 @@ void populateScanOpToGPUPatterns(const mlir::TypeConverter &converter,
 void populateDotOpToGPUPatterns(const mlir::TypeConverter &converter,
                                 mlir::RewritePatternSet &patterns);
 
-/// convert_layout into mma.sync fragments: staged in swizzled shared
-/// memory, read with ldmatrix.
-void populateDotOperandToGPUPatterns(const mlir::TypeConverter &converter,
-                                     mlir::RewritePatternSet &patterns);
-
 /// The software pipeline's ops: kernel-long shared buffers, cp.async into
 /// their slots, commit, wait and slot reads.
 void populateAsyncCopyToGPUPatterns(const mlir::TypeConverter &converter,

@@ -1,6 +1,7 @@
 //===- ShapeOpsToGPU.cpp - Ids, ranges and element moves to GPU code ------===//
 
 #include "Patterns.h"
+#include "SharedTile.h"
 #include "ThreadValues.h"
 
 #include "kiln/Dialect/Tile/IR/TileDialect.h"
@@ -280,6 +281,10 @@ struct GatherLowering : OpConversionPattern<tile::GatherOp> {
   }
 };
 
+/// A 2-D tile that leaves its threads is staged in swizzled shared memory,
+/// each thread's runs of a row written and read as vectors (dot operands
+/// of 16-bit elements read with ldmatrix); other ranks move element by
+/// element.
 struct ConvertLayoutLowering
     : OpConversionPattern<tilegpu::ConvertLayoutOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -288,14 +293,37 @@ struct ConvertLayoutLowering
   matchAndRewrite(tilegpu::ConvertLayoutOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     auto sourceType = cast<RankedTensorType>(op.getSrc().getType());
-    ElementMove move;
-    move.toSource = [](const layout::Shape &c) { return c; };
-    move.sourceIndex = [&](OpBuilder &b, Location loc,
-                           ArrayRef<Value> coordinates) {
-      return linearize(b, loc, coordinates, sourceType.getShape());
-    };
-    return moveElements(op, adaptor.getSrc(), sourceType,
-                        cast<RankedTensorType>(op.getType()), move, rewriter);
+    auto resultType = cast<RankedTensorType>(op.getType());
+    auto identity = [](const layout::Shape &c) { return c; };
+    if (sourceType.getRank() != 2 ||
+        layout::getThreadLocalRegisterMap(
+            *getLayout(sourceType), getShape(sourceType),
+            *getLayout(resultType), getShape(resultType), identity)) {
+      ElementMove move;
+      move.toSource = identity;
+      move.sourceIndex = [&](OpBuilder &b, Location loc,
+                             ArrayRef<Value> coordinates) {
+        return linearize(b, loc, coordinates, sourceType.getShape());
+      };
+      return moveElements(op, adaptor.getSrc(), sourceType, resultType, move,
+                          rewriter);
+    }
+    Location loc = op.getLoc();
+    layout::SharedLayout shared = getStagingLayout(resultType);
+    SharedTile tile{allocateSharedMemory(rewriter, op, shared.getSizeInBytes()),
+                    shared};
+    // The first barrier keeps a loop's next stores from overtaking this
+    // iteration's readers.
+    gpu::BarrierOp::create(rewriter, loc);
+    if (failed(storeSharedTile(rewriter, loc, tile, adaptor.getSrc(),
+                               sourceType)))
+      return failure();
+    gpu::BarrierOp::create(rewriter, loc);
+    FailureOr<Value> loaded = loadSharedTile(rewriter, loc, tile, resultType);
+    if (failed(loaded))
+      return failure();
+    rewriter.replaceOp(op, *loaded);
+    return success();
   }
 };
 

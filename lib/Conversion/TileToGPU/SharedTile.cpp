@@ -5,6 +5,7 @@
 
 #include "kiln/Dialect/TileGPU/IR/TileGPUDialect.h"
 #include "kiln/Layout/MmaLayout.h"
+#include "kiln/Layout/RegisterMap.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -92,7 +93,18 @@ SharedTile kiln::tiletogpu::getBufferSlot(OpBuilder &b, Location loc,
       transposed};
 }
 
-/// Every register from its own address.
+/// Registers of `type` a thread moves as one shared-memory vector: its
+/// runs of consecutive elements along a row of `tile`, at most 16 bytes
+/// (a swizzle permutes whole 16-byte chunks, so runs stay contiguous).
+static int64_t getVectorWidth(const SharedTile &tile, RankedTensorType type) {
+  if (tile.transposed)
+    return 1;
+  return layout::getContiguousRegisterRun(
+      *getLayout(type), getShape(type),
+      16 / getStorageBytes(type.getElementType()));
+}
+
+/// Every run of registers from its own address.
 static FailureOr<Value> loadElements(OpBuilder &b, Location loc,
                                      const SharedTile &tile,
                                      RankedTensorType type) {
@@ -101,15 +113,20 @@ static FailureOr<Value> loadElements(OpBuilder &b, Location loc,
     return failure();
   Value offsets =
       tile.byteOffset(b, loc, to->coordinates[0], to->coordinates[1]);
-  Type element = type.getElementType();
+  Type element = type.getElementType(), storage = getStorageType(element);
+  int64_t width = getVectorWidth(tile, type);
+  Type vector = width == 1 ? storage : VectorType::get({width}, storage);
   SmallVector<Value> registers;
-  for (int64_t reg = 0, e = getNumRegisters(type); reg < e; ++reg)
-    registers.push_back(fromStorage(
-        b, loc,
-        LLVM::LoadOp::create(
-            b, loc, getStorageType(element),
-            tile.address(b, loc, extractRegister(b, loc, offsets, reg))),
-        element));
+  for (int64_t reg = 0, e = getNumRegisters(type); reg < e; reg += width) {
+    Value loaded = LLVM::LoadOp::create(
+        b, loc, vector,
+        tile.address(b, loc, extractRegister(b, loc, offsets, reg)),
+        /*alignment=*/width * getStorageBytes(element));
+    for (int64_t i = 0; i < width; ++i)
+      registers.push_back(fromStorage(
+          b, loc, width == 1 ? loaded : extractRegister(b, loc, loaded, i),
+          element));
+  }
   return fromRegisters(b, loc,
                        VectorType::get({getNumRegisters(type)}, element),
                        registers);
@@ -217,4 +234,32 @@ FailureOr<Value> kiln::tiletogpu::loadSharedTile(OpBuilder &b, Location loc,
       getStorageBytes(type.getElementType()) == 2)
     return loadWithLdmatrix(b, loc, tile, type, operand);
   return loadElements(b, loc, tile, type);
+}
+
+LogicalResult kiln::tiletogpu::storeSharedTile(OpBuilder &b, Location loc,
+                                               const SharedTile &tile,
+                                               Value registers,
+                                               RankedTensorType type) {
+  FailureOr<TileCoordinates> from = emitTileCoordinates(b, loc, type);
+  if (failed(from))
+    return failure();
+  Value offsets =
+      tile.byteOffset(b, loc, from->coordinates[0], from->coordinates[1]);
+  Type storage = getStorageType(type.getElementType());
+  int64_t width = getVectorWidth(tile, type);
+  for (int64_t reg = 0, e = getNumRegisters(type); reg < e; reg += width) {
+    SmallVector<Value> values;
+    for (int64_t i = 0; i < width; ++i)
+      values.push_back(
+          toStorage(b, loc, extractRegister(b, loc, registers, reg + i)));
+    Value value = width == 1 ? values.front()
+                             : fromRegisters(b, loc,
+                                             VectorType::get({width}, storage),
+                                             values);
+    LLVM::StoreOp::create(
+        b, loc, value,
+        tile.address(b, loc, extractRegister(b, loc, offsets, reg)),
+        /*alignment=*/width * getStorageBytes(type.getElementType()));
+  }
+  return success();
 }

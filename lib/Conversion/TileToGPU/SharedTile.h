@@ -3,7 +3,7 @@
 // The address arithmetic of kiln/Layout/SharedLayout.h as IR, and reading
 // a staged tile back into any layout: dot operands of 16-bit elements with
 // ldmatrix, four 8x8 matrices per instruction (A as stored, B transposed),
-// everything else element by element.
+// everything else as wide as each thread's runs of a row allow.
 //
 //===----------------------------------------------------------------------===//
 
@@ -46,6 +46,14 @@ int64_t getSlotBytes(mlir::MemRefType buffer);
 SharedTile getBufferSlot(mlir::OpBuilder &b, mlir::Location loc,
                          mlir::Value base, mlir::MemRefType buffer,
                          mlir::Value slot);
+
+/// Writes `registers`, a tile of `type`, into `tile`, each thread's runs
+/// of consecutive elements as one vector. The caller keeps readers of an
+/// earlier use of the memory from overtaking the writes (a barrier).
+mlir::LogicalResult storeSharedTile(mlir::OpBuilder &b, mlir::Location loc,
+                                    const SharedTile &tile,
+                                    mlir::Value registers,
+                                    mlir::RankedTensorType type);
 
 /// Reads the tile staged in `tile` into the registers of `type`'s layout.
 /// The caller has made the tile's writes visible (a barrier).

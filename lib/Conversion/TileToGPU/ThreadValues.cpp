@@ -314,6 +314,10 @@ SmallVector<Value> kiln::tiletogpu::combineValues(OpBuilder &b,
 /// Name of the shared array of every kernel in a gpu.module.
 static constexpr llvm::StringLiteral kSharedArrayName = "__kiln_shared";
 
+/// Name of the attribute where an op's (a gpu.module's) scratch starts.
+static constexpr llvm::StringLiteral kScratchOffsetName =
+    "kiln.shared_scratch_offset";
+
 SmallVector<Value>
 kiln::tiletogpu::allocateSharedMemory(OpBuilder &b, Operation *op,
                                       ArrayRef<int64_t> bytes) {
@@ -322,7 +326,7 @@ kiln::tiletogpu::allocateSharedMemory(OpBuilder &b, Operation *op,
   // that live through the whole kernel.
   auto module = op->getParentOfType<gpu::GPUModuleOp>();
   SmallVector<int64_t> offsets;
-  int64_t total = getScratchOffset(module);
+  int64_t total = getScratchOffset(op);
   for (int64_t size : bytes) {
     offsets.push_back(total);
     total += llvm::alignTo(size, 16);
@@ -415,20 +419,19 @@ Value kiln::tiletogpu::getSharedArray(OpBuilder &b, Location loc,
       kSharedArrayName);
 }
 
-/// Name of the gpu.module attribute where kernel-long buffers end.
-static constexpr llvm::StringLiteral kScratchOffsetName =
-    "kiln.shared_scratch_offset";
-
-int64_t kiln::tiletogpu::getScratchOffset(gpu::GPUModuleOp module) {
+int64_t kiln::tiletogpu::getScratchOffset(Operation *op) {
+  if (auto own = op->getAttrOfType<IntegerAttr>(kScratchOffsetName))
+    return own.getInt();
+  auto module = dyn_cast<gpu::GPUModuleOp>(op);
+  if (!module)
+    module = op->getParentOfType<gpu::GPUModuleOp>();
   auto offset = module->getAttrOfType<IntegerAttr>(kScratchOffsetName);
   return offset ? offset.getInt() : 0;
 }
 
-void kiln::tiletogpu::setScratchOffset(gpu::GPUModuleOp module,
-                                       int64_t offset) {
-  module->setAttr(kScratchOffsetName,
-                  IntegerAttr::get(IntegerType::get(module.getContext(), 64),
-                                   offset));
+void kiln::tiletogpu::setScratchOffset(Operation *op, int64_t offset) {
+  op->setAttr(kScratchOffsetName,
+              IntegerAttr::get(IntegerType::get(op->getContext(), 64), offset));
 }
 
 Value kiln::tiletogpu::allocateSharedMemory(OpBuilder &b, Operation *op,

@@ -334,7 +334,6 @@ void ConvertTileToGPUPass::runOnOperation() {
   populateDotOpToGPUPatterns(converter, patterns);
   populateMmaDotOpToGPUPatterns(converter, patterns);
   populateWarpgroupDotOpToGPUPatterns(converter, patterns);
-  populateDotOperandToGPUPatterns(converter, patterns);
   populateAsyncCopyToGPUPatterns(converter, patterns, widths);
   populateTensorMapCopyToGPUPatterns(converter, patterns);
   populateScanOpToGPUPatterns(converter, patterns);

@@ -15,6 +15,16 @@
 // CHECK-NOT: gpu.barrier
 // CHECK: llvm.getelementptr %{{.*}}[12288]
 // CHECK: nvvm.cp.async.shared.global
+// After both loops the slots are dead, and the conversion of the sum to
+// the layout that stores it 16 bytes wide takes its 16 KiB from their
+// memory (the array above stays 24 KiB, not 40), once every thread is
+// past its last read of them.
+// CHECK: scf.for
+// CHECK: nvvm.cp.async.wait.group 0
+// CHECK: gpu.barrier
+// CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 8 : i64} : vector<2xf32>, !llvm.ptr<3>
+// CHECK: gpu.barrier
+// CHECK: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xf32>
 func.func @two_loops(%a: !tile.ptr<f16> {tile.divisibility = 16 : i64},
                   %b: !tile.ptr<f16> {tile.divisibility = 16 : i64},
                   %c: !tile.ptr<f32> {tile.divisibility = 16 : i64},

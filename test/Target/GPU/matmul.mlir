@@ -21,9 +21,13 @@
 // the prologue starts the copies of the first two K steps, and every
 // iteration waits for its own (at most one group left in flight), meets
 // the others at a barrier, starts the copy two steps ahead, reads its slot
-// with ldmatrix and multiplies. The accumulator is stored from the mma
-// layout, two columns at a time.
-// ALIGNED: .shared .align 1024 .b8 __kiln_shared[{{[0-9]+}}];
+// with ldmatrix and multiplies. The accumulator leaves the mma layout
+// through the shared memory the stages are done with (the array holds
+// the 3 x 8 KiB of stages and the 256 bytes the index conversions before
+// the loop take, not another 16 KiB): each thread writes its pairs of
+// columns, reads back four consecutive columns and stores them 16 bytes
+// at a time, coalesced.
+// ALIGNED: .shared .align 1024 .b8 __kiln_shared[24832];
 // ALIGNED-COUNT-4: cp.async.cg.shared.global [{{.*}}], [{{.*}}], 16, {{.*}};
 // ALIGNED: cp.async.commit_group;
 // ALIGNED-COUNT-4: cp.async.cg.shared.global
@@ -38,7 +42,13 @@
 // ALIGNED-COUNT-16: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 // ALIGNED-NOT: mma.sync
 // ALIGNED: cp.async.wait_group 0;
-// ALIGNED: st.global.v2.b32
+// ALIGNED: bar.sync
+// ALIGNED-COUNT-16: st.shared.v2.b32
+// ALIGNED: bar.sync
+// ALIGNED-COUNT-8: ld.shared.v4.b32
+// ALIGNED-NOT: st.global.v2
+// ALIGNED: st.global.v4.b32
+// ALIGNED-NOT: st.global.v2
 
 // Without alignment facts the loads are element by element, which cp.async
 // cannot copy: the loop stays as written (with a remark) and each K step

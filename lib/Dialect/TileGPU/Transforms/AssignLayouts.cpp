@@ -92,10 +92,11 @@ private:
 /// Tiles an op ties to one layout: elementwise operands and results, the
 /// pointers, masks and values of an access. (A broadcast ties its source
 /// to its result too, unless that would join what tensor cores keep
-/// apart.)
+/// apart; a store ties its value to its pointers unless the value is an
+/// accumulator, which is converted to the coalesced layout instead.)
 static bool sharesLayout(Operation *op) {
   return isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) ||
-         isa<tile::LoadOp, tile::StoreOp, tile::AtomicRMWOp,
+         isa<tile::LoadOp, tile::AtomicRMWOp,
              tile::AtomicCASOp, tile::AddPtrOp,
              tile::PtrToIntOp, tile::IntToPtrOp, tile::PtrCastOp,
              tile::AssumeOp, tile::ScanOp>(op);
@@ -119,6 +120,10 @@ bool canTakeMma(unsigned tags) {
   return !(tags & (kOperandTag | kBlockedOnlyTag));
 }
 } // namespace
+
+/// Consecutive elements of a row one thread of an accumulator holds (c0
+/// and c1 of mma.sync's, and of wgmma's).
+constexpr int64_t kAccumulatorRun = 2;
 
 /// Whether `value` is loaded from memory, maybe through casts.
 static bool isLoaded(Value value) {
@@ -240,6 +245,7 @@ void TileAssignLayoutsPass::assignFunction(func::FuncOp func) {
       noteTile(arg);
   });
   SmallVector<tile::BroadcastOp> broadcasts;
+  SmallVector<tile::StoreOp> stores;
   func.walk([&](Operation *op) {
     for (Value result : op->getResults())
       noteTile(result);
@@ -247,6 +253,11 @@ void TileAssignLayoutsPass::assignFunction(func::FuncOp func) {
       SmallVector<Value> values(op->getOperands());
       llvm::append_range(values, op->getResults());
       groups.joinAll(values);
+    }
+    if (auto store = dyn_cast<tile::StoreOp>(op)) {
+      if (store.getMask())
+        groups.joinAll({store.getPtr(), store.getMask()});
+      stores.push_back(store);
     }
     if (auto dot = dyn_cast<tile::DotOp>(op))
       groups.join(dot.getAcc(), dot.getResult());
@@ -331,6 +342,26 @@ void TileAssignLayoutsPass::assignFunction(func::FuncOp func) {
         tag(src, kBlockedOnlyTag);
   }
 
+  // A store joins its value's group to its pointers', except that an
+  // accumulator's values are converted to the layout that stores them
+  // coalesced, as wide as Triton's epilogue (16 bytes, not the two
+  // elements of a row an accumulator's thread holds), where that is wider.
+  AxisInfoAnalysis axisInfo;
+  for (tile::StoreOp store : stores) {
+    Value value = groups.find(store.getValue());
+    Value pointers = groups.find(store.getPtr());
+    if (value == pointers || !isa<RankedTensorType>(value.getType()))
+      continue;
+    unsigned valueTags = tags.lookup(value);
+    if ((valueTags & kAccumulatorTag) && canTakeMma(valueTags) &&
+        chooseAccess(axisInfo, store.getPtr(), store.getMask()).vector >
+            kAccumulatorRun)
+      continue;
+    unsigned merged = valueTags | tags.lookup(pointers);
+    groups.join(value, pointers);
+    tags[groups.find(value)] = merged;
+  }
+
   // Broadcasts join their source's group to their result's, except where
   // that would put an accumulator with an operand or a reduction: the
   // (small) source is converted instead, so that operand loads stay
@@ -361,7 +392,6 @@ void TileAssignLayoutsPass::assignFunction(func::FuncOp func) {
   }
 
   // Memory accesses choose the other groups' layouts; the widest wins.
-  AxisInfoAnalysis axisInfo;
   DenseMap<Value, AccessChoice> chosen;
   func.walk([&](Operation *op) {
     Value ptr, mask;
@@ -471,6 +501,17 @@ void TileAssignLayoutsPass::assignFunction(func::FuncOp func) {
       expand.getSrcMutable().assign(convert.getResult());
     }
   });
+
+  for (tile::StoreOp store : stores) {
+    auto needed = cast<RankedTensorType>(store.getPtr().getType());
+    auto type = dyn_cast<RankedTensorType>(store.getValue().getType());
+    if (!type || type.getEncoding() == needed.getEncoding())
+      continue;
+    b.setInsertionPoint(store);
+    store.getValueMutable().assign(
+        convertTo(b, store.getLoc(), store.getValue(),
+                  withEncoding(type, needed.getEncoding())));
+  }
 
   for (tile::BroadcastOp broadcast : convertedBroadcasts) {
     auto srcType = broadcast.getSrc().getType();

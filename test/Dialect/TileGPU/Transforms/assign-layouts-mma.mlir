@@ -6,6 +6,8 @@
 // operands are loaded coalesced and converted to dot operands; the row and
 // column offsets that feed both an operand's pointers and the store's are
 // converted (64 elements, outside the loop) rather than joining the groups.
+// C's pointer has no alignment facts, so its stores are one element wide
+// in any layout and the accumulator is stored from its own.
 // CHECK-DAG: #[[$MMA:.*]] = #tilegpu.mma<{warpsPerCTA = [2, 2]}>
 // CHECK-DAG: #[[$A:.*]] = #tilegpu.dot_operand<{opIdx = 0, parent = #[[$MMA]], kWidth = 2}>
 // CHECK-DAG: #[[$B:.*]] = #tilegpu.dot_operand<{opIdx = 1, parent = #[[$MMA]], kWidth = 2}>
@@ -62,6 +64,44 @@ func.func @loop(%a: !tile.ptr<f16>, %b: !tile.ptr<f16>, %c: !tile.ptr<f32>, %ste
   %cs = tile.splat %c : !tile.ptr<f32> -> tensor<64x64x!tile.ptr<f32>>
   %cp = tile.addptr %cs, %coff : tensor<64x64x!tile.ptr<f32>>, tensor<64x64xi32>
   tile.store %cp, %acc : tensor<64x64x!tile.ptr<f32>>, tensor<64x64xf32>
+  return
+}
+
+// -----
+
+// Where C's rows are aligned, a coalesced store is wider than the two
+// columns an accumulator's thread holds: the pointers and the mask keep
+// the coalesced layout (eight f16 per thread) and the product, cast to f16
+// in the mma layout, is converted to it for the store, as Triton's
+// epilogue is.
+// CHECK-DAG: #[[$MMA:.*]] = #tilegpu.mma<{warpsPerCTA = [2, 2]}>
+// CHECK-DAG: #[[$STORE:.*]] = #tilegpu.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+// CHECK-LABEL: func.func @aligned_store
+// CHECK: %[[D:.*]] = tile.dot {{.*}} -> tensor<64x64xf32, #[[$MMA]]>
+// CHECK: %[[H:.*]] = arith.truncf %[[D]] : tensor<64x64xf32, #[[$MMA]]> to tensor<64x64xf16, #[[$MMA]]>
+// CHECK: %[[P:.*]] = tile.addptr {{.*}} : tensor<64x64x!tile.ptr<f16>, #[[$STORE]]>, tensor<64x64xi32, #[[$STORE]]>
+// CHECK: %[[M:.*]] = arith.cmpi slt, {{.*}} : tensor<64x64xi32, #[[$STORE]]>
+// CHECK: %[[V:.*]] = tilegpu.convert_layout %[[H]] : tensor<64x64xf16, #[[$MMA]]> -> tensor<64x64xf16, #[[$STORE]]>
+// CHECK: tile.store %[[P]], %[[V]], %[[M]] : tensor<64x64x!tile.ptr<f16>, #[[$STORE]]>, tensor<64x64xf16, #[[$STORE]]>
+func.func @aligned_store(%a: tensor<64x32xf16>, %b: tensor<32x64xf16>,
+                         %c: !tile.ptr<f16> {tile.divisibility = 16 : i64},
+                         %n: i32 {tile.divisibility = 16 : i64}) {
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+  %d = tile.dot %a, %b, %zero : tensor<64x32xf16>, tensor<32x64xf16> -> tensor<64x64xf32>
+  %h = arith.truncf %d : tensor<64x64xf32> to tensor<64x64xf16>
+  %r64 = tile.range 0 to 64 : tensor<64xi32>
+  %rows = tile.expand_dims %r64 axis 1 : tensor<64xi32> -> tensor<64x1xi32>
+  %cols = tile.expand_dims %r64 axis 0 : tensor<64xi32> -> tensor<1x64xi32>
+  %c64 = arith.constant dense<64> : tensor<64x1xi32>
+  %ro = arith.muli %rows, %c64 : tensor<64x1xi32>
+  %rb = tile.broadcast %ro : tensor<64x1xi32> -> tensor<64x64xi32>
+  %cb = tile.broadcast %cols : tensor<1x64xi32> -> tensor<64x64xi32>
+  %off = arith.addi %rb, %cb : tensor<64x64xi32>
+  %cs = tile.splat %c : !tile.ptr<f16> -> tensor<64x64x!tile.ptr<f16>>
+  %cp = tile.addptr %cs, %off : tensor<64x64x!tile.ptr<f16>>, tensor<64x64xi32>
+  %ns = tile.splat %n : i32 -> tensor<64x64xi32>
+  %mask = arith.cmpi slt, %cb, %ns : tensor<64x64xi32>
+  tile.store %cp, %h, %mask : tensor<64x64x!tile.ptr<f16>>, tensor<64x64xf16>
   return
 }
 
