@@ -4,7 +4,8 @@
 // block loads check both dimensions, so every edge reads zeros past the
 // tensor. On sm_90a, where the pointers and row strides are 16-byte aligned,
 // tile-pipeline-loops copies the blocks with TMA through tensor maps that
-// each launch builds from %a, %b, %M, %N and %K.
+// each launch builds from %a, %b, %M, %N and %K, and tile-tma-stores
+// writes C's block through one built from %c, %M and %N.
 func.func @matmul_tma(%a: !tile.ptr<f16>, %b: !tile.ptr<f16>,
                       %c: !tile.ptr<f32>, %M: i32, %N: i32, %K: i32) {
   %c0 = arith.constant 0 : i32

@@ -84,15 +84,23 @@ def test_aligned_block_loads_become_tma_copies_on_sm_90a():
     args = (a, b, c, 256, 256, 192, 192, 256, 256)
     meta = dict(BLOCK_M=128, BLOCK_N=128, BLOCK_K=64, num_warps=8)
     stages = block_matmul.asm(*args, chip="sm_90a", **meta)
-    assert stages["ptx"].count(".b8 block_matmul_kernel_param_") == 2
-    assert "cp.async.bulk.tensor.2d" in stages["ptx"]
+    # Three maps: A's and B's loads, C's store.
+    assert stages["ptx"].count(".b8 block_matmul_kernel_param_") == 3
+    assert "cp.async.bulk.tensor.2d.shared::cluster.global" in stages["ptx"]
     assert "mbarrier.try_wait.parity" in stages["ptx"]
     assert "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16" in \
         stages["ptx"]
-    # K = 190: A's rows are not 16-byte aligned; B's still are.
+    assert "cp.async.bulk.tensor.2d.global.shared::cta" in stages["ptx"]
+    assert "st.global" not in stages["ptx"]
+    # K = 190: A's rows are not 16-byte aligned; B's and C's still are.
     ragged = block_matmul.asm(a, b, c, 256, 256, 190, 190, 256, 256,
                               chip="sm_90a", **meta)["ptx"]
-    assert ragged.count(".b8 block_matmul_kernel_param_") == 1
+    assert ragged.count(".b8 block_matmul_kernel_param_") == 2
+    # N = 250: neither B's nor C's rows are; A's are.
+    narrow = block_matmul.asm(a, b, c, 256, 250, 192, 192, 250, 250,
+                              chip="sm_90a", **meta)["ptx"]
+    assert narrow.count(".b8 block_matmul_kernel_param_") == 1
+    assert "cp.async.bulk.tensor.2d.global.shared::cta" not in narrow
     # On sm_80: no TMA.
     sm80 = block_matmul.asm(*args, chip="sm_80", **meta)["ptx"]
     assert "cp.async.bulk" not in sm80

@@ -21,28 +21,17 @@ import triton_peer  # noqa: E402
 from isa_cases import CASES  # noqa: E402
 
 #: What Kiln still lacks against Triton 3.9, by case: the classes of
-#: isa.describe. Every matmul's epilogue stores from the accumulator
-#: layout, two elements at a time, where Triton converts it to a
-#: coalesced layout first (or, for a tensor descriptor's store, a TMA
-#: store; Kiln's descriptor matmuls get TMA loads and wgmma, and the one
-#: making its descriptors in the kernel also spills 32 bytes at 255
-#: registers against Triton's 154). The persistent softmax's
-#: tl.range(num_stages=...) pipelines loads that feed no dot, which Kiln's
-#: pipeliner does not. Flash attention reaches wgmma with K staged K-major
-#: and pipelined, its softmax in the accumulator's registers; at head
-#: dimension 128 it still spills (255 registers against Triton's 250, with
-#: P converted to wgmma's A through shared memory where Triton keeps it in
-#: registers: issue 26). The int8 matmul gets cp.async but mma.sync
-#: (Kiln's wgmma multiplies only f16 and bf16), which spills at 128x128
-#: with 8 warps.
+#: isa.describe. The persistent softmax's tl.range(num_stages=...)
+#: pipelines loads that feed no dot, which Kiln's pipeliner does not.
+#: Flash attention reaches wgmma with K staged K-major and pipelined, its
+#: softmax in the accumulator's registers; at head dimension 128 it still
+#: spills (255 registers against Triton's 250, with P converted to wgmma's
+#: A through shared memory where Triton keeps it in registers: issue 26).
+#: The int8 matmul gets cp.async but mma.sync (Kiln's wgmma multiplies only
+#: f16 and bf16).
 KNOWN_SHORTFALLS = {
     "softmax_persistent": {"async copies"},
-    "matmul": {"store"},
-    "matmul_descriptor": {"store", "spilled"},
-    "matmul_host_descriptor": {"store"},
-    "matmul_leaky_relu": {"store"},
-    "linear": {"store"},
-    "matmul_int8": {"store", "matmul", "spilled"},
+    "matmul_int8": {"matmul"},
     "attention_d128": {"spilled"},
     "attention_d128_causal": {"spilled"},
 }

@@ -932,7 +932,8 @@ def aligned_tma_matmul() -> str:
 # parameter, data type (f16), element bytes, box, swizzle, then base, rows,
 # columns and row stride as (argument, bytes) pairs.
 TMA_MATMUL_MAPS = ("matmul_tma 6 6 2 128 64 128 0 8 3 4 5 4 5 4\n"
-                   "matmul_tma 7 6 2 64 64 128 1 8 5 4 4 4 4 4\n")
+                   "matmul_tma 7 6 2 64 64 128 1 8 5 4 4 4 4 4\n"
+                   "matmul_tma 8 7 4 128 32 128 2 8 3 4 4 4 4 4\n")
 
 
 def test_a_tma_binary_records_how_launches_build_its_tensor_maps():
@@ -996,7 +997,7 @@ def test_tma_launches_build_their_maps_from_the_arguments():
                 print(launch.maps)
                 for i in range(launch.maps):
                     t = launch.map[i]
-                    print(t.base == (a, b)[i].__cuda_array_interface__["data"][0],
+                    print(t.base == (a, b, c)[i].__cuda_array_interface__["data"][0],
                           list(t.dims), t.row_bytes, list(t.box), t.swizzle)
                 try:
                     loaded.launch("matmul_tma", (2, 2), a, b, c, m, n, k + 1)
@@ -1005,13 +1006,15 @@ def test_tma_launches_build_their_maps_from_the_arguments():
         """)
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
-    assert lines[0] == "2"
-    # Innermost dimension first; rows K (for A) and N (for B) apart.
+    assert lines[0] == "3"
+    # Innermost dimension first; rows K (for A) and N (for B and C) apart;
+    # C's f32 block stored in 32-column slabs of the 128-byte swizzle.
     assert lines[1] == "True [352, 256] 704 [64, 128] 128"
     assert lines[2] == "True [192, 352] 384 [64, 64] 128"
+    assert lines[3] == "True [192, 256] 768 [32, 128] 128"
     assert "cannot build the tensor map of parameter 6 of 'matmul_tma'" in \
-        lines[3]
-    assert "the row stride is not a multiple of 16 bytes" in lines[3]
+        lines[4]
+    assert "the row stride is not a multiple of 16 bytes" in lines[4]
 
 
 @needs_stand_in

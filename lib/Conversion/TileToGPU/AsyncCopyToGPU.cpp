@@ -60,8 +60,12 @@ static bool livesOverlap(tilegpu::LocalAllocOp a, tilegpu::LocalAllocOp b) {
 /// Whether `alloc`'s buffer is done with when `op` runs: `op` comes after
 /// its last use, or after the op that holds the allocation (a loop whose
 /// body allocates). Ops before the allocation do not count: the buffer's
-/// first copies are issued without waiting for their readers.
+/// first copies are issued without waiting for their readers. Nor do
+/// mbarriers.
 static bool isDeadAt(tilegpu::LocalAllocOp alloc, Operation *op) {
+  // mbarriers are not repurposed (PTX asks for mbarrier.inval first).
+  if (cast<MemRefType>(alloc.getBuffer().getType()).getRank() == 1)
+    return false;
   if (Operation *at = alloc->getBlock()->findAncestorOpInBlock(*op)) {
     Operation *last = getLastUse(alloc);
     return last && last->isBeforeInBlock(at);
@@ -128,13 +132,12 @@ void kiln::tiletogpu::placeKernelBuffers(gpu::GPUModuleOp module) {
     kernel.walk([&](Operation *op) {
       if (!llvm::any_of(op->getOperandTypes(), llvm::IsaPred<RankedTensorType>))
         return;
-      int64_t offset = 0;
+      SmallVector<int64_t> inUse;
       for (const Placed &buffer : placed)
         if (!isDeadAt(buffer.alloc, op))
-          offset = std::max(offset, buffer.end);
-      offset = llvm::alignTo(offset, 16);
-      if (offset < scratch)
-        setScratchOffset(op, offset);
+          inUse.append({buffer.begin, buffer.end});
+      if (inUse.size() < 2 * placed.size())
+        setBuffersInUse(op, inUse);
     });
   }
 }

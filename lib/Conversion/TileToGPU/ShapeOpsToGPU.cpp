@@ -309,17 +309,12 @@ struct ConvertLayoutLowering
                           rewriter);
     }
     Location loc = op.getLoc();
-    layout::SharedLayout shared = getStagingLayout(resultType);
-    SharedTile tile{allocateSharedMemory(rewriter, op, shared.getSizeInBytes()),
-                    shared};
-    // The first barrier keeps a loop's next stores from overtaking this
-    // iteration's readers.
-    gpu::BarrierOp::create(rewriter, loc);
-    if (failed(storeSharedTile(rewriter, loc, tile, adaptor.getSrc(),
-                               sourceType)))
+    FailureOr<SharedTile> tile =
+        stageTile(rewriter, op, adaptor.getSrc(), sourceType);
+    if (failed(tile))
       return failure();
     gpu::BarrierOp::create(rewriter, loc);
-    FailureOr<Value> loaded = loadSharedTile(rewriter, loc, tile, resultType);
+    FailureOr<Value> loaded = loadSharedTile(rewriter, loc, *tile, resultType);
     if (failed(loaded))
       return failure();
     rewriter.replaceOp(op, *loaded);

@@ -8,6 +8,7 @@
 #include "kiln/Layout/RegisterMap.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 
@@ -262,4 +263,19 @@ LogicalResult kiln::tiletogpu::storeSharedTile(OpBuilder &b, Location loc,
         /*alignment=*/width * getStorageBytes(type.getElementType()));
   }
   return success();
+}
+
+FailureOr<SharedTile> kiln::tiletogpu::stageTile(OpBuilder &b, Operation *op,
+                                                 Value registers,
+                                                 RankedTensorType type,
+                                                 int64_t alignment) {
+  layout::SharedLayout layout = getStagingLayout(type);
+  SharedTile tile{
+      allocateSharedMemory(b, op, {layout.getSizeInBytes()}, alignment)
+          .front(),
+      layout};
+  gpu::BarrierOp::create(b, op->getLoc());
+  if (failed(storeSharedTile(b, op->getLoc(), tile, registers, type)))
+    return failure();
+  return tile;
 }

@@ -55,6 +55,16 @@ mlir::LogicalResult storeSharedTile(mlir::OpBuilder &b, mlir::Location loc,
                                     mlir::Value registers,
                                     mlir::RankedTensorType type);
 
+/// Stages `registers`, a 2-D tile of `type`, in scratch shared memory of
+/// `op` laid out as getStagingLayout says (`alignment`-aligned): after a
+/// barrier, which keeps the writes from overtaking the previous user's
+/// readers of the memory, each thread writes its runs (storeSharedTile).
+/// The caller makes the writes visible to their readers.
+mlir::FailureOr<SharedTile> stageTile(mlir::OpBuilder &b, mlir::Operation *op,
+                                      mlir::Value registers,
+                                      mlir::RankedTensorType type,
+                                      int64_t alignment = 16);
+
 /// Reads the tile staged in `tile` into the registers of `type`'s layout.
 /// The caller has made the tile's writes visible (a barrier).
 mlir::FailureOr<mlir::Value> loadSharedTile(mlir::OpBuilder &b,

@@ -1,10 +1,13 @@
-//===- TensorMapCopyToGPU.cpp - TMA copies completed on mbarriers ---------===//
+//===- TensorMapCopyToGPU.cpp - TMA copies --------------------------------===//
 //
-// The ops tile-pipeline-loops uses for block loads on sm_90: one thread
-// initializes a slot's mbarrier, arrives on it expecting the bytes of the
-// slot's copies and starts them (cp.async.bulk.tensor.2d, one per slab of
-// the slot's swizzled layout, through the tensor map parameter); every
-// thread waits for the phase before reading the slot.
+// The TMA ops of sm_90. Loads (tile-pipeline-loops' block loads): one
+// thread initializes a slot's mbarrier, arrives on it expecting the bytes
+// of the slot's copies and starts them (cp.async.bulk.tensor.2d, one per
+// slab of the slot's swizzled layout, through the tensor map parameter);
+// every thread waits for the phase before reading the slot. Stores
+// (tile-tma-stores' block stores): every thread writes its share of the
+// tile into swizzled shared memory and fences it into the async proxy,
+// then one thread copies each slab out and waits until they are read.
 //
 //===----------------------------------------------------------------------===//
 
@@ -33,6 +36,65 @@ static Value getBarrier(OpBuilder &b, Location loc, Value barriers,
 /// `pred` and "this is thread 0": the one thread that issues for all.
 static Value onThreadZero(OpBuilder &b, Location loc, Value pred) {
   return arith::AndIOp::create(b, loc, pred, isThreadZero(b, loc));
+}
+
+/// The tensor map of the kernel parameter `arg` (in the converted kernel)
+/// that `op` copies through.
+static FailureOr<tilegpu::TensorMapAttr> getTensorMap(Operation *op,
+                                                      Value arg) {
+  auto param = dyn_cast<BlockArgument>(arg);
+  Operation *kernel = param ? param.getOwner()->getParentOp() : nullptr;
+  auto maps = kernel ? kernel->getAttrOfType<ArrayAttr>(
+                           tilegpu::TensorMapAttr::kAttrName)
+                     : nullptr;
+  if (maps && param.getOwner()->isEntryBlock())
+    for (auto map : maps.getAsRange<tilegpu::TensorMapAttr>())
+      if (map.getArgument() == param.getArgNumber())
+        return map;
+  return op->emitOpError() << "target nvptx: the tensor map is not a "
+                              "kernel parameter listed in "
+                           << tilegpu::TensorMapAttr::kAttrName;
+}
+
+/// Calls `copy` with the shared address and the (column, row) coordinates
+/// of each slab of `tile` (the swizzle's width of columns, all rows): one
+/// TMA copy each, of the block `blockPtr` points at, through the tensor
+/// map parameter `mapArg` of `op`, whose boxes must be those slabs.
+static LogicalResult
+copySlabs(OpBuilder &b, Operation *op, Value mapArg, const SharedTile &tile,
+          Value blockPtr,
+          llvm::function_ref<void(Value, ValueRange)> copy) {
+  Location loc = op->getLoc();
+  FailureOr<tilegpu::TensorMapAttr> map = getTensorMap(op, mapArg);
+  if (failed(map))
+    return failure();
+  const layout::SharedLayout &layout = tile.layout;
+  int64_t swizzle = layout.getSwizzleBytes();
+  int64_t slabColumns =
+      swizzle ? swizzle / layout.getElementBytes() : layout.getColumns();
+  if (map->getBox() != ArrayRef<int64_t>{layout.getRows(), slabColumns} ||
+      map->getSwizzle() != swizzle)
+    return op->emitOpError()
+           << "target nvptx: the tensor map's boxes are not the slabs of "
+              "the tile's layout ("
+           << layout.getRows() << "x" << slabColumns << ", swizzle "
+           << swizzle << ")";
+  Type i32 = b.getI32Type();
+  auto coordinate = [&](int64_t d) {
+    return arith::TruncIOp::create(
+        b, loc, i32,
+        extractRegister(b, loc, blockPtr, BlockPointerFields::offset(2, d)));
+  };
+  Value row = coordinate(0), column = coordinate(1);
+  int64_t slabBytes =
+      layout.getRows() * slabColumns * layout.getElementBytes();
+  for (int64_t slab = 0; slab * slabColumns < layout.getColumns(); ++slab) {
+    Value slabColumn = arith::AddIOp::create(
+        b, loc, column, constantInt(b, loc, i32, slab * slabColumns));
+    copy(tile.address(b, loc, constantInt(b, loc, i32, slab * slabBytes)),
+         ValueRange{slabColumn, row});
+  }
+  return success();
 }
 
 namespace {
@@ -87,76 +149,72 @@ struct TensorMapCopyLowering : OpConversionPattern<tilegpu::TensorMapCopyOp> {
   matchAndRewrite(tilegpu::TensorMapCopyOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    FailureOr<tilegpu::TensorMapAttr> map =
-        getTensorMap(op, adaptor.getTensorMap());
-    if (failed(map))
-      return failure();
-    MemRefType bufferType = op.getBuffer().getType();
     SharedTile slot = getBufferSlot(rewriter, loc, adaptor.getBuffer(),
-                                    bufferType, adaptor.getSlot());
-    const layout::SharedLayout &layout = slot.layout;
-    int64_t swizzle = layout.getSwizzleBytes();
-    int64_t slabColumns = swizzle ? swizzle / layout.getElementBytes()
-                                  : layout.getColumns();
-    if (map->getBox() != ArrayRef<int64_t>{layout.getRows(), slabColumns} ||
-        map->getSwizzle() != swizzle)
-      return op.emitOpError()
-             << "target nvptx: the tensor map's boxes are not the slabs of "
-                "the slot's layout ("
-             << layout.getRows() << "x" << slabColumns << ", swizzle "
-             << swizzle << ")";
+                                    op.getBuffer().getType(), adaptor.getSlot());
     Value pred = onThreadZero(rewriter, loc, adaptor.getPred());
     Value barrier = getBarrier(rewriter, loc, adaptor.getBarriers(),
                                adaptor.getSlot());
-    Type i32 = rewriter.getI32Type();
-    auto coordinate = [&](int64_t d) {
-      return arith::TruncIOp::create(
-          rewriter, loc, i32,
-          extractRegister(rewriter, loc, adaptor.getBlockPtr(),
-                          BlockPointerFields::offset(2, d)));
-    };
-    Value row = coordinate(0), column = coordinate(1);
+    // On a launch without clusters the block's shared memory is its
+    // cluster's.
     auto cluster = LLVM::LLVMPointerType::get(rewriter.getContext(), 7);
-    int64_t slabBytes = layout.getRows() * slabColumns *
-                        layout.getElementBytes();
-    for (int64_t slab = 0; slab * slabColumns < layout.getColumns(); ++slab) {
-      // The copy writes the slab's rows swizzled as the layout says; on a
-      // launch without clusters the block's shared memory is its
-      // cluster's.
-      Value destination = LLVM::AddrSpaceCastOp::create(
-          rewriter, loc, cluster,
-          slot.address(rewriter, loc,
-                       constantInt(rewriter, loc, i32, slab * slabBytes)));
-      Value slabColumn = arith::AddIOp::create(
-          rewriter, loc, column,
-          constantInt(rewriter, loc, i32, slab * slabColumns));
-      NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
-          rewriter, loc, destination, adaptor.getTensorMap(),
-          ValueRange{slabColumn, row}, barrier, ValueRange(), Value(),
-          Value(), NVVM::TMALoadMode::TILE, /*isCTAOnly=*/false,
-          NVVM::CTAGroupKindAttr(), pred);
-    }
+    if (failed(copySlabs(
+            rewriter, op, adaptor.getTensorMap(), slot, adaptor.getBlockPtr(),
+            [&](Value slab, ValueRange coordinates) {
+              NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+                  rewriter, loc,
+                  LLVM::AddrSpaceCastOp::create(rewriter, loc, cluster, slab),
+                  adaptor.getTensorMap(), coordinates, barrier, ValueRange(),
+                  Value(), Value(), NVVM::TMALoadMode::TILE,
+                  /*isCTAOnly=*/false, NVVM::CTAGroupKindAttr(), pred);
+            })))
+      return failure();
     rewriter.eraseOp(op);
     return success();
   }
+};
 
-  /// The tensor map of the kernel parameter `op` copies through (`arg`,
-  /// in the converted kernel).
-  static FailureOr<tilegpu::TensorMapAttr>
-  getTensorMap(tilegpu::TensorMapCopyOp op, Value arg) {
-    auto param = dyn_cast<BlockArgument>(arg);
-    Operation *kernel =
-        param ? param.getOwner()->getParentOp() : nullptr;
-    auto maps = kernel ? kernel->getAttrOfType<ArrayAttr>(
-                             tilegpu::TensorMapAttr::kAttrName)
-                       : nullptr;
-    if (maps && param.getOwner()->isEntryBlock())
-      for (auto map : maps.getAsRange<tilegpu::TensorMapAttr>())
-        if (map.getArgument() == param.getArgNumber())
-          return map;
-    return op.emitOpError() << "target nvptx: the tensor map is not a "
-                               "kernel parameter listed in "
-                            << tilegpu::TensorMapAttr::kAttrName;
+struct TensorMapStoreLowering
+    : OpConversionPattern<tilegpu::TensorMapStoreOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(tilegpu::TensorMapStoreOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    // TMA applies the swizzle to address bits [4, 10): the staged tile
+    // starts on a 1024-byte boundary, as the pipeline's slots do.
+    FailureOr<SharedTile> tile =
+        stageTile(rewriter, op, adaptor.getValue(),
+                  cast<RankedTensorType>(op.getValue().getType()),
+                  /*alignment=*/1024);
+    if (failed(tile))
+      return failure();
+    // The copies read the tile through the async proxy.
+    NVVM::FenceProxyOp::create(
+        rewriter, loc,
+        NVVM::ProxyKindAttr::get(op.getContext(), NVVM::ProxyKind::async_shared),
+        NVVM::SharedSpaceAttr::get(op.getContext(),
+                                   NVVM::SharedSpace::shared_cta));
+    gpu::BarrierOp::create(rewriter, loc);
+    Value first = isThreadZero(rewriter, loc);
+    if (failed(copySlabs(rewriter, op, adaptor.getTensorMap(), *tile,
+                         adaptor.getBlockPtr(),
+                         [&](Value slab, ValueRange coordinates) {
+                           NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
+                               rewriter, loc, adaptor.getTensorMap(), slab,
+                               coordinates, Value(), NVVM::TMAStoreMode::TILE,
+                               first);
+                         })))
+      return failure();
+    // Only the issuing thread has copies in its group; it waits until they
+    // have read the tile, before any later barrier lets the memory be
+    // written again (or the block exit).
+    NVVM::CpAsyncBulkCommitGroupOp::create(rewriter, loc);
+    NVVM::CpAsyncBulkWaitGroupOp::create(rewriter, loc,
+                                         rewriter.getI32IntegerAttr(0),
+                                         rewriter.getUnitAttr());
+    rewriter.eraseOp(op);
+    return success();
   }
 };
 
@@ -182,6 +240,7 @@ struct BarrierWaitLowering : OpConversionPattern<tilegpu::BarrierWaitOp> {
 void kiln::tiletogpu::populateTensorMapCopyToGPUPatterns(
     const TypeConverter &converter, RewritePatternSet &patterns) {
   patterns.add<InitBarriersLowering, BarrierExpectLowering,
-               TensorMapCopyLowering, BarrierWaitLowering>(
+               TensorMapCopyLowering, TensorMapStoreLowering,
+               BarrierWaitLowering>(
       converter, patterns.getContext());
 }

@@ -314,23 +314,68 @@ SmallVector<Value> kiln::tiletogpu::combineValues(OpBuilder &b,
 /// Name of the shared array of every kernel in a gpu.module.
 static constexpr llvm::StringLiteral kSharedArrayName = "__kiln_shared";
 
-/// Name of the attribute where an op's (a gpu.module's) scratch starts.
+/// Name of the gpu.module attribute where kernel-long buffers end.
 static constexpr llvm::StringLiteral kScratchOffsetName =
     "kiln.shared_scratch_offset";
+/// Name of the attribute listing the buffers in use while an op runs.
+static constexpr llvm::StringLiteral kBuffersInUseName =
+    "kiln.shared_buffers_in_use";
+
+int64_t kiln::tiletogpu::getScratchOffset(gpu::GPUModuleOp module) {
+  auto offset = module->getAttrOfType<IntegerAttr>(kScratchOffsetName);
+  return offset ? offset.getInt() : 0;
+}
+
+void kiln::tiletogpu::setScratchOffset(gpu::GPUModuleOp module,
+                                       int64_t offset) {
+  module->setAttr(kScratchOffsetName,
+                  IntegerAttr::get(IntegerType::get(module.getContext(), 64),
+                                   offset));
+}
+
+void kiln::tiletogpu::setBuffersInUse(Operation *op, ArrayRef<int64_t> inUse) {
+  op->setAttr(kBuffersInUseName,
+              DenseI64ArrayAttr::get(op->getContext(), inUse));
+}
+
+/// Where `op`'s scratch of `bytes`, `alignment`-aligned, starts: the
+/// lowest gap between the buffers in use while it runs, where they are
+/// known, else past every kernel-long buffer.
+static int64_t findScratch(Operation *op, gpu::GPUModuleOp module,
+                           int64_t bytes, int64_t alignment) {
+  auto inUse = op->getAttrOfType<DenseI64ArrayAttr>(kBuffersInUseName);
+  if (!inUse)
+    return llvm::alignTo(getScratchOffset(module), alignment);
+  int64_t offset = 0;
+  for (bool moved = true; moved;) {
+    moved = false;
+    for (int64_t i = 0; i + 1 < int64_t(inUse.size()); i += 2)
+      if (inUse[i] < offset + bytes && offset < inUse[i + 1]) {
+        offset = llvm::alignTo(inUse[i + 1], alignment);
+        moved = true;
+      }
+  }
+  return offset;
+}
 
 SmallVector<Value>
 kiln::tiletogpu::allocateSharedMemory(OpBuilder &b, Operation *op,
-                                      ArrayRef<int64_t> bytes) {
+                                      ArrayRef<int64_t> bytes,
+                                      int64_t alignment) {
   Location loc = op->getLoc();
-  // Buffers start 16-byte aligned, for vector accesses, after the buffers
-  // that live through the whole kernel.
+  // Buffers avoid the kernel-long buffers in use while `op` runs.
   auto module = op->getParentOfType<gpu::GPUModuleOp>();
+  int64_t needed = 0;
+  for (int64_t size : bytes)
+    needed = llvm::alignTo(needed, alignment) + size;
   SmallVector<int64_t> offsets;
-  int64_t total = getScratchOffset(op);
+  int64_t total = findScratch(op, module, needed, alignment);
   for (int64_t size : bytes) {
+    total = llvm::alignTo(total, alignment);
     offsets.push_back(total);
-    total += llvm::alignTo(size, 16);
+    total += size;
   }
+  reserveSharedArray(module, total, alignment);
   Value base = getSharedArray(b, loc, module, total);
   auto pointerType = LLVM::LLVMPointerType::get(b.getContext(), 3);
   SmallVector<Value> buffers;
@@ -417,21 +462,6 @@ Value kiln::tiletogpu::getSharedArray(OpBuilder &b, Location loc,
   return LLVM::AddressOfOp::create(
       b, loc, LLVM::LLVMPointerType::get(b.getContext(), 3),
       kSharedArrayName);
-}
-
-int64_t kiln::tiletogpu::getScratchOffset(Operation *op) {
-  if (auto own = op->getAttrOfType<IntegerAttr>(kScratchOffsetName))
-    return own.getInt();
-  auto module = dyn_cast<gpu::GPUModuleOp>(op);
-  if (!module)
-    module = op->getParentOfType<gpu::GPUModuleOp>();
-  auto offset = module->getAttrOfType<IntegerAttr>(kScratchOffsetName);
-  return offset ? offset.getInt() : 0;
-}
-
-void kiln::tiletogpu::setScratchOffset(Operation *op, int64_t offset) {
-  op->setAttr(kScratchOffsetName,
-              IntegerAttr::get(IntegerType::get(op->getContext(), 64), offset));
 }
 
 Value kiln::tiletogpu::allocateSharedMemory(OpBuilder &b, Operation *op,

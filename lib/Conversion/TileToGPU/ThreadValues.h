@@ -103,13 +103,15 @@ llvm::SmallVector<mlir::Value> combineValues(mlir::OpBuilder &b,
 
 /// Scratch shared memory for `op`: one buffer of each size in `bytes`, as
 /// addrspace(3) pointers into the kernel's single shared array, past the
-/// buffers in use while it runs (tilegpu.local_alloc, getScratchOffset). All ops
+/// buffers in use while it runs (tilegpu.local_alloc, setBuffersInUse). All ops
 /// reuse that scratch (the array is as large as the most any op asks for),
 /// so each op must wait at a barrier before it first writes, which keeps it
 /// from overwriting what the previous op's threads are still reading.
-llvm::SmallVector<mlir::Value> allocateSharedMemory(mlir::OpBuilder &b,
-                                                    mlir::Operation *op,
-                                                    llvm::ArrayRef<int64_t> bytes);
+/// Each buffer starts `alignment`-aligned (16 bytes for vector accesses;
+/// more for what TMA swizzles).
+llvm::SmallVector<mlir::Value>
+allocateSharedMemory(mlir::OpBuilder &b, mlir::Operation *op,
+                     llvm::ArrayRef<int64_t> bytes, int64_t alignment = 16);
 mlir::Value allocateSharedMemory(mlir::OpBuilder &b, mlir::Operation *op,
                                  int64_t bytes);
 
@@ -128,12 +130,16 @@ void reserveSharedArray(mlir::gpu::GPUModuleOp module, int64_t bytes,
 mlir::Value getSharedArray(mlir::OpBuilder &b, mlir::Location loc,
                            mlir::gpu::GPUModuleOp module, int64_t bytes);
 
-/// Where the scratch of `op` starts in the shared array (set before the
-/// conversion): on a gpu.module, the end of its kernels' kernel-long
-/// buffers; on an op that runs when fewer of them are in use, its own,
-/// else its module's.
-int64_t getScratchOffset(mlir::Operation *op);
-void setScratchOffset(mlir::Operation *op, int64_t offset);
+/// Where the scratch of `module`'s kernels starts in the shared array by
+/// default: the end of their kernel-long buffers (set before the
+/// conversion).
+int64_t getScratchOffset(mlir::gpu::GPUModuleOp module);
+void setScratchOffset(mlir::gpu::GPUModuleOp module, int64_t offset);
+
+/// Records that only the kernel-long buffers at [begin, end) pairs
+/// `inUse` may be in use while `op` runs: its scratch goes in the lowest
+/// gap between them that fits.
+void setBuffersInUse(mlir::Operation *op, llvm::ArrayRef<int64_t> inUse);
 
 /// The element type a value of `type` is stored as in memory (i1 and
 /// 8-bit floats, which LLVM lacks, as i8; pointers as i64 addresses).

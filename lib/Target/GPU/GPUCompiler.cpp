@@ -4,6 +4,7 @@
 
 #include "kiln/Conversion/Passes.h"
 #include "kiln/Dialect/TileGPU/IR/TileGPUDialect.h"
+#include "kiln/Dialect/TileGPU/Transforms/TensorMaps.h"
 #include "kiln/Runtime/TensorMap.h"
 #include "kiln/Target/GPU/GPUPipeline.h"
 
@@ -85,27 +86,6 @@ LogicalResult kiln::gpu::lowerTileKernels(ModuleOp module, int64_t numWarps,
   return pm.run(module);
 }
 
-/// cuda.h's CUtensorMapDataType of `type`, or -1.
-static int getTensorMapDataType(Type type) {
-  if (type.isF16())
-    return 6;
-  if (type.isBF16())
-    return 9;
-  if (type.isF32())
-    return 7;
-  if (type.isF64())
-    return 8;
-  if (type.isInteger(8))
-    return 0;
-  if (type.isInteger(16))
-    return 1;
-  if (type.isInteger(32))
-    return 3;
-  if (type.isInteger(64))
-    return 5;
-  return -1;
-}
-
 /// What the launches of `module`'s kernels build their tensor maps from.
 static FailureOr<std::vector<kiln::runtime::TensorMapSpec>>
 getTensorMapSpecs(ModuleOp module) {
@@ -118,7 +98,7 @@ getTensorMapSpecs(ModuleOp module) {
       kiln::runtime::TensorMapSpec spec;
       spec.kernel = func.getName().str();
       spec.parameter = map.getArgument();
-      spec.dataType = getTensorMapDataType(map.getElementType());
+      spec.dataType = kiln::tilegpu::getTensorMapDataType(map.getElementType());
       if (spec.dataType < 0) {
         func.emitError() << "target nvptx: TMA has no data type for "
                          << map.getElementType();

@@ -61,6 +61,10 @@ void kiln::gpu::buildGPULoweringPipeline(OpPassManager &pm,
     pipeline.tensorMaps = options.computeCapability >= 90;
     pm.addPass(tilegpu::createTilePipelineLoopsPass(pipeline));
   }
+  // Block stores (tensor descriptors' stores) through the same tensor
+  // maps, as Triton writes them on Hopper.
+  if (options.computeCapability >= 90)
+    pm.addPass(tilegpu::createTileTMAStoresPass());
   ConvertTileToGPUPassOptions conversion;
   conversion.sharedMemoryLimit = options.sharedMemoryLimit;
   pm.addPass(createConvertTileToGPUPass(conversion));

@@ -22,7 +22,7 @@ module attributes {tilegpu.num_warps = 4 : i32} {
     %buf = tilegpu.local_alloc : memref<3x64x64xf16, 3>
     %bars = tilegpu.local_alloc : memref<3xi64, 3>
     // expected-error @+2 {{failed to legalize operation 'tilegpu.tensor_map_copy'}}
-    // expected-error @+1 {{'tilegpu.tensor_map_copy' op target nvptx: the tensor map's boxes are not the slabs of the slot's layout (64x64, swizzle 128)}}
+    // expected-error @+1 {{'tilegpu.tensor_map_copy' op target nvptx: the tensor map's boxes are not the slabs of the tile's layout (64x64, swizzle 128)}}
     tilegpu.tensor_map_copy %map, %bp into %buf[%s], %bars if %p : !tile.ptr<i8, 0>, !tile.block_ptr<64x64xf16>, memref<3x64x64xf16, 3>, memref<3xi64, 3>
     return
   }

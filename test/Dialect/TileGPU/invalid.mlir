@@ -265,3 +265,27 @@ func.func @map_past_the_arguments(%a: !tile.ptr<f16>) attributes {tilegpu.tensor
 func.func @map_from_nowhere(%a: !tile.ptr<f16>, %map: !tile.ptr<i8, 0>) attributes {tilegpu.tensor_maps = [#tilegpu.tensor_map<argument = 1, elementType = f16, box = [64, 64], swizzle = 128, sources = [0, 5, -1, -1], values = [8, 4, 64, 64]>]} {
   return
 }
+
+// -----
+
+func.func @store_other_shape(%v: tensor<64x32xf16>, %map: !tile.ptr<i8, 0>, %bp: !tile.block_ptr<64x64xf16>) {
+  // expected-error @+1 {{'tilegpu.tensor_map_store' op stores a tile of the block's shape and element type ('!tile.block_ptr<64x64xf16>'), not 'tensor<64x32xf16>'}}
+  tilegpu.tensor_map_store %v, %map, %bp : tensor<64x32xf16>, !tile.ptr<i8, 0>, !tile.block_ptr<64x64xf16>
+  return
+}
+
+// -----
+
+func.func @store_one_dimension(%v: tensor<64xf16>, %map: !tile.ptr<i8, 0>, %bp: !tile.block_ptr<64xf16>) {
+  // expected-error @+1 {{'tilegpu.tensor_map_store' op stores 2-D blocks, not '!tile.block_ptr<64xf16>'}}
+  tilegpu.tensor_map_store %v, %map, %bp : tensor<64xf16>, !tile.ptr<i8, 0>, !tile.block_ptr<64xf16>
+  return
+}
+
+// -----
+
+func.func @store_global_map(%v: tensor<64x64xf16>, %map: !tile.ptr<i8>, %bp: !tile.block_ptr<64x64xf16>) {
+  // expected-error @+1 {{'tilegpu.tensor_map_store' op reads the tensor map through a generic pointer (address space 0)}}
+  tilegpu.tensor_map_store %v, %map, %bp : tensor<64x64xf16>, !tile.ptr<i8>, !tile.block_ptr<64x64xf16>
+  return
+}

@@ -95,3 +95,10 @@ func.func @tensor_map_copies(%a: !tile.ptr<f16>, %rows: i32, %map: !tile.ptr<i8,
   tilegpu.barrier_wait %bars[%s], %s : memref<3xi64, 3>
   return
 }
+
+// CHECK-LABEL: func.func @tensor_map_store
+// CHECK: tilegpu.tensor_map_store %{{.*}}, %{{.*}}, %{{.*}} : tensor<64x64xf16>, !tile.ptr<i8, 0>, !tile.block_ptr<64x64xf16>
+func.func @tensor_map_store(%v: tensor<64x64xf16>, %map: !tile.ptr<i8, 0>, %bp: !tile.block_ptr<64x64xf16>) {
+  tilegpu.tensor_map_store %v, %map, %bp : tensor<64x64xf16>, !tile.ptr<i8, 0>, !tile.block_ptr<64x64xf16>
+  return
+}

@@ -8,10 +8,14 @@
 // parameters after the kernel's own; one thread initializes an mbarrier
 // per slot, arrives expecting a stage's bytes and issues the copies (one
 // per 64-column slab: one for A's 128x64 block, two for B's 64x128); every
-// thread waits for the phase, and wgmma reads the slots in place.
+// thread waits for the phase, and wgmma reads the slots in place. C's
+// block store goes out through a third map: staged in the swizzled
+// layout, fenced into the async proxy, one copy per 32-column slab of the
+// 128x128 f32 block.
 // CHECK: .param .u32 matmul_tma_param_5,
 // CHECK-NEXT: .param .align 64 .b8 matmul_tma_param_6[128],
-// CHECK-NEXT: .param .align 64 .b8 matmul_tma_param_7[128]
+// CHECK-NEXT: .param .align 64 .b8 matmul_tma_param_7[128],
+// CHECK-NEXT: .param .align 64 .b8 matmul_tma_param_8[128]
 // CHECK: cvta.param.u64
 // CHECK-COUNT-3: mbarrier.init.shared.b64
 // CHECK: fence.mbarrier_init.release.cluster;
@@ -20,12 +24,19 @@
 // CHECK: mbarrier.try_wait.parity.shared.b64
 // CHECK: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
 // CHECK-NOT: cp.async.cg
+// CHECK: fence.proxy.async.shared::cta;
+// CHECK-NEXT: bar.sync 0;
+// CHECK-COUNT-4: @%p{{[0-9]+}} cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%rd{{[0-9]+}}, {%r{{[0-9]+}}, %r{{[0-9]+}}} ], [%r{{[0-9]+}}];
+// CHECK: cp.async.bulk.commit_group;
+// CHECK-NEXT: cp.async.bulk.wait_group.read 0;
+// CHECK-NOT: st.global
 // PTXAS: 0 bytes spill stores, 0 bytes spill loads
 // SASS: SYNCS.EXCH.64
 // SASS: SYNCS.ARRIVE.TRANS64
 // SASS: UTMALDG.2D
 // SASS: SYNCS.PHASECHK.TRANS64
 // SASS: HGMMA.64x128x16.F32
+// SASS-COUNT-4: UTMASTG.2D
 
 // Without the alignment facts (pointers 16-byte aligned, row strides a
 // multiple of 16 bytes) the launch could not build the maps: no TMA.

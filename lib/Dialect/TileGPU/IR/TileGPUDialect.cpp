@@ -376,6 +376,22 @@ LogicalResult TensorMapCopyOp::verify() {
                     blockType.getElementType());
 }
 
+LogicalResult TensorMapStoreOp::verify() {
+  auto blockType = cast<kiln::tile::BlockPointerType>(getBlockPtr().getType());
+  auto valueType = cast<RankedTensorType>(getValue().getType());
+  if (blockType.getShape().size() != 2)
+    return emitOpError() << "stores 2-D blocks, not " << blockType;
+  if (valueType.getShape() != blockType.getShape() ||
+      valueType.getElementType() != blockType.getElementType())
+    return emitOpError() << "stores a tile of the block's shape and element "
+                            "type ("
+                         << blockType << "), not " << valueType;
+  if (getTensorMap().getType().getAddressSpace() != 0)
+    return emitOpError() << "reads the tensor map through a generic pointer "
+                            "(address space 0)";
+  return success();
+}
+
 LogicalResult LocalLoadOp::verify() {
   auto result = cast<RankedTensorType>(getType());
   return verifySlot(*this, getBuffer().getType(), result.getShape(),

@@ -17,6 +17,7 @@
 
 #include "kiln/Dialect/Tile/IR/TileDialect.h"
 #include "kiln/Dialect/TileGPU/Transforms/AxisInfo.h"
+#include "kiln/Dialect/TileGPU/Transforms/TensorMaps.h"
 #include "kiln/Layout/SharedLayout.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -46,20 +47,6 @@ static int64_t getSlotBudget(int64_t limit) {
 }
 
 namespace {
-
-/// What a tensor map is built from (TensorMapAttr without its parameter).
-struct TensorMapFields {
-  Type elementType;
-  SmallVector<int64_t, 2> box;
-  int64_t swizzle;
-  SmallVector<int64_t, 4> sources, values;
-
-  /// The map in parameter `argument`.
-  TensorMapAttr get(MLIRContext *context, int64_t argument) const {
-    return TensorMapAttr::get(context, argument, elementType, box, swizzle,
-                              sources, values);
-  }
-};
 
 /// A load turned into asynchronous copies (a tile.load into cp.async, a
 /// tile.block_load with `tensorMap` into TMA copies), and the conversions
@@ -119,110 +106,22 @@ static int64_t getCopyBytes(AxisInfoAnalysis &axisInfo, tile::LoadOp load) {
   return width * std::max<int64_t>(1, element.getIntOrFloatBitWidth() / 8);
 }
 
-/// The block pointer `value` reaches `loop`'s body as: through
-/// tile.advance and the loop's own iteration arguments (each advanced
-/// from itself), the tile.make_block_ptr before the loop it starts from;
-/// null if it comes from anything else.
-static tile::MakeBlockPtrOp getBlockPtrOrigin(Value value, scf::ForOp loop) {
-  auto skipAdvances = [](Value v) {
-    while (auto advance = v.getDefiningOp<tile::AdvanceOp>())
-      v = advance.getBlockPtr();
-    return v;
-  };
-  value = skipAdvances(value);
-  if (auto arg = dyn_cast<BlockArgument>(value);
-      arg && arg.getOwner() == loop.getBody() &&
-      arg != loop.getInductionVar()) {
-    auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
-    if (skipAdvances(yield.getOperand(arg.getArgNumber() - 1)) != arg)
-      return nullptr;
-    value = skipAdvances(loop.getTiedLoopInit(arg)->get());
-  }
-  auto origin = value.getDefiningOp<tile::MakeBlockPtrOp>();
-  return origin && !loop->isAncestor(origin) ? origin : nullptr;
-}
-
-/// Where a launch finds `value`: (-1, the constant) or (kernel argument,
-/// its size in bytes), through integer extensions; nullopt otherwise.
-static std::optional<std::pair<int64_t, int64_t>> getLaunchSource(Value value) {
-  while (isa_and_nonnull<arith::ExtSIOp, arith::ExtUIOp>(value.getDefiningOp()))
-    value = value.getDefiningOp()->getOperand(0);
-  APInt constant;
-  if (matchPattern(value, m_ConstantInt(&constant)))
-    return std::make_pair<int64_t, int64_t>(-1, constant.getSExtValue());
-  auto arg = dyn_cast<BlockArgument>(value);
-  if (!arg || !isa<func::FuncOp>(arg.getOwner()->getParentOp()))
-    return std::nullopt;
-  int64_t bytes = isa<tile::PointerType>(arg.getType())
-                      ? 8
-                      : arg.getType().getIntOrFloatBitWidth() / 8;
-  if (bytes != 4 && bytes != 8)
-    return std::nullopt;
-  return std::make_pair<int64_t, int64_t>(arg.getArgNumber(), int64_t(bytes));
-}
-
 /// The tensor map through which TMA can copy the blocks `load` reads in
 /// `loop`, or why there is none.
-static FailureOr<TensorMapFields> getTensorMap(tile::BlockLoadOp load,
-                                               scf::ForOp loop,
-                                               AxisInfoAnalysis &axisInfo,
-                                               std::string &whyNot) {
-  auto fail = [&](const Twine &why) {
-    whyNot = why.str();
+static FailureOr<TensorMapFields>
+getBlockLoadTensorMap(tile::BlockLoadOp load, scf::ForOp loop,
+                      AxisInfoAnalysis &axisInfo, std::string &whyNot) {
+  if (load.getPadding() != tile::PaddingOption::Zero) {
+    whyNot = "TMA pads with zeros, not NaN";
     return failure();
-  };
-  if (load.getPadding() != tile::PaddingOption::Zero)
-    return fail("TMA pads with zeros, not NaN");
-  tile::MakeBlockPtrOp origin = getBlockPtrOrigin(load.getBlockPtr(), loop);
-  if (!origin)
-    return fail("its block pointer does not come from a tile.make_block_ptr "
-                "before the loop, advanced by the loop");
-  if (origin.getOrder() != ArrayRef<int32_t>{1, 0})
-    return fail("the tensor is not row-major (order [1, 0])");
-  auto unitStride = getLaunchSource(origin.getStrides()[1]);
-  if (!unitStride || unitStride->first != -1 || unitStride->second != 1)
-    return fail("the column stride is not the constant 1");
-  RankedTensorType type = load.getType();
-  Type element = type.getElementType();
-  int64_t elementBytes = element.getIntOrFloatBitWidth() / 8;
-  if (elementBytes == 0)
-    return fail("its elements are narrower than a byte");
-  // cuTensorMapEncodeTiled's alignment rules.
-  if (axisInfo.get(origin.getBase()).divisibility[0] % 16 != 0)
-    return fail("the base is not known to be 16-byte aligned (give it "
-                "tile.divisibility = 16)");
-  if (axisInfo.get(origin.getStrides()[0]).divisibility[0] * elementBytes %
-          16 != 0)
-    return fail("the row stride is not known to be a multiple of 16 bytes");
-  TensorMapFields fields;
-  fields.elementType = element;
-  for (Value value : {Value(origin.getBase()), origin.getShape()[0],
-                      origin.getShape()[1], origin.getStrides()[0]}) {
-    auto source = getLaunchSource(value);
-    if (!source)
-      return fail("its base, shape and row stride are not kernel arguments "
-                  "or constants");
-    fields.sources.push_back(source->first);
-    fields.values.push_back(source->second);
   }
-  // One copy per slab of the slot's layout.
-  int64_t rows = type.getDimSize(0), columns = type.getDimSize(1);
-  int64_t rowBytes = columns * elementBytes;
-  fields.swizzle = layout::SharedLayout::chooseSwizzle(rowBytes);
-  int64_t boxColumns =
-      fields.swizzle ? fields.swizzle / elementBytes : columns;
-  if (rows > 256 || boxColumns > 256 || (!fields.swizzle && rowBytes % 16))
-    return fail(llvm::formatv("a {0}x{1} block is not a TMA box (at most "
-                              "256x256, rows of a multiple of 16 bytes)",
-                              rows, columns));
-  // The swizzle repeats every eight rows: each slot and slab must start
-  // on such a boundary for TMA to write the layout the readers expect.
-  if (fields.swizzle && rows % 8 != 0)
-    return fail(llvm::formatv("its {0} rows are not a multiple of the "
-                              "swizzle's 8",
-                              rows));
-  fields.box = {rows, boxColumns};
-  return fields;
+  tile::MakeBlockPtrOp origin = getBlockPtrOrigin(load.getBlockPtr());
+  if (!origin || loop->isAncestor(origin)) {
+    whyNot = "its block pointer does not come from a tile.make_block_ptr "
+             "before the loop, advanced by the loop";
+    return failure();
+  }
+  return getTensorMap(origin, load.getType(), axisInfo, whyNot);
 }
 
 /// Why `loop` cannot be pipelined with `stages` slots, or its plan (whose
@@ -277,7 +176,7 @@ static FailureOr<LoopPlan> planLoop(scf::ForOp loop, int64_t stages,
     if (blockLoad) {
       std::string whyNotTMA;
       FailureOr<TensorMapFields> map =
-          getTensorMap(blockLoad, loop, axisInfo, whyNotTMA);
+          getBlockLoadTensorMap(blockLoad, loop, axisInfo, whyNotTMA);
       if (failed(map)) {
         blockLoad.emitRemark() << "not copied by TMA: " << whyNotTMA;
         continue;
@@ -601,29 +500,6 @@ static void pipelineLoop(scf::ForOp loop, LoopPlan &plan,
     AsyncWaitOp::create(b, loc, 0);
   loop.replaceAllUsesWith(pipelined.getResults());
   loop.erase();
-}
-
-/// The parameter of `kernel` that holds the tensor map `fields`
-/// describe: added, and listed in the kernel's tilegpu.tensor_maps, the
-/// first time.
-static Value getTensorMapArgument(func::FuncOp kernel,
-                                  const TensorMapFields &fields) {
-  MLIRContext *context = kernel.getContext();
-  SmallVector<Attribute> maps;
-  if (auto list = kernel->getAttrOfType<ArrayAttr>(TensorMapAttr::kAttrName))
-    maps.assign(list.begin(), list.end());
-  for (Attribute attr : maps) {
-    int64_t argument = cast<TensorMapAttr>(attr).getArgument();
-    if (fields.get(context, argument) == attr)
-      return kernel.getArgument(argument);
-  }
-  unsigned argument = kernel.getNumArguments();
-  (void)kernel.insertArgument(
-      argument, tile::PointerType::get(IntegerType::get(context, 8), 0), {},
-      kernel.getLoc());
-  maps.push_back(fields.get(context, argument));
-  kernel->setAttr(TensorMapAttr::kAttrName, ArrayAttr::get(context, maps));
-  return kernel.getArgument(argument);
 }
 
 void TilePipelineLoopsPass::runOnOperation() {

@@ -228,6 +228,32 @@ def TileGPU_TensorMapCopyOp : TileGPU_Op<"tensor_map_copy"> {
   let hasVerifier = 1;
 }
 
+def TileGPU_TensorMapStoreOp : TileGPU_Op<"tensor_map_store"> {
+  let summary = "Store a tile into a block pointer's block by TMA";
+  let description = [{
+    Writes `value` into the block `block_ptr` points at (its offsets; base,
+    shape and strides are the tensor map's) through the tensor map at
+    `tensor_map`: the tile is staged in swizzled shared memory, then one
+    thread copies it to global memory (`cp.async.bulk.tensor.2d`
+    shared::cta to global, one per slab of the staging layout) and waits
+    until the copies have read it. Elements outside the tensor are not
+    written.
+
+    ```mlir
+    tilegpu.tensor_map_store %v, %map, %bp
+        : tensor<128x128xf16, #blocked>, !tile.ptr<i8, 0>,
+          !tile.block_ptr<128x128xf16>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$value, Tile_PointerType:$tensorMap,
+                       Tile_BlockPointerType:$blockPtr);
+  let assemblyFormat = [{
+    $value `,` $tensorMap `,` $blockPtr attr-dict `:` type($value) `,`
+    qualified(type($tensorMap)) `,` qualified(type($blockPtr))
+  }];
+  let hasVerifier = 1;
+}
+
 def TileGPU_BarrierWaitOp : TileGPU_Op<"barrier_wait"> {
   let summary = "Wait for a phase of an mbarrier to complete";
   let description = [{

@@ -155,6 +155,25 @@ def TilePipelineLoopsPass : Pass<"tile-pipeline-loops", "mlir::ModuleOp"> {
                            "::mlir::gpu::GPUDialect"];
 }
 
+def TileTMAStoresPass : Pass<"tile-tma-stores", "mlir::ModuleOp"> {
+  let summary = "Store blocks through tensor maps (sm_90)";
+  let description = [{
+    A 2-D `tile.block_store` whose block pointer comes from a
+    `tile.make_block_ptr` of kernel arguments and constants (row-major,
+    unit column stride, base and row stride aligned to 16 bytes by their
+    `tile.divisibility`), maybe advanced and carried by loops, becomes a
+    `tilegpu.tensor_map_store`: the kernel gets a tensor map parameter
+    (listed in its `tilegpu.tensor_maps`, built by each launch) and the
+    tile is written by the tensor memory accelerator from swizzled shared
+    memory, as Triton stores a tensor descriptor's blocks. TMA does not
+    write outside the tensor, which is what the store's boundary check
+    asks for (and what an unchecked store outside it may do). A block
+    store that cannot go through a tensor map stays as it is, with a
+    remark naming why. Runs after `tile-assign-layouts`.
+  }];
+  let dependentDialects = ["::kiln::tilegpu::TileGPUDialect"];
+}
+
 def TileSplitTF32x3Pass : Pass<"tile-split-tf32x3", "mlir::ModuleOp"> {
   let summary = "Compute tf32x3 dots as three tf32 dots";
   let description = [{
