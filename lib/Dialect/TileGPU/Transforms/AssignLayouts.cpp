@@ -20,6 +20,8 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
 
 #define DEBUG_TYPE "tile-assign-layouts"
 
@@ -113,6 +115,9 @@ enum GroupTag : unsigned {
   /// A reduced or scanned tile (those lowerings take blocked layouts, but
   /// for row reductions of an accumulator: see reducesRowsOnMma).
   kBlockedOnlyTag = 4,
+  /// Row statistics of an accumulator: its row reductions on the mma
+  /// layout (an attention's running maxima and sums), in its slice.
+  kAccumulatorRowsTag = 8,
 };
 
 /// Whether a group with `tags` can take the mma layout.
@@ -232,6 +237,64 @@ static void copyUniformTilesPerUse(func::FuncOp func) {
   }
 }
 
+/// Ops of at most this many a conversion computes again instead.
+constexpr int64_t kRematerializedOps = 8;
+
+/// Whether `value` is computed from scalars by a few ops that each make a
+/// tile of their result's shape in any layout (ranges, splats, constants
+/// and elementwise arithmetic on those: an index vector such as
+/// `start + arange(0, n)`); appends them to `ops`, operands first.
+static bool isRematerializable(Value value, SetVector<Operation *> &ops) {
+  Operation *op = value.getDefiningOp();
+  if (!op || !isa<RankedTensorType>(value.getType()))
+    return false;
+  if (ops.contains(op))
+    return true;
+  if (isa<tile::RangeOp, tile::SplatOp>(op) ||
+      (isa<arith::ConstantOp>(op) && makesUniformTile(op))) {
+    ops.insert(op);
+    return ops.size() <= kRematerializedOps;
+  }
+  if (!isa<arith::ArithDialect>(op->getDialect()) || op->getNumResults() != 1 ||
+      !isPure(op))
+    return false;
+  for (Value operand : op->getOperands())
+    if (isa<RankedTensorType>(operand.getType()) &&
+        !isRematerializable(operand, ops))
+      return false;
+  ops.insert(op);
+  return ops.size() <= kRematerializedOps;
+}
+
+/// Replaces each conversion of a tile that a few cheap ops compute from
+/// scalars with those ops again, in the conversion's layout: no round trip
+/// through shared memory (and its barriers) for an index vector that a
+/// loop's masks want in several layouts.
+static void rematerializeConversions(func::FuncOp func) {
+  SmallVector<ConvertLayoutOp> converts;
+  func.walk([&](ConvertLayoutOp convert) {
+    if (!isa<DotOperandEncodingAttr>(convert.getType().getEncoding()) &&
+        convert->getParentOfType<LoopLikeOpInterface>())
+      converts.push_back(convert);
+  });
+  for (ConvertLayoutOp convert : converts) {
+    SetVector<Operation *> ops;
+    if (!isRematerializable(convert.getSrc(), ops))
+      continue;
+    Attribute encoding = convert.getType().getEncoding();
+    OpBuilder b(convert);
+    IRMapping mapping;
+    for (Operation *op : ops) {
+      Operation *clone = b.clone(*op, mapping);
+      Value result = clone->getResult(0);
+      retype(result, withEncoding(cast<RankedTensorType>(result.getType()),
+                                  encoding));
+    }
+    convert.replaceAllUsesWith(mapping.lookup(convert.getSrc()));
+    convert.erase();
+  }
+}
+
 void TileAssignLayoutsPass::assignFunction(func::FuncOp func) {
   copyUniformTilesPerUse(func);
   LayoutGroups groups;
@@ -340,12 +403,17 @@ void TileAssignLayoutsPass::assignFunction(func::FuncOp func) {
     if (!onMma)
       for (Value src : reduce.getSrcs())
         tag(src, kBlockedOnlyTag);
+    else if (isa<RankedTensorType>(reduce.getResult(0).getType()))
+      tag(reduce.getResult(0), kAccumulatorRowsTag);
   }
 
   // A store joins its value's group to its pointers', except that an
   // accumulator's values are converted to the layout that stores them
   // coalesced, as wide as Triton's epilogue (16 bytes, not the two
-  // elements of a row an accumulator's thread holds), where that is wider.
+  // elements of a row an accumulator's thread holds), where that is wider;
+  // and an accumulator's row statistics (an attention's log-sum-exp) are
+  // converted once at their store, rather than in every iteration of the
+  // loop that computes them.
   AxisInfoAnalysis axisInfo;
   for (tile::StoreOp store : stores) {
     Value value = groups.find(store.getValue());
@@ -356,6 +424,8 @@ void TileAssignLayoutsPass::assignFunction(func::FuncOp func) {
     if ((valueTags & kAccumulatorTag) && canTakeMma(valueTags) &&
         chooseAccess(axisInfo, store.getPtr(), store.getMask()).vector >
             kAccumulatorRun)
+      continue;
+    if (valueTags & kAccumulatorRowsTag)
       continue;
     unsigned merged = valueTags | tags.lookup(pointers);
     groups.join(value, pointers);
@@ -522,17 +592,25 @@ void TileAssignLayoutsPass::assignFunction(func::FuncOp func) {
   }
 
   // Tensor-core dots take their operands as dot operands and their
-  // accumulator in the mma layout.
+  // accumulator in the mma layout. An operand the dot's loops do not
+  // change (an attention's queries) is converted once, before them.
   for (auto [dot, mma, kWidth] : mmaDots) {
-    b.setInsertionPoint(dot);
     for (auto [index, operand] : llvm::enumerate(
              SmallVector<OpOperand *>{&dot.getAMutable(), &dot.getBMutable()})) {
+      Operation *at = dot;
+      while (auto loop = at->getParentOfType<LoopLikeOpInterface>()) {
+        if (!loop.isDefinedOutsideOfLoop(operand->get()))
+          break;
+        at = loop;
+      }
+      b.setInsertionPoint(at);
       auto type = cast<RankedTensorType>(operand->get().getType());
       auto needed = withEncoding(
           type, DotOperandEncodingAttr::get(&getContext(), index, mma, kWidth));
       operand->assign(ConvertLayoutOp::create(b, dot.getLoc(), needed,
                                               operand->get()));
     }
+    b.setInsertionPoint(dot);
     auto accType = cast<RankedTensorType>(dot.getAcc().getType());
     if (accType.getEncoding() == mma)
       continue;
@@ -544,6 +622,8 @@ void TileAssignLayoutsPass::assignFunction(func::FuncOp func) {
     dot.getResult().replaceAllUsesExcept(convert.getResult(), convert);
     dot.getResult().setType(withEncoding(accType, mma));
   }
+
+  rematerializeConversions(func);
 
   // Tile arguments and results of the function keep their types in step.
   SmallVector<Type> results(func.getFunctionType().getResults());

@@ -170,3 +170,72 @@ func.func @shapes(%a: tensor<128x16xf32>, %b: tensor<16x16xf32>, %c: tensor<128x
   %f = tile.dot %s, %t, %u : tensor<16x16xf16>, tensor<16x8xf16> -> tensor<16x8xf32>
   return %d, %e, %f : tensor<128x16xf32>, tensor<16x128xi32>, tensor<16x8xf32>
 }
+
+// -----
+
+// An attention's inner loop. The queries, which the loop does not change,
+// are converted to the dot operand once, before it. The row maxima are
+// reduced on the accumulator's rows and carried in their slice of its
+// layout; they leave it once, at the store after the loop, rather than in
+// every iteration. The key indices the mask wants in the accumulator's
+// layout, and the keys' pointers in the load's, are computed again in
+// the first (range, splat, add, compare) instead of being converted
+// through shared memory in every iteration.
+// CHECK-DAG: #[[$MMA:.*]] = #tilegpu.mma<{warpsPerCTA = [2, 2]}>
+// CHECK-DAG: #[[$ROWS:.*]] = #tilegpu.slice<{dim = 1, parent = #[[$MMA]]}>
+// CHECK-DAG: #[[$COLS:.*]] = #tilegpu.slice<{dim = 0, parent = #[[$MMA]]}>
+// CHECK-LABEL: func.func @attention_rows
+// CHECK: %[[Q:.*]] = tilegpu.convert_layout %{{.*}} : tensor<64x32xf16, #{{.*}}> -> tensor<64x32xf16, #dot_op>
+// CHECK: %[[LOOP:.*]]:2 = scf.for {{.*}} -> (tensor<64x64xf32, #[[$MMA]]>, tensor<64xf32, #[[$ROWS]]>)
+// CHECK-NOT: tilegpu.convert_layout %{{.*}} : tensor<64x32xf16
+// CHECK:   tile.dot %[[Q]], %{{.*}}, %{{.*}} : tensor<64x32xf16, #dot_op>,
+// CHECK-NOT: tilegpu.convert_layout {{.*}}tensor<64xi
+// CHECK-DAG:   tile.range 0 to 64 : tensor<64xi32, #[[$COLS]]>
+// CHECK-DAG:   tile.splat %{{.*}} : i32 -> tensor<64xi32, #[[$COLS]]>
+// CHECK:   %[[IN:.*]] = arith.cmpi slt, %{{.*}}, %{{.*}} : tensor<64xi32, #[[$COLS]]>
+// CHECK:   tile.expand_dims %[[IN]] axis 0 : tensor<64xi1, #[[$COLS]]> -> tensor<1x64xi1, #[[$MMA]]>
+// CHECK:   tile.reduce %{{.*}} axis 1 : tensor<64x64xf32, #[[$MMA]]> -> tensor<64xf32, #[[$ROWS]]>
+// CHECK-NOT: tilegpu.convert_layout {{.*}}tensor<64x
+// CHECK:   scf.yield
+// CHECK: %[[STATS:.*]] = tilegpu.convert_layout %[[LOOP]]#1 : tensor<64xf32, #[[$ROWS]]> -> tensor<64xf32, #{{blocked[0-9]*}}>
+// CHECK: tile.store %{{.*}}, %[[STATS]]
+func.func @attention_rows(%q: tensor<64x32xf16>, %kbase: !tile.ptr<f16> {tile.divisibility = 16 : i64},
+                          %m: !tile.ptr<f32> {tile.divisibility = 16 : i64},
+                          %n: i32) {
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+  %ninf = arith.constant dense<-1.0e30> : tensor<64xf32>
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c64 = arith.constant 64 : i32
+  %big = arith.constant dense<-1.0e6> : tensor<64x64xf32>
+  %acc, %rows = scf.for %s = %c0 to %n step %c64 iter_args(%acc_i = %zero, %m_i = %ninf)
+      -> (tensor<64x64xf32>, tensor<64xf32>) : i32 {
+    %r = tile.range 0 to 64 : tensor<64xi32>
+    %ss = tile.splat %s : i32 -> tensor<64xi32>
+    %cols = arith.addi %ss, %r : tensor<64xi32>
+    %c2 = tile.expand_dims %cols axis 0 : tensor<64xi32> -> tensor<1x64xi32>
+    %cb = tile.broadcast %c2 : tensor<1x64xi32> -> tensor<32x64xi32>
+    %ks = tile.splat %kbase : !tile.ptr<f16> -> tensor<32x64x!tile.ptr<f16>>
+    %kp = tile.addptr %ks, %cb : tensor<32x64x!tile.ptr<f16>>, tensor<32x64xi32>
+    %k = tile.load %kp : tensor<32x64x!tile.ptr<f16>> -> tensor<32x64xf16>
+    %qk = tile.dot %q, %k, %zero : tensor<64x32xf16>, tensor<32x64xf16> -> tensor<64x64xf32>
+    %ns = tile.splat %n : i32 -> tensor<64xi32>
+    %in = arith.cmpi slt, %cols, %ns : tensor<64xi32>
+    %in2 = tile.expand_dims %in axis 0 : tensor<64xi1> -> tensor<1x64xi1>
+    %inb = tile.broadcast %in2 : tensor<1x64xi1> -> tensor<64x64xi1>
+    %masked = arith.select %inb, %qk, %big : tensor<64x64xi1>, tensor<64x64xf32>
+    %mx = tile.reduce %masked axis 1 : tensor<64x64xf32> -> tensor<64xf32> {
+    ^bb0(%x: f32, %y: f32):
+      %z = arith.maximumf %x, %y : f32
+      tile.yield %z : f32
+    }
+    %m_new = arith.maximumf %m_i, %mx : tensor<64xf32>
+    %acc_n = arith.addf %acc_i, %masked : tensor<64x64xf32>
+    scf.yield %acc_n, %m_new : tensor<64x64xf32>, tensor<64xf32>
+  }
+  %r64 = tile.range 0 to 64 : tensor<64xi32>
+  %ms = tile.splat %m : !tile.ptr<f32> -> tensor<64x!tile.ptr<f32>>
+  %mp = tile.addptr %ms, %r64 : tensor<64x!tile.ptr<f32>>, tensor<64xi32>
+  tile.store %mp, %rows : tensor<64x!tile.ptr<f32>>, tensor<64xf32>
+  return
+}
