@@ -23,16 +23,11 @@ from isa_cases import CASES  # noqa: E402
 #: What Kiln still lacks against Triton 3.9, by case: the classes of
 #: isa.describe. The persistent softmax's tl.range(num_stages=...)
 #: pipelines loads that feed no dot, which Kiln's pipeliner does not.
-#: Flash attention reaches wgmma with K staged K-major and pipelined, its
-#: softmax and row statistics in the accumulator's registers; causal at
-#: head dimension 128 still spills (its two loops at 255 registers, Q held
-#: in registers as wgmma's A where Triton reads it from shared memory).
 #: The int8 matmul gets cp.async but mma.sync (Kiln's wgmma multiplies only
 #: f16 and bf16).
 KNOWN_SHORTFALLS = {
     "softmax_persistent": {"async copies"},
     "matmul_int8": {"matmul"},
-    "attention_d128_causal": {"spilled"},
 }
 
 

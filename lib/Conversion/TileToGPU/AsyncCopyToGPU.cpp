@@ -258,12 +258,31 @@ struct LocalLoadLowering : OpConversionPattern<tilegpu::LocalLoadOp> {
   }
 };
 
+struct LocalStoreLowering : OpConversionPattern<tilegpu::LocalStoreOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(tilegpu::LocalStoreOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    SharedTile slot =
+        getBufferSlot(rewriter, op.getLoc(), adaptor.getBuffer(),
+                      op.getBuffer().getType(), adaptor.getSlot());
+    if (failed(storeSharedTile(rewriter, op.getLoc(), slot,
+                               adaptor.getValue(),
+                               cast<RankedTensorType>(op.getValue().getType()))))
+      return failure();
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 } // namespace
 
 void kiln::tiletogpu::populateAsyncCopyToGPUPatterns(
     const TypeConverter &converter, RewritePatternSet &patterns,
     const AccessWidths &widths) {
   patterns.add<LocalAllocLowering, AsyncCommitGroupLowering, AsyncWaitLowering,
-               LocalLoadLowering>(converter, patterns.getContext());
+               LocalLoadLowering, LocalStoreLowering>(converter,
+                                                      patterns.getContext());
   patterns.add<AsyncCopyLowering>(converter, patterns.getContext(), widths);
 }

@@ -289,3 +289,12 @@ func.func @store_global_map(%v: tensor<64x64xf16>, %map: !tile.ptr<i8>, %bp: !ti
   tilegpu.tensor_map_store %v, %map, %bp : tensor<64x64xf16>, !tile.ptr<i8>, !tile.block_ptr<64x64xf16>
   return
 }
+
+// -----
+
+func.func @local_store_other_shape(%v: tensor<32x32xf16>, %s: i32) {
+  %buf = tilegpu.local_alloc : memref<1x64x32xf16, 3>
+  // expected-error @+1 {{'tilegpu.local_store' op a slot of 'memref<1x64x32xf16, 3>' does not hold a tile of 2 dimensions 'f16' of that shape}}
+  tilegpu.local_store %v, %buf[%s] : tensor<32x32xf16>, memref<1x64x32xf16, 3>
+  return
+}

@@ -102,3 +102,11 @@ func.func @tensor_map_store(%v: tensor<64x64xf16>, %map: !tile.ptr<i8, 0>, %bp: 
   tilegpu.tensor_map_store %v, %map, %bp : tensor<64x64xf16>, !tile.ptr<i8, 0>, !tile.block_ptr<64x64xf16>
   return
 }
+
+// CHECK-LABEL: func.func @local_store
+// CHECK: tilegpu.local_store %{{.*}}, %{{.*}}[%{{.*}}] : tensor<64x32xf16>, memref<1x64x32xf16, 3>
+func.func @local_store(%v: tensor<64x32xf16>, %s: i32) {
+  %buf = tilegpu.local_alloc : memref<1x64x32xf16, 3>
+  tilegpu.local_store %v, %buf[%s] : tensor<64x32xf16>, memref<1x64x32xf16, 3>
+  return
+}

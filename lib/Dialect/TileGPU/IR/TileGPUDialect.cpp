@@ -392,6 +392,12 @@ LogicalResult TensorMapStoreOp::verify() {
   return success();
 }
 
+LogicalResult LocalStoreOp::verify() {
+  auto value = cast<RankedTensorType>(getValue().getType());
+  return verifySlot(*this, getBuffer().getType(), value.getShape(),
+                    value.getElementType());
+}
+
 LogicalResult LocalLoadOp::verify() {
   auto result = cast<RankedTensorType>(getType());
   return verifySlot(*this, getBuffer().getType(), result.getShape(),

@@ -130,6 +130,22 @@ bool canTakeMma(unsigned tags) {
 /// and c1 of mma.sync's, and of wgmma's).
 constexpr int64_t kAccumulatorRun = 2;
 
+/// The most shared memory a store's conversion may stage: what
+/// tile-pipeline-loops leaves the other ops' scratch (a 128x256 f16 or
+/// 128x128 f32 tile), so that a larger one never makes the kernel need
+/// more than the chip has.
+constexpr int64_t kStoreConversionBytes = 64 * 1024;
+
+/// Whether converting an accumulator for `store`, whose coalesced layout
+/// stores `vector` elements at a time, is worth it: that is wider, and
+/// the staging fits.
+static bool convertsForStore(tile::StoreOp store, int64_t vector) {
+  auto type = cast<RankedTensorType>(store.getValue().getType());
+  int64_t bytes = type.getNumElements() *
+                  std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
+  return vector > kAccumulatorRun && bytes <= kStoreConversionBytes;
+}
+
 /// Whether `value` is loaded from memory, maybe through casts.
 static bool isLoaded(Value value) {
   Operation *op = value.getDefiningOp();
@@ -410,7 +426,8 @@ void TileAssignLayoutsPass::assignFunction(func::FuncOp func) {
   // A store joins its value's group to its pointers', except that an
   // accumulator's values are converted to the layout that stores them
   // coalesced, as wide as Triton's epilogue (16 bytes, not the two
-  // elements of a row an accumulator's thread holds), where that is wider;
+  // elements of a row an accumulator's thread holds), where that is wider
+  // and the staging fits;
   // and an accumulator's row statistics (an attention's log-sum-exp) are
   // converted once at their store, rather than in every iteration of the
   // loop that computes them.
@@ -422,8 +439,9 @@ void TileAssignLayoutsPass::assignFunction(func::FuncOp func) {
       continue;
     unsigned valueTags = tags.lookup(value);
     if ((valueTags & kAccumulatorTag) && canTakeMma(valueTags) &&
-        chooseAccess(axisInfo, store.getPtr(), store.getMask()).vector >
-            kAccumulatorRun)
+        convertsForStore(
+            store,
+            chooseAccess(axisInfo, store.getPtr(), store.getMask()).vector))
       continue;
     if (valueTags & kAccumulatorRowsTag)
       continue;

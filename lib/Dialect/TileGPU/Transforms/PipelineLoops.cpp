@@ -355,25 +355,65 @@ static bool hasWarpgroupAccumulator(tile::DotOp dot) {
   return mma && mma.getWarpgroup();
 }
 
+/// A one-slot buffer, written before `loop`, of `a`: a dot operand the
+/// loop does not change, converted from a tile in registers (an
+/// attention's queries). Returns the buffer and its slot, or nulls where
+/// `a` is not such an operand or does not fit `spareBytes`, which it
+/// takes from. Operands already written are in `staged`.
+static std::pair<Value, Value>
+stageInvariantOperand(scf::ForOp loop, Value a, int64_t &spareBytes,
+                      DenseMap<Value, std::pair<Value, Value>> &staged) {
+  auto convert = a.getDefiningOp<ConvertLayoutOp>();
+  if (!convert || !loop.isDefinedOutsideOfLoop(a))
+    return {};
+  if (auto it = staged.find(a); it != staged.end())
+    return it->second;
+  auto type = cast<RankedTensorType>(a.getType());
+  int64_t bytes = type.getNumElements() *
+                  std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
+  if (bytes > spareBytes)
+    return {};
+  spareBytes -= bytes;
+  OpBuilder b(loop);
+  Location loc = convert.getLoc();
+  Value buffer = LocalAllocOp::create(
+      b, loc,
+      getSlotBufferType(1, type.getShape(), type.getElementType(),
+                        /*transposed=*/false));
+  Value slot = arith::ConstantIntOp::create(b, loc, 0, 32);
+  LocalStoreOp::create(b, loc, convert.getSrc(), buffer, slot);
+  // wgmma reads the slot through the async proxy.
+  FenceAsyncSharedOp::create(b, loc);
+  gpu::BarrierOp::create(b, loc);
+  return staged[a] = {buffer, slot};
+}
+
 /// Rewrites the dots of `loop`'s body that accumulate for wgmma and read
-/// B from a slot as tilegpu.warpgroup_dot, which reads the slots in place
-/// (A too when it has one; else A stays in registers, as a prologue such
-/// as a cast left it); returns whether there were any.
-static bool useWarpgroupDots(scf::ForOp loop) {
+/// B from a slot as tilegpu.warpgroup_dot, which reads the slots in place:
+/// A too when it has one, or when the loop does not change it and it fits
+/// `spareBytes` (then it is written into a slot of its own once, before
+/// the loop, as Triton keeps an attention's queries in shared memory,
+/// which frees their registers); else A stays in registers, as a prologue
+/// such as a cast left it. Returns whether there were any.
+static bool useWarpgroupDots(scf::ForOp loop, int64_t spareBytes) {
   bool any = false;
+  DenseMap<Value, std::pair<Value, Value>> staged;
   for (auto dot : llvm::make_early_inc_range(loop.getBody()->getOps<tile::DotOp>())) {
     auto a = dot.getA().getDefiningOp<LocalLoadOp>();
     auto b = dot.getB().getDefiningOp<LocalLoadOp>();
     if (!hasWarpgroupAccumulator(dot) || !b)
       continue;
+    auto [aBuffer, aSlot] =
+        a ? std::make_pair(a.getBuffer(), a.getSlot())
+          : stageInvariantOperand(loop, dot.getA(), spareBytes, staged);
     OpBuilder builder(dot);
     auto warpgroupDot =
-        a ? WarpgroupDotOp::create(builder, dot.getLoc(), dot.getType(),
-                                   a.getBuffer(), a.getSlot(), b.getBuffer(),
-                                   b.getSlot(), dot.getAcc())
-          : WarpgroupDotOp::create(builder, dot.getLoc(), dot.getType(),
-                                   dot.getA(), Value(), b.getBuffer(),
-                                   b.getSlot(), dot.getAcc());
+        aBuffer ? WarpgroupDotOp::create(builder, dot.getLoc(), dot.getType(),
+                                         aBuffer, aSlot, b.getBuffer(),
+                                         b.getSlot(), dot.getAcc())
+                : WarpgroupDotOp::create(builder, dot.getLoc(), dot.getType(),
+                                         dot.getA(), Value(), b.getBuffer(),
+                                         b.getSlot(), dot.getAcc());
     dot.replaceAllUsesWith(warpgroupDot.getResult());
     dot.erase();
     for (LocalLoadOp load : {a, b})
@@ -384,8 +424,10 @@ static bool useWarpgroupDots(scf::ForOp loop) {
   return any;
 }
 
-static void pipelineLoop(scf::ForOp loop, LoopPlan &plan,
-                         int64_t stages) {
+/// Pipelines `loop` as `plan` says, `stages` slots per staged load;
+/// `spareBytes` of the shared memory the slots may take are left over.
+static void pipelineLoop(scf::ForOp loop, LoopPlan &plan, int64_t stages,
+                         int64_t spareBytes) {
   Location loc = loop.getLoc();
   OpBuilder b(loop);
   Type i32 = b.getI32Type();
@@ -487,7 +529,7 @@ static void pipelineLoop(scf::ForOp loop, LoopPlan &plan,
                                : current.lookupOrDefault(value));
   }
   scf::YieldOp::create(b, loc, yielded);
-  if (useWarpgroupDots(pipelined) && asyncCopies) {
+  if (useWarpgroupDots(pipelined, spareBytes) && asyncCopies) {
     // wgmma reads the slots through the async proxy, which TMA writes
     // them through too; cp.async writes them through the generic one.
     b.setInsertionPoint(barrier);
@@ -554,8 +596,14 @@ void TilePipelineLoopsPass::runOnOperation() {
       if (staged.tensorMap)
         staged.tensorMapArg = getTensorMapArgument(
             loop->getParentOfType<func::FuncOp>(), *staged.tensorMap);
-    pipelineLoop(loop, *plan, stages);
+    pipelineLoop(loop, *plan, stages, budget - stages * plan->slotBytes);
   }
+  // Conversions of operands wgmma now reads from their slots.
+  getOperation().walk([](ConvertLayoutOp convert) {
+    if (convert->use_empty() &&
+        isa<DotOperandEncodingAttr>(convert.getType().getEncoding()))
+      convert.erase();
+  });
   getOperation().walk([](tile::DotOp dot) {
     if (hasWarpgroupAccumulator(dot))
       dot.emitRemark() << "on mma.sync, not wgmma: wgmma reads B from a "

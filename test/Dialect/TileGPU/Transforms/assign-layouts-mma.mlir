@@ -107,6 +107,32 @@ func.func @aligned_store(%a: tensor<64x32xf16>, %b: tensor<32x64xf16>,
 
 // -----
 
+// A 128x256 f32 product would take 128 KiB of shared memory to convert,
+// more than the scratch the pipeline leaves: it is stored from the
+// accumulator's layout.
+// CHECK-LABEL: func.func @large_store
+// CHECK: tile.store %{{.*}}, %{{.*}} : tensor<128x256x!tile.ptr<f32>, #mma{{[0-9]*}}>, tensor<128x256xf32, #mma{{[0-9]*}}>
+func.func @large_store(%a: tensor<128x32xf16>, %b: tensor<32x256xf16>,
+                       %c: !tile.ptr<f32> {tile.divisibility = 16 : i64}) {
+  %zero = arith.constant dense<0.0> : tensor<128x256xf32>
+  %d = tile.dot %a, %b, %zero : tensor<128x32xf16>, tensor<32x256xf16> -> tensor<128x256xf32>
+  %r128 = tile.range 0 to 128 : tensor<128xi32>
+  %r256 = tile.range 0 to 256 : tensor<256xi32>
+  %rows = tile.expand_dims %r128 axis 1 : tensor<128xi32> -> tensor<128x1xi32>
+  %cols = tile.expand_dims %r256 axis 0 : tensor<256xi32> -> tensor<1x256xi32>
+  %c256 = arith.constant dense<256> : tensor<128x1xi32>
+  %ro = arith.muli %rows, %c256 : tensor<128x1xi32>
+  %rb = tile.broadcast %ro : tensor<128x1xi32> -> tensor<128x256xi32>
+  %cb = tile.broadcast %cols : tensor<1x256xi32> -> tensor<128x256xi32>
+  %off = arith.addi %rb, %cb : tensor<128x256xi32>
+  %cs = tile.splat %c : !tile.ptr<f32> -> tensor<128x256x!tile.ptr<f32>>
+  %cp = tile.addptr %cs, %off : tensor<128x256x!tile.ptr<f32>>, tensor<128x256xi32>
+  tile.store %cp, %d : tensor<128x256x!tile.ptr<f32>>, tensor<128x256xf32>
+  return
+}
+
+// -----
+
 // A reduction along the product's rows runs in the accumulator layout
 // (every warp holds whole 16x8 blocks): no conversion, and the sums are a
 // slice of it, as an attention's row maxima and sums are.

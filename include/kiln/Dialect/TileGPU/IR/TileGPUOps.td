@@ -110,6 +110,28 @@ def TileGPU_LocalLoadOp : TileGPU_Op<"local_load"> {
   let hasVerifier = 1;
 }
 
+def TileGPU_LocalStoreOp : TileGPU_Op<"local_store"> {
+  let summary = "Write a tile into a slot of a shared buffer";
+  let description = [{
+    Writes `value` into slot `slot` of `buffer`, laid out as the slots of
+    tile-pipeline-loops' buffers are (each thread's runs of a row as
+    vectors). The caller makes the writes visible to their readers (a
+    barrier; for wgmma, `tilegpu.fence_async_shared` before it).
+
+    ```mlir
+    tilegpu.local_store %q, %buf[%c0] : tensor<128x64xf16, #blocked>,
+        memref<1x128x64xf16, 3>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$value, TileGPU_SharedBuffer:$buffer,
+                       I32:$slot);
+  let assemblyFormat = [{
+    $value `,` $buffer `[` $slot `]` attr-dict `:` type($value) `,`
+    type($buffer)
+  }];
+  let hasVerifier = 1;
+}
+
 def TileGPU_FenceAsyncSharedOp : TileGPU_Op<"fence_async_shared"> {
   let summary = "Make this thread's shared-memory writes visible to wgmma";
   let description = [{

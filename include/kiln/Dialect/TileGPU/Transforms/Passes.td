@@ -123,10 +123,13 @@ def TilePipelineLoopsPass : Pass<"tile-pipeline-loops", "mlir::ModuleOp"> {
 
     A dot whose accumulator has a warpgroup mma layout (sm_90a) and whose
     B comes from a slot becomes a `tilegpu.warpgroup_dot`, which wgmma runs
-    on the slots in place (A from its slot too, or from registers where a
-    prologue such as a cast computed it); the loop then fences the completed
-    copies into the async proxy (`tilegpu.fence_async_shared`) before its
-    barrier. Any other warpgroup dot stays on mma.sync with a remark.
+    on the slots in place (A from its slot too; an A the loop does not
+    change, such as an attention's queries, from a slot of its own written
+    once before the loop by `tilegpu.local_store`, where the shared memory
+    the slots leave holds it; else from registers, where a prologue such
+    as a cast computed it); the loop then fences the completed copies into
+    the async proxy (`tilegpu.fence_async_shared`) before its barrier. Any
+    other warpgroup dot stays on mma.sync with a remark.
 
     With `tensor-maps` (sm_90), a `tile.block_load` (2-D, zero padding)
     whose block pointer the loop carries from a `tile.make_block_ptr` of
