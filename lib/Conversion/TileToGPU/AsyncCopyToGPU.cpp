@@ -18,6 +18,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
 
 using namespace mlir;
 using namespace kiln;
@@ -60,12 +61,18 @@ static bool livesOverlap(tilegpu::LocalAllocOp a, tilegpu::LocalAllocOp b) {
 /// Whether `alloc`'s buffer is done with when `op` runs: `op` comes after
 /// its last use, or after the op that holds the allocation (a loop whose
 /// body allocates). Ops before the allocation do not count: the buffer's
-/// first copies are issued without waiting for their readers. Nor do
-/// mbarriers.
+/// first copies are issued without waiting for their readers; nor do ops
+/// in a loop that allocates it again, nor mbarriers.
 static bool isDeadAt(tilegpu::LocalAllocOp alloc, Operation *op) {
   // mbarriers are not repurposed (PTX asks for mbarrier.inval first).
   if (cast<MemRefType>(alloc.getBuffer().getType()).getRank() == 1)
     return false;
+  // In a loop around both (a persistent kernel's loop over tiles), the
+  // next iteration's copies into the buffer start with no barrier after
+  // `op`'s last reads.
+  for (Operation *loop = op->getParentOp(); loop; loop = loop->getParentOp())
+    if (isa<LoopLikeOpInterface>(loop) && loop->isAncestor(alloc))
+      return false;
   if (Operation *at = alloc->getBlock()->findAncestorOpInBlock(*op)) {
     Operation *last = getLastUse(alloc);
     return last && last->isBeforeInBlock(at);

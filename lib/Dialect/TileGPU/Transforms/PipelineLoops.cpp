@@ -381,6 +381,9 @@ stageInvariantOperand(scf::ForOp loop, Value a, int64_t &spareBytes,
       getSlotBufferType(1, type.getShape(), type.getElementType(),
                         /*transposed=*/false));
   Value slot = arith::ConstantIntOp::create(b, loc, 0, 32);
+  // In a loop around this one (over an attention's query blocks), the
+  // previous iteration's wgmma may still read the slot in other warps.
+  gpu::BarrierOp::create(b, loc);
   LocalStoreOp::create(b, loc, convert.getSrc(), buffer, slot);
   // wgmma reads the slot through the async proxy.
   FenceAsyncSharedOp::create(b, loc);

@@ -5,12 +5,14 @@
 // written once, before the loop, into a slot of its own, and wgmma reads
 // it from there in every iteration instead of from registers; its
 // conversion to the register operand is gone. The slot is written 16
-// bytes at a time, fenced into the async proxy, and every thread meets at
+// bytes at a time (after a barrier: in an enclosing loop, other warps may
+// still read it), fenced into the async proxy, and every thread meets at
 // a barrier before the loop.
 // CHECK-LABEL: func.func @invariant_a
 // CHECK-NOT: tilegpu.convert_layout {{.*}}dot_op
 // CHECK: %[[QBUF:.*]] = tilegpu.local_alloc : memref<1x64x32xf16, 3>
 // CHECK-NEXT: %[[ZERO:.*]] = arith.constant 0 : i32
+// CHECK-NEXT: gpu.barrier
 // CHECK-NEXT: tilegpu.local_store %{{.*}}, %[[QBUF]][%[[ZERO]]] : tensor<64x32xf16, #{{.*}}>, memref<1x64x32xf16, 3>
 // CHECK-NEXT: tilegpu.fence_async_shared
 // CHECK-NEXT: gpu.barrier
