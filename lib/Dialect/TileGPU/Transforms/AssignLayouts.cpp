@@ -427,10 +427,9 @@ void TileAssignLayoutsPass::assignFunction(func::FuncOp func) {
   // accumulator's values are converted to the layout that stores them
   // coalesced, as wide as Triton's epilogue (16 bytes, not the two
   // elements of a row an accumulator's thread holds), where that is wider
-  // and the staging fits;
-  // and an accumulator's row statistics (an attention's log-sum-exp) are
-  // converted once at their store, rather than in every iteration of the
-  // loop that computes them.
+  // and the staging fits; and an accumulator's row statistics (an
+  // attention's log-sum-exp) are converted once at their store, rather
+  // than in every iteration of the loop that computes them.
   AxisInfoAnalysis axisInfo;
   for (tile::StoreOp store : stores) {
     Value value = groups.find(store.getValue());
