@@ -21,6 +21,7 @@ thresholds.
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import io
 import json
@@ -414,8 +415,14 @@ def gpu_compile() -> tuple[dict, list[str]]:
 
 
 def main() -> None:
-    out_dir = Path(sys.argv[1]) if len(sys.argv) > 1 else \
-        ROOT / "bench" / "results"
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0],
+        epilog="Timings are medians of several runs on this machine's CPU.")
+    parser.add_argument("output_dir", nargs="?", type=Path,
+                        default=ROOT / "bench" / "results",
+                        help="where compile_time.md and compile_time.json "
+                        "go (default: bench/results)")
+    out_dir = parser.parse_args().output_dir
     out_dir.mkdir(parents=True, exist_ok=True)
     report: dict = {"machine": os.uname().nodename, "examples": {},
                     "jit": {}, "launch_overhead_us": {}}

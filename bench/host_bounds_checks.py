@@ -12,6 +12,7 @@ Measurements, not thresholds.
 
 from __future__ import annotations
 
+import argparse
 import os
 import statistics
 import sys
@@ -55,6 +56,7 @@ def median_seconds(run, repeats: int) -> float:
 
 
 def main() -> None:
+    argparse.ArgumentParser(description=__doc__.split("\n\n")[0]).parse_args()
     print("| kernel | checked (ms) | unchecked (ms) | checked / unchecked |")
     print("|---|---|---|---|")
     for name, run in cases().items():
