@@ -10,6 +10,7 @@
 
 #include "kiln/InitAll.h"
 #include "kiln/Support/InputLimits.h"
+#include "kiln/Support/Version.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
@@ -43,6 +44,7 @@ int main(int argc, char **argv) {
   // main thread: registered first on the large-stack thread, the stack was
   // freed with it (AddressSanitizer aborts on that).
   llvm::InitLLVM initLLVM(argc, argv);
+  kiln::registerVersionPrinter();
   mlir::DialectRegistry registry;
   kiln::registerAllDialects(registry);
   kiln::registerAllPasses();

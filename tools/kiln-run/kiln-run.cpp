@@ -46,6 +46,7 @@
 #include "kiln/InitAll.h"
 #include "kiln/Runtime/CudaDriver.h"
 #include "kiln/Support/InputLimits.h"
+#include "kiln/Support/Version.h"
 #include "kiln/Target/GPU/GPUCompiler.h"
 #include "kiln/Target/Host/HostExecutable.h"
 #include "kiln/Transforms/CostModel.h"
@@ -984,6 +985,7 @@ static int run() {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  kiln::registerVersionPrinter();
   cl::ParseCommandLineOptions(argc, argv, "Kiln: run one tile kernel\n");
   int status = 1;
   kiln::runOnLargeStack([&] { status = run(); });

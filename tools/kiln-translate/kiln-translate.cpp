@@ -16,6 +16,7 @@
 
 #include "kiln/InitAll.h"
 #include "kiln/Support/InputLimits.h"
+#include "kiln/Support/Version.h"
 #include "kiln/Target/GPU/GPUCompiler.h"
 #include "kiln/Target/NVPTX/NVPTXTarget.h"
 
@@ -188,6 +189,7 @@ static int fail(const Twine &message) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
+  kiln::registerVersionPrinter();
   cl::HideUnrelatedOptions(toolOptions);
   cl::ParseCommandLineOptions(
       argc, argv,
