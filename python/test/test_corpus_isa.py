@@ -23,11 +23,8 @@ from isa_cases import CASES  # noqa: E402
 #: What Kiln still lacks against Triton 3.9, by case: the classes of
 #: isa.describe. The persistent softmax's tl.range(num_stages=...)
 #: pipelines loads that feed no dot, which Kiln's pipeliner does not.
-#: The int8 matmul gets cp.async but mma.sync (Kiln's wgmma multiplies only
-#: f16 and bf16).
 KNOWN_SHORTFALLS = {
     "softmax_persistent": {"async copies"},
-    "matmul_int8": {"matmul"},
 }
 
 

@@ -1,9 +1,9 @@
 //===- WarpgroupDotOpToGPU.cpp - tilegpu.warpgroup_dot on wgmma -----------===//
 //
 // Each warpgroup multiplies its 64-row blocks of the accumulator with
-// `wgmma.mma_async` m64nNk16, reading B (N-major, or K-major from a
-// transposed slot, staged as A is) and a slotted A (K-major) from shared
-// memory through matrix descriptors
+// `wgmma.mma_async` m64nNk16 (m64nNk32 for i8 into i32), reading B
+// (N-major, or K-major from a transposed slot, staged as A is) and a
+// slotted A (K-major) from shared memory through matrix descriptors
 // (kiln/Layout/MatrixDescriptor.h), or A from registers, which in the
 // dot-operand layout of the warpgroup accumulator are per warp exactly
 // wgmma's A fragment (mma.sync m16n8k16's): a fence, one instruction per
@@ -107,17 +107,19 @@ Value wgmmaWithRegisterA(OpBuilder &b, Location loc, Value d,
 }
 
 /// `wgmma.wait_group.sync.aligned 0` that takes and gives back `registers`
-/// (f32), tied: a use of the result cannot move above the wait.
+/// (all f32 or all i32), tied: a use of the result cannot move above the
+/// wait.
 SmallVector<Value> waitForRegisters(OpBuilder &b, Location loc,
                                     ArrayRef<Value> registers) {
   int64_t count = registers.size();
-  std::string constraints;
+  Type type = registers.front().getType();
+  std::string output = type.isF32() ? "=f" : "=r", constraints;
   for (int64_t i = 0; i < count; ++i)
-    constraints += (i ? ",=f" : "=f");
+    constraints += (i ? "," : "") + output;
   for (int64_t i = 0; i < count; ++i)
     constraints += "," + std::to_string(i);
   Type result = LLVM::LLVMStructType::getLiteral(
-      b.getContext(), SmallVector<Type>(count, b.getF32Type()));
+      b.getContext(), SmallVector<Type>(count, type));
   auto wait = LLVM::InlineAsmOp::create(
       b, loc, result, registers, "wgmma.wait_group.sync.aligned 0;",
       constraints, /*has_side_effects=*/true, /*is_align_stack=*/false,
@@ -159,12 +161,14 @@ struct WarpgroupDotLowering : OpConversionPattern<tilegpu::WarpgroupDotOp> {
     // N-major one is read a swizzle span of N at a time.
     int64_t instrN = chooseInstrN(
         n, b.transposed ? 8 : b.layout.getSwizzleBytes() / elementBytes);
-    constexpr int64_t instrM = tilegpu::WarpgroupDotOp::kInstrM,
-                      instrK = tilegpu::WarpgroupDotOp::kInstrK;
-
     Type element = bBuffer.getElementType();
-    NVVM::WGMMATypes type =
-        element.isF16() ? NVVM::WGMMATypes::f16 : NVVM::WGMMATypes::bf16;
+    constexpr int64_t instrM = tilegpu::WarpgroupDotOp::kInstrM;
+    int64_t instrK = tilegpu::WarpgroupDotOp::getInstrK(element);
+    // i8 operands are signed (the front end refuses unsigned ones).
+    NVVM::WGMMATypes type = element.isF16()    ? NVVM::WGMMATypes::f16
+                            : element.isBF16() ? NVVM::WGMMATypes::bf16
+                                               : NVVM::WGMMATypes::s8;
+    Type accElement = accType.getElementType();
     Type i32 = rewriter.getI32Type();
     auto c32 = [&](int64_t v) { return constantInt(rewriter, loc, i32, v); };
     // Warpgroup g's row blocks start at 64g + 16 * numWarps * i (the
@@ -184,7 +188,7 @@ struct WarpgroupDotLowering : OpConversionPattern<tilegpu::WarpgroupDotOp> {
     for (int64_t reg = 0, e = getNumRegisters(accType); reg < e; ++reg)
       acc.push_back(extractRegister(rewriter, loc, adaptor.getAcc(), reg));
     Type accStruct = LLVM::LLVMStructType::getLiteral(
-        rewriter.getContext(), SmallVector<Type>(perInstr, rewriter.getF32Type()));
+        rewriter.getContext(), SmallVector<Type>(perInstr, accElement));
     auto shape = NVVM::MMAShapeAttr::get(rewriter.getContext(), instrM, instrN,
                                          instrK);
     NVVM::WgmmaFenceAlignedOp::create(rewriter, loc);
@@ -209,7 +213,8 @@ struct WarpgroupDotLowering : OpConversionPattern<tilegpu::WarpgroupDotOp> {
               c32(b.transposed ? b.layout.getLinearByteOffset(n0, k0)
                                : b.layout.getLinearByteOffset(k0, n0)));
           if (aRegisters) {
-            // This warp's fragment of row block i, K step k0 / 16: four
+            // This warp's fragment of row block i, K step k0 / 16 (f16 or
+            // bf16, as the verifier ensures): four
             // words of two elements, as mma.sync's A.
             int64_t fragment = (i * (k / instrK) + k0 / instrK) * 8;
             SmallVector<Value> words =
@@ -233,7 +238,9 @@ struct WarpgroupDotLowering : OpConversionPattern<tilegpu::WarpgroupDotOp> {
               NVVM::WGMMATypesAttr::get(rewriter.getContext(), type),
               NVVM::WGMMATypesAttr::get(rewriter.getContext(), type),
               NVVM::WGMMATypesAttr::get(rewriter.getContext(),
-                                        NVVM::WGMMATypes::f32),
+                                        accElement.isF32()
+                                            ? NVVM::WGMMATypes::f32
+                                            : NVVM::WGMMATypes::s32),
               NVVM::WGMMAScaleOutAttr::get(rewriter.getContext(),
                                            NVVM::WGMMAScaleOut::one),
               NVVM::WGMMAScaleInAttr::get(rewriter.getContext(),

@@ -71,3 +71,27 @@ func.func @wgmma_registers(%c: !tile.ptr<f32>, %s: i32) {
   return
 }
 }
+
+// -----
+
+// i8 operands into i32: m64nNk32 (32 bytes of K per instruction), A from
+// its slot (row: K-major) and B from a transposed slot (col: K-major too,
+// as wgmma requires of 8-bit types), signed; the wait ties the i32
+// accumulators as general registers.
+// CHECK-LABEL: gpu.func @wgmma_int8(
+// CHECK: nvvm.wgmma.mma_async %{{.*}}, %{{.*}}, %{{.*}}, <m = 64, n = 128, k = 32>, D[<s32>, <one>], A[<s8>, <one>, <row>], B[<s8>, <one>, <col>] : !llvm.struct<(i32,
+// CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 32>
+// CHECK-NOT: nvvm.wgmma.mma_async
+// CHECK: llvm.inline_asm has_side_effects "wgmma.wait_group.sync.aligned 0;", "=r,{{(=r,)+}}0,1,2,{{.*}},62,63"
+#wg = #tilegpu.mma<{warpsPerCTA = [4, 1], warpgroup = true}>
+module attributes {tilegpu.num_warps = 4 : i64} {
+func.func @wgmma_int8(%c: !tile.ptr<i32>, %s: i32) {
+  %a = tilegpu.local_alloc : memref<2x64x64xi8, 3>
+  %b = tilegpu.local_alloc : memref<1x64x128xi8, strided<[8192, 1, 64]>, 3>
+  %zero = arith.constant dense<0> : tensor<64x128xi32, #wg>
+  %d = tilegpu.warpgroup_dot %a[%s], %b[%s], %zero : memref<2x64x64xi8, 3>, memref<1x64x128xi8, strided<[8192, 1, 64]>, 3>, tensor<64x128xi32, #wg>
+  %p = tile.splat %c : !tile.ptr<i32> -> tensor<64x128x!tile.ptr<i32>, #wg>
+  tile.store %p, %d : tensor<64x128x!tile.ptr<i32>, #wg>, tensor<64x128xi32, #wg>
+  return
+}
+}

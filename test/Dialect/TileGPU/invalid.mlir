@@ -122,8 +122,53 @@ func.func @warpgroup_dot_layout(%acc: tensor<64x64xf32, #mma>, %s: i32) {
 func.func @warpgroup_dot_types(%acc: tensor<64x64xf32, #wg>, %s: i32) {
   %a = tilegpu.local_alloc : memref<2x64x32xf16, 3>
   %b = tilegpu.local_alloc : memref<2x32x64xbf16, 3>
-  // expected-error @+1 {{'tilegpu.warpgroup_dot' op multiplies f16 or bf16 operands of one type, not 'f16' and 'bf16'}}
+  // expected-error @+1 {{'tilegpu.warpgroup_dot' op multiplies f16, bf16 or i8 operands of one type, not 'f16' and 'bf16'}}
   %d = tilegpu.warpgroup_dot %a[%s], %b[%s], %acc : memref<2x64x32xf16, 3>, memref<2x32x64xbf16, 3>, tensor<64x64xf32, #wg>
+  return
+}
+
+// -----
+
+#wg = #tilegpu.mma<{warpsPerCTA = [4, 1], warpgroup = true}>
+func.func @warpgroup_dot_int8_accumulator(%acc: tensor<64x64xf32, #wg>, %s: i32) {
+  %a = tilegpu.local_alloc : memref<2x64x64xi8, 3>
+  %b = tilegpu.local_alloc : memref<2x64x64xi8, strided<[4096, 1, 64]>, 3>
+  // expected-error @+1 {{'tilegpu.warpgroup_dot' op accumulates 'i8' products in i32, not 'f32'}}
+  %d = tilegpu.warpgroup_dot %a[%s], %b[%s], %acc : memref<2x64x64xi8, 3>, memref<2x64x64xi8, strided<[4096, 1, 64]>, 3>, tensor<64x64xf32, #wg>
+  return
+}
+
+// -----
+
+// wgmma reads 8-bit operands K-major only: an N-major B is refused.
+#wg = #tilegpu.mma<{warpsPerCTA = [4, 1], warpgroup = true}>
+func.func @warpgroup_dot_int8_n_major(%acc: tensor<64x64xi32, #wg>, %s: i32) {
+  %a = tilegpu.local_alloc : memref<2x64x64xi8, 3>
+  %b = tilegpu.local_alloc : memref<2x64x64xi8, 3>
+  // expected-error @+1 {{'tilegpu.warpgroup_dot' op reads i8 operands K-major only: A from a slot, B from a transposed slot}}
+  %d = tilegpu.warpgroup_dot %a[%s], %b[%s], %acc : memref<2x64x64xi8, 3>, memref<2x64x64xi8, 3>, tensor<64x64xi32, #wg>
+  return
+}
+
+// -----
+
+#wg = #tilegpu.mma<{warpsPerCTA = [4, 1], warpgroup = true}>
+func.func @warpgroup_dot_f16_into_i32(%acc: tensor<64x64xi32, #wg>, %s: i32) {
+  %a = tilegpu.local_alloc : memref<2x64x32xf16, 3>
+  %b = tilegpu.local_alloc : memref<2x32x64xf16, 3>
+  // expected-error @+1 {{'tilegpu.warpgroup_dot' op accumulates 'f16' products in f32, not 'i32'}}
+  %d = tilegpu.warpgroup_dot %a[%s], %b[%s], %acc : memref<2x64x32xf16, 3>, memref<2x32x64xf16, 3>, tensor<64x64xi32, #wg>
+  return
+}
+
+// -----
+
+#wg = #tilegpu.mma<{warpsPerCTA = [4, 1], warpgroup = true}>
+func.func @warpgroup_dot_int8_k(%acc: tensor<64x64xi32, #wg>, %s: i32) {
+  %a = tilegpu.local_alloc : memref<2x64x16xi8, 3>
+  %b = tilegpu.local_alloc : memref<2x16x64xi8, strided<[1024, 1, 16]>, 3>
+  // expected-error @+1 {{'tilegpu.warpgroup_dot' op needs M a multiple of 64 (16 rows per warp), K of 32 and N of 16, not 64x64x16 (MxNxK)}}
+  %d = tilegpu.warpgroup_dot %a[%s], %b[%s], %acc : memref<2x64x16xi8, 3>, memref<2x16x64xi8, strided<[1024, 1, 16]>, 3>, tensor<64x64xi32, #wg>
   return
 }
 

@@ -75,6 +75,17 @@ func.func @warpgroup_ops(%acc: tensor<128x128xf32, #wg>, %x: tensor<128x64xbf16,
   return %e : tensor<128x128xf32, #wg>
 }
 
+// i8 operands accumulate in i32, B from a transposed (K-major) slot.
+// CHECK-LABEL: func.func @warpgroup_int8
+// CHECK: tilegpu.warpgroup_dot %{{.*}}[%{{.*}}], %{{.*}}[%{{.*}}], %{{.*}} : memref<2x64x64xi8, 3>, memref<1x64x128xi8, strided<[8192, 1, 64]>, 3>, tensor<64x128xi32, #{{.*}}>
+#wg4 = #tilegpu.mma<{warpsPerCTA = [4, 1], warpgroup = true}>
+func.func @warpgroup_int8(%acc: tensor<64x128xi32, #wg4>, %s: i32) -> tensor<64x128xi32, #wg4> {
+  %a = tilegpu.local_alloc : memref<2x64x64xi8, 3>
+  %b = tilegpu.local_alloc : memref<1x64x128xi8, strided<[8192, 1, 64]>, 3>
+  %d = tilegpu.warpgroup_dot %a[%s], %b[%s], %acc : memref<2x64x64xi8, 3>, memref<1x64x128xi8, strided<[8192, 1, 64]>, 3>, tensor<64x128xi32, #wg4>
+  return %d : tensor<64x128xi32, #wg4>
+}
+
 // -----
 
 // The TMA ops of a pipelined loop, and a kernel's tensor maps.

@@ -430,19 +430,32 @@ LogicalResult WarpgroupDotOp::verify() {
                            << a;
   }
   Type element = a.getElementType();
-  if (b.getElementType() != element || !(element.isF16() || element.isBF16()))
-    return emitOpError() << "multiplies f16 or bf16 operands of one type, not "
+  Type accElement = acc.getElementType();
+  bool isInteger = element.isInteger(8);
+  if (b.getElementType() != element ||
+      !(element.isF16() || element.isBF16() || isInteger))
+    return emitOpError() << "multiplies f16, bf16 or i8 operands of one "
+                            "type, not "
                          << element << " and " << b.getElementType();
+  if (accElement != (isInteger ? Type(IntegerType::get(getContext(), 32))
+                               : Type(Float32Type::get(getContext()))))
+    return emitOpError() << "accumulates " << element << " products in "
+                         << (isInteger ? "i32" : "f32") << ", not "
+                         << accElement;
+  if (isInteger && (!aBuffer || hasTransposedSlots(aBuffer) ||
+                    !hasTransposedSlots(b)))
+    return emitOpError() << "reads i8 operands K-major only: A from a slot, "
+                            "B from a transposed slot";
   ArrayRef<int64_t> aShape = a.getShape().take_back(2);
   int64_t m = acc.getDimSize(0), n = acc.getDimSize(1), k = aShape[1];
   if (aShape[0] != m || b.getDimSize(1) != k || b.getDimSize(2) != n)
     return emitOpError() << "operands " << a << " and " << b
                          << " are not M x K and K x N operands of a " << m
                          << "x" << n << " accumulator";
-  int64_t rows = 16 * mma.getWarpsPerCTA()[0];
-  if (m % rows != 0 || k % kInstrK != 0 || n % 16 != 0)
+  int64_t rows = 16 * mma.getWarpsPerCTA()[0], instrK = getInstrK(element);
+  if (m % rows != 0 || k % instrK != 0 || n % 16 != 0)
     return emitOpError() << "needs M a multiple of " << rows
-                         << " (16 rows per warp), K of " << kInstrK
+                         << " (16 rows per warp), K of " << instrK
                          << " and N of 16, not " << m << "x" << n << "x" << k
                          << " (MxNxK)";
   return success();

@@ -26,6 +26,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -391,14 +392,53 @@ stageInvariantOperand(scf::ForOp loop, Value a, int64_t &spareBytes,
   return staged[a] = {buffer, slot};
 }
 
+/// A one-slot transposed buffer, allocated before `loop`, holding a copy
+/// of `b` (read from an N-major slot) that the dot reads K-major: wgmma
+/// takes 8-bit operands K-major only. Each iteration reads the slot in
+/// `stagedType` (the staged load's layout, wide along N) and writes it
+/// back a byte at a time, as Triton does; the loop's first barrier keeps
+/// the writes behind the previous iteration's wgmma. Returns the buffer
+/// and its slot, or nulls where the buffer does not fit `spareBytes`,
+/// which it takes from.
+static std::pair<Value, Value> transposeOperand(scf::ForOp loop, tile::DotOp dot, LocalLoadOp b,
+                              RankedTensorType stagedType,
+                              int64_t &spareBytes) {
+  auto type = cast<RankedTensorType>(b.getType());
+  int64_t bytes = type.getNumElements();
+  if (bytes > spareBytes)
+    return {};
+  spareBytes -= bytes;
+  Location loc = dot.getLoc();
+  OpBuilder builder(loop);
+  Value buffer = LocalAllocOp::create(
+      builder, loc,
+      getSlotBufferType(1, type.getShape(), type.getElementType(),
+                        /*transposed=*/true));
+  builder.setInsertionPoint(dot);
+  Value slot = arith::ConstantIntOp::create(builder, loc, 0, 32);
+  Value rows = LocalLoadOp::create(builder, loc, stagedType, b.getBuffer(),
+                                   b.getSlot());
+  LocalStoreOp::create(builder, loc, rows, buffer, slot);
+  FenceAsyncSharedOp::create(builder, loc);
+  gpu::BarrierOp::create(builder, loc);
+  return {buffer, slot};
+}
+
 /// Rewrites the dots of `loop`'s body that accumulate for wgmma and read
 /// B from a slot as tilegpu.warpgroup_dot, which reads the slots in place:
 /// A too when it has one, or when the loop does not change it and it fits
 /// `spareBytes` (then it is written into a slot of its own once, before
 /// the loop, as Triton keeps an attention's queries in shared memory,
 /// which frees their registers); else A stays in registers, as a prologue
-/// such as a cast left it. Returns whether there were any.
-static bool useWarpgroupDots(scf::ForOp loop, int64_t spareBytes) {
+/// such as a cast left it. An i8 dot needs A in a slot and B K-major (an
+/// N-major B is transposed into a buffer of its own each iteration);
+/// where it cannot have them it stays on mma.sync, with a remark, and is
+/// added to `explained`. `stagedTypes` has the type of the load staged
+/// in each buffer. Returns whether there were any.
+static bool
+useWarpgroupDots(scf::ForOp loop, int64_t spareBytes,
+                 const DenseMap<Value, RankedTensorType> &stagedTypes,
+                 DenseSet<Operation *> &explained) {
   bool any = false;
   DenseMap<Value, std::pair<Value, Value>> staged;
   for (auto dot : llvm::make_early_inc_range(loop.getBody()->getOps<tile::DotOp>())) {
@@ -406,17 +446,39 @@ static bool useWarpgroupDots(scf::ForOp loop, int64_t spareBytes) {
     auto b = dot.getB().getDefiningOp<LocalLoadOp>();
     if (!hasWarpgroupAccumulator(dot) || !b)
       continue;
+    Value bBuffer = b.getBuffer(), bSlot = b.getSlot();
+    if (getElementTypeOrSelf(dot.getB().getType()).isInteger(8)) {
+      if (!a) {
+        dot.emitRemark() << "on mma.sync, not wgmma: wgmma reads i8 A from "
+                            "shared memory only, and this A is computed in "
+                            "the loop, not loaded";
+        explained.insert(dot);
+        continue;
+      }
+      if (!hasTransposedSlots(b.getBuffer().getType())) {
+        std::tie(bBuffer, bSlot) = transposeOperand(
+            loop, dot, b, stagedTypes.at(bBuffer), spareBytes);
+        if (!bBuffer) {
+          dot.emitRemark() << "on mma.sync, not wgmma: wgmma reads i8 B "
+                              "K-major only, and a buffer to transpose "
+                              "this N-major B into does not fit in shared "
+                              "memory beside the pipeline's slots";
+          explained.insert(dot);
+          continue;
+        }
+      }
+    }
     auto [aBuffer, aSlot] =
         a ? std::make_pair(a.getBuffer(), a.getSlot())
           : stageInvariantOperand(loop, dot.getA(), spareBytes, staged);
     OpBuilder builder(dot);
     auto warpgroupDot =
         aBuffer ? WarpgroupDotOp::create(builder, dot.getLoc(), dot.getType(),
-                                         aBuffer, aSlot, b.getBuffer(),
-                                         b.getSlot(), dot.getAcc())
+                                         aBuffer, aSlot, bBuffer, bSlot,
+                                         dot.getAcc())
                 : WarpgroupDotOp::create(builder, dot.getLoc(), dot.getType(),
-                                         dot.getA(), Value(), b.getBuffer(),
-                                         b.getSlot(), dot.getAcc());
+                                         dot.getA(), Value(), bBuffer, bSlot,
+                                         dot.getAcc());
     dot.replaceAllUsesWith(warpgroupDot.getResult());
     dot.erase();
     for (LocalLoadOp load : {a, b})
@@ -429,8 +491,10 @@ static bool useWarpgroupDots(scf::ForOp loop, int64_t spareBytes) {
 
 /// Pipelines `loop` as `plan` says, `stages` slots per staged load;
 /// `spareBytes` of the shared memory the slots may take are left over.
+/// Dots left on mma.sync with a remark of their own join `explained`.
 static void pipelineLoop(scf::ForOp loop, LoopPlan &plan, int64_t stages,
-                         int64_t spareBytes) {
+                         int64_t spareBytes,
+                         DenseSet<Operation *> &explained) {
   Location loc = loop.getLoc();
   OpBuilder b(loop);
   Type i32 = b.getI32Type();
@@ -440,8 +504,12 @@ static void pipelineLoop(scf::ForOp loop, LoopPlan &plan, int64_t stages,
   Value lower = loop.getLowerBound(), upper = loop.getUpperBound(),
         step = loop.getStep();
   SmallVector<Value> buffers;
-  for (StagedLoad &staged : plan.loads)
+  DenseMap<Value, RankedTensorType> stagedTypes;
+  for (StagedLoad &staged : plan.loads) {
     buffers.push_back(LocalAllocOp::create(b, loc, staged.bufferType));
+    stagedTypes[buffers.back()] =
+        cast<RankedTensorType>(staged.load->getResult(0).getType());
+  }
   // One mbarrier per slot for the TMA copies.
   Value barriers;
   if (llvm::any_of(plan.loads,
@@ -532,7 +600,8 @@ static void pipelineLoop(scf::ForOp loop, LoopPlan &plan, int64_t stages,
                                : current.lookupOrDefault(value));
   }
   scf::YieldOp::create(b, loc, yielded);
-  if (useWarpgroupDots(pipelined, spareBytes) && asyncCopies) {
+  if (useWarpgroupDots(pipelined, spareBytes, stagedTypes, explained) &&
+      asyncCopies) {
     // wgmma reads the slots through the async proxy, which TMA writes
     // them through too; cp.async writes them through the generic one.
     b.setInsertionPoint(barrier);
@@ -550,6 +619,7 @@ static void pipelineLoop(scf::ForOp loop, LoopPlan &plan, int64_t stages,
 void TilePipelineLoopsPass::runOnOperation() {
   SmallVector<scf::ForOp> loops;
   getOperation().walk([&](scf::ForOp loop) { loops.push_back(loop); });
+  DenseSet<Operation *> explained;
   for (scf::ForOp loop : loops) {
     int64_t stages = numStages;
     if (auto attr = loop->getAttrOfType<IntegerAttr>("tile.num_stages"))
@@ -599,7 +669,8 @@ void TilePipelineLoopsPass::runOnOperation() {
       if (staged.tensorMap)
         staged.tensorMapArg = getTensorMapArgument(
             loop->getParentOfType<func::FuncOp>(), *staged.tensorMap);
-    pipelineLoop(loop, *plan, stages, budget - stages * plan->slotBytes);
+    pipelineLoop(loop, *plan, stages, budget - stages * plan->slotBytes,
+                 explained);
   }
   // Conversions of operands wgmma now reads from their slots.
   getOperation().walk([](ConvertLayoutOp convert) {
@@ -607,8 +678,8 @@ void TilePipelineLoopsPass::runOnOperation() {
         isa<DotOperandEncodingAttr>(convert.getType().getEncoding()))
       convert.erase();
   });
-  getOperation().walk([](tile::DotOp dot) {
-    if (hasWarpgroupAccumulator(dot))
+  getOperation().walk([&](tile::DotOp dot) {
+    if (hasWarpgroupAccumulator(dot) && !explained.contains(dot))
       dot.emitRemark() << "on mma.sync, not wgmma: wgmma reads B from a "
                           "slot of a pipelined loop, and it was not "
                           "pipelined";

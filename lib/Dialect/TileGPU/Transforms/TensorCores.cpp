@@ -59,9 +59,9 @@ static SmallVector<int64_t, 2> chooseWarps(int64_t m, int64_t n,
   return {wm, wn};
 }
 
-/// Why `dot` (f16 or bf16 into f32 by now) cannot run on wgmma m64nNk16
-/// with operands in swizzled shared memory and `numWarps` warps along M,
-/// or an empty string.
+/// Why `dot` (f16 or bf16 into f32, or i8 into i32, by now) cannot run
+/// on wgmma m64nNkK with operands in swizzled shared memory and
+/// `numWarps` warps along M, or an empty string.
 static std::string whyNotWgmma(int64_t m, int64_t n, int64_t k,
                                int64_t numWarps) {
   if (numWarps % 4 != 0)
@@ -107,8 +107,10 @@ std::optional<MmaChoice> kiln::tilegpu::chooseMma(tile::DotOp dot,
     return std::nullopt;
   }
   if (capability == 90 && archSpecific) {
-    wgmmaWhyNot = *kWidth == 2 ? whyNotWgmma(m, n, k, numWarps)
-                               : "wgmma here multiplies f16 and bf16 operands";
+    // kWidth 1 is tf32, which wgmma takes too, but not here yet.
+    wgmmaWhyNot = *kWidth != 1 ? whyNotWgmma(m, n, k, numWarps)
+                               : "wgmma here multiplies f16, bf16 and i8 "
+                                 "operands";
     if (wgmmaWhyNot.empty())
       return MmaChoice{*kWidth, {numWarps, 1}, /*warpgroup=*/true};
   }

@@ -18,6 +18,18 @@ func.func @bf16(%a: tensor<64x32xbf16>, %b: tensor<32x64xbf16>, %c: tensor<64x64
 
 // -----
 
+// An i8 dot into i32 too: operands of four elements per 32-bit register.
+// CHECK-DAG: #[[$WG8:.*]] = #tilegpu.mma<{warpsPerCTA = [4, 1], warpgroup = true}>
+// CHECK-DAG: #[[$A8:.*]] = #tilegpu.dot_operand<{opIdx = 0, parent = #[[$WG8]], kWidth = 4}>
+// CHECK-LABEL: func.func @i8
+// CHECK: tile.dot %{{.*}}, %{{.*}}, %{{.*}} : tensor<64x64xi8, #[[$A8]]>, tensor<64x64xi8, #{{.*}}> -> tensor<64x64xi32, #[[$WG8]]>
+func.func @i8(%a: tensor<64x64xi8>, %b: tensor<64x64xi8>, %c: tensor<64x64xi32>) -> tensor<64x64xi32> {
+  %d = tile.dot %a, %b, %c : tensor<64x64xi8>, tensor<64x64xi8> -> tensor<64x64xi32>
+  return %d : tensor<64x64xi32>
+}
+
+// -----
+
 // Dots wgmma cannot take stay on mma.sync and say why.
 func.func @rows(%a: tensor<32x32xf16>, %b: tensor<32x64xf16>, %c: tensor<32x64xf32>) -> tensor<32x64xf32> {
   // expected-remark @+1 {{on mma.sync, not wgmma: M = 32 is not a multiple of 64: each of the 1 warpgroups takes 64-row blocks}}
@@ -36,7 +48,7 @@ func.func @columns(%a: tensor<64x32xf16>, %b: tensor<32x8xf16>, %c: tensor<64x8x
 // -----
 
 func.func @tf32(%a: tensor<64x32xf32>, %b: tensor<32x64xf32>, %c: tensor<64x64xf32>) -> tensor<64x64xf32> {
-  // expected-remark @+1 {{on mma.sync, not wgmma: wgmma here multiplies f16 and bf16 operands}}
+  // expected-remark @+1 {{on mma.sync, not wgmma: wgmma here multiplies f16, bf16 and i8 operands}}
   %d = tile.dot %a, %b, %c input_precision = tf32 : tensor<64x32xf32>, tensor<32x64xf32> -> tensor<64x64xf32>
   return %d : tensor<64x64xf32>
 }

@@ -148,12 +148,15 @@ def TileGPU_WarpgroupDotOp
   let summary = "A dot on wgmma, B in a shared slot, A in one or in registers";
   let description = [{
     `acc + a * b` where `b` (K x N) is slot `bSlot` of `b`, laid out as
-    `kiln/Layout/SharedLayout.h` says (N-major), and `a` (M x K) either
-    slot `aSlot` of a buffer laid out the same way (K-major) or a tile in
-    registers in the dot-operand layout of the accumulator (what a cast
-    or other prologue computed); `acc` has a warpgroup mma layout
-    (sm_90a). Each warpgroup issues `wgmma.mma_async` m64nNk16 on its
-    64-row blocks, reading B (and a slotted A) from shared memory through
+    `kiln/Layout/SharedLayout.h` says (N-major, or K-major in a transposed
+    slot), and `a` (M x K) either slot `aSlot` of a buffer laid out the
+    same way (K-major) or a tile in registers in the dot-operand layout of
+    the accumulator (what a cast or other prologue computed); `acc` has a
+    warpgroup mma layout (sm_90a). f16 and bf16 operands accumulate in
+    f32; i8 operands (signed), which wgmma reads K-major only, in i32,
+    with A in a slot and B in a transposed one. Each warpgroup issues
+    `wgmma.mma_async` m64nNkK (K: 32 bytes of operand) on its 64-row
+    blocks, reading B (and a slotted A) from shared memory through
     matrix descriptors, and waits for them before the result is used. The
     caller makes the slots' writes visible to the async proxy
     (`tilegpu.fence_async_shared`, then a barrier).
@@ -169,15 +172,19 @@ def TileGPU_WarpgroupDotOp
   let arguments = (ins AnyTypeOf<[TileGPU_SharedBuffer, AnyRankedTensor]>:$a,
                        Optional<I32>:$aSlot,
                        TileGPU_SharedBuffer:$b, I32:$bSlot,
-                       Tile_TileOf<[F32]>:$acc);
-  let results = (outs Tile_TileOf<[F32]>:$result);
+                       Tile_TileOf<[F32, I32]>:$acc);
+  let results = (outs Tile_TileOf<[F32, I32]>:$result);
   let assemblyFormat = [{
     $a (`[` $aSlot^ `]`)? `,` $b `[` $bSlot `]` `,` $acc attr-dict `:`
     type($a) `,` type($b) `,` type($acc)
   }];
   let extraClassDeclaration = [{
-    /// Rows of one wgmma's accumulator, and its K for 16-bit operands.
-    static constexpr int64_t kInstrM = 64, kInstrK = 16;
+    /// Rows of one wgmma's accumulator.
+    static constexpr int64_t kInstrM = 64;
+    /// K of one wgmma of `element` operands: 32 bytes of them.
+    static int64_t getInstrK(::mlir::Type element) {
+      return 256 / element.getIntOrFloatBitWidth();
+    }
   }];
   let hasVerifier = 1;
 }
