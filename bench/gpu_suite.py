@@ -1,9 +1,11 @@
-"""GPU benchmarks of the example kernels: Kiln (through kiln-run) against
-PyTorch eager and torch.compile on the same machine, in the same run
-(matmuls against torch.matmul and Triton), with the device's
-bandwidth measured by a large device-to-device copy; and the cost of a
-launch from Python (Kiln, PyTorch, Triton where installed), with and
-without CUDA graphs.
+"""GPU benchmarks: the corpus of kernels written in Triton's idiom
+(bench/corpus/timing.py: each compiled by Kiln and by Triton from the same
+file, beside PyTorch doing the same work); the example kernels, Kiln
+(through kiln-run) against PyTorch eager and torch.compile on the same
+machine, in the same run (matmuls against torch.matmul and Triton), with
+the device's bandwidth measured by a large device-to-device copy; and the
+cost of a launch from Python (Kiln, PyTorch, Triton where installed), with
+and without CUDA graphs.
 
     python3 bench/gpu_suite.py --out DIR [--kiln-run PATH]
 
@@ -33,8 +35,10 @@ ROOT = Path(__file__).resolve().parents[1]
 REPEATS = 100
 #: Launches captured in one CUDA graph, for the launch overhead with graphs.
 GRAPH_LAUNCHES = 100
-#: What the suite measures, in order; --sections picks some.
-SECTIONS = ("overhead", "kernels", "matmul", "mlp", "rows")
+#: What the suite measures, in order (what matters most first: a run
+#: stopped at its time limit keeps the sections it finished); --sections
+#: picks some.
+SECTIONS = ("corpus", "overhead", "kernels", "matmul", "mlp", "rows")
 #: The launch overhead table's columns: kernel, and whether through a graph.
 OVERHEAD_COLUMNS = ("empty", "1-element add", "empty, CUDA graph",
                     "1-element add, CUDA graph")
@@ -640,6 +644,17 @@ def main() -> int:
         (options.out / "gpu_suite.json").write_text(
             json.dumps(results, indent=2))
 
+    if "corpus" in wanted:
+        try:
+            sys.path.insert(0, str(ROOT / "bench" / "corpus"))
+            import timing
+            results["corpus"] = timing.corpus_rows(torch)
+            section(["", "The corpus (bench/corpus), each kernel compiled "
+                     "by Kiln and by Triton from the same file:"] +
+                    timing.table(results["corpus"]))
+        except Exception as error:  # reported, and the suite goes on
+            results["corpus_error"] = str(error)[-500:]
+            section(["", f"corpus not measured: {error}"])
     if "overhead" in wanted:
         try:
             times, skipped = launch_overhead(torch)
@@ -704,8 +719,11 @@ def main() -> int:
     measured = results["kernels"] + results.get("matmul", []) + \
         results.get("rows", []) + ([results["mlp"]] if "mlp" in results
                                    else [])
-    failed = "launch_overhead_error" in results or not all(
-        "kiln_s" in row for row in measured)
+    measured += results.get("corpus", [])
+    failed = "launch_overhead_error" in results or \
+        "corpus_error" in results or not all(
+            "kiln_s" in row and row.get("matches_triton", True)
+            for row in measured)
     return 1 if failed else 0
 
 

@@ -5,7 +5,8 @@
 # shared library they load but the C library's own (libLLVM.so among
 # them), libdevice, the Python package, the example kernels, the
 # tutorials, the GPU tests
-# and the GPU suite (bench/gpu_suite.py, suite_kernels.py, roofline.py).
+# and the GPU suite (bench/gpu_suite.py, suite_kernels.py, roofline.py,
+# triton_peer.py, and the corpus it times: bench/corpus).
 # Under 55 MiB, to travel within a device call's 64 MiB. matplotlib, which
 # draws the roofline plot, stays out: it is built for one Python version
 # and would add some 16 MiB; where the GPU machine lacks it, the suite
@@ -79,7 +80,9 @@ cp "$root/test/tools/kiln-run/array.mlir" "$root/test/tools/kiln-run/array-gpu.m
    "$root/test/tools/kiln-run/array-dynamic.mlir" \
    "$bundle/test/tools/kiln-run/"
 cp "$root/bench/gpu_suite.py" "$root/bench/suite_kernels.py" \
-   "$root/bench/roofline.py" "$bundle/bench/"
+   "$root/bench/roofline.py" "$root/bench/triton_peer.py" "$bundle/bench/"
+mkdir -p "$bundle/bench/corpus"
+cp "$root"/bench/corpus/*.py "$bundle/bench/corpus/"
 cp "$root/scripts/gpu-check.sh" "$bundle/scripts/"
 find "$bundle" -name __pycache__ -prune -exec rm -rf {} +
 

@@ -5,7 +5,9 @@
 # kernels and autotuned ones on PyTorch tensors against PyTorch, the
 # driver's device list), the tutorials (on the host
 # and the GPU), kiln-launch-overhead (launches through the C++ runtime)
-# and bench/gpu_suite.py, and writes to RESULTS_DIR: the test report
+# and bench/gpu_suite.py (first of all the corpus of kernels in Triton's
+# idiom, timed with Kiln, Triton and PyTorch), and writes to RESULTS_DIR:
+# the test report
 # (gpu-tests.xml), the tutorials' tables (tutorials.log), the C++ launch
 # overhead (launch_overhead.md, launch_overhead.json), the suite's table,
 # JSON and roofline plot (gpu_suite.md, gpu_suite.json, roofline.png, the

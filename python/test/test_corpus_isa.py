@@ -1,9 +1,7 @@
 """The corpus's instruction-class gate (bench/corpus/compare.py): every
 corpus kernel compiles for sm_90a with Kiln, and, where Triton is
 installed, gets no lower instruction class than Triton's compile of the
-same file. The gaps that remain are listed in KNOWN_SHORTFALLS, each with
-its issue; a new gap fails, and so does a gap that closed (take it off the
-list). Also: isa.classify on small PTX texts."""
+same file. Also: isa.classify on small PTX texts."""
 
 from __future__ import annotations
 
@@ -19,14 +17,6 @@ import compare  # noqa: E402
 import isa  # noqa: E402
 import triton_peer  # noqa: E402
 from isa_cases import CASES  # noqa: E402
-
-#: What Kiln still lacks against Triton 3.9, by case: the classes of
-#: isa.describe. The persistent softmax's tl.range(num_stages=...)
-#: pipelines loads that feed no dot, which Kiln's pipeliner does not.
-KNOWN_SHORTFALLS = {
-    "softmax_persistent": {"async copies"},
-}
-
 
 @pytest.fixture(scope="module")
 def ptxas():
@@ -45,11 +35,9 @@ def test_corpus_kernel_against_triton(name, ptxas):
                     f"({kiln.describe()}) but has no peer to compare")
     triton = compare.classes(compare.triton_ptx(CASES[name]), ptxas)
     found = isa.shortfalls(kiln, triton)
-    expected = KNOWN_SHORTFALLS.get(name, set())
-    assert set(found) == expected, (
+    assert not found, (
         f"{name}: Kiln {kiln.describe()}, Triton {triton.describe()}; "
-        f"below Triton in {sorted(found)} ({found}), known: "
-        f"{sorted(expected)}")
+        f"below Triton in {sorted(found)} ({found})")
 
 
 PTX = """

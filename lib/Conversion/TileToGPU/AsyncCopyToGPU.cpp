@@ -193,7 +193,7 @@ struct AsyncCopyLowering : OpConversionPattern<tilegpu::AsyncCopyOp> {
     SharedTile slot = getBufferSlot(rewriter, loc, adaptor.getBuffer(),
                                     bufferType, adaptor.getSlot());
     Value offsets =
-        slot.byteOffset(rewriter, loc, at->coordinates[0], at->coordinates[1]);
+        slot.byteOffset(rewriter, loc, at->coordinates);
     Type i32 = rewriter.getI32Type();
     auto global = LLVM::LLVMPointerType::get(rewriter.getContext(), 1);
     // A run is one copy from its first register's address; a masked-off

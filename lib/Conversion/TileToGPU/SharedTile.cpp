@@ -54,6 +54,15 @@ Value SharedTile::byteOffset(OpBuilder &b, Location loc, Value row,
       b, loc, offset, arith::ShLIOp::create(b, loc, bits, c(4)));
 }
 
+Value SharedTile::byteOffset(OpBuilder &b, Location loc,
+                             ArrayRef<Value> coordinates) const {
+  if (coordinates.size() == 1)
+    return byteOffset(
+        b, loc, constantInt(b, loc, coordinates.front().getType(), 0),
+        coordinates.front());
+  return byteOffset(b, loc, coordinates[0], coordinates[1]);
+}
+
 Value SharedTile::address(OpBuilder &b, Location loc, Value offset) const {
   return LLVM::GEPOp::create(b, loc, base.getType(), b.getI8Type(), base,
                              ValueRange{offset});
@@ -74,7 +83,7 @@ layout::SharedLayout kiln::tiletogpu::getStagingLayout(RankedTensorType type) {
 }
 
 int64_t kiln::tiletogpu::getSlotBytes(MemRefType buffer) {
-  return buffer.getDimSize(1) * buffer.getDimSize(2) *
+  return buffer.getNumElements() / buffer.getDimSize(0) *
          getStorageBytes(buffer.getElementType());
 }
 
@@ -86,7 +95,9 @@ SharedTile kiln::tiletogpu::getBufferSlot(OpBuilder &b, Location loc,
   Value address = LLVM::GEPOp::create(b, loc, base.getType(), b.getI8Type(),
                                       base, ValueRange{offset});
   bool transposed = tilegpu::hasTransposedSlots(buffer);
-  int64_t rows = buffer.getDimSize(1), columns = buffer.getDimSize(2);
+  // A 1-D tile is a slot's one row.
+  int64_t rows = buffer.getRank() == 2 ? 1 : buffer.getDimSize(1),
+          columns = buffer.getShape().back();
   if (transposed)
     std::swap(rows, columns);
   return SharedTile{
@@ -113,7 +124,7 @@ static FailureOr<Value> loadElements(OpBuilder &b, Location loc,
   if (failed(to))
     return failure();
   Value offsets =
-      tile.byteOffset(b, loc, to->coordinates[0], to->coordinates[1]);
+      tile.byteOffset(b, loc, to->coordinates);
   Type element = type.getElementType(), storage = getStorageType(element);
   int64_t width = getVectorWidth(tile, type);
   Type vector = width == 1 ? storage : VectorType::get({width}, storage);
@@ -245,7 +256,7 @@ LogicalResult kiln::tiletogpu::storeSharedTile(OpBuilder &b, Location loc,
   if (failed(from))
     return failure();
   Value offsets =
-      tile.byteOffset(b, loc, from->coordinates[0], from->coordinates[1]);
+      tile.byteOffset(b, loc, from->coordinates);
   Type storage = getStorageType(type.getElementType());
   int64_t width = getVectorWidth(tile, type);
   for (int64_t reg = 0, e = getNumRegisters(type); reg < e; reg += width) {

@@ -29,6 +29,10 @@ struct SharedTile {
   /// element (row, column).
   mlir::Value byteOffset(mlir::OpBuilder &b, mlir::Location loc,
                          mlir::Value row, mlir::Value column) const;
+  /// The same for the element at `coordinates`: (row, column), or, in a
+  /// tile of one dimension, (column), in row 0.
+  mlir::Value byteOffset(mlir::OpBuilder &b, mlir::Location loc,
+                         mlir::ArrayRef<mlir::Value> coordinates) const;
   /// The address `offset` (i32) bytes past the base.
   mlir::Value address(mlir::OpBuilder &b, mlir::Location loc,
                       mlir::Value offset) const;

@@ -268,12 +268,15 @@ MemRefType kiln::tilegpu::getSlotBufferType(int64_t stages,
                                             ArrayRef<int64_t> shape,
                                             Type element, bool transposed) {
   MLIRContext *context = element.getContext();
+  auto space = IntegerAttr::get(IntegerType::get(context, 64), 3);
+  if (shape.size() == 1)
+    return MemRefType::get({stages, shape[0]}, element,
+                           MemRefLayoutAttrInterface(), space);
   int64_t rows = shape[0], columns = shape[1];
   MemRefLayoutAttrInterface layout;
   if (transposed)
     layout = StridedLayoutAttr::get(context, 0, {rows * columns, 1, rows});
-  return MemRefType::get({stages, rows, columns}, element, layout,
-                         IntegerAttr::get(IntegerType::get(context, 64), 3));
+  return MemRefType::get({stages, rows, columns}, element, layout, space);
 }
 
 bool kiln::tilegpu::hasTransposedSlots(MemRefType buffer) {

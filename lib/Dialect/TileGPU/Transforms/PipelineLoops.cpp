@@ -5,7 +5,10 @@
 // copy into a slot of a shared buffer, issued num_stages - 1 iterations
 // ahead, together with everything its pointers and mask are computed from
 // ("stage 0"); the rest of the body ("stage 1") reads the slot of its own
-// iteration. A dot whose accumulator is laid out for wgmma then reads B
+// iteration. A loop given num_stages explicitly (`tl.range(...,
+// num_stages=)`) has its other loads copied ahead too, as Triton does
+// (a persistent softmax's rows): the slot is read back in the load's own
+// layout, and a load's `other` put where its mask is false. A dot whose accumulator is laid out for wgmma then reads B
 // (and A where it has a slot) from the slots in place
 // (tilegpu.warpgroup_dot). On sm_90 a block load whose block pointer
 // the kernel's arguments describe is copied by TMA instead, through a
@@ -51,7 +54,8 @@ namespace {
 
 /// A load turned into asynchronous copies (a tile.load into cp.async, a
 /// tile.block_load with `tensorMap` into TMA copies), and the conversions
-/// to dot operands that read it.
+/// to dot operands that read it; with none, the load's value itself is
+/// read back from the slot.
 struct StagedLoad {
   Operation *load;
   SmallVector<ConvertLayoutOp> converts;
@@ -125,10 +129,28 @@ getBlockLoadTensorMap(tile::BlockLoadOp load, scf::ForOp loop,
   return getTensorMap(origin, load.getType(), axisInfo, whyNot);
 }
 
+/// Bytes a slot of a tile of `type` takes (booleans as bytes).
+static int64_t getTileBytes(RankedTensorType type) {
+  return type.getNumElements() *
+         std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
+}
+
+/// Whether `load` (a tile.load) can be copied by cp.async and read back
+/// in its own layout: a tile of one or two dimensions whose threads' runs
+/// are 4, 8 or 16 bytes.
+static bool isCopyable(tile::LoadOp load, AxisInfoAnalysis &axisInfo) {
+  auto type = dyn_cast<RankedTensorType>(load.getType());
+  if (!type || type.getRank() > 2)
+    return false;
+  int64_t bytes = getCopyBytes(axisInfo, load);
+  return bytes == 4 || bytes == 8 || bytes == 16;
+}
+
 /// Why `loop` cannot be pipelined with `stages` slots, or its plan (whose
-/// slots the caller fits in shared memory).
+/// slots the caller fits in shared memory). `everyLoad`: the loads that
+/// feed no dot are staged too, where cp.async can copy them.
 static FailureOr<LoopPlan> planLoop(scf::ForOp loop, int64_t stages,
-                                    bool tensorMaps,
+                                    bool tensorMaps, bool everyLoad,
                                     AxisInfoAnalysis &axisInfo,
                                     std::string &whyNot) {
   LoopPlan plan;
@@ -139,8 +161,8 @@ static FailureOr<LoopPlan> planLoop(scf::ForOp loop, int64_t stages,
     auto load = dyn_cast<tile::LoadOp>(op);
     if ((!load && !(blockLoad && tensorMaps)) || op.use_empty())
       continue;
-    auto type = cast<RankedTensorType>(op.getResult(0).getType());
-    if (type.getRank() != 2)
+    auto type = dyn_cast<RankedTensorType>(op.getResult(0).getType());
+    if (!type)
       continue;
     SmallVector<ConvertLayoutOp> converts;
     for (Operation *user : op.getUsers()) {
@@ -150,9 +172,22 @@ static FailureOr<LoopPlan> planLoop(scf::ForOp loop, int64_t stages,
         break;
       converts.push_back(convert);
     }
-    if (converts.size() != static_cast<size_t>(std::distance(
-                               op.user_begin(), op.user_end())))
+    bool feedsDots = type.getRank() == 2 &&
+                     converts.size() == static_cast<size_t>(std::distance(
+                                            op.user_begin(), op.user_end()));
+    if (!feedsDots) {
+      if (everyLoad && load && isCopyable(load, axisInfo)) {
+        slotBytes += getTileBytes(type);
+        plan.loads.push_back({load,
+                              {},
+                              getSlotBufferType(stages, type.getShape(),
+                                                type.getElementType(),
+                                                /*transposed=*/false),
+                              std::nullopt,
+                              Value()});
+      }
       continue;
+    }
     // A tile whose columns are contiguous in memory (a K-major B, as `a @
     // b.T` and attention's K load it) is staged column by column, each
     // column a row of the slot: the K-major operand wgmma reads.
@@ -172,8 +207,7 @@ static FailureOr<LoopPlan> planLoop(scf::ForOp loop, int64_t stages,
     }
     MemRefType bufferType = getSlotBufferType(
         stages, type.getShape(), type.getElementType(), transposed);
-    int64_t tileBytes = type.getNumElements() *
-                        std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
+    int64_t tileBytes = getTileBytes(type);
     if (blockLoad) {
       std::string whyNotTMA;
       FailureOr<TensorMapFields> map =
@@ -200,7 +234,9 @@ static FailureOr<LoopPlan> planLoop(scf::ForOp loop, int64_t stages,
     plan.loads.push_back({load, converts, bufferType, std::nullopt, Value()});
   }
   if (plan.loads.empty()) {
-    whyNot = "no load there feeds a dot operand";
+    whyNot = everyLoad ? "no load there is copied in runs of 4, 8 or 16 "
+                         "bytes a thread"
+                       : "no load there feeds a dot operand";
     return failure();
   }
 
@@ -284,6 +320,26 @@ static FailureOr<LoopPlan> planLoop(scf::ForOp loop, int64_t stages,
       }
       plan.shared.insert(op);
     }
+  // A load read back in its own layout puts its `other` where its mask is
+  // false (the copies fill zeros there): stage 1 wants both for its own
+  // iteration.
+  for (StagedLoad &staged : plan.loads) {
+    auto load = dyn_cast<tile::LoadOp>(staged.load);
+    if (!staged.converts.empty() || !load || !load.getOther() ||
+        isZeroTile(load.getOther()))
+      continue;
+    for (Value operand : {load.getMask(), load.getOther()}) {
+      Operation *producer = operand.getDefiningOp();
+      if (!producer || !plan.stage0.contains(producer))
+        continue;
+      if (carried.contains(producer)) {
+        whyNot = "a load's mask or padding comes from a value the loop "
+                 "carries";
+        return failure();
+      }
+      plan.shared.insert(producer);
+    }
+  }
   // What a shared op is computed from is computed again too.
   for (Operation *op : llvm::reverse(plan.stage0))
     if (plan.shared.contains(op))
@@ -370,8 +426,7 @@ stageInvariantOperand(scf::ForOp loop, Value a, int64_t &spareBytes,
   if (auto it = staged.find(a); it != staged.end())
     return it->second;
   auto type = cast<RankedTensorType>(a.getType());
-  int64_t bytes = type.getNumElements() *
-                  std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
+  int64_t bytes = getTileBytes(type);
   if (bytes > spareBytes)
     return {};
   spareBytes -= bytes;
@@ -541,6 +596,10 @@ static void pipelineLoop(scf::ForOp loop, LoopPlan &plan, int64_t stages,
   pipelined->setAttrs(loop->getDiscardableAttrDictionary());
   pipelined->removeAttr("tile.num_stages");
   Block *body = pipelined.getBody();
+  // A loop that carries nothing is built with its terminator; the body's
+  // own comes last.
+  if (!body->empty())
+    body->getTerminator()->erase();
   b.setInsertionPointToStart(body);
   Value iv = pipelined.getInductionVar();
   // Iteration j uses slot j % stages and fills slot (j + stages - 1) %
@@ -586,6 +645,20 @@ static void pipelineLoop(scf::ForOp loop, LoopPlan &plan, int64_t stages,
                       .getResult());
   auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
   for (Operation &op : loop.getBody()->without_terminator()) {
+    auto read = llvm::find_if(plan.loads, [&](StagedLoad &s) {
+      return s.load == &op && s.converts.empty();
+    });
+    if (read != plan.loads.end()) {
+      auto load = cast<tile::LoadOp>(op);
+      Value value = LocalLoadOp::create(
+          b, loc, load.getType(), buffers[read - plan.loads.begin()], slot);
+      if (load.getOther() && !isZeroTile(load.getOther()))
+        value = arith::SelectOp::create(
+            b, loc, current.lookupOrDefault(load.getMask()), value,
+            current.lookupOrDefault(load.getOther()));
+      current.map(load.getResult(), value);
+      continue;
+    }
     bool staged = llvm::any_of(plan.loads, [&](StagedLoad &s) {
       return s.load == &op || llvm::is_contained(s.converts, &op);
     });
@@ -622,13 +695,16 @@ void TilePipelineLoopsPass::runOnOperation() {
   DenseSet<Operation *> explained;
   for (scf::ForOp loop : loops) {
     int64_t stages = numStages;
-    if (auto attr = loop->getAttrOfType<IntegerAttr>("tile.num_stages"))
-      stages = attr.getInt();
+    // Stages the kernel asks for explicitly pipeline every load, as
+    // Triton's do; the pass's default only the dots' operands.
+    auto explicitStages = loop->getAttrOfType<IntegerAttr>("tile.num_stages");
+    if (explicitStages)
+      stages = explicitStages.getInt();
     bool feedsDots = false;
     loop.getBody()->walk([&](ConvertLayoutOp convert) {
       feedsDots |= isa<DotOperandEncodingAttr>(convert.getType().getEncoding());
     });
-    if (stages <= 1 || !feedsDots)
+    if (stages <= 1 || !(feedsDots || explicitStages))
       continue;
     if (!loop.getInductionVar().getType().isInteger(32)) {
       loop.emitRemark() << "not pipelined: the induction variable is not i32";
@@ -636,14 +712,26 @@ void TilePipelineLoopsPass::runOnOperation() {
     }
     AxisInfoAnalysis axisInfo;
     std::string whyNot;
-    FailureOr<LoopPlan> plan =
-        planLoop(loop, stages, tensorMaps, axisInfo, whyNot);
+    FailureOr<LoopPlan> plan = planLoop(loop, stages, tensorMaps,
+                                        bool(explicitStages), axisInfo, whyNot);
+    int64_t budget = getSlotBudget(sharedMemoryLimit);
+    // Where the other loads keep the dots' operands from being staged
+    // (their operands cannot run ahead, or two stages of everything do
+    // not fit), the dots' alone are.
+    if (explicitStages && feedsDots &&
+        (failed(plan) || 2 * plan->slotBytes > budget)) {
+      std::string dotsWhyNot;
+      FailureOr<LoopPlan> dots = planLoop(loop, stages, tensorMaps,
+                                          /*everyLoad=*/false, axisInfo,
+                                          dotsWhyNot);
+      if (succeeded(dots))
+        plan = std::move(dots);
+    }
     if (failed(plan)) {
       loop.emitRemark() << "not pipelined: " << whyNot;
       continue;
     }
     // As many stages as shared memory holds, up to the asked-for number.
-    int64_t budget = getSlotBudget(sharedMemoryLimit);
     int64_t fitting = std::min<int64_t>(stages, budget / plan->slotBytes);
     if (fitting < 2) {
       loop.emitRemark() << llvm::formatv(

@@ -28,10 +28,11 @@
 
 namespace kiln::tilegpu {
 
-/// A shared buffer of `stages` slots for a 2-D tile of `shape`: each slot
-/// holds the tile row by row, or, when `transposed`, column by column (the
-/// memref's strides say so: element (s, i, j) at s * rows * columns + i +
-/// j * rows), as a K-major B operand is staged for wgmma.
+/// A shared buffer of `stages` slots for a 1-D or 2-D tile of `shape`:
+/// each slot holds the tile row by row, or, when `transposed` (2-D only),
+/// column by column (the memref's strides say so: element (s, i, j) at s *
+/// rows * columns + i + j * rows), as a K-major B operand is staged for
+/// wgmma.
 mlir::MemRefType getSlotBufferType(int64_t stages,
                                    llvm::ArrayRef<int64_t> shape,
                                    mlir::Type element, bool transposed);

@@ -30,14 +30,18 @@ def TileGPU_ConvertLayoutOp : TileGPU_Op<"convert_layout", [Pure]> {
 //===----------------------------------------------------------------------===//
 
 def TileGPU_SharedBuffer : MemRefRankOf<[AnyType], [3]>;
+// Slots of 2-D tiles, or of 1-D ones (the loads a loop given num_stages
+// copies ahead).
+def TileGPU_SlotBuffer : MemRefRankOf<[AnyType], [2, 3]>;
 def TileGPU_Barriers : MemRefRankOf<[I64], [1]>;
 
 def TileGPU_LocalAllocOp : TileGPU_Op<"local_alloc"> {
   let summary = "Shared memory for several stages of one tile";
   let description = [{
-    A buffer in shared memory of `stages x rows x columns` elements (a
-    `memref` in address space 3) that lives for the whole kernel: one slot
-    per pipeline stage of a tile. Each slot is laid out as
+    A buffer in shared memory of `stages x rows x columns` elements
+    (`stages x columns` for a 1-D tile; a `memref` in address space 3)
+    that lives for the whole kernel: one slot per pipeline stage of a
+    tile. Each slot is laid out as
     `kiln/Layout/SharedLayout.h` says for its rows (swizzled slabs), or,
     with the strides `[rows * columns, 1, rows]`, for its columns: the
     tile's transpose, as a K-major B operand (loaded down its columns) is
@@ -49,7 +53,7 @@ def TileGPU_LocalAllocOp : TileGPU_Op<"local_alloc"> {
     %bars = tilegpu.local_alloc : memref<3xi64, 3>
     ```
   }];
-  let results = (outs AnyTypeOf<[TileGPU_SharedBuffer, TileGPU_Barriers]>:$buffer);
+  let results = (outs AnyTypeOf<[TileGPU_SlotBuffer, TileGPU_Barriers]>:$buffer);
   let assemblyFormat = "attr-dict `:` type($buffer)";
   let hasVerifier = 1;
 }
@@ -71,7 +75,7 @@ def TileGPU_AsyncCopyOp : TileGPU_Op<"async_copy"> {
     ```
   }];
   let arguments = (ins Tile_PtrTensor:$ptrs, Optional<Tile_TileOf<[I1]>>:$mask,
-                       TileGPU_SharedBuffer:$buffer, I32:$slot);
+                       TileGPU_SlotBuffer:$buffer, I32:$slot);
   let assemblyFormat = [{
     $ptrs (`mask` $mask^)? `into` $buffer `[` $slot `]` attr-dict `:`
     type($buffer) `,` type($ptrs) (`,` type($mask)^)?
@@ -102,7 +106,7 @@ def TileGPU_LocalLoadOp : TileGPU_Op<"local_load"> {
         -> tensor<64x32xf16, #dot_op>
     ```
   }];
-  let arguments = (ins TileGPU_SharedBuffer:$buffer, I32:$slot);
+  let arguments = (ins TileGPU_SlotBuffer:$buffer, I32:$slot);
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = [{
     $buffer `[` $slot `]` attr-dict `:` type($buffer) `->` type($result)
@@ -123,7 +127,7 @@ def TileGPU_LocalStoreOp : TileGPU_Op<"local_store"> {
         memref<1x128x64xf16, 3>
     ```
   }];
-  let arguments = (ins AnyRankedTensor:$value, TileGPU_SharedBuffer:$buffer,
+  let arguments = (ins AnyRankedTensor:$value, TileGPU_SlotBuffer:$buffer,
                        I32:$slot);
   let assemblyFormat = [{
     $value `,` $buffer `[` $slot `]` attr-dict `:` type($value) `,`

@@ -119,7 +119,11 @@ def TilePipelineLoopsPass : Pass<"tile-pipeline-loops", "mlir::ModuleOp"> {
     carried value, or the slots would not fit in shared memory (all but
     64 KiB of `shared-memory-limit`, at least 40 KiB).
     `tile.num_stages` on a loop overrides the option; 1 or less turns
-    pipelining off.
+    pipelining off. A loop that has it (Triton's `tl.range(...,
+    num_stages=)`) has its other loads copied ahead too, as Triton's
+    pipeliner does, where cp.async can copy them: their slots are read
+    back in the loads' own layouts, with a non-zero `other` put back where
+    the mask is false.
 
     A dot whose accumulator has a warpgroup mma layout (sm_90a) and whose
     B comes from a slot becomes a `tilegpu.warpgroup_dot`, which wgmma runs
