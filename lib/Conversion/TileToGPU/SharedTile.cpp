@@ -147,8 +147,10 @@ static FailureOr<Value> loadElements(OpBuilder &b, Location loc,
 /// ldmatrix.x4: lane l names a row of one of four 8x8 matrices (lanes
 /// 8j..8j+7 matrix j) and receives word j of each. For A the matrices
 /// are (rows 0-7 | 8-15) x (K 0-7 | 8-15) of one instruction, in
-/// fragment order; for B, read transposed, they are K rows 0-7, 8-15,
-/// 16-23, 24-31 of one column block: two K steps.
+/// fragment order; for B they are K 0-7, 8-15, 16-23, 24-31 of one
+/// column block (two K steps): read transposed from an N-major slot
+/// (K rows), or as stored from a K-major one (a transposed slot, whose
+/// rows are B's columns: each lane's pair of K is contiguous there).
 static FailureOr<Value> loadWithLdmatrix(OpBuilder &b, Location loc,
                                          const SharedTile &tile,
                                          RankedTensorType type,
@@ -179,9 +181,18 @@ static FailureOr<Value> loadWithLdmatrix(OpBuilder &b, Location loc,
     blocks = repeats[0], kSteps = repeats[1], kPerLoad = 1;
   } else {
     kPerLoad = repeats[0] % 2 == 0 ? 2 : 1;
-    laneRow = kPerLoad == 2 ? lane
-                            : arith::RemUIOp::create(b, loc, lane, c(16));
-    laneColumn = c(0);
+    Value matrixLane = kPerLoad == 2
+                           ? lane
+                           : arith::RemUIOp::create(b, loc, lane, c(16));
+    if (tile.transposed) {
+      // Matrix j's rows are the block's 8 columns, at K 8j.
+      laneRow = arith::MulIOp::create(
+          b, loc, arith::DivUIOp::create(b, loc, matrixLane, c(8)), c(8));
+      laneColumn = arith::RemUIOp::create(b, loc, lane, c(8));
+    } else {
+      laneRow = matrixLane;
+      laneColumn = c(0);
+    }
     blocks = repeats[1], kSteps = repeats[0];
   }
   Value warpOrigin = isA ? arith::MulIOp::create(b, loc, warpM, c(16))
@@ -207,13 +218,14 @@ static FailureOr<Value> loadWithLdmatrix(OpBuilder &b, Location loc,
         column = arith::AddIOp::create(b, loc, laneColumn, c(k * 16));
       } else {
         row = arith::AddIOp::create(b, loc, laneRow, c(k * 16));
-        column = origin;
+        column = arith::AddIOp::create(b, loc, origin, laneColumn);
       }
       Value address =
           tile.address(b, loc, tile.byteOffset(b, loc, row, column));
       Value loaded = NVVM::LdMatrixOp::create(
           b, loc, wordsType, address, words,
-          isA ? NVVM::MMALayout::row : NVVM::MMALayout::col,
+          isA || tile.transposed ? NVVM::MMALayout::row
+                                 : NVVM::MMALayout::col,
           NVVM::LdStMatrixShapeAttr::get(b.getContext(), 8, 8),
           NVVM::LdStMatrixEltType::B16);
       // Word w holds two elements of K step k + w / 2 (B) or of this
@@ -240,9 +252,10 @@ FailureOr<Value> kiln::tiletogpu::loadSharedTile(OpBuilder &b, Location loc,
                                                  RankedTensorType type) {
   auto operand =
       dyn_cast<tilegpu::DotOperandEncodingAttr>(type.getEncoding());
-  // ldmatrix reads A as staged and B transposed; a transposed slot (a
-  // K-major B) is read element by element.
-  if (operand && operand.getKWidth() == 2 && !tile.transposed &&
+  // ldmatrix reads A as staged and B transposed, or as staged from a
+  // transposed slot (a K-major B).
+  if (operand && operand.getKWidth() == 2 &&
+      !(operand.getOpIdx() == 0 && tile.transposed) &&
       getStorageBytes(type.getElementType()) == 2)
     return loadWithLdmatrix(b, loc, tile, type, operand);
   return loadElements(b, loc, tile, type);

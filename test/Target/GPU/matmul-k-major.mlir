@@ -11,9 +11,17 @@
 // CHECK-NOT: mma.sync
 // PTXAS: 0 bytes spill stores, 0 bytes spill loads
 // SASS: HGMMA.64x64x16.F32
-// On sm_80 the slot is read into mma.sync's B operand element by element.
+// On sm_80 ldmatrix reads the K-major slot as stored (no .trans: each
+// row of the slot is a column of B, its K pairs what mma.sync's B
+// fragment holds), four 8x8 matrices (two K steps) at a time, as it reads
+// A; no element is read alone.
 // SM80: cp.async.cg.shared.global
+// SM80-NOT: ld.shared.b16
+// SM80-NOT: ldmatrix.sync.aligned.m8n8.x4.trans
+// SM80: ldmatrix.sync.aligned.m8n8.x4.shared.b16
+// SM80-NOT: ld.shared.b16
 // SM80: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+// SM80-NOT: ld.shared.b16
 func.func @linear(%a: !tile.ptr<f16> {tile.divisibility = 16 : i64},
                   %b: !tile.ptr<f16> {tile.divisibility = 16 : i64},
                   %c: !tile.ptr<f32> {tile.divisibility = 16 : i64},
