@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "kiln/InitAll.h"
+#include "kiln/Support/CommandLine.h"
 #include "kiln/Support/InputLimits.h"
 #include "kiln/Support/Version.h"
 
@@ -45,6 +46,8 @@ int main(int argc, char **argv) {
   // freed with it (AddressSanitizer aborts on that).
   llvm::InitLLVM initLLVM(argc, argv);
   kiln::registerVersionPrinter();
+  // --help lists MLIR's options and Kiln's passes, registered below.
+  kiln::moveOtherOptionsToHelpHidden();
   mlir::DialectRegistry registry;
   kiln::registerAllDialects(registry);
   kiln::registerAllPasses();

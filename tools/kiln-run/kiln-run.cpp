@@ -1,6 +1,6 @@
 //===- kiln-run.cpp - Compile and run one tile kernel ---------------------===//
 //
-// kiln-run FILE --kernel=NAME --grid=X[,Y[,Z]] --arg=SPEC... [--target=host|gpu]
+// kiln-run FILE [--kernel=NAME] --grid=X[,Y[,Z]] --arg=SPEC... [--target=host|gpu]
 //
 // Each --arg gives one kernel argument, in order:
 //   TYPE[COUNT]=INIT  a fresh array of COUNT elements for a pointer argument;
@@ -45,6 +45,7 @@
 #include "kiln/Dialect/TileGPU/Transforms/Passes.h"
 #include "kiln/InitAll.h"
 #include "kiln/Runtime/CudaDriver.h"
+#include "kiln/Support/CommandLine.h"
 #include "kiln/Support/InputLimits.h"
 #include "kiln/Support/Version.h"
 #include "kiln/Target/GPU/GPUCompiler.h"
@@ -82,70 +83,107 @@
 using namespace mlir;
 namespace cl = llvm::cl;
 
+static cl::OptionCategory kernelOptions("The kernel and its arguments");
+static cl::OptionCategory targetOptions("Where it runs");
+static cl::OptionCategory checkOptions("Checking and timing");
+
 static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input .mlir>"),
-                                      cl::Required);
-static cl::opt<std::string> kernelName("kernel", cl::desc("Kernel to run"),
-                                       cl::Required);
-static cl::opt<std::string> gridSpec("grid",
-                                     cl::desc("Grid size: X[,Y[,Z]]"),
-                                     cl::init("1"));
-static cl::list<std::string> argSpecs("arg", cl::desc("Kernel argument"),
-                                      cl::ZeroOrMore);
+                                      cl::Required, cl::cat(kernelOptions));
 static cl::opt<std::string>
-    targetName("target", cl::desc("host or gpu (default: $KILN_TARGET, else "
-                                  "host)"),
-               cl::init(""));
+    kernelName("kernel",
+               cl::value_desc("name"),
+               cl::desc("The function to run (default: the module's only "
+                        "public function)"),
+               cl::cat(kernelOptions));
+static cl::opt<std::string>
+    gridSpec("grid", cl::value_desc("x[,y[,z]]"),
+             cl::desc("Programs along each axis (default 1)"),
+             cl::init("1"), cl::cat(kernelOptions));
+static cl::list<std::string> argSpecs(
+    "arg",
+    cl::value_desc("spec"),
+    cl::desc("One per kernel argument, in order: TYPE[N]=INIT a new array "
+             "of N elements (INIT rand, iota or zeros: f32[4096]=rand), "
+             "TYPE=VALUE a scalar (i32=7, f32=0.5), @FILE.npy an array read "
+             "from a file; TYPE is i8 i16 i32 i64 f16 bf16 f32 f64"),
+    cl::ZeroOrMore, cl::cat(kernelOptions));
+static cl::opt<unsigned> seed("seed",
+                              cl::value_desc("n"),
+                              cl::desc("Seed of the rand arrays"),
+                              cl::init(0), cl::cat(kernelOptions));
+static cl::opt<std::string>
+    initName("init",
+             cl::value_desc("rand|iota|zeros"),
+             cl::desc("Inputs of an array function (default rand)"),
+             cl::init("rand"), cl::cat(kernelOptions));
+static cl::list<int64_t> dynamicSizes(
+    "dims",
+    cl::value_desc("n,..."),
+    cl::desc("Sizes of the dynamic dimensions of an array function's "
+             "inputs, in order"),
+    cl::CommaSeparated, cl::cat(kernelOptions));
+static cl::opt<std::string> targetName(
+    "target",
+    cl::value_desc("host|gpu"),
+    cl::desc("Where the kernel runs (default: $KILN_TARGET, else the GPU "
+             "where the CUDA driver finds one, else the host)"),
+    cl::init(""), cl::cat(targetOptions));
 static cl::opt<bool> checkBounds(
     "check-bounds",
     cl::desc("Host target: check every memory access against the array its "
              "pointer came from (default; --check-bounds=false turns it off)"),
-    cl::init(true));
-static cl::opt<unsigned> repeat("repeat", cl::desc("Launches to time"),
-                                cl::init(1));
-static cl::opt<unsigned> seed("seed", cl::desc("Seed of rand arrays"),
-                              cl::init(0));
-static cl::opt<std::string> initName("init",
-                                     cl::desc("Inputs of an array function: "
-                                              "rand, iota or zeros"),
-                                     cl::init("rand"));
-static cl::list<int64_t>
-    dynamicSizes("dims",
-                 cl::desc("Sizes of the dynamic dimensions of an array "
-                          "function's inputs, in order"),
-                 cl::CommaSeparated);
+    cl::init(true), cl::cat(targetOptions));
+static cl::opt<unsigned>
+    threads("launch-threads",
+            cl::value_desc("n"),
+            cl::desc("Host target: threads a launch runs on (default 1)"),
+            cl::init(1), cl::cat(targetOptions));
+static cl::opt<int64_t>
+    numWarps("num-warps",
+             cl::value_desc("n"),
+             cl::desc("GPU: warps per program, a power of two (default 4)"),
+             cl::init(4), cl::cat(targetOptions));
+static cl::opt<int64_t>
+    numStages("num-stages",
+              cl::value_desc("n"),
+              cl::desc("GPU: depth of the software pipeline of loops "
+                       "feeding tensor cores (default 3; 1 turns it off)"),
+              cl::init(3), cl::cat(targetOptions));
+static cl::opt<unsigned> repeat(
+    "repeat",
+    cl::value_desc("n"), cl::desc("Launches timed, their median printed"),
+    cl::init(1), cl::cat(checkOptions));
+static cl::opt<double> flops("flops",
+                             cl::value_desc("n"),
+                             cl::desc("FLOPs of one launch, for TFLOP/s"),
+                             cl::init(0), cl::cat(checkOptions));
+static cl::opt<std::string> checkMode(
+    "check",
+    cl::value_desc("host|none"),
+    cl::desc("GPU: compare the first launch's arrays with the host "
+             "target's (default host)"),
+    cl::init("host"), cl::cat(checkOptions));
+static cl::opt<double> tolerance(
+    "tolerance",
+    cl::value_desc("x"),
+    cl::desc("Largest error --check and --expect accept, relative "
+             "(absolute below 1; default 1e-5)"),
+    cl::init(1e-5), cl::cat(checkOptions));
+static cl::list<std::string>
+    expectations("expect",
+                 cl::value_desc("i=file.npy"),
+                 cl::desc("What array argument I must hold after the first "
+                          "launch, on either target"),
+                 cl::cat(checkOptions));
+static cl::list<std::string>
+    saves("save",
+          cl::value_desc("i=file.npy"),
+          cl::desc("Write array argument I after the first launch"),
+          cl::cat(checkOptions));
 static cl::opt<bool> report("report",
                             cl::desc("Print the cost report of an array "
                                      "function before and after fusion"),
-                            cl::init(false));
-static cl::opt<int64_t> numWarps("num-warps",
-                                 cl::desc("Warps per program on the GPU"),
-                                 cl::init(4));
-static cl::opt<int64_t>
-    numStages("num-stages",
-              cl::desc("--target=gpu: depth of the software pipeline of loops "
-                       "feeding tensor cores (1 turns it off)"),
-              cl::init(3));
-static cl::opt<std::string> checkMode(
-    "check", cl::desc("host (compare a GPU run with the host target) or none"),
-    cl::init("host"));
-static cl::opt<double> tolerance(
-    "tolerance",
-    cl::desc("Largest error accepted against the host, relative (absolute "
-             "below 1)"),
-    cl::init(1e-5));
-static cl::opt<double> flops("flops",
-                             cl::desc("FLOPs of one launch, for TFLOP/s"),
-                             cl::init(0));
-static cl::list<std::string>
-    expectations("expect",
-                 cl::desc("I=FILE.npy: what array argument I must hold after "
-                          "the first launch"));
-static cl::list<std::string>
-    saves("save", cl::desc("I=FILE.npy: write array argument I after the "
-                           "first launch"));
-static cl::opt<unsigned> threads("launch-threads",
-                                 cl::desc("Threads a launch runs on"),
-                                 cl::init(1));
+                            cl::init(false), cl::cat(checkOptions));
 
 namespace {
 /// One kernel argument: an array (bytes held here) or a scalar (its bytes).
@@ -928,6 +966,17 @@ static int run() {
   if (!module)
     return 1;
 
+  if (kernelName.empty()) {
+    SmallVector<StringRef> names;
+    for (auto func : module->getOps<func::FuncOp>())
+      if (func.isPublic() && !func.isExternal())
+        names.push_back(func.getName());
+    if (names.size() != 1)
+      return fail(inputFile + " has " + Twine(names.size()) +
+                  " public functions (" + llvm::join(names, ", ") +
+                  "): name the one to run with --kernel");
+    kernelName.setValue(names.front().str());
+  }
   auto kernel = module->lookupSymbol<func::FuncOp>(kernelName);
   if (!kernel)
     return fail("no kernel named '" + kernelName + "' in " + inputFile);
@@ -986,6 +1035,8 @@ static int run() {
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   kiln::registerVersionPrinter();
+  kiln::moveOtherOptionsToHelpHidden(
+      {&kernelOptions, &targetOptions, &checkOptions});
   cl::ParseCommandLineOptions(argc, argv, "Kiln: run one tile kernel\n");
   int status = 1;
   kiln::runOnLargeStack([&] { status = run(); });

@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "kiln/InitAll.h"
+#include "kiln/Support/CommandLine.h"
 #include "kiln/Support/InputLimits.h"
 #include "kiln/Support/Version.h"
 #include "kiln/Target/GPU/GPUCompiler.h"
@@ -23,13 +24,16 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OwningOpRef.h"
 #include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
+#include "mlir/Support/Timing.h"
 #include "mlir/Support/ToolUtilities.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
@@ -105,7 +109,8 @@ static cl::opt<int64_t>
 /// ops, possibly inside a gpu.module).
 static LogicalResult lowerToLLVMDialect(ModuleOp module) {
   if (kiln::gpu::hasTileKernels(module) &&
-      failed(kiln::gpu::lowerTileKernels(module, numWarps, chip, numStages)))
+      failed(kiln::gpu::lowerTileKernels(module, numWarps, chip, numStages,
+                                         /*commandLineOptions=*/true)))
     return failure();
   WalkResult result = module.walk([](Operation *op) {
     if (isa<ModuleOp, gpu::GPUModuleOp>(op) ||
@@ -190,7 +195,15 @@ static int fail(const Twine &message) {
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
   kiln::registerVersionPrinter();
-  cl::HideUnrelatedOptions(toolOptions);
+  kiln::moveOtherOptionsToHelpHidden({&toolOptions});
+  // MLIR's debugging options, as kiln-opt takes them: IR printing around
+  // the lowering's passes (named as registered), crash reproducers, pass
+  // timing, and how IR and diagnostics print.
+  kiln::registerAllPasses();
+  registerPassManagerCLOptions();
+  registerDefaultTimingManagerCLOptions();
+  registerMLIRContextCLOptions();
+  registerAsmPrinterCLOptions();
   cl::ParseCommandLineOptions(
       argc, argv,
       "Kiln's translator of GPU kernels to LLVM IR, PTX and "

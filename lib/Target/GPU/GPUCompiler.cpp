@@ -56,7 +56,8 @@ int64_t kiln::gpu::getMaxSharedBytesPerBlock(int64_t capability) {
 
 LogicalResult kiln::gpu::lowerTileKernels(ModuleOp module, int64_t numWarps,
                                           llvm::StringRef chip,
-                                          int64_t numStages) {
+                                          int64_t numStages,
+                                          bool commandLineOptions) {
   if (numWarps <= 0 || numWarps > 32 || (numWarps & (numWarps - 1)) != 0)
     return module.emitError()
            << "target nvptx: num_warps must be a power of two from 1 to 32, "
@@ -83,6 +84,11 @@ LogicalResult kiln::gpu::lowerTileKernels(ModuleOp module, int64_t numWarps,
       getMaxSharedBytesPerBlock(options.computeCapability);
   options.numStages = numStages;
   buildGPULoweringPipeline(pm, options);
+  if (commandLineOptions) {
+    if (failed(applyPassManagerCLOptions(pm)))
+      return failure();
+    applyDefaultTimingPassManagerCLOptions(pm);
+  }
   return pm.run(module);
 }
 

@@ -46,3 +46,4 @@
 // RUN: not kiln-run %s --kernel=k 2>&1 | FileCheck %s --check-prefix=PARSE
 // PARSE: errors.mlir:[[@LINE+1]]:1: error: custom op 'garbage' is unknown
 garbage
+

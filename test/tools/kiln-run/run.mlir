@@ -1,6 +1,10 @@
 // RUN: kiln-run %kiln_examples/vector_add.mlir --kernel=vector_add --grid=2 \
 // RUN:   --arg='f32[1500]=iota' --arg='f32[1500]=iota' --arg='f32[1500]=zeros' \
 // RUN:   --arg=i32=1500 --repeat=3 | FileCheck %s
+// Without --kernel, the module's only public function runs.
+// RUN: KILN_TARGET=host kiln-run %kiln_examples/vector_add.mlir --grid=2 \
+// RUN:   --arg='f32[1500]=iota' --arg='f32[1500]=iota' --arg='f32[1500]=zeros' \
+// RUN:   --arg=i32=1500 | FileCheck %s
 // RUN: KILN_TARGET=host kiln-run %kiln_examples/vector_add.mlir --kernel=vector_add \
 // RUN:   --grid=2 --check-bounds --launch-threads=2 --arg='f32[1500]=iota' --arg='f32[1500]=iota' \
 // RUN:   --arg='f32[1500]=zeros' --arg=i32=1500 | FileCheck %s

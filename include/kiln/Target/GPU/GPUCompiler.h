@@ -60,10 +60,14 @@ bool hasTileKernels(mlir::ModuleOp module);
 
 /// Lowers the tile kernels of `module` (rewritten in place) to the LLVM and
 /// NVVM dialects with kiln-gpu-lowering, for `chip` (sm_80, sm_90a, ...).
-/// Diagnostics go to the module's context.
+/// Diagnostics go to the module's context. `commandLineOptions`: the pass
+/// manager takes MLIR's pass manager and timing options
+/// (--mlir-print-ir-after-all, --mlir-timing, ...), which the calling tool
+/// registered.
 mlir::LogicalResult lowerTileKernels(mlir::ModuleOp module, int64_t numWarps,
                                      llvm::StringRef chip,
-                                     int64_t numStages = 3);
+                                     int64_t numStages = 3,
+                                     bool commandLineOptions = false);
 
 /// The compute capability (major * 10 + minor) of `chip`, e.g. 90 for
 /// sm_90a.
