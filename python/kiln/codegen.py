@@ -12,6 +12,7 @@ compile-time constant.
 from __future__ import annotations
 
 import ast
+import difflib
 import functools
 import inspect
 import itertools
@@ -24,21 +25,33 @@ from kiln import language as kl
 from kiln import float8, ir_text
 from kiln import philox
 from kiln import semantics
-from kiln.errors import KilnError
+from kiln.errors import CompilationError, Diagnostic, KilnError, Severity
 from kiln.extra import libdevice
 
 
-class KilnCompileError(KilnError):
-    """A kernel the JIT cannot translate; points at the Python source."""
+def _suggestion(name: str, names: list[str]) -> str:
+    """" (did you mean 'x' or 'y'?)" for the names closest to ``name``,
+    or nothing."""
+    close = difflib.get_close_matches(name, names, n=2)
+    if not close:
+        return ""
+    return " (did you mean " + " or ".join(f"'{c}'" for c in close) + "?)"
+
+
+class KilnCompileError(CompilationError):
+    """A kernel the JIT cannot translate; points at the Python source. A
+    ``kiln.CompilationError``, whose one diagnostic it carries."""
 
     def __init__(self, message: str, filename: str, line: int, column: int,
                  source_line: str = "") -> None:
         self.message, self.filename = message, filename
         self.line, self.column = line, column
+        self.diagnostics = [Diagnostic(Severity.ERROR, filename, line, column,
+                                       message)]
         text = f'{filename}:{line}:{column}: error: {message}'
         if source_line:
             text += f"\n{source_line.rstrip()}\n{' ' * (column - 1)}^"
-        super().__init__(text)
+        KilnError.__init__(self, text)
 
 
 @dataclass(frozen=True)
@@ -918,6 +931,10 @@ class CodeGenerator(ast.NodeVisitor):
             # (kiln.triton.language names Triton's features Kiln lacks).
             message = str(exc) if isinstance(exc, KilnError) else \
                 f"'{node.attr}' is not defined on {base!r}"
+            if not isinstance(exc, KilnError) and inspect.ismodule(base):
+                message = f"{base.__name__} has no '{node.attr}'" + \
+                    _suggestion(node.attr, [name for name in dir(base)
+                                            if not name.startswith("_")])
             raise self.error(message) from None
 
     def expr_BinOp(self, node: ast.BinOp) -> Any:
@@ -1140,8 +1157,12 @@ class CodeGenerator(ast.NodeVisitor):
         if callee is kl.pointer_type and all(isinstance(a, kl.dtype)
                                              for a in args):
             return callee(*args)  # tl.pointer_type(tl.float16)
-        raise self.error(f"cannot call {getattr(callee, '__name__', callee)}"
-                         " in a kernel")
+        name = getattr(callee, "__name__", callee)
+        if inspect.isfunction(callee):
+            raise self.error(f"cannot call {name} in a kernel: it is a plain "
+                             f"Python function; decorate it with @kiln.jit "
+                             f"(or @triton.jit) to call it from kernels")
+        raise self.error(f"cannot call {name} in a kernel")
 
     def inline(self, callee, args: list, kwargs: dict) -> Any:
         """Generates a nested @kiln.jit call in place."""

@@ -19,6 +19,7 @@ way arrays are passed by address and modified in place.
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import inspect
 import os
 import threading
@@ -210,6 +211,13 @@ class JITFunction:
         return os.environ.get("KILN_DEBUG", "") not in ("", "0")
 
     def bind(self, args: tuple, kwargs: dict) -> inspect.BoundArguments:
+        unknown = [name for name in kwargs if name not in self._names]
+        if unknown:
+            close = difflib.get_close_matches(unknown[0], self._names, n=1)
+            hint = f" (did you mean '{close[0]}'?)" if close else ""
+            raise KilnError(
+                f"{self.__name__}: unknown argument '{unknown[0]}'{hint}; "
+                f"{self.__name__} takes {', '.join(self._names)}")
         try:
             bound = self.signature.bind(*args, **kwargs)
         except TypeError as exc:

@@ -1,0 +1,87 @@
+"""Errors a user can act on: an unknown keyword at launch is named with
+the closest parameter and the kernel's parameters; a name a module lacks
+suggests the closest ones; a call of a plain Python function says to
+decorate it; a kernel's compile error is a kiln.CompilationError that
+points at the user's line."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import kiln
+import kiln.language as kl
+import kiln.triton as triton
+import kiln.triton.language as tl
+
+
+@kiln.jit
+def increment(x_ptr, n, BLOCK_SIZE: kl.constexpr):
+    offsets = kl.arange(0, BLOCK_SIZE)
+    mask = offsets < n
+    kl.store(x_ptr + offsets, kl.load(x_ptr + offsets, mask=mask) + 1,
+             mask=mask)
+
+
+@triton.jit
+def triton_increment(x_ptr, n, BLOCK_SIZE: tl.constexpr):
+    offsets = tl.arange(0, BLOCK_SIZE)
+    mask = offsets < n
+    tl.store(x_ptr + offsets, tl.load(x_ptr + offsets, mask=mask) + 1,
+             mask=mask)
+
+
+@pytest.mark.parametrize("kernel", [increment, triton_increment])
+def test_an_unknown_keyword_is_named_with_the_closest_parameter(kernel):
+    x = np.zeros(16, np.float32)
+    with pytest.raises(kiln.KilnError) as raised:
+        kernel[(1,)](x, 16, BLOCK=16)
+    name = kernel.__name__
+    assert str(raised.value) == (
+        f"{name}: unknown argument 'BLOCK' (did you mean 'BLOCK_SIZE'?); "
+        f"{name} takes x_ptr, n, BLOCK_SIZE")
+    # Launch options are not kernel arguments, and still work.
+    kernel[(1,)](x, 16, BLOCK_SIZE=16, num_warps=2)
+    np.testing.assert_array_equal(x, np.ones(16, np.float32))
+
+
+def test_an_unknown_keyword_without_a_close_parameter():
+    with pytest.raises(kiln.KilnError, match=r"^increment: unknown argument "
+                       r"'zzz'; increment takes x_ptr, n, BLOCK_SIZE$"):
+        increment[(1,)](np.zeros(4, np.float32), 4, BLOCK_SIZE=4, zzz=1)
+
+
+@kiln.jit
+def misspelled(x_ptr):
+    offsets = kl.aranje(0, 16)
+    kl.store(x_ptr + offsets, 1.0)
+
+
+def helper(value):
+    return value + 1
+
+
+@kiln.jit
+def calls_plain_function(x_ptr):
+    offsets = kl.arange(0, 16)
+    kl.store(x_ptr + offsets, helper(kl.load(x_ptr + offsets)))
+
+
+def test_a_misspelled_name_suggests_the_closest():
+    with pytest.raises(kiln.CompilationError) as raised:
+        misspelled[(1,)](np.zeros(16, np.float32))
+    error = raised.value
+    assert isinstance(error, kiln.KilnCompileError)
+    assert error.message == ("kiln.language has no 'aranje' (did you mean "
+                             "'arange' or 'range'?)")
+    assert str(error).splitlines()[1].strip() == "offsets = kl.aranje(0, 16)"
+    [diagnostic] = error.diagnostics
+    assert (diagnostic.file, diagnostic.line) == (__file__, error.line)
+    assert diagnostic.severity == kiln.Severity.ERROR
+
+
+def test_a_plain_function_call_suggests_jit():
+    with pytest.raises(kiln.CompilationError,
+                       match="cannot call helper in a kernel: it is a plain "
+                       "Python function; decorate it with @kiln.jit"):
+        calls_plain_function[(1,)](np.zeros(16, np.float32))
