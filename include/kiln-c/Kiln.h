@@ -251,9 +251,12 @@ KILN_C_EXPORT void kilnGPUBinaryDestroy(KilnGPUBinary *binary);
 
 /** Borrows one stage's artifact: `stage` is "llvm" (LLVM IR), "ptx",
  * "cubin" (empty where ptxas was not found), "ptxas-log" (registers,
- * spills and shared memory per kernel, with the cubin) or "tensor-maps"
+ * spills and shared memory per kernel, with the cubin), "tensor-maps"
  * (how launches build the TMA tensor maps of kernels that take them, one
- * line per map; empty when none does). */
+ * line per map; empty when none does) or "remarks" (the compile's remarks
+ * and warnings, such as why a loop was not pipelined: one JSON object a
+ * line with "severity", "file", "line", "column" and "message"; empty for
+ * a binary made from artifacts). */
 KILN_C_EXPORT KilnError *kilnGPUBinaryGetArtifact(KilnGPUBinary *binary,
                                                   const char *stage,
                                                   const char **data,

@@ -18,6 +18,7 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
@@ -66,6 +67,8 @@ struct KilnGPUBinary {
   kiln::gpu::GPUBinary binary;
   /// The "tensor-maps" artifact: binary.tensorMaps as text.
   std::string tensorMaps;
+  /// The "remarks" artifact: the compile's remarks and warnings.
+  std::string remarks;
 };
 
 struct KilnCudaModule {
@@ -101,6 +104,29 @@ public:
       error->diagnostics.push_back(diag);
     }
     return error;
+  }
+
+  /// The remarks and warnings collected so far, one JSON object a line
+  /// (severity, file, line, column, message): why a loop was not
+  /// pipelined, why a dot is not on wgmma, ...
+  std::string takeRemarks() const {
+    std::string lines;
+    llvm::raw_string_ostream os(lines);
+    for (auto [where, text] : llvm::zip(locations, records)) {
+      if (where.severity != KILN_SEVERITY_REMARK &&
+          where.severity != KILN_SEVERITY_WARNING)
+        continue;
+      os << llvm::json::Value(llvm::json::Object{
+                {"severity", where.severity == KILN_SEVERITY_REMARK
+                                 ? "remark"
+                                 : "warning"},
+                {"file", text.first},
+                {"line", where.line},
+                {"column", where.column},
+                {"message", text.second}})
+         << "\n";
+    }
+    return lines;
   }
 
 private:
@@ -468,6 +494,7 @@ KilnError *kilnGPUBinaryCreate(KilnModule *module, const char *chip,
     return collector.takeError("compiling for " + std::string(chip) +
                                " failed");
   *binary = new KilnGPUBinary(std::move(*compiled));
+  (*binary)->remarks = collector.takeRemarks();
   return nullptr;
 }
 
@@ -505,10 +532,12 @@ KilnError *kilnGPUBinaryGetArtifact(KilnGPUBinary *binary, const char *stage,
           .Case("cubin", &binary->binary.cubin)
           .Case("ptxas-log", &binary->binary.ptxasLog)
           .Case("tensor-maps", &binary->tensorMaps)
+          .Case("remarks", &binary->remarks)
           .Default(nullptr);
   if (!artifact)
     return makeError("no stage '" + std::string(stage) +
-                     "' (llvm, ptx, cubin, ptxas-log or tensor-maps)");
+                     "' (llvm, ptx, cubin, ptxas-log, tensor-maps or "
+                     "remarks)");
   *data = artifact->data();
   *size = artifact->size();
   return nullptr;

@@ -7,8 +7,9 @@ The package talks to the compiler only through its C API
 from kiln.autotune import Config, autotune
 from kiln.codegen import KilnCompileError
 from kiln.compiler import Context, Module
-from kiln.errors import (CompilationError, CudaError, Diagnostic, KilnError,
-                         KilnIndexError, LaunchError, Severity)
+from kiln.errors import (CompilationError, CompilerRemark, CudaError,
+                         Diagnostic, KilnError, KilnIndexError, LaunchError,
+                         Severity)
 from kiln.fuse import fuse
 from kiln.jit import JITFunction, jit
 from kiln.tensor_descriptor import TensorDescriptor
@@ -24,7 +25,8 @@ def cdiv(x: int, y: int) -> int:
     return -(-x // y)
 
 
-__all__ = ["CompilationError", "Config", "Context", "CudaError", "Diagnostic",
+__all__ = ["CompilationError", "CompilerRemark", "Config", "Context",
+           "CudaError", "Diagnostic",
            "JITFunction", "KilnCompileError", "KilnError", "KilnIndexError",
            "LaunchError",
            "Module", "Severity", "TensorDescriptor", "autotune", "cdiv",

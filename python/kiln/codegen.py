@@ -1590,8 +1590,9 @@ class CodeGenerator(ast.NodeVisitor):
         if not all(isinstance(v, int) for v in (start, end)):
             raise self.error("kl.arange needs constant bounds (use "
                              "kl.constexpr parameters)")
-        if end <= start:
-            raise self.error(f"kl.arange({start}, {end}) is empty")
+        problem = semantics.arange_problem(start, end)
+        if problem:
+            raise self.error(problem)
         type_ = Type((end - start,), "i32")
         return self.op(f"tile.range {start} to {end} : {type_.ir()}", type_)
 

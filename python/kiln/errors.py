@@ -39,6 +39,14 @@ class Diagnostic:
         return f"{where}{self.severity.name.lower()}: {self.message}"
 
 
+class CompilerRemark(UserWarning):
+    """Why the GPU compiler took a slower path than it could have (a loop
+    not pipelined, a dot on mma.sync rather than wgmma, a load not copied
+    by TMA), warned at the kernel's line when a specialization compiles.
+    ``warnings.filterwarnings("ignore", category=kiln.CompilerRemark)``
+    silences them."""
+
+
 class CompilationError(KilnError):
     """The compiler rejected a program; ``diagnostics`` says where and why.
 

@@ -30,6 +30,7 @@ import ctypes
 import dataclasses
 import functools
 import glob
+import json
 import os
 import re
 import shutil
@@ -46,7 +47,8 @@ from kiln import language as kl
 from kiln import semantics
 from kiln.arguments import POINTER, SCALAR_CTYPES, check_grid, scalar_value
 from kiln.compiler import Module, check
-from kiln.errors import CudaError, KilnError, LaunchError
+from kiln.errors import (CudaError, Diagnostic, KilnError, LaunchError,
+                         Severity)
 
 
 @functools.cache
@@ -253,6 +255,17 @@ class GPUBinary:
     @property
     def ptxas_log(self) -> str:
         return self.artifact("ptxas-log").decode()
+
+    @property
+    def remarks(self) -> list[Diagnostic]:
+        """The compile's remarks and warnings (why a loop was not
+        pipelined, ...), each at the line it names; none for a binary made
+        from artifacts."""
+        return [Diagnostic(Severity.REMARK if item["severity"] == "remark"
+                           else Severity.WARNING, item["file"], item["line"],
+                           item["column"], item["message"])
+                for item in map(json.loads,
+                                self.artifact("remarks").decode().splitlines())]
 
     @property
     def tensor_maps(self) -> str:

@@ -700,6 +700,13 @@ def _math(fn: Callable) -> Callable:
     return apply
 
 
+def arange(start, end):
+    problem = semantics.arange_problem(int(start), int(end))
+    if problem:
+        raise KilnError(problem)
+    return Tile(np.arange(start, end, dtype=np.int32))
+
+
 def dot(a, b, acc=None, input_precision=None, allow_tf32=None,
         max_num_imprecise_acc=None,
         out_dtype=None):
@@ -1296,7 +1303,7 @@ IMPLEMENTATIONS: dict[str, Callable] = {
     # i32 scalars, as compiled kernels have them.
     "program_id": lambda axis: scalar(_state.program[axis], np.int32),
     "num_programs": lambda axis: scalar(_state.grid[axis], np.int32),
-    "arange": lambda start, end: Tile(np.arange(start, end, dtype=np.int32)),
+    "arange": arange,
     "zeros": lambda shape, dtype: Tile(np.zeros(shape, dtype.numpy)),
     "full": lambda shape, value, dtype: Tile(np.full(
         shape, _data(value, dtype.numpy), dtype.numpy)),

@@ -23,6 +23,7 @@ import difflib
 import inspect
 import os
 import threading
+import warnings
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -33,7 +34,8 @@ from kiln.arguments import check_grid
 from kiln.codegen import (CodeGenerator, DescriptorType, KilnCompileError,
                           Type, pointer_type)
 from kiln.compiler import Context, Module
-from kiln.errors import CompilationError, KilnError, Severity
+from kiln.errors import (CompilationError, CompilerRemark, KilnError,
+                         Severity)
 from kiln.gpu import (CudaModule, GPUBinary, KernelLauncher, KernelMetadata,
                       current_stream, device_address, device_array_element,
                       device_array_ordinal, device_chip, disassemble,
@@ -130,6 +132,14 @@ class CompiledKernel:
         """Triton's ``n_spills``: the thread's local memory (ptxas's stack
         frame, which holds the spilled registers) in 4-byte words."""
         return self._reported("n_spills").stack_frame // 4
+
+
+def _warn_remarks(binary: GPUBinary) -> None:
+    """The compile's remarks as CompilerRemark warnings at the lines they
+    name (the kernel's, where the front end's locations reach them)."""
+    for remark in binary.remarks:
+        warnings.warn_explicit(remark.message, CompilerRemark,
+                               remark.file or "<kernel>", remark.line)
 
 
 #: Launch options that a kernel parameter of the same name also receives,
@@ -311,6 +321,7 @@ class JITFunction:
         entry = cache.key(str(module), chip, num_warps, num_stages)
         try:
             with GPUBinary(module, chip, num_warps, num_stages) as binary:
+                _warn_remarks(binary)
                 cache.store(entry, binary.ptx, binary.cubin,
                             binary.threads_per_block,
                             binary.dynamic_shared_bytes, binary.tensor_maps)
@@ -425,6 +436,7 @@ class JITFunction:
                 cache.require_hit(f"kernel '{self.__name__}' for {chip} "
                                   f"({num_warps} warps, {num_stages} stages)")
                 binary = GPUBinary(module, chip, num_warps, num_stages)
+                _warn_remarks(binary)
                 cache.store(entry, binary.ptx, binary.cubin,
                             binary.threads_per_block,
                             binary.dynamic_shared_bytes, binary.tensor_maps)

@@ -143,6 +143,20 @@ def computation_type(a: str, a_is_number: bool, b: str, b_is_number: bool,
     return integer_promotion(a, b, div_or_mod)
 
 
+def arange_problem(start: int, end: int) -> str | None:
+    """Why ``arange(start, end)`` is refused, as Triton refuses it, or
+    None: tiles have power-of-two sizes (the GPU's layouts and reductions
+    need them), so the range must be one."""
+    if end <= start:
+        return f"kl.arange({start}, {end}) is empty"
+    size = end - start
+    if size & (size - 1):
+        return (f"kl.arange({start}, {end}) has {size} elements; its range "
+                f"must be a power of two, as in Triton (take the next one, "
+                f"{1 << size.bit_length()}, and mask the rest)")
+    return None
+
+
 def integer_promotion(a: str, b: str, div_or_mod: bool = False) -> str:
     """The type two integer types meet in, by C's usual arithmetic
     conversions as Triton applies them: the wider of one signedness; of

@@ -55,18 +55,18 @@ def test_device_print_broadcasts_and_prints_integers_and_doubles(capfd):
     @kiln.jit
     def mixed(out_ptr):
         rows = kl.arange(0, 2)[:, None]
-        cols = kl.arange(0, 3)[None, :]
+        cols = kl.arange(0, 4)[None, :]
         kl.device_print("rc", rows * 10 + cols, 0.1)
-        kl.store(out_ptr + rows * 3 + cols, (rows + cols).to(kl.float64))
+        kl.store(out_ptr + rows * 4 + cols, (rows + cols).to(kl.float64))
 
-    out = np.zeros(6, np.float64)
+    out = np.zeros(8, np.float64)
     mixed[(1,)](out)
     printed = capfd.readouterr().out.splitlines()
-    assert printed[:6] == [f"pid (0, 0, 0) idx ({r}, {c}) rc (operand 0): "
-                           f"{r * 10 + c}" for r in range(2) for c in range(3)]
-    assert printed[6:] == [f"pid (0, 0, 0) idx ({r}, {c}) rc (operand 1): "
+    assert printed[:8] == [f"pid (0, 0, 0) idx ({r}, {c}) rc (operand 0): "
+                           f"{r * 10 + c}" for r in range(2) for c in range(4)]
+    assert printed[8:] == [f"pid (0, 0, 0) idx ({r}, {c}) rc (operand 1): "
                            f"{np.float32(0.1):.9g}"
-                           for r in range(2) for c in range(3)]
+                           for r in range(2) for c in range(4)]
 
 
 def _bounded(x_ptr, n, BLOCK: kl.constexpr):

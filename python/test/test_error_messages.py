@@ -85,3 +85,34 @@ def test_a_plain_function_call_suggests_jit():
                        match="cannot call helper in a kernel: it is a plain "
                        "Python function; decorate it with @kiln.jit"):
         calls_plain_function[(1,)](np.zeros(16, np.float32))
+
+
+def _ten_elements(x_ptr):
+    offsets = kl.arange(0, 10)
+    kl.store(x_ptr + offsets, 1.0)
+
+
+ten_elements = kiln.jit(_ten_elements)
+ten_elements_interpreted = kiln.jit(_ten_elements, interpret=True)
+
+
+def test_arange_of_a_size_not_a_power_of_two_is_refused_as_in_triton():
+    x = np.zeros(16, np.float32)
+    expected = ("kl.arange(0, 10) has 10 elements; its range must be a "
+                "power of two, as in Triton (take the next one, 16, and "
+                "mask the rest)")
+    with pytest.raises(kiln.CompilationError) as raised:
+        ten_elements[(1,)](x)
+    assert raised.value.message == expected
+    with pytest.raises(kiln.KilnError, match=r"has 10 elements; its range "
+                       r"must be a power of two"):
+        ten_elements_interpreted[(1,)](x)
+    # Sizes of every power of two, and ranges that do not start at 0.
+    for start, end in ((0, 1), (3, 5), (8, 72)):
+        @kiln.jit
+        def counted(x_ptr, START: kl.constexpr, END: kl.constexpr):
+            offsets = kl.arange(START, END)
+            kl.store(x_ptr + offsets - START, offsets.to(kl.float32))
+        out = np.zeros(end - start, np.float32)
+        counted[(1,)](out, START=start, END=end)
+        np.testing.assert_array_equal(out, np.arange(start, end))

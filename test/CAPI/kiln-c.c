@@ -110,7 +110,8 @@ int main(void) {
   // A kernel compiled for a chip without a GPU; each stage readable.
   // CHECK-LABEL: gpu binary
   // CHECK-NEXT: 128 threads, 0 bytes of dynamic shared memory, ptx has .entry twice: yes
-  // CHECK-NEXT: error: no stage 'sass' (llvm, ptx, cubin, ptxas-log or tensor-maps)
+  // CHECK-NEXT: remarks: 0 bytes
+  // CHECK-NEXT: error: no stage 'sass' (llvm, ptx, cubin, ptxas-log, tensor-maps or remarks)
   // CHECK-NEXT: error: compiling for sm_42 failed
   // CHECK-NEXT: [0] twice.mlir:0:0: unknown chip 'sm_42' (known chips: {{.*}}sm_90a{{.*}})
   printf("gpu binary\n");
@@ -139,6 +140,9 @@ int main(void) {
            kilnGPUBinaryGetThreadsPerBlock(binary),
            kilnGPUBinaryGetDynamicSharedBytes(binary),
            size && strstr(ptx, ".entry twice") ? "yes" : "no");
+    // A kernel without loops: nothing to remark on.
+    kilnGPUBinaryGetArtifact(binary, "remarks", &ptx, &size);
+    printf("remarks: %zu bytes\n", size);
     if ((error = kilnGPUBinaryGetArtifact(binary, "sass", &ptx, &size)))
       printError(error);
   }
