@@ -2528,10 +2528,15 @@ class CodeGenerator(ast.NodeVisitor):
                 raise self.error("kl.dot takes input_precision or "
                                  "allow_tf32, not both")
             input_precision = "tf32" if allow_tf32 else "ieee"
-        if semantics.is_float8(a.type.elem) or semantics.is_float8(
-                b.type.elem):
-            # Every 8-bit float is a float16 exactly; Kiln's tensor-core
-            # paths take float16 (an fp8 wgmma is not there yet).
+        # Two 8-bit floats of the formats tensor cores take (e4m3, e5m2)
+        # stay as they are: sm_90a's wgmma multiplies them, and the other
+        # targets multiply their f16 widenings, which are exact. Any other
+        # 8-bit float (or one beside a wider type) is widened here.
+        tensor_core_fp8 = ("f8E4M3FN", "f8E5M2")
+        into_f32 = (acc.type.elem == "f32" if isinstance(acc, Value) else
+                    out_dtype is None or self.dtype_of(out_dtype).ir == "f32")
+        if not (a.type.elem in tensor_core_fp8 and
+                b.type.elem in tensor_core_fp8 and into_f32):
             a, b = (self.cast(v, kl.float16) if semantics.is_float8(
                 v.type.elem) else v for v in (a, b))
         unsigned = [v.type.elem for v in (a, b, acc)

@@ -182,6 +182,50 @@ def test_a_dot_of_two_formats_accumulates_in_f32(interpret):
 
 
 @kiln.jit
+def fp8_matmul(a_ptr, b_ptr, c_ptr, K, BM: kl.constexpr, BN: kl.constexpr,
+               BK: kl.constexpr):
+    rm = kl.arange(0, BM)
+    rn = kl.arange(0, BN)
+    rk = kl.arange(0, BK)
+    acc = kl.zeros((BM, BN), kl.float32)
+    for k in range(0, K, BK):
+        a = kl.load(a_ptr + rm[:, None] * K + k + rk[None, :])
+        b = kl.load(b_ptr + (k + rk[:, None]) * BN + rn[None, :])
+        acc += kl.dot(a, b)
+    kl.store(c_ptr + rm[:, None] * BN + rn[None, :], acc)
+
+
+@pytest.mark.parametrize("formats", [("float8_e4m3fn", "float8_e4m3fn"),
+                                     ("float8_e4m3fn", "float8_e5m2"),
+                                     ("float8_e5m2", "float8_e5m2")])
+def test_an_fp8_matmul_is_exact_and_runs_on_wgmma_on_sm90a(formats):
+    """Two 8-bit floats reach tile.dot as they are: the host multiplies
+    their f16 widenings (each product exact in f32), sm_90a's wgmma
+    multiplies them as they are (B transposed into K-major shared memory
+    first), and sm_80 widens them to f16 for mma.sync, with a remark."""
+    rng = np.random.default_rng(5)
+    k = 128
+    a = rng.standard_normal((64, k)).astype(getattr(ml_dtypes, formats[0]))
+    b = rng.standard_normal((k, 64)).astype(getattr(ml_dtypes, formats[1]))
+    c = np.zeros((64, 64), np.float32)
+    fp8_matmul[(1,)](a, b, c, k, BM=64, BN=64, BK=64)
+    np.testing.assert_allclose(c, a.astype(np.float64) @ b.astype(
+        np.float64), rtol=1e-5, atol=1e-4)
+    names = {"float8_e4m3fn": "e4m3", "float8_e5m2": "e5m2"}
+    ptx = fp8_matmul.warmup(a, b, c, k, BM=64, BN=64, BK=64,
+                            chip="sm_90a").asm["ptx"]
+    assert ptx.count("wgmma.mma_async.sync.aligned.m64n64k32.f32."
+                     f"{names[formats[0]]}.{names[formats[1]]}") == 2
+    assert "mma.sync" not in ptx and "st.shared.b8" in ptx
+    with pytest.warns(kiln.CompilerRemark, match="8-bit float operands "
+                      "widened to f16: only sm_90a's wgmma"):
+        ptx80 = fp8_matmul.warmup(a, b, c, k, BM=64, BN=64, BK=64,
+                                  chip="sm_80").asm["ptx"]
+    assert "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32" in ptx80
+    assert "cp.async" in ptx80
+
+
+@kiln.jit
 def mixed_kernel(x_ptr, i_ptr):
     x = kl.load(x_ptr)
     i = kl.load(i_ptr)

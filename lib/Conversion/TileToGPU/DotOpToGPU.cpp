@@ -50,7 +50,8 @@ LogicalResult kiln::tiletogpu::checkDotLowerable(Operation *op,
       !element.isF64() && !element.isInteger(8))
     return op->emitOpError()
            << "has no lowering for target nvptx: " << element
-           << " products need tensor cores, which are not implemented yet";
+           << " products run on wgmma, or on their f16 widenings "
+              "(tile-assign-layouts widens them)";
   int64_t bytes = getStagingBytes(dot);
   if (bytes > sharedMemoryLimit)
     return op->emitOpError()

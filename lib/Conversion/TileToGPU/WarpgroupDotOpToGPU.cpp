@@ -1,7 +1,7 @@
 //===- WarpgroupDotOpToGPU.cpp - tilegpu.warpgroup_dot on wgmma -----------===//
 //
 // Each warpgroup multiplies its 64-row blocks of the accumulator with
-// `wgmma.mma_async` m64nNk16 (m64nNk32 for i8 into i32), reading B
+// `wgmma.mma_async` m64nNk16 (m64nNk32 for 8-bit operands), reading B
 // (N-major, or K-major from a transposed slot, staged as A is) and a
 // slotted A (K-major) from shared memory through matrix descriptors
 // (kiln/Layout/MatrixDescriptor.h), or A from registers, which in the
@@ -106,6 +106,20 @@ Value wgmmaWithRegisterA(OpBuilder &b, Location loc, Value d,
       .getResult(0);
 }
 
+/// wgmma's name of operands of `element` type. i8 operands are signed
+/// (the front end refuses unsigned ones).
+NVVM::WGMMATypes getWgmmaType(Type element) {
+  if (element.isF16())
+    return NVVM::WGMMATypes::f16;
+  if (element.isBF16())
+    return NVVM::WGMMATypes::bf16;
+  if (isa<Float8E4M3FNType>(element))
+    return NVVM::WGMMATypes::e4m3;
+  if (isa<Float8E5M2Type>(element))
+    return NVVM::WGMMATypes::e5m2;
+  return NVVM::WGMMATypes::s8;
+}
+
 /// `wgmma.wait_group.sync.aligned 0` that takes and gives back `registers`
 /// (all f32 or all i32), tied: a use of the result cannot move above the
 /// wait.
@@ -164,10 +178,8 @@ struct WarpgroupDotLowering : OpConversionPattern<tilegpu::WarpgroupDotOp> {
     Type element = bBuffer.getElementType();
     constexpr int64_t instrM = tilegpu::WarpgroupDotOp::kInstrM;
     int64_t instrK = tilegpu::WarpgroupDotOp::getInstrK(element);
-    // i8 operands are signed (the front end refuses unsigned ones).
-    NVVM::WGMMATypes type = element.isF16()    ? NVVM::WGMMATypes::f16
-                            : element.isBF16() ? NVVM::WGMMATypes::bf16
-                                               : NVVM::WGMMATypes::s8;
+    NVVM::WGMMATypes aType = getWgmmaType(getElementTypeOrSelf(op.getA())),
+                     bType = getWgmmaType(element);
     Type accElement = accType.getElementType();
     Type i32 = rewriter.getI32Type();
     auto c32 = [&](int64_t v) { return constantInt(rewriter, loc, i32, v); };
@@ -235,8 +247,8 @@ struct WarpgroupDotLowering : OpConversionPattern<tilegpu::WarpgroupDotOp> {
           Value aDescriptor = getDescriptor(rewriter, loc, *a, aOffset);
           d = NVVM::WgmmaMmaAsyncOp::create(
               rewriter, loc, accStruct, d, aDescriptor, bDescriptor, shape,
-              NVVM::WGMMATypesAttr::get(rewriter.getContext(), type),
-              NVVM::WGMMATypesAttr::get(rewriter.getContext(), type),
+              NVVM::WGMMATypesAttr::get(rewriter.getContext(), aType),
+              NVVM::WGMMATypesAttr::get(rewriter.getContext(), bType),
               NVVM::WGMMATypesAttr::get(rewriter.getContext(),
                                         accElement.isF32()
                                             ? NVVM::WGMMATypes::f32

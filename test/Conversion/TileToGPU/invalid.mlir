@@ -3,15 +3,6 @@
 
 // NOLAYOUT: the module has no tilegpu.num_warps; run tile-assign-layouts first
 
-func.func @dot_fp8(%a: tensor<16x16xf8E4M3FN>, %b: tensor<16x16xf8E4M3FN>, %c: tensor<16x16xf32>) {
-  // expected-remark @+2 {{not on tensor cores: mma.sync here takes f16, bf16, tf32 and i8 operands}}
-  // expected-error @+1 {{'tile.dot' op has no lowering for target nvptx: 'f8E4M3FN' products need tensor cores, which are not implemented yet}}
-  %d = tile.dot %a, %b, %c : tensor<16x16xf8E4M3FN>, tensor<16x16xf8E4M3FN> -> tensor<16x16xf32>
-  return
-}
-
-// -----
-
 func.func @dot_too_big(%a: tensor<128x64xf32>, %b: tensor<64x128xf32>, %c: tensor<128x128xf32>) {
   // expected-remark @+2 {{not on tensor cores: f32 products with input_precision = ieee need CUDA cores (tf32 allows tensor cores)}}
   // expected-error @+1 {{'tile.dot' op target nvptx: without tensor cores, the operands are staged in 65536 bytes of shared memory, over the 49152 a kernel has; use smaller tiles}}

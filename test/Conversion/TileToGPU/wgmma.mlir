@@ -95,3 +95,25 @@ func.func @wgmma_int8(%c: !tile.ptr<i32>, %s: i32) {
   return
 }
 }
+
+// -----
+
+// 8-bit floats into f32: m64nNk32, each operand's own format (e4m3 A,
+// e5m2 B), both K-major.
+// CHECK-LABEL: gpu.func @wgmma_fp8(
+// CHECK: nvvm.wgmma.mma_async %{{.*}}, %{{.*}}, %{{.*}}, <m = 64, n = 128, k = 32>, D[<f32>, <one>], A[<e4m3>, <one>, <row>], B[<e5m2>, <one>, <col>] : !llvm.struct<(f32,
+// CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 32>
+// CHECK-NOT: nvvm.wgmma.mma_async
+// CHECK: llvm.inline_asm has_side_effects "wgmma.wait_group.sync.aligned 0;", "=f,{{(=f,)+}}0,1,2,{{.*}},62,63"
+#wg = #tilegpu.mma<{warpsPerCTA = [4, 1], warpgroup = true}>
+module attributes {tilegpu.num_warps = 4 : i64} {
+func.func @wgmma_fp8(%c: !tile.ptr<f32>, %s: i32) {
+  %a = tilegpu.local_alloc : memref<2x64x64xf8E4M3FN, 3>
+  %b = tilegpu.local_alloc : memref<1x64x128xf8E5M2, strided<[8192, 1, 64]>, 3>
+  %zero = arith.constant dense<0.0> : tensor<64x128xf32, #wg>
+  %d = tilegpu.warpgroup_dot %a[%s], %b[%s], %zero : memref<2x64x64xf8E4M3FN, 3>, memref<1x64x128xf8E5M2, strided<[8192, 1, 64]>, 3>, tensor<64x128xf32, #wg>
+  %p = tile.splat %c : !tile.ptr<f32> -> tensor<64x128x!tile.ptr<f32>, #wg>
+  tile.store %p, %d : tensor<64x128x!tile.ptr<f32>, #wg>, tensor<64x128xf32, #wg>
+  return
+}
+}

@@ -651,6 +651,27 @@ LogicalResult DotOp::verify() {
   return success();
 }
 
+bool DotOp::hasFloat8Operands() {
+  return llvm::any_of(ValueRange{getA(), getB()}, [](Value operand) {
+    return isa<Float8E4M3FNType, Float8E5M2Type>(
+        getElementTypeOrSelf(operand.getType()));
+  });
+}
+
+void DotOp::widenFloat8Operands() {
+  OpBuilder b(*this);
+  for (OpOperand *operand : {&getAMutable(), &getBMutable()}) {
+    auto type = cast<RankedTensorType>(operand->get().getType());
+    if (!isa<Float8E4M3FNType, Float8E5M2Type>(type.getElementType()))
+      continue;
+    operand->set(arith::ExtFOp::create(
+        b, getLoc(),
+        RankedTensorType::get(type.getShape(), b.getF16Type(),
+                              type.getEncoding()),
+        operand->get()));
+  }
+}
+
 //===----------------------------------------------------------------------===//
 // Reductions and scans
 //===----------------------------------------------------------------------===//

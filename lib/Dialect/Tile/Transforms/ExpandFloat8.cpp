@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "kiln/Dialect/Tile/IR/TileDialect.h"
 #include "kiln/Dialect/Tile/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/Utils/Utils.h"
@@ -228,6 +229,12 @@ Value encode(OpBuilder &b, Location loc, Value x, const Float8Format &format) {
 struct TileExpandFloat8Pass
     : kiln::tile::impl::TileExpandFloat8PassBase<TileExpandFloat8Pass> {
   void runOnOperation() override {
+    // A target that reaches this with tile.dot (the host) multiplies 8-bit
+    // floats as their f16 widenings, whose conversions follow.
+    getOperation().walk([](kiln::tile::DotOp dot) {
+      if (dot.hasFloat8Operands())
+        dot.widenFloat8Operands();
+    });
     SmallVector<Operation *> conversions;
     getOperation().walk([&](Operation *op) {
       if (isa<arith::ExtFOp, arith::TruncFOp>(op))

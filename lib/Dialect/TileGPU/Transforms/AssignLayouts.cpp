@@ -702,6 +702,24 @@ void TileAssignLayoutsPass::runOnOperation() {
   });
   if (dynamic.wasInterrupted())
     return signalPassFailure();
+  // 8-bit floats stay as they are only where wgmma multiplies them; other
+  // dots multiply their f16 widenings, which are exact.
+  module.walk([&](tile::DotOp dot) {
+    if (!dot.hasFloat8Operands())
+      return;
+    std::string whyNot, wgmmaWhyNot;
+    std::optional<MmaChoice> choice = chooseMma(
+        dot, computeCapability, archSpecific, numWarps, whyNot, wgmmaWhyNot);
+    if (choice && choice->warpgroup)
+      return;
+    bool hasWgmma = computeCapability == 90 && archSpecific;
+    dot.emitRemark() << "8-bit float operands widened to f16: "
+                     << (!hasWgmma ? "only sm_90a's wgmma multiplies 8-bit "
+                                     "floats here"
+                         : !wgmmaWhyNot.empty() ? wgmmaWhyNot
+                                                : whyNot);
+    dot.widenFloat8Operands();
+  });
   for (auto func : module.getOps<func::FuncOp>())
     if (!func.isExternal())
       assignFunction(func);

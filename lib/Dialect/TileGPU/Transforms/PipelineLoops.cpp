@@ -146,6 +146,24 @@ static bool isCopyable(tile::LoadOp load, AxisInfoAnalysis &axisInfo) {
   return bytes == 4 || bytes == 8 || bytes == 16;
 }
 
+/// Whether `load`'s tile only reaches dots through casts (`a.to(f16)` of
+/// int8 or 8-bit float weights): each user a cast whose users all convert
+/// to dot operands. Such a load is staged and read back in its own
+/// layout, and the cast and conversion follow.
+static bool feedsDotsThroughCasts(Operation *load) {
+  return llvm::all_of(load->getUsers(), [](Operation *user) {
+    return isa<arith::ExtFOp, arith::TruncFOp, arith::ExtSIOp, arith::ExtUIOp,
+               arith::TruncIOp, arith::SIToFPOp, arith::UIToFPOp,
+               arith::FPToSIOp, arith::FPToUIOp, arith::BitcastOp>(user) &&
+           !user->use_empty() &&
+           llvm::all_of(user->getUsers(), [](Operation *castUser) {
+             auto convert = dyn_cast<ConvertLayoutOp>(castUser);
+             return convert && isa<DotOperandEncodingAttr>(
+                                   convert.getType().getEncoding());
+           });
+  });
+}
+
 /// Why `loop` cannot be pipelined with `stages` slots, or its plan (whose
 /// slots the caller fits in shared memory). `everyLoad`: the loads that
 /// feed no dot are staged too, where cp.async can copy them.
@@ -176,7 +194,8 @@ static FailureOr<LoopPlan> planLoop(scf::ForOp loop, int64_t stages,
                      converts.size() == static_cast<size_t>(std::distance(
                                             op.user_begin(), op.user_end()));
     if (!feedsDots) {
-      if (everyLoad && load && isCopyable(load, axisInfo)) {
+      if ((everyLoad || feedsDotsThroughCasts(&op)) && load &&
+          isCopyable(load, axisInfo)) {
         slotBytes += getTileBytes(type);
         plan.loads.push_back({load,
                               {},
@@ -485,7 +504,8 @@ static std::pair<Value, Value> transposeOperand(scf::ForOp loop, tile::DotOp dot
 /// `spareBytes` (then it is written into a slot of its own once, before
 /// the loop, as Triton keeps an attention's queries in shared memory,
 /// which frees their registers); else A stays in registers, as a prologue
-/// such as a cast left it. An i8 dot needs A in a slot and B K-major (an
+/// such as a cast left it. An 8-bit dot (i8, or 8-bit floats) needs A in a
+/// slot and B K-major (an
 /// N-major B is transposed into a buffer of its own each iteration);
 /// where it cannot have them it stays on mma.sync, with a remark, and is
 /// added to `explained`. `stagedTypes` has the type of the load staged
@@ -502,9 +522,10 @@ useWarpgroupDots(scf::ForOp loop, int64_t spareBytes,
     if (!hasWarpgroupAccumulator(dot) || !b)
       continue;
     Value bBuffer = b.getBuffer(), bSlot = b.getSlot();
-    if (getElementTypeOrSelf(dot.getB().getType()).isInteger(8)) {
+    if (getElementTypeOrSelf(dot.getB().getType()).getIntOrFloatBitWidth() ==
+        8) {
       if (!a) {
-        dot.emitRemark() << "on mma.sync, not wgmma: wgmma reads i8 A from "
+        dot.emitRemark() << "on mma.sync, not wgmma: wgmma reads 8-bit A from "
                             "shared memory only, and this A is computed in "
                             "the loop, not loaded";
         explained.insert(dot);
@@ -514,7 +535,7 @@ useWarpgroupDots(scf::ForOp loop, int64_t spareBytes,
         std::tie(bBuffer, bSlot) = transposeOperand(
             loop, dot, b, stagedTypes.at(bBuffer), spareBytes);
         if (!bBuffer) {
-          dot.emitRemark() << "on mma.sync, not wgmma: wgmma reads i8 B "
+          dot.emitRemark() << "on mma.sync, not wgmma: wgmma reads 8-bit B "
                               "K-major only, and a buffer to transpose "
                               "this N-major B into does not fit in shared "
                               "memory beside the pipeline's slots";
@@ -547,9 +568,10 @@ useWarpgroupDots(scf::ForOp loop, int64_t spareBytes,
 /// Pipelines `loop` as `plan` says, `stages` slots per staged load;
 /// `spareBytes` of the shared memory the slots may take are left over.
 /// Dots left on mma.sync with a remark of their own join `explained`.
-static void pipelineLoop(scf::ForOp loop, LoopPlan &plan, int64_t stages,
-                         int64_t spareBytes,
-                         DenseSet<Operation *> &explained) {
+/// Returns the pipelined loop.
+static scf::ForOp pipelineLoop(scf::ForOp loop, LoopPlan &plan,
+                               int64_t stages, int64_t spareBytes,
+                               DenseSet<Operation *> &explained) {
   Location loc = loop.getLoc();
   OpBuilder b(loop);
   Type i32 = b.getI32Type();
@@ -687,12 +709,40 @@ static void pipelineLoop(scf::ForOp loop, LoopPlan &plan, int64_t stages,
     AsyncWaitOp::create(b, loc, 0);
   loop.replaceAllUsesWith(pipelined.getResults());
   loop.erase();
+  return pipelined;
+}
+
+/// A dot of 8-bit floats left on mma.sync (wgmma could not read its
+/// operands) multiplies their f16 widenings: each operand, converted to
+/// the dot-operand layout from its source, is widened before the
+/// conversion, which then takes it to f16's dot-operand layout.
+static void widenOnMmaSync(tile::DotOp dot) {
+  for (OpOperand *operand : {&dot.getAMutable(), &dot.getBMutable()}) {
+    auto convert = operand->get().getDefiningOp<ConvertLayoutOp>();
+    auto type = cast<RankedTensorType>(operand->get().getType());
+    auto layout = cast<DotOperandEncodingAttr>(type.getEncoding());
+    OpBuilder b(dot);
+    Value source = convert ? convert.getSrc() : operand->get();
+    auto sourceType = cast<RankedTensorType>(source.getType());
+    Value wide = arith::ExtFOp::create(
+        b, dot.getLoc(),
+        RankedTensorType::get(sourceType.getShape(), b.getF16Type(),
+                              sourceType.getEncoding()),
+        source);
+    operand->set(ConvertLayoutOp::create(
+        b, dot.getLoc(),
+        RankedTensorType::get(
+            type.getShape(), b.getF16Type(),
+            DotOperandEncodingAttr::get(dot.getContext(), layout.getOpIdx(),
+                                        layout.getParent(), /*kWidth=*/2)),
+        wide));
+  }
 }
 
 void TilePipelineLoopsPass::runOnOperation() {
   SmallVector<scf::ForOp> loops;
   getOperation().walk([&](scf::ForOp loop) { loops.push_back(loop); });
-  DenseSet<Operation *> explained;
+  DenseSet<Operation *> explained, pipelinedLoops;
   for (scf::ForOp loop : loops) {
     int64_t stages = numStages;
     // Stages the kernel asks for explicitly pipeline every load, as
@@ -757,17 +807,28 @@ void TilePipelineLoopsPass::runOnOperation() {
       if (staged.tensorMap)
         staged.tensorMapArg = getTensorMapArgument(
             loop->getParentOfType<func::FuncOp>(), *staged.tensorMap);
-    pipelineLoop(loop, *plan, stages, budget - stages * plan->slotBytes,
-                 explained);
+    pipelinedLoops.insert(pipelineLoop(
+        loop, *plan, stages, budget - stages * plan->slotBytes, explained));
   }
-  // Conversions of operands wgmma now reads from their slots.
+  getOperation().walk([&](tile::DotOp dot) {
+    if (hasWarpgroupAccumulator(dot) && dot.hasFloat8Operands())
+      widenOnMmaSync(dot);
+  });
+  // Conversions of operands wgmma now reads from their slots (or that
+  // widened operands replaced).
   getOperation().walk([](ConvertLayoutOp convert) {
     if (convert->use_empty() &&
         isa<DotOperandEncodingAttr>(convert.getType().getEncoding()))
       convert.erase();
   });
   getOperation().walk([&](tile::DotOp dot) {
-    if (hasWarpgroupAccumulator(dot) && !explained.contains(dot))
+    if (!hasWarpgroupAccumulator(dot) || explained.contains(dot))
+      return;
+    if (pipelinedLoops.contains(dot->getParentOp()))
+      dot.emitRemark() << "on mma.sync, not wgmma: wgmma reads B from a "
+                          "slot of a pipelined loop, and this B is computed "
+                          "from what the loop loads (a cast), not loaded";
+    else
       dot.emitRemark() << "on mma.sync, not wgmma: wgmma reads B from a "
                           "slot of a pipelined loop, and it was not "
                           "pipelined";

@@ -36,7 +36,9 @@ static std::optional<int64_t> getKWidth(tile::DotOp dot, std::string &whyNot) {
       return std::nullopt;
     }
   }
-  if (element.isInteger(8))
+  // 8-bit floats reach here only on their way to wgmma (tile-assign-layouts
+  // widens the others to f16).
+  if (element.isInteger(8) || isa<Float8E4M3FNType, Float8E5M2Type>(element))
     return 4;
   whyNot = "mma.sync here takes f16, bf16, tf32 and i8 operands";
   return std::nullopt;
@@ -59,7 +61,7 @@ static SmallVector<int64_t, 2> chooseWarps(int64_t m, int64_t n,
   return {wm, wn};
 }
 
-/// Why `dot` (f16 or bf16 into f32, or i8 into i32, by now) cannot run
+/// Why `dot` (f16, bf16 or 8-bit floats into f32, or i8 into i32) cannot run
 /// on wgmma m64nNkK with operands in swizzled shared memory and
 /// `numWarps` warps along M, or an empty string.
 static std::string whyNotWgmma(int64_t m, int64_t n, int64_t k,
@@ -109,8 +111,8 @@ std::optional<MmaChoice> kiln::tilegpu::chooseMma(tile::DotOp dot,
   if (capability == 90 && archSpecific) {
     // kWidth 1 is tf32, which wgmma takes too, but not here yet.
     wgmmaWhyNot = *kWidth != 1 ? whyNotWgmma(m, n, k, numWarps)
-                               : "wgmma here multiplies f16, bf16 and i8 "
-                                 "operands";
+                               : "wgmma here multiplies f16, bf16, i8 and "
+                                 "8-bit float operands";
     if (wgmmaWhyNot.empty())
       return MmaChoice{*kWidth, {numWarps, 1}, /*warpgroup=*/true};
   }

@@ -87,3 +87,17 @@ func.func @other_floats(%x: f16) -> bf16 {
   %n = arith.truncf %w : f32 to bf16
   return %n : bf16
 }
+
+// -----
+
+// A dot of 8-bit floats still here (the host's) multiplies their f16
+// widenings, which are exact; the widenings are expanded like any other.
+// CHECK-LABEL: func.func @dot
+// CHECK: arith.bitcast %{{.*}} : tensor<16x16xf8E4M3FN> to tensor<16x16xi8>
+// CHECK: arith.bitcast %{{.*}} : tensor<16x16xf8E5M2> to tensor<16x16xi8>
+// CHECK-NOT: arith.extf
+// CHECK: tile.dot %{{.*}}, %{{.*}}, %{{.*}} : tensor<16x16xf16>, tensor<16x16xf16> -> tensor<16x16xf32>
+func.func @dot(%a: tensor<16x16xf8E4M3FN>, %b: tensor<16x16xf8E5M2>, %c: tensor<16x16xf32>) -> tensor<16x16xf32> {
+  %d = tile.dot %a, %b, %c : tensor<16x16xf8E4M3FN>, tensor<16x16xf8E5M2> -> tensor<16x16xf32>
+  return %d : tensor<16x16xf32>
+}

@@ -26,7 +26,7 @@
 // Five stages of 8 KiB fill the 40 KiB the slots may take with 48 KiB, and
 // leave no room for the transposed buffer: the dot stays on mma.sync, and
 // says why.
-// FULL-COUNT-1: remark: on mma.sync, not wgmma: wgmma reads i8 B K-major only, and a buffer to transpose this N-major B into does not fit in shared memory beside the pipeline's slots
+// FULL-COUNT-1: remark: on mma.sync, not wgmma: wgmma reads 8-bit B K-major only, and a buffer to transpose this N-major B into does not fit in shared memory beside the pipeline's slots
 func.func @n_major_b(%a: !tile.ptr<i8> {tile.divisibility = 16 : i64},
                      %b: !tile.ptr<i8> {tile.divisibility = 16 : i64},
                      %c: !tile.ptr<i32> {tile.divisibility = 16 : i64},
@@ -62,7 +62,7 @@ func.func @n_major_b(%a: !tile.ptr<i8> {tile.divisibility = 16 : i64},
 
 // A computed in the loop (not a load) has no slot: wgmma takes i8 A from
 // shared memory only, so the dot stays on mma.sync, with a remark.
-// REMARK-COUNT-1: remark: on mma.sync, not wgmma: wgmma reads i8 A from shared memory only, and this A is computed in the loop, not loaded
+// REMARK-COUNT-1: remark: on mma.sync, not wgmma: wgmma reads 8-bit A from shared memory only, and this A is computed in the loop, not loaded
 // REMARK-NOT: remark: on mma.sync
 // CHECK-LABEL: func.func @computed_a
 // CHECK-NOT: tilegpu.warpgroup_dot

@@ -466,8 +466,11 @@ def Tile_DotOp : Tile_Op<"dot", [Pure, AllTypesMatch<["acc", "result"]>]> {
   let description = [{
     `result = a * b + acc` for `a` of shape MxK, `b` of KxN and `acc` of MxN.
     `a` and `b` have one element type (f16, bf16, f32, f8E4M3FN, f8E5M2 or
-    i8); the accumulator is f32 for float inputs (or f16 for f16 inputs) and
-    i32 for i8 inputs. `input_precision` says how f32 inputs are multiplied:
+    i8; or the two 8-bit floats mixed); the accumulator is f32 for float
+    inputs (or f16 for f16 inputs) and i32 for i8 inputs. 8-bit floats
+    multiply exactly as their f16 widenings do: the host and GPUs without
+    8-bit float tensor cores widen them (`widenFloat8Operands`), sm_90a's
+    wgmma multiplies them as they are. `input_precision` says how f32 inputs are multiplied:
     `ieee` exactly, `tf32` on tensor cores with 10-bit mantissas, `tf32x3`
     with the error-compensated three-pass tf32 scheme.
 
@@ -491,6 +494,13 @@ def Tile_DotOp : Tile_Op<"dot", [Pure, AllTypesMatch<["acc", "result"]>]> {
   }];
   let hasVerifier = 1;
   let hasCanonicalizer = 1;
+  let extraClassDeclaration = [{
+    /// Whether `a` or `b` has 8-bit float elements.
+    bool hasFloat8Operands();
+    /// Replaces 8-bit float operands by their f16 widenings (exact),
+    /// `arith.extf` ops before the dot, in the operands' layouts.
+    void widenFloat8Operands();
+  }];
 }
 
 def Tile_ReduceOp : Tile_Op<"reduce", [RecursiveMemoryEffects,

@@ -62,8 +62,12 @@ def TileExpandFloat8Pass : Pass<"tile-expand-float8", "mlir::ModuleOp"> {
 
     Front ends compute on 8-bit floats in `f32` (Kiln's converts the
     operands and rounds the result), so these two ops are the only
-    arithmetic on them; loads and stores move them as bytes. Both targets
-    run the pass before their lowering.
+    arithmetic on them; loads and stores move them as bytes. A `tile.dot`
+    of 8-bit floats still here (the host's) is first widened to f16
+    operands (exact), whose conversions the pass then expands; the GPU
+    lowering has turned its dots into instructions by then (wgmma on
+    sm_90a multiplies 8-bit floats as they are). Both targets run the pass
+    before their lowering.
 
     ```mlir
     %w = arith.extf %x : tensor<128xf8E4M3FN> to tensor<128xf32>

@@ -157,8 +157,9 @@ def TileGPU_WarpgroupDotOp
     same way (K-major) or a tile in registers in the dot-operand layout of
     the accumulator (what a cast or other prologue computed); `acc` has a
     warpgroup mma layout (sm_90a). f16 and bf16 operands accumulate in
-    f32; i8 operands (signed), which wgmma reads K-major only, in i32,
-    with A in a slot and B in a transposed one. Each warpgroup issues
+    f32; 8-bit operands, which wgmma reads K-major only (A in a slot, B in
+    a transposed one), accumulate in i32 (i8, signed) or f32 (f8E4M3FN
+    and f8E5M2, mixed or not). Each warpgroup issues
     `wgmma.mma_async` m64nNkK (K: 32 bytes of operand) on its 64-row
     blocks, reading B (and a slotted A) from shared memory through
     matrix descriptors, and waits for them before the result is used. The
