@@ -10,6 +10,7 @@ compiles it for sm_90a, returning its PTX. Importing it needs the
 
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 
 try:
@@ -22,6 +23,7 @@ except ImportError as error:  # measured against Kiln alone
     MISSING = f"triton is not installed ({error})"
 
 _ELEMENTS = {np.dtype(t): name for t, name in (
+    (ml_dtypes.float8_e4m3fn, "fp8e4nv"), (ml_dtypes.float8_e5m2, "fp8e5"),
     (np.float16, "fp16"), (np.float32, "fp32"), (np.float64, "fp64"),
     (np.int8, "i8"), (np.int16, "i16"), (np.int32, "i32"), (np.int64, "i64"),
     (np.uint8, "u8"), (np.uint16, "u16"), (np.uint32, "u32"),

@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Callable
 
+import ml_dtypes
 import numpy as np
 
 
@@ -33,6 +34,7 @@ def _array(dtype) -> Callable[[], np.ndarray]:
 
 
 f16, f32 = _array(np.float16), _array(np.float32)
+f8e5 = _array(ml_dtypes.float8_e5m2)
 i8, i32, i64 = _array(np.int8), _array(np.int32), _array(np.int64)
 
 
@@ -139,6 +141,10 @@ CASES: dict[str, Case] = {
                     b_k_major=True),
     "matmul_int8": _gemm("int8_matmul", "matmul_int8_kernel", i8, i32,
                          (128, 128, 64)),
+    # Triton's tutorial 03 on fp8 (float8e5): B transposed first (K-major),
+    # with the tutorial's Hopper fp8 blocking.
+    "matmul_fp8": _gemm("matmul", "matmul_kernel", f8e5, f16,
+                        (128, 256, 128), b_k_major=True, ACTIVATION=""),
     "cross_entropy": Case(
         "cross_entropy", "cross_entropy_fwd_kernel",
         lambda: {"X_ptr": f32(), "X_stride": 131072, "Y_ptr": i64(),

@@ -51,9 +51,17 @@ class Launch:
 
 def _matmul(torch, case: str, activation=None) -> Launch:
     """A 4096^3 f16 GEMM of the tutorial's signature (``linear``: B
-    stored N x K; ``matmul_int8``: int8 into int32)."""
+    stored N x K; ``matmul_int8``: int8 into int32; ``matmul_fp8``:
+    float8e5 A and B, B transposed, as the tutorial runs fp8, against
+    PyTorch's f16 matmul of the same values: cuBLAS has no e5m2 x e5m2)."""
     size = 4096
-    if case == "matmul_int8":
+    if case == "matmul_fp8":
+        a = torch.randn(size, size, device="cuda").to(torch.float8_e5m2)
+        b = torch.randn(size, size, device="cuda").to(torch.float8_e5m2).T
+        c = torch.empty(size, size, dtype=torch.float16, device="cuda")
+        wide = (a.to(torch.float16), b.to(torch.float16))
+        peer = lambda: wide[0] @ wide[1]  # noqa: E731
+    elif case == "matmul_int8":
         a = torch.randint(-8, 8, (size, size), dtype=torch.int8, device="cuda")
         b = torch.randint(-8, 8, (size, size), dtype=torch.int8, device="cuda")
         c = torch.empty(size, size, dtype=torch.int32, device="cuda")
@@ -267,7 +275,8 @@ def make_launch(torch, case: str) -> Launch:
     """The launch of case ``case`` of ``isa_cases.CASES`` on new tensors."""
     if case.startswith("attention"):
         return _attention(torch, case)
-    if case in ("matmul", "matmul_leaky_relu", "linear", "matmul_int8"):
+    if case in ("matmul", "matmul_leaky_relu", "linear", "matmul_int8",
+                "matmul_fp8"):
         return _matmul(torch, case, CASES[case].constexprs.get("ACTIVATION"))
     if case in ("matmul_descriptor", "matmul_host_descriptor"):
         return _descriptor_matmul(torch, case)

@@ -40,6 +40,12 @@ original contents when tuning ends, and then the launch runs once with the
 winner. A config that fails (its kernel does not compile, or a launch
 fails) is skipped with a warning.
 
+``KILN_PRINT_AUTOTUNING=1`` (Triton's ``TRITON_PRINT_AUTOTUNING``) prints a
+line per tuned key: the winner, its time, every config's time and how
+long tuning took, or that the winner came from the disk cache. While
+tuning with standard error on a terminal, a progress line counts the
+configs.
+
 On the host target, with numpy arrays:
 
 >>> import numpy as np, kiln, kiln.language as kl
@@ -69,6 +75,7 @@ import json
 import os
 import platform
 import statistics
+import sys
 import threading
 import time
 import warnings
@@ -518,9 +525,20 @@ class Autotuner:
         winner = _read_winner(path, self.configs) if path else None
         if winner is not None:
             self.timings = {}
+            if _printing():
+                print(f"kiln.autotune: '{self.__name__}' {key!r}: {winner} "
+                      f"(from the disk cache)", flush=True)
             return winner
+        start = time.perf_counter()
         timings = self._tune(given, grid)
         winner = min(timings, key=timings.__getitem__)
+        if _printing():
+            tried = ", ".join(f"{config}: {seconds * 1e6:.1f} us"
+                              for config, seconds in timings.items())
+            print(f"kiln.autotune: '{self.__name__}' {key!r}: {winner} in "
+                  f"{timings[winner] * 1e6:.1f} us; tuned in "
+                  f"{time.perf_counter() - start:.2f} s over "
+                  f"{len(timings)} configs ({tried})", flush=True)
         if path:
             _write_winner(path, {
                 "format": _FORMAT, "kernel": self.__name__, "key": repr(key),
@@ -551,8 +569,13 @@ class Autotuner:
                 _assign(arrays[name], saved)
 
         timings, failures = {}, []
+        progress = sys.stderr.isatty()
         try:
-            for config in self.configs:
+            for done, config in enumerate(self.configs):
+                if progress:
+                    print(f"\rkiln.autotune: '{self.__name__}': config "
+                          f"{done + 1} of {len(self.configs)}", end="",
+                          file=sys.stderr, flush=True)
                 try:
                     timings[config] = _median_seconds(
                         functools.partial(self._launch, config, given, grid),
@@ -563,6 +586,8 @@ class Autotuner:
                                   f"'{self.__name__}': {_first_line(exc)}",
                                   stacklevel=5)
         finally:
+            if progress:
+                print(file=sys.stderr, flush=True)
             for name, saved in zeroed.items():
                 _assign(arrays[name], saved)
         if not timings:
@@ -570,6 +595,11 @@ class Autotuner:
                             f"'{self.__name__}' failed:\n  "
                             + "\n  ".join(failures))
         return timings
+
+
+def _printing() -> bool:
+    """Whether KILN_PRINT_AUTOTUNING asks for each key's result."""
+    return os.environ.get("KILN_PRINT_AUTOTUNING", "") not in ("", "0")
 
 
 def _grid_with_options(grid: Callable, config: Config,

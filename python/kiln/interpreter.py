@@ -1560,10 +1560,12 @@ def _argument(value: Any) -> Any:
                             "strides that are whole elements")
         span = 1 + sum((n - 1) * s // value.itemsize
                        for n, s in zip(value.shape, value.strides))
+        # Through unsigned integers of the element's size: as_strided
+        # cannot read ml_dtypes' types (8-bit floats, bfloat16).
         flat = np.lib.stride_tricks.as_strided(
-            value, shape=(span if value.size else 0,),
-            strides=(value.itemsize,))
-        return Pointer(flat)
+            value.view(f"u{value.itemsize}"),
+            shape=(span if value.size else 0,), strides=(value.itemsize,))
+        return Pointer(flat.view(value.dtype))
     return value
 
 

@@ -477,3 +477,32 @@ def test_on_the_gpu_against_torch():
     torch.testing.assert_close(out, x + y)
     assert set(kernel.timings) == set(CONFIGS)
     assert all(t > 0 for t in kernel.timings.values())
+
+
+def test_print_autotuning_reports_each_key_once_tuned_and_once_cached(
+        capsys, monkeypatch):
+    monkeypatch.setenv("KILN_PRINT_AUTOTUNING", "1")
+    x, y, out = add_arrays(3000)
+    kernel = tuned(add_kernel)
+    kernel[CountingGrid()](x, y, out, 3000)
+    printed = capsys.readouterr().out.splitlines()
+    assert len(printed) == 1
+    line = printed[0]
+    assert line.startswith("kiln.autotune: 'add_kernel' ")
+    assert f": {kernel.best_config} in " in line
+    assert "over 3 configs (" in line
+    for config in CONFIGS:
+        assert f"{config}: " in line
+    # A new tuner finds the winner on disk, and says so.
+    again = tuned(add_kernel)
+    again[CountingGrid()](x, y, out, 3000)
+    key = line[:line.index(f": {kernel.best_config} in ")]
+    assert capsys.readouterr().out.splitlines() == [
+        f"{key}: {kernel.best_config} (from the disk cache)"]
+
+
+def test_nothing_is_printed_without_print_autotuning(capsys, monkeypatch):
+    monkeypatch.delenv("KILN_PRINT_AUTOTUNING", raising=False)
+    x, y, out = add_arrays(3000)
+    tuned(add_kernel)[CountingGrid()](x, y, out, 3000)
+    assert capsys.readouterr().out == ""

@@ -8,6 +8,7 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
+import ml_dtypes
 import numpy as np
 import pytest
 
@@ -71,6 +72,17 @@ def test_grouped_matmul(target, activation):
     got = module.matmul(a, b, activation, block_m=32, block_n=32,
                         block_k=32, group_m=2)
     check(got, want, atol=1e-3, rtol=2 ** -10)
+
+
+def test_grouped_matmul_of_fp8_with_b_transposed(target):
+    """Tutorial 03 on 8-bit floats: float8e5 A and B, B transposed first
+    (a K-major view), float32 sums of exact products rounded to float16."""
+    module = corpus("matmul")
+    a = normal(100, 96).astype(ml_dtypes.float8_e5m2)
+    b = normal(72, 96).astype(ml_dtypes.float8_e5m2).T
+    got = module.matmul(a, b, block_m=32, block_n=32, block_k=32, group_m=2)
+    check(got, a.astype(np.float64) @ b.astype(np.float64), atol=1e-3,
+          rtol=2 ** -10)
 
 
 def test_grouped_matmul_autotuned(target, tmp_path, monkeypatch):

@@ -42,6 +42,10 @@ class Tensor:
     def data_ptr(self) -> int:
         return self.address
 
+    @property
+    def T(self) -> "Tensor":
+        return Tensor(self.shape[::-1])
+
     def __iter__(self):
         return (Tensor(self.shape[1:]) for _ in range(self.shape[0]))
 
@@ -77,6 +81,7 @@ FAKE_TORCH = types.SimpleNamespace(
     randn=_tensor, empty=_tensor, zeros=_tensor, empty_like=_like,
     randint=_randint, tensor=_from_data,
     float16="float16", float32="float32", int8="int8", int32="int32",
+    float8_e5m2="float8_e5m2",
     int64="int64",
     nn=types.SimpleNamespace(functional=types.SimpleNamespace()),
     cuda=types.SimpleNamespace(get_device_properties=lambda ordinal:
