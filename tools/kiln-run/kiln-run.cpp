@@ -18,8 +18,10 @@
 // arguments divisible by 16 are marked so), compiled for the device's chip
 // with --num-warps warps per program, run once and checked against the
 // host target on the same inputs (--check=none skips that), then timed with
-// device events over --repeat launches: median time, GB/s counting every
-// array once, and TFLOP/s when --flops gives the kernel's FLOP count.
+// device events over --repeat launches (default 5): median time, GB/s
+// counting every array once, and TFLOP/s when --flops gives the kernel's
+// FLOP count. On either target the first launch warms up and is the one
+// checked and summarized; only the launches after it are timed.
 // Asked for the GPU without one, it says so in one line and exits with 77.
 //
 // --expect=I=FILE.npy compares array argument I after the first launch with
@@ -150,9 +152,10 @@ static cl::opt<int64_t>
                        "feeding tensor cores (default 3; 1 turns it off)"),
               cl::init(3), cl::cat(targetOptions));
 static cl::opt<unsigned> repeat(
-    "repeat",
-    cl::value_desc("n"), cl::desc("Launches timed, their median printed"),
-    cl::init(1), cl::cat(checkOptions));
+    "repeat", cl::value_desc("n"),
+    cl::desc("Launches timed after the first, which warms up and is the one "
+             "checked and summarized; their median is printed (default 5)"),
+    cl::init(5), cl::cat(checkOptions));
 static cl::opt<double> flops("flops",
                              cl::value_desc("n"),
                              cl::desc("FLOPs of one launch, for TFLOP/s"),
@@ -196,6 +199,25 @@ struct Argument {
   int64_t address = 0; // for arrays, what the kernel receives
 };
 } // namespace
+
+/// The median wall-clock seconds of `times` runs of `run` (0 for none),
+/// or failure when a run fails.
+static FailureOr<double> timeOnHost(unsigned times,
+                                    llvm::function_ref<bool()> run) {
+  std::vector<double> seconds;
+  for (unsigned i = 0; i < times; ++i) {
+    auto start = std::chrono::steady_clock::now();
+    if (!run())
+      return failure();
+    seconds.push_back(std::chrono::duration<double>(
+                          std::chrono::steady_clock::now() - start)
+                          .count());
+  }
+  if (seconds.empty())
+    return 0.0;
+  std::sort(seconds.begin(), seconds.end());
+  return seconds[seconds.size() / 2];
+}
 
 static int elementBytes(StringRef type) {
   return llvm::StringSwitch<int>(type)
@@ -493,19 +515,19 @@ static int runArrayFunction(ModuleOp module, func::FuncOp func,
   for (Argument &buffer : buffers)
     arguments.push_back(buffer.address);
   llvm::append_range(arguments, call->sizes);
-  std::vector<double> seconds;
-  for (unsigned i = 0; i < std::max(1u, repeat.getValue()); ++i) {
-    auto start = std::chrono::steady_clock::now();
-    if (failed((*executable)->runPlan(name, arguments, error)))
-      return fail(error);
-    seconds.push_back(std::chrono::duration<double>(
-                          std::chrono::steady_clock::now() - start)
-                          .count());
-  }
-  std::sort(seconds.begin(), seconds.end());
+  auto runPlan = [&] {
+    return succeeded((*executable)->runPlan(name, arguments, error));
+  };
+  // The first run warms up; its results are the ones summarized (a plan
+  // computes them anew each run).
+  if (!runPlan())
+    return fail(error);
+  FailureOr<double> median = timeOnHost(repeat, runPlan);
+  if (failed(median))
+    return fail(error);
   llvm::outs() << "array function " << name << " on host: "
-               << llvm::format("%.3f", seconds[seconds.size() / 2] * 1e3)
-               << " ms per run (median of " << seconds.size() << ")\n";
+               << llvm::format("%.3f", *median * 1e3)
+               << " ms per run (median of " << repeat << ")\n";
   for (auto [i, buffer] : llvm::enumerate(buffers)) {
     bool isInput = i < numInputs;
     summarize((isInput ? "input" : "result") +
@@ -518,8 +540,10 @@ static int runArrayFunction(ModuleOp module, func::FuncOp func,
 /// Exit status of a run asked for the GPU on a machine without one.
 static constexpr int kNoGPU = 77;
 
-/// Runs `kernelName` on the host target over `args`, `times` times, calling
-/// `afterFirst` (when given) after the first launch; the median seconds per
+/// Runs `kernelName` on the host target over `args` once (the launch that
+/// is checked and summarized: `afterFirst`, when given, runs after it),
+/// then `times` more, timed, after which the arrays hold what the first
+/// left (a kernel may update them in place); the median seconds per timed
 /// launch.
 static FailureOr<double>
 launchOnHost(ModuleOp module, std::vector<Argument> &args,
@@ -544,22 +568,28 @@ launchOnHost(ModuleOp module, std::vector<Argument> &args,
     }
   }
   std::string error;
-  std::vector<double> seconds;
-  for (unsigned i = 0; i < std::max(1u, times); ++i) {
-    auto start = std::chrono::steady_clock::now();
-    if (failed((*executable)->launch(kernelName, grid, pointers, ranges,
-                                     error))) {
-      fail(error);
-      return failure();
-    }
-    seconds.push_back(std::chrono::duration<double>(
-                          std::chrono::steady_clock::now() - start)
-                          .count());
-    if (i == 0 && afterFirst)
-      afterFirst();
+  auto launch = [&] {
+    return succeeded(
+        (*executable)->launch(kernelName, grid, pointers, ranges, error));
+  };
+  if (!launch()) {
+    fail(error);
+    return failure();
   }
-  std::sort(seconds.begin(), seconds.end());
-  return seconds[seconds.size() / 2];
+  if (afterFirst)
+    afterFirst();
+  std::vector<std::vector<char>> first;
+  for (const Argument &arg : args)
+    first.push_back(arg.isArray ? arg.bytes : std::vector<char>());
+  FailureOr<double> median = timeOnHost(times, launch);
+  if (failed(median)) {
+    fail(error);
+    return failure();
+  }
+  for (auto [arg, bytes] : llvm::zip(args, first))
+    if (arg.isArray)
+      std::copy(bytes.begin(), bytes.end(), arg.bytes.begin());
+  return median;
 }
 
 /// The largest error of `got` against `expected`, relative (absolute below
@@ -696,7 +726,7 @@ static FailureOr<double> timeOnDevice(kiln::runtime::Device &device,
   if (!stop)
     return failure();
   std::vector<double> seconds;
-  for (unsigned i = 0; i < std::max(1u, repeat.getValue()); ++i) {
+  for (unsigned i = 0; i < repeat; ++i) {
     float milliseconds = 0;
     if (!start->record(nullptr, error) || !run() ||
         !stop->record(nullptr, error) || !stop->synchronize(error) ||
@@ -742,7 +772,7 @@ static int runOnGPU(ModuleOp module, std::vector<Argument> &args,
   std::vector<Argument> expected = args;
   if (checkMode == "host") {
     OwningOpRef<ModuleOp> hostModule = module.clone();
-    if (failed(launchOnHost(*hostModule, expected, grid, 1)))
+    if (failed(launchOnHost(*hostModule, expected, grid, 0)))
       return 1;
   }
 
@@ -819,7 +849,7 @@ static int runOnGPU(ModuleOp module, std::vector<Argument> &args,
                << llvm::format("%.0f", compileSeconds * 1e3) << " ms, "
                << llvm::format("%.4f", *median * 1e3)
                << " ms per launch (median of "
-               << std::max(1u, repeat.getValue()) << "), "
+               << repeat << "), "
                << llvm::format("%.1f", bytesMoved / *median / 1e9)
                << " GB/s (each array once)";
   if (flops > 0)
@@ -901,7 +931,7 @@ static int runArrayOnGPU(ModuleOp module, StringRef plan,
   llvm::outs() << "array function " << plan << " on " << device->getName()
                << " (" << options.target.chip << "): "
                << llvm::format("%.4f", *median * 1e3)
-               << " ms per run (median of " << std::max(1u, repeat.getValue())
+               << " ms per run (median of " << repeat
                << "), " << llvm::format("%.1f", bytes / *median / 1e9)
                << " GB/s (inputs and results once)\n";
   bool wrong = false;
@@ -933,6 +963,8 @@ static int run() {
   }
   if (target != "host" && target != "gpu")
     return fail("unknown target '" + target + "' (host or gpu)");
+  if (repeat == 0)
+    return fail("--repeat takes 1 or more launches to time");
 
   std::array<uint32_t, 3> grid = {1, 1, 1};
   SmallVector<StringRef> sizes;
@@ -1025,7 +1057,7 @@ static int run() {
                << "x" << grid[1] << "x" << grid[2] << ": "
                << llvm::format("%.3f", *median * 1e3)
                << " ms per launch (median of "
-               << std::max(1u, repeat.getValue()) << ")\n";
+               << repeat << ")\n";
   for (auto [i, arg] : llvm::enumerate(args))
     if (arg.isArray)
       summarize("arg" + std::to_string(i), arg);

@@ -22,13 +22,13 @@
 // SHORT: result0 f32[6]: sum=2 min=0.0900306 max=0.665241 first=[0.0900306, 0.244728, 0.665241, 0.0900306]
 // Rows of one element: each is 1.
 // ONE: result0 f32[4]: sum=4 min=1 max=1 first=[1, 1, 1, 1]
-// GPU: array function softmax on Kiln Fake GPU (sm_90a): {{[0-9.]+}} ms per run (median of 1)
+// GPU: array function softmax on Kiln Fake GPU (sm_90a): {{[0-9.]+}} ms per run (median of 5)
 // GPU: result0 f32[500000]:
 
 // Rows over two dynamic dimensions, [batch, position, 8]: x + p, centred
 // by row, p broadcast over the batch. Row 0 is [0 2 4 ... 14] - 7.
 // CENTERED: result0 f32[48]: sum=0 min=-7 max=7 first=[-7, -5, -3, -1]
-// CENTERED-GPU: array function centered on Kiln Fake GPU (sm_90a): {{[0-9.]+}} ms per run (median of 1)
+// CENTERED-GPU: array function centered on Kiln Fake GPU (sm_90a): {{[0-9.]+}} ms per run (median of 5)
 // CENTERED-GPU: result0 f32[28000]:
 #id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
 #pos3 = affine_map<(d0, d1, d2) -> (d1, d2)>
@@ -66,7 +66,7 @@ func.func @centered(%x: tensor<?x?x8xf32>, %p: tensor<?x8xf32>) -> tensor<?x?x8x
 // of 2/3: times w = [0 1 2] plus b = [0 1 2], [0 1 4.44947].
 // NORM: array function layer_norm on host:
 // NORM: result0 f32[6]: sum=10.8989 min=0 max=4.44947 first=[0, 1, 4.44947, 0]
-// NORM-GPU: array function layer_norm on Kiln Fake GPU (sm_90a): {{[0-9.]+}} ms per run (median of 1)
+// NORM-GPU: array function layer_norm on Kiln Fake GPU (sm_90a): {{[0-9.]+}} ms per run (median of 5)
 // NORM-GPU: result0 f32[500000]:
 
 // docs/examples/column_stats_array.mlir: the columns of [[0 1] [2 3]
@@ -74,6 +74,6 @@ func.func @centered(%x: tensor<?x?x8xf32>, %p: tensor<?x8xf32>) -> tensor<?x?x8x
 // COLUMNS: array function column_stats on host:
 // COLUMNS: result0 f32[2]: sum=5 min=2 max=3 first=[2, 3]
 // COLUMNS: result1 f32[2]: sum=5.33333 min=2.66667 max=2.66667 first=[2.66667, 2.66667]
-// COLUMNS-GPU: array function column_stats on Kiln Fake GPU (sm_90a): {{[0-9.]+}} ms per run (median of 1)
+// COLUMNS-GPU: array function column_stats on Kiln Fake GPU (sm_90a): {{[0-9.]+}} ms per run (median of 5)
 // COLUMNS-GPU: result0 f32[100]:
 // COLUMNS-GPU: result1 f32[100]:

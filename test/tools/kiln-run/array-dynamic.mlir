@@ -13,7 +13,7 @@
 // The rows of x and the length of c are one size.
 // UNEQUAL: kiln-run: input 1 of 'scale_rows', dimension 0: the function needs it equal to input 0's dimension 0, 3, not 4
 // On the GPU the plan is followed op by op, its sizes computed by folding.
-// GPU: array function scale_rows on Kiln Fake GPU (sm_90a): {{[0-9.]+}} ms per run (median of 1)
+// GPU: array function scale_rows on Kiln Fake GPU (sm_90a): {{[0-9.]+}} ms per run (median of 5)
 // GPU: result0 f32[4000]:
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #row = affine_map<(d0, d1) -> (d0)>

@@ -16,7 +16,7 @@
 // Row 7 - ids[i] of an 8 x 4 w for ids 0..7: w's rows reversed, the
 // first [28, 29, 30, 31] (w holds 0..31).
 // REVERSED: result0 f32[32]: sum=496 min=0 max=31 first=[28, 29, 30, 31]
-// REVERSED-GPU: array function reversed_rows on Kiln Fake GPU (sm_90a): {{[0-9.]+}} ms per run (median of 1)
+// REVERSED-GPU: array function reversed_rows on Kiln Fake GPU (sm_90a): {{[0-9.]+}} ms per run (median of 5)
 // REVERSED-GPU: result0 f32[32]:
 func.func @reversed_rows(%w: tensor<8x4xf32>, %ids: tensor<8xi32>) -> tensor<8x4xf32> {
   %c7 = arith.constant 7 : i32
@@ -86,7 +86,7 @@ func.func @from_a_slice_of_a_slice(%x: tensor<8xf32>, %ids: tensor<4xi32>) -> te
 // ids a [4] tile). For x 0..399 as 4 x 100 and ids 0..3: 10000 r + 4950
 // - 101 r.
 // PICKED: result0 f32[4]: sum=79194 min=4950 max=34647 first=[4950, 14849, 24748, 34647]
-// PICKED-GPU: array function sum_minus_picked on Kiln Fake GPU (sm_90a): {{[0-9.]+}} ms per run (median of 1)
+// PICKED-GPU: array function sum_minus_picked on Kiln Fake GPU (sm_90a): {{[0-9.]+}} ms per run (median of 5)
 // PICKED-GPU: result0 f32[4]:
 func.func @sum_minus_picked(%x: tensor<4x100xf32>, %ids: tensor<4xi32>) -> tensor<4xf32> {
   %zero = arith.constant 0.0 : f32
