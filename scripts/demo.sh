@@ -1,41 +1,49 @@
 #!/usr/bin/env bash
-# Sets up a fresh Debian 12 machine, builds Kiln and runs its main job as far
-# as it exists: each example kernel of docs/examples is parsed, verified and
-# simplified by kiln-opt, with the IR printed after every stage; one is
-# compiled to PTX for sm_90a (and assembled by ptxas where it is found);
-# a whole-tensor layer norm is fused into one kernel (cost report before
-# and after) and run; then all run on random data against numpy, on the GPU
-# where there is one and on the host target otherwise.
+# Sets up a fresh Debian 12 machine, builds Kiln and runs its main job:
+# each example kernel of docs/examples is parsed, verified and simplified
+# by kiln-opt (the IR after every stage kept in build/demo/, one line
+# printed per example); one is compiled to PTX for sm_90a (an excerpt
+# printed, assembled by ptxas where it is found); whole-tensor programs are
+# fused into one kernel each (cost report before and after) and run; then
+# every example runs on random data against numpy, on the GPU where there
+# is one and on the host target otherwise.
 set -euo pipefail
 source "$(dirname "$0")/lib/setup.sh"
 kiln_setup
 
 kiln_opt=$KILN_BUILD_DIR/bin/kiln-opt
+demo=$KILN_BUILD_DIR/demo
+mkdir -p "$demo"
+kiln_log "A kernel in tile IR (docs/examples/vector_add.mlir)"
+grep -v '^//' "$KILN_ROOT/docs/examples/vector_add.mlir" | sed '/^$/d'
+
+kiln_log "The examples, parsed, verified and simplified (IR in $demo)"
 for example in "$KILN_ROOT"/docs/examples/*.mlir; do
-  kiln_log "Example $(basename "$example")"
-  echo "// -----// Parsed and verified //----- //"
-  "$kiln_opt" "$example"
+  name=$(basename "$example" .mlir)
+  "$kiln_opt" "$example" -o "$demo/$name.mlir"
   "$kiln_opt" "$example" -o /dev/null --mlir-print-ir-after-all \
-    --pass-pipeline='builtin.module(func.func(canonicalize,cse))' 2>&1
+    --pass-pipeline='builtin.module(func.func(canonicalize,cse))' \
+    2> "$demo/$name.stages.mlir"
+  printf '%-28s %s\n' "$name.mlir" "$(grep -o 'func.func @[a-z_0-9]*' \
+    "$demo/$name.mlir" | sed 's/func.func //' | paste -sd' ')"
 done
 
-kiln_log "softmax for the GPU: layouts, per-thread code, PTX for sm_90a"
+kiln_log "softmax for the GPU: PTX for sm_90a (per-thread code in $demo/softmax.gpu.mlir)"
 # Specialized as a launch on aligned arrays with 1024 columns would be.
 "$kiln_opt" "$KILN_ROOT/docs/examples/softmax.mlir" \
     -tile-specialize-arguments="divisible=0,1,2,3" -tile-assign-layouts |
-  "$kiln_opt" -kiln-convert-tile-to-gpu |
-  sed -n '/gpu.func/,/gpu.return/p' | sed -n '1,40p'  # reads it all: no SIGPIPE
-echo "    ..."
+  "$kiln_opt" -kiln-convert-tile-to-gpu -o "$demo/softmax.gpu.mlir"
 "$kiln_opt" "$KILN_ROOT/docs/examples/softmax.mlir" \
     -tile-specialize-arguments="divisible=0,1,2,3" |
-  "$KILN_BUILD_DIR/bin/kiln-translate" --chip=sm_90a -o "$KILN_BUILD_DIR/softmax.ptx"
+  "$KILN_BUILD_DIR/bin/kiln-translate" --chip=sm_90a -o "$demo/softmax.ptx"
 grep -E '^\.(version|target)|\.entry|ld\.global|st\.global|shfl|bar\.sync' \
-  "$KILN_BUILD_DIR/softmax.ptx"
+  "$demo/softmax.ptx" |
+  awk '{ op = $1 ~ /^@/ ? $2 : $1 } !seen[op]++'  # one line per instruction
 if "$KILN_BUILD_DIR/bin/kiln-translate" --chip=sm_90a --emit=cubin \
-     --ptxas-verbose -o "$KILN_BUILD_DIR/softmax.cubin" \
+     --ptxas-verbose -o "$demo/softmax.cubin" \
      < <("$kiln_opt" "$KILN_ROOT/docs/examples/softmax.mlir" \
-           -tile-specialize-arguments="divisible=0,1,2,3") 2>&1; then
-  echo "(ptxas assembled it: $KILN_BUILD_DIR/softmax.cubin)"
+           -tile-specialize-arguments="divisible=0,1,2,3") 2> "$demo/softmax.ptxas.log"; then
+  echo "ptxas: $(grep -o 'Used [0-9]* registers.*' "$demo/softmax.ptxas.log")"
 fi
 
 kiln_log "A whole-tensor layer norm: 7 kernels before fusion, 1 after"
