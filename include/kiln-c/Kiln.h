@@ -29,7 +29,7 @@ extern "C" {
 #endif
 
 /** Version of this interface, raised on every incompatible change. */
-#define KILN_C_API_VERSION 5
+#define KILN_C_API_VERSION 6
 
 /** The KILN_C_API_VERSION the library was built with. */
 KILN_C_EXPORT int kilnGetAPIVersion(void);
@@ -235,6 +235,11 @@ KILN_C_EXPORT KilnError *kilnGPUBinaryCreate(KilnModule *module,
                                              const char *chip, int numWarps,
                                              int numStages,
                                              KilnGPUBinary **binary);
+
+/** Makes the next kilnGPUBinaryCreate calls of this thread write the IR
+ * after each lowering pass that changes it into `directory`, a file per
+ * pass in a tree of the nested pass managers; NULL or "" stops. */
+KILN_C_EXPORT void kilnSetPassDumpDirectory(const char *directory);
 
 /** A binary from artifacts compiled before (an on-disk cache): `ptx`, and
  * `cubin` (may be empty) for kernels of `threadsPerBlock` threads that

@@ -473,6 +473,13 @@ KilnError *kilnCudaGetDeviceChip(int ordinal, char *chip, size_t chipSize) {
   return nullptr;
 }
 
+/// kilnSetPassDumpDirectory's directory, per thread.
+static thread_local std::string passDumpDirectory;
+
+void kilnSetPassDumpDirectory(const char *directory) {
+  passDumpDirectory = directory ? directory : "";
+}
+
 KilnError *kilnGPUBinaryCreate(KilnModule *module, const char *chip,
                                int numWarps, int numStages,
                                KilnGPUBinary **binary) {
@@ -485,6 +492,7 @@ KilnError *kilnGPUBinaryCreate(KilnModule *module, const char *chip,
   options.numWarps = numWarps;
   options.numStages = numStages;
   options.target.chip = chip;
+  options.passDumpDirectory = passDumpDirectory;
   // The lowering rewrites the module: compile a copy.
   OwningOpRef<ModuleOp> copy(cast<ModuleOp>((*module->module)->clone()));
   FailureOr<kiln::gpu::GPUBinary> compiled = failure();

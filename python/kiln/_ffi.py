@@ -19,7 +19,7 @@ from pathlib import Path
 from kiln.errors import KilnError
 
 #: The C API version this package was written against (KILN_C_API_VERSION).
-API_VERSION = 5
+API_VERSION = 6
 LIBRARY_NAME = "libKilnCAPI.so"
 
 
@@ -126,6 +126,7 @@ _SIGNATURES = {
     "kilnGPUBinaryCreate": ([ModuleHandle, ctypes.c_char_p, ctypes.c_int,
                              ctypes.c_int, ctypes.POINTER(GPUBinaryHandle)],
                             ErrorHandle),
+    "kilnSetPassDumpDirectory": ([ctypes.c_char_p], None),
     "kilnGPUBinaryCreateFromArtifacts": ([ctypes.c_char_p, ctypes.c_size_t,
                                           ctypes.c_char_p, ctypes.c_size_t,
                                           ctypes.c_uint, ctypes.c_uint,

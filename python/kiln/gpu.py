@@ -186,6 +186,14 @@ def disassemble(cubin: bytes) -> str:
     return result.stdout
 
 
+def set_pass_dump_directory(directory: os.PathLike | None) -> None:
+    """Makes this thread's next GPU compiles write the IR after each
+    lowering pass that changes it under ``directory`` (a file per pass);
+    None stops."""
+    _ffi.lib().kilnSetPassDumpDirectory(
+        os.fsencode(directory) if directory is not None else None)
+
+
 class GPUBinary:
     """A module's kernels compiled for one chip."""
 

@@ -20,10 +20,12 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import hashlib
 import inspect
 import os
 import threading
 import warnings
+from pathlib import Path
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -39,7 +41,7 @@ from kiln.errors import (CompilationError, CompilerRemark, KilnError,
 from kiln.gpu import (CudaModule, GPUBinary, KernelLauncher, KernelMetadata,
                       current_stream, device_address, device_array_element,
                       device_array_ordinal, device_chip, disassemble,
-                      is_device_array)
+                      is_device_array, set_pass_dump_directory)
 from kiln.host import HostExecutable
 from kiln.tensor_descriptor import TensorDescriptor
 
@@ -320,8 +322,8 @@ class JITFunction:
             module, text = self._parse(types, constants)
         entry = cache.key(str(module), chip, num_warps, num_stages)
         try:
-            with GPUBinary(module, chip, num_warps, num_stages) as binary:
-                _warn_remarks(binary)
+            with self._new_binary(module, text, chip, num_warps,
+                                  num_stages) as binary:
                 cache.store(entry, binary.ptx, binary.cubin,
                             binary.threads_per_block,
                             binary.dynamic_shared_bytes, binary.tensor_maps)
@@ -358,12 +360,52 @@ class JITFunction:
         generator = CodeGenerator(self.fn, types, constants, self.debug)
         text = generator.generate()
         self._globals_read.update(generator.globals_read)
+        if dump := self._dump_directory(text):
+            (dump / "tile.mlir").write_text(text)
         if self._context is None:
             self._context = Context()
         try:
             return Module.parse(self._context, text, IR_FILENAME), text
         except CompilationError as exc:
             raise self._located(exc, text) from None
+
+    def _dump_directory(self, text: str) -> Path | None:
+        """Where KILN_DUMP_DIR asks this specialization's stages to be
+        written, made: ``<kernel>-<hash of its tile IR>``; None unset."""
+        root = os.environ.get("KILN_DUMP_DIR", "")
+        if not root:
+            return None
+        digest = hashlib.sha256(text.encode()).hexdigest()[:16]
+        path = Path(root) / f"{self.__name__}-{digest}"
+        path.mkdir(parents=True, exist_ok=True)
+        return path
+
+    def _new_binary(self, module: Module, text: str, chip: str,
+                    num_warps: int, num_stages: int) -> GPUBinary:
+        """``module`` compiled for ``chip``, its remarks warned; under
+        KILN_DUMP_DIR each stage written beside the tile IR, in
+        ``<chip>-w<warps>-s<stages>/``: the IR after each lowering pass
+        (``passes/``), LLVM IR, PTX, cubin, ptxas's report, the tensor maps
+        and the remarks."""
+        dump = self._dump_directory(text)
+        if dump:
+            dump = dump / f"{chip}-w{num_warps}-s{num_stages}"
+            (dump / "passes").mkdir(parents=True, exist_ok=True)
+            set_pass_dump_directory(dump / "passes")
+        try:
+            binary = GPUBinary(module, chip, num_warps, num_stages)
+        finally:
+            if dump:
+                set_pass_dump_directory(None)
+        _warn_remarks(binary)
+        if dump:
+            for name, stage in (("llvm.ll", "llvm"), ("kernel.ptx", "ptx"),
+                                ("kernel.cubin", "cubin"),
+                                ("ptxas.log", "ptxas-log"),
+                                ("tensor-maps.txt", "tensor-maps"),
+                                ("remarks.jsonl", "remarks")):
+                (dump / name).write_bytes(binary.artifact(stage))
+        return binary
 
     def _globals_changed(self) -> bool:
         """Whether a module global compiled into a specialization holds
@@ -387,9 +429,11 @@ class JITFunction:
         self._globals_read.clear()
 
     def _compiled(self, cache: dict, key: tuple, types: dict[str, Type],
-                  constants: dict[str, Any], build: Callable[[Module], Any]):
+                  constants: dict[str, Any],
+                  build: Callable[[Module, str], Any]):
         """The cached compilation of a specialization, else ``build`` on its
-        parsed IR, with compiler errors located at the Python source."""
+        parsed IR (and its text), with compiler errors located at the
+        Python source."""
         with self._lock:
             if self._globals_changed():
                 self._forget_compilations()
@@ -398,7 +442,7 @@ class JITFunction:
                 return cached[1]
             module, text = self._parse(types, constants)
             try:
-                compiled = build(module)
+                compiled = build(module, text)
             except CompilationError as exc:
                 module.close()
                 raise self._located(exc, text) from None
@@ -412,7 +456,8 @@ class JITFunction:
         return self._compiled(
             self._cache, self._key(types, constants) + (check_bounds,), types,
             constants,
-            lambda module: HostExecutable(module, check_bounds=check_bounds))
+            lambda module, text: HostExecutable(module,
+                                                check_bounds=check_bounds))
 
     def compile_gpu(self, types: dict[str, Type], constants: dict[str, Any],
                     num_warps: int = 4, num_stages: int = 3,
@@ -423,7 +468,7 @@ class JITFunction:
         key = (self._key(types, constants), chip, num_warps, num_stages,
                ordinal)
 
-        def build(module: Module) -> CudaModule:
+        def build(module: Module, text: str) -> CudaModule:
             entry = cache.key(str(module), chip, num_warps, num_stages)
             found = cache.load(entry)
             binary = None
@@ -435,8 +480,8 @@ class JITFunction:
             if binary is None:
                 cache.require_hit(f"kernel '{self.__name__}' for {chip} "
                                   f"({num_warps} warps, {num_stages} stages)")
-                binary = GPUBinary(module, chip, num_warps, num_stages)
-                _warn_remarks(binary)
+                binary = self._new_binary(module, text, chip, num_warps,
+                                          num_stages)
                 cache.store(entry, binary.ptx, binary.cubin,
                             binary.threads_per_block,
                             binary.dynamic_shared_bytes, binary.tensor_maps)

@@ -108,9 +108,13 @@ static cl::opt<int64_t>
 /// lowering; anything else must be in the LLVM dialect already (with NVVM
 /// ops, possibly inside a gpu.module).
 static LogicalResult lowerToLLVMDialect(ModuleOp module) {
+  kiln::gpu::GPUCompileOptions options;
+  options.numWarps = numWarps;
+  options.numStages = numStages;
+  options.target.chip = chip;
+  options.commandLineOptions = true;
   if (kiln::gpu::hasTileKernels(module) &&
-      failed(kiln::gpu::lowerTileKernels(module, numWarps, chip, numStages,
-                                         /*commandLineOptions=*/true)))
+      failed(kiln::gpu::lowerTileKernels(module, options)))
     return failure();
   WalkResult result = module.walk([](Operation *op) {
     if (isa<ModuleOp, gpu::GPUModuleOp>(op) ||

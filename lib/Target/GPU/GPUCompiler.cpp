@@ -54,10 +54,10 @@ int64_t kiln::gpu::getMaxSharedBytesPerBlock(int64_t capability) {
   }
 }
 
-LogicalResult kiln::gpu::lowerTileKernels(ModuleOp module, int64_t numWarps,
-                                          llvm::StringRef chip,
-                                          int64_t numStages,
-                                          bool commandLineOptions) {
+LogicalResult kiln::gpu::lowerTileKernels(ModuleOp module,
+                                          const GPUCompileOptions &compile) {
+  int64_t numWarps = compile.numWarps;
+  llvm::StringRef chip = compile.target.chip;
   if (numWarps <= 0 || numWarps > 32 || (numWarps & (numWarps - 1)) != 0)
     return module.emitError()
            << "target nvptx: num_warps must be a power of two from 1 to 32, "
@@ -82,13 +82,19 @@ LogicalResult kiln::gpu::lowerTileKernels(ModuleOp module, int64_t numWarps,
   options.archSpecific = chip.ends_with("a");
   options.sharedMemoryLimit =
       getMaxSharedBytesPerBlock(options.computeCapability);
-  options.numStages = numStages;
+  options.numStages = compile.numStages;
   buildGPULoweringPipeline(pm, options);
-  if (commandLineOptions) {
+  if (compile.commandLineOptions) {
     if (failed(applyPassManagerCLOptions(pm)))
       return failure();
     applyDefaultTimingPassManagerCLOptions(pm);
   }
+  if (!compile.passDumpDirectory.empty())
+    pm.enableIRPrintingToFileTree(
+        [](Pass *, Operation *) { return false; },
+        [](Pass *, Operation *) { return true; },
+        /*printModuleScope=*/false, /*printAfterOnlyOnChange=*/true,
+        /*printAfterOnlyOnFailure=*/false, compile.passDumpDirectory);
   return pm.run(module);
 }
 
@@ -132,8 +138,7 @@ kiln::gpu::compileForGPU(ModuleOp module, const GPUCompileOptions &options) {
   if (failed(nvptx::verifyTargetOptions(options.target, error)))
     return module.emitError() << error;
   if (hasTileKernels(module) &&
-      failed(lowerTileKernels(module, options.numWarps, options.target.chip,
-                              options.numStages)))
+      failed(lowerTileKernels(module, options)))
     return failure();
   GPUBinary binary;
   binary.threadsPerBlock = options.numWarps * 32;

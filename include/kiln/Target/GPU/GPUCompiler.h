@@ -30,6 +30,14 @@ struct GPUCompileOptions {
   nvptx::TargetOptions target;
   /// Assemble a cubin when ptxas is found.
   bool assemble = true;
+  /// The lowering takes MLIR's pass manager and timing options
+  /// (--mlir-print-ir-after-all, --mlir-timing, ...), which the calling
+  /// tool registered.
+  bool commandLineOptions = false;
+  /// Where the lowering writes the IR after each pass that changes it, a
+  /// file per pass in a tree of the nested pass managers (none when
+  /// empty).
+  std::string passDumpDirectory;
 };
 
 /// What a compilation produced.
@@ -59,15 +67,11 @@ struct GPUBinary {
 bool hasTileKernels(mlir::ModuleOp module);
 
 /// Lowers the tile kernels of `module` (rewritten in place) to the LLVM and
-/// NVVM dialects with kiln-gpu-lowering, for `chip` (sm_80, sm_90a, ...).
-/// Diagnostics go to the module's context. `commandLineOptions`: the pass
-/// manager takes MLIR's pass manager and timing options
-/// (--mlir-print-ir-after-all, --mlir-timing, ...), which the calling tool
-/// registered.
-mlir::LogicalResult lowerTileKernels(mlir::ModuleOp module, int64_t numWarps,
-                                     llvm::StringRef chip,
-                                     int64_t numStages = 3,
-                                     bool commandLineOptions = false);
+/// NVVM dialects with kiln-gpu-lowering, for `options.target.chip` (sm_80,
+/// sm_90a, ...) with its warps and stages. Diagnostics go to the module's
+/// context.
+mlir::LogicalResult lowerTileKernels(mlir::ModuleOp module,
+                                     const GPUCompileOptions &options);
 
 /// The compute capability (major * 10 + minor) of `chip`, e.g. 90 for
 /// sm_90a.
