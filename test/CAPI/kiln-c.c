@@ -37,7 +37,7 @@ static KilnModule *parse(KilnContext *context, const char *text,
 }
 
 int main(void) {
-  // CHECK: version 5
+  // CHECK: version 6
   printf("version %d\n", kilnGetAPIVersion());
   KilnContext *context = kilnContextCreate();
 
