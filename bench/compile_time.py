@@ -27,7 +27,6 @@ import io
 import json
 import os
 import re
-import shutil
 import statistics
 import subprocess
 import sys
@@ -43,7 +42,7 @@ sys.path.insert(0, str(ROOT / "python"))
 import kiln  # noqa: E402
 import kiln.language as kl  # noqa: E402
 from kiln import cache  # noqa: E402
-from kiln.gpu import GPUBinary, _parse_ptxas_log  # noqa: E402
+from kiln.gpu import GPUBinary, _parse_ptxas_log, find_ptxas  # noqa: E402
 from kiln.host import HostExecutable  # noqa: E402
 
 import triton_peer  # noqa: E402
@@ -231,17 +230,6 @@ def gpu_kernels() -> dict[str, tuple]:
             matmul, (square_f16, square_f16, zeros((1024, 1024)), 1024, 1024,
                      1024), {"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32}),
     }
-
-
-def find_ptxas() -> str | None:
-    """The ptxas Kiln runs: $KILN_PTXAS, else on PATH, else under
-    $CUDA_HOME or /usr/local/cuda."""
-    if os.environ.get("KILN_PTXAS"):
-        return os.environ["KILN_PTXAS"]
-    candidates = [shutil.which("ptxas")] + [
-        os.path.join(root, "bin", "ptxas")
-        for root in (os.environ.get("CUDA_HOME"), "/usr/local/cuda") if root]
-    return next((c for c in candidates if c and os.path.isfile(c)), None)
 
 
 def ptxas_version(ptxas: str) -> str:

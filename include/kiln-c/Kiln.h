@@ -236,10 +236,10 @@ KILN_C_EXPORT KilnError *kilnGPUBinaryCreate(KilnModule *module,
                                              int numStages,
                                              KilnGPUBinary **binary);
 
-/** Makes the next kilnGPUBinaryCreate calls of this thread write the IR
- * after each lowering pass that changes it into `directory`, a file per
- * pass in a tree of the nested pass managers; NULL or "" stops. */
-KILN_C_EXPORT void kilnSetPassDumpDirectory(const char *directory);
+/** Makes the next kilnGPUBinaryCreate calls of this thread (`record`
+ * nonzero; 0 stops) keep the IR after each lowering pass that changes it,
+ * as their "passes" artifact. */
+KILN_C_EXPORT void kilnSetRecordPasses(int record);
 
 /** A binary from artifacts compiled before (an on-disk cache): `ptx`, and
  * `cubin` (may be empty) for kernels of `threadsPerBlock` threads that
@@ -261,7 +261,11 @@ KILN_C_EXPORT void kilnGPUBinaryDestroy(KilnGPUBinary *binary);
  * line per map; empty when none does) or "remarks" (the compile's remarks
  * and warnings, such as why a loop was not pipelined: one JSON object a
  * line with "severity", "file", "line", "column" and "message"; empty for
- * a binary made from artifacts). */
+ * a binary made from artifacts) or "timings" (the wall-clock seconds of
+ * each step of the compile: the MLIR lowering passes, LLVM IR, LLVM to
+ * PTX, ptxas; a "step<TAB>seconds" line each) or "passes" (the IR after
+ * each lowering pass that changed it, with kilnSetRecordPasses; else
+ * empty). */
 KILN_C_EXPORT KilnError *kilnGPUBinaryGetArtifact(KilnGPUBinary *binary,
                                                   const char *stage,
                                                   const char **data,

@@ -18,6 +18,7 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
@@ -62,13 +63,19 @@ struct KilnHostExecutable {
 struct KilnGPUBinary {
   explicit KilnGPUBinary(kiln::gpu::GPUBinary compiled)
       : binary(std::move(compiled)),
-        tensorMaps(kiln::runtime::printTensorMapSpecs(binary.tensorMaps)) {}
+        tensorMaps(kiln::runtime::printTensorMapSpecs(binary.tensorMaps)) {
+    llvm::raw_string_ostream os(timings);
+    for (const auto &[step, seconds] : binary.timings)
+      os << step << "\t" << llvm::format("%.6f", seconds) << "\n";
+  }
 
   kiln::gpu::GPUBinary binary;
   /// The "tensor-maps" artifact: binary.tensorMaps as text.
   std::string tensorMaps;
   /// The "remarks" artifact: the compile's remarks and warnings.
   std::string remarks;
+  /// The "timings" artifact: each step's seconds, a tab-separated line.
+  std::string timings;
 };
 
 struct KilnCudaModule {
@@ -473,12 +480,10 @@ KilnError *kilnCudaGetDeviceChip(int ordinal, char *chip, size_t chipSize) {
   return nullptr;
 }
 
-/// kilnSetPassDumpDirectory's directory, per thread.
-static thread_local std::string passDumpDirectory;
+/// kilnSetRecordPasses's setting, per thread.
+static thread_local bool recordPasses = false;
 
-void kilnSetPassDumpDirectory(const char *directory) {
-  passDumpDirectory = directory ? directory : "";
-}
+void kilnSetRecordPasses(int record) { recordPasses = record != 0; }
 
 KilnError *kilnGPUBinaryCreate(KilnModule *module, const char *chip,
                                int numWarps, int numStages,
@@ -492,7 +497,7 @@ KilnError *kilnGPUBinaryCreate(KilnModule *module, const char *chip,
   options.numWarps = numWarps;
   options.numStages = numStages;
   options.target.chip = chip;
-  options.passDumpDirectory = passDumpDirectory;
+  options.recordPasses = recordPasses;
   // The lowering rewrites the module: compile a copy.
   OwningOpRef<ModuleOp> copy(cast<ModuleOp>((*module->module)->clone()));
   FailureOr<kiln::gpu::GPUBinary> compiled = failure();
@@ -541,11 +546,13 @@ KilnError *kilnGPUBinaryGetArtifact(KilnGPUBinary *binary, const char *stage,
           .Case("ptxas-log", &binary->binary.ptxasLog)
           .Case("tensor-maps", &binary->tensorMaps)
           .Case("remarks", &binary->remarks)
+          .Case("timings", &binary->timings)
+          .Case("passes", &binary->binary.passes)
           .Default(nullptr);
   if (!artifact)
     return makeError("no stage '" + std::string(stage) +
-                     "' (llvm, ptx, cubin, ptxas-log, tensor-maps or "
-                     "remarks)");
+                     "' (llvm, ptx, cubin, ptxas-log, tensor-maps, remarks, "
+                     "timings or passes)");
   *data = artifact->data();
   *size = artifact->size();
   return nullptr;

@@ -126,7 +126,7 @@ _SIGNATURES = {
     "kilnGPUBinaryCreate": ([ModuleHandle, ctypes.c_char_p, ctypes.c_int,
                              ctypes.c_int, ctypes.POINTER(GPUBinaryHandle)],
                             ErrorHandle),
-    "kilnSetPassDumpDirectory": ([ctypes.c_char_p], None),
+    "kilnSetRecordPasses": ([ctypes.c_int], None),
     "kilnGPUBinaryCreateFromArtifacts": ([ctypes.c_char_p, ctypes.c_size_t,
                                           ctypes.c_char_p, ctypes.c_size_t,
                                           ctypes.c_uint, ctypes.c_uint,

@@ -186,12 +186,22 @@ def disassemble(cubin: bytes) -> str:
     return result.stdout
 
 
-def set_pass_dump_directory(directory: os.PathLike | None) -> None:
-    """Makes this thread's next GPU compiles write the IR after each
-    lowering pass that changes it under ``directory`` (a file per pass);
-    None stops."""
-    _ffi.lib().kilnSetPassDumpDirectory(
-        os.fsencode(directory) if directory is not None else None)
+def find_ptxas() -> str | None:
+    """The ptxas the compiler runs: ``$KILN_PTXAS``, else on ``PATH``, else
+    under ``$CUDA_HOME`` or ``/usr/local/cuda``; None where none is found
+    (the binary is PTX only, and the driver compiles it)."""
+    if os.environ.get("KILN_PTXAS"):
+        return os.environ["KILN_PTXAS"]
+    candidates = [shutil.which("ptxas")] + [
+        os.path.join(root, "bin", "ptxas")
+        for root in (os.environ.get("CUDA_HOME"), "/usr/local/cuda") if root]
+    return next((c for c in candidates if c and os.path.isfile(c)), None)
+
+
+def record_passes(record: bool) -> None:
+    """Makes this thread's next GPU compiles keep the IR after each
+    lowering pass that changes it, as their "passes" artifact."""
+    _ffi.lib().kilnSetRecordPasses(int(record))
 
 
 class GPUBinary:

@@ -23,7 +23,9 @@ import difflib
 import hashlib
 import inspect
 import os
+import sys
 import threading
+import time
 import warnings
 from pathlib import Path
 from typing import Any, Callable, Sequence
@@ -41,7 +43,7 @@ from kiln.errors import (CompilationError, CompilerRemark, KilnError,
 from kiln.gpu import (CudaModule, GPUBinary, KernelLauncher, KernelMetadata,
                       current_stream, device_address, device_array_element,
                       device_array_ordinal, device_chip, disassemble,
-                      is_device_array, set_pass_dump_directory)
+                      is_device_array, record_passes)
 from kiln.host import HostExecutable
 from kiln.tensor_descriptor import TensorDescriptor
 
@@ -134,6 +136,10 @@ class CompiledKernel:
         """Triton's ``n_spills``: the thread's local memory (ptxas's stack
         frame, which holds the spilled registers) in 4-byte words."""
         return self._reported("n_spills").stack_frame // 4
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1e3:.1f} ms"
 
 
 def _warn_remarks(binary: GPUBinary) -> None:
@@ -357,6 +363,7 @@ class JITFunction:
     def _parse(self, types: dict[str, Type],
                constants: dict[str, Any]) -> tuple[Module, str]:
         """The specialization's tile IR, parsed; the caller holds the lock."""
+        start = time.perf_counter()
         generator = CodeGenerator(self.fn, types, constants, self.debug)
         text = generator.generate()
         self._globals_read.update(generator.globals_read)
@@ -365,9 +372,18 @@ class JITFunction:
         if self._context is None:
             self._context = Context()
         try:
-            return Module.parse(self._context, text, IR_FILENAME), text
+            module = Module.parse(self._context, text, IR_FILENAME)
         except CompilationError as exc:
             raise self._located(exc, text) from None
+        self._report_time(f"front end {_ms(time.perf_counter() - start)} "
+                          f"(tile IR written and parsed)")
+        return module, text
+
+    def _report_time(self, what: str) -> None:
+        """One line of KILN_TIMING's report, on standard error."""
+        if os.environ.get("KILN_TIMING", "") not in ("", "0"):
+            print(f"kiln timing: {self.__name__}: {what}", file=sys.stderr,
+                  flush=True)
 
     def _dump_directory(self, text: str) -> Path | None:
         """Where KILN_DUMP_DIR asks this specialization's stages to be
@@ -385,25 +401,32 @@ class JITFunction:
         """``module`` compiled for ``chip``, its remarks warned; under
         KILN_DUMP_DIR each stage written beside the tile IR, in
         ``<chip>-w<warps>-s<stages>/``: the IR after each lowering pass
-        (``passes/``), LLVM IR, PTX, cubin, ptxas's report, the tensor maps
-        and the remarks."""
+        that changed it (``passes.mlir``), LLVM IR, PTX, cubin, ptxas's
+        report, the tensor maps and the remarks."""
         dump = self._dump_directory(text)
         if dump:
             dump = dump / f"{chip}-w{num_warps}-s{num_stages}"
-            (dump / "passes").mkdir(parents=True, exist_ok=True)
-            set_pass_dump_directory(dump / "passes")
+            dump.mkdir(exist_ok=True)
+            record_passes(True)
         try:
             binary = GPUBinary(module, chip, num_warps, num_stages)
         finally:
             if dump:
-                set_pass_dump_directory(None)
+                record_passes(False)
         _warn_remarks(binary)
+        steps = [line.split("\t") for line in
+                 binary.artifact("timings").decode().splitlines()]
+        self._report_time(
+            f"{chip} ({num_warps} warps, {num_stages} stages): " +
+            ", ".join(f"{step} {_ms(float(seconds))}"
+                      for step, seconds in steps))
         if dump:
             for name, stage in (("llvm.ll", "llvm"), ("kernel.ptx", "ptx"),
                                 ("kernel.cubin", "cubin"),
                                 ("ptxas.log", "ptxas-log"),
                                 ("tensor-maps.txt", "tensor-maps"),
-                                ("remarks.jsonl", "remarks")):
+                                ("remarks.jsonl", "remarks"),
+                                ("passes.mlir", "passes")):
                 (dump / name).write_bytes(binary.artifact(stage))
         return binary
 
@@ -453,11 +476,16 @@ class JITFunction:
                 constants: dict[str, Any]) -> HostExecutable:
         check_bounds = self.debug or os.environ.get(
             "KILN_HOST_CHECK_BOUNDS", "") != "0"
+        def build(module: Module, text: str) -> HostExecutable:
+            start = time.perf_counter()
+            executable = HostExecutable(module, check_bounds=check_bounds)
+            self._report_time(f"host target: lowered and compiled by LLVM's "
+                              f"JIT in {_ms(time.perf_counter() - start)}")
+            return executable
+
         return self._compiled(
             self._cache, self._key(types, constants) + (check_bounds,), types,
-            constants,
-            lambda module, text: HostExecutable(module,
-                                                check_bounds=check_bounds))
+            constants, build)
 
     def compile_gpu(self, types: dict[str, Type], constants: dict[str, Any],
                     num_warps: int = 4, num_stages: int = 3,
@@ -485,7 +513,11 @@ class JITFunction:
                 cache.store(entry, binary.ptx, binary.cubin,
                             binary.threads_per_block,
                             binary.dynamic_shared_bytes, binary.tensor_maps)
-            return binary.load(ordinal)
+            start = time.perf_counter()
+            loaded = binary.load(ordinal)
+            self._report_time(f"loaded on device {ordinal} in "
+                              f"{_ms(time.perf_counter() - start)}")
+            return loaded
 
         return self._compiled(self._gpu_cache, key, types, constants, build)
 

@@ -111,7 +111,7 @@ int main(void) {
   // CHECK-LABEL: gpu binary
   // CHECK-NEXT: 128 threads, 0 bytes of dynamic shared memory, ptx has .entry twice: yes
   // CHECK-NEXT: remarks: 0 bytes
-  // CHECK-NEXT: error: no stage 'sass' (llvm, ptx, cubin, ptxas-log, tensor-maps or remarks)
+  // CHECK-NEXT: error: no stage 'sass' (llvm, ptx, cubin, ptxas-log, tensor-maps, remarks, timings or passes)
   // CHECK-NEXT: error: compiling for sm_42 failed
   // CHECK-NEXT: [0] twice.mlir:0:0: unknown chip 'sm_42' (known chips: {{.*}}sm_90a{{.*}})
   printf("gpu binary\n");

@@ -18,6 +18,8 @@
 #include "llvm/IR/Module.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <chrono>
+
 using namespace mlir;
 
 bool kiln::gpu::hasTileKernels(ModuleOp module) {
@@ -55,7 +57,8 @@ int64_t kiln::gpu::getMaxSharedBytesPerBlock(int64_t capability) {
 }
 
 LogicalResult kiln::gpu::lowerTileKernels(ModuleOp module,
-                                          const GPUCompileOptions &compile) {
+                                          const GPUCompileOptions &compile,
+                                          llvm::raw_ostream *passes) {
   int64_t numWarps = compile.numWarps;
   llvm::StringRef chip = compile.target.chip;
   if (numWarps <= 0 || numWarps > 32 || (numWarps & (numWarps - 1)) != 0)
@@ -89,12 +92,14 @@ LogicalResult kiln::gpu::lowerTileKernels(ModuleOp module,
       return failure();
     applyDefaultTimingPassManagerCLOptions(pm);
   }
-  if (!compile.passDumpDirectory.empty())
-    pm.enableIRPrintingToFileTree(
-        [](Pass *, Operation *) { return false; },
-        [](Pass *, Operation *) { return true; },
-        /*printModuleScope=*/false, /*printAfterOnlyOnChange=*/true,
-        /*printAfterOnlyOnFailure=*/false, compile.passDumpDirectory);
+  // Into a stream, not files: LLVM's output files would install its signal
+  // handlers in the host process.
+  if (passes)
+    pm.enableIRPrinting([](Pass *, Operation *) { return false; },
+                        [](Pass *, Operation *) { return true; },
+                        /*printModuleScope=*/false,
+                        /*printAfterOnlyOnChange=*/true,
+                        /*printAfterOnlyOnFailure=*/false, *passes);
   return pm.run(module);
 }
 
@@ -137,10 +142,21 @@ kiln::gpu::compileForGPU(ModuleOp module, const GPUCompileOptions &options) {
   // Options first: LLVM aborts on some combinations.
   if (failed(nvptx::verifyTargetOptions(options.target, error)))
     return module.emitError() << error;
-  if (hasTileKernels(module) &&
-      failed(lowerTileKernels(module, options)))
-    return failure();
   GPUBinary binary;
+  // Each step's wall-clock time, as it ends.
+  auto started = std::chrono::steady_clock::now();
+  auto timed = [&](llvm::StringRef step) {
+    auto now = std::chrono::steady_clock::now();
+    binary.timings.emplace_back(
+        step.str(), std::chrono::duration<double>(now - started).count());
+    started = now;
+  };
+  llvm::raw_string_ostream passes(binary.passes);
+  if (hasTileKernels(module) &&
+      failed(lowerTileKernels(module, options,
+                              options.recordPasses ? &passes : nullptr)))
+    return failure();
+  timed("MLIR passes");
   binary.threadsPerBlock = options.numWarps * 32;
   module.walk([&](mlir::gpu::GPUModuleOp kernels) {
     if (auto bytes =
@@ -158,17 +174,20 @@ kiln::gpu::compileForGPU(ModuleOp module, const GPUCompileOptions &options) {
   if (failed(llvmModule))
     return failure();
   llvm::raw_string_ostream(binary.llvmIR) << **llvmModule;
+  timed("LLVM IR");
   FailureOr<std::string> ptx =
       nvptx::emitPTX(**llvmModule, options.target, error);
   if (failed(ptx))
     return module.emitError() << error;
   binary.ptx = std::move(*ptx);
+  timed("LLVM to PTX");
   if (options.assemble && nvptx::findPtxas()) {
     FailureOr<std::string> cubin = nvptx::assembleCubin(
         binary.ptx, options.target, error, &binary.ptxasLog);
     if (failed(cubin))
       return module.emitError() << error;
     binary.cubin = std::move(*cubin);
+    timed("ptxas");
   }
   return binary;
 }

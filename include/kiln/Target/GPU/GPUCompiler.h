@@ -34,10 +34,9 @@ struct GPUCompileOptions {
   /// (--mlir-print-ir-after-all, --mlir-timing, ...), which the calling
   /// tool registered.
   bool commandLineOptions = false;
-  /// Where the lowering writes the IR after each pass that changes it, a
-  /// file per pass in a tree of the nested pass managers (none when
-  /// empty).
-  std::string passDumpDirectory;
+  /// Keep the IR after each lowering pass that changes it (GPUBinary's
+  /// `passes`).
+  bool recordPasses = false;
 };
 
 /// What a compilation produced.
@@ -57,6 +56,13 @@ struct GPUBinary {
   /// The tensor maps each launch builds for the kernels that copy with
   /// TMA (empty when none does).
   std::vector<runtime::TensorMapSpec> tensorMaps;
+  /// Wall-clock seconds of each step of the compile, in order: the MLIR
+  /// lowering passes, translation to LLVM IR, LLVM's optimization and PTX
+  /// emission, ptxas.
+  std::vector<std::pair<std::string, double>> timings;
+  /// With GPUCompileOptions::recordPasses, the IR after each lowering pass
+  /// that changed it, as --mlir-print-ir-after-change prints it.
+  std::string passes;
 
   /// What the driver loads: the cubin, else the PTX.
   const std::string &getImage() const { return cubin.empty() ? ptx : cubin; }
@@ -69,9 +75,11 @@ bool hasTileKernels(mlir::ModuleOp module);
 /// Lowers the tile kernels of `module` (rewritten in place) to the LLVM and
 /// NVVM dialects with kiln-gpu-lowering, for `options.target.chip` (sm_80,
 /// sm_90a, ...) with its warps and stages. Diagnostics go to the module's
-/// context.
+/// context. `passes`, when given, receives the IR after each pass that
+/// changes it.
 mlir::LogicalResult lowerTileKernels(mlir::ModuleOp module,
-                                     const GPUCompileOptions &options);
+                                     const GPUCompileOptions &options,
+                                     llvm::raw_ostream *passes = nullptr);
 
 /// The compute capability (major * 10 + minor) of `chip`, e.g. 90 for
 /// sm_90a.
