@@ -3,13 +3,9 @@
 #include "kiln/Support/CommandLine.h"
 
 #include "llvm/ADT/STLExtras.h"
-#include "llvm/Support/Compiler.h"
 
 using namespace llvm;
 
-// Most options live in libLLVM, built without RTTI: UBSan's vptr check
-// cannot tell their type, and reports every member call on them.
-LLVM_NO_SANITIZE("vptr")
 void kiln::moveOtherOptionsToHelpHidden(
     ArrayRef<const cl::OptionCategory *> shown) {
   const auto &options = cl::getRegisteredOptions();
