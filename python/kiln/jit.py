@@ -138,6 +138,11 @@ class CompiledKernel:
         return self._reported("n_spills").stack_frame // 4
 
 
+def _timing() -> bool:
+    """Whether KILN_TIMING asks for each compilation's times."""
+    return os.environ.get("KILN_TIMING", "") not in ("", "0")
+
+
 def _ms(seconds: float) -> str:
     return f"{seconds * 1e3:.1f} ms"
 
@@ -381,7 +386,7 @@ class JITFunction:
 
     def _report_time(self, what: str) -> None:
         """One line of KILN_TIMING's report, on standard error."""
-        if os.environ.get("KILN_TIMING", "") not in ("", "0"):
+        if _timing():
             print(f"kiln timing: {self.__name__}: {what}", file=sys.stderr,
                   flush=True)
 
@@ -414,12 +419,13 @@ class JITFunction:
             if dump:
                 record_passes(False)
         _warn_remarks(binary)
-        steps = [line.split("\t") for line in
-                 binary.artifact("timings").decode().splitlines()]
-        self._report_time(
-            f"{chip} ({num_warps} warps, {num_stages} stages): " +
-            ", ".join(f"{step} {_ms(float(seconds))}"
-                      for step, seconds in steps))
+        if _timing():
+            steps = [line.split("\t") for line in
+                     binary.artifact("timings").decode().splitlines()]
+            self._report_time(
+                f"{chip} ({num_warps} warps, {num_stages} stages): " +
+                ", ".join(f"{step} {_ms(float(seconds))}"
+                          for step, seconds in steps))
         if dump:
             for name, stage in (("llvm.ll", "llvm"), ("kernel.ptx", "ptx"),
                                 ("kernel.cubin", "cubin"),
