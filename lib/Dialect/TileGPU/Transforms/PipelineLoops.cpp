@@ -8,7 +8,8 @@
 // iteration. A loop given num_stages explicitly (`tl.range(...,
 // num_stages=)`) has its other loads copied ahead too, as Triton does
 // (a persistent softmax's rows): the slot is read back in the load's own
-// layout, and a load's `other` put where its mask is false. A dot whose accumulator is laid out for wgmma then reads B
+// layout, and a load's `other` put where its mask is false. A dot whose
+// accumulator is laid out for wgmma then reads B
 // (and A where it has a slot) from the slots in place
 // (tilegpu.warpgroup_dot). On sm_90 a block load whose block pointer
 // the kernel's arguments describe is copied by TMA instead, through a
@@ -243,8 +244,7 @@ static FailureOr<LoopPlan> planLoop(scf::ForOp loop, int64_t stages,
       whyNot = "a load's padding is not zero";
       return failure();
     }
-    int64_t bytes = getCopyBytes(axisInfo, load);
-    if (bytes != 4 && bytes != 8 && bytes != 16) {
+    if (!isCopyable(load, axisInfo)) {
       whyNot = "a load's rows (or, for B, columns) are not contiguous and "
                "aligned in 4-, 8- or 16-byte pieces";
       return failure();
