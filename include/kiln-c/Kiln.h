@@ -29,7 +29,7 @@ extern "C" {
 #endif
 
 /** Version of this interface, raised on every incompatible change. */
-#define KILN_C_API_VERSION 6
+#define KILN_C_API_VERSION 7
 
 /** The KILN_C_API_VERSION the library was built with. */
 KILN_C_EXPORT int kilnGetAPIVersion(void);
@@ -95,6 +95,12 @@ KILN_C_EXPORT void kilnModuleDestroy(KilnModule *module);
  * the module is left as it was. */
 KILN_C_EXPORT KilnError *kilnModuleRunPipeline(KilnModule *module,
                                                const char *pipeline);
+
+/** The remarks and warnings of the module's last kilnModuleRunPipeline (why
+ * an op was not fused with its neighbours, ...), one JSON object a line as
+ * the GPU binary's "remarks" artifact holds them. Borrowed from `module`:
+ * valid until the next pipeline run or its destruction. */
+KILN_C_EXPORT const char *kilnModuleGetRemarks(KilnModule *module);
 
 /** The module printed as IR text. Borrowed from `module`: valid until the
  * module is changed or destroyed. */

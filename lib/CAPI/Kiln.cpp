@@ -54,6 +54,8 @@ struct KilnModule {
   llvm::StringMap<std::vector<std::string>> argumentTypes;
   /// Printed function attributes, by "function/attribute".
   llvm::StringMap<std::string> attributes;
+  /// The last pipeline run's remarks (DiagnosticCollector::takeRemarks).
+  std::string remarks;
 };
 
 struct KilnHostExecutable {
@@ -234,6 +236,7 @@ void kilnModuleDestroy(KilnModule *module) { delete module; }
 KilnError *kilnModuleRunPipeline(KilnModule *module, const char *pipeline) {
   MLIRContext &context = module->context->context;
   DiagnosticCollector collector(context);
+  module->remarks.clear();
   std::string parseErrors;
   llvm::raw_string_ostream parseErrorStream(parseErrors);
   FailureOr<OpPassManager> parsed =
@@ -254,11 +257,16 @@ KilnError *kilnModuleRunPipeline(KilnModule *module, const char *pipeline) {
   OwningOpRef<ModuleOp> copy(cast<ModuleOp>((*module->module)->clone()));
   LogicalResult result = failure();
   kiln::runOnLargeStack([&] { result = passManager.run(*copy); });
+  module->remarks = collector.takeRemarks();
   if (failed(result))
     return collector.takeError("pass pipeline '" + std::string(pipeline) +
                                "' failed");
   module->module = std::move(copy);
   return nullptr;
+}
+
+const char *kilnModuleGetRemarks(KilnModule *module) {
+  return module->remarks.c_str();
 }
 
 const char *kilnModuleGetText(KilnModule *module) {

@@ -19,7 +19,7 @@ from pathlib import Path
 from kiln.errors import KilnError
 
 #: The C API version this package was written against (KILN_C_API_VERSION).
-API_VERSION = 6
+API_VERSION = 7
 LIBRARY_NAME = "libKilnCAPI.so"
 
 
@@ -82,6 +82,7 @@ _SIGNATURES = {
     "kilnModuleDestroy": ([ModuleHandle], None),
     "kilnModuleRunPipeline": ([ModuleHandle, ctypes.c_char_p], ErrorHandle),
     "kilnModuleGetText": ([ModuleHandle], ctypes.c_char_p),
+    "kilnModuleGetRemarks": ([ModuleHandle], ctypes.c_char_p),
     "kilnModuleGetKernelNumArguments": ([ModuleHandle, ctypes.c_char_p,
                                          ctypes.POINTER(ctypes.c_size_t)],
                                         ErrorHandle),

@@ -5,7 +5,8 @@ from __future__ import annotations
 import ctypes
 
 from kiln import _ffi
-from kiln.errors import CompilationError, Diagnostic, KilnError, Severity
+from kiln.errors import (CompilationError, Diagnostic, KilnError, Severity,
+                         parse_remarks)
 
 
 def _text(raw: bytes) -> str:
@@ -111,6 +112,13 @@ class Module:
     def run_pipeline(self, pipeline: str) -> None:
         """Runs a pass pipeline, e.g. ``"builtin.module(canonicalize,cse)"``."""
         check(_ffi.lib().kilnModuleRunPipeline(self.handle, pipeline.encode()))
+
+    @property
+    def remarks(self) -> list[Diagnostic]:
+        """The remarks and warnings of the last ``run_pipeline`` (why an
+        operation was not fused with its neighbours, ...)."""
+        return parse_remarks(_ffi.lib().kilnModuleGetRemarks(
+            self.handle).decode())
 
     def kernel_argument_types(self, kernel: str) -> list[str]:
         """The types of ``kernel``'s arguments as IR text, e.g.

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import enum
+import json
+import warnings
 from dataclasses import dataclass
 from typing import Iterable
 
@@ -40,11 +42,29 @@ class Diagnostic:
 
 
 class CompilerRemark(UserWarning):
-    """Why the GPU compiler took a slower path than it could have (a loop
-    not pipelined, a dot on mma.sync rather than wgmma, a load not copied
-    by TMA), warned at the kernel's line when a specialization compiles.
+    """Why the compiler took a slower path than it could have (a loop not
+    pipelined, a dot on mma.sync rather than wgmma, a load not copied by
+    TMA, an operation of a ``kiln.fuse`` function not fused with its
+    neighbours), warned at the user's line when the code compiles.
     ``warnings.filterwarnings("ignore", category=kiln.CompilerRemark)``
     silences them."""
+
+
+def parse_remarks(lines: str) -> list[Diagnostic]:
+    """The C API's remarks (one JSON object a line: severity, file, line,
+    column, message) as diagnostics."""
+    return [Diagnostic(Severity.REMARK if item["severity"] == "remark"
+                       else Severity.WARNING, item["file"], item["line"],
+                       item["column"], item["message"])
+            for item in map(json.loads, lines.splitlines())]
+
+
+def warn_remarks(remarks: Iterable[Diagnostic], where: str) -> None:
+    """`remarks` as CompilerRemark warnings at the lines they name, `where`
+    standing for the file of those without one."""
+    for remark in remarks:
+        warnings.warn_explicit(remark.message, CompilerRemark,
+                               remark.file or where, remark.line)
 
 
 class CompilationError(KilnError):

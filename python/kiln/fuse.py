@@ -66,7 +66,8 @@ import numpy as np
 from kiln import ir_text
 from kiln.codegen import KilnCompileError
 from kiln.compiler import Context, Module
-from kiln.errors import CompilationError, KilnError, KilnIndexError
+from kiln.errors import (CompilationError, KilnError, KilnIndexError,
+                         warn_remarks)
 from kiln.gpu import is_device_array
 from kiln.host import ARRAY_PIPELINE, HostExecutable
 
@@ -2473,6 +2474,8 @@ class FusedFunction:
                 raise _invalid_ir(exc, traced.text) from None
             try:
                 module.run_pipeline(ARRAY_PIPELINE)
+                # Why an operation is a kernel of its own, at its line.
+                warn_remarks(module.remarks, IR_FILENAME)
                 traced.executable = HostExecutable(module,
                                                    threads=self.threads)
             except BaseException:

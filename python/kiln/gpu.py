@@ -30,7 +30,6 @@ import ctypes
 import dataclasses
 import functools
 import glob
-import json
 import os
 import re
 import shutil
@@ -48,7 +47,7 @@ from kiln import semantics
 from kiln.arguments import POINTER, SCALAR_CTYPES, check_grid, scalar_value
 from kiln.compiler import Module, check
 from kiln.errors import (CudaError, Diagnostic, KilnError, LaunchError,
-                         Severity)
+                         parse_remarks)
 
 
 @functools.cache
@@ -279,11 +278,7 @@ class GPUBinary:
         """The compile's remarks and warnings (why a loop was not
         pipelined, ...), each at the line it names; none for a binary made
         from artifacts."""
-        return [Diagnostic(Severity.REMARK if item["severity"] == "remark"
-                           else Severity.WARNING, item["file"], item["line"],
-                           item["column"], item["message"])
-                for item in map(json.loads,
-                                self.artifact("remarks").decode().splitlines())]
+        return parse_remarks(self.artifact("remarks").decode())
 
     @property
     def tensor_maps(self) -> str:

@@ -26,7 +26,6 @@ import os
 import sys
 import threading
 import time
-import warnings
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -38,8 +37,7 @@ from kiln.arguments import check_grid
 from kiln.codegen import (CodeGenerator, DescriptorType, KilnCompileError,
                           Type, pointer_type)
 from kiln.compiler import Context, Module
-from kiln.errors import (CompilationError, CompilerRemark, KilnError,
-                         Severity)
+from kiln.errors import CompilationError, KilnError, Severity, warn_remarks
 from kiln.gpu import (CudaModule, GPUBinary, KernelLauncher, KernelMetadata,
                       current_stream, device_address, device_array_element,
                       device_array_ordinal, device_chip, disassemble,
@@ -145,14 +143,6 @@ def _timing() -> bool:
 
 def _ms(seconds: float) -> str:
     return f"{seconds * 1e3:.1f} ms"
-
-
-def _warn_remarks(binary: GPUBinary) -> None:
-    """The compile's remarks as CompilerRemark warnings at the lines they
-    name (the kernel's, where the front end's locations reach them)."""
-    for remark in binary.remarks:
-        warnings.warn_explicit(remark.message, CompilerRemark,
-                               remark.file or "<kernel>", remark.line)
 
 
 #: Launch options that a kernel parameter of the same name also receives,
@@ -418,7 +408,7 @@ class JITFunction:
         finally:
             if dump:
                 record_passes(False)
-        _warn_remarks(binary)
+        warn_remarks(binary.remarks, "<kernel>")
         if _timing():
             steps = [line.split("\t") for line in
                      binary.artifact("timings").decode().splitlines()]

@@ -1,7 +1,8 @@
-"""Why the GPU compiler took a slower path reaches Python: each remark of
-a compile (a loop not pipelined, a dot on mma.sync rather than wgmma) is a
-kiln.CompilerRemark warning at the kernel's line, which the warnings
-filters silence. No GPU needed: warmup compiles for sm_90a."""
+"""Why the compiler took a slower path reaches Python: each remark of a
+compile (a loop not pipelined, a dot on mma.sync rather than wgmma, an
+operation of a kiln.fuse function that is a kernel of its own) is a
+kiln.CompilerRemark warning at the user's line, which the warnings filters
+silence. No GPU needed: warmup compiles for sm_90a."""
 
 from __future__ import annotations
 
@@ -72,3 +73,37 @@ def test_a_binary_from_artifacts_has_no_remarks():
                 binary.threads_per_block)
             assert rebuilt.remarks == []
             rebuilt.close()
+
+
+def transposed_twice(x):
+    t = np.tanh(np.log(np.exp(x)))  # materialised once
+    return np.sin(t.T), np.cos(t.T)  # two kernels reading it transposed
+
+
+def test_a_fusion_that_stops_says_why_at_the_users_line():
+    fused = kiln.fuse(transposed_twice)
+    x = np.random.default_rng(0).random((16, 16), dtype=np.float32)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        sines, cosines = fused(x)
+    source, first = inspect.getsourcelines(transposed_twice)
+    where = [(w.filename, w.lineno) for w in caught
+             if issubclass(w.category, kiln.CompilerRemark)]
+    assert sorted(where) == [(__file__, first + 1)] + [(__file__, first + 2)] * 2
+    assert all("not fused with its neighbours" in str(w.message)
+               for w in caught)
+    np.testing.assert_allclose(sines, np.sin(np.tanh(x).T), rtol=1e-4)
+    np.testing.assert_allclose(cosines, np.cos(np.tanh(x).T), rtol=1e-4)
+    # A second call runs the compiled plan: nothing new to say.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fused(x)
+
+
+def test_a_fusion_into_one_kernel_has_no_remark():
+    fused = kiln.fuse(lambda x: np.tanh(np.exp(x) * 2.0))
+    x = np.random.default_rng(1).random((8, 32), dtype=np.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        np.testing.assert_allclose(fused(x), np.tanh(np.exp(x) * 2.0),
+                                   rtol=1e-5)

@@ -1,13 +1,17 @@
-"""`pip install .` gives a working package: the wheel holds the pure-Python
-package and the C API library, and an installed copy compiles and runs a
-kernel with no build tree in sight."""
+"""`scripts/build-wheel.sh` makes a self-contained wheel: it holds the
+pure-Python package, the C API library and the shared libraries that library
+loads (libLLVM and its dependencies), and a fresh virtual environment that
+installs it compiles and runs a kernel with LLVM hidden from the loader."""
 
 from __future__ import annotations
 
 import os
+import re
+import shutil
 import subprocess
 import sys
 import textwrap
+import time
 import zipfile
 from pathlib import Path
 
@@ -34,45 +38,101 @@ KERNEL = textwrap.dedent("""\
     out = np.zeros_like(x)
     add[(8,)](x, y, out, 1000, BLOCK=128)
     np.testing.assert_array_equal(out, x + y)
-    print(_ffi.lib()._name)
+    print("library", _ffi.lib()._name)
+    with open("/proc/self/maps") as maps:
+        for path in sorted({line.split()[-1] for line in maps
+                            if line.rstrip().endswith(".so")
+                            or ".so." in line}):
+            print("mapped", path)
     """)
+
+# What a machine with LLVM 22 has where the loader would look for it.
+LLVM_PATHS = [Path("/usr/lib/llvm-22"),
+              *Path("/usr/lib").glob("*-linux-gnu/libLLVM*.so*"),
+              *Path("/usr/lib").glob("*-linux-gnu/libMLIR*.so*")]
 
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("wheel")
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps",
-                    "--no-build-isolation", "-q", "-w", str(out), str(REPO)],
-                   check=True)
+    out = tmp_path_factory.mktemp("dist")
+    subprocess.run([str(REPO / "scripts" / "build-wheel.sh"), str(out)],
+                   check=True, stdout=subprocess.DEVNULL)
     wheels = list(out.glob("kiln-*.whl"))
     assert len(wheels) == 1, wheels
     return wheels[0]
 
 
-def test_wheel_holds_the_package_and_the_library(wheel):
-    # ctypes, not the CPython ABI: one wheel for every CPython 3.10+.
-    assert "-py3-none-" in wheel.name
-    names = set(zipfile.ZipFile(wheel).namelist())
+def test_wheel_bundles_the_libraries_it_loads(wheel):
+    # ctypes, not the CPython ABI: one wheel for every CPython 3.10+, tagged
+    # for this machine's glibc.
+    glibc = "_".join(os.confstr("CS_GNU_LIBC_VERSION").split()[1].split("."))
+    assert re.fullmatch(rf"kiln-[\d.]+-py3-none-manylinux_{glibc}_\w+\.whl",
+                        wheel.name), wheel.name
+    archive = zipfile.ZipFile(wheel)
+    names = set(archive.namelist())
     assert "kiln/_lib/libKilnCAPI.so" in names
     for module in ["__init__", "_ffi", "jit", "language", "codegen", "host",
                    "interpreter"]:
         assert f"kiln/{module}.py" in names
+    bundled = [name for name in names if name.startswith("kiln.libs/")]
+    assert any("libLLVM" in name for name in bundled), sorted(names)
     assert not any(name.endswith(".a") or "/include/" in name
                    for name in names), sorted(names)
 
 
-def test_installed_package_runs_a_kernel(wheel, tmp_path):
-    site = tmp_path / "site"
-    subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps",
-                    "-q", "--target", str(site), str(wheel)], check=True)
+def _hide_llvm(command: list[str], empty: Path) -> list[str] | None:
+    """`command` in a private mount namespace where LLVM's install folder
+    and libraries are covered by `empty` (a folder) and /dev/null, or None
+    where the machine does not allow that."""
+    if not shutil.which("unshare"):
+        return None
+    mounts = []
+    for path in LLVM_PATHS:
+        if path.exists():
+            cover = empty if path.is_dir() else "/dev/null"
+            mounts.append(f"mount --bind {cover} {path}")
+    script = " && ".join(mounts + ['exec "$@"'])
+    probe = subprocess.run(["unshare", "--mount", "sh", "-c",
+                            "mount --bind /dev/null /dev/null"],
+                           capture_output=True)
+    if probe.returncode != 0:
+        return None
+    return ["unshare", "--mount", "sh", "-c", script, "sh", *command]
+
+
+def test_fresh_virtual_environment_runs_a_kernel_without_llvm(wheel,
+                                                              tmp_path):
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    python = venv / "bin" / "python"
+    start = time.monotonic()
+    subprocess.run([str(python), "-m", "pip", "install", "-q", str(wheel)],
+                   check=True)
+    print(f"wheel {wheel.stat().st_size / 2**20:.1f} MiB, installed in "
+          f"{time.monotonic() - start:.1f} s")
     script = tmp_path / "kernel.py"
     script.write_text(KERNEL)
     env = {k: v for k, v in os.environ.items()
-           if k not in ("KILN_BUILD_DIR", "KILN_LIBRARY_PATH")}
-    env["PYTHONPATH"] = str(site)
-    result = subprocess.run([sys.executable, str(script)], cwd=tmp_path,
-                            env=env, capture_output=True, text=True)
+           if k not in ("KILN_BUILD_DIR", "KILN_LIBRARY_PATH", "PYTHONPATH",
+                        "LD_LIBRARY_PATH", "LD_PRELOAD")}
+    command = [str(python), str(script)]
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    hidden = _hide_llvm(command, empty)
+    result = subprocess.run(hidden or command, cwd=tmp_path, env=env,
+                            capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
-    # The installed library, not a build tree's.
-    assert result.stdout.strip() == str(site / "kiln" / "_lib" /
-                                        "libKilnCAPI.so")
+    lines = result.stdout.splitlines()
+    site = next(venv.glob("lib/python*/site-packages"))
+    # The installed library, not a build tree's ...
+    assert f"library {site / 'kiln' / '_lib' / 'libKilnCAPI.so'}" in lines
+    # ... and LLVM from the wheel: with the system's hidden where the
+    # machine allows it, and never mapped from outside the environment.
+    mapped = [line.split(" ", 1)[1] for line in lines
+              if line.startswith("mapped ")]
+    llvm = [path for path in mapped if "libLLVM" in path]
+    assert llvm and all(path.startswith(str(site)) for path in llvm), mapped
+    assert not any(path.startswith("/usr/lib/llvm-22") for path in mapped)
+    if hidden is None:
+        pytest.skip("ran with the system's LLVM visible: this machine does "
+                    "not allow a private mount namespace (unshare --mount)")

