@@ -27,5 +27,5 @@ glibc=$(python3 -c 'import platform; print(platform.libc_ver()[1])')
 plat="manylinux_${glibc/./_}_$(uname -m)"
 kiln_log "Bundling its shared libraries (auditwheel, $plat)"
 rm -f "$out"/kiln-*.whl
-python3 -m auditwheel repair -q --plat "$plat" -w "$out" "$raw"/kiln-*.whl
+python3 -m auditwheel repair --plat "$plat" -w "$out" "$raw"/kiln-*.whl
 ls "$out"/kiln-*.whl
