@@ -87,7 +87,7 @@ import numpy as np
 from kiln import cache, dlpack
 from kiln import language as kl
 from kiln.cuda import device_info
-from kiln.errors import KilnError
+from kiln.errors import KilnError, user_facing
 from kiln.gpu import (device_array_element, device_chip, is_device_array,
                       synchronize)
 from kiln.jit import JITFunction
@@ -420,11 +420,12 @@ class Autotuner:
                                 f"not {value!r}")
 
     def __getitem__(self, grid: Sequence[int] | Callable) -> Callable:
-        return lambda *args, **kwargs: self.run(*args, grid=grid, **kwargs)
+        return functools.partial(self.run, grid=grid)
 
     def __call__(self, *args, **kwargs):
         raise KilnError(f"launch a kernel with {self.__name__}[grid](...)")
 
+    @user_facing
     def run(self, *args, grid: Sequence[int] | Callable, **kwargs) -> None:
         """Launches the kernel on ``grid`` with the winner of this launch's
         key, tuning first when the key is new."""
@@ -650,11 +651,12 @@ class Heuristics:
                     f"{', '.join(self.fn.signature.parameters)})")
 
     def __getitem__(self, grid: Sequence[int] | Callable) -> Callable:
-        return lambda *args, **kwargs: self.run(*args, grid=grid, **kwargs)
+        return functools.partial(self.run, grid=grid)
 
     def __call__(self, *args, **kwargs):
         raise KilnError(f"launch a kernel with {self.__name__}[grid](...)")
 
+    @user_facing
     def run(self, *args, grid: Sequence[int] | Callable, **kwargs) -> None:
         """Launches the kernel with the computed values added to
         ``kwargs``."""

@@ -3,10 +3,28 @@
 from __future__ import annotations
 
 import enum
+import functools
 import json
+import os
+import sysconfig
 import warnings
 from dataclasses import dataclass
-from typing import Iterable
+from types import TracebackType
+from typing import Callable, Iterable
+
+_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+_STDLIB = os.path.abspath(sysconfig.get_paths()["stdlib"]) + os.sep
+_INSTALLED = tuple(os.path.abspath(sysconfig.get_paths()[key]) + os.sep
+                   for key in ("purelib", "platlib"))
+
+
+def _internal(filename: str) -> bool:
+    """Whether a frame of `filename` is Kiln's, or the standard library's
+    that Kiln's front end calls (ast's visitors); installed packages,
+    which may be the user's, are not."""
+    path = os.path.abspath(filename)
+    return path.startswith(_PACKAGE) or (path.startswith(_STDLIB) and
+                                         not path.startswith(_INSTALLED))
 
 
 class KilnError(Exception):
@@ -84,6 +102,39 @@ class CompilationError(KilnError):
         self.message = message
         self.diagnostics = diagnostics
         super().__init__("\n".join([message, *map(str, diagnostics)]))
+
+
+def _without_kiln_frames(tb: TracebackType | None) -> TracebackType | None:
+    """The traceback `tb` with the frames of Kiln's own modules and of the
+    standard library unlinked."""
+    kept = []
+    while tb is not None:
+        if not _internal(tb.tb_frame.f_code.co_filename):
+            kept.append(tb)
+        tb = tb.tb_next
+    for frame, following in zip(kept, kept[1:] + [None]):
+        frame.tb_next = following
+    return kept[0] if kept else None
+
+
+def user_facing(method: Callable) -> Callable:
+    """`method`, with the compile errors it raises (CompilationError and
+    its subclasses) cleared of Kiln's own frames, as Triton trims its
+    tracebacks: the message shows the kernel's line with a caret, and the
+    traceback ends at the user's call, not in the front end's 30 frames.
+    ``KILN_FRONT_END_DEBUGGING=1`` keeps every frame."""
+
+    @functools.wraps(method)
+    def trimmed(*args, **kwargs):
+        try:
+            return method(*args, **kwargs)
+        except CompilationError as error:
+            if os.environ.get("KILN_FRONT_END_DEBUGGING", "") in ("", "0"):
+                error.__traceback__ = _without_kiln_frames(
+                    error.__traceback__)
+            raise
+
+    return trimmed
 
 
 class LaunchError(KilnError):

@@ -67,7 +67,7 @@ from kiln import ir_text
 from kiln.codegen import KilnCompileError
 from kiln.compiler import Context, Module
 from kiln.errors import (CompilationError, KilnError, KilnIndexError,
-                         warn_remarks)
+                         user_facing, warn_remarks)
 from kiln.gpu import is_device_array
 from kiln.host import ARRAY_PIPELINE, HostExecutable
 
@@ -2484,6 +2484,7 @@ class FusedFunction:
             self._modules.append(module)
             return traced.executable
 
+    @user_facing
     def __call__(self, *args, **kwargs):
         if any(isinstance(a, TracedArray)
                for a in (*args, *kwargs.values())):

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import functools
 import hashlib
 import inspect
 import os
@@ -37,7 +38,8 @@ from kiln.arguments import check_grid
 from kiln.codegen import (CodeGenerator, DescriptorType, KilnCompileError,
                           Type, pointer_type)
 from kiln.compiler import Context, Module
-from kiln.errors import CompilationError, KilnError, Severity, warn_remarks
+from kiln.errors import (CompilationError, KilnError, Severity, user_facing,
+                         warn_remarks)
 from kiln.gpu import (CudaModule, GPUBinary, KernelLauncher, KernelMetadata,
                       current_stream, device_address, device_array_element,
                       device_array_ordinal, device_chip, disassemble,
@@ -75,10 +77,13 @@ def _signless(value: Any, type_: Type | None) -> Any:
 
 def _argument_type(name: str, value: Any) -> Type:
     """The kernel argument type a launch argument specializes to."""
-    if isinstance(value, np.ndarray):
-        return Type((), pointer_type(kl.from_numpy(value.dtype).ir))
-    if is_device_array(value):
-        return Type((), pointer_type(device_array_element(value)))
+    try:
+        if isinstance(value, np.ndarray):
+            return Type((), pointer_type(kl.from_numpy(value.dtype).ir))
+        if is_device_array(value):
+            return Type((), pointer_type(device_array_element(value)))
+    except KilnError as error:  # an element type kernels do not take
+        raise KilnError(f"argument '{name}': {error}") from None
     if isinstance(value, (bool, np.bool_)):
         return Type((), "i1")
     if isinstance(value, float):  # np.float64 too, as in Triton
@@ -197,7 +202,8 @@ class JITFunction:
         self._context: Context | None = None
 
     def __getitem__(self, grid: Sequence[int] | Callable) -> Callable:
-        return lambda *args, **kwargs: self.run(*args, grid=grid, **kwargs)
+        # A partial, not a lambda: no frame of Kiln's above the user's.
+        return functools.partial(self.run, grid=grid)
 
     def __call__(self, *args, **kwargs):
         if interpreter.active():  # a kernel calling this one, interpreted
@@ -289,6 +295,7 @@ class JITFunction:
                 type_ = type_.divisible_by(16)
         return type_
 
+    @user_facing
     def ir(self, *args, **kwargs) -> str:
         """The tile IR this kernel compiles to for these arguments."""
         types, constants = self.specialize(self.bind(args, kwargs))
@@ -306,6 +313,7 @@ class JITFunction:
         return tuple(LAUNCH_OPTIONS[option] if value is None
                      else _constant(value) for option, value in given.items())
 
+    @user_facing
     def warmup(self, *args, chip: str = "sm_90a",
                num_warps: int | None = None, num_stages: int | None = None,
                grid: Any = None, **kwargs) -> CompiledKernel:
@@ -339,6 +347,7 @@ class JITFunction:
         finally:
             module.close()
 
+    @user_facing
     def asm(self, *args, **kwargs) -> dict[str, str | bytes]:
         """Every stage of the GPU compilation for these arguments, by name:
         "tile" (the tile IR), "llvm" (LLVM IR), "ptx", "cubin" (empty where
@@ -602,6 +611,7 @@ class JITFunction:
             grid = grid(arguments())
         return (grid,) if isinstance(grid, (int, np.integer)) else tuple(grid)
 
+    @user_facing
     def run(self, *args, grid, num_warps: int | None = None,
             num_stages: int | None = None, **kwargs) -> None:
         num_warps, num_stages = self._options(kwargs, num_warps, num_stages)

@@ -244,7 +244,9 @@ def from_numpy(np_dtype: np.dtype) -> dtype:
     for d in DTYPES:
         if d.numpy is not None and d.numpy == np_dtype:
             return d
-    raise KilnError(f"numpy dtype {np_dtype} has no kiln type")
+    supported = ", ".join(str(d.numpy) for d in DTYPES if d.numpy is not None)
+    raise KilnError(f"numpy dtype {np_dtype} has no kiln type (kernels take "
+                    f"{supported})")
 
 
 #: Triton's caching hints of ``load`` and ``store``, by op.

@@ -2,7 +2,8 @@
 the closest parameter and the kernel's parameters; a name a module lacks
 suggests the closest ones; a call of a plain Python function says to
 decorate it; a kernel's compile error is a kiln.CompilationError that
-points at the user's line."""
+points at the user's line, with Kiln's own frames trimmed from its
+traceback; an unsupported dtype names the argument."""
 
 from __future__ import annotations
 
@@ -116,3 +117,65 @@ def test_arange_of_a_size_not_a_power_of_two_is_refused_as_in_triton():
         out = np.zeros(end - start, np.float32)
         counted[(1,)](out, START=start, END=end)
         np.testing.assert_array_equal(out, np.arange(start, end))
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.dtype("U4")])
+def test_an_unsupported_dtype_names_the_argument(dtype):
+    x = np.zeros(16, dtype)
+    with pytest.raises(kiln.KilnError) as raised:
+        increment[(1,)](x, 16, BLOCK_SIZE=16)
+    assert str(raised.value).startswith(
+        f"argument 'x_ptr': numpy dtype {np.dtype(dtype)} has no kiln type "
+        "(kernels take bool, int8, ")
+
+
+@kiln.jit
+def undefined_name(x_ptr, BLOCK: kl.constexpr):
+    offsets = kl.arange(0, BLOCK)
+    kl.store(x_ptr + offsets, kl.load(x_ptr + offsets) + nowhere)  # noqa: F821
+
+
+def _frames(error: BaseException) -> list[str]:
+    frames = []
+    tb = error.__traceback__
+    while tb is not None:
+        frames.append(tb.tb_frame.f_code.co_filename)
+        tb = tb.tb_next
+    return frames
+
+
+@pytest.mark.parametrize("entry", ["launch", "warmup", "ir"])
+def test_a_compile_error_traceback_ends_at_the_users_call(entry,
+                                                          monkeypatch):
+    monkeypatch.delenv("KILN_FRONT_END_DEBUGGING", raising=False)
+    x = np.zeros(16, np.float32)
+    call = {"launch": lambda: undefined_name[(1,)](x, BLOCK=16),
+            "warmup": lambda: undefined_name.warmup(x, BLOCK=16),
+            "ir": lambda: undefined_name.ir(x, BLOCK=16)}[entry]
+    with pytest.raises(kiln.CompilationError) as raised:
+        call()
+    # This file's frames only (the test, the lambda): none of Kiln's, none
+    # of the ast module's visitors; the message points at the kernel.
+    assert set(_frames(raised.value)) == {__file__}
+    assert "'nowhere' is not defined" in str(raised.value)
+    assert "+ nowhere)" in str(raised.value)
+    monkeypatch.setenv("KILN_FRONT_END_DEBUGGING", "1")
+    with pytest.raises(kiln.CompilationError) as raised:
+        call()
+    assert any(frame.endswith("codegen.py") for frame in _frames(raised.value))
+
+
+def test_a_compile_error_through_heuristics_is_trimmed_too(monkeypatch):
+    monkeypatch.delenv("KILN_FRONT_END_DEBUGGING", raising=False)
+    blocked = triton.heuristics({"BLOCK": lambda args: 16})(undefined_name)
+    with pytest.raises(kiln.CompilationError) as raised:
+        blocked[(1,)](np.zeros(16, np.float32))
+    assert set(_frames(raised.value)) == {__file__}
+
+
+def test_an_internal_error_keeps_its_frames():
+    # Not a compile error: a bad launch argument keeps the whole traceback
+    # (only compile errors, which point at the kernel, are trimmed).
+    with pytest.raises(kiln.KilnError) as raised:
+        increment[(1,)](np.zeros(16, np.complex64), 16, BLOCK_SIZE=16)
+    assert any(frame.endswith("jit.py") for frame in _frames(raised.value))
