@@ -6,7 +6,8 @@
 # printed, assembled by ptxas where it is found); whole-tensor programs are
 # fused into one kernel each (cost report before and after) and run; then
 # every example runs on random data against numpy, on the GPU where there
-# is one and on the host target otherwise.
+# is one (with its rate and PyTorch's eager time beside it) and on the host
+# target otherwise.
 set -euo pipefail
 source "$(dirname "$0")/lib/setup.sh"
 kiln_setup
