@@ -37,7 +37,7 @@ static KilnModule *parse(KilnContext *context, const char *text,
 }
 
 int main(void) {
-  // CHECK: version 6
+  // CHECK: version 7
   printf("version %d\n", kilnGetAPIVersion());
   KilnContext *context = kilnContextCreate();
 
@@ -63,6 +63,10 @@ int main(void) {
       kilnModuleRunPipeline(module, "builtin.module(canonicalize,cse)");
   printf("after canonicalize%s\n", error ? " FAILED" : "");
   printf("%s", kilnModuleGetText(module));
+  // CHECK-LABEL: remarks of canonicalize:
+  // CHECK-NEXT: end of remarks
+  printf("remarks of canonicalize:\n%send of remarks\n",
+         kilnModuleGetRemarks(module));
 
   // CHECK-LABEL: unknown pass
   // CHECK: error: invalid pass pipeline 'builtin.module(no-such-pass)': {{.*}}'no-such-pass' does not refer to a registered pass
@@ -74,6 +78,35 @@ int main(void) {
   printf("wrong anchor\n");
   printError(kilnModuleRunPipeline(module, "func.func(cse)"));
   kilnModuleDestroy(module);
+
+  // A temporary that two transposing users read: kiln-fuse says why it
+  // and they are kernels of their own.
+  // CHECK-LABEL: remarks of kiln-fuse:
+  // CHECK-NEXT: {"column":8,"file":"remarks.mlir","line":4,"message":"not fused with its neighbours: no rule joins a linalg.generic here {{.*}}","severity":"remark"}
+  // CHECK-NEXT: {"column":8,"file":"remarks.mlir","line":7,
+  // CHECK-NEXT: {"column":8,"file":"remarks.mlir","line":10,
+  // CHECK-NEXT: end of remarks
+  KilnModule *fused = parse(
+      context,
+      "func.func @t(%x: tensor<16x16xf32>) -> (tensor<16x16xf32>, tensor<16x16xf32>) {\n"
+      "  %e = math.exp %x : tensor<16x16xf32>\n"
+      "  %l = math.log %e : tensor<16x16xf32>\n"
+      "  %t = math.tanh %l : tensor<16x16xf32>\n"
+      "  %empty = tensor.empty() : tensor<16x16xf32>\n"
+      "  %y = linalg.transpose ins(%t : tensor<16x16xf32>) outs(%empty : tensor<16x16xf32>) permutation = [1, 0]\n"
+      "  %s = math.sin %y : tensor<16x16xf32>\n"
+      "  %empty2 = tensor.empty() : tensor<16x16xf32>\n"
+      "  %z = linalg.transpose ins(%t : tensor<16x16xf32>) outs(%empty2 : tensor<16x16xf32>) permutation = [1, 0]\n"
+      "  %c = math.cos %z : tensor<16x16xf32>\n"
+      "  return %s, %c : tensor<16x16xf32>, tensor<16x16xf32>\n"
+      "}\n",
+      "remarks.mlir");
+  if ((error = kilnModuleRunPipeline(
+           fused, "builtin.module(convert-elementwise-to-linalg,kiln-fuse)")))
+    printError(error);
+  printf("remarks of kiln-fuse:\n%send of remarks\n",
+         kilnModuleGetRemarks(fused));
+  kilnModuleDestroy(fused);
 
   // CHECK-LABEL: verifier error
   // CHECK: error: failed to parse bad.mlir
