@@ -43,8 +43,8 @@ fails) is skipped with a warning.
 ``KILN_PRINT_AUTOTUNING=1`` (Triton's ``TRITON_PRINT_AUTOTUNING``) prints a
 line per tuned key: the winner, its time, every config's time and how
 long tuning took, or that the winner came from the disk cache. While
-tuning with standard error on a terminal, a progress line counts the
-configs.
+tuning with standard error on a terminal, a progress bar counts the
+configs (tqdm's where it is installed, a plain line otherwise).
 
 On the host target, with numpy arrays:
 
@@ -343,6 +343,39 @@ def _names(what: str, names: Iterable[str] | None) -> list[str]:
     return list(names)
 
 
+class _Progress:
+    """Counts configs while tuning, on standard error when it is a
+    terminal: tqdm's bar where tqdm is installed, else a line rewritten in
+    place."""
+
+    def __init__(self, what: str, total: int) -> None:
+        self.what, self.total, self.done = what, total, 0
+        self.bar = None
+        self.shown = sys.stderr.isatty()
+        if self.shown:
+            try:
+                from tqdm import tqdm
+            except ImportError:
+                return
+            self.bar = tqdm(total=total, desc=what, unit="config",
+                            file=sys.stderr, leave=False)
+
+    def step(self) -> None:
+        """Marks the start of the next config."""
+        self.done += 1
+        if self.bar is not None:
+            self.bar.update(1)
+        elif self.shown:
+            print(f"\r{self.what}: config {self.done} of {self.total}",
+                  end="", file=sys.stderr, flush=True)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+        elif self.shown:
+            print(file=sys.stderr, flush=True)
+
+
 class Autotuner:
     """A ``@kiln.jit`` kernel launched with the fastest of its configs;
     ``kernel[grid](*args)`` launches it. See the module documentation.
@@ -570,13 +603,11 @@ class Autotuner:
                 _assign(arrays[name], saved)
 
         timings, failures = {}, []
-        progress = sys.stderr.isatty()
+        progress = _Progress(f"kiln.autotune: '{self.__name__}'",
+                             len(self.configs))
         try:
-            for done, config in enumerate(self.configs):
-                if progress:
-                    print(f"\rkiln.autotune: '{self.__name__}': config "
-                          f"{done + 1} of {len(self.configs)}", end="",
-                          file=sys.stderr, flush=True)
+            for config in self.configs:
+                progress.step()
                 try:
                     timings[config] = _median_seconds(
                         functools.partial(self._launch, config, given, grid),
@@ -587,8 +618,7 @@ class Autotuner:
                                   f"'{self.__name__}': {_first_line(exc)}",
                                   stacklevel=5)
         finally:
-            if progress:
-                print(file=sys.stderr, flush=True)
+            progress.close()
             for name, saved in zeroed.items():
                 _assign(arrays[name], saved)
         if not timings:

@@ -506,3 +506,66 @@ def test_nothing_is_printed_without_print_autotuning(capsys, monkeypatch):
     x, y, out = add_arrays(3000)
     tuned(add_kernel)[CountingGrid()](x, y, out, 3000)
     assert capsys.readouterr().out == ""
+
+
+class TerminalStderr:
+    """Standard error as a terminal: what is written, kept."""
+
+    def __init__(self) -> None:
+        self.text = ""
+
+    def isatty(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        self.text += text
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+
+def test_tuning_on_a_terminal_counts_the_configs(monkeypatch):
+    # Without tqdm: a line rewritten in place, ended when tuning ends.
+    monkeypatch.setitem(sys.modules, "tqdm", None)
+    stderr = TerminalStderr()
+    monkeypatch.setattr(sys, "stderr", stderr)
+    x, y, out = add_arrays(3000)
+    tuned(add_kernel)[CountingGrid()](x, y, out, 3000)
+    name = "kiln.autotune: 'add_kernel'"
+    assert stderr.text == "".join(f"\r{name}: config {i} of 3"
+                                  for i in (1, 2, 3)) + "\n"
+    np.testing.assert_array_equal(out, x + y)
+
+
+def test_tuning_on_a_terminal_uses_tqdm_where_installed(monkeypatch):
+    bars = []
+
+    class Bar:
+        def __init__(self, **options) -> None:
+            self.options, self.steps, self.closed = options, 0, False
+            bars.append(self)
+
+        def update(self, steps: int) -> None:
+            self.steps += steps
+
+        def close(self) -> None:
+            self.closed = True
+
+    monkeypatch.setitem(sys.modules, "tqdm",
+                        type(sys)("tqdm"))
+    sys.modules["tqdm"].tqdm = Bar
+    stderr = TerminalStderr()
+    monkeypatch.setattr(sys, "stderr", stderr)
+    x, y, out = add_arrays(3000)
+    tuned(add_kernel)[CountingGrid()](x, y, out, 3000)
+    assert [(bar.options["total"], bar.options["desc"], bar.steps,
+             bar.closed) for bar in bars] == [
+        (3, "kiln.autotune: 'add_kernel'", 3, True)]
+    assert stderr.text == ""
+
+
+def test_tuning_off_a_terminal_prints_nothing(capfd):
+    x, y, out = add_arrays(3000)
+    tuned(add_kernel)[CountingGrid()](x, y, out, 3000)
+    assert capfd.readouterr().err == ""
