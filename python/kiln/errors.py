@@ -18,13 +18,18 @@ _INSTALLED = tuple(os.path.abspath(sysconfig.get_paths()[key]) + os.sep
                    for key in ("purelib", "platlib"))
 
 
+def in_kiln(filename: str) -> bool:
+    """Whether code of `filename` is Kiln's own (its package's)."""
+    return os.path.abspath(filename).startswith(_PACKAGE)
+
+
 def _internal(filename: str) -> bool:
     """Whether a frame of `filename` is Kiln's, or the standard library's
     that Kiln's front end calls (ast's visitors); installed packages,
     which may be the user's, are not."""
     path = os.path.abspath(filename)
-    return path.startswith(_PACKAGE) or (path.startswith(_STDLIB) and
-                                         not path.startswith(_INSTALLED))
+    return in_kiln(path) or (path.startswith(_STDLIB) and
+                             not path.startswith(_INSTALLED))
 
 
 class KilnError(Exception):

@@ -67,7 +67,7 @@ from kiln import ir_text
 from kiln.codegen import KilnCompileError
 from kiln.compiler import Context, Module
 from kiln.errors import (CompilationError, KilnError, KilnIndexError,
-                         user_facing, warn_remarks)
+                         in_kiln, user_facing, warn_remarks)
 from kiln.gpu import is_device_array
 from kiln.host import ARRAY_PIPELINE, HostExecutable
 
@@ -93,14 +93,13 @@ _NUMPY_DIR = os.path.dirname(np.__file__)
 
 
 def _user_frame():
-    """The innermost frame outside this module and numpy: the line of the
-    user's code that asked for what is being done."""
-    here = _user_frame.__code__.co_filename
+    """The innermost frame outside Kiln and numpy: the line of the user's
+    code that asked for what is being done."""
     frame = sys._getframe(1)
     while frame is not None:
         file = frame.f_code.co_filename
-        if file != here and not file.startswith((_NUMPY_DIR + os.sep,
-                                                 "<__array")):
+        if not in_kiln(file) and not file.startswith((_NUMPY_DIR + os.sep,
+                                                      "<__array")):
             return frame
         frame = frame.f_back
     return None

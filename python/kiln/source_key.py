@@ -1,0 +1,99 @@
+"""What a kernel's compilation depends on in Python, without running the
+front end: its source and where it is (lines end up in the binary's
+messages), and every global it names, resolved now: the jit functions it
+calls (their own fingerprints, recursively), the plain values compiled into
+it (numbers, strings, constexprs, dtypes) and, by qualified name, the
+modules and functions it uses. Two fingerprints are equal only where the
+front end would write the same tile IR for every specialization, so the
+disk cache keys binaries by it (with the specialization) and a hit loads a
+binary without generating or parsing IR. As Triton's cache key does, it
+takes the source of each callee, so editing a helper compiles the kernel
+again.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import inspect
+import textwrap
+import types
+from typing import Any, Callable
+
+#: Globals whose values the fingerprint took, as the front end records
+#: what it read: (id of the globals dict, name) -> (dict, name, value).
+GlobalsRead = dict[tuple[int, str], tuple[dict, str, Any]]
+
+
+def fingerprint(fn: Callable, is_jit: Callable[[Any], bool],
+                plain: Callable[[Any], bool],
+                constant_key: Callable[[Any], Any]) -> tuple[str, GlobalsRead]:
+    """The SHA-256 of what `fn` (a kernel's Python function) compiles from,
+    and the plain-valued globals taken into it. `is_jit` tells a jit
+    function (whose `.fn` is followed), `plain` a value compiled into the
+    kernel, and `constant_key` gives such a value's key. Raises OSError or
+    TypeError where the source cannot be read, as the front end would."""
+    read: GlobalsRead = {}
+    parts: list = []
+    _describe(fn, is_jit, plain, constant_key, read, parts, set())
+    digest = hashlib.sha256(repr(parts).encode()).hexdigest()
+    return digest, read
+
+
+def _describe(fn: Callable, is_jit, plain, constant_key, read: GlobalsRead,
+              parts: list, visiting: set) -> None:
+    if fn in visiting:  # recursion, which the front end refuses anyway
+        parts.append(("recursive", fn.__qualname__))
+        return
+    visiting.add(fn)
+    lines, first = inspect.getsourcelines(fn)
+    source = textwrap.dedent("".join(lines))
+    parts.append((inspect.getsourcefile(fn), first, source))
+    globals_ = fn.__globals__
+    for chain in _global_chains(ast.parse(source)):
+        if chain[0] not in globals_:
+            parts.append((chain[0], "builtin or undefined"))
+            continue
+        value = globals_[chain[0]]
+        if plain(value):
+            read[(id(globals_), chain[0])] = (globals_, chain[0], value)
+        # Follow attributes through modules: `helpers.scale`, `kl.load`.
+        for name in chain[1:]:
+            if not isinstance(value, types.ModuleType):
+                break
+            value = getattr(value, name, None)
+        if is_jit(value):
+            _describe(value.fn, is_jit, plain, constant_key, read, parts,
+                      visiting)
+        elif plain(value):
+            parts.append((".".join(chain), "value", constant_key(value)))
+        else:
+            parts.append((".".join(chain), "object",
+                          getattr(value, "__module__", None),
+                          getattr(value, "__qualname__",
+                                  type(value).__qualname__)))
+    visiting.discard(fn)
+
+
+def _global_chains(tree: ast.AST) -> list[tuple[str, ...]]:
+    """The dotted names the code reads (`x`, `kl.load`, `a.b.c`), each
+    once, in order; a name the code binds is still listed (a global of the
+    same name may be read before it)."""
+    chains: dict[tuple[str, ...], None] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Name, ast.Attribute)) and \
+                isinstance(node.ctx, ast.Load):
+            chain = _chain(node)
+            if chain:
+                chains[chain] = None
+    return list(chains)
+
+
+def _chain(node: ast.expr) -> tuple[str, ...] | None:
+    names = []
+    while isinstance(node, ast.Attribute):
+        names.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    return (node.id, *reversed(names))
