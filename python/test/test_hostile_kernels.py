@@ -8,10 +8,13 @@ from __future__ import annotations
 import importlib.util
 import os
 import signal
+import subprocess
+import sys
 import threading
 import inspect
 import textwrap
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -249,6 +252,44 @@ def test_ctrl_c_stops_a_long_host_launch(monkeypatch, threads):
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
     spin[(4096,)](x, 16)
     np.testing.assert_array_equal(x, 4080 + np.arange(16))
+
+
+LLVM_HANDLERS_THEN_CTRL_C = """
+import ctypes, os, signal, threading
+import numpy as np
+from test_hostile_kernels import spin
+# What libLLVM does when a tool output file is opened: its own handlers
+# go over Python's, and on a signal put those back and raise it again.
+llvm = ctypes.CDLL("libLLVM.so.22.1")
+remove = llvm["_ZN4llvm3sys18RemoveFileOnSignalENS_9StringRefEPNSt7__cxx11"
+              "12basic_stringIcSt11char_traitsIcESaIcEEE"]
+remove.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_void_p]
+remove(b"/nonexistent/kiln-test", 22, None)
+x = np.zeros(16, np.float32)
+for threads in ("1", "2", "1", "2"):
+    os.environ["KILN_HOST_THREADS"] = threads
+    spin[(1,)](x, 16)
+    threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT)).start()
+    try:
+        spin[(2**31 - 1,)](x, 16)
+        print("not interrupted")
+    except KeyboardInterrupt:
+        print("interrupted")
+"""
+
+
+def test_ctrl_c_stops_launches_after_llvm_installs_its_handlers():
+    # The watch called the handler it replaced; LLVM's, which puts its
+    # predecessors back and raises again, re-entered the watch from the
+    # second launch on (a hang, or a crash of the process).
+    here = Path(__file__).resolve().parent
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        [str(here.parents[1] / "python"), str(here)])}
+    result = subprocess.run([sys.executable, "-c", LLVM_HANDLERS_THEN_CTRL_C],
+                            env=env, capture_output=True, text=True,
+                            timeout=120)
+    assert (result.returncode, result.stdout.split()) == (
+        0, ["interrupted"] * 4), result.stderr
 
 
 @kiln.jit

@@ -10,19 +10,16 @@ using namespace kiln::host;
 
 /// SIGINTs seen while some watch was installed.
 static std::atomic<uint64_t> interrupts{0};
-
-/// The handler before the watches' own, and how many watches are alive.
+/// The handler before the watches' own, how many watches are alive, and
+/// the count of SIGINTs when the watches' handler was installed.
 static struct sigaction previous;
 static bool installed = false;
 static unsigned watches = 0;
+static uint64_t interruptsAtInstall = 0;
 static std::mutex watchesLock;
 
-static void onInterrupt(int signal, siginfo_t *info, void *context) {
+static void onInterrupt(int) {
   interrupts.fetch_add(1, std::memory_order_relaxed);
-  if (previous.sa_flags & SA_SIGINFO)
-    previous.sa_sigaction(signal, info, context);
-  else
-    previous.sa_handler(signal);
 }
 
 InterruptWatch::InterruptWatch()
@@ -39,10 +36,11 @@ InterruptWatch::InterruptWatch()
   if (!isFunction)
     return;
   struct sigaction watching = {};
-  watching.sa_sigaction = onInterrupt;
-  watching.sa_flags = SA_SIGINFO | (current.sa_flags & SA_ONSTACK);
+  watching.sa_handler = onInterrupt;
+  watching.sa_flags = current.sa_flags & SA_ONSTACK;
   sigemptyset(&watching.sa_mask);
   previous = current;
+  interruptsAtInstall = interrupts.load(std::memory_order_relaxed);
   installed = sigaction(SIGINT, &watching, nullptr) == 0;
 }
 
@@ -52,6 +50,8 @@ InterruptWatch::~InterruptWatch() {
     return;
   sigaction(SIGINT, &previous, nullptr);
   installed = false;
+  if (interrupts.load(std::memory_order_relaxed) != interruptsAtInstall)
+    raise(SIGINT); // for the handler the watch stood in for
 }
 
 bool InterruptWatch::interrupted() const {
