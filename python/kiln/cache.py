@@ -2,9 +2,13 @@
 compiled again by the next process.
 
 Entries live in ``$KILN_CACHE_DIR`` (default ``~/.cache/kiln``), named by a
-hash of everything the binary depends on: the tile IR, the chip, the warps
-per program, the pipeline depth (stages) and the compiler build (the C API
-library's path, size and modification time). An entry is written to a
+hash of everything the binary depends on: what it is compiled from (a
+``@kiln.jit`` kernel's source fingerprint, ``kiln/source_key.py``, with its
+specialization; else the tile IR), the chip, the warps per program, the
+pipeline depth (stages) and the compiler build (the C API library's path,
+size and modification time). An entry holds the kernels' argument types
+too, so that a kernel keyed by its source launches from it without its
+IR. An entry is written to a
 temporary file and renamed into place, so a reader never sees half of one;
 temporaries an hour old, left by a writer that died, are removed by the
 next write to the folder. An entry that is truncated or garbled (its header
@@ -27,12 +31,13 @@ import tempfile
 import time
 import warnings
 from pathlib import Path
+from typing import NamedTuple
 
 from kiln import _ffi
 from kiln.errors import KilnError
 
 #: Bumped when the entry format changes.
-_FORMAT = 4
+_FORMAT = 5
 
 #: The largest entry read back; a kernel's PTX and cubin take megabytes.
 MAX_ENTRY_BYTES = 1 << 30
@@ -63,10 +68,25 @@ def _compiler_identity() -> list:
     return [str(path.resolve()), stat.st_size, stat.st_mtime_ns]
 
 
-def key(ir: str, chip: str, num_warps: int, num_stages: int) -> str:
-    """The entry name of a compilation."""
+class Entry(NamedTuple):
+    """What an entry holds: a compilation's PTX and cubin, its threads per
+    block, dynamic shared bytes and tensor maps (the "tensor-maps"
+    artifact), and its kernels' argument types (IR text) by kernel."""
+
+    ptx: str
+    cubin: bytes
+    threads: int
+    shared: int = 0
+    tensor_maps: str = ""
+    arguments: dict[str, list[str]] = {}
+
+
+def key(origin: str, chip: str, num_warps: int, num_stages: int) -> str:
+    """The entry name of a compilation of `origin` (what it is compiled
+    from: a source fingerprint with a specialization, or IR)."""
     text = json.dumps([_FORMAT, _ffi.lib().kilnGetAPIVersion(),
-                       _compiler_identity(), chip, num_warps, num_stages, ir])
+                       _compiler_identity(), chip, num_warps, num_stages,
+                       origin])
     return hashlib.sha256(text.encode()).hexdigest()
 
 
@@ -78,9 +98,8 @@ def require_hit(what: str) -> None:
                         f"in the cache ({directory()})")
 
 
-def load(name: str) -> tuple[str, bytes, int, int, str] | None:
-    """(PTX, cubin, threads per block, dynamic shared bytes, tensor maps)
-    of entry ``name``, or None when there is none; a damaged entry is
+def load(name: str) -> Entry | None:
+    """Entry ``name``, or None when there is none; a damaged entry is
     reported with a warning."""
     path = directory() / f"{name}.kiln"
     try:
@@ -95,11 +114,13 @@ def load(name: str) -> tuple[str, bytes, int, int, str] | None:
         ptx_size, tensor_maps = header["ptx"], header["tensor_maps"]
         body = data[4 + header_size:]
         if len(body) != ptx_size + header["cubin"] or \
-                hashlib.sha256(body + tensor_maps.encode()).hexdigest() \
+                hashlib.sha256(body + tensor_maps.encode() + json.dumps(
+                    header["arguments"]).encode()).hexdigest() \
                 != header["sha256"]:
             raise ValueError("its contents do not match its header")
-        return (body[:ptx_size].decode(), body[ptx_size:],
-                header["threads"], header["shared"], tensor_maps)
+        return Entry(body[:ptx_size].decode(), body[ptx_size:],
+                     header["threads"], header["shared"], tensor_maps,
+                     header["arguments"])
     except OSError:
         return None
     except (ValueError, RecursionError) as exc:
@@ -126,6 +147,12 @@ def _check_header(header: dict) -> None:
         if type(header.get(field)) is not kind:
             raise ValueError(f"its header's {field} is not of type "
                              f"{kind.__name__}")
+    arguments = header.get("arguments")
+    if type(arguments) is not dict or not all(
+            type(types) is list and all(type(t) is str for t in types)
+            for types in arguments.values()):
+        raise ValueError("its header's arguments are not lists of types by "
+                         "kernel")
     if header["ptx"] < 0 or header["cubin"] < 0:
         raise ValueError("its header has a negative size")
     threads, shared = header["threads"], header["shared"]
@@ -158,17 +185,22 @@ def read_entry(path: Path, limit: int) -> bytes:
 
 
 def store(name: str, ptx: str, cubin: bytes, threads: int,
-          shared: int = 0, tensor_maps: str = "") -> bool:
+          shared: int = 0, tensor_maps: str = "",
+          arguments: dict[str, list[str]] | None = None) -> bool:
     """Writes entry ``name`` (kernels of ``threads`` threads launched with
     ``shared`` bytes of dynamic shared memory, building the TMA
-    ``tensor_maps``) atomically; False (and no partial file) when the cache
-    directory cannot be written."""
+    ``tensor_maps``, taking the ``arguments`` types by kernel) atomically;
+    False (and no partial file) when the cache directory cannot be
+    written."""
     ptx_bytes = ptx.encode()
+    arguments = arguments or {}
     header = json.dumps({"format": _FORMAT, "ptx": len(ptx_bytes),
                          "cubin": len(cubin), "threads": threads,
                          "shared": shared, "tensor_maps": tensor_maps,
+                         "arguments": arguments,
                          "sha256": hashlib.sha256(
-                             ptx_bytes + cubin + tensor_maps.encode())
+                             ptx_bytes + cubin + tensor_maps.encode() +
+                             json.dumps(arguments).encode())
                          .hexdigest()}).encode()
     return write_atomically(directory() / f"{name}.kiln",
                             len(header).to_bytes(4, "little") + header +

@@ -885,7 +885,7 @@ class CodeGenerator(ast.NodeVisitor):
             return self.scope[name]
         if name in self.globals:
             value = self.globals[name]
-            if _is_plain_value(value):
+            if is_plain_value(value):
                 self.globals_read[(id(self.globals), name)] = (
                     self.globals, name, value)
             return value
@@ -3208,12 +3208,12 @@ class CodeGenerator(ast.NodeVisitor):
 MAX_CONSTANT_BITS = 4096
 
 
-def _is_plain_value(value: Any) -> bool:
+def is_plain_value(value: Any) -> bool:
     """Whether a global is a value compiled into the kernel (a number, a
     string, a constexpr, a dtype, a tuple of them), not a module or a
     function, which the kernel only calls."""
     if isinstance(value, tuple):
-        return all(_is_plain_value(v) for v in value)
+        return all(is_plain_value(v) for v in value)
     return value is None or isinstance(value, (
         bool, int, float, str, kl.constexpr, kl.dtype))
 

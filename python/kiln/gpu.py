@@ -214,6 +214,7 @@ class GPUBinary:
         Raises CompilationError with the compiler's diagnostics."""
         self._handle: _ffi.GPUBinaryHandle | None = None
         self.module = module
+        self._argument_types: dict[str, list[str]] | None = None
         self.chip = chip
         self.num_warps, self.num_stages = int(num_warps), int(num_stages)
         handle = _ffi.GPUBinaryHandle()
@@ -223,17 +224,24 @@ class GPUBinary:
         self._handle = handle
 
     @classmethod
-    def from_artifacts(cls, module: Module, chip: str, ptx: str,
+    def from_artifacts(cls, module: Module | None, chip: str, ptx: str,
                        cubin: bytes, threads_per_block: int,
                        dynamic_shared_bytes: int = 0,
-                       tensor_maps: str = "") -> GPUBinary:
+                       tensor_maps: str = "",
+                       arguments: dict[str, list[str]] | None = None
+                       ) -> GPUBinary:
         """A binary compiled before (kept by an on-disk cache): the PTX and
         cubin of ``module``'s kernels for ``chip``, launched with
         ``dynamic_shared_bytes`` of dynamic shared memory and building the
-        TMA ``tensor_maps`` (the "tensor-maps" artifact)."""
+        TMA ``tensor_maps`` (the "tensor-maps" artifact). Without the
+        module, ``arguments`` gives each kernel's argument types."""
+        if module is None and arguments is None:
+            raise KilnError("a binary from artifacts needs its module or "
+                            "its kernels' argument types")
         binary = cls.__new__(cls)
         binary._handle = None
         binary.module = module
+        binary._argument_types = None if module is not None else arguments
         binary.chip = chip
         binary.num_warps = threads_per_block // 32
         binary.num_stages = 0  # not recorded in the cache
@@ -245,6 +253,15 @@ class GPUBinary:
             KilnError)
         binary._handle = handle
         return binary
+
+    def kernel_argument_types(self, kernel: str) -> list[str]:
+        """``kernel``'s argument types as IR text (``["!tile.ptr<f32>",
+        "i32"]``)."""
+        if self._argument_types is None:
+            return self.module.kernel_argument_types(kernel)
+        if kernel not in self._argument_types:
+            raise KilnError(f"the binary has no kernel '{kernel}'")
+        return self._argument_types[kernel]
 
     def artifact(self, stage: str) -> bytes:
         """One stage's output: "llvm", "ptx", "cubin" (empty where ptxas
@@ -380,7 +397,7 @@ class CudaModule:
         use, then kept)."""
         launcher = self._launchers.get(kernel)
         if launcher is None:
-            types = self._binary.module.kernel_argument_types(kernel)
+            types = self._binary.kernel_argument_types(kernel)
             launcher = self._launchers[kernel] = KernelLauncher(
                 self, kernel, types)
         return launcher

@@ -32,11 +32,12 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from kiln import cache, dlpack, interpreter, ir_text, launch_keys, semantics
+from kiln import (cache, dlpack, interpreter, ir_text, launch_keys, semantics,
+                  source_key)
 from kiln import language as kl
 from kiln.arguments import check_grid
 from kiln.codegen import (CodeGenerator, DescriptorType, KilnCompileError,
-                          Type, pointer_type)
+                          Type, is_plain_value, pointer_type)
 from kiln.compiler import Context, Module
 from kiln.errors import (CompilationError, KilnError, Severity, user_facing,
                          warn_remarks)
@@ -198,6 +199,9 @@ class JITFunction:
         # The plain module globals compiled in, with the values compiled
         # (CodeGenerator.globals_read); a change drops every compilation.
         self._globals_read: dict[tuple[int, str], tuple[dict, str, Any]] = {}
+        # What the disk cache keys this kernel's binaries by (source_key),
+        # computed once; None until then, "" where the source is unreadable.
+        self._fingerprint: str | None = None
         self._lock = threading.Lock()
         self._context: Context | None = None
 
@@ -329,13 +333,13 @@ class JITFunction:
         types, constants = self.specialize(self.bind(args, kwargs))
         with self._lock:
             module, text = self._parse(types, constants)
-        entry = cache.key(str(module), chip, num_warps, num_stages)
+            entry = self._source_entry(types, constants, chip, num_warps,
+                                       num_stages) or cache.key(
+                str(module), chip, num_warps, num_stages)
         try:
             with self._new_binary(module, text, chip, num_warps,
                                   num_stages) as binary:
-                cache.store(entry, binary.ptx, binary.cubin,
-                            binary.threads_per_block,
-                            binary.dynamic_shared_bytes, binary.tensor_maps)
+                self._store(entry, binary)
                 asm = _Stages(tile=text, llvm=binary.llvm_ir, ptx=binary.ptx,
                               cubin=binary.cubin,
                               **{"ptxas-log": binary.ptxas_log})
@@ -449,8 +453,10 @@ class JITFunction:
         """Drops every compilation (a global compiled in has changed, so
         each recompiles with its new value, as Triton's do); the caller
         holds the lock."""
-        for entry in [*self._cache.values(), *self._gpu_cache.values()]:
-            entry[0].close()
+        for module, _ in [*self._cache.values(), *self._gpu_cache.values()]:
+            if module is not None:
+                module.close()
+        self._fingerprint = None
         self._cache.clear()
         self._gpu_cache.clear()
         self._launchers.clear()
@@ -458,9 +464,11 @@ class JITFunction:
 
     def _compiled(self, cache: dict, key: tuple, types: dict[str, Type],
                   constants: dict[str, Any],
-                  build: Callable[[Module, str], Any]):
-        """The cached compilation of a specialization, else ``build`` on its
-        parsed IR (and its text), with compiler errors located at the
+                  build: Callable[[Module, str], Any],
+                  stored: Callable[[], Any] | None = None):
+        """The cached compilation of a specialization, else what ``stored``
+        finds without the front end (a disk cache hit), else ``build`` on
+        its parsed IR (and its text), with compiler errors located at the
         Python source."""
         with self._lock:
             if self._globals_changed():
@@ -468,6 +476,10 @@ class JITFunction:
             cached = cache.get(key)
             if cached is not None:
                 return cached[1]
+            found = stored() if stored else None
+            if found is not None:
+                cache[key] = (None, found)
+                return found
             module, text = self._parse(types, constants)
             try:
                 compiled = build(module, text)
@@ -492,39 +504,92 @@ class JITFunction:
             self._cache, self._key(types, constants) + (check_bounds,), types,
             constants, build)
 
+    def _source_entry(self, types: dict[str, Type],
+                      constants: dict[str, Any], chip: str, num_warps: int,
+                      num_stages: int) -> str | None:
+        """The disk cache entry of a specialization keyed by the kernel's
+        source fingerprint, found without the front end; None where the
+        source cannot be read or a constexpr is not a plain value (a
+        function's repr names its address, not its code: such a
+        specialization is keyed by its tile IR instead). The caller holds
+        the lock."""
+        if not all(is_plain_value(_constant(value))
+                   for value in constants.values()):
+            return None
+        if self._fingerprint is None:
+            try:
+                self._fingerprint, read = source_key.fingerprint(
+                    self.fn, lambda value: isinstance(value, JITFunction),
+                    is_plain_value, launch_keys.constant_key)
+                self._globals_read.update(read)
+            except (OSError, TypeError, SyntaxError):
+                self._fingerprint = ""
+        if not self._fingerprint:
+            return None
+        origin = repr([self._fingerprint, self._key(types, constants)])
+        return cache.key(origin, chip, num_warps, num_stages)
+
+    def _store(self, entry: str, binary: GPUBinary) -> None:
+        """Keeps ``binary`` as the disk cache's ``entry``, with the
+        kernel's argument types so that a hit needs no IR."""
+        name = self.fn.__name__
+        cache.store(entry, binary.ptx, binary.cubin,
+                    binary.threads_per_block, binary.dynamic_shared_bytes,
+                    binary.tensor_maps,
+                    {name: binary.kernel_argument_types(name)})
+
     def compile_gpu(self, types: dict[str, Type], constants: dict[str, Any],
                     num_warps: int = 4, num_stages: int = 3,
                     ordinal: int = 0) -> CudaModule:
         """The specialization compiled for device ``ordinal``'s chip and
-        loaded there."""
+        loaded there: from the disk cache, found by the kernel's source
+        fingerprint without running the front end, where it is there."""
         chip = device_chip(ordinal)
         key = (self._key(types, constants), chip, num_warps, num_stages,
                ordinal)
+        source_entry = None
 
-        def build(module: Module, text: str) -> CudaModule:
-            entry = cache.key(str(module), chip, num_warps, num_stages)
-            found = cache.load(entry)
-            binary = None
-            if found:
-                try:
-                    binary = GPUBinary.from_artifacts(module, chip, *found)
-                except KilnError as exc:  # tensor maps it cannot read
-                    cache.report_damaged(entry, exc)
-            if binary is None:
-                cache.require_hit(f"kernel '{self.__name__}' for {chip} "
-                                  f"({num_warps} warps, {num_stages} stages)")
-                binary = self._new_binary(module, text, chip, num_warps,
-                                          num_stages)
-                cache.store(entry, binary.ptx, binary.cubin,
-                            binary.threads_per_block,
-                            binary.dynamic_shared_bytes, binary.tensor_maps)
+        def load(binary: GPUBinary, how: str) -> CudaModule:
             start = time.perf_counter()
             loaded = binary.load(ordinal)
-            self._report_time(f"loaded on device {ordinal} in "
+            self._report_time(f"{how}, loaded on device {ordinal} in "
                               f"{_ms(time.perf_counter() - start)}")
             return loaded
 
-        return self._compiled(self._gpu_cache, key, types, constants, build)
+        def from_disk(entry: str, module: Module | None) -> CudaModule | None:
+            found = cache.load(entry)
+            if found is None or (module is None and
+                                 self.fn.__name__ not in found.arguments):
+                return None
+            try:
+                binary = GPUBinary.from_artifacts(module, chip, *found)
+            except KilnError as exc:  # tensor maps it cannot read
+                cache.report_damaged(entry, exc)
+                return None
+            return load(binary, "from the disk cache")
+
+        def stored() -> CudaModule | None:
+            nonlocal source_entry
+            source_entry = self._source_entry(types, constants, chip,
+                                              num_warps, num_stages)
+            return from_disk(source_entry, None) if source_entry else None
+
+        def build(module: Module, text: str) -> CudaModule:
+            entry = source_entry or cache.key(str(module), chip, num_warps,
+                                              num_stages)
+            if source_entry is None:
+                loaded = from_disk(entry, module)
+                if loaded is not None:
+                    return loaded
+            cache.require_hit(f"kernel '{self.__name__}' for {chip} "
+                              f"({num_warps} warps, {num_stages} stages)")
+            binary = self._new_binary(module, text, chip, num_warps,
+                                      num_stages)
+            self._store(entry, binary)
+            return load(binary, "compiled")
+
+        return self._compiled(self._gpu_cache, key, types, constants, build,
+                              stored)
 
     def _located(self, error: CompilationError, text: str) -> KilnError:
         """A compiler error as a KilnCompileError at the Python line its

@@ -19,8 +19,10 @@ from kiln import cache
 
 ITERATIONS = int(os.environ.get("KILN_CACHE_FUZZ_ITERATIONS", "3000"))
 
-ENTRY = (".version 8.0\n.target sm_90a\n", b"\x7fELF" + bytes(range(60)),
-         128, 98304, "[{\"dims\": [64, 64]}]")
+ENTRY = cache.Entry(".version 8.0\n.target sm_90a\n",
+                    b"\x7fELF" + bytes(range(60)), 128, 98304,
+                    "[{\"dims\": [64, 64]}]",
+                    {"k": ["!tile.ptr<f32>", "i32"]})
 
 VALUES = [0, -1, 1, 31, 32, 1024, 2**40, 2**63, 1.5, True, None, "", "128",
           [], {}, [[[]]], "x" * 100]
@@ -78,8 +80,11 @@ def make_entry(rng: random.Random, path, good: bytes) -> None:
 
 
 def is_usable(entry) -> bool:
-    ptx, cubin, threads, shared, tensor_maps = entry
+    ptx, cubin, threads, shared, tensor_maps, arguments = entry
     return (isinstance(ptx, str) and isinstance(cubin, bytes) and
+            type(arguments) is dict and
+            all(type(types) is list and all(type(t) is str for t in types)
+                for types in arguments.values()) and
             type(threads) is int and 32 <= threads <= cache.MAX_THREADS and
             threads % 32 == 0 and type(shared) is int and
             0 <= shared <= cache.MAX_SHARED_BYTES and

@@ -816,10 +816,11 @@ def test_disk_cache_entries_are_whole_or_ignored(tmp_path, monkeypatch):
     assert name != cache.key("module {}", "sm_90a", 4, 2)
     assert cache.load(name) is None
     maps = "k 3 6 2 64 64 128 0 8 -1 64 1 4 1 4\n"
+    arguments = {"k": ["!tile.ptr<f16>", "i32"]}
     assert cache.store(name, ".version 8.0", b"\x7fELF-ish", 128, 98304,
-                       maps)
+                       maps, arguments)
     assert cache.load(name) == (".version 8.0", b"\x7fELF-ish", 128, 98304,
-                                maps)
+                                maps, arguments)
     assert [p.name for p in (tmp_path / "cache").iterdir()] == \
         [f"{name}.kiln"]  # no temporary left behind
     # A truncated entry (a crash mid-write elsewhere), a garbled one and
@@ -828,7 +829,8 @@ def test_disk_cache_entries_are_whole_or_ignored(tmp_path, monkeypatch):
     whole = path.read_bytes()
     flipped = whole[:-1] + bytes([whole[-1] ^ 1])
     other_map = whole.replace(b"k 3 6 2 64 64", b"k 3 6 2 64 32")
-    for damaged in (whole[:-3], b"garbage", flipped, other_map):
+    other_types = whole.replace(b"!tile.ptr<f16>", b"!tile.ptr<f32>")
+    for damaged in (whole[:-3], b"garbage", flipped, other_map, other_types):
         path.write_bytes(damaged)
         with pytest.warns(RuntimeWarning, match="is damaged"):
             assert cache.load(name) is None
@@ -846,7 +848,7 @@ def test_disk_cache_reads_only_regular_entries_of_bounded_size(
     from kiln import cache
     monkeypatch.setenv("KILN_CACHE_DIR", str(tmp_path / "cache"))
     name = cache.key("module {}", "sm_90a", 4, 3)
-    entry = (".version 8.0", b"\x7fELF-ish", 128, 0, "")
+    entry = (".version 8.0", b"\x7fELF-ish", 128, 0, "", {})
     assert cache.store(name, *entry)
     path = tmp_path / "cache" / f"{name}.kiln"
     whole = tmp_path / "whole.kiln"
@@ -879,7 +881,7 @@ def test_disk_cache_headers_no_compilation_writes_are_damaged(
     from kiln import cache
     monkeypatch.setenv("KILN_CACHE_DIR", str(tmp_path / "cache"))
     name = cache.key("module {}", "sm_90a", 4, 3)
-    entry = (".version 8.0", b"\x7fELF-ish", 128, 98304, "")
+    entry = (".version 8.0", b"\x7fELF-ish", 128, 98304, "", {"k": ["i32"]})
     assert cache.store(name, *entry)
     path = tmp_path / "cache" / f"{name}.kiln"
     data = path.read_bytes()
@@ -888,7 +890,9 @@ def test_disk_cache_headers_no_compilation_writes_are_damaged(
     bad = [{"tensor_maps": 5}, {"threads": "128"}, {"threads": True},
            {"sha256": None}, {"ptx": -1, "cubin": len(body) + 1},
            {"threads": 0}, {"threads": 2**40}, {"threads": 100},
-           {"threads": 2048}, {"shared": -1}, {"shared": 228 * 1024}]
+           {"threads": 2048}, {"shared": -1}, {"shared": 228 * 1024},
+           {"arguments": None}, {"arguments": ["i32"]},
+           {"arguments": {"k": "i32"}}, {"arguments": {"k": [32]}}]
     for text in [b"[" * 100_000, b"[1, 2]",
                  *(json.dumps({**header, **change}).encode()
                    for change in bad)]:
