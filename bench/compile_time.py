@@ -41,8 +41,7 @@ sys.path.insert(0, str(ROOT / "python"))
 
 import kiln  # noqa: E402
 import kiln.language as kl  # noqa: E402
-from kiln import cache  # noqa: E402
-from kiln.gpu import GPUBinary, _parse_ptxas_log, find_ptxas  # noqa: E402
+from kiln.gpu import _parse_ptxas_log, find_ptxas  # noqa: E402
 from kiln.host import HostExecutable  # noqa: E402
 
 import triton_peer  # noqa: E402
@@ -270,35 +269,27 @@ def spilled(report: dict) -> int:
 
 def kiln_gpu(kernel, args: tuple, constexprs: dict) -> dict:
     """Kiln's compile for CHIP. Cold: from the Python function to a cubin
-    stored in the disk cache, in a fresh context and cache directory (what
-    `warmup` does, less its `cuobjdump -sass`, which Triton's compile has no
-    counterpart of). Cached: what a launch does when the disk cache holds
-    the cubin (code generation, parse, cache key, load)."""
-    def compile_into_cache():
-        with kiln.Context() as ctx:
-            module = kiln.Module.parse(ctx, kernel.ir(*args, **constexprs))
-            with GPUBinary(module, CHIP, NUM_WARPS, NUM_STAGES) as binary:
-                cache.store(cache.key(str(module), CHIP, NUM_WARPS,
-                                      NUM_STAGES), binary.ptx, binary.cubin,
-                            binary.threads_per_block,
-                            binary.dynamic_shared_bytes)
-                return binary.metadata(kernel.__name__)
-
+    stored in the disk cache, in a fresh cache directory (`warmup`, whose
+    SASS is disassembled only when read: Triton's compile has no
+    counterpart of it). Cached: what a launch in a new process does when
+    the disk cache holds the cubin (the kernel's source fingerprint, the
+    specialization, the entry read: `cached_binary`)."""
     def compile_cold():
         with fresh_cache("KILN_CACHE_DIR"):
-            compile_into_cache()
+            return kernel.warmup(*args, chip=CHIP, num_warps=NUM_WARPS,
+                                 num_stages=NUM_STAGES, **constexprs)
 
     def compile_cached():
-        with kiln.Context() as ctx:
-            module = kiln.Module.parse(ctx, kernel.ir(*args, **constexprs))
-            found = cache.load(cache.key(str(module), CHIP, NUM_WARPS,
-                                         NUM_STAGES))
-            if found is None:
-                raise RuntimeError(f"{kernel.__name__}: not in the cache")
-            GPUBinary.from_artifacts(module, CHIP, *found).close()
+        binary = kernel.cached_binary(*args, chip=CHIP, num_warps=NUM_WARPS,
+                                      num_stages=NUM_STAGES, **constexprs)
+        if binary is None:
+            raise RuntimeError(f"{kernel.__name__}: not in the cache")
+        binary.close()
 
     with fresh_cache("KILN_CACHE_DIR"):
-        metadata = compile_into_cache()
+        metadata = kernel.warmup(*args, chip=CHIP, num_warps=NUM_WARPS,
+                                 num_stages=NUM_STAGES,
+                                 **constexprs).metadata
         cached = median_seconds(compile_cached)
     return {"cold_ms": median_seconds(compile_cold) * 1e3,
             "cached_ms": cached * 1e3, "registers": metadata.registers,

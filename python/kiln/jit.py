@@ -529,6 +529,41 @@ class JITFunction:
         origin = repr([self._fingerprint, self._key(types, constants)])
         return cache.key(origin, chip, num_warps, num_stages)
 
+    def _binary_in(self, entry: str, module: Module | None,
+                   chip: str) -> GPUBinary | None:
+        """The binary disk cache ``entry`` holds for ``chip`` (of
+        ``module``, or, keyed by source, of its own argument types); None
+        where it holds none or a damaged one."""
+        found = cache.load(entry)
+        if found is None or (module is None and
+                             self.fn.__name__ not in found.arguments):
+            return None
+        try:
+            return GPUBinary.from_artifacts(module, chip, *found)
+        except KilnError as exc:  # tensor maps it cannot read
+            cache.report_damaged(entry, exc)
+            return None
+
+    @user_facing
+    def cached_binary(self, *args, chip: str = "sm_90a",
+                      num_warps: int | None = None,
+                      num_stages: int | None = None,
+                      **kwargs) -> GPUBinary | None:
+        """The binary a launch with these arguments on a device of
+        ``chip`` would load from the disk cache, found as the launch finds
+        it, by the kernel's source fingerprint and the specialization,
+        without generating or parsing IR; None where the cache holds none
+        (or the specialization is keyed by its IR: a constexpr that is not
+        a plain value). The source is read as it is now, as a new process
+        reads it. Takes the options of `warmup`."""
+        num_warps, num_stages = self._options(kwargs, num_warps, num_stages)
+        types, constants = self.specialize(self.bind(args, kwargs))
+        with self._lock:
+            self._fingerprint = None
+            entry = self._source_entry(types, constants, chip, num_warps,
+                                       num_stages)
+        return self._binary_in(entry, None, chip) if entry else None
+
     def _store(self, entry: str, binary: GPUBinary) -> None:
         """Keeps ``binary`` as the disk cache's ``entry``, with the
         kernel's argument types so that a hit needs no IR."""
@@ -557,16 +592,8 @@ class JITFunction:
             return loaded
 
         def from_disk(entry: str, module: Module | None) -> CudaModule | None:
-            found = cache.load(entry)
-            if found is None or (module is None and
-                                 self.fn.__name__ not in found.arguments):
-                return None
-            try:
-                binary = GPUBinary.from_artifacts(module, chip, *found)
-            except KilnError as exc:  # tensor maps it cannot read
-                cache.report_damaged(entry, exc)
-                return None
-            return load(binary, "from the disk cache")
+            binary = self._binary_in(entry, module, chip)
+            return load(binary, "from the disk cache") if binary else None
 
         def stored() -> CudaModule | None:
             nonlocal source_entry

@@ -130,3 +130,34 @@ def test_another_specialization_is_another_entry(folder):
     result = launch(folder, LAUNCH.replace("BLOCK=256", "BLOCK=512"))
     assert result.returncode == 0, result.stderr
     assert len(entries(folder)) == 2
+
+
+def test_cached_binary_is_what_a_launch_would_load(tmp_path, monkeypatch):
+    # In this process, without a GPU: warmup compiles into the cache, and
+    # cached_binary finds it with the front end unable to run.
+    import numpy as np
+
+    import kiln.codegen
+    sys.path.insert(0, str(tmp_path))
+    (tmp_path / "kernels_in_process.py").write_text(KERNELS)
+    try:
+        from kernels_in_process import kernel
+    finally:
+        sys.path.pop(0)
+    monkeypatch.setenv("KILN_CACHE_DIR", str(tmp_path / "cache"))
+    x, out = np.ones(1000, np.float32), np.zeros(1000, np.float32)
+    assert kernel.cached_binary(x, out, 1000, BLOCK=256) is None
+    ptx = kernel.warmup(x, out, 1000, BLOCK=256).asm["ptx"]
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the front end ran")
+
+    monkeypatch.setattr(kiln.codegen.CodeGenerator, "generate", refuse)
+    with kernel.cached_binary(x, out, 1000, BLOCK=256) as binary:
+        assert binary.ptx == ptx
+        assert binary.kernel_argument_types("kernel") == [
+            "!tile.ptr<f32>", "!tile.ptr<f32>", "i32"]
+    # Another chip, warp count or specialization is not that entry.
+    assert kernel.cached_binary(x, out, 1000, BLOCK=256, chip="sm_80") is None
+    assert kernel.cached_binary(x, out, 1000, BLOCK=256, num_warps=8) is None
+    assert kernel.cached_binary(x, out, 1000, BLOCK=512) is None
