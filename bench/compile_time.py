@@ -273,7 +273,9 @@ def kiln_gpu(kernel, args: tuple, constexprs: dict) -> dict:
     SASS is disassembled only when read: Triton's compile has no
     counterpart of it). Cached: what a launch in a new process does when
     the disk cache holds the cubin (the kernel's source fingerprint, the
-    specialization, the entry read: `cached_binary`)."""
+    specialization, the entry read: `cached_binary`); the kernel's source
+    is read and parsed once a process, as Triton reads its kernels' at
+    decoration, and neither figure counts that."""
     def compile_cold():
         with fresh_cache("KILN_CACHE_DIR"):
             return kernel.warmup(*args, chip=CHIP, num_warps=NUM_WARPS,

@@ -554,8 +554,9 @@ class JITFunction:
         it, by the kernel's source fingerprint and the specialization,
         without generating or parsing IR; None where the cache holds none
         (or the specialization is keyed by its IR: a constexpr that is not
-        a plain value). The source is read as it is now, as a new process
-        reads it. Takes the options of `warmup`."""
+        a plain value). The globals the kernel reads are taken as they are
+        now, as a new process takes them. Takes the options of
+        `warmup`."""
         num_warps, num_stages = self._options(kwargs, num_warps, num_stages)
         types, constants = self.specialize(self.bind(args, kwargs))
         with self._lock:

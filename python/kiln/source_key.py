@@ -18,6 +18,7 @@ import hashlib
 import inspect
 import textwrap
 import types
+import weakref
 from typing import Any, Callable
 
 #: Globals whose values the fingerprint took, as the front end records
@@ -46,11 +47,10 @@ def _describe(fn: Callable, is_jit, plain, constant_key, read: GlobalsRead,
         parts.append(("recursive", fn.__qualname__))
         return
     visiting.add(fn)
-    lines, first = inspect.getsourcelines(fn)
-    source = textwrap.dedent("".join(lines))
-    parts.append((inspect.getsourcefile(fn), first, source))
+    place, chains = _read(fn)
+    parts.append(place)
     globals_ = fn.__globals__
-    for chain in _global_chains(ast.parse(source)):
+    for chain in chains:
         if chain[0] not in globals_:
             parts.append((chain[0], "builtin or undefined"))
             continue
@@ -73,6 +73,25 @@ def _describe(fn: Callable, is_jit, plain, constant_key, read: GlobalsRead,
                           getattr(value, "__qualname__",
                                   type(value).__qualname__)))
     visiting.discard(fn)
+
+
+#: What `_read` found of each function: its source is read and parsed once
+#: a process, its globals resolved on every fingerprint.
+_READ: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _read(fn: Callable) -> tuple[tuple, list[tuple[str, ...]]]:
+    """(file, first line, SHA-256 of the source) of `fn`, and the dotted
+    names its source reads."""
+    found = _READ.get(fn)
+    if found is None:
+        lines, first = inspect.getsourcelines(fn)
+        source = textwrap.dedent("".join(lines))
+        found = ((inspect.getsourcefile(fn), first,
+                  hashlib.sha256(source.encode()).hexdigest()),
+                 _global_chains(ast.parse(source)))
+        _READ[fn] = found
+    return found
 
 
 def _global_chains(tree: ast.AST) -> list[tuple[str, ...]]:
