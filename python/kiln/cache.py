@@ -1,28 +1,28 @@
 """An on-disk cache of GPU binaries, so that a kernel compiled once is not
-compiled again by the next process.
-
-Entries live in ``$KILN_CACHE_DIR`` (default ``~/.cache/kiln``), named by a
-hash of everything the binary depends on: what it is compiled from (a
-``@kiln.jit`` kernel's source fingerprint, ``kiln/source_key.py``, with its
-specialization; else the tile IR), the chip, the warps per program, the
-pipeline depth (stages) and the compiler build (the C API library's path,
-size and modification time). An entry holds the kernels' argument types
-too, so that a kernel keyed by its source launches from it without its
-IR. An entry is written to a
-temporary file and renamed into place, so a reader never sees half of one;
-temporaries an hour old, left by a writer that died, are removed by the
-next write to the folder. An entry that is truncated or garbled (its header
-records the body's SHA-256), that is not a regular file, that is larger
-than ``MAX_ENTRY_BYTES``, or whose header holds a value no compilation
-gives (threads per block outside 32 to 1024 or not a multiple of 32,
-dynamic shared memory outside 0 to ``MAX_SHARED_BYTES``) is reported with
-a warning and compiled again; a cache directory that cannot be written is
-the same as no cache. With ``KILN_REQUIRE_CACHE_HIT=1`` a kernel missing
-from the cache is an error instead of a compilation.
+compiled again by the next process. Entries live in ``$KILN_CACHE_DIR``
+(default ``~/.cache/kiln``), named by a hash of everything the binary
+depends on: what it is compiled from (a ``@kiln.jit`` kernel's source
+fingerprint, ``kiln/source_key.py``, with its specialization; else the tile
+IR), the chip, the warps per program, the pipeline depth (stages) and the
+compiler build (the C API library's and the Python package's files' paths,
+sizes and modification times). An entry holds the kernels' argument types
+too, so that a kernel keyed by its source launches from it without its IR.
+An entry is written to a temporary file and renamed into place, so a reader
+never sees half of one; temporaries an hour old, left by a writer that
+died, are removed by the next write to the folder. An entry that is
+truncated or garbled (its header records the body's SHA-256), that is not a
+regular file, that is larger than ``MAX_ENTRY_BYTES``, or whose header
+holds a value no compilation gives (threads per block outside 32 to 1024 or
+not a multiple of 32, dynamic shared memory outside 0 to
+``MAX_SHARED_BYTES``) is reported with a warning and compiled again; a
+cache directory that cannot be written is the same as no cache. With
+``KILN_REQUIRE_CACHE_HIT=1`` a kernel missing from the cache is an error
+instead of a compilation.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -60,12 +60,17 @@ def directory() -> Path:
                 or Path.home() / ".cache" / "kiln")
 
 
+@functools.cache
 def _compiler_identity() -> list:
     """What tells one build of the compiler from another: the loaded C API
-    library's path, size and modification time."""
-    path = Path(_ffi.lib()._name)
-    stat = path.stat()
-    return [str(path.resolve()), stat.st_size, stat.st_mtime_ns]
+    library's path, size and modification time, and those of the Python
+    package's modules (the front end writes the IR that a key by source
+    stands for)."""
+    library = Path(_ffi.lib()._name)
+    files = [library, *sorted(Path(__file__).parent.rglob("*.py"))]
+    stamps = [(str(path.resolve()), path.stat().st_size,
+               path.stat().st_mtime_ns) for path in files]
+    return [stamps[0], hashlib.sha256(repr(stamps[1:]).encode()).hexdigest()]
 
 
 class Entry(NamedTuple):
