@@ -29,7 +29,7 @@ extern "C" {
 #endif
 
 /** Version of this interface, raised on every incompatible change. */
-#define KILN_C_API_VERSION 7
+#define KILN_C_API_VERSION 8
 
 /** The KILN_C_API_VERSION the library was built with. */
 KILN_C_EXPORT int kilnGetAPIVersion(void);
@@ -152,7 +152,8 @@ kilnModuleBindLaunchPlan(KilnModule *module, const char *plan,
  * once made; destroy it before the context. */
 typedef struct KilnHostExecutable KilnHostExecutable;
 
-/** Lowers a copy of `module` for the CPU and JIT-compiles it. With
+/** Lowers a copy of `module` for the CPU and compiles it to an object file,
+ * which it links into the process (LLVM's ORC JIT). With
  * `checkBounds` non-zero, every load, store and atomic is checked at run
  * time against the ranges given to kilnHostExecutableLaunch (a tile's
  * accesses at once where they fall in one array), and the launch names the
@@ -174,6 +175,26 @@ typedef struct KilnMemoryRange {
 } KilnMemoryRange;
 
 KILN_C_EXPORT void kilnHostExecutableDestroy(KilnHostExecutable *executable);
+
+/** Sets `*data` and `*size` to artifact `name` of a host executable:
+ * "object" (the compiled object file) or "description" (its kernels and
+ * plans, their arguments and checked sites, as JSON), from which
+ * kilnHostExecutableCreateFromArtifacts makes it again without compiling.
+ * Borrowed from `executable`. */
+KILN_C_EXPORT KilnError *
+kilnHostExecutableGetArtifact(KilnHostExecutable *executable, const char *name,
+                              const char **data, size_t *size);
+
+/** The host executable whose artifacts are `object` and `description`,
+ * linked into the process without compiling. The object must have been
+ * compiled for this kilnGetHostTarget() by this build of the library. */
+KILN_C_EXPORT KilnError *kilnHostExecutableCreateFromArtifacts(
+    const char *object, size_t objectSize, const char *description,
+    KilnHostExecutable **executable);
+
+/** What host objects are specific to: the target triple, the CPU and its
+ * features, space-separated. Valid for the life of the process. */
+KILN_C_EXPORT const char *kilnGetHostTarget(void);
 
 /** Runs the launch plan `plan` of an array function (kiln-fuse, kiln-tile):
  * `arguments` holds the address of each input tensor, then of each result

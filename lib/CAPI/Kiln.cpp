@@ -60,6 +60,8 @@ struct KilnModule {
 
 struct KilnHostExecutable {
   std::unique_ptr<kiln::host::HostExecutable> executable;
+  /// The "description" artifact, made when first asked for.
+  std::string description;
 };
 
 struct KilnGPUBinary {
@@ -336,12 +338,50 @@ KilnError *kilnHostExecutableCreate(KilnModule *module, int checkBounds,
   });
   if (failed(created))
     return collector.takeError("compiling for the host failed");
-  *executable = new KilnHostExecutable{std::move(*created)};
+  *executable = new KilnHostExecutable{std::move(*created), {}};
   return nullptr;
 }
 
 void kilnHostExecutableDestroy(KilnHostExecutable *executable) {
   delete executable;
+}
+
+KilnError *kilnHostExecutableGetArtifact(KilnHostExecutable *executable,
+                                         const char *name, const char **data,
+                                         size_t *size) {
+  StringRef artifact;
+  if (StringRef(name) == "object") {
+    artifact = executable->executable->getObject();
+  } else if (StringRef(name) == "description") {
+    if (executable->description.empty())
+      executable->description = executable->executable->describe();
+    artifact = executable->description;
+  } else {
+    return makeError("no artifact '" + std::string(name) +
+                     "' (object or description)");
+  }
+  *data = artifact.data();
+  *size = artifact.size();
+  return nullptr;
+}
+
+KilnError *kilnHostExecutableCreateFromArtifacts(
+    const char *object, size_t objectSize, const char *description,
+    KilnHostExecutable **executable) {
+  *executable = nullptr;
+  std::string error;
+  std::unique_ptr<kiln::host::HostExecutable> loaded =
+      kiln::host::HostExecutable::load(StringRef(object, objectSize),
+                                       description, error);
+  if (!loaded)
+    return makeError("loading a host executable failed: " + error);
+  *executable = new KilnHostExecutable{std::move(loaded), {}};
+  return nullptr;
+}
+
+const char *kilnGetHostTarget(void) {
+  static const std::string target = kiln::host::HostExecutable::getHostTarget();
+  return target.c_str();
 }
 
 void kilnHostExecutableSetThreads(KilnHostExecutable *executable,

@@ -19,7 +19,7 @@ from pathlib import Path
 from kiln.errors import KilnError
 
 #: The C API version this package was written against (KILN_C_API_VERSION).
-API_VERSION = 7
+API_VERSION = 8
 LIBRARY_NAME = "libKilnCAPI.so"
 
 
@@ -83,6 +83,14 @@ _SIGNATURES = {
     "kilnModuleRunPipeline": ([ModuleHandle, ctypes.c_char_p], ErrorHandle),
     "kilnModuleGetText": ([ModuleHandle], ctypes.c_char_p),
     "kilnModuleGetRemarks": ([ModuleHandle], ctypes.c_char_p),
+    "kilnHostExecutableGetArtifact": ([HostExecutableHandle, ctypes.c_char_p,
+                                       ctypes.POINTER(ctypes.c_void_p),
+                                       ctypes.POINTER(ctypes.c_size_t)],
+                                      ErrorHandle),
+    "kilnHostExecutableCreateFromArtifacts": (
+        [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p,
+         ctypes.POINTER(HostExecutableHandle)], ErrorHandle),
+    "kilnGetHostTarget": ([], ctypes.c_char_p),
     "kilnModuleGetKernelNumArguments": ([ModuleHandle, ctypes.c_char_p,
                                          ctypes.POINTER(ctypes.c_size_t)],
                                         ErrorHandle),

@@ -133,10 +133,12 @@ def load(name: str) -> Entry | None:
         return None
 
 
-def report_damaged(name: str, reason: Exception) -> None:
-    """Warns that entry ``name`` cannot be used (for ``reason``), so that
-    its kernel is compiled again and the entry replaced."""
-    warnings.warn(f"kiln cache entry {directory() / f'{name}.kiln'} is "
+def report_damaged(name: str, reason: Exception,
+                   kind: str = "kiln") -> None:
+    """Warns that entry ``name`` (a ``.kiln`` GPU entry, or a ``.host``
+    one) cannot be used (for ``reason``), so that its kernel is compiled
+    again and the entry replaced."""
+    warnings.warn(f"kiln cache entry {directory() / f'{name}.{kind}'} is "
                   f"damaged ({reason}); compiling the kernel again",
                   RuntimeWarning, stacklevel=3)
 
@@ -152,10 +154,7 @@ def _check_header(header: dict) -> None:
         if type(header.get(field)) is not kind:
             raise ValueError(f"its header's {field} is not of type "
                              f"{kind.__name__}")
-    arguments = header.get("arguments")
-    if type(arguments) is not dict or not all(
-            type(types) is list and all(type(t) is str for t in types)
-            for types in arguments.values()):
+    if not _argument_types(header.get("arguments")):
         raise ValueError("its header's arguments are not lists of types by "
                          "kernel")
     if header["ptx"] < 0 or header["cubin"] < 0:
@@ -167,6 +166,13 @@ def _check_header(header: dict) -> None:
     if not 0 <= shared <= MAX_SHARED_BYTES:
         raise ValueError(f"{shared} bytes of shared memory is not from 0 "
                          f"to {MAX_SHARED_BYTES}")
+
+
+def _argument_types(arguments) -> bool:
+    """Whether a header's ``arguments`` are lists of types by kernel."""
+    return type(arguments) is dict and all(
+        type(types) is list and all(type(t) is str for t in types)
+        for types in arguments.values())
 
 
 def read_entry(path: Path, limit: int) -> bytes:
@@ -210,6 +216,74 @@ def store(name: str, ptx: str, cubin: bytes, threads: int,
     return write_atomically(directory() / f"{name}.kiln",
                             len(header).to_bytes(4, "little") + header +
                             ptx_bytes + cubin)
+
+
+class HostEntry(NamedTuple):
+    """What a host entry holds: a host compilation's object file, the
+    description of its kernels (HostExecutable.artifacts) and their
+    argument types (IR text) by kernel."""
+
+    object_file: bytes
+    description: str
+    arguments: dict[str, list[str]]
+
+
+def host_key(origin: str, check_bounds: bool) -> str:
+    """The entry name of a host compilation of `origin` (a source
+    fingerprint with a specialization), for this machine's CPU."""
+    text = json.dumps([_FORMAT, "host", _ffi.lib().kilnGetAPIVersion(),
+                       _compiler_identity(),
+                       _ffi.lib().kilnGetHostTarget().decode(),
+                       check_bounds, origin])
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def store_host(name: str, object_file: bytes, description: str,
+               arguments: dict[str, list[str]]) -> bool:
+    """Writes host entry ``name`` atomically, as ``store`` does."""
+    header = json.dumps({"format": _FORMAT, "object": len(object_file),
+                         "description": description,
+                         "arguments": arguments,
+                         "sha256": _host_digest(object_file, description,
+                                                arguments)}).encode()
+    return write_atomically(directory() / f"{name}.host",
+                            len(header).to_bytes(4, "little") + header +
+                            object_file)
+
+
+def load_host(name: str) -> HostEntry | None:
+    """Host entry ``name``, or None where there is none; a damaged entry is
+    reported with a warning, as ``load`` reports one."""
+    try:
+        data = read_entry(directory() / f"{name}.host", MAX_ENTRY_BYTES)
+        size = int.from_bytes(data[:4], "little")
+        header = json.loads(data[4:4 + size])
+        if not isinstance(header, dict):
+            raise ValueError("its header is not a JSON object")
+        if header.get("format") != _FORMAT:
+            return None
+        object_file = data[4 + size:]
+        description, arguments = header.get("description"), \
+            header.get("arguments")
+        if type(description) is not str or not _argument_types(arguments):
+            raise ValueError("its header's description or arguments are "
+                             "not what a compilation writes")
+        if len(object_file) != header.get("object") or header.get(
+                "sha256") != _host_digest(object_file, description,
+                                          arguments):
+            raise ValueError("its contents do not match its header")
+        return HostEntry(object_file, description, arguments)
+    except OSError:
+        return None
+    except (ValueError, RecursionError) as exc:
+        report_damaged(name, exc, "host")
+        return None
+
+
+def _host_digest(object_file: bytes, description: str,
+                 arguments: dict) -> str:
+    return hashlib.sha256(object_file + description.encode() +
+                          json.dumps(arguments).encode()).hexdigest()
 
 
 def write_atomically(path: Path, data: bytes) -> bool:

@@ -98,17 +98,65 @@ class HostExecutable:
         instances on ``threads`` threads (default: ``$KILN_HOST_THREADS``,
         else 1)."""
         self._handle: _ffi.HostExecutableHandle | None = None
-        self._module = module
+        self._module: Module | None = module
         self._signatures: dict[str, list[str]] = {}
         handle = _ffi.HostExecutableHandle()
         check(_ffi.lib().kilnHostExecutableCreate(
             module.handle, int(check_bounds), ctypes.byref(handle)))
+        self._adopt(handle, threads)
+
+    @classmethod
+    def from_artifacts(cls, object_file: bytes, description: str,
+                       arguments: dict[str, list[str]],
+                       threads: int | None = None) -> HostExecutable:
+        """An executable compiled before on this machine (kept by the disk
+        cache): its ``artifacts()``, linked without compiling, with each
+        kernel's argument types (its launches need no module; its plans
+        cannot run)."""
+        executable = cls.__new__(cls)
+        executable._handle = None
+        executable._module = None
+        executable._signatures = dict(arguments)
+        handle = _ffi.HostExecutableHandle()
+        check(_ffi.lib().kilnHostExecutableCreateFromArtifacts(
+            object_file, len(object_file), description.encode(),
+            ctypes.byref(handle)), KilnError)
+        executable._adopt(handle, threads)
+        return executable
+
+    def _adopt(self, handle: _ffi.HostExecutableHandle,
+               threads: int | None) -> None:
         self._handle = handle
         if threads is None:
             threads = int(os.environ.get("KILN_HOST_THREADS", "1") or 1)
         if threads < 1:
             raise KilnError(f"threads must be at least 1, not {threads}")
         _ffi.lib().kilnHostExecutableSetThreads(handle, threads)
+
+    def artifacts(self) -> tuple[bytes, str]:
+        """The compiled object file and the description of its kernels,
+        which ``from_artifacts`` takes."""
+        if self._handle is None:
+            raise KilnError("the executable is closed")
+
+        def artifact(name: str) -> bytes:
+            data, size = ctypes.c_void_p(), ctypes.c_size_t()
+            check(_ffi.lib().kilnHostExecutableGetArtifact(
+                self._handle, name.encode(), ctypes.byref(data),
+                ctypes.byref(size)), KilnError)
+            return ctypes.string_at(data, size.value) if size.value else b""
+
+        return artifact("object"), artifact("description").decode()
+
+    def kernel_argument_types(self, kernel: str) -> list[str]:
+        """``kernel``'s argument types as IR text."""
+        types = self._signatures.get(kernel)
+        if types is None:
+            if self._module is None:
+                raise KilnError(f"no kernel named '{kernel}'")
+            types = self._module.kernel_argument_types(kernel)
+            self._signatures[kernel] = types
+        return types
 
     def launch(self, kernel: str, grid: Sequence[int], *args: Any,
                names: Sequence[str] | None = None) -> None:
@@ -118,10 +166,7 @@ class HostExecutable:
         arrays in errors."""
         if self._handle is None:
             raise KilnError("the executable is closed")
-        types = self._signatures.get(kernel)
-        if types is None:
-            types = self._module.kernel_argument_types(kernel)
-            self._signatures[kernel] = types
+        types = self.kernel_argument_types(kernel)
         pointers, sizes, values = pack_launch(kernel, grid, args, types,
                                               _pack_array)
         arrays = [(i, a) for i, a in enumerate(args)
@@ -141,6 +186,9 @@ class HostExecutable:
         dimension takes its input's size, and the results' shapes follow."""
         if self._handle is None:
             raise KilnError("the executable is closed")
+        if self._module is None:
+            raise KilnError("an executable from artifacts runs kernels, not "
+                            "launch plans")
         input_types = self._module.function_attribute(plan,
                                                       "kiln.plan.inputs")
         output_types = self._module.function_attribute(plan,

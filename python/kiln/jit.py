@@ -493,26 +493,52 @@ class JITFunction:
                 constants: dict[str, Any]) -> HostExecutable:
         check_bounds = self.debug or os.environ.get(
             "KILN_HOST_CHECK_BOUNDS", "") != "0"
+        entry = None
+        name = self.fn.__name__
+
+        def stored() -> HostExecutable | None:
+            nonlocal entry
+            origin = self._source_origin(types, constants)
+            if origin is None:
+                return None
+            entry = cache.host_key(origin, check_bounds)
+            found = cache.load_host(entry)
+            if found is None or name not in found.arguments:
+                return None
+            start = time.perf_counter()
+            try:
+                executable = HostExecutable.from_artifacts(*found)
+            except KilnError as exc:  # an object the JIT cannot link
+                cache.report_damaged(entry, exc, "host")
+                return None
+            self._report_time(f"host target: from the disk cache, linked in "
+                              f"{_ms(time.perf_counter() - start)}")
+            return executable
+
         def build(module: Module, text: str) -> HostExecutable:
             start = time.perf_counter()
             executable = HostExecutable(module, check_bounds=check_bounds)
-            self._report_time(f"host target: lowered and compiled by LLVM's "
-                              f"JIT in {_ms(time.perf_counter() - start)}")
+            self._report_time(f"host target: lowered and compiled by LLVM "
+                              f"in {_ms(time.perf_counter() - start)}")
+            if entry:
+                cache.store_host(entry, *executable.artifacts(),
+                                 {name: executable.kernel_argument_types(
+                                     name)})
             return executable
 
         return self._compiled(
             self._cache, self._key(types, constants) + (check_bounds,), types,
-            constants, build)
+            constants, build, stored)
 
-    def _source_entry(self, types: dict[str, Type],
-                      constants: dict[str, Any], chip: str, num_warps: int,
-                      num_stages: int) -> str | None:
-        """The disk cache entry of a specialization keyed by the kernel's
-        source fingerprint, found without the front end; None where the
-        source cannot be read or a constexpr is not a plain value (a
-        function's repr names its address, not its code: such a
-        specialization is keyed by its tile IR instead). The caller holds
-        the lock."""
+    def _source_origin(self, types: dict[str, Type],
+                       constants: dict[str, Any]) -> str | None:
+        """What a specialization is compiled from, for the disk cache's
+        keys by source: the kernel's source fingerprint and the
+        specialization, found without the front end; None where the source
+        cannot be read or a constexpr is not a plain value (a function's
+        repr names its address, not its code: such a specialization is
+        keyed by its tile IR instead, or not kept on the host). The caller
+        holds the lock."""
         if not all(is_plain_value(_constant(value))
                    for value in constants.values()):
             return None
@@ -522,12 +548,20 @@ class JITFunction:
                     self.fn, lambda value: isinstance(value, JITFunction),
                     is_plain_value, launch_keys.constant_key)
                 self._globals_read.update(read)
-            except (OSError, TypeError, SyntaxError):
+            except (OSError, TypeError, SyntaxError, source_key.Unkeyable):
                 self._fingerprint = ""
         if not self._fingerprint:
             return None
-        origin = repr([self._fingerprint, self._key(types, constants)])
-        return cache.key(origin, chip, num_warps, num_stages)
+        return repr([self._fingerprint, self._key(types, constants)])
+
+    def _source_entry(self, types: dict[str, Type],
+                      constants: dict[str, Any], chip: str, num_warps: int,
+                      num_stages: int) -> str | None:
+        """The GPU entry of a specialization keyed by source (see
+        `_source_origin`); the caller holds the lock."""
+        origin = self._source_origin(types, constants)
+        return cache.key(origin, chip, num_warps, num_stages) if origin \
+            else None
 
     def _binary_in(self, entry: str, module: Module | None,
                    chip: str) -> GPUBinary | None:

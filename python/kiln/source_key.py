@@ -21,6 +21,18 @@ import types
 import weakref
 from typing import Any, Callable
 
+#: What a name is known by: the modules, functions and classes a kernel
+#: names, whose code is Python's or Kiln's, not the kernel's.
+_NAMED = (types.ModuleType, types.FunctionType, types.BuiltinFunctionType,
+          type)
+
+
+class Unkeyable(ValueError):
+    """The kernel reads a global object of another kind (an instance,
+    whose attributes may change): a fingerprint could not tell two of its
+    states apart, so there is none."""
+
+
 #: Globals whose values the fingerprint took, as the front end records
 #: what it read: (id of the globals dict, name) -> (dict, name, value).
 GlobalsRead = dict[tuple[int, str], tuple[dict, str, Any]]
@@ -33,7 +45,8 @@ def fingerprint(fn: Callable, is_jit: Callable[[Any], bool],
     and the plain-valued globals taken into it. `is_jit` tells a jit
     function (whose `.fn` is followed), `plain` a value compiled into the
     kernel, and `constant_key` gives such a value's key. Raises OSError or
-    TypeError where the source cannot be read, as the front end would."""
+    TypeError where the source cannot be read, as the front end would, and
+    Unkeyable where the kernel reads a global of no kind it can key."""
     read: GlobalsRead = {}
     parts: list = []
     _describe(fn, is_jit, plain, constant_key, read, parts, set())
@@ -57,21 +70,26 @@ def _describe(fn: Callable, is_jit, plain, constant_key, read: GlobalsRead,
         value = globals_[chain[0]]
         if plain(value):
             read[(id(globals_), chain[0])] = (globals_, chain[0], value)
-        # Follow attributes through modules: `helpers.scale`, `kl.load`.
+        # Follow the attributes the code reads (`helpers.scale`, `kl.load`,
+        # `Config.BLOCK`), as the front end does; past a plain value they
+        # are the kernel's (`SCALE.bit_length`? not a global's).
         for name in chain[1:]:
-            if not isinstance(value, types.ModuleType):
+            if plain(value) or not hasattr(value, name):
                 break
-            value = getattr(value, name, None)
+            value = getattr(value, name)
         if is_jit(value):
             _describe(value.fn, is_jit, plain, constant_key, read, parts,
                       visiting)
         elif plain(value):
             parts.append((".".join(chain), "value", constant_key(value)))
-        else:
+        elif isinstance(value, _NAMED):
             parts.append((".".join(chain), "object",
                           getattr(value, "__module__", None),
-                          getattr(value, "__qualname__",
-                                  type(value).__qualname__)))
+                          getattr(value, "__qualname__", value.__name__)))
+        else:
+            raise Unkeyable(f"'{'.'.join(chain)}' is a "
+                            f"{type(value).__qualname__}, whose state the "
+                            "fingerprint cannot take")
     visiting.discard(fn)
 
 

@@ -39,8 +39,9 @@ def test_a_gpu_compile_reports_each_step(capfd, monkeypatch):
                         rf"PTX [0-9.]+ ms{ptxas}", steps), steps
 
 
-def test_a_host_compile_reports_its_steps(capfd, monkeypatch):
+def test_a_host_compile_reports_its_steps(capfd, monkeypatch, tmp_path):
     monkeypatch.setenv("KILN_TIMING", "1")
+    monkeypatch.setenv("KILN_CACHE_DIR", str(tmp_path))
     kernel = kiln.jit(_scale)
     x = np.ones(64, np.float32)
     kernel[(1,)](x, 64, BLOCK=64)
@@ -48,10 +49,17 @@ def test_a_host_compile_reports_its_steps(capfd, monkeypatch):
     front, host = _lines(capfd.readouterr().err)
     assert front.startswith("kiln timing: _scale: front end ")
     assert re.fullmatch(r"kiln timing: _scale: host target: lowered and "
-                        r"compiled by LLVM's JIT in [0-9.]+ ms", host)
+                        r"compiled by LLVM in [0-9.]+ ms", host)
     # A second launch compiles nothing, and reports nothing.
     kernel[(1,)](x, 64, BLOCK=64)
     assert _lines(capfd.readouterr().err) == []
+    # A new jit function of the same source (as in a new process) links
+    # the object the disk cache keeps: no front end, no compile.
+    kiln.jit(_scale)[(1,)](x, 64, BLOCK=64)
+    np.testing.assert_array_equal(x, np.full(64, 27, np.float32))
+    (linked,) = _lines(capfd.readouterr().err)
+    assert re.fullmatch(r"kiln timing: _scale: host target: from the disk "
+                        r"cache, linked in [0-9.]+ ms", linked)
 
 
 def test_nothing_is_reported_without_kiln_timing(capfd, monkeypatch):

@@ -10,15 +10,26 @@
 #include "kiln/Dialect/Tile/IR/TileDialect.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/ExecutionEngine/JITEventListener.h"
+#include "llvm/ExecutionEngine/Orc/CompileUtils.h"
+#include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/ExecutionEngine/Orc/LLJIT.h"
 #include "llvm/ExecutionEngine/Orc/Mangling.h"
+#include "llvm/ExecutionEngine/Orc/RTDyldObjectLinkingLayer.h"
+#include "llvm/ExecutionEngine/SectionMemoryManager.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Module.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/TargetSelect.h"
+#include "llvm/Target/TargetMachine.h"
 
 #include <algorithm>
 #include <atomic>
@@ -313,16 +324,270 @@ static bool isProfilingRequested() {
   return value && *value && StringRef(value) != "0";
 }
 
+static void initializeNativeTarget() {
+  static std::once_flag initialized;
+  std::call_once(initialized, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+  });
+}
+
+/// The run-time functions the lowered kernels call, by name.
+static llvm::orc::SymbolMap runtimeSymbols(llvm::orc::MangleAndInterner &mangle) {
+  llvm::orc::SymbolMap symbols;
+  auto add = [&](StringRef name, auto *function) {
+    symbols[mangle(name)] = {llvm::orc::ExecutorAddr::fromPtr(function),
+                             llvm::JITSymbolFlags::Exported};
+  };
+  add(kCheckFunction, &checkAccess);
+  add(kCheckSpanFunction, &checkSpan);
+  add(kPrintFunction, &printValue);
+  add(kAssertFunction, &checkAssertion);
+  add("memrefCopy", &memrefCopy);
+  add("__truncsfbf2", &truncateFloatToBF16);
+  add("__powisf2", &raiseToInteger<float>);
+  add("__powidf2", &raiseToInteger<double>);
+  add(kAllocFunction, &allocateTemporary);
+  add(kFreeFunction, &freeTemporary);
+  add(kLockFunction, &lockAtomics);
+  add(kUnlockFunction, &unlockAtomics);
+  return symbols;
+}
+
+/// Adds `_mlir_<name>(void **args)` beside each function defined in
+/// `module`, as mlir::ExecutionEngine's packed interface: args[i] points to
+/// argument i and args[n] to where the result goes. Launches call kernels
+/// and plans through it, whatever their signatures.
+static void addPackedEntryPoints(llvm::Module &module) {
+  SmallVector<llvm::Function *> defined;
+  for (llvm::Function &function : module)
+    if (!function.isDeclaration() && function.hasExternalLinkage())
+      defined.push_back(&function);
+  llvm::LLVMContext &context = module.getContext();
+  auto *pointer = llvm::PointerType::getUnqual(context);
+  auto *type = llvm::FunctionType::get(llvm::Type::getVoidTy(context),
+                                       {pointer}, /*isVarArg=*/false);
+  for (llvm::Function *function : defined) {
+    auto *packed =
+        llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage,
+                               "_mlir_" + function->getName(), module);
+    llvm::IRBuilder<> builder(
+        llvm::BasicBlock::Create(context, "entry", packed));
+    auto slot = [&](unsigned index) {
+      return builder.CreateLoad(
+          pointer,
+          builder.CreateConstGEP1_64(pointer, packed->getArg(0), index));
+    };
+    SmallVector<llvm::Value *> arguments;
+    for (llvm::Argument &argument : function->args())
+      arguments.push_back(
+          builder.CreateLoad(argument.getType(), slot(argument.getArgNo())));
+    llvm::CallInst *call = builder.CreateCall(function, arguments);
+    if (!call->getType()->isVoidTy())
+      builder.CreateStore(call, slot(function->arg_size()));
+    builder.CreateRetVoid();
+  }
+}
+
+/// `lowered` (the LLVM dialect) as an object file for this CPU, optimized
+/// at -O3, with packed entry points.
+static llvm::Expected<std::string> compileToObject(ModuleOp lowered) {
+  auto machineBuilder = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!machineBuilder)
+    return machineBuilder.takeError();
+  auto machine = machineBuilder->createTargetMachine();
+  if (!machine)
+    return machine.takeError();
+  llvm::LLVMContext context;
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(lowered, context);
+  if (!llvmModule)
+    return llvm::createStringError("translation to LLVM IR failed");
+  llvmModule->setDataLayout((*machine)->createDataLayout());
+  llvmModule->setTargetTriple((*machine)->getTargetTriple());
+  addPackedEntryPoints(*llvmModule);
+  if (llvm::Error error = makeOptimizingTransformer(
+          /*optLevel=*/3, /*sizeLevel=*/0, machine->get())(llvmModule.get()))
+    return std::move(error);
+  llvm::orc::SimpleCompiler compile(**machine);
+  auto object = compile(*llvmModule);
+  if (!object)
+    return object.takeError();
+  return (*object)->getBuffer().str();
+}
+
+LogicalResult HostExecutable::link(std::string &error) {
+  // The debugger's and perf's JIT listeners write a dump per process under
+  // $TMPDIR/.debug (and a full disk aborts the process at exit): only for
+  // a user who asks to profile JIT-compiled kernels.
+  bool profile = isProfilingRequested();
+  auto created =
+      llvm::orc::LLJITBuilder()
+          .setObjectLinkingLayerCreator(
+              [profile](llvm::orc::ExecutionSession &session)
+                  -> llvm::Expected<std::unique_ptr<llvm::orc::ObjectLayer>> {
+                auto layer =
+                    std::make_unique<llvm::orc::RTDyldObjectLinkingLayer>(
+                        session, [](const llvm::MemoryBuffer &) {
+                          return std::make_unique<llvm::SectionMemoryManager>();
+                        });
+                if (profile) {
+                  layer->registerJITEventListener(
+                      *llvm::JITEventListener::createGDBRegistrationListener());
+                  if (llvm::JITEventListener *perf =
+                          llvm::JITEventListener::createPerfJITEventListener())
+                    layer->registerJITEventListener(*perf);
+                }
+                return std::move(layer);
+              })
+          .create();
+  if (!created) {
+    error = llvm::toString(created.takeError());
+    return failure();
+  }
+  jit = std::move(*created);
+  llvm::orc::JITDylib &library = jit->getMainJITDylib();
+  llvm::orc::MangleAndInterner mangle(jit->getExecutionSession(),
+                                      jit->getDataLayout());
+  // libm's and libc's functions from the process, the runtime's our own.
+  auto process = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
+      jit->getDataLayout().getGlobalPrefix());
+  llvm::Error linked =
+      process ? llvm::Error::success() : process.takeError();
+  if (!linked) {
+    library.addGenerator(std::move(*process));
+    linked = library.define(llvm::orc::absoluteSymbols(runtimeSymbols(mangle)));
+  }
+  if (!linked)
+    linked = jit->addObjectFile(llvm::MemoryBuffer::getMemBuffer(
+        object, "kiln-host-kernels", /*RequiresNullTerminator=*/false));
+  if (linked) {
+    error = llvm::toString(std::move(linked));
+    return failure();
+  }
+  return success();
+}
+
+llvm::Expected<void (*)(void **)>
+HostExecutable::lookupPacked(StringRef function) {
+  auto address = jit->lookup(("_mlir_" + function).str());
+  if (!address)
+    return address.takeError();
+  return address->toPtr<void (*)(void **)>();
+}
+
+std::string HostExecutable::getHostTarget() {
+  auto machineBuilder = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!machineBuilder) {
+    llvm::consumeError(machineBuilder.takeError());
+    return "unknown";
+  }
+  return machineBuilder->getTargetTriple().str() + " " +
+         machineBuilder->getCPU() + " " +
+         machineBuilder->getFeatures().getString();
+}
+
+std::string HostExecutable::describe() const {
+  llvm::json::Object functions;
+  for (const auto &entry : numArguments)
+    functions[entry.getKey()] = llvm::json::Object{
+        {"arguments", static_cast<int64_t>(entry.getValue())},
+        {"plan", plans.contains(entry.getKey())}};
+  llvm::json::Array access, debug;
+  for (const AccessSite &site : accessSites)
+    access.push_back(llvm::json::Array{site.text, site.origin, site.writes});
+  for (const DebugSite &site : debugSites)
+    debug.push_back(llvm::json::Array{
+        site.text, llvm::json::Array(site.shape), site.numOperands});
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << llvm::json::Value(llvm::json::Object{{"functions", std::move(functions)},
+                                             {"access_sites", std::move(access)},
+                                             {"debug_sites", std::move(debug)}});
+  return text;
+}
+
+std::unique_ptr<HostExecutable> HostExecutable::load(StringRef object,
+                                                     StringRef description,
+                                                     std::string &error) {
+  initializeNativeTarget();
+  std::unique_ptr<HostExecutable> executable(new HostExecutable());
+  llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(description);
+  if (!parsed) {
+    error = "its description is not JSON: " + llvm::toString(parsed.takeError());
+    return nullptr;
+  }
+  // Every field checked: a damaged description is an error, not a crash.
+  auto read = [&](const llvm::json::Value &value) {
+    const llvm::json::Object *top = value.getAsObject();
+    const llvm::json::Object *functions =
+        top ? top->getObject("functions") : nullptr;
+    const llvm::json::Array *access =
+        top ? top->getArray("access_sites") : nullptr;
+    const llvm::json::Array *debug =
+        top ? top->getArray("debug_sites") : nullptr;
+    if (!functions || !access || !debug)
+      return false;
+    for (const auto &[name, function] : *functions) {
+      const llvm::json::Object *fields = function.getAsObject();
+      std::optional<int64_t> arguments =
+          fields ? fields->getInteger("arguments") : std::nullopt;
+      std::optional<bool> plan =
+          fields ? fields->getBoolean("plan") : std::nullopt;
+      if (!arguments || *arguments < 0 || !plan)
+        return false;
+      executable->numArguments[name] = *arguments;
+      if (*plan)
+        executable->plans.insert(name);
+    }
+    for (const llvm::json::Value &site : *access) {
+      const llvm::json::Array *fields = site.getAsArray();
+      if (!fields || fields->size() != 3)
+        return false;
+      std::optional<StringRef> text = (*fields)[0].getAsString();
+      std::optional<int64_t> origin = (*fields)[1].getAsInteger();
+      std::optional<bool> writes = (*fields)[2].getAsBoolean();
+      if (!text || !origin || !writes)
+        return false;
+      executable->accessSites.push_back(
+          {text->str(), static_cast<int32_t>(*origin), *writes});
+    }
+    for (const llvm::json::Value &site : *debug) {
+      const llvm::json::Array *fields = site.getAsArray();
+      if (!fields || fields->size() != 3)
+        return false;
+      std::optional<StringRef> text = (*fields)[0].getAsString();
+      const llvm::json::Array *shape = (*fields)[1].getAsArray();
+      std::optional<int64_t> operands = (*fields)[2].getAsInteger();
+      if (!text || !shape || !operands)
+        return false;
+      std::vector<int64_t> sizes;
+      for (const llvm::json::Value &size : *shape) {
+        std::optional<int64_t> value = size.getAsInteger();
+        if (!value)
+          return false;
+        sizes.push_back(*value);
+      }
+      executable->debugSites.push_back(
+          {text->str(), std::move(sizes), static_cast<int32_t>(*operands)});
+    }
+    return true;
+  };
+  if (!read(*parsed)) {
+    error = "its description is not one describe() writes";
+    return nullptr;
+  }
+  executable->object = object.str();
+  if (failed(executable->link(error)))
+    return nullptr;
+  return executable;
+}
+
 HostExecutable::~HostExecutable() = default;
 
 FailureOr<std::unique_ptr<HostExecutable>>
 HostExecutable::create(ModuleOp module, bool boundsCheck) {
-  static std::once_flag nativeTargetInitialized;
-  std::call_once(nativeTargetInitialized, [] {
-    llvm::InitializeNativeTarget();
-    llvm::InitializeNativeTargetAsmPrinter();
-  });
-
+  initializeNativeTarget();
   std::unique_ptr<HostExecutable> executable(new HostExecutable());
   for (auto func : module.getOps<func::FuncOp>()) {
     if (func.isExternal())
@@ -361,63 +626,14 @@ HostExecutable::create(ModuleOp module, bool boundsCheck) {
            static_cast<int32_t>(cast<IntegerAttr>(site[2]).getInt())});
     }
 
-  ExecutionEngineOptions options;
-  // The debugger's and perf's JIT listeners write a dump per process under
-  // $TMPDIR/.debug (and a full disk aborts the process at exit): only for
-  // a user who asks to profile JIT-compiled kernels.
-  bool profile = isProfilingRequested();
-  options.enableGDBNotificationListener = profile;
-  options.enablePerfNotificationListener = profile;
-  auto transformer = makeOptimizingTransformer(/*optLevel=*/3,
-                                               /*sizeLevel=*/0,
-                                               /*targetMachine=*/nullptr);
-  options.transformer = transformer;
-  auto engine = ExecutionEngine::create(*lowered, options);
-  if (!engine) {
-    std::string message = llvm::toString(engine.takeError());
-    return module.emitError("host JIT compilation failed: ") << message;
-  }
-  executable->engine = std::move(*engine);
-  executable->engine->registerSymbols([](llvm::orc::MangleAndInterner mangle) {
-    llvm::orc::SymbolMap symbols;
-    symbols[mangle(kCheckFunction)] = {
-        llvm::orc::ExecutorAddr::fromPtr(&checkAccess),
-        llvm::JITSymbolFlags::Exported};
-    symbols[mangle(kCheckSpanFunction)] = {
-        llvm::orc::ExecutorAddr::fromPtr(&checkSpan),
-        llvm::JITSymbolFlags::Exported};
-    symbols[mangle(kPrintFunction)] = {
-        llvm::orc::ExecutorAddr::fromPtr(&printValue),
-        llvm::JITSymbolFlags::Exported};
-    symbols[mangle(kAssertFunction)] = {
-        llvm::orc::ExecutorAddr::fromPtr(&checkAssertion),
-        llvm::JITSymbolFlags::Exported};
-    symbols[mangle("memrefCopy")] = {
-        llvm::orc::ExecutorAddr::fromPtr(&memrefCopy),
-        llvm::JITSymbolFlags::Exported};
-    symbols[mangle("__truncsfbf2")] = {
-        llvm::orc::ExecutorAddr::fromPtr(&truncateFloatToBF16),
-        llvm::JITSymbolFlags::Exported};
-    symbols[mangle("__powisf2")] = {
-        llvm::orc::ExecutorAddr::fromPtr(&raiseToInteger<float>),
-        llvm::JITSymbolFlags::Exported};
-    symbols[mangle("__powidf2")] = {
-        llvm::orc::ExecutorAddr::fromPtr(&raiseToInteger<double>),
-        llvm::JITSymbolFlags::Exported};
-    symbols[mangle(kAllocFunction)] = {
-        llvm::orc::ExecutorAddr::fromPtr(&allocateTemporary),
-        llvm::JITSymbolFlags::Exported};
-    symbols[mangle(kFreeFunction)] = {
-        llvm::orc::ExecutorAddr::fromPtr(&freeTemporary),
-        llvm::JITSymbolFlags::Exported};
-    symbols[mangle(kLockFunction)] = {
-        llvm::orc::ExecutorAddr::fromPtr(&lockAtomics),
-        llvm::JITSymbolFlags::Exported};
-    symbols[mangle(kUnlockFunction)] = {
-        llvm::orc::ExecutorAddr::fromPtr(&unlockAtomics),
-        llvm::JITSymbolFlags::Exported};
-    return symbols;
-  });
+  auto object = compileToObject(*lowered);
+  if (!object)
+    return module.emitError("host compilation failed: ")
+           << llvm::toString(object.takeError());
+  executable->object = std::move(*object);
+  std::string error;
+  if (failed(executable->link(error)))
+    return module.emitError("host JIT linking failed: ") << error;
   return executable;
 }
 
@@ -440,11 +656,13 @@ LogicalResult HostExecutable::runPlan(StringRef plan,
   SmallVector<void *> packed;
   for (int64_t &value : values)
     packed.push_back(&value);
-  currentDebugSites = &debugSites;
-  if (llvm::Error err = engine->invokePacked(plan, packed)) {
-    error = llvm::toString(std::move(err));
+  auto function = lookupPacked(plan);
+  if (!function) {
+    error = llvm::toString(function.takeError());
     return failure();
   }
+  currentDebugSites = &debugSites;
+  (*function)(packed.data());
   return success();
 }
 
@@ -464,7 +682,7 @@ LogicalResult HostExecutable::launch(StringRef kernel,
                 .str();
     return failure();
   }
-  auto function = engine->lookupPacked((kernel + "_launch").str());
+  auto function = lookupPacked((kernel + "_launch").str());
   if (!function) {
     error = llvm::toString(function.takeError());
     return failure();

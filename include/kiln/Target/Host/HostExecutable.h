@@ -6,6 +6,7 @@
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/Error.h"
 
 #include <array>
 #include <cstdint>
@@ -13,8 +14,11 @@
 #include <string>
 #include <vector>
 
+namespace llvm::orc {
+class LLJIT;
+} // namespace llvm::orc
+
 namespace mlir {
-class ExecutionEngine;
 class ModuleOp;
 } // namespace mlir
 
@@ -50,8 +54,11 @@ struct DebugSite {
   int32_t numOperands;
 };
 
-/// The kernels of a tile module, lowered and JIT-compiled for the CPU. A
-/// launch runs every program instance of the grid, one after another.
+/// The kernels of a tile module, lowered and compiled for the CPU into an
+/// object file, which is linked into the process (LLVM's ORC JIT). A launch
+/// runs every program instance of the grid, one after another. The object
+/// and a description of its kernels (artifacts()) make the executable again
+/// in another process without compiling (load()).
 class HostExecutable {
 public:
   /// Lowers a copy of `module` (which is left as it is) and compiles it.
@@ -65,7 +72,22 @@ public:
   static mlir::FailureOr<std::unique_ptr<HostExecutable>>
   create(mlir::ModuleOp module, bool boundsCheck = false);
 
+  /// The executable whose artifacts() are `object` and `description`,
+  /// linked without compiling; on failure `error` says why.
+  static std::unique_ptr<HostExecutable> load(llvm::StringRef object,
+                                              llvm::StringRef description,
+                                              std::string &error);
+
   ~HostExecutable();
+
+  /// The compiled object file, and its kernels' description (JSON: their
+  /// arguments, the plans, the checked and debug sites), for load().
+  llvm::StringRef getObject() const { return object; }
+  std::string describe() const;
+
+  /// What an object compiled here is specific to: the target triple, the
+  /// CPU and its features.
+  static std::string getHostTarget();
 
   /// Runs `kernel` on a `grid` of program instances. `args` point to the
   /// kernel's arguments in order: an `int64_t` address for each pointer, the
@@ -94,7 +116,13 @@ public:
 private:
   HostExecutable() = default;
 
-  std::unique_ptr<mlir::ExecutionEngine> engine;
+  /// Links `object` into a new JIT with the runtime's symbols.
+  mlir::LogicalResult link(std::string &error);
+  /// The packed entry point of `function` (see addPackedEntryPoints).
+  llvm::Expected<void (*)(void **)> lookupPacked(llvm::StringRef function);
+
+  std::string object;
+  std::unique_ptr<llvm::orc::LLJIT> jit;
   /// Number of arguments of each kernel and plan.
   llvm::StringMap<size_t> numArguments;
   /// Names of the launch plans.
