@@ -798,22 +798,37 @@ class JITFunction:
                             "on the GPU (device arrays) or all on the host "
                             "(numpy arrays), not both")
         if any(on_gpu):
-            for name, value in zip(names, values):
-                ordinal = (device_array_ordinal(value)
-                           if is_device_array(value) else None)
-                if ordinal not in (None, 0):
-                    raise KilnError(f"{self.__name__}: argument '{name}' is "
-                                    f"on GPU {ordinal}; kernels launch on "
-                                    "GPU 0")
-            module = self.compile_gpu(types, constants, num_warps, num_stages)
+            ordinal = self._launch_device(names, values)
+            module = self.compile_gpu(types, constants, num_warps, num_stages,
+                                      ordinal)
             module.launch(self.fn.__name__, grid, *values,
-                          stream=current_stream())
-            if fast is not None:
+                          stream=current_stream(ordinal))
+            # The cache-hit path launches on GPU 0; other GPUs take this one.
+            if fast is not None and ordinal == 0:
                 self._register(fast, module, types, constants, values,
                                num_warps, num_stages)
             return
         self.compile(types, constants).launch(self.fn.__name__, grid,
                                               *values, names=names)
+
+
+    def _launch_device(self, names: list[str], values: list) -> int:
+        """The GPU a launch runs on: the one its device arrays say they are
+        on (GPU 0 where none says, as for CuPy's interface without a
+        device); arrays on two GPUs are an error naming them."""
+        on: dict[int, list[str]] = {}
+        for name, value in zip(names, values):
+            if is_device_array(value):
+                ordinal = device_array_ordinal(value)
+                if ordinal is not None:
+                    on.setdefault(ordinal, []).append(name)
+        if len(on) > 1:
+            where = "; ".join(
+                f"{', '.join(repr(n) for n in arguments)} on GPU {ordinal}"
+                for ordinal, arguments in sorted(on.items()))
+            raise KilnError(f"{self.__name__}: a launch takes its arrays on "
+                            f"one GPU, and these are on {len(on)}: {where}")
+        return next(iter(on), 0)
 
 
 def jit(fn: Callable | None = None, *, interpret: bool | None = None,

@@ -100,6 +100,8 @@ struct FakeLaunch {
   int params;
   unsigned long long values[maxParams];
   void *stream;
+  /* The device whose context was current. */
+  int device;
 };
 
 struct FakeFunction {
@@ -111,6 +113,8 @@ struct FakeFunction {
   int tensorMaps, tensorMapParams[maxTensorMaps];
   /* The bytes of its first parameters (0 for a tensor map). */
   int params, paramBytes[maxParams];
+  /* The context its module was loaded in. */
+  const void *context;
 };
 
 /* The bytes of the PTX parameter declared from `param` to `stop`, at most
@@ -176,7 +180,11 @@ static struct FakeLaunch lastLaunch;
 static int launchCount;
 static double clockMilliseconds;
 static int liveHandles;
-static int context;
+/* One primary context per device: $KILN_FAKE_CUDA_DEVICES of them (1 to
+   maxDevices; default 1). */
+enum { maxDevices = 8 };
+static int deviceCount = 1;
+static int contexts[maxDevices];
 static _Thread_local void *current;
 /* References to the primary context, and its sticky error (SUCCESS until a
  * kernel faults). */
@@ -190,6 +198,8 @@ static int liveAllocations;
 /* What the last launch asked for, how many launches there were, and how
  * many modules, streams and events are alive: read by the tests. */
 const struct FakeLaunch *fakeCudaLastLaunch(void) { return &lastLaunch; }
+/* The device the last launch ran on (its context was current). */
+int fakeCudaLastLaunchDevice(void) { return lastLaunch.device; }
 int fakeCudaLaunchCount(void) {
   pthread_mutex_lock(&lock);
   int count = launchCount;
@@ -252,13 +262,18 @@ CUresult cuInit(unsigned flags) {
   const char *bytes = getenv("KILN_FAKE_CUDA_MEMORY");
   if (bytes && *bytes)
     memoryBytes = strtoull(bytes, 0, 10);
+  const char *devices = getenv("KILN_FAKE_CUDA_DEVICES");
+  if (devices && *devices) {
+    int count = atoi(devices);
+    deviceCount = count < 1 ? 1 : count > maxDevices ? maxDevices : count;
+  }
   return SUCCESS;
 }
-CUresult cuDeviceGetCount(int *count) { *count = 1; return SUCCESS; }
+CUresult cuDeviceGetCount(int *count) { *count = deviceCount; return SUCCESS; }
 CUresult cuDeviceGet(int *device, int ordinal) {
-  if (ordinal != 0)
+  if (ordinal < 0 || ordinal >= deviceCount)
     return INVALID_VALUE;
-  *device = 0;
+  *device = ordinal;
   return SUCCESS;
 }
 CUresult cuDeviceGetName(char *name, int length, int device) {
@@ -266,7 +281,7 @@ CUresult cuDeviceGetName(char *name, int length, int device) {
   return SUCCESS;
 }
 CUresult cuDeviceGetAttribute(int *value, int attribute, int device) {
-  if (device != 0)
+  if (device < 0 || device >= deviceCount)
     return INVALID_VALUE;
   switch (attribute) {
   case DEVICE_MAX_THREADS_PER_BLOCK: *value = (int)maxThreadsPerBlock; break;
@@ -294,7 +309,9 @@ CUresult cuDevicePrimaryCtxRetain(void **ctx, int device) {
   pthread_mutex_lock(&lock);
   ++contextReferences;
   pthread_mutex_unlock(&lock);
-  *ctx = &context;
+  if (device < 0 || device >= deviceCount)
+    return INVALID_VALUE;
+  *ctx = &contexts[device];
   return SUCCESS;
 }
 CUresult cuDevicePrimaryCtxRelease_v2(int device) {
@@ -306,7 +323,7 @@ CUresult cuDevicePrimaryCtxRelease_v2(int device) {
   return SUCCESS;
 }
 CUresult cuCtxSetCurrent(void *ctx) {
-  if (ctx && ctx != &context)
+  if (ctx && ((int *)ctx < contexts || (int *)ctx >= contexts + deviceCount))
     return INVALID_CONTEXT;
   current = ctx;
   return SUCCESS;
@@ -365,6 +382,8 @@ CUresult cuModuleLoadData(void **mod, const void *image) {
   module->functions[count++] = heavy;
   module->functions[count++] = faulting;
   module->numFunctions = count;
+  for (int i = 0; i < count; ++i)
+    module->functions[i].context = current;
   *mod = module;
   return SUCCESS;
 }
@@ -415,6 +434,9 @@ CUresult cuLaunchKernel(void *fn, unsigned gx, unsigned gy, unsigned gz,
   CUresult state = contextState();
   if (state != SUCCESS)
     return state;
+  /* A kernel runs in the context its module was loaded in. */
+  if (function->context != current)
+    return INVALID_CONTEXT;
   for (int i = 0; i < 3; ++i)
     if (!grid[i] || grid[i] > maxGrid[i] || !block[i] ||
         block[i] > maxBlock[i])
@@ -447,6 +469,7 @@ CUresult cuLaunchKernel(void *fn, unsigned gx, unsigned gy, unsigned gz,
     memcpy(launch.maps, maps, sizeof(maps[0]) * function->tensorMaps);
     launch.params = function->params;
     launch.stream = stream;
+    launch.device = (int)((int *)current - contexts);
     for (int i = 0; args && i < function->params; ++i)
       memcpy(&launch.values[i], args[i], function->paramBytes[i]);
     lastLaunch = launch;
