@@ -78,11 +78,22 @@ def device_array_element(value: Any,
     as PyTorch does: the array's own ``dtype`` tells it apart."""
     if interface is None:
         interface = value.__cuda_array_interface__
-    dtype = np.dtype(interface["typestr"])
-    if dtype == np.dtype("V2") and str(
-            getattr(value, "dtype", "")).endswith("bfloat16"):
-        return kl.bfloat16.ir
-    return kl.from_numpy(dtype).ir
+    typestr = interface["typestr"]
+    element = _ELEMENTS.get(typestr)
+    if element is not None:  # read on every launch: kept by typestr
+        return element
+    dtype = np.dtype(typestr)
+    if dtype == np.dtype("V2"):  # not kept: the array's dtype tells
+        if str(getattr(value, "dtype", "")).endswith("bfloat16"):
+            return kl.bfloat16.ir
+        return kl.from_numpy(dtype).ir
+    element = _ELEMENTS[typestr] = kl.from_numpy(dtype).ir
+    return element
+
+
+#: The element type of each ``__cuda_array_interface__`` typestr seen
+#: (but "<V2", which is bfloat16 or nothing by the array's own dtype).
+_ELEMENTS: dict[str, str] = {}
 
 
 def device_address(value: Any) -> int:

@@ -11,7 +11,7 @@ import pytest
 
 BENCH = Path(__file__).resolve().parents[2] / "bench"
 SCRIPTS = ["compile_time.py", "host_bounds_checks.py", "gpu_suite.py",
-           "roofline.py", "corpus/compare.py"]
+           "roofline.py", "corpus/compare.py", "launch_overhead.py"]
 
 
 @pytest.mark.parametrize("script", SCRIPTS)
