@@ -115,6 +115,9 @@ CASES: dict[str, Case] = {
                  "n_rows": 4096, "n_cols": 4096},
         {"BLOCK_SIZE": 4096}, num_warps=8, num_stages=2),
     "matmul": _matmul(""),
+    "matmul_persistent": _gemm("matmul_persistent",
+                               "matmul_kernel_persistent", f16, f16,
+                               (128, 256, 64), NUM_SMS=132),
     "matmul_leaky_relu": _matmul("leaky_relu"),
     # No case for matmul_block_ptr.py: Triton 3.9 has no peer for it
     # ("Block pointers have been removed in favor of the tensor

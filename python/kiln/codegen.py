@@ -18,6 +18,7 @@ import inspect
 import itertools
 import math
 import textwrap
+import warnings
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator
 
@@ -25,7 +26,8 @@ from kiln import language as kl
 from kiln import float8, ir_text
 from kiln import philox
 from kiln import semantics
-from kiln.errors import CompilationError, Diagnostic, KilnError, Severity
+from kiln.errors import (CompilationError, CompilerRemark, Diagnostic,
+                         KilnError, Severity)
 from kiln.extra import libdevice
 
 
@@ -263,6 +265,14 @@ class CodeGenerator(ast.NodeVisitor):
             self.source_lines) else ""
         return KilnCompileError(message, self.filename,
                                 line + self.first_line - 1, column, source)
+
+    def remark(self, message: str, node: ast.AST | None = None) -> None:
+        """Says at the user's line why the compiled code is not what was
+        asked for (a hint Kiln does not act on), as the GPU compiler's
+        remarks do: a CompilerRemark warning."""
+        error = self.error(message, node)
+        warnings.warn_explicit(message, CompilerRemark, error.filename,
+                               error.line)
 
     def loc(self, node: ast.AST | None = None) -> str:
         node = node or self.node
@@ -581,6 +591,13 @@ class CodeGenerator(ast.NodeVisitor):
                                  iterator) from None
             bound.apply_defaults()
             given = bound.arguments
+            for hint, why in _UNUSED_LOOP_HINTS.items():
+                value = given.get(hint)
+                if isinstance(value, kl.constexpr):
+                    value = value.value
+                if value not in (None, False):
+                    self.remark(f"kl.range({hint}={value!r}) is taken and "
+                                f"not acted on: {why}", iterator)
             args = list(kl.loop_bounds(given["arg1"], given["arg2"],
                                    given["step"]))
             keywords = {"num_stages": given["num_stages"]} \
@@ -3206,6 +3223,18 @@ class CodeGenerator(ast.NodeVisitor):
 #: The most bits a compile-time integer may take: 2**2**40 would take
 #: minutes to fold.
 MAX_CONSTANT_BITS = 4096
+
+
+#: Triton's loop hints that Kiln takes and does not act on, with why; a
+#: loop given one says so in a remark (disallow_acc_multi_buffer, which
+#: forbids what Kiln never does, needs none).
+_UNUSED_LOOP_HINTS = {
+    "flatten": "Kiln pipelines an inner loop within each iteration of this "
+               "one, not across them",
+    "warp_specialize": "Kiln has no warp specialization yet",
+    "loop_unroll_factor": "Kiln does not unroll loops by hint",
+    "disable_licm": "Kiln's loop-invariant code motion runs regardless",
+}
 
 
 def is_plain_value(value: Any) -> bool:

@@ -1145,8 +1145,10 @@ class range:
     ``num_stages`` sets how deep the GPU pipelines this loop's loads;
     Triton's other loop hints (``loop_unroll_factor``,
     ``disallow_acc_multi_buffer``, ``flatten``, ``warp_specialize``,
-    ``disable_licm``) are taken and not used: none changes what the loop
-    computes."""
+    ``disable_licm``) are taken and not acted on: none changes what the
+    loop computes, and the compiler says so in a CompilerRemark at the
+    loop (but for ``disallow_acc_multi_buffer``, which forbids what Kiln
+    never does)."""
 
     def __init__(self, arg1, arg2=None, step=None, num_stages=None,
                  loop_unroll_factor=None, disallow_acc_multi_buffer=False,

@@ -107,3 +107,36 @@ def test_a_fusion_into_one_kernel_has_no_remark():
         warnings.simplefilter("error")
         np.testing.assert_allclose(fused(x), np.tanh(np.exp(x) * 2.0),
                                    rtol=1e-5)
+
+
+@kiln.jit
+def hinted_loops(out_ptr, n, FLATTEN: kl.constexpr):
+    total = 0
+    for i in kl.range(0, n, flatten=FLATTEN, warp_specialize=True):  # hints
+        total += i
+    for i in kl.range(0, n, num_stages=2, disallow_acc_multi_buffer=True):
+        total += i
+    kl.store(out_ptr, total)
+
+
+@pytest.mark.parametrize("flatten", [True, False])
+def test_loop_hints_kiln_does_not_act_on_say_so_at_the_loop(flatten):
+    source, first = inspect.getsourcelines(hinted_loops.fn)
+    line = first + next(i for i, text in enumerate(source)
+                        if "# hints" in text)
+    out = np.zeros(1, np.int32)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        hinted_loops[(1,)](out, 10, FLATTEN=flatten)
+    assert out[0] == 90
+    remarks = [(w.lineno, str(w.message)) for w in caught
+               if issubclass(w.category, kiln.CompilerRemark)]
+    expected = [(line, "kl.range(warp_specialize=True) is taken and not "
+                       "acted on: Kiln has no warp specialization yet")]
+    if flatten:
+        expected.insert(0, (line, "kl.range(flatten=True) is taken and not "
+                                  "acted on: Kiln pipelines an inner loop "
+                                  "within each iteration of this one, not "
+                                  "across them"))
+    assert remarks == expected
+    assert all(w.filename == __file__ for w in caught)
