@@ -6,11 +6,14 @@ are not multiples of the blocks and random data."""
 from __future__ import annotations
 
 import importlib.util
+import warnings
 from pathlib import Path
 
 import ml_dtypes
 import numpy as np
 import pytest
+
+import kiln
 
 CORPUS = Path(__file__).resolve().parents[2] / "bench" / "corpus"
 RNG = np.random.default_rng(24)
@@ -72,6 +75,20 @@ def test_grouped_matmul(target, activation):
     got = module.matmul(a, b, activation, block_m=32, block_n=32,
                         block_k=32, group_m=2)
     check(got, want, atol=1e-3, rtol=2 ** -10)
+
+
+@pytest.mark.parametrize("num_sms", [1, 3, 64])
+def test_persistent_matmul(target, num_sms):
+    """Programs walking every num_sms-th of the 12 tiles (1: one program
+    takes them all; 64: a program per tile), the loop hint remarked and
+    not acted on."""
+    module = corpus("matmul_persistent")
+    a, b = normal(100, 90, dtype=np.float16), normal(90, 72, dtype=np.float16)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", kiln.CompilerRemark)
+        got = module.matmul_persistent(a, b, num_sms=num_sms, block_m=32,
+                                       block_n=32, block_k=32, group_m=2)
+    check(got, module.reference(a, b), atol=1e-3, rtol=2 ** -10)
 
 
 def test_grouped_matmul_of_fp8_with_b_transposed(target):

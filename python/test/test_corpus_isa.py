@@ -27,7 +27,21 @@ def ptxas():
     return found
 
 
-@pytest.mark.parametrize("name", list(CASES))
+#: Corpus kernels whose code is below Triton's, and why. Strict: one that
+#: reaches Triton's classes fails here until it is taken off the list.
+BELOW_TRITON = {
+    "matmul_persistent": (
+        "Triton flattens tl.range(..., flatten=True) with its inner K loop "
+        "into one loop pipelined across tiles (217 registers, no spills); "
+        "Kiln pipelines each tile's K loop apart, a prologue per tile "
+        "(255 registers, 72 bytes spilled): issue 25"),
+}
+
+
+@pytest.mark.parametrize("name", [
+    pytest.param(name, marks=pytest.mark.xfail(reason=BELOW_TRITON[name],
+                                               strict=True))
+    if name in BELOW_TRITON else name for name in CASES])
 def test_corpus_kernel_against_triton(name, ptxas):
     kiln = compare.classes(compare.kiln_ptx(CASES[name]), ptxas)
     if triton_peer.MISSING:
