@@ -82,6 +82,8 @@ def _matmul(torch, case: str, activation=None) -> Launch:
             "K": size, "stride_am": a.stride(0), "stride_ak": a.stride(1),
             **b_strides, "stride_cm": c.stride(0), "stride_cn": c.stride(1)}
     grid = (-(-size // block_m) * -(-size // block_n),)
+    if case == "matmul_persistent":  # a program per SM, walking the tiles
+        grid = (CASES[case].constexprs["NUM_SMS"],)
     return Launch(args, grid, ("c_ptr",), peer, ("TFLOP/s", 2 * size ** 3),
                   tolerance=0 if case == "matmul_int8" else 0.05)
 
@@ -276,7 +278,7 @@ def make_launch(torch, case: str) -> Launch:
     if case.startswith("attention"):
         return _attention(torch, case)
     if case in ("matmul", "matmul_leaky_relu", "linear", "matmul_int8",
-                "matmul_fp8"):
+                "matmul_fp8", "matmul_persistent"):
         return _matmul(torch, case, CASES[case].constexprs.get("ACTIVATION"))
     if case in ("matmul_descriptor", "matmul_host_descriptor"):
         return _descriptor_matmul(torch, case)
