@@ -35,7 +35,7 @@ import numpy as np
 from kiln import (cache, dlpack, interpreter, ir_text, launch_keys, semantics,
                   source_key)
 from kiln import language as kl
-from kiln.arguments import check_grid
+from kiln.arguments import POINTER, check_grid
 from kiln.codegen import (CodeGenerator, DescriptorType, KilnCompileError,
                           Type, is_plain_value, pointer_type)
 from kiln.compiler import Context, Module
@@ -195,7 +195,8 @@ class JITFunction:
         self._is_constexpr = tuple(n in self.constexprs for n in self._names)
         self._plain = all(p.kind is p.POSITIONAL_OR_KEYWORD
                           for p in parameters)
-        self._launchers: dict[tuple, KernelLauncher] = {}
+        # Each with the GPU it launches on.
+        self._launchers: dict[tuple, tuple[KernelLauncher, int]] = {}
         # The plain module globals compiled in, with the values compiled
         # (CodeGenerator.globals_read); a change drops every compilation.
         self._globals_read: dict[tuple[int, str], tuple[dict, str, Any]] = {}
@@ -715,7 +716,8 @@ class JITFunction:
 
     def _register(self, fast: tuple[tuple, list, list], module: CudaModule,
                   types: dict[str, Type], constants: dict[str, Any],
-                  values: list, num_warps: int, num_stages: int) -> None:
+                  values: list, num_warps: int, num_stages: int,
+                  ordinal: int) -> None:
         """Makes ``fast``'s key launch ``module``'s kernel from now on, if
         the full path's launch just now specialized and passed exactly what
         the key says (what it read of the arguments agrees with what
@@ -724,12 +726,15 @@ class JITFunction:
         key, _, fast_values = fast
         expected = (num_warps, num_stages, self.debug) + tuple(
             launch_keys.constant_key(constants[name]) if constant
+            else launch_keys.on_device(launch_keys.token(types[name]),
+                                       ordinal)
+            if POINTER.fullmatch(types[name].elem)
             else launch_keys.token(types[name])
             for name, constant in zip(self._names, self._is_constexpr))
         launcher = module.launcher(self.fn.__name__)
         if key == expected and \
                 launcher.checked_values(values) == fast_values:
-            self._launchers[key] = launcher
+            self._launchers[key] = (launcher, ordinal)
 
     def _grid(self, grid: Any, arguments: Callable[[], dict]) -> tuple:
         """The launch's grid: given, or computed from the arguments (by
@@ -749,11 +754,12 @@ class JITFunction:
             args, kwargs, num_warps, num_stages)
         if fast is not None:
             key, arguments, values = fast
-            launcher = self._launchers.get(key)
-            if launcher is not None:
+            found = self._launchers.get(key)
+            if found is not None:
+                launcher, ordinal = found
                 launcher(self._grid(grid, lambda: dict(zip(self._names,
                                                            arguments))),
-                         values, current_stream())
+                         values, current_stream(ordinal))
                 return
         bound = self.bind(args, kwargs)
         grid = self._grid(grid, lambda: dict(bound.arguments))
@@ -803,10 +809,9 @@ class JITFunction:
                                       ordinal)
             module.launch(self.fn.__name__, grid, *values,
                           stream=current_stream(ordinal))
-            # The cache-hit path launches on GPU 0; other GPUs take this one.
-            if fast is not None and ordinal == 0:
+            if fast is not None:
                 self._register(fast, module, types, constants, values,
-                               num_warps, num_stages)
+                               num_warps, num_stages, ordinal)
             return
         self.compile(types, constants).launch(self.fn.__name__, grid,
                                               *values, names=names)

@@ -58,8 +58,15 @@ def _integer_type(elem: str, one: bool, multiple_of_16: bool) -> int:
 
 
 @functools.cache
-def _pointer_type(element: str, aligned: bool) -> int:
-    return token(Type((), pointer_type(element), 16 if aligned else 1))
+def _pointer_type(element: str, aligned: bool, ordinal: int) -> Any:
+    return on_device(token(Type((), pointer_type(element),
+                                16 if aligned else 1)), ordinal)
+
+
+def on_device(type_token: int, ordinal: int) -> Any:
+    """An array argument's share of the key: its type's token, with the GPU
+    it is on where that is not GPU 0 (a launch runs on its arrays' GPU)."""
+    return type_token if ordinal == 0 else (type_token, ordinal)
 
 
 def _integer(value: int) -> Reading:
@@ -80,11 +87,12 @@ def _bool(value: bool) -> Reading:
 def _cuda_array(value: Any) -> Reading:
     """Any ``__cuda_array_interface__`` array (CuPy, Numba, ...)."""
     interface = getattr(value, "__cuda_array_interface__", None)
-    if interface is None or device_array_ordinal(value) not in (None, 0):
+    if interface is None:
         return None  # the full path says why
     address = int(interface["data"][0])
     return _pointer_type(device_array_element(value, interface),
-                         address % 16 == 0), address
+                         address % 16 == 0,
+                         device_array_ordinal(value) or 0), address
 
 
 #: The element type of each PyTorch dtype seen, read once through
@@ -95,17 +103,16 @@ _torch_elements: dict[Any, str] = {}
 def _torch_tensor(value: Any) -> Reading:
     """A PyTorch tensor: its address and dtype are attributes. The full
     path takes the rest: a CPU tensor (on the host, through DLPack), one on
-    another GPU or another kind of device, one that needs grad (whose
-    interface PyTorch refuses), and an empty one (whose interface says
-    address 0)."""
-    if not value.is_cuda or value.get_device() != 0 or \
-            value.requires_grad or value.numel() == 0:
+    another kind of device, one that needs grad (whose interface PyTorch
+    refuses), and an empty one (whose interface says address 0)."""
+    if not value.is_cuda or value.requires_grad or value.numel() == 0:
         return None
     element = _torch_elements.get(value.dtype)
     if element is None:
         element = _torch_elements[value.dtype] = device_array_element(value)
     address = value.data_ptr()
-    return _pointer_type(element, address % 16 == 0), address
+    return _pointer_type(element, address % 16 == 0,
+                         value.get_device()), address
 
 
 #: How an argument of each Python type is read; None for the full path.

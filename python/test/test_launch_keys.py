@@ -110,7 +110,6 @@ def test_a_tensors_interface_is_read_once_per_dtype():
     TorchLike(4096, "torch.float32", requires_grad=True),
     np.float32(1.0), np.int32(3), np.zeros(3),  # numpy: the host or checks
     TorchLike(4096, "torch.float32", device=-1),  # a CPU tensor
-    TorchLike(4096, "torch.float32", device=1),  # on another GPU
     "text", None, object()])
 def test_what_only_the_full_path_can_tell_has_no_key(value):
     assert launch_keys.read(value) is None
@@ -237,17 +236,26 @@ class OnAnotherGpu(FakeDeviceArray):
         id = 1
 
 
-@pytest.mark.parametrize("array", [
-    TorchLike(4096, "torch.float32", device=1), OnAnotherGpu(np.zeros(4)),
-    "dlpack"], ids=["torch", "cupy", "dlpack"])
-def test_an_array_on_another_gpu_takes_the_full_path(array):
-    # The cache-hit path launches on GPU 0 only; the full one launches on
-    # the array's GPU (test_multi_gpu.py).
-    if array == "dlpack":
-        from test_gpu import DLPackCudaArray
-        array = DLPackCudaArray(np.zeros(4, np.float32))
-        array._tensor.device.device_id = 1
-    assert launch_keys.read(kiln.dlpack.adapt(array)) is None
+def _on_gpu(kind: str, ordinal: int):
+    """An array of `kind` on GPU `ordinal`."""
+    if kind == "torch":
+        return TorchLike(4096, "torch.float32", device=ordinal)
+    if kind == "cupy":
+        array = OnAnotherGpu(np.zeros(4, np.float32))
+        array.device = type("device", (), {"id": ordinal})
+        return array
+    from test_gpu import DLPackCudaArray
+    array = DLPackCudaArray(np.zeros(4, np.float32))
+    array._tensor.device.device_id = ordinal
+    return kiln.dlpack.adapt(array)
+
+
+@pytest.mark.parametrize("kind", ["torch", "cupy", "dlpack"])
+def test_an_array_on_another_gpu_is_keyed_with_its_gpu(kind):
+    # A launch runs on its arrays' GPU (test_multi_gpu.py): the same array
+    # on GPU 0 and on GPU 1 are two keys.
+    on_0, on_1 = (launch_keys.read(_on_gpu(kind, d))[0] for d in (0, 1))
+    assert on_1 == launch_keys.on_device(on_0, 1) != on_0
 
 
 STREAMS = """
@@ -342,7 +350,7 @@ REGISTRATION = """
 
     # A reading that disagrees with what the full path specializes (it
     # says aligned; the array is not) must not be registered.
-    kiln.launch_keys._pointer_type = lambda element, aligned: \
+    kiln.launch_keys._pointer_type = lambda element, aligned, ordinal: \
         kiln.launch_keys.token(Type((), f"!tile.ptr<{element}>", 16))
     x = FakeDeviceArray(np.zeros(65, np.float32)[1:])
     scaled[(1,)](x, 10, 2.0, BLOCK=16)

@@ -80,11 +80,13 @@ def test_each_launch_runs_on_its_arrays_gpu(run):
         for ordinal in (1, 0, 1, 1, 0):
             add[(1,)](*arrays(ordinal), 256, BLOCK=256)
             print(device_of_last_launch())
-        # One compilation and one load per device, in its context.
-        print(len(add._gpu_cache), launches())
+        # One compilation and one load per device, in its context, and a
+        # cache-hit path for each device.
+        print(len(add._gpu_cache), len(add._launchers), launches())
         """, devices=2)
     assert result.returncode == 0, result.stderr
-    assert result.stdout.split() == ["2", "1", "0", "1", "1", "0", "2", "5"]
+    assert result.stdout.split() == ["2", "1", "0", "1", "1", "0", "2", "2",
+                                     "5"]
 
 
 def test_arrays_on_two_gpus_are_named(run):
