@@ -823,6 +823,11 @@ class CodeGenerator(ast.NodeVisitor):
         self.lines, self.scope = [], {**before, **dict(zip(carried, test_args))}
         condition = self.expr(node.test)
         if isinstance(condition, kl.condition):  # a hint that changes nothing
+            if condition.disable_licm not in (None, False):
+                self.remark(f"kl.condition(disable_licm="
+                            f"{condition.disable_licm!r}) is taken and not "
+                            f"acted on: {_UNUSED_LOOP_HINTS['disable_licm']}",
+                            node.test)
             condition = condition.condition
         if not isinstance(condition, Value):
             self.depth -= 1

@@ -326,7 +326,7 @@ class condition:
     """A while loop's test with Triton's hint (``while kl.condition(c,
     disable_licm=True):``). ``disable_licm`` asks that nothing be hoisted
     out of the loop; it changes no result, and Kiln's loop-invariant code
-    motion runs regardless."""
+    motion runs regardless (a CompilerRemark at the loop says so)."""
 
     def __init__(self, arg1: Any, disable_licm: bool = False) -> None:
         self.condition = arg1

@@ -140,3 +140,26 @@ def test_loop_hints_kiln_does_not_act_on_say_so_at_the_loop(flatten):
                                   "across them"))
     assert remarks == expected
     assert all(w.filename == __file__ for w in caught)
+
+
+@kiln.jit
+def hinted_while(out_ptr, n):
+    k = 0
+    while kl.condition(k < n, disable_licm=True):  # the hint
+        k += 1
+    kl.store(out_ptr, k)
+
+
+def test_a_while_hint_kiln_does_not_act_on_says_so():
+    source, first = inspect.getsourcelines(hinted_while.fn)
+    line = first + next(i for i, text in enumerate(source)
+                        if "# the hint" in text)
+    out = np.zeros(1, np.int32)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        hinted_while[(1,)](out, 7)
+    assert out[0] == 7
+    assert [(w.lineno, str(w.message)) for w in caught
+            if issubclass(w.category, kiln.CompilerRemark)] == [
+        (line, "kl.condition(disable_licm=True) is taken and not acted on: "
+               "Kiln's loop-invariant code motion runs regardless")]
