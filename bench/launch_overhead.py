@@ -5,11 +5,12 @@ needed.
 
 Times the cache-hit launch of two `@kiln.jit` kernels written as
 `bench/kiln-launch-overhead`'s (an empty kernel with one pointer, and a
-one-element add), passed an array with `__cuda_array_interface__` (as CuPy
-and PyTorch present theirs), through the stand-in driver
-(`build/unittests/libKilnFakeCudaDriver.so`, whose launch records the
-launch and returns): what Kiln's own code costs per launch, the driver's
-share being almost nothing. Beside it, in the same run, `kiln-launch-overhead`
+one-element add), passed a tensor as PyTorch presents one (attributes and
+methods in C, read by the launch extension itself) and an array with only
+`__cuda_array_interface__` (as CuPy presents one, read in Python), through
+the stand-in driver (`build/unittests/libKilnFakeCudaDriver.so`, whose
+launch records the launch and returns): what Kiln's own code costs per
+launch, the driver's share being almost nothing. Beside it, in the same run, `kiln-launch-overhead`
 through the same driver: `cuLaunchKernel` called directly, and Kiln's C++
 runtime (`Module::launch`). The ratio to `cuLaunchKernel` is issue 28's
 stand-in figure. Writes launch_overhead.md and launch_overhead.json to
@@ -54,6 +55,19 @@ class DeviceArray:
         self.__cuda_array_interface__ = {
             "data": (array.ctypes.data, False), "shape": array.shape,
             "typestr": array.dtype.str, "version": 3}
+
+
+class TorchTensor(DeviceArray):
+    """A CUDA tensor as PyTorch presents one: what a launch reads of it
+    are attributes and C methods."""
+
+    def __init__(self, array: np.ndarray) -> None:
+        super().__init__(array)
+        self.is_cuda, self.requires_grad = True, False
+        self.dtype = "torch.float32"
+        self.data_ptr = array.ctypes.data.__int__
+        self.numel = array.size.__int__
+        self.get_device = (0).__int__
 
 
 @kiln.jit
@@ -107,25 +121,32 @@ def main() -> int:
     if not FAKE.exists():
         print(f"launch_overhead: the stand-in driver is not built ({FAKE})")
         return 77
-    x = DeviceArray(np.zeros(32, np.float32))
-    python = {"empty": per_launch_us(lambda: empty[(1,)](x)),
-              "add_one": per_launch_us(lambda: add_one[(1,)](x, 1))}
+    python = {}
+    for argument, kind in (("PyTorch tensor", TorchTensor),
+                           ("CuPy array", DeviceArray)):
+        x = kind(np.zeros(32, np.float32))
+        python[("empty", argument)] = per_launch_us(lambda: empty[(1,)](x))
+        python[("add_one", argument)] = per_launch_us(
+            lambda: add_one[(1,)](x, 1))
     runtime = runtime_rows()
     report = {"launches": LAUNCHES, "repeats": REPEATS, "rows": []}
     lines = ["# Launch overhead against the stand-in CUDA driver", "",
              f"Host microseconds per launch, medians of {REPEATS} runs of "
              f"{LAUNCHES} back-to-back launches.", "",
-             "| kernel | `@kiln.jit` cache hit | Kiln's C++ runtime "
-             "(`Module::launch`) | `cuLaunchKernel` | cache hit / "
-             "`cuLaunchKernel` |", "|---|---:|---:|---:|---:|"]
-    for kernel, seconds in python.items():
+             "| kernel | argument | `@kiln.jit` cache hit | Kiln's C++ "
+             "runtime (`Module::launch`) | `cuLaunchKernel` | cache hit "
+             "minus `cuLaunchKernel` | cache hit / `cuLaunchKernel` |",
+             "|---|---|---:|---:|---:|---:|---:|"]
+    for (kernel, argument), seconds in python.items():
         raw = runtime[(kernel, "cuLaunchKernel")]
         module = runtime[(kernel, "Module::launch")]
-        report["rows"].append({"kernel": kernel, "jit_us": seconds,
+        report["rows"].append({"kernel": kernel, "argument": argument,
+                               "jit_us": seconds,
                                "module_launch_us": module,
                                "cu_launch_kernel_us": raw})
-        lines.append(f"| {kernel} | {seconds:.2f} | {module:.2f} | "
-                     f"{raw:.2f} | {seconds / raw:.0f}x |")
+        lines.append(f"| {kernel} | {argument} | {seconds:.2f} | "
+                     f"{module:.2f} | {raw:.2f} | {seconds - raw:.2f} | "
+                     f"{seconds / raw:.0f}x |")
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / "launch_overhead.md").write_text("\n".join(lines) + "\n")
     (out_dir / "launch_overhead.json").write_text(

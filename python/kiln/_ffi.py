@@ -6,21 +6,26 @@ here, so the rest of the package calls typed functions.
 
 Search order: ``$KILN_LIBRARY_PATH`` (the file itself), the package's
 ``_lib`` folder (an installed package), then ``lib/`` of the build tree:
-``$KILN_BUILD_DIR`` or ``<repo>/build``.
+``$KILN_BUILD_DIR`` or ``<repo>/build``. The launch extension
+(``_launch.abi3.so``, ``launch_extension``) is looked for beside it.
 """
 
 from __future__ import annotations
 
 import ctypes
+import importlib.machinery
+import importlib.util
 import os
 import threading
 from pathlib import Path
+from types import ModuleType
 
 from kiln.errors import KilnError
 
 #: The C API version this package was written against (KILN_C_API_VERSION).
 API_VERSION = 8
 LIBRARY_NAME = "libKilnCAPI.so"
+EXTENSION_NAME = "_launch.abi3.so"
 
 
 class ContextHandle(ctypes.c_void_p):
@@ -204,3 +209,28 @@ def lib() -> ctypes.CDLL:
         if _library is None:
             _library = _load()
         return _library
+
+
+_extension: ModuleType | None = None
+_extension_looked = False
+
+
+def launch_extension() -> ModuleType | None:
+    """``kiln._launch``, the cache-hit launch path in C (built from
+    lib/Bindings/Python), from the folder the library was found in; None
+    where it was not built (a build without Python's headers)."""
+    global _extension, _extension_looked
+    with _lock:
+        if not _extension_looked:
+            _extension_looked = True
+            for library in candidate_paths():
+                path = library.with_name(EXTENSION_NAME)
+                if library.exists() and path.exists():
+                    loader = importlib.machinery.ExtensionFileLoader(
+                        "kiln._launch", str(path))
+                    spec = importlib.util.spec_from_loader("kiln._launch",
+                                                           loader)
+                    _extension = importlib.util.module_from_spec(spec)
+                    loader.exec_module(_extension)
+                    break
+        return _extension

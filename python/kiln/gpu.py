@@ -415,6 +415,9 @@ class CudaModule:
 
     def close(self) -> None:
         if self._handle is not None:
+            for launcher in self._launchers.values():
+                if launcher.native is not None:
+                    launcher.native.close()
             _ffi.lib().kilnCudaModuleDestroy(self._handle)
             self._handle = None
 
@@ -426,6 +429,11 @@ class CudaModule:
 
     def __del__(self) -> None:
         self.close()
+
+
+#: The parameter types a Python scalar specializes to, as kiln._launch.Kernel
+#: names them (pointers are "p").
+NATIVE_KINDS = {"i1": "b", "i32": "i", "i64": "l", "f32": "f"}
 
 
 class KernelLauncher:
@@ -453,6 +461,29 @@ class KernelLauncher:
         self._grid = (ctypes.c_uint * 3)()
         self._launch = _ffi.lib().kilnCudaModuleLaunch
         self._lock = threading.Lock()  # the buffers are shared
+        self.native = self._native_kernel()
+
+    def _native_kernel(self) -> Any:
+        """The kernel as ``@kiln.jit``'s cache hits launch it in C
+        (kiln._launch.Kernel), or None: no extension, or a parameter type
+        a Python argument never specializes to (f16, i8, ...)."""
+        module = _ffi.launch_extension()
+        kinds = "".join("p" if pointee else
+                        NATIVE_KINDS.get(type_text, "?")
+                        for type_text, pointee in zip(self._types,
+                                                      self._pointees))
+        if module is None or "?" in kinds:
+            return None
+        launch = ctypes.cast(self._launch, ctypes.c_void_p).value
+        return module.Kernel(launch, self._module._handle.value,
+                             self._kernel, kinds)
+
+    def fail(self, error: int) -> None:
+        """Raises what a launch by the extension ran into: the module was
+        closed (``error`` 0), or the C API's error at address ``error``."""
+        if not error:
+            raise KilnError("the module is closed")
+        check(_ffi.ErrorHandle(error), LaunchError)
 
     def checked_values(self, args: Sequence[Any]) -> list:
         """``args`` checked against the kernel's argument types (their

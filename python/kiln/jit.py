@@ -27,6 +27,7 @@ import os
 import sys
 import threading
 import time
+import warnings
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -195,8 +196,8 @@ class JITFunction:
         self._is_constexpr = tuple(n in self.constexprs for n in self._names)
         self._plain = all(p.kind is p.POSITIONAL_OR_KEYWORD
                           for p in parameters)
-        # Each with the GPU it launches on.
-        self._launchers: dict[tuple, tuple[KernelLauncher, int]] = {}
+        # Each as the extension launches it (see _register).
+        self._launchers: dict[tuple, tuple[Any, int, KernelLauncher]] = {}
         # The plain module globals compiled in, with the values compiled
         # (CodeGenerator.globals_read); a change drops every compilation.
         self._globals_read: dict[tuple[int, str], tuple[dict, str, Any]] = {}
@@ -205,9 +206,29 @@ class JITFunction:
         self._fingerprint: str | None = None
         self._lock = threading.Lock()
         self._context: Context | None = None
+        self._dispatcher = self._make_dispatcher()
+
+    def _make_dispatcher(self) -> Any:
+        """The cache-hit launch path in C (kiln._launch) for this kernel's
+        parameters; None where the extension was not built or the
+        parameters are not all plain (``*args``: the full path refuses)."""
+        extension = launch_keys.extension()
+        if extension is None or not self._plain:
+            return None
+        flags = "".join("c" if constant else
+                        "n" if name in self.do_not_specialize else "s"
+                        for name, constant in zip(self._names,
+                                                  self._is_constexpr))
+        return extension.Dispatcher(
+            self, self._names, flags, self._defaults, self._launchers,
+            self._globals_read, self._check_globals, self.run,
+            LAUNCH_OPTIONS["num_warps"], LAUNCH_OPTIONS["num_stages"],
+            any(option in self._names for option in LAUNCH_OPTIONS))
 
     def __getitem__(self, grid: Sequence[int] | Callable) -> Callable:
-        # A partial, not a lambda: no frame of Kiln's above the user's.
+        # No frame of Kiln's above the user's: a C object, else a partial.
+        if self._dispatcher is not None:
+            return self._dispatcher.bind(grid)
         return functools.partial(self.run, grid=grid)
 
     def __call__(self, *args, **kwargs):
@@ -439,6 +460,13 @@ class JITFunction:
                                 ("passes.mlir", "passes")):
                 (dump / name).write_bytes(binary.artifact(stage))
         return binary
+
+    def _check_globals(self) -> None:
+        """Drops every compilation if a module global compiled in has
+        changed since (the extension calls it before each cache hit)."""
+        if self._globals_read and self._globals_changed():
+            with self._lock:
+                self._forget_compilations()
 
     def _globals_changed(self) -> bool:
         """Whether a module global compiled into a specialization holds
@@ -680,50 +708,24 @@ class JITFunction:
                                         _source_line(diag.file, diag.line))
         return error
 
-    def _launch_key(self, args: tuple, kwargs: dict, num_warps: int,
-                    num_stages: int) -> tuple[tuple, list, list] | None:
-        """The key of a GPU launch's specialization, its arguments in order
-        and the values the kernel receives; None where the full path must
-        look (see launch_keys)."""
-        names = self._names
-        if not self._plain or len(args) > len(names):
-            return None
-        arguments, found = list(args), 0
-        for name in names[len(args):]:
-            if name in kwargs:
-                arguments.append(kwargs[name])
-                found += 1
-            elif name in self._defaults:
-                arguments.append(self._defaults[name])
-            else:
-                return None  # missing: the full path says so
-        if found != len(kwargs):
-            return None  # an unknown keyword: likewise
-        if type(num_warps) is not int or type(num_stages) is not int:
-            return None  # the full path checks them
-        key: list = [num_warps, num_stages, self.debug]
-        values = []
-        for value, constant in zip(arguments, self._is_constexpr):
-            if constant:  # as specialize keys constants
-                key.append(launch_keys.constant_key(_constant(value)))
-                continue
-            reading = launch_keys.read(value)
-            if reading is None:
-                return None
-            key.append(reading[0])
-            values.append(reading[1])
-        return tuple(key), arguments, values
-
-    def _register(self, fast: tuple[tuple, list, list], module: CudaModule,
-                  types: dict[str, Type], constants: dict[str, Any],
-                  values: list, num_warps: int, num_stages: int,
-                  ordinal: int) -> None:
-        """Makes ``fast``'s key launch ``module``'s kernel from now on, if
-        the full path's launch just now specialized and passed exactly what
-        the key says (what it read of the arguments agrees with what
-        specialize saw, and the values it would pass are the ones the full
-        path checked): a key never stands for something else."""
-        key, _, fast_values = fast
+    def _register(self, args: tuple, kwargs: dict, warps: Any, stages: Any,
+                  module: CudaModule, types: dict[str, Type],
+                  constants: dict[str, Any], values: list, num_warps: int,
+                  num_stages: int, ordinal: int) -> None:
+        """Makes the extension launch ``module``'s kernel for arguments
+        read as these were from now on, if the full path's launch just now
+        specialized and passed exactly what their key says (what the
+        extension read of them agrees with what specialize saw, and the
+        values it would pass are the ones the full path checked): a key
+        never stands for something else."""
+        if self._dispatcher is None:
+            if self._plain:
+                _warn_no_launch_extension()
+            return
+        fast = self._dispatcher.read(args, kwargs, warps, stages)
+        if fast is None:
+            return
+        key, fast_values = fast
         expected = (num_warps, num_stages, self.debug) + tuple(
             launch_keys.constant_key(constants[name]) if constant
             else launch_keys.on_device(launch_keys.token(types[name]),
@@ -732,9 +734,9 @@ class JITFunction:
             else launch_keys.token(types[name])
             for name, constant in zip(self._names, self._is_constexpr))
         launcher = module.launcher(self.fn.__name__)
-        if key == expected and \
+        if launcher.native is not None and key == expected and \
                 launcher.checked_values(values) == fast_values:
-            self._launchers[key] = (launcher, ordinal)
+            self._launchers[key] = (launcher.native, ordinal, launcher)
 
     def _grid(self, grid: Any, arguments: Callable[[], dict]) -> tuple:
         """The launch's grid: given, or computed from the arguments (by
@@ -746,21 +748,12 @@ class JITFunction:
     @user_facing
     def run(self, *args, grid, num_warps: int | None = None,
             num_stages: int | None = None, **kwargs) -> None:
+        if self._dispatcher is not None and self._dispatcher.launch(
+                grid, args, kwargs, num_warps, num_stages):
+            return  # a cache hit, launched in C
+        given = args, dict(kwargs), num_warps, num_stages
         num_warps, num_stages = self._options(kwargs, num_warps, num_stages)
-        if self._globals_read and self._globals_changed():
-            with self._lock:
-                self._forget_compilations()
-        fast = None if self.interpreted else self._launch_key(
-            args, kwargs, num_warps, num_stages)
-        if fast is not None:
-            key, arguments, values = fast
-            found = self._launchers.get(key)
-            if found is not None:
-                launcher, ordinal = found
-                launcher(self._grid(grid, lambda: dict(zip(self._names,
-                                                           arguments))),
-                         values, current_stream(ordinal))
-                return
+        self._check_globals()
         bound = self.bind(args, kwargs)
         grid = self._grid(grid, lambda: dict(bound.arguments))
         if self.interpreted:
@@ -809,9 +802,8 @@ class JITFunction:
                                       ordinal)
             module.launch(self.fn.__name__, grid, *values,
                           stream=current_stream(ordinal))
-            if fast is not None:
-                self._register(fast, module, types, constants, values,
-                               num_warps, num_stages, ordinal)
+            self._register(*given, module, types, constants, values,
+                           num_warps, num_stages, ordinal)
             return
         self.compile(types, constants).launch(self.fn.__name__, grid,
                                               *values, names=names)
@@ -834,6 +826,14 @@ class JITFunction:
             raise KilnError(f"{self.__name__}: a launch takes its arrays on "
                             f"one GPU, and these are on {len(on)}: {where}")
         return next(iter(on), 0)
+
+
+@functools.cache
+def _warn_no_launch_extension() -> None:
+    warnings.warn("kiln: the launch extension (_launch.abi3.so, built with "
+                  "Python's headers) was not found beside libKilnCAPI.so: "
+                  "every GPU launch takes the full path, which costs tens "
+                  "of microseconds more", RuntimeWarning, stacklevel=4)
 
 
 def jit(fn: Callable | None = None, *, interpret: bool | None = None,

@@ -1,35 +1,40 @@
 """What ``@kiln.jit``'s cache-hit launch reads of each argument: its share
-of the specialization key and the value the kernel receives, in a few
-Python operations.
+of the specialization key and the value the kernel receives.
 
-A launch that finds its key among the launches it has compiled makes one
-call into the runtime (gpu.KernelLauncher) without binding the arguments
-through ``inspect`` or reading ``__cuda_array_interface__``, which PyTorch
-builds as a new dictionary on every access. An argument's share is the
-kernel argument type ``JITFunction.specialize`` gives it (as a token; a
-constexpr's, ``constant_key`` of its value), so one key is one
-specialization; and a
-launch registers its key only when the full path, which checks
-everything, specialized and passed exactly what the key says (see
-``JITFunction.run``). Arguments of other kinds (numpy arrays and scalars,
-DLPack-only arrays, CPU tensors, tensors that need grad, anything
-unexpected) have no key here and take the full path.
+The reading itself is done in C (``kiln._launch``, from
+lib/Bindings/Python/Launch.cpp), so a launch that finds its key among the
+launches compiled before runs no Python code: no binding through
+``inspect``, no ``__cuda_array_interface__`` (which PyTorch builds as a new
+dictionary on every access). An argument's share is the kernel argument
+type ``JITFunction.specialize`` gives it, as a token (a constexpr's,
+``constant_key`` of its value), so one key is one specialization; and a
+launch registers its key only when the full path, which checks everything,
+specialized and passed exactly what the key says (see
+``JITFunction._register``).
+
+The extension reads Python ints (i32 or i64, divisible by 16, equal to 1),
+floats (f32), bools (i1) and PyTorch CUDA tensors itself; this module gives
+it the tokens of those types and the readers of the rest: other
+``__cuda_array_interface__`` arrays (CuPy, Numba, ...), each PyTorch dtype's
+element type (once), and uncommon constexprs. Arguments of other kinds
+(numpy arrays and scalars, DLPack-only arrays, CPU tensors, tensors that
+need grad, anything unexpected) have no key and take the full path.
 """
 
 from __future__ import annotations
 
 import functools
 import threading
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
+from kiln import _ffi
+from kiln import language as kl
+from kiln.arguments import check_grid
 from kiln.codegen import Type, pointer_type
+from kiln.errors import KilnError
 from kiln.gpu import device_array_element, device_array_ordinal
-
-#: An argument's share of the key (its kernel argument type's token) and
-#: the value the kernel receives, or None (the full path).
-Reading = tuple[int, Any] | None
 
 #: A small integer for each kernel argument type seen: keys hold these,
 #: which hash in C, rather than the types, whose hash is Python code.
@@ -43,109 +48,57 @@ def token(type_: Type) -> int:
         return _tokens.setdefault(type_, len(_tokens))
 
 
-_INT32 = range(-2**31, 2**31)
-_INT64 = range(-2**63, 2**63)
-_F32, _I1 = token(Type((), "f32")), token(Type((), "i1"))
-
-
-@functools.cache
-def _integer_type(elem: str, one: bool, multiple_of_16: bool) -> int:
-    """What specialize makes of an integer (1 as a constant, multiples of
-    16 as such), as a token."""
-    if one:
-        return token(Type((), elem, 1, 1))
-    return token(Type((), elem, 16 if multiple_of_16 else 1))
-
-
-@functools.cache
-def _pointer_type(element: str, aligned: bool, ordinal: int) -> Any:
-    return on_device(token(Type((), pointer_type(element),
-                                16 if aligned else 1)), ordinal)
-
-
 def on_device(type_token: int, ordinal: int) -> Any:
     """An array argument's share of the key: its type's token, with the GPU
     it is on where that is not GPU 0 (a launch runs on its arrays' GPU)."""
     return type_token if ordinal == 0 else (type_token, ordinal)
 
 
-def _integer(value: int) -> Reading:
-    if value not in _INT64:
-        return None  # the full path says it does not fit
-    return _integer_type("i32" if value in _INT32 else "i64", value == 1,
-                         value % 16 == 0), value
+@functools.cache
+def _pointer_token(element: str, aligned: bool) -> int:
+    return token(Type((), pointer_type(element), 16 if aligned else 1))
 
 
-def _float(value: float) -> Reading:
-    return _F32, value
+#: Which reader an argument of a type the extension does not read itself
+#: takes (``classify``'s answers).
+FULL_PATH, TORCH_TENSOR, ARRAY_INTERFACE = 0, 1, 2
 
 
-def _bool(value: bool) -> Reading:
-    return _I1, value
-
-
-def _cuda_array(value: Any) -> Reading:
-    """Any ``__cuda_array_interface__`` array (CuPy, Numba, ...)."""
-    interface = getattr(value, "__cuda_array_interface__", None)
-    if interface is None:
-        return None  # the full path says why
-    address = int(interface["data"][0])
-    return _pointer_type(device_array_element(value, interface),
-                         address % 16 == 0,
-                         device_array_ordinal(value) or 0), address
-
-
-#: The element type of each PyTorch dtype seen, read once through
-#: ``__cuda_array_interface__``.
-_torch_elements: dict[Any, str] = {}
-
-
-def _torch_tensor(value: Any) -> Reading:
-    """A PyTorch tensor: its address and dtype are attributes. The full
-    path takes the rest: a CPU tensor (on the host, through DLPack), one on
-    another kind of device, one that needs grad (whose interface PyTorch
-    refuses), and an empty one (whose interface says address 0)."""
-    if not value.is_cuda or value.requires_grad or value.numel() == 0:
-        return None
-    element = _torch_elements.get(value.dtype)
-    if element is None:
-        element = _torch_elements[value.dtype] = device_array_element(value)
-    address = value.data_ptr()
-    return _pointer_type(element, address % 16 == 0,
-                         value.get_device()), address
-
-
-#: How an argument of each Python type is read; None for the full path.
-_READERS: dict[type, Callable[[Any], Reading] | None] = {
-    int: _integer, float: _float, bool: _bool}
-
-
-def _reader_for(value: Any) -> Callable[[Any], Reading] | None:
+def classify(value: Any) -> int:
+    """How arguments of ``value``'s type are read: as PyTorch tensors (their
+    address and dtype are attributes), through
+    ``__cuda_array_interface__``, or not at all. Asked once per type."""
     if all(hasattr(value, name) for name in (
             "is_cuda", "get_device", "requires_grad", "numel", "data_ptr",
             "dtype")):
-        return _torch_tensor
+        return TORCH_TENSOR
     if hasattr(value, "__cuda_array_interface__"):
-        return _cuda_array
-    return None
+        return ARRAY_INTERFACE
+    return FULL_PATH
 
 
-def read(value: Any) -> Reading:
-    """``value``'s kernel argument type (its token) and the value the
-    kernel receives, or None where only the full path can tell."""
-    kind = type(value)
+def read_array(value: Any, specialize: bool) -> tuple[Any, int] | None:
+    """The share and address of any ``__cuda_array_interface__`` array
+    (unaligned where its parameter is not specialized), or None."""
     try:
-        reader = _READERS[kind]
-    except KeyError:
-        reader = _READERS[kind] = _reader_for(value)
-    if reader is None:
-        return None
-    try:
-        return reader(value)
-    except (AttributeError, RuntimeError):
-        # A type whose objects differ, or a tensor that has no address
-        # (sparse): the full path says what it takes.
-        return None
+        interface = getattr(value, "__cuda_array_interface__", None)
+        if interface is None:
+            return None  # the full path says why
+        address = int(interface["data"][0])
+        share = _pointer_token(device_array_element(value, interface),
+                               specialize and address % 16 == 0)
+        return on_device(share, device_array_ordinal(value) or 0), address
+    except (AttributeError, RuntimeError, KeyError, TypeError, ValueError,
+            KilnError):
+        return None  # the full path says what is wrong with it
+
+
+def pointer_tokens(tensor: Any) -> tuple[int, int]:
+    """The unaligned and aligned tokens of a pointer to the element type of
+    a PyTorch tensor's dtype, read once through its
+    ``__cuda_array_interface__``."""
+    element = device_array_element(tensor)
+    return _pointer_token(element, False), _pointer_token(element, True)
 
 
 def constant_key(value: Any) -> Any:
@@ -154,7 +107,9 @@ def constant_key(value: Any) -> Any:
     alive, never to be confused with a later one at its address), floats
     by their repr (0.0 and -0.0 compile apart; NaN is equal to itself),
     tuples element by element, arrays by their bytes, anything else by its
-    repr."""
+    repr; a ``kl.constexpr`` is keyed by its value."""
+    if isinstance(value, kl.constexpr):
+        value = value.value
     if isinstance(value, (float, np.floating)):
         return type(value), repr(value)
     if isinstance(value, tuple):
@@ -166,3 +121,45 @@ def constant_key(value: Any) -> Any:
     except TypeError:
         return type(value), repr(value)
     return type(value), value
+
+
+def checked_grid(grid: Any) -> tuple[int, ...]:
+    """A grid the extension does not read as 1 to 3 ints (numpy integers,
+    a sequence of another type, or something wrong), as a tuple of ints;
+    raises ``KilnError`` as the full path does where it is wrong."""
+    grid = (grid,) if isinstance(grid, (int, np.integer)) else tuple(grid)
+    check_grid(grid)
+    return tuple(int(size) for size in grid)
+
+
+def _integer_token(elem: str, one: bool, multiple_of_16: bool) -> int:
+    """What specialize makes of an integer (1 as a constant, multiples of
+    16 as such), as a token."""
+    if one:
+        return token(Type((), elem, 1, 1))
+    return token(Type((), elem, 16 if multiple_of_16 else 1))
+
+
+def extension() -> Any:
+    """``kiln._launch``, told the tokens and readers above; None where it
+    was not built."""
+    module = _ffi.launch_extension()
+    if module is not None and not _configured:
+        _configure(module)
+    return module
+
+
+_configured = False
+
+
+def _configure(module: Any) -> None:
+    global _configured
+    integers = tuple(_integer_token(elem, one, sixteen)
+                     for elem in ("i32", "i64")
+                     for one, sixteen in ((False, False), (False, True),
+                                          (True, False)))
+    module.configure(integers, token(Type((), "f32")), token(Type((), "i1")),
+                     classify, read_array, pointer_tokens, constant_key,
+                     checked_grid)
+    _configured = True
+

@@ -180,28 +180,51 @@ FAKE_TORCH = """
                     reason=f"{FAKE_DRIVER} is not built")
 def test_launch_overhead_against_the_stand_in_driver(tmp_path):
     code = FAKE_TORCH + f"""
-    import json, sys
+    import ctypes, json, sys
     sys.path.insert(0, {str(ROOT / "bench")!r})
+    sys.path.insert(0, {str(ROOT / "python" / "test")!r})
     import gpu_suite
     import kiln.gpu
+    from kiln.jit import JITFunction
+    from test_launch_keys import Launch
 
-    # Every launch through a CudaModule (a first @kiln.jit launch's too)
-    # and through a KernelLauncher (@kiln.jit's cache hits), with the
-    # stream it was given and the stream being captured at the time.
-    launches = []
+    # Every launch that reached the driver, through a CudaModule (a first
+    # @kiln.jit launch's too) and through @kiln.jit (its cache hits run
+    # in C), with the stream the driver was given and the stream being
+    # captured at the time.
+    driver = ctypes.CDLL({str(FAKE_DRIVER)!r})
+    driver.fakeCudaLastLaunch.restype = ctypes.POINTER(Launch)
+    launches, inside_jit = [], []
+
+    def record(name, count):
+        if driver.fakeCudaLaunchCount() > count:
+            stream = driver.fakeCudaLastLaunch().contents.stream or 0
+            launches.append([name, stream, state.capturing])
+
     checked = kiln.gpu.CudaModule.launch
-    hit = kiln.gpu.KernelLauncher.__call__
+    bind = JITFunction.__getitem__
 
     def launch(self, kernel, grid, *args, stream=0):
-        launches.append([kernel, stream, state.capturing])
-        return checked(self, kernel, grid, *args, stream=stream)
+        count = driver.fakeCudaLaunchCount()
+        checked(self, kernel, grid, *args, stream=stream)
+        if not inside_jit:
+            record(kernel, count)
 
-    def launch_hit(self, grid, values, stream=0):
-        launches.append([self._kernel.decode(), stream, state.capturing])
-        return hit(self, grid, values, stream)
+    def bound(self, grid):
+        launch_on_grid = bind(self, grid)
+
+        def call(*args, **kwargs):
+            count = driver.fakeCudaLaunchCount()
+            inside_jit.append(True)
+            try:
+                launch_on_grid(*args, **kwargs)
+            finally:
+                inside_jit.pop()
+            record(self.__name__, count)
+        return call
 
     kiln.gpu.CudaModule.launch = launch
-    kiln.gpu.KernelLauncher.__call__ = launch_hit
+    JITFunction.__getitem__ = bound
     times, skipped = gpu_suite.launch_overhead(torch)
     print(json.dumps({{"times": times, "skipped": skipped,
                       "launches": launches,

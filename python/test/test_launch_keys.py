@@ -1,12 +1,13 @@
-"""The cache-hit launch path of @kiln.jit on the GPU (kiln.launch_keys and
-gpu.KernelLauncher): a key that specializes exactly as the full path does,
-and repeated launches that pass each launch's own arguments (checked
-against the stand-in driver here; test_gpu.py checks the numbers on a
-GPU)."""
+"""The cache-hit launch path of @kiln.jit on the GPU (the extension
+kiln._launch, configured by kiln.launch_keys): a key that specializes
+exactly as the full path does, and repeated launches that pass each
+launch's own arguments (checked against the stand-in driver here;
+test_gpu.py checks the numbers on a GPU)."""
 
 from __future__ import annotations
 
 import ctypes
+import shutil
 
 import numpy as np
 import pytest
@@ -21,6 +22,13 @@ from test_gpu import FakeDeviceArray, TorchBfloat16Like, needs_stand_in, \
 @kiln.jit
 def one_argument(x):
     pass
+
+
+def read(value):
+    """What the extension reads of ``value`` as a kernel's only argument:
+    its share of the key and the value the kernel receives, or None."""
+    reading = one_argument._dispatcher.read((value,), {}, None, None)
+    return None if reading is None else (reading[0][3], reading[1][0])
 
 
 class TorchLike:
@@ -79,7 +87,7 @@ def test_a_key_is_the_type_the_full_path_specializes_to():
     arguments that specialize apart never share a key."""
     kinds = set()
     for value in arguments():
-        reading = launch_keys.read(value)
+        reading = read(value)
         assert reading is not None, value
         types, _ = one_argument.specialize(one_argument.bind((value,), {}))
         assert reading[0] == launch_keys.token(types["x"]), value
@@ -90,17 +98,18 @@ def test_a_key_is_the_type_the_full_path_specializes_to():
 
 def test_the_value_passed_is_the_address_or_the_number():
     array = FakeDeviceArray(np.zeros(4, np.float32))
-    assert launch_keys.read(array)[1] == array.array.ctypes.data
-    assert launch_keys.read(TorchLike(4096, "torch.float32"))[1] == 4096
+    assert read(array)[1] == array.array.ctypes.data
+    assert read(TorchLike(4096, "torch.float32"))[1] == 4096
     for number in (7, 2**40, 2.5, True):
-        assert launch_keys.read(number)[1] is number
+        value = read(number)[1]
+        assert value == number and type(value) is type(number)
 
 
 def test_a_tensors_interface_is_read_once_per_dtype():
     first, second = (TorchLike(4096, "torch.float16") for _ in range(2))
-    launch_keys.read(first)
-    launch_keys.read(second)
-    launch_keys.read(second)
+    read(first)
+    read(second)
+    read(second)
     assert first.interface_reads + second.interface_reads <= 1
 
 
@@ -112,7 +121,7 @@ def test_a_tensors_interface_is_read_once_per_dtype():
     TorchLike(4096, "torch.float32", device=-1),  # a CPU tensor
     "text", None, object()])
 def test_what_only_the_full_path_can_tell_has_no_key(value):
-    assert launch_keys.read(value) is None
+    assert read(value) is None
 
 
 class TensorMap(ctypes.Structure):
@@ -221,12 +230,15 @@ def constexpr_kernel(x, FLAG: kl.constexpr):
 def test_constexprs_key_as_the_full_path_keys_them():
     """0.0 and -0.0 are equal but compile apart; kl.constexpr wrappers are
     their values."""
-    keys = {constexpr_kernel._launch_key((1,), {"FLAG": flag}, 4, 3)[0]
+    read = constexpr_kernel._dispatcher.read
+    keys = {read((1,), {"FLAG": flag}, 4, 3)[0]
             for flag in (0.0, -0.0, kl.constexpr(-0.0))}
     assert len(keys) == 2
-    assert constexpr_kernel._launch_key((1,), {}, 4, 3) is None  # missing
-    assert constexpr_kernel._launch_key((1,), {"FLAG": 1, "other": 2},
-                                        4, 3) is None
+    assert read((1,), {}, 4, 3) is None  # missing
+    assert read((1,), {"FLAG": 1, "other": 2}, 4, 3) is None
+    assert read((1,), {"FLAG": 1, "x": 2}, 4, 3) is None  # given twice
+    assert read((1, 2, 3), {}, 4, 3) is None  # too many
+    assert read((1,), {"FLAG": 1}, 4.0, 3) is None  # run() checks it
 
 
 class OnAnotherGpu(FakeDeviceArray):
@@ -254,7 +266,7 @@ def _on_gpu(kind: str, ordinal: int):
 def test_an_array_on_another_gpu_is_keyed_with_its_gpu(kind):
     # A launch runs on its arrays' GPU (test_multi_gpu.py): the same array
     # on GPU 0 and on GPU 1 are two keys.
-    on_0, on_1 = (launch_keys.read(_on_gpu(kind, d))[0] for d in (0, 1))
+    on_0, on_1 = (read(_on_gpu(kind, d))[0] for d in (0, 1))
     assert on_1 == launch_keys.on_device(on_0, 1) != on_0
 
 
@@ -310,9 +322,9 @@ class Wrapper:
 
 
 def test_objects_of_one_type_that_differ_take_the_full_path():
-    assert launch_keys.read(Wrapper(TorchLike(4096, "torch.float32")))
+    assert read(Wrapper(TorchLike(4096, "torch.float32")))
     # The reader chosen for Wrapper expects a tensor; this one is not.
-    assert launch_keys.read(Wrapper(FakeDeviceArray(np.zeros(4)))) is None
+    assert read(Wrapper(FakeDeviceArray(np.zeros(4)))) is None
 
 
 class SameRepr:
@@ -350,7 +362,7 @@ REGISTRATION = """
 
     # A reading that disagrees with what the full path specializes (it
     # says aligned; the array is not) must not be registered.
-    kiln.launch_keys._pointer_type = lambda element, aligned, ordinal: \
+    kiln.launch_keys._pointer_token = lambda element, aligned: \
         kiln.launch_keys.token(Type((), f"!tile.ptr<{element}>", 16))
     x = FakeDeviceArray(np.zeros(65, np.float32)[1:])
     scaled[(1,)](x, 10, 2.0, BLOCK=16)
@@ -435,5 +447,207 @@ class Sparse(TorchLike):
 
 
 def test_a_tensor_without_an_address_takes_the_full_path():
-    launch_keys.read(TorchLike(4096, "torch.float32"))  # the dtype is known
-    assert launch_keys.read(Sparse(4096, "torch.float32")) is None
+    read(TorchLike(4096, "torch.float32"))  # the dtype is known
+    assert read(Sparse(4096, "torch.float32")) is None
+
+
+class NativeTensor:
+    """A PyTorch-like CUDA tensor whose methods are C functions, as
+    PyTorch's are: a cache-hit launch of it runs no Python code."""
+
+    def __init__(self, array: np.ndarray) -> None:
+        self.array = array  # the stand-in's "device" memory
+        self.is_cuda, self.requires_grad = True, False
+        self.dtype = "torch.float32"
+        self.data_ptr = array.ctypes.data.__int__
+        self.numel = array.size.__int__
+        self.get_device = (0).__int__
+        self.__cuda_array_interface__ = {
+            "data": (array.ctypes.data, False), "shape": array.shape,
+            "typestr": array.dtype.str, "version": 3}
+
+
+NO_PYTHON = """
+    import ctypes
+    import sys
+    import numpy as np
+    from test_gpu import FAKE
+    from test_launch_keys import Launch, NativeTensor, scaled
+
+    fake = ctypes.CDLL(str(FAKE))
+    x = NativeTensor(np.zeros(64, np.float32))
+    scaled[(1,)](x, 10, 2.0, BLOCK=16)  # compiles, registers
+    calls = []
+    bound = scaled[(2,)]
+    sys.setprofile(lambda frame, event, arg: calls.append(
+        frame.f_code.co_name) if event == "call" else None)
+    bound(x, 20, 3.0, BLOCK=16)
+    sys.setprofile(None)
+    print(calls, fake.fakeCudaLaunchCount(), len(scaled._launchers))
+"""
+
+
+@needs_stand_in
+def test_a_cache_hit_runs_no_python_code():
+    """Issue 28: Python code runs only on a miss."""
+    result = run_python(NO_PYTHON)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split("\n")[0] == "[] 2 1"
+
+
+@kiln.jit(do_not_specialize=["n"])
+def not_specialized(x_ptr, n):
+    kl.store(x_ptr + kl.arange(0, 16), kl.zeros((16,), kl.float32) + n,
+             mask=kl.arange(0, 16) < n)
+
+
+@kiln.jit
+def named_as_an_option(x_ptr, num_warps: kl.constexpr):
+    kl.store(x_ptr, kl.full((), num_warps, kl.float32))
+
+
+OPTIONS_AND_FLAGS = """
+    import ctypes
+    import numpy as np
+    import kiln
+    import kiln.language as kl
+    from test_gpu import FAKE, FakeDeviceArray
+    from test_launch_keys import named_as_an_option, not_specialized, scaled
+
+    fake = ctypes.CDLL(str(FAKE))
+    x = FakeDeviceArray(np.zeros(64, np.float32))
+    # do_not_specialize: 16, 1 and 7 are one specialization and one key.
+    for n in (16, 1, 7, 16):
+        not_specialized[(1,)](x, n)
+    print("not specialized", len(not_specialized._gpu_cache),
+          len(not_specialized._launchers), fake.fakeCudaLaunchCount())
+    # Options as keywords, and through run().
+    for _ in range(2):
+        scaled[(1,)](x, 10, 2.0, BLOCK=16, num_warps=8)
+        scaled.run(x, 10, 2.0, grid=(1,), BLOCK=16, num_warps=8)
+    print("options", len(scaled._gpu_cache), len(scaled._launchers))
+    for warps in (2, 2, 8):
+        named_as_an_option[(1,)](x, num_warps=warps)
+        print("named", len(named_as_an_option._gpu_cache),
+              len(named_as_an_option._launchers))
+"""
+
+
+@needs_stand_in
+def test_unspecialized_parameters_and_options_hit_the_cache():
+    result = run_python(OPTIONS_AND_FLAGS)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0] == "not specialized 1 1 4"
+    assert lines[1] == "options 1 1"
+    # A parameter named as an option receives it (a specialization for
+    # each value), on the full path.
+    assert lines[2:] == ["named 1 0", "named 1 0", "named 2 0"]
+
+
+CLOSED = """
+    import numpy as np
+    import kiln
+    from test_gpu import FakeDeviceArray
+    from test_launch_keys import scaled
+
+    x = FakeDeviceArray(np.zeros(64, np.float32))
+    scaled[(1,)](x, 10, 2.0, BLOCK=16)
+    (_, _, launcher), = scaled._launchers.values()
+    launcher._module.close()
+    try:
+        scaled[(1,)](x, 10, 2.0, BLOCK=16)
+    except kiln.KilnError as error:
+        print("refused:", error)
+"""
+
+
+@needs_stand_in
+def test_a_launch_of_a_closed_module_is_refused():
+    result = run_python(CLOSED)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "refused: the module is closed"
+
+
+FAILED_LAUNCH = """
+    import numpy as np
+    import kiln
+    from test_gpu import FakeDeviceArray
+    from test_launch_keys import scaled
+
+    x = FakeDeviceArray(np.zeros(64, np.float32))
+    scaled[(1,)](x, 10, 2.0, BLOCK=16)
+    try:  # beyond the device's limit on y (65535)
+        scaled[(1, 70000)](x, 10, 2.0, BLOCK=16)
+    except kiln.LaunchError as error:
+        print("LaunchError:", error)
+"""
+
+
+@needs_stand_in
+def test_a_failed_cache_hit_launch_raises_the_drivers_error():
+    result = run_python(FAILED_LAUNCH)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("LaunchError:")
+    assert "70000" in result.stdout, result.stdout
+
+
+WITHOUT_EXTENSION = """
+    import warnings
+    import numpy as np
+    from test_gpu import FakeDeviceArray
+    from test_launch_keys import scaled
+
+    x = FakeDeviceArray(np.zeros(64, np.float32))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for _ in range(3):
+            scaled[(1,)](x, 10, 2.0, BLOCK=16)
+    print(scaled._dispatcher, len(caught), x.array[:2], x.array[10])
+    print(caught[0].message)
+"""
+
+
+@needs_stand_in
+def test_without_the_extension_launches_take_the_full_path_and_say_so(
+        tmp_path):
+    from kiln._ffi import LIBRARY_NAME
+    from test_gpu import BUILD
+    shutil.copy(BUILD / "lib" / LIBRARY_NAME, tmp_path)  # the library alone
+    result = run_python(WITHOUT_EXTENSION,
+                        KILN_LIBRARY_PATH=str(tmp_path / LIBRARY_NAME))
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0] == "None 1 [0. 0.] 0.0"
+    assert "launch extension" in lines[1] and "full path" in lines[1]
+
+
+GLOBALS = """
+    import numpy as np
+    import kiln
+    import kiln.language as kl
+    from test_gpu import FakeDeviceArray
+    import test_launch_keys
+
+    x = FakeDeviceArray(np.zeros(16, np.float32))
+    for offset in (1.0, 1.0, 5.0):
+        test_launch_keys.OFFSET = offset
+        test_launch_keys.add_offset[(1,)](x)
+        print(x.array[0], len(test_launch_keys.add_offset._gpu_cache))
+"""
+
+OFFSET = 1.0
+
+
+@kiln.jit
+def add_offset(x_ptr):
+    offsets = kl.arange(0, 16)
+    kl.store(x_ptr + offsets, kl.load(x_ptr + offsets) + OFFSET)
+
+
+@needs_stand_in
+def test_a_changed_global_recompiles_on_the_cache_hit_path():
+    result = run_python(GLOBALS)
+    assert result.returncode == 0, result.stderr
+    # The stand-in runs no kernel: the count of compilations tells.
+    assert result.stdout.split() == ["0.0", "1", "0.0", "1", "0.0", "1"]

@@ -39,6 +39,7 @@ KERNEL = textwrap.dedent("""\
     add[(8,)](x, y, out, 1000, BLOCK=128)
     np.testing.assert_array_equal(out, x + y)
     print("library", _ffi.lib()._name)
+    print("extension", _ffi.launch_extension().__file__)
     with open("/proc/self/maps") as maps:
         for path in sorted({line.split()[-1] for line in maps
                             if line.rstrip().endswith(".so")
@@ -63,14 +64,17 @@ def wheel(tmp_path_factory) -> Path:
 
 
 def test_wheel_bundles_the_libraries_it_loads(wheel):
-    # ctypes, not the CPython ABI: one wheel for every CPython 3.10+, tagged
-    # for this machine's glibc.
+    # The C API through ctypes, and the launch extension on CPython's stable
+    # ABI: one wheel for every CPython 3.10+, tagged for this machine's
+    # glibc.
     glibc = "_".join(os.confstr("CS_GNU_LIBC_VERSION").split()[1].split("."))
-    assert re.fullmatch(rf"kiln-[\d.]+-py3-none-manylinux_{glibc}_\w+\.whl",
-                        wheel.name), wheel.name
+    assert re.fullmatch(
+        rf"kiln-[\d.]+-cp310-abi3-manylinux_{glibc}_\w+\.whl",
+        wheel.name), wheel.name
     archive = zipfile.ZipFile(wheel)
     names = set(archive.namelist())
     assert "kiln/_lib/libKilnCAPI.so" in names
+    assert "kiln/_lib/_launch.abi3.so" in names
     for module in ["__init__", "_ffi", "jit", "language", "codegen", "host",
                    "interpreter"]:
         assert f"kiln/{module}.py" in names
@@ -126,6 +130,7 @@ def test_fresh_virtual_environment_runs_a_kernel_without_llvm(wheel,
     site = next(venv.glob("lib/python*/site-packages"))
     # The installed library, not a build tree's ...
     assert f"library {site / 'kiln' / '_lib' / 'libKilnCAPI.so'}" in lines
+    assert f"extension {site / 'kiln' / '_lib' / '_launch.abi3.so'}" in lines
     # ... and LLVM from the wheel: with the system's hidden where the
     # machine allows it, and never mapped from outside the environment.
     mapped = [line.split(" ", 1)[1] for line in lines

@@ -13,11 +13,12 @@ KILN_LLVM_BIN=/usr/lib/llvm-22/bin
 kiln_log() { printf '\n==> %s\n' "$*"; }
 
 # Extra packages a script needs (clang for the fuzzer) come as arguments;
+# python3-dev has the headers of the launch extension (kiln._launch);
 # python3-venv makes the wheel test's fresh virtual environment.
 kiln_install_apt_packages() {
   local wanted=(llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools
-                ninja-build ccache cmake g++ libgtest-dev python3 python3-pip
-                python3-venv "$@")
+                ninja-build ccache cmake g++ libgtest-dev python3 python3-dev
+                python3-pip python3-venv "$@")
   local missing=()
   for pkg in "${wanted[@]}"; do
     dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' \
