@@ -1514,7 +1514,19 @@ class CodeGenerator(ast.NodeVisitor):
         if isinstance(op, ast.RShift) and a.type.is_unsigned:
             return self.op(f"arith.shrui {a.name}, {b.name} : "
                            f"{a.type.ir()}", a.type)
+        if isinstance(op, ast.Div):
+            return self.divide(a, b, "full")
         return self.op(f"{table[type(op)]} {a.name}, {b.name} : "
+                       f"{a.type.ir()}", a.type)
+
+    def divide(self, a: Value, b: Value, rounding: str) -> Value:
+        """``a / b`` on floats of one type, rounded as Triton rounds float32
+        division on the GPU: "full" (``/``, ``fdiv``: PTX div.full.f32, 2
+        ulp), "approx" (``fdiv(approx=True)``: div.approx.f32) or "ieee"
+        (``div_rn``: correctly rounded). The host rounds every one
+        correctly, as Triton's interpreter does."""
+        flags = _DIVISION_FLAGS[rounding] if a.type.elem == "f32" else ""
+        return self.op(f"arith.divf {a.name}, {b.name}{flags} : "
                        f"{a.type.ir()}", a.type)
 
     def in_f32(self, elem: str, compute: Callable[[], Value]) -> Value:
@@ -2033,14 +2045,20 @@ class CodeGenerator(ast.NodeVisitor):
     def builtin_maximum(self, x, y, propagate_nan=semantics.PropagateNan.NONE):
         return self.minmax(x, y, "max", propagate_nan)
 
-    def unary_math(self, op: str, x) -> Value:
+    def unary_math(self, op: str, x, exact: bool = False) -> Value:
+        """``op`` on a float tile (integers in f32); float32 ``exp`` and
+        ``sqrt`` approximate on the GPU as Triton's do, unless ``exact``
+        (``sqrt_rn``)."""
         x = self.materialize(x, None)
         if semantics.is_float8(x.type.elem):
             return self.in_f32(x.type.elem, lambda: self.unary_math(
-                op, self.cast(x, kl.float32)))
+                op, self.cast(x, kl.float32), exact))
         if not x.type.is_float:
             x = self.cast(x, kl.float32)
-        return self.op(f"{op} {x.name} : {x.type.ir()}", x.type)
+        # Triton's float32 exp and sqrt approximate on the GPU.
+        flags = " fastmath<afn>" if op in _APPROXIMATE_MATH and \
+            x.type.elem == "f32" and not exact else ""
+        return self.op(f"{op} {x.name}{flags} : {x.type.ir()}", x.type)
 
     def libdevice(self, name: str, args: list) -> Value:
         """``libdevice.<name>(*args)`` (kiln.extra.libdevice): the operands
@@ -2871,13 +2889,20 @@ class CodeGenerator(ast.NodeVisitor):
         return self.binary(ast.Mult(), x, y)
 
     def builtin_fdiv(self, x, y, ieee_rounding=False, approx=False):
+        if ieee_rounding and approx:
+            raise self.error("kl.fdiv: approx and ieee_rounding cannot both "
+                             "be True")
         if not isinstance(x, Value) and not isinstance(y, Value):
             x = self.materialize(x, None)
-        a, _ = self.unify(x, y, division=True)
+        a, b = self.unify(x, y, division=True)
         if not a.type.is_float:
             raise self.error("kl.fdiv divides floats, not "
                              f"{a.type.elem}")
-        return self.binary(ast.Div(), x, y)
+        if approx and a.type.elem != "f32":
+            raise self.error(f"kl.fdiv(approx=True) divides float32, not "
+                             f"{a.type.elem}")
+        return self.divide(a, b, "ieee" if ieee_rounding else
+                           "approx" if approx else "full")
 
     def float32_only(self, name: str, *values) -> list[Value]:
         values = [self.materialize(v, Type((), "f32")) for v in values]
@@ -2887,10 +2912,12 @@ class CodeGenerator(ast.NodeVisitor):
         return values
 
     def builtin_div_rn(self, x, y):
-        return self.binary(ast.Div(), *self.float32_only("div_rn", x, y))
+        a, b = self.unify(*self.float32_only("div_rn", x, y))
+        return self.divide(a, b, "ieee")
 
     def builtin_sqrt_rn(self, x):
-        return self.unary_math("math.sqrt", *self.float32_only("sqrt_rn", x))
+        return self.unary_math("math.sqrt", *self.float32_only("sqrt_rn", x),
+                               exact=True)
 
     def builtin_umulhi(self, x, y):
         if not isinstance(x, Value) and not isinstance(y, Value):
@@ -3276,6 +3303,16 @@ _PYTHON_BINARY = {
     ast.RShift: lambda a, b: a >> b, ast.BitAnd: lambda a, b: a & b,
     ast.BitOr: lambda a, b: a | b, ast.BitXor: lambda a, b: a ^ b,
 }
+
+
+#: The math ops whose float32 form Triton approximates on the GPU (the
+#: `afn` flag; kiln-approximate-math-to-nvvm and libdevice lower them).
+_APPROXIMATE_MATH = ("math.exp", "math.sqrt")
+
+#: The fastmath flags that mark float32 division as rounded (see
+#: CodeGenerator.divide; kiln-approximate-math-to-nvvm lowers them).
+_DIVISION_FLAGS = {"full": " fastmath<arcp>", "approx": " fastmath<afn>",
+                   "ieee": ""}
 
 
 # kl functions that are one `math` op on a float tile.

@@ -1072,9 +1072,17 @@ def _float32_only(name: str, *values) -> list[np.ndarray]:
 
 
 def _fdiv(x, y, ieee_rounding=False, approx=False):
-    if not _is_float(_computation_dtype(x, y, True)):
-        raise KilnError(f"kl.fdiv divides floats, not "
-                        f"{_ir(_computation_dtype(x, y, True))}")
+    """Rounded correctly, however the GPU rounds it, as Triton's
+    interpreter does."""
+    if ieee_rounding and approx:
+        raise KilnError("kl.fdiv: approx and ieee_rounding cannot both be "
+                        "True")
+    dtype = _computation_dtype(x, y, True)
+    if not _is_float(dtype):
+        raise KilnError(f"kl.fdiv divides floats, not {_ir(dtype)}")
+    if approx and _ir(dtype) != "f32":
+        raise KilnError(f"kl.fdiv(approx=True) divides float32, not "
+                        f"{_ir(dtype)}")
     return (x if isinstance(x, Tile) else Tile(_data(x))) / y
 
 

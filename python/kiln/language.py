@@ -498,7 +498,9 @@ def maximum(x, y, propagate_nan=PropagateNan.NONE):
 
 @builtin
 def exp(x):
-    """Elementwise e**x."""
+    """Elementwise e**x; of float32 on the GPU, as Triton's, PTX's
+    ex2.approx.f32 of ``x * log2(e)`` (the host target and the interpreter
+    round correctly)."""
 
 
 @builtin
@@ -518,7 +520,9 @@ def log2(x):
 
 @builtin
 def sqrt(x):
-    """Elementwise square root."""
+    """Elementwise square root; of float32 on the GPU, as Triton's, PTX's
+    sqrt.approx.f32 (``sqrt_rn`` rounds correctly; so do the host target
+    and the interpreter)."""
 
 
 @builtin
@@ -906,13 +910,17 @@ def mul(x, y, sanitize_overflow=True):
 @builtin
 def fdiv(x, y, ieee_rounding=False, approx=False):
     """``x / y`` of floats, in the type ``/`` computes in (f32 for f16 and
-    bf16); rounded correctly whether ``ieee_rounding`` asks or ``approx``
-    allows less."""
+    bf16), rounded on the GPU as Triton rounds float32 division: as ``/``
+    (PTX div.full.f32, within 2 ulp) by default, correctly with
+    ``ieee_rounding=True``, as div.approx.f32 with ``approx=True`` (float32
+    only; not with ``ieee_rounding``). The host target and the interpreter
+    round every one correctly."""
 
 
 @builtin
 def div_rn(x, y):
-    """``x / y`` of float32, rounded to nearest even."""
+    """``x / y`` of float32, rounded to nearest even (``/`` on float32 is
+    within 2 ulp on the GPU, as Triton's)."""
 
 
 @builtin

@@ -54,8 +54,14 @@ def ConvertTileToHostPass : Pass<"kiln-convert-tile-to-host", "mlir::ModuleOp"> 
 }
 
 def HostExactMathPass : Pass<"kiln-host-exact-math", "mlir::ModuleOp"> {
-  let summary = "Call libm for the math ops LLVM's lowering would approximate";
+  let summary = "Compute on the host exactly what the GPU approximates";
   let description = [{
+    The `arcp` and `afn` flags on `arith.divf`, `math.exp` and `math.sqrt`
+    mark Triton's approximate float32 division, `exp` and `sqrt`, which
+    the GPU computes as
+    Triton does (`kiln-approximate-math-to-nvvm`); the host clears them
+    and rounds those correctly, as Triton's interpreter does.
+
     MLIR's `convert-math-to-llvm` lowers `math.expm1` to `exp(x) - 1` and
     `math.log1p` to `log(1 + x)`, which lose every digit of a result near
     0 (the GPU calls libdevice's `__nv_expm1f` and `__nv_log1pf`). This
@@ -64,7 +70,7 @@ def HostExactMathPass : Pass<"kiln-host-exact-math", "mlir::ModuleOp"> {
     `convert-math-to-libm` does, and leaves every other op to
     `convert-math-to-llvm` (whose intrinsics LLVM vectorizes).
   }];
-  let dependentDialects = ["mlir::func::FuncDialect"];
+  let dependentDialects = ["mlir::arith::ArithDialect", "mlir::func::FuncDialect"];
 }
 
 def ConvertTileToGPUPass : Pass<"kiln-convert-tile-to-gpu", "mlir::ModuleOp"> {
@@ -155,6 +161,45 @@ def TensorMapParamsPass
     is not a pointer is an error.
   }];
   let dependentDialects = ["mlir::LLVM::LLVMDialect", "mlir::NVVM::NVVMDialect"];
+}
+
+def ApproximateMathToNVVMPass
+    : Pass<"kiln-approximate-math-to-nvvm", "mlir::gpu::GPUModuleOp"> {
+  let summary = "Lower f32 division, exp and sqrt as Triton does";
+  let description = [{
+    Triton computes `x / y` on float32 with PTX's `div.full.f32` (2 ulp),
+    `tl.fdiv(x, y, approx=True)` with `div.approx.f32`, and `tl.exp(x)` as
+    `ex2.approx.f32(x * log2(e))`; only `tl.div_rn` and
+    `fdiv(ieee_rounding=True)` round correctly. The Python front end marks
+    the approximate ones with fastmath flags, which this pass, run on the
+    kernels before `convert-gpu-to-nvvm`, turns into those instructions
+    (element by element for vectors):
+
+    - `arith.divf` on f32 with `arcp` (and not `afn`): `llvm.nvvm.div.full`;
+    - `arith.divf` on f32 with `afn`: `llvm.nvvm.div.approx.f`;
+    - `math.exp` on f32 with `afn`: a multiply by log2(e) rounded to f32,
+      then `llvm.nvvm.ex2.approx.f32` (as libdevice's `__nv_fast_expf`,
+      without flushing subnormal results to zero);
+    - `math.sqrt` on f32 without `afn` (`tl.sqrt_rn`):
+      `llvm.nvvm.sqrt.rn.f`, correctly rounded; with `afn` (`tl.sqrt`) it stays
+      libdevice's `__nv_sqrtf` (`sqrt.approx.f32`).
+
+    Division and `exp` without these flags, and on other types, are left
+    to the usual lowering (`div.rn`, libdevice's `__nv_expf`). The host
+    target clears the flags (`kiln-host-exact-math`), as Triton's
+    interpreter computes these exactly.
+
+    ```mlir
+    %q = arith.divf %a, %b fastmath<arcp> : f32
+    // becomes
+    %q = llvm.call_intrinsic "llvm.nvvm.div.full"(%a, %b) : (f32, f32) -> f32
+    ```
+  }];
+  let dependentDialects = [
+    "mlir::arith::ArithDialect",
+    "mlir::LLVM::LLVMDialect",
+    "mlir::vector::VectorDialect",
+  ];
 }
 
 #endif // KILN_CONVERSION_PASSES_TD

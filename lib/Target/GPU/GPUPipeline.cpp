@@ -76,6 +76,8 @@ void kiln::gpu::buildGPULoweringPipeline(OpPassManager &pm,
   pm.addPass(createCSEPass());
   OpPassManager &kernels = pm.nest<mlir::gpu::GPUModuleOp>();
   kernels.addPass(createSCFToControlFlowPass());
+  // Triton's float32 `/` and `exp`, before libdevice would take them.
+  kernels.addPass(createApproximateMathToNVVMPass());
   ConvertGpuOpsToNVVMOpsOptions nvvm;
   nvvm.indexBitwidth = 64;
   kernels.addPass(createConvertGpuOpsToNVVMOps(nvvm));

@@ -51,7 +51,7 @@ FUNCTIONS: dict[str, Function] = {
     **{name: Function(f"math.{op}", _F) for name, op in (
         ("floor", "floor"), ("ceil", "ceil"), ("trunc", "trunc"),
         ("rint", "roundeven"), ("nearbyint", "roundeven"),
-        ("round", "round"), ("sqrt", "sqrt"), ("sqrt_rn", "sqrt"),
+        ("round", "round"), ("sqrt_rn", "sqrt"),
         ("rsqrt", "rsqrt"), ("cbrt", "cbrt"), ("exp", "exp"),
         ("exp2", "exp2"), ("expm1", "expm1"), ("log", "log"),
         ("log2", "log2"), ("log10", "log10"), ("log1p", "log1p"),
@@ -60,8 +60,13 @@ FUNCTIONS: dict[str, Function] = {
         ("acos", "acos"), ("atan", "atan"), ("asinh", "asinh"),
         ("acosh", "acosh"), ("atanh", "atanh"), ("erf", "erf"),
         ("erfc", "erfc"))},
+    # __nv_sqrtf approximates (sqrt.approx.f32); math.sqrt without `afn`
+    # rounds correctly on the GPU (kiln-approximate-math-to-nvvm).
+    "sqrt": Function("math.sqrt afn", _F),
     # The fast variants: the same op, allowed to approximate (`afn`), which
-    # the GPU lowers to libdevice's __nv_fast_* functions.
+    # the GPU lowers to libdevice's __nv_fast_* functions, but exp to
+    # ex2.approx.f32 of x * log2(e) as Triton's tl.exp (__nv_fast_expf
+    # computes the same, flushing subnormal results to zero).
     **{f"fast_{op}f": Function(f"math.{op} afn", _F32) for op in (
         "sin", "cos", "tan", "exp", "log", "log2", "log10")},
     "fast_powf": Function("math.powf afn", {("f32", "f32"): "f32"}),

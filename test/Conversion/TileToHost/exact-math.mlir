@@ -16,6 +16,25 @@ func.func @scalars(%x: f32, %y: f64) -> (f32, f64, f32) {
 
 // -----
 
+// The GPU's approximations of Triton's float32 `/`, `exp` and `sqrt` (arcp,
+// afn) round correctly on the host; other flags stay.
+// CHECK-LABEL: func.func @approximations
+// CHECK: arith.divf %{{.*}}, %{{.*}} : f32
+// CHECK: arith.divf %{{.*}}, %{{.*}} : f32
+// CHECK: arith.divf %{{.*}}, %{{.*}} fastmath<nnan> : f32
+// CHECK: math.exp %{{.*}} : f32
+// CHECK: math.sqrt %{{.*}} : f32
+func.func @approximations(%x: f32, %y: f32) -> (f32, f32, f32, f32, f32) {
+  %a = arith.divf %x, %y fastmath<arcp> : f32
+  %b = arith.divf %x, %y fastmath<afn> : f32
+  %c = arith.divf %x, %y fastmath<arcp,nnan> : f32
+  %d = math.exp %x fastmath<afn> : f32
+  %e = math.sqrt %x fastmath<afn> : f32
+  return %a, %b, %c, %d, %e : f32, f32, f32, f32, f32
+}
+
+// -----
+
 // A tensor has no libm function: the host runs this pass after the tiles
 // became loops over scalars.
 func.func @tensor(%x: tensor<4xf32>) -> tensor<4xf32> {
