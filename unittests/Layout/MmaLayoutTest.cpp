@@ -211,10 +211,14 @@ std::vector<Shape> multiplesOf(const Shape &footprint) {
                                {footprint[0] * 2, footprint[1]},
                                {footprint[0], footprint[1] * 4},
                                {footprint[0] * 2, footprint[1] * 4}};
-  for (Shape named : std::vector<Shape>{{64, 64}, {128, 32}, {32, 128}})
-    if (named[0] % footprint[0] == 0 && named[1] % footprint[1] == 0 &&
+  for (auto [rows, columns] : {std::pair<int64_t, int64_t>{64, 64},
+                                {128, 32},
+                                {32, 128}}) {
+    Shape named = {rows, columns};
+    if (rows % footprint[0] == 0 && columns % footprint[1] == 0 &&
         std::find(shapes.begin(), shapes.end(), named) == shapes.end())
       shapes.push_back(named);
+  }
   return shapes;
 }
 

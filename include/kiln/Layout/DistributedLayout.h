@@ -10,6 +10,8 @@
 #ifndef KILN_LAYOUT_DISTRIBUTEDLAYOUT_H
 #define KILN_LAYOUT_DISTRIBUTEDLAYOUT_H
 
+#include "llvm/ADT/SmallVector.h"
+
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -17,7 +19,9 @@
 
 namespace kiln::layout {
 
-using Shape = std::vector<int64_t>;
+/// Sizes or coordinates, one per dimension: held inline, as layouts compute
+/// millions of them in a large kernel's lowering.
+using Shape = llvm::SmallVector<int64_t, 4>;
 
 /// Where one copy of an element lives: a register of a thread, the lane of
 /// the thread in its warp, and the warp in the program.

@@ -62,7 +62,7 @@ struct MmaDotLowering : OpConversionPattern<tile::DotOp> {
     Location loc = op.getLoc();
     Type element = aType.getElementType();
     Type accElement = accType.getElementType();
-    layout::MmaLayout accLayout(mma.getWarpsPerCTA().vec());
+    layout::MmaLayout accLayout(layout::Shape(mma.getWarpsPerCTA()));
     layout::DotOperandLayout aLayout(0, accLayout, aEncoding.getKWidth());
     layout::DotOperandLayout bLayout(1, accLayout, bEncoding.getKWidth());
     layout::Shape accRepeats = accLayout.getRepeats(getShape(accType));

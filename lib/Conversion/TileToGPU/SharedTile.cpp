@@ -160,7 +160,7 @@ static FailureOr<Value> loadWithLdmatrix(OpBuilder &b, Location loc,
   auto c = [&](int64_t v) { return constantInt(b, loc, i32, v); };
   ArrayRef<int64_t> warps = operand.getParent().getWarpsPerCTA();
   layout::DotOperandLayout fragment(
-      operand.getOpIdx(), layout::MmaLayout(warps.vec()),
+      operand.getOpIdx(), layout::MmaLayout(layout::Shape(warps)),
       operand.getKWidth());
   layout::Shape shape = getShape(type);
   layout::Shape repeats = fragment.getRepeats(shape);

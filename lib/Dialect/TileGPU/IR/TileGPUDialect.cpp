@@ -11,6 +11,7 @@
 
 using namespace mlir;
 using namespace kiln::tilegpu;
+using kiln::layout::Shape;
 
 #include "kiln/Dialect/TileGPU/IR/TileGPUDialect.cpp.inc"
 #include "kiln/Dialect/TileGPU/IR/TileGPUAttrInterfaces.cpp.inc"
@@ -122,8 +123,8 @@ BlockedEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                             ArrayRef<int64_t> warpsPerCTA,
                             ArrayRef<int64_t> order) {
   std::string problem = kiln::layout::BlockedLayout::verify(
-      sizePerThread.vec(), threadsPerWarp.vec(), warpsPerCTA.vec(),
-      order.vec());
+      Shape(sizePerThread), Shape(threadsPerWarp), Shape(warpsPerCTA),
+      Shape(order));
   if (!problem.empty())
     return emitError() << "invalid blocked layout: " << problem;
   return success();
@@ -132,8 +133,8 @@ BlockedEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 std::shared_ptr<const kiln::layout::DistributedLayout>
 BlockedEncodingAttr::getLayout() const {
   return std::make_shared<kiln::layout::BlockedLayout>(
-      getSizePerThread().vec(), getThreadsPerWarp().vec(),
-      getWarpsPerCTA().vec(), getOrder().vec());
+      Shape(getSizePerThread()), Shape(getThreadsPerWarp()),
+      Shape(getWarpsPerCTA()), Shape(getOrder()));
 }
 
 int64_t BlockedEncodingAttr::getRank() const {
@@ -186,7 +187,7 @@ MmaEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 
 std::shared_ptr<const kiln::layout::DistributedLayout>
 MmaEncodingAttr::getLayout() const {
-  return std::make_shared<kiln::layout::MmaLayout>(getWarpsPerCTA().vec());
+  return std::make_shared<kiln::layout::MmaLayout>(Shape(getWarpsPerCTA()));
 }
 
 int64_t MmaEncodingAttr::getRank() const { return 2; }
@@ -215,7 +216,7 @@ std::shared_ptr<const kiln::layout::DistributedLayout>
 DotOperandEncodingAttr::getLayout() const {
   return std::make_shared<kiln::layout::DotOperandLayout>(
       getOpIdx(),
-      kiln::layout::MmaLayout(getParent().getWarpsPerCTA().vec()),
+      kiln::layout::MmaLayout(Shape(getParent().getWarpsPerCTA())),
       getKWidth());
 }
 
