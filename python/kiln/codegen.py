@@ -17,13 +17,12 @@ import functools
 import inspect
 import itertools
 import math
-import textwrap
 import warnings
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator
 
 from kiln import language as kl
-from kiln import float8, ir_text
+from kiln import float8, function_source, ir_text
 from kiln import philox
 from kiln import semantics
 from kiln.errors import (CompilationError, CompilerRemark, Diagnostic,
@@ -227,16 +226,17 @@ class CodeGenerator(ast.NodeVisitor):
         self.fn = fn
         # Debug mode compiles kl.device_assert.
         self.debug = debug
-        self.filename = inspect.getsourcefile(fn) or "<kernel>"
         try:
-            lines, self.first_line = inspect.getsourcelines(fn)
+            source = function_source.read(fn)
         except (OSError, TypeError) as exc:
             raise KilnError(f"cannot read the source of kernel "
                             f"'{fn.__name__}' ({exc}): @kiln.jit compiles "
                             "functions defined in a file") from None
-        self.source_lines = lines
-        self.tree = ast.parse(textwrap.dedent("".join(lines)))
-        self.indent = len(lines[0]) - len(lines[0].lstrip())
+        self.filename, self.first_line = source.filename, source.first_line
+        self.source_lines = source.lines
+        self.source_text = source.text
+        self.tree = source.tree
+        self.indent = source.indent
         self.globals = fn.__globals__
         self.arg_types = arg_types
         self.constants = constants
@@ -3244,7 +3244,7 @@ class CodeGenerator(ast.NodeVisitor):
         if not message:
             call = self.node
             message = ast.get_source_segment(
-                textwrap.dedent("".join(self.source_lines)),
+                self.source_text,
                 call.args[0]) if isinstance(call, ast.Call) and call.args \
                 else "device_assert"
         self.emit(f"tile.assert {condition.name}, "

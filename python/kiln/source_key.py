@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import ast
 import hashlib
-import inspect
-import textwrap
 import types
 import weakref
 from typing import Any, Callable
+
+from kiln import function_source
 
 #: What a name is known by: the modules, functions and classes a kernel
 #: names, whose code is Python's or Kiln's, not the kernel's.
@@ -93,21 +93,21 @@ def _describe(fn: Callable, is_jit, plain, constant_key, read: GlobalsRead,
     visiting.discard(fn)
 
 
-#: What `_read` found of each function: its source is read and parsed once
-#: a process, its globals resolved on every fingerprint.
+#: What `_read` found of each function (its source is read and parsed once
+#: a process); its globals are resolved on every fingerprint.
 _READ: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def _read(fn: Callable) -> tuple[tuple, list[tuple[str, ...]]]:
     """(file, first line, SHA-256 of the source) of `fn`, and the dotted
-    names its source reads."""
+    names its source reads: the source the code generator compiles
+    (function_source)."""
     found = _READ.get(fn)
     if found is None:
-        lines, first = inspect.getsourcelines(fn)
-        source = textwrap.dedent("".join(lines))
-        found = ((inspect.getsourcefile(fn), first,
-                  hashlib.sha256(source.encode()).hexdigest()),
-                 _global_chains(ast.parse(source)))
+        source = function_source.read(fn)
+        found = ((source.filename, source.first_line,
+                  hashlib.sha256(source.text.encode()).hexdigest()),
+                 _global_chains(source.tree))
         _READ[fn] = found
     return found
 

@@ -169,3 +169,40 @@ def test_host_entries_keep_what_they_were_given(tmp_path, monkeypatch):
     entry = cache.HostEntry(b"\x7fELF...", "{}", {"k": ["i32"]})
     assert cache.store_host(name, *entry)
     assert cache.load_host(name) == entry
+
+
+# Edits the kernel's file while the process runs, then compiles another
+# specialization: it is compiled from the source the process read first
+# (as Triton reads a kernel's at decoration), which is also the source its
+# disk entry is keyed by; a new process reads the edited file.
+EDIT_WHILE_RUNNING = textwrap.dedent("""\
+    from pathlib import Path
+    import numpy as np
+    from kernels import kernel
+    x = np.full(64, 0.5, np.float32)
+    out = np.zeros_like(x)
+    kernel[(1,)](x, out, 64, BLOCK=64)
+    source = Path("kernels.py")
+    source.write_text(source.read_text().replace("kl.exp(", "-kl.exp("))
+    kernel[(2,)](x, out, 64, BLOCK=32)
+    print(out[0] > 0)
+    """)
+
+
+def test_a_file_edited_under_a_running_process_compiles_what_it_read(
+        tmp_path):
+    (tmp_path / "kernels.py").write_text(KERNELS)
+    running = subprocess.run(
+        [sys.executable, "-c", EDIT_WHILE_RUNNING], capture_output=True,
+        text=True, cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(
+            [str(ROOT / "python"), str(tmp_path)]),
+             "KILN_BUILD_DIR": str(BUILD),
+             "KILN_CACHE_DIR": str(tmp_path / "cache")})
+    assert running.returncode == 0, running.stderr
+    assert running.stdout.split() == ["True"]
+    # A new process compiles the edited kernel (its key is new): the
+    # launch's check of exp fails on the negated values.
+    edited = launch(tmp_path)
+    assert edited.returncode != 0
+    assert "Mismatched elements" in edited.stderr
