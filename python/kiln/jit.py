@@ -206,6 +206,9 @@ class JITFunction:
         self._fingerprint: str | None = None
         self._lock = threading.Lock()
         self._context: Context | None = None
+        # Bumped whenever the compilations are forgotten: a launch compiled
+        # before registers no key after (see _register).
+        self._generation = 0
         self._dispatcher = self._make_dispatcher()
 
     def _make_dispatcher(self) -> Any:
@@ -490,6 +493,7 @@ class JITFunction:
         self._gpu_cache.clear()
         self._launchers.clear()
         self._globals_read.clear()
+        self._generation += 1
 
     def _compiled(self, cache: dict, key: tuple, types: dict[str, Type],
                   constants: dict[str, Any],
@@ -708,35 +712,41 @@ class JITFunction:
                                         _source_line(diag.file, diag.line))
         return error
 
-    def _register(self, args: tuple, kwargs: dict, warps: Any, stages: Any,
-                  module: CudaModule, types: dict[str, Type],
-                  constants: dict[str, Any], values: list, num_warps: int,
-                  num_stages: int, ordinal: int) -> None:
+    def _register(self, given: tuple, compiled_as: tuple, module: CudaModule,
+                  types: dict[str, Type], constants: dict[str, Any],
+                  values: list, num_warps: int, num_stages: int,
+                  ordinal: int) -> None:
         """Makes the extension launch ``module``'s kernel for arguments
-        read as these were from now on, if the full path's launch just now
-        specialized and passed exactly what their key says (what the
-        extension read of them agrees with what specialize saw, and the
-        values it would pass are the ones the full path checked): a key
-        never stands for something else."""
+        read as ``given`` (run's arguments, keywords and options) from now
+        on, if the full path's launch just now specialized and passed
+        exactly what their key says (what the extension reads of them
+        agrees with what specialize saw, and the values it would pass are
+        the ones the full path checked), and nothing the compile depended
+        on changed since (``compiled_as``: the generation of compilations
+        and the debug setting it was compiled under): a key never stands
+        for something else."""
         if self._dispatcher is None:
             if self._plain:
                 _warn_no_launch_extension()
             return
-        fast = self._dispatcher.read(args, kwargs, warps, stages)
-        if fast is None:
-            return
-        key, fast_values = fast
-        expected = (num_warps, num_stages, self.debug) + tuple(
-            launch_keys.constant_key(constants[name]) if constant
-            else launch_keys.on_device(launch_keys.token(types[name]),
-                                       ordinal)
-            if POINTER.fullmatch(types[name].elem)
-            else launch_keys.token(types[name])
-            for name, constant in zip(self._names, self._is_constexpr))
-        launcher = module.launcher(self.fn.__name__)
-        if launcher.native is not None and key == expected and \
-                launcher.checked_values(values) == fast_values:
-            self._launchers[key] = (launcher.native, ordinal, launcher)
+        with self._lock:
+            if (self._generation, self.debug) != compiled_as:
+                return  # a global or the debug setting changed meanwhile
+            fast = self._dispatcher.read(*given)
+            if fast is None:
+                return
+            key, fast_values = fast
+            expected = (num_warps, num_stages, compiled_as[1]) + tuple(
+                launch_keys.constant_key(constants[name]) if constant
+                else launch_keys.on_device(launch_keys.token(types[name]),
+                                           ordinal)
+                if POINTER.fullmatch(types[name].elem)
+                else launch_keys.token(types[name])
+                for name, constant in zip(self._names, self._is_constexpr))
+            launcher = module.launcher(self.fn.__name__)
+            if launcher.native is not None and key == expected and \
+                    launcher.checked_values(values) == fast_values:
+                self._launchers[key] = (launcher.native, ordinal, launcher)
 
     def _grid(self, grid: Any, arguments: Callable[[], dict]) -> tuple:
         """The launch's grid: given, or computed from the arguments (by
@@ -754,6 +764,7 @@ class JITFunction:
         given = args, dict(kwargs), num_warps, num_stages
         num_warps, num_stages = self._options(kwargs, num_warps, num_stages)
         self._check_globals()
+        compiled_as = self._generation, self.debug
         bound = self.bind(args, kwargs)
         grid = self._grid(grid, lambda: dict(bound.arguments))
         if self.interpreted:
@@ -802,8 +813,8 @@ class JITFunction:
                                       ordinal)
             module.launch(self.fn.__name__, grid, *values,
                           stream=current_stream(ordinal))
-            self._register(*given, module, types, constants, values,
-                           num_warps, num_stages, ordinal)
+            self._register(given, compiled_as, module, types, constants,
+                           values, num_warps, num_stages, ordinal)
             return
         self.compile(types, constants).launch(self.fn.__name__, grid,
                                               *values, names=names)

@@ -93,11 +93,16 @@ def read_array(value: Any, specialize: bool) -> tuple[Any, int] | None:
         return None  # the full path says what is wrong with it
 
 
-def pointer_tokens(tensor: Any) -> tuple[int, int]:
+def pointer_tokens(tensor: Any) -> tuple[int, int] | None:
     """The unaligned and aligned tokens of a pointer to the element type of
     a PyTorch tensor's dtype, read once through its
-    ``__cuda_array_interface__``."""
-    element = device_array_element(tensor)
+    ``__cuda_array_interface__``; None for a dtype kernels do not take (the
+    full path says so, naming the argument)."""
+    try:
+        element = device_array_element(tensor)
+    except (AttributeError, RuntimeError, KeyError, TypeError, ValueError,
+            KilnError):
+        return None
     return _pointer_token(element, False), _pointer_token(element, True)
 
 
@@ -144,12 +149,14 @@ def extension() -> Any:
     """``kiln._launch``, told the tokens and readers above; None where it
     was not built."""
     module = _ffi.launch_extension()
-    if module is not None and not _configured:
-        _configure(module)
+    with _configure_lock:
+        if module is not None and not _configured:
+            _configure(module)
     return module
 
 
 _configured = False
+_configure_lock = threading.Lock()
 
 
 def _configure(module: Any) -> None:

@@ -555,10 +555,11 @@ CLOSED = """
     scaled[(1,)](x, 10, 2.0, BLOCK=16)
     (_, _, launcher), = scaled._launchers.values()
     launcher._module.close()
-    try:
-        scaled[(1,)](x, 10, 2.0, BLOCK=16)
-    except kiln.KilnError as error:
-        print("refused:", error)
+    for grid in ((1,), (0,)):  # a zero size is refused too, as the full path
+        try:
+            scaled[grid](x, 10, 2.0, BLOCK=16)
+        except kiln.KilnError as error:
+            print("refused:", error)
 """
 
 
@@ -566,7 +567,7 @@ CLOSED = """
 def test_a_launch_of_a_closed_module_is_refused():
     result = run_python(CLOSED)
     assert result.returncode == 0, result.stderr
-    assert result.stdout.strip() == "refused: the module is closed"
+    assert result.stdout.splitlines() == ["refused: the module is closed"] * 2
 
 
 FAILED_LAUNCH = """
@@ -651,3 +652,71 @@ def test_a_changed_global_recompiles_on_the_cache_hit_path():
     assert result.returncode == 0, result.stderr
     # The stand-in runs no kernel: the count of compilations tells.
     assert result.stdout.split() == ["0.0", "1", "0.0", "1", "0.0", "1"]
+
+
+RACES = """
+    import numpy as np
+    from kiln.jit import JITFunction
+    from test_gpu import FakeDeviceArray
+    from test_launch_keys import scaled
+
+    x = FakeDeviceArray(np.zeros(64, np.float32))
+    compile_gpu = JITFunction.compile_gpu
+
+    def meanwhile(change):
+        def compile_then_change(self, *args, **kwargs):
+            module = compile_gpu(self, *args, **kwargs)
+            change(self)
+            return module
+        JITFunction.compile_gpu = compile_then_change
+
+    # Another thread forgets the compilations (a global changed) between
+    # this launch's compile and its registration: no key is registered.
+    meanwhile(lambda self: setattr(self, "_generation",
+                                   self._generation + 1))
+    scaled[(1,)](x, 10, 2.0, BLOCK=16)
+    print("forgotten", len(scaled._launchers))
+    # The debug setting changes meanwhile: the kernel compiled without
+    # kl.device_assert is not registered under the debug key.
+    meanwhile(lambda self: setattr(self, "_debug", True))
+    scaled[(1,)](x, 10, 2.0, BLOCK=32)
+    print("debug", len(scaled._launchers))
+    JITFunction.compile_gpu = compile_gpu
+    scaled[(1,)](x, 10, 2.0, BLOCK=32)
+    print("then", len(scaled._launchers))
+"""
+
+
+@needs_stand_in
+def test_a_compile_overtaken_by_a_change_registers_no_key():
+    result = run_python(RACES)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split("\n")[:3] == ["forgotten 0", "debug 0",
+                                              "then 1"]
+
+
+def test_a_tensor_of_a_type_kernels_do_not_take_is_refused_by_name():
+    class Complex(TorchLike):
+        @property
+        def __cuda_array_interface__(self):
+            return {"shape": (4,), "typestr": "<c8", "data": (4096, False),
+                    "version": 3}
+
+    tensor = Complex(4096, "torch.complex64")
+    assert read(tensor) is None
+    with pytest.raises(kiln.KilnError, match="argument 'x_ptr': numpy dtype "
+                       "complex64 has no kiln type"):
+        scaled[(1,)](tensor, 4, 2.0, BLOCK=16)
+
+
+def test_the_extensions_objects_refuse_misuse_without_crashing():
+    extension = launch_keys.extension()
+    with pytest.raises(TypeError):
+        extension.Bound(object(), (1,))
+    bare = extension.Dispatcher.__new__(extension.Dispatcher)
+    with pytest.raises(TypeError, match="uninitialized"):
+        bare.launch((1,), (), {}, None, None)
+    with pytest.raises(TypeError, match="uninitialized"):
+        bare.read((), {}, None, None)
+    with pytest.raises(ValueError, match="pbilf"):
+        extension.Kernel(0, 0, b"k", "pz")

@@ -178,10 +178,10 @@ PyType_Spec kernelSpec = {"kiln._launch.Kernel", sizeof(KernelObject), 0,
 
 PyObject *kernelType = nullptr;
 
-/// Launches `kernel` with `values`; -1 with an exception set where the
-/// module is closed or the launch fails (`launcher.fail` raises what the
-/// full path would), or where the values do not fit the parameters (which
-/// registration rules out).
+/// Launches `kernel` on `grid` with `values`; -1 with an exception set
+/// where the module is closed or the launch fails (`launcher.fail` raises
+/// what the full path would), or where the values do not fit the
+/// parameters (which registration rules out).
 int launchKernel(KernelObject *kernel, PyObject *launcher,
                  const unsigned grid[3], const Value *values,
                  Py_ssize_t numValues, uint64_t stream) {
@@ -213,8 +213,11 @@ int launchKernel(KernelObject *kernel, PyObject *launcher,
       return -1;
     }
   }
+  // A grid with a zero size runs nothing (after the check that the
+  // module is open, as CudaModule.launch does).
+  bool empty = grid[0] == 0 || grid[1] == 0 || grid[2] == 0;
   void *error = nullptr;
-  if (kernel->module)
+  if (kernel->module && !empty)
     error = kernel->launch(kernel->module, kernel->name, grid, pointers,
                            static_cast<size_t>(numValues), stream);
   if (kernel->module && !error)
@@ -304,39 +307,46 @@ int readTensor(PyObject *value, bool specialize, PyObject **share,
   PyObject *dtype = PyObject_GetAttr(value, config.dtype);
   if (!dtype)
     return -1;
+  // Held until read: the calls below run Python code, in which another
+  // thread may replace the dictionary's entry.
   PyObject *tokens = PyDict_GetItemWithError(config.dtypeTokens, dtype);
-  if (!tokens) {
-    if (PyErr_Occurred() ||
-        !(tokens = PyObject_CallFunctionObjArgs(config.pointerTokens, value,
-                                                nullptr)) ||
-        PyDict_SetItem(config.dtypeTokens, dtype, tokens) < 0) {
-      Py_XDECREF(tokens);
-      Py_DECREF(dtype);
-      return -1;
-    }
-    Py_DECREF(tokens); // the dictionary holds it
+  Py_XINCREF(tokens);
+  if (!tokens &&
+      (PyErr_Occurred() ||
+       !(tokens = PyObject_CallFunctionObjArgs(config.pointerTokens, value,
+                                               nullptr)) ||
+       PyDict_SetItem(config.dtypeTokens, dtype, tokens) < 0)) {
+    Py_XDECREF(tokens);
+    Py_DECREF(dtype);
+    return -1;
   }
   Py_DECREF(dtype);
+  if (tokens == Py_None) { // a dtype kernels do not take: the full path
+    Py_DECREF(tokens);
+    return 0;
+  }
   PyObject *result = PyObject_CallMethodObjArgs(value, config.dataPtr, nullptr);
-  if (!result)
-    return -1;
-  unsigned long long address = PyLong_AsUnsignedLongLong(result);
-  Py_DECREF(result);
-  if (address == static_cast<unsigned long long>(-1) && PyErr_Occurred())
-    return -1;
-  long long ordinal = methodInteger(value, config.getDevice, &failed);
-  if (failed)
-    return -1;
+  unsigned long long address =
+      result ? PyLong_AsUnsignedLongLong(result) : 0;
+  Py_XDECREF(result);
+  long long ordinal =
+      PyErr_Occurred() ? 0 : methodInteger(value, config.getDevice, &failed);
   PyObject *token =
-      PyTuple_GetItem(tokens, specialize && address % 16 == 0 ? 1 : 0);
+      PyErr_Occurred()
+          ? nullptr
+          : PyTuple_GetItem(tokens, specialize && address % 16 == 0 ? 1 : 0);
+  Py_XINCREF(token);
+  Py_DECREF(tokens);
   if (!token)
     return -1;
   // On a GPU other than 0 the share names it (launch_keys.on_device).
   if (ordinal == 0) {
-    Py_INCREF(token);
     *share = token;
-  } else if (!(*share = Py_BuildValue("(OL)", token, ordinal))) {
-    return -1;
+  } else {
+    *share = Py_BuildValue("(OL)", token, ordinal);
+    Py_DECREF(token);
+    if (!*share)
+      return -1;
   }
   read->kind = Value::Pointer;
   read->address = address;
@@ -540,8 +550,15 @@ int readLaunch(DispatcherObject *self, PyObject *args, PyObject *kwargs,
   if (!key)
     return -1;
   reading.key = key;
-  PyTuple_SetItem(key, 0, PyLong_FromLong(numWarps));
-  PyTuple_SetItem(key, 1, PyLong_FromLong(numStages));
+  PyObject *warpsShare = PyLong_FromLong(numWarps);
+  PyObject *stagesShare = PyLong_FromLong(numStages);
+  if (!warpsShare || !stagesShare) {
+    Py_XDECREF(warpsShare);
+    Py_XDECREF(stagesShare);
+    return -1;
+  }
+  PyTuple_SetItem(key, 0, warpsShare);
+  PyTuple_SetItem(key, 1, stagesShare);
   PyObject *flag = debug ? Py_True : Py_False;
   Py_INCREF(flag);
   PyTuple_SetItem(key, 2, flag);
@@ -642,18 +659,20 @@ int currentStream(long ordinal, uint64_t *stream) {
       PyDict_GetItemWithError(PyImport_GetModuleDict(), config.torch);
   if (!torch)
     return PyErr_Occurred() ? -1 : 0;
-  if (torch != config.torchModule) {
+  // The getter is kept once found for this torch module; until then (a
+  // PyTorch without CUDA, or one still being imported) it is looked up on
+  // each launch, as kiln.gpu.current_stream does.
+  if (torch != config.torchModule || !config.getStream) {
     Py_CLEAR(config.getStream);
-    Py_XDECREF(config.torchModule);
     Py_INCREF(torch);
-    config.torchModule = torch;
+    replace(&config.torchModule, torch);
     PyObject *c = PyObject_GetAttrString(torch, "_C");
     if (c) {
       config.getStream =
           PyObject_GetAttrString(c, "_cuda_getCurrentRawStream");
       Py_DECREF(c);
     }
-    PyErr_Clear(); // a PyTorch without CUDA: the default stream
+    PyErr_Clear(); // no getter: the default stream
   }
   if (!config.getStream)
     return 0;
@@ -677,6 +696,10 @@ int currentStream(long ordinal, uint64_t *stream) {
 int tryLaunch(DispatcherObject *self, PyObject *grid, PyObject *args,
               PyObject *kwargs, PyObject *warps, PyObject *stages,
               bool fromKeywords) {
+  if (!self->names) {
+    PyErr_SetString(PyExc_TypeError, "kiln: an uninitialized Dispatcher");
+    return -1;
+  }
   if (PyObject_IsTrue(self->globalsRead)) {
     PyObject *checked = PyObject_CallNoArgs(self->checkGlobals);
     if (!checked)
@@ -703,13 +726,11 @@ int tryLaunch(DispatcherObject *self, PyObject *grid, PyObject *args,
       readGrid(self, grid, reading, sizes) == 0) {
     long device = PyLong_AsLong(ordinal);
     if (!PyErr_Occurred() && currentStream(device, &stream) == 0) {
-      bool empty = sizes[0] == 0 || sizes[1] == 0 || sizes[2] == 0;
-      result = empty ? 1
-                     : launchKernel(reinterpret_cast<KernelObject *>(kernel),
-                                    launcher, sizes, reading.values,
-                                    reading.numValues, stream) == 0
-                           ? 1
-                           : -1;
+      result = launchKernel(reinterpret_cast<KernelObject *>(kernel),
+                            launcher, sizes, reading.values,
+                            reading.numValues, stream) == 0
+                   ? 1
+                   : -1;
     }
   }
   if (result < 0 && !PyErr_Occurred())
@@ -815,9 +836,14 @@ PyObject *dispatcherRead(PyObject *self, PyObject *args) {
   if (!PyArg_ParseTuple(args, "O!O!OO", &PyTuple_Type, &arguments,
                         &PyDict_Type, &kwargs, &warps, &stages))
     return nullptr;
+  auto *dispatcher = reinterpret_cast<DispatcherObject *>(self);
+  if (!dispatcher->names) {
+    PyErr_SetString(PyExc_TypeError, "kiln: an uninitialized Dispatcher");
+    return nullptr;
+  }
   Reading reading;
-  int read = readLaunch(reinterpret_cast<DispatcherObject *>(self), arguments,
-                        kwargs, warps, stages, false, reading);
+  int read = readLaunch(dispatcher, arguments, kwargs, warps, stages, false,
+                        reading);
   if (read < 0)
     return nullptr;
   if (read == 0)
@@ -827,11 +853,21 @@ PyObject *dispatcherRead(PyObject *self, PyObject *args) {
     return nullptr;
   for (Py_ssize_t i = 0; i < reading.numValues; ++i) {
     const Value &value = reading.values[i];
-    PyObject *item =
-        value.kind == Value::Pointer ? PyLong_FromUnsignedLongLong(value.address)
-        : value.kind == Value::Integer ? PyLong_FromLongLong(value.integer)
-        : value.kind == Value::Float   ? PyFloat_FromDouble(value.real)
-                                       : PyBool_FromLong(value.flag);
+    PyObject *item = nullptr;
+    switch (value.kind) {
+    case Value::Pointer:
+      item = PyLong_FromUnsignedLongLong(value.address);
+      break;
+    case Value::Integer:
+      item = PyLong_FromLongLong(value.integer);
+      break;
+    case Value::Float:
+      item = PyFloat_FromDouble(value.real);
+      break;
+    case Value::Bool:
+      item = PyBool_FromLong(value.flag);
+      break;
+    }
     if (!item) {
       Py_DECREF(values);
       return nullptr;
@@ -841,7 +877,7 @@ PyObject *dispatcherRead(PyObject *self, PyObject *args) {
   return Py_BuildValue("(ON)", reading.key, values);
 }
 
-PyObject *boundType = nullptr;
+PyObject *dispatcherType = nullptr, *boundType = nullptr;
 
 /// bind(grid) -> what kernel[grid] returns.
 PyObject *dispatcherBind(PyObject *self, PyObject *grid) {
@@ -890,7 +926,7 @@ struct BoundObject {
 int boundInit(PyObject *self, PyObject *args, PyObject *) {
   auto *bound = reinterpret_cast<BoundObject *>(self);
   PyObject *dispatcher, *grid;
-  if (!PyArg_ParseTuple(args, "OO", &dispatcher, &grid))
+  if (!PyArg_ParseTuple(args, "O!O", dispatcherType, &dispatcher, &grid))
     return -1;
   Py_INCREF(dispatcher);
   Py_INCREF(grid);
@@ -903,6 +939,10 @@ int boundInit(PyObject *self, PyObject *args, PyObject *) {
 /// **kwargs)), which calls no frame of Kiln's above the user's.
 PyObject *boundCall(PyObject *self, PyObject *args, PyObject *kwargs) {
   auto *bound = reinterpret_cast<BoundObject *>(self);
+  if (!bound->dispatcher) {
+    PyErr_SetString(PyExc_TypeError, "kiln: an uninitialized Bound");
+    return nullptr;
+  }
   auto *dispatcher = reinterpret_cast<DispatcherObject *>(bound->dispatcher);
   int launched = tryLaunch(dispatcher, bound->grid, args, kwargs, nullptr,
                            nullptr, true);
@@ -1034,7 +1074,6 @@ PyMODINIT_FUNC PyInit__launch() {
   PyObject *module = PyModule_Create(&moduleDef);
   if (!module)
     return nullptr;
-  PyObject *dispatcherType = nullptr;
   if (!(config.kinds = PyDict_New()) ||
       !(config.dtypeTokens = PyDict_New()) ||
       !intern(&config.isCuda, "is_cuda") ||
