@@ -1,7 +1,9 @@
 """`scripts/build-wheel.sh` makes a self-contained wheel: it holds the
-pure-Python package, the C API library and the shared libraries that library
-loads (libLLVM and its dependencies), and a fresh virtual environment that
-installs it compiles and runs a kernel with LLVM hidden from the loader."""
+pure-Python package, the C API library, the launch extension and the shared
+libraries the library loads (libLLVM and its dependencies); a fresh virtual
+environment that installs it compiles and runs a kernel with LLVM hidden
+from the loader, and the same wheel runs in the other CPythons from 3.10
+that the machine has (cp310-abi3)."""
 
 from __future__ import annotations
 
@@ -141,3 +143,87 @@ def test_fresh_virtual_environment_runs_a_kernel_without_llvm(wheel,
     if hidden is None:
         pytest.skip("ran with the system's LLVM visible: this machine does "
                     "not allow a private mount namespace (unshare --mount)")
+
+
+# A launch through the stand-in CUDA driver, twice: the second is a cache
+# hit of the launch extension (its key registered by the first).
+STAND_IN_LAUNCH = textwrap.dedent("""\
+    import sys
+    import numpy as np
+    import kiln
+    import kiln.language as kl
+    from kiln import _ffi
+
+    class DeviceArray:
+        def __init__(self, array):
+            self.array = array
+            self.__cuda_array_interface__ = {
+                "data": (array.ctypes.data, False), "shape": array.shape,
+                "typestr": array.dtype.str, "version": 3}
+
+    @kiln.jit
+    def scale(x_ptr, n, BLOCK: kl.constexpr):
+        offs = kl.arange(0, BLOCK)
+        kl.store(x_ptr + offs, kl.load(x_ptr + offs) * 2.0, mask=offs < n)
+
+    x = DeviceArray(np.ones(64, np.float32))
+    scale[(1,)](x, 64, BLOCK=64)
+    scale[(1,)](x, 64, BLOCK=64)
+    print(sys.version_info[:2], len(scale._launchers),
+          _ffi.launch_extension().__file__)
+    """)
+
+#: The CPython versions besides this one the wheel is tried on, where a
+#: pyenv installation (or python3.X on the PATH) has them.
+OTHER_PYTHONS = ["3.10", "3.12", "3.13"]
+
+
+def _interpreter(version: str) -> str | None:
+    """A CPython ``version`` that runs (a pyenv shim may not)."""
+    pyenv = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv"))
+    candidates = [*sorted(map(str, pyenv.glob(
+        f"versions/{version}.*/bin/python")), reverse=True),
+        shutil.which(f"python{version}")]
+    for candidate in filter(None, candidates):
+        if subprocess.run([candidate, "--version"],
+                          capture_output=True).returncode == 0:
+            return candidate
+    return None
+
+
+@pytest.mark.parametrize("version", OTHER_PYTHONS)
+def test_the_one_wheel_runs_on_other_cpythons(wheel, tmp_path, version):
+    """cp310-abi3: the launch extension built once loads into every CPython
+    from 3.10, and its cache hits launch (through the stand-in driver)."""
+    if version == f"{sys.version_info[0]}.{sys.version_info[1]}":
+        pytest.skip("the interpreter of the other tests")
+    interpreter = _interpreter(version)
+    if interpreter is None:
+        pytest.skip(f"no CPython {version} on this machine (python{version} "
+                    "or pyenv)")
+    fake = Path(os.environ.get("KILN_BUILD_DIR", REPO / "build")).resolve() \
+        / "unittests" / "libKilnFakeCudaDriver.so"
+    if not fake.exists():
+        pytest.skip(f"the stand-in driver is not built ({fake})")
+    venv = tmp_path / "venv"
+    subprocess.run([interpreter, "-m", "venv", str(venv)], check=True)
+    python = venv / "bin" / "python"
+    subprocess.run([str(python), "-m", "pip", "install", "-q", str(wheel)],
+                   check=True)
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("KILN_BUILD_DIR", "KILN_LIBRARY_PATH", "PYTHONPATH",
+                        "LD_LIBRARY_PATH", "LD_PRELOAD")}
+    script = tmp_path / "launch.py"  # kernels are compiled from a file
+    script.write_text(STAND_IN_LAUNCH)
+    result = subprocess.run(
+        [str(python), str(script)], cwd=tmp_path,
+        env={**env, "KILN_CUDA_DRIVER": str(fake),
+             "KILN_PTXAS": "/nonexistent", "KILN_CACHE_DIR":
+             str(tmp_path / "cache")},
+        capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    major, minor = version.split(".")
+    site = next(venv.glob("lib/python*/site-packages"))
+    assert result.stdout.split() == [
+        f"({major},", f"{minor})", "1",
+        str(site / "kiln" / "_lib" / "_launch.abi3.so")]
