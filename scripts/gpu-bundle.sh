@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Packs what the GPU check needs into one compressed tarball, for a GPU
 # machine that has CUDA, PyTorch and Triton but no LLVM, MLIR or network:
-# kiln-run, kiln-launch-overhead and libKilnCAPI.so (stripped), every
+# kiln-run, kiln-launch-overhead, libKilnCAPI.so and the launch extension
+# _launch.abi3.so (stripped), every
 # shared library they load but the C library's own (libLLVM.so among
 # them), libdevice, the Python package, the example kernels, the
 # tutorials, the GPU tests
@@ -32,6 +33,9 @@ for tool in "${tools[@]}"; do
 done
 capi=$(readlink -f "$build/lib/libKilnCAPI.so")
 strip -o "$bundle/lib/libKilnCAPI.so" "$capi"
+# The launch extension (@kiln.jit's cache hits in C), beside the library,
+# where the package looks for it; it needs only the C library.
+strip -o "$bundle/lib/_launch.abi3.so" "$build/lib/_launch.abi3.so"
 
 # The libraries they load, except the C library's, which the GPU machine's
 # own must provide (a second one could not share a process with it). The
