@@ -78,6 +78,12 @@ def pack_scalar(where: str, type_text: str, value: Any) -> ctypes._SimpleCData:
 MAX_GRID = 2**31 - 1
 
 
+def grid_sizes(grid: Any) -> tuple:
+    """A launch's grid as a tuple of sizes: one size (a Python or numpy
+    integer) or a sequence of them (checked by check_grid)."""
+    return (grid,) if isinstance(grid, (int, np.integer)) else tuple(grid)
+
+
 def check_grid(grid: Sequence[Any]) -> None:
     """Raises ``KilnError`` unless ``grid`` is 1 to 3 integers from 0 to
     MAX_GRID."""

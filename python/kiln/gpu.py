@@ -439,9 +439,9 @@ NATIVE_KINDS = {"i1": "b", "i32": "i", "i64": "l", "f32": "f"}
 class KernelLauncher:
     """One kernel of a loaded module, with its argument buffers and their
     pointer array made once: a launch writes the values into the buffers
-    and makes one call into the runtime. ``@kiln.jit``'s cache hits call it
-    with values its specialization key vouches for; CudaModule.launch
-    checks its arguments first (checked_values)."""
+    and makes one call into the runtime (CudaModule.launch, which checks
+    its arguments first: checked_values). ``native`` is the same kernel as
+    ``@kiln.jit``'s cache hits launch it, in C."""
 
     def __init__(self, module: CudaModule, kernel: str,
                  types: list[str]) -> None:
@@ -501,16 +501,11 @@ class KernelLauncher:
                           else scalar_value(where, type_text, value))
         return values
 
-    def __call__(self, grid: tuple[int, ...], values: Sequence[Any],
-                 stream: int = 0) -> None:
-        """Launches on ``grid`` (checked; a zero size runs nothing) with
-        ``values``, one per kernel argument."""
-        check_grid(grid)
-        self.launch_unchecked(grid, values, stream)
-
     def launch_unchecked(self, grid: tuple[int, ...], values: Sequence[Any],
                          stream: int) -> None:
-        """``__call__`` with ``grid`` already checked."""
+        """Launches on ``grid`` (checked by the caller; a zero size runs
+        nothing) with ``values``, one per kernel argument, as
+        checked_values gives them."""
         handle = self._module._handle
         if handle is None:
             raise KilnError("the module is closed")

@@ -36,7 +36,7 @@ import numpy as np
 from kiln import (cache, dlpack, interpreter, ir_text, launch_keys, semantics,
                   source_key)
 from kiln import language as kl
-from kiln.arguments import POINTER, check_grid
+from kiln.arguments import POINTER, check_grid, grid_sizes
 from kiln.codegen import (CodeGenerator, DescriptorType, KilnCompileError,
                           Type, is_plain_value, pointer_type)
 from kiln.compiler import Context, Module
@@ -753,7 +753,7 @@ class JITFunction:
         name, made only for a grid function)."""
         if callable(grid):
             grid = grid(arguments())
-        return (grid,) if isinstance(grid, (int, np.integer)) else tuple(grid)
+        return grid_sizes(grid)
 
     @user_facing
     def run(self, *args, grid, num_warps: int | None = None,

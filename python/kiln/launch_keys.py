@@ -31,7 +31,7 @@ import numpy as np
 
 from kiln import _ffi
 from kiln import language as kl
-from kiln.arguments import check_grid
+from kiln.arguments import check_grid, grid_sizes
 from kiln.codegen import Type, pointer_type
 from kiln.errors import KilnError
 from kiln.gpu import device_array_element, device_array_ordinal
@@ -132,7 +132,7 @@ def checked_grid(grid: Any) -> tuple[int, ...]:
     """A grid the extension does not read as 1 to 3 ints (numpy integers,
     a sequence of another type, or something wrong), as a tuple of ints;
     raises ``KilnError`` as the full path does where it is wrong."""
-    grid = (grid,) if isinstance(grid, (int, np.integer)) else tuple(grid)
+    grid = grid_sizes(grid)
     check_grid(grid)
     return tuple(int(size) for size in grid)
 
