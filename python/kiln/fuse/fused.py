@@ -1,0 +1,312 @@
+"""``@kiln.fuse``: a function traced once per signature, its IR compiled
+into a plan for the host target and run."""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import re
+import threading
+from typing import Any, Callable
+
+import numpy as np
+
+from kiln import ir_text
+from kiln.compiler import Context, Module
+from kiln.errors import (CompilationError, KilnError, KilnIndexError,
+                         user_facing, warn_remarks)
+from kiln.fuse.array import TracedArray
+from kiln.fuse.ir_types import _element_type, _ir_shape
+from kiln.fuse.location import _error, _loc
+from kiln.fuse.trace import _Trace
+from kiln.fuse.ufuncs import erf
+from kiln.gpu import is_device_array
+from kiln.host import ARRAY_PIPELINE, HostExecutable
+
+#: The name the traced IR goes by when the compiler reports on it (every
+#: operation carries the location of its Python line, so diagnostics name
+#: the user's file instead).
+IR_FILENAME = "<kiln.fuse traced IR>"
+
+
+def _copy(x: TracedArray, loc: str) -> str:
+    """A generic that copies ``x`` (an argument returned as it is)."""
+    space = _ir_shape(x.shape)
+    dims = ", ".join(f"d{i}" for i in range(len(space)))
+    init = x._trace.empty(space, x.dtype, loc)
+    return x._trace.generic([(x, dims)], space, False, (init, dims, x.dtype),
+                            lambda b, v: v[0], loc)
+
+
+def _symbol(name: str) -> str:
+    name = re.sub(r"\W", "_", name) or "fused"
+    return name if not name[0].isdigit() else "f_" + name
+
+
+def _invalid_ir(error: CompilationError, text: str) -> KilnError:
+    """The parser refused the traced IR (a bug of kiln.fuse): an error at
+    the Python line of the operation it names."""
+    for diagnostic in error.diagnostics:
+        lines = text.splitlines()
+        if diagnostic.file == IR_FILENAME and \
+                0 < diagnostic.line <= len(lines):
+            found = ir_text.find_location(lines[diagnostic.line - 1])
+            if found:
+                return _error("internal error, kiln.fuse traced invalid IR: "
+                              f"{diagnostic.message}", found)
+    return error
+
+
+class _Traced:
+    """A traced signature: its IR and how arrays map to the plan's
+    tensors."""
+
+    def __init__(self, text: str, symbol: str,
+                 input_shapes: list[tuple[int, ...]],
+                 outputs: list[tuple[int, tuple[int, ...]]],
+                 single: bool, names: list[str],
+                 index_checks: list[tuple]) -> None:
+        self.text = text
+        self.symbol = symbol
+        self.input_shapes = input_shapes  # the plan's, per argument
+        self.outputs = outputs  # per returned array: plan result, shape
+        self.single = single  # the function returned one array
+        self.names = names  # per argument
+        self.index_checks = index_checks  # _Trace.index_checks
+        self.executable: HostExecutable | None = None
+
+
+class FusedFunction:
+    """A numpy function run as fused tile kernels on the host target; made
+    by ``kiln.fuse``. Calling it runs the function on numpy arrays;
+    ``ir(*arrays)`` is the IR its trace for those arrays' shapes and dtypes
+    makes, before the pass pipeline."""
+
+    def __init__(self, fn: Callable, threads: int | None = None) -> None:
+        self.fn = fn
+        self.threads = threads
+        self.signature = inspect.signature(fn)
+        functools.update_wrapper(self, fn)
+        self._traces: dict[tuple, _Traced] = {}
+        self._lock = threading.Lock()
+        self._context: Context | None = None
+        self._modules: list[Module] = []
+
+    def _arrays(self, args: tuple, kwargs: dict) -> list[tuple[str, Any]]:
+        """The arguments, by name in the signature's order; each must be a
+        numpy array."""
+        try:
+            bound = self.signature.bind(*args, **kwargs)
+        except TypeError as exc:
+            raise _error(f"{self.__name__}: {exc}") from None
+        arrays = []
+        for name, value in bound.arguments.items():
+            parameter = self.signature.parameters[name]
+            values = (value if parameter.kind is parameter.VAR_POSITIONAL
+                      else value.values()
+                      if parameter.kind is parameter.VAR_KEYWORD
+                      else [value])
+            for v in values:
+                arrays.append((name, v))
+        for name, value in arrays:
+            if is_device_array(value):
+                raise _error(
+                    f"{self.__name__}: argument '{name}' is a device array "
+                    "(it has __cuda_array_interface__); kiln.fuse runs its "
+                    "plans only on the host target from Python for now, so "
+                    "pass numpy arrays")
+            if not isinstance(value, np.ndarray):
+                raise _error(
+                    f"{self.__name__}: argument '{name}' is a "
+                    f"{type(value).__name__}, not a numpy array; a fused "
+                    "function takes numpy arrays (give constants as "
+                    "default arguments or in a closure)")
+            _element_type(value.dtype.newbyteorder("="))
+            if value.size == 0:
+                raise _error(f"{self.__name__}: argument '{name}' has no "
+                             "elements")
+        return arrays
+
+    @staticmethod
+    def _key(arrays: list[tuple[str, np.ndarray]]) -> tuple:
+        return tuple((name, a.shape, a.dtype.newbyteorder("=").str)
+                     for name, a in arrays)
+
+    def _trace(self, args: tuple, kwargs: dict, key: tuple) -> _Traced:
+        """Runs the function on traced arrays and records its IR."""
+        trace = _Trace(TracedArray)
+        tracers = [TracedArray(trace, f"%arg{i}", shape, np.dtype(dtype),
+                               origin=(i, lambda a: a))
+                   for i, (_, shape, dtype) in enumerate(key)]
+        bound = self.signature.bind(*args, **kwargs)
+        replacements = iter(tracers)
+        for name, value in bound.arguments.items():
+            kind = self.signature.parameters[name].kind
+            if kind is inspect.Parameter.VAR_POSITIONAL:
+                bound.arguments[name] = tuple(next(replacements)
+                                              for _ in value)
+            elif kind is inspect.Parameter.VAR_KEYWORD:
+                bound.arguments[name] = {n: next(replacements)
+                                         for n in value}
+            else:
+                bound.arguments[name] = next(replacements)
+        try:
+            returned = self.fn(*bound.args, **bound.kwargs)
+        finally:
+            trace.open = False
+        code = self.fn.__code__
+        definition = (code.co_filename, code.co_firstlineno, 1)
+        single = not isinstance(returned, (tuple, list))
+        results = [returned] if single else list(returned)
+        if not results or not all(isinstance(r, TracedArray) and
+                                  r._trace is trace for r in results):
+            got = ", ".join(type(r).__name__ for r in results) or "nothing"
+            raise _error(f"{self.__name__} must return an array computed "
+                         f"from its arguments, or a tuple of them, not {got}",
+                         definition)
+        loc = _loc(definition)
+        values, types, outputs = [], [], []
+        copies: dict[str, str] = {}
+        for r in results:
+            value = r._value
+            # A plan's results come from kernels: an argument, or a reshape
+            # of one (the same buffer), is copied.
+            if value.startswith("%arg") or (
+                    r._origin is not None and trace.is_reshape(value)):
+                if value not in copies:
+                    copies[value] = _copy(r, loc)
+                value = copies[value]
+            if value not in values:
+                values.append(value)
+                types.append(r._tensor_type)
+            outputs.append((values.index(value), r.shape))
+        parameters = ", ".join(f"{t._value}: {t._tensor_type}"
+                               for t in tracers)
+        symbol = _symbol(self.__name__)
+        text = "\n".join(
+            [f"func.func @{symbol}({parameters}) -> ({', '.join(types)}) {{",
+             *trace.lines,
+             f"    return {', '.join(values)} : {', '.join(types)} {loc}",
+             f"}} {loc}", ""])
+        return _Traced(text, symbol, [_ir_shape(k[1]) for k in key],
+                       outputs, single, [k[0] for k in key],
+                       trace.index_checks)
+
+    def _traced(self, args: tuple, kwargs: dict
+                ) -> tuple[_Traced, list[np.ndarray]]:
+        arrays = self._arrays(args, kwargs)
+        key = self._key(arrays)
+        traced = self._traces.get(key)
+        if traced is None:
+            with self._lock:
+                traced = self._traces.get(key)
+                if traced is None:
+                    traced = self._trace(args, kwargs, key)
+                    self._traces[key] = traced
+        return traced, [a for _, a in arrays]
+
+    def ir(self, *args, **kwargs) -> str:
+        """The traced IR for these arguments (numpy arrays; only their
+        shapes and dtypes count), before ``kiln.host.ARRAY_PIPELINE``."""
+        return self._traced(args, kwargs)[0].text
+
+    def _executable(self, traced: _Traced) -> HostExecutable:
+        with self._lock:
+            if traced.executable is not None:
+                return traced.executable
+            if self._context is None:
+                self._context = Context()
+            try:
+                module = Module.parse(self._context, traced.text,
+                                      IR_FILENAME)
+            except CompilationError as exc:
+                raise _invalid_ir(exc, traced.text) from None
+            try:
+                module.run_pipeline(ARRAY_PIPELINE)
+                # Why an operation is a kernel of its own, at its line.
+                warn_remarks(module.remarks, IR_FILENAME)
+                traced.executable = HostExecutable(module,
+                                                   threads=self.threads)
+            except BaseException:
+                module.close()
+                raise
+            self._modules.append(module)
+            return traced.executable
+
+    @user_facing
+    def __call__(self, *args, **kwargs):
+        if any(isinstance(a, TracedArray)
+               for a in (*args, *kwargs.values())):
+            return self.fn(*args, **kwargs)  # inlined into another trace
+        traced, arrays = self._traced(args, kwargs)
+        self._check_indices(traced, arrays)
+        executable = traced.executable or self._executable(traced)
+        inputs = [np.ascontiguousarray(a, a.dtype.newbyteorder("="))
+                  .reshape(shape)
+                  for a, shape in zip(arrays, traced.input_shapes)]
+        results = executable.run(traced.symbol, *inputs)
+        views: dict[tuple, np.ndarray] = {}  # an array returned twice is
+        outputs = [views.setdefault((i, shape), results[i].reshape(shape))
+                   for i, shape in traced.outputs]  # one array, as in numpy
+        # A 0-d result is a numpy scalar, as numpy's full reductions give.
+        outputs = [o[()] if o.ndim == 0 else o for o in outputs]
+        return outputs[0] if traced.single else tuple(outputs)
+
+    def _check_indices(self, traced: _Traced, arrays: list[np.ndarray]
+                       ) -> None:
+        """Raises, as numpy's IndexError does, where an index array among
+        the arguments holds an index outside the axis it indexes (the
+        kernels would read outside the array)."""
+        for position, view, size, axis, (file, line, _) in \
+                traced.index_checks:
+            a = view(arrays[position])
+            low, high = int(a.min()), int(a.max())
+            if low < -size or high >= size:
+                raise KilnIndexError(
+                    f"{file}:{line}: {self.__name__}: argument "
+                    f"'{traced.names[position]}' holds index "
+                    f"{low if low < -size else high}, out of bounds for "
+                    f"axis {axis} with size {size}")
+
+    def close(self) -> None:
+        """Frees the compiled plans (a later call compiles again)."""
+        with self._lock:
+            for traced in self._traces.values():
+                if traced.executable is not None:
+                    traced.executable.close()
+                    traced.executable = None
+            for module in self._modules:
+                module.close()
+            self._modules.clear()
+            if self._context is not None:
+                self._context.close()
+                self._context = None
+
+
+def fuse(fn: Callable | None = None, *, threads: int | None = None):
+    """Makes the numpy function ``fn`` a fused function (``@kiln.fuse``, or
+    ``@kiln.fuse(threads=4)``): each call with numpy arrays of a new
+    signature (shapes and dtypes) traces ``fn`` once into whole-tensor IR,
+    which kiln-fuse and kiln-tile make tile kernels and a launch plan,
+    compiled once for the host target; every call runs the plan (on
+    ``threads`` threads, default ``$KILN_HOST_THREADS`` else 1) and returns
+    new arrays, as ``fn`` would. Arguments are numpy arrays (any strides:
+    non-contiguous ones are copied); device arrays are refused, since plans
+    run only on the host from Python for now. See ``kiln.fuse``'s module
+    documentation for what a traced function may use.
+
+    >>> import numpy as np, kiln
+    >>> @kiln.fuse
+    ... def softmax(x):
+    ...     e = np.exp(x - x.max(axis=-1, keepdims=True))
+    ...     return e / e.sum(axis=-1, keepdims=True)
+    >>> np.round(softmax(np.array([[0, np.log(3)], [1, 1]], np.float32)), 6)
+    array([[0.25, 0.75],
+           [0.5 , 0.5 ]], dtype=float32)
+    """
+    if fn is None:
+        return lambda f: FusedFunction(f, threads)
+    return FusedFunction(fn, threads)
+
+
+fuse.erf = erf
