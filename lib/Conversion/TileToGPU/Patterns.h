@@ -56,6 +56,11 @@ void populateTensorMapCopyToGPUPatterns(const mlir::TypeConverter &converter,
 void populateDebugOpsToGPUPatterns(const mlir::TypeConverter &converter,
                                    mlir::RewritePatternSet &patterns);
 
+/// tile.inline_asm_elementwise as one llvm.inline_asm per `pack` registers
+/// of a thread.
+void populateInlineAsmToGPUPatterns(const mlir::TypeConverter &converter,
+                                    mlir::RewritePatternSet &patterns);
+
 /// Gives every tilegpu.local_alloc of `module`'s kernels its offset in the
 /// shared array, and puts the scratch after them.
 void placeKernelBuffers(mlir::gpu::GPUModuleOp module);

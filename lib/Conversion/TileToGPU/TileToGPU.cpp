@@ -338,6 +338,7 @@ void ConvertTileToGPUPass::runOnOperation() {
   populateTensorMapCopyToGPUPatterns(converter, patterns);
   populateScanOpToGPUPatterns(converter, patterns);
   populateDebugOpsToGPUPatterns(converter, patterns);
+  populateInlineAsmToGPUPatterns(converter, patterns);
   scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
                                                        target);
   if (failed(applyPartialConversion(kernels, target, std::move(patterns))) ||

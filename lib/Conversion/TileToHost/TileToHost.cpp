@@ -1467,6 +1467,12 @@ void ConvertTileToHostPass::runOnOperation() {
                     "widens first");
     unsupported = true;
   });
+  // PTX is not code for the CPU.
+  module.walk([&](InlineAsmElementwiseOp op) {
+    op.emitError("inline PTX assembly (tile.inline_asm_elementwise) runs on "
+                 "the GPU target only");
+    unsupported = true;
+  });
   // The GPU passes' ops (shared memory, barriers, TMA) are below the tile
   // level the host runs.
   module.walk([&](Operation *op) {

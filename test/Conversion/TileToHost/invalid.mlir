@@ -26,3 +26,15 @@ func.func @gpu_level(%map: !tile.ptr<i8, 0>, %bp: !tile.block_ptr<64x64xf16>, %s
   tilegpu.tensor_map_copy %map, %bp into %buf[%s], %bars if %p : !tile.ptr<i8, 0>, !tile.block_ptr<64x64xf16>, memref<3x64x64xf16, 3>, memref<3xi64, 3>
   return
 }
+
+// -----
+
+// PTX has no meaning on the CPU: refused where it is written, scalar or
+// tile.
+func.func @inline_asm(%x: i32, %t: tensor<64xi8>) {
+  // expected-error @+1 {{inline PTX assembly (tile.inline_asm_elementwise) runs on the GPU target only}}
+  %0 = tile.inline_asm_elementwise "shl.b32 $0, $1, 3;", "=r,r" pure %x : (i32) -> i32
+  // expected-error @+1 {{inline PTX assembly (tile.inline_asm_elementwise) runs on the GPU target only}}
+  %1 = tile.inline_asm_elementwise "prmt.b32 $0, $1, 0, 0x0123;", "=r,r" pure pack = 4 %t : (tensor<64xi8>) -> tensor<64xi8>
+  return
+}

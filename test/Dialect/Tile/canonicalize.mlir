@@ -252,3 +252,17 @@ func.func @keep_dot_and_sum(%a: tensor<16x16xf16>, %b: tensor<16x16xf16>, %acc: 
   %t = arith.addf %acc, %q : tensor<16x16xf32>
   return %s, %p, %t : tensor<16x16xf32>, tensor<16x16xf32>, tensor<16x16xf32>
 }
+
+// -----
+
+// Pure assembly whose results are unused goes; assembly with side effects
+// stays, even unused.
+// CHECK-LABEL: func.func @inline_asm_effects
+// CHECK-NOT: "add.s32
+// CHECK: tile.inline_asm_elementwise "st.global.b32
+// CHECK-NEXT: return
+func.func @inline_asm_effects(%x: tensor<64xi32>, %p: tensor<64xi64>) {
+  %0 = tile.inline_asm_elementwise "add.s32 $0, $1, 1;", "=r,r" pure %x : (tensor<64xi32>) -> tensor<64xi32>
+  %1 = tile.inline_asm_elementwise "st.global.b32 [$1], $2; mov.b32 $0, 0;", "=r,l,r" %p, %x : (tensor<64xi64>, tensor<64xi32>) -> tensor<64xi32>
+  return
+}

@@ -811,3 +811,130 @@ func.func @gather_float_index(%t: tensor<4x8xf32>, %i: tensor<16x8xf32>) {
   %0 = tile.gather %t[%i] axis 0 : tensor<4x8xf32>, tensor<16x8xf32> -> tensor<16x8xf32>
   return
 }
+
+// -----
+
+func.func @inline_asm_pack_zero(%x: tensor<128xi32>) {
+  // expected-error @+1 {{'tile.inline_asm_elementwise' op pack 0 is not positive}}
+  %0 = tile.inline_asm_elementwise "mov.b32 $0, $1;", "=r,r" pure pack = 0 %x : (tensor<128xi32>) -> tensor<128xi32>
+  return
+}
+
+// -----
+
+func.func @inline_asm_scalar_and_tile(%x: tensor<128xi32>, %s: i32) {
+  // expected-error @+1 {{'tile.inline_asm_elementwise' op operand #1 of type 'i32' does not have the shape and layout of operand #0, of type 'tensor<128xi32>': the operands and results are all scalars or all tiles of one shape}}
+  %0 = tile.inline_asm_elementwise "add.s32 $0, $1, $2;", "=r,r,r" pure %x, %s : (tensor<128xi32>, i32) -> tensor<128xi32>
+  return
+}
+
+// -----
+
+func.func @inline_asm_shapes(%x: tensor<128xi32>) {
+  // expected-error @+1 {{'tile.inline_asm_elementwise' op all non-scalar operands/results must have the same shape}}
+  %0 = tile.inline_asm_elementwise "mov.b32 $0, $1;", "=r,r" pure %x : (tensor<128xi32>) -> tensor<64xi32>
+  return
+}
+
+// -----
+
+#a = #tilegpu.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+#b = #tilegpu.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+func.func @inline_asm_layouts(%x: tensor<128xi32, #a>) {
+  // expected-error @+1 {{'tile.inline_asm_elementwise' op result #0 of type 'tensor<128xi32, #tilegpu.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>>' does not have the shape and layout of operand #0}}
+  %0 = tile.inline_asm_elementwise "mov.b32 $0, $1;", "=r,r" pure %x : (tensor<128xi32, #a>) -> tensor<128xi32, #b>
+  return
+}
+
+// -----
+
+// A tile result needs a tile operand to take its shape from.
+func.func @inline_asm_tile_from_nothing() {
+  // expected-error @+1 {{'tile.inline_asm_elementwise' op if a result is non-scalar, then at least one operand must be non-scalar}}
+  %0 = tile.inline_asm_elementwise "mov.b32 $0, 1;", "=r" pure : () -> tensor<64xi32>
+  return
+}
+
+// -----
+
+func.func @inline_asm_nothing() {
+  // expected-error @+1 {{'tile.inline_asm_elementwise' op has no operands and no results}}
+  tile.inline_asm_elementwise "membar.gl;", "" : () -> ()
+  return
+}
+
+// -----
+
+func.func @inline_asm_index(%x: index) {
+  // expected-error @+1 {{'tile.inline_asm_elementwise' op operand #0 must be variadic of signless integer, float or pointer, or a tile of them, but got 'index'}}
+  %0 = tile.inline_asm_elementwise "mov.b32 $0, $1;", "=r,r" pure %x : (index) -> i32
+  return
+}
+
+// -----
+
+func.func @inline_asm_no_bits(%x: i0) {
+  // expected-error @+1 {{'tile.inline_asm_elementwise' op operand #0 has elements of type 'i0', which has no bits to put in a register}}
+  %0 = tile.inline_asm_elementwise "mov.b32 $0, $1;", "=r,r" pure %x : (i0) -> i32
+  return
+}
+
+// -----
+
+// Six i8 elements do not fill 32-bit registers (Triton's lowering would
+// read past them).
+func.func @inline_asm_partial_register(%x: tensor<128xi8>) {
+  // expected-error @+1 {{'tile.inline_asm_elementwise' op pack 6 does not fill whole 32-bit registers of 'i8' (4 to a register) for operand #0: pack at most 4 or a multiple of 4}}
+  %0 = tile.inline_asm_elementwise "mov.b32 $0, $1;", "=r,=r,r,r" pure pack = 6 %x : (tensor<128xi8>) -> tensor<128xi32>
+  return
+}
+
+// -----
+
+func.func @inline_asm_constraint_count(%x: tensor<128xi32>) {
+  // expected-error @+1 {{'tile.inline_asm_elementwise' op constraints "=r,r,r" list 1 output(s) and 2 input(s), but with pack 1 the 1 result(s) take 1 and the 1 operand(s) take 1}}
+  %0 = tile.inline_asm_elementwise "mov.b32 $0, $1;", "=r,r,r" pure %x : (tensor<128xi32>) -> tensor<128xi32>
+  return
+}
+
+// -----
+
+// Four i8 elements are one 32-bit register, one constraint; four i32
+// elements are four.
+func.func @inline_asm_packed_constraint_count(%x: tensor<128xi8>, %y: tensor<128xi32>) {
+  // expected-error @+1 {{'tile.inline_asm_elementwise' op constraints "=r,r,r" list 1 output(s) and 2 input(s), but with pack 4 the 1 result(s) take 1 and the 2 operand(s) take 5}}
+  %0 = tile.inline_asm_elementwise "mov.b32 $0, $1;", "=r,r,r" pure pack = 4 %x, %y : (tensor<128xi8>, tensor<128xi32>) -> tensor<128xi8>
+  return
+}
+
+// -----
+
+func.func @inline_asm_malformed_constraints(%x: tensor<128xi32>) {
+  // expected-error @+1 {{'tile.inline_asm_elementwise' op constraints "=r,2" are not an LLVM constraint string}}
+  %0 = tile.inline_asm_elementwise "mov.b32 $0, $1;", "=r,2" pure %x : (tensor<128xi32>) -> tensor<128xi32>
+  return
+}
+
+// -----
+
+func.func @inline_asm_output_after_input(%x: tensor<128xi32>) {
+  // expected-error @+1 {{'tile.inline_asm_elementwise' op output constraint #1 of "r,=r" comes after an input or a clobber}}
+  %0 = tile.inline_asm_elementwise "mov.b32 $0, $1;", "r,=r" pure %x : (tensor<128xi32>) -> tensor<128xi32>
+  return
+}
+
+// -----
+
+func.func @inline_asm_input_after_clobber(%x: tensor<128xi32>) {
+  // expected-error @+1 {{'tile.inline_asm_elementwise' op input constraint #2 of "=r,~{memory},r" comes after a clobber}}
+  %0 = tile.inline_asm_elementwise "mov.b32 $0, $1;", "=r,~{memory},r" pure %x : (tensor<128xi32>) -> tensor<128xi32>
+  return
+}
+
+// -----
+
+func.func @inline_asm_indirect(%x: tensor<128xi32>) {
+  // expected-error @+1 {{'tile.inline_asm_elementwise' op constraint #0 of "=*m,r" is an indirect or label operand; elementwise assembly takes and gives only values}}
+  %0 = tile.inline_asm_elementwise "st.u32 [$0], $1;", "=*m,r" pure %x : (tensor<128xi32>) -> tensor<128xi32>
+  return
+}

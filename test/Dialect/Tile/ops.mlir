@@ -262,3 +262,20 @@ func.func @gather(%t: tensor<64x16xf32>, %i: tensor<128x16xi32>, %j: tensor<64x4
   %b = tile.gather %t[%j] axis 1 : tensor<64x16xf32>, tensor<64x4xi64> -> tensor<64x4xf32>
   return
 }
+
+// -----
+
+// CHECK-LABEL: func.func @inline_asm_elementwise
+// CHECK: tile.inline_asm_elementwise "shl.b32 $0, $1, 3;", "=r,r" pure %{{.*}} : (tensor<128xi32>) -> tensor<128xi32>
+// CHECK: tile.inline_asm_elementwise "prmt.b32 $0, $1, $2, 0x5140;", "=r,r,r" pure pack = 4 %{{.*}}, %{{.*}} : (tensor<128xi8>, tensor<128xi8>) -> tensor<128xi8>
+// CHECK: tile.inline_asm_elementwise "mov.b32 $0, $2; mov.b32 $1, $2;", "=r,=r,r" %{{.*}} : (tensor<128xi32>) -> (tensor<128xi32>, tensor<128xf32>)
+// CHECK: tile.inline_asm_elementwise "mov.u32 $0, %laneid;", "=r" : () -> i32
+// CHECK: tile.inline_asm_elementwise "mov.b64 $0, $1;", "=l,l,~{memory}" %{{.*}} : (!tile.ptr<f32>) -> i64
+func.func @inline_asm_elementwise(%x: tensor<128xi32>, %b: tensor<128xi8>, %p: !tile.ptr<f32>) {
+  %0 = tile.inline_asm_elementwise "shl.b32 $0, $1, 3;", "=r,r" pure %x : (tensor<128xi32>) -> tensor<128xi32>
+  %1 = tile.inline_asm_elementwise "prmt.b32 $0, $1, $2, 0x5140;", "=r,r,r" pure pack = 4 %b, %b : (tensor<128xi8>, tensor<128xi8>) -> tensor<128xi8>
+  %2:2 = tile.inline_asm_elementwise "mov.b32 $0, $2; mov.b32 $1, $2;", "=r,=r,r" %x : (tensor<128xi32>) -> (tensor<128xi32>, tensor<128xf32>)
+  %3 = tile.inline_asm_elementwise "mov.u32 $0, %laneid;", "=r" : () -> i32
+  %4 = tile.inline_asm_elementwise "mov.b64 $0, $1;", "=l,l,~{memory}" %p : (!tile.ptr<f32>) -> i64
+  return
+}

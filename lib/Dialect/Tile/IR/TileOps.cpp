@@ -12,6 +12,7 @@
 #include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallBitVector.h"
+#include "llvm/IR/InlineAsm.h"
 
 using namespace mlir;
 using namespace kiln::tile;
@@ -384,6 +385,114 @@ LogicalResult PrintOp::verify() {
                            << "operand #0, of type "
                            << getValues().front().getType();
   return success();
+}
+
+int64_t InlineAsmElementwiseOp::getElementsPerOperand(Type type) {
+  Type element = getElementTypeOrSelf(type);
+  // A pointer is a 64-bit address.
+  int64_t width = element.isIntOrFloat() ? element.getIntOrFloatBitWidth() : 64;
+  if (width >= 32)
+    return 1;
+  return std::min<int64_t>(32 / width, getPackedElement());
+}
+
+LogicalResult InlineAsmElementwiseOp::verify() {
+  int64_t pack = getPackedElement();
+  if (pack < 1)
+    return emitOpError() << "pack " << pack << " is not positive";
+
+  // Arguments, then results, each with its name in messages.
+  SmallVector<std::pair<std::string, Type>> values;
+  for (auto [i, type] : llvm::enumerate(getArgs().getTypes()))
+    values.emplace_back("operand #" + std::to_string(i), type);
+  for (auto [i, type] : llvm::enumerate(getResultTypes()))
+    values.emplace_back("result #" + std::to_string(i), type);
+  if (values.empty())
+    return emitOpError() << "has no operands and no results";
+
+  // One invocation takes elements at the same index of every tile, so they
+  // have one shape and, on the GPU, one layout.
+  auto [firstName, firstType] = values.front();
+  for (auto &[name, type] : values) {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    auto firstTensor = dyn_cast<RankedTensorType>(firstType);
+    if (!haveSameShape(type, firstType) ||
+        (tensor && tensor.getEncoding() != firstTensor.getEncoding()))
+      return emitOpError()
+             << name << " of type " << type << " does not have the shape "
+             << "and layout of " << firstName << ", of type " << firstType
+             << ": the operands and results are all scalars or all tiles of "
+                "one shape";
+  }
+
+  // Elements narrower than 32 bits go in whole 32-bit registers.
+  int64_t outputs = 0, inputs = 0;
+  for (auto [index, value] : llvm::enumerate(values)) {
+    auto &[name, type] = value;
+    Type element = getElementTypeOrSelf(type);
+    if (element.isIntOrFloat() && element.getIntOrFloatBitWidth() == 0)
+      return emitOpError() << name << " has elements of type " << element
+                           << ", which has no bits to put in a register";
+    int64_t perOperand = getElementsPerOperand(type);
+    if (pack % perOperand != 0)
+      return emitOpError() << "pack " << pack << " does not fill whole 32-bit "
+                           << "registers of " << element << " (" << perOperand
+                           << " to a register) for " << name << ": pack at "
+                           << "most " << perOperand << " or a multiple of "
+                           << perOperand;
+    (index < getArgs().size() ? inputs : outputs) += pack / perOperand;
+  }
+
+  // LLVM takes an inline assembly whose constraints do not match its
+  // operands without a word and then miscompiles or crashes: check them as
+  // LLVM's InlineAsm::verify would.
+  StringRef constraints = getConstraints();
+  llvm::InlineAsm::ConstraintInfoVector infos =
+      llvm::InlineAsm::ParseConstraints(constraints);
+  if (infos.empty() && !constraints.empty())
+    return emitOpError() << "constraints \"" << constraints
+                         << "\" are not an LLVM constraint string";
+  int64_t foundOutputs = 0, foundInputs = 0, clobbers = 0;
+  for (auto [i, info] : llvm::enumerate(infos)) {
+    if (info.isIndirect || info.Type == llvm::InlineAsm::isLabel)
+      return emitOpError() << "constraint #" << i << " of \"" << constraints
+                           << "\" is an indirect or label operand; elementwise "
+                              "assembly takes and gives only values";
+    if (info.Type == llvm::InlineAsm::isOutput && (foundInputs || clobbers))
+      return emitOpError() << "output constraint #" << i << " of \""
+                           << constraints
+                           << "\" comes after an input or a clobber";
+    if (info.Type == llvm::InlineAsm::isInput && clobbers)
+      return emitOpError() << "input constraint #" << i << " of \""
+                           << constraints << "\" comes after a clobber";
+    foundOutputs += info.Type == llvm::InlineAsm::isOutput;
+    foundInputs += info.Type == llvm::InlineAsm::isInput;
+    clobbers += info.Type == llvm::InlineAsm::isClobber;
+  }
+  if (foundOutputs != outputs || foundInputs != inputs)
+    return emitOpError() << "constraints \"" << constraints << "\" list "
+                         << foundOutputs << " output(s) and " << foundInputs
+                         << " input(s), but with pack " << pack << " the "
+                         << getNumResults() << " result(s) take " << outputs
+                         << " and the " << getArgs().size()
+                         << " operand(s) take " << inputs;
+  return success();
+}
+
+void InlineAsmElementwiseOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  if (getPure())
+    return;
+  // What the assembly touches is unknown.
+  effects.emplace_back(MemoryEffects::Read::get(),
+                       SideEffects::DefaultResource::get());
+  effects.emplace_back(MemoryEffects::Write::get(),
+                       SideEffects::DefaultResource::get());
+}
+
+Speculation::Speculatability InlineAsmElementwiseOp::getSpeculatability() {
+  return getPure() ? Speculation::Speculatable : Speculation::NotSpeculatable;
 }
 
 LogicalResult AtomicRMWOp::verify() {

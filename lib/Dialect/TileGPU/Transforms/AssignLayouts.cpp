@@ -91,13 +91,15 @@ private:
 };
 } // namespace
 
-/// Tiles an op ties to one layout: elementwise operands and results, the
+/// Tiles an op ties to one layout: elementwise operands and results (of
+/// arith and math ops, and of every op with the Elementwise trait), the
 /// pointers, masks and values of an access. (A broadcast ties its source
 /// to its result too, unless that would join what tensor cores keep
 /// apart; a store ties its value to its pointers unless the value is an
 /// accumulator, which is converted to the coalesced layout instead.)
 static bool sharesLayout(Operation *op) {
   return isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) ||
+         op->hasTrait<OpTrait::Elementwise>() ||
          isa<tile::LoadOp, tile::AtomicRMWOp,
              tile::AtomicCASOp, tile::AddPtrOp,
              tile::PtrToIntOp, tile::IntToPtrOp, tile::PtrCastOp,

@@ -563,6 +563,74 @@ def Tile_ScanOp : Tile_Op<"scan", [RecursiveMemoryEffects,
 }
 
 //===----------------------------------------------------------------------===//
+// Inline assembly
+//===----------------------------------------------------------------------===//
+
+/// What inline assembly takes and gives: a value that fits registers.
+def Tile_AsmElement : AnyTypeOf<[AnySignlessInteger, AnyFloat, Tile_PointerType],
+                                "signless integer, float or pointer">;
+def Tile_AsmValue : AnyTypeOf<[Tile_AsmElement, Tile_TileOf<[Tile_AsmElement]>],
+                              "signless integer, float or pointer, or a tile "
+                              "of them">;
+
+def Tile_InlineAsmElementwiseOp : Tile_Op<"inline_asm_elementwise", [
+    Elementwise, DeclareOpInterfaceMethods<MemoryEffectsOpInterface>,
+    DeclareOpInterfaceMethods<ConditionallySpeculatable>]> {
+  let summary = "Inline PTX assembly applied to each element of tiles";
+  let description = [{
+    Triton's `tl.inline_asm_elementwise`: runs `asm_string`, PTX in the
+    syntax of LLVM's inline assembly (`$0`, `$1`, ... name the operands:
+    the results' first, then the arguments'), on the elements of the
+    arguments, giving one element of each result. `constraints` is LLVM's
+    constraint string, outputs first (`"=r,=r,r,h"`). The arguments and
+    results are all scalars or all tiles of one shape (and layout); their
+    element types may differ.
+
+    Each invocation takes `pack` consecutive elements that one GPU thread
+    holds. An argument or result of elements narrower than 32 bits passes
+    them in 32-bit registers as vectors (at most `32 / width` elements
+    each, fewer when `pack` is smaller: `pack = 4` passes four `i8` as one
+    `vector<4xi8>`, an `r` register; `pack = 2` two `f16` as one
+    `vector<2xf16>`); one of 32 bits or more (pointers as 64-bit
+    addresses) passes each element as an operand of its own. The operands
+    of one invocation are every register of result 0, of result 1, ...,
+    then every register of argument 0, of argument 1, ...; so the
+    constraints list that many outputs and inputs (clobbers such as
+    `~{memory}` may follow). Where a thread holds a number of elements
+    that is not a multiple of `pack`, its last invocation is given zeros
+    for the missing elements and what it returns for them is dropped.
+
+    Without `pure` the assembly has side effects: it is neither removed
+    when unused nor merged with another, nor moved. Only the GPU target
+    runs it.
+
+    ```mlir
+    %y = tile.inline_asm_elementwise "shl.b32 $0, $1, 3;", "=r,r" pure
+        %x : (tensor<128xi32>) -> tensor<128xi32>
+    %w = tile.inline_asm_elementwise
+        "prmt.b32 $0, $1, 0, 0x0123;", "=r,r" pure pack = 4
+        %b : (tensor<256xi8>) -> tensor<256xi8>
+    ```
+  }];
+  let arguments = (ins Variadic<Tile_AsmValue>:$args, StrAttr:$asm_string,
+                       StrAttr:$constraints, UnitAttr:$pure,
+                       DefaultValuedAttr<I32Attr, "1">:$packed_element);
+  let results = (outs Variadic<Tile_AsmValue>:$results);
+  let assemblyFormat = [{
+    $asm_string `,` $constraints (`pure` $pure^)?
+    (`pack` `=` $packed_element^)? ($args^)? attr-dict `:`
+    functional-type($args, $results)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Elements of `type` (an argument's or result's type) that one
+    /// operand of the assembly holds: as many as fit 32 bits, at most
+    /// `packed_element`, for elements narrower than 32 bits; else one.
+    int64_t getElementsPerOperand(::mlir::Type type);
+  }];
+}
+
+//===----------------------------------------------------------------------===//
 // Debugging
 //===----------------------------------------------------------------------===//
 
