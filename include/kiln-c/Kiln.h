@@ -29,7 +29,7 @@ extern "C" {
 #endif
 
 /** Version of this interface, raised on every incompatible change. */
-#define KILN_C_API_VERSION 8
+#define KILN_C_API_VERSION 9
 
 /** The KILN_C_API_VERSION the library was built with. */
 KILN_C_EXPORT int kilnGetAPIVersion(void);
@@ -267,6 +267,12 @@ KILN_C_EXPORT KilnError *kilnGPUBinaryCreate(KilnModule *module,
  * nonzero; 0 stops) keep the IR after each lowering pass that changes it,
  * as their "passes" artifact. */
 KILN_C_EXPORT void kilnSetRecordPasses(int record);
+
+/** The path of the CUDA toolkit's program `name` ("ptxas", "cuobjdump",
+ * ...) as the compiler finds ptxas: $KILN_<NAME> alone where it is set,
+ * else PATH, $CUDA_HOME/bin, /usr/local/cuda/bin. NULL where there is
+ * none; else valid until this thread's next call. */
+KILN_C_EXPORT const char *kilnFindCudaProgram(const char *name);
 
 /** A binary from artifacts compiled before (an on-disk cache): `ptx`, and
  * `cubin` (may be empty) for kernels of `threadsPerBlock` threads that

@@ -7,6 +7,7 @@
 #include "kiln/Support/InputLimits.h"
 #include "kiln/Target/GPU/GPUCompiler.h"
 #include "kiln/Target/Host/HostExecutable.h"
+#include "kiln/Target/NVPTX/NVPTXTarget.h"
 #include "kiln/Transforms/LaunchPlan.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -532,6 +533,15 @@ KilnError *kilnCudaGetDeviceChip(int ordinal, char *chip, size_t chipSize) {
 static thread_local bool recordPasses = false;
 
 void kilnSetRecordPasses(int record) { recordPasses = record != 0; }
+
+const char *kilnFindCudaProgram(const char *name) {
+  static thread_local std::string found;
+  std::optional<std::string> path = kiln::nvptx::findCudaProgram(name);
+  if (!path)
+    return nullptr;
+  found = std::move(*path);
+  return found.c_str();
+}
 
 KilnError *kilnGPUBinaryCreate(KilnModule *module, const char *chip,
                                int numWarps, int numStages,

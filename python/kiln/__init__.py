@@ -5,11 +5,10 @@ The package talks to the compiler only through its C API
 """
 
 from kiln.autotune import Config, autotune
-from kiln.codegen import KilnCompileError
 from kiln.compiler import Context, Module
 from kiln.errors import (CompilationError, CompilerRemark, CudaError,
-                         Diagnostic, KilnError, KilnIndexError, LaunchError,
-                         Severity)
+                         Diagnostic, KilnCompileError, KilnError,
+                         KilnIndexError, LaunchError, Severity)
 from kiln.fuse import fuse
 from kiln.jit import JITFunction, jit
 from kiln.tensor_descriptor import TensorDescriptor

@@ -4,7 +4,6 @@ targets: scalars by value, arrays by the address each target takes."""
 from __future__ import annotations
 
 import ctypes
-import re
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -12,6 +11,7 @@ import numpy as np
 from kiln import language as kl
 from kiln import semantics
 from kiln.errors import KilnError
+from kiln.frontend.ir import parse_type
 
 #: numpy dtype of each scalar type a pointer may point to.
 POINTEE_DTYPES = {d.ir: d.numpy for d in kl.DTYPES}
@@ -33,10 +33,6 @@ SCALAR_CTYPES = {
     "i32": ctypes.c_int32, "i64": ctypes.c_int64, "f16": ctypes.c_uint16,
     "bf16": ctypes.c_uint16, "f32": ctypes.c_float, "f64": ctypes.c_double,
 }
-
-#: A pointer argument's type; ``pointee`` is the element type.
-POINTER = re.compile(r"!tile\.ptr<(?P<pointee>[^,>]+)(, *1)?>")
-
 
 def scalar_value(where: str, type_text: str, value: Any) -> int | float:
     """The number that passes ``value`` as a scalar argument of type
@@ -110,9 +106,10 @@ def pack_launch(kernel: str, grid: Sequence[int], args: Sequence[Any],
     values = []
     for i, (type_text, value) in enumerate(zip(types, args)):
         where = f"argument {i} of '{kernel}' ({type_text})"
-        pointer = POINTER.fullmatch(type_text)
-        values.append(pack_pointer(where, pointer["pointee"], value)
-                      if pointer else pack_scalar(where, type_text, value))
+        type_ = parse_type(type_text)
+        values.append(pack_pointer(where, type_.pointee, value)
+                      if type_.is_pointer else
+                      pack_scalar(where, type_text, value))
     pointers = (ctypes.c_void_p * len(values))(
         *[ctypes.cast(ctypes.pointer(v), ctypes.c_void_p) for v in values])
     sizes = (ctypes.c_uint * 3)(*(list(map(int, grid)) + [1, 1])[:3])

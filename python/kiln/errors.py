@@ -109,6 +109,22 @@ class CompilationError(KilnError):
         super().__init__("\n".join([message, *map(str, diagnostics)]))
 
 
+class KilnCompileError(CompilationError):
+    """A kernel the JIT cannot translate; points at the Python source. A
+    ``kiln.CompilationError``, whose one diagnostic it carries."""
+
+    def __init__(self, message: str, filename: str, line: int, column: int,
+                 source_line: str = "") -> None:
+        self.message, self.filename = message, filename
+        self.line, self.column = line, column
+        self.diagnostics = [Diagnostic(Severity.ERROR, filename, line, column,
+                                       message)]
+        text = f'{filename}:{line}:{column}: error: {message}'
+        if source_line:
+            text += f"\n{source_line.rstrip()}\n{' ' * (column - 1)}^"
+        KilnError.__init__(self, text)
+
+
 def _without_kiln_frames(tb: TracebackType | None) -> TracebackType | None:
     """The traceback `tb` with the frames of Kiln's own modules and of the
     standard library unlinked."""

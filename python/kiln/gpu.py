@@ -32,7 +32,6 @@ import functools
 import glob
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -44,10 +43,11 @@ import numpy as np
 from kiln import _ffi
 from kiln import language as kl
 from kiln import semantics
-from kiln.arguments import POINTER, SCALAR_CTYPES, check_grid, scalar_value
+from kiln.arguments import SCALAR_CTYPES, check_grid, scalar_value
 from kiln.compiler import Module, check
 from kiln.errors import (CudaError, Diagnostic, KilnError, LaunchError,
                          parse_remarks)
+from kiln.frontend.ir import parse_type
 
 
 @functools.cache
@@ -167,12 +167,9 @@ def _parse_ptxas_log(log: str) -> dict[str, dict[str, int]]:
 
 @functools.cache
 def find_cuobjdump() -> str | None:
-    """cuobjdump from ``KILN_CUOBJDUMP``, the PATH, the CUDA toolkit or the
-    nvidia-cuda-cuobjdump wheel; None where there is none."""
-    candidates = [os.environ.get("KILN_CUOBJDUMP"), shutil.which("cuobjdump")]
-    candidates += [os.path.join(root, "bin", "cuobjdump")
-                   for root in (os.environ.get("CUDA_HOME"),
-                                "/usr/local/cuda") if root]
+    """cuobjdump where the compiler would find it (``find_cuda_program``),
+    else in the nvidia-cuda-cuobjdump wheel; None where there is none."""
+    candidates = [find_cuda_program("cuobjdump")]
     for root in sys.path:
         candidates += sorted(glob.glob(os.path.join(
             root, "nvidia", "*", "bin", "cuobjdump")))
@@ -196,16 +193,19 @@ def disassemble(cubin: bytes) -> str:
     return result.stdout
 
 
+def find_cuda_program(name: str) -> str | None:
+    """The CUDA toolkit's program ``name`` ("ptxas", "cuobjdump") as the
+    compiler finds ptxas: ``$KILN_<NAME>`` alone where it is set, else
+    ``PATH``, ``$CUDA_HOME/bin``, ``/usr/local/cuda/bin``; None where none
+    is found. The compiler's own search, so the two cannot disagree."""
+    found = _ffi.lib().kilnFindCudaProgram(name.encode())
+    return found.decode() if found is not None else None
+
+
 def find_ptxas() -> str | None:
-    """The ptxas the compiler runs: ``$KILN_PTXAS``, else on ``PATH``, else
-    under ``$CUDA_HOME`` or ``/usr/local/cuda``; None where none is found
-    (the binary is PTX only, and the driver compiles it)."""
-    if os.environ.get("KILN_PTXAS"):
-        return os.environ["KILN_PTXAS"]
-    candidates = [shutil.which("ptxas")] + [
-        os.path.join(root, "bin", "ptxas")
-        for root in (os.environ.get("CUDA_HOME"), "/usr/local/cuda") if root]
-    return next((c for c in candidates if c and os.path.isfile(c)), None)
+    """The ptxas the compiler runs; None where none is found (the binary
+    is PTX only, and the driver compiles it)."""
+    return find_cuda_program("ptxas")
 
 
 def record_passes(record: bool) -> None:
@@ -449,8 +449,8 @@ class KernelLauncher:
         self._name = kernel
         self._kernel = kernel.encode()
         self._types = types
-        self._pointees = [match["pointee"] if (match := POINTER.fullmatch(t))
-                          else None for t in types]
+        self._pointees = [type_.pointee if type_.is_pointer else None
+                          for type_ in map(parse_type, types)]
         # A scalar type that cannot be passed gets a placeholder, which
         # checked_values never fills: it refuses the argument.
         self._slots = [ctypes.c_uint64() if pointee else

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import ctypes
 import os
-import re
 from typing import Any, Sequence
 
 import numpy as np
@@ -17,6 +16,7 @@ from kiln import _ffi
 from kiln.arguments import POINTEE_DTYPES, holds, pack_launch
 from kiln.compiler import Module, check
 from kiln.errors import KilnError, LaunchError
+from kiln.frontend.ir import parse_type_list
 
 #: The passes that turn an array program (functions over whole tensors in
 #: linalg, arith and math) into tile kernels and launch plans for
@@ -34,17 +34,18 @@ def _byte_bounds(array: np.ndarray) -> tuple[int, int]:
     return byte_bounds(array)
 
 
-_TENSOR = re.compile(r"tensor<([^>]*)>")
-
-
-def _tensor_type(body: str) -> tuple[tuple[int | None, ...], np.dtype]:
-    """Shape (None for a dynamic dimension) and numpy dtype of
-    `tensor<body>` ("?x8xf32")."""
-    *dims, elem = body.split("x")
-    dtype = POINTEE_DTYPES.get(elem)
-    if dtype is None:
-        raise KilnError(f"the host target cannot pass tensors of {elem} yet")
-    return tuple(None if d == "?" else int(d) for d in dims), dtype
+def _tensor_types(text: str) -> list[tuple[tuple[int | None, ...],
+                                            np.dtype]]:
+    """Shape (None for a dynamic dimension) and numpy dtype of each
+    tensor type of a plan's printed list of them."""
+    types = []
+    for type_ in parse_type_list(text):
+        dtype = POINTEE_DTYPES.get(type_.elem)
+        if dtype is None:
+            raise KilnError(f"the host target cannot pass tensors of "
+                            f"{type_.elem} yet")
+        types.append((type_.shape, dtype))
+    return types
 
 
 
@@ -196,8 +197,8 @@ class HostExecutable:
         if input_types is None or output_types is None:
             raise KilnError(f"'{plan}' is not a launch plan (run kiln-fuse "
                             "and kiln-tile on the array function)")
-        wanted = [_tensor_type(t) for t in _TENSOR.findall(input_types)]
-        results = [_tensor_type(t) for t in _TENSOR.findall(output_types)]
+        wanted = _tensor_types(input_types)
+        results = _tensor_types(output_types)
         if len(inputs) != len(wanted):
             raise KilnError(f"'{plan}' takes {len(wanted)} tensors, but "
                             f"{len(inputs)} were given")

@@ -1307,7 +1307,13 @@ def _item(input) -> Tile:
     return Tile(data.reshape(()))
 
 
+def _inline_asm_elementwise(*args):
+    raise KilnError("kl.inline_asm_elementwise runs PTX on the GPU target "
+                    "only; the interpreter cannot run it (nor can Triton's)")
+
+
 IMPLEMENTATIONS: dict[str, Callable] = {
+    "inline_asm_elementwise": _inline_asm_elementwise,
     # i32 scalars, as compiled kernels have them.
     "program_id": lambda axis: scalar(_state.program[axis], np.int32),
     "num_programs": lambda axis: scalar(_state.grid[axis], np.int32),

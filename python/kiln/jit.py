@@ -33,15 +33,16 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from kiln import (cache, dlpack, interpreter, ir_text, launch_keys, semantics,
+from kiln import (cache, dlpack, interpreter, launch_keys, semantics,
                   source_key)
 from kiln import language as kl
-from kiln.arguments import POINTER, check_grid, grid_sizes
-from kiln.codegen import (CodeGenerator, DescriptorType, KilnCompileError,
-                          Type, is_plain_value, pointer_type)
+from kiln.arguments import check_grid, grid_sizes
 from kiln.compiler import Context, Module
-from kiln.errors import (CompilationError, KilnError, Severity, user_facing,
-                         warn_remarks)
+from kiln.errors import (CompilationError, KilnCompileError, KilnError,
+                         Severity, user_facing, warn_remarks)
+from kiln.frontend.ir import Type, find_location, pointer_type
+from kiln.frontend.values import DescriptorType
+from kiln.frontend.walker import CodeGenerator, is_plain_value
 from kiln.gpu import (CudaModule, GPUBinary, KernelLauncher, KernelMetadata,
                       current_stream, device_address, device_array_element,
                       device_array_ordinal, device_chip, disassemble,
@@ -698,7 +699,7 @@ class JITFunction:
                 continue
             if diag.file == IR_FILENAME and diag.line:
                 lines = text.splitlines()
-                found = ir_text.find_location(lines[diag.line - 1]) if \
+                found = find_location(lines[diag.line - 1]) if \
                     diag.line <= len(lines) else None
                 if found:
                     file, line, column = found
@@ -740,7 +741,7 @@ class JITFunction:
                 launch_keys.constant_key(constants[name]) if constant
                 else launch_keys.on_device(launch_keys.token(types[name]),
                                            ordinal)
-                if POINTER.fullmatch(types[name].elem)
+                if types[name].is_pointer
                 else launch_keys.token(types[name])
                 for name, constant in zip(self._names, self._is_constexpr))
             launcher = module.launcher(self.fn.__name__)
@@ -818,7 +819,6 @@ class JITFunction:
             return
         self.compile(types, constants).launch(self.fn.__name__, grid,
                                               *values, names=names)
-
 
     def _launch_device(self, names: list[str], values: list) -> int:
         """The GPU a launch runs on: the one its device arrays say they are

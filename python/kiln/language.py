@@ -918,6 +918,18 @@ def fdiv(x, y, ieee_rounding=False, approx=False):
 
 
 @builtin
+def inline_asm_elementwise(asm, constraints, args, dtype, is_pure, pack):
+    """Runs the PTX ``asm`` on each element of ``args`` (tiles broadcast
+    to one shape), as Triton's: ``constraints`` are LLVM's ("=r,r":
+    results first, then arguments, ``$0``, ``$1``... in that order),
+    ``dtype`` the type of the result or a tuple of them (then it returns a
+    tuple), ``is_pure`` False keeps it however its result is used, and
+    ``pack`` elements go to one run of ``asm`` (elements under 32 bits
+    packed into 32-bit registers). GPU target only: the host target and
+    the interpreter refuse it, as Triton's interpreter does."""
+
+
+@builtin
 def div_rn(x, y):
     """``x / y`` of float32, rounded to nearest even (``/`` on float32 is
     within 2 ulp on the GPU, as Triton's)."""

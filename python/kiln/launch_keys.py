@@ -32,8 +32,8 @@ import numpy as np
 from kiln import _ffi
 from kiln import language as kl
 from kiln.arguments import check_grid, grid_sizes
-from kiln.codegen import Type, pointer_type
 from kiln.errors import KilnError
+from kiln.frontend.ir import Type, pointer_type
 from kiln.gpu import device_array_element, device_array_ordinal
 
 #: A small integer for each kernel argument type seen: keys hold these,

@@ -1,5 +1,5 @@
 """The language's typing rules, in one place for the compiler
-(``codegen.py``) and the interpreter (``interpreter.py``), so the two
+(``kiln.frontend.ops``) and the interpreter (``interpreter.py``), so the two
 cannot disagree. They are Triton's (``triton.language.semantic``): a
 kernel ported from Triton computes in the same types. Element types are
 named by their MLIR spelling ("f16", "bf16", "i32", "i1", ...); an

@@ -162,7 +162,7 @@ def test_a_compile_error_traceback_ends_at_the_users_call(entry,
     monkeypatch.setenv("KILN_FRONT_END_DEBUGGING", "1")
     with pytest.raises(kiln.CompilationError) as raised:
         call()
-    assert any(frame.endswith("codegen.py") for frame in _frames(raised.value))
+    assert any(frame.endswith("walker.py") for frame in _frames(raised.value))
 
 
 def test_a_compile_error_through_heuristics_is_trimmed_too(monkeypatch):

@@ -22,7 +22,7 @@ import pytest
 
 import kiln
 import kiln.language as kl
-from kiln.codegen import KilnCompileError
+from kiln.errors import KilnCompileError
 from kiln.errors import CompilationError, KilnError
 from kiln.gpu import (GPUBinary, device_array_element, device_chip,
                       is_device_array)
@@ -144,6 +144,30 @@ def test_warmup_reports_what_ptxas_said_and_the_sass():
         pytest.skip("cuobjdump not found: no SASS")
     assert "Function : scale" in compiled.asm["sass"]
     assert "LDG.E.128" in compiled.asm["sass"]  # the vector loads
+
+
+def test_the_package_finds_the_toolkit_where_the_compiler_does(
+        tmp_path, monkeypatch):
+    from kiln.gpu import find_cuda_program, find_ptxas
+    fake = tmp_path / "bin" / "ptxas"
+    fake.parent.mkdir()
+    fake.write_text("#!/bin/sh\nexit 1\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("KILN_PTXAS", str(fake))
+    assert find_ptxas() == str(fake)
+    # The compiler runs it: its failure is the compile's error.
+    x = np.zeros(4096, np.float32)
+    with pytest.raises(KilnError, match="ptxas"):
+        scale.warmup(x, x, 4096, 2.0, BLOCK=1024, chip="sm_90a",
+                     num_warps=2)
+    # Set, it is the only place looked at, as for the compiler.
+    monkeypatch.setenv("KILN_PTXAS", str(tmp_path / "missing"))
+    assert find_ptxas() is None
+    monkeypatch.delenv("KILN_PTXAS")
+    monkeypatch.setenv("PATH", "/nonexistent")
+    monkeypatch.setenv("CUDA_HOME", str(tmp_path))
+    assert find_cuda_program("ptxas") == str(fake)  # before /usr/local
+    assert find_cuda_program("kiln-no-such-program") is None
 
 
 def run_python(code: str, **env: str) -> subprocess.CompletedProcess:

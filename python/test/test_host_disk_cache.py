@@ -41,11 +41,11 @@ KERNELS = textwrap.dedent("""\
 LAUNCH = textwrap.dedent("""\
     import os
     import numpy as np
-    import kiln.codegen, kiln.host
+    import kiln.frontend.walker, kiln.host
     if os.environ.get("NO_COMPILE"):
         def refuse(*args, **kwargs):
             raise AssertionError("compiled")
-        kiln.codegen.CodeGenerator.generate = refuse
+        kiln.frontend.walker.CodeGenerator.generate = refuse
         kiln.host.HostExecutable.__init__ = refuse
     from kernels import kernel
     x = np.linspace(-2, 2, 1000, dtype=np.float32)

@@ -356,7 +356,7 @@ def test_grids_of_numpy_integers():
 REGISTRATION = """
     import numpy as np
     import kiln.launch_keys
-    from kiln.codegen import Type
+    from kiln.frontend.ir import Type
     from test_gpu import FakeDeviceArray
     from test_launch_keys import scaled
 

@@ -46,11 +46,11 @@ KERNELS = textwrap.dedent("""\
 LAUNCH = textwrap.dedent("""\
     import os
     import numpy as np
-    import kiln.codegen, kiln.compiler
+    import kiln.frontend.walker, kiln.compiler
     if os.environ.get("NO_FRONT_END"):
         def refuse(*args, **kwargs):
             raise AssertionError("the front end ran")
-        kiln.codegen.CodeGenerator.generate = refuse
+        kiln.frontend.walker.CodeGenerator.generate = refuse
         kiln.compiler.Module.parse = refuse
     from kernels import kernel
 
@@ -137,7 +137,7 @@ def test_cached_binary_is_what_a_launch_would_load(tmp_path, monkeypatch):
     # cached_binary finds it with the front end unable to run.
     import numpy as np
 
-    import kiln.codegen
+    import kiln.frontend.walker
     sys.path.insert(0, str(tmp_path))
     (tmp_path / "kernels_in_process.py").write_text(KERNELS)
     try:
@@ -152,7 +152,7 @@ def test_cached_binary_is_what_a_launch_would_load(tmp_path, monkeypatch):
     def refuse(*args, **kwargs):
         raise AssertionError("the front end ran")
 
-    monkeypatch.setattr(kiln.codegen.CodeGenerator, "generate", refuse)
+    monkeypatch.setattr(kiln.frontend.walker.CodeGenerator, "generate", refuse)
     with kernel.cached_binary(x, out, 1000, BLOCK=256) as binary:
         assert binary.ptx == ptx
         assert binary.kernel_argument_types("kernel") == [

@@ -1,4 +1,4 @@
-// RUN: env KILN_CUDA_DRIVER=%t.no-driver kiln-capi-test 2>&1 | FileCheck %s --implicit-check-not=out-of-range \
+// RUN: env KILN_CUDA_DRIVER=%t.no-driver KILN_ECHO=%t.no-echo kiln-capi-test 2>&1 | FileCheck %s --implicit-check-not=out-of-range \
 // RUN:   --implicit-check-not="broken module parsed" --implicit-check-not=FAILED
 //
 // The C API used from C: parse, run a pipeline, print, and every failure
@@ -37,7 +37,7 @@ static KilnModule *parse(KilnContext *context, const char *text,
 }
 
 int main(void) {
-  // CHECK: version 8
+  // CHECK: version 9
   printf("version %d\n", kilnGetAPIVersion());
   KilnContext *context = kilnContextCreate();
 
@@ -280,6 +280,20 @@ int main(void) {
   kilnModuleDestroy(module);
 
   kilnContextDestroy(context);
+
+  // The toolkit's programs, found as ptxas is: PATH, or $KILN_<NAME> alone
+  // where it is set.
+  // CHECK-LABEL: cuda programs
+  // CHECK-NEXT: true: /{{.*}}/true
+  // CHECK-NEXT: echo: none
+  // CHECK-NEXT: kiln-no-such-program: none
+  printf("cuda programs\n");
+  const char *programs[] = {"true", "echo", "kiln-no-such-program"};
+  for (size_t i = 0; i < sizeof programs / sizeof *programs; ++i) {
+    const char *path = kilnFindCudaProgram(programs[i]);
+    printf("%s: %s\n", programs[i], path ? path : "none");
+  }
+
   // CHECK: done
   printf("done\n");
   return 0;

@@ -93,8 +93,14 @@ kiln::nvptx::findLibdevice(const TargetOptions &options,
   return options.libdevicePath;
 }
 
+std::optional<std::string>
+kiln::nvptx::findCudaProgram(StringRef name, std::string *searched) {
+  return findInToolkit("KILN_" + name.upper(), ("bin/" + name).str(),
+                       /*isProgram=*/true, searched);
+}
+
 std::optional<std::string> kiln::nvptx::findPtxas(std::string *searched) {
-  return findInToolkit("KILN_PTXAS", "bin/ptxas", /*isProgram=*/true, searched);
+  return findCudaProgram("ptxas", searched);
 }
 
 namespace {

@@ -23,7 +23,7 @@ from kiln.errors import KilnError, lookup_error
 
 @dataclass(frozen=True)
 class Function:
-    """How a libdevice function computes: ``kind`` (see ``codegen``'s
+    """How a libdevice function computes: ``kind`` (see ``ElementwiseOps``'s
     ``libdevice`` and the interpreter's ``LIBDEVICE``) and its ``overloads``,
     argument element types to result element type."""
 

@@ -11,10 +11,10 @@ from typing import Any, Callable
 
 import numpy as np
 
-from kiln import ir_text
 from kiln.compiler import Context, Module
 from kiln.errors import (CompilationError, KilnError, KilnIndexError,
                          user_facing, warn_remarks)
+from kiln.frontend.ir import find_location
 from kiln.fuse.array import TracedArray
 from kiln.fuse.ir_types import _element_type, _ir_shape
 from kiln.fuse.location import _error, _loc
@@ -50,7 +50,7 @@ def _invalid_ir(error: CompilationError, text: str) -> KilnError:
         lines = text.splitlines()
         if diagnostic.file == IR_FILENAME and \
                 0 < diagnostic.line <= len(lines):
-            found = ir_text.find_location(lines[diagnostic.line - 1])
+            found = find_location(lines[diagnostic.line - 1])
             if found:
                 return _error("internal error, kiln.fuse traced invalid IR: "
                               f"{diagnostic.message}", found)

@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from kiln import language as kl
+from kiln.frontend.ir import Type
 from kiln.fuse.location import _error
 
 #: The dtypes kiln.fuse computes on, spelled as the kernel language spells
@@ -36,7 +37,7 @@ def _ir_shape(shape: tuple[int, ...]) -> tuple[int, ...]:
 
 
 def _tensor_type(shape: tuple[int, ...], dtype: np.dtype) -> str:
-    return f"tensor<{'x'.join(map(str, shape))}x{_element_type(dtype)}>"
+    return Type(tuple(shape), _element_type(dtype)).ir()
 
 
 def _compute_type(dtype: np.dtype) -> np.dtype:

@@ -9,9 +9,8 @@ import sys
 
 import numpy as np
 
-from kiln import ir_text
-from kiln.codegen import KilnCompileError
-from kiln.errors import KilnIndexError, in_kiln
+from kiln.errors import KilnCompileError, KilnIndexError, in_kiln
+from kiln.frontend.ir import location
 
 _NUMPY_DIR = os.path.dirname(np.__file__)
 
@@ -63,4 +62,4 @@ def _index_error(message: str) -> _TracedIndexError:
 
 
 def _loc(where: tuple[str, int, int]) -> str:
-    return ir_text.location(*where)
+    return location(*where)

@@ -89,9 +89,15 @@ emitPTX(llvm::Module &module, const TargetOptions &options, std::string &error);
 std::optional<std::string> findLibdevice(const TargetOptions &options,
                                          std::string *searched = nullptr);
 
-/// The ptxas to run: $KILN_PTXAS if it is set (and nothing else then), else
-/// the first executable `ptxas` on PATH, in $CUDA_HOME/bin and in
-/// /usr/local/cuda/bin. With `searched`, lists the places looked at.
+/// A program of the CUDA toolkit (`name`: "ptxas", "cuobjdump", ...):
+/// $KILN_<NAME> if it is set (and nothing else then), else the first
+/// executable `name` on PATH, in $CUDA_HOME/bin and in /usr/local/cuda/bin.
+/// With `searched`, lists the places looked at. The one search of the
+/// toolkit's programs: the Python package asks it through the C API.
+std::optional<std::string> findCudaProgram(llvm::StringRef name,
+                                           std::string *searched = nullptr);
+
+/// The ptxas to run (findCudaProgram("ptxas")).
 std::optional<std::string> findPtxas(std::string *searched = nullptr);
 
 /// Assembles `ptx` into a cubin for `options.chip` with ptxas (see

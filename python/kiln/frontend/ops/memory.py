@@ -1,0 +1,331 @@
+"""Loads, stores and atomics through pointers, block pointers and tensor
+descriptors, and the barrier."""
+
+from __future__ import annotations
+
+import ast
+import math
+from typing import Any
+
+from kiln import semantics
+from kiln import language as kl
+from kiln.frontend.ir import Type, Value, bit_width
+from kiln.frontend.values import TensorDescriptor
+from kiln.frontend.ops.core import CoreOps
+
+
+#: The read-modify-write atomics, ``kl.atomic_<kind>`` (``MemoryOps.atomic``).
+ATOMIC_KINDS = {f"atomic_{kind}": kind
+                for kind in ("add", "max", "min", "xchg", "and", "or", "xor")}
+
+
+class MemoryOps(CoreOps):
+
+    def check_pointer(self, pointer: Any, what: str) -> Value:
+        if not isinstance(pointer, Value) or not pointer.type.is_pointer:
+            ir = getattr(getattr(pointer, "type", None), "ir", None)
+            raise self.error(f"{what} needs pointers, not "
+                             f"{ir() if ir else pointer}")
+        return pointer
+
+    def mask_for(self, mask: Any, shape: tuple[int, ...]) -> Value | None:
+        if mask is None:
+            return None
+        mask = self.materialize(mask, Type((), "i1"))
+        if mask.type.elem != "i1":
+            raise self.error(f"a mask must be boolean, not {mask.type.elem}")
+        shape = self.broadcast_shape(shape, mask.type.shape)
+        return self.broadcast_to(mask, shape)
+
+    def check_block_pointer(self, value: Any, what: str) -> Value:
+        if not isinstance(value, Value) or not value.type.is_block_pointer:
+            raise self.error(f"{what} needs a block pointer "
+                             "(kl.make_block_ptr)")
+        return value
+
+    def builtin_make_block_ptr(self, base, shape, strides, offsets,
+                               block_shape, order):
+        base = self.check_pointer(base, "kl.make_block_ptr")
+        if base.type.shape:
+            raise self.error("kl.make_block_ptr takes the tensor's base as "
+                             f"one pointer, not a tile {base.type.ir()}")
+        block = self.constant_dims(block_shape, "block_shape")
+        order = self.constant_dims(order, "order")
+        rank = len(block)
+        shape = self.scalars(shape, "i64", "a block pointer's shape")
+        strides = self.scalars(strides, "i64", "a block pointer's strides")
+        offsets = self.scalars(offsets, "i32", "a block pointer's offsets")
+        if not all(len(x) == rank for x in (shape, strides, offsets, order)):
+            raise self.error(
+                f"kl.make_block_ptr: shape, strides, offsets and order have "
+                f"one entry per dimension of the {rank}-D block_shape")
+        if sorted(order) != list(range(rank)) or 0 in block:
+            raise self.error("kl.make_block_ptr: order must be a permutation "
+                             "of the dimensions and the block's sizes "
+                             "positive")
+        type_ = Type((), f"!tile.block_ptr<{'x'.join(map(str, block))}x"
+                         f"{base.type.pointee}>")
+        names = [", ".join(v.name for v in x) for x in (shape, strides,
+                                                        offsets)]
+        return self.op(
+            f"tile.make_block_ptr {base.name}, [{names[0]}], [{names[1]}], "
+            f"[{names[2]}] "
+            f"{{order = array<i32: {', '.join(map(str, order))}>}}"
+            f" : {base.type.elem} -> {type_.elem}", type_)
+
+    def builtin_make_tensor_descriptor(self, base, shape, strides,
+                                       block_shape, padding_option="zero"):
+        base = self.check_pointer(base, "kl.make_tensor_descriptor")
+        if base.type.shape:
+            raise self.error("kl.make_tensor_descriptor takes the tensor's "
+                             f"base as one pointer, not a tile "
+                             f"{base.type.ir()}")
+        block = self.constant_dims(block_shape, "block_shape")
+        shape = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
+        strides = tuple(strides) if isinstance(strides, (tuple, list)) \
+            else (strides,)
+        if not len(shape) == len(strides) == len(block):
+            raise self.error("kl.make_tensor_descriptor: shape, strides and "
+                             "block_shape have one entry per dimension")
+        last = strides[-1].value if isinstance(strides[-1], kl.constexpr) \
+            else strides[-1]
+        if not isinstance(last, Value) and last != 1:
+            raise self.error(f"kl.make_tensor_descriptor: the last stride "
+                             f"must be 1, not {last}")
+        if padding_option not in ("zero", "nan"):
+            raise self.error(f"padding_option is 'zero' or 'nan', not "
+                             f"{padding_option!r}")
+        return TensorDescriptor(base, shape, strides, block, padding_option)
+
+    def descriptor_block(self, desc: Any, offsets: Any, what: str) -> Value:
+        """The block pointer of ``desc``'s block at ``offsets``."""
+        if not isinstance(desc, TensorDescriptor):
+            raise self.error(f"{what} takes a tensor descriptor")
+        rank = len(desc.block_shape)
+        return self.builtin_make_block_ptr(
+            desc.base, desc.shape, desc.strides, offsets, desc.block_shape,
+            tuple(range(rank - 1, -1, -1)))
+
+    def builtin_load_tensor_descriptor(self, desc, offsets):
+        block = self.descriptor_block(desc, offsets,
+                                      "kl.load_tensor_descriptor")
+        return self.builtin_load(
+            block, boundary_check=tuple(range(len(desc.block_shape))),
+            padding_option=desc.padding_option)
+
+    def builtin_store_tensor_descriptor(self, desc, offsets, value):
+        block = self.descriptor_block(desc, offsets,
+                                      "kl.store_tensor_descriptor")
+        return self.builtin_store(
+            block, value, boundary_check=tuple(range(len(desc.block_shape))))
+
+    def builtin_advance(self, block_ptr, offsets):
+        block_ptr = self.check_block_pointer(block_ptr, "kl.advance")
+        offsets = self.scalars(offsets, "i32", "kl.advance's offsets")
+        if len(offsets) != len(block_ptr.type.block[0]):
+            raise self.error("kl.advance takes one offset per dimension of "
+                             "the block")
+        return self.op(f"tile.advance {block_ptr.name}, "
+                       f"[{', '.join(v.name for v in offsets)}] : "
+                       f"{block_ptr.type.elem}", block_ptr.type)
+
+    def boundary_check(self, block_ptr: Value, dims: Any) -> str:
+        dims = self.constant_dims(dims, "boundary_check")
+        rank = len(block_ptr.type.block[0])
+        if any(d >= rank for d in dims) or len(set(dims)) != len(dims):
+            raise self.error(f"boundary_check names distinct dimensions of "
+                             f"the {rank}-D block, not {dims}")
+        return (f" boundary_check = [{', '.join(map(str, dims))}]"
+                if dims else "")
+
+    def check_hints(self, op: str, cache_modifier: Any, eviction_policy: Any,
+                    volatile: Any = False) -> None:
+        problem = kl.memory_hint_problem(op, cache_modifier, eviction_policy,
+                                         volatile)
+        if problem:
+            raise self.error(problem)
+
+    def builtin_load(self, pointer, mask=None, other=None, boundary_check=(),
+                     padding_option="", *, cache_modifier="",
+                     eviction_policy="", volatile=False):
+        self.check_hints("load", cache_modifier, eviction_policy, volatile)
+        if isinstance(pointer, Value) and pointer.type.is_block_pointer:
+            if mask is not None or other is not None:
+                raise self.error("kl.load of a block pointer takes "
+                                 "boundary_check and padding_option, not "
+                                 "mask and other")
+            if padding_option not in ("", "zero", "nan"):
+                raise self.error(f"padding_option is 'zero' or 'nan', not "
+                                 f"{padding_option!r}")
+            shape, elem = pointer.type.block
+            if padding_option == "nan" and elem not in ("f16", "bf16", "f32",
+                                                        "f64"):
+                raise self.error("padding_option='nan' needs floats")
+            result = Type(shape, elem)
+            padding = " padding = nan" if padding_option == "nan" else ""
+            return self.op(
+                f"tile.block_load {pointer.name}"
+                f"{self.boundary_check(pointer, boundary_check)}{padding} : "
+                f"{pointer.type.elem} -> {result.ir()}", result)
+        if boundary_check or padding_option:
+            raise self.error("boundary_check and padding_option apply to "
+                             "block pointers (kl.make_block_ptr)")
+        pointer = self.check_pointer(pointer, "kl.load")
+        mask = self.mask_for(mask, pointer.type.shape)
+        if mask is not None and mask.type.shape != pointer.type.shape:
+            pointer = self.broadcast_to(pointer, mask.type.shape)
+        result = Type(pointer.type.shape, pointer.type.pointee)
+        operands = pointer.name
+        if mask is not None:
+            operands += f", {mask.name}"
+        if other is not None:
+            if mask is None:
+                raise self.error("kl.load: other needs a mask")
+            other = self.materialize(other, result.with_shape(()))
+            other = self.broadcast_to(self.cast(other, kl.BY_IR[result.elem]),
+                                      result.shape)
+            operands += f", other {other.name}"
+        return self.op(f"tile.load {operands} : {pointer.type.ir()} -> "
+                       f"{result.ir()}", result)
+
+    def builtin_store(self, pointer, value, mask=None, boundary_check=(), *,
+                      cache_modifier="", eviction_policy=""):
+        self.check_hints("store", cache_modifier, eviction_policy)
+        if isinstance(pointer, Value) and pointer.type.is_block_pointer:
+            if mask is not None:
+                raise self.error("kl.store to a block pointer takes "
+                                 "boundary_check, not mask")
+            shape, elem = pointer.type.block
+            value = self.materialize(value, Type((), elem))
+            if self.broadcast_shape(shape, value.type.shape) != shape:
+                raise self.error(f"kl.store: a {value.type.ir()} does not "
+                                 f"fit the block {shape}")
+            value = self.broadcast_to(self.cast(value, kl.BY_IR[elem]), shape)
+            self.ir.emit(f"tile.block_store {pointer.name}, {value.name}"
+                         f"{self.boundary_check(pointer, boundary_check)} : "
+                         f"{pointer.type.elem}, {value.type.ir()} "
+                         f"{self.site.loc()}")
+            return
+        if boundary_check:
+            raise self.error("boundary_check applies to block pointers "
+                             "(kl.make_block_ptr)")
+        pointer = self.check_pointer(pointer, "kl.store")
+        pointer, value, operands = self.written(pointer, value, mask)
+        self.ir.emit(f"tile.store {operands} : {pointer.type.ir()}, "
+                     f"{value.type.ir()} {self.site.loc()}")
+
+    def written(self, pointer: Value, value: Any, mask: Any
+                ) -> tuple[Value, Value, str]:
+        """The pointers, the values written through them (converted to
+        the pointee type) and the mask of a store or an atomic, broadcast
+        to one shape; and its operands' text."""
+        value = self.materialize(value, Type((), pointer.type.pointee))
+        shape = self.broadcast_shape(pointer.type.shape, value.type.shape)
+        mask = self.mask_for(mask, shape)
+        if mask is not None:
+            shape = mask.type.shape
+        pointer = self.broadcast_to(pointer, shape)
+        value = self.broadcast_to(
+            self.cast(value, kl.BY_IR[pointer.type.pointee]), shape)
+        operands = f"{pointer.name}, {value.name}"
+        if mask is not None:
+            operands += f", {mask.name}"
+        return pointer, value, operands
+
+    def atomic(self, kind: str, pointer, value, mask, sem, scope):
+        problem = kl.atomic_order_problem(sem, scope)
+        if problem:
+            raise self.error(problem)
+        pointer = self.check_pointer(pointer, f"kl.atomic_{kind}")
+        if semantics.is_float8(pointer.type.pointee):
+            raise self.error(f"kl.atomic_{kind} takes no 8-bit floats")
+        if kind in ("and", "or", "xor") and not Type(
+                (), pointer.type.pointee).is_int:
+            raise self.error(f"kl.atomic_{kind} needs integers, not "
+                             f"{pointer.type.pointee}")
+        pointer, value, operands = self.written(pointer, value, mask)
+        sem = sem or kl.MEMORY_SEMANTICS[0]
+        scope = scope or kl.MEMORY_SCOPES[0]
+        if kind in ("max", "min") and value.type.is_unsigned:
+            kind = f"u{kind}"
+        return self.op(f"tile.atomic_rmw {kind} {sem} {scope} {operands} : "
+                       f"{pointer.type.ir()}, {value.type.ir()}", value.type)
+
+    def one_way_sem(self, name: str, sem: Any) -> str:
+        """``sem`` of ``kl.<name>``, checked, or its default."""
+        problem = kl.one_way_order_problem(name, sem)
+        if problem:
+            raise self.error(problem)
+        return sem or kl.ONE_WAY_SEMANTICS[name][0]
+
+    def builtin_atomic_load(self, pointer, mask=None, sem=None, scope=None):
+        sem = self.one_way_sem("atomic_load", sem)
+        pointer = self.check_pointer(pointer, "kl.atomic_load")
+        elem = pointer.type.pointee
+        if elem not in ("i32", "i64", "f32", "f64"):
+            raise self.error(f"kl.atomic_load reads elements of 32 or 64 "
+                             f"bits, not {elem}")
+        # An atomic or of 0 on the bits: the value, read atomically.
+        bits = kl.BY_IR[f"i{elem[1:]}"]
+        words = self.pointer_cast(pointer, kl.pointer_type(bits))
+        old = self.atomic("or", words, 0, mask, sem, scope)
+        if old.type.elem == elem:
+            return old
+        type_ = old.type.with_elem(elem)
+        return self.op(f"arith.bitcast {old.name} : {old.type.ir()} to "
+                       f"{type_.ir()}", type_)
+
+    def builtin_atomic_store(self, pointer, val, mask=None, sem=None,
+                             scope=None):
+        self.atomic("xchg", pointer, val, mask,
+                    self.one_way_sem("atomic_store", sem), scope)
+
+    def builtin_atomic_poll(self, pointer, expected_value, sem=None,
+                            scope=None, timeout_ns=None):
+        if timeout_ns is not None:
+            raise self.error("kl.atomic_poll: timeout_ns is not supported "
+                             "by Kiln yet")
+        pointer = self.check_pointer(pointer, "kl.atomic_poll")
+        if pointer.type.pointee not in ("i32", "i64"):
+            raise self.error(f"kl.atomic_poll waits on integers of 32 or 64 "
+                             f"bits, not {pointer.type.pointee}")
+        # scf.while: the before region reads and compares, the do region
+        # is empty.
+        with self.ir.region() as test_lines:
+            value = self.builtin_atomic_load(pointer, sem=sem, scope=scope)
+            differs = self.compare(ast.NotEq(), value, expected_value)
+            if differs.type.shape:
+                flat = self.builtin_reshape(differs, math.prod(
+                    differs.type.shape))
+                differs = self.builtin_reduce_or(flat, 0)
+        self.ir.emit("scf.while : () -> () {")
+        self.ir.lines.extend(test_lines)
+        self.ir.lines.append("  " * (self.ir.depth + 1) +
+                             f"scf.condition({differs.name})")
+        self.ir.emit("} do {")
+        self.ir.emit_yield([], depth=self.ir.depth + 1)
+        self.ir.emit(f"}} {self.site.loc()}")
+        return self.constant_tile(value.type.shape, True, kl.int1)
+
+    def builtin_atomic_cas(self, pointer, cmp, val, sem=None, scope=None):
+        problem = kl.atomic_order_problem(sem, scope)
+        if problem:
+            raise self.error(problem)
+        pointer = self.check_pointer(pointer, "kl.atomic_cas")
+        elem = pointer.type.pointee
+        if bit_width(elem) not in (16, 32, 64):
+            raise self.error(f"kl.atomic_cas compares and swaps elements of "
+                             f"16, 32 or 64 bits, not {elem}")
+        cmp, val = (self.cast(self.materialize(v, Type((), elem)),
+                              kl.BY_IR[elem]) for v in (cmp, val))
+        shape = self.broadcast_shape(pointer.type.shape, cmp.type.shape,
+                                     val.type.shape)
+        pointer, cmp, val = (self.broadcast_to(v, shape)
+                             for v in (pointer, cmp, val))
+        return self.op(f"tile.atomic_cas {sem or kl.MEMORY_SEMANTICS[0]} "
+                       f"{scope or kl.MEMORY_SCOPES[0]} {pointer.name}, "
+                       f"{cmp.name}, {val.name} : {pointer.type.ir()}, "
+                       f"{val.type.ir()}", val.type)
+
+    def builtin_debug_barrier(self):
+        self.ir.emit(f"tile.barrier {self.site.loc()}")
