@@ -27,6 +27,15 @@ kiln_log "pytest"
   --junitxml="$results/pytest.xml" python/test test/robustness \
   --doctest-modules python/kiln) || status=1
 
+# The Triton-idiom cases once more in Triton's own interpreter, the third
+# reference: a process of their own, since Triton decides when imported
+# whether its library is interpreted (python/test/triton_interpreter.py).
+kiln_log "pytest: Triton's interpreter"
+(cd "$KILN_ROOT" && TRITON_INTERPRET=1 KILN_BUILD_DIR="$KILN_BUILD_DIR" \
+  python3 -m pytest -q -n "${KILN_TEST_WORKERS:-2}" \
+  --junitxml="$results/pytest-triton-interpreter.xml" python/test \
+  -k triton-interpreter) || status=1
+
 kiln_log "Summary"
 python3 "$KILN_ROOT/scripts/lib/summarize_junit.py" "$results"/*.xml || status=1
 exit $status

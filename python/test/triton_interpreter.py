@@ -1,0 +1,128 @@
+"""Triton's own interpreter (``TRITON_INTERPRET=1``, on the CPU) on numpy
+arrays: the third reference, beside Kiln's host target and interpreter,
+for kernels written in Triton's idiom.
+
+Triton's interpreter takes PyTorch tensors and uses a small part of their
+API (``data_ptr``, ``dtype``, the storage it copies to the host and
+back); ``HostTensor`` offers that part over a numpy array, whose memory
+the interpreter then reads and writes in place. ``interpreting()``
+patches Triton's launches to wrap the numpy arrays they are given
+(directly, in tuples, or as a host tensor descriptor's base)."""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any, Iterator
+
+import numpy as np
+
+import kiln.language as kl
+
+#: Why the Triton-interpreter cases of a run without TRITON_INTERPRET=1
+#: skip: Triton decides at import whether its own library (tl.sigmoid,
+#: tl.cdiv...) is interpreted, so the variable must be set before anything
+#: imports it; scripts/test.sh runs these cases in a pytest of their own.
+OWN_PROCESS = ("Triton's interpreter runs in a process started with "
+               "TRITON_INTERPRET=1 (scripts/test.sh runs these cases so)")
+
+#: PyTorch's names of the element types (Triton reads ``str(dtype)``).
+_TORCH_NAMES = {
+    "i1": "bool", "i8": "int8", "i16": "int16", "i32": "int32",
+    "i64": "int64", "ui8": "uint8", "ui16": "uint16", "ui32": "uint32",
+    "ui64": "uint64", "f16": "float16", "bf16": "bfloat16",
+    "f32": "float32", "f64": "float64", "f8E4M3FN": "float8_e4m3fn",
+    "f8E5M2": "float8_e5m2", "f8E4M3FNUZ": "float8_e4m3fnuz",
+    "f8E5M2FNUZ": "float8_e5m2fnuz"}
+
+
+class _DType:
+    def __init__(self, name: str, itemsize: int) -> None:
+        self.name, self.itemsize = name, itemsize
+
+    def __str__(self) -> str:
+        return f"torch.{self.name}"
+
+
+#: One object per type, as PyTorch's: Triton caches what it read of a
+#: dtype by the object.
+_DTYPES = {elem: _DType(name, kl.BY_IR[elem].itemsize)
+           for elem, name in _TORCH_NAMES.items()}
+
+
+class _Storage:
+    """The array's memory: already on the host, so copying it there and
+    back is nothing."""
+
+    def __init__(self, array: np.ndarray) -> None:
+        self.array = array
+
+    def data_ptr(self) -> int:
+        return self.array.ctypes.data
+
+    def cpu(self) -> _Storage:
+        return self
+
+    def copy_(self, other: _Storage) -> None:
+        pass
+
+
+class HostTensor:
+    """A numpy array as Triton's interpreter sees a CPU tensor."""
+
+    def __init__(self, array: np.ndarray) -> None:
+        self.array = array
+        self.dtype = _DTYPES[kl.from_numpy(array.dtype).ir]
+        self.shape = array.shape
+
+    def data_ptr(self) -> int:
+        return self.array.ctypes.data
+
+    def untyped_storage(self) -> _Storage:
+        return _Storage(self.array)
+
+    def new_empty(self, *args, **kwargs) -> HostTensor:
+        return HostTensor(self.array)
+
+    def set_(self, storage, offset, size, stride) -> HostTensor:
+        return self
+
+    def storage_offset(self) -> int:
+        return 0
+
+    def size(self) -> tuple[int, ...]:
+        return self.array.shape
+
+    def stride(self) -> tuple[int, ...]:
+        return tuple(s // self.array.itemsize for s in self.array.strides)
+
+
+def _wrapped(value: Any) -> Any:
+    if isinstance(value, np.ndarray):
+        return HostTensor(value)
+    if type(value) is tuple:
+        return tuple(_wrapped(v) for v in value)
+    return value
+
+
+@contextlib.contextmanager
+def interpreting() -> Iterator[None]:
+    """Triton's interpreted launches, and its host tensor descriptors,
+    take numpy arrays while it lasts."""
+    from triton.runtime.interpreter import GridExecutor
+    from triton.tools.tensor_descriptor import TensorDescriptor
+    launch, describe = GridExecutor.__call__, TensorDescriptor.from_tensor
+
+    def on_numpy(self, *args, **kwargs):
+        return launch(self, *map(_wrapped, args),
+                      **{k: _wrapped(v) for k, v in kwargs.items()})
+
+    def described(tensor, *args, **kwargs):
+        return describe(_wrapped(tensor), *args, **kwargs)
+
+    GridExecutor.__call__ = on_numpy
+    TensorDescriptor.from_tensor = staticmethod(described)
+    try:
+        yield
+    finally:
+        GridExecutor.__call__ = launch
+        TensorDescriptor.from_tensor = staticmethod(describe)
