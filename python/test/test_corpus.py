@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import importlib.util
 import os
-import sys
 import warnings
 from pathlib import Path
 
@@ -26,9 +25,7 @@ def corpus(name: str):
     """The corpus module ``name``, imported from its file; under
     ``TRITON_INTERPRET=1``, the same file on Triton itself."""
     if os.environ.get("TRITON_INTERPRET") == "1":
-        sys.path[:0] = [str(CORPUS), str(CORPUS.parent)]
-        import compare
-        return compare.load_triton(name)
+        return triton_interpreter.on_triton(name, CORPUS)
     spec = importlib.util.spec_from_file_location(f"corpus_{name}",
                                                   CORPUS / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
@@ -36,20 +33,16 @@ def corpus(name: str):
     return module
 
 
-@pytest.fixture(params=["host", "interpreter", "triton-interpreter"])
+@pytest.fixture(params=triton_interpreter.TARGETS)
 def target(request, monkeypatch):
     """Runs the test's launches on the host target, in the interpreter
     (``KILN_INTERPRET=1``, read at each launch), and, where the ``triton``
     wheel is installed, in Triton's own interpreter on the same source."""
+    triton_interpreter.skip_unless_runs(request.param)
     if request.param == "triton-interpreter":
-        pytest.importorskip("triton")
-        if os.environ.get("TRITON_INTERPRET") != "1":
-            pytest.skip(triton_interpreter.OWN_PROCESS)
         with triton_interpreter.interpreting():
             yield request.param
         return
-    if os.environ.get("TRITON_INTERPRET") == "1":
-        pytest.skip("this process runs Triton's interpreter")
     monkeypatch.setenv("KILN_INTERPRET",
                        "1" if request.param == "interpreter" else "0")
     yield request.param

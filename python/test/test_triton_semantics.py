@@ -12,9 +12,6 @@ against the same numpy references (``THREE``)."""
 from __future__ import annotations
 
 import itertools
-import os
-import sys
-from pathlib import Path
 
 import ml_dtypes
 import numpy as np
@@ -22,52 +19,19 @@ import pytest
 
 import kiln
 import kiln.language as kl
-import triton_idiom_semantics
+import triton_idiom_semantics as idiom
 import triton_interpreter
+from triton_interpreter import launch
 from kiln import semantics
 
 BOTH = pytest.mark.parametrize("interpret", [False, True],
                                ids=["host", "interpreter"])
 #: The kernels of triton_idiom_semantics.py run three ways: on the host
 #: target, in Kiln's interpreter and in Triton's own, on the same cases.
-THREE = pytest.mark.parametrize(
-    "target", ["host", "interpreter", "triton-interpreter"])
-HERE = Path(__file__).resolve().parent
+THREE = pytest.mark.parametrize("target", triton_interpreter.TARGETS)
 TYPES = ("i8", "i16", "i32", "i64", "ui8", "ui16", "ui32", "ui64", "f16",
          "bf16", "f32", "f64")
 RNG = np.random.default_rng(30)
-
-
-def idiom(target: str):
-    """triton_idiom_semantics.py as ``target`` runs it: Kiln's, or the same
-    file on Triton (in a process started with TRITON_INTERPRET=1)."""
-    if target == "triton-interpreter":
-        pytest.importorskip("triton")
-        if os.environ.get("TRITON_INTERPRET") != "1":
-            pytest.skip(triton_interpreter.OWN_PROCESS)
-        sys.path[:0] = [str(HERE.parents[1] / "bench" / "corpus"),
-                        str(HERE.parents[1] / "bench")]
-        import compare
-        return compare.load_triton("triton_idiom_semantics", HERE)
-    if os.environ.get("TRITON_INTERPRET") == "1":
-        pytest.skip("this process runs Triton's interpreter")
-    return triton_idiom_semantics
-
-
-def launch(target: str, name: str, grid, *args, **kwargs) -> None:
-    """Launches the kernel ``name`` of triton_idiom_semantics.py as
-    ``target`` runs it; dtype constexprs are given by Kiln's name
-    ("float32") and passed as the running language's dtype."""
-    module = idiom(target)
-    kwargs = {k: getattr(module.tl, v.name) if isinstance(v, kl.dtype)
-              else v for k, v in kwargs.items()}
-    kernel = getattr(module, name)
-    if target == "triton-interpreter":
-        with triton_interpreter.interpreting():
-            kernel[grid](*args, **kwargs)
-    else:
-        kiln.jit(kernel.fn, interpret=target == "interpreter")[grid](
-            *args, **kwargs)
 
 
 def unless_triton_stores_bf16(target: str, *outputs: np.ndarray) -> None:
@@ -183,7 +147,7 @@ def test_every_pair_of_types_computes_in_its_meeting_type(target, a, b):
         ("max", meet))}
     lt = np.zeros(n, np.bool_)
     unless_triton_stores_bf16(target, *outs.values())
-    launch(target, "pair_kernel", (1,), x, y, outs["add"], outs["mul"],
+    launch(target, idiom.pair_kernel, (1,), x, y, outs["add"], outs["mul"],
            outs["div"], outs["mod"], outs["max"], lt, N=n,
            MEET=kl.BY_IR[meet], QUOTIENT=kl.BY_IR[quotient],
            DIVIDES=divides)
@@ -217,7 +181,8 @@ def test_a_python_number_of_no_higher_kind_takes_the_tiles_type(
     by_float = np.zeros(n, numpy_type(with_float))
     halved = np.zeros(n, numpy_type(quotient))
     unless_triton_stores_bf16(target, by_int, by_float, halved)
-    launch(target, "number_kernel", (1,), x, by_int, by_float, halved, N=n,
+    launch(target, idiom.number_kernel, (1,), x, by_int, by_float, halved,
+           N=n,
            WITH_INT=kl.BY_IR[with_int], WITH_FLOAT=kl.BY_IR[with_float],
            QUOTIENT=kl.BY_IR[quotient])
     np.testing.assert_array_equal(by_int, x * numpy_type(elem).type(3))
@@ -239,7 +204,7 @@ def test_nan_gives_way_unless_propagate_nan_is_all(target):
     rows[0, 3] = rows[1, 0] = rows[1, 7] = np.nan
     rows[2, :] = np.nan
     out = np.zeros(6 * n + 12, np.float32)
-    launch(target, "nan_kernel", (1,), x, y, out, rows, N=n)
+    launch(target, idiom.nan_kernel, (1,), x, y, out, rows, N=n)
     np.testing.assert_array_equal(out[:n], np.fmax(x, y))
     np.testing.assert_array_equal(out[n:2 * n], np.fmin(x, y))
     np.testing.assert_array_equal(out[2 * n:3 * n], np.maximum(x, y))
@@ -268,7 +233,8 @@ def test_narrow_extrema_reduce_in_32_bits(target):
     small = sample("i8", n)
     out = np.zeros(4, np.float32)
     index = np.zeros(1, np.int32)
-    launch(target, "narrow_max_kernel", (1,), h, b, small, out, index, N=n)
+    launch(target, idiom.narrow_max_kernel, (1,), h, b, small, out, index,
+           N=n)
     assert out.tolist() == [float(h.max()), float(b.astype(np.float32).min()),
                             float(small.max()), float(h.max())]
     assert index[0] == int(np.argmax(h))

@@ -12,11 +12,21 @@ patches Triton's launches to wrap the numpy arrays they are given
 from __future__ import annotations
 
 import contextlib
+import inspect
+import os
+import sys
+from pathlib import Path
 from typing import Any, Iterator
 
 import numpy as np
+import pytest
 
+import kiln
 import kiln.language as kl
+
+ROOT = Path(__file__).resolve().parents[2]
+#: The targets a Triton-idiom kernel runs on in the tests.
+TARGETS = ("host", "interpreter", "triton-interpreter")
 
 #: Why the Triton-interpreter cases of a run without TRITON_INTERPRET=1
 #: skip: Triton decides at import whether its own library (tl.sigmoid,
@@ -126,3 +136,40 @@ def interpreting() -> Iterator[None]:
     finally:
         GridExecutor.__call__ = launch
         TensorDescriptor.from_tensor = staticmethod(describe)
+
+
+def on_triton(module: str, directory: Path):
+    """The Triton-idiom file ``module`` of ``directory`` (written against
+    kiln.triton) with its imports pointed at Triton."""
+    sys.path[:0] = [str(ROOT / "bench" / "corpus"), str(ROOT / "bench")]
+    import compare
+    return compare.load_triton(module, directory)
+
+
+def skip_unless_runs(target: str) -> None:
+    """Skips what this process does not run: the Triton-interpreter cases
+    need TRITON_INTERPRET=1 from the start, the others its absence."""
+    if target == "triton-interpreter":
+        pytest.importorskip("triton")
+        if os.environ.get("TRITON_INTERPRET") != "1":
+            pytest.skip(OWN_PROCESS)
+    elif os.environ.get("TRITON_INTERPRET") == "1":
+        pytest.skip("this process runs Triton's interpreter")
+
+
+def launch(target: str, kernel, grid, *args, **kwargs) -> None:
+    """Launches ``kernel`` (a kernel of a Triton-idiom file) on
+    ``target``: Kiln's host target or interpreter, or Triton's interpreter
+    running the same-named kernel of the same file loaded on Triton (a
+    Kiln dtype given as a constexpr becomes Triton's of that name)."""
+    skip_unless_runs(target)
+    if target != "triton-interpreter":
+        kiln.jit(kernel.fn, interpret=target == "interpreter")[grid](
+            *args, **kwargs)
+        return
+    path = Path(inspect.getfile(kernel.fn))
+    module = on_triton(path.stem, path.parent)
+    kwargs = {k: getattr(module.tl, v.name) if isinstance(v, kl.dtype)
+              else v for k, v in kwargs.items()}
+    with interpreting():
+        getattr(module, kernel.fn.__name__)[grid](*args, **kwargs)
