@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import triton_idiom_math
+import triton_interpreter
 
 import kiln
 import kiln.language as kl
@@ -85,14 +86,14 @@ def _reference(op: int, x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return (1 / (1 + np.exp(-x.astype(np.float64)))).astype(np.float32)
 
 
-@pytest.mark.parametrize("interpret", [False, True],
-                         ids=["host", "interpreter"])
+@pytest.mark.parametrize("target", triton_interpreter.TARGETS)
 @pytest.mark.parametrize("operation", OPERATIONS)
-def test_the_host_and_the_interpreter_round_correctly(operation, interpret):
+def test_the_host_and_the_interpreters_round_correctly(operation, target):
+    # Kiln's host target and interpreter, and Triton's interpreter.
     op = OPERATIONS[operation][0]
     args = arrays()
-    kernel = kiln.jit(KERNEL.fn, interpret=interpret)
-    kernel[(1,)](**args, OP=op, BLOCK=BLOCK)
+    triton_interpreter.launch(target, KERNEL, (1,), **args, OP=op,
+                              BLOCK=BLOCK)
     want = _reference(op, args["x_ptr"], args["y_ptr"])
     if op in (0, 1, 2, 3, 4, 6, 7):  # division and sqrt: exactly
         np.testing.assert_array_equal(args["out_ptr"], want)
