@@ -61,6 +61,11 @@ void populateDebugOpsToGPUPatterns(const mlir::TypeConverter &converter,
 void populateInlineAsmToGPUPatterns(const mlir::TypeConverter &converter,
                                     mlir::RewritePatternSet &patterns);
 
+/// tile.map_elementwise as its region cloned once per `pack` registers of
+/// a thread.
+void populateMapElementwiseToGPUPatterns(const mlir::TypeConverter &converter,
+                                         mlir::RewritePatternSet &patterns);
+
 /// Gives every tilegpu.local_alloc of `module`'s kernels its offset in the
 /// shared array, and puts the scratch after them.
 void placeKernelBuffers(mlir::gpu::GPUModuleOp module);

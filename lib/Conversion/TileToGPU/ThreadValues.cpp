@@ -295,20 +295,25 @@ Value kiln::tiletogpu::shuffleXor(OpBuilder &b, Location loc, Value value,
   return arith::BitcastOp::create(b, loc, type, result);
 }
 
+SmallVector<Value> kiln::tiletogpu::inlineBlock(OpBuilder &b, Block &block,
+                                                ValueRange arguments) {
+  IRMapping mapping;
+  mapping.map(block.getArguments(), arguments);
+  for (Operation &inner : block.without_terminator())
+    b.clone(inner, mapping);
+  SmallVector<Value> results;
+  for (Value yielded : block.getTerminator()->getOperands())
+    results.push_back(mapping.lookupOrDefault(yielded));
+  return results;
+}
+
 SmallVector<Value> kiln::tiletogpu::combineValues(OpBuilder &b,
                                                   Region &combiner,
                                                   ValueRange acc,
                                                   ValueRange next) {
-  Block &body = combiner.front();
-  IRMapping mapping;
-  mapping.map(body.getArguments().take_front(acc.size()), acc);
-  mapping.map(body.getArguments().drop_front(acc.size()), next);
-  for (Operation &inner : body.without_terminator())
-    b.clone(inner, mapping);
-  SmallVector<Value> results;
-  for (Value yielded : body.getTerminator()->getOperands())
-    results.push_back(mapping.lookupOrDefault(yielded));
-  return results;
+  SmallVector<Value> arguments(acc);
+  llvm::append_range(arguments, next);
+  return inlineBlock(b, combiner.front(), arguments);
 }
 
 /// Name of the shared array of every kernel in a gpu.module.

@@ -93,6 +93,12 @@ mlir::Value permuteRegisters(mlir::OpBuilder &b, mlir::Location loc,
 mlir::Value shuffleXor(mlir::OpBuilder &b, mlir::Location loc,
                        mlir::Value value, int64_t mask);
 
+/// The ops of `block` (a single-block region's) cloned at `b` with its
+/// arguments given by `arguments`; what its terminator returns, as the
+/// clones compute it.
+llvm::SmallVector<mlir::Value>
+inlineBlock(mlir::OpBuilder &b, mlir::Block &block, mlir::ValueRange arguments);
+
 /// The combining region of a reduce or scan (its block takes the running
 /// values, then the next ones, and yields the combined ones) applied to
 /// `acc` and `next`.

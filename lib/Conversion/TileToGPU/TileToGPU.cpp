@@ -339,6 +339,7 @@ void ConvertTileToGPUPass::runOnOperation() {
   populateScanOpToGPUPatterns(converter, patterns);
   populateDebugOpsToGPUPatterns(converter, patterns);
   populateInlineAsmToGPUPatterns(converter, patterns);
+  populateMapElementwiseToGPUPatterns(converter, patterns);
   scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
                                                        target);
   if (failed(applyPartialConversion(kernels, target, std::move(patterns))) ||

@@ -286,6 +286,33 @@ struct ExpandDimsLowering : OpConversionPattern<ExpandDimsOp> {
   }
 };
 
+/// Reassociation that groups every dimension of a rank-`rank` tile into
+/// one.
+static SmallVector<ReassociationIndices> allDimsReassociation(int64_t rank) {
+  ReassociationIndices dims;
+  for (int64_t dim = 0; dim < rank; ++dim)
+    dims.push_back(dim);
+  return {dims};
+}
+
+/// The tile `value` as one dimension, its elements in row-major order.
+static Value flatten(OpBuilder &b, Location loc, Value value) {
+  int64_t rank = cast<RankedTensorType>(value.getType()).getRank();
+  if (rank == 1)
+    return value;
+  return tensor::CollapseShapeOp::create(b, loc, value,
+                                         allDimsReassociation(rank));
+}
+
+/// The inverse of flatten: the 1-D tile `value` as a tile of `type`.
+static Value unflatten(OpBuilder &b, Location loc, Value value,
+                       RankedTensorType type) {
+  if (type.getRank() == 1)
+    return value;
+  return tensor::ExpandShapeOp::create(b, loc, type, value,
+                                       allDimsReassociation(type.getRank()));
+}
+
 /// A reshape keeps row-major order: collapse to one dimension, then expand.
 struct ReshapeLowering : OpConversionPattern<ReshapeOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -296,21 +323,9 @@ struct ReshapeLowering : OpConversionPattern<ReshapeOp> {
     Location loc = op.getLoc();
     auto type = cast<RankedTensorType>(
         getTypeConverter()->convertType(op.getType()));
-    Value value = adaptor.getSrc();
-    auto srcType = cast<RankedTensorType>(value.getType());
-    auto allDims = [](int64_t rank) {
-      ReassociationIndices dims;
-      for (int64_t dim = 0; dim < rank; ++dim)
-        dims.push_back(dim);
-      return SmallVector<ReassociationIndices>{dims};
-    };
-    if (srcType.getRank() != 1)
-      value = tensor::CollapseShapeOp::create(rewriter, loc, value,
-                                              allDims(srcType.getRank()));
-    if (type.getRank() != 1)
-      value = tensor::ExpandShapeOp::create(rewriter, loc, type, value,
-                                            allDims(type.getRank()));
-    rewriter.replaceOp(op, value);
+    rewriter.replaceOp(op, unflatten(rewriter, loc,
+                                     flatten(rewriter, loc, adaptor.getSrc()),
+                                     type));
     return success();
   }
 };
@@ -1362,6 +1377,140 @@ struct ScanLowering : OpConversionPattern<ScanOp> {
   }
 };
 
+//===----------------------------------------------------------------------===//
+// Scalar functions mapped over tiles
+//===----------------------------------------------------------------------===//
+
+/// A tile.map_elementwise is a loop over groups of `pack` elements in
+/// row-major order (what a thread of a blocked layout holds along the last
+/// dimension, so the GPU's groups where the counts agree): each iteration
+/// extracts a group of every operand, runs a clone of the region on it and
+/// inserts what it yields into the results. A last group that runs out of
+/// elements takes copies of the last one and drops what the region yields
+/// for them, as a GPU thread's does; scalars are one such group.
+struct MapElementwiseLowering : OpConversionPattern<MapElementwiseOp> {
+  MapElementwiseLowering(const TypeConverter &converter, MLIRContext *ctx)
+      : OpConversionPattern(converter, ctx) {
+    // A map nested in the region is cloned with it, then lowered by this
+    // pattern again: as deep as the nest.
+    setHasBoundedRewriteRecursion();
+  }
+
+  LogicalResult
+  matchAndRewrite(MapElementwiseOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    int64_t pack = op.getPack();
+    Block &body = op.getBody().front();
+    SmallVector<Type> elementTypes;
+    for (Type type : op.getResultTypes())
+      elementTypes.push_back(
+          getTypeConverter()->convertType(getElementTypeOrSelf(type)));
+
+    // The region on one group at the rewriter's insertion point:
+    // `elements[i][j]` is element j of operand i; returns element j of
+    // result r at [r][j]. The clones are made in the tile dialect's types
+    // (a pointer, cast from its i64 address) and converted after; what
+    // they yield comes back converted.
+    auto runRegion = [&](ArrayRef<SmallVector<Value>> elements) {
+      IRMapping mapping;
+      for (auto [i, group] : llvm::enumerate(elements))
+        for (auto [j, element] : llvm::enumerate(group)) {
+          BlockArgument arg = body.getArgument(i * pack + j);
+          mapping.map(arg, arg.getType() == element.getType()
+                               ? element
+                               : UnrealizedConversionCastOp::create(
+                                     rewriter, loc, arg.getType(), element)
+                                     .getResult(0));
+        }
+      for (Operation &inner : body.without_terminator())
+        rewriter.clone(inner, mapping);
+      auto yield = cast<YieldOp>(body.getTerminator());
+      SmallVector<SmallVector<Value>> results;
+      for (int64_t r = 0, e = op.getNumResults(); r < e; ++r) {
+        SmallVector<Value> &group = results.emplace_back();
+        for (int64_t j = 0; j < pack; ++j)
+          group.push_back(rewriter.getRemappedValue(
+              mapping.lookupOrDefault(yield.getValues()[r * pack + j])));
+      }
+      return results;
+    };
+
+    auto tile = dyn_cast<RankedTensorType>(op.getSrcs().front().getType());
+    if (!tile) {
+      SmallVector<SmallVector<Value>> elements;
+      for (Value src : adaptor.getSrcs())
+        elements.emplace_back(pack, src);
+      SmallVector<Value> replacements;
+      for (ArrayRef<Value> group : runRegion(elements))
+        replacements.push_back(group.front());
+      rewriter.replaceOp(op, replacements);
+      return success();
+    }
+
+    int64_t size = tile.getNumElements();
+    SmallVector<Value> srcs, results;
+    for (Value src : adaptor.getSrcs())
+      srcs.push_back(flatten(rewriter, loc, src));
+    for (Type type : elementTypes)
+      results.push_back(tensor::EmptyOp::create(rewriter, loc,
+                                                ArrayRef<int64_t>{size}, type));
+
+    // The group at `indices` (index values, `pack` of them) of every
+    // operand through the region into `into`, `count` elements of it.
+    auto mapGroup = [&](ArrayRef<Value> indices, int64_t count,
+                        ValueRange into) {
+      SmallVector<SmallVector<Value>> elements;
+      for (Value src : srcs) {
+        SmallVector<Value> &group = elements.emplace_back();
+        for (Value index : indices)
+          group.push_back(tensor::ExtractOp::create(rewriter, loc, src, index));
+      }
+      SmallVector<SmallVector<Value>> groups = runRegion(elements);
+      SmallVector<Value> next(into);
+      for (auto [result, group] : llvm::zip_equal(next, groups))
+        for (int64_t j = 0; j < count; ++j)
+          result = tensor::InsertOp::create(rewriter, loc, group[j], result,
+                                            indices[j]);
+      return next;
+    };
+
+    int64_t whole = size / pack;
+    if (whole > 0) {
+      auto loop = scf::ForOp::create(
+          rewriter, loc, indexConstant(rewriter, loc, 0),
+          indexConstant(rewriter, loc, whole), indexConstant(rewriter, loc, 1),
+          results, [&](OpBuilder &b, Location l, Value group, ValueRange into) {
+            // `b` is the rewriter, in the loop's body.
+            Value first =
+                arith::MulIOp::create(b, l, group, indexConstant(b, l, pack));
+            SmallVector<Value> indices;
+            for (int64_t j = 0; j < pack; ++j)
+              indices.push_back(
+                  arith::AddIOp::create(b, l, first, indexConstant(b, l, j)));
+            scf::YieldOp::create(b, l, mapGroup(indices, pack, into));
+          });
+      results = loop.getResults();
+    }
+    if (int64_t rest = size - whole * pack) {
+      SmallVector<Value> indices;
+      for (int64_t j = 0; j < rest; ++j)
+        indices.push_back(indexConstant(rewriter, loc, whole * pack + j));
+      // The missing elements are copies of the last.
+      indices.resize(pack, indices.back());
+      results = mapGroup(indices, rest, results);
+    }
+
+    SmallVector<Value> replacements;
+    for (auto [result, type] : llvm::zip(results, op.getResultTypes()))
+      replacements.push_back(unflatten(
+          rewriter, loc, result,
+          cast<RankedTensorType>(getTypeConverter()->convertType(type))));
+    rewriter.replaceOp(op, replacements);
+    return success();
+  }
+};
+
 /// Ops outside the tile dialect whose only change is a pointer type in an
 /// operand or result (`arith.select` of pointers, say) are rebuilt with the
 /// converted types.
@@ -1538,6 +1687,9 @@ void ConvertTileToHostPass::runOnOperation() {
   ConversionTarget target(*ctx);
   target.addIllegalDialect<TileDialect>();
   target.addLegalDialect<LLVM::LLVMDialect>();
+  // tile.map_elementwise's lowering casts an i64 address to the pointer
+  // its region's clones take, until they are converted.
+  target.addLegalOp<UnrealizedConversionCastOp>();
   target.markUnknownOpDynamicallyLegal(
       [&](Operation *op) { return converter.isLegal(op); });
   target.addDynamicallyLegalOp<func::FuncOp>([&](func::FuncOp func) {
@@ -1552,7 +1704,8 @@ void ConvertTileToHostPass::runOnOperation() {
                ForwardSource<PtrToIntOp>, ForwardSource<IntToPtrOp>,
                ForwardSource<PtrCastOp>, ForwardSource<AssumeOp>, MakeBlockPtrLowering,
                AdvanceLowering, DotLowering, ReduceLowering, ScanLowering,
-               BarrierLowering, ConvertPointerTypes>(converter, ctx);
+               MapElementwiseLowering, BarrierLowering, ConvertPointerTypes>(
+      converter, ctx);
   std::optional<AccessChecker> checker;
   if (boundsCheck)
     checker.emplace(module);

@@ -266,3 +266,37 @@ func.func @inline_asm_effects(%x: tensor<64xi32>, %p: tensor<64xi64>) {
   %1 = tile.inline_asm_elementwise "st.global.b32 [$1], $2; mov.b32 $0, 0;", "=r,l,r" %p, %x : (tensor<64xi64>, tensor<64xi32>) -> tensor<64xi32>
   return
 }
+
+// -----
+
+// A map whose region computes and reads has that region's effects: unused,
+// it goes (as an unused load would). A used one keeps its block whole,
+// every argument of a group included, even one the region ignores; what
+// the region computes from constants folds as anywhere.
+// CHECK-LABEL: func.func @map_elementwise
+// CHECK-NOT: tile.load
+// CHECK: %[[Y:.*]] = tile.map_elementwise %{{.*}} pack = 2 : (tensor<64xf32>) -> tensor<64xf32> {
+// CHECK-NEXT: ^bb0(%[[X0:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: %[[D:.*]] = arith.addf %[[X0]], %[[X0]] : f32
+// CHECK-NEXT: tile.yield %[[D]], %[[D]] : f32, f32
+// CHECK: return %[[Y]]
+func.func @map_elementwise(%x: tensor<64xf32>, %p: !tile.ptr<f32>) -> tensor<64xf32> {
+  %unused = tile.map_elementwise %x : (tensor<64xf32>) -> tensor<64xf32> {
+  ^bb0(%xi: f32):
+    %l = tile.load %p : !tile.ptr<f32> -> f32
+    %s = arith.addf %xi, %l : f32
+    tile.yield %s : f32
+  }
+  %y = tile.map_elementwise %x pack = 2 : (tensor<64xf32>) -> tensor<64xf32> {
+  ^bb0(%x0: f32, %x1: f32):
+    %true = arith.constant true
+    %d = scf.if %true -> f32 {
+      %twice = arith.addf %x0, %x0 : f32
+      scf.yield %twice : f32
+    } else {
+      scf.yield %x1 : f32
+    }
+    tile.yield %d, %d : f32, f32
+  }
+  return %y : tensor<64xf32>
+}

@@ -702,7 +702,7 @@ func.func @scan_region(%a: tensor<8xi32>) {
 // -----
 
 func.func @yield_outside_combiner(%x: f32) {
-  // expected-error @+1 {{'tile.yield' op expects parent op to be one of 'tile.reduce, tile.scan'}}
+  // expected-error @+1 {{'tile.yield' op expects parent op to be one of 'tile.reduce, tile.scan, tile.map_elementwise'}}
   tile.yield %x : f32
 }
 
@@ -936,5 +936,196 @@ func.func @inline_asm_input_after_clobber(%x: tensor<128xi32>) {
 func.func @inline_asm_indirect(%x: tensor<128xi32>) {
   // expected-error @+1 {{'tile.inline_asm_elementwise' op constraint #0 of "=*m,r" is an indirect or label operand; elementwise assembly takes and gives only values}}
   %0 = tile.inline_asm_elementwise "st.u32 [$0], $1;", "=*m,r" pure %x : (tensor<128xi32>) -> tensor<128xi32>
+  return
+}
+
+// -----
+
+func.func @map_pack_zero(%x: tensor<128xf32>) {
+  // expected-error @+1 {{'tile.map_elementwise' op pack 0 is not positive}}
+  %0 = tile.map_elementwise %x pack = 0 : (tensor<128xf32>) -> tensor<128xf32> {
+  ^bb0:
+    %c = arith.constant 0.0 : f32
+    tile.yield
+  }
+  return
+}
+
+// -----
+
+// As in Triton: the operands give the results their shape.
+func.func @map_no_operands() {
+  // expected-error @+1 {{'tile.map_elementwise' op needs at least one operand}}
+  %0 = tile.map_elementwise : () -> f32 {
+  ^bb0:
+    %c = arith.constant 0.0 : f32
+    tile.yield %c : f32
+  }
+  return
+}
+
+// -----
+
+func.func @map_no_results(%x: f32) {
+  // expected-error @+1 {{'tile.map_elementwise' op needs at least one result}}
+  tile.map_elementwise %x : (f32) -> () {
+  ^bb0(%xi: f32):
+    tile.yield
+  }
+  return
+}
+
+// -----
+
+func.func @map_scalar_and_tile(%x: tensor<128xf32>, %s: f32) {
+  // expected-error @+1 {{'tile.map_elementwise' op operand #1 of type 'f32' does not have the shape and layout of operand #0, of type 'tensor<128xf32>': the operands and results are all scalars or all tiles of one shape}}
+  %0 = tile.map_elementwise %x, %s : (tensor<128xf32>, f32) -> tensor<128xf32> {
+  ^bb0(%xi: f32, %si: f32):
+    %y = arith.addf %xi, %si : f32
+    tile.yield %y : f32
+  }
+  return
+}
+
+// -----
+
+func.func @map_shapes(%x: tensor<128xf32>) {
+  // expected-error @+1 {{'tile.map_elementwise' op all non-scalar operands/results must have the same shape}}
+  %0 = tile.map_elementwise %x : (tensor<128xf32>) -> tensor<64xf32> {
+  ^bb0(%xi: f32):
+    tile.yield %xi : f32
+  }
+  return
+}
+
+// -----
+
+#a = #tilegpu.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+#b = #tilegpu.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+func.func @map_layouts(%x: tensor<128xf32, #a>) {
+  // expected-error @+1 {{'tile.map_elementwise' op result #0 of type 'tensor<128xf32, #tilegpu.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>>' does not have the shape and layout of operand #0}}
+  %0 = tile.map_elementwise %x : (tensor<128xf32, #a>) -> tensor<128xf32, #b> {
+  ^bb0(%xi: f32):
+    tile.yield %xi : f32
+  }
+  return
+}
+
+// -----
+
+func.func @map_argument_count(%x: tensor<128xf32>, %n: tensor<128xi32>) {
+  // expected-error @+1 {{'tile.map_elementwise' op region must take 4 scalars (2 per operand for 2 operand(s)), but takes 2}}
+  %0 = tile.map_elementwise %x, %n pack = 2 : (tensor<128xf32>, tensor<128xi32>) -> tensor<128xf32> {
+  ^bb0(%x0: f32, %x1: f32):
+    tile.yield %x0, %x1 : f32, f32
+  }
+  return
+}
+
+// -----
+
+// Operand i's element j of a group is argument i * pack + j: here the
+// first two are the f32 operand's.
+func.func @map_argument_order(%x: tensor<128xf32>, %n: tensor<128xi32>) {
+  // expected-error @+1 {{'tile.map_elementwise' op region argument 1 has type 'i32' but operand #0 has element type 'f32'}}
+  %0 = tile.map_elementwise %x, %n pack = 2 : (tensor<128xf32>, tensor<128xi32>) -> tensor<128xf32> {
+  ^bb0(%x0: f32, %n0: i32, %x1: f32, %n1: i32):
+    tile.yield %x0, %x1 : f32, f32
+  }
+  return
+}
+
+// -----
+
+func.func @map_yield_count(%x: tensor<128xf32>) {
+  %0 = tile.map_elementwise %x pack = 2 : (tensor<128xf32>) -> tensor<128xf32> {
+  ^bb0(%x0: f32, %x1: f32):
+    // expected-error @+1 {{'tile.yield' op yields 1 value(s) but tile.map_elementwise takes 2 (2 per result for 1 result(s))}}
+    tile.yield %x0 : f32
+  }
+  return
+}
+
+// -----
+
+func.func @map_yield_type(%x: tensor<128xf32>) {
+  %0:2 = tile.map_elementwise %x : (tensor<128xf32>) -> (tensor<128xf32>, tensor<128xi1>) {
+  ^bb0(%xi: f32):
+    // expected-error @+1 {{'tile.yield' op value 1 has type 'f32' but result #1 has element type 'i1'}}
+    tile.yield %xi, %xi : f32, f32
+  }
+  return
+}
+
+// -----
+
+func.func @map_terminator(%x: tensor<128xf32>) {
+  // expected-error @+1 {{'tile.map_elementwise' op region must end with tile.yield}}
+  %0 = tile.map_elementwise %x : (tensor<128xf32>) -> tensor<128xf32> {
+  ^bb0(%xi: f32):
+    llvm.unreachable
+  }
+  return
+}
+
+// -----
+
+// Each run of the region has its own elements: no tile is made in it...
+func.func @map_tile_inside(%x: tensor<128xf32>) {
+  %0 = tile.map_elementwise %x : (tensor<128xf32>) -> tensor<128xf32> {
+  ^bb0(%xi: f32):
+    // expected-error @+1 {{'tile.splat' op computes on a value of type 'tensor<4xf32>' in the region of tile.map_elementwise, which computes on scalars (integers, floats, index, pointers)}}
+    %t = tile.splat %xi : f32 -> tensor<4xf32>
+    tile.yield %xi : f32
+  }
+  return
+}
+
+// -----
+
+// ... nor one from outside used.
+func.func @map_tile_captured(%x: tensor<128xf32>, %t: tensor<128xf32>) {
+  %0 = tile.map_elementwise %x : (tensor<128xf32>) -> tensor<128xf32> {
+  ^bb0(%xi: f32):
+    // expected-error @+1 {{'tile.reduce' op computes on a value of type 'tensor<128xf32>' in the region of tile.map_elementwise}}
+    %s = tile.reduce %t axis 0 : tensor<128xf32> -> f32 {
+    ^bb0(%a: f32, %b: f32):
+      %c = arith.addf %a, %b : f32
+      tile.yield %c : f32
+    }
+    %y = arith.addf %xi, %s : f32
+    tile.yield %y : f32
+  }
+  return
+}
+
+// -----
+
+// A store would happen once for every copy of an element that a GPU
+// layout replicates (Triton refuses stores here too); a load may stay.
+func.func @map_store(%x: tensor<128xf32>, %p: !tile.ptr<f32>) {
+  %0 = tile.map_elementwise %x : (tensor<128xf32>) -> tensor<128xf32> {
+  ^bb0(%xi: f32):
+    %old = tile.load %p : !tile.ptr<f32> -> f32
+    %zero = arith.constant 0.0 : f32
+    %positive = arith.cmpf ogt, %xi, %zero : f32
+    scf.if %positive {
+      // expected-error @+1 {{'tile.store' op may write memory, which the region of tile.map_elementwise does not: it runs once for every copy of an element a thread holds}}
+      tile.store %p, %xi : !tile.ptr<f32>, f32
+    }
+    tile.yield %old : f32
+  }
+  return
+}
+
+// -----
+
+func.func @map_print(%x: tensor<128xf32>) {
+  %0 = tile.map_elementwise %x : (tensor<128xf32>) -> tensor<128xf32> {
+  ^bb0(%xi: f32):
+    // expected-error @+1 {{'tile.print' op may write memory, which the region of tile.map_elementwise does not}}
+    tile.print "x", %xi : f32
+    tile.yield %xi : f32
+  }
   return
 }

@@ -279,3 +279,76 @@ func.func @inline_asm_elementwise(%x: tensor<128xi32>, %b: tensor<128xi8>, %p: !
   %4 = tile.inline_asm_elementwise "mov.b64 $0, $1;", "=l,l,~{memory}" %p : (!tile.ptr<f32>) -> i64
   return
 }
+
+// -----
+
+// tile.map_elementwise: per operand `pack` scalars in, per result `pack`
+// scalars out through tile.yield; branches and loops inside; a scalar
+// from outside the region; pointers, and a load; scalars; a laid-out tile.
+// CHECK-LABEL: func.func @map_elementwise
+// CHECK: tile.map_elementwise %{{.*}}, %{{.*}} : (tensor<128xf32>, tensor<128xi32>) -> tensor<128xf32> {
+// CHECK-NEXT: ^bb0(%{{.*}}: f32, %{{.*}}: i32):
+// CHECK: scf.if
+// CHECK: scf.for
+// CHECK: tile.yield %{{.*}} : f32
+// CHECK: tile.map_elementwise %{{.*}}, %{{.*}} pack = 2 : (tensor<16x8xi32>, tensor<16x8x!tile.ptr<f16>>) -> (tensor<16x8xf16>, tensor<16x8xi1>) {
+// CHECK-NEXT: ^bb0(%{{.*}}: i32, %{{.*}}: i32, %{{.*}}: !tile.ptr<f16>, %{{.*}}: !tile.ptr<f16>):
+// CHECK: tile.load
+// CHECK: tile.yield %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : f16, f16, i1, i1
+// CHECK: tile.map_elementwise %{{.*}} pack = 4 : (i64) -> (i64, f64) {
+// CHECK: scf.while
+// CHECK: tile.map_elementwise %{{.*}} : (tensor<128xf32, #blocked>) -> tensor<128xf32, #blocked> {
+#blocked = #tilegpu.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+func.func @map_elementwise(%x: tensor<128xf32>, %n: tensor<128xi32>, %alpha: f32,
+                           %k: tensor<16x8xi32>, %p: tensor<16x8x!tile.ptr<f16>>,
+                           %s: i64, %laid: tensor<128xf32, #blocked>) {
+  %0 = tile.map_elementwise %x, %n : (tensor<128xf32>, tensor<128xi32>) -> tensor<128xf32> {
+  ^bb0(%xi: f32, %ni: i32):
+    %zero = arith.constant 0.0 : f32
+    %positive = arith.cmpf ogt, %xi, %zero : f32
+    %r = scf.if %positive -> f32 {
+      %c0 = arith.constant 0 : i32
+      %c1 = arith.constant 1 : i32
+      %pow = scf.for %i = %c0 to %ni step %c1 iter_args(%acc = %alpha) -> (f32) : i32 {
+        %m = arith.mulf %acc, %xi : f32
+        scf.yield %m : f32
+      }
+      scf.yield %pow : f32
+    } else {
+      %e = math.exp %xi : f32
+      scf.yield %e : f32
+    }
+    tile.yield %r : f32
+  }
+  %1:2 = tile.map_elementwise %k, %p pack = 2 : (tensor<16x8xi32>, tensor<16x8x!tile.ptr<f16>>) -> (tensor<16x8xf16>, tensor<16x8xi1>) {
+  ^bb0(%k0: i32, %k1: i32, %p0: !tile.ptr<f16>, %p1: !tile.ptr<f16>):
+    %q0 = tile.addptr %p0, %k0 : !tile.ptr<f16>, i32
+    %q1 = tile.addptr %p1, %k1 : !tile.ptr<f16>, i32
+    %v0 = tile.load %q0 : !tile.ptr<f16> -> f16
+    %v1 = tile.load %q1 : !tile.ptr<f16> -> f16
+    %zero = arith.constant 0 : i32
+    %b0 = arith.cmpi eq, %k0, %zero : i32
+    %b1 = arith.cmpi eq, %k1, %zero : i32
+    tile.yield %v0, %v1, %b0, %b1 : f16, f16, i1, i1
+  }
+  %2:2 = tile.map_elementwise %s pack = 4 : (i64) -> (i64, f64) {
+  ^bb0(%s0: i64, %s1: i64, %s2: i64, %s3: i64):
+    %one = arith.constant 1 : i64
+    %steps = scf.while (%v = %s0) : (i64) -> i64 {
+      %more = arith.cmpi sgt, %v, %one : i64
+      scf.condition(%more) %v : i64
+    } do {
+    ^bb0(%v: i64):
+      %half = arith.shrsi %v, %one : i64
+      scf.yield %half : i64
+    }
+    %f = arith.sitofp %steps : i64 to f64
+    tile.yield %steps, %s1, %s2, %s3, %f, %f, %f, %f : i64, i64, i64, i64, f64, f64, f64, f64
+  }
+  %3 = tile.map_elementwise %laid : (tensor<128xf32, #blocked>) -> tensor<128xf32, #blocked> {
+  ^bb0(%l: f32):
+    %a = math.absf %l : f32
+    tile.yield %a : f32
+  }
+  return
+}

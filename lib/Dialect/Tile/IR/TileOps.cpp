@@ -396,34 +396,51 @@ int64_t InlineAsmElementwiseOp::getElementsPerOperand(Type type) {
   return std::min<int64_t>(32 / width, getPackedElement());
 }
 
-LogicalResult InlineAsmElementwiseOp::verify() {
-  int64_t pack = getPackedElement();
-  if (pack < 1)
-    return emitOpError() << "pack " << pack << " is not positive";
-
-  // Arguments, then results, each with its name in messages.
+/// The types of an op's operands, then of its results, each with its name
+/// in messages ("operand #0", "result #1").
+static SmallVector<std::pair<std::string, Type>>
+nameOperandsAndResults(TypeRange operands, TypeRange results) {
   SmallVector<std::pair<std::string, Type>> values;
-  for (auto [i, type] : llvm::enumerate(getArgs().getTypes()))
+  for (auto [i, type] : llvm::enumerate(operands))
     values.emplace_back("operand #" + std::to_string(i), type);
-  for (auto [i, type] : llvm::enumerate(getResultTypes()))
+  for (auto [i, type] : llvm::enumerate(results))
     values.emplace_back("result #" + std::to_string(i), type);
-  if (values.empty())
-    return emitOpError() << "has no operands and no results";
+  return values;
+}
 
-  // One invocation takes elements at the same index of every tile, so they
-  // have one shape and, on the GPU, one layout.
+/// Checks that `values` (nameOperandsAndResults) are all scalars or all
+/// tiles of one shape and layout: an op that computes on the elements at
+/// one index of each, as a GPU thread holds them, needs no more.
+static LogicalResult
+verifyOneShapeAndLayout(Operation *op,
+                        ArrayRef<std::pair<std::string, Type>> values) {
   auto [firstName, firstType] = values.front();
   for (auto &[name, type] : values) {
     auto tensor = dyn_cast<RankedTensorType>(type);
     auto firstTensor = dyn_cast<RankedTensorType>(firstType);
     if (!haveSameShape(type, firstType) ||
         (tensor && tensor.getEncoding() != firstTensor.getEncoding()))
-      return emitOpError()
+      return op->emitOpError()
              << name << " of type " << type << " does not have the shape "
              << "and layout of " << firstName << ", of type " << firstType
              << ": the operands and results are all scalars or all tiles of "
                 "one shape";
   }
+  return success();
+}
+
+LogicalResult InlineAsmElementwiseOp::verify() {
+  int64_t pack = getPackedElement();
+  if (pack < 1)
+    return emitOpError() << "pack " << pack << " is not positive";
+
+  SmallVector<std::pair<std::string, Type>> values =
+      nameOperandsAndResults(getArgs().getTypes(), getResultTypes());
+  if (values.empty())
+    return emitOpError() << "has no operands and no results";
+  // One invocation takes elements at the same index of every tile.
+  if (failed(verifyOneShapeAndLayout(*this, values)))
+    return failure();
 
   // Elements narrower than 32 bits go in whole 32-bit registers.
   int64_t outputs = 0, inputs = 0;
@@ -882,4 +899,97 @@ LogicalResult ScanOp::verify() {
 
 LogicalResult ScanOp::verifyRegions() {
   return verifyCombiner(*this, getCombiner(), getSrcs());
+}
+
+//===----------------------------------------------------------------------===//
+// Scalar functions mapped over tiles
+//===----------------------------------------------------------------------===//
+
+LogicalResult MapElementwiseOp::verify() {
+  int64_t pack = getPack();
+  if (pack < 1)
+    return emitOpError() << "pack " << pack << " is not positive";
+  if (getSrcs().empty())
+    return emitOpError() << "needs at least one operand";
+  if (getNumResults() == 0)
+    return emitOpError() << "needs at least one result";
+  // A group takes the elements at the same indices of every tile.
+  return verifyOneShapeAndLayout(
+      *this, nameOperandsAndResults(getSrcs().getTypes(), getResultTypes()));
+}
+
+/// Whether the region of a tile.map_elementwise may compute on a value of
+/// `type`: a scalar, as each run of the region has its own elements.
+static bool isMappedScalar(Type type) {
+  return type.isIntOrIndexOrFloat() || isa<PointerType>(type);
+}
+
+LogicalResult MapElementwiseOp::verifyRegions() {
+  Block &block = getBody().front();
+  int64_t pack = getPack();
+  int64_t numSrcs = getSrcs().size();
+  if (static_cast<int64_t>(block.getNumArguments()) != numSrcs * pack)
+    return emitOpError() << "region must take " << numSrcs * pack
+                         << " scalars (" << pack << " per operand for "
+                         << numSrcs << " operand(s)), but takes "
+                         << block.getNumArguments();
+  for (auto [i, src] : llvm::enumerate(getSrcs())) {
+    Type elementType = getElementTypeOrSelf(src.getType());
+    for (int64_t j = 0; j < pack; ++j) {
+      Type argType = block.getArgument(i * pack + j).getType();
+      if (argType != elementType)
+        return emitOpError()
+               << "region argument " << i * pack + j << " has type " << argType
+               << " but operand #" << i << " has element type " << elementType;
+    }
+  }
+
+  auto yield = dyn_cast<YieldOp>(block.getTerminator());
+  if (!yield)
+    return emitOpError() << "region must end with tile.yield";
+  int64_t numResults = getNumResults();
+  if (static_cast<int64_t>(yield.getValues().size()) != numResults * pack)
+    return yield.emitOpError()
+           << "yields " << yield.getValues().size() << " value(s) but "
+           << "tile.map_elementwise takes " << numResults * pack << " (" << pack
+           << " per result for " << numResults << " result(s))";
+  for (auto [i, result] : llvm::enumerate(getResults())) {
+    Type elementType = getElementTypeOrSelf(result.getType());
+    for (int64_t j = 0; j < pack; ++j) {
+      Type yielded = yield.getValues()[i * pack + j].getType();
+      if (yielded != elementType)
+        return yield.emitOpError()
+               << "value " << i * pack + j << " has type " << yielded
+               << " but result #" << i << " has element type " << elementType;
+    }
+  }
+
+  // Each run of the region computes its own elements: no tiles, and no
+  // writes, which would happen once for every copy of an element that a
+  // GPU layout replicates (Triton refuses stores there too).
+  WalkResult walk = getBody().walk([&](Operation *op) {
+    SmallVector<Type> types(op->getOperandTypes());
+    llvm::append_range(types, op->getResultTypes());
+    for (Region &region : op->getRegions())
+      for (Block &nested : region)
+        llvm::append_range(types, nested.getArgumentTypes());
+    for (Type type : types)
+      if (!isMappedScalar(type)) {
+        op->emitOpError() << "computes on a value of type " << type
+                          << " in the region of tile.map_elementwise, which "
+                             "computes on scalars (integers, floats, index, "
+                             "pointers)";
+        return WalkResult::interrupt();
+      }
+    auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+    if (effects ? effects.hasEffect<MemoryEffects::Write>()
+                : !op->hasTrait<OpTrait::HasRecursiveMemoryEffects>()) {
+      op->emitOpError() << "may write memory, which the region of "
+                           "tile.map_elementwise does not: it runs once for "
+                           "every copy of an element a thread holds";
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return failure(walk.wasInterrupted());
 }

@@ -563,6 +563,77 @@ def Tile_ScanOp : Tile_Op<"scan", [RecursiveMemoryEffects,
 }
 
 //===----------------------------------------------------------------------===//
+// Scalar functions mapped over tiles
+//===----------------------------------------------------------------------===//
+
+def Tile_MapElementwiseOp : Tile_Op<"map_elementwise", [Elementwise,
+    RecursiveMemoryEffects, RecursivelySpeculatable, SingleBlock]> {
+  let summary = "Apply a scalar region to each element of tiles";
+  let description = [{
+    Triton's `tl.map_elementwise(scalar_fn, *args, pack=)`: the region, a
+    function of scalars with control flow of its own (`scf.if`, `scf.for`,
+    `scf.while`, `arith`, `math`, scalar tile ops such as a masked
+    `tile.load`), runs on the elements of the operands, `pack` at a time,
+    and yields the elements of the results. Unlike elementwise ops on
+    tiles, each element takes only its own branch.
+
+    The operands and results are all tiles of one shape (and layout), or
+    all scalars; their element types may differ. The block takes, per
+    operand, `pack` scalars of its element type: element `j` of the group
+    from operand `i` is argument `i * pack + j`. `tile.yield` returns, per
+    result, `pack` scalars of its element type in the same order. The
+    region computes on scalars only (it may use scalars defined outside
+    it) and writes no memory; the op has the effects of its region.
+
+    Which elements make a group is the target's: `pack` consecutive
+    registers of a GPU thread, in whatever layout the tiles have;
+    consecutive elements in row-major order on the host, which is the same
+    grouping for a blocked layout whose threads hold runs of at least
+    `pack` elements along the last dimension. A group that runs out of
+    elements (a thread holding fewer than `pack`, a scalar) is filled with
+    copies of its last element, so the region only ever sees values the
+    operands hold, and what it yields for them is dropped.
+
+    ```mlir
+    %y = tile.map_elementwise %x, %a : (tensor<128xf32>, tensor<128xf32>)
+        -> tensor<128xf32> {
+    ^bb0(%xi: f32, %ai: f32):
+      %zero = arith.constant 0.0 : f32
+      %positive = arith.cmpf ogt, %xi, %zero : f32
+      %r = scf.if %positive -> f32 {
+        scf.yield %xi : f32
+      } else {
+        %e = math.expm1 %xi : f32
+        %s = arith.mulf %ai, %e : f32
+        scf.yield %s : f32
+      }
+      tile.yield %r : f32
+    }
+    %q, %r = tile.map_elementwise %n, %d pack = 2
+        : (tensor<256xi32>, tensor<256xi32>)
+        -> (tensor<256xi32>, tensor<256xi32>) {
+    ^bb0(%n0: i32, %n1: i32, %d0: i32, %d1: i32):
+      %q0 = arith.divsi %n0, %d0 : i32
+      %q1 = arith.divsi %n1, %d1 : i32
+      %r0 = arith.remsi %n0, %d0 : i32
+      %r1 = arith.remsi %n1, %d1 : i32
+      tile.yield %q0, %q1, %r0, %r1 : i32, i32, i32, i32
+    }
+    ```
+  }];
+  let arguments = (ins Variadic<Tile_ScalarOrTensor>:$srcs,
+                       DefaultValuedAttr<I32Attr, "1">:$pack);
+  let results = (outs Variadic<Tile_ScalarOrTensor>:$results);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    $srcs (`pack` `=` $pack^)? attr-dict `:` functional-type($srcs, $results)
+    $body
+  }];
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // Inline assembly
 //===----------------------------------------------------------------------===//
 
@@ -691,8 +762,8 @@ def Tile_BarrierOp : Tile_Op<"barrier", [MemoryEffects<[MemRead, MemWrite]>]> {
 }
 
 def Tile_YieldOp : Tile_Op<"yield", [Pure, Terminator, ReturnLike,
-    ParentOneOf<["ReduceOp", "ScanOp"]>]> {
-  let summary = "Yield the combined values of a reduce or scan region";
+    ParentOneOf<["ReduceOp", "ScanOp", "MapElementwiseOp"]>]> {
+  let summary = "Yield the values of a reduce, scan or map_elementwise region";
   let arguments = (ins Variadic<Tile_Element>:$values);
   let assemblyFormat = "($values^ `:` type($values))? attr-dict";
 }
