@@ -1307,6 +1307,40 @@ def _item(input) -> Tile:
     return Tile(data.reshape(()))
 
 
+def _map_elementwise(scalar_fn, *args, pack=1):
+    if not isinstance(pack, int) or isinstance(pack, bool) or pack < 1:
+        raise KilnError(f"kl.map_elementwise: pack must be a constant int of "
+                        f"at least 1, not {pack!r}")
+    if not args:
+        raise KilnError("kl.map_elementwise maps over at least one tile")
+    arrays = [a.reshape(-1) for a in np.broadcast_arrays(
+        *[_data(a) for a in args])]
+    shape = np.broadcast_shapes(*[_data(a).shape for a in args])
+    size = arrays[0].size
+    single, columns = True, []
+    for start in range(0, size, pack):
+        # A last group short of pack elements is padded with copies of its
+        # last one, as the compiled kernels pad it; what comes back for
+        # the padding is dropped.
+        taken = [min(start + j, size - 1) for j in range(pack)]
+        returned = scalar_fn(*[Tile(a[k]) for a in arrays for k in taken])
+        single = not isinstance(returned, tuple)
+        returned = (returned,) if single else returned
+        if len(returned) % pack:
+            raise KilnError(f"kl.map_elementwise: the function returns "
+                            f"{len(returned)} values, not a multiple of "
+                            f"pack ({pack})")
+        columns.append([_data(r) for r in returned])
+    results = len(columns[0]) // pack if columns else 0
+    tiles = []
+    for r in range(results):
+        values = [column[r * pack + j] for column in columns
+                  for j in range(pack)][:size]
+        dtype = columns[0][r * pack].dtype
+        tiles.append(Tile(np.array(values, dtype=dtype).reshape(shape)))
+    return tiles[0] if single else tuple(tiles)
+
+
 def _inline_asm_elementwise(*args):
     raise KilnError("kl.inline_asm_elementwise runs PTX on the GPU target "
                     "only; the interpreter cannot run it (nor can Triton's)")
@@ -1314,6 +1348,7 @@ def _inline_asm_elementwise(*args):
 
 IMPLEMENTATIONS: dict[str, Callable] = {
     "inline_asm_elementwise": _inline_asm_elementwise,
+    "map_elementwise": _map_elementwise,
     # i32 scalars, as compiled kernels have them.
     "program_id": lambda axis: scalar(_state.program[axis], np.int32),
     "num_programs": lambda axis: scalar(_state.grid[axis], np.int32),

@@ -918,6 +918,17 @@ def fdiv(x, y, ieee_rounding=False, approx=False):
 
 
 @builtin
+def map_elementwise(scalar_fn, *args, pack=1):
+    """``scalar_fn`` (a ``@kiln.jit`` function of scalars, which may
+    branch on them) applied to each element of ``args`` (tiles broadcast
+    to one shape), as Triton's: one call takes ``pack`` elements of each
+    argument (argument i's j-th element is its parameter i * pack + j) and
+    returns ``pack`` elements of each result, result-major; the result is
+    a tile, or a tuple where ``scalar_fn`` returns one. Only the branch an
+    element takes runs for it, unlike ``where``."""
+
+
+@builtin
 def inline_asm_elementwise(asm, constraints, args, dtype, is_pure, pack):
     """Runs the PTX ``asm`` on each element of ``args`` (tiles broadcast
     to one shape), as Triton's: ``constraints`` are LLVM's ("=r,r":

@@ -302,6 +302,61 @@ class ElementwiseOps(CoreOps):
         return self.divide(a, b, "ieee" if ieee_rounding else
                            "approx" if approx else "full")
 
+    def builtin_map_elementwise(self, scalar_fn, *args, pack=1):
+        pack = pack.value if isinstance(pack, kl.constexpr) else pack
+        if not isinstance(pack, int) or isinstance(pack, bool) or pack < 1:
+            raise self.error(f"kl.map_elementwise: pack must be a constant "
+                             f"int of at least 1, not {pack!r}")
+        if not getattr(scalar_fn, "__kiln_jit__", False):
+            raise self.error("kl.map_elementwise maps a @kiln.jit function, "
+                             f"not {scalar_fn!r}")
+        if not args:
+            raise self.error("kl.map_elementwise maps over at least one "
+                             "tile")
+        values = [self.materialize(v, None) for v in args]
+        shape = self.broadcast_shape(*(v.type.shape for v in values))
+        values = [self.broadcast_to(v, shape) for v in values]
+        name = self.ir.fresh()
+        # Element j of the group from operand i is parameter i * pack + j.
+        scalars = [Value(f"{name}_a{i * pack + j}", Type((), v.type.elem))
+                   for i, v in enumerate(values) for j in range(pack)]
+        with self.ir.region() as region:
+            returned = self.site.inline(scalar_fn, scalars, {})
+            single = not isinstance(returned, tuple)
+            returned = [returned] if single else list(returned)
+            if not returned or len(returned) % pack:
+                raise self.error(f"kl.map_elementwise: {scalar_fn.__name__} "
+                                 f"returns {len(returned)} values, not a "
+                                 f"positive multiple of pack ({pack})")
+            returned = [self.materialize(r, None) for r in returned]
+            if any(r.type.shape for r in returned):
+                raise self.error(f"kl.map_elementwise: {scalar_fn.__name__} "
+                                 "returns tiles; it maps scalars to scalars")
+            # pack elements of each result, result-major.
+            elems = [r.type.elem for r in returned[::pack]]
+            if any(r.type.elem != elems[k // pack]
+                   for k, r in enumerate(returned)):
+                raise self.error(f"kl.map_elementwise: the {pack} elements "
+                                 f"of a result {scalar_fn.__name__} returns "
+                                 "differ in type")
+            self.ir.emit(f"tile.yield {', '.join(r.name for r in returned)}"
+                         f" : {', '.join(r.type.elem for r in returned)}")
+        results = [Type(shape, elem) for elem in elems]
+        packed = f" pack = {pack}" if pack != 1 else ""
+        self.ir.emit(
+            f"{results_head(name, len(results))}tile.map_elementwise "
+            f"{', '.join(v.name for v in values)}{packed} : "
+            f"({', '.join(v.type.ir() for v in values)}) -> "
+            f"({', '.join(r.ir() for r in results)}) {{")
+        self.ir.emit("^bb0(" + ", ".join(f"{s.name}: {s.type.elem}"
+                                         for s in scalars) + "):")
+        self.ir.lines.extend(region)
+        self.ir.emit(f"}} {self.site.loc()}")
+        if len(results) == 1:
+            return Value(name, results[0]) if single else \
+                (Value(name, results[0]),)
+        return tuple(Value(f"{name}#{i}", r) for i, r in enumerate(results))
+
     def builtin_inline_asm_elementwise(self, asm, constraints, args, dtype,
                                        is_pure, pack):
         asm, constraints, is_pure, pack = (

@@ -55,7 +55,6 @@ NOT_SUPPORTED = {
     "dot_scaled": "no microscaled (mxfp) dot; Kiln has no fp4 types",
     "float8e4b15": "MLIR has no type for it (e4m3 with bias 15; Triton's "
                    "own support is for pre-Hopper GPUs)",
-    "map_elementwise": "no elementwise map of a jit function yet",
     "tensor_descriptor_type": "a type object of Triton's IR builder "
                               "(tl.tensor_descriptor is the class of "
                               "descriptors)",
