@@ -61,6 +61,16 @@ void populateDebugOpsToGPUPatterns(const mlir::TypeConverter &converter,
 void populateInlineAsmToGPUPatterns(const mlir::TypeConverter &converter,
                                     mlir::RewritePatternSet &patterns);
 
+/// tile.extern_elementwise as one llvm.call of its libdevice function per
+/// register of a thread.
+void populateExternElementwiseToGPUPatterns(
+    const mlir::TypeConverter &converter, mlir::RewritePatternSet &patterns);
+
+/// Checks, with a diagnostic at the op, that every tile.extern_elementwise
+/// of `module` calls a libdevice function (named __nv_*) with types the GPU
+/// has, each name with one function type.
+mlir::LogicalResult verifyExternCalls(mlir::ModuleOp module);
+
 /// tile.map_elementwise as its region cloned once per `pack` registers of
 /// a thread.
 void populateMapElementwiseToGPUPatterns(const mlir::TypeConverter &converter,

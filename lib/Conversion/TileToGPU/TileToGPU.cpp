@@ -297,7 +297,8 @@ void ConvertTileToGPUPass::runOnOperation() {
                      "run tile-assign-layouts first");
     return signalPassFailure();
   }
-  if (failed(checkLowerable(module, sharedMemoryLimit)))
+  if (failed(checkLowerable(module, sharedMemoryLimit)) ||
+      failed(verifyExternCalls(module)))
     return signalPassFailure();
   AccessWidths widths = computeAccessWidths(module);
 
@@ -340,6 +341,7 @@ void ConvertTileToGPUPass::runOnOperation() {
   populateDebugOpsToGPUPatterns(converter, patterns);
   populateInlineAsmToGPUPatterns(converter, patterns);
   populateMapElementwiseToGPUPatterns(converter, patterns);
+  populateExternElementwiseToGPUPatterns(converter, patterns);
   scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
                                                        target);
   if (failed(applyPartialConversion(kernels, target, std::move(patterns))) ||

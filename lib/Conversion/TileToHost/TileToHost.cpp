@@ -1381,13 +1381,105 @@ struct ScanLowering : OpConversionPattern<ScanOp> {
 // Scalar functions mapped over tiles
 //===----------------------------------------------------------------------===//
 
-/// A tile.map_elementwise is a loop over groups of `pack` elements in
-/// row-major order (what a thread of a blocked layout holds along the last
-/// dimension, so the GPU's groups where the counts agree): each iteration
-/// extracts a group of every operand, runs a clone of the region on it and
-/// inserts what it yields into the results. A last group that runs out of
-/// elements takes copies of the last one and drops what the region yields
-/// for them, as a GPU thread's does; scalars are one such group.
+/// Element j of each result at [r][j] from element j of each operand at
+/// [i][j]: what one group of elements computes, built at the rewriter's
+/// insertion point.
+using GroupFunction = function_ref<SmallVector<SmallVector<Value>>(
+    ArrayRef<SmallVector<Value>>)>;
+
+/// `srcs` (converted operands: scalars, or tiles of one shape) mapped by
+/// `mapGroup`, `pack` elements at a time, into values whose elements have
+/// the types `elementTypes` (converted): a loop over groups of `pack`
+/// elements in row-major order (what a thread of a blocked layout holds
+/// along the last dimension, so the GPU's groups where the counts agree),
+/// each iteration extracting a group of every operand and inserting what
+/// `mapGroup` makes of it into the results. A last group that runs out of
+/// elements takes copies of the last one and drops what comes back for
+/// them, as a GPU thread's does; scalars are one such group. The results
+/// are flat: unflatten gives them their shape.
+static SmallVector<Value> mapElementGroups(ConversionPatternRewriter &rewriter,
+                                           Location loc, ValueRange srcs,
+                                           TypeRange elementTypes, int64_t pack,
+                                           GroupFunction mapGroup) {
+  auto tile = dyn_cast<RankedTensorType>(srcs.front().getType());
+  if (!tile) {
+    SmallVector<SmallVector<Value>> elements;
+    for (Value src : srcs)
+      elements.emplace_back(pack, src);
+    SmallVector<Value> results;
+    for (ArrayRef<Value> group : mapGroup(elements))
+      results.push_back(group.front());
+    return results;
+  }
+
+  int64_t size = tile.getNumElements();
+  SmallVector<Value> flat, results;
+  for (Value src : srcs)
+    flat.push_back(flatten(rewriter, loc, src));
+  for (Type type : elementTypes)
+    results.push_back(tensor::EmptyOp::create(rewriter, loc,
+                                              ArrayRef<int64_t>{size}, type));
+
+  // The group at `indices` (index values, `pack` of them) of every operand
+  // through `mapGroup` into `into`, `count` elements of it.
+  auto mapGroupAt = [&](ArrayRef<Value> indices, int64_t count,
+                        ValueRange into) {
+    SmallVector<SmallVector<Value>> elements;
+    for (Value src : flat) {
+      SmallVector<Value> &group = elements.emplace_back();
+      for (Value index : indices)
+        group.push_back(tensor::ExtractOp::create(rewriter, loc, src, index));
+    }
+    SmallVector<SmallVector<Value>> groups = mapGroup(elements);
+    SmallVector<Value> next(into);
+    for (auto [result, group] : llvm::zip_equal(next, groups))
+      for (int64_t j = 0; j < count; ++j)
+        result = tensor::InsertOp::create(rewriter, loc, group[j], result,
+                                          indices[j]);
+    return next;
+  };
+
+  int64_t whole = size / pack;
+  if (whole > 0) {
+    auto loop = scf::ForOp::create(
+        rewriter, loc, indexConstant(rewriter, loc, 0),
+        indexConstant(rewriter, loc, whole), indexConstant(rewriter, loc, 1),
+        results, [&](OpBuilder &b, Location l, Value group, ValueRange into) {
+          // `b` is the rewriter, in the loop's body.
+          Value first =
+              arith::MulIOp::create(b, l, group, indexConstant(b, l, pack));
+          SmallVector<Value> indices;
+          for (int64_t j = 0; j < pack; ++j)
+            indices.push_back(
+                arith::AddIOp::create(b, l, first, indexConstant(b, l, j)));
+          scf::YieldOp::create(b, l, mapGroupAt(indices, pack, into));
+        });
+    results = loop.getResults();
+  }
+  if (int64_t rest = size - whole * pack) {
+    SmallVector<Value> indices;
+    for (int64_t j = 0; j < rest; ++j)
+      indices.push_back(indexConstant(rewriter, loc, whole * pack + j));
+    // The missing elements are copies of the last.
+    indices.resize(pack, indices.back());
+    results = mapGroupAt(indices, rest, results);
+  }
+  return results;
+}
+
+/// mapElementGroups's results as values of `types` (converted): tiles
+/// given their shape, scalars as they are.
+static SmallVector<Value> shapeResults(OpBuilder &b, Location loc,
+                                       ValueRange results, TypeRange types) {
+  SmallVector<Value> shaped;
+  for (auto [result, type] : llvm::zip_equal(results, types)) {
+    auto tile = dyn_cast<RankedTensorType>(type);
+    shaped.push_back(tile ? unflatten(b, loc, result, tile) : result);
+  }
+  return shaped;
+}
+
+/// A tile.map_elementwise is mapElementGroups over clones of its region.
 struct MapElementwiseLowering : OpConversionPattern<MapElementwiseOp> {
   MapElementwiseLowering(const TypeConverter &converter, MLIRContext *ctx)
       : OpConversionPattern(converter, ctx) {
@@ -1402,16 +1494,16 @@ struct MapElementwiseLowering : OpConversionPattern<MapElementwiseOp> {
     Location loc = op.getLoc();
     int64_t pack = op.getPack();
     Block &body = op.getBody().front();
-    SmallVector<Type> elementTypes;
-    for (Type type : op.getResultTypes())
-      elementTypes.push_back(
-          getTypeConverter()->convertType(getElementTypeOrSelf(type)));
+    SmallVector<Type> resultTypes, elementTypes;
+    if (failed(getTypeConverter()->convertTypes(op.getResultTypes(),
+                                                resultTypes)))
+      return failure();
+    for (Type type : resultTypes)
+      elementTypes.push_back(getElementTypeOrSelf(type));
 
-    // The region on one group at the rewriter's insertion point:
-    // `elements[i][j]` is element j of operand i; returns element j of
-    // result r at [r][j]. The clones are made in the tile dialect's types
-    // (a pointer, cast from its i64 address) and converted after; what
-    // they yield comes back converted.
+    // The region on one group. The clones are made in the tile dialect's
+    // types (a pointer, cast from its i64 address) and converted after;
+    // what they yield comes back converted.
     auto runRegion = [&](ArrayRef<SmallVector<Value>> elements) {
       IRMapping mapping;
       for (auto [i, group] : llvm::enumerate(elements))
@@ -1436,77 +1528,60 @@ struct MapElementwiseLowering : OpConversionPattern<MapElementwiseOp> {
       return results;
     };
 
-    auto tile = dyn_cast<RankedTensorType>(op.getSrcs().front().getType());
-    if (!tile) {
-      SmallVector<SmallVector<Value>> elements;
-      for (Value src : adaptor.getSrcs())
-        elements.emplace_back(pack, src);
-      SmallVector<Value> replacements;
-      for (ArrayRef<Value> group : runRegion(elements))
-        replacements.push_back(group.front());
-      rewriter.replaceOp(op, replacements);
-      return success();
-    }
+    SmallVector<Value> results = mapElementGroups(
+        rewriter, loc, adaptor.getSrcs(), elementTypes, pack, runRegion);
+    rewriter.replaceOp(op, shapeResults(rewriter, loc, results, resultTypes));
+    return success();
+  }
+};
 
-    int64_t size = tile.getNumElements();
-    SmallVector<Value> srcs, results;
+/// A tile.extern_elementwise with a `host` function is mapElementGroups
+/// over one call of it per element; the function is declared in the
+/// module, and the host executable resolves it from the C math library.
+/// (Those without one were refused before the conversion.)
+struct ExternElementwiseLowering : OpConversionPattern<ExternElementwiseOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(ExternElementwiseOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    std::optional<StringRef> name = op.getHostSymbol();
+    if (!name)
+      return failure();
+    Type resultType = op.getType();
+    Type elementType = getElementTypeOrSelf(resultType);
+    SmallVector<Type> parameterTypes;
     for (Value src : adaptor.getSrcs())
-      srcs.push_back(flatten(rewriter, loc, src));
-    for (Type type : elementTypes)
-      results.push_back(tensor::EmptyOp::create(rewriter, loc,
-                                                ArrayRef<int64_t>{size}, type));
+      parameterTypes.push_back(getElementTypeOrSelf(src.getType()));
+    FunctionType type = rewriter.getFunctionType(parameterTypes, elementType);
 
-    // The group at `indices` (index values, `pack` of them) of every
-    // operand through the region into `into`, `count` elements of it.
-    auto mapGroup = [&](ArrayRef<Value> indices, int64_t count,
-                        ValueRange into) {
-      SmallVector<SmallVector<Value>> elements;
-      for (Value src : srcs) {
-        SmallVector<Value> &group = elements.emplace_back();
-        for (Value index : indices)
-          group.push_back(tensor::ExtractOp::create(rewriter, loc, src, index));
-      }
-      SmallVector<SmallVector<Value>> groups = runRegion(elements);
-      SmallVector<Value> next(into);
-      for (auto [result, group] : llvm::zip_equal(next, groups))
-        for (int64_t j = 0; j < count; ++j)
-          result = tensor::InsertOp::create(rewriter, loc, group[j], result,
-                                            indices[j]);
-      return next;
+    auto module = op->getParentOfType<ModuleOp>();
+    auto function = module.lookupSymbol<func::FuncOp>(*name);
+    if (!function && !module.lookupSymbol(*name)) {
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToStart(module.getBody());
+      function = func::FuncOp::create(rewriter, loc, *name, type);
+      function.setPrivate();
+    }
+    if (!function || !function.isExternal() ||
+        function.getFunctionType() != type)
+      return op.emitOpError()
+             << "target host: calls '" << *name << "' as " << type
+             << ", but the module already has '" << *name
+             << "' as something else";
+
+    auto callOne = [&](ArrayRef<SmallVector<Value>> elements) {
+      SmallVector<Value> arguments;
+      for (ArrayRef<Value> group : elements)
+        arguments.push_back(group.front());
+      Value result =
+          func::CallOp::create(rewriter, loc, function, arguments).getResult(0);
+      return SmallVector<SmallVector<Value>>{{result}};
     };
-
-    int64_t whole = size / pack;
-    if (whole > 0) {
-      auto loop = scf::ForOp::create(
-          rewriter, loc, indexConstant(rewriter, loc, 0),
-          indexConstant(rewriter, loc, whole), indexConstant(rewriter, loc, 1),
-          results, [&](OpBuilder &b, Location l, Value group, ValueRange into) {
-            // `b` is the rewriter, in the loop's body.
-            Value first =
-                arith::MulIOp::create(b, l, group, indexConstant(b, l, pack));
-            SmallVector<Value> indices;
-            for (int64_t j = 0; j < pack; ++j)
-              indices.push_back(
-                  arith::AddIOp::create(b, l, first, indexConstant(b, l, j)));
-            scf::YieldOp::create(b, l, mapGroup(indices, pack, into));
-          });
-      results = loop.getResults();
-    }
-    if (int64_t rest = size - whole * pack) {
-      SmallVector<Value> indices;
-      for (int64_t j = 0; j < rest; ++j)
-        indices.push_back(indexConstant(rewriter, loc, whole * pack + j));
-      // The missing elements are copies of the last.
-      indices.resize(pack, indices.back());
-      results = mapGroup(indices, rest, results);
-    }
-
-    SmallVector<Value> replacements;
-    for (auto [result, type] : llvm::zip(results, op.getResultTypes()))
-      replacements.push_back(unflatten(
-          rewriter, loc, result,
-          cast<RankedTensorType>(getTypeConverter()->convertType(type))));
-    rewriter.replaceOp(op, replacements);
+    SmallVector<Value> results = mapElementGroups(
+        rewriter, loc, adaptor.getSrcs(), elementType, /*pack=*/1, callOne);
+    rewriter.replaceOp(op, shapeResults(rewriter, loc, results, resultType));
     return success();
   }
 };
@@ -1622,6 +1697,16 @@ void ConvertTileToHostPass::runOnOperation() {
                  "the GPU target only");
     unsupported = true;
   });
+  // A libdevice function runs on the host only through the C math
+  // library's function of the same computation, which the op names.
+  module.walk([&](ExternElementwiseOp op) {
+    if (op.getHostSymbol())
+      return;
+    op.emitError() << op.getSymbol()
+                   << " has no host implementation (no C math library "
+                      "function): it runs on the GPU target only";
+    unsupported = true;
+  });
   // The GPU passes' ops (shared memory, barriers, TMA) are below the tile
   // level the host runs.
   module.walk([&](Operation *op) {
@@ -1704,7 +1789,8 @@ void ConvertTileToHostPass::runOnOperation() {
                ForwardSource<PtrToIntOp>, ForwardSource<IntToPtrOp>,
                ForwardSource<PtrCastOp>, ForwardSource<AssumeOp>, MakeBlockPtrLowering,
                AdvanceLowering, DotLowering, ReduceLowering, ScanLowering,
-               MapElementwiseLowering, BarrierLowering, ConvertPointerTypes>(
+               MapElementwiseLowering, ExternElementwiseLowering,
+               BarrierLowering, ConvertPointerTypes>(
       converter, ctx);
   std::optional<AccessChecker> checker;
   if (boundsCheck)

@@ -458,6 +458,19 @@ LogicalResult HostExecutable::link(std::string &error) {
     library.addGenerator(std::move(*process));
     linked = library.define(llvm::orc::absoluteSymbols(runtimeSymbols(mangle)));
   }
+  // tile.extern_elementwise calls libm by name (hypotf, jnf, ...). A
+  // program that loaded this library with dlopen's RTLD_LOCAL and does not
+  // link libm itself has libm outside the process's global scope: search
+  // it by its soname too (where that fails, the process's scope is all
+  // there is, and a function missing from it is named when linking).
+  if (!linked) {
+    auto libm = llvm::orc::DynamicLibrarySearchGenerator::Load(
+        "libm.so.6", jit->getDataLayout().getGlobalPrefix());
+    if (libm)
+      library.addGenerator(std::move(*libm));
+    else
+      llvm::consumeError(libm.takeError());
+  }
   if (!linked)
     linked = jit->addObjectFile(llvm::MemoryBuffer::getMemBuffer(
         object, "kiln-host-kernels", /*RequiresNullTerminator=*/false));

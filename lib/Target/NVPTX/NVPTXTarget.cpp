@@ -220,32 +220,46 @@ private:
 };
 } // namespace
 
-/// The first function that `module` calls and libdevice defines, if any.
-static const llvm::Function *findLibdeviceCall(const llvm::Module &module) {
+/// The functions `module` calls that libdevice is to define: those
+/// declared, used and named __nv_*.
+static SmallVector<const llvm::Function *>
+findLibdeviceCalls(const llvm::Module &module) {
+  SmallVector<const llvm::Function *> calls;
   for (const llvm::Function &function : module.functions())
     if (function.isDeclaration() && !function.use_empty() &&
         function.getName().starts_with("__nv_"))
-      return &function;
-  return nullptr;
+      calls.push_back(&function);
+  return calls;
+}
+
+/// `type` as LLVM prints it, for a message.
+static std::string printType(const llvm::Type *type) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  type->print(os);
+  return text;
 }
 
 /// Links into `llvmModule`, translated from `root`, the libdevice functions
 /// it calls, as internal functions so that those inlined everywhere
-/// disappear. Errors point at the declaration of the first such function.
+/// disappear. Errors point at the declaration of the function concerned
+/// (the first one, for libdevice as a whole).
 static LogicalResult linkLibdevice(Operation *root, llvm::Module &llvmModule,
                                    const TargetOptions &options) {
-  const llvm::Function *call = findLibdeviceCall(llvmModule);
-  if (!call)
+  SmallVector<const llvm::Function *> calls = findLibdeviceCalls(llvmModule);
+  if (calls.empty())
     return success();
-  Location loc = root->getLoc();
-  if (Operation *declaration =
-          SymbolTable::lookupSymbolIn(root, call->getName()))
-    loc = declaration->getLoc();
+  auto locate = [&](const llvm::Function *function) {
+    Operation *declaration =
+        SymbolTable::lookupSymbolIn(root, function->getName());
+    return declaration ? declaration->getLoc() : root->getLoc();
+  };
+  Location loc = locate(calls.front());
   std::string searched;
   std::optional<std::string> path = findLibdevice(options, &searched);
   if (!path)
     return emitError(loc)
-           << "'" << call->getName()
+           << "'" << calls.front()->getName()
            << "' comes from libdevice, which was not found (searched "
            << searched << ")";
 
@@ -261,6 +275,22 @@ static LogicalResult linkLibdevice(Operation *root, llvm::Module &llvmModule,
   // taking the module's keeps the linker from warning about the mismatch.
   libdevice->setTargetTriple(llvmModule.getTargetTriple());
   libdevice->setDataLayout(llvmModule.getDataLayout());
+  // A name libdevice lacks would reach ptxas as an unresolved call, and
+  // one of other types would be linked as a call through the wrong
+  // prototype (tile.extern_elementwise names functions as it likes).
+  for (const llvm::Function *call : calls) {
+    const llvm::Function *definition = libdevice->getFunction(call->getName());
+    if (!definition)
+      return emitError(locate(call))
+             << "'" << call->getName() << "' is not a libdevice function ("
+             << *path << " has none of that name)";
+    if (definition->getFunctionType() != call->getFunctionType())
+      return emitError(locate(call))
+             << "'" << call->getName() << "' is called as '"
+             << printType(call->getFunctionType())
+             << "', but libdevice defines it as '"
+             << printType(definition->getFunctionType()) << "'";
+  }
   if (llvm::Linker::linkModules(
           llvmModule, std::move(libdevice), llvm::Linker::LinkOnlyNeeded,
           [](llvm::Module &linked, const llvm::StringSet<> &imported) {

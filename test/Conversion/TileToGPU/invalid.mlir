@@ -66,3 +66,35 @@ func.func @no_bits(%x: tensor<4xf32>, %b: i0) {
   tile.print "x", %x : tensor<4xf32>
   return
 }
+
+// -----
+
+// Only libdevice is linked: a function of another name would reach ptxas
+// unresolved.
+func.func @extern_not_libdevice(%p: !tile.ptr<f32>, %x: f32) {
+  // expected-error @+1 {{'tile.extern_elementwise' op target nvptx: calls 'hypotf', which is not a libdevice function (those are named __nv_*): the GPU target links only libdevice}}
+  %y = tile.extern_elementwise "hypotf" host "hypotf" pure %x, %x : (f32, f32) -> f32
+  tile.store %p, %y : !tile.ptr<f32>, f32
+  return
+}
+
+// -----
+
+// One function, one declaration: calls of other types are refused.
+func.func @extern_two_types(%p: !tile.ptr<f32>, %x: f32, %d: f64) {
+  %y = tile.extern_elementwise "__nv_expf" host "expf" pure %x : (f32) -> f32
+  // expected-error @+1 {{'tile.extern_elementwise' op target nvptx: calls '__nv_expf' as '!llvm.func<f32 (f64)>', but the kernels already call it as '!llvm.func<f32 (f32)>'}}
+  %z = tile.extern_elementwise "__nv_expf" host "expf" pure %d : (f64) -> f32
+  %s = arith.addf %y, %z : f32
+  tile.store %p, %s : !tile.ptr<f32>, f32
+  return
+}
+
+// -----
+
+func.func @extern_float8(%p: !tile.ptr<f32>, %x: f8E4M3FN) {
+  // expected-error @+1 {{'tile.extern_elementwise' op target nvptx: calls '__nv_expf' with elements of type 'f8E4M3FN', which no libdevice function takes}}
+  %y = tile.extern_elementwise "__nv_expf" pure %x : (f8E4M3FN) -> f32
+  tile.store %p, %y : !tile.ptr<f32>, f32
+  return
+}

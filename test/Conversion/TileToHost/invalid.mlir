@@ -38,3 +38,14 @@ func.func @inline_asm(%x: i32, %t: tensor<64xi8>) {
   %1 = tile.inline_asm_elementwise "prmt.b32 $0, $1, 0, 0x0123;", "=r,r" pure pack = 4 %t : (tensor<64xi8>) -> tensor<64xi8>
   return
 }
+
+// -----
+
+// A libdevice function without a C math library's (no `host`) runs on the
+// GPU only.
+func.func @extern_without_host(%x: tensor<16xf32>) {
+  // expected-error @+1 {{__nv_erfinvf has no host implementation (no C math library function): it runs on the GPU target only}}
+  %y = tile.extern_elementwise "__nv_erfinvf" pure %x : (tensor<16xf32>) -> tensor<16xf32>
+  tile.print "y", %y : tensor<16xf32>
+  return
+}

@@ -300,3 +300,17 @@ func.func @map_elementwise(%x: tensor<64xf32>, %p: !tile.ptr<f32>) -> tensor<64x
   }
   return %y : tensor<64xf32>
 }
+
+// -----
+
+// A pure call whose result is unused goes; one with side effects stays,
+// even unused.
+// CHECK-LABEL: func.func @extern_elementwise_effects
+// CHECK-NOT: "__nv_lgammaf"
+// CHECK: tile.extern_elementwise "__nv_logbf" host "logbf" %
+// CHECK-NEXT: return
+func.func @extern_elementwise_effects(%x: tensor<64xf32>) {
+  %0 = tile.extern_elementwise "__nv_lgammaf" host "lgammaf" pure %x : (tensor<64xf32>) -> tensor<64xf32>
+  %1 = tile.extern_elementwise "__nv_logbf" host "logbf" %x : (tensor<64xf32>) -> tensor<64xf32>
+  return
+}

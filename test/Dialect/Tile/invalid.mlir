@@ -1129,3 +1129,69 @@ func.func @map_print(%x: tensor<128xf32>) {
   }
   return
 }
+
+// -----
+
+func.func @extern_empty_symbol(%x: f32) {
+  // expected-error @+1 {{'tile.extern_elementwise' op names no function to call: symbol is empty}}
+  %0 = tile.extern_elementwise "" host "expf" pure %x : (f32) -> f32
+  return
+}
+
+// -----
+
+func.func @extern_empty_host_symbol(%x: f32) {
+  // expected-error @+1 {{'tile.extern_elementwise' op names an empty host function: leave `host` out where the C math library has none}}
+  %0 = tile.extern_elementwise "__nv_expf" host "" pure %x : (f32) -> f32
+  return
+}
+
+// -----
+
+func.func @extern_no_operands() {
+  // expected-error @+1 {{'tile.extern_elementwise' op needs at least one operand}}
+  %0 = tile.extern_elementwise "__nv_nanf" pure : () -> f32
+  return
+}
+
+// -----
+
+func.func @extern_scalar_and_tile(%x: tensor<128xf32>, %n: i32) {
+  // expected-error @+1 {{'tile.extern_elementwise' op operand #1 of type 'i32' does not have the shape and layout of operand #0, of type 'tensor<128xf32>': the operands and results are all scalars or all tiles of one shape}}
+  %0 = tile.extern_elementwise "__nv_ldexpf" host "ldexpf" pure %x, %n : (tensor<128xf32>, i32) -> tensor<128xf32>
+  return
+}
+
+// -----
+
+func.func @extern_shapes(%x: tensor<128xf32>) {
+  // expected-error @+1 {{'tile.extern_elementwise' op all non-scalar operands/results must have the same shape}}
+  %0 = tile.extern_elementwise "__nv_expf" host "expf" pure %x : (tensor<128xf32>) -> tensor<64xf32>
+  return
+}
+
+// -----
+
+#a = #tilegpu.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+#b = #tilegpu.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+func.func @extern_layouts(%x: tensor<128xf32, #a>) {
+  // expected-error @+1 {{'tile.extern_elementwise' op result #0 of type 'tensor<128xf32, #tilegpu.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>>' does not have the shape and layout of operand #0}}
+  %0 = tile.extern_elementwise "__nv_expf" host "expf" pure %x : (tensor<128xf32, #a>) -> tensor<128xf32, #b>
+  return
+}
+
+// -----
+
+func.func @extern_pointer_operand(%p: !tile.ptr<f32>) {
+  // expected-error @+1 {{'tile.extern_elementwise' op operand #0 must be variadic of integer, float or tile of them, but got '!tile.ptr<f32>'}}
+  %0 = tile.extern_elementwise "__nv_expf" host "expf" pure %p : (!tile.ptr<f32>) -> f32
+  return
+}
+
+// -----
+
+func.func @extern_index_result(%x: f32) {
+  // expected-error @+1 {{'tile.extern_elementwise' op result #0 must be integer, float or tile of them, but got 'index'}}
+  %0 = tile.extern_elementwise "__nv_ilogbf" host "ilogbf" pure %x : (f32) -> index
+  return
+}

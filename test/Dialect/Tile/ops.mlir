@@ -282,6 +282,27 @@ func.func @inline_asm_elementwise(%x: tensor<128xi32>, %b: tensor<128xi8>, %p: !
 
 // -----
 
+// tile.extern_elementwise: a libdevice function with the C math library's
+// or without, pure or not; operands of different element types; scalars;
+// a laid-out tile.
+// CHECK-LABEL: func.func @extern_elementwise
+// CHECK: tile.extern_elementwise "__nv_hypotf" host "hypotf" pure %{{.*}}, %{{.*}} : (tensor<128xf32>, tensor<128xf32>) -> tensor<128xf32>
+// CHECK: tile.extern_elementwise "__nv_jnf" host "jnf" pure %{{.*}}, %{{.*}} : (tensor<128xi32>, tensor<128xf32>) -> tensor<128xf32>
+// CHECK: tile.extern_elementwise "__nv_erfinvf" pure %{{.*}} : (tensor<128xf32>) -> tensor<128xf32>
+// CHECK: tile.extern_elementwise "__nv_ilogb" host "ilogb" %{{.*}} : (f64) -> i32
+// CHECK: tile.extern_elementwise "__nv_lgammaf" host "lgammaf" pure %{{.*}} : (tensor<128xf32, #{{.*}}>) -> tensor<128xf32, #{{.*}}>
+#blocked = #tilegpu.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+func.func @extern_elementwise(%x: tensor<128xf32>, %n: tensor<128xi32>, %d: f64, %b: tensor<128xf32, #blocked>) {
+  %0 = tile.extern_elementwise "__nv_hypotf" host "hypotf" pure %x, %x : (tensor<128xf32>, tensor<128xf32>) -> tensor<128xf32>
+  %1 = tile.extern_elementwise "__nv_jnf" host "jnf" pure %n, %x : (tensor<128xi32>, tensor<128xf32>) -> tensor<128xf32>
+  %2 = tile.extern_elementwise "__nv_erfinvf" pure %x : (tensor<128xf32>) -> tensor<128xf32>
+  %3 = tile.extern_elementwise "__nv_ilogb" host "ilogb" %d : (f64) -> i32
+  %4 = tile.extern_elementwise "__nv_lgammaf" host "lgammaf" pure %b : (tensor<128xf32, #blocked>) -> tensor<128xf32, #blocked>
+  return
+}
+
+// -----
+
 // tile.map_elementwise: per operand `pack` scalars in, per result `pack`
 // scalars out through tile.yield; branches and loops inside; a scalar
 // from outside the region; pointers, and a load; scalars; a laid-out tile.

@@ -496,16 +496,25 @@ LogicalResult InlineAsmElementwiseOp::verify() {
   return success();
 }
 
-void InlineAsmElementwiseOp::getEffects(
+/// The effects of code the compiler cannot see into (inline assembly, an
+/// external function): none when the op says it is `pure`, else reading
+/// and writing anything.
+static void getOpaqueEffects(
+    bool pure,
     SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
         &effects) {
-  if (getPure())
+  if (pure)
     return;
-  // What the assembly touches is unknown.
   effects.emplace_back(MemoryEffects::Read::get(),
                        SideEffects::DefaultResource::get());
   effects.emplace_back(MemoryEffects::Write::get(),
                        SideEffects::DefaultResource::get());
+}
+
+void InlineAsmElementwiseOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  getOpaqueEffects(getPure(), effects);
 }
 
 Speculation::Speculatability InlineAsmElementwiseOp::getSpeculatability() {
@@ -992,4 +1001,27 @@ LogicalResult MapElementwiseOp::verifyRegions() {
     return WalkResult::advance();
   });
   return failure(walk.wasInterrupted());
+}
+
+LogicalResult ExternElementwiseOp::verify() {
+  if (getSymbol().empty())
+    return emitOpError() << "names no function to call: symbol is empty";
+  if (std::optional<StringRef> host = getHostSymbol(); host && host->empty())
+    return emitOpError() << "names an empty host function: leave `host` out "
+                            "where the C math library has none";
+  if (getSrcs().empty())
+    return emitOpError() << "needs at least one operand";
+  // A call takes the elements at one index of every tile.
+  return verifyOneShapeAndLayout(
+      *this, nameOperandsAndResults(getSrcs().getTypes(), getResult().getType()));
+}
+
+void ExternElementwiseOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  getOpaqueEffects(getPure(), effects);
+}
+
+Speculation::Speculatability ExternElementwiseOp::getSpeculatability() {
+  return getPure() ? Speculation::Speculatable : Speculation::NotSpeculatable;
 }

@@ -633,6 +633,48 @@ def Tile_MapElementwiseOp : Tile_Op<"map_elementwise", [Elementwise,
   let hasRegionVerifier = 1;
 }
 
+def Tile_ExternElementwiseOp : Tile_Op<"extern_elementwise", [
+    Elementwise, DeclareOpInterfaceMethods<MemoryEffectsOpInterface>,
+    DeclareOpInterfaceMethods<ConditionallySpeculatable>]> {
+  let summary = "Call a math library function on each element of tiles";
+  let description = [{
+    Triton's `tt.extern_elementwise` (behind `tl.extra.cuda.libdevice`):
+    calls a scalar function of the math library once per element, with the
+    elements at that index of the operands as its arguments, and gives its
+    return value as the result's element. It reaches the functions MLIR's
+    `math` dialect has no op for (`lgamma`, the Bessel functions, `hypot`,
+    `ldexp`, `erfinv`, ...).
+
+    `symbol` is the function the GPU target calls, from libdevice
+    (`__nv_hypotf`); `host` names the C math library function the host
+    target calls instead (`hypotf`), and is absent where libm has none (the
+    host then refuses the op). The function's parameter and return types
+    are the operands' and the result's element types, integers and floats
+    (`__nv_jnf` takes an `i32` and an `f32`). The operands and the result
+    are tiles of one shape (and layout), or all scalars.
+
+    Without `pure` the call has side effects: it is neither removed when
+    unused nor merged with another, nor moved.
+
+    ```mlir
+    %h = tile.extern_elementwise "__nv_hypotf" host "hypotf" pure %x, %y
+        : (tensor<128xf32>, tensor<128xf32>) -> tensor<128xf32>
+    %j = tile.extern_elementwise "__nv_jnf" host "jnf" pure %n, %x
+        : (tensor<128xi32>, tensor<128xf32>) -> tensor<128xf32>
+    %e = tile.extern_elementwise "__nv_erfinvf" pure %x
+        : (tensor<128xf32>) -> tensor<128xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<Tile_NumericLike>:$srcs, StrAttr:$symbol,
+                       OptionalAttr<StrAttr>:$host_symbol, UnitAttr:$pure);
+  let results = (outs Tile_NumericLike:$result);
+  let assemblyFormat = [{
+    $symbol (`host` $host_symbol^)? (`pure` $pure^)? $srcs attr-dict `:`
+    functional-type($srcs, $result)
+  }];
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Inline assembly
 //===----------------------------------------------------------------------===//
