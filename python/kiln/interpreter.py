@@ -16,6 +16,8 @@ from __future__ import annotations
 import ast
 import builtins
 import ctypes
+import ctypes.util
+import functools
 import inspect
 import itertools
 import linecache
@@ -1570,12 +1572,44 @@ _LIBDEVICE_OPS: dict[str, Callable] = {
 }
 
 
+#: C's types of the element types the math library's functions take.
+_C_TYPES = {"f32": ctypes.c_float, "f64": ctypes.c_double,
+            "i32": ctypes.c_int}
+
+
+@functools.cache
+def _c_math_function(symbol: str, types: tuple[str, ...],
+                     result: str) -> Callable:
+    """The C math library's ``symbol`` (what the host target calls)."""
+    function = getattr(ctypes.CDLL(ctypes.util.find_library("m")), symbol)
+    function.argtypes = [_C_TYPES[t] for t in types]
+    function.restype = _C_TYPES[result]
+    return function
+
+
+def _extern(name: str, arrays: list[np.ndarray], result: str) -> np.ndarray:
+    """A libdevice function MLIR's math dialect lacks, as the host target
+    computes it: the C math library's function, element by element."""
+    types = tuple(_ir(a.dtype) for a in arrays)
+    call = libdevice.EXTERNS[name][types]
+    if call.host_symbol is None:
+        raise KilnError(f"libdevice.{name} runs on the GPU target only "
+                        f"({call.gpu_symbol}; the C math library has no "
+                        "such function)")
+    function = _c_math_function(call.host_symbol, types, result)
+    values = [function(*(v.item() for v in element))
+              for element in zip(*(a.reshape(-1) for a in arrays))]
+    return np.array(values, kl.BY_IR[result].numpy).reshape(arrays[0].shape)
+
+
 def call_libdevice(name: str, args: tuple) -> Tile:
     """``libdevice.<name>(*args)``, typed as compiled
     (``CodeGenerator.libdevice``)."""
     arrays = np.broadcast_arrays(*(_data(_assigned(a)) for a in args))
     result = libdevice.result_type(name, tuple(_ir(a.dtype) for a in arrays))
     kind, _, modifier = libdevice.FUNCTIONS[name].kind.partition(" ")
+    if kind == "extern":
+        return Tile(_extern(name, arrays, result))
     with np.errstate(all="ignore"):
         if kind == "to_int":
             return Tile(_rounded_to_int(arrays[0], result, modifier))

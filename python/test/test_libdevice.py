@@ -7,6 +7,8 @@ lacks are errors that say why; the GPU compile assembles with ptxas."""
 from __future__ import annotations
 
 import ast
+import ctypes
+import ctypes.util
 import math
 import shutil
 import subprocess
@@ -261,6 +263,97 @@ def test_two_argument_predicates_counts_and_conversions(interpret):
     np.testing.assert_allclose(e[2], d ** 3, rtol=1e-15, equal_nan=True)
 
 
+#: The C math library, which the host target calls for the functions
+#: MLIR's math dialect lacks (libdevice.EXTERNS).
+LIBM = ctypes.CDLL(ctypes.util.find_library("m"))
+C_TYPES = {np.float32: ctypes.c_float, np.float64: ctypes.c_double}
+
+
+def c_math(symbol: str, result, *columns) -> np.ndarray:
+    """``symbol`` of the C math library on each element of ``columns``."""
+    function = getattr(LIBM, symbol)
+    function.argtypes = [ctypes.c_int if c.dtype == np.int32 else
+                         C_TYPES[c.dtype.type] for c in columns]
+    function.restype = ctypes.c_int if result == np.int32 else \
+        C_TYPES[result]
+    return np.array([function(*(v.item() for v in row))
+                     for row in zip(*columns)], result)
+
+
+@kiln.jit
+def extern_kernel(x_ptr, y_ptr, n_ptr, out_ptr, ints_ptr, N: kl.constexpr):
+    i = kl.arange(0, N)
+    x = kl.load(x_ptr + i)
+    y = kl.load(y_ptr + i)
+    n = kl.load(n_ptr + i)
+    for f in kl.static_range(7):
+        unary = (libdevice.lgamma, libdevice.tgamma, libdevice.j0,
+                 libdevice.j1, libdevice.y0, libdevice.y1, libdevice.logb)[f]
+        kl.store(out_ptr + f * N + i, unary(x))
+    for f in kl.static_range(4):
+        binary = (libdevice.hypot, libdevice.remainder, libdevice.fdim,
+                  libdevice.nextafter)[f]
+        kl.store(out_ptr + (7 + f) * N + i, binary(x, y))
+    kl.store(out_ptr + 11 * N + i, libdevice.jn(n, x))
+    kl.store(out_ptr + 12 * N + i, libdevice.yn(n, x))
+    kl.store(out_ptr + 13 * N + i, libdevice.ldexp(x, n))
+    kl.store(out_ptr + 14 * N + i, libdevice.scalbn(x, n))
+    kl.store(ints_ptr + i, libdevice.ilogb(x))
+
+
+@BOTH
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_functions_of_the_c_math_library(dtype, interpret):
+    """What MLIR's math dialect lacks: on the GPU libdevice's __nv_*
+    function (as Triton calls it), on the host the C library's of the
+    same name, bit for bit."""
+    x = RNG.uniform(0.1, 9, N).astype(dtype)
+    y = RNG.uniform(-9, 9, N).astype(dtype)
+    n = RNG.integers(-3, 6, N).astype(np.int32)
+    out = np.zeros((15, N), dtype)
+    ints = np.zeros(N, np.int32)
+    kiln.jit(extern_kernel.fn, interpret=interpret)[(1,)](
+        x, y, n, out, ints, N=N)
+    f = "f" if dtype == np.float32 else ""
+    unary = ["lgamma", "tgamma", "j0", "j1", "y0", "y1", "logb"]
+    binary = ["hypot", "remainder", "fdim", "nextafter"]
+    for row, name in enumerate(unary):
+        np.testing.assert_array_equal(out[row], c_math(name + f, dtype, x),
+                                      err_msg=name)
+    for row, name in enumerate(binary, len(unary)):
+        np.testing.assert_array_equal(out[row],
+                                      c_math(name + f, dtype, x, y),
+                                      err_msg=name)
+    np.testing.assert_array_equal(out[11], c_math("jn" + f, dtype, n, x))
+    np.testing.assert_array_equal(out[12], c_math("yn" + f, dtype, n, x))
+    np.testing.assert_array_equal(out[13], np.ldexp(x, n))
+    np.testing.assert_array_equal(out[14], np.ldexp(x, n))
+    np.testing.assert_array_equal(ints, np.frexp(x)[1] - 1)
+    # Against Python's own where it has them.
+    np.testing.assert_allclose(out[0], [math.lgamma(v) for v in x],
+                               rtol=8 * np.finfo(dtype).eps, atol=1e-6)
+    np.testing.assert_allclose(out[7], np.hypot(x, y),
+                               rtol=2 * np.finfo(dtype).eps)
+
+
+@kiln.jit
+def gpu_only_kernel(x_ptr, out_ptr):
+    kl.store(out_ptr, libdevice.erfinv(kl.load(x_ptr)))
+
+
+@BOTH
+def test_a_function_only_libdevice_has_runs_on_the_gpu_only(interpret):
+    x = np.full(1, 0.5, np.float32)
+    with pytest.raises(kiln.KilnError, match="erfinv.* GPU target only") \
+            as raised:
+        kiln.jit(gpu_only_kernel.fn, interpret=interpret)[(1,)](x, x)
+    if not interpret:
+        assert raised.value.line == gpu_only_kernel.fn.__code__ \
+            .co_firstlineno + 2
+    ptx = gpu_only_kernel.asm(x, x, chip="sm_90a")["ptx"]
+    assert "__nv_erfinvf" not in ptx  # libdevice's, linked and inlined
+
+
 def test_overloads_are_tritons():
     """Each function's argument and result types against the overload
     table in the triton wheel's libdevice.py, and every name of Triton's
@@ -291,7 +384,7 @@ def wrong_type_kernel(x_ptr, out_ptr):
 
 @kiln.jit
 def missing_kernel(x_ptr, out_ptr):
-    kl.store(out_ptr, tl.extra.cuda.libdevice.j0(kl.load(x_ptr)))
+    kl.store(out_ptr, tl.extra.cuda.libdevice.brev(kl.load(x_ptr)))
 
 
 @BOTH
@@ -306,10 +399,10 @@ def test_types_must_match_an_overload(interpret):
 @BOTH
 def test_a_missing_function_says_why(interpret):
     x = np.ones(1, np.float32)
-    with pytest.raises(kiln.KilnError, match="libdevice.j0 is not supported "
-                       "by Kiln yet: MLIR's math dialect has no op"):
+    with pytest.raises(kiln.KilnError, match="libdevice.brev is not "
+                       "supported by Kiln yet: MLIR's math dialect has no op"):
         kiln.jit(missing_kernel.fn, interpret=interpret)[(1,)](x, x)
-    assert not hasattr(libdevice, "j0")
+    assert not hasattr(libdevice, "brev")
 
 
 def test_import_paths():
@@ -330,6 +423,8 @@ def gpu_kernel(x_ptr, d_ptr, i_ptr, out_ptr, d_out, i_out,
     y = libdevice.tanh(x) + libdevice.erfc(x) + libdevice.cbrt(x)
     y += libdevice.pow(x, 2) + libdevice.fast_expf(x) + libdevice.atanh(x)
     y += libdevice.fmod(x, 3.0) + libdevice.exp10(x) + libdevice.rsqrt(x)
+    # Calls of what MLIR's math dialect lacks (tile.extern_elementwise).
+    y += libdevice.lgamma(x) + libdevice.jn(i, x) + libdevice.hypot(x, x)
     kl.store(out_ptr + r, y)
     kl.store(d_out + r, libdevice.log1p(d) + libdevice.acosh(d))
     kl.store(i_out + r, libdevice.float2int_rn(x) + libdevice.popc(i) +
@@ -337,8 +432,8 @@ def gpu_kernel(x_ptr, d_ptr, i_ptr, out_ptr, d_out, i_out,
 
 
 def test_gpu_compile_assembles(tmp_path):
-    """The math ops lower to libdevice's __nv_* functions on sm_90a, and
-    ptxas assembles the result."""
+    """The math ops and the calls lower to libdevice's __nv_* functions
+    on sm_90a, and ptxas assembles the result."""
     ptxas = shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas"
     if not Path(ptxas).exists():
         pytest.skip("no ptxas (PATH, /usr/local/cuda)")

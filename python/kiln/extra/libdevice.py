@@ -31,6 +31,17 @@ class Function:
     overloads: dict[tuple[str, ...], str]
 
 
+@dataclass(frozen=True)
+class Extern:
+    """One overload of a function called as the math libraries' (see
+    ``EXTERNS``): its result type, libdevice's function for it, and the C
+    math library's (None: the GPU target only)."""
+
+    result: str
+    gpu_symbol: str
+    host_symbol: str | None
+
+
 _F = {("f32",): "f32", ("f64",): "f64"}
 _F2 = {("f32", "f32"): "f32", ("f64", "f64"): "f64"}
 _F3 = {("f32",) * 3: "f32", ("f64",) * 3: "f64"}
@@ -114,6 +125,51 @@ FUNCTIONS: dict[str, Function] = {
     "double_as_longlong": Function("bitcast", {("f64",): "i64"}),
 }
 
+
+def _extern(c_name: str, *overloads: tuple[tuple[str, ...], str],
+            host: bool = True) -> dict[tuple[str, ...], Extern]:
+    """The overloads of a function called as libdevice's ``__nv_<c_name>``
+    (``f`` appended for float32, as libdevice and the C library name
+    them) on the GPU, and, with ``host``, as the C math library's
+    function of the same name on the host target."""
+    calls = {}
+    for types, result in overloads:
+        suffix = "f" if "f32" in types else ""
+        calls[types] = Extern(result, f"__nv_{c_name}{suffix}",
+                              f"{c_name}{suffix}" if host else None)
+    return calls
+
+
+_UNARY = ((("f32",), "f32"), (("f64",), "f64"))
+_BINARY = ((("f32", "f32"), "f32"), (("f64", "f64"), "f64"))
+_TERNARY = ((("f32",) * 3, "f32"), (("f64",) * 3, "f64"))
+
+#: The functions MLIR's math dialect has no op for: each a call of the
+#: function that computes it (``tile.extern_elementwise``), libdevice's on
+#: the GPU (as Triton's), the C math library's on the host target and in
+#: the interpreter; where the C library has none, the GPU target only.
+EXTERNS: dict[str, dict[tuple[str, ...], Extern]] = {
+    **{name: _extern(name, *_UNARY) for name in (
+        "lgamma", "tgamma", "j0", "j1", "y0", "y1", "logb")},
+    **{name: _extern(name, *_BINARY) for name in (
+        "hypot", "remainder", "fdim", "nextafter")},
+    **{name: _extern(name, (("i32", "f32"), "f32"), (("i32", "f64"), "f64"))
+       for name in ("jn", "yn")},
+    **{name: _extern(name, (("f32", "i32"), "f32"), (("f64", "i32"), "f64"))
+       for name in ("ldexp", "scalbn")},
+    "ilogb": _extern("ilogb", (("f32",), "i32"), (("f64",), "i32")),
+    **{name: _extern(name, *_UNARY, host=False) for name in (
+        "erfinv", "erfcinv", "erfcx", "normcdf", "normcdfinv",
+        "cyl_bessel_i0", "cyl_bessel_i1", "sinpi", "cospi", "rcbrt")},
+    "rhypot": _extern("rhypot", *_BINARY, host=False),
+    **{name: _extern(name, *_TERNARY, host=False)
+       for name in ("norm3d", "rnorm3d")},
+    "rsqrt_rn": {("f32",): Extern("f32", "__nv_frsqrt_rn", None)},
+}
+FUNCTIONS.update({name: Function("extern", {
+    types: call.result for types, call in calls.items()})
+    for name, calls in EXTERNS.items()})
+
 _DIRECTED = ("it rounds toward zero, down or up, and the tile IR's "
              "arithmetic rounds to nearest only")
 _NO_OP = ("MLIR's math dialect has no op for it to lower to on the host "
@@ -135,12 +191,8 @@ MISSING: dict[str, str] = {
        for name in ("add_rn", "sub_rn", "mul_rn")},
     **{name: _NO_OP for name in (
         "byte_perm", "mul24", "brev", "sad", "rcp64h", "hiloint2double",
-        "double2loint", "double2hiint", "hadd", "rhadd", "rsqrt_rn", "ffs",
-        "nextafter", "sinpi", "cospi", "hypot", "rhypot", "norm3d",
-        "rnorm3d", "norm4d", "rnorm4d", "rcbrt", "j0", "j1", "y0", "y1",
-        "yn", "jn", "cyl_bessel_i0", "cyl_bessel_i1", "erfinv", "erfcx",
-        "erfcinv", "normcdfinv", "normcdf", "lgamma", "ldexp", "scalbn",
-        "remainder", "tgamma", "fdim", "ilogb", "logb")},
+        "double2loint", "double2hiint", "hadd", "rhadd", "ffs", "norm4d",
+        "rnorm4d")},
 }
 
 

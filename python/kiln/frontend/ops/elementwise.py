@@ -97,6 +97,16 @@ class ElementwiseOps(CoreOps):
                            f"{flag.type.with_elem('i32').ir()}",
                            flag.type.with_elem("i32"))
 
+        if kind == "extern":
+            call = libdevice.EXTERNS[name][tuple(v.type.elem for v in values)]
+            host = f" host {string_literal(call.host_symbol)}" \
+                if call.host_symbol else ""
+            target = type_.with_elem(result)
+            return self.op(
+                f"tile.extern_elementwise {string_literal(call.gpu_symbol)}"
+                f"{host} pure {names} : "
+                f"({', '.join(v.type.ir() for v in values)}) -> "
+                f"{target.ir()}", target)
         if kind.startswith(("math.", "arith.")):
             fastmath = " fastmath<afn>" if modifier == "afn" else ""
             return self.op(f"{kind} {names}{fastmath} : {type_.ir()}", type_)
