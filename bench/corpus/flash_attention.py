@@ -9,7 +9,16 @@ of the diagonal unmasked (stage 1) and the diagonal block masked (stage
 2); non-causal attention runs every block (stage 3). Unlike the tutorial
 it masks the last block of a sequence whose length is not a multiple of
 the blocks. It also stores each query's log-sum-exp (base 2), ``M``, as
-the tutorial does for its backward pass."""
+the tutorial does for its backward pass.
+
+The backward pass is the tutorial's too: a preprocess computes each
+query's ``delta = rowsum(dO * O)``; then one program per block of keys
+walks the queries for dK and dV (``Q`` loaded transposed, ``tl.dot(k,
+qT)``, ``tl.trans(do)``) and the same program walks the keys for the dQ of
+a block of queries. K arrives pre-scaled by ``sm_scale / ln 2`` so that
+the scores are in ``M``'s base 2. Causal attention takes the diagonal
+block in narrower masked steps (``BLK_SLICE_FACTOR``) and the rest
+unmasked; every load and store is masked for ragged sequences."""
 
 import numpy as np
 
@@ -97,6 +106,183 @@ def _attn_fwd(Q, K, V, sm_scale, M, Out,
              acc.to(Out.dtype.element_ty), mask=offs_m[:, None] < N_CTX)
 
 
+@triton.jit
+def _attn_bwd_preprocess(O, DO, Delta, N_CTX, BLOCK_M: tl.constexpr,
+                         HEAD_DIM: tl.constexpr):
+    off_m = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    off_hz = tl.program_id(1)
+    off_n = tl.arange(0, HEAD_DIM)
+    rows = off_hz * N_CTX + off_m
+    in_range = off_m[:, None] < N_CTX
+    o = tl.load(O + rows[:, None] * HEAD_DIM + off_n[None, :], mask=in_range,
+                other=0.0)
+    do = tl.load(DO + rows[:, None] * HEAD_DIM + off_n[None, :],
+                 mask=in_range, other=0.0).to(tl.float32)
+    delta = tl.sum(o * do, axis=1)
+    tl.store(Delta + rows, delta, mask=off_m < N_CTX)
+
+
+@triton.jit
+def _attn_bwd_dkdv(dk, dv, Q, k, v, DO, M, D, stride_tok, stride_d, N_CTX,
+                   BLOCK_M1: tl.constexpr, BLOCK_N1: tl.constexpr,
+                   HEAD_DIM: tl.constexpr, start_n, start_m, num_steps,
+                   MASK: tl.constexpr):
+    offs_m = start_m + tl.arange(0, BLOCK_M1)
+    offs_n = start_n + tl.arange(0, BLOCK_N1)
+    offs_k = tl.arange(0, HEAD_DIM)
+    qT_ptrs = Q + offs_m[None, :] * stride_tok + offs_k[:, None] * stride_d
+    do_ptrs = DO + offs_m[:, None] * stride_tok + offs_k[None, :] * stride_d
+    tl.static_assert(BLOCK_N1 % BLOCK_M1 == 0)
+    curr_m = start_m
+    step_m = BLOCK_M1
+    for blk_idx in range(num_steps):
+        offs_m = curr_m + tl.arange(0, BLOCK_M1)
+        qT = tl.load(qT_ptrs, mask=offs_m[None, :] < N_CTX, other=0.0)
+        # A query past the end has an infinite log-sum-exp: p is 0.
+        m = tl.load(M + offs_m, mask=offs_m < N_CTX, other=float("inf"))
+        qkT = tl.dot(k, qT)
+        pT = tl.math.exp2(qkT - m[None, :])
+        if MASK:
+            pT = tl.where(offs_m[None, :] >= offs_n[:, None], pT, 0.0)
+        do = tl.load(do_ptrs, mask=offs_m[:, None] < N_CTX, other=0.0)
+        ppT = pT.to(tl.float16)
+        dv += tl.dot(ppT, do)
+        Di = tl.load(D + offs_m, mask=offs_m < N_CTX, other=0.0)
+        dpT = tl.dot(v, tl.trans(do)).to(tl.float32)
+        dsT = pT * (dpT - Di[None, :])
+        dsT = dsT.to(tl.float16)
+        dk += tl.dot(dsT, tl.trans(qT))
+        curr_m += step_m
+        qT_ptrs += step_m * stride_tok
+        do_ptrs += step_m * stride_tok
+    return dk, dv
+
+
+@triton.jit
+def _attn_bwd_dq(dq, q, K, V, do, m, D, stride_tok, stride_d, N_CTX,
+                 BLOCK_M2: tl.constexpr, BLOCK_N2: tl.constexpr,
+                 HEAD_DIM: tl.constexpr, start_m, start_n, num_steps,
+                 MASK: tl.constexpr):
+    offs_m = start_m + tl.arange(0, BLOCK_M2)
+    offs_n = start_n + tl.arange(0, BLOCK_N2)
+    offs_k = tl.arange(0, HEAD_DIM)
+    kT_ptrs = K + offs_n[None, :] * stride_tok + offs_k[:, None] * stride_d
+    vT_ptrs = V + offs_n[None, :] * stride_tok + offs_k[:, None] * stride_d
+    Di = tl.load(D + offs_m, mask=offs_m < N_CTX, other=0.0)
+    tl.static_assert(BLOCK_M2 % BLOCK_N2 == 0)
+    curr_n = start_n
+    step_n = BLOCK_N2
+    for blk_idx in range(num_steps):
+        offs_n = curr_n + tl.arange(0, BLOCK_N2)
+        kT = tl.load(kT_ptrs, mask=offs_n[None, :] < N_CTX, other=0.0)
+        vT = tl.load(vT_ptrs, mask=offs_n[None, :] < N_CTX, other=0.0)
+        qk = tl.dot(q, kT)
+        p = tl.math.exp2(qk - m)
+        valid = offs_n[None, :] < N_CTX
+        if MASK:
+            valid = valid & (offs_m[:, None] >= offs_n[None, :])
+        p = tl.where(valid, p, 0.0)
+        dp = tl.dot(do, vT).to(tl.float32)
+        ds = p * (dp - Di[:, None])
+        ds = ds.to(tl.float16)
+        dq += tl.dot(ds, tl.trans(kT))
+        curr_n += step_n
+        kT_ptrs += step_n * stride_tok
+        vT_ptrs += step_n * stride_tok
+    return dq
+
+
+@triton.jit
+def _attn_bwd(Q, K, V, sm_scale, DO, DQ, DK, DV, M, D,
+              stride_z, stride_h, stride_tok, stride_d,
+              H, N_CTX, BLOCK_M1: tl.constexpr, BLOCK_N1: tl.constexpr,
+              BLOCK_M2: tl.constexpr, BLOCK_N2: tl.constexpr,
+              BLK_SLICE_FACTOR: tl.constexpr, HEAD_DIM: tl.constexpr,
+              CAUSAL: tl.constexpr):
+    LN2: tl.constexpr = 0.6931471824645996  # ln(2)
+
+    bhid = tl.program_id(2)
+    off_chz = (bhid * N_CTX).to(tl.int64)
+    adj = (stride_h * (bhid % H) + stride_z * (bhid // H)).to(tl.int64)
+    pid = tl.program_id(0)
+
+    Q += adj
+    K += adj
+    V += adj
+    DO += adj
+    DQ += adj
+    DK += adj
+    DV += adj
+    M += off_chz
+    D += off_chz
+
+    offs_k = tl.arange(0, HEAD_DIM)
+
+    # dK and dV of this program's block of keys.
+    start_n = pid * BLOCK_N1
+    offs_n = start_n + tl.arange(0, BLOCK_N1)
+    keys = offs_n[:, None] < N_CTX
+    dv = tl.zeros([BLOCK_N1, HEAD_DIM], dtype=tl.float32)
+    dk = tl.zeros([BLOCK_N1, HEAD_DIM], dtype=tl.float32)
+    k = tl.load(K + offs_n[:, None] * stride_tok + offs_k[None, :] * stride_d,
+                mask=keys, other=0.0)
+    v = tl.load(V + offs_n[:, None] * stride_tok + offs_k[None, :] * stride_d,
+                mask=keys, other=0.0)
+    if CAUSAL:
+        # The diagonal block, in narrower masked steps, then the queries
+        # below it.
+        start_m = start_n
+        MASK_BLOCK_M1: tl.constexpr = BLOCK_M1 // BLK_SLICE_FACTOR
+        num_steps = BLOCK_N1 // MASK_BLOCK_M1
+        dk, dv = _attn_bwd_dkdv(dk, dv, Q, k, v, DO, M, D, stride_tok,
+                                stride_d, N_CTX, MASK_BLOCK_M1, BLOCK_N1,
+                                HEAD_DIM, start_n, start_m, num_steps,
+                                MASK=True)
+        start_m += num_steps * MASK_BLOCK_M1
+    else:
+        start_m = 0
+    num_steps = tl.cdiv(N_CTX - start_m, BLOCK_M1)
+    dk, dv = _attn_bwd_dkdv(dk, dv, Q, k, v, DO, M, D, stride_tok, stride_d,
+                            N_CTX, BLOCK_M1, BLOCK_N1, HEAD_DIM, start_n,
+                            start_m, num_steps, MASK=False)
+    dv_ptrs = DV + offs_n[:, None] * stride_tok + offs_k[None, :] * stride_d
+    tl.store(dv_ptrs, dv, mask=keys)
+    dk *= sm_scale
+    dk_ptrs = DK + offs_n[:, None] * stride_tok + offs_k[None, :] * stride_d
+    tl.store(dk_ptrs, dk, mask=keys)
+
+    # dQ of this program's block of queries.
+    start_m = pid * BLOCK_M2
+    offs_m = start_m + tl.arange(0, BLOCK_M2)
+    queries = offs_m[:, None] < N_CTX
+    q = tl.load(Q + offs_m[:, None] * stride_tok + offs_k[None, :] * stride_d,
+                mask=queries, other=0.0)
+    dq = tl.zeros([BLOCK_M2, HEAD_DIM], dtype=tl.float32)
+    do = tl.load(DO + offs_m[:, None] * stride_tok + offs_k[None, :] * stride_d,
+                 mask=queries, other=0.0)
+    m = tl.load(M + offs_m, mask=offs_m < N_CTX, other=float("inf"))
+    m = m[:, None]
+    if CAUSAL:
+        # The keys left of the diagonal unmasked, then the diagonal block
+        # in narrower masked steps.
+        num_steps = start_m // BLOCK_N2
+        dq = _attn_bwd_dq(dq, q, K, V, do, m, D, stride_tok, stride_d, N_CTX,
+                          BLOCK_M2, BLOCK_N2, HEAD_DIM, start_m, 0,
+                          num_steps, MASK=False)
+        MASK_BLOCK_N2: tl.constexpr = BLOCK_N2 // BLK_SLICE_FACTOR
+        dq = _attn_bwd_dq(dq, q, K, V, do, m, D, stride_tok, stride_d, N_CTX,
+                          BLOCK_M2, MASK_BLOCK_N2, HEAD_DIM, start_m, start_m,
+                          BLOCK_M2 // MASK_BLOCK_N2, MASK=True)
+    else:
+        dq = _attn_bwd_dq(dq, q, K, V, do, m, D, stride_tok, stride_d, N_CTX,
+                          BLOCK_M2, BLOCK_N2, HEAD_DIM, start_m, 0,
+                          tl.cdiv(N_CTX, BLOCK_N2), MASK=False)
+    # K was scaled by sm_scale / ln(2): dQ takes ln(2) back.
+    dq *= LN2
+    dq_ptrs = DQ + offs_m[:, None] * stride_tok + offs_k[None, :] * stride_d
+    tl.store(dq_ptrs, dq, mask=queries)
+
+
 def _strides(x):
     return tuple(s // x.itemsize for s in x.strides)
 
@@ -117,6 +303,31 @@ def attention(q, k, v, causal, sm_scale, block_m=32, block_n=32):
     return o, M
 
 
+def attention_backward(q, k, v, o, M, do, causal, sm_scale, block_m1=32,
+                       block_n1=64, block_m2=64, block_n2=32,
+                       blk_slice_factor=2):
+    """``(dq, dk, dv)`` of the forward's ``o = attention(q, k, v)`` and
+    its ``M``, given ``do``; all float16 arrays of one contiguous shape
+    batch x heads x sequence x head_dim."""
+    Z, H, N_CTX, HEAD_DIM = q.shape
+    assert q.shape == k.shape == v.shape == o.shape == do.shape
+    assert all(t.flags.c_contiguous for t in (q, k, v, o, do))
+    assert block_n1 == block_m2, "one program takes a key and a query block"
+    arg_k = (k * np.float16(sm_scale / np.log(2))).astype(np.float16)
+    delta = np.empty_like(M)
+    pre_block = 64
+    _attn_bwd_preprocess[(triton.cdiv(N_CTX, pre_block), Z * H)](
+        o, do, delta, N_CTX, BLOCK_M=pre_block, HEAD_DIM=HEAD_DIM)
+    dq, dk, dv = np.empty_like(q), np.empty_like(k), np.empty_like(v)
+    _attn_bwd[(triton.cdiv(N_CTX, block_n1), 1, Z * H)](
+        q, arg_k, v, sm_scale, do, dq, dk, dv, M, delta,
+        *_strides(q), H, N_CTX, BLOCK_M1=block_m1, BLOCK_N1=block_n1,
+        BLOCK_M2=block_m2, BLOCK_N2=block_n2,
+        BLK_SLICE_FACTOR=blk_slice_factor, HEAD_DIM=HEAD_DIM,
+        CAUSAL=causal)
+    return dq, dk, dv
+
+
 def reference(q, k, v, causal, sm_scale):
     """``(out, lse2)`` in float64."""
     q, k, v = (t.astype(np.float64) for t in (q, k, v))
@@ -131,6 +342,21 @@ def reference(q, k, v, causal, sm_scale):
     return e / total @ v, lse2
 
 
+def reference_backward(q, k, v, do, causal, sm_scale):
+    """``(dq, dk, dv)`` in float64."""
+    q, k, v, do = (t.astype(np.float64) for t in (q, k, v, do))
+    scores = q @ np.swapaxes(k, -1, -2) * sm_scale
+    if causal:
+        n = q.shape[2]
+        scores = np.where(np.tril(np.ones((n, n), bool)), scores, -np.inf)
+    e = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    p = e / e.sum(axis=-1, keepdims=True)
+    dv = np.swapaxes(p, -1, -2) @ do
+    dp = do @ np.swapaxes(v, -1, -2)
+    ds = p * (dp - (dp * p).sum(axis=-1, keepdims=True))
+    return ds @ k * sm_scale, np.swapaxes(ds, -1, -2) @ q * sm_scale, dv
+
+
 if __name__ == "__main__":
     rng = np.random.default_rng(0)
     q, k, v = (rng.standard_normal((1, 2, 100, 64)).astype(np.float16)
@@ -140,4 +366,9 @@ if __name__ == "__main__":
         want, want_lse = reference(q, k, v, causal, 0.125)
         triton.testing.assert_close(out, want, atol=1e-2)
         triton.testing.assert_close(lse, want_lse, atol=1e-3)
+        do = rng.standard_normal(q.shape).astype(np.float16)
+        grads = attention_backward(q, k, v, out, lse, do, causal, 0.125)
+        for got, want in zip(grads, reference_backward(q, k, v, do, causal,
+                                                       0.125)):
+            triton.testing.assert_close(got, want, atol=2e-2)
     print("flash attention: ok")

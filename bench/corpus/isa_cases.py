@@ -72,6 +72,24 @@ def _attention(stage: int, head_dim: int) -> Case:
                 num_warps=8, num_stages=3)
 
 
+def _attention_backward(causal: bool, head_dim: int) -> Case:
+    """The tutorial's backward at its blocks for Hopper (dK/dV over
+    32-query steps of a 128-key block, dQ over 32-key steps of a 128-query
+    block), 5 stages; 4 warps at head dim 64, as the tutorial, and 8 at
+    128, where 4 spill kilobytes in both compilers."""
+    n_ctx, heads = 4096, 32
+    return Case(
+        "flash_attention", "_attn_bwd",
+        lambda: {**_pointers("Q K V DO DQ DK DV", f16),
+                 **_pointers("M D", f32), "sm_scale": 0.125,
+                 "stride_z": heads * n_ctx * head_dim,
+                 "stride_h": n_ctx * head_dim, "stride_tok": head_dim,
+                 "stride_d": 1, "H": heads, "N_CTX": n_ctx},
+        {"BLOCK_M1": 32, "BLOCK_N1": 128, "BLOCK_M2": 128, "BLOCK_N2": 32,
+         "BLK_SLICE_FACTOR": 2, "HEAD_DIM": head_dim, "CAUSAL": causal},
+        num_warps=4 if head_dim == 64 else 8, num_stages=5)
+
+
 def _gemm(module: str, kernel: str, element, out, blocks: tuple[int, int, int],
           b_k_major: bool = False, **constexprs) -> Case:
     """A 4096^3 row-major GEMM of Triton's matmul tutorial family, with
@@ -194,4 +212,8 @@ CASES: dict[str, Case] = {
     "attention_d64_causal": _attention(3, 64),
     "attention_d128": _attention(1, 128),
     "attention_d128_causal": _attention(3, 128),
+    "attention_bwd_d64": _attention_backward(False, 64),
+    "attention_bwd_d64_causal": _attention_backward(True, 64),
+    "attention_bwd_d128": _attention_backward(False, 128),
+    "attention_bwd_d128_causal": _attention_backward(True, 128),
 }

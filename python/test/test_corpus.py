@@ -295,3 +295,17 @@ def test_flash_attention(target, causal):
     # Probabilities rounded to float16 before meeting V, then the output.
     check(out, want, atol=2e-3, rtol=2e-3)
     check(lse, want_lse, atol=1e-4, rtol=1e-4)
+
+
+@pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
+def test_flash_attention_backward(target, causal):
+    module = corpus("flash_attention")
+    q, k, v, do = (normal(1, 2, 75, 64, dtype=np.float16) for _ in range(4))
+    sm_scale = 0.125
+    out, lse = module.attention(q, k, v, causal, sm_scale)
+    got = module.attention_backward(q, k, v, out, lse, do, causal, sm_scale)
+    want = module.reference_backward(q, k, v, do, causal, sm_scale)
+    # dS rounded to float16 before its dots, then the gradients.
+    for name, g, w in zip(("dq", "dk", "dv"), got, want):
+        assert g.dtype == np.float16, name
+        check(g, w, atol=5e-3, rtol=5e-3)

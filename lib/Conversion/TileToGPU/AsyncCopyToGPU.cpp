@@ -33,17 +33,23 @@ static constexpr llvm::StringLiteral kOffsetName = "kiln.shared_offset";
 /// layout (swizzled relative to its start) to be what wgmma reads.
 static constexpr int64_t kBufferAlignment = 1024;
 
-/// The last op of `alloc`'s block that uses its buffer (itself or through
-/// an op nested in it); null where a use lies outside the block.
+/// The last op of `alloc`'s block that uses its buffer (itself, through
+/// an op nested in it or through a view of the buffer); null where a use
+/// lies outside the block.
 static Operation *getLastUse(tilegpu::LocalAllocOp alloc) {
   Block *block = alloc->getBlock();
   Operation *last = alloc;
-  for (Operation *user : alloc->getUsers()) {
-    Operation *inBlock = block->findAncestorOpInBlock(*user);
-    if (!inBlock)
-      return nullptr;
-    if (last->isBeforeInBlock(inBlock))
-      last = inBlock;
+  SmallVector<Value> views = {alloc.getBuffer()};
+  while (!views.empty()) {
+    for (Operation *user : views.pop_back_val().getUsers()) {
+      if (auto view = dyn_cast<tilegpu::TransposeSlotsOp>(user))
+        views.push_back(view.getResult());
+      Operation *inBlock = block->findAncestorOpInBlock(*user);
+      if (!inBlock)
+        return nullptr;
+      if (last->isBeforeInBlock(inBlock))
+        last = inBlock;
+    }
   }
   return last;
 }
@@ -95,19 +101,26 @@ void kiln::tiletogpu::placeKernelBuffers(gpu::GPUModuleOp module) {
   SmallVector<std::pair<func::FuncOp, SmallVector<Placed>>> kernels;
   for (auto kernel : module.getOps<func::FuncOp>()) {
     // Kernels run apart: each one's buffers start at 0. A buffer takes the
-    // lowest offset past those it may be in use with, so that loops one
-    // after another (a causal attention's two) share their stages' memory.
+    // lowest offset where it misses those it may be in use with, so that
+    // loops one after another (a causal attention's two) share their
+    // stages' memory, also around a buffer both loops read.
     SmallVector<Placed> &placed =
         kernels.emplace_back(kernel, SmallVector<Placed>()).second;
     kernel.walk([&](tilegpu::LocalAllocOp alloc) {
       auto type = cast<MemRefType>(alloc.getBuffer().getType());
       int64_t bytes =
           type.getNumElements() * getStorageBytes(type.getElementType());
-      int64_t offset = 0;
+      SmallVector<std::pair<int64_t, int64_t>> taken;
       for (const Placed &other : placed)
         if (livesOverlap(alloc, other.alloc))
-          offset = std::max(offset, other.end);
-      offset = llvm::alignTo(offset, kBufferAlignment);
+          taken.emplace_back(other.begin, other.end);
+      llvm::sort(taken);
+      int64_t offset = 0;
+      for (auto [begin, end] : taken) {
+        if (offset + bytes <= begin)
+          break;
+        offset = std::max<int64_t>(offset, llvm::alignTo(end, kBufferAlignment));
+      }
       // Memory an earlier loop used may still be read by other threads:
       // all of them finish with it before this buffer is written.
       bool reused = llvm::any_of(placed, [&](const Placed &other) {
@@ -265,6 +278,20 @@ struct LocalLoadLowering : OpConversionPattern<tilegpu::LocalLoadOp> {
   }
 };
 
+/// A view is the buffer's own address: the ops reading it lay its slots
+/// out by its type.
+struct TransposeSlotsLowering
+    : OpConversionPattern<tilegpu::TransposeSlotsOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(tilegpu::TransposeSlotsOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, adaptor.getBuffer());
+    return success();
+  }
+};
+
 struct LocalStoreLowering : OpConversionPattern<tilegpu::LocalStoreOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -289,7 +316,8 @@ void kiln::tiletogpu::populateAsyncCopyToGPUPatterns(
     const TypeConverter &converter, RewritePatternSet &patterns,
     const AccessWidths &widths) {
   patterns.add<LocalAllocLowering, AsyncCommitGroupLowering, AsyncWaitLowering,
-               LocalLoadLowering, LocalStoreLowering>(converter,
+               LocalLoadLowering, LocalStoreLowering, TransposeSlotsLowering>(
+      converter,
                                                       patterns.getContext());
   patterns.add<AsyncCopyLowering>(converter, patterns.getContext(), widths);
 }

@@ -402,6 +402,22 @@ LogicalResult LocalStoreOp::verify() {
                     value.getElementType());
 }
 
+LogicalResult TransposeSlotsOp::verify() {
+  MemRefType buffer = getBuffer().getType();
+  if (!isShared(buffer) ||
+      !(buffer.getLayout().isIdentity() || hasTransposedSlots(buffer)))
+    return emitOpError() << "views a buffer of slots in shared memory, laid "
+                            "out by identity or with transposed slots, not "
+                         << buffer;
+  MemRefType expected = getSlotBufferType(
+      buffer.getDimSize(0), {buffer.getDimSize(2), buffer.getDimSize(1)},
+      buffer.getElementType(), !hasTransposedSlots(buffer));
+  if (getType() != expected)
+    return emitOpError() << "views " << buffer << " as " << expected
+                         << ", not " << getType();
+  return success();
+}
+
 LogicalResult LocalLoadOp::verify() {
   auto result = cast<RankedTensorType>(getType());
   return verifySlot(*this, getBuffer().getType(), result.getShape(),

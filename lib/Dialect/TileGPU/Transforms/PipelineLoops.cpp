@@ -5,7 +5,10 @@
 // copy into a slot of a shared buffer, issued num_stages - 1 iterations
 // ahead, together with everything its pointers and mask are computed from
 // ("stage 0"); the rest of the body ("stage 1") reads the slot of its own
-// iteration. A loop given num_stages explicitly (`tl.range(...,
+// iteration, and computes again what it shares with stage 0, from a
+// second, lagging copy of the values the loop carries for the loads. A
+// load read by dots both as it is and transposed (`tl.trans`) has one
+// slot, which the transposed reads see through a view. A loop given num_stages explicitly (`tl.range(...,
 // num_stages=)`) has its other loads copied ahead too, as Triton does
 // (a persistent softmax's rows): the slot is read back in the load's own
 // layout, and a load's `other` put where its mask is false. A dot whose
@@ -28,6 +31,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Dominance.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/TypeUtilities.h"
@@ -60,6 +64,11 @@ namespace {
 struct StagedLoad {
   Operation *load;
   SmallVector<ConvertLayoutOp> converts;
+  /// The conversions to dot operands that read the load's transpose
+  /// (`tl.dot(a, tl.trans(x))`), and the transposes: they read the slot
+  /// through a tilegpu.transpose_slots view.
+  SmallVector<ConvertLayoutOp> transposedConverts;
+  SmallVector<tile::TransOp> transposes;
   MemRefType bufferType;
   /// The tensor map of a TMA-copied block load, without its parameter.
   std::optional<TensorMapFields> tensorMap;
@@ -70,13 +79,18 @@ struct StagedLoad {
 /// What pipelining one loop takes: its staged loads and the stage-0 ops
 /// (in body order) and loop-carried values.
 struct LoopPlan {
-  SmallVector<StagedLoad> loads;
+  SmallVector<StagedLoad, 2> loads;
   SetVector<Operation *> stage0;
   SmallVector<BlockArgument> stage0Args;
-  /// Stage-0 ops the rest of the body uses too, computed from the
-  /// induction variable and loop invariants alone: stage 1 computes them
-  /// again for its own iteration.
+  /// Stage-0 ops the rest of the body uses too: stage 1 computes them
+  /// again for its own iteration, from the induction variable, loop
+  /// invariants and `laggingArgs`.
   DenseSet<Operation *> shared;
+  /// Values the loop carries for the loads that stage 1 needs for its own
+  /// iteration (what it computes again is made from them, it uses them or
+  /// the loop's results do): the pipelined loop carries a second copy of
+  /// each, stages - 1 iterations behind stage 0's.
+  SetVector<BlockArgument> laggingArgs;
   /// Shared memory one stage of the staged loads takes.
   int64_t slotBytes = 0;
 };
@@ -147,6 +161,11 @@ static bool isCopyable(tile::LoadOp load, AxisInfoAnalysis &axisInfo) {
   return bytes == 4 || bytes == 8 || bytes == 16;
 }
 
+/// Whether `convert` converts to a dot operand's layout.
+static bool isDotOperand(ConvertLayoutOp convert) {
+  return isa<DotOperandEncodingAttr>(convert.getType().getEncoding());
+}
+
 /// Whether `load`'s tile only reaches dots through casts (`a.to(f16)` of
 /// int8 or 8-bit float weights): each user a cast whose users all convert
 /// to dot operands. Such a load is staged and read back in its own
@@ -159,8 +178,7 @@ static bool feedsDotsThroughCasts(Operation *load) {
            !user->use_empty() &&
            llvm::all_of(user->getUsers(), [](Operation *castUser) {
              auto convert = dyn_cast<ConvertLayoutOp>(castUser);
-             return convert && isa<DotOperandEncodingAttr>(
-                                   convert.getType().getEncoding());
+             return convert && isDotOperand(convert);
            });
   });
 }
@@ -183,22 +201,35 @@ static FailureOr<LoopPlan> planLoop(scf::ForOp loop, int64_t stages,
     auto type = dyn_cast<RankedTensorType>(op.getResult(0).getType());
     if (!type)
       continue;
-    SmallVector<ConvertLayoutOp> converts;
+    // Every user converts the tile, or its transpose, to a dot operand.
+    SmallVector<ConvertLayoutOp> converts, transposedConverts;
+    SmallVector<tile::TransOp> transposes;
+    bool feedsDots = type.getRank() == 2;
     for (Operation *user : op.getUsers()) {
-      auto convert = dyn_cast<ConvertLayoutOp>(user);
-      if (!convert ||
-          !isa<DotOperandEncodingAttr>(convert.getType().getEncoding()))
+      if (auto convert = dyn_cast<ConvertLayoutOp>(user);
+          convert && isDotOperand(convert)) {
+        converts.push_back(convert);
+        continue;
+      }
+      auto trans = dyn_cast<tile::TransOp>(user);
+      feedsDots &= trans && !trans->use_empty() &&
+                   llvm::all_of(trans->getUsers(), [](Operation *transUser) {
+                     auto convert = dyn_cast<ConvertLayoutOp>(transUser);
+                     return convert && isDotOperand(convert);
+                   });
+      if (!feedsDots)
         break;
-      converts.push_back(convert);
+      transposes.push_back(trans);
+      for (Operation *transUser : trans->getUsers())
+        transposedConverts.push_back(cast<ConvertLayoutOp>(transUser));
     }
-    bool feedsDots = type.getRank() == 2 &&
-                     converts.size() == static_cast<size_t>(std::distance(
-                                            op.user_begin(), op.user_end()));
     if (!feedsDots) {
       if ((everyLoad || feedsDotsThroughCasts(&op)) && load &&
           isCopyable(load, axisInfo)) {
         slotBytes += getTileBytes(type);
         plan.loads.push_back({load,
+                              {},
+                              {},
                               {},
                               getSlotBufferType(stages, type.getShape(),
                                                 type.getElementType(),
@@ -210,17 +241,23 @@ static FailureOr<LoopPlan> planLoop(scf::ForOp loop, int64_t stages,
     }
     // A tile whose columns are contiguous in memory (a K-major B, as `a @
     // b.T` and attention's K load it) is staged column by column, each
-    // column a row of the slot: the K-major operand wgmma reads.
+    // column a row of the slot: the K-major operand wgmma reads. Its
+    // transpose is read from the same slot as a row-major tile.
     auto blocked =
         load ? dyn_cast<BlockedEncodingAttr>(
                    cast<RankedTensorType>(load.getPtr().getType())
                        .getEncoding())
              : BlockedEncodingAttr();
     bool transposed = blocked && blocked.getOrder()[0] == 0;
-    if (transposed && llvm::any_of(converts, [](ConvertLayoutOp convert) {
-          return cast<DotOperandEncodingAttr>(convert.getType().getEncoding())
-                     .getOpIdx() != 1;
-        })) {
+    auto readsColumnMajorA = [](bool columnMajor) {
+      return [columnMajor](ConvertLayoutOp convert) {
+        return columnMajor &&
+               cast<DotOperandEncodingAttr>(convert.getType().getEncoding())
+                       .getOpIdx() == 0;
+      };
+    };
+    if (llvm::any_of(converts, readsColumnMajorA(transposed)) ||
+        llvm::any_of(transposedConverts, readsColumnMajorA(!transposed))) {
       whyNot = "a load of a dot's A operand runs down its columns (an "
                "M-major A), which is not staged";
       return failure();
@@ -237,7 +274,8 @@ static FailureOr<LoopPlan> planLoop(scf::ForOp loop, int64_t stages,
         continue;
       }
       slotBytes += tileBytes;
-      plan.loads.push_back({blockLoad, converts, bufferType, *map, Value()});
+      plan.loads.push_back({blockLoad, converts, transposedConverts,
+                            transposes, bufferType, *map, Value()});
       continue;
     }
     if (load.getOther() && !isZeroTile(load.getOther())) {
@@ -250,7 +288,8 @@ static FailureOr<LoopPlan> planLoop(scf::ForOp loop, int64_t stages,
       return failure();
     }
     slotBytes += tileBytes;
-    plan.loads.push_back({load, converts, bufferType, std::nullopt, Value()});
+    plan.loads.push_back({load, converts, transposedConverts, transposes,
+                          bufferType, std::nullopt, Value()});
   }
   if (plan.loads.empty()) {
     whyNot = everyLoad ? "no load there is copied in runs of 4, 8 or 16 "
@@ -314,31 +353,9 @@ static FailureOr<LoopPlan> planLoop(scf::ForOp loop, int64_t stages,
     }
     return true;
   };
-  // Which stage-0 ops depend on a value the loop carries for the loads
-  // (in body order, so operands come first).
-  DenseSet<Operation *> carried;
   for (Operation *op : plan.stage0)
-    for (Value operand : op->getOperands()) {
-      auto arg = dyn_cast<BlockArgument>(operand);
-      Operation *producer = operand.getDefiningOp();
-      if ((arg && llvm::is_contained(plan.stage0Args, arg)) ||
-          (producer && carried.contains(producer)))
-        carried.insert(op);
-    }
-  for (Operation *op : plan.stage0)
-    for (Value result : op->getResults()) {
-      if (onlyStage0(result))
-        continue;
-      if (carried.contains(op)) {
-        whyNot = llvm::formatv("'{0}' computes for the loads and for the "
-                               "rest of the body from a value the loop "
-                               "carries",
-                               op->getName())
-                     .str();
-        return failure();
-      }
+    if (!llvm::all_of(op->getResults(), onlyStage0))
       plan.shared.insert(op);
-    }
   // A load read back in its own layout puts its `other` where its mask is
   // false (the copies fill zeros there): stage 1 wants both for its own
   // iteration.
@@ -347,31 +364,41 @@ static FailureOr<LoopPlan> planLoop(scf::ForOp loop, int64_t stages,
     if (!staged.converts.empty() || !load || !load.getOther() ||
         isZeroTile(load.getOther()))
       continue;
-    for (Value operand : {load.getMask(), load.getOther()}) {
-      Operation *producer = operand.getDefiningOp();
-      if (!producer || !plan.stage0.contains(producer))
-        continue;
-      if (carried.contains(producer)) {
-        whyNot = "a load's mask or padding comes from a value the loop "
-                 "carries";
-        return failure();
-      }
-      plan.shared.insert(producer);
-    }
+    for (Value operand : {load.getMask(), load.getOther()})
+      if (Operation *producer = operand.getDefiningOp();
+          producer && plan.stage0.contains(producer))
+        plan.shared.insert(producer);
   }
-  // What a shared op is computed from is computed again too.
-  for (Operation *op : llvm::reverse(plan.stage0))
-    if (plan.shared.contains(op))
-      for (Value operand : op->getOperands())
-        if (Operation *producer = operand.getDefiningOp();
-            producer && plan.stage0.contains(producer))
-          plan.shared.insert(producer);
-  for (BlockArgument arg : plan.stage0Args) {
-    if (!onlyStage0(arg) ||
-        !loop.getTiedLoopResult(arg).use_empty()) {
-      whyNot = "a value the loop carries for the loads is used elsewhere";
-      return failure();
+  // What a shared op is computed from is computed again too, from the
+  // lagging copies of the values the loop carries for the loads, whose
+  // next values are then computed again as well; so are the values the
+  // rest of the body or the loop's results use directly.
+  for (BlockArgument arg : plan.stage0Args)
+    if (!onlyStage0(arg) || !loop.getTiedLoopResult(arg).use_empty())
+      plan.laggingArgs.insert(arg);
+  for (bool changed = true; changed;) {
+    size_t before = plan.shared.size() + plan.laggingArgs.size();
+    for (Operation *op : llvm::reverse(plan.stage0))
+      if (plan.shared.contains(op))
+        for (Value operand : op->getOperands()) {
+          if (auto arg = dyn_cast<BlockArgument>(operand);
+              arg && llvm::is_contained(plan.stage0Args, arg))
+            plan.laggingArgs.insert(arg);
+          else if (Operation *producer = operand.getDefiningOp();
+                   producer && plan.stage0.contains(producer))
+            plan.shared.insert(producer);
+        }
+    for (size_t i = 0; i < plan.laggingArgs.size(); ++i) {
+      BlockArgument arg = plan.laggingArgs[i];
+      Value next = yield.getOperand(arg.getArgNumber() - 1);
+      if (auto nextArg = dyn_cast<BlockArgument>(next);
+          nextArg && llvm::is_contained(plan.stage0Args, nextArg))
+        plan.laggingArgs.insert(nextArg);
+      else if (Operation *producer = next.getDefiningOp();
+               producer && plan.stage0.contains(producer))
+        plan.shared.insert(producer);
     }
+    changed = plan.shared.size() + plan.laggingArgs.size() != before;
   }
   return plan;
 }
@@ -435,14 +462,19 @@ static bool hasWarpgroupAccumulator(tile::DotOp dot) {
 /// loop does not change, converted from a tile in registers (an
 /// attention's queries). Returns the buffer and its slot, or nulls where
 /// `a` is not such an operand or does not fit `spareBytes`, which it
-/// takes from. Operands already written are in `staged`.
+/// takes from. Operands already written, for this loop or one before it
+/// (the causal attention backward's two loops over the same keys), are in
+/// `staged` by the tile converted: the loops share the buffer, and the
+/// tile's registers are not kept alive across the first loop.
 static std::pair<Value, Value>
 stageInvariantOperand(scf::ForOp loop, Value a, int64_t &spareBytes,
                       DenseMap<Value, std::pair<Value, Value>> &staged) {
   auto convert = a.getDefiningOp<ConvertLayoutOp>();
   if (!convert || !loop.isDefinedOutsideOfLoop(a))
     return {};
-  if (auto it = staged.find(a); it != staged.end())
+  if (auto it = staged.find(convert.getSrc());
+      it != staged.end() &&
+      DominanceInfo().properlyDominates(it->second.first, loop))
     return it->second;
   auto type = cast<RankedTensorType>(a.getType());
   int64_t bytes = getTileBytes(type);
@@ -463,7 +495,7 @@ stageInvariantOperand(scf::ForOp loop, Value a, int64_t &spareBytes,
   // wgmma reads the slot through the async proxy.
   FenceAsyncSharedOp::create(b, loc);
   gpu::BarrierOp::create(b, loc);
-  return staged[a] = {buffer, slot};
+  return staged[convert.getSrc()] = {buffer, slot};
 }
 
 /// A one-slot transposed buffer, allocated before `loop`, holding a copy
@@ -513,9 +545,9 @@ static std::pair<Value, Value> transposeOperand(scf::ForOp loop, tile::DotOp dot
 static bool
 useWarpgroupDots(scf::ForOp loop, int64_t spareBytes,
                  const DenseMap<Value, RankedTensorType> &stagedTypes,
+                 DenseMap<Value, std::pair<Value, Value>> &staged,
                  DenseSet<Operation *> &explained) {
   bool any = false;
-  DenseMap<Value, std::pair<Value, Value>> staged;
   for (auto dot : llvm::make_early_inc_range(loop.getBody()->getOps<tile::DotOp>())) {
     auto a = dot.getA().getDefiningOp<LocalLoadOp>();
     auto b = dot.getB().getDefiningOp<LocalLoadOp>();
@@ -532,8 +564,17 @@ useWarpgroupDots(scf::ForOp loop, int64_t spareBytes,
         continue;
       }
       if (!hasTransposedSlots(b.getBuffer().getType())) {
+        // A transposed view reads the slot of a load in another shape.
+        auto stagedType = stagedTypes.find(bBuffer);
+        if (stagedType == stagedTypes.end()) {
+          dot.emitRemark() << "on mma.sync, not wgmma: wgmma reads 8-bit B "
+                              "K-major only, and this B is the transpose of "
+                              "a K-major load";
+          explained.insert(dot);
+          continue;
+        }
         std::tie(bBuffer, bSlot) = transposeOperand(
-            loop, dot, b, stagedTypes.at(bBuffer), spareBytes);
+            loop, dot, b, stagedType->second, spareBytes);
         if (!bBuffer) {
           dot.emitRemark() << "on mma.sync, not wgmma: wgmma reads 8-bit B "
                               "K-major only, and a buffer to transpose "
@@ -569,9 +610,11 @@ useWarpgroupDots(scf::ForOp loop, int64_t spareBytes,
 /// `spareBytes` of the shared memory the slots may take are left over.
 /// Dots left on mma.sync with a remark of their own join `explained`.
 /// Returns the pipelined loop.
-static scf::ForOp pipelineLoop(scf::ForOp loop, LoopPlan &plan,
-                               int64_t stages, int64_t spareBytes,
-                               DenseSet<Operation *> &explained) {
+static scf::ForOp
+pipelineLoop(scf::ForOp loop, LoopPlan &plan, int64_t stages,
+             int64_t spareBytes,
+             DenseMap<Value, std::pair<Value, Value>> &stagedOperands,
+             DenseSet<Operation *> &explained) {
   Location loc = loop.getLoc();
   OpBuilder b(loop);
   Type i32 = b.getI32Type();
@@ -580,12 +623,24 @@ static scf::ForOp pipelineLoop(scf::ForOp loop, LoopPlan &plan,
   };
   Value lower = loop.getLowerBound(), upper = loop.getUpperBound(),
         step = loop.getStep();
-  SmallVector<Value> buffers;
+  SmallVector<Value> buffers, views;
   DenseMap<Value, RankedTensorType> stagedTypes;
   for (StagedLoad &staged : plan.loads) {
     buffers.push_back(LocalAllocOp::create(b, loc, staged.bufferType));
     stagedTypes[buffers.back()] =
         cast<RankedTensorType>(staged.load->getResult(0).getType());
+    MemRefType type = staged.bufferType;
+    views.push_back(
+        staged.transposes.empty()
+            ? Value()
+            : TransposeSlotsOp::create(
+                  b, loc,
+                  getSlotBufferType(type.getDimSize(0),
+                                    {type.getDimSize(2), type.getDimSize(1)},
+                                    type.getElementType(),
+                                    !hasTransposedSlots(type)),
+                  buffers.back())
+                  .getResult());
   }
   // One mbarrier per slot for the TMA copies.
   Value barriers;
@@ -614,6 +669,9 @@ static scf::ForOp pipelineLoop(scf::ForOp loop, LoopPlan &plan,
           mapping.lookupOrDefault(yield.getOperand(arg.getArgNumber() - 1));
   }
 
+  // The lagging copies start where the loop does.
+  for (BlockArgument arg : plan.laggingArgs)
+    inits.push_back(loop.getInitArgs()[arg.getArgNumber() - 1]);
   auto pipelined = scf::ForOp::create(b, loc, lower, upper, step, inits);
   pipelined->setAttrs(loop->getDiscardableAttrDictionary());
   pipelined->removeAttr("tile.num_stages");
@@ -660,11 +718,19 @@ static scf::ForOp pipelineLoop(scf::ForOp loop, LoopPlan &plan,
   current.map(loop.getInductionVar(), iv);
   for (BlockArgument arg : loop.getRegionIterArgs())
     current.map(arg, body->getArgument(arg.getArgNumber()));
-  for (auto [staged, buffer] : llvm::zip(plan.loads, buffers))
+  size_t numResults = loop.getNumResults();
+  for (auto [i, arg] : llvm::enumerate(plan.laggingArgs))
+    current.map(arg, pipelined.getRegionIterArgs()[numResults + i]);
+  for (auto [staged, buffer, view] : llvm::zip(plan.loads, buffers, views)) {
     for (ConvertLayoutOp convert : staged.converts)
       current.map(convert.getResult(),
                   LocalLoadOp::create(b, loc, convert.getType(), buffer, slot)
                       .getResult());
+    for (ConvertLayoutOp convert : staged.transposedConverts)
+      current.map(convert.getResult(),
+                  LocalLoadOp::create(b, loc, convert.getType(), view, slot)
+                      .getResult());
+  }
   auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
   for (Operation &op : loop.getBody()->without_terminator()) {
     auto read = llvm::find_if(plan.loads, [&](StagedLoad &s) {
@@ -682,7 +748,9 @@ static scf::ForOp pipelineLoop(scf::ForOp loop, LoopPlan &plan,
       continue;
     }
     bool staged = llvm::any_of(plan.loads, [&](StagedLoad &s) {
-      return s.load == &op || llvm::is_contained(s.converts, &op);
+      return s.load == &op || llvm::is_contained(s.converts, &op) ||
+             llvm::is_contained(s.transposedConverts, &op) ||
+             llvm::is_contained(s.transposes, &op);
     });
     if (!staged && (!plan.stage0.contains(&op) || plan.shared.contains(&op)))
       b.clone(op, current);
@@ -694,8 +762,12 @@ static scf::ForOp pipelineLoop(scf::ForOp loop, LoopPlan &plan,
     yielded.push_back(isStage0 ? ahead.lookupOrDefault(value)
                                : current.lookupOrDefault(value));
   }
+  for (BlockArgument arg : plan.laggingArgs)
+    yielded.push_back(
+        current.lookupOrDefault(yield.getOperand(arg.getArgNumber() - 1)));
   scf::YieldOp::create(b, loc, yielded);
-  if (useWarpgroupDots(pipelined, spareBytes, stagedTypes, explained) &&
+  if (useWarpgroupDots(pipelined, spareBytes, stagedTypes, stagedOperands,
+                       explained) &&
       asyncCopies) {
     // wgmma reads the slots through the async proxy, which TMA writes
     // them through too; cp.async writes them through the generic one.
@@ -707,7 +779,11 @@ static scf::ForOp pipelineLoop(scf::ForOp loop, LoopPlan &plan,
   b.setInsertionPointAfter(pipelined);
   if (asyncCopies)
     AsyncWaitOp::create(b, loc, 0);
-  loop.replaceAllUsesWith(pipelined.getResults());
+  // A value carried for the loads ends in its lagging copy.
+  SmallVector<Value> results(pipelined.getResults().take_front(numResults));
+  for (auto [i, arg] : llvm::enumerate(plan.laggingArgs))
+    results[arg.getArgNumber() - 1] = pipelined.getResult(numResults + i);
+  loop.replaceAllUsesWith(results);
   loop.erase();
   return pipelined;
 }
@@ -743,6 +819,7 @@ void TilePipelineLoopsPass::runOnOperation() {
   SmallVector<scf::ForOp> loops;
   getOperation().walk([&](scf::ForOp loop) { loops.push_back(loop); });
   DenseSet<Operation *> explained, pipelinedLoops;
+  DenseMap<Value, std::pair<Value, Value>> stagedOperands;
   for (scf::ForOp loop : loops) {
     int64_t stages = numStages;
     // Stages the kernel asks for explicitly pipeline every load, as
@@ -807,8 +884,9 @@ void TilePipelineLoopsPass::runOnOperation() {
       if (staged.tensorMap)
         staged.tensorMapArg = getTensorMapArgument(
             loop->getParentOfType<func::FuncOp>(), *staged.tensorMap);
-    pipelinedLoops.insert(pipelineLoop(
-        loop, *plan, stages, budget - stages * plan->slotBytes, explained));
+    pipelinedLoops.insert(pipelineLoop(loop, *plan, stages,
+                                       budget - stages * plan->slotBytes,
+                                       stagedOperands, explained));
   }
   getOperation().walk([&](tile::DotOp dot) {
     if (hasWarpgroupAccumulator(dot) && dot.hasFloat8Operands())

@@ -114,6 +114,27 @@ def TileGPU_LocalLoadOp : TileGPU_Op<"local_load"> {
   let hasVerifier = 1;
 }
 
+def TileGPU_TransposeSlotsOp : TileGPU_Op<"transpose_slots", [Pure]> {
+  let summary = "The same shared buffer, each slot read as its transpose";
+  let description = [{
+    A view of `buffer` whose slot `i` holds the transpose of `buffer`'s
+    slot `i`: a slot of `rows x columns` tiles laid out for its rows is
+    one of `columns x rows` tiles laid out for its columns (a transposed
+    slot), and the other way round. No data moves; it is how one staged
+    load feeds both `tl.dot(a, x)` and `tl.dot(b, tl.trans(x))` from its
+    one slot, as an attention's backward pass reads its loads.
+
+    ```mlir
+    %t = tilegpu.transpose_slots %buf
+        : memref<3x32x64xf16, 3> -> memref<3x64x32xf16, strided<[2048, 1, 64]>, 3>
+    ```
+  }];
+  let arguments = (ins TileGPU_SharedBuffer:$buffer);
+  let results = (outs TileGPU_SharedBuffer:$result);
+  let assemblyFormat = "$buffer attr-dict `:` type($buffer) `->` type($result)";
+  let hasVerifier = 1;
+}
+
 def TileGPU_LocalStoreOp : TileGPU_Op<"local_store"> {
   let summary = "Write a tile into a slot of a shared buffer";
   let description = [{
