@@ -107,15 +107,15 @@ def _attn_fwd(Q, K, V, sm_scale, M, Out,
 
 
 @triton.jit
-def _attn_bwd_preprocess(O, DO, Delta, N_CTX, BLOCK_M: tl.constexpr,
+def _attn_bwd_preprocess(Out, DO, Delta, N_CTX, BLOCK_M: tl.constexpr,
                          HEAD_DIM: tl.constexpr):
     off_m = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
     off_hz = tl.program_id(1)
     off_n = tl.arange(0, HEAD_DIM)
     rows = off_hz * N_CTX + off_m
     in_range = off_m[:, None] < N_CTX
-    o = tl.load(O + rows[:, None] * HEAD_DIM + off_n[None, :], mask=in_range,
-                other=0.0)
+    o = tl.load(Out + rows[:, None] * HEAD_DIM + off_n[None, :],
+                mask=in_range, other=0.0)
     do = tl.load(DO + rows[:, None] * HEAD_DIM + off_n[None, :],
                  mask=in_range, other=0.0).to(tl.float32)
     delta = tl.sum(o * do, axis=1)
@@ -258,8 +258,8 @@ def _attn_bwd(Q, K, V, sm_scale, DO, DQ, DK, DV, M, D,
     q = tl.load(Q + offs_m[:, None] * stride_tok + offs_k[None, :] * stride_d,
                 mask=queries, other=0.0)
     dq = tl.zeros([BLOCK_M2, HEAD_DIM], dtype=tl.float32)
-    do = tl.load(DO + offs_m[:, None] * stride_tok + offs_k[None, :] * stride_d,
-                 mask=queries, other=0.0)
+    do_ptrs = DO + offs_m[:, None] * stride_tok + offs_k[None, :] * stride_d
+    do = tl.load(do_ptrs, mask=queries, other=0.0)
     m = tl.load(M + offs_m, mask=offs_m < N_CTX, other=float("inf"))
     m = m[:, None]
     if CAUSAL:

@@ -150,6 +150,41 @@ def _attention(torch, case: str) -> Launch:
             q, k, v, is_causal=causal), ("TFLOP/s", flops), tolerance=0.02)
 
 
+def _attention_backward(torch, case: str) -> Launch:
+    """dQ, dK and dV of one forward, whose log-sum-exp (base 2) and
+    ``delta = rowsum(dO * O)`` PyTorch computes; PyTorch's peer is its
+    autograd backward of the same attention (the forward's graph kept),
+    counted as the tutorial counts it: 2.5 forwards' work."""
+    heads, n_ctx = 32, 4096
+    spec = CASES[case].constexprs
+    head_dim, causal = spec["HEAD_DIM"], spec["CAUSAL"]
+    sm_scale = head_dim ** -0.5
+    q, k, v, do = (torch.randn(1, heads, n_ctx, head_dim, dtype=torch.float16,
+                               device="cuda") for _ in range(4))
+    leaves = [t.clone().requires_grad_() for t in (q, k, v)]
+    out = torch.nn.functional.scaled_dot_product_attention(
+        *leaves, is_causal=causal, scale=sm_scale)
+    scores = (q.float() @ k.float().transpose(-1, -2)) * sm_scale
+    if causal:
+        scores = scores.masked_fill(
+            torch.ones(n_ctx, n_ctx, dtype=torch.bool, device="cuda").triu(1),
+            float("-inf"))
+    lse2 = torch.logsumexp(scores, -1) / 0.6931471824645996
+    del scores
+    delta = (out.detach().float() * do.float()).sum(-1)
+    dq, dk, dv = (torch.empty_like(t) for t in (q, k, v))
+    args = {"Q": q, "K": k * (sm_scale / 0.6931471824645996), "V": v,
+            "sm_scale": sm_scale, "DO": do, "DQ": dq, "DK": dk, "DV": dv,
+            "M": lse2, "D": delta, "stride_z": q.stride(0),
+            "stride_h": q.stride(1), "stride_tok": q.stride(2),
+            "stride_d": q.stride(3), "H": heads, "N_CTX": n_ctx}
+    flops = 2.5 * 4 * heads * n_ctx * n_ctx * head_dim / (2 if causal else 1)
+    return Launch(
+        args, (n_ctx // spec["BLOCK_N1"], 1, heads), ("DQ", "DK", "DV"),
+        lambda: torch.autograd.grad(out, leaves, do, retain_graph=True),
+        ("TFLOP/s", flops), tolerance=0.05)
+
+
 def _rows(torch, case: str) -> Launch:
     """The row kernels: softmax (both forms), cross-entropy, layer norm
     forward and backward, RMSNorm, SwiGLU, rotary embedding."""
@@ -275,6 +310,8 @@ def _column_sum(torch) -> Launch:
 
 def make_launch(torch, case: str) -> Launch:
     """The launch of case ``case`` of ``isa_cases.CASES`` on new tensors."""
+    if case.startswith("attention_bwd"):
+        return _attention_backward(torch, case)
     if case.startswith("attention"):
         return _attention(torch, case)
     if case in ("matmul", "matmul_leaky_relu", "linear", "matmul_int8",

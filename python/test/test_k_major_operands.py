@@ -113,3 +113,78 @@ def test_attention_on_the_gpu_against_torch(head_dim, causal):
     expected = torch.nn.functional.scaled_dot_product_attention(
         q.float(), k.float(), v.float(), is_causal=causal, scale=sm_scale)
     torch.testing.assert_close(out.float(), expected, rtol=2e-2, atol=2e-2)
+
+
+def _attention_backward_ptx(causal: bool, chip: str):
+    """The corpus's attention backward at the tutorial's Hopper blocks."""
+    attention = compare.load_kiln("flash_attention")
+    f16, f32 = np.zeros(64, np.float16), np.zeros(64, np.float32)
+    n_ctx, heads, head_dim = 4096, 32, 64
+    return attention._attn_bwd.warmup(
+        f16, f16, f16, 0.125, f16, f16, f16, f16, f32, f32,
+        heads * n_ctx * head_dim, n_ctx * head_dim, head_dim, 1, heads, n_ctx,
+        BLOCK_M1=32, BLOCK_N1=128, BLOCK_M2=128, BLOCK_N2=32,
+        BLK_SLICE_FACTOR=2, HEAD_DIM=head_dim, CAUSAL=causal, num_warps=4,
+        num_stages=5, chip=chip)
+
+
+@pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
+def test_attention_backward_reads_its_loads_both_ways_on_wgmma(causal):
+    """Q (loaded transposed) and dO each feed one dot as loaded and one
+    through tl.trans: one cp.async slot each, read by wgmma K-major
+    (imm-trans-b 0, A from shared memory: `dot(k, qT)`, `dot(v,
+    tl.trans(do))`) and N-major (imm-trans-b 1, A in registers: `dot(ppT,
+    do)`, `dot(dsT, tl.trans(qT))`); nothing on mma.sync."""
+    compiled = _attention_backward_ptx(causal, "sm_90a")
+    ptx = compiled.asm["ptx"]
+    wgmma = r"wgmma\.mma_async\.sync\.aligned\.m64n\d+k16\.f32\.f16\.f16 "
+    assert re.search(wgmma + r"[^;]*, p, 1,\s*1, 0,\s*0;", ptx)
+    assert re.search(wgmma + r"\{[^}]*\}, \{[^}]*\}, %rd\d+, p, 1,\s*1,\s*1;",
+                     ptx)
+    assert re.search(r"cp\.async\.cg\.shared\.global [^\n]*, 16\b", ptx)
+    assert "mma.sync" not in ptx
+
+
+@pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
+def test_attention_backward_on_sm80_reads_the_slots_with_ldmatrix(causal):
+    ptx = _attention_backward_ptx(causal, "sm_80").asm["ptx"]
+    assert "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32" in ptx
+    assert "cp.async.cg.shared.global" in ptx
+    assert "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16" in ptx
+    assert "ldmatrix.sync.aligned.m8n8.x4.shared.b16" in ptx
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_attention_backward_on_the_gpu_against_torch(causal):
+    """The corpus's backward pass against PyTorch's autograd of attention
+    in float32, on a ragged sequence length."""
+    torch = torch_cuda()
+    attention = compare.load_kiln("flash_attention")
+    Z, H, N_CTX, D = 2, 3, 1000, 64
+    q, k, v, do = (torch.randn(Z, H, N_CTX, D, device="cuda",
+                               dtype=torch.float16) for _ in range(4))
+    sm_scale = D ** -0.5
+    out, lse = (torch.empty_like(q),
+                torch.empty(Z, H, N_CTX, device="cuda"))
+    attention._attn_fwd[(kiln.cdiv(N_CTX, 128), Z * H, 1)](
+        q, k, v, sm_scale, lse, out, *q.stride()[:3], *k.stride()[:3],
+        *v.stride()[:3], *out.stride()[:3], H, N_CTX, HEAD_DIM=D,
+        BLOCK_M=128, BLOCK_N=64, STAGE=3 if causal else 1, num_warps=8)
+    delta = torch.empty_like(lse)
+    attention._attn_bwd_preprocess[(kiln.cdiv(N_CTX, 128), Z * H)](
+        out, do, delta, N_CTX, BLOCK_M=128, HEAD_DIM=D)
+    dq, dk, dv = (torch.empty_like(t) for t in (q, k, v))
+    arg_k = k * (sm_scale / 0.6931471824645996)
+    attention._attn_bwd[(kiln.cdiv(N_CTX, 128), 1, Z * H)](
+        q, arg_k, v, sm_scale, do, dq, dk, dv, lse, delta, *q.stride(), H,
+        N_CTX, BLOCK_M1=32, BLOCK_N1=128, BLOCK_M2=128, BLOCK_N2=32,
+        BLK_SLICE_FACTOR=2, HEAD_DIM=D, CAUSAL=causal, num_warps=4,
+        num_stages=5)
+    torch.cuda.synchronize()
+    leaves = [t.float().requires_grad_() for t in (q, k, v)]
+    expected = torch.nn.functional.scaled_dot_product_attention(
+        *leaves, is_causal=causal, scale=sm_scale)
+    expected.backward(do.float())
+    for got, leaf in zip((dq, dk, dv), leaves):
+        torch.testing.assert_close(got.float(), leaf.grad, rtol=2e-2,
+                                   atol=2e-2)

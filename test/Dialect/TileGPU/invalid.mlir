@@ -366,3 +366,22 @@ func.func @local_store_other_shape(%v: tensor<32x32xf16>, %s: i32) {
   tilegpu.local_store %v, %buf[%s] : tensor<32x32xf16>, memref<1x64x32xf16, 3>
   return
 }
+
+// -----
+
+// A view transposes each slot: the shape's last two sizes swap and the
+// slots' layout flips between rows and columns.
+func.func @transpose_slots_shape() {
+  %buf = tilegpu.local_alloc : memref<3x32x64xf16, 3>
+  // expected-error @+1 {{'tilegpu.transpose_slots' op views 'memref<3x32x64xf16, 3>' as 'memref<3x64x32xf16, strided<[2048, 1, 64]>, 3>', not 'memref<3x64x32xf16, 3>'}}
+  %t = tilegpu.transpose_slots %buf : memref<3x32x64xf16, 3> -> memref<3x64x32xf16, 3>
+  return
+}
+
+// -----
+
+func.func @transpose_slots_global(%buf: memref<3x32x64xf16>) {
+  // expected-error @+1 {{'tilegpu.transpose_slots' op views a buffer of slots in shared memory, laid out by identity or with transposed slots, not 'memref<3x32x64xf16>'}}
+  %t = tilegpu.transpose_slots %buf : memref<3x32x64xf16> -> memref<3x64x32xf16, strided<[2048, 1, 64]>>
+  return
+}

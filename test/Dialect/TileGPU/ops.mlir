@@ -58,6 +58,20 @@ func.func @transposed_slots(%p: tensor<32x64x!tile.ptr<f16>, #blocked>, %s: i32)
 
 // -----
 
+// A view of the same slots transposed, both ways: row-major 32 x 64 slots
+// are column-major 64 x 32 ones, and back.
+// CHECK-LABEL: func.func @transpose_slots
+// CHECK: %[[T:.*]] = tilegpu.transpose_slots %{{.*}} : memref<3x32x64xf16, 3> -> memref<3x64x32xf16, strided<[2048, 1, 64]>, 3>
+// CHECK: tilegpu.transpose_slots %[[T]] : memref<3x64x32xf16, strided<[2048, 1, 64]>, 3> -> memref<3x32x64xf16, 3>
+func.func @transpose_slots() -> memref<3x32x64xf16, 3> {
+  %buf = tilegpu.local_alloc : memref<3x32x64xf16, 3>
+  %t = tilegpu.transpose_slots %buf : memref<3x32x64xf16, 3> -> memref<3x64x32xf16, strided<[2048, 1, 64]>, 3>
+  %back = tilegpu.transpose_slots %t : memref<3x64x32xf16, strided<[2048, 1, 64]>, 3> -> memref<3x32x64xf16, 3>
+  return %back : memref<3x32x64xf16, 3>
+}
+
+// -----
+
 // wgmma's ops: the proxy fence, and a dot reading both operands from slots
 // into a warpgroup accumulator (printed with `warpgroup = true`).
 // CHECK: #[[$WG:.*]] = #tilegpu.mma<{warpsPerCTA = [8, 1], warpgroup = true}>

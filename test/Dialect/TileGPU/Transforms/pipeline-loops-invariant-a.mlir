@@ -109,3 +109,69 @@ func.func @too_large(%q: tensor<256x64xf16>, %b: !tile.ptr<f16> {tile.divisibili
   tile.store %op, %r : tensor<256x!tile.ptr<f32>>, tensor<256xf32>
   return
 }
+
+// -----
+
+// Two loops one after the other with the same invariant A (a causal
+// attention's two loops over one block of queries) write it into one
+// slot, once, before the first: its registers need not live through the
+// first loop. The second loop's stages take the memory of the first's
+// (first fit around that slot): 12 KiB of stages and 4 KiB of A, 16 KiB
+// in all (and a reduction's scratch), not 28.
+// CHECK-LABEL: func.func @two_loops_one_a
+// CHECK: %[[QBUF:.*]] = tilegpu.local_alloc : memref<1x64x32xf16, 3>
+// CHECK: tilegpu.local_store %{{.*}}, %[[QBUF]]
+// CHECK-NOT: tilegpu.local_store
+// CHECK: tilegpu.warpgroup_dot %[[QBUF]]
+// CHECK-NOT: tilegpu.local_store
+// CHECK: tilegpu.warpgroup_dot %[[QBUF]]
+// CHECK: return
+// GPU: llvm.mlir.global internal @{{.*}}() {{.*}} : !llvm.array<16{{[0-9][0-9][0-9]}} x i8>
+// GPU-LABEL: gpu.func @two_loops_one_a
+func.func @two_loops_one_a(%a: !tile.ptr<f16> {tile.divisibility = 16 : i64}, %b: !tile.ptr<f16> {tile.divisibility = 16 : i64},
+                           %o: !tile.ptr<f32> {tile.divisibility = 16 : i64}, %n: i32) {
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %r32 = tile.range 0 to 32 : tensor<32xi32>
+  %r64 = tile.range 0 to 64 : tensor<64xi32>
+  %qm = tile.expand_dims %r64 axis 1 : tensor<64xi32> -> tensor<64x1xi32>
+  %c32 = arith.constant dense<32> : tensor<64x1xi32>
+  %qmo = arith.muli %qm, %c32 : tensor<64x1xi32>
+  %qmb = tile.broadcast %qmo : tensor<64x1xi32> -> tensor<64x32xi32>
+  %qk = tile.expand_dims %r32 axis 0 : tensor<32xi32> -> tensor<1x32xi32>
+  %qkb = tile.broadcast %qk : tensor<1x32xi32> -> tensor<64x32xi32>
+  %qoff = arith.addi %qmb, %qkb : tensor<64x32xi32>
+  %qs = tile.splat %a : !tile.ptr<f16> -> tensor<64x32x!tile.ptr<f16>>
+  %qp = tile.addptr %qs, %qoff : tensor<64x32x!tile.ptr<f16>>, tensor<64x32xi32>
+  %q = tile.load %qp : tensor<64x32x!tile.ptr<f16>> -> tensor<64x32xf16>
+  %kc = tile.expand_dims %r32 axis 1 : tensor<32xi32> -> tensor<32x1xi32>
+  %c64 = arith.constant dense<64> : tensor<32x1xi32>
+  %bk = arith.muli %kc, %c64 : tensor<32x1xi32>
+  %bkb = tile.broadcast %bk : tensor<32x1xi32> -> tensor<32x64xi32>
+  %bn = tile.expand_dims %r64 axis 0 : tensor<64xi32> -> tensor<1x64xi32>
+  %bnb = tile.broadcast %bn : tensor<1x64xi32> -> tensor<32x64xi32>
+  %boff = arith.addi %bkb, %bnb : tensor<32x64xi32>
+  %bs = tile.splat %b : !tile.ptr<f16> -> tensor<32x64x!tile.ptr<f16>>
+  %bp = tile.addptr %bs, %boff : tensor<32x64x!tile.ptr<f16>>, tensor<32x64xi32>
+  %first = scf.for %i = %c0 to %n step %c1 iter_args(%acc_i = %zero) -> (tensor<64x64xf32>) : i32 {
+    %k = tile.load %bp : tensor<32x64x!tile.ptr<f16>> -> tensor<32x64xf16>
+    %d = tile.dot %q, %k, %acc_i : tensor<64x32xf16>, tensor<32x64xf16> -> tensor<64x64xf32>
+    scf.yield %d : tensor<64x64xf32>
+  }
+  %both = scf.for %i = %c0 to %n step %c1 iter_args(%acc_i = %first) -> (tensor<64x64xf32>) : i32 {
+    %k = tile.load %bp : tensor<32x64x!tile.ptr<f16>> -> tensor<32x64xf16>
+    %d = tile.dot %q, %k, %acc_i : tensor<64x32xf16>, tensor<32x64xf16> -> tensor<64x64xf32>
+    scf.yield %d : tensor<64x64xf32>
+  }
+  %os = tile.splat %o : !tile.ptr<f32> -> tensor<64x64x!tile.ptr<f32>>
+  %rows = tile.expand_dims %r64 axis 1 : tensor<64xi32> -> tensor<64x1xi32>
+  %c64r = arith.constant dense<64> : tensor<64x1xi32>
+  %ro = arith.muli %rows, %c64r : tensor<64x1xi32>
+  %rob = tile.broadcast %ro : tensor<64x1xi32> -> tensor<64x64xi32>
+  %cob = tile.broadcast %bn : tensor<1x64xi32> -> tensor<64x64xi32>
+  %ooff = arith.addi %rob, %cob : tensor<64x64xi32>
+  %op = tile.addptr %os, %ooff : tensor<64x64x!tile.ptr<f32>>, tensor<64x64xi32>
+  tile.store %op, %both : tensor<64x64x!tile.ptr<f32>>, tensor<64x64xf32>
+  return
+}
