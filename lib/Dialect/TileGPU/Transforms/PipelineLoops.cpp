@@ -59,8 +59,8 @@ namespace {
 
 /// A load turned into asynchronous copies (a tile.load into cp.async, a
 /// tile.block_load with `tensorMap` into TMA copies), and the conversions
-/// to dot operands that read it; with none, the load's value itself is
-/// read back from the slot.
+/// to dot operands that read it, as it is or transposed; with none, the
+/// load's value itself is read back from the slot.
 struct StagedLoad {
   Operation *load;
   SmallVector<ConvertLayoutOp> converts;
@@ -74,6 +74,12 @@ struct StagedLoad {
   std::optional<TensorMapFields> tensorMap;
   /// That parameter, once the kernel has it.
   Value tensorMapArg;
+
+  /// Whether the load's value itself is read back from the slot (no dot
+  /// reads the slot in place).
+  bool readsOwnLayout() const {
+    return converts.empty() && transposedConverts.empty();
+  }
 };
 
 /// What pipelining one loop takes: its staged loads and the stage-0 ops
@@ -361,7 +367,7 @@ static FailureOr<LoopPlan> planLoop(scf::ForOp loop, int64_t stages,
   // iteration.
   for (StagedLoad &staged : plan.loads) {
     auto load = dyn_cast<tile::LoadOp>(staged.load);
-    if (!staged.converts.empty() || !load || !load.getOther() ||
+    if (!staged.readsOwnLayout() || !load || !load.getOther() ||
         isZeroTile(load.getOther()))
       continue;
     for (Value operand : {load.getMask(), load.getOther()})
@@ -734,7 +740,7 @@ pipelineLoop(scf::ForOp loop, LoopPlan &plan, int64_t stages,
   auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
   for (Operation &op : loop.getBody()->without_terminator()) {
     auto read = llvm::find_if(plan.loads, [&](StagedLoad &s) {
-      return s.load == &op && s.converts.empty();
+      return s.load == &op && s.readsOwnLayout();
     });
     if (read != plan.loads.end()) {
       auto load = cast<tile::LoadOp>(op);

@@ -91,6 +91,65 @@ func.func @read_transposed(%a: !tile.ptr<f16> {tile.divisibility = 16 : i64},
 
 // -----
 
+// A load that only a transposed read takes (`dot(a, tl.trans(x))`) is
+// staged the same way, and its value is not read back from the slot in
+// its own layout as well.
+// CHECK-LABEL: func.func @only_transposed
+// CHECK: %[[X:.*]] = tilegpu.local_alloc : memref<3x32x64xf16, 3>
+// CHECK-NEXT: %[[XT:.*]] = tilegpu.transpose_slots %[[X]]
+// CHECK: scf.for
+// CHECK-NOT: tilegpu.local_load
+// CHECK-NOT: tile.trans
+// CHECK: tilegpu.warpgroup_dot %{{.*}}, %[[XT]][%{{.*}}], %{{.*}} : memref<1x64x64xf16, 3>, memref<3x64x32xf16, strided<[2048, 1, 64]>, 3>
+// CHECK-NEXT: scf.yield
+func.func @only_transposed(%b: !tile.ptr<f16> {tile.divisibility = 16 : i64},
+                           %x: !tile.ptr<f16> {tile.divisibility = 16 : i64},
+                           %o: !tile.ptr<f32> {tile.divisibility = 16 : i64},
+                           %n: i32) {
+  %r32 = tile.range 0 to 32 : tensor<32xi32>
+  %r64 = tile.range 0 to 64 : tensor<64xi32>
+  %m = tile.expand_dims %r64 axis 1 : tensor<64xi32> -> tensor<64x1xi32>
+  %k64 = tile.expand_dims %r64 axis 0 : tensor<64xi32> -> tensor<1x64xi32>
+  %c64m = arith.constant dense<64> : tensor<64x1xi32>
+  %m64 = arith.muli %m, %c64m : tensor<64x1xi32>
+  %m64b = tile.broadcast %m64 : tensor<64x1xi32> -> tensor<64x64xi32>
+  %k64b = tile.broadcast %k64 : tensor<1x64xi32> -> tensor<64x64xi32>
+  %a2off = arith.addi %m64b, %k64b : tensor<64x64xi32>
+  %a2s = tile.splat %b : !tile.ptr<f16> -> tensor<64x64x!tile.ptr<f16>>
+  %a2p = tile.addptr %a2s, %a2off : tensor<64x64x!tile.ptr<f16>>, tensor<64x64xi32>
+  %a2 = tile.load %a2p : tensor<64x64x!tile.ptr<f16>> -> tensor<64x64xf16>
+  %xr = tile.expand_dims %r32 axis 1 : tensor<32xi32> -> tensor<32x1xi32>
+  %c64x = arith.constant dense<64> : tensor<32x1xi32>
+  %xro = arith.muli %xr, %c64x : tensor<32x1xi32>
+  %xrb = tile.broadcast %xro : tensor<32x1xi32> -> tensor<32x64xi32>
+  %xcb = tile.broadcast %k64 : tensor<1x64xi32> -> tensor<32x64xi32>
+  %xoff = arith.addi %xrb, %xcb : tensor<32x64xi32>
+  %xs = tile.splat %x : !tile.ptr<f16> -> tensor<32x64x!tile.ptr<f16>>
+  %xp = tile.addptr %xs, %xoff : tensor<32x64x!tile.ptr<f16>>, tensor<32x64xi32>
+  %step = arith.constant dense<2048> : tensor<32x64xi32>
+  %zero32 = arith.constant dense<0.0> : tensor<64x32xf32>
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %acc:2 = scf.for %i = %c0 to %n step %c1 iter_args(%t_i = %zero32, %p_i = %xp) -> (tensor<64x32xf32>, tensor<32x64x!tile.ptr<f16>>) : i32 {
+    %v = tile.load %p_i : tensor<32x64x!tile.ptr<f16>> -> tensor<32x64xf16>
+    %vt = tile.trans %v [1, 0] : tensor<32x64xf16> -> tensor<64x32xf16>
+    %t = tile.dot %a2, %vt, %t_i : tensor<64x64xf16>, tensor<64x32xf16> -> tensor<64x32xf32>
+    %pn = tile.addptr %p_i, %step : tensor<32x64x!tile.ptr<f16>>, tensor<32x64xi32>
+    scf.yield %t, %pn : tensor<64x32xf32>, tensor<32x64x!tile.ptr<f16>>
+  }
+  %u = tile.reduce %acc#0 axis 1 : tensor<64x32xf32> -> tensor<64xf32> {
+  ^bb0(%l: f32, %r: f32):
+    %sum = arith.addf %l, %r : f32
+    tile.yield %sum : f32
+  }
+  %os = tile.splat %o : !tile.ptr<f32> -> tensor<64x!tile.ptr<f32>>
+  %op = tile.addptr %os, %r64 : tensor<64x!tile.ptr<f32>>, tensor<64xi32>
+  tile.store %op, %u : tensor<64x!tile.ptr<f32>>, tensor<64xf32>
+  return
+}
+
+// -----
+
 // The offsets of a block of rows are carried by the loop (`curr += 32`)
 // and used both by the load's mask (stage 0, two iterations ahead) and by
 // the rest of the body (a mask on the dot's result): stage 1 computes its

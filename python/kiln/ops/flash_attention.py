@@ -1,15 +1,19 @@
-"""Attention forward in the manner of Triton's fused-attention tutorial
-(FlashAttention-2): a program holds a block of queries and walks the keys
-and values in blocks, keeping a running maximum and sum of its softmax
-(in base 2, ``exp2``, with the scale folded into ``qk_scale``) so that
-the scores are never stored; K is loaded transposed (``K + cols[None, :]
-* stride + d[:, None]``); the probabilities meet V in float16 with the
+"""Flash attention, forward and backward: the kernels ``kiln.ops.attention``
+runs, written in Triton's idiom (its fused-attention tutorial,
+FlashAttention-2), so that the same file is also a kernel of the
+Triton-idiom corpus (``bench/corpus``), compiled by Triton too.
+
+The forward: a program holds a block of queries and walks the keys and
+values in blocks, keeping a running maximum and sum of its softmax (in
+base 2, ``exp2``, with the scale folded into ``qk_scale``) so that the
+scores are never stored; K is loaded transposed (``K + cols[None, :] *
+stride + d[:, None]``); the probabilities meet V in V's type with the
 accumulator passed to ``tl.dot``. Causal attention runs the blocks left
 of the diagonal unmasked (stage 1) and the diagonal block masked (stage
 2); non-causal attention runs every block (stage 3). Unlike the tutorial
 it masks the last block of a sequence whose length is not a multiple of
-the blocks. It also stores each query's log-sum-exp (base 2), ``M``, as
-the tutorial does for its backward pass.
+the blocks. It also stores each query's log-sum-exp (base 2), ``M``, for
+the backward pass.
 
 The backward pass is the tutorial's too: a preprocess computes each
 query's ``delta = rowsum(dO * O)``; then one program per block of keys
@@ -18,12 +22,21 @@ qT)``, ``tl.trans(do)``) and the same program walks the keys for the dQ of
 a block of queries. K arrives pre-scaled by ``sm_scale / ln 2`` so that
 the scores are in ``M``'s base 2. Causal attention takes the diagonal
 block in narrower masked steps (``BLK_SLICE_FACTOR``) and the rest
-unmasked; every load and store is masked for ragged sequences."""
+unmasked; every load and store is masked for ragged sequences.
+
+``forward`` and ``backward`` launch them on numpy arrays (the host
+target) or PyTorch tensors (the GPU for CUDA tensors, the host target for
+CPU ones), with the blocks Triton's tutorial uses on Hopper on a GPU and
+small ones on the host."""
+
+import functools
+import math
 
 import numpy as np
 
 import kiln.triton as triton
 import kiln.triton.language as tl
+from kiln.errors import KilnError
 
 
 @triton.jit
@@ -57,7 +70,7 @@ def _attn_fwd_inner(acc, l_i, m_i, q, K_ptr, V_ptr, stride_kn, stride_vn,
         acc = acc * alpha[:, None]
         v = tl.load(V_ptr + cols[:, None] * stride_vn + offs_d[None, :],
                     mask=cols[:, None] < N_CTX, other=0.0)
-        acc = tl.dot(p.to(tl.float16), v, acc)
+        acc = tl.dot(p.to(v.dtype), v, acc)
         m_i = m_ij
     return acc, l_i, m_i
 
@@ -145,12 +158,12 @@ def _attn_bwd_dkdv(dk, dv, Q, k, v, DO, M, D, stride_tok, stride_d, N_CTX,
         if MASK:
             pT = tl.where(offs_m[None, :] >= offs_n[:, None], pT, 0.0)
         do = tl.load(do_ptrs, mask=offs_m[:, None] < N_CTX, other=0.0)
-        ppT = pT.to(tl.float16)
+        ppT = pT.to(do.dtype)
         dv += tl.dot(ppT, do)
         Di = tl.load(D + offs_m, mask=offs_m < N_CTX, other=0.0)
         dpT = tl.dot(v, tl.trans(do)).to(tl.float32)
         dsT = pT * (dpT - Di[None, :])
-        dsT = dsT.to(tl.float16)
+        dsT = dsT.to(qT.dtype)
         dk += tl.dot(dsT, tl.trans(qT))
         curr_m += step_m
         qT_ptrs += step_m * stride_tok
@@ -184,7 +197,7 @@ def _attn_bwd_dq(dq, q, K, V, do, m, D, stride_tok, stride_d, N_CTX,
         p = tl.where(valid, p, 0.0)
         dp = tl.dot(do, vT).to(tl.float32)
         ds = p * (dp - Di[:, None])
-        ds = ds.to(tl.float16)
+        ds = ds.to(kT.dtype)
         dq += tl.dot(ds, tl.trans(kT))
         curr_n += step_n
         kT_ptrs += step_n * stride_tok
@@ -283,92 +296,159 @@ def _attn_bwd(Q, K, V, sm_scale, DO, DQ, DK, DV, M, D,
     tl.store(dq_ptrs, dq, mask=queries)
 
 
+#: The head dimensions the kernels take (powers of two, for tl.arange).
+HEAD_DIMS = (16, 32, 64, 128, 256)
+#: ln(2), by which the backward's K is scaled down with sm_scale.
+_LN2 = 0.6931471824645996
+
+
+def _is_torch(x) -> bool:
+    return type(x).__module__.startswith("torch")
+
+
+def _on_gpu(x) -> bool:
+    return bool(getattr(x, "is_cuda", False)) or hasattr(
+        x, "__cuda_array_interface__")
+
+
 def _strides(x):
+    """``x``'s strides in elements."""
+    if _is_torch(x):
+        return tuple(x.stride())
     return tuple(s // x.itemsize for s in x.strides)
 
 
-def attention(q, k, v, causal, sm_scale, block_m=32, block_n=32):
-    """``(out, lse2)`` of float16 ``q``, ``k``, ``v`` (batch x heads x
-    sequence x head_dim, each head's rows contiguous)."""
+def _contiguous(x):
+    return x.detach().contiguous() if _is_torch(x) else np.ascontiguousarray(x)
+
+
+def _empty(like, shape, float32=False):
+    """A new array of ``shape`` beside ``like``, of its type or float32."""
+    if _is_torch(like):
+        import torch
+        return like.new_empty(shape,
+                              dtype=torch.float32 if float32 else like.dtype)
+    return np.empty(shape, np.float32 if float32 else like.dtype)
+
+
+def _scaled(x, scale):
+    """``x * scale`` in ``x``'s type."""
+    return (x * scale).to(x.dtype) if _is_torch(x) else \
+        (x * scale).astype(x.dtype)
+
+
+def check(q, k, v, sm_scale=None) -> None:
+    """Refuses, by name, what the kernels do not take."""
+    if not (len(q.shape) == 4 and tuple(q.shape) == tuple(k.shape) ==
+            tuple(v.shape)):
+        raise KilnError(
+            "attention takes q, k and v of one shape batch x heads x "
+            f"sequence x head_dim, not {tuple(q.shape)}, {tuple(k.shape)}, "
+            f"{tuple(v.shape)}")
+    types = {str(t.dtype).removeprefix("torch.") for t in (q, k, v)}
+    if len(types) != 1 or types.pop() not in ("float16", "bfloat16"):
+        raise KilnError(
+            "attention takes q, k and v all float16 or all bfloat16, not "
+            f"{q.dtype}, {k.dtype}, {v.dtype}")
+    if q.shape[-1] not in HEAD_DIMS:
+        raise KilnError(f"attention takes head dims {HEAD_DIMS}, not "
+                        f"{q.shape[-1]}")
+    if len({_on_gpu(t) for t in (q, k, v)}) != 1:
+        raise KilnError("attention takes q, k and v all on the GPU or all on "
+                        "the host")
+    if sm_scale is not None and not math.isfinite(sm_scale):
+        raise KilnError(f"attention's sm_scale must be finite, not {sm_scale}")
+
+
+def forward(q, k, v, causal, sm_scale):
+    """``(out, lse2)``: the attention of ``q``, ``k``, ``v`` (batch x heads
+    x sequence x head_dim, each head's rows contiguous) and each query's
+    log-sum-exp of its scaled scores in base 2, float32."""
     Z, H, N_CTX, HEAD_DIM = q.shape
-    assert HEAD_DIM in {16, 32, 64, 128, 256}
-    o = np.empty_like(q)
-    M = np.empty((Z, H, N_CTX), dtype=np.float32)
-    stage = 3 if causal else 1
-    grid = lambda args: (triton.cdiv(N_CTX, args["BLOCK_M"]), Z * H, 1)
+    o = _empty(q, q.shape)
+    M = _empty(q, (Z, H, N_CTX), float32=True)
+    if _on_gpu(q):
+        block_m, block_n, warps, stages = 128, min(
+            HEAD_DIM, 128 if HEAD_DIM == 128 else 64), 8, 3
+    else:
+        block_m, block_n, warps, stages = 32, min(HEAD_DIM, 32), 4, 3
+    grid = (triton.cdiv(N_CTX, block_m), Z * H, 1)
     _attn_fwd[grid](q, k, v, sm_scale, M, o,
                     *_strides(q)[:3], *_strides(k)[:3], *_strides(v)[:3],
                     *_strides(o)[:3], H, N_CTX, HEAD_DIM=HEAD_DIM,
-                    BLOCK_M=block_m, BLOCK_N=block_n, STAGE=stage)
+                    BLOCK_M=block_m, BLOCK_N=block_n,
+                    STAGE=3 if causal else 1, num_warps=warps,
+                    num_stages=stages)
     return o, M
 
 
-def attention_backward(q, k, v, o, M, do, causal, sm_scale, block_m1=32,
-                       block_n1=64, block_m2=64, block_n2=32,
-                       blk_slice_factor=2):
-    """``(dq, dk, dv)`` of the forward's ``o = attention(q, k, v)`` and
-    its ``M``, given ``do``; all float16 arrays of one contiguous shape
-    batch x heads x sequence x head_dim."""
+def backward(q, k, v, o, M, do, causal, sm_scale):
+    """``(dq, dk, dv)`` of ``o, M = forward(q, k, v, ...)`` given ``do``,
+    all of one contiguous shape batch x heads x sequence x head_dim."""
     Z, H, N_CTX, HEAD_DIM = q.shape
-    assert q.shape == k.shape == v.shape == o.shape == do.shape
-    assert all(t.flags.c_contiguous for t in (q, k, v, o, do))
-    assert block_n1 == block_m2, "one program takes a key and a query block"
-    arg_k = (k * np.float16(sm_scale / np.log(2))).astype(np.float16)
-    delta = np.empty_like(M)
-    pre_block = 64
+    arg_k = _scaled(k, sm_scale / _LN2)
+    delta = _empty(q, M.shape, float32=True)
+    if _on_gpu(q):
+        blocks = (32, 128, 128, 32)
+        warps, stages, pre_block = (4 if HEAD_DIM <= 64 else 8), 5, 128
+    else:
+        blocks, warps, stages, pre_block = (32, 64, 64, 32), 4, 3, 64
+    block_m1, block_n1, block_m2, block_n2 = blocks
     _attn_bwd_preprocess[(triton.cdiv(N_CTX, pre_block), Z * H)](
         o, do, delta, N_CTX, BLOCK_M=pre_block, HEAD_DIM=HEAD_DIM)
-    dq, dk, dv = np.empty_like(q), np.empty_like(k), np.empty_like(v)
+    dq, dk, dv = _empty(q, q.shape), _empty(k, k.shape), _empty(v, v.shape)
+    # One program takes a block of keys and one of queries (BLOCK_N1 ==
+    # BLOCK_M2).
     _attn_bwd[(triton.cdiv(N_CTX, block_n1), 1, Z * H)](
         q, arg_k, v, sm_scale, do, dq, dk, dv, M, delta,
         *_strides(q), H, N_CTX, BLOCK_M1=block_m1, BLOCK_N1=block_n1,
-        BLOCK_M2=block_m2, BLOCK_N2=block_n2,
-        BLK_SLICE_FACTOR=blk_slice_factor, HEAD_DIM=HEAD_DIM,
-        CAUSAL=causal)
+        BLOCK_M2=block_m2, BLOCK_N2=block_n2, BLK_SLICE_FACTOR=2,
+        HEAD_DIM=HEAD_DIM, CAUSAL=causal, num_warps=warps,
+        num_stages=stages)
     return dq, dk, dv
 
 
-def reference(q, k, v, causal, sm_scale):
-    """``(out, lse2)`` in float64."""
-    q, k, v = (t.astype(np.float64) for t in (q, k, v))
-    scores = q @ np.swapaxes(k, -1, -2) * sm_scale
-    if causal:
-        n = q.shape[2]
-        scores = np.where(np.tril(np.ones((n, n), bool)), scores, -np.inf)
-    top = scores.max(axis=-1, keepdims=True)
-    e = np.exp(scores - top)
-    total = e.sum(axis=-1, keepdims=True)
-    lse2 = (top + np.log(total))[..., 0] / np.log(2)
-    return e / total @ v, lse2
+@functools.cache
+def _autograd_function():
+    """The torch.autograd.Function of ``attention`` (PyTorch is imported
+    only when tensors of it are given)."""
+    import torch
+
+    class Attention(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, q, k, v, causal, sm_scale):
+            q, k, v = (_contiguous(t) for t in (q, k, v))
+            o, M = forward(q, k, v, causal, sm_scale)
+            ctx.save_for_backward(q, k, v, o, M)
+            ctx.causal, ctx.sm_scale = causal, sm_scale
+            return o
+
+        @staticmethod
+        def backward(ctx, do):
+            # The saved output is the Function's own, which requires grad.
+            q, k, v, o, M = (t.detach() for t in ctx.saved_tensors)
+            dq, dk, dv = backward(q, k, v, o, M, _contiguous(do), ctx.causal,
+                                  ctx.sm_scale)
+            return dq, dk, dv, None, None
+
+    return Attention
 
 
-def reference_backward(q, k, v, do, causal, sm_scale):
-    """``(dq, dk, dv)`` in float64."""
-    q, k, v, do = (t.astype(np.float64) for t in (q, k, v, do))
-    scores = q @ np.swapaxes(k, -1, -2) * sm_scale
-    if causal:
-        n = q.shape[2]
-        scores = np.where(np.tril(np.ones((n, n), bool)), scores, -np.inf)
-    e = np.exp(scores - scores.max(axis=-1, keepdims=True))
-    p = e / e.sum(axis=-1, keepdims=True)
-    dv = np.swapaxes(p, -1, -2) @ do
-    dp = do @ np.swapaxes(v, -1, -2)
-    ds = p * (dp - (dp * p).sum(axis=-1, keepdims=True))
-    return ds @ k * sm_scale, np.swapaxes(ds, -1, -2) @ q * sm_scale, dv
-
-
-if __name__ == "__main__":
-    rng = np.random.default_rng(0)
-    q, k, v = (rng.standard_normal((1, 2, 100, 64)).astype(np.float16)
-               for _ in range(3))
-    for causal in (False, True):
-        out, lse = attention(q, k, v, causal, 0.125)
-        want, want_lse = reference(q, k, v, causal, 0.125)
-        triton.testing.assert_close(out, want, atol=1e-2)
-        triton.testing.assert_close(lse, want_lse, atol=1e-3)
-        do = rng.standard_normal(q.shape).astype(np.float16)
-        grads = attention_backward(q, k, v, out, lse, do, causal, 0.125)
-        for got, want in zip(grads, reference_backward(q, k, v, do, causal,
-                                                       0.125)):
-            triton.testing.assert_close(got, want, atol=2e-2)
-    print("flash attention: ok")
+def attention(q, k, v, causal=False, sm_scale=None):
+    """``softmax(q @ k.T * sm_scale) @ v`` (causal: each query attends to
+    the keys up to its own position), as
+    ``torch.nn.functional.scaled_dot_product_attention``: ``q``, ``k``,
+    ``v`` batch x heads x sequence x head_dim, float16 or bfloat16, head
+    dim 16 to 256; ``sm_scale`` 1/sqrt(head_dim) by default. Takes numpy
+    arrays (run on the host target) or PyTorch tensors (on their GPU, or
+    on the host target for CPU tensors); PyTorch tensors that require
+    grad get gradients from the backward kernels."""
+    check(q, k, v, sm_scale)
+    sm_scale = q.shape[-1] ** -0.5 if sm_scale is None else float(sm_scale)
+    if _is_torch(q):
+        import torch
+        if torch.is_grad_enabled() and any(t.requires_grad
+                                           for t in (q, k, v)):
+            return _autograd_function().apply(q, k, v, causal, sm_scale)
+    q, k, v = (_contiguous(t) for t in (q, k, v))
+    return forward(q, k, v, causal, sm_scale)[0]
