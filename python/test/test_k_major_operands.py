@@ -74,8 +74,8 @@ def test_k_major_b_on_the_host(interpret):
     c = np.zeros((M, N), np.float32)
     kernel = kiln.jit(linear.fn, interpret=interpret)
     kernel[(3, 2)](c, a, w, M, N, K, BM=32, BN=32, BK=32)
-    np.testing.assert_allclose(c, a.astype(np.float64) @ w.astype(np.float64).T,
-                               rtol=1e-3, atol=1e-3)
+    want = a.astype(np.float64) @ w.astype(np.float64).T
+    np.testing.assert_allclose(c, want, rtol=1e-3, atol=1e-3)
 
 
 def test_k_major_b_on_the_gpu_against_torch():
@@ -113,6 +113,49 @@ def test_attention_on_the_gpu_against_torch(head_dim, causal):
     expected = torch.nn.functional.scaled_dot_product_attention(
         q.float(), k.float(), v.float(), is_causal=causal, scale=sm_scale)
     torch.testing.assert_close(out.float(), expected, rtol=2e-2, atol=2e-2)
+
+
+#: A loop in PTX: its header's label, its body, the branch back.
+_LOOP = re.compile(r"^(\$L__BB\d+_\d+):\n(.*?)\n\s*@%p\d+ bra\s+\1;",
+                   re.MULTILINE | re.DOTALL)
+#: wgmma with A from shared memory (a descriptor) and from registers.
+_WGMMA_SHARED_A = re.compile(r"wgmma\.mma_async[^;]*\}, %rd\d+, %rd\d+, p")
+_WGMMA_REGISTER_A = re.compile(
+    r"wgmma\.mma_async[^;]*\}, \{[^}]*\}, %rd\d+, p")
+
+
+def _dot_loops(ptx: str) -> list[str]:
+    """The body of each loop of ``ptx`` that runs wgmma."""
+    return [match.group(2) for match in _LOOP.finditer(ptx)
+            if "wgmma.mma_async" in match.group(2)]
+
+
+@pytest.mark.parametrize("head_dim", [64, 128])
+@pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
+def test_attention_forward_loop_keeps_p_and_the_softmax_in_registers(
+        head_dim, causal):
+    """Each loop over K/V blocks of the forward (two when causal): QK^T on
+    wgmma from shared memory (Q's slot, K's cp.async slots), then P V on
+    wgmma with P in registers; no shared-memory store or load (P is never
+    stored, the softmax needs no layout round trip) and one barrier, the
+    pipeline's; ptxas spills nothing."""
+    attention = compare.load_kiln("flash_attention")
+    f16, f32 = np.zeros(64, np.float16), np.zeros(64, np.float32)
+    n_ctx, heads = 4096, 32
+    strides = (heads * n_ctx * head_dim, n_ctx * head_dim, head_dim)
+    compiled = attention._attn_fwd.warmup(
+        f16, f16, f16, 0.125, f32, f16, *strides * 4, heads, n_ctx,
+        HEAD_DIM=head_dim, BLOCK_M=128, BLOCK_N=64 if head_dim == 64 else 128,
+        STAGE=3 if causal else 1, num_warps=8, chip="sm_90a")
+    if compiled.metadata is not None:  # ptxas was found
+        assert compiled.metadata.spill_stores == 0
+    loops = _dot_loops(compiled.asm["ptx"])
+    assert len(loops) == (2 if causal else 1)
+    for body in loops:
+        assert _WGMMA_SHARED_A.search(body) and _WGMMA_REGISTER_A.search(body)
+        assert "cp.async.cg.shared.global" in body
+        assert not re.search(r"\b(st|ld)\.shared\b", body)
+        assert body.count("bar.sync") == 1
 
 
 def _attention_backward_ptx(causal: bool, chip: str):
