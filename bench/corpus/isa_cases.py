@@ -72,6 +72,27 @@ def _attention(stage: int, head_dim: int) -> Case:
                 num_warps=8, num_stages=3)
 
 
+def _attention_descriptors(causal: bool, head_dim: int) -> Case:
+    """Triton 3.9's tutorial forward on host descriptors (TMA) at its
+    Hopper blocks: 128 queries, 128 keys (64 at head dim 64, which it
+    asserts), 8 warps, 3 stages."""
+    n_ctx, heads = 4096, 32
+
+    def args():
+        from kiln.tensor_descriptor import TensorDescriptor
+        base = f16()
+        rows = (heads * n_ctx, head_dim)
+        return {"sm_scale": 0.125, "M": f32(), "Z": 1, "H": heads,
+                **{name: TensorDescriptor(base, rows, [head_dim, 1],
+                                          [128, head_dim])
+                   for name in ("desc_q", "desc_k", "desc_v", "desc_o")},
+                "N_CTX": n_ctx}
+    return Case("flash_attention_descriptor", "_attn_fwd", args,
+                {"HEAD_DIM": head_dim, "BLOCK_M": 128,
+                 "BLOCK_N": min(128, head_dim), "STAGE": 3 if causal else 1},
+                num_warps=8, num_stages=3)
+
+
 def _attention_backward(causal: bool, head_dim: int) -> Case:
     """The tutorial's backward at its blocks for Hopper (dK/dV over
     32-query steps of a 128-key block, dQ over 32-key steps of a 128-query
@@ -212,6 +233,8 @@ CASES: dict[str, Case] = {
     "attention_d64_causal": _attention(3, 64),
     "attention_d128": _attention(1, 128),
     "attention_d128_causal": _attention(3, 128),
+    "attention_tma_d64": _attention_descriptors(False, 64),
+    "attention_tma_d128_causal": _attention_descriptors(True, 128),
     "attention_bwd_d64": _attention_backward(False, 64),
     "attention_bwd_d64_causal": _attention_backward(True, 64),
     "attention_bwd_d128": _attention_backward(False, 128),

@@ -150,6 +150,29 @@ def _attention(torch, case: str) -> Launch:
             q, k, v, is_causal=causal), ("TFLOP/s", flops), tolerance=0.02)
 
 
+def _attention_descriptors(torch, case: str) -> Launch:
+    """The forward on host descriptors: each compiler's copy of the file
+    makes its own from the same tensors."""
+    heads, n_ctx = 32, 4096
+    spec = CASES[case].constexprs
+    head_dim, causal = spec["HEAD_DIM"], spec["STAGE"] == 3
+    q, k, v = (torch.randn(1, heads, n_ctx, head_dim, dtype=torch.float16,
+                           device="cuda") for _ in range(3))
+    o = torch.empty_like(q)
+    lse = torch.empty(1, heads, n_ctx, dtype=torch.float32, device="cuda")
+    flops = 4 * heads * n_ctx * n_ctx * head_dim // (2 if causal else 1)
+    names = ("desc_q", "desc_k", "desc_v", "desc_o")
+    return Launch(
+        {"sm_scale": head_dim ** -0.5, "M": lse, "Z": 1, "H": heads,
+         "N_CTX": n_ctx}, (n_ctx // spec["BLOCK_M"], heads, 1),
+        ("desc_o", "M"),
+        lambda: torch.nn.functional.scaled_dot_product_attention(
+            q, k, v, is_causal=causal), ("TFLOP/s", flops), tolerance=0.02,
+        written={"desc_o": o},
+        describe=lambda module: dict(zip(names, module.descriptors(
+            q, k, v, o, spec["BLOCK_M"], spec["BLOCK_N"]))))
+
+
 def _attention_backward(torch, case: str) -> Launch:
     """dQ, dK and dV of one forward, whose log-sum-exp (base 2) and
     ``delta = rowsum(dO * O)`` PyTorch computes; PyTorch's peer is its
@@ -312,6 +335,8 @@ def make_launch(torch, case: str) -> Launch:
     """The launch of case ``case`` of ``isa_cases.CASES`` on new tensors."""
     if case.startswith("attention_bwd"):
         return _attention_backward(torch, case)
+    if case.startswith("attention_tma"):
+        return _attention_descriptors(torch, case)
     if case.startswith("attention"):
         return _attention(torch, case)
     if case in ("matmul", "matmul_leaky_relu", "linear", "matmul_int8",

@@ -311,3 +311,13 @@ def test_flash_attention_backward(target, causal, head_dim):
     for name, g, w in zip(("dq", "dk", "dv"), got, want):
         assert g.dtype == np.float16, name
         check(g, w, atol=5e-3, rtol=5e-3)
+
+
+@pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
+def test_flash_attention_with_descriptors(target, causal):
+    module = corpus("flash_attention_descriptor")
+    q, k, v = (normal(2, 2, 96, 64, dtype=np.float16) for _ in range(3))
+    out, lse = module.attention(q, k, v, causal, 0.125)
+    want, want_lse = attention_reference.forward(q, k, v, causal, 0.125)
+    check(out, want, atol=2e-3, rtol=2e-3)
+    check(lse, want_lse, atol=1e-4, rtol=1e-4)

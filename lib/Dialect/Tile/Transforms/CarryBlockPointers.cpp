@@ -1,8 +1,10 @@
 //===- CarryBlockPointers.cpp - Block pointers as loop-carried values -----===//
 //
-// A block pointer made in a loop at offsets affine in the induction
-// variable (Triton's `desc.load([m, k * BLOCK_K])`) becomes one made before
-// the loop and advanced by it, the form the pipeliner and TMA take.
+// A block pointer made in a loop at offsets that move by the same amount
+// each iteration (Triton's `desc.load([m, k * BLOCK_K])`, or
+// `desc_k.load([offset_y, 0])` with `offset_y += BLOCK_N` carried) becomes
+// one made before the loop and advanced by it, the form the pipeliner and
+// TMA take.
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,43 +27,51 @@ namespace kiln::tile {
 using namespace mlir;
 using namespace kiln::tile;
 
-/// The constant c with `value` = (a loop-invariant value) + iv * c, where
-/// what `value` computes in `loop` is sums, differences and products by
-/// constants; none otherwise.
-static std::optional<int64_t> getIVCoefficient(Value value, scf::ForOp loop) {
-  if (value == loop.getInductionVar())
-    return 1;
-  if (loop.isDefinedOutsideOfLoop(value))
-    return 0;
+/// What a value the loop carries adds to itself each iteration, where it
+/// is `arg + step` with `step` the same every iteration (Triton's
+/// `offset_y += BLOCK_N`); null otherwise.
+static Value getCarriedStep(BlockArgument arg, scf::ForOp loop) {
+  if (arg.getOwner() != loop.getBody() || arg == loop.getInductionVar())
+    return {};
+  auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+  auto add =
+      yield.getOperand(arg.getArgNumber() - 1).getDefiningOp<arith::AddIOp>();
+  if (!add)
+    return {};
+  Value step = add.getLhs() == arg   ? add.getRhs()
+               : add.getRhs() == arg ? add.getLhs()
+                                     : Value();
+  if (step && (loop.isDefinedOutsideOfLoop(step) ||
+               matchPattern(step, m_Constant())))
+    return step;
+  return {};
+}
+
+/// Whether `value` moves by the same amount each iteration of `loop`: it
+/// is made of the induction variable, values the loop carries that add
+/// the same step each iteration, loop invariants and constants, by sums,
+/// differences and products by constants.
+static bool movesLinearly(Value value, scf::ForOp loop) {
+  if (value == loop.getInductionVar() || loop.isDefinedOutsideOfLoop(value) ||
+      matchPattern(value, m_Constant()))
+    return true;
+  if (auto arg = dyn_cast<BlockArgument>(value))
+    return bool(getCarriedStep(arg, loop));
   Operation *op = value.getDefiningOp();
-  if (!op)
-    return std::nullopt;
-  if (matchPattern(value, m_Constant()))
-    return 0;
-  if (isa<arith::AddIOp, arith::SubIOp, arith::MulIOp>(op)) {
-    std::optional<int64_t> lhs = getIVCoefficient(op->getOperand(0), loop);
-    std::optional<int64_t> rhs = getIVCoefficient(op->getOperand(1), loop);
-    if (!lhs || !rhs)
-      return std::nullopt;
-    if (isa<arith::AddIOp>(op))
-      return *lhs + *rhs;
-    if (isa<arith::SubIOp>(op))
-      return *lhs - *rhs;
-    // A product stays affine when one side is a constant.
-    APInt factor;
-    if (matchPattern(op->getOperand(1), m_ConstantInt(&factor)))
-      return *lhs * factor.getSExtValue();
-    if (matchPattern(op->getOperand(0), m_ConstantInt(&factor)))
-      return *rhs * factor.getSExtValue();
-    if (*lhs == 0 && *rhs == 0)
-      return 0;
-  }
-  return std::nullopt;
+  if (isa<arith::AddIOp, arith::SubIOp>(op))
+    return movesLinearly(op->getOperand(0), loop) &&
+           movesLinearly(op->getOperand(1), loop);
+  if (isa<arith::MulIOp>(op))
+    return (matchPattern(op->getOperand(1), m_Constant()) &&
+            movesLinearly(op->getOperand(0), loop)) ||
+           (matchPattern(op->getOperand(0), m_Constant()) &&
+            movesLinearly(op->getOperand(1), loop));
+  return false;
 }
 
 /// `value` computed before `loop` (at the builder) with the induction
-/// variable taken as `mapping` says: the ops `getIVCoefficient` read,
-/// cloned.
+/// variable and the values the loop carries taken as `mapping` says: the
+/// ops `movesLinearly` read, cloned.
 static Value cloneBefore(OpBuilder &b, Value value, scf::ForOp loop,
                          IRMapping &mapping) {
   if (Value mapped = mapping.lookupOrNull(value))
@@ -74,12 +84,46 @@ static Value cloneBefore(OpBuilder &b, Value value, scf::ForOp loop,
   return b.clone(*op, mapping)->getResult(0);
 }
 
+/// How far `value` (which `movesLinearly`) moves each iteration, computed
+/// before `loop` (at the builder); null where it does not move.
+static Value getMove(OpBuilder &b, Value value, scf::ForOp loop) {
+  if (value == loop.getInductionVar())
+    return loop.getStep();
+  if (loop.isDefinedOutsideOfLoop(value) || matchPattern(value, m_Constant()))
+    return {};
+  Location loc = value.getLoc();
+  if (auto arg = dyn_cast<BlockArgument>(value)) {
+    IRMapping none;
+    return cloneBefore(b, getCarriedStep(arg, loop), loop, none);
+  }
+  Operation *op = value.getDefiningOp();
+  if (isa<arith::MulIOp>(op)) {
+    bool constantRhs = matchPattern(op->getOperand(1), m_Constant());
+    Value move = getMove(b, op->getOperand(constantRhs ? 0 : 1), loop);
+    if (!move)
+      return {};
+    IRMapping none;
+    Value factor =
+        cloneBefore(b, op->getOperand(constantRhs ? 1 : 0), loop, none);
+    return arith::MulIOp::create(b, loc, move, factor);
+  }
+  Value lhs = getMove(b, op->getOperand(0), loop),
+        rhs = getMove(b, op->getOperand(1), loop);
+  if (!lhs || !rhs) {
+    if (isa<arith::SubIOp>(op) && rhs)
+      return arith::SubIOp::create(
+          b, loc, arith::ConstantIntOp::create(b, loc, rhs.getType(), 0), rhs);
+    return lhs ? lhs : rhs;
+  }
+  if (isa<arith::AddIOp>(op))
+    return arith::AddIOp::create(b, loc, lhs, rhs);
+  return arith::SubIOp::create(b, loc, lhs, rhs);
+}
+
 namespace {
-/// A block pointer of a loop to carry, and how far each iteration moves
-/// it per dimension (in steps of the loop).
+/// A block pointer of a loop to carry.
 struct Carried {
   MakeBlockPtrOp op;
-  SmallVector<int64_t> coefficients;
 };
 
 struct TileCarryBlockPointersPass
@@ -103,16 +147,10 @@ struct TileCarryBlockPointersPass
       if (!outside(op.getBase()) || !llvm::all_of(op.getShape(), outside) ||
           !llvm::all_of(op.getStrides(), outside))
         return;
-      Carried candidate{op, {}};
-      for (Value offset : op.getOffsets()) {
-        std::optional<int64_t> coefficient = getIVCoefficient(offset, loop);
-        if (!coefficient)
-          return;
-        candidate.coefficients.push_back(*coefficient);
-      }
-      if (llvm::any_of(candidate.coefficients,
-                       [](int64_t c) { return c != 0; }))
-        carried.push_back(candidate);
+      if (llvm::all_of(op.getOffsets(),
+                       [&](Value v) { return movesLinearly(v, loop); }) &&
+          !llvm::all_of(op.getOffsets(), outside))
+        carried.push_back({op});
     });
     if (carried.empty())
       return;
@@ -127,6 +165,9 @@ struct TileCarryBlockPointersPass
     for (Carried &c : carried) {
       IRMapping mapping;
       mapping.map(loop.getInductionVar(), loop.getLowerBound());
+      for (auto [arg, init] :
+           llvm::zip(loop.getRegionIterArgs(), loop.getInitArgs()))
+        mapping.map(arg, init);
       SmallVector<Value> offsets;
       for (Value offset : c.op.getOffsets())
         offsets.push_back(cloneBefore(rewriter, offset, loop, mapping));
@@ -134,11 +175,11 @@ struct TileCarryBlockPointersPass
       start.getOffsetsMutable().assign(offsets);
       inits.push_back(start);
       SmallVector<Value> move;
-      for (int64_t coefficient : c.coefficients) {
-        Value factor = arith::ConstantIntOp::create(
-            rewriter, loc, rewriter.getI32Type(), coefficient);
-        move.push_back(
-            arith::MulIOp::create(rewriter, loc, loop.getStep(), factor));
+      for (Value offset : c.op.getOffsets()) {
+        Value moved = getMove(rewriter, offset, loop);
+        move.push_back(moved ? moved
+                             : arith::ConstantIntOp::create(
+                                   rewriter, loc, rewriter.getI32Type(), 0));
       }
       moves.push_back(move);
     }
