@@ -3,7 +3,8 @@
 # unpacks the bundle scripts/gpu-bundle.sh made, runs the GPU tests (the
 # example kernels against float64 references through kiln-run, @kiln.jit
 # kernels and autotuned ones on PyTorch tensors against PyTorch, the
-# driver's device list), the tutorials (on the host
+# driver's device list; flash attention, forward and backward, and
+# K-major operands against PyTorch), the tutorials (on the host
 # and the GPU), kiln-launch-overhead (launches through the C++ runtime)
 # and bench/gpu_suite.py (first of all the corpus of kernels in Triton's
 # idiom, timed with Kiln, Triton and PyTorch), and writes to RESULTS_DIR:
@@ -72,6 +73,12 @@ run_checks() {
     "$bundle/python/test/test_example_kernels.py" \
     "$bundle/python/test/test_gpu.py" "$bundle/python/test/test_cuda.py" \
     "$bundle/python/test/test_autotune.py" || status=1
+  echo "== Attention and K-major operands on the GPU (against PyTorch)"
+  timeout "$(seconds 120)" python3 -m pytest -q -rs -p no:cacheprovider \
+    --junitxml="$results/gpu-attention-tests.xml" \
+    -k "on_the_gpu or cuda_tensors" \
+    "$bundle/python/test/test_k_major_operands.py" \
+    "$bundle/python/test/test_ops_attention.py" || status=1
   echo "== Tutorials"
   (
     failed=0
