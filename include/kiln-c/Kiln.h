@@ -96,10 +96,11 @@ KILN_C_EXPORT void kilnModuleDestroy(KilnModule *module);
 KILN_C_EXPORT KilnError *kilnModuleRunPipeline(KilnModule *module,
                                                const char *pipeline);
 
-/** The remarks and warnings of the module's last kilnModuleRunPipeline (why
- * an op was not fused with its neighbours, ...), one JSON object a line as
- * the GPU binary's "remarks" artifact holds them. Borrowed from `module`:
- * valid until the next pipeline run or its destruction. */
+/** The remarks and warnings of the module's last kilnModuleRunPipeline or
+ * kilnHostExecutableCreate (why an op was not fused with its neighbours,
+ * why a loop was not flattened, ...), one JSON object a line as the GPU
+ * binary's "remarks" artifact holds them. Borrowed from `module`: valid
+ * until the next pipeline run or its destruction. */
 KILN_C_EXPORT const char *kilnModuleGetRemarks(KilnModule *module);
 
 /** The module printed as IR text. Borrowed from `module`: valid until the

@@ -339,6 +339,8 @@ KilnError *kilnHostExecutableCreate(KilnModule *module, int checkBounds,
   });
   if (failed(created))
     return collector.takeError("compiling for the host failed");
+  // Why a loop was not flattened, ...: the module's last pipeline run.
+  module->remarks = collector.takeRemarks();
   *executable = new KilnHostExecutable{std::move(*created), {}};
   return nullptr;
 }

@@ -115,8 +115,9 @@ class Module:
 
     @property
     def remarks(self) -> list[Diagnostic]:
-        """The remarks and warnings of the last ``run_pipeline`` (why an
-        operation was not fused with its neighbours, ...)."""
+        """The remarks and warnings of the last ``run_pipeline`` or host
+        compile (why an operation was not fused with its neighbours, why a
+        loop was not flattened, ...)."""
         return parse_remarks(_ffi.lib().kilnModuleGetRemarks(
             self.handle).decode())
 

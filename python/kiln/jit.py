@@ -552,6 +552,7 @@ class JITFunction:
         def build(module: Module, text: str) -> HostExecutable:
             start = time.perf_counter()
             executable = HostExecutable(module, check_bounds=check_bounds)
+            warn_remarks(module.remarks, "<kernel>")
             self._report_time(f"host target: lowered and compiled by LLVM "
                               f"in {_ms(time.perf_counter() - start)}")
             if entry:

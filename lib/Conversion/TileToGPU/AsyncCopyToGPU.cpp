@@ -18,6 +18,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 
 using namespace mlir;
@@ -54,10 +55,30 @@ static Operation *getLastUse(tilegpu::LocalAllocOp alloc) {
   return last;
 }
 
+/// Whether `a` and `b` lie in different branches of one scf.if (a
+/// flattened loop and the loops it falls back to), which never run
+/// together.
+static bool inOtherBranches(Operation *a, Operation *b) {
+  Operation *common = a->getParentOp();
+  while (common && !common->isProperAncestor(b))
+    common = common->getParentOp();
+  if (!isa_and_nonnull<scf::IfOp>(common))
+    return false;
+  auto branchOf = [&](Operation *op) {
+    Region *region = op->getParentRegion();
+    while (region->getParentOp() != common)
+      region = region->getParentOp()->getParentRegion();
+    return region;
+  };
+  return branchOf(a) != branchOf(b);
+}
+
 /// Whether the buffers of `a` and `b` may be in use at the same time: in
 /// one block, where their allocations' first-to-last uses overlap; in
-/// different blocks, always.
+/// two branches of an scf.if, never; in other blocks, always.
 static bool livesOverlap(tilegpu::LocalAllocOp a, tilegpu::LocalAllocOp b) {
+  if (inOtherBranches(a, b))
+    return false;
   Operation *lastA = getLastUse(a), *lastB = getLastUse(b);
   if (a->getBlock() != b->getBlock() || !lastA || !lastB)
     return true;
@@ -73,6 +94,8 @@ static bool isDeadAt(tilegpu::LocalAllocOp alloc, Operation *op) {
   // mbarriers are not repurposed (PTX asks for mbarrier.inval first).
   if (cast<MemRefType>(alloc.getBuffer().getType()).getRank() == 1)
     return false;
+  if (inOtherBranches(alloc, op))
+    return true;
   // In a loop around both (a persistent kernel's loop over tiles), the
   // next iteration's copies into the buffer start with no barrier after
   // `op`'s last reads.

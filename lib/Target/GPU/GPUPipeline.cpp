@@ -35,6 +35,9 @@ void kiln::gpu::buildGPULoweringPipeline(OpPassManager &pm,
   // Among others, `acc + dot(a, b, 0)` becomes `dot(a, b, acc)`: one set of
   // accumulator registers instead of two.
   pm.addPass(createCanonicalizerPass());
+  // A persistent kernel's loop over tiles marked `flatten=True` and its K
+  // loop become one loop, which the pipeliner then pipelines across tiles.
+  pm.addPass(tile::createTileFlattenLoopsPass());
   // What a loop body computes from loop-invariant values alone (the splat
   // of a pointer step, written `ptrs += BLOCK_K * stride` inside the loop)
   // moves before the loop, where the alignment analysis sees it: otherwise

@@ -10,6 +10,7 @@
 #include "kiln/Dialect/Tile/IR/TileDialect.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
@@ -389,6 +390,19 @@ static void addPackedEntryPoints(llvm::Module &module) {
   }
 }
 
+/// Drops Kiln's facts about kernel arguments (`tile.divisibility`, which
+/// the GPU's analyses read): LLVM's translation knows no such attribute and
+/// warns of each.
+static void dropTileArgumentAttributes(ModuleOp lowered) {
+  lowered.walk([](LLVM::LLVMFuncOp func) {
+    for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
+      if (DictionaryAttr attributes = func.getArgAttrDict(i))
+        for (NamedAttribute attribute : llvm::to_vector(attributes))
+          if (attribute.getName().strref().starts_with("tile."))
+            func.removeArgAttr(i, attribute.getName());
+  });
+}
+
 /// `lowered` (the LLVM dialect) as an object file for this CPU, optimized
 /// at -O3, with packed entry points.
 static llvm::Expected<std::string> compileToObject(ModuleOp lowered) {
@@ -399,6 +413,7 @@ static llvm::Expected<std::string> compileToObject(ModuleOp lowered) {
   if (!machine)
     return machine.takeError();
   llvm::LLVMContext context;
+  dropTileArgumentAttributes(lowered);
   std::unique_ptr<llvm::Module> llvmModule =
       translateModuleToLLVMIR(lowered, context);
   if (!llvmModule)

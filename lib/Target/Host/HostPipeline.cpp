@@ -37,6 +37,9 @@ using namespace mlir;
 void kiln::host::buildHostLoweringPipeline(
     OpPassManager &pm, const HostLoweringOptions &options) {
   pm.addPass(tile::createTileCheckSizesPass());
+  // As on the GPU, so that the host runs (and tests) the loop the GPU's
+  // pipeline is built on.
+  pm.addPass(tile::createTileFlattenLoopsPass());
   // A CPU traps on x / 0; Kiln's kernels define it as 0.
   pm.addPass(tile::createTileTotalDivisionPass());
   // LLVM has no 8-bit floats to convert.

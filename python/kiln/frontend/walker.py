@@ -46,8 +46,6 @@ def _suggestion(name: str, names: list[str]) -> str:
 #: loop given one says so in a remark (disallow_acc_multi_buffer, which
 #: forbids what Kiln never does, needs none).
 _UNUSED_LOOP_HINTS = {
-    "flatten": "Kiln pipelines an inner loop within each iteration of this "
-               "one, not across them",
     "warp_specialize": "Kiln has no warp specialization yet",
     "loop_unroll_factor": "Kiln does not unroll loops by hint",
     "disable_licm": "Kiln's loop-invariant code motion runs regardless",
@@ -391,6 +389,7 @@ class CodeGenerator(ast.NodeVisitor):
                              "kl.static_range(...)", iterator)
         args = [self.expr(a) for a in iterator.args]
         keywords = {kw.arg: self.expr(kw.value) for kw in iterator.keywords}
+        flattened = False
         if callee is not range:
             # Triton's signatures: (arg1, arg2=None, step=None, hints...).
             try:
@@ -407,6 +406,13 @@ class CodeGenerator(ast.NodeVisitor):
                 if value not in (None, False):
                     self.remark(f"kl.range({hint}={value!r}) is taken and "
                                 f"not acted on: {why}", iterator)
+            flatten = given.get("flatten")
+            if isinstance(flatten, kl.constexpr):
+                flatten = flatten.value
+            # The loop and the loop in its body become one (the GPU
+            # pipeline's tile-flatten-loops), so the pipeline of the inner
+            # loop's loads runs across this loop's iterations.
+            flattened = flatten not in (None, False)
             args = list(kl.loop_bounds(given["arg1"], given["arg2"],
                                        given["step"]))
             keywords = {"num_stages": given["num_stages"]} \
@@ -527,9 +533,11 @@ class CodeGenerator(ast.NodeVisitor):
         self.ir.emit_yield(yielded, depth=self.ir.depth + 1)
         # How many loads of later iterations the GPU pipeline keeps in
         # flight (tile-pipeline-loops).
-        stages = (f" {{tile.num_stages = {num_stages} : i64}}"
-                  if num_stages is not None else "")
-        self.ir.emit(f"}}{stages} {self.loc(node)}")
+        attributes = ([f"tile.num_stages = {num_stages} : i64"]
+                      if num_stages is not None else []) + \
+            (["tile.flatten"] if flattened else [])
+        attributes = (f" {{{', '.join(attributes)}}}" if attributes else "")
+        self.ir.emit(f"}}{attributes} {self.loc(node)}")
         self.bind_results(loop, [(name, init.type)
                                  for name, init in zip(carried, inits)])
         # After the loop, its variable holds its last value, as in Python

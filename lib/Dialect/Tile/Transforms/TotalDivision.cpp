@@ -14,6 +14,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/TypeUtilities.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #define DEBUG_TYPE "tile-total-division"
 
@@ -73,6 +74,13 @@ static void makeTotal(Operation *op, bool isSigned, bool isRemainder) {
   Value result = op->getResult(0);
   auto total = arith::SelectOp::create(b, loc, byZero, zero, result);
   result.replaceAllUsesExcept(total, total);
+}
+
+bool kiln::tile::canSpeculate(Operation *op) {
+  return isPure(op) ||
+         (isa<arith::DivSIOp, arith::DivUIOp, arith::RemSIOp, arith::RemUIOp>(
+              op) &&
+          isMemoryEffectFree(op));
 }
 
 namespace {

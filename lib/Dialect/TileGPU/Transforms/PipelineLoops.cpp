@@ -23,6 +23,7 @@
 #include "kiln/Dialect/TileGPU/Transforms/Passes.h"
 
 #include "kiln/Dialect/Tile/IR/TileDialect.h"
+#include "kiln/Dialect/Tile/Transforms/Passes.h"
 #include "kiln/Dialect/TileGPU/Transforms/AxisInfo.h"
 #include "kiln/Dialect/TileGPU/Transforms/TensorMaps.h"
 #include "kiln/Layout/SharedLayout.h"
@@ -323,7 +324,7 @@ static FailureOr<LoopPlan> planLoop(scf::ForOp loop, int64_t stages,
     Operation *op = value.getDefiningOp();
     if (!op || op->getBlock() != body || plan.stage0.contains(op))
       continue;
-    if (!isPure(op) || op->getNumRegions() != 0) {
+    if (!tile::canSpeculate(op) || op->getNumRegions() != 0) {
       whyNot = llvm::formatv("the loads' operands come from '{0}', which "
                              "cannot run ahead",
                              op->getName())

@@ -120,6 +120,34 @@ def TileCarryBlockPointersPass
                            "::mlir::scf::SCFDialect"];
 }
 
+def TileFlattenLoopsPass : Pass<"tile-flatten-loops", "mlir::ModuleOp"> {
+  let summary = "Make a loop marked tile.flatten and the loop in its body one loop";
+  let description = [{
+    Triton's `tl.range(..., flatten=True)` on a persistent kernel's loop
+    over tiles asks for it and the K loop in its body to be one loop, so
+    that the software pipeline of the K loop's loads runs across tiles
+    (the next tile's first loads issued while this tile's last steps and
+    epilogue run) instead of draining and filling again for every tile.
+
+    An `scf.for` with the unit attribute `tile.flatten` whose body is pure
+    ops (the tile's prologue: its coordinates and offsets), one `scf.for`
+    whose bounds the outer loop does not change and that carries integer
+    or float values, and then any ops (the epilogue) becomes one loop over
+    `outer trips x inner trips` steps. Step `f` is inner step `f mod
+    inner` of outer step `f / inner`: it computes the prologue anew (pure,
+    so only for the steps that run), starts the carried values from the
+    inner loop's initial values where the inner step is 0 (`arith.select`),
+    runs the inner body, and runs the epilogue under an `scf.if` at the
+    last inner step. Where the inner loop has no steps at run time the
+    original loops run instead (the epilogue still runs once per tile).
+    The new loop takes the inner loop's attributes (its `num_stages`).
+    A loop the pass cannot flatten keeps its form, with a remark that says
+    why.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def TileCheckSizesPass : Pass<"tile-check-sizes", "mlir::ModuleOp"> {
   let summary = "Refuse tiles too large to compile";
   let description = [{

@@ -1,0 +1,112 @@
+"""``kl.range(..., flatten=True)``: a persistent kernel's loop over tiles
+and its K loop become one loop (tile-flatten-loops), on the host target
+as on the GPU, so the host runs the loop the GPU pipelines; its results
+against numpy, including tiles whose K loop takes no steps (the loops as
+written run then), and the remark of a loop it cannot flatten."""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import kiln
+import kiln.language as kl
+from test_compiler_remarks import line_marked, remarks_of
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path[:0] = [str(ROOT / "bench" / "corpus"), str(ROOT / "bench")]
+
+import compare  # noqa: E402
+from isa_cases import CASES  # noqa: E402
+
+
+@kiln.jit
+def row_block_sums(x_ptr, out_ptr, rows, cols, stride, programs,
+                   BLOCK_R: kl.constexpr, BLOCK_C: kl.constexpr):
+    """out[r] = 10 * (tile index of r) + the sum of row r, each program
+    walking its blocks of rows and, in them, the blocks of columns."""
+    tiles = kl.cdiv(rows, BLOCK_R)
+    steps = kl.cdiv(cols, BLOCK_C)
+    for tile in kl.range(kl.program_id(0), tiles, programs, flatten=True):
+        r = tile * BLOCK_R + kl.arange(0, BLOCK_R)
+        label = (tile * 10) // 1
+        acc = kl.zeros((BLOCK_R,), kl.float32)
+        for k in range(steps):
+            c = k * BLOCK_C + kl.arange(0, BLOCK_C)
+            x = kl.load(x_ptr + r[:, None] * stride + c[None, :],
+                        mask=(r[:, None] < rows) & (c[None, :] < cols),
+                        other=0.0)
+            acc += kl.sum(x, axis=1)
+        kl.store(out_ptr + r, acc + label, mask=r < rows)
+
+
+@pytest.mark.parametrize("interpret", [False, True],
+                         ids=["host", "interpreter"])
+@pytest.mark.parametrize("rows, cols, programs", [
+    (37, 50, 3),   # ragged tiles and steps, tiles not a multiple
+    (16, 8, 1),    # one step per tile
+    (40, 0, 2),    # no steps: every tile's epilogue still runs
+    (0, 20, 2),    # no tiles
+])
+def test_flattened_loops_compute_the_nest(interpret, rows, cols, programs):
+    x = np.random.default_rng(3).random((rows, max(cols, 1)),
+                                        dtype=np.float32)
+    out = np.full(rows, -1.0, np.float32)
+    kernel = kiln.jit(row_block_sums.fn, interpret=interpret)
+    kernel[(programs,)](x, out, rows, cols, x.shape[1], programs,
+                        BLOCK_R=8, BLOCK_C=16)
+    want = x[:, :cols].sum(axis=1) + 10 * (np.arange(rows) // 8)
+    np.testing.assert_allclose(out, want, rtol=1e-5)
+
+
+@kiln.jit
+def carried_outer(out_ptr, n):
+    total = 0
+    for i in kl.range(0, n, flatten=True):  # the loop
+        for j in range(3):
+            total += i * j
+    kl.store(out_ptr, total)
+
+
+def test_a_loop_it_cannot_flatten_says_why_and_runs():
+    line = line_marked(carried_outer, "# the loop")
+    out = np.zeros(1, np.int32)
+    remarks = remarks_of(lambda: carried_outer[(1,)](out, 5))
+    assert out[0] == 3 * sum(range(5))
+    assert remarks == [(line, "not flattened: it carries values from one "
+                              "iteration to the next")]
+
+
+def _loop_spans(ptx: str) -> list[tuple[int, int]]:
+    """Where each loop of ``ptx`` starts and ends: a label and the last
+    branch back to it (a loop whose rare path is placed after it has
+    two)."""
+    labels = {m.group(1): m.start()
+              for m in re.finditer(r"^(\$L__BB\d+_\d+):", ptx, re.MULTILINE)}
+    ends: dict[int, int] = {}
+    for m in re.finditer(r"bra(?:\.uni)?\s+(\$L__BB\d+_\d+);", ptx):
+        start = labels.get(m.group(1), m.start())
+        if start < m.start():
+            ends[start] = max(ends.get(start, 0), m.start())
+    return list(ends.items())
+
+
+def test_persistent_matmul_pipelines_across_tiles_on_sm90a():
+    """Triton's persistent matmul (the corpus's): its wgmma and the K
+    steps' cp.async copies are in one loop that no other loop holds (the
+    tiles' and K's loops are one), as in Triton's code."""
+    if compare.find_ptxas() is None:
+        pytest.skip("no ptxas")
+    ptx = compare.kiln_ptx(CASES["matmul_persistent"])
+    spans = _loop_spans(ptx)
+    wgmma = [m.start() for m in re.finditer(r"wgmma\.mma_async", ptx)]
+    assert wgmma
+    for at in wgmma:
+        holding = [(a, b) for a, b in spans if a <= at <= b]
+        assert len(holding) == 1
+        start, end = holding[0]
+        assert "cp.async.cg.shared.global" in ptx[start:end]
