@@ -124,7 +124,7 @@ static void flatten(scf::ForOp outer, scf::ForOp inner) {
   Value outerTrips = getTripCount(b, outer);
   Value innerTrips = getTripCount(b, inner);
   // The flat loop would skip the epilogue of tiles whose inner loop takes
-  // no steps: those run the loops as written, as Triton's do.
+  // no steps: those run the loops as written.
   Value innerRuns = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt,
                                           innerTrips, constant(0));
   auto choice = scf::IfOp::create(b, loc, innerRuns, /*withElseRegion=*/true);
