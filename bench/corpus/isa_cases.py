@@ -229,6 +229,16 @@ CASES: dict[str, Case] = {
         lambda: {**_pointers("x_ptr out_ptr", f32), "M": 4096, "N": 4096,
                  "stride_m": 4096, "stride_n": 1},
         {"BLOCK_M": 32, "BLOCK_N": 128}),
+    # A decode shape (16 rows, N = K = 4096) split 4 ways over K, with
+    # the blocks split-K kernels use for it.
+    "matmul_split_k": Case(
+        "matmul_split_k", "matmul_split_k_kernel",
+        lambda: {**_pointers("a_ptr b_ptr", f16), "c_ptr": f32(), "M": 16,
+                 "N": 4096, "K": 4096, "stride_am": 4096, "stride_ak": 1,
+                 "stride_bk": 4096, "stride_bn": 1, "stride_cm": 4096,
+                 "stride_cn": 1},
+        {"BLOCK_M": 16, "BLOCK_N": 64, "BLOCK_K": 128, "SPLIT_K": 4,
+         "GROUP_M": 8}, num_warps=4, num_stages=4),
     "attention_d64": _attention(1, 64),
     "attention_d64_causal": _attention(3, 64),
     "attention_d128": _attention(1, 128),

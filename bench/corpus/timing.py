@@ -109,6 +109,24 @@ def _descriptor_matmul(torch, case: str) -> Launch:
                                blocks["BLOCK_N"], blocks["BLOCK_K"]))))
 
 
+def _split_k(torch) -> Launch:
+    """A decode shape's matmul, C accumulated by atomics (zeroed before
+    each compiler's checked launch; the timed ones keep adding)."""
+    m, size = 16, 4096
+    a = torch.randn(m, size, dtype=torch.float16, device="cuda")
+    b = torch.randn(size, size, dtype=torch.float16, device="cuda")
+    c = torch.zeros(m, size, dtype=torch.float32, device="cuda")
+    blocks = CASES["matmul_split_k"].constexprs
+    grid = ((m // blocks["BLOCK_M"]) * (size // blocks["BLOCK_N"]),
+            blocks["SPLIT_K"])
+    return Launch(
+        {"a_ptr": a, "b_ptr": b, "c_ptr": c, "M": m, "N": size, "K": size,
+         "stride_am": size, "stride_ak": 1, "stride_bk": size,
+         "stride_bn": 1, "stride_cm": size, "stride_cn": 1},
+        grid, ("c_ptr",), lambda: a @ b, ("TFLOP/s", 2 * m * size * size),
+        tolerance=0.05, reset=c.zero_)
+
+
 def _grouped_gemm(torch) -> Launch:
     size, count = 2048, 4
     group = [[torch.randn(size, size, dtype=torch.float16, device="cuda")
@@ -346,6 +364,8 @@ def make_launch(torch, case: str) -> Launch:
         return _descriptor_matmul(torch, case)
     if case == "grouped_gemm":
         return _grouped_gemm(torch)
+    if case == "matmul_split_k":
+        return _split_k(torch)
     if case in ("vector_add", "dropout"):
         return _elementwise(torch, case)
     if case == "column_sum":

@@ -321,3 +321,14 @@ def test_flash_attention_with_descriptors(target, causal):
     want, want_lse = attention_reference.forward(q, k, v, causal, 0.125)
     check(out, want, atol=2e-3, rtol=2e-3)
     check(lse, want_lse, atol=1e-4, rtol=1e-4)
+
+
+@pytest.mark.parametrize("split_k", [1, 3, 8])
+def test_split_k_matmul(target, split_k):
+    """A decode shape: 5 rows, K split so that some programs get fewer
+    steps than others (and with 8, some none)."""
+    module = corpus("matmul_split_k")
+    a = normal(5, 300, dtype=np.float16)
+    b = normal(300, 70, dtype=np.float16)
+    check(module.matmul_split_k(a, b, split_k=split_k),
+          module.reference(a, b), atol=1e-3, rtol=1e-3)
