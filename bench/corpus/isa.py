@@ -60,6 +60,20 @@ class InstructionClasses:
         }
 
 
+def loop_spans(ptx: str) -> list[tuple[int, int]]:
+    """Where each loop of ``ptx`` starts and ends (offsets in the text):
+    its header's label and the last branch back to it (a loop whose rare
+    path LLVM places after its body has two)."""
+    labels = {m.group(1): m.start()
+              for m in re.finditer(r"^(\$L__BB\d+_\d+):", ptx, re.MULTILINE)}
+    ends: dict[int, int] = {}
+    for m in re.finditer(r"bra(?:\.uni)?\s+(\$L__BB\d+_\d+);", ptx):
+        start = labels.get(m.group(1), m.start())
+        if start < m.start():
+            ends[start] = max(ends.get(start, 0), m.start())
+    return sorted(ends.items())
+
+
 def _ptxas_report(log: str) -> tuple[int, int]:
     """Registers and spilled bytes (stores + loads) of the kernel in a
     ``ptxas -v`` log (the largest, where it holds several)."""

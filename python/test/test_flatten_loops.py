@@ -21,6 +21,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT / "bench" / "corpus"), str(ROOT / "bench")]
 
 import compare  # noqa: E402
+import isa  # noqa: E402
 from isa_cases import CASES  # noqa: E402
 
 
@@ -81,20 +82,6 @@ def test_a_loop_it_cannot_flatten_says_why_and_runs():
                               "iteration to the next")]
 
 
-def _loop_spans(ptx: str) -> list[tuple[int, int]]:
-    """Where each loop of ``ptx`` starts and ends: a label and the last
-    branch back to it (a loop whose rare path is placed after it has
-    two)."""
-    labels = {m.group(1): m.start()
-              for m in re.finditer(r"^(\$L__BB\d+_\d+):", ptx, re.MULTILINE)}
-    ends: dict[int, int] = {}
-    for m in re.finditer(r"bra(?:\.uni)?\s+(\$L__BB\d+_\d+);", ptx):
-        start = labels.get(m.group(1), m.start())
-        if start < m.start():
-            ends[start] = max(ends.get(start, 0), m.start())
-    return list(ends.items())
-
-
 def test_persistent_matmul_pipelines_across_tiles_on_sm90a():
     """Triton's persistent matmul (the corpus's): its wgmma and the K
     steps' cp.async copies are in one loop that no other loop holds (the
@@ -102,7 +89,7 @@ def test_persistent_matmul_pipelines_across_tiles_on_sm90a():
     if compare.find_ptxas() is None:
         pytest.skip("no ptxas")
     ptx = compare.kiln_ptx(CASES["matmul_persistent"])
-    spans = _loop_spans(ptx)
+    spans = isa.loop_spans(ptx)
     wgmma = [m.start() for m in re.finditer(r"wgmma\.mma_async", ptx)]
     assert wgmma
     for at in wgmma:

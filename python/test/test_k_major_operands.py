@@ -20,6 +20,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT / "bench" / "corpus"), str(ROOT / "bench")]
 
 import compare  # noqa: E402
+import isa  # noqa: E402
 
 
 @kiln.jit
@@ -115,9 +116,6 @@ def test_attention_on_the_gpu_against_torch(head_dim, causal):
     torch.testing.assert_close(out.float(), expected, rtol=2e-2, atol=2e-2)
 
 
-#: A loop in PTX: its header's label, its body, the branch back.
-_LOOP = re.compile(r"^(\$L__BB\d+_\d+):\n(.*?)\n\s*@%p\d+ bra\s+\1;",
-                   re.MULTILINE | re.DOTALL)
 #: wgmma with A from shared memory (a descriptor) and from registers.
 _WGMMA_SHARED_A = re.compile(r"wgmma\.mma_async[^;]*\}, %rd\d+, %rd\d+, p")
 _WGMMA_REGISTER_A = re.compile(
@@ -125,9 +123,9 @@ _WGMMA_REGISTER_A = re.compile(
 
 
 def _dot_loops(ptx: str) -> list[str]:
-    """The body of each loop of ``ptx`` that runs wgmma."""
-    return [match.group(2) for match in _LOOP.finditer(ptx)
-            if "wgmma.mma_async" in match.group(2)]
+    """The text of each loop of ``ptx`` that runs wgmma."""
+    return [ptx[start:end] for start, end in isa.loop_spans(ptx)
+            if "wgmma.mma_async" in ptx[start:end]]
 
 
 @pytest.mark.parametrize("head_dim", [64, 128])

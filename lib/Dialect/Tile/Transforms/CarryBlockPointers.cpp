@@ -121,11 +121,6 @@ static Value getMove(OpBuilder &b, Value value, scf::ForOp loop) {
 }
 
 namespace {
-/// A block pointer of a loop to carry.
-struct Carried {
-  MakeBlockPtrOp op;
-};
-
 struct TileCarryBlockPointersPass
     : kiln::tile::impl::TileCarryBlockPointersPassBase<
           TileCarryBlockPointersPass> {
@@ -139,7 +134,8 @@ struct TileCarryBlockPointersPass
   void carry(scf::ForOp loop) {
     if (!loop.getInductionVar().getType().isInteger(32))
       return;
-    SmallVector<Carried> carried;
+    // The block pointers of the loop to carry.
+    SmallVector<MakeBlockPtrOp> carried;
     loop.getBody()->walk([&](MakeBlockPtrOp op) {
       if (op->getParentOfType<scf::ForOp>() != loop)
         return;
@@ -150,7 +146,7 @@ struct TileCarryBlockPointersPass
       if (llvm::all_of(op.getOffsets(),
                        [&](Value v) { return movesLinearly(v, loop); }) &&
           !llvm::all_of(op.getOffsets(), outside))
-        carried.push_back({op});
+        carried.push_back(op);
     });
     if (carried.empty())
       return;
@@ -162,20 +158,20 @@ struct TileCarryBlockPointersPass
     Location loc = loop.getLoc();
     SmallVector<Value> inits;
     SmallVector<SmallVector<Value>> moves;
-    for (Carried &c : carried) {
+    for (MakeBlockPtrOp c : carried) {
       IRMapping mapping;
       mapping.map(loop.getInductionVar(), loop.getLowerBound());
       for (auto [arg, init] :
            llvm::zip(loop.getRegionIterArgs(), loop.getInitArgs()))
         mapping.map(arg, init);
       SmallVector<Value> offsets;
-      for (Value offset : c.op.getOffsets())
+      for (Value offset : c.getOffsets())
         offsets.push_back(cloneBefore(rewriter, offset, loop, mapping));
-      auto start = cast<MakeBlockPtrOp>(rewriter.clone(*c.op));
+      auto start = cast<MakeBlockPtrOp>(rewriter.clone(*c));
       start.getOffsetsMutable().assign(offsets);
       inits.push_back(start);
       SmallVector<Value> move;
-      for (Value offset : c.op.getOffsets()) {
+      for (Value offset : c.getOffsets()) {
         Value moved = getMove(rewriter, offset, loop);
         move.push_back(moved ? moved
                              : arith::ConstantIntOp::create(
@@ -191,7 +187,7 @@ struct TileCarryBlockPointersPass
           SmallVector<Value> next;
           for (auto [c, pointer, move] :
                llvm::zip_equal(carried, pointers, moves)) {
-            c.op.replaceAllUsesWith(pointer);
+            c.replaceAllUsesWith(pointer);
             next.push_back(AdvanceOp::create(b, yieldLoc, pointer.getType(),
                                              pointer, move));
           }
@@ -199,8 +195,8 @@ struct TileCarryBlockPointersPass
         });
     if (failed(replaced))
       return signalPassFailure();
-    for (Carried &c : carried)
-      c.op.erase();
+    for (MakeBlockPtrOp c : carried)
+      c.erase();
   }
 };
 } // namespace
