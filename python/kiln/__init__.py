@@ -24,9 +24,17 @@ def cdiv(x: int, y: int) -> int:
     return -(-x // y)
 
 
+def __getattr__(name: str):
+    # The torch.compile backend imports torch, which `import kiln` does not.
+    if name == "dynamo_backend":
+        from kiln.dynamo import dynamo_backend
+        return dynamo_backend
+    raise AttributeError(f"module 'kiln' has no attribute '{name}'")
+
+
 __all__ = ["CompilationError", "CompilerRemark", "Config", "Context",
            "CudaError", "Diagnostic",
            "JITFunction", "KilnCompileError", "KilnError", "KilnIndexError",
            "LaunchError",
            "Module", "Severity", "TensorDescriptor", "autotune", "cdiv",
-           "fuse", "jit"]
+           "dynamo_backend", "fuse", "jit"]

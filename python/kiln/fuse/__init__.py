@@ -47,6 +47,12 @@ booleans) raises ``KilnCompileError``
 (a ``KilnError``) at the line of the function that did it; compiler
 diagnostics (``CompilationError``) point at the Python lines of the
 operations they name.
+
+Called with PyTorch CPU tensors instead, the function is traced with
+PyTorch's semantics and returns tensors: its arguments are
+``TracedTensor``s, which answer PyTorch's operators, methods and
+functions (``kiln.fuse.torch_functions``). ``kiln.dynamo_backend`` runs
+the parts of a ``torch.compile`` graph that this covers as fused plans.
 """
 
 from kiln.fuse.array import TracedArray

@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 import inspect
 import re
+import sys
 import threading
 from typing import Any, Callable
 
@@ -57,6 +58,44 @@ def _invalid_ir(error: CompilationError, text: str) -> KilnError:
     return error
 
 
+def _is_torch_tensor(value: Any) -> bool:
+    """Whether ``value`` is a torch tensor (torch is never imported for
+    numpy arguments)."""
+    torch = sys.modules.get("torch")
+    return torch is not None and isinstance(value, torch.Tensor)
+
+
+def _is_traced_tensor(value: Any) -> bool:
+    module = sys.modules.get("kiln.fuse.torch_tensor")
+    return module is not None and isinstance(value, module.TracedTensor)
+
+
+def _check_tensor(function: str, name: str, tensor: Any) -> None:
+    """Refuses, naming the argument, a torch tensor that kiln.fuse cannot
+    take: on a GPU, needing gradients, of another dtype, or empty."""
+    import torch
+
+    from kiln.fuse.torch_tensor import TORCH_TO_NUMPY
+    if tensor.device.type != "cpu":
+        raise _error(
+            f"{function}: argument '{name}' is a torch tensor on "
+            f"{tensor.device}; kiln.fuse runs its plans only on the host "
+            "target from Python for now, so pass CPU tensors")
+    if tensor.requires_grad and torch.is_grad_enabled():
+        raise _error(
+            f"{function}: argument '{name}' requires grad; kiln.fuse does "
+            "not differentiate, so call it under torch.no_grad() (or pass "
+            "a detached tensor)")
+    if tensor.dtype not in TORCH_TO_NUMPY or tensor.layout != torch.strided:
+        raise _error(
+            f"{function}: argument '{name}' is a {tensor.dtype} tensor "
+            f"({tensor.layout}); kiln.fuse computes on strided torch.bool, "
+            "torch.int8 to torch.int64 and torch.float16 to torch.float64 "
+            "tensors")
+    if tensor.numel() == 0:
+        raise _error(f"{function}: argument '{name}' has no elements")
+
+
 class _Traced:
     """A traced signature: its IR and how arrays map to the plan's
     tensors."""
@@ -65,7 +104,7 @@ class _Traced:
                  input_shapes: list[tuple[int, ...]],
                  outputs: list[tuple[int, tuple[int, ...]]],
                  single: bool, names: list[str],
-                 index_checks: list[tuple]) -> None:
+                 index_checks: list[tuple], torch_mode: bool) -> None:
         self.text = text
         self.symbol = symbol
         self.input_shapes = input_shapes  # the plan's, per argument
@@ -73,12 +112,14 @@ class _Traced:
         self.single = single  # the function returned one array
         self.names = names  # per argument
         self.index_checks = index_checks  # _Trace.index_checks
+        self.torch_mode = torch_mode  # takes and returns torch tensors
         self.executable: HostExecutable | None = None
 
 
 class FusedFunction:
-    """A numpy function run as fused tile kernels on the host target; made
-    by ``kiln.fuse``. Calling it runs the function on numpy arrays;
+    """A numpy (or PyTorch) function run as fused tile kernels on the host
+    target; made by ``kiln.fuse``. Calling it runs the function on numpy
+    arrays, or on CPU torch tensors with PyTorch's semantics;
     ``ir(*arrays)`` is the IR its trace for those arrays' shapes and dtypes
     makes, before the pass pipeline."""
 
@@ -108,7 +149,17 @@ class FusedFunction:
                       else [value])
             for v in values:
                 arrays.append((name, v))
+        tensors = [name for name, value in arrays if _is_torch_tensor(value)]
         for name, value in arrays:
+            if tensors and not _is_torch_tensor(value):
+                raise _error(
+                    f"{self.__name__}: argument '{name}' is a "
+                    f"{type(value).__name__} while '{tensors[0]}' is a "
+                    "torch tensor; a fused function takes numpy arrays or "
+                    "torch tensors, not both")
+            if tensors:
+                _check_tensor(self.__name__, name, value)
+                continue
             if is_device_array(value):
                 raise _error(
                     f"{self.__name__}: argument '{name}' is a device array "
@@ -119,8 +170,8 @@ class FusedFunction:
                 raise _error(
                     f"{self.__name__}: argument '{name}' is a "
                     f"{type(value).__name__}, not a numpy array; a fused "
-                    "function takes numpy arrays (give constants as "
-                    "default arguments or in a closure)")
+                    "function takes numpy arrays or torch tensors (give "
+                    "constants as default arguments or in a closure)")
             _element_type(value.dtype.newbyteorder("="))
             if value.size == 0:
                 raise _error(f"{self.__name__}: argument '{name}' has no "
@@ -128,16 +179,33 @@ class FusedFunction:
         return arrays
 
     @staticmethod
-    def _key(arrays: list[tuple[str, np.ndarray]]) -> tuple:
-        return tuple((name, a.shape, a.dtype.newbyteorder("=").str)
-                     for name, a in arrays)
+    def _key(arrays: list[tuple[str, Any]]) -> tuple:
+        """Per argument: its name, shape, numpy dtype and whether it is a
+        torch tensor (traced with PyTorch's semantics)."""
+        key = []
+        for name, a in arrays:
+            if _is_torch_tensor(a):
+                from kiln.fuse.torch_tensor import numpy_dtype
+                key.append((name, tuple(a.shape), numpy_dtype(a.dtype).str,
+                            True))
+            else:
+                key.append((name, a.shape, a.dtype.newbyteorder("=").str,
+                            False))
+        return tuple(key)
 
     def _trace(self, args: tuple, kwargs: dict, key: tuple) -> _Traced:
         """Runs the function on traced arrays and records its IR."""
         trace = _Trace(TracedArray)
-        tracers = [TracedArray(trace, f"%arg{i}", shape, np.dtype(dtype),
-                               origin=(i, lambda a: a))
-                   for i, (_, shape, dtype) in enumerate(key)]
+        arrays = [TracedArray(trace, f"%arg{i}", shape, np.dtype(dtype),
+                              origin=(i, lambda a: a))
+                  for i, (_, shape, dtype, _) in enumerate(key)]
+        torch_mode = any(k[3] for k in key)
+        if torch_mode:
+            from kiln.fuse.torch_tensor import TracedTensor
+            traced_type = TracedTensor
+            tracers = [TracedTensor(a) for a in arrays]
+        else:
+            traced_type, tracers = TracedArray, arrays
         bound = self.signature.bind(*args, **kwargs)
         replacements = iter(tracers)
         for name, value in bound.arguments.items():
@@ -158,12 +226,18 @@ class FusedFunction:
         definition = (code.co_filename, code.co_firstlineno, 1)
         single = not isinstance(returned, (tuple, list))
         results = [returned] if single else list(returned)
-        if not results or not all(isinstance(r, TracedArray) and
-                                  r._trace is trace for r in results):
+        if not results or not all(isinstance(r, traced_type)
+                                  for r in results):
             got = ", ".join(type(r).__name__ for r in results) or "nothing"
-            raise _error(f"{self.__name__} must return an array computed "
+            what = "a tensor" if torch_mode else "an array"
+            raise _error(f"{self.__name__} must return {what} computed "
                          f"from its arguments, or a tuple of them, not {got}",
                          definition)
+        if torch_mode:
+            results = [r._array for r in results]
+        if not all(r._trace is trace for r in results):
+            raise _error(f"{self.__name__} returned an array of another "
+                         "trace", definition)
         loc = _loc(definition)
         values, types, outputs = [], [], []
         copies: dict[str, str] = {}
@@ -181,7 +255,7 @@ class FusedFunction:
                 types.append(r._tensor_type)
             outputs.append((values.index(value), r.shape))
         parameters = ", ".join(f"{t._value}: {t._tensor_type}"
-                               for t in tracers)
+                               for t in arrays)
         symbol = _symbol(self.__name__)
         text = "\n".join(
             [f"func.func @{symbol}({parameters}) -> ({', '.join(types)}) {{",
@@ -190,7 +264,7 @@ class FusedFunction:
              f"}} {loc}", ""])
         return _Traced(text, symbol, [_ir_shape(k[1]) for k in key],
                        outputs, single, [k[0] for k in key],
-                       trace.index_checks)
+                       trace.index_checks, torch_mode)
 
     def _traced(self, args: tuple, kwargs: dict
                 ) -> tuple[_Traced, list[np.ndarray]]:
@@ -235,10 +309,12 @@ class FusedFunction:
 
     @user_facing
     def __call__(self, *args, **kwargs):
-        if any(isinstance(a, TracedArray)
+        if any(isinstance(a, TracedArray) or _is_traced_tensor(a)
                for a in (*args, *kwargs.values())):
             return self.fn(*args, **kwargs)  # inlined into another trace
         traced, arrays = self._traced(args, kwargs)
+        if traced.torch_mode:
+            arrays = [a.detach().numpy() for a in arrays]
         self._check_indices(traced, arrays)
         executable = traced.executable or self._executable(traced)
         inputs = [np.ascontiguousarray(a, a.dtype.newbyteorder("="))
@@ -249,7 +325,11 @@ class FusedFunction:
         outputs = [views.setdefault((i, shape), results[i].reshape(shape))
                    for i, shape in traced.outputs]  # one array, as in numpy
         # A 0-d result is a numpy scalar, as numpy's full reductions give.
-        outputs = [o[()] if o.ndim == 0 else o for o in outputs]
+        if traced.torch_mode:
+            import torch
+            outputs = [torch.from_numpy(o) for o in outputs]
+        else:
+            outputs = [o[()] if o.ndim == 0 else o for o in outputs]
         return outputs[0] if traced.single else tuple(outputs)
 
     def _check_indices(self, traced: _Traced, arrays: list[np.ndarray]
@@ -291,8 +371,9 @@ def fuse(fn: Callable | None = None, *, threads: int | None = None):
     compiled once for the host target; every call runs the plan (on
     ``threads`` threads, default ``$KILN_HOST_THREADS`` else 1) and returns
     new arrays, as ``fn`` would. Arguments are numpy arrays (any strides:
-    non-contiguous ones are copied); device arrays are refused, since plans
-    run only on the host from Python for now. See ``kiln.fuse``'s module
+    non-contiguous ones are copied), or CPU torch tensors, traced with
+    PyTorch's semantics into new tensors; device arrays are refused, since
+    plans run only on the host from Python for now. See ``kiln.fuse``'s module
     documentation for what a traced function may use.
 
     >>> import numpy as np, kiln

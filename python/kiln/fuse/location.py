@@ -15,14 +15,24 @@ from kiln.frontend.ir import location
 _NUMPY_DIR = os.path.dirname(np.__file__)
 
 
+def _library_dirs() -> tuple[str, ...]:
+    """numpy's folder, and torch's once it is imported: their functions
+    forward to a traced array's protocols."""
+    torch = sys.modules.get("torch")
+    dirs = (_NUMPY_DIR + os.sep, "<__array")
+    if torch is not None and getattr(torch, "__file__", None):
+        dirs += (os.path.dirname(torch.__file__) + os.sep,)
+    return dirs
+
+
 def _user_frame():
-    """The innermost frame outside Kiln and numpy: the line of the user's
-    code that asked for what is being done."""
+    """The innermost frame outside Kiln, numpy and torch: the line of the
+    user's code that asked for what is being done."""
+    skipped = _library_dirs()
     frame = sys._getframe(1)
     while frame is not None:
         file = frame.f_code.co_filename
-        if not in_kiln(file) and not file.startswith((_NUMPY_DIR + os.sep,
-                                                      "<__array")):
+        if not in_kiln(file) and not file.startswith(skipped):
             return frame
         frame = frame.f_back
     return None
