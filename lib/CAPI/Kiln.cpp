@@ -8,7 +8,7 @@
 #include "kiln/Target/GPU/GPUCompiler.h"
 #include "kiln/Target/Host/HostExecutable.h"
 #include "kiln/Target/NVPTX/NVPTXTarget.h"
-#include "kiln/Transforms/LaunchPlan.h"
+#include "kiln/Array/LaunchPlan.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"

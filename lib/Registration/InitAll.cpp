@@ -9,7 +9,7 @@
 #include "kiln/Dialect/TileGPU/Transforms/Passes.h"
 #include "kiln/Target/GPU/GPUPipeline.h"
 #include "kiln/Target/Host/HostPipeline.h"
-#include "kiln/Transforms/Passes.h"
+#include "kiln/Array/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/IR/ValueBoundsOpInterfaceImpl.h"
@@ -48,7 +48,7 @@ void kiln::registerAllPasses() {
   registerKilnConversionPasses();
   tile::registerTilePasses();
   tilegpu::registerTileGPUPasses();
-  registerKilnTransformsPasses();
+  registerKilnArrayPasses();
   host::registerHostLoweringPipeline();
   gpu::registerGPULoweringPipeline();
 }

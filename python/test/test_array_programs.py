@@ -370,7 +370,7 @@ def _mm_epilogue(a32, b, bias):
     return (0.5 * s * (1 + np.tanh(0.797884583 * s))).astype(np.float16)
 
 
-# Every program of the fusion tests (test/Transforms/fuse.mlir and
+# Every program of the fusion tests (test/Array/fuse.mlir and
 # fuse-slices.mlir): its numpy meaning, per result.
 FUSION_REFERENCES = {
     "coscos": lambda x: [np.cos(np.cos(x))],
@@ -449,7 +449,7 @@ def _fusion_programs() -> list[tuple[str, str]]:
 @pytest.mark.parametrize("name,source", _fusion_programs(),
                          ids=[n for n, _ in _fusion_programs()])
 def test_every_fusion_program_on_the_host(name, source):
-    """The programs whose fusion test/Transforms/fuse.mlir pins, fused,
+    """The programs whose fusion test/Array/fuse.mlir pins, fused,
     tiled and run on random data, against numpy."""
     rng = np.random.default_rng(len(name))
     with kiln.Context() as ctx:

@@ -29,7 +29,7 @@
 #include "kiln/Target/GPU/GPUCompiler.h"
 #include "kiln/Target/GPU/GPUPipeline.h"
 #include "kiln/Target/Host/HostPipeline.h"
-#include "kiln/Transforms/Passes.h"
+#include "kiln/Array/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/Passes.h"

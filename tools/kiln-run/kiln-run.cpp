@@ -52,8 +52,8 @@
 #include "kiln/Support/Version.h"
 #include "kiln/Target/GPU/GPUCompiler.h"
 #include "kiln/Target/Host/HostExecutable.h"
-#include "kiln/Transforms/CostModel.h"
-#include "kiln/Transforms/LaunchPlan.h"
+#include "kiln/Array/CostModel.h"
+#include "kiln/Array/LaunchPlan.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"

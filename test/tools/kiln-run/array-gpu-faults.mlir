@@ -11,7 +11,7 @@
 // CHECK-NEXT: fake CUDA driver at exit: 0 allocations (0 bytes), 0 modules, streams and events, 0 references to the context
 // CHECK-NEXT: exit 1
 
-// Materialised between its kernels (as in test/Transforms/tile.mlir): too
+// Materialised between its kernels (as in test/Array/tile.mlir): too
 // costly to recompute in both transposing users.
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #tr = affine_map<(d0, d1) -> (d1, d0)>

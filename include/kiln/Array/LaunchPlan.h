@@ -1,14 +1,14 @@
 //===- LaunchPlan.h - Calling a launch plan ---------------------*- C++ -*-===//
 //
 // kiln-tile turns an array function into a launch plan (see
-// lib/Transforms/LaunchPlan.cpp for its interface). A caller that has input
+// lib/Array/LaunchPlan.cpp for its interface). A caller that has input
 // tensors binds them to the plan: it gets the plan's size arguments and the
 // shapes of the results it must allocate.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef KILN_TRANSFORMS_LAUNCHPLAN_H
-#define KILN_TRANSFORMS_LAUNCHPLAN_H
+#ifndef KILN_ARRAY_LAUNCHPLAN_H
+#define KILN_ARRAY_LAUNCHPLAN_H
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
@@ -35,4 +35,4 @@ bindLaunchPlan(mlir::func::FuncOp plan,
 
 } // namespace kiln
 
-#endif // KILN_TRANSFORMS_LAUNCHPLAN_H
+#endif // KILN_ARRAY_LAUNCHPLAN_H

@@ -8,8 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "kiln/Transforms/CostModel.h"
-#include "kiln/Transforms/Passes.h"
+#include "kiln/Array/CostModel.h"
+#include "kiln/Array/Passes.h"
 
 #include "GeneralizeNamedOps.h"
 #include "RecreatedOps.h"
@@ -37,7 +37,7 @@
 namespace kiln {
 #define GEN_PASS_DEF_KILNFUSEPASS
 #define GEN_PASS_DEF_KILNCOSTREPORTPASS
-#include "kiln/Transforms/Passes.h.inc"
+#include "kiln/Array/Passes.h.inc"
 } // namespace kiln
 
 using namespace mlir;

@@ -1,7 +1,7 @@
 //===- CostModel.h - FLOPs, bytes and regimes of kernels --------*- C++ -*-===//
 
-#ifndef KILN_TRANSFORMS_COSTMODEL_H
-#define KILN_TRANSFORMS_COSTMODEL_H
+#ifndef KILN_ARRAY_COSTMODEL_H
+#define KILN_ARRAY_COSTMODEL_H
 
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/StringRef.h"
@@ -31,4 +31,4 @@ void printCostReport(mlir::ModuleOp module, const TargetPeaks &target,
 
 } // namespace kiln
 
-#endif // KILN_TRANSFORMS_COSTMODEL_H
+#endif // KILN_ARRAY_COSTMODEL_H

@@ -1,7 +1,7 @@
 //===- GeneralizeNamedOps.h - Named ops as the generics they are -*- C++ -*-===//
 
-#ifndef KILN_LIB_TRANSFORMS_GENERALIZENAMEDOPS_H
-#define KILN_LIB_TRANSFORMS_GENERALIZENAMEDOPS_H
+#ifndef KILN_LIB_ARRAY_GENERALIZENAMEDOPS_H
+#define KILN_LIB_ARRAY_GENERALIZENAMEDOPS_H
 
 #include "mlir/IR/Operation.h"
 
@@ -17,4 +17,4 @@ mlir::LogicalResult generalizeFixedMapOps(mlir::Operation *root);
 
 } // namespace kiln
 
-#endif // KILN_LIB_TRANSFORMS_GENERALIZENAMEDOPS_H
+#endif // KILN_LIB_ARRAY_GENERALIZENAMEDOPS_H

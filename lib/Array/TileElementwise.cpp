@@ -1,23 +1,18 @@
-//===- Tile.cpp - Fused kernels to tile kernels and a launch plan ---------===//
+//===- TileElementwise.cpp - Elementwise kernels to tile kernels ----------===//
 //
 // An elementwise kernel (every op a parallel linalg.generic over one
 // iteration space) is flattened: program p handles elements
 // [p * block, (p + 1) * block) of the row-major iteration space; each
 // operand's offset comes from the element's indices through its indexing
 // map, so broadcasts and transposes need no copies. The generic bodies are
-// cloned onto tiles. Kernels with reductions are row kernels (TileRows.cpp).
-// The calling function becomes a launch plan.
+// cloned onto tiles.
 //
 //===----------------------------------------------------------------------===//
 
-#include "kiln/Transforms/Passes.h"
-
-#include "GeneralizeNamedOps.h"
 #include "RecreatedOps.h"
 #include "SliceViews.h"
 #include "TiledKernel.h"
 
-#include "kiln/Conversion/TileToHost/RuntimeInterface.h"
 #include "kiln/Dialect/Tile/IR/TileDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -29,64 +24,10 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
-#include "llvm/ADT/SmallBitVector.h"
 #include "llvm/Support/MathExtras.h"
-
-#define DEBUG_TYPE "kiln-tile"
-
-namespace kiln {
-#define GEN_PASS_DEF_KILNTILEPASS
-#include "kiln/Transforms/Passes.h.inc"
-} // namespace kiln
 
 using namespace mlir;
 using namespace kiln;
-using kiln::host::kAllocFunction;
-using kiln::host::kFreeFunction;
-
-namespace {
-struct KilnTilePass : kiln::impl::KilnTilePassBase<KilnTilePass> {
-  using KilnTilePassBase::KilnTilePassBase;
-
-  void runOnOperation() override;
-
-private:
-  FailureOr<TiledKernel> tileElementwise(func::FuncOp kernel);
-};
-} // namespace
-
-FailureOr<func::FuncOp>
-kiln::createTileKernel(func::FuncOp kernel, OpBuilder &b, unsigned numSizes) {
-  SmallVector<Type> argTypes;
-  for (auto [i, type] : llvm::enumerate(llvm::concat<const Type>(
-           kernel.getArgumentTypes(), kernel.getResultTypes()))) {
-    auto tensor = dyn_cast<RankedTensorType>(type);
-    if (!tensor)
-      return kernel.emitError("kiln-tile: operand ")
-             << i << " of kernel '" << kernel.getSymName() << "' is a " << type
-             << ", not a ranked tensor";
-    argTypes.push_back(tile::PointerType::get(tensor.getElementType()));
-  }
-  argTypes.append(numSizes, b.getI32Type());
-  b.setInsertionPointAfter(kernel);
-  auto tileKernel = func::FuncOp::create(b, kernel.getLoc(),
-                                         (kernel.getSymName() + "_tile").str(),
-                                         b.getFunctionType(argTypes, {}));
-  b.setInsertionPointToStart(tileKernel.addEntryBlock());
-  return tileKernel;
-}
-
-Value kiln::broadcastAlong(OpBuilder &b, Location loc, Value value,
-                           int64_t axis, ArrayRef<int64_t> shape) {
-  Type element = cast<RankedTensorType>(value.getType()).getElementType();
-  SmallVector<int64_t> expanded(shape);
-  expanded[axis] = 1;
-  Value single = tile::ExpandDimsOp::create(
-      b, loc, RankedTensorType::get(expanded, element), value,
-      b.getI32IntegerAttr(axis));
-  return tile::BroadcastOp::create(
-      b, loc, RankedTensorType::get(shape, element), single);
-}
 
 /// `value` (scalar) as a tile of `shape`, or `value` if it already is one.
 static Value asTile(OpBuilder &b, Location loc, Value value,
@@ -125,157 +66,8 @@ static OpFoldResult multiply(OpBuilder &b, Location loc, OpFoldResult lhs,
   return arith::MulIOp::create(b, loc, value(lhs), value(rhs)).getResult();
 }
 
-std::optional<StridedIndex> kiln::getStridedIndex(AffineExpr index) {
-  if (auto dim = dyn_cast<AffineDimExpr>(index))
-    return StridedIndex{dim.getPosition(), 1, 0};
-  if (auto constant = dyn_cast<AffineConstantExpr>(index))
-    return StridedIndex{std::nullopt, 0, constant.getValue()};
-  auto binary = dyn_cast<AffineBinaryOpExpr>(index);
-  if (!binary)
-    return std::nullopt;
-  std::optional<StridedIndex> lhs = getStridedIndex(binary.getLHS());
-  std::optional<StridedIndex> rhs = getStridedIndex(binary.getRHS());
-  if (!lhs || !rhs)
-    return std::nullopt;
-  if (binary.getKind() == AffineExprKind::Add) {
-    if (lhs->dim && rhs->dim)
-      return std::nullopt;
-    return StridedIndex{lhs->dim ? lhs->dim : rhs->dim,
-                        lhs->coefficient + rhs->coefficient,
-                        lhs->offset + rhs->offset};
-  }
-  if (binary.getKind() != AffineExprKind::Mul)
-    return std::nullopt;
-  // A product with a constant.
-  if (!lhs->dim)
-    std::swap(lhs, rhs);
-  if (rhs->dim)
-    return std::nullopt;
-  return StridedIndex{lhs->dim, lhs->coefficient * rhs->offset,
-                      lhs->offset * rhs->offset};
-}
-
-bool kiln::isStridedProjection(AffineMap map) {
-  llvm::SmallBitVector seen(map.getNumDims());
-  return llvm::all_of(map.getResults(), [&](AffineExpr result) {
-    std::optional<StridedIndex> index = getStridedIndex(result);
-    if (!index || (index->dim && index->coefficient == 0))
-      return false;
-    if (!index->dim)
-      return true;
-    bool first = !seen.test(*index->dim);
-    seen.set(*index->dim);
-    return first;
-  });
-}
-
-bool kiln::readsSlice(AffineMap map) {
-  return llvm::any_of(map.getResults(), [](AffineExpr result) {
-    std::optional<StridedIndex> index = getStridedIndex(result);
-    return !index || !index->isPlain();
-  });
-}
-
-DomainOp kiln::alignedWithDomain(linalg::LinalgOp op) {
-  return {op, llvm::to_vector(llvm::seq(op.getNumLoops()))};
-}
-
-LogicalResult kiln::analyzeDomain(func::FuncOp kernel, ArrayRef<DomainOp> ops,
-                                  SmallVector<int64_t> &domain,
-                                  SmallVector<SizeTie> &ties) {
-  Block &entry = kernel.getBody().front();
-  auto ret = cast<func::ReturnOp>(entry.getTerminator());
-  unsigned numInputs = kernel.getNumArguments();
-  // Which kernel operand a value is: an input, or a result it returns.
-  auto operandIndex = [&](Value value) -> std::optional<unsigned> {
-    if (auto arg = dyn_cast<BlockArgument>(value);
-        arg && arg.getOwner() == &entry)
-      return arg.getArgNumber();
-    for (auto [i, result] : llvm::enumerate(ret.getOperands()))
-      if (result == value)
-        return numInputs + i;
-    return std::nullopt;
-  };
-  unsigned rank = 0;
-  for (const DomainOp &domainOp : ops)
-    for (unsigned d : domainOp.loops)
-      rank = std::max(rank, d + 1);
-  domain.assign(rank, ShapedType::kDynamic);
-  for (const DomainOp &domainOp : ops) {
-    linalg::LinalgOp generic = domainOp.op;
-    for (OpOperand &operand : generic->getOpOperands()) {
-      // A scalar operand has no size.
-      auto type = dyn_cast<RankedTensorType>(operand.get().getType());
-      if (!type)
-        continue;
-      AffineMap map = generic.getMatchingIndexingMap(&operand);
-      // A result is the init's dimension for dimension.
-      SmallVector<std::optional<unsigned>> sources = {
-          operandIndex(operand.get())};
-      if (generic.isDpsInit(&operand))
-        sources.push_back(operandIndex(generic.getTiedOpResult(&operand)));
-      for (auto [r, result] : llvm::enumerate(map.getResults())) {
-        std::optional<StridedIndex> strided = getStridedIndex(result);
-        if (!strided)
-          return generic.emitError("kiln-tile: indexing map ")
-                 << AffineMapAttr::get(map) << " of operand "
-                 << operand.getOperandNumber()
-                 << " is not a permutation with broadcasts, slices and "
-                    "constant indices";
-        // A constant index, or a slice, does not size the domain.
-        if (!strided->dim || !strided->isPlain()) {
-          if (type.isDynamicDim(r))
-            return generic.emitError("kiln-tile: dimension ")
-                   << r << " of operand " << operand.getOperandNumber()
-                   << " is dynamic and read "
-                   << (strided->dim ? "through a slice" : "at a constant index")
-                   << ", which needs more than a mask";
-          continue;
-        }
-        unsigned d = domainOp.loops[*strided->dim];
-        int64_t size = type.getDimSize(r);
-        if (!ShapedType::isDynamic(size)) {
-          if (!ShapedType::isDynamic(domain[d]) && domain[d] != size)
-            return generic.emitError("kiln-tile: the generics of a kernel "
-                                     "must share one iteration space");
-          domain[d] = size;
-        }
-        for (std::optional<unsigned> source : sources)
-          if (source)
-            ties.push_back({*source, unsigned(r), d});
-        // A slice of an input takes its dynamic dimensions whole.
-        OperandRead read = readThroughSlices(generic, operand);
-        std::optional<unsigned> root = operandIndex(read.source);
-        if (read.sliced && root && type.isDynamicDim(r))
-          for (auto [p, index] : llvm::enumerate(read.map.getResults()))
-            if (index == getAffineDimExpr(*strided->dim, map.getContext()))
-              ties.push_back({*root, unsigned(p), d});
-        // A dynamic size of a new tensor comes from an input's size.
-        auto empty = operand.get().getDefiningOp<tensor::EmptyOp>();
-        if (!empty || !type.isDynamicDim(r))
-          continue;
-        auto dimOp = empty.getDynamicSize(r).getDefiningOp<tensor::DimOp>();
-        std::optional<int64_t> index =
-            dimOp ? dimOp.getConstantIndex() : std::nullopt;
-        std::optional<unsigned> source =
-            dimOp ? operandIndex(dimOp.getSource()) : std::nullopt;
-        if (!index || !source)
-          return empty.emitError("kiln-tile: a dynamic size that is not "
-                                 "the size of a kernel input needs more "
-                                 "than a mask");
-        auto sourceType = cast<ShapedType>(dimOp.getSource().getType());
-        int64_t rank = sourceType.hasRank() ? sourceType.getRank() : 0;
-        if (*index < 0 || *index >= rank)
-          return dimOp.emitError("kiln-tile: dimension ")
-                 << *index << " of a tensor of rank " << rank << " has no size";
-        ties.push_back({*source, unsigned(*index), d});
-      }
-    }
-  }
-  return success();
-}
-
-FailureOr<TiledKernel> KilnTilePass::tileElementwise(func::FuncOp kernel) {
+FailureOr<TiledKernel> kiln::tileElementwise(func::FuncOp kernel,
+                                             int64_t maxBlock) {
   // A fill that starts no reduction or matmul (returned, say) is the
   // generic of its scalar.
   IRRewriter rewriter(kernel.getContext());
@@ -340,7 +132,7 @@ FailureOr<TiledKernel> KilnTilePass::tileElementwise(func::FuncOp kernel) {
 
   // The tile kernel: a pointer per input, then per result, then the
   // dynamic sizes.
-  MLIRContext *ctx = &getContext();
+  MLIRContext *ctx = kernel.getContext();
   OpBuilder b(kernel);
   Location loc = kernel.getLoc();
   FailureOr<func::FuncOp> created = createTileKernel(kernel, b, numSizes);
@@ -360,9 +152,9 @@ FailureOr<TiledKernel> KilnTilePass::tileElementwise(func::FuncOp kernel) {
   int64_t block =
       staticElements
           ? std::min<int64_t>(
-                this->block,
+                maxBlock,
                 llvm::PowerOf2Ceil(std::max<uint64_t>(*staticElements, 1)))
-          : int64_t(this->block);
+          : int64_t(maxBlock);
   SmallVector<int64_t> tileShape = {block};
 
   // Linear element ids of this program, their mask and their indices.
@@ -570,117 +362,4 @@ FailureOr<TiledKernel> KilnTilePass::tileElementwise(func::FuncOp kernel) {
   tiled.grid.push_back(
       {llvm::to_vector(llvm::seq<unsigned>(domain.size())), block});
   return tiled;
-}
-
-/// Fails, with an error, where an operand of `kernel` has more elements
-/// than the 32-bit offsets of its tile kernel reach.
-static LogicalResult checkOffsets(func::FuncOp kernel) {
-  for (Type type : llvm::concat<const Type>(kernel.getArgumentTypes(),
-                                            kernel.getResultTypes())) {
-    auto tensor = dyn_cast<RankedTensorType>(type);
-    if (tensor && tensor.hasStaticShape() &&
-        tensor.getNumElements() > std::numeric_limits<int32_t>::max())
-      return kernel.emitError("kiln-tile: kernel '")
-             << kernel.getSymName() << "' has an operand of "
-             << tensor.getNumElements()
-             << " elements; element offsets are 32-bit";
-  }
-  return success();
-}
-
-/// Whether `kernel` is a row kernel: it reduces, or some of its generics
-/// run over its rows alone beside others over [rows, columns].
-static bool isRowKernel(func::FuncOp kernel) {
-  if (hasReductions(kernel))
-    return true;
-  std::optional<unsigned> loops;
-  WalkResult differ = kernel.walk([&](linalg::GenericOp generic) {
-    if (loops && *loops != generic.getNumLoops())
-      return WalkResult::interrupt();
-    loops = generic.getNumLoops();
-    return WalkResult::advance();
-  });
-  return differ.wasInterrupted();
-}
-
-void KilnTilePass::runOnOperation() {
-  ModuleOp module = getOperation();
-  if (block <= 0 || !llvm::isPowerOf2_64(block)) {
-    module.emitError("kiln-tile: block must be a power of two, not ")
-        << static_cast<int64_t>(block);
-    return signalPassFailure();
-  }
-  if (maxRow <= 0) {
-    module.emitError("kiln-tile: max-row must be positive, not ")
-        << static_cast<int64_t>(maxRow);
-    return signalPassFailure();
-  }
-  if (rowChunk <= 0 || !llvm::isPowerOf2_64(rowChunk)) {
-    module.emitError("kiln-tile: row-chunk must be a power of two, not ")
-        << static_cast<int64_t>(rowChunk);
-    return signalPassFailure();
-  }
-  if (rowBlock < 0 ||
-      (rowBlock && (!llvm::isPowerOf2_64(rowBlock) || rowBlock > rowChunk))) {
-    module.emitError("kiln-tile: row-block must be 0 or a power of two of "
-                     "at most row-chunk, not ")
-        << static_cast<int64_t>(rowBlock);
-    return signalPassFailure();
-  }
-  for (int64_t size : {int64_t(blockM), int64_t(blockN), int64_t(blockK)})
-    if (size < 16 || !llvm::isPowerOf2_64(size)) {
-      module.emitError("kiln-tile: matmul blocks must be powers of two of "
-                       "at least 16, not ")
-          << size;
-      return signalPassFailure();
-    }
-  DenseMap<StringRef, TiledKernel> tiled;
-  SmallVector<func::FuncOp> kernels, callers;
-  for (auto func : module.getOps<func::FuncOp>()) {
-    if (func->hasAttr("kiln.kernel"))
-      kernels.push_back(func);
-    else if (!func.isExternal())
-      callers.push_back(func);
-  }
-  for (func::FuncOp kernel : kernels) {
-    // kiln-fuse generalizes these; a kernel written by hand may have them.
-    if (failed(generalizeFixedMapOps(kernel)) || failed(checkOffsets(kernel)))
-      return signalPassFailure();
-    FailureOr<TiledKernel> result =
-        isMatmulKernel(kernel)
-            ? tileMatmul(kernel, MatmulBlocks{blockM, blockN, blockK})
-        : isRowKernel(kernel) ? tileRows(kernel, maxRow, rowChunk, rowBlock)
-                              : tileElementwise(kernel);
-    if (failed(result))
-      return signalPassFailure();
-    tiled[kernel.getSymName()] = *result;
-  }
-  OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
-  Type i64 = b.getI64Type();
-  // Declarations the plans call: each kernel's host launcher (defined when
-  // the host lowering adds it) and the runtime's allocator.
-  for (auto &[name, kernel] : tiled) {
-    func::FuncOp tileKernel = kernel.tileKernel;
-    // Pointers are addresses; sizes stay i32.
-    SmallVector<Type> launcher;
-    for (Type type : tileKernel.getArgumentTypes())
-      launcher.push_back(isa<tile::PointerType>(type) ? i64 : type);
-    launcher.append(3, b.getI32Type());
-    launcher.append(2, i64);
-    func::FuncOp::create(b, module.getLoc(),
-                         (tileKernel.getSymName() + "_launch").str(),
-                         b.getFunctionType(launcher, {}))
-        .setPrivate();
-  }
-  func::FuncOp::create(b, module.getLoc(), kAllocFunction,
-                       b.getFunctionType({i64}, {i64}))
-      .setPrivate();
-  func::FuncOp::create(b, module.getLoc(), kFreeFunction,
-                       b.getFunctionType({i64}, {}))
-      .setPrivate();
-  for (func::FuncOp caller : callers)
-    if (failed(buildLaunchPlan(caller, tiled)))
-      return signalPassFailure();
-  for (func::FuncOp kernel : kernels)
-    kernel.erase();
 }

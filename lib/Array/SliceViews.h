@@ -1,7 +1,7 @@
 //===- SliceViews.h - Slices kernels read in place --------------*- C++ -*-===//
 
-#ifndef KILN_LIB_TRANSFORMS_SLICEVIEWS_H
-#define KILN_LIB_TRANSFORMS_SLICEVIEWS_H
+#ifndef KILN_LIB_ARRAY_SLICEVIEWS_H
+#define KILN_LIB_ARRAY_SLICEVIEWS_H
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -51,4 +51,4 @@ mlir::LogicalResult prepareSliceViews(mlir::func::FuncOp func);
 
 } // namespace kiln
 
-#endif // KILN_LIB_TRANSFORMS_SLICEVIEWS_H
+#endif // KILN_LIB_ARRAY_SLICEVIEWS_H

@@ -18,7 +18,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "kiln/Transforms/LaunchPlan.h"
+#include "kiln/Array/LaunchPlan.h"
 
 #include "TiledKernel.h"
 #include "RecreatedOps.h"

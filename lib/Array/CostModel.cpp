@@ -1,6 +1,6 @@
 //===- CostModel.cpp - FLOPs, bytes and regimes of kernels ----------------===//
 
-#include "kiln/Transforms/CostModel.h"
+#include "kiln/Array/CostModel.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"

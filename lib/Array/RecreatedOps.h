@@ -1,7 +1,7 @@
 //===- RecreatedOps.h - Ops each kernel makes for itself --------*- C++ -*-===//
 
-#ifndef KILN_LIB_TRANSFORMS_RECREATEDOPS_H
-#define KILN_LIB_TRANSFORMS_RECREATEDOPS_H
+#ifndef KILN_LIB_ARRAY_RECREATEDOPS_H
+#define KILN_LIB_ARRAY_RECREATEDOPS_H
 
 #include "TiledKernel.h"
 
@@ -36,4 +36,4 @@ recreateScalar(mlir::OpBuilder &b, mlir::Operation *user, mlir::Value value,
 
 } // namespace kiln
 
-#endif // KILN_LIB_TRANSFORMS_RECREATEDOPS_H
+#endif // KILN_LIB_ARRAY_RECREATEDOPS_H

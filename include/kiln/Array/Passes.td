@@ -1,7 +1,7 @@
 //===- Passes.td - Kiln's array-level passes ---------------*- tablegen -*-===//
 
-#ifndef KILN_TRANSFORMS_PASSES_TD
-#define KILN_TRANSFORMS_PASSES_TD
+#ifndef KILN_ARRAY_PASSES_TD
+#define KILN_ARRAY_PASSES_TD
 
 include "mlir/Pass/PassBase.td"
 
@@ -181,4 +181,4 @@ def KilnCostReportPass : Pass<"kiln-cost-report", "mlir::ModuleOp"> {
   ];
 }
 
-#endif // KILN_TRANSFORMS_PASSES_TD
+#endif // KILN_ARRAY_PASSES_TD

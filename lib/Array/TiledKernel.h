@@ -1,7 +1,7 @@
 //===- TiledKernel.h - What kiln-tile makes of one kernel -------*- C++ -*-===//
 
-#ifndef KILN_LIB_TRANSFORMS_TILEDKERNEL_H
-#define KILN_LIB_TRANSFORMS_TILEDKERNEL_H
+#ifndef KILN_LIB_ARRAY_TILEDKERNEL_H
+#define KILN_LIB_ARRAY_TILEDKERNEL_H
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -98,6 +98,13 @@ bool isStridedProjection(mlir::AffineMap map);
 /// other than 1, or plus an offset.
 bool readsSlice(mlir::AffineMap map);
 
+/// Tiles an elementwise kernel (every op a parallel generic over one
+/// domain): program p takes elements [p * block, (p + 1) * block) of the
+/// row-major domain, block being `maxBlock` or the domain's size rounded up
+/// to a power of two, whichever is smaller.
+mlir::FailureOr<TiledKernel> tileElementwise(mlir::func::FuncOp kernel,
+                                             int64_t maxBlock);
+
 /// Whether `kernel` reduces along an axis (a row kernel for tileRows).
 bool hasReductions(mlir::func::FuncOp kernel);
 
@@ -185,4 +192,4 @@ gatherInKernel(mlir::OpBuilder &b, mlir::tensor::ExtractOp extract,
 
 } // namespace kiln
 
-#endif // KILN_LIB_TRANSFORMS_TILEDKERNEL_H
+#endif // KILN_LIB_ARRAY_TILEDKERNEL_H
