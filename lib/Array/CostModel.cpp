@@ -2,6 +2,8 @@
 
 #include "kiln/Array/CostModel.h"
 
+#include "kiln/Array/Attributes.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -146,7 +148,7 @@ static std::vector<KernelCost> kernelsOf(func::FuncOp func,
   func.walk([&](Operation *op) {
     if (auto call = dyn_cast<func::CallOp>(op)) {
       auto callee = symbols.lookup<func::FuncOp>(call.getCallee());
-      if (!callee || !callee->hasAttr("kiln.kernel"))
+      if (!callee || !callee->hasAttr(array::kKernelAttr))
         return;
       KernelCost cost{("@" + call.getCallee()).str()};
       for (BlockArgument input : callee.getArguments())
@@ -179,7 +181,7 @@ void kiln::printCostReport(ModuleOp module, const TargetPeaks &target,
     bool onTensors = llvm::all_of(func.getArgumentTypes(), [](Type type) {
       return isa<RankedTensorType>(type);
     });
-    if (func.isExternal() || func->hasAttr("kiln.kernel") || !onTensors)
+    if (func.isExternal() || func->hasAttr(array::kKernelAttr) || !onTensors)
       continue;
     std::vector<KernelCost> kernels = kernelsOf(func, symbols, dynamicSize);
     os << "kiln cost report: @" << func.getSymName() << " on " << target.name

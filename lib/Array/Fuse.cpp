@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "kiln/Array/Attributes.h"
 #include "kiln/Array/CostModel.h"
 #include "kiln/Array/Passes.h"
 
@@ -620,7 +621,7 @@ void KilnFusePass::groupAndOutline(func::FuncOp func, SymbolTable &symbols) {
         b.getFunctionType(ValueRange(inputs.getArrayRef()).getTypes(),
                           ValueRange(outputs.getArrayRef()).getTypes()));
     kernel.setPrivate();
-    kernel->setAttr("kiln.kernel", b.getUnitAttr());
+    kernel->setAttr(array::kKernelAttr, b.getUnitAttr());
     symbols.insert(kernel);
     Block *entry = kernel.addEntryBlock();
     OpBuilder inside = OpBuilder::atBlockBegin(entry);
@@ -701,7 +702,7 @@ void KilnFusePass::runOnOperation() {
   SymbolTable symbols(module);
   SmallVector<func::FuncOp> funcs;
   for (auto func : module.getOps<func::FuncOp>())
-    if (!func.isExternal() && !func->hasAttr("kiln.kernel"))
+    if (!func.isExternal() && !func->hasAttr(array::kKernelAttr))
       funcs.push_back(func);
   for (func::FuncOp func : funcs) {
     if (!func.getBody().hasOneBlock()) {

@@ -20,9 +20,10 @@
 
 #include "kiln/Array/LaunchPlan.h"
 
-#include "TiledKernel.h"
 #include "RecreatedOps.h"
+#include "TiledKernel.h"
 
+#include "kiln/Array/Attributes.h"
 #include "kiln/Conversion/TileToHost/RuntimeInterface.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -202,11 +203,11 @@ kiln::buildLaunchPlan(func::FuncOp func,
   SmallVector<Type> argTypes(numBuffers + sizeArgument.size(), i64);
   auto plan = func::FuncOp::create(b, loc, func.getSymName(),
                                    FunctionType::get(ctx, argTypes, {}));
-  plan->setAttr("kiln.plan", b.getUnitAttr());
-  plan->setAttr("kiln.plan.inputs", b.getTypeArrayAttr(inputTypes));
-  plan->setAttr("kiln.plan.outputs", b.getTypeArrayAttr(outputTypes));
+  plan->setAttr(array::kPlanAttr, b.getUnitAttr());
+  plan->setAttr(array::kPlanInputsAttr, b.getTypeArrayAttr(inputTypes));
+  plan->setAttr(array::kPlanOutputsAttr, b.getTypeArrayAttr(outputTypes));
   if (!sizeOrder.empty())
-    plan->setAttr("kiln.plan.sizes", b.getDenseI64ArrayAttr(sizeOrder));
+    plan->setAttr(array::kPlanSizesAttr, b.getDenseI64ArrayAttr(sizeOrder));
   Block *entry = plan.addEntryBlock();
   b.setInsertionPointToStart(entry);
   auto sizeOf = [&](unsigned node) -> Value {
@@ -309,13 +310,14 @@ kiln::bindLaunchPlan(func::FuncOp plan,
           types.push_back(dyn_cast<RankedTensorType>(type.getValue()));
     return types;
   };
-  SmallVector<RankedTensorType> inputs = typesOf("kiln.plan.inputs");
-  SmallVector<RankedTensorType> outputs = typesOf("kiln.plan.outputs");
+  SmallVector<RankedTensorType> inputs = typesOf(array::kPlanInputsAttr);
+  SmallVector<RankedTensorType> outputs = typesOf(array::kPlanOutputsAttr);
   ArrayRef<int64_t> order;
-  if (auto sizes = plan->getAttrOfType<DenseI64ArrayAttr>("kiln.plan.sizes"))
+  if (auto sizes =
+          plan->getAttrOfType<DenseI64ArrayAttr>(array::kPlanSizesAttr))
     order = sizes.asArrayRef();
   std::string name = ("'" + plan.getSymName() + "'").str();
-  if (!plan->hasAttr("kiln.plan") || llvm::is_contained(inputs, nullptr) ||
+  if (!plan->hasAttr(array::kPlanAttr) || llvm::is_contained(inputs, nullptr) ||
       llvm::is_contained(outputs, nullptr)) {
     error = name + " is not a launch plan (run kiln-fuse and kiln-tile on "
                    "the array function)";

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "kiln/Array/Attributes.h"
 #include "kiln/Array/Passes.h"
 
 #include "GeneralizeNamedOps.h"
@@ -104,7 +105,7 @@ void KilnTilePass::runOnOperation() {
   DenseMap<StringRef, TiledKernel> tiled;
   SmallVector<func::FuncOp> kernels, callers;
   for (auto func : module.getOps<func::FuncOp>()) {
-    if (func->hasAttr("kiln.kernel"))
+    if (func->hasAttr(array::kKernelAttr))
       kernels.push_back(func);
     else if (!func.isExternal())
       callers.push_back(func);

@@ -22,6 +22,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "kiln/Array/Attributes.h"
+#include "kiln/Array/Passes.h"
 #include "kiln/Conversion/Passes.h"
 #include "kiln/Dialect/TileGPU/Transforms/Passes.h"
 #include "kiln/InitAll.h"
@@ -29,7 +31,6 @@
 #include "kiln/Target/GPU/GPUCompiler.h"
 #include "kiln/Target/GPU/GPUPipeline.h"
 #include "kiln/Target/Host/HostPipeline.h"
-#include "kiln/Array/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/Passes.h"
@@ -296,7 +297,7 @@ static void compileArrayProgram(ModuleOp module) {
   // A module of tile kernels alone is the host stage's.
   if (!tiled ||
       llvm::none_of(tiled->getOps<func::FuncOp>(), [](func::FuncOp func) {
-        return func->hasAttr("kiln.plan");
+        return func->hasAttr(kiln::array::kPlanAttr);
       }))
     return;
   compileForHost(*tiled);

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "kiln/Array/Attributes.h"
 #include "kiln/Conversion/Passes.h"
 
 #include "kiln/Conversion/TileToHost/PointerOrigins.h"
@@ -1745,7 +1746,7 @@ void ConvertTileToHostPass::runOnOperation() {
   SmallVector<func::FuncOp> kernels;
   for (auto func : module.getOps<func::FuncOp>()) {
     // Launch plans (kiln-tile) are host code that calls launchers.
-    if (func.isExternal() || func->hasAttr("kiln.plan"))
+    if (func.isExternal() || func->hasAttr(kiln::array::kPlanAttr))
       continue;
     if (func.getNumResults() != 0) {
       func.emitError("a tile kernel returns nothing, but '")

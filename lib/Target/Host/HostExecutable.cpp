@@ -1,6 +1,7 @@
 //===- HostExecutable.cpp - Tile kernels compiled for the CPU -------------===//
 
 #include "kiln/Target/Host/HostExecutable.h"
+#include "kiln/Array/Attributes.h"
 
 #include "kiln/Target/Host/HostPipeline.h"
 
@@ -621,7 +622,7 @@ HostExecutable::create(ModuleOp module, bool boundsCheck) {
     if (func.isExternal())
       continue;
     executable->numArguments[func.getSymName()] = func.getNumArguments();
-    if (func->hasAttr("kiln.plan"))
+    if (func->hasAttr(kiln::array::kPlanAttr))
       executable->plans.insert(func.getSymName());
   }
 
