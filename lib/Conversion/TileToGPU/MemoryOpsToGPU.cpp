@@ -13,6 +13,7 @@
 #include "Patterns.h"
 #include "ThreadValues.h"
 
+#include "kiln/Dialect/Tile/IR/BlockPointerLayout.h"
 #include "kiln/Dialect/Tile/IR/TileDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -699,12 +700,16 @@ struct MakeBlockPtrLowering : OpConversionPattern<tile::MakeBlockPtrOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Type i64 = rewriter.getI64Type();
-    SmallVector<Value> fields = {
-        LLVM::PtrToIntOp::create(rewriter, loc, i64, adaptor.getBase())};
-    llvm::append_range(fields, adaptor.getShape());
-    llvm::append_range(fields, adaptor.getStrides());
-    for (Value offset : adaptor.getOffsets())
-      fields.push_back(arith::ExtSIOp::create(rewriter, loc, i64, offset));
+    tile::BlockPointerLayout layout(adaptor.getShape().size());
+    SmallVector<Value> fields(layout.numFields());
+    fields[tile::BlockPointerLayout::kBase] =
+        LLVM::PtrToIntOp::create(rewriter, loc, i64, adaptor.getBase());
+    for (int64_t d = 0; d < layout.rank; ++d) {
+      fields[layout.size(d)] = adaptor.getShape()[d];
+      fields[layout.stride(d)] = adaptor.getStrides()[d];
+      fields[layout.offset(d)] =
+          arith::ExtSIOp::create(rewriter, loc, i64, adaptor.getOffsets()[d]);
+    }
     rewriter.replaceOp(
         op, fromRegisters(rewriter, loc,
                           cast<VectorType>(
@@ -722,9 +727,9 @@ struct AdvanceLowering : OpConversionPattern<tile::AdvanceOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Value fields = adaptor.getBlockPtr();
-    int64_t rank = op.getOffsets().size();
+    tile::BlockPointerLayout layout(op.getOffsets().size());
     for (auto [d, delta] : llvm::enumerate(adaptor.getOffsets())) {
-      int64_t at = BlockPointerFields::offset(rank, d);
+      int64_t at = layout.offset(d);
       Value moved = arith::AddIOp::create(
           rewriter, loc, extractRegister(rewriter, loc, fields, at),
           arith::ExtSIOp::create(rewriter, loc, rewriter.getI64Type(), delta));
@@ -746,6 +751,7 @@ emitBlockAddresses(OpBuilder &b, Location loc, Value fields,
   if (failed(at))
     return failure();
   int64_t rank = type.getRank();
+  tile::BlockPointerLayout layout(rank);
   Type i64 = b.getI64Type();
   auto field = [&](int64_t index) {
     return extractRegister(b, loc, fields, index);
@@ -753,24 +759,22 @@ emitBlockAddresses(OpBuilder &b, Location loc, Value fields,
   Value bytes = constantInt(b, loc, i64, getStorageBytes(type.getElementType()));
   SmallVector<Value> addresses, inside;
   for (int64_t reg = 0, e = getNumRegisters(type); reg < e; ++reg) {
-    Value address = field(0);
+    Value address = field(tile::BlockPointerLayout::kBase);
     Value in;
     for (int64_t d = 0; d < rank; ++d) {
       Value index = arith::AddIOp::create(
-          b, loc, field(BlockPointerFields::offset(rank, d)),
+          b, loc, field(layout.offset(d)),
           arith::ExtSIOp::create(
               b, loc, i64, extractRegister(b, loc, at->coordinates[d], reg)));
       address = arith::AddIOp::create(
           b, loc, address,
           arith::MulIOp::create(
               b, loc, index,
-              arith::MulIOp::create(
-                  b, loc, field(BlockPointerFields::stride(rank, d)), bytes)));
+              arith::MulIOp::create(b, loc, field(layout.stride(d)), bytes)));
       if (llvm::is_contained(checked, d)) {
         // Unsigned: a negative index is out of bounds too.
-        Value ok = arith::CmpIOp::create(
-            b, loc, arith::CmpIPredicate::ult, index,
-            field(BlockPointerFields::shape(rank, d)));
+        Value ok = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                         index, field(layout.size(d)));
         in = both(b, loc, in, ok);
       }
     }

@@ -15,6 +15,7 @@
 #include "SharedTile.h"
 #include "ThreadValues.h"
 
+#include "kiln/Dialect/Tile/IR/BlockPointerLayout.h"
 #include "kiln/Dialect/TileGPU/IR/TileGPUDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -83,7 +84,8 @@ copySlabs(OpBuilder &b, Operation *op, Value mapArg, const SharedTile &tile,
   auto coordinate = [&](int64_t d) {
     return arith::TruncIOp::create(
         b, loc, i32,
-        extractRegister(b, loc, blockPtr, BlockPointerFields::offset(2, d)));
+        extractRegister(b, loc, blockPtr,
+                        tile::BlockPointerLayout(2).offset(d)));
   };
   Value row = coordinate(0), column = coordinate(1);
   int64_t slabBytes =

@@ -59,14 +59,6 @@ mlir::FailureOr<TileCoordinates> emitTileCoordinates(mlir::OpBuilder &b,
 mlir::Value constantInt(mlir::OpBuilder &b, mlir::Location loc,
                         mlir::Type type, int64_t value);
 
-/// A block pointer's fields in its per-thread vector of i64:
-/// [base, shape..., strides..., offsets...].
-struct BlockPointerFields {
-  static int64_t shape(int64_t rank, int64_t d) { return 1 + d; }
-  static int64_t stride(int64_t rank, int64_t d) { return 1 + rank + d; }
-  static int64_t offset(int64_t rank, int64_t d) { return 1 + 2 * rank + d; }
-};
-
 /// Register `index` of the per-thread vector `registers`.
 mlir::Value extractRegister(mlir::OpBuilder &b, mlir::Location loc,
                             mlir::Value registers, int64_t index);

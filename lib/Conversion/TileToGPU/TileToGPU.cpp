@@ -13,6 +13,7 @@
 #include "ThreadValues.h"
 
 #include "kiln/Conversion/Passes.h"
+#include "kiln/Dialect/Tile/IR/BlockPointerLayout.h"
 #include "kiln/Dialect/Tile/IR/TileDialect.h"
 #include "kiln/Dialect/TileGPU/IR/TileGPUDialect.h"
 #include "kiln/Dialect/TileGPU/Transforms/AxisInfo.h"
@@ -53,8 +54,8 @@ public:
                                         type.getAddressSpace());
     });
     addConversion([](tile::BlockPointerType type) -> Type {
-      int64_t rank = type.getShape().size();
-      return VectorType::get({1 + 3 * rank},
+      tile::BlockPointerLayout layout(type.getShape().size());
+      return VectorType::get({layout.numFields()},
                              IntegerType::get(type.getContext(), 64));
     });
     // A shared buffer is its address.

@@ -12,6 +12,7 @@
 
 #include "kiln/Conversion/TileToHost/PointerOrigins.h"
 #include "kiln/Conversion/TileToHost/RuntimeInterface.h"
+#include "kiln/Dialect/Tile/IR/BlockPointerLayout.h"
 #include "kiln/Dialect/Tile/IR/TileDialect.h"
 #include "kiln/Dialect/TileGPU/IR/TileGPUDialect.h"
 
@@ -741,14 +742,11 @@ struct StoreLowering : AccessLowering<StoreOp> {
 // Block pointers
 //===----------------------------------------------------------------------===//
 
-/// A block pointer of rank r is an !llvm.array<(1 + 3r) x i64>: the base
-/// address, then the tensor's sizes, its strides (in elements) and the
-/// block's offsets. A value, not a tensor: a loop that advances it carries
-/// registers, not a buffer.
+/// A block pointer is an !llvm.array of its i64 fields (BlockPointerLayout).
 static LLVM::LLVMArrayType blockPointerStorage(BlockPointerType type) {
-  int64_t rank = type.getShape().size();
+  BlockPointerLayout layout(type.getShape().size());
   return LLVM::LLVMArrayType::get(IntegerType::get(type.getContext(), 64),
-                                  1 + 3 * rank);
+                                  layout.numFields());
 }
 
 /// The fields of a block pointer held as blockPointerStorage.
@@ -761,21 +759,26 @@ struct BlockPointerFields {
     auto at = [&](int64_t i) {
       return LLVM::ExtractValueOp::create(b, loc, storage, i).getResult();
     };
+    BlockPointerLayout layout(rank);
     BlockPointerFields fields;
-    fields.base = at(0);
+    fields.base = at(BlockPointerLayout::kBase);
     for (int64_t d = 0; d < rank; ++d) {
-      fields.sizes.push_back(at(1 + d));
-      fields.strides.push_back(at(1 + rank + d));
-      fields.offsets.push_back(at(1 + 2 * rank + d));
+      fields.sizes.push_back(at(layout.size(d)));
+      fields.strides.push_back(at(layout.stride(d)));
+      fields.offsets.push_back(at(layout.offset(d)));
     }
     return fields;
   }
 
   Value write(OpBuilder &b, Location loc) const {
-    SmallVector<Value> elements = {base};
-    llvm::append_range(elements, sizes);
-    llvm::append_range(elements, strides);
-    llvm::append_range(elements, offsets);
+    BlockPointerLayout layout(sizes.size());
+    SmallVector<Value> elements(layout.numFields());
+    elements[BlockPointerLayout::kBase] = base;
+    for (int64_t d = 0; d < layout.rank; ++d) {
+      elements[layout.size(d)] = sizes[d];
+      elements[layout.stride(d)] = strides[d];
+      elements[layout.offset(d)] = offsets[d];
+    }
     Value storage = LLVM::PoisonOp::create(
         b, loc, LLVM::LLVMArrayType::get(b.getI64Type(), elements.size()));
     for (auto [i, element] : llvm::enumerate(elements))
