@@ -382,84 +382,129 @@ static bool writesInPlace(linalg::GenericOp consumer, Value value) {
   });
 }
 
-void KilnFusePass::groupAndOutline(func::FuncOp func, SymbolTable &symbols) {
-  Block &body = func.getBody().front();
-  SmallVector<Operation *> kernels;
-  DenseMap<Operation *, unsigned> position;
-  for (Operation &op : body) {
-    position[&op] = position.size();
-    if (isa<linalg::LinalgOp>(op))
-      kernels.push_back(&op);
+namespace {
+/// The kernels of one function: its linalg ops, joined into groups by
+/// kiln-fuse's rules, in steps, then each group outlined into a kernel
+/// function called where its last op was.
+class KernelGroups {
+public:
+  explicit KernelGroups(func::FuncOp func) : body(func.getBody().front()) {
+    for (Operation &op : body) {
+      position[&op] = position.size();
+      if (isa<linalg::LinalgOp>(op)) {
+        kernels.push_back(&op);
+        groups.insert(&op);
+      }
+    }
   }
 
-  llvm::EquivalenceClasses<Operation *> groups;
-  for (Operation *op : kernels)
-    groups.insert(op);
-  // A group's call goes where its last op was, so joining the groups of
-  // producer and consumer is safe when no other op before that point uses
-  // a value of either, in its operands or inside its regions (a tensor.extract,
-  // a tile.reduce): it would come before the call that now defines it.
-  auto membersOf = [&](Operation *producer, Operation *consumer) {
-    SmallVector<Operation *> members;
-    for (Operation *op : {producer, consumer})
-      members.append(groups.findLeader(op), groups.member_end());
-    return members;
-  };
-  auto canJoin = [&](Operation *producer, Operation *consumer) {
-    SmallVector<Operation *> members = membersOf(producer, consumer);
-    // A kernel is a matmul's or reduces rows, not both: one matmul, or
-    // row reductions.
-    unsigned matmuls = 0, rowReductions = 0;
-    for (Operation *member : members) {
-      matmuls += isMatmul(member);
-      rowReductions += !isMatmul(member) &&
-                       cast<linalg::LinalgOp>(member).getNumReductionLoops();
-    }
-    if (matmuls > 1 || (matmuls == 1 && rowReductions > 0))
-      return false;
-    // A gather is in an elementwise or row kernel (not a matmul's), which
-    // does not compute the tensor it gathers from (a kernel reads its
-    // inputs' elements, not those of its own tiles).
-    if (matmuls && llvm::any_of(members, gathers))
-      return false;
-    for (Operation *member : members) {
-      llvm::SetVector<Value> captured;
-      getUsedValuesDefinedAbove(member->getRegions(), captured);
-      for (Value value : captured)
-        if (llvm::is_contained(members, sliceRoot(value).getDefiningOp()))
-          return false;
-    }
-    // A kernel reads slices of its inputs (kiln-tile places them by their
-    // strides), not of a value it computes.
-    for (Operation *member : members)
-      for (Value operand : member->getOperands())
-        if (isSliceView(operand.getDefiningOp()) &&
-            llvm::is_contained(members, sliceRoot(operand).getDefiningOp()))
-          return false;
-    unsigned last = 0;
-    for (Operation *member : members)
-      last = std::max(last, position[member]);
-    for (Operation *member : members)
-      for (Operation *user : member->getUsers()) {
-        Operation *op = body.findAncestorOpInBlock(*user);
-        if (op && position[op] < last && !groups.isEquivalent(op, producer) &&
-            !groups.isEquivalent(op, consumer))
-          return false;
-      }
-    return true;
-  };
+  /// A producer joins its consumer: rows with rows, a matmul with its
+  /// elementwise epilogue or prologue, a fill with the reduction or
+  /// matmul it starts.
+  void joinProducersAndConsumers();
+  /// Row reductions that read one value by row join, so that it is read
+  /// once for all of them (a row's sum and sum of squares).
+  void joinRowReductionSiblings();
+  /// Elementwise kernels over one iteration space that read one value (or
+  /// slices of it) join, so that it is read once for both (a rotation's
+  /// two halves, x // d with x % d), when neither uses what the other
+  /// computes.
+  void joinElementwiseSiblings();
+  /// The groups, each in program order, in the order of their first ops.
+  SmallVector<SmallVector<Operation *>> ordered();
+  /// Says why an op that feeds or follows another kernel stands alone.
+  void remarkLoneOps(ArrayRef<SmallVector<Operation *>> ordered);
+  /// Outlines `members` into the kernel function `name` of `func`, called
+  /// where its last op was.
+  void outline(func::FuncOp func, ArrayRef<Operation *> members, StringRef name,
+               SymbolTable &symbols);
+  /// Erases what the kernels recreate for themselves and is now unused.
+  void eraseUnusedRecreatedOps();
 
-  // Whether `producer`'s group computes only what `consumer` reads: a
-  // matmul kernel's prologue runs over the blocks of its operands, and
-  // writes nothing else.
-  auto onlyFeeds = [&](Operation *producer, Operation *consumer) {
-    for (Operation *member : llvm::make_range(groups.findLeader(producer),
-                                              groups.member_end()))
-      for (Operation *user : member->getUsers())
-        if (user != consumer && !groups.isEquivalent(user, producer))
-          return false;
-    return true;
-  };
+private:
+  SmallVector<Operation *> membersOf(Operation *producer, Operation *consumer);
+  bool canJoin(Operation *producer, Operation *consumer);
+  bool onlyFeeds(Operation *producer, Operation *consumer);
+  bool onlyElementwise(Operation *op);
+  bool independent(Operation *op, Operation *sibling);
+
+  Block &body;
+  SmallVector<Operation *> kernels;
+  DenseMap<Operation *, unsigned> position;
+  llvm::EquivalenceClasses<Operation *> groups;
+};
+} // namespace
+
+SmallVector<Operation *> KernelGroups::membersOf(Operation *producer,
+                                                 Operation *consumer) {
+  SmallVector<Operation *> members;
+  for (Operation *op : {producer, consumer})
+    members.append(groups.findLeader(op), groups.member_end());
+  return members;
+}
+
+/// A group's call goes where its last op was, so joining the groups of
+/// producer and consumer is safe when no other op before that point uses
+/// a value of either, in its operands or inside its regions (a
+/// tensor.extract, a tile.reduce): it would come before the call that now
+/// defines it.
+bool KernelGroups::canJoin(Operation *producer, Operation *consumer) {
+  SmallVector<Operation *> members = membersOf(producer, consumer);
+  // A kernel is a matmul's or reduces rows, not both: one matmul, or
+  // row reductions.
+  unsigned matmuls = 0, rowReductions = 0;
+  for (Operation *member : members) {
+    matmuls += isMatmul(member);
+    rowReductions += !isMatmul(member) &&
+                     cast<linalg::LinalgOp>(member).getNumReductionLoops();
+  }
+  if (matmuls > 1 || (matmuls == 1 && rowReductions > 0))
+    return false;
+  // A gather is in an elementwise or row kernel (not a matmul's), which
+  // does not compute the tensor it gathers from (a kernel reads its
+  // inputs' elements, not those of its own tiles).
+  if (matmuls && llvm::any_of(members, gathers))
+    return false;
+  for (Operation *member : members) {
+    llvm::SetVector<Value> captured;
+    getUsedValuesDefinedAbove(member->getRegions(), captured);
+    for (Value value : captured)
+      if (llvm::is_contained(members, sliceRoot(value).getDefiningOp()))
+        return false;
+  }
+  // A kernel reads slices of its inputs (kiln-tile places them by their
+  // strides), not of a value it computes.
+  for (Operation *member : members)
+    for (Value operand : member->getOperands())
+      if (isSliceView(operand.getDefiningOp()) &&
+          llvm::is_contained(members, sliceRoot(operand).getDefiningOp()))
+        return false;
+  unsigned last = 0;
+  for (Operation *member : members)
+    last = std::max(last, position[member]);
+  for (Operation *member : members)
+    for (Operation *user : member->getUsers()) {
+      Operation *op = body.findAncestorOpInBlock(*user);
+      if (op && position[op] < last && !groups.isEquivalent(op, producer) &&
+          !groups.isEquivalent(op, consumer))
+        return false;
+    }
+  return true;
+}
+
+/// Whether `producer`'s group computes only what `consumer` reads: a
+/// matmul kernel's prologue runs over the blocks of its operands, and
+/// writes nothing else.
+bool KernelGroups::onlyFeeds(Operation *producer, Operation *consumer) {
+  for (Operation *member :
+       llvm::make_range(groups.findLeader(producer), groups.member_end()))
+    for (Operation *user : member->getUsers())
+      if (user != consumer && !groups.isEquivalent(user, producer))
+        return false;
+  return true;
+}
+
+void KernelGroups::joinProducersAndConsumers() {
   for (Operation *consumer : kernels) {
     bool consumerRowWise = isRowWise(consumer);
     for (Value operand : consumer->getOperands()) {
@@ -488,8 +533,9 @@ void KilnFusePass::groupAndOutline(func::FuncOp func, SymbolTable &symbols) {
         groups.unionSets(producer, consumer);
     }
   }
-  // Row reductions that read one value by row join, so that it is read
-  // once for all of them (a row's sum and sum of squares).
+}
+
+void KernelGroups::joinRowReductionSiblings() {
   auto isRowReduction = [](Operation *op) {
     return !isMatmul(op) && isRowWise(op) &&
            cast<linalg::LinalgOp>(op).getNumReductionLoops();
@@ -508,40 +554,42 @@ void KilnFusePass::groupAndOutline(func::FuncOp func, SymbolTable &symbols) {
             oneRowSpace(membersOf(op, sibling)) && canJoin(op, sibling))
           groups.unionSets(op, sibling);
   }
+}
 
-  // Elementwise kernels over one iteration space that read one value (or
-  // slices of it) join, so that it is read once for both (a rotation's
-  // two halves, x // d with x % d), when neither uses what the other
-  // computes.
-  auto onlyElementwise = [&](Operation *op) {
-    return llvm::all_of(llvm::make_range(groups.findLeader(op),
-                                         groups.member_end()),
-                        isElementwise);
-  };
-  auto independent = [&](Operation *op, Operation *sibling) {
-    for (Operation *member : membersOf(op, sibling))
-      for (Value operand : member->getOperands()) {
-        Operation *def = sliceRoot(operand).getDefiningOp();
-        if (def && groups.contains(def) &&
-            !groups.isEquivalent(def, member))
-          return false;
-      }
-    return true;
-  };
-  auto sameSpace = [&](Operation *op, Operation *sibling) {
-    auto a = cast<linalg::LinalgOp>(op), b = cast<linalg::LinalgOp>(sibling);
-    if (a.getNumLoops() != b.getNumLoops())
-      return false;
-    for (unsigned d = 0; d < a.getNumLoops(); ++d) {
-      auto sizeA = loopSize(a, d), sizeB = loopSize(b, d);
-      FailureOr<bool> equal =
-          sizeA && sizeB ? ValueBoundsConstraintSet::areEqual(*sizeA, *sizeB)
-                         : FailureOr<bool>(failure());
-      if (failed(equal) || !*equal)
+bool KernelGroups::onlyElementwise(Operation *op) {
+  return llvm::all_of(
+      llvm::make_range(groups.findLeader(op), groups.member_end()),
+      isElementwise);
+}
+
+/// Whether neither group uses a value the other computes.
+bool KernelGroups::independent(Operation *op, Operation *sibling) {
+  for (Operation *member : membersOf(op, sibling))
+    for (Value operand : member->getOperands()) {
+      Operation *def = sliceRoot(operand).getDefiningOp();
+      if (def && groups.contains(def) && !groups.isEquivalent(def, member))
         return false;
     }
-    return true;
-  };
+  return true;
+}
+
+/// Whether `op` and `sibling` run over iteration spaces of equal sizes.
+static bool sameSpace(Operation *op, Operation *sibling) {
+  auto a = cast<linalg::LinalgOp>(op), b = cast<linalg::LinalgOp>(sibling);
+  if (a.getNumLoops() != b.getNumLoops())
+    return false;
+  for (unsigned d = 0; d < a.getNumLoops(); ++d) {
+    auto sizeA = loopSize(a, d), sizeB = loopSize(b, d);
+    FailureOr<bool> equal =
+        sizeA && sizeB ? ValueBoundsConstraintSet::areEqual(*sizeA, *sizeB)
+                       : FailureOr<bool>(failure());
+    if (failed(equal) || !*equal)
+      return false;
+  }
+  return true;
+}
+
+void KernelGroups::joinElementwiseSiblings() {
   for (Operation *op : kernels) {
     if (!isElementwise(op))
       continue;
@@ -554,22 +602,25 @@ void KilnFusePass::groupAndOutline(func::FuncOp func, SymbolTable &symbols) {
             canJoin(op, sibling))
           groups.unionSets(op, sibling);
   }
+}
 
-  // Outline each group, in program order, where its last op was.
-  SmallVector<SmallVector<Operation *>> ordered;
+SmallVector<SmallVector<Operation *>> KernelGroups::ordered() {
+  SmallVector<SmallVector<Operation *>> result;
   for (auto it = groups.begin(); it != groups.end(); ++it)
     if ((*it)->isLeader())
-      ordered.emplace_back(groups.member_begin(**it), groups.member_end());
-  for (auto &members : ordered)
+      result.emplace_back(groups.member_begin(**it), groups.member_end());
+  for (auto &members : result)
     llvm::sort(members, [&](Operation *a, Operation *b) {
       return position[a] < position[b];
     });
-  llvm::sort(ordered, [&](const auto &a, const auto &b) {
+  llvm::sort(result, [&](const auto &a, const auto &b) {
     return position[a.front()] < position[b.front()];
   });
-  // Say why an op that feeds or follows another kernel stands alone
-  // (before outlining replaces its neighbours with calls).
-  for (SmallVector<Operation *> &members : ordered) {
+  return result;
+}
+
+void KernelGroups::remarkLoneOps(ArrayRef<SmallVector<Operation *>> ordered) {
+  for (const SmallVector<Operation *> &members : ordered) {
     if (members.size() != 1)
       continue;
     Operation *op = members.front();
@@ -583,77 +634,89 @@ void KilnFusePass::groupAndOutline(func::FuncOp func, SymbolTable &symbols) {
           << op->getName()
           << " here (see kiln-fuse's policy); it is a kernel of its own";
   }
-  unsigned index = 0;
-  for (SmallVector<Operation *> &members : ordered) {
-    llvm::SetVector<Value> inputs, outputs;
-    llvm::SetVector<Operation *> cloned;
-    DenseSet<Operation *> inGroup(members.begin(), members.end());
-    // Operands, and what bodies use from outside (a scalar constant that
-    // elementwise fusion captured, say); a recreated op's own operands
-    // too.
-    SmallVector<Operation *> worklist(members);
-    for (size_t next = 0; next < worklist.size(); ++next) {
-      Operation *op = worklist[next];
-      llvm::SetVector<Value> used(op->getOperands().begin(),
-                                  op->getOperands().end());
-      getUsedValuesDefinedAbove(op->getRegions(), used);
-      for (Value operand : used) {
-        Operation *def = operand.getDefiningOp();
-        if (def && inGroup.contains(def))
-          continue;
-        if (!isRecreatedByKernels(def))
-          inputs.insert(operand);
-        else if (cloned.insert(def))
-          worklist.push_back(def);
-      }
-    }
-    for (Operation *op : members) {
-      for (Value result : op->getResults())
-        for (Operation *user : result.getUsers())
-          if (!inGroup.contains(user))
-            outputs.insert(result);
-    }
-    OpBuilder b(func);
-    std::string name =
-        (func.getSymName() + "_kernel" + Twine(index++)).str();
-    auto kernel = func::FuncOp::create(
-        b, members.front()->getLoc(), name,
-        b.getFunctionType(ValueRange(inputs.getArrayRef()).getTypes(),
-                          ValueRange(outputs.getArrayRef()).getTypes()));
-    kernel.setPrivate();
-    kernel->setAttr(array::kKernelAttr, b.getUnitAttr());
-    symbols.insert(kernel);
-    Block *entry = kernel.addEntryBlock();
-    OpBuilder inside = OpBuilder::atBlockBegin(entry);
-    IRMapping mapping;
-    for (auto [input, arg] : llvm::zip(inputs, entry->getArguments()))
-      mapping.map(input, arg);
-    SmallVector<Operation *> recreated(cloned.begin(), cloned.end());
-    llvm::sort(recreated, [&](Operation *a, Operation *b) {
-      return position[a] < position[b];
-    });
-    for (Operation *op : recreated)
-      inside.clone(*op, mapping);
-    for (Operation *op : members)
-      inside.clone(*op, mapping);
-    func::ReturnOp::create(
-        inside, members.back()->getLoc(),
-        llvm::map_to_vector(outputs, [&](Value v) {
-          return mapping.lookup(v);
-        }));
+}
 
-    b.setInsertionPoint(members.back());
-    auto call = func::CallOp::create(b, members.back()->getLoc(), kernel,
-                                     inputs.getArrayRef());
-    for (auto [output, result] : llvm::zip(outputs, call.getResults()))
-      Value(output).replaceAllUsesWith(result);
-    for (Operation *op : llvm::reverse(members))
-      op->erase();
+void KernelGroups::outline(func::FuncOp func, ArrayRef<Operation *> members,
+                           StringRef name, SymbolTable &symbols) {
+  llvm::SetVector<Value> inputs, outputs;
+  llvm::SetVector<Operation *> cloned;
+  DenseSet<Operation *> inGroup(members.begin(), members.end());
+  // Operands, and what bodies use from outside (a scalar constant that
+  // elementwise fusion captured, say); a recreated op's own operands too.
+  SmallVector<Operation *> worklist(members);
+  for (size_t next = 0; next < worklist.size(); ++next) {
+    Operation *op = worklist[next];
+    llvm::SetVector<Value> used(op->getOperands().begin(),
+                                op->getOperands().end());
+    getUsedValuesDefinedAbove(op->getRegions(), used);
+    for (Value operand : used) {
+      Operation *def = operand.getDefiningOp();
+      if (def && inGroup.contains(def))
+        continue;
+      if (!isRecreatedByKernels(def))
+        inputs.insert(operand);
+      else if (cloned.insert(def))
+        worklist.push_back(def);
+    }
   }
-  // What the kernels recreate for themselves may now be unused here.
+  for (Operation *op : members)
+    for (Value result : op->getResults())
+      for (Operation *user : result.getUsers())
+        if (!inGroup.contains(user))
+          outputs.insert(result);
+  OpBuilder b(func);
+  auto kernel = func::FuncOp::create(
+      b, members.front()->getLoc(), name,
+      b.getFunctionType(ValueRange(inputs.getArrayRef()).getTypes(),
+                        ValueRange(outputs.getArrayRef()).getTypes()));
+  kernel.setPrivate();
+  kernel->setAttr(array::kKernelAttr, b.getUnitAttr());
+  symbols.insert(kernel);
+  Block *entry = kernel.addEntryBlock();
+  OpBuilder inside = OpBuilder::atBlockBegin(entry);
+  IRMapping mapping;
+  for (auto [input, arg] : llvm::zip(inputs, entry->getArguments()))
+    mapping.map(input, arg);
+  SmallVector<Operation *> recreated(cloned.begin(), cloned.end());
+  llvm::sort(recreated, [&](Operation *a, Operation *b) {
+    return position[a] < position[b];
+  });
+  for (Operation *op : recreated)
+    inside.clone(*op, mapping);
+  for (Operation *op : members)
+    inside.clone(*op, mapping);
+  func::ReturnOp::create(
+      inside, members.back()->getLoc(),
+      llvm::map_to_vector(outputs, [&](Value v) { return mapping.lookup(v); }));
+
+  b.setInsertionPoint(members.back());
+  auto call = func::CallOp::create(b, members.back()->getLoc(), kernel,
+                                   inputs.getArrayRef());
+  for (auto [output, result] : llvm::zip(outputs, call.getResults()))
+    Value(output).replaceAllUsesWith(result);
+  for (Operation *op : llvm::reverse(members))
+    op->erase();
+}
+
+void KernelGroups::eraseUnusedRecreatedOps() {
   for (Operation &op : llvm::make_early_inc_range(llvm::reverse(body)))
     if (isRecreatedByKernels(&op) && op.use_empty())
       op.erase();
+}
+
+void KilnFusePass::groupAndOutline(func::FuncOp func, SymbolTable &symbols) {
+  KernelGroups groups(func);
+  groups.joinProducersAndConsumers();
+  groups.joinRowReductionSiblings();
+  groups.joinElementwiseSiblings();
+  SmallVector<SmallVector<Operation *>> ordered = groups.ordered();
+  // Before outlining replaces the neighbours with calls.
+  groups.remarkLoneOps(ordered);
+  for (auto [index, members] : llvm::enumerate(ordered))
+    groups.outline(func, members,
+                   (func.getSymName() + "_kernel" + Twine(index)).str(),
+                   symbols);
+  groups.eraseUnusedRecreatedOps();
 }
 
 /// Fails, naming the operand, where a linalg op of `func` reads or writes

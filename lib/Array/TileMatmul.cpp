@@ -48,6 +48,16 @@ public:
   FailureOr<TiledKernel> run();
 
 private:
+  /// Checks the kernel (prologues, one matmul into a constant fill,
+  /// epilogues) and finds its domain; gives the fill's constant.
+  FailureOr<mlir::arith::ConstantOp> analyze();
+  /// The program's block: its rows and columns and their masks.
+  void placeProgram(Location loc);
+  /// The loop over K that accumulates the block's product from the fill.
+  FailureOr<Value> accumulate(Location loc, mlir::arith::ConstantOp fillValue);
+  /// The epilogues on the `product`, then the stores of the results.
+  LogicalResult storeResults(Location loc, Value product);
+
   /// The [rows, columns] block at `base` whose rows and columns are
   /// `rowIndices` and `columnIndices`, rows `rowStride` elements apart and
   /// columns `columnStride` (i32 scalars).
@@ -428,11 +438,9 @@ FailureOr<Value> MatmulTiler::operandBlock(Value operand, bool isA, Value kk) {
       shape, rowIndices, columnIndices, inside, computed, dims);
 }
 
-FailureOr<TiledKernel> MatmulTiler::run() {
-  MLIRContext *ctx = kernel.getContext();
+FailureOr<arith::ConstantOp> MatmulTiler::analyze() {
   auto aType = cast<RankedTensorType>(matmul.getDpsInputs()[0].getType());
   auto bType = cast<RankedTensorType>(matmul.getDpsInputs()[1].getType());
-  auto cType = cast<RankedTensorType>(matmul->getResultTypes()[0]);
   if (aType.getElementType() != bType.getElementType())
     return matmul.emitError("kiln-tile: a matmul of ")
            << aType.getElementType() << " by " << bType.getElementType()
@@ -480,29 +488,13 @@ FailureOr<TiledKernel> MatmulTiler::run() {
   }
   if (failed(analyzeDomain(kernel, ops, domain, ties)))
     return failure();
+  return fillValue;
+}
 
-  Location loc = kernel.getLoc();
-  SmallVector<unsigned> sizeDims;
-  for (auto [d, size] : llvm::enumerate(domain))
-    if (ShapedType::isDynamic(size))
-      sizeDims.push_back(d);
-  FailureOr<func::FuncOp> created =
-      createTileKernel(kernel, b, sizeDims.size());
-  if (failed(created))
-    return failure();
-  func::FuncOp tileKernel = *created;
-  entry = &tileKernel.getBody().front();
-  auto fail = [&]() -> FailureOr<TiledKernel> {
-    tileKernel.erase();
-    return failure();
-  };
-  Type i32 = b.getI32Type();
-  auto sizeArgs = entry->getArguments().take_back(sizeDims.size()).begin();
-  for (int64_t size : domain)
-    sizes.push_back(ShapedType::isDynamic(size) ? *sizeArgs++
-                                                : constantI32(loc, size));
+void MatmulTiler::placeProgram(Location loc) {
   // Program p computes block (p / blocks along N, p % blocks along N) of
   // its batch (batches one after another).
+  Type i32 = b.getI32Type();
   auto blocksAlong = [&](unsigned dim, int64_t block) -> Value {
     return arith::DivUIOp::create(
         b, loc,
@@ -512,7 +504,8 @@ FailureOr<TiledKernel> MatmulTiler::run() {
   };
   Value blocksN = blocksAlong(batch + 1, blocks.n);
   Value program = tile::ProgramIdOp::create(
-      b, loc, i32, tile::ProgramAxisAttr::get(ctx, tile::ProgramAxis::X));
+      b, loc, i32,
+      tile::ProgramAxisAttr::get(b.getContext(), tile::ProgramAxis::X));
   if (batch) {
     Value perBatch = arith::MulIOp::create(
         b, loc, blocksAlong(batch, blocks.m), blocksN);
@@ -533,41 +526,45 @@ FailureOr<TiledKernel> MatmulTiler::run() {
   rowsInside = below(loc, rows, sizes[batch]);
   columnsInside = below(loc, columns, sizes[batch + 1]);
   ks = tile::RangeOp::create(b, loc, blockOf({blocks.k}, i32), 0, blocks.k);
+}
 
-  // acc += a * b over K.
-  Type accElement = cType.getElementType();
+FailureOr<Value> MatmulTiler::accumulate(Location loc,
+                                         arith::ConstantOp fillValue) {
+  Type accElement =
+      cast<RankedTensorType>(matmul->getResultTypes()[0]).getElementType();
   auto accType = blockOf({blocks.m, blocks.n}, accElement);
   Value init =
       tile::SplatOp::create(b, loc, accType, b.clone(*fillValue)->getResult(0));
   auto loop = scf::ForOp::create(b, loc, constantI32(loc, 0), sizes[batch + 2],
                                  constantI32(loc, blocks.k), ValueRange{init});
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(loop.getBody());
-    Value kk = loop.getInductionVar();
-    FailureOr<Value> a = operandBlock(matmul.getDpsInputs()[0], true, kk);
-    FailureOr<Value> bb = operandBlock(matmul.getDpsInputs()[1], false, kk);
-    if (failed(a) || failed(bb))
-      return fail();
-    Value dot = tile::DotOp::create(b, loc, accType, *a, *bb,
-                                    loop.getRegionIterArgs()[0]);
-    scf::YieldOp::create(b, loc, dot);
-  }
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(loop.getBody());
+  Value kk = loop.getInductionVar();
+  FailureOr<Value> a = operandBlock(matmul.getDpsInputs()[0], true, kk);
+  FailureOr<Value> bb = operandBlock(matmul.getDpsInputs()[1], false, kk);
+  if (failed(a) || failed(bb))
+    return failure();
+  Value dot = tile::DotOp::create(b, loc, accType, *a, *bb,
+                                  loop.getRegionIterArgs()[0]);
+  scf::YieldOp::create(b, loc, dot);
+  return loop.getResult(0);
+}
 
+LogicalResult MatmulTiler::storeResults(Location loc, Value product) {
   // The epilogues, on the accumulator, then the stores.
   SmallVector<int64_t> shape = {blocks.m, blocks.n};
   Value inside = arith::AndIOp::create(
       b, loc, broadcastAlong(b, loc, rowsInside, 1, shape),
       broadcastAlong(b, loc, columnsInside, 0, shape));
   IRMapping computed;
-  computed.map(matmul->getResult(0), loop.getResult(0));
+  computed.map(matmul->getResult(0), product);
   for (Operation &op : kernel.getBody().front().without_terminator()) {
     auto generic = dyn_cast<linalg::GenericOp>(op);
     if (!generic || generic->isBeforeInBlock(matmul))
       continue;
     if (failed(applyGeneric(generic, shape, rows, columns, inside, computed,
                             {batch, batch + 1})))
-      return fail();
+      return failure();
   }
   auto ret = cast<func::ReturnOp>(kernel.getBody().front().getTerminator());
   for (auto [i, result] : llvm::enumerate(ret.getOperands())) {
@@ -575,10 +572,9 @@ FailureOr<TiledKernel> MatmulTiler::run() {
     auto type = cast<RankedTensorType>(result.getType());
     if (!value || type.getRank() != 2 + batch)
       return kernel.emitError("kiln-tile: result ")
-                 << i
-                 << " of a matmul kernel is not its [M, N] product or "
-                    "an epilogue of it",
-             fail();
+             << i
+             << " of a matmul kernel is not its [M, N] product or an "
+                "epilogue of it";
     Value base = entry->getArgument(kernel.getNumArguments() + i);
     if (batch)
       base = tile::AddPtrOp::create(
@@ -593,6 +589,34 @@ FailureOr<TiledKernel> MatmulTiler::run() {
                                                batch + 1),
                                         constantI32(loc, 1)),
                           value, inside);
+  }
+  return success();
+}
+
+FailureOr<TiledKernel> MatmulTiler::run() {
+  FailureOr<arith::ConstantOp> fillValue = analyze();
+  if (failed(fillValue))
+    return failure();
+  Location loc = kernel.getLoc();
+  SmallVector<unsigned> sizeDims;
+  for (auto [d, size] : llvm::enumerate(domain))
+    if (ShapedType::isDynamic(size))
+      sizeDims.push_back(d);
+  FailureOr<func::FuncOp> created =
+      createTileKernel(kernel, b, sizeDims.size());
+  if (failed(created))
+    return failure();
+  func::FuncOp tileKernel = *created;
+  entry = &tileKernel.getBody().front();
+  auto sizeArgs = entry->getArguments().take_back(sizeDims.size()).begin();
+  for (int64_t size : domain)
+    sizes.push_back(ShapedType::isDynamic(size) ? *sizeArgs++
+                                                : constantI32(loc, size));
+  placeProgram(loc);
+  FailureOr<Value> product = accumulate(loc, *fillValue);
+  if (failed(product) || failed(storeResults(loc, *product))) {
+    tileKernel.erase();
+    return failure();
   }
   func::ReturnOp::create(b, loc);
   TiledKernel tiled;

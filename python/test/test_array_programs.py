@@ -436,7 +436,7 @@ REFUSED = {"negative_use_between": _BETWEEN_LAUNCHES,
 def _fusion_programs() -> list[tuple[str, str]]:
     programs = []
     for file in ("fuse.mlir", "fuse-slices.mlir"):
-        text = (Path(__file__).resolve().parents[2] / "test" / "Transforms" /
+        text = (Path(__file__).resolve().parents[2] / "test" / "Array" /
                 file).read_text()
         for chunk in text.split("// -----"):
             source = "\n".join(line for line in chunk.splitlines()
