@@ -40,13 +40,13 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "GPUPlan.h"
 #include "Npy.h"
 
 #include "kiln/Dialect/Tile/IR/TileDialect.h"
 #include "kiln/Dialect/TileGPU/Transforms/Passes.h"
 #include "kiln/InitAll.h"
 #include "kiln/Runtime/CudaDriver.h"
+#include "kiln/Runtime/PlanExecutor.h"
 #include "kiln/Support/CommandLine.h"
 #include "kiln/Support/InputLimits.h"
 #include "kiln/Support/Version.h"
@@ -917,7 +917,7 @@ static int runArrayOnGPU(ModuleOp module, StringRef plan,
     return succeeded(kiln::runPlanOnGPU(planOp, *device, *loaded,
                                         binary->threadsPerBlock,
                                         binary->dynamicSharedBytes,
-                                        arguments, error));
+                                        arguments, nullptr, error));
   };
   if (!run() || !device->synchronize(error) ||
       !arrays.copyOut(buffers, error))

@@ -1,6 +1,6 @@
-//===- GPUPlan.cpp - Launch plans run on the GPU --------------------------===//
+//===- PlanExecutor.cpp - Launch plans run on the GPU ---------------------===//
 
-#include "GPUPlan.h"
+#include "kiln/Runtime/PlanExecutor.h"
 
 #include "kiln/Conversion/TileToHost/RuntimeInterface.h"
 #include "kiln/Dialect/Tile/IR/TileDialect.h"
@@ -77,6 +77,7 @@ LogicalResult kiln::runPlanOnGPU(func::FuncOp plan, runtime::Device &device,
                                  unsigned threadsPerBlock,
                                  unsigned dynamicSharedBytes,
                                  ArrayRef<uint64_t> arguments,
+                                 runtime::CUstream stream,
                                  std::string &error) {
   auto module = plan->getParentOfType<ModuleOp>();
   DenseMap<Value, uint64_t> values;
@@ -172,7 +173,7 @@ LogicalResult kiln::runPlanOnGPU(func::FuncOp plan, runtime::Device &device,
     if (grid[0] == 0 || grid[1] == 0 || grid[2] == 0)
       continue;
     if (!kernels.launch(callee.str(), grid, {threadsPerBlock, 1, 1},
-                        dynamicSharedBytes, nullptr, params, error)) {
+                        dynamicSharedBytes, stream, params, error)) {
       error = where(&op) + error;
       return failure();
     }

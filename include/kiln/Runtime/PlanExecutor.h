@@ -1,0 +1,43 @@
+//===- PlanExecutor.h - Launch plans run on the GPU -------------*- C++ -*-===//
+//
+// kiln-tile turns an array function into a launch plan: host code that
+// allocates temporaries and calls each tile kernel's launcher over its
+// grid. On the GPU, the plan is followed op by op instead of compiled: the
+// kernels run from a loaded module, on the caller's stream, the
+// temporaries are device memory. kiln-run and the C API (so Python) run
+// plans through this one executor.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_RUNTIME_PLANEXECUTOR_H
+#define KILN_RUNTIME_PLANEXECUTOR_H
+
+#include "kiln/Runtime/CudaDriver.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+
+namespace kiln {
+
+/// A copy of `module` holding only the tile kernels `plan` launches (no
+/// plans, launcher or runtime declarations, nor other plans' kernels), for
+/// the GPU compiler.
+mlir::OwningOpRef<mlir::ModuleOp> extractTileKernels(mlir::ModuleOp module,
+                                                     mlir::func::FuncOp plan);
+
+/// Runs the launch plan `plan` on `device`, its launches on `stream` (null:
+/// the default stream): `arguments` are the device addresses of its inputs,
+/// then of its results, then its sizes (see LaunchPlan.cpp); its kernels
+/// are in `kernels`, compiled for blocks of `threadsPerBlock` threads (and
+/// `dynamicSharedBytes` of dynamic shared memory). Temporaries are
+/// allocated and freed as the plan says (all of them on failure). On
+/// failure `error` says which op of the plan failed and why.
+mlir::LogicalResult
+runPlanOnGPU(mlir::func::FuncOp plan, runtime::Device &device,
+             runtime::Module &kernels, unsigned threadsPerBlock,
+             unsigned dynamicSharedBytes, llvm::ArrayRef<uint64_t> arguments,
+             runtime::CUstream stream, std::string &error);
+
+} // namespace kiln
+
+#endif // KILN_RUNTIME_PLANEXECUTOR_H
