@@ -342,6 +342,37 @@ KILN_C_EXPORT KilnError *kilnCudaModuleLaunch(KilnCudaModule *module,
                                               void **args, size_t numArgs,
                                               uint64_t stream);
 
+/** Compiles for `chip`, as kilnGPUBinaryCreate does, the tile kernels the
+ * launch plan `plan` of `module` (after kiln-fuse and kiln-tile) launches,
+ * with their buffers taken as aligned as the device's allocations are. */
+KILN_C_EXPORT KilnError *
+kilnPlanGPUBinaryCreate(KilnModule *module, const char *plan, const char *chip,
+                        int numWarps, int numStages, KilnGPUBinary **binary);
+
+/** Runs the launch plan `plan` of `module` on the device `kernels` (its
+ * kernels, from kilnPlanGPUBinaryCreate) is loaded on, its launches on
+ * `stream` (0: the default stream): `arguments` are the device addresses
+ * of the plan's inputs, then of its results, then its sizes (from
+ * kilnModuleBindLaunchPlan). Temporaries are device memory, freed before
+ * it returns, on failure too. Asynchronous as launches are. */
+KILN_C_EXPORT KilnError *kilnPlanRunOnGPU(KilnModule *module, const char *plan,
+                                          KilnCudaModule *kernels,
+                                          const uint64_t *arguments,
+                                          size_t numArguments, uint64_t stream);
+
+/** Device memory on device `ordinal`, in its primary context: `bytes` of
+ * it (at least 1) at `*address`, freed by kilnCudaFree. */
+KILN_C_EXPORT KilnError *kilnCudaAllocate(int ordinal, size_t bytes,
+                                          uint64_t *address);
+KILN_C_EXPORT KilnError *kilnCudaFree(int ordinal, uint64_t address);
+
+/** Copies `bytes` between host memory and device memory of device
+ * `ordinal`, waiting for the copy. */
+KILN_C_EXPORT KilnError *kilnCudaCopyToDevice(int ordinal, uint64_t to,
+                                              const void *from, size_t bytes);
+KILN_C_EXPORT KilnError *kilnCudaCopyToHost(int ordinal, void *to,
+                                            uint64_t from, size_t bytes);
+
 /** Waits for all work on device `ordinal`; reports a kernel's fault. */
 KILN_C_EXPORT KilnError *kilnCudaSynchronize(int ordinal);
 

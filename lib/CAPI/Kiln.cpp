@@ -2,13 +2,15 @@
 
 #include "kiln-c/Kiln.h"
 
+#include "kiln/Array/Attributes.h"
+#include "kiln/Array/LaunchPlan.h"
 #include "kiln/InitAll.h"
 #include "kiln/Runtime/CudaDriver.h"
+#include "kiln/Runtime/PlanExecutor.h"
 #include "kiln/Support/InputLimits.h"
 #include "kiln/Target/GPU/GPUCompiler.h"
 #include "kiln/Target/Host/HostExecutable.h"
 #include "kiln/Target/NVPTX/NVPTXTarget.h"
-#include "kiln/Array/LaunchPlan.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -660,12 +662,92 @@ KilnError *kilnCudaModuleLaunch(KilnCudaModule *module, const char *kernel,
   return nullptr;
 }
 
-KilnError *kilnCudaSynchronize(int ordinal) {
+KilnError *kilnPlanGPUBinaryCreate(KilnModule *module, const char *plan,
+                                   const char *chip, int numWarps,
+                                   int numStages, KilnGPUBinary **binary) {
+  *binary = nullptr;
+  auto func = module->module->lookupSymbol<func::FuncOp>(plan);
+  if (!func || !func->hasAttr(kiln::array::kPlanAttr))
+    return makeError("'" + std::string(plan) +
+                     "' is not a launch plan (run kiln-fuse and kiln-tile "
+                     "on the array function)");
+  KilnModule kernels{module->context,
+                     kiln::extractTileKernels(*module->module, func),
+                     {},
+                     {},
+                     {},
+                     {}};
+  return kilnGPUBinaryCreate(&kernels, chip, numWarps, numStages, binary);
+}
+
+KilnError *kilnPlanRunOnGPU(KilnModule *module, const char *plan,
+                            KilnCudaModule *kernels, const uint64_t *arguments,
+                            size_t numArguments, uint64_t stream) {
+  auto func = module->module->lookupSymbol<func::FuncOp>(plan);
+  if (!func || !func->hasAttr(kiln::array::kPlanAttr))
+    return makeError("'" + std::string(plan) + "' is not a launch plan");
+  if (numArguments != func.getNumArguments())
+    return makeError("'" + std::string(plan) + "' takes " +
+                     std::to_string(func.getNumArguments()) +
+                     " arguments, not " + std::to_string(numArguments));
+  std::string error;
+  if (failed(kiln::runPlanOnGPU(
+          func, *kernels->device, *kernels->module, kernels->threadsPerBlock,
+          kernels->dynamicSharedBytes, ArrayRef(arguments, numArguments),
+          reinterpret_cast<kiln::runtime::CUstream>(stream), error)))
+    return makeError(std::move(error));
+  return nullptr;
+}
+
+/// `action` (which sets its error on failure) on device `ordinal`.
+static KilnError *onDevice(
+    int ordinal,
+    llvm::function_ref<bool(kiln::runtime::Device &, std::string &)> action) {
   std::unique_ptr<kiln::runtime::Device> device;
   if (KilnError *error = openDevice(ordinal, device))
     return error;
   std::string error;
-  if (!device->synchronize(error))
+  if (!action(*device, error))
     return makeError(std::move(error));
   return nullptr;
+}
+
+KilnError *kilnCudaAllocate(int ordinal, size_t bytes, uint64_t *address) {
+  *address = 0;
+  return onDevice(
+      ordinal, [&](kiln::runtime::Device &device, std::string &error) {
+        // cuMemAlloc refuses 0 bytes.
+        *address = device.allocate(std::max<size_t>(bytes, 1), error);
+        return *address != 0;
+      });
+}
+
+KilnError *kilnCudaFree(int ordinal, uint64_t address) {
+  return onDevice(ordinal,
+                  [&](kiln::runtime::Device &device, std::string &error) {
+                    return device.free(address, error);
+                  });
+}
+
+KilnError *kilnCudaCopyToDevice(int ordinal, uint64_t to, const void *from,
+                                size_t bytes) {
+  return onDevice(ordinal,
+                  [&](kiln::runtime::Device &device, std::string &error) {
+                    return device.copyToDevice(to, from, bytes, error);
+                  });
+}
+
+KilnError *kilnCudaCopyToHost(int ordinal, void *to, uint64_t from,
+                              size_t bytes) {
+  return onDevice(ordinal,
+                  [&](kiln::runtime::Device &device, std::string &error) {
+                    return device.copyToHost(to, from, bytes, error);
+                  });
+}
+
+KilnError *kilnCudaSynchronize(int ordinal) {
+  return onDevice(ordinal,
+                  [&](kiln::runtime::Device &device, std::string &error) {
+                    return device.synchronize(error);
+                  });
 }

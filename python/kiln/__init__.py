@@ -6,6 +6,7 @@ The package talks to the compiler only through its C API
 
 from kiln.autotune import Config, autotune
 from kiln.compiler import Context, Module
+from kiln.device_array import DeviceArray
 from kiln.errors import (CompilationError, CompilerRemark, CudaError,
                          Diagnostic, KilnCompileError, KilnError,
                          KilnIndexError, LaunchError, Severity)
@@ -33,7 +34,7 @@ def __getattr__(name: str):
 
 
 __all__ = ["CompilationError", "CompilerRemark", "Config", "Context",
-           "CudaError", "Diagnostic",
+           "CudaError", "DeviceArray", "Diagnostic",
            "JITFunction", "KilnCompileError", "KilnError", "KilnIndexError",
            "LaunchError",
            "Module", "Severity", "TensorDescriptor", "autotune", "cdiv",

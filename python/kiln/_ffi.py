@@ -163,6 +163,20 @@ _SIGNATURES = {
                               ctypes.POINTER(ctypes.c_void_p),
                               ctypes.c_size_t, ctypes.c_uint64], ErrorHandle),
     "kilnCudaSynchronize": ([ctypes.c_int], ErrorHandle),
+    "kilnPlanGPUBinaryCreate": ([ModuleHandle, ctypes.c_char_p,
+                                 ctypes.c_char_p, ctypes.c_int, ctypes.c_int,
+                                 ctypes.POINTER(GPUBinaryHandle)],
+                                ErrorHandle),
+    "kilnPlanRunOnGPU": ([ModuleHandle, ctypes.c_char_p, CudaModuleHandle,
+                          ctypes.POINTER(ctypes.c_uint64), ctypes.c_size_t,
+                          ctypes.c_uint64], ErrorHandle),
+    "kilnCudaAllocate": ([ctypes.c_int, ctypes.c_size_t,
+                          ctypes.POINTER(ctypes.c_uint64)], ErrorHandle),
+    "kilnCudaFree": ([ctypes.c_int, ctypes.c_uint64], ErrorHandle),
+    "kilnCudaCopyToDevice": ([ctypes.c_int, ctypes.c_uint64, ctypes.c_void_p,
+                              ctypes.c_size_t], ErrorHandle),
+    "kilnCudaCopyToHost": ([ctypes.c_int, ctypes.c_void_p, ctypes.c_uint64,
+                            ctypes.c_size_t], ErrorHandle),
 }
 
 _lock = threading.Lock()

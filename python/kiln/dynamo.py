@@ -5,19 +5,19 @@ of a graph kiln.fuse covers as fused plans and the rest eagerly.
 
 TorchDynamo hands the backend an FX graph of PyTorch calls. The nodes
 whose function, operator or tensor method kiln.fuse traces (with PyTorch's
-semantics, see ``kiln.fuse.torch_functions``) on CPU tensors of the dtypes
-it computes on are grouped, by ``torch.fx``'s capability-based
+semantics, see ``kiln.fuse.torch_functions``) on CPU or CUDA tensors of
+the dtypes it computes on are grouped, by ``torch.fx``'s capability-based
 partitioner, into the largest partitions that keep the graph acyclic;
 each becomes a ``kiln.fuse`` function of the partition's inputs, traced
-and compiled for the host target on its first call with those shapes and
-dtypes. Everything else (in-place ops, random numbers, ops kiln.fuse does
-not know, tensors on a GPU) runs as the graph says, between the plans.
+and compiled (for the host target, or the GPU the tensors are on) on its
+first call with those shapes and dtypes. Everything else (in-place ops,
+random numbers, ops kiln.fuse does not know) runs as the graph says,
+between the plans.
 
 A partition runs eagerly, as written, when a call needs gradients (an
-input requires grad under grad mode: kiln.fuse does not differentiate) or
-its tensors are not on the CPU, and from then on when kiln.fuse cannot
-trace or compile it, with a warning that says why. Plans run on the host
-target only for now: CUDA tensors run eagerly."""
+input requires grad under grad mode: kiln.fuse does not differentiate),
+and from then on when kiln.fuse cannot trace or compile it, with a
+warning that says why."""
 
 from __future__ import annotations
 
@@ -42,7 +42,8 @@ def _example(node: torch.fx.Node) -> Any:
 def _takes(value: Any) -> bool:
     """Whether ``value`` (an example value) is a tensor a plan takes."""
     return isinstance(value, torch.Tensor) and \
-        value.dtype in TORCH_TO_NUMPY and value.device.type == "cpu" and \
+        value.dtype in TORCH_TO_NUMPY and \
+        value.device.type in ("cpu", "cuda") and \
         value.layout == torch.strided
 
 

@@ -235,6 +235,25 @@ class GPUBinary:
         self._handle = handle
 
     @classmethod
+    def for_plan(cls, module: Module, plan: str, chip: str,
+                 num_warps: int = 4, num_stages: int = 3) -> GPUBinary:
+        """The tile kernels the launch plan ``plan`` of ``module`` (after
+        kiln-fuse and kiln-tile) launches, compiled for ``chip``; a
+        ``CudaModule`` of it runs the plan (``run_plan``)."""
+        binary = cls.__new__(cls)
+        binary._handle = None
+        binary.module = module
+        binary._argument_types = None
+        binary.chip = chip
+        binary.num_warps, binary.num_stages = int(num_warps), int(num_stages)
+        handle = _ffi.GPUBinaryHandle()
+        check(_ffi.lib().kilnPlanGPUBinaryCreate(
+            module.handle, plan.encode(), chip.encode(), int(num_warps),
+            int(num_stages), ctypes.byref(handle)))
+        binary._handle = handle
+        return binary
+
+    @classmethod
     def from_artifacts(cls, module: Module | None, chip: str, ptx: str,
                        cubin: bytes, threads_per_block: int,
                        dynamic_shared_bytes: int = 0,
@@ -402,6 +421,19 @@ class CudaModule:
         launcher = self.launcher(kernel)
         launcher.launch_unchecked(grid, launcher.checked_values(args),
                                   int(stream))
+
+    def run_plan(self, module: Module, plan: str, arguments: Sequence[int],
+                 stream: int = 0) -> None:
+        """Runs the launch plan ``plan`` of ``module``, whose kernels this
+        module holds (``GPUBinary.for_plan``), on ``stream``: ``arguments``
+        are the device addresses of its inputs, then of its results, then
+        its sizes. Asynchronous, like a launch."""
+        if self._handle is None:
+            raise KilnError("the module is closed")
+        values = (ctypes.c_uint64 * len(arguments))(*arguments)
+        check(_ffi.lib().kilnPlanRunOnGPU(
+            module.handle, plan.encode(), self._handle, values,
+            len(arguments), int(stream)), LaunchError)
 
     def launcher(self, kernel: str) -> KernelLauncher:
         """``kernel`` with its argument buffers made once (made on first

@@ -190,15 +190,7 @@ class HostExecutable:
         if self._module is None:
             raise KilnError("an executable from artifacts runs kernels, not "
                             "launch plans")
-        input_types = self._module.function_attribute(plan,
-                                                      "kiln.plan.inputs")
-        output_types = self._module.function_attribute(plan,
-                                                       "kiln.plan.outputs")
-        if input_types is None or output_types is None:
-            raise KilnError(f"'{plan}' is not a launch plan (run kiln-fuse "
-                            "and kiln-tile on the array function)")
-        wanted = _tensor_types(input_types)
-        results = _tensor_types(output_types)
+        wanted, results = plan_signature(self._module, plan)
         if len(inputs) != len(wanted):
             raise KilnError(f"'{plan}' takes {len(wanted)} tensors, but "
                             f"{len(inputs)} were given")
@@ -213,7 +205,8 @@ class HostExecutable:
                 raise KilnError(f"input {i} of '{plan}' must be a {dtype} "
                                 f"array of shape [{dims}], not {got}")
             arrays.append(np.ascontiguousarray(array))
-        sizes, shapes = self._bind(plan, arrays, wanted, results)
+        sizes, shapes = bind_plan(self._module, plan,
+                                  [a.shape for a in arrays], wanted, results)
         outputs = [np.empty(shape, dtype)
                    for shape, (_, dtype) in zip(shapes, results)]
         arguments = [a.ctypes.data for a in arrays + outputs] + sizes
@@ -222,28 +215,6 @@ class HostExecutable:
             (ctypes.c_int64 * len(arguments))(*arguments), len(arguments)),
             LaunchError)
         return outputs
-
-    def _bind(self, plan: str, arrays: list[np.ndarray],
-              wanted: list, results: list
-              ) -> tuple[list[int], list[tuple[int, ...]]]:
-        """The plan's size arguments and its results' shapes for `arrays`
-        (see kilnModuleBindLaunchPlan)."""
-        ranks = (ctypes.c_size_t * len(arrays))(*[a.ndim for a in arrays])
-        dims = [d for a in arrays for d in a.shape]
-        max_sizes = sum(d is None for shape, _ in wanted for d in shape)
-        sizes = (ctypes.c_int64 * max_sizes)()
-        num_sizes = ctypes.c_size_t()
-        result_ranks = [len(shape) for shape, _ in results]
-        result_dims = (ctypes.c_int64 * sum(result_ranks))()
-        check(_ffi.lib().kilnModuleBindLaunchPlan(
-            self._module.handle, plan.encode(), ranks, len(arrays),
-            (ctypes.c_int64 * len(dims))(*dims), sizes, max_sizes,
-            ctypes.byref(num_sizes), result_dims, len(result_dims)))
-        shapes, start = [], 0
-        for rank in result_ranks:
-            shapes.append(tuple(result_dims[start:start + rank]))
-            start += rank
-        return list(sizes[:num_sizes.value]), shapes
 
     def close(self) -> None:
         if self._handle is not None:
@@ -258,3 +229,38 @@ class HostExecutable:
 
     def __del__(self) -> None:
         self.close()
+
+
+def plan_signature(module: Module, plan: str) -> tuple[list, list]:
+    """The (shape, dtype) of each input and each result of the launch plan
+    ``plan`` of ``module``, a dynamic size None."""
+    input_types = module.function_attribute(plan, "kiln.plan.inputs")
+    output_types = module.function_attribute(plan, "kiln.plan.outputs")
+    if input_types is None or output_types is None:
+        raise KilnError(f"'{plan}' is not a launch plan (run kiln-fuse "
+                        "and kiln-tile on the array function)")
+    return _tensor_types(input_types), _tensor_types(output_types)
+
+
+def bind_plan(module: Module, plan: str, shapes: list[tuple[int, ...]],
+              wanted: list, results: list
+              ) -> tuple[list[int], list[tuple[int, ...]]]:
+    """The plan's size arguments and its results' shapes for inputs of
+    ``shapes`` (see kilnModuleBindLaunchPlan); ``wanted`` and ``results``
+    are its ``plan_signature``."""
+    ranks = (ctypes.c_size_t * len(shapes))(*[len(s) for s in shapes])
+    dims = [d for shape in shapes for d in shape]
+    max_sizes = sum(d is None for shape, _ in wanted for d in shape)
+    sizes = (ctypes.c_int64 * max_sizes)()
+    num_sizes = ctypes.c_size_t()
+    result_ranks = [len(shape) for shape, _ in results]
+    result_dims = (ctypes.c_int64 * sum(result_ranks))()
+    check(_ffi.lib().kilnModuleBindLaunchPlan(
+        module.handle, plan.encode(), ranks, len(shapes),
+        (ctypes.c_int64 * len(dims))(*dims), sizes, max_sizes,
+        ctypes.byref(num_sizes), result_dims, len(result_dims)))
+    bound, start = [], 0
+    for rank in result_ranks:
+        bound.append(tuple(result_dims[start:start + rank]))
+        start += rank
+    return list(sizes[:num_sizes.value]), bound

@@ -571,12 +571,12 @@ class _DeviceArray:
                                 "data": (0, False), "version": 3}
 
 
-def test_device_arrays_are_refused():
-    with pytest.raises(kiln.KilnError, match="device array .* runs its "
-                                             "plans only on the host") as info:
-        coscos(_DeviceArray())  # marker: device
-    assert (info.value.filename, info.value.line) == (
-        HERE, _line("# marker: device"))
+def test_device_arrays_mixed_with_host_arrays_are_refused():
+    with pytest.raises(kiln.KilnError, match="argument 'y' is on GPU 0 "
+                                             "while 'x' is in host memory"
+                       ) as info:
+        kiln.fuse(lambda x, y: x + y)(_normal(4), _DeviceArray())  # mixed
+    assert (info.value.filename, info.value.line) == (HERE, _line("# mixed"))
 
 
 def test_function_must_return_traced_arrays():

@@ -6,7 +6,6 @@ from __future__ import annotations
 import functools
 import inspect
 import re
-import sys
 import threading
 from typing import Any, Callable
 
@@ -16,12 +15,14 @@ from kiln.compiler import Context, Module
 from kiln.errors import (CompilationError, KilnError, KilnIndexError,
                          user_facing, warn_remarks)
 from kiln.frontend.ir import find_location
+from kiln.fuse.arguments import (check_arguments, describe,
+                                 is_traced_tensor)
 from kiln.fuse.array import TracedArray
-from kiln.fuse.ir_types import _element_type, _ir_shape
+from kiln.fuse.ir_types import _ir_shape
 from kiln.fuse.location import _error, _loc
+from kiln.fuse.on_device import DevicePlan, host_copy
 from kiln.fuse.trace import _Trace
 from kiln.fuse.ufuncs import erf
-from kiln.gpu import is_device_array
 from kiln.host import ARRAY_PIPELINE, HostExecutable
 
 #: The name the traced IR goes by when the compiler reports on it (every
@@ -58,44 +59,6 @@ def _invalid_ir(error: CompilationError, text: str) -> KilnError:
     return error
 
 
-def _is_torch_tensor(value: Any) -> bool:
-    """Whether ``value`` is a torch tensor (torch is never imported for
-    numpy arguments)."""
-    torch = sys.modules.get("torch")
-    return torch is not None and isinstance(value, torch.Tensor)
-
-
-def _is_traced_tensor(value: Any) -> bool:
-    module = sys.modules.get("kiln.fuse.torch_tensor")
-    return module is not None and isinstance(value, module.TracedTensor)
-
-
-def _check_tensor(function: str, name: str, tensor: Any) -> None:
-    """Refuses, naming the argument, a torch tensor that kiln.fuse cannot
-    take: on a GPU, needing gradients, of another dtype, or empty."""
-    import torch
-
-    from kiln.fuse.torch_tensor import TORCH_TO_NUMPY
-    if tensor.device.type != "cpu":
-        raise _error(
-            f"{function}: argument '{name}' is a torch tensor on "
-            f"{tensor.device}; kiln.fuse runs its plans only on the host "
-            "target from Python for now, so pass CPU tensors")
-    if tensor.requires_grad and torch.is_grad_enabled():
-        raise _error(
-            f"{function}: argument '{name}' requires grad; kiln.fuse does "
-            "not differentiate, so call it under torch.no_grad() (or pass "
-            "a detached tensor)")
-    if tensor.dtype not in TORCH_TO_NUMPY or tensor.layout != torch.strided:
-        raise _error(
-            f"{function}: argument '{name}' is a {tensor.dtype} tensor "
-            f"({tensor.layout}); kiln.fuse computes on strided torch.bool, "
-            "torch.int8 to torch.int64 and torch.float16 to torch.float64 "
-            "tensors")
-    if tensor.numel() == 0:
-        raise _error(f"{function}: argument '{name}' has no elements")
-
-
 class _Traced:
     """A traced signature: its IR and how arrays map to the plan's
     tensors."""
@@ -113,7 +76,9 @@ class _Traced:
         self.names = names  # per argument
         self.index_checks = index_checks  # _Trace.index_checks
         self.torch_mode = torch_mode  # takes and returns torch tensors
+        self.module: Module | None = None  # after ARRAY_PIPELINE
         self.executable: HostExecutable | None = None
+        self.device_plans: dict[int, DevicePlan] = {}  # by GPU
 
 
 class FusedFunction:
@@ -133,9 +98,10 @@ class FusedFunction:
         self._context: Context | None = None
         self._modules: list[Module] = []
 
-    def _arrays(self, args: tuple, kwargs: dict) -> list[tuple[str, Any]]:
-        """The arguments, by name in the signature's order; each must be a
-        numpy array."""
+    def _arrays(self, args: tuple, kwargs: dict
+                ) -> tuple[list[tuple[str, Any]], int | None]:
+        """The arguments, by name in the signature's order, and the GPU they
+        are on (None: host memory); see ``check_arguments``."""
         try:
             bound = self.signature.bind(*args, **kwargs)
         except TypeError as exc:
@@ -149,49 +115,13 @@ class FusedFunction:
                       else [value])
             for v in values:
                 arrays.append((name, v))
-        tensors = [name for name, value in arrays if _is_torch_tensor(value)]
-        for name, value in arrays:
-            if tensors and not _is_torch_tensor(value):
-                raise _error(
-                    f"{self.__name__}: argument '{name}' is a "
-                    f"{type(value).__name__} while '{tensors[0]}' is a "
-                    "torch tensor; a fused function takes numpy arrays or "
-                    "torch tensors, not both")
-            if tensors:
-                _check_tensor(self.__name__, name, value)
-                continue
-            if is_device_array(value):
-                raise _error(
-                    f"{self.__name__}: argument '{name}' is a device array "
-                    "(it has __cuda_array_interface__); kiln.fuse runs its "
-                    "plans only on the host target from Python for now, so "
-                    "pass numpy arrays")
-            if not isinstance(value, np.ndarray):
-                raise _error(
-                    f"{self.__name__}: argument '{name}' is a "
-                    f"{type(value).__name__}, not a numpy array; a fused "
-                    "function takes numpy arrays or torch tensors (give "
-                    "constants as default arguments or in a closure)")
-            _element_type(value.dtype.newbyteorder("="))
-            if value.size == 0:
-                raise _error(f"{self.__name__}: argument '{name}' has no "
-                             "elements")
-        return arrays
+        return arrays, check_arguments(self.__name__, arrays)
 
     @staticmethod
     def _key(arrays: list[tuple[str, Any]]) -> tuple:
         """Per argument: its name, shape, numpy dtype and whether it is a
         torch tensor (traced with PyTorch's semantics)."""
-        key = []
-        for name, a in arrays:
-            if _is_torch_tensor(a):
-                from kiln.fuse.torch_tensor import numpy_dtype
-                key.append((name, tuple(a.shape), numpy_dtype(a.dtype).str,
-                            True))
-            else:
-                key.append((name, a.shape, a.dtype.newbyteorder("=").str,
-                            False))
-        return tuple(key)
+        return tuple((name, *describe(a)) for name, a in arrays)
 
     def _trace(self, args: tuple, kwargs: dict, key: tuple) -> _Traced:
         """Runs the function on traced arrays and records its IR."""
@@ -267,8 +197,10 @@ class FusedFunction:
                        trace.index_checks, torch_mode)
 
     def _traced(self, args: tuple, kwargs: dict
-                ) -> tuple[_Traced, list[np.ndarray]]:
-        arrays = self._arrays(args, kwargs)
+                ) -> tuple[_Traced, list[Any], int | None]:
+        """The trace for these arguments, their values, and the GPU they
+        are on (None: host memory)."""
+        arrays, place = self._arrays(args, kwargs)
         key = self._key(arrays)
         traced = self._traces.get(key)
         if traced is None:
@@ -277,42 +209,58 @@ class FusedFunction:
                 if traced is None:
                     traced = self._trace(args, kwargs, key)
                     self._traces[key] = traced
-        return traced, [a for _, a in arrays]
+        return traced, [a for _, a in arrays], place
 
     def ir(self, *args, **kwargs) -> str:
         """The traced IR for these arguments (numpy arrays; only their
         shapes and dtypes count), before ``kiln.host.ARRAY_PIPELINE``."""
         return self._traced(args, kwargs)[0].text
 
+    def _module(self, traced: _Traced) -> Module:
+        """The traced IR after ARRAY_PIPELINE: tile kernels and a launch
+        plan (made once; the caller holds the lock)."""
+        if traced.module is not None:
+            return traced.module
+        if self._context is None:
+            self._context = Context()
+        try:
+            module = Module.parse(self._context, traced.text, IR_FILENAME)
+        except CompilationError as exc:
+            raise _invalid_ir(exc, traced.text) from None
+        try:
+            module.run_pipeline(ARRAY_PIPELINE)
+            # Why an operation is a kernel of its own, at its line.
+            warn_remarks(module.remarks, IR_FILENAME)
+        except BaseException:
+            module.close()
+            raise
+        self._modules.append(module)
+        traced.module = module
+        return module
+
     def _executable(self, traced: _Traced) -> HostExecutable:
         with self._lock:
-            if traced.executable is not None:
-                return traced.executable
-            if self._context is None:
-                self._context = Context()
-            try:
-                module = Module.parse(self._context, traced.text,
-                                      IR_FILENAME)
-            except CompilationError as exc:
-                raise _invalid_ir(exc, traced.text) from None
-            try:
-                module.run_pipeline(ARRAY_PIPELINE)
-                # Why an operation is a kernel of its own, at its line.
-                warn_remarks(module.remarks, IR_FILENAME)
-                traced.executable = HostExecutable(module,
+            if traced.executable is None:
+                traced.executable = HostExecutable(self._module(traced),
                                                    threads=self.threads)
-            except BaseException:
-                module.close()
-                raise
-            self._modules.append(module)
             return traced.executable
+
+    def _device_plan(self, traced: _Traced, ordinal: int) -> DevicePlan:
+        with self._lock:
+            plan = traced.device_plans.get(ordinal)
+            if plan is None:
+                plan = traced.device_plans[ordinal] = DevicePlan(
+                    self._module(traced), traced.symbol, ordinal)
+            return plan
 
     @user_facing
     def __call__(self, *args, **kwargs):
-        if any(isinstance(a, TracedArray) or _is_traced_tensor(a)
+        if any(isinstance(a, TracedArray) or is_traced_tensor(a)
                for a in (*args, *kwargs.values())):
             return self.fn(*args, **kwargs)  # inlined into another trace
-        traced, arrays = self._traced(args, kwargs)
+        traced, arrays, place = self._traced(args, kwargs)
+        if place is not None:
+            return self._run_on_device(traced, arrays, place)
         if traced.torch_mode:
             arrays = [a.detach().numpy() for a in arrays]
         self._check_indices(traced, arrays)
@@ -330,6 +278,19 @@ class FusedFunction:
             outputs = [torch.from_numpy(o) for o in outputs]
         else:
             outputs = [o[()] if o.ndim == 0 else o for o in outputs]
+        return outputs[0] if traced.single else tuple(outputs)
+
+    def _run_on_device(self, traced: _Traced, arrays: list[Any],
+                       ordinal: int):
+        """The plan run on GPU ``ordinal``, where the arguments are."""
+        if traced.index_checks:
+            self._check_indices(traced, [host_copy(a) for a in arrays])
+        plan = traced.device_plans.get(ordinal) or \
+            self._device_plan(traced, ordinal)
+        results = plan.run(traced.input_shapes, arrays, traced.torch_mode)
+        views: dict[tuple, Any] = {}  # an array returned twice is one
+        outputs = [views.setdefault((i, shape), results[i].reshape(shape))
+                   for i, shape in traced.outputs]
         return outputs[0] if traced.single else tuple(outputs)
 
     def _check_indices(self, traced: _Traced, arrays: list[np.ndarray]
@@ -355,6 +316,10 @@ class FusedFunction:
                 if traced.executable is not None:
                     traced.executable.close()
                     traced.executable = None
+                for plan in traced.device_plans.values():
+                    plan.close()
+                traced.device_plans.clear()
+                traced.module = None
             for module in self._modules:
                 module.close()
             self._modules.clear()
@@ -371,10 +336,13 @@ def fuse(fn: Callable | None = None, *, threads: int | None = None):
     compiled once for the host target; every call runs the plan (on
     ``threads`` threads, default ``$KILN_HOST_THREADS`` else 1) and returns
     new arrays, as ``fn`` would. Arguments are numpy arrays (any strides:
-    non-contiguous ones are copied), or CPU torch tensors, traced with
-    PyTorch's semantics into new tensors; device arrays are refused, since
-    plans run only on the host from Python for now. See ``kiln.fuse``'s module
-    documentation for what a traced function may use.
+    non-contiguous ones are copied), or torch tensors, traced with
+    PyTorch's semantics into new tensors. Device arrays (CUDA torch
+    tensors, ``__cuda_array_interface__`` arrays, C-contiguous) run the
+    plan on their GPU instead, on PyTorch's current stream, into new
+    device arrays (torch tensors, else ``kiln.DeviceArray``). See
+    ``kiln.fuse``'s module documentation for what a traced function may
+    use.
 
     >>> import numpy as np, kiln
     >>> @kiln.fuse

@@ -1,0 +1,147 @@
+"""``kiln.fuse`` on device arrays: the plan run on the GPU through the
+runtime's plan executor. Without a GPU: the refusals, and the whole path
+(compile for the device's chip, load, allocate, launch, free) against the
+stand-in driver, which launches kernels as no-ops; with a GPU, numerics
+against numpy and PyTorch."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import kiln
+import kiln.cuda
+
+ROOT = Path(__file__).resolve().parents[2]
+BUILD = Path(os.environ.get("KILN_BUILD_DIR", ROOT / "build"))
+FAKE = BUILD / "unittests" / "libKilnFakeCudaDriver.so"
+HERE = str(Path(__file__).resolve())
+
+
+class _Strided:
+    """A device array of the CUDA array interface with a column stride."""
+
+    __cuda_array_interface__ = {"shape": (4, 3), "typestr": "<f4",
+                                "data": (0, False), "strides": (4, 16),
+                                "version": 3}
+
+
+class _BFloat16:
+    __cuda_array_interface__ = {"shape": (8,), "typestr": "<V2",
+                                "data": (0, False), "version": 3}
+
+
+@pytest.mark.parametrize("array, match", [
+    (_Strided(), r"argument 'x' is a strided device array \(strides "
+                 r"\[4, 16\]\)"),
+    (_BFloat16(), r"argument 'x' is a device array of \|V2"),
+])
+def test_device_arrays_it_cannot_read_are_named(array, match):
+    with pytest.raises(kiln.KilnError, match=match):
+        kiln.fuse(lambda x: x * 2)(array)
+
+
+def _run(code: str, **env: str) -> subprocess.CompletedProcess:
+    """``code`` in a fresh interpreter (the driver loads once per
+    process)."""
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)], capture_output=True,
+        text=True, timeout=600,
+        env={**os.environ, "PYTHONPATH": str(ROOT / "python"), **env})
+
+
+def test_without_a_driver_a_device_array_says_so():
+    result = _run("""
+        import numpy as np, kiln
+        class Device:
+            __cuda_array_interface__ = {"shape": (4,), "typestr": "<f4",
+                                        "data": (4096, False), "version": 3}
+        kiln.fuse(lambda x: x + 1)(Device())
+        """, KILN_CUDA_DRIVER="/nonexistent/libcuda.so.1")
+    assert "kiln.errors.CudaError: no CUDA driver" in result.stderr
+
+
+FAKE_RUN = """
+    import ctypes, os, numpy as np, kiln
+    driver = ctypes.CDLL(os.environ["KILN_CUDA_DRIVER"])
+    x = kiln.DeviceArray.from_host(np.arange(6000, dtype=np.float32)
+                                   .reshape(60, 100))
+    w = kiln.DeviceArray.from_host(np.ones(100, np.float32))
+
+    @kiln.fuse
+    def program(x, w):
+        e = np.exp(x - x.max(axis=-1, keepdims=True))
+        return e / e.sum(axis=-1, keepdims=True) * w, (x * 2).T
+
+    for _ in range(2):
+        soft, doubled = program(x, w)
+    print(type(soft).__name__, soft.shape, soft.dtype, doubled.shape)
+    print(soft.to_host().shape, doubled.to_host().dtype)
+    try:
+        program(x, np.ones(100, np.float32))
+    except kiln.KilnError as exc:
+        print("refused:", str(exc).splitlines()[0].split(": ", 2)[-1])
+    print("live:", driver.fakeCudaLiveAllocations())  # x, w, 2 results
+    del soft, doubled, x, w
+    program.close()
+    print("live:", driver.fakeCudaLiveAllocations())
+    """
+
+
+@pytest.mark.skipif(not FAKE.exists(), reason=f"{FAKE} is not built")
+def test_plan_runs_through_the_stand_in_driver():
+    result = _run(FAKE_RUN, KILN_CUDA_DRIVER=str(FAKE),
+                  KILN_PTXAS="/nonexistent/ptxas",
+                  KILN_FAKE_CUDA_REPORT="1")
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0] == "DeviceArray (60, 100) float32 (100, 60)"
+    assert lines[1] == "(60, 100) float32"
+    assert lines[2] == ("refused: program: argument 'w' is in host memory "
+                        "while 'x' is on GPU 0; a fused function runs where "
+                        "all its arguments are")
+    # The plan's temporaries are freed by the time it returns; the results
+    # and modules when they go.
+    assert lines[3:] == ["live: 4", "live: 0"]
+    assert "0 allocations (0 bytes), 0 modules, streams and events, 0 " \
+        "references to the context" in result.stderr
+
+
+@pytest.mark.skipif(not kiln.cuda.is_available(),
+                    reason=f"no GPU: {kiln.cuda.unavailable_reason()}")
+def test_numerics_on_the_gpu():
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((300, 777)).astype(np.float32)
+
+    @kiln.fuse
+    def softmax(x):
+        e = np.exp(x - x.max(axis=-1, keepdims=True))
+        return e / e.sum(axis=-1, keepdims=True)
+    got = softmax(kiln.DeviceArray.from_host(x)).to_host()
+    np.testing.assert_allclose(got, softmax(x), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.skipif(not kiln.cuda.is_available(),
+                    reason=f"no GPU: {kiln.cuda.unavailable_reason()}")
+def test_torch_cuda_tensors_on_the_gpu():
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("PyTorch has no CUDA")
+    import torch.nn.functional as F
+    x = torch.randn(64, 256, device="cuda", dtype=torch.float16)
+    w = torch.randn(256, 128, device="cuda", dtype=torch.float16) / 16
+    b = torch.randn(128, device="cuda", dtype=torch.float16)
+
+    def program(x, w, b):
+        return F.gelu(x @ w + b), x.float().softmax(-1)
+    got = kiln.fuse(program)(x, w, b)
+    want = program(x, w, b)
+    assert got[0].device == x.device and got[0].dtype == torch.float16
+    torch.testing.assert_close(got[0], want[0], rtol=2e-2, atol=2e-2)
+    torch.testing.assert_close(got[1], want[1], rtol=1e-5, atol=1e-6)
