@@ -38,7 +38,8 @@ GRAPH_LAUNCHES = 100
 #: What the suite measures, in order (what matters most first: a run
 #: stopped at its time limit keeps the sections it finished); --sections
 #: picks some.
-SECTIONS = ("corpus", "overhead", "kernels", "matmul", "mlp", "rows")
+SECTIONS = ("corpus", "overhead", "kernels", "matmul", "mlp", "rows",
+            "fuse")
 #: The launch overhead table's columns: kernel, and whether through a graph.
 OVERHEAD_COLUMNS = ("empty", "1-element add", "empty, CUDA graph",
                     "1-element add, CUDA graph")
@@ -714,6 +715,10 @@ def main() -> int:
     if "rows" in wanted:
         results["rows"] = row_rates(torch, options.kiln_run)
         section(row_table(results["rows"]))
+    if "fuse" in wanted:
+        import fuse_programs
+        results["fuse"] = fuse_programs.fuse_rates(torch, torch_time)
+        section(fuse_programs.fuse_table(results["fuse"]))
     if wanted == set(SECTIONS):
         section(["", roofline_plot(results, options.out / "roofline.png")])
     measured = results["kernels"] + results.get("matmul", []) + \

@@ -79,6 +79,7 @@ cp "$root/python/test/conftest.py" "$root/python/test/test_example_kernels.py" \
    "$root/python/test/test_autotune.py" "$root/python/test/test_cuda.py" \
    "$root/python/test/test_jit.py" "$root/python/test/test_k_major_operands.py" \
    "$root/python/test/test_ops_attention.py" \
+   "$root/python/test/test_fuse_on_device.py" \
    "$root/python/test/attention_reference.py" "$bundle/python/test/"
 cp -r "$root/docs/examples" "$root/docs/tutorials" "$bundle/docs/"
 mkdir -p "$bundle/test/tools/kiln-run"
@@ -86,6 +87,7 @@ cp "$root/test/tools/kiln-run/array.mlir" "$root/test/tools/kiln-run/array-gpu.m
    "$root/test/tools/kiln-run/array-dynamic.mlir" \
    "$bundle/test/tools/kiln-run/"
 cp "$root/bench/gpu_suite.py" "$root/bench/suite_kernels.py" \
+   "$root/bench/fuse_programs.py" \
    "$root/bench/roofline.py" "$root/bench/triton_peer.py" "$bundle/bench/"
 mkdir -p "$bundle/bench/corpus"
 cp "$root"/bench/corpus/*.py "$bundle/bench/corpus/"

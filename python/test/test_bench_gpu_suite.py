@@ -387,6 +387,29 @@ def test_the_rows_table():
     assert lines[-1] == "| layer_norm | 512 x 65536 | failed | | 100.0 | 2684 | |"
 
 
+def test_the_fuse_table():
+    import fuse_programs
+    lines = fuse_programs.fuse_table([
+        {"program": "softmax", "eager_s": 3e-4, "compiled_s": 2e-4,
+         "kiln_s": 1e-4, "dynamo_s": 1.5e-4},
+        {"program": "gelu", "eager_s": 3e-4, "kiln_error": "no GPU",
+         "compiled_s": 2e-4, "dynamo_error": "no GPU"}])
+    assert lines[-2] == ("| softmax | 300.0 | 200.0 | 100.0 | 150.0 | "
+                         "3.00 | 2.00 |")
+    assert lines[-1] == "| gelu | 300.0 | 200.0 | failed | failed | - | - |"
+
+
+def test_the_fuse_section_checks_before_it_times():
+    """A Kiln result that differs from eager is a failed cell, not a
+    time."""
+    import fuse_programs
+    torch = pytest.importorskip("torch")
+    want = torch.ones(3)
+    fuse_programs._checked(torch, lambda: torch.ones(3), want, 1e-6)
+    with pytest.raises(AssertionError, match="wrong result"):
+        fuse_programs._checked(torch, lambda: torch.zeros(3), want, 1e-6)
+
+
 def test_the_matmul_table_has_every_peer():
     row = {"size": 1024, "dtype": "f16", "blocks": "64x64x32, 4 warps",
            "flops": 2e12, "kiln_s": 2.0, "torch_s": 1.0, "compiled_s": 1.0,
