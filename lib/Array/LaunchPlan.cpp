@@ -1,20 +1,16 @@
 //===- LaunchPlan.cpp - An array function as a launch plan ----------------===//
 //
 // After kiln-tile, an array function's body is calls of kernels. Its launch
-// plan is a host function of i64s: the addresses of its inputs, then of its
-// results, then one size per class of dynamic dimensions the program needs
-// equal. Each kernel ties operand dimensions to its domain (SizeTie), so
-// the classes come from joining along those ties; a class that holds a
-// static size anywhere is that constant, and every other class is a size
-// argument, which some input dimension must give.
-//
-// The plan says how to call it:
-//   kiln.plan.inputs, kiln.plan.outputs  the tensor types, with the sizes
-//                                       the program fixes made static;
-//   kiln.plan.sizes                     for each `?` left in those types,
-//                                       inputs first, the index of the size
-//                                       argument it equals (absent when
-//                                       there are none).
+// plan (the plan dialect) is a function of i64s: the addresses of its
+// inputs, then of its results, then one size per class of dynamic
+// dimensions the program needs equal; its body allocates temporaries
+// (plan.alloc), launches each kernel (plan.launch) and frees them
+// (plan.free). Each kernel ties operand dimensions to its domain
+// (SizeTie), so the classes come from joining along those ties; a class
+// that holds a static size anywhere is that constant, and every other
+// class is a size argument, which some input dimension must give. The
+// plan's attributes (plan.inputs, plan.outputs, plan.sizes) say how to call
+// it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,8 +19,7 @@
 #include "RecreatedOps.h"
 #include "TiledKernel.h"
 
-#include "kiln/Array/Attributes.h"
-#include "kiln/Conversion/TileToHost/RuntimeInterface.h"
+#include "kiln/Dialect/Plan/IR/PlanDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -32,8 +27,6 @@
 
 using namespace mlir;
 using namespace kiln;
-using kiln::host::kAllocFunction;
-using kiln::host::kFreeFunction;
 
 /// Whether `op` reshapes a tensor, which a plan does without a launch.
 static bool isReshape(Operation *op) {
@@ -203,11 +196,13 @@ kiln::buildLaunchPlan(func::FuncOp func,
   SmallVector<Type> argTypes(numBuffers + sizeArgument.size(), i64);
   auto plan = func::FuncOp::create(b, loc, func.getSymName(),
                                    FunctionType::get(ctx, argTypes, {}));
-  plan->setAttr(array::kPlanAttr, b.getUnitAttr());
-  plan->setAttr(array::kPlanInputsAttr, b.getTypeArrayAttr(inputTypes));
-  plan->setAttr(array::kPlanOutputsAttr, b.getTypeArrayAttr(outputTypes));
+  plan->setAttr(plan::PlanDialect::getInputsAttrName(),
+                b.getTypeArrayAttr(inputTypes));
+  plan->setAttr(plan::PlanDialect::getOutputsAttrName(),
+                b.getTypeArrayAttr(outputTypes));
   if (!sizeOrder.empty())
-    plan->setAttr(array::kPlanSizesAttr, b.getDenseI64ArrayAttr(sizeOrder));
+    plan->setAttr(plan::PlanDialect::getSizesAttrName(),
+                  b.getDenseI64ArrayAttr(sizeOrder));
   Block *entry = plan.addEntryBlock();
   b.setInsertionPointToStart(entry);
   auto sizeOf = [&](unsigned node) -> Value {
@@ -241,8 +236,6 @@ kiln::buildLaunchPlan(func::FuncOp func,
     resultBuffer[result] = entry->getArgument(func.getNumArguments() + i);
   }
   SmallVector<Value> temporaries;
-  Value zero = arith::ConstantIntOp::create(b, loc, 0, 64);
-  Value one32 = arith::ConstantIntOp::create(b, loc, 1, 32);
   for (Launch &launch : launches) {
     func::CallOp call = launch.call;
     SmallVector<Value> args;
@@ -258,9 +251,7 @@ kiln::buildLaunchPlan(func::FuncOp func,
         auto type = cast<RankedTensorType>(result.getType());
         Value bytes = product(sizes.dimsOf(result),
                               (type.getElementTypeBitWidth() + 7) / 8);
-        buffer = func::CallOp::create(b, loc, kAllocFunction,
-                                      TypeRange{i64}, ValueRange{bytes})
-                     .getResult(0);
+        buffer = plan::AllocOp::create(b, loc, i64, bytes);
         temporaries.push_back(buffer);
       }
       address[result] = buffer;
@@ -282,17 +273,11 @@ kiln::buildLaunchPlan(func::FuncOp func,
           arith::ConstantIntOp::create(b, loc, factor.divisor, 64));
       programs64 = b.createOrFold<arith::MulIOp>(loc, programs64, blocks);
     }
-    args.push_back(b.createOrFold<arith::TruncIOp>(loc, i32, programs64));
-    args.push_back(one32);
-    args.push_back(one32);
-    args.push_back(zero);
-    args.push_back(programs64);
-    func::CallOp::create(
-        b, loc, (kernel.tileKernel.getSymName() + "_launch").str(),
-        TypeRange(), args);
+    plan::LaunchOp::create(b, loc, kernel.tileKernel.getSymName(), programs64,
+                           args);
   }
   for (Value temporary : temporaries)
-    func::CallOp::create(b, loc, kFreeFunction, TypeRange(), temporary);
+    plan::FreeOp::create(b, loc, temporary);
   func::ReturnOp::create(b, loc);
   func.erase();
   return success();
@@ -310,14 +295,16 @@ kiln::bindLaunchPlan(func::FuncOp plan,
           types.push_back(dyn_cast<RankedTensorType>(type.getValue()));
     return types;
   };
-  SmallVector<RankedTensorType> inputs = typesOf(array::kPlanInputsAttr);
-  SmallVector<RankedTensorType> outputs = typesOf(array::kPlanOutputsAttr);
+  SmallVector<RankedTensorType> inputs =
+      typesOf(plan::PlanDialect::getInputsAttrName());
+  SmallVector<RankedTensorType> outputs =
+      typesOf(plan::PlanDialect::getOutputsAttrName());
   ArrayRef<int64_t> order;
-  if (auto sizes =
-          plan->getAttrOfType<DenseI64ArrayAttr>(array::kPlanSizesAttr))
+  if (auto sizes = plan->getAttrOfType<DenseI64ArrayAttr>(
+          plan::PlanDialect::getSizesAttrName()))
     order = sizes.asArrayRef();
   std::string name = ("'" + plan.getSymName() + "'").str();
-  if (!plan->hasAttr(array::kPlanAttr) || llvm::is_contained(inputs, nullptr) ||
+  if (!plan::isPlan(plan) || llvm::is_contained(inputs, nullptr) ||
       llvm::is_contained(outputs, nullptr)) {
     error = name + " is not a launch plan (run kiln-fuse and kiln-tile on "
                    "the array function)";
@@ -354,7 +341,7 @@ kiln::bindLaunchPlan(func::FuncOp plan,
         return failure();
       }
       if (next >= order.size()) {
-        error = name + " has a malformed kiln.plan.sizes";
+        error = name + " has a malformed plan.sizes";
         return failure();
       }
       size_t index = order[next++];
@@ -364,7 +351,7 @@ kiln::bindLaunchPlan(func::FuncOp plan,
                           std::to_string(d));
       }
       if (index >= call.sizes.size()) {
-        error = name + " has a malformed kiln.plan.sizes";
+        error = name + " has a malformed plan.sizes";
         return failure();
       }
       if (call.sizes[index] != size) {
@@ -381,7 +368,7 @@ kiln::bindLaunchPlan(func::FuncOp plan,
       if (!ShapedType::isDynamic(size))
         continue;
       if (next >= order.size() || size_t(order[next]) >= call.sizes.size()) {
-        error = name + " has a malformed kiln.plan.sizes";
+        error = name + " has a malformed plan.sizes";
         return failure();
       }
       size = call.sizes[order[next++]];

@@ -13,7 +13,7 @@
 #include "GeneralizeNamedOps.h"
 #include "TiledKernel.h"
 
-#include "kiln/Conversion/TileToHost/RuntimeInterface.h"
+#include "kiln/Dialect/Plan/IR/PlanDialect.h"
 #include "kiln/Dialect/Tile/IR/TileDialect.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -29,8 +29,6 @@ namespace kiln {
 
 using namespace mlir;
 using namespace kiln;
-using kiln::host::kAllocFunction;
-using kiln::host::kFreeFunction;
 
 namespace {
 struct KilnTilePass : kiln::impl::KilnTilePassBase<KilnTilePass> {
@@ -123,29 +121,6 @@ void KilnTilePass::runOnOperation() {
       return signalPassFailure();
     tiled[kernel.getSymName()] = *result;
   }
-  OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
-  Type i64 = b.getI64Type();
-  // Declarations the plans call: each kernel's host launcher (defined when
-  // the host lowering adds it) and the runtime's allocator.
-  for (auto &[name, kernel] : tiled) {
-    func::FuncOp tileKernel = kernel.tileKernel;
-    // Pointers are addresses; sizes stay i32.
-    SmallVector<Type> launcher;
-    for (Type type : tileKernel.getArgumentTypes())
-      launcher.push_back(isa<tile::PointerType>(type) ? i64 : type);
-    launcher.append(3, b.getI32Type());
-    launcher.append(2, i64);
-    func::FuncOp::create(b, module.getLoc(),
-                         (tileKernel.getSymName() + "_launch").str(),
-                         b.getFunctionType(launcher, {}))
-        .setPrivate();
-  }
-  func::FuncOp::create(b, module.getLoc(), kAllocFunction,
-                       b.getFunctionType({i64}, {i64}))
-      .setPrivate();
-  func::FuncOp::create(b, module.getLoc(), kFreeFunction,
-                       b.getFunctionType({i64}, {}))
-      .setPrivate();
   for (func::FuncOp caller : callers)
     if (failed(buildLaunchPlan(caller, tiled)))
       return signalPassFailure();

@@ -2,8 +2,8 @@
 
 #include "kiln-c/Kiln.h"
 
-#include "kiln/Array/Attributes.h"
 #include "kiln/Array/LaunchPlan.h"
+#include "kiln/Dialect/Plan/IR/PlanDialect.h"
 #include "kiln/InitAll.h"
 #include "kiln/Runtime/CudaDriver.h"
 #include "kiln/Runtime/PlanExecutor.h"
@@ -667,7 +667,7 @@ KilnError *kilnPlanGPUBinaryCreate(KilnModule *module, const char *plan,
                                    int numStages, KilnGPUBinary **binary) {
   *binary = nullptr;
   auto func = module->module->lookupSymbol<func::FuncOp>(plan);
-  if (!func || !func->hasAttr(kiln::array::kPlanAttr))
+  if (!func || !kiln::plan::isPlan(func))
     return makeError("'" + std::string(plan) +
                      "' is not a launch plan (run kiln-fuse and kiln-tile "
                      "on the array function)");
@@ -684,7 +684,7 @@ KilnError *kilnPlanRunOnGPU(KilnModule *module, const char *plan,
                             KilnCudaModule *kernels, const uint64_t *arguments,
                             size_t numArguments, uint64_t stream) {
   auto func = module->module->lookupSymbol<func::FuncOp>(plan);
-  if (!func || !func->hasAttr(kiln::array::kPlanAttr))
+  if (!func || !kiln::plan::isPlan(func))
     return makeError("'" + std::string(plan) + "' is not a launch plan");
   if (numArguments != func.getNumArguments())
     return makeError("'" + std::string(plan) + "' takes " +

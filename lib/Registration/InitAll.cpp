@@ -2,14 +2,15 @@
 
 #include "kiln/InitAll.h"
 
+#include "kiln/Array/Passes.h"
 #include "kiln/Conversion/Passes.h"
+#include "kiln/Dialect/Plan/IR/PlanDialect.h"
 #include "kiln/Dialect/Tile/IR/TileDialect.h"
 #include "kiln/Dialect/Tile/Transforms/Passes.h"
 #include "kiln/Dialect/TileGPU/IR/TileGPUDialect.h"
 #include "kiln/Dialect/TileGPU/Transforms/Passes.h"
 #include "kiln/Target/GPU/GPUPipeline.h"
 #include "kiln/Target/Host/HostPipeline.h"
-#include "kiln/Array/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/IR/ValueBoundsOpInterfaceImpl.h"
@@ -26,10 +27,10 @@
 #include "mlir/Transforms/Passes.h"
 
 void kiln::registerAllDialects(mlir::DialectRegistry &registry) {
-  registry.insert<tile::TileDialect, tilegpu::TileGPUDialect, mlir::arith::ArithDialect,
-                  mlir::func::FuncDialect, mlir::math::MathDialect,
-                  mlir::linalg::LinalgDialect, mlir::scf::SCFDialect,
-                  mlir::tensor::TensorDialect>();
+  registry.insert<plan::PlanDialect, tile::TileDialect, tilegpu::TileGPUDialect,
+                  mlir::arith::ArithDialect, mlir::func::FuncDialect,
+                  mlir::math::MathDialect, mlir::linalg::LinalgDialect,
+                  mlir::scf::SCFDialect, mlir::tensor::TensorDialect>();
   // kiln-fuse proves dynamic sizes equal through these, and moves
   // reshapes through empty tensors with the shapes the reshapes reify.
   mlir::arith::registerValueBoundsOpInterfaceExternalModels(registry);

@@ -2,7 +2,7 @@
 
 #include "kiln/Runtime/PlanExecutor.h"
 
-#include "kiln/Conversion/TileToHost/RuntimeInterface.h"
+#include "kiln/Dialect/Plan/IR/PlanDialect.h"
 #include "kiln/Dialect/Tile/IR/TileDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -15,20 +15,14 @@
 using namespace mlir;
 using namespace kiln;
 
-/// A launcher's trailing arguments: grid x, y, z, first and end program.
-static constexpr size_t kLaunchTail = 5;
 /// The alignment the kernels of a plan on the GPU take their buffers at.
 static constexpr int64_t kPlanAlignment = 16;
 
 OwningOpRef<ModuleOp> kiln::extractTileKernels(ModuleOp module,
                                                func::FuncOp plan) {
-  // The plan calls each kernel through its launcher, `<kernel>_launch`.
   llvm::StringSet<> launched;
-  plan.walk([&](func::CallOp call) {
-    StringRef callee = call.getCallee();
-    if (callee.consume_back("_launch"))
-      launched.insert(callee);
-  });
+  plan.walk(
+      [&](plan::LaunchOp launch) { launched.insert(launch.getKernel()); });
   OwningOpRef<ModuleOp> kernels(cast<ModuleOp>(module->clone()));
   Builder b(module.getContext());
   for (auto func :
@@ -103,18 +97,7 @@ LogicalResult kiln::runPlanOnGPU(func::FuncOp plan, runtime::Device &device,
     SmallVector<uint64_t> operands;
     for (Value operand : op.getOperands())
       operands.push_back(values.lookup(operand));
-    auto call = dyn_cast<func::CallOp>(op);
-    if (!call) {
-      std::optional<uint64_t> value = evaluate(op, operands);
-      if (!value) {
-        error = where(&op) + "not something a GPU plan can run";
-        return failure();
-      }
-      values[op.getResult(0)] = *value;
-      continue;
-    }
-    StringRef callee = call.getCallee();
-    if (callee == host::kAllocFunction) {
+    if (auto alloc = dyn_cast<plan::AllocOp>(op)) {
       // cuMemAlloc refuses 0 bytes; an empty temporary is never read.
       runtime::CUdeviceptr temporary =
           device.allocate(std::max<uint64_t>(operands[0], 1), error);
@@ -123,10 +106,10 @@ LogicalResult kiln::runPlanOnGPU(func::FuncOp plan, runtime::Device &device,
         return failure();
       }
       temporaries.push_back(temporary);
-      values[call.getResult(0)] = temporary;
+      values[alloc.getBuffer()] = temporary;
       continue;
     }
-    if (callee == host::kFreeFunction) {
+    if (isa<plan::FreeOp>(op)) {
       llvm::erase(temporaries, operands[0]);
       if (!device.free(operands[0], error)) {
         error = where(&op) + error;
@@ -134,46 +117,48 @@ LogicalResult kiln::runPlanOnGPU(func::FuncOp plan, runtime::Device &device,
       }
       continue;
     }
-    auto launcher = module.lookupSymbol<func::FuncOp>(call.getCalleeAttr());
-    if (!launcher || !callee.consume_back("_launch") ||
-        operands.size() < kLaunchTail) {
-      error = where(&op) + "calls " + call.getCallee().str() +
-              ", which is not a kernel launcher";
-      return failure();
+    auto launch = dyn_cast<plan::LaunchOp>(op);
+    if (!launch) {
+      std::optional<uint64_t> value = evaluate(op, operands);
+      if (!value) {
+        error = where(&op) + "not something a GPU plan can run";
+        return failure();
+      }
+      values[op.getResult(0)] = *value;
+      continue;
     }
     // Kernel parameters: the buffers' device addresses (i64), then sizes
     // (i32), each in storage of its own width.
-    size_t numParams = operands.size() - kLaunchTail;
-    std::vector<uint64_t> storage(numParams);
+    auto kernel = module.lookupSymbol<func::FuncOp>(launch.getKernelAttr());
+    OperandRange args = launch.getArguments();
+    std::vector<uint64_t> storage(args.size());
     std::vector<void *> params;
-    auto kernel = module.lookupSymbol<func::FuncOp>(callee);
-    for (size_t i = 0; i < numParams; ++i) {
+    for (auto [i, arg] : llvm::enumerate(args)) {
+      uint64_t value = values.lookup(arg);
       // extractTileKernels compiled the pointers as aligned.
-      if (kernel && i < kernel.getNumArguments() &&
-          isa<tile::PointerType>(kernel.getArgumentTypes()[i]) &&
-          operands[i] % kPlanAlignment != 0) {
+      if (kernel && isa<tile::PointerType>(kernel.getArgumentTypes()[i]) &&
+          value % kPlanAlignment != 0) {
         error = where(&op) + "buffer " + std::to_string(i) + " of '" +
-                callee.str() + "' is not " + std::to_string(kPlanAlignment) +
-                "-byte aligned";
+                launch.getKernel().str() + "' is not " +
+                std::to_string(kPlanAlignment) + "-byte aligned";
         return failure();
       }
-      if (launcher.getArgumentTypes()[i].isInteger(32)) {
-        uint32_t narrow = static_cast<uint32_t>(operands[i]);
+      if (arg.getType().isInteger(32)) {
+        uint32_t narrow = static_cast<uint32_t>(value);
         std::memcpy(&storage[i], &narrow, sizeof(narrow));
       } else {
-        storage[i] = operands[i];
+        storage[i] = value;
       }
       params.push_back(&storage[i]);
     }
-    std::array<unsigned, 3> grid = {
-        static_cast<unsigned>(operands[numParams]),
-        static_cast<unsigned>(operands[numParams + 1]),
-        static_cast<unsigned>(operands[numParams + 2])};
+    uint64_t programs = values.lookup(launch.getPrograms());
     // An empty tensor makes an empty grid, which CUDA refuses to launch.
-    if (grid[0] == 0 || grid[1] == 0 || grid[2] == 0)
+    if (programs == 0)
       continue;
-    if (!kernels.launch(callee.str(), grid, {threadsPerBlock, 1, 1},
-                        dynamicSharedBytes, stream, params, error)) {
+    if (!kernels.launch(launch.getKernel().str(),
+                        {static_cast<unsigned>(programs), 1, 1},
+                        {threadsPerBlock, 1, 1}, dynamicSharedBytes, stream,
+                        params, error)) {
       error = where(&op) + error;
       return failure();
     }

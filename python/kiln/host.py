@@ -234,8 +234,8 @@ class HostExecutable:
 def plan_signature(module: Module, plan: str) -> tuple[list, list]:
     """The (shape, dtype) of each input and each result of the launch plan
     ``plan`` of ``module``, a dynamic size None."""
-    input_types = module.function_attribute(plan, "kiln.plan.inputs")
-    output_types = module.function_attribute(plan, "kiln.plan.outputs")
+    input_types = module.function_attribute(plan, "plan.inputs")
+    output_types = module.function_attribute(plan, "plan.outputs")
     if input_types is None or output_types is None:
         raise KilnError(f"'{plan}' is not a launch plan (run kiln-fuse "
                         "and kiln-tile on the array function)")

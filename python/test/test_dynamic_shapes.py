@@ -316,7 +316,7 @@ def test_dynamic_softmax_is_one_row_kernel():
             "!tile.ptr<f32>", "!tile.ptr<f32>", "i32"]
     plan = text[text.index("func.func @softmax("):]
     plan = plan[:plan.index("\n  }\n")]
-    assert plan.count("call @softmax_kernel") == 1
+    assert plan.count("plan.launch @softmax_kernel") == 1
     kernel = text[text.index("func.func @softmax_kernel0_tile("):]
     kernel = kernel[:kernel.index("\n  }\n")]
     assert re.findall(r"tile\.load .* -> (tensor<\w+>)", kernel) == [
@@ -381,7 +381,7 @@ def test_rows_of_dynamic_length_take_it_as_an_argument():
             "!tile.ptr<f32>", "!tile.ptr<f32>", "i32"]
     plan = text[text.index("func.func @softmax("):]
     plan = plan[:plan.index("\n  }\n")]
-    assert plan.count("call @softmax_kernel") == 1
+    assert plan.count("plan.launch @softmax_kernel") == 1
 
 
 @pytest.mark.parametrize("shape", [(1, 1, 8), (2, 3, 8), (5, 7, 8),
@@ -464,11 +464,11 @@ def test_kernel_and_plan_take_the_sizes():
     with kiln.Context() as ctx:
         module = kiln.Module.parse(ctx, PROGRAMS, "dynamic.mlir")
         module.run_pipeline(ARRAY_PIPELINE)
-        assert module.function_attribute("outer", "kiln.plan.sizes") == \
+        assert module.function_attribute("outer", "plan.sizes") == \
             "array<i64: 0, 1, 0, 1>"
-        assert module.function_attribute("fixed", "kiln.plan.inputs") == \
+        assert module.function_attribute("fixed", "plan.inputs") == \
             "[tensor<8xf32>, tensor<8xf32>]"
-        assert module.function_attribute("fixed", "kiln.plan.sizes") is None
+        assert module.function_attribute("fixed", "plan.sizes") is None
         assert module.kernel_argument_types("outer_kernel0_tile") == [
             "!tile.ptr<f32>", "!tile.ptr<f32>", "!tile.ptr<f32>", "i32",
             "i32"]
@@ -561,7 +561,7 @@ def test_a_dynamic_layer_norm_reads_its_row_twice():
     with kiln.Context() as ctx:
         text = str(_example(ctx, "layer_norm_rows_array.mlir"))
     plan = text[text.index("func.func @layer_norm("):]
-    assert plan[:plan.index("\n  }\n")].count("call @layer_norm_kernel") == 1
+    assert plan[:plan.index("\n  }\n")].count("plan.launch @layer_norm_kernel") == 1
     kernel = text[text.index("func.func @layer_norm_kernel0_tile("):]
     kernel = kernel[:kernel.index("\n  }\n")]
     assert kernel.count("scf.for") == 2

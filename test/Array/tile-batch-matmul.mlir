@@ -24,8 +24,7 @@
 // CHECK: arith.muli %[[BATCH]], %[[SSTRIDE]]
 // CHECK: tile.store
 // CHECK-LABEL: func.func @attention_scores(
-// CHECK: %[[C6:.*]] = arith.constant 6 : i32
-// CHECK: call @attention_scores_kernel0_tile_launch({{.*}}, %[[C6]],
+// CHECK: plan.launch @attention_scores_kernel0_tile[%c6_i64]
 //
 // Inputs 0, 1, 2, ...: numpy gives a sum of 7.0202770e+10, values from
 // 310 to 25625654, the first 310, 790, 1270, 1750.

@@ -10,12 +10,11 @@
 // CHECK: tile.load %{{.*}}, %[[MASK]]
 // CHECK: tile.store %{{.*}}, %{{.*}}, %[[MASK]]
 // CHECK-LABEL: func.func @coscos(
-// CHECK-SAME: %[[X:.*]]: i64, %[[Y:.*]]: i64, %[[SIZE:.*]]: i64) attributes {kiln.plan, kiln.plan.inputs = [tensor<?xf32>], kiln.plan.outputs = [tensor<?xf32>], kiln.plan.sizes = array<i64: 0, 0>}
+// CHECK-SAME: %[[X:.*]]: i64, %[[Y:.*]]: i64, %[[SIZE:.*]]: i64) attributes {plan.inputs = [tensor<?xf32>], plan.outputs = [tensor<?xf32>], plan.sizes = array<i64: 0, 0>}
 // CHECK: %[[N32:.*]] = arith.trunci %[[SIZE]] : i64 to i32
 // CHECK: %[[UP:.*]] = arith.addi %[[SIZE]], %c1023_i64
 // CHECK: %[[PROGRAMS:.*]] = arith.divui %[[UP]], %c1024_i64
-// CHECK: %[[P32:.*]] = arith.trunci %[[PROGRAMS]] : i64 to i32
-// CHECK: call @coscos_kernel0_tile_launch(%[[X]], %[[Y]], %[[N32]], %[[P32]], %c1_i32, %c1_i32, %c0_i64, %[[PROGRAMS]])
+// CHECK: plan.launch @coscos_kernel0_tile[%[[PROGRAMS]]](%[[X]], %[[Y]], %[[N32]]) : i64, i64, i32
 func.func @coscos(%x: tensor<?xf32>) -> tensor<?xf32> {
   %a = math.cos %x : tensor<?xf32>
   %b = math.cos %a : tensor<?xf32>
@@ -35,7 +34,7 @@ func.func @coscos(%x: tensor<?xf32>) -> tensor<?xf32> {
 // CHECK-NEXT: %[[NS:.*]] = tile.splat %[[N]]
 // CHECK-NEXT: arith.remsi %[[ROW]], %[[NS]]
 // CHECK-LABEL: func.func @outer(
-// CHECK-SAME: %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64, %[[SN:.*]]: i64, %[[SM:.*]]: i64) attributes {kiln.plan, kiln.plan.inputs = [tensor<?xf32>, tensor<?xf32>], kiln.plan.outputs = [tensor<?x?xf32>], kiln.plan.sizes = array<i64: 0, 1, 0, 1>}
+// CHECK-SAME: %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64, %[[SN:.*]]: i64, %[[SM:.*]]: i64) attributes {plan.inputs = [tensor<?xf32>, tensor<?xf32>], plan.outputs = [tensor<?x?xf32>], plan.sizes = array<i64: 0, 1, 0, 1>}
 // CHECK: arith.muli %[[SN]], %[[SM]] : i64
 #col = affine_map<(d0, d1) -> (d0)>
 #row = affine_map<(d0, d1) -> (d1)>
@@ -61,8 +60,8 @@ func.func @outer(%a: tensor<?xf32>, %b: tensor<?xf32>) -> tensor<?x?xf32> {
 // CHECK-LABEL: func.func @fixed_kernel0_tile
 // CHECK-SAME: (%{{.*}}: !tile.ptr<f32>, %{{.*}}: !tile.ptr<f32>, %{{.*}}: !tile.ptr<f32>)
 // CHECK-LABEL: func.func @fixed(
-// CHECK-SAME: %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64) attributes {kiln.plan, kiln.plan.inputs = [tensor<8xf32>, tensor<8xf32>], kiln.plan.outputs = [tensor<8xf32>]}
-// CHECK: call @fixed_kernel0_tile_launch(%{{.*}}, %{{.*}}, %{{.*}}, %c1_i32, %c1_i32, %c1_i32, %c0_i64, %c1_i64)
+// CHECK-SAME: %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64) attributes {plan.inputs = [tensor<8xf32>, tensor<8xf32>], plan.outputs = [tensor<8xf32>]}
+// CHECK: plan.launch @fixed_kernel0_tile[%c1_i64](%{{.*}}, %{{.*}}, %{{.*}}) : i64, i64, i64
 #v = affine_map<(d0) -> (d0)>
 func.func @fixed(%x: tensor<?xf32>, %y: tensor<8xf32>) -> tensor<?xf32> {
   %c0 = arith.constant 0 : index
@@ -84,12 +83,12 @@ func.func @fixed(%x: tensor<?xf32>, %y: tensor<8xf32>) -> tensor<?xf32> {
 // last kernel must have x's shape transposed.
 // CHECK-LABEL: func.func @temporary(
 // CHECK-SAME: %[[X:[a-z0-9]+]]: i64, %[[W:[a-z0-9]+]]: i64, %[[Y:[a-z0-9]+]]: i64, %[[Z:[a-z0-9]+]]: i64, %[[N:[a-z0-9]+]]: i64, %[[M:[a-z0-9]+]]: i64)
-// CHECK-SAME: kiln.plan.inputs = [tensor<?x?xf32>, tensor<?x?xf32>], kiln.plan.outputs = [tensor<?x?xf32>, tensor<?x?xf32>], kiln.plan.sizes = array<i64: 0, 1, 1, 0, 1, 0, 1, 0>
+// CHECK-SAME: plan.inputs = [tensor<?x?xf32>, tensor<?x?xf32>], plan.outputs = [tensor<?x?xf32>, tensor<?x?xf32>], plan.sizes = array<i64: 0, 1, 1, 0, 1, 0, 1, 0>
 // CHECK: %[[N4:.*]] = arith.muli %[[N]], %c4_i64 : i64
 // CHECK: %[[BYTES:.*]] = arith.muli %[[N4]], %[[M]] : i64
-// CHECK: %[[T:.*]] = call @__kiln_host_alloc(%[[BYTES]]) : (i64) -> i64
-// CHECK: call @temporary_kernel0_tile_launch(%[[X]], %[[T]],
-// CHECK: call @__kiln_host_free(%[[T]])
+// CHECK: %[[T:.*]] = plan.alloc %[[BYTES]]
+// CHECK: plan.launch @temporary_kernel0_tile[%{{.*}}](%[[X]], %[[T]],
+// CHECK: plan.free %[[T]]
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #tr = affine_map<(d0, d1) -> (d1, d0)>
 func.func @temporary(%x: tensor<?x?xf32>, %w: tensor<?x?xf32>) -> (tensor<?x?xf32>, tensor<?x?xf32>) {
@@ -166,12 +165,11 @@ func.func @first_row(%x: tensor<?x4xf32>) -> tensor<4xf32> {
 // CHECK: tile.splat %[[ROWS]] : i32 -> tensor<128xi32>
 // CHECK: tile.reduce %{{.*}} axis 1 : tensor<128x8xf32> -> tensor<128xf32>
 // CHECK-LABEL: func.func @row_sums(
-// CHECK-SAME: %[[X:.*]]: i64, %[[Y:.*]]: i64, %[[N:.*]]: i64) attributes {kiln.plan, kiln.plan.inputs = [tensor<?x8xf32>], kiln.plan.outputs = [tensor<?xf32>], kiln.plan.sizes = array<i64: 0, 0>}
+// CHECK-SAME: %[[X:.*]]: i64, %[[Y:.*]]: i64, %[[N:.*]]: i64) attributes {plan.inputs = [tensor<?x8xf32>], plan.outputs = [tensor<?xf32>], plan.sizes = array<i64: 0, 0>}
 // CHECK: %[[ROWS32:.*]] = arith.trunci %[[N]]
 // CHECK: %[[UP:.*]] = arith.addi %[[N]], %c127_i64 : i64
 // CHECK: %[[BLOCKS:.*]] = arith.divui %[[UP]], %c128_i64 : i64
-// CHECK: %[[GRID:.*]] = arith.trunci %[[BLOCKS]] : i64 to i32
-// CHECK: call @row_sums_kernel0_tile_launch(%[[X]], %[[Y]], %[[ROWS32]], %[[GRID]], %c1_i32, %c1_i32, %c0_i64, %[[BLOCKS]])
+// CHECK: plan.launch @row_sums_kernel0_tile[%[[BLOCKS]]](%[[X]], %[[Y]], %[[ROWS32]]) : i64, i64, i32
 func.func @row_sums(%x: tensor<?x8xf32>) -> tensor<?xf32> {
   %c0 = arith.constant 0 : index
   %zero = arith.constant 0.0 : f32
@@ -212,9 +210,9 @@ func.func @row_sums(%x: tensor<?x8xf32>) -> tensor<?xf32> {
 // CHECK: %[[TOTAL:.*]] = arith.addf %[[SUM]], %[[ZERO]] : f32
 // CHECK: tile.store %{{.*}}, %[[TOTAL]] : !tile.ptr<f32>, f32
 // CHECK-LABEL: func.func @row_sums(
-// CHECK-SAME: kiln.plan.sizes = array<i64: 0>
+// CHECK-SAME: plan.sizes = array<i64: 0>
 // CHECK: %[[N:.*]] = arith.trunci %{{.*}} : i64 to i32
-// CHECK: call @row_sums_kernel0_tile_launch(%{{.*}}, %{{.*}}, %[[N]], %c8_i32,
+// CHECK: plan.launch @row_sums_kernel0_tile[%c8_i64](%{{.*}}, %{{.*}}, %[[N]])
 func.func @row_sums(%x: tensor<8x?xf32>) -> tensor<8xf32> {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<8xf32>
@@ -238,7 +236,7 @@ func.func @row_sums(%x: tensor<8x?xf32>) -> tensor<8xf32> {
 // CHECK: arith.cmpi slt, %{{.*}}, %[[MS]] : tensor<64xi32>
 // CHECK: tile.dot
 // CHECK-LABEL: func.func @matmul(
-// CHECK-SAME: %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64, %[[SM:.*]]: i64) attributes {kiln.plan, kiln.plan.inputs = [tensor<?x16xf32>, tensor<16x16xf32>], kiln.plan.outputs = [tensor<?x16xf32>], kiln.plan.sizes = array<i64: 0, 0>}
+// CHECK-SAME: %{{.*}}: i64, %{{.*}}: i64, %{{.*}}: i64, %[[SM:.*]]: i64) attributes {plan.inputs = [tensor<?x16xf32>, tensor<16x16xf32>], plan.outputs = [tensor<?x16xf32>], plan.sizes = array<i64: 0, 0>}
 // CHECK: %[[UP:.*]] = arith.addi %[[SM]], %c63_i64
 // CHECK: %[[BLOCKS:.*]] = arith.divui %[[UP]], %c64_i64
 func.func @matmul(%a: tensor<?x16xf32>, %b: tensor<16x16xf32>) -> tensor<?x16xf32> {
@@ -259,7 +257,7 @@ func.func @matmul(%a: tensor<?x16xf32>, %b: tensor<16x16xf32>) -> tensor<?x16xf3
 // CHECK-SAME: %[[M:[a-z0-9]+]]: i32, %[[N:[a-z0-9]+]]: i32, %[[K:[a-z0-9]+]]: i32)
 // CHECK: scf.for %{{.*}} = %{{.*}} to %[[K]] step %c32_i32
 // CHECK-LABEL: func.func @mm_bias(
-// CHECK-SAME: %[[SM:[a-z0-9]+]]: i64, %[[SK:[a-z0-9]+]]: i64, %[[SN:[a-z0-9]+]]: i64) attributes {kiln.plan, kiln.plan.inputs = [tensor<?x?xf32>, tensor<?x?xf32>, tensor<?xf32>], kiln.plan.outputs = [tensor<?x?xf32>], kiln.plan.sizes = array<i64: 0, 1, 1, 2, 2, 0, 2>}
+// CHECK-SAME: %[[SM:[a-z0-9]+]]: i64, %[[SK:[a-z0-9]+]]: i64, %[[SN:[a-z0-9]+]]: i64) attributes {plan.inputs = [tensor<?x?xf32>, tensor<?x?xf32>, tensor<?xf32>], plan.outputs = [tensor<?x?xf32>], plan.sizes = array<i64: 0, 1, 1, 2, 2, 0, 2>}
 // CHECK-DAG: %[[MB:.*]] = arith.divui %{{.*}}, %c64_i64
 // CHECK-DAG: %[[NB:.*]] = arith.divui %{{.*}}, %c64_i64
 // CHECK: %[[P:.*]] = arith.muli %[[MB]], %[[NB]] : i64
@@ -290,8 +288,8 @@ func.func @mm_bias(%a: tensor<?x?xf32>, %b: tensor<?x?xf32>, %bias: tensor<?xf32
 // another's): kiln-fuse leaves it a kernel of its own, which reads the
 // product from memory.
 // CHECK-LABEL: func.func @mm_transposed_consumer(
-// CHECK: call @mm_transposed_consumer_kernel0_tile_launch
-// CHECK: call @mm_transposed_consumer_kernel1_tile_launch
+// CHECK: plan.launch @mm_transposed_consumer_kernel0_tile
+// CHECK: plan.launch @mm_transposed_consumer_kernel1_tile
 func.func @mm_transposed_consumer(%a: tensor<16x16xf32>, %b: tensor<16x16xf32>) -> tensor<16x16xf32> {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<16x16xf32>

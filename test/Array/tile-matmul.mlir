@@ -29,13 +29,13 @@
 // CHECK: tile.store %{{.*}}, %[[OUT]], %{{.*}} : tensor<64x64x!tile.ptr<f16>>, tensor<64x64xf16>
 // CHECK-NOT: tile.dot
 // CHECK-LABEL: func.func @mlp(
-// CHECK: call @mlp_kernel0_tile_launch(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %c6_i32, %c1_i32, %c1_i32, %{{.*}}, %c6_i64)
+// CHECK: plan.launch @mlp_kernel0_tile[%c6_i64](%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : i64, i64, i64, i64
 
 // BLOCKS-LABEL: func.func @mlp_kernel0_tile
 // BLOCKS: arith.divui %{{.*}}, %c2_i32
 // BLOCKS: scf.for %{{.*}} = %c0_i32 to %c200_i32 step %c64_i32
 // BLOCKS: tile.dot %{{.*}} : tensor<32x64xf16>, tensor<64x128xf16> -> tensor<32x128xf32>
-// BLOCKS: call @mlp_kernel0_tile_launch(%{{.*}}, %c8_i32,
+// BLOCKS: plan.launch @mlp_kernel0_tile[%c8_i64]
 
 // BAD: kiln-tile: matmul blocks must be powers of two of at least 16, not 24
 

@@ -6,10 +6,10 @@
 // [2, 3, 5] result; nothing is allocated or copied.
 // CHECK-LABEL: func.func @linear(
 // CHECK-SAME: %[[X:.*]]: i64, %[[W:.*]]: i64, %[[B:.*]]: i64, %[[R:.*]]: i64)
-// CHECK-SAME: kiln.plan.inputs = [tensor<2x3x4xf32>, tensor<4x5xf32>, tensor<5xf32>], kiln.plan.outputs = [tensor<2x3x5xf32>]
-// CHECK-NOT: __kiln_host_alloc
-// CHECK: call @linear_kernel0_tile_launch(%[[X]], %[[W]], %[[B]], %[[R]],
-// CHECK-NOT: __kiln_host_alloc
+// CHECK-SAME: plan.inputs = [tensor<2x3x4xf32>, tensor<4x5xf32>, tensor<5xf32>], plan.outputs = [tensor<2x3x5xf32>]
+// CHECK-NOT: plan.alloc
+// CHECK: plan.launch @linear_kernel0_tile[%{{.*}}](%[[X]], %[[W]], %[[B]], %[[R]])
+// CHECK-NOT: plan.alloc
 // CHECK: return
 func.func @linear(%x: tensor<2x3x4xf32>, %w: tensor<4x5xf32>, %b: tensor<5xf32>) -> tensor<2x3x5xf32> {
   %zero = arith.constant 0.0 : f32
@@ -35,10 +35,10 @@ func.func @linear(%x: tensor<2x3x4xf32>, %w: tensor<4x5xf32>, %b: tensor<5xf32>)
 // [2, 15].
 // CHECK-LABEL: func.func @product_rows(
 // CHECK: %[[BYTES:.*]] = arith.constant 120 : i64
-// CHECK: %[[T:.*]] = call @__kiln_host_alloc(%[[BYTES]])
-// CHECK: call @product_rows_kernel0_tile_launch(%{{.*}}, %{{.*}}, %[[T]],
-// CHECK: call @product_rows_kernel1_tile_launch(%[[T]],
-// CHECK: call @__kiln_host_free(%[[T]])
+// CHECK: %[[T:.*]] = plan.alloc %[[BYTES]]
+// CHECK: plan.launch @product_rows_kernel0_tile[%{{.*}}](%{{.*}}, %{{.*}}, %[[T]])
+// CHECK: plan.launch @product_rows_kernel1_tile[%{{.*}}](%[[T]],
+// CHECK: plan.free %[[T]]
 func.func @product_rows(%x: tensor<6x4xf32>, %w: tensor<4x5xf32>) -> tensor<2xf32> {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<6x5xf32>

@@ -39,8 +39,7 @@
 // CHECK-LABEL: func.func @column_sum(
 // CHECK: %[[PLUS:.*]] = arith.addi %{{.*}}, %c31_i64 : i64
 // CHECK: %[[BLOCKS:.*]] = arith.divui %[[PLUS]], %c32_i64 : i64
-// CHECK: %[[GRID:.*]] = arith.trunci %[[BLOCKS]] : i64 to i32
-// CHECK: call @column_sum_kernel0_tile_launch(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[GRID]],
+// CHECK: plan.launch @column_sum_kernel0_tile[%[[BLOCKS]]](%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
 #x = affine_map<(d0, d1) -> (d1, d0)>
 #out = affine_map<(d0, d1) -> (d0)>
 func.func private @column_sum_kernel0(%x: tensor<?x?xf32>) -> tensor<?xf32> attributes {kiln.kernel} {

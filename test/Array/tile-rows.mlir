@@ -263,8 +263,7 @@ func.func @diagonal(%x: tensor<16xf32>, %y: tensor<4x8xf32>) -> tensor<4xf32> {
 // CHECK: %[[RAT:.*]] = tile.addptr %[[R]], %[[ROW]]
 // CHECK: tile.store %[[RAT]]
 // CHECK-LABEL: func.func @embed(
-// CHECK: %[[SIX:.*]] = arith.constant 6 : i32
-// CHECK: call @embed_kernel0_tile_launch(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[SIX]],
+// CHECK: plan.launch @embed_kernel0_tile[%c6_i64{{.*}}](%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}})
 #id = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
 #pos = affine_map<(d0, d1, d2) -> (d1, d2)>
 #batch = affine_map<(d0, d1, d2) -> (d0)>

@@ -46,7 +46,7 @@ func.func @difference(%x: tensor<8x16xf32>) -> tensor<7x16xf32> {
 // CHECK: tile.reduce
 // CHECK: arith.maximumf
 // CHECK-LABEL: func.func @odd_column_max
-// CHECK-SAME: kiln.plan.sizes = array<i64: 0, 0>
+// CHECK-SAME: plan.sizes = array<i64: 0, 0>
 func.func @odd_column_max(%x: tensor<?x16xf32>) -> tensor<?xf32> {
   %c0 = arith.constant 0 : index
   %n = tensor.dim %x, %c0 : tensor<?x16xf32>

@@ -14,10 +14,10 @@
 // CHECK: %[[C2:.*]] = math.cos %[[C1]] : tensor<1024xf32>
 // CHECK: tile.store %{{.*}}, %[[C2]], %[[MASK]]
 // CHECK-LABEL: func.func @coscos
-// CHECK-SAME: (%[[IN:.*]]: i64, %[[OUT:.*]]: i64) attributes {kiln.plan, kiln.plan.inputs = [tensor<3000xf32>], kiln.plan.outputs = [tensor<3000xf32>]}
-// CHECK: call @coscos_kernel0_tile_launch(%[[IN]], %[[OUT]], %c3_i32, %c1_i32, %c1_i32, %c0_i64, %c3_i64)
+// CHECK-SAME: (%[[IN:.*]]: i64, %[[OUT:.*]]: i64) attributes {plan.inputs = [tensor<3000xf32>], plan.outputs = [tensor<3000xf32>]}
+// CHECK: plan.launch @coscos_kernel0_tile[%c3_i64](%[[IN]], %[[OUT]]) : i64, i64
 // B256-LABEL: func.func @coscos
-// B256: call @coscos_kernel0_tile_launch(%{{.*}}, %{{.*}}, %c12_i32, %c1_i32, %c1_i32, %c0_i64, %c12_i64)
+// B256: plan.launch @coscos_kernel0_tile[%c12_i64](%{{.*}}, %{{.*}}) : i64, i64
 func.func @coscos(%x: tensor<3000xf32>) -> tensor<3000xf32> {
   %a = math.cos %x : tensor<3000xf32>
   %b = math.cos %a : tensor<3000xf32>
@@ -30,11 +30,11 @@ func.func @coscos(%x: tensor<3000xf32>) -> tensor<3000xf32> {
 // allocates and frees.
 // CHECK-LABEL: func.func @temporary(
 // CHECK-SAME: %[[X:[a-z0-9]+]]: i64, %[[Y:[a-z0-9]+]]: i64, %[[Z:[a-z0-9]+]]: i64)
-// CHECK: %[[T:.*]] = call @__kiln_host_alloc(%c1024_i64) : (i64) -> i64
-// CHECK: call @temporary_kernel0_tile_launch(%[[X]], %[[T]],
-// CHECK: call @temporary_kernel1_tile_launch(%[[T]], %[[Y]],
-// CHECK: call @temporary_kernel2_tile_launch(%[[T]], %[[Z]],
-// CHECK: call @__kiln_host_free(%[[T]])
+// CHECK: %[[T:.*]] = plan.alloc %c1024_i64
+// CHECK: plan.launch @temporary_kernel0_tile[%{{.*}}](%[[X]], %[[T]])
+// CHECK: plan.launch @temporary_kernel1_tile[%{{.*}}](%[[T]], %[[Y]])
+// CHECK: plan.launch @temporary_kernel2_tile[%{{.*}}](%[[T]], %[[Z]])
+// CHECK: plan.free %[[T]]
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #tr = affine_map<(d0, d1) -> (d1, d0)>
 func.func @temporary(%x: tensor<16x16xf32>) -> (tensor<16x16xf32>, tensor<16x16xf32>) {
@@ -81,8 +81,7 @@ func.func @temporary(%x: tensor<16x16xf32>) -> (tensor<16x16xf32>, tensor<16x16x
 // CHECK: %[[OUT:.*]] = tile.addptr %{{.*}}, %[[ROWS]] : tensor<4x!tile.ptr<f32>>, tensor<4xi32>
 // CHECK: tile.store %[[OUT]], %[[T]] : tensor<4x!tile.ptr<f32>>, tensor<4xf32>
 // CHECK-LABEL: func.func @row_sums(
-// CHECK: %[[ONE:.*]] = arith.constant 1 : i32
-// CHECK: call @row_sums_kernel0_tile_launch(%{{.*}}, %{{.*}}, %[[ONE]], %[[ONE]], %[[ONE]],
+// CHECK: plan.launch @row_sums_kernel0_tile[%c1_i64](%{{.*}}, %{{.*}}) : i64, i64
 func.func @row_sums(%x: tensor<4x7xf32>) -> tensor<4xf32> {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<4xf32>
@@ -163,7 +162,7 @@ func.func @element_at_run_time(%x: tensor<16xf32>, %k: tensor<1xi32>) -> tensor<
 // CHECK: tile.load %{{.*}}, %{{.*}} : tensor<1x!tile.ptr<f32>> -> tensor<1xf32>
 // CHECK: math.cos %{{.*}} : tensor<1xf32>
 // CHECK-LABEL: func.func @scalar_tensor(
-// CHECK: call @scalar_tensor_kernel0_tile_launch
+// CHECK: plan.launch @scalar_tensor_kernel0_tile
 func.func @scalar_tensor(%x: tensor<f32>) -> tensor<f32> {
   %y = math.cos %x : tensor<f32>
   return %y : tensor<f32>
@@ -182,8 +181,8 @@ func.func @scalar_tensor(%x: tensor<f32>) -> tensor<f32> {
 // CHECK: %[[W:.*]] = tile.load %{{.*}}, %{{.*}}, other %{{.*}} : tensor<32x64x!tile.ptr<f32>> -> tensor<32x64xf32>
 // CHECK: tile.dot %{{.*}}, %[[W]], %{{.*}} : tensor<64x32xf32>, tensor<32x64xf32> -> tensor<64x64xf32>
 // CHECK-LABEL: func.func @x_wt(
-// CHECK-COUNT-1: call @x_wt_kernel
-// CHECK-NOT: call @x_wt_kernel
+// CHECK-COUNT-1: plan.launch @x_wt_kernel
+// CHECK-NOT: plan.launch @x_wt_kernel
 func.func @x_wt(%x: tensor<30x20xf32>, %w: tensor<45x20xf32>) -> tensor<30x45xf32> {
   %zero = arith.constant 0.0 : f32
   %et = tensor.empty() : tensor<20x45xf32>

@@ -22,9 +22,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "kiln/Array/Attributes.h"
 #include "kiln/Array/Passes.h"
 #include "kiln/Conversion/Passes.h"
+#include "kiln/Dialect/Plan/IR/PlanDialect.h"
 #include "kiln/Dialect/TileGPU/Transforms/Passes.h"
 #include "kiln/InitAll.h"
 #include "kiln/Support/InputLimits.h"
@@ -296,9 +296,8 @@ static void compileArrayProgram(ModuleOp module) {
   OwningOpRef<ModuleOp> tiled = runOnCopy(module, buildArrayPasses);
   // A module of tile kernels alone is the host stage's.
   if (!tiled ||
-      llvm::none_of(tiled->getOps<func::FuncOp>(), [](func::FuncOp func) {
-        return func->hasAttr(kiln::array::kPlanAttr);
-      }))
+      llvm::none_of(tiled->getOps<func::FuncOp>(),
+                    [](func::FuncOp func) { return kiln::plan::isPlan(func); }))
     return;
   compileForHost(*tiled);
 }

@@ -1,9 +1,8 @@
 //===- Attributes.h - Names the array level marks functions by -*- C++ -*-===//
 //
-// kiln-fuse marks the kernels it outlines and kiln-tile the launch plans it
-// builds; the passes and targets below them tell those functions apart by
-// these names (a plan is host code, not a tile kernel), so each is defined
-// here once.
+// kiln-fuse marks the kernels it outlines, for kiln-tile and the cost
+// report, by this name, defined here once. (The plans kiln-tile builds are
+// the plan dialect's: plan::isPlan.)
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,14 +15,6 @@ namespace kiln::array {
 
 /// A function kiln-fuse outlined: a kernel for kiln-tile to tile.
 inline constexpr llvm::StringLiteral kKernelAttr = "kiln.kernel";
-
-/// A launch plan (see lib/Array/LaunchPlan.cpp), and how to call it: the
-/// tensor types of its inputs and outputs, and which size argument each
-/// dynamic dimension of those types equals.
-inline constexpr llvm::StringLiteral kPlanAttr = "kiln.plan";
-inline constexpr llvm::StringLiteral kPlanInputsAttr = "kiln.plan.inputs";
-inline constexpr llvm::StringLiteral kPlanOutputsAttr = "kiln.plan.outputs";
-inline constexpr llvm::StringLiteral kPlanSizesAttr = "kiln.plan.sizes";
 
 } // namespace kiln::array
 

@@ -77,14 +77,15 @@ def KilnTilePass : Pass<"kiln-tile", "mlir::ModuleOp"> {
   let description = [{
     Runs after kiln-fuse. Each `kiln.kernel` function becomes a tile kernel
     `<kernel>_tile` taking a pointer per input tensor, then one per result;
-    each function that calls kernels becomes a launch plan (attribute
-    `kiln.plan`): it takes the address of each input tensor and then of
-    each result (row-major, contiguous), allocates the temporaries, and
-    calls each kernel's host launcher over its grid (a plan holds nothing
-    else but reshapes of static shape, which are the same buffer: an element
-    read between launches is refused). `kiln.plan.inputs` and
-    `kiln.plan.outputs` record the tensor types, so a runtime can allocate
-    the results and check the arguments.
+    each function that calls kernels becomes a launch plan (the plan
+    dialect): it takes the address of each input tensor and then of each
+    result (row-major, contiguous), allocates the temporaries
+    (`plan.alloc`), launches each kernel over its grid (`plan.launch`) and
+    frees them (`plan.free`); a plan holds nothing else but reshapes of
+    static shape, which are the same buffer: an element read between
+    launches is refused. `plan.inputs` and `plan.outputs` record the tensor
+    types (and `plan.sizes` the size argument of each dynamic dimension),
+    so a runtime can allocate the results and check the arguments.
 
     Kernels whose ops are all elementwise over one iteration space are
     flattened: each program handles `block` consecutive elements (default:
@@ -150,7 +151,8 @@ def KilnTilePass : Pass<"kiln-tile", "mlir::ModuleOp"> {
     Option<"blockK", "block-k", "int64_t", "32",
            "K step of a matmul program's loop">,
   ];
-  let dependentDialects = ["kiln::tile::TileDialect",
+  let dependentDialects = ["kiln::plan::PlanDialect",
+                           "kiln::tile::TileDialect",
                            "mlir::arith::ArithDialect",
                            "mlir::memref::MemRefDialect",
                            "mlir::scf::SCFDialect"];

@@ -5,6 +5,26 @@
 
 include "mlir/Pass/PassBase.td"
 
+def ConvertPlanToHostPass : Pass<"kiln-convert-plan-to-host", "mlir::ModuleOp"> {
+  let summary = "Lower launch plans to calls of the host runtime and launchers";
+  let description = [{
+    On the host target a launch plan is compiled with its kernels:
+
+    - `plan.alloc` calls `__kiln_host_alloc(bytes) -> address`, and
+      `plan.free` calls `__kiln_host_free(address)`;
+    - `plan.launch @k[%programs](args)` calls `@k_launch(args..., programs,
+      1, 1, 0, programs)`: the kernel's launcher (which
+      `kiln-convert-tile-to-host` defines) over a grid of `programs`
+      programs along x, all of them.
+
+    Each callee is declared where the module lacks it.
+  }];
+  let dependentDialects = [
+    "mlir::arith::ArithDialect",
+    "mlir::func::FuncDialect",
+  ];
+}
+
 def ConvertTileToHostPass : Pass<"kiln-convert-tile-to-host", "mlir::ModuleOp"> {
   let summary = "Lower tile kernels to host loops over program instances";
   let description = [{

@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "kiln/Array/Attributes.h"
 #include "kiln/Conversion/Passes.h"
+#include "kiln/Dialect/Plan/IR/PlanDialect.h"
 
 #include "kiln/Conversion/TileToHost/PointerOrigins.h"
 #include "kiln/Conversion/TileToHost/RuntimeInterface.h"
@@ -1749,7 +1749,7 @@ void ConvertTileToHostPass::runOnOperation() {
   SmallVector<func::FuncOp> kernels;
   for (auto func : module.getOps<func::FuncOp>()) {
     // Launch plans (kiln-tile) are host code that calls launchers.
-    if (func.isExternal() || func->hasAttr(kiln::array::kPlanAttr))
+    if (func.isExternal() || kiln::plan::isPlan(func))
       continue;
     if (func.getNumResults() != 0) {
       func.emitError("a tile kernel returns nothing, but '")

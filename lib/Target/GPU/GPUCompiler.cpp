@@ -1,7 +1,7 @@
 //===- GPUCompiler.cpp - Tile kernels to PTX and cubin --------------------===//
 
 #include "kiln/Target/GPU/GPUCompiler.h"
-#include "kiln/Array/Attributes.h"
+#include "kiln/Dialect/Plan/IR/PlanDialect.h"
 
 #include "kiln/Conversion/Passes.h"
 #include "kiln/Dialect/TileGPU/IR/TileGPUDialect.h"
@@ -70,7 +70,7 @@ LogicalResult kiln::gpu::lowerTileKernels(ModuleOp module,
   // A tile argument would become the registers each thread holds of it,
   // and each thread would take its own value (a silent wrong result).
   for (auto func : module.getOps<func::FuncOp>()) {
-    if (func.isExternal() || func->hasAttr(kiln::array::kPlanAttr))
+    if (func.isExternal() || kiln::plan::isPlan(func))
       continue;
     for (auto [i, type] : llvm::enumerate(func.getArgumentTypes()))
       if (isa<RankedTensorType>(type))

@@ -1,7 +1,7 @@
 //===- HostExecutable.cpp - Tile kernels compiled for the CPU -------------===//
 
 #include "kiln/Target/Host/HostExecutable.h"
-#include "kiln/Array/Attributes.h"
+#include "kiln/Dialect/Plan/IR/PlanDialect.h"
 
 #include "kiln/Target/Host/HostPipeline.h"
 
@@ -622,7 +622,7 @@ HostExecutable::create(ModuleOp module, bool boundsCheck) {
     if (func.isExternal())
       continue;
     executable->numArguments[func.getSymName()] = func.getNumArguments();
-    if (func->hasAttr(kiln::array::kPlanAttr))
+    if (kiln::plan::isPlan(func))
       executable->plans.insert(func.getSymName());
   }
 

@@ -44,6 +44,7 @@ void kiln::host::buildHostLoweringPipeline(
   pm.addPass(tile::createTileTotalDivisionPass());
   // LLVM has no 8-bit floats to convert.
   pm.addPass(tile::createTileExpandFloat8Pass());
+  pm.addPass(createConvertPlanToHostPass());
   ConvertTileToHostPassOptions conversion;
   conversion.boundsCheck = options.boundsCheck;
   pm.addPass(createConvertTileToHostPass(conversion));

@@ -7,7 +7,7 @@
 // RUN: env KILN_CUDA_DRIVER=%kiln_fake_cuda_driver KILN_PTXAS=%t.no-ptxas KILN_FAKE_CUDA_MEMORY=3072 KILN_FAKE_CUDA_REPORT=1 \
 // RUN:   sh -c 'kiln-run %s --target=gpu --kernel=temporary --init=rand; echo "exit $?"' 2>&1 \
 // RUN:   | FileCheck %s --implicit-check-not=result0 --implicit-check-not="per run"
-// CHECK: kiln-run: plan 'temporary', func.call at loc("{{.*}}array-gpu-faults.mlir":[[#@LINE+8]]:1): allocating 1024 bytes (cuMemAlloc) failed: CUDA_ERROR_OUT_OF_MEMORY (out of memory) [2]
+// CHECK: kiln-run: plan 'temporary', plan.alloc at loc("{{.*}}array-gpu-faults.mlir":[[#@LINE+8]]:1): allocating 1024 bytes (cuMemAlloc) failed: CUDA_ERROR_OUT_OF_MEMORY (out of memory) [2]
 // CHECK-NEXT: fake CUDA driver at exit: 0 allocations (0 bytes), 0 modules, streams and events, 0 references to the context
 // CHECK-NEXT: exit 1
 

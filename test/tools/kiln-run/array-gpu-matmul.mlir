@@ -8,7 +8,7 @@
 
 // CHECK-NOT: not pipelined
 // CHECK: array function mlp on Kiln Fake GPU (sm_90a)
-// MISALIGNED: kiln-run: plan 'mlp', func.call at {{.*}}: buffer 0 of 'mlp_kernel0_tile' is not 16-byte aligned
+// MISALIGNED: kiln-run: plan 'mlp', plan.launch at {{.*}}: buffer 0 of 'mlp_kernel0_tile' is not 16-byte aligned
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #col = affine_map<(d0, d1) -> (d1)>
 func.func @mlp(%x: tensor<128x256xf16>, %w: tensor<256x192xf16>, %b: tensor<192xf32>) -> tensor<128x192xf32> {

@@ -7,7 +7,6 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "kiln/Array/Attributes.h"
 #include "kiln/Dialect/Tile/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -37,8 +36,6 @@ struct TileCheckSizesPass
   void runOnOperation() override {
     bool tooLarge = false;
     for (auto func : getOperation().getOps<func::FuncOp>()) {
-      if (func->hasAttr(kiln::array::kPlanAttr))
-        continue;
       func.walk([&](Operation *op) {
         for (Type type : llvm::concat<const Type>(op->getOperandTypes(),
                                                   op->getResultTypes()))

@@ -26,14 +26,6 @@ func.func @billion(%v: f32) {
   return
 }
 
-// -----
-
-// A launch plan is host code over whole arrays, not a tile kernel.
-// CHECK-LABEL: func.func @plan
-func.func @plan(%t: tensor<4096x4096xf32>) attributes {kiln.plan} {
-  return
-}
-
 // The GPU's per-thread limit: 1024 elements a thread, with 128 threads
 // 131072 a tile; the 2^20 tile above is 8192 a thread.
 // GPU: error: 'tile.range' op tile of 1048576 elements ('tensor<1048576xi32>') is 8192 per thread with 128 threads, more than the 1024 the GPU lowering takes (use more warps or a smaller block)

@@ -165,9 +165,6 @@ def TileCheckSizesPass : Pass<"tile-check-sizes", "mlir::ModuleOp"> {
       3 s at 1,024, 13 s at 2,048 on two cores); Triton's tutorials stay
       at or below 256.
 
-    Launch plans (`kiln.plan`, host code over whole arrays) are not tile
-    kernels and are not checked.
-
     ```mlir
     // error: 'tile.range' op tile of 2097152 elements is more than the
     // 1048576 a tile may have
