@@ -3,6 +3,7 @@
 #include "kiln/InitAll.h"
 
 #include "kiln/Array/Passes.h"
+#include "kiln/Array/Pipeline.h"
 #include "kiln/Conversion/Passes.h"
 #include "kiln/Dialect/Plan/IR/PlanDialect.h"
 #include "kiln/Dialect/Tile/IR/TileDialect.h"
@@ -50,6 +51,7 @@ void kiln::registerAllPasses() {
   tile::registerTilePasses();
   tilegpu::registerTileGPUPasses();
   registerKilnArrayPasses();
+  registerArrayPipeline();
   host::registerHostLoweringPipeline();
   gpu::registerGPULoweringPipeline();
 }

@@ -20,9 +20,17 @@ from kiln.frontend.ir import parse_type_list
 
 #: The passes that turn an array program (functions over whole tensors in
 #: linalg, arith and math) into tile kernels and launch plans for
-#: HostExecutable.run.
-ARRAY_PIPELINE = ("builtin.module(func.func(convert-elementwise-to-linalg),"
-                  "kiln-fuse,kiln-tile,canonicalize)")
+#: HostExecutable.run (kiln::buildArrayPipeline, registered by the
+#: compiler).
+ARRAY_PIPELINE = "builtin.module(kiln-array-pipeline)"
+
+
+def array_pipeline(**tile_options: int) -> str:
+    """ARRAY_PIPELINE with kiln-tile's options (``row_block=4``,
+    ``block_m=16``...) set."""
+    options = " ".join(f"{name.replace('_', '-')}={value}"
+                       for name, value in tile_options.items())
+    return f"builtin.module(kiln-array-pipeline{{{options}}})"
 
 def _byte_bounds(array: np.ndarray) -> tuple[int, int]:
     """The bytes [begin, end) that ``array``'s elements span, views with any

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import kiln
-from kiln.host import ARRAY_PIPELINE, HostExecutable
+from kiln.host import ARRAY_PIPELINE, HostExecutable, array_pipeline
 
 PROGRAMS = """
 func.func @coscos(%x: tensor<3000xf32>) -> tensor<3000xf32> {
@@ -322,8 +322,8 @@ def test_matmul_blocks_are_options():
     b = rng.standard_normal((70, 50)).astype(np.float32)
     with kiln.Context() as ctx:
         module = kiln.Module.parse(ctx, source)
-        module.run_pipeline(ARRAY_PIPELINE.replace(
-            "kiln-tile", "kiln-tile{block-m=16 block-n=32 block-k=16}"))
+        module.run_pipeline(array_pipeline(block_m=16, block_n=32,
+                                           block_k=16))
         assert "tensor<16x32xf32>" in str(module)
         with HostExecutable(module) as exe:
             (c,) = exe.run("mm", a, b)

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import kiln
-from kiln.host import ARRAY_PIPELINE, HostExecutable
+from kiln.host import ARRAY_PIPELINE, HostExecutable, array_pipeline
 from test_array_programs import _softmax
 
 PROGRAMS = """
@@ -405,8 +405,7 @@ def test_rows_over_several_dimensions_take_only_the_sizes_they_need(
         row_block, sizes):
     """One row a program needs only the sequence's length (to find a row's
     position); blocks of rows need the batch too, to mask the last."""
-    pipeline = ARRAY_PIPELINE.replace("kiln-tile",
-                                      f"kiln-tile{{row-block={row_block}}}")
+    pipeline = array_pipeline(row_block=row_block)
     with kiln.Context() as ctx:
         module = kiln.Module.parse(ctx, PROGRAMS, "dynamic.mlir")
         module.run_pipeline(pipeline)

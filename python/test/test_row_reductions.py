@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import kiln
-from kiln.host import ARRAY_PIPELINE, HostExecutable
+from kiln.host import ARRAY_PIPELINE, HostExecutable, array_pipeline
 
 PROGRAMS = """
 #id = affine_map<(d0, d1) -> (d0, d1)>
@@ -264,8 +264,7 @@ def module_text():
 
 @pytest.fixture(scope="module",
                 params=[(1, ARRAY_PIPELINE), (3, ARRAY_PIPELINE),
-                        (1, ARRAY_PIPELINE.replace(
-                            "kiln-tile", "kiln-tile{row-block=4}"))],
+                        (1, array_pipeline(row_block=4))],
                 ids=["1-thread", "3-threads", "blocks-of-4-rows"])
 def exe(request):
     """The programs on the host; the last tiles them with four rows per

@@ -1,6 +1,10 @@
 // RUN: kiln-opt %kiln_examples/matmul_bias_gelu_array.mlir -convert-elementwise-to-linalg -kiln-fuse -kiln-tile -canonicalize | FileCheck %s
 // RUN: kiln-opt %kiln_examples/matmul_bias_gelu_array.mlir -convert-elementwise-to-linalg -kiln-fuse -kiln-tile="block-m=32 block-n=128 block-k=64" -canonicalize | FileCheck %s --check-prefix=BLOCKS
 // RUN: not kiln-opt %kiln_examples/matmul_bias_gelu_array.mlir -convert-elementwise-to-linalg -kiln-fuse -kiln-tile="block-k=24" 2>&1 | FileCheck %s --check-prefix=BAD
+// The registered pipeline does the same, its options kiln-tile's.
+// RUN: kiln-opt %kiln_examples/matmul_bias_gelu_array.mlir -pass-pipeline='builtin.module(kiln-array-pipeline)' | FileCheck %s
+// RUN: kiln-opt %kiln_examples/matmul_bias_gelu_array.mlir -pass-pipeline='builtin.module(kiln-array-pipeline{block-m=32 block-n=128 block-k=64})' | FileCheck %s --check-prefix=BLOCKS
+// RUN: not kiln-opt %kiln_examples/matmul_bias_gelu_array.mlir -pass-pipeline='builtin.module(kiln-array-pipeline{block-q=3})' 2>&1 | FileCheck %s --check-prefix=UNKNOWN
 // RUN: env KILN_CUDA_DRIVER=%kiln_fake_cuda_driver KILN_PTXAS=%t.no-ptxas kiln-run %kiln_examples/matmul_bias_gelu_array.mlir --kernel=mlp --target=gpu --check=none | FileCheck %s --check-prefix=GPU
 
 // docs/examples/matmul_bias_gelu_array.mlir: one kernel, 2 x 3 programs of
@@ -36,6 +40,7 @@
 // BLOCKS: scf.for %{{.*}} = %c0_i32 to %c200_i32 step %c64_i32
 // BLOCKS: tile.dot %{{.*}} : tensor<32x64xf16>, tensor<64x128xf16> -> tensor<32x128xf32>
 // BLOCKS: plan.launch @mlp_kernel0_tile[%c8_i64]
+// UNKNOWN: no such option block-q
 
 // BAD: kiln-tile: matmul blocks must be powers of two of at least 16, not 24
 

@@ -23,6 +23,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Array/Passes.h"
+#include "kiln/Array/Pipeline.h"
 #include "kiln/Conversion/Passes.h"
 #include "kiln/Dialect/Plan/IR/PlanDialect.h"
 #include "kiln/Dialect/TileGPU/Transforms/Passes.h"
@@ -287,13 +288,8 @@ compileForHost(ModuleOp module,
 }
 
 static void compileArrayProgram(ModuleOp module) {
-  auto buildArrayPasses = [](OpPassManager &pm) {
-    pm.addNestedPass<func::FuncOp>(createConvertElementwiseToLinalgPass());
-    pm.addPass(kiln::createKilnFusePass());
-    pm.addPass(kiln::createKilnTilePass());
-    pm.addPass(createCanonicalizerPass());
-  };
-  OwningOpRef<ModuleOp> tiled = runOnCopy(module, buildArrayPasses);
+  OwningOpRef<ModuleOp> tiled = runOnCopy(
+      module, [](OpPassManager &pm) { kiln::buildArrayPipeline(pm); });
   // A module of tile kernels alone is the host stage's.
   if (!tiled ||
       llvm::none_of(tiled->getOps<func::FuncOp>(),

@@ -42,6 +42,9 @@
 
 #include "Npy.h"
 
+#include "kiln/Array/CostModel.h"
+#include "kiln/Array/LaunchPlan.h"
+#include "kiln/Array/Pipeline.h"
 #include "kiln/Dialect/Tile/IR/TileDialect.h"
 #include "kiln/Dialect/TileGPU/Transforms/Passes.h"
 #include "kiln/InitAll.h"
@@ -52,8 +55,6 @@
 #include "kiln/Support/Version.h"
 #include "kiln/Target/GPU/GPUCompiler.h"
 #include "kiln/Target/Host/HostExecutable.h"
-#include "kiln/Array/CostModel.h"
-#include "kiln/Array/LaunchPlan.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -469,24 +470,20 @@ static int runArrayFunction(ModuleOp module, func::FuncOp func,
     llvm::outs() << "before fusion:\n";
     kiln::printCostReport(module, *peaks, reportSize, llvm::outs());
   }
-  auto runPipeline = [&](StringRef pipeline) -> LogicalResult {
+  auto runPipeline =
+      [&](llvm::function_ref<void(OpPassManager &)> build) -> LogicalResult {
     PassManager pm(module.getContext());
-    std::string pipelineError;
-    llvm::raw_string_ostream errorStream(pipelineError);
-    if (failed(parsePassPipeline(pipeline, pm, errorStream))) {
-      fail(pipelineError);
-      return failure();
-    }
+    build(pm);
     return pm.run(module);
   };
-  if (failed(runPipeline("func.func(convert-elementwise-to-linalg),"
-                         "kiln-fuse")))
+  if (failed(runPipeline(kiln::buildArrayFusionPipeline)))
     return 1;
   if (report) {
     llvm::outs() << "after fusion:\n";
     kiln::printCostReport(module, *peaks, reportSize, llvm::outs());
   }
-  if (failed(runPipeline("kiln-tile,canonicalize")))
+  if (failed(runPipeline(
+          [](OpPassManager &pm) { kiln::buildArrayTilingPipeline(pm); })))
     return 1;
   std::string error;
   FailureOr<kiln::PlanCall> call = kiln::bindLaunchPlan(
