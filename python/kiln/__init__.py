@@ -7,6 +7,7 @@ The package talks to the compiler only through its C API
 from kiln.autotune import Config, autotune
 from kiln.compiler import Context, Module
 from kiln.device_array import DeviceArray
+from kiln.dynamo import dynamo_backend
 from kiln.errors import (CompilationError, CompilerRemark, CudaError,
                          Diagnostic, KilnCompileError, KilnError,
                          KilnIndexError, LaunchError, Severity)
@@ -23,14 +24,6 @@ def cdiv(x: int, y: int) -> int:
     4
     """
     return -(-x // y)
-
-
-def __getattr__(name: str):
-    # The torch.compile backend imports torch, which `import kiln` does not.
-    if name == "dynamo_backend":
-        from kiln.dynamo import dynamo_backend
-        return dynamo_backend
-    raise AttributeError(f"module 'kiln' has no attribute '{name}'")
 
 
 __all__ = ["CompilationError", "CompilerRemark", "Config", "Context",

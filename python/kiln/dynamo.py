@@ -21,33 +21,32 @@ warning that says why."""
 
 from __future__ import annotations
 
+import functools
 import operator
 import warnings
 from typing import Any, Callable, Sequence
 
-import torch
-from torch.fx.passes.infra.partitioner import CapabilityBasedPartitioner
-from torch.fx.passes.operator_support import OperatorSupportBase
-
 from kiln.errors import CompilationError, KilnIndexError
 from kiln.fuse import FusedFunction
-from kiln.fuse.torch_functions import HANDLERS, METHODS, MOVES_ONLY
-from kiln.fuse.torch_tensor import TORCH_TO_NUMPY
+from kiln.fuse.torch_functions import MOVES_ONLY, install
+from kiln.fuse.torch_tensor import HANDLERS, METHODS, torch_to_numpy
 
 
-def _example(node: torch.fx.Node) -> Any:
+def _example(node) -> Any:
     return node.meta.get("example_value", node.meta.get("val"))
 
 
 def _takes(value: Any) -> bool:
     """Whether ``value`` (an example value) is a tensor a plan takes."""
+    import torch
     return isinstance(value, torch.Tensor) and \
-        value.dtype in TORCH_TO_NUMPY and \
+        value.dtype in torch_to_numpy() and \
         value.device.type in ("cpu", "cuda") and \
         value.layout == torch.strided
 
 
-def _handler(node: torch.fx.Node) -> Callable | None:
+def _handler(node) -> Callable | None:
+    import torch
     if node.op == "call_function":
         return HANDLERS.get(node.target)
     if node.op == "call_method":
@@ -56,11 +55,12 @@ def _handler(node: torch.fx.Node) -> Callable | None:
     return None
 
 
-class _Supported(OperatorSupportBase):
-    """The nodes kiln.fuse traces: a known function of tensors it takes,
-    giving tensors it takes (no symbolic sizes)."""
+class _Supported:
+    """The nodes kiln.fuse traces (for torch.fx's partitioner, as an
+    ``OperatorSupportBase``): a known function of tensors it takes, giving
+    tensors it takes (no symbolic sizes)."""
 
-    def is_node_supported(self, submodules, node: torch.fx.Node) -> bool:
+    def is_node_supported(self, submodules, node) -> bool:
         if _handler(node) is None:
             return False
         result = _example(node)
@@ -78,44 +78,54 @@ def _computes(partition) -> bool:
     return any(_handler(node) not in MOVES_ONLY for node in partition.nodes)
 
 
-class _FusedPartition(torch.nn.Module):
-    """A partition of the graph run as a kiln.fuse plan, or eagerly."""
+@functools.cache
+def fused_partition_type() -> type:
+    """The module a fused partition of a graph becomes (an
+    ``nn.Module``, so made once PyTorch is imported)."""
+    import torch
 
-    def __init__(self, graph: torch.fx.GraphModule, name: str) -> None:
-        super().__init__()
-        self.graph_module = graph
-        self.name = name
-        self.fused = FusedFunction(graph.forward)
-        self.refused: str | None = None  # why it runs eagerly
+    class FusedPartition(torch.nn.Module):
+        """A partition of the graph run as a kiln.fuse plan, or eagerly."""
 
-    def _eager(self, args: Sequence[Any]) -> bool:
-        if self.refused is not None:
-            return True
-        tensors = [a for a in args if isinstance(a, torch.Tensor)]
-        return any(not _takes(t) for t in tensors) or (
-            torch.is_grad_enabled() and any(t.requires_grad
-                                            for t in tensors))
+        def __init__(self, graph, name: str) -> None:
+            super().__init__()
+            self.graph_module = graph
+            self.name = name
+            self.fused = FusedFunction(graph.forward)
+            self.refused: str | None = None  # why it runs eagerly
 
-    def forward(self, *args):
-        if self._eager(args):
-            return self.graph_module(*args)
-        try:
-            with torch.no_grad():
-                return self.fused(*args)
-        except KilnIndexError:
-            raise
-        except CompilationError as exc:
-            self.refused = str(exc)
-            warnings.warn(f"kiln.dynamo_backend: {self.name} runs eagerly: "
-                          f"{exc}", stacklevel=2)
-            return self.graph_module(*args)
+        def _eager(self, args: Sequence[Any]) -> bool:
+            if self.refused is not None:
+                return True
+            tensors = [a for a in args if isinstance(a, torch.Tensor)]
+            return any(not _takes(t) for t in tensors) or (
+                torch.is_grad_enabled() and any(t.requires_grad
+                                                for t in tensors))
+
+        def forward(self, *args):
+            if self._eager(args):
+                return self.graph_module(*args)
+            try:
+                with torch.no_grad():
+                    return self.fused(*args)
+            except KilnIndexError:
+                raise
+            except CompilationError as exc:
+                self.refused = str(exc)
+                warnings.warn(f"kiln.dynamo_backend: {self.name} runs "
+                              f"eagerly: {exc}", stacklevel=2)
+                return self.graph_module(*args)
+
+    return FusedPartition
 
 
-def dynamo_backend(graph: torch.fx.GraphModule,
-                   example_inputs: Sequence[Any]) -> Callable:
+def dynamo_backend(graph, example_inputs: Sequence[Any]) -> Callable:
     """A ``torch.compile`` backend (``backend=kiln.dynamo_backend``): the
-    partitions of ``graph`` that kiln.fuse covers run as fused plans on
-    the host target, the rest eagerly (see this module's documentation)."""
+    partitions of ``graph`` (a ``torch.fx.GraphModule``) that kiln.fuse
+    covers run as fused plans, on the host target or the GPU of their
+    tensors, the rest eagerly (see this module's documentation)."""
+    from torch.fx.passes.infra.partitioner import CapabilityBasedPartitioner
+    install()
     partitioner = CapabilityBasedPartitioner(
         graph, _Supported(), allows_single_node_partition=True)
     partitions = [p for p in partitioner.propose_partitions()
@@ -126,6 +136,6 @@ def dynamo_backend(graph: torch.fx.GraphModule,
     for node in fused.graph.nodes:
         if node.op == "call_module" and node.target.startswith("fused_"):
             setattr(fused, node.target,
-                    _FusedPartition(getattr(fused, node.target),
-                                    node.target))
+                    fused_partition_type()(getattr(fused, node.target),
+                                           node.target))
     return fused.forward

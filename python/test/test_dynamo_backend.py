@@ -18,13 +18,14 @@ import kiln.dynamo  # noqa: E402
 def partitions(monkeypatch):
     """The partitions that ran: (signatures traced, why eager)."""
     ran = {}
-    forward = kiln.dynamo._FusedPartition.forward
+    partition = kiln.dynamo.fused_partition_type()
+    forward = partition.forward
 
     def recording(self, *args):
         result = forward(self, *args)
         ran[id(self)] = (len(self.fused._traces), self.refused)
         return result
-    monkeypatch.setattr(kiln.dynamo._FusedPartition, "forward", recording)
+    monkeypatch.setattr(partition, "forward", recording)
     torch._dynamo.reset()
     yield ran
     torch._dynamo.reset()

@@ -13,6 +13,7 @@ import numpy as np
 from kiln.errors import KilnError
 from kiln.fuse.ir_types import _element_type
 from kiln.fuse.location import _error
+from kiln.fuse.torch_tensor import numpy_dtype, torch_to_numpy
 from kiln.gpu import device_array_ordinal, is_device_array
 
 
@@ -33,8 +34,6 @@ def _check_tensor(function: str, name: str, tensor: Any) -> None:
     take: on a device other than the CPU or a GPU, needing gradients, of
     another dtype, or empty."""
     import torch
-
-    from kiln.fuse.torch_tensor import TORCH_TO_NUMPY
     if tensor.device.type not in ("cpu", "cuda"):
         raise _error(f"{function}: argument '{name}' is a torch tensor on "
                      f"{tensor.device}; kiln.fuse takes CPU and CUDA "
@@ -44,7 +43,8 @@ def _check_tensor(function: str, name: str, tensor: Any) -> None:
             f"{function}: argument '{name}' requires grad; kiln.fuse does "
             "not differentiate, so call it under torch.no_grad() (or pass "
             "a detached tensor)")
-    if tensor.dtype not in TORCH_TO_NUMPY or tensor.layout != torch.strided:
+    if tensor.dtype not in torch_to_numpy() or \
+            tensor.layout != torch.strided:
         raise _error(
             f"{function}: argument '{name}' is a {tensor.dtype} tensor "
             f"({tensor.layout}); kiln.fuse computes on strided torch.bool, "
@@ -141,7 +141,6 @@ def describe(value: Any) -> tuple[tuple[int, ...], str, bool]:
     """The shape, numpy dtype (as its ``str``) and torch-ness of an
     argument that ``check_arguments`` took."""
     if is_torch_tensor(value):
-        from kiln.fuse.torch_tensor import numpy_dtype
         return tuple(value.shape), numpy_dtype(value.dtype).str, True
     if is_device_array(value):
         interface = value.__cuda_array_interface__

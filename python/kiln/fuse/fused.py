@@ -21,6 +21,8 @@ from kiln.fuse.array import TracedArray
 from kiln.fuse.ir_types import _ir_shape
 from kiln.fuse.location import _error, _loc
 from kiln.fuse.on_device import DevicePlan, host_copy
+from kiln.fuse.torch_functions import install as install_torch_functions
+from kiln.fuse.torch_tensor import TracedTensor
 from kiln.fuse.trace import _Trace
 from kiln.fuse.ufuncs import erf
 from kiln.host import ARRAY_PIPELINE, HostExecutable
@@ -131,7 +133,7 @@ class FusedFunction:
                   for i, (_, shape, dtype, _) in enumerate(key)]
         torch_mode = any(k[3] for k in key)
         if torch_mode:
-            from kiln.fuse.torch_tensor import TracedTensor
+            install_torch_functions()
             traced_type = TracedTensor
             tracers = [TracedTensor(a) for a in arrays]
         else:

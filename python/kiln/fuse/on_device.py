@@ -17,6 +17,7 @@ from kiln.compiler import Module, check
 from kiln.device_array import DeviceArray
 from kiln.errors import CudaError
 from kiln.fuse.arguments import describe, is_torch_tensor
+from kiln.fuse.torch_tensor import numpy_to_torch
 from kiln.gpu import (GPUBinary, current_stream, device_address, device_chip,
                       device_array_ordinal)
 from kiln.host import bind_plan, plan_signature
@@ -44,11 +45,9 @@ class DevicePlan:
                                   self.wanted, self.results)
         if torch_mode:
             import torch
-
-            from kiln.fuse.torch_tensor import NUMPY_TO_TORCH
             arrays = [a.contiguous() for a in arrays]
             device = arrays[0].device
-            outputs = [torch.empty(shape, dtype=NUMPY_TO_TORCH[dtype],
+            outputs = [torch.empty(shape, dtype=numpy_to_torch()[dtype],
                                    device=device)
                        for shape, (_, dtype) in zip(shapes, self.results)]
             addresses = [t.data_ptr() for t in arrays + outputs]

@@ -18,13 +18,12 @@ result), then the function's own arguments."""
 
 from __future__ import annotations
 
+import functools
 import math
 import operator
 from typing import Any, Callable
 
 import numpy as np
-import torch
-import torch.nn.functional as F
 
 from kiln.fuse.array import TracedArray
 from kiln.fuse.functions import _where_function
@@ -35,29 +34,44 @@ from kiln.fuse.matmul import _matmul
 from kiln.fuse.reductions import (_all, _any, _argmax, _argmin, _max, _mean,
                                   _min, _prod, _sum, _var)
 from kiln.fuse.shapes import _broadcast_to, _reshape, _transpose
-from kiln.fuse.torch_tensor import TORCH_TO_NUMPY, TracedTensor, dispatch
+from kiln.fuse.torch_tensor import (HANDLERS, METHODS, TracedTensor,
+                                    dispatch, numpy_to_torch, torch_to_numpy)
 from kiln.fuse.ufuncs import _apply_ufunc, _astype
 from kiln.fuse.ufuncs import erf as _erf
 
 _F16, _F32 = np.dtype(np.float16), np.dtype(np.float32)
 
-#: torch function (or operator, or ``torch.Tensor`` method) -> handler.
-HANDLERS: dict[Any, Callable] = {}
-#: tensor method name -> the ``torch.Tensor`` method that is its key.
-METHODS: dict[str, Callable] = {}
+#: (handler, the functions it implements by name, the tensor methods),
+#: registered by ``install``.
+_REGISTRATIONS: list[tuple[Callable, tuple[str, ...], tuple[str, ...]]] = []
 
 
-def _implements(*functions: Any, methods: tuple[str, ...] = ()):
+def _implements(*functions: str, methods: tuple[str, ...] = ()):
+    """Records ``handler`` for ``functions`` (``"torch.exp"``,
+    ``"F.gelu"``, ``"operator.add"``) and the tensor ``methods``."""
     def register(handler: Callable) -> Callable:
-        for function in functions:
+        _REGISTRATIONS.append((handler, functions, methods))
+        return handler
+    return register
+
+
+@functools.cache
+def install() -> None:
+    """Fills ``HANDLERS`` and ``METHODS`` (PyTorch is imported here, the
+    first time a fused function is called with torch tensors)."""
+    import torch
+    import torch.nn.functional as F
+    roots = {"torch": torch, "F": F, "operator": operator}
+    for handler, functions, methods in _REGISTRATIONS:
+        for name in functions:
+            root, *path = name.split(".")
+            function = functools.reduce(getattr, path, roots[root])
             HANDLERS[function] = handler
         for name in methods:
             method = getattr(torch.Tensor, name)
             HANDLERS[method] = handler
             METHODS[name] = lambda self, *args, _m=method, **kwargs: \
                 dispatch(_m, (self, *args), kwargs)
-        return handler
-    return register
 
 
 def _arr(value: Any) -> Any:
@@ -71,8 +85,8 @@ def _wrap(array: TracedArray) -> TracedTensor:
     return TracedTensor(array)
 
 
-def _dtype(expected: torch.Tensor) -> np.dtype:
-    return TORCH_TO_NUMPY[expected.dtype]
+def _dtype(expected) -> np.dtype:
+    return torch_to_numpy()[expected.dtype]
 
 
 def _opmath(dtype: np.dtype) -> np.dtype:
@@ -96,7 +110,7 @@ def _in(value: Any, dtype: np.dtype) -> Any:
                  "kiln.fuse cannot trace")
 
 
-def _computed(expected: torch.Tensor, compute: Callable, *operands: Any
+def _computed(expected, compute: Callable, *operands: Any
               ) -> TracedTensor:
     """``compute`` of ``operands`` converted to where PyTorch computes the
     result's dtype, rounded to it at the end."""
@@ -111,16 +125,12 @@ def _ufunc(ufunc: np.ufunc) -> Callable:
 
 
 def _meta_of(value: Any) -> Any:
+    import torch
     value = _arr(value)
     if isinstance(value, TracedArray):
-        return torch.empty((), dtype=_torch_dtype(value.dtype),
+        return torch.empty((), dtype=numpy_to_torch()[value.dtype],
                            device="meta").expand(value.shape)
     return value
-
-
-def _torch_dtype(dtype: np.dtype) -> torch.dtype:
-    from kiln.fuse.torch_tensor import NUMPY_TO_TORCH
-    return NUMPY_TO_TORCH[dtype]
 
 
 # Elementwise arithmetic: computed in PyTorch's result type (float16 in
@@ -132,23 +142,24 @@ def _arithmetic(ufunc: np.ufunc) -> Callable:
 
 
 for _functions, _ufunc_of, _methods in [
-        ((torch.mul, torch.multiply, operator.mul), np.multiply, ("mul",)),
-        ((torch.floor_divide, operator.floordiv), np.floor_divide,
+        (("torch.mul", "torch.multiply", "operator.mul"), np.multiply,
+         ("mul",)),
+        (("torch.floor_divide", "operator.floordiv"), np.floor_divide,
          ("floor_divide",)),
-        ((torch.remainder, operator.mod), np.remainder, ("remainder",)),
-        ((torch.fmod,), np.fmod, ("fmod",)),
-        ((torch.maximum,), np.maximum, ("maximum",)),
-        ((torch.minimum,), np.minimum, ("minimum",)),
-        ((torch.fmax,), np.fmax, ("fmax",)),
-        ((torch.fmin,), np.fmin, ("fmin",)),
-        ((torch.atan2, torch.arctan2), np.arctan2, ("atan2",)),
-        ((torch.bitwise_and, operator.and_), np.bitwise_and, ()),
-        ((torch.bitwise_or, operator.or_), np.bitwise_or, ()),
-        ((torch.bitwise_xor, operator.xor), np.bitwise_xor, ())]:
+        (("torch.remainder", "operator.mod"), np.remainder, ("remainder",)),
+        (("torch.fmod",), np.fmod, ("fmod",)),
+        (("torch.maximum",), np.maximum, ("maximum",)),
+        (("torch.minimum",), np.minimum, ("minimum",)),
+        (("torch.fmax",), np.fmax, ("fmax",)),
+        (("torch.fmin",), np.fmin, ("fmin",)),
+        (("torch.atan2", "torch.arctan2"), np.arctan2, ("atan2",)),
+        (("torch.bitwise_and", "operator.and_"), np.bitwise_and, ()),
+        (("torch.bitwise_or", "operator.or_"), np.bitwise_or, ()),
+        (("torch.bitwise_xor", "operator.xor"), np.bitwise_xor, ())]:
     _implements(*_functions, methods=_methods)(_arithmetic(_ufunc_of))
 
 
-@_implements(torch.add, operator.add, methods=("add",))
+@_implements("torch.add", "operator.add", methods=("add",))
 def _add(expected, a, b, *, alpha=1):
     if alpha == 1:
         return _computed(expected, _ufunc(np.add), a, b)
@@ -156,7 +167,7 @@ def _add(expected, a, b, *, alpha=1):
         np.add, (x, _apply_ufunc(np.multiply, (y, alpha)))), a, b)
 
 
-@_implements(torch.sub, torch.subtract, operator.sub, methods=("sub",))
+@_implements("torch.sub", "torch.subtract", "operator.sub", methods=("sub",))
 def _sub(expected, a, b, *, alpha=1):
     if alpha == 1:
         return _computed(expected, _ufunc(np.subtract), a, b)
@@ -164,12 +175,13 @@ def _sub(expected, a, b, *, alpha=1):
         np.subtract, (x, _apply_ufunc(np.multiply, (y, alpha)))), a, b)
 
 
-@_implements(torch.rsub)
+@_implements("torch.rsub")
 def _rsub(expected, a, b, *, alpha=1):
     return _sub(expected, b, a, alpha=alpha)
 
 
-@_implements(torch.div, torch.divide, torch.true_divide, operator.truediv,
+@_implements("torch.div", "torch.divide", "torch.true_divide",
+             "operator.truediv",
              methods=("div",))
 def _div(expected, a, b, *, rounding_mode=None):
     if rounding_mode is None:
@@ -183,7 +195,7 @@ def _div(expected, a, b, *, rounding_mode=None):
         np.trunc, (_apply_ufunc(np.true_divide, (x, y)),)), a, b)
 
 
-@_implements(torch.pow, operator.pow, methods=("pow",))
+@_implements("torch.pow", "operator.pow", methods=("pow",))
 def _pow(expected, a, b):
     if isinstance(b, TracedTensor):
         raise _error("torch.pow with a tensor exponent is not supported by "
@@ -195,8 +207,9 @@ def _pow(expected, a, b):
 # Python scalar rounded to it, as PyTorch compares.
 def _predicate(ufunc: np.ufunc) -> Callable:
     def handler(expected, a, b):
-        common = TORCH_TO_NUMPY.get(torch.result_type(_meta_of(a),
-                                                      _meta_of(b)))
+        import torch
+        common = torch_to_numpy().get(torch.result_type(_meta_of(a),
+                                                        _meta_of(b)))
         if common is None:
             raise _error(f"{ufunc.__name__} of these operands is not "
                          "supported by kiln.fuse")
@@ -205,20 +218,22 @@ def _predicate(ufunc: np.ufunc) -> Callable:
 
 
 for _functions, _ufunc_of, _methods in [
-        ((torch.lt, torch.less, operator.lt), np.less, ("lt",)),
-        ((torch.le, torch.less_equal, operator.le), np.less_equal, ("le",)),
-        ((torch.gt, torch.greater, operator.gt), np.greater, ("gt",)),
-        ((torch.ge, torch.greater_equal, operator.ge), np.greater_equal,
+        (("torch.lt", "torch.less", "operator.lt"), np.less, ("lt",)),
+        (("torch.le", "torch.less_equal", "operator.le"), np.less_equal,
+         ("le",)),
+        (("torch.gt", "torch.greater", "operator.gt"), np.greater, ("gt",)),
+        (("torch.ge", "torch.greater_equal", "operator.ge"), np.greater_equal,
          ("ge",)),
-        ((torch.eq, operator.eq), np.equal, ("eq",)),
-        ((torch.ne, torch.not_equal, operator.ne), np.not_equal, ("ne",)),
-        ((torch.logical_and,), np.logical_and, ("logical_and",)),
-        ((torch.logical_or,), np.logical_or, ("logical_or",)),
-        ((torch.logical_xor,), np.logical_xor, ("logical_xor",))]:
+        (("torch.eq", "operator.eq"), np.equal, ("eq",)),
+        (("torch.ne", "torch.not_equal", "operator.ne"), np.not_equal,
+         ("ne",)),
+        (("torch.logical_and",), np.logical_and, ("logical_and",)),
+        (("torch.logical_or",), np.logical_or, ("logical_or",)),
+        (("torch.logical_xor",), np.logical_xor, ("logical_xor",))]:
     _implements(*_functions, methods=_methods)(_predicate(_ufunc_of))
 
 
-@_implements(torch.logical_not, methods=("logical_not",))
+@_implements("torch.logical_not", methods=("logical_not",))
 def _logical_not(expected, a):
     return _wrap(_apply_ufunc(np.logical_not, (_arr(a),)))
 
@@ -275,48 +290,48 @@ def _round(x, *, decimals=0):
 
 
 for _functions, _compute, _methods, _unchanged in [
-        ((torch.exp,), np.exp, ("exp",), False),
-        ((torch.exp2,), np.exp2, ("exp2",), False),
-        ((torch.expm1,), np.expm1, ("expm1",), False),
-        ((torch.log,), np.log, ("log",), False),
-        ((torch.log2,), np.log2, ("log2",), False),
-        ((torch.log10,), np.log10, ("log10",), False),
-        ((torch.log1p,), np.log1p, ("log1p",), False),
-        ((torch.sqrt,), np.sqrt, ("sqrt",), False),
-        ((torch.rsqrt,), lambda x: 1 / np.sqrt(x), ("rsqrt",), False),
-        ((torch.sin,), np.sin, ("sin",), False),
-        ((torch.cos,), np.cos, ("cos",), False),
-        ((torch.tan,), np.tan, ("tan",), False),
-        ((torch.tanh, F.tanh), np.tanh, ("tanh",), False),
-        ((torch.sinh,), np.sinh, ("sinh",), False),
-        ((torch.cosh,), np.cosh, ("cosh",), False),
-        ((torch.asin, torch.arcsin), np.arcsin, ("asin",), False),
-        ((torch.acos, torch.arccos), np.arccos, ("acos",), False),
-        ((torch.atan, torch.arctan), np.arctan, ("atan",), False),
-        ((torch.erf, torch.special.erf), _erf, ("erf",), False),
-        ((torch.sigmoid, F.sigmoid, torch.special.expit), _sigmoid,
+        (("torch.exp",), np.exp, ("exp",), False),
+        (("torch.exp2",), np.exp2, ("exp2",), False),
+        (("torch.expm1",), np.expm1, ("expm1",), False),
+        (("torch.log",), np.log, ("log",), False),
+        (("torch.log2",), np.log2, ("log2",), False),
+        (("torch.log10",), np.log10, ("log10",), False),
+        (("torch.log1p",), np.log1p, ("log1p",), False),
+        (("torch.sqrt",), np.sqrt, ("sqrt",), False),
+        (("torch.rsqrt",), lambda x: 1 / np.sqrt(x), ("rsqrt",), False),
+        (("torch.sin",), np.sin, ("sin",), False),
+        (("torch.cos",), np.cos, ("cos",), False),
+        (("torch.tan",), np.tan, ("tan",), False),
+        (("torch.tanh", "F.tanh"), np.tanh, ("tanh",), False),
+        (("torch.sinh",), np.sinh, ("sinh",), False),
+        (("torch.cosh",), np.cosh, ("cosh",), False),
+        (("torch.asin", "torch.arcsin"), np.arcsin, ("asin",), False),
+        (("torch.acos", "torch.arccos"), np.arccos, ("acos",), False),
+        (("torch.atan", "torch.arctan"), np.arctan, ("atan",), False),
+        (("torch.erf", "torch.special.erf"), _erf, ("erf",), False),
+        (("torch.sigmoid", "F.sigmoid", "torch.special.expit"), _sigmoid,
          ("sigmoid",), False),
-        ((torch.reciprocal,), np.reciprocal, ("reciprocal",), False),
-        ((torch.abs, torch.absolute, operator.abs), np.absolute, ("abs",),
-         False),
-        ((torch.neg, torch.negative, operator.neg), np.negative, ("neg",),
-         False),
-        ((torch.positive, operator.pos), np.positive, (), False),
-        ((torch.square,), np.square, ("square",), False),
-        ((torch.bitwise_not, operator.invert, operator.inv), np.invert,
+        (("torch.reciprocal",), np.reciprocal, ("reciprocal",), False),
+        (("torch.abs", "torch.absolute", "operator.abs"), np.absolute,
+         ("abs",), False),
+        (("torch.neg", "torch.negative", "operator.neg"), np.negative,
+         ("neg",), False),
+        (("torch.positive", "operator.pos"), np.positive, (), False),
+        (("torch.square",), np.square, ("square",), False),
+        (("torch.bitwise_not", "operator.invert", "operator.inv"), np.invert,
          ("bitwise_not",), False),
-        ((torch.floor,), np.floor, ("floor",), True),
-        ((torch.ceil,), np.ceil, ("ceil",), True),
-        ((torch.trunc, torch.fix), np.trunc, ("trunc",), True),
-        ((torch.round,), _round, ("round",), True),
-        ((torch.relu, F.relu), _relu, ("relu",), False),
-        ((F.gelu,), _gelu, (), False),
-        ((F.silu,), _silu, (), False),
-        ((F.leaky_relu,), _leaky_relu, (), False)]:
+        (("torch.floor",), np.floor, ("floor",), True),
+        (("torch.ceil",), np.ceil, ("ceil",), True),
+        (("torch.trunc", "torch.fix"), np.trunc, ("trunc",), True),
+        (("torch.round",), _round, ("round",), True),
+        (("torch.relu", "F.relu"), _relu, ("relu",), False),
+        (("F.gelu",), _gelu, (), False),
+        (("F.silu",), _silu, (), False),
+        (("F.leaky_relu",), _leaky_relu, (), False)]:
     _implements(*_functions, methods=_methods)(_unary(_compute, _unchanged))
 
 
-@_implements(torch.clamp, torch.clip, methods=("clamp", "clip"))
+@_implements("torch.clamp", "torch.clip", methods=("clamp", "clip"))
 def _clamp(expected, a, min=None, max=None):
     result = _dtype(expected)
     value = _in(a, result)
@@ -327,7 +342,7 @@ def _clamp(expected, a, min=None, max=None):
     return _wrap(value)
 
 
-@_implements(torch.where)
+@_implements("torch.where")
 def _where(expected, condition, a, b):
     result = _dtype(expected)
     return _wrap(_where_function(_arr(condition), _in(a, result),
@@ -359,15 +374,15 @@ def _reduction(reduce: Callable, accumulate: bool = True) -> Callable:
     return handler
 
 
-_implements(torch.sum, methods=("sum",))(_reduction(_sum))
-_implements(torch.mean, methods=("mean",))(_reduction(_mean))
-_implements(torch.amax, methods=("amax",))(_reduction(_max, False))
-_implements(torch.amin, methods=("amin",))(_reduction(_min, False))
-_implements(torch.any, methods=("any",))(_reduction(_any, False))
-_implements(torch.all, methods=("all",))(_reduction(_all, False))
+_implements("torch.sum", methods=("sum",))(_reduction(_sum))
+_implements("torch.mean", methods=("mean",))(_reduction(_mean))
+_implements("torch.amax", methods=("amax",))(_reduction(_max, False))
+_implements("torch.amin", methods=("amin",))(_reduction(_min, False))
+_implements("torch.any", methods=("any",))(_reduction(_any, False))
+_implements("torch.all", methods=("all",))(_reduction(_all, False))
 
 
-@_implements(torch.prod, methods=("prod",))
+@_implements("torch.prod", methods=("prod",))
 def _product(expected, a, dim=None, keepdim=False, *, dtype=None):
     return _reduction(_prod)(expected, a, dim, keepdim)
 
@@ -379,6 +394,7 @@ def _extremum(full: Callable, arg: Callable, pairwise: np.ufunc) -> Callable:
         x = _arr(a)
         if dim is None:
             return _wrap(full(x))
+        import torch
         values = full(x, axis=dim, keepdims=keepdim)
         indices = arg(x, axis=dim, keepdims=keepdim)
         kind = torch.return_types.max if full is _max else \
@@ -387,9 +403,9 @@ def _extremum(full: Callable, arg: Callable, pairwise: np.ufunc) -> Callable:
     return handler
 
 
-_implements(torch.max, methods=("max",))(
+_implements("torch.max", methods=("max",))(
     _extremum(_max, _argmax, np.maximum))
-_implements(torch.min, methods=("min",))(
+_implements("torch.min", methods=("min",))(
     _extremum(_min, _argmin, np.minimum))
 
 
@@ -400,8 +416,8 @@ def _arg_extremum(arg: Callable) -> Callable:
     return handler
 
 
-_implements(torch.argmax, methods=("argmax",))(_arg_extremum(_argmax))
-_implements(torch.argmin, methods=("argmin",))(_arg_extremum(_argmin))
+_implements("torch.argmax", methods=("argmax",))(_arg_extremum(_argmax))
+_implements("torch.argmin", methods=("argmin",))(_arg_extremum(_argmin))
 
 
 def _spread(root: bool) -> Callable:
@@ -429,8 +445,8 @@ def _spread(root: bool) -> Callable:
     return handler
 
 
-_implements(torch.var, methods=("var",))(_spread(False))
-_implements(torch.std, methods=("std",))(_spread(True))
+_implements("torch.var", methods=("var",))(_spread(False))
+_implements("torch.std", methods=("std",))(_spread(True))
 
 
 def _softmax_of(x, dim: int, log: bool):
@@ -448,13 +464,13 @@ def _softmax(log: bool) -> Callable:
     return handler
 
 
-_implements(torch.softmax, F.softmax, torch.special.softmax,
+_implements("torch.softmax", "F.softmax", "torch.special.softmax",
             methods=("softmax",))(_softmax(False))
-_implements(torch.log_softmax, F.log_softmax, torch.special.log_softmax,
+_implements("torch.log_softmax", "F.log_softmax", "torch.special.log_softmax",
             methods=("log_softmax",))(_softmax(True))
 
 
-@_implements(torch.logsumexp, methods=("logsumexp",))
+@_implements("torch.logsumexp", methods=("logsumexp",))
 def _logsumexp(expected, a, dim, keepdim=False):
     def compute(x):
         peak = _max(x, axis=_dims(dim), keepdims=True)
@@ -465,7 +481,7 @@ def _logsumexp(expected, a, dim, keepdim=False):
     return _computed(expected, compute, a)
 
 
-@_implements(F.layer_norm)
+@_implements("F.layer_norm")
 def _layer_norm(expected, a, normalized_shape, weight=None, bias=None,
                 eps=1e-5):
     axes = tuple(range(a.ndim - len(normalized_shape), a.ndim))
@@ -484,10 +500,11 @@ def _layer_norm(expected, a, normalized_shape, weight=None, bias=None,
                      *[t for t in (weight, bias) if t is not None])
 
 
-@_implements(F.rms_norm)
+@_implements("F.rms_norm")
 def _rms_norm(expected, a, normalized_shape, weight=None, eps=None):
     axes = tuple(range(a.ndim - len(normalized_shape), a.ndim))
     if eps is None:
+        import torch
         eps = torch.finfo(a.dtype).eps
 
     def compute(x, *scale):
@@ -498,13 +515,13 @@ def _rms_norm(expected, a, normalized_shape, weight=None, eps=None):
 
 
 # Matmuls: in the operands' type, accumulated in float32 for float16.
-@_implements(torch.matmul, torch.mm, torch.bmm, operator.matmul,
+@_implements("torch.matmul", "torch.mm", "torch.bmm", "operator.matmul",
              methods=("matmul", "mm", "bmm"))
 def _matmul_handler(expected, a, b):
     return _wrap(_matmul(_arr(a), _arr(b)))
 
 
-@_implements(F.linear)
+@_implements("F.linear")
 def _linear(expected, a, weight, bias=None):
     y = _matmul(_arr(a), _transpose(_arr(weight)))
     if bias is not None:
@@ -517,25 +534,26 @@ def _to_shape(expected, a, *args, **kwargs):
     return _wrap(_reshape(_arr(a), tuple(expected.shape)))
 
 
-_implements(torch.reshape, torch.flatten, torch.unsqueeze, torch.squeeze,
+_implements("torch.reshape", "torch.flatten", "torch.unsqueeze",
+            "torch.squeeze",
             methods=("reshape", "view", "flatten", "unsqueeze", "squeeze",
                      "view_as", "reshape_as"))(_to_shape)
 
 
-@_implements(torch.broadcast_to, methods=("expand", "expand_as",
-                                          "broadcast_to"))
+@_implements("torch.broadcast_to",
+             methods=("expand", "expand_as", "broadcast_to"))
 def _expand(expected, a, *args, **kwargs):
     return _wrap(_broadcast_to(_arr(a), tuple(expected.shape)))
 
 
-@_implements(torch.permute, methods=("permute",))
+@_implements("torch.permute", methods=("permute",))
 def _permute(expected, a, *dims):
     if len(dims) == 1 and isinstance(dims[0], (list, tuple)):
         dims = dims[0]
     return _wrap(_transpose(_arr(a), [d % a.ndim for d in dims]))
 
 
-@_implements(torch.transpose, torch.swapaxes, torch.swapdims,
+@_implements("torch.transpose", "torch.swapaxes", "torch.swapdims",
              methods=("transpose", "swapaxes", "swapdims"))
 def _swap(expected, a, dim0, dim1):
     axes = list(range(a.ndim))
@@ -543,12 +561,12 @@ def _swap(expected, a, dim0, dim1):
     return _wrap(_transpose(_arr(a), axes))
 
 
-@_implements(torch.t, methods=("t",))
+@_implements("torch.t", methods=("t",))
 def _t(expected, a):
     return _wrap(_transpose(_arr(a)) if a.ndim == 2 else _arr(a))
 
 
-@_implements(torch.movedim, torch.moveaxis, methods=("movedim",))
+@_implements("torch.movedim", "torch.moveaxis", methods=("movedim",))
 def _movedim(expected, a, source, destination):
     sources = [s % a.ndim for s in (source if isinstance(source, (list, tuple))
                                     else [source])]
@@ -561,31 +579,31 @@ def _movedim(expected, a, source, destination):
                                       for i in range(a.ndim)]))
 
 
-@_implements(torch.cat, torch.concat, torch.concatenate)
+@_implements("torch.cat", "torch.concat", "torch.concatenate")
 def _cat(expected, tensors, dim=0):
     result = _dtype(expected)
     return _wrap(_concatenate([_in(t, result) for t in tensors], axis=dim))
 
 
-@_implements(torch.stack)
+@_implements("torch.stack")
 def _stack_handler(expected, tensors, dim=0):
     result = _dtype(expected)
     return _wrap(_stack([_in(t, result) for t in tensors], axis=dim))
 
 
-@_implements(operator.getitem)
+@_implements("operator.getitem")
 def _getitem(expected, a, key):
     key = tuple(_arr(k) for k in key) if isinstance(key, tuple) else _arr(key)
     return _wrap(_index(_arr(a), key))
 
 
-@_implements(torch.clone, torch.detach,
+@_implements("torch.clone", "torch.detach",
              methods=("clone", "detach", "contiguous"))
 def _same(expected, a, *args, **kwargs):
     return _wrap(_arr(a))
 
 
-@_implements(F.dropout, torch.dropout)
+@_implements("F.dropout", "torch.dropout")
 def _dropout(expected, a, p=0.5, training=True, inplace=False):
     if training and p > 0:
         raise _error("dropout in training mode draws random numbers, which "

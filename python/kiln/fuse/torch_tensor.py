@@ -5,31 +5,49 @@ recording each as the array level's IR through the traced array it wraps.
 
 Every operation is also run on ``meta`` tensors: PyTorch itself checks the
 arguments (its error, at the user's line, is the one a user knows) and
-gives the result's dtype and shape, which the traced result must have."""
+gives the result's dtype and shape, which the traced result must have.
+
+PyTorch is imported on first use, not with the module: ``import kiln``
+needs no PyTorch."""
 
 from __future__ import annotations
 
 import functools
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
-import torch
 
 from kiln.fuse.array import TracedArray
 from kiln.fuse.location import _error
 from kiln.fuse.shapes import _transpose
 
-#: The torch dtypes kiln.fuse computes on, and their numpy dtypes.
-TORCH_TO_NUMPY = {
-    torch.bool: np.dtype(np.bool_), torch.int8: np.dtype(np.int8),
-    torch.int16: np.dtype(np.int16), torch.int32: np.dtype(np.int32),
-    torch.int64: np.dtype(np.int64), torch.float16: np.dtype(np.float16),
-    torch.float32: np.dtype(np.float32), torch.float64: np.dtype(np.float64)}
-NUMPY_TO_TORCH = {v: k for k, v in TORCH_TO_NUMPY.items()}
+#: torch function (or operator, or ``torch.Tensor`` method) -> handler,
+#: which takes PyTorch's result on meta tensors, then the function's
+#: arguments (filled by ``kiln.fuse.torch_functions.install``).
+HANDLERS: dict[Any, Callable] = {}
+#: tensor method name -> the ``torch.Tensor`` method that is its key.
+METHODS: dict[str, Callable] = {}
 
 
-def numpy_dtype(dtype: torch.dtype) -> np.dtype:
-    found = TORCH_TO_NUMPY.get(dtype)
+@functools.cache
+def torch_to_numpy() -> dict:
+    """The torch dtypes kiln.fuse computes on, and their numpy dtypes."""
+    import torch
+    return {
+        torch.bool: np.dtype(np.bool_), torch.int8: np.dtype(np.int8),
+        torch.int16: np.dtype(np.int16), torch.int32: np.dtype(np.int32),
+        torch.int64: np.dtype(np.int64), torch.float16: np.dtype(np.float16),
+        torch.float32: np.dtype(np.float32),
+        torch.float64: np.dtype(np.float64)}
+
+
+@functools.cache
+def numpy_to_torch() -> dict:
+    return {v: k for k, v in torch_to_numpy().items()}
+
+
+def numpy_dtype(dtype: Any) -> np.dtype:
+    found = torch_to_numpy().get(dtype)
     if found is None:
         raise _error("kiln.fuse computes on torch.bool, torch.int8 to "
                      f"torch.int64 and torch.float16 to torch.float64 "
@@ -63,6 +81,7 @@ def _map(value: Any, fn) -> Any:
 def _refuse_tensors(value: Any) -> None:
     """Raises at a torch tensor among the arguments of an operation: one
     the traced function captured rather than took."""
+    import torch
     if isinstance(value, torch.Tensor):
         raise _error(f"a torch tensor of shape {list(value.shape)} that is "
                      "not an argument: kiln.fuse reads tensors only from "
@@ -77,6 +96,8 @@ def _refuse_tensors(value: Any) -> None:
 def _on_meta(func: Any, args: tuple, kwargs: dict) -> Any:
     """``func`` run on meta tensors of the traced ones' shapes and dtypes:
     PyTorch's own checks and result types."""
+    import torch
+
     def meta(t: TracedTensor) -> torch.Tensor:
         return torch.empty(t.shape, dtype=t.dtype, device="meta")
     try:
@@ -88,6 +109,7 @@ def _on_meta(func: Any, args: tuple, kwargs: dict) -> Any:
 def _check_like(result: Any, expected: Any, what: str) -> None:
     """Raises where the traced result differs from PyTorch's in dtype or
     shape: a kiln.fuse bug must not give a silently different result."""
+    import torch
     if isinstance(expected, torch.Tensor):
         if not isinstance(result, TracedTensor) or \
                 result.dtype != expected.dtype or \
@@ -112,7 +134,6 @@ def _check_like(result: Any, expected: Any, what: str) -> None:
 
 def dispatch(func: Any, args: tuple, kwargs: dict | None) -> Any:
     """``func(*args, **kwargs)`` traced with PyTorch's semantics."""
-    from kiln.fuse.torch_functions import HANDLERS
     kwargs = kwargs or {}
     handler = HANDLERS.get(func)
     if handler is None:
@@ -127,26 +148,28 @@ def dispatch(func: Any, args: tuple, kwargs: dict | None) -> Any:
 class TracedTensor:
     """A traced PyTorch tensor: ``shape`` (a ``torch.Size``), ``dtype`` (a
     ``torch.dtype``), the operators, the methods and functions of
-    ``kiln.fuse.torch_functions.HANDLERS``. Its values are not known while
+    ``HANDLERS``. Its values are not known while
     tracing, so ``if``, ``float()`` and ``.item()`` raise ``KilnError``."""
 
     def __init__(self, array: TracedArray) -> None:
         self._array = array
 
     @property
-    def shape(self) -> torch.Size:
+    def shape(self):
+        import torch
         return torch.Size(self._array.shape)
 
     @property
-    def dtype(self) -> torch.dtype:
-        return NUMPY_TO_TORCH[self._array.dtype]
+    def dtype(self):
+        return numpy_to_torch()[self._array.dtype]
 
     @property
     def ndim(self) -> int:
         return self._array.ndim
 
     @property
-    def device(self) -> torch.device:
+    def device(self):
+        import torch
         return torch.device("cpu")
 
     @property
@@ -211,7 +234,7 @@ class TracedTensor:
         return dispatch(func, args, kwargs)
 
     def __getattr__(self, name: str):
-        from kiln.fuse.torch_functions import METHODS
+        import torch
         method = METHODS.get(name)
         if method is not None:
             return functools.partial(method, self)
