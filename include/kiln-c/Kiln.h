@@ -360,6 +360,25 @@ KILN_C_EXPORT KilnError *kilnPlanRunOnGPU(KilnModule *module, const char *plan,
                                           const uint64_t *arguments,
                                           size_t numArguments, uint64_t stream);
 
+/** A launch plan captured, for fixed arguments, into a CUDA graph: its
+ * temporaries allocated once and held, its launches replayed by one graph
+ * launch. The KilnCudaModule of its kernels must outlive it. */
+typedef struct KilnPlanGraph KilnPlanGraph;
+
+/** Captures the launch plan `plan` of `module` as kilnPlanRunOnGPU would
+ * run it on `arguments` (which every replay then reads and writes). */
+KILN_C_EXPORT KilnError *
+kilnPlanGraphCreate(KilnModule *module, const char *plan,
+                    KilnCudaModule *kernels, const uint64_t *arguments,
+                    size_t numArguments, KilnPlanGraph **graph);
+
+/** Queues the captured plan on `stream` (0: the default stream). */
+KILN_C_EXPORT KilnError *kilnPlanGraphLaunch(KilnPlanGraph *graph,
+                                             uint64_t stream);
+
+/** Frees the graph and its temporaries. */
+KILN_C_EXPORT void kilnPlanGraphDestroy(KilnPlanGraph *graph);
+
 /** Device memory on device `ordinal`, in its primary context: `bytes` of
  * it (at least 1) at `*address`, freed by kilnCudaFree. */
 KILN_C_EXPORT KilnError *kilnCudaAllocate(int ordinal, size_t bytes,

@@ -662,6 +662,20 @@ KilnError *kilnCudaModuleLaunch(KilnCudaModule *module, const char *kernel,
   return nullptr;
 }
 
+/// The launch plan `plan` of `module` whose `numArguments` arguments a
+/// caller passes, or an error.
+static KilnError *lookupPlan(KilnModule *module, const char *plan,
+                             size_t numArguments, func::FuncOp &func) {
+  func = module->module->lookupSymbol<func::FuncOp>(plan);
+  if (!func || !kiln::plan::isPlan(func))
+    return makeError("'" + std::string(plan) + "' is not a launch plan");
+  if (numArguments != func.getNumArguments())
+    return makeError("'" + std::string(plan) + "' takes " +
+                     std::to_string(func.getNumArguments()) +
+                     " arguments, not " + std::to_string(numArguments));
+  return nullptr;
+}
+
 KilnError *kilnPlanGPUBinaryCreate(KilnModule *module, const char *plan,
                                    const char *chip, int numWarps,
                                    int numStages, KilnGPUBinary **binary) {
@@ -683,13 +697,9 @@ KilnError *kilnPlanGPUBinaryCreate(KilnModule *module, const char *plan,
 KilnError *kilnPlanRunOnGPU(KilnModule *module, const char *plan,
                             KilnCudaModule *kernels, const uint64_t *arguments,
                             size_t numArguments, uint64_t stream) {
-  auto func = module->module->lookupSymbol<func::FuncOp>(plan);
-  if (!func || !kiln::plan::isPlan(func))
-    return makeError("'" + std::string(plan) + "' is not a launch plan");
-  if (numArguments != func.getNumArguments())
-    return makeError("'" + std::string(plan) + "' takes " +
-                     std::to_string(func.getNumArguments()) +
-                     " arguments, not " + std::to_string(numArguments));
+  func::FuncOp func;
+  if (KilnError *error = lookupPlan(module, plan, numArguments, func))
+    return error;
   std::string error;
   if (failed(kiln::runPlanOnGPU(
           func, *kernels->device, *kernels->module, kernels->threadsPerBlock,
@@ -698,6 +708,40 @@ KilnError *kilnPlanRunOnGPU(KilnModule *module, const char *plan,
     return makeError(std::move(error));
   return nullptr;
 }
+
+struct KilnPlanGraph {
+  std::unique_ptr<kiln::runtime::PlanGraph> graph;
+};
+
+KilnError *kilnPlanGraphCreate(KilnModule *module, const char *plan,
+                               KilnCudaModule *kernels,
+                               const uint64_t *arguments, size_t numArguments,
+                               KilnPlanGraph **graph) {
+  *graph = nullptr;
+  func::FuncOp func;
+  if (KilnError *error = lookupPlan(module, plan, numArguments, func))
+    return error;
+  std::string error;
+  std::unique_ptr<kiln::runtime::PlanGraph> captured =
+      kiln::runtime::PlanGraph::capture(
+          func, *kernels->device, *kernels->module, kernels->threadsPerBlock,
+          kernels->dynamicSharedBytes, ArrayRef(arguments, numArguments),
+          error);
+  if (!captured)
+    return makeError(std::move(error));
+  *graph = new KilnPlanGraph{std::move(captured)};
+  return nullptr;
+}
+
+KilnError *kilnPlanGraphLaunch(KilnPlanGraph *graph, uint64_t stream) {
+  std::string error;
+  if (!graph->graph->launch(reinterpret_cast<kiln::runtime::CUstream>(stream),
+                            error))
+    return makeError(std::move(error));
+  return nullptr;
+}
+
+void kilnPlanGraphDestroy(KilnPlanGraph *graph) { delete graph; }
 
 /// `action` (which sets its error on failure) on device `ordinal`.
 static KilnError *onDevice(

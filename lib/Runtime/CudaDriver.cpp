@@ -569,10 +569,13 @@ Graph::~Graph() {
 }
 
 bool Graph::launch(Stream &stream, std::string &error) {
+  return launch(stream.get(), error);
+}
+
+bool Graph::launch(CUstream stream, std::string &error) {
   if (!device.makeCurrent(error))
     return false;
-  if (CUresult result =
-          device.driver.api().cuGraphLaunch(executable, stream.get());
+  if (CUresult result = device.driver.api().cuGraphLaunch(executable, stream);
       result != kSuccess) {
     error = device.driver.describe(result, "launching a graph "
                                            "(cuGraphLaunch)");

@@ -11,9 +11,11 @@
 #include "llvm/ADT/StringSet.h"
 
 #include <cstring>
+#include <functional>
 
 using namespace mlir;
 using namespace kiln;
+using kiln::runtime::PlanGraph;
 
 /// The alignment the kernels of a plan on the GPU take their buffers at.
 static constexpr int64_t kPlanAlignment = 16;
@@ -66,24 +68,33 @@ static std::optional<uint64_t> evaluate(Operation &op,
   return attr.getValue().getZExtValue();
 }
 
-LogicalResult kiln::runPlanOnGPU(func::FuncOp plan, runtime::Device &device,
-                                 runtime::Module &kernels,
-                                 unsigned threadsPerBlock,
-                                 unsigned dynamicSharedBytes,
-                                 ArrayRef<uint64_t> arguments,
-                                 runtime::CUstream stream,
-                                 std::string &error) {
+namespace {
+/// What following a plan does at its temporaries and launches.
+struct PlanActions {
+  /// A temporary of `bytes` bytes (at least 1: cuMemAlloc refuses 0, and an
+  /// empty temporary is never read); 0 with `error` set on failure.
+  std::function<runtime::CUdeviceptr(uint64_t bytes, std::string &error)>
+      allocate;
+  /// The plan frees a temporary.
+  std::function<bool(runtime::CUdeviceptr, std::string &error)> release;
+  /// Where launches go; none is made without `launch`.
+  runtime::CUstream stream = nullptr;
+  bool launch = true;
+};
+} // namespace
+
+/// Follows `plan` op by op on `arguments` (see runPlanOnGPU), doing
+/// `actions` at its temporaries and launches.
+static LogicalResult followPlan(func::FuncOp plan, runtime::Module &kernels,
+                                unsigned threadsPerBlock,
+                                unsigned dynamicSharedBytes,
+                                ArrayRef<uint64_t> arguments,
+                                const PlanActions &actions,
+                                std::string &error) {
   auto module = plan->getParentOfType<ModuleOp>();
   DenseMap<Value, uint64_t> values;
   for (auto [arg, value] : llvm::zip(plan.getArguments(), arguments))
     values[arg] = value;
-  // Temporaries the plan did not free (a failure halfway) go too.
-  SmallVector<runtime::CUdeviceptr> temporaries;
-  auto release = llvm::scope_exit([&] {
-    std::string ignored;
-    for (runtime::CUdeviceptr temporary : temporaries)
-      device.free(temporary, ignored);
-  });
   auto where = [&](Operation *op) {
     std::string text;
     llvm::raw_string_ostream os(text);
@@ -98,20 +109,17 @@ LogicalResult kiln::runPlanOnGPU(func::FuncOp plan, runtime::Device &device,
     for (Value operand : op.getOperands())
       operands.push_back(values.lookup(operand));
     if (auto alloc = dyn_cast<plan::AllocOp>(op)) {
-      // cuMemAlloc refuses 0 bytes; an empty temporary is never read.
       runtime::CUdeviceptr temporary =
-          device.allocate(std::max<uint64_t>(operands[0], 1), error);
+          actions.allocate(std::max<uint64_t>(operands[0], 1), error);
       if (!temporary) {
         error = where(&op) + error;
         return failure();
       }
-      temporaries.push_back(temporary);
       values[alloc.getBuffer()] = temporary;
       continue;
     }
     if (isa<plan::FreeOp>(op)) {
-      llvm::erase(temporaries, operands[0]);
-      if (!device.free(operands[0], error)) {
+      if (!actions.release(operands[0], error)) {
         error = where(&op) + error;
         return failure();
       }
@@ -153,15 +161,99 @@ LogicalResult kiln::runPlanOnGPU(func::FuncOp plan, runtime::Device &device,
     }
     uint64_t programs = values.lookup(launch.getPrograms());
     // An empty tensor makes an empty grid, which CUDA refuses to launch.
-    if (programs == 0)
+    if (programs == 0 || !actions.launch)
       continue;
     if (!kernels.launch(launch.getKernel().str(),
                         {static_cast<unsigned>(programs), 1, 1},
-                        {threadsPerBlock, 1, 1}, dynamicSharedBytes, stream,
-                        params, error)) {
+                        {threadsPerBlock, 1, 1}, dynamicSharedBytes,
+                        actions.stream, params, error)) {
       error = where(&op) + error;
       return failure();
     }
   }
   return success();
+}
+
+LogicalResult kiln::runPlanOnGPU(func::FuncOp plan, runtime::Device &device,
+                                 runtime::Module &kernels,
+                                 unsigned threadsPerBlock,
+                                 unsigned dynamicSharedBytes,
+                                 ArrayRef<uint64_t> arguments,
+                                 runtime::CUstream stream, std::string &error) {
+  // Temporaries the plan did not free (a failure halfway) go too.
+  SmallVector<runtime::CUdeviceptr> temporaries;
+  auto release = llvm::scope_exit([&] {
+    std::string ignored;
+    for (runtime::CUdeviceptr temporary : temporaries)
+      device.free(temporary, ignored);
+  });
+  PlanActions actions;
+  actions.allocate = [&](uint64_t bytes, std::string &error) {
+    runtime::CUdeviceptr temporary = device.allocate(bytes, error);
+    if (temporary)
+      temporaries.push_back(temporary);
+    return temporary;
+  };
+  actions.release = [&](runtime::CUdeviceptr temporary, std::string &error) {
+    llvm::erase(temporaries, temporary);
+    return device.free(temporary, error);
+  };
+  actions.stream = stream;
+  return followPlan(plan, kernels, threadsPerBlock, dynamicSharedBytes,
+                    arguments, actions, error);
+}
+
+std::unique_ptr<PlanGraph>
+PlanGraph::capture(func::FuncOp plan, runtime::Device &device,
+                   runtime::Module &kernels, unsigned threadsPerBlock,
+                   unsigned dynamicSharedBytes, ArrayRef<uint64_t> arguments,
+                   std::string &error) {
+  std::unique_ptr<PlanGraph> graph(new PlanGraph(device));
+  // The temporaries first, outside the capture (which cannot allocate):
+  // the plan followed without launching, keeping each.
+  PlanActions allocating;
+  allocating.allocate = [&](uint64_t bytes, std::string &error) {
+    runtime::CUdeviceptr temporary = device.allocate(bytes, error);
+    if (temporary)
+      graph->temporaries.push_back(temporary);
+    return temporary;
+  };
+  allocating.release = [](runtime::CUdeviceptr, std::string &) { return true; };
+  allocating.launch = false;
+  if (failed(followPlan(plan, kernels, threadsPerBlock, dynamicSharedBytes,
+                        arguments, allocating, error)))
+    return nullptr;
+  graph->stream = device.createStream(error);
+  if (!graph->stream)
+    return nullptr;
+  // Then the launches, captured, each temporary the one allocated for it.
+  size_t next = 0;
+  PlanActions capturing;
+  capturing.allocate = [&](uint64_t, std::string &) {
+    return graph->temporaries[next++];
+  };
+  capturing.release = allocating.release;
+  capturing.stream = graph->stream->get();
+  graph->graph = graph->stream->capture(
+      [&](std::string &error) {
+        return succeeded(followPlan(plan, kernels, threadsPerBlock,
+                                    dynamicSharedBytes, arguments, capturing,
+                                    error));
+      },
+      error);
+  if (!graph->graph)
+    return nullptr;
+  return graph;
+}
+
+bool PlanGraph::launch(runtime::CUstream stream, std::string &error) {
+  return graph->launch(stream, error);
+}
+
+PlanGraph::~PlanGraph() {
+  graph.reset();
+  stream.reset();
+  std::string ignored;
+  for (runtime::CUdeviceptr temporary : temporaries)
+    device.free(temporary, ignored);
 }

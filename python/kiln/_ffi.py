@@ -44,6 +44,10 @@ class GPUBinaryHandle(ctypes.c_void_p):
     """An owned ``KilnGPUBinary *``."""
 
 
+class PlanGraphHandle(ctypes.c_void_p):
+    pass
+
+
 class CudaModuleHandle(ctypes.c_void_p):
     """An owned ``KilnCudaModule *``."""
 
@@ -170,6 +174,11 @@ _SIGNATURES = {
     "kilnPlanRunOnGPU": ([ModuleHandle, ctypes.c_char_p, CudaModuleHandle,
                           ctypes.POINTER(ctypes.c_uint64), ctypes.c_size_t,
                           ctypes.c_uint64], ErrorHandle),
+    "kilnPlanGraphCreate": ([ModuleHandle, ctypes.c_char_p, CudaModuleHandle,
+                             ctypes.POINTER(ctypes.c_uint64), ctypes.c_size_t,
+                             ctypes.POINTER(PlanGraphHandle)], ErrorHandle),
+    "kilnPlanGraphLaunch": ([PlanGraphHandle, ctypes.c_uint64], ErrorHandle),
+    "kilnPlanGraphDestroy": ([PlanGraphHandle], None),
     "kilnCudaAllocate": ([ctypes.c_int, ctypes.c_size_t,
                           ctypes.POINTER(ctypes.c_uint64)], ErrorHandle),
     "kilnCudaFree": ([ctypes.c_int, ctypes.c_uint64], ErrorHandle),

@@ -395,6 +395,32 @@ def _checked_address(where: str, pointee: str, value: Any) -> int:
     return int(interface["data"][0])
 
 
+class PlanGraph:
+    """A launch plan captured for fixed arguments into a CUDA graph: each
+    ``launch`` replays all its kernels with one graph launch. Holds the
+    plan's temporaries, and the module whose kernels it launches."""
+
+    def __init__(self, handle: _ffi.PlanGraphHandle, kernels: CudaModule
+                 ) -> None:
+        self._handle: _ffi.PlanGraphHandle | None = handle
+        self._kernels = kernels
+
+    def launch(self, stream: int = 0) -> None:
+        """Queues the plan's launches on ``stream`` (0: the default)."""
+        if self._handle is None:
+            raise KilnError("the graph is closed")
+        check(_ffi.lib().kilnPlanGraphLaunch(self._handle, int(stream)),
+              LaunchError)
+
+    def close(self) -> None:
+        if self._handle is not None:
+            _ffi.lib().kilnPlanGraphDestroy(self._handle)
+            self._handle = None
+
+    def __del__(self) -> None:
+        self.close()
+
+
 class CudaModule:
     """A GPUBinary loaded on a device."""
 
@@ -434,6 +460,19 @@ class CudaModule:
         check(_ffi.lib().kilnPlanRunOnGPU(
             module.handle, plan.encode(), self._handle, values,
             len(arguments), int(stream)), LaunchError)
+
+    def capture_plan(self, module: Module, plan: str,
+                     arguments: Sequence[int]) -> PlanGraph:
+        """The launch plan ``plan`` of ``module`` captured into a CUDA
+        graph for ``arguments`` (as ``run_plan`` takes them)."""
+        if self._handle is None:
+            raise KilnError("the module is closed")
+        values = (ctypes.c_uint64 * len(arguments))(*arguments)
+        handle = _ffi.PlanGraphHandle()
+        check(_ffi.lib().kilnPlanGraphCreate(
+            module.handle, plan.encode(), self._handle, values,
+            len(arguments), ctypes.byref(handle)), LaunchError)
+        return PlanGraph(handle, self)
 
     def launcher(self, kernel: str) -> KernelLauncher:
         """``kernel`` with its argument buffers made once (made on first

@@ -113,6 +113,60 @@ def test_plan_runs_through_the_stand_in_driver():
         "references to the context" in result.stderr
 
 
+FAKE_GRAPH = """
+    import ctypes, os, numpy as np, kiln
+    driver = ctypes.CDLL(os.environ["KILN_CUDA_DRIVER"])
+    x = kiln.DeviceArray.from_host(np.ones((60, 100), np.float32))
+    w = kiln.DeviceArray.from_host(np.ones(100, np.float32))
+
+    @kiln.fuse
+    def program(x, w):  # three kernels, one temporary between two
+        e = np.exp(x - x.max(axis=-1, keepdims=True))
+        s = e / e.sum(axis=-1, keepdims=True) * w
+        return s @ s.T, (x * 2).T
+
+    program(x, w)  # compiled and run once: three launches
+    launches = driver.fakeCudaLaunchCount()
+    replay = program.capture(x, w)
+    print("captured:", driver.fakeCudaLaunchCount() - launches,
+          "launches,", driver.fakeCudaLiveAllocations(), "allocations")
+    for _ in range(4):
+        product, doubled = replay()
+    print("replayed:", driver.fakeCudaLaunchCount() - launches,
+          "launches,", driver.fakeCudaLiveAllocations(), "allocations")
+    print(product.shape, doubled.shape, replay() is replay.outputs)
+    try:
+        program.capture(np.ones((60, 100), np.float32),
+                        np.ones(100, np.float32))
+    except kiln.KilnError as exc:
+        print("refused:", str(exc).splitlines()[0].split(": ", 2)[-1])
+    del replay, product, doubled
+    program.close()
+    print("closed:", driver.fakeCudaLiveAllocations(), "allocations")
+    """
+
+
+@pytest.mark.skipif(not FAKE.exists(), reason=f"{FAKE} is not built")
+def test_a_captured_plan_replays_through_the_stand_in_driver():
+    """Capture allocates the plan's temporary once and launches nothing;
+    each replay is the plan's three launches (one graph launch), with no
+    allocation; closing frees everything."""
+    result = _run(FAKE_GRAPH, KILN_CUDA_DRIVER=str(FAKE),
+                  KILN_PTXAS="/nonexistent/ptxas",
+                  KILN_FAKE_CUDA_REPORT="1")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == [
+        # x, w, the two results and the temporary
+        "captured: 0 launches, 5 allocations",
+        "replayed: 12 launches, 5 allocations",
+        "(60, 60) (100, 60) True",
+        "refused: program.capture: CUDA graphs take device arrays; these "
+        "arguments are in host memory",
+        "closed: 2 allocations"]
+    assert "0 allocations (0 bytes), 0 modules, streams and events, 0 " \
+        "references to the context" in result.stderr
+
+
 @pytest.mark.skipif(not kiln.cuda.is_available(),
                     reason=f"no GPU: {kiln.cuda.unavailable_reason()}")
 def test_numerics_on_the_gpu():
@@ -127,12 +181,19 @@ def test_numerics_on_the_gpu():
     np.testing.assert_allclose(got, softmax(x), rtol=1e-5, atol=1e-6)
 
 
-@pytest.mark.skipif(not kiln.cuda.is_available(),
-                    reason=f"no GPU: {kiln.cuda.unavailable_reason()}")
-def test_torch_cuda_tensors_on_the_gpu():
+@pytest.fixture
+def cuda_torch():
+    """PyTorch, on a machine where it and Kiln have a GPU."""
+    if not kiln.cuda.is_available():
+        pytest.skip(f"no GPU: {kiln.cuda.unavailable_reason()}")
     torch = pytest.importorskip("torch")
     if not torch.cuda.is_available():
         pytest.skip("PyTorch has no CUDA")
+    return torch
+
+
+def test_torch_cuda_tensors_on_the_gpu(cuda_torch):
+    torch = cuda_torch
     import torch.nn.functional as F
     x = torch.randn(64, 256, device="cuda", dtype=torch.float16)
     w = torch.randn(256, 128, device="cuda", dtype=torch.float16) / 16
@@ -145,3 +206,19 @@ def test_torch_cuda_tensors_on_the_gpu():
     assert got[0].device == x.device and got[0].dtype == torch.float16
     torch.testing.assert_close(got[0], want[0], rtol=2e-2, atol=2e-2)
     torch.testing.assert_close(got[1], want[1], rtol=1e-5, atol=1e-6)
+
+
+def test_a_captured_call_reads_its_arguments_as_they_are_on_the_gpu(
+        cuda_torch):
+    torch = cuda_torch
+
+    def program(x):
+        return torch.softmax(x * 2, -1), x.sum(0)
+    x = torch.randn(128, 1000, device="cuda")
+    replay = kiln.fuse(program).capture(x)
+    for _ in range(3):
+        x.copy_(torch.randn_like(x))
+        got = replay()
+        want = program(x)
+        torch.testing.assert_close(got[0], want[0], rtol=1e-5, atol=1e-6)
+        torch.testing.assert_close(got[1], want[1], rtol=1e-4, atol=1e-4)

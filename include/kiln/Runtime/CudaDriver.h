@@ -306,6 +306,8 @@ public:
 
   /// Queues the captured work on `stream`.
   bool launch(Stream &stream, std::string &error);
+  /// The same on a stream of the driver's (null: the default stream).
+  bool launch(CUstream stream, std::string &error);
 
 private:
   friend class Stream;

@@ -38,6 +38,37 @@ runPlanOnGPU(mlir::func::FuncOp plan, runtime::Device &device,
              unsigned dynamicSharedBytes, llvm::ArrayRef<uint64_t> arguments,
              runtime::CUstream stream, std::string &error);
 
+namespace runtime {
+
+/// A launch plan captured, for fixed arguments, into a CUDA graph: its
+/// temporaries allocated once and held until the graph goes, its launches
+/// replayed by one graph launch (a plan of 20 kernels costs one launch
+/// call). The kernels' module must outlive it.
+class PlanGraph {
+public:
+  /// Captures `plan` (as runPlanOnGPU runs it) on `arguments`; null with
+  /// `error` set on failure, with whatever it allocated freed.
+  static std::unique_ptr<PlanGraph>
+  capture(mlir::func::FuncOp plan, Device &device, Module &kernels,
+          unsigned threadsPerBlock, unsigned dynamicSharedBytes,
+          llvm::ArrayRef<uint64_t> arguments, std::string &error);
+  PlanGraph(const PlanGraph &) = delete;
+  PlanGraph &operator=(const PlanGraph &) = delete;
+  ~PlanGraph();
+
+  /// Queues the plan's launches on `stream` (null: the default stream).
+  bool launch(CUstream stream, std::string &error);
+
+private:
+  explicit PlanGraph(Device &device) : device(device) {}
+
+  Device &device;
+  std::vector<CUdeviceptr> temporaries;
+  std::unique_ptr<Stream> stream;
+  std::unique_ptr<Graph> graph;
+};
+
+} // namespace runtime
 } // namespace kiln
 
 #endif // KILN_RUNTIME_PLANEXECUTOR_H

@@ -20,7 +20,7 @@ from kiln.fuse.arguments import (check_arguments, describe,
 from kiln.fuse.array import TracedArray
 from kiln.fuse.ir_types import _ir_shape
 from kiln.fuse.location import _error, _loc
-from kiln.fuse.on_device import DevicePlan, host_copy
+from kiln.fuse.on_device import CapturedCall, DevicePlan, host_copy
 from kiln.fuse.torch_functions import install as install_torch_functions
 from kiln.fuse.torch_tensor import TracedTensor
 from kiln.fuse.trace import _Trace
@@ -282,6 +282,38 @@ class FusedFunction:
             outputs = [o[()] if o.ndim == 0 else o for o in outputs]
         return outputs[0] if traced.single else tuple(outputs)
 
+    @user_facing
+    def capture(self, *args, **kwargs) -> CapturedCall:
+        """This call, on device arrays, captured into a CUDA graph: the
+        returned ``CapturedCall`` replays all of the plan's kernels with
+        one graph launch each time it is called, reading these arguments
+        (whatever they then hold) and writing the same results, which it
+        returns. The way to run a fused function in a loop at the cost of
+        one launch."""
+        traced, arrays, place = self._traced(args, kwargs)
+        if place is None:
+            raise _error(f"{self.__name__}.capture: CUDA graphs take device "
+                         "arrays; these arguments are in host memory")
+        if traced.index_checks:
+            raise _error(f"{self.__name__}.capture: the function gathers by "
+                         "index arguments, whose values each call checks; "
+                         "a graph could not")
+        plan = traced.device_plans.get(place) or \
+            self._device_plan(traced, place)
+        graph, inputs, results = plan.capture(traced.input_shapes, arrays,
+                                              traced.torch_mode)
+        outputs = self._shaped(traced, results)
+        return CapturedCall(graph, inputs, outputs, place)
+
+    @staticmethod
+    def _shaped(traced: _Traced, results: list[Any]) -> Any:
+        """The plan's results as the function returns them: reshaped, an
+        array returned twice one array."""
+        views: dict[tuple, Any] = {}
+        outputs = [views.setdefault((i, shape), results[i].reshape(shape))
+                   for i, shape in traced.outputs]
+        return outputs[0] if traced.single else tuple(outputs)
+
     def _run_on_device(self, traced: _Traced, arrays: list[Any],
                        ordinal: int):
         """The plan run on GPU ``ordinal``, where the arguments are."""
@@ -289,11 +321,8 @@ class FusedFunction:
             self._check_indices(traced, [host_copy(a) for a in arrays])
         plan = traced.device_plans.get(ordinal) or \
             self._device_plan(traced, ordinal)
-        results = plan.run(traced.input_shapes, arrays, traced.torch_mode)
-        views: dict[tuple, Any] = {}  # an array returned twice is one
-        outputs = [views.setdefault((i, shape), results[i].reshape(shape))
-                   for i, shape in traced.outputs]
-        return outputs[0] if traced.single else tuple(outputs)
+        return self._shaped(traced, plan.run(traced.input_shapes, arrays,
+                                             traced.torch_mode))
 
     def _check_indices(self, traced: _Traced, arrays: list[np.ndarray]
                        ) -> None:

@@ -18,8 +18,8 @@ from kiln.device_array import DeviceArray
 from kiln.errors import CudaError
 from kiln.fuse.arguments import describe, is_torch_tensor
 from kiln.fuse.torch_tensor import numpy_to_torch
-from kiln.gpu import (GPUBinary, current_stream, device_address, device_chip,
-                      device_array_ordinal)
+from kiln.gpu import (GPUBinary, PlanGraph, current_stream, device_address,
+                      device_array_ordinal, device_chip)
 from kiln.host import bind_plan, plan_signature
 
 
@@ -30,17 +30,19 @@ class DevicePlan:
         self.module, self.symbol, self.ordinal = module, symbol, ordinal
         self.wanted, self.results = plan_signature(module, symbol)
         self.binary = GPUBinary.for_plan(module, symbol, device_chip(ordinal))
+        self._graphs: list[PlanGraph] = []
         try:
             self.kernels = self.binary.load(ordinal)
         except BaseException:
             self.binary.close()
             raise
 
-    def run(self, input_shapes: list[tuple[int, ...]], arrays: list[Any],
-            torch_mode: bool) -> list[Any]:
-        """Runs the plan on ``arrays`` (seen as its inputs of
-        ``input_shapes``); returns its results, one per plan result, in
-        arrays of the arguments' kind. Asynchronous, as launches are."""
+    def _buffers(self, input_shapes: list[tuple[int, ...]],
+                 arrays: list[Any], torch_mode: bool
+                 ) -> tuple[list[Any], list[Any], list[int]]:
+        """The inputs as the plan reads them, new results in arrays of the
+        arguments' kind, and the plan's arguments: their addresses, then
+        the sizes."""
         sizes, shapes = bind_plan(self.module, self.symbol, input_shapes,
                                   self.wanted, self.results)
         if torch_mode:
@@ -56,13 +58,55 @@ class DevicePlan:
                        for shape, (_, dtype) in zip(shapes, self.results)]
             addresses = [device_address(a) for a in arrays] + \
                 [o.address for o in outputs]
-        self.kernels.run_plan(self.module, self.symbol, addresses + sizes,
+        return arrays, outputs, addresses + sizes
+
+    def run(self, input_shapes: list[tuple[int, ...]], arrays: list[Any],
+            torch_mode: bool) -> list[Any]:
+        """Runs the plan on ``arrays`` (seen as its inputs of
+        ``input_shapes``); returns its results, one per plan result, in
+        arrays of the arguments' kind. Asynchronous, as launches are."""
+        _, outputs, arguments = self._buffers(input_shapes, arrays,
+                                              torch_mode)
+        self.kernels.run_plan(self.module, self.symbol, arguments,
                               current_stream(self.ordinal))
         return outputs
 
+    def capture(self, input_shapes: list[tuple[int, ...]],
+                arrays: list[Any], torch_mode: bool
+                ) -> tuple[PlanGraph, list[Any], list[Any]]:
+        """The plan on ``arrays`` captured into a CUDA graph, with the
+        inputs it reads (kept alive by the caller) and its results, which
+        each replay writes."""
+        arrays, outputs, arguments = self._buffers(input_shapes, arrays,
+                                                   torch_mode)
+        graph = self.kernels.capture_plan(self.module, self.symbol,
+                                          arguments)
+        self._graphs.append(graph)
+        return graph, arrays, outputs
+
     def close(self) -> None:
+        for graph in self._graphs:  # before the kernels they launch
+            graph.close()
+        self._graphs.clear()
         self.kernels.close()
         self.binary.close()
+
+
+class CapturedCall:
+    """A fused function's call on device arrays, captured into a CUDA graph
+    (``FusedFunction.capture``): calling it replays every kernel of the
+    plan with one graph launch, on the current stream, reading the
+    arguments it was captured with (as they are then) and writing the same
+    results, which it returns."""
+
+    def __init__(self, graph: PlanGraph, inputs: list[Any], outputs: Any,
+                 ordinal: int) -> None:
+        self._graph, self._inputs = graph, inputs
+        self.outputs, self.ordinal = outputs, ordinal
+
+    def __call__(self) -> Any:
+        self._graph.launch(current_stream(self.ordinal))
+        return self.outputs
 
 
 def host_copy(value: Any) -> np.ndarray:
