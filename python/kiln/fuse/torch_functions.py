@@ -380,11 +380,7 @@ _implements("torch.amax", methods=("amax",))(_reduction(_max, False))
 _implements("torch.amin", methods=("amin",))(_reduction(_min, False))
 _implements("torch.any", methods=("any",))(_reduction(_any, False))
 _implements("torch.all", methods=("all",))(_reduction(_all, False))
-
-
-@_implements("torch.prod", methods=("prod",))
-def _product(expected, a, dim=None, keepdim=False, *, dtype=None):
-    return _reduction(_prod)(expected, a, dim, keepdim)
+_implements("torch.prod", methods=("prod",))(_reduction(_prod))
 
 
 def _extremum(full: Callable, arg: Callable, pairwise: np.ufunc) -> Callable:
