@@ -84,9 +84,10 @@ class _Traced:
 
 
 class FusedFunction:
-    """A numpy (or PyTorch) function run as fused tile kernels on the host
-    target; made by ``kiln.fuse``. Calling it runs the function on numpy
-    arrays, or on CPU torch tensors with PyTorch's semantics;
+    """A numpy (or PyTorch) function run as fused tile kernels; made by
+    ``kiln.fuse``. Calling it runs the function on numpy arrays or CPU
+    torch tensors on the host target, on device arrays or CUDA tensors on
+    their GPU (torch tensors with PyTorch's semantics);
     ``ir(*arrays)`` is the IR its trace for those arrays' shapes and dtypes
     makes, before the pass pipeline."""
 
