@@ -76,6 +76,14 @@ mlir::LogicalResult verifyExternCalls(mlir::ModuleOp module);
 void populateMapElementwiseToGPUPatterns(const mlir::TypeConverter &converter,
                                          mlir::RewritePatternSet &patterns);
 
+/// Lowers each tilegpu.warp_specialize of `module`'s converted kernels:
+/// its producer warpgroup, the threads past the layouts' `consumerThreads`,
+/// gives its registers back, runs the region and exits; the consumers take
+/// the registers and go on, and the block barriers after the split count
+/// only them (barrier 1 of `consumerThreads` threads).
+void lowerWarpSpecialize(mlir::gpu::GPUModuleOp module,
+                         int64_t consumerThreads);
+
 /// Gives every tilegpu.local_alloc of `module`'s kernels its offset in the
 /// shared array, and puts the scratch after them.
 void placeKernelBuffers(mlir::gpu::GPUModuleOp module);

@@ -34,9 +34,18 @@ static Value getBarrier(OpBuilder &b, Location loc, Value barriers,
                              barriers, ValueRange{index});
 }
 
-/// `pred` and "this is thread 0": the one thread that issues for all.
-static Value onThreadZero(OpBuilder &b, Location loc, Value pred) {
-  return arith::AndIOp::create(b, loc, pred, isThreadZero(b, loc));
+/// `pred` and "this is the one thread that issues for all": thread 0, or
+/// in a warp-specialized kernel's producer (`op` is in its region), the
+/// producer's first thread, which follows the consumers'.
+static Value onIssuingThread(OpBuilder &b, Operation *op, Value pred) {
+  Location loc = op->getLoc();
+  Value issuing = isThreadZero(b, loc);
+  if (op->getParentOfType<tilegpu::WarpSpecializeOp>())
+    issuing = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::eq,
+        gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x),
+        constantInt(b, loc, b.getIndexType(), getLayoutThreads(op)));
+  return arith::AndIOp::create(b, loc, pred, issuing);
 }
 
 /// The tensor map of the kernel parameter `arg` (in the converted kernel)
@@ -109,14 +118,15 @@ struct InitBarriersLowering : OpConversionPattern<tilegpu::InitBarriersOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Value first = isThreadZero(rewriter, loc);
-    Value one = constantInt(rewriter, loc, rewriter.getI32Type(), 1);
+    Value count =
+        constantInt(rewriter, loc, rewriter.getI32Type(), op.getCount());
     for (int64_t i = 0, e = op.getBarriers().getType().getDimSize(0); i < e;
          ++i)
       NVVM::MBarrierInitOp::create(
           rewriter, loc,
           getBarrier(rewriter, loc, adaptor.getBarriers(),
                      constantInt(rewriter, loc, rewriter.getI32Type(), i)),
-          one, first);
+          count, first);
     // The initialization is visible to the async proxy (the copies'
     // completions) and to every thread before any uses the barriers.
     NVVM::FenceMbarrierInitOp::create(rewriter, loc);
@@ -138,7 +148,7 @@ struct BarrierExpectLowering : OpConversionPattern<tilegpu::BarrierExpectOp> {
         rewriter, loc, Type(), barrier,
         constantInt(rewriter, loc, rewriter.getI32Type(), op.getBytes()),
         NVVM::MemScopeKind::CTA, /*relaxed=*/false,
-        onThreadZero(rewriter, loc, adaptor.getPred()));
+        onIssuingThread(rewriter, op, adaptor.getPred()));
     rewriter.eraseOp(op);
     return success();
   }
@@ -153,7 +163,7 @@ struct TensorMapCopyLowering : OpConversionPattern<tilegpu::TensorMapCopyOp> {
     Location loc = op.getLoc();
     SharedTile slot = getBufferSlot(rewriter, loc, adaptor.getBuffer(),
                                     op.getBuffer().getType(), adaptor.getSlot());
-    Value pred = onThreadZero(rewriter, loc, adaptor.getPred());
+    Value pred = onIssuingThread(rewriter, op, adaptor.getPred());
     Value barrier = getBarrier(rewriter, loc, adaptor.getBarriers(),
                                adaptor.getSlot());
     // On a launch without clusters the block's shared memory is its
@@ -220,6 +230,24 @@ struct TensorMapStoreLowering
   }
 };
 
+struct BarrierArriveLowering : OpConversionPattern<tilegpu::BarrierArriveOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(tilegpu::BarrierArriveOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    // A release at CTA scope: the thread's reads of the slot happen
+    // before the producer's next copies into it.
+    NVVM::MBarrierArriveOp::create(
+        rewriter, loc, Type(),
+        getBarrier(rewriter, loc, adaptor.getBarriers(), adaptor.getIndex()),
+        Value());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 struct BarrierWaitLowering : OpConversionPattern<tilegpu::BarrierWaitOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -241,8 +269,8 @@ struct BarrierWaitLowering : OpConversionPattern<tilegpu::BarrierWaitOp> {
 
 void kiln::tiletogpu::populateTensorMapCopyToGPUPatterns(
     const TypeConverter &converter, RewritePatternSet &patterns) {
-  patterns.add<InitBarriersLowering, BarrierExpectLowering,
-               TensorMapCopyLowering, TensorMapStoreLowering,
-               BarrierWaitLowering>(
-      converter, patterns.getContext());
+  patterns
+      .add<InitBarriersLowering, BarrierExpectLowering, BarrierArriveLowering,
+           TensorMapCopyLowering, TensorMapStoreLowering, BarrierWaitLowering>(
+          converter, patterns.getContext());
 }

@@ -54,6 +54,11 @@ Value kiln::tiletogpu::isThreadZero(OpBuilder &b, Location loc) {
                                constantInt(b, loc, b.getIndexType(), 0));
 }
 
+int64_t kiln::tiletogpu::getLayoutThreads(Operation *op) {
+  auto module = op->getParentOfType<ModuleOp>();
+  return module->getAttrOfType<IntegerAttr>("tilegpu.num_warps").getInt() * 32;
+}
+
 std::pair<Value, Value> kiln::tiletogpu::getLaneAndWarp(OpBuilder &b,
                                                         Location loc) {
   Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);

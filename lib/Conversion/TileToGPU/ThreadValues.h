@@ -156,6 +156,11 @@ int64_t getStorageBytes(mlir::Type type);
 /// every thread holds, is used once.
 mlir::Value isThreadZero(mlir::OpBuilder &b, mlir::Location loc);
 
+/// Threads the layouts of `op`'s kernel spread tiles over: its module's
+/// tilegpu.num_warps warps (in a warp-specialized kernel, the consumers;
+/// the producer's threads follow theirs).
+int64_t getLayoutThreads(mlir::Operation *op);
+
 /// Lane and warp (i32) of the running thread.
 std::pair<mlir::Value, mlir::Value> getLaneAndWarp(mlir::OpBuilder &b,
                                                    mlir::Location loc);

@@ -103,8 +103,24 @@ struct KernelLowering : OpConversionPattern<func::FuncOp> {
         rewriter.getFunctionType(signature.getConvertedTypes(), {}));
     kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
                     rewriter.getUnitAttr());
+    // A warp-specialized kernel's producer warps come after the warps its
+    // layouts are for. Their registers move to the consumers at run time
+    // (setmaxnreg), from what each thread has at launch: the block's
+    // share, in the multiples of 8 that setmaxnreg counts in.
+    int64_t kernelThreads = threads;
+    func.walk([&](tilegpu::WarpSpecializeOp op) {
+      kernelThreads += op.getProducerWarps() * kWarpSize;
+    });
     kernel.setKnownBlockSizeAttr(rewriter.getDenseI32ArrayAttr(
-        {static_cast<int32_t>(threads), 1, 1}));
+        {static_cast<int32_t>(kernelThreads), 1, 1}));
+    if (kernelThreads != threads)
+      kernel->setAttr(
+          NVVM::NVVMDialect::getMaxnregAttrName(),
+          rewriter.getI32IntegerAttr(
+              std::min<int64_t>(tilegpu::WarpSpecializeOp::kBlockRegisters /
+                                    kernelThreads,
+                                255) /
+              8 * 8));
     if (Attribute maps = func->getAttr(tilegpu::TensorMapAttr::kAttrName))
       kernel->setAttr(tilegpu::TensorMapAttr::kAttrName, maps);
     rewriter.eraseBlock(&kernel.getBody().front());
@@ -323,7 +339,9 @@ void ConvertTileToGPUPass::runOnOperation() {
   target.addDynamicallyLegalDialect<arith::ArithDialect, math::MathDialect,
                                     scf::SCFDialect>(
       [&](Operation *op) { return converter.isLegal(op); });
-  target.addLegalOp<gpu::GPUModuleOp, UnrealizedConversionCastOp>();
+  // Lowered once its region is (lowerWarpSpecialize).
+  target.addLegalOp<gpu::GPUModuleOp, UnrealizedConversionCastOp,
+                    tilegpu::WarpSpecializeOp>();
 
   RewritePatternSet patterns(context);
   patterns.add<KernelLowering>(converter, context,
@@ -347,5 +365,6 @@ void ConvertTileToGPUPass::runOnOperation() {
                                                        target);
   if (failed(applyPartialConversion(kernels, target, std::move(patterns))) ||
       failed(finishSharedArray(kernels, sharedMemoryLimit)))
-    signalPassFailure();
+    return signalPassFailure();
+  lowerWarpSpecialize(kernels, numWarps.getInt() * kWarpSize);
 }

@@ -12,6 +12,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
 
@@ -158,7 +159,14 @@ kiln::gpu::compileForGPU(ModuleOp module, const GPUCompileOptions &options) {
                               options.recordPasses ? &passes : nullptr)))
     return failure();
   timed("MLIR passes");
+  // A warp-specialized kernel has its producer's warps besides those the
+  // options ask for; a module with one has no other kernel.
   binary.threadsPerBlock = options.numWarps * 32;
+  module.walk([&](LLVM::LLVMFuncOp kernel) {
+    if (auto threads = kernel->getAttrOfType<DenseI32ArrayAttr>(
+            NVVM::NVVMDialect::getReqntidAttrName()))
+      binary.threadsPerBlock = threads[0];
+  });
   module.walk([&](mlir::gpu::GPUModuleOp kernels) {
     if (auto bytes =
             kernels->getAttrOfType<IntegerAttr>(kDynamicSharedBytesAttrName))

@@ -62,6 +62,10 @@ void kiln::gpu::buildGPULoweringPipeline(OpPassManager &pm,
     pipeline.sharedMemoryLimit = options.sharedMemoryLimit;
     // The tensor memory accelerator arrived with sm_90.
     pipeline.tensorMaps = options.computeCapability >= 90;
+    // setmaxnreg, which a producer warpgroup gives registers back with,
+    // is sm_90a's.
+    pipeline.warpSpecialize =
+        options.computeCapability >= 90 && options.archSpecific;
     pm.addPass(tilegpu::createTilePipelineLoopsPass(pipeline));
   }
   // Block stores (tensor descriptors' stores) through the same tensor

@@ -289,6 +289,43 @@ bool kiln::tilegpu::hasTransposedSlots(MemRefType buffer) {
                          buffer.getDimSize(1)});
 }
 
+LogicalResult WarpSpecializeOp::verify() {
+  auto function = dyn_cast<FunctionOpInterface>((*this)->getParentOp());
+  if (!function)
+    return emitOpError() << "is in a function's body";
+  if (llvm::count_if(function.getFunctionBody().getOps<WarpSpecializeOp>(),
+                     [](WarpSpecializeOp) { return true; }) != 1)
+    return emitOpError() << "is the only one of its function";
+  // setmaxnreg sets a warpgroup's registers: the producers are warpgroups.
+  if (getProducerWarps() % 4)
+    return emitOpError() << "has a whole number of producer warpgroups (4 "
+                            "warps each), not "
+                         << getProducerWarps() << " warps";
+  for (int64_t registers : {getProducerRegisters(), getConsumerRegisters()})
+    if (registers < 24 || registers > 256 || registers % 8)
+      return emitOpError() << "sets 24 to 256 registers a thread, a "
+                              "multiple of 8, not "
+                           << registers;
+  Block &entry = function.getFunctionBody().front();
+  WalkResult outside = getProducer().walk([&](Operation *op) {
+    for (Value operand : op->getOperands()) {
+      auto arg = dyn_cast<BlockArgument>(operand);
+      Operation *producer = operand.getDefiningOp();
+      if ((arg && arg.getOwner() == &entry) ||
+          getProducer().isAncestor(operand.getParentRegion()) ||
+          (isa_and_nonnull<LocalAllocOp, TransposeSlotsOp>(producer) &&
+           producer->getBlock() == &entry))
+        continue;
+      op->emitOpError() << "in a tilegpu.warp_specialize uses a value from "
+                           "outside it other than the function's arguments "
+                           "and shared buffers";
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return failure(outside.wasInterrupted());
+}
+
 LogicalResult LocalAllocOp::verify() {
   auto type = cast<MemRefType>(getBuffer().getType());
   if (!isShared(type) || !type.hasStaticShape() ||

@@ -22,6 +22,8 @@
 
 #include "kiln/Dialect/TileGPU/Transforms/Passes.h"
 
+#include "LoopPipelining.h"
+
 #include "kiln/Dialect/Tile/IR/TileDialect.h"
 #include "kiln/Dialect/Tile/Transforms/Passes.h"
 #include "kiln/Dialect/TileGPU/Transforms/AxisInfo.h"
@@ -47,6 +49,12 @@ namespace kiln::tilegpu {
 using namespace mlir;
 using namespace kiln;
 using namespace kiln::tilegpu;
+using namespace kiln::tilegpu::pipelining;
+
+/// A loop's attribute (Triton's `tl.range(..., warp_specialize=)`) that
+/// asks for warp specialization (true) or forbids it.
+static constexpr llvm::StringLiteral kWarpSpecializeAttr =
+    "tile.warp_specialize";
 
 /// Shared memory the slots of one loop may take, of `limit` bytes per
 /// block: room is left for the scratch of the kernel's other ops (an
@@ -57,50 +65,6 @@ static int64_t getSlotBudget(int64_t limit) {
 }
 
 namespace {
-
-/// A load turned into asynchronous copies (a tile.load into cp.async, a
-/// tile.block_load with `tensorMap` into TMA copies), and the conversions
-/// to dot operands that read it, as it is or transposed; with none, the
-/// load's value itself is read back from the slot.
-struct StagedLoad {
-  Operation *load;
-  SmallVector<ConvertLayoutOp> converts;
-  /// The conversions to dot operands that read the load's transpose
-  /// (`tl.dot(a, tl.trans(x))`), and the transposes: they read the slot
-  /// through a tilegpu.transpose_slots view.
-  SmallVector<ConvertLayoutOp> transposedConverts;
-  SmallVector<tile::TransOp> transposes;
-  MemRefType bufferType;
-  /// The tensor map of a TMA-copied block load, without its parameter.
-  std::optional<TensorMapFields> tensorMap;
-  /// That parameter, once the kernel has it.
-  Value tensorMapArg;
-
-  /// Whether the load's value itself is read back from the slot (no dot
-  /// reads the slot in place).
-  bool readsOwnLayout() const {
-    return converts.empty() && transposedConverts.empty();
-  }
-};
-
-/// What pipelining one loop takes: its staged loads and the stage-0 ops
-/// (in body order) and loop-carried values.
-struct LoopPlan {
-  SmallVector<StagedLoad, 2> loads;
-  SetVector<Operation *> stage0;
-  SmallVector<BlockArgument> stage0Args;
-  /// Stage-0 ops the rest of the body uses too: stage 1 computes them
-  /// again for its own iteration, from the induction variable, loop
-  /// invariants and `laggingArgs`.
-  DenseSet<Operation *> shared;
-  /// Values the loop carries for the loads that stage 1 needs for its own
-  /// iteration (what it computes again is made from them, it uses them or
-  /// the loop's results do): the pipelined loop carries a second copy of
-  /// each, stages - 1 iterations behind stage 0's.
-  SetVector<BlockArgument> laggingArgs;
-  /// Shared memory one stage of the staged loads takes.
-  int64_t slotBytes = 0;
-};
 
 struct TilePipelineLoopsPass
     : tilegpu::impl::TilePipelineLoopsPassBase<TilePipelineLoopsPass> {
@@ -414,10 +378,10 @@ static FailureOr<LoopPlan> planLoop(scf::ForOp loop, int64_t stages,
 /// induction variable is `iv`, with the loop-carried stage-0 values in
 /// `mapping`; copies past `upper` are masked off. TMA copies complete on
 /// the slot's mbarrier of `barriers`. Adds the clones to `mapping`.
-static void emitStage0(OpBuilder &b, Location loc, LoopPlan &plan,
-                       ArrayRef<Value> buffers, Value barriers, Value iv,
-                       Value upper, Value slot, scf::ForOp loop,
-                       IRMapping &mapping) {
+void pipelining::emitStage0(OpBuilder &b, Location loc, LoopPlan &plan,
+                            ArrayRef<Value> buffers, Value barriers, Value iv,
+                            Value upper, Value slot, scf::ForOp loop,
+                            IRMapping &mapping) {
   mapping.map(loop.getInductionVar(), iv);
   for (Operation *op : plan.stage0)
     b.clone(*op, mapping);
@@ -473,9 +437,9 @@ static bool hasWarpgroupAccumulator(tile::DotOp dot) {
 /// (the causal attention backward's two loops over the same keys), are in
 /// `staged` by the tile converted: the loops share the buffer, and the
 /// tile's registers are not kept alive across the first loop.
-static std::pair<Value, Value>
-stageInvariantOperand(scf::ForOp loop, Value a, int64_t &spareBytes,
-                      DenseMap<Value, std::pair<Value, Value>> &staged) {
+static std::pair<Value, Value> stageInvariantOperand(scf::ForOp loop, Value a,
+                                                     int64_t &spareBytes,
+                                                     StagedOperands &staged) {
   auto convert = a.getDefiningOp<ConvertLayoutOp>();
   if (!convert || !loop.isDefinedOutsideOfLoop(a))
     return {};
@@ -549,11 +513,10 @@ static std::pair<Value, Value> transposeOperand(scf::ForOp loop, tile::DotOp dot
 /// where it cannot have them it stays on mma.sync, with a remark, and is
 /// added to `explained`. `stagedTypes` has the type of the load staged
 /// in each buffer. Returns whether there were any.
-static bool
-useWarpgroupDots(scf::ForOp loop, int64_t spareBytes,
-                 const DenseMap<Value, RankedTensorType> &stagedTypes,
-                 DenseMap<Value, std::pair<Value, Value>> &staged,
-                 DenseSet<Operation *> &explained) {
+bool pipelining::useWarpgroupDots(
+    scf::ForOp loop, int64_t spareBytes,
+    const DenseMap<Value, RankedTensorType> &stagedTypes,
+    StagedOperands &staged, DenseSet<Operation *> &explained) {
   bool any = false;
   for (auto dot : llvm::make_early_inc_range(loop.getBody()->getOps<tile::DotOp>())) {
     auto a = dot.getA().getDefiningOp<LocalLoadOp>();
@@ -613,25 +576,10 @@ useWarpgroupDots(scf::ForOp loop, int64_t spareBytes,
   return any;
 }
 
-/// Pipelines `loop` as `plan` says, `stages` slots per staged load;
-/// `spareBytes` of the shared memory the slots may take are left over.
-/// Dots left on mma.sync with a remark of their own join `explained`.
-/// Returns the pipelined loop.
-static scf::ForOp
-pipelineLoop(scf::ForOp loop, LoopPlan &plan, int64_t stages,
-             int64_t spareBytes,
-             DenseMap<Value, std::pair<Value, Value>> &stagedOperands,
-             DenseSet<Operation *> &explained) {
-  Location loc = loop.getLoc();
-  OpBuilder b(loop);
-  Type i32 = b.getI32Type();
-  auto constant = [&](int64_t v) {
-    return arith::ConstantOp::create(b, loc, b.getIntegerAttr(i32, v));
-  };
-  Value lower = loop.getLowerBound(), upper = loop.getUpperBound(),
-        step = loop.getStep();
-  SmallVector<Value> buffers, views;
-  DenseMap<Value, RankedTensorType> stagedTypes;
+void pipelining::allocateSlots(OpBuilder &b, Location loc, LoopPlan &plan,
+                               SmallVectorImpl<Value> &buffers,
+                               SmallVectorImpl<Value> &views,
+                               DenseMap<Value, RankedTensorType> &stagedTypes) {
   for (StagedLoad &staged : plan.loads) {
     buffers.push_back(LocalAllocOp::create(b, loc, staged.bufferType));
     stagedTypes[buffers.back()] =
@@ -649,6 +597,27 @@ pipelineLoop(scf::ForOp loop, LoopPlan &plan, int64_t stages,
                   buffers.back())
                   .getResult());
   }
+}
+
+/// Pipelines `loop` as `plan` says, `stages` slots per staged load;
+/// `spareBytes` of the shared memory the slots may take are left over.
+/// Dots left on mma.sync with a remark of their own join `explained`.
+/// Returns the pipelined loop.
+static scf::ForOp pipelineLoop(scf::ForOp loop, LoopPlan &plan, int64_t stages,
+                               int64_t spareBytes,
+                               StagedOperands &stagedOperands,
+                               DenseSet<Operation *> &explained) {
+  Location loc = loop.getLoc();
+  OpBuilder b(loop);
+  Type i32 = b.getI32Type();
+  auto constant = [&](int64_t v) {
+    return arith::ConstantOp::create(b, loc, b.getIntegerAttr(i32, v));
+  };
+  Value lower = loop.getLowerBound(), upper = loop.getUpperBound(),
+        step = loop.getStep();
+  SmallVector<Value> buffers, views;
+  DenseMap<Value, RankedTensorType> stagedTypes;
+  allocateSlots(b, loc, plan, buffers, views, stagedTypes);
   // One mbarrier per slot for the TMA copies.
   Value barriers;
   if (llvm::any_of(plan.loads,
@@ -826,8 +795,17 @@ void TilePipelineLoopsPass::runOnOperation() {
   SmallVector<scf::ForOp> loops;
   getOperation().walk([&](scf::ForOp loop) { loops.push_back(loop); });
   DenseSet<Operation *> explained, pipelinedLoops;
-  DenseMap<Value, std::pair<Value, Value>> stagedOperands;
+  StagedOperands stagedOperands;
   for (scf::ForOp loop : loops) {
+    // Where a loop marked for warp specialization is not, the remark says
+    // why.
+    auto specializeHint = loop->getAttrOfType<BoolAttr>(kWarpSpecializeAttr);
+    bool specialize = specializeHint && specializeHint.getValue();
+    loop->removeAttr(kWarpSpecializeAttr);
+    auto notSpecialized = [&](const Twine &why) {
+      if (specialize)
+        loop.emitRemark() << "not warp-specialized: " << why;
+    };
     int64_t stages = numStages;
     // Stages the kernel asks for explicitly pipeline every load, as
     // Triton's do; the pass's default only the dots' operands.
@@ -838,8 +816,11 @@ void TilePipelineLoopsPass::runOnOperation() {
     loop.getBody()->walk([&](ConvertLayoutOp convert) {
       feedsDots |= isa<DotOperandEncodingAttr>(convert.getType().getEncoding());
     });
-    if (stages <= 1 || !(feedsDots || explicitStages))
+    if (stages <= 1 || !(feedsDots || explicitStages)) {
+      notSpecialized(stages <= 1 ? "it has one stage"
+                                 : "no load there feeds a dot operand");
       continue;
+    }
     if (!loop.getInductionVar().getType().isInteger(32)) {
       loop.emitRemark() << "not pipelined: the induction variable is not i32";
       continue;
@@ -863,11 +844,13 @@ void TilePipelineLoopsPass::runOnOperation() {
     }
     if (failed(plan)) {
       loop.emitRemark() << "not pipelined: " << whyNot;
+      notSpecialized("it is not pipelined");
       continue;
     }
     // As many stages as shared memory holds, up to the asked-for number.
     int64_t fitting = std::min<int64_t>(stages, budget / plan->slotBytes);
     if (fitting < 2) {
+      notSpecialized("it is not pipelined");
       loop.emitRemark() << llvm::formatv(
           "not pipelined: two stages of {0} bytes do not fit the {1} bytes "
           "of shared memory they may take",
@@ -891,8 +874,21 @@ void TilePipelineLoopsPass::runOnOperation() {
       if (staged.tensorMap)
         staged.tensorMapArg = getTensorMapArgument(
             loop->getParentOfType<func::FuncOp>(), *staged.tensorMap);
-    pipelinedLoops.insert(pipelineLoop(loop, *plan, stages,
-                                       budget - stages * plan->slotBytes,
+    int64_t spareBytes = budget - stages * plan->slotBytes;
+    if (specialize && !warpSpecialize) {
+      notSpecialized("the target has no setmaxnreg (sm_90a)");
+    } else if (specialize) {
+      std::string whyNotSpecialized;
+      FailureOr<scf::ForOp> specialized =
+          warpSpecializeLoop(loop, *plan, stages, spareBytes, stagedOperands,
+                             explained, whyNotSpecialized);
+      if (succeeded(specialized)) {
+        pipelinedLoops.insert(*specialized);
+        continue;
+      }
+      notSpecialized(whyNotSpecialized);
+    }
+    pipelinedLoops.insert(pipelineLoop(loop, *plan, stages, spareBytes,
                                        stagedOperands, explained));
   }
   getOperation().walk([&](tile::DotOp dot) {

@@ -221,19 +221,77 @@ def TileGPU_WarpgroupDotOp
 //===----------------------------------------------------------------------===//
 
 def TileGPU_InitBarriersOp : TileGPU_Op<"init_barriers"> {
-  let summary = "Initialize the mbarriers of a buffer for one arrival each";
+  let summary = "Initialize the mbarriers of a buffer for `count` arrivals each";
   let description = [{
     One thread initializes every mbarrier of `barriers` (a local_alloc of
-    i64 in shared memory) to expect one arrival per phase, fences the
-    initialization and synchronizes the block, so that any thread may use
-    them after.
+    i64 in shared memory) to expect `count` arrivals per phase (one
+    unless given), fences the initialization and synchronizes the block,
+    so that any thread may use them after.
 
     ```mlir
     tilegpu.init_barriers %bars : memref<3xi64, 3>
+    tilegpu.init_barriers %empty {count = 256 : i32} : memref<3xi64, 3>
     ```
   }];
-  let arguments = (ins TileGPU_Barriers:$barriers);
+  let arguments = (ins TileGPU_Barriers:$barriers,
+                       DefaultValuedAttr<ConfinedAttr<I32Attr, [IntPositive]>,
+                                         "1">:$count);
   let assemblyFormat = "$barriers attr-dict `:` type($barriers)";
+}
+
+def TileGPU_BarrierArriveOp : TileGPU_Op<"barrier_arrive"> {
+  let summary = "Every thread arrives on an mbarrier";
+  let description = [{
+    Each thread arrives once on mbarrier `index` of `barriers`, releasing
+    its earlier reads and writes of shared memory to the threads that
+    wait for the phase (`mbarrier.arrive`). A warp-specialized loop's
+    consumers arrive so on a slot's "empty" mbarrier, initialized for as
+    many arrivals as they are threads, once they have read the slot.
+
+    ```mlir
+    tilegpu.barrier_arrive %empty[%slot] : memref<3xi64, 3>
+    ```
+  }];
+  let arguments = (ins TileGPU_Barriers:$barriers, I32:$index);
+  let assemblyFormat = [{
+    $barriers `[` $index `]` attr-dict `:` type($barriers)
+  }];
+}
+
+def TileGPU_WarpSpecializeOp
+    : TileGPU_Op<"warp_specialize", [NoTerminator, SingleBlock]> {
+  let summary = "Run a region on a producer warpgroup of its own";
+  let description = [{
+    The kernel runs `producerWarps` more warps than its layouts are for
+    (the module's `tilegpu.num_warps`, the consumers). Those extra warps,
+    a warpgroup, run the region alone (a warp-specialized loop's TMA
+    copies) with `producerRegisters` registers a thread, and then exit;
+    the consumers skip it, take `consumerRegisters` registers a thread
+    (`setmaxnreg`, sm_90a) and run the rest of the kernel, whose block
+    barriers count only them. The region uses the function's arguments
+    and the shared buffers allocated in its body (slots and mbarriers) and
+    computes everything else it needs itself, so that the consumers' code
+    runs on the consumers alone.
+
+    ```mlir
+    tilegpu.warp_specialize {producerWarps = 4 : i32,
+                             producerRegisters = 40 : i32,
+                             consumerRegisters = 232 : i32} {
+      ...
+    }
+    ```
+  }];
+  let arguments = (ins ConfinedAttr<I32Attr, [IntPositive]>:$producerWarps,
+                       I32Attr:$producerRegisters,
+                       I32Attr:$consumerRegisters);
+  let regions = (region SizedRegion<1>:$producer);
+  let assemblyFormat = "attr-dict-with-keyword $producer";
+  let extraClassDeclaration = [{
+    /// Registers of a streaming multiprocessor: all that a block's
+    /// threads share.
+    static constexpr int64_t kBlockRegisters = 64 * 1024;
+  }];
+  let hasVerifier = 1;
 }
 
 def TileGPU_BarrierExpectOp : TileGPU_Op<"barrier_expect"> {

@@ -146,6 +146,22 @@ def TilePipelineLoopsPass : Pass<"tile-pipeline-loops", "mlir::ModuleOp"> {
     the slot's mbarrier expecting its bytes, and the iteration that reads
     the slot waits for that mbarrier's phase. A block load that cannot go
     through a tensor map is left as it is, with a remark naming why.
+
+    With `warp-specialize` (sm_90a), a loop marked `tile.warp_specialize =
+    true` (Triton's `tl.range(..., warp_specialize=True)`) whose staged
+    loads are all TMA copies is pipelined by warp specialization instead:
+    a `tilegpu.warp_specialize` at the top of the kernel gives a producer
+    warpgroup of its own the loop's copies, which wait on a slot's "empty"
+    mbarrier (`init_barriers` for the consumers' arrivals) and complete on
+    its "full" one; the loop itself stays with the kernel's warps, the
+    consumers, which wait for each slot's copies, compute, and arrive on
+    its empty mbarrier (`tilegpu.barrier_arrive`), with no block barrier
+    in the loop. The producer computes the loop's bounds and the blocks'
+    origins again itself, so the loop may be nested in `scf.if`s only
+    (the fallback of a flattened loop) and those values must be free of
+    memory effects; the kernel must be its module's only function, with
+    this loop its only pipelined one. A marked loop that cannot be
+    specialized is software-pipelined, with a remark naming why.
   }];
   let options = [
     Option<"numStages", "num-stages", "int64_t", /*default=*/"3",
@@ -157,6 +173,9 @@ def TilePipelineLoopsPass : Pass<"tile-pipeline-loops", "mlir::ModuleOp"> {
            "of other ops), and at least 40 KiB">,
     Option<"tensorMaps", "tensor-maps", "bool", /*default=*/"false",
            "Stage block loads with TMA copies through tensor maps (sm_90)">,
+    Option<"warpSpecialize", "warp-specialize", "bool", /*default=*/"false",
+           "Pipeline the loops marked tile.warp_specialize by warp "
+           "specialization (sm_90a: setmaxnreg)">,
   ];
   let dependentDialects = ["::kiln::tilegpu::TileGPUDialect",
                            "::mlir::gpu::GPUDialect"];

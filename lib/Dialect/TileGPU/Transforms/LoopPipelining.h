@@ -1,0 +1,116 @@
+//===- LoopPipelining.h - What pipelining a loop's loads takes -*- C++ -*-===//
+//
+// Shared by the two ways tile-pipeline-loops pipelines a loop: software
+// pipelining (PipelineLoops.cpp), where every warp issues the copies of
+// later iterations, and warp specialization (WarpSpecialize.cpp), where a
+// producer warpgroup of its own does.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_LIB_DIALECT_TILEGPU_TRANSFORMS_LOOPPIPELINING_H
+#define KILN_LIB_DIALECT_TILEGPU_TRANSFORMS_LOOPPIPELINING_H
+
+#include "kiln/Dialect/Tile/IR/TileDialect.h"
+#include "kiln/Dialect/TileGPU/IR/TileGPUDialect.h"
+#include "kiln/Dialect/TileGPU/Transforms/TensorMaps.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/SetVector.h"
+
+#include <optional>
+#include <string>
+
+namespace kiln::tilegpu::pipelining {
+
+/// A load turned into asynchronous copies (a tile.load into cp.async, a
+/// tile.block_load with `tensorMap` into TMA copies), and the conversions
+/// to dot operands that read it, as it is or transposed; with none, the
+/// load's value itself is read back from the slot.
+struct StagedLoad {
+  mlir::Operation *load;
+  llvm::SmallVector<ConvertLayoutOp> converts;
+  /// The conversions to dot operands that read the load's transpose
+  /// (`tl.dot(a, tl.trans(x))`), and the transposes: they read the slot
+  /// through a tilegpu.transpose_slots view.
+  llvm::SmallVector<ConvertLayoutOp> transposedConverts;
+  llvm::SmallVector<tile::TransOp> transposes;
+  mlir::MemRefType bufferType;
+  /// The tensor map of a TMA-copied block load, without its parameter.
+  std::optional<TensorMapFields> tensorMap;
+  /// That parameter, once the kernel has it.
+  mlir::Value tensorMapArg;
+
+  /// Whether the load's value itself is read back from the slot (no dot
+  /// reads the slot in place).
+  bool readsOwnLayout() const {
+    return converts.empty() && transposedConverts.empty();
+  }
+};
+
+/// What pipelining one loop takes: its staged loads and the stage-0 ops
+/// (in body order) and loop-carried values.
+struct LoopPlan {
+  llvm::SmallVector<StagedLoad, 2> loads;
+  llvm::SetVector<mlir::Operation *> stage0;
+  llvm::SmallVector<mlir::BlockArgument> stage0Args;
+  /// Stage-0 ops the rest of the body uses too: stage 1 computes them
+  /// again for its own iteration, from the induction variable, loop
+  /// invariants and `laggingArgs`.
+  llvm::DenseSet<mlir::Operation *> shared;
+  /// Values the loop carries for the loads that stage 1 needs for its own
+  /// iteration (what it computes again is made from them, it uses them or
+  /// the loop's results do): the pipelined loop carries a second copy of
+  /// each, stages - 1 iterations behind stage 0's.
+  llvm::SetVector<mlir::BlockArgument> laggingArgs;
+  /// Shared memory one stage of the staged loads takes.
+  int64_t slotBytes = 0;
+};
+
+/// Dot operands written into a slot of their own before a loop, by the
+/// tile they convert: the buffer and its slot.
+using StagedOperands =
+    llvm::DenseMap<mlir::Value, std::pair<mlir::Value, mlir::Value>>;
+
+/// The stage-0 ops and the staged loads' copies (into `buffers`) for the
+/// iteration whose induction variable is `iv`, with the loop-carried
+/// stage-0 values in `mapping`; copies past `upper` are masked off. TMA
+/// copies complete on the slot's mbarrier of `barriers`. Adds the clones
+/// to `mapping`.
+void emitStage0(mlir::OpBuilder &b, mlir::Location loc, LoopPlan &plan,
+                llvm::ArrayRef<mlir::Value> buffers, mlir::Value barriers,
+                mlir::Value iv, mlir::Value upper, mlir::Value slot,
+                mlir::scf::ForOp loop, mlir::IRMapping &mapping);
+
+/// Rewrites the dots of `loop`'s body that accumulate for wgmma and read
+/// B from a slot as tilegpu.warpgroup_dot (PipelineLoops.cpp says how).
+/// Returns whether there were any.
+bool useWarpgroupDots(
+    mlir::scf::ForOp loop, int64_t spareBytes,
+    const llvm::DenseMap<mlir::Value, mlir::RankedTensorType> &stagedTypes,
+    StagedOperands &staged, llvm::DenseSet<mlir::Operation *> &explained);
+
+/// The shared buffers of `plan`'s loads, allocated at `b`, with the
+/// transposed views of those some dots read transposed (null where none
+/// does); `stagedTypes` gets each buffer's load type.
+void allocateSlots(
+    mlir::OpBuilder &b, mlir::Location loc, LoopPlan &plan,
+    llvm::SmallVectorImpl<mlir::Value> &buffers,
+    llvm::SmallVectorImpl<mlir::Value> &views,
+    llvm::DenseMap<mlir::Value, mlir::RankedTensorType> &stagedTypes);
+
+/// Pipelines `loop` (marked tile.warp_specialize) as `plan` says, with
+/// `stages` slots per staged load, by warp specialization: a producer
+/// warpgroup issues the copies, the kernel's warps run the loop on the
+/// slots (see the pass's description). `spareBytes` of the shared memory
+/// the slots may take are left over. Returns the loop, or fails, changing
+/// nothing, with the reason in `whyNot`.
+mlir::FailureOr<mlir::scf::ForOp>
+warpSpecializeLoop(mlir::scf::ForOp loop, LoopPlan &plan, int64_t stages,
+                   int64_t spareBytes, StagedOperands &stagedOperands,
+                   llvm::DenseSet<mlir::Operation *> &explained,
+                   std::string &whyNot);
+
+} // namespace kiln::tilegpu::pipelining
+
+#endif // KILN_LIB_DIALECT_TILEGPU_TRANSFORMS_LOOPPIPELINING_H
