@@ -1174,12 +1174,16 @@ class range:
     """``for i in kl.range(start, end, step, num_stages=n)``: a loop, as
     the builtin ``range`` in a kernel, under Triton's name (``tl.range``).
     ``num_stages`` sets how deep the GPU pipelines this loop's loads;
-    Triton's other loop hints (``loop_unroll_factor``,
-    ``disallow_acc_multi_buffer``, ``flatten``, ``warp_specialize``,
+    ``flatten=True`` makes a loop over tiles and its K loop one loop,
+    pipelined across tiles; ``warp_specialize=True`` has a producer
+    warpgroup issue the loop's TMA copies on sm_90a (on a loop over tiles
+    with ``flatten``, the flat loop's). Triton's other loop hints
+    (``loop_unroll_factor``, ``disallow_acc_multi_buffer``,
     ``disable_licm``) are taken and not acted on: none changes what the
     loop computes, and the compiler says so in a CompilerRemark at the
     loop (but for ``disallow_acc_multi_buffer``, which forbids what Kiln
-    never does)."""
+    never does), as it says why where ``flatten`` or ``warp_specialize``
+    cannot be done."""
 
     def __init__(self, arg1, arg2=None, step=None, num_stages=None,
                  loop_unroll_factor=None, disallow_acc_multi_buffer=False,

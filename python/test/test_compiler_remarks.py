@@ -132,7 +132,7 @@ def remarks_of(launch) -> list[tuple[int, str]]:
 @kiln.jit
 def hinted_loops(out_ptr, n, FLATTEN: kl.constexpr):
     total = 0
-    for i in kl.range(0, n, flatten=FLATTEN, warp_specialize=True):  # hints
+    for i in kl.range(0, n, flatten=FLATTEN, loop_unroll_factor=2):  # hints
         total += i
     for i in kl.range(0, n, num_stages=2, disallow_acc_multi_buffer=True):
         total += i
@@ -146,8 +146,8 @@ def test_loop_hints_kiln_does_not_act_on_say_so_at_the_loop(flatten):
     remarks = remarks_of(
         lambda: hinted_loops[(1,)](out, 10, FLATTEN=flatten))
     assert out[0] == 90
-    expected = [(line, "kl.range(warp_specialize=True) is taken and not "
-                       "acted on: Kiln has no warp specialization yet")]
+    expected = [(line, "kl.range(loop_unroll_factor=2) is taken and not "
+                       "acted on: Kiln does not unroll loops by hint")]
     if flatten:
         expected.append((line, "not flattened: it carries values from one "
                                "iteration to the next"))

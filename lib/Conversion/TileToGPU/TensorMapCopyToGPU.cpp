@@ -39,12 +39,14 @@ static Value getBarrier(OpBuilder &b, Location loc, Value barriers,
 /// producer's first thread, which follows the consumers'.
 static Value onIssuingThread(OpBuilder &b, Operation *op, Value pred) {
   Location loc = op->getLoc();
-  Value issuing = isThreadZero(b, loc);
-  if (op->getParentOfType<tilegpu::WarpSpecializeOp>())
-    issuing = arith::CmpIOp::create(
-        b, loc, arith::CmpIPredicate::eq,
-        gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x),
-        constantInt(b, loc, b.getIndexType(), getLayoutThreads(op)));
+  Value issuing =
+      op->getParentOfType<tilegpu::WarpSpecializeOp>()
+          ? arith::CmpIOp::create(
+                b, loc, arith::CmpIPredicate::eq,
+                gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x),
+                constantInt(b, loc, b.getIndexType(), getLayoutThreads(op)))
+                .getResult()
+          : isThreadZero(b, loc);
   return arith::AndIOp::create(b, loc, pred, issuing);
 }
 

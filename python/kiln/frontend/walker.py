@@ -46,7 +46,6 @@ def _suggestion(name: str, names: list[str]) -> str:
 #: loop given one says so in a remark (disallow_acc_multi_buffer, which
 #: forbids what Kiln never does, needs none).
 _UNUSED_LOOP_HINTS = {
-    "warp_specialize": "Kiln has no warp specialization yet",
     "loop_unroll_factor": "Kiln does not unroll loops by hint",
     "disable_licm": "Kiln's loop-invariant code motion runs regardless",
 }
@@ -389,7 +388,7 @@ class CodeGenerator(ast.NodeVisitor):
                              "kl.static_range(...)", iterator)
         args = [self.expr(a) for a in iterator.args]
         keywords = {kw.arg: self.expr(kw.value) for kw in iterator.keywords}
-        flattened = False
+        flattened = specialized = False
         if callee is not range:
             # Triton's signatures: (arg1, arg2=None, step=None, hints...).
             try:
@@ -413,6 +412,12 @@ class CodeGenerator(ast.NodeVisitor):
             # pipeline's tile-flatten-loops), so the pipeline of the inner
             # loop's loads runs across this loop's iterations.
             flattened = flatten not in (None, False)
+            # A producer warpgroup issues the loop's copies (the GPU
+            # pipeline's tile-pipeline-loops, on sm_90a).
+            specialize = given.get("warp_specialize")
+            if isinstance(specialize, kl.constexpr):
+                specialize = specialize.value
+            specialized = specialize not in (None, False)
             args = list(kl.loop_bounds(given["arg1"], given["arg2"],
                                        given["step"]))
             keywords = {"num_stages": given["num_stages"]} \
@@ -535,7 +540,8 @@ class CodeGenerator(ast.NodeVisitor):
         # flight (tile-pipeline-loops).
         attributes = ([f"tile.num_stages = {num_stages} : i64"]
                       if num_stages is not None else []) + \
-            (["tile.flatten"] if flattened else [])
+            (["tile.flatten"] if flattened else []) + \
+            (["tile.warp_specialize = true"] if specialized else [])
         attributes = (f" {{{', '.join(attributes)}}}" if attributes else "")
         self.ir.emit(f"}}{attributes} {self.loc(node)}")
         self.bind_results(loop, [(name, init.type)

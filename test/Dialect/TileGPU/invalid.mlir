@@ -385,3 +385,66 @@ func.func @transpose_slots_global(%buf: memref<3x32x64xf16>) {
   %t = tilegpu.transpose_slots %buf : memref<3x32x64xf16> -> memref<3x64x32xf16, strided<[2048, 1, 64]>>
   return
 }
+
+// -----
+
+func.func @producer_in_a_loop(%n: i32) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  scf.for %i = %c0 to %n step %c1 : i32 {
+    // expected-error @+1 {{'tilegpu.warp_specialize' op is in a function's body}}
+    tilegpu.warp_specialize attributes {producerWarps = 4 : i32, producerRegisters = 40 : i32, consumerRegisters = 232 : i32} {
+    }
+  }
+  return
+}
+
+// -----
+
+func.func @two_producers() {
+  // expected-error @+1 {{'tilegpu.warp_specialize' op is the only one of its function}}
+  tilegpu.warp_specialize attributes {producerWarps = 4 : i32, producerRegisters = 40 : i32, consumerRegisters = 232 : i32} {
+  }
+  tilegpu.warp_specialize attributes {producerWarps = 4 : i32, producerRegisters = 40 : i32, consumerRegisters = 232 : i32} {
+  }
+  return
+}
+
+// -----
+
+func.func @producer_warp() {
+  // expected-error @+1 {{has a whole number of producer warpgroups (4 warps each), not 1 warps}}
+  tilegpu.warp_specialize attributes {producerWarps = 1 : i32, producerRegisters = 40 : i32, consumerRegisters = 232 : i32} {
+  }
+  return
+}
+
+// -----
+
+func.func @registers() {
+  // expected-error @+1 {{sets 24 to 256 registers a thread, a multiple of 8, not 236}}
+  tilegpu.warp_specialize attributes {producerWarps = 4 : i32, producerRegisters = 40 : i32, consumerRegisters = 236 : i32} {
+  }
+  return
+}
+
+// -----
+
+func.func @captures(%n: i32) {
+  %c1 = arith.constant 1 : i32
+  %m = arith.addi %n, %c1 : i32
+  tilegpu.warp_specialize attributes {producerWarps = 4 : i32, producerRegisters = 40 : i32, consumerRegisters = 232 : i32} {
+    // expected-error @+1 {{'arith.muli' op in a tilegpu.warp_specialize uses a value from outside it other than the function's arguments, shared buffers and constants}}
+    %k = arith.muli %m, %c1 : i32
+  }
+  return
+}
+
+// -----
+
+func.func @init_count() {
+  %bars = tilegpu.local_alloc : memref<2xi64, 3>
+  // expected-error @+1 {{attribute 'count' failed to satisfy constraint: 32-bit signless integer attribute whose value is positive}}
+  tilegpu.init_barriers %bars {count = 0 : i32} : memref<2xi64, 3>
+  return
+}

@@ -121,6 +121,31 @@ func.func @tensor_map_copies(%a: !tile.ptr<f16>, %rows: i32, %map: !tile.ptr<i8,
   return
 }
 
+// A warp-specialized loop's ops: the producer's region (the function's
+// arguments and shared buffers are all it uses from outside), the
+// consumers' arrivals on an mbarrier counting their threads.
+// CHECK-LABEL: func.func @warp_specialized
+// CHECK: tilegpu.init_barriers %[[EMPTY:.*]] {count = 256 : i32} : memref<2xi64, 3>
+// CHECK: tilegpu.warp_specialize attributes {consumerRegisters = 232 : i32, producerRegisters = 40 : i32, producerWarps = 4 : i32} {
+// CHECK-NEXT: %[[ZERO:.*]] = arith.constant 0 : i32
+// CHECK-NEXT: tilegpu.barrier_wait %[[EMPTY]][%[[ZERO]]], %[[ZERO]] : memref<2xi64, 3>
+// CHECK-NEXT: tilegpu.tensor_map_copy
+// CHECK-NEXT: }
+// CHECK: tilegpu.barrier_arrive %[[EMPTY]][%{{.*}}] : memref<2xi64, 3>
+func.func @warp_specialized(%map: !tile.ptr<i8, 0>, %bp: !tile.block_ptr<64x64xf16>, %s: i32, %p: i1) {
+  %buf = tilegpu.local_alloc : memref<2x64x64xf16, 3>
+  %full = tilegpu.local_alloc : memref<2xi64, 3>
+  %empty = tilegpu.local_alloc : memref<2xi64, 3>
+  tilegpu.init_barriers %empty {count = 256 : i32} : memref<2xi64, 3>
+  tilegpu.warp_specialize attributes {producerWarps = 4 : i32, producerRegisters = 40 : i32, consumerRegisters = 232 : i32} {
+    %zero = arith.constant 0 : i32
+    tilegpu.barrier_wait %empty[%zero], %zero : memref<2xi64, 3>
+    tilegpu.tensor_map_copy %map, %bp into %buf[%zero], %full if %p : !tile.ptr<i8, 0>, !tile.block_ptr<64x64xf16>, memref<2x64x64xf16, 3>, memref<2xi64, 3>
+  }
+  tilegpu.barrier_arrive %empty[%s] : memref<2xi64, 3>
+  return
+}
+
 // CHECK-LABEL: func.func @tensor_map_store
 // CHECK: tilegpu.tensor_map_store %{{.*}}, %{{.*}}, %{{.*}} : tensor<64x64xf16>, !tile.ptr<i8, 0>, !tile.block_ptr<64x64xf16>
 func.func @tensor_map_store(%v: tensor<64x64xf16>, %map: !tile.ptr<i8, 0>, %bp: !tile.block_ptr<64x64xf16>) {

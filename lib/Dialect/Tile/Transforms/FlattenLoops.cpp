@@ -26,6 +26,7 @@ using namespace mlir;
 
 /// The unit attribute of a loop to flatten with the loop in its body.
 static constexpr llvm::StringLiteral kFlatten = "tile.flatten";
+static constexpr llvm::StringLiteral kWarpSpecialize = "tile.warp_specialize";
 
 /// Whether `value` is defined outside `loop` or can be: computed in its
 /// body from such values by ops with no effects, which then move before
@@ -142,6 +143,11 @@ static void flatten(scf::ForOp outer, scf::ForOp inner) {
   auto flat = scf::ForOp::create(b, loc, constant(0), total, constant(1),
                                  placeholders);
   flat->setAttrs(inner->getDiscardableAttrDictionary());
+  // Triton's persistent matmul asks for warp specialization on the loop
+  // over tiles: the flat loop is what the pipeliner specializes; the
+  // fallback nest is left as written.
+  if (Attribute specialize = outer->removeAttr(kWarpSpecialize))
+    flat->setAttr(kWarpSpecialize, specialize);
   Block *body = flat.getBody();
   if (!body->empty())
     body->getTerminator()->erase();

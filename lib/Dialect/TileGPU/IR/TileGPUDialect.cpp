@@ -314,11 +314,12 @@ LogicalResult WarpSpecializeOp::verify() {
       if ((arg && arg.getOwner() == &entry) ||
           getProducer().isAncestor(operand.getParentRegion()) ||
           (isa_and_nonnull<LocalAllocOp, TransposeSlotsOp>(producer) &&
-           producer->getBlock() == &entry))
+           producer->getBlock() == &entry) ||
+          (producer && producer->hasTrait<OpTrait::ConstantLike>()))
         continue;
       op->emitOpError() << "in a tilegpu.warp_specialize uses a value from "
-                           "outside it other than the function's arguments "
-                           "and shared buffers";
+                           "outside it other than the function's arguments, "
+                           "shared buffers and constants";
       return WalkResult::interrupt();
     }
     return WalkResult::advance();

@@ -268,10 +268,10 @@ def TileGPU_WarpSpecializeOp
     copies) with `producerRegisters` registers a thread, and then exit;
     the consumers skip it, take `consumerRegisters` registers a thread
     (`setmaxnreg`, sm_90a) and run the rest of the kernel, whose block
-    barriers count only them. The region uses the function's arguments
-    and the shared buffers allocated in its body (slots and mbarriers) and
-    computes everything else it needs itself, so that the consumers' code
-    runs on the consumers alone.
+    barriers count only them. The region uses the function's arguments,
+    the shared buffers allocated in its body (slots and mbarriers) and
+    constants, and computes everything else it needs itself, so that the
+    consumers' code runs on the consumers alone.
 
     ```mlir
     tilegpu.warp_specialize {producerWarps = 4 : i32,
