@@ -65,21 +65,49 @@ def test_flattened_loops_compute_the_nest(interpret, rows, cols, programs):
 
 
 @kiln.jit
-def carried_outer(out_ptr, n):
+def carried_outer(out_ptr, n, steps):
+    """What the loop over tiles carries, changed after its inner loop (as
+    Triton's persistent matmul counts its epilogue's tiles) and read in
+    it."""
+    total = 0
+    count = 0
+    for i in kl.range(0, n, flatten=True):
+        for j in range(steps):
+            total += i * j + count
+        count += 2
+    kl.store(out_ptr, total * 1000 + count)
+
+
+@pytest.mark.parametrize("interpret", [False, True],
+                         ids=["host", "interpreter"])
+@pytest.mark.parametrize("n, steps", [(5, 3), (4, 1), (3, 0), (0, 2)])
+def test_what_the_loop_over_tiles_carries_flows_through_the_flat_loop(
+        interpret, n, steps):
+    out = np.zeros(1, np.int64)
+    kernel = kiln.jit(carried_outer.fn, interpret=interpret)
+    remarks = remarks_of(lambda: kernel[(1,)](out, n, steps))
+    total = sum(i * j + 2 * i for i in range(n) for j in range(steps))
+    assert out[0] == total * 1000 + 2 * n
+    assert remarks == []
+
+
+@kiln.jit
+def stores_before_its_loop(out_ptr, n):
     total = 0
     for i in kl.range(0, n, flatten=True):  # the loop
+        kl.store(out_ptr + 1, i)
         for j in range(3):
             total += i * j
     kl.store(out_ptr, total)
 
 
 def test_a_loop_it_cannot_flatten_says_why_and_runs():
-    line = line_marked(carried_outer, "# the loop")
-    out = np.zeros(1, np.int32)
-    remarks = remarks_of(lambda: carried_outer[(1,)](out, 5))
-    assert out[0] == 3 * sum(range(5))
-    assert remarks == [(line, "not flattened: it carries values from one "
-                              "iteration to the next")]
+    line = line_marked(stores_before_its_loop, "# the loop")
+    out = np.zeros(2, np.int32)
+    remarks = remarks_of(lambda: stores_before_its_loop[(1,)](out, 5))
+    assert list(out) == [3 * sum(range(5)), 4]
+    assert remarks == [(line, "not flattened: 'tile.store' before the loop "
+                              "in its body may not run at every step")]
 
 
 def test_persistent_matmul_pipelines_across_tiles_on_sm90a():

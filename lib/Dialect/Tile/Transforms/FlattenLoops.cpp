@@ -52,10 +52,6 @@ static FailureOr<scf::ForOp> getInnerLoop(scf::ForOp outer,
     whyNot = "its induction variable is not i32";
     return failure();
   }
-  if (outer.getNumRegionIterArgs() != 0) {
-    whyNot = "it carries values from one iteration to the next";
-    return failure();
-  }
   scf::ForOp inner;
   for (Operation &op : outer.getBody()->without_terminator()) {
     inner = dyn_cast<scf::ForOp>(op);
@@ -128,20 +124,35 @@ static void flatten(scf::ForOp outer, scf::ForOp inner) {
   // no steps: those run the loops as written.
   Value innerRuns = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt,
                                           innerTrips, constant(0));
-  auto choice = scf::IfOp::create(b, loc, innerRuns, /*withElseRegion=*/true);
-  outer->moveBefore(choice.elseBlock()->getTerminator());
+  auto choice = scf::IfOp::create(b, loc, outer.getResultTypes(), innerRuns,
+                                  /*withElseRegion=*/true);
+  // Built with terminators where it has no results: each branch gets its
+  // own below.
+  for (Block *block : {choice.thenBlock(), choice.elseBlock()})
+    if (!block->empty())
+      block->getTerminator()->erase();
+  outer.getResults().replaceAllUsesWith(choice.getResults());
+  outer->moveBefore(choice.elseBlock(), choice.elseBlock()->end());
+  OpBuilder fallback = OpBuilder::atBlockEnd(choice.elseBlock());
+  scf::YieldOp::create(fallback, loc, outer.getResults());
   outer->removeAttr(kFlatten);
 
-  b.setInsertionPoint(choice.thenBlock()->getTerminator());
+  b.setInsertionPointToEnd(choice.thenBlock());
   Value total = arith::MulIOp::create(b, loc, outerTrips, innerTrips);
   // What the loop carries into each tile's first step is selected there:
-  // these only give it a type.
+  // these only give it a type. What the loop over tiles carries (Triton's
+  // persistent matmul counts its epilogue's tiles) follows them, changed
+  // by each tile's epilogue.
   SmallVector<Value> placeholders;
   for (Value init : inner.getInitArgs())
     placeholders.push_back(arith::ConstantOp::create(
         b, loc, cast<TypedAttr>(b.getZeroAttr(init.getType()))));
-  auto flat = scf::ForOp::create(b, loc, constant(0), total, constant(1),
-                                 placeholders);
+  SmallVector<Value> inits(placeholders);
+  llvm::append_range(inits, outer.getInitArgs());
+  auto flat =
+      scf::ForOp::create(b, loc, constant(0), total, constant(1), inits);
+  scf::YieldOp::create(b, loc,
+                       flat.getResults().drop_front(placeholders.size()));
   flat->setAttrs(inner->getDiscardableAttrDictionary());
   // Triton's persistent matmul asks for warp specialization on the loop
   // over tiles: the flat loop is what the pipeliner specializes; the
@@ -158,6 +169,9 @@ static void flatten(scf::ForOp outer, scf::ForOp inner) {
   Value tile = arith::DivUIOp::create(b, loc, f, innerTrips);
   Value step = arith::RemUIOp::create(b, loc, f, innerTrips);
   IRMapping mapping;
+  ValueRange tileCarried =
+      flat.getRegionIterArgs().drop_front(placeholders.size());
+  mapping.map(outer.getRegionIterArgs(), tileCarried);
   mapping.map(outer.getInductionVar(),
               arith::AddIOp::create(
                   b, loc, outer.getLowerBound(),
@@ -185,6 +199,7 @@ static void flatten(scf::ForOp outer, scf::ForOp inner) {
   SmallVector<Value> next;
   for (Value value : inner.getBody()->getTerminator()->getOperands())
     next.push_back(mapping.lookupOrDefault(value));
+  llvm::append_range(next, tileCarried);
 
   // The tile's epilogue, at its last step, on what that step computed.
   // That step carries the placeholders on (the next step selects the next
@@ -201,7 +216,10 @@ static void flatten(scf::ForOp outer, scf::ForOp inner) {
   for (Operation *op = inner->getNextNode();
        op != outer.getBody()->getTerminator(); op = op->getNextNode())
     branch.clone(*op, mapping);
-  scf::YieldOp::create(branch, loc, placeholders);
+  SmallVector<Value> afterTile(placeholders);
+  for (Value value : outer.getBody()->getTerminator()->getOperands())
+    afterTile.push_back(mapping.lookupOrDefault(value));
+  scf::YieldOp::create(branch, loc, afterTile);
   branch = epilogue.getElseBodyBuilder();
   scf::YieldOp::create(branch, loc, next);
   scf::YieldOp::create(b, loc, epilogue.getResults());

@@ -68,18 +68,52 @@ func.func @persistent(%x: !tile.ptr<f32>, %tiles: i32, %k: i32, %programs: i32) 
 
 // -----
 
-// What the pass cannot flatten keeps its loops and says why.
-func.func @refused(%x: !tile.ptr<f32>, %n: i32) -> i32 {
+// What the loop over tiles carries (Triton's persistent matmul counts the
+// tiles of its epilogue, `tile_id_c += NUM_SMS`) the flat loop carries
+// after the K loop's values: each tile's prologue and K steps read it, its
+// epilogue changes it, and the other steps pass it on. The nest's results
+// are the flat loop's (or the fallback's). The loop over tiles' request
+// for warp specialization moves to the flat loop.
+// CHECK-LABEL: func.func @carried
+// CHECK: %[[RESULT:.*]] = scf.if %{{.*}} -> (i32) {
+// CHECK: %[[FLAT:.*]]:2 = scf.for %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}, %[[COUNT:.*]] = %[[INIT:.*]]) -> (i32, i32) : i32 {
+// CHECK: %[[AT:.*]] = arith.muli %[[COUNT]], %{{.*}} : i32
+// CHECK: %[[EPILOGUE:.*]]:2 = scf.if %{{.*}} -> (i32, i32) {
+// CHECK: %[[COUNTED:.*]] = arith.addi %[[COUNT]], %{{.*}} : i32
+// CHECK: tile.store
+// CHECK: scf.yield %{{.*}}, %[[COUNTED]] : i32, i32
+// CHECK: } else {
+// CHECK: scf.yield %{{.*}}, %[[COUNT]] : i32, i32
+// CHECK: scf.yield %[[EPILOGUE]]#0, %[[EPILOGUE]]#1 : i32, i32
+// CHECK-NEXT: } {tile.warp_specialize = true}
+// CHECK-NEXT: scf.yield %[[FLAT]]#1 : i32
+// CHECK-NEXT: } else {
+// CHECK-NEXT: %[[NEST:.*]] = scf.for
+// CHECK-NOT: tile.warp_specialize
+// CHECK: scf.yield %[[NEST]] : i32
+// CHECK: return %[[RESULT]] : i32
+func.func @carried(%x: !tile.ptr<i32>, %tiles: i32, %k: i32, %programs: i32) -> i32 {
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32
-  // expected-remark @+1 {{not flattened: it carries values from one iteration to the next}}
-  %sum = scf.for %i = %c0 to %n step %c1 iter_args(%s = %c0) -> (i32) : i32 {
-    %t = scf.for %j = %c0 to %n step %c1 iter_args(%u = %s) -> (i32) : i32 {
-      %v = arith.addi %u, %j : i32
-      scf.yield %v : i32
+  %counted = scf.for %t = %c0 to %tiles step %programs iter_args(%count = %c0) -> (i32) : i32 {
+    %at = arith.muli %count, %c1 : i32
+    %sum = scf.for %j = %c0 to %k step %c1 iter_args(%a = %at) -> (i32) : i32 {
+      %s = arith.addi %a, %j : i32
+      scf.yield %s : i32
     }
-    scf.yield %t : i32
-  } {tile.flatten}
+    %next = arith.addi %count, %programs : i32
+    tile.store %x, %sum : !tile.ptr<i32>, i32
+    scf.yield %next : i32
+  } {tile.flatten, tile.warp_specialize = true}
+  return %counted : i32
+}
+
+// -----
+
+// What the pass cannot flatten keeps its loops and says why.
+func.func @refused(%x: !tile.ptr<f32>, %n: i32) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
   // expected-remark @+1 {{not flattened: its body has no loop}}
   scf.for %i = %c0 to %n step %c1 : i32 {
     %v = arith.addi %i, %c1 : i32
@@ -108,5 +142,5 @@ func.func @refused(%x: !tile.ptr<f32>, %n: i32) -> i32 {
       scf.yield %p : tensor<16x!tile.ptr<f32>>
     }
   } {tile.flatten}
-  return %sum : i32
+  return
 }
