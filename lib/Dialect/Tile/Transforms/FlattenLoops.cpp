@@ -121,7 +121,7 @@ static void flatten(scf::ForOp outer, scf::ForOp inner) {
   Value outerTrips = getTripCount(b, outer);
   Value innerTrips = getTripCount(b, inner);
   // The flat loop would skip the epilogue of tiles whose inner loop takes
-  // no steps: those run the loops as written.
+  // no steps: those run the loop over tiles as written.
   Value innerRuns = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt,
                                           innerTrips, constant(0));
   auto choice = scf::IfOp::create(b, loc, outer.getResultTypes(), innerRuns,
@@ -155,10 +155,10 @@ static void flatten(scf::ForOp outer, scf::ForOp inner) {
                        flat.getResults().drop_front(placeholders.size()));
   flat->setAttrs(inner->getDiscardableAttrDictionary());
   // Triton's persistent matmul asks for warp specialization on the loop
-  // over tiles: the flat loop is what the pipeliner specializes; the
-  // fallback nest is left as written.
+  // over tiles: the flat loop is what the pipeliner specializes.
   if (Attribute specialize = outer->removeAttr(kWarpSpecialize))
     flat->setAttr(kWarpSpecialize, specialize);
+
   Block *body = flat.getBody();
   if (!body->empty())
     body->getTerminator()->erase();
@@ -223,6 +223,12 @@ static void flatten(scf::ForOp outer, scf::ForOp inner) {
   branch = epilogue.getElseBodyBuilder();
   scf::YieldOp::create(branch, loc, next);
   scf::YieldOp::create(b, loc, epilogue.getResults());
+
+  // The fallback runs where the inner loop takes no steps: its results
+  // are what it starts from. (Kept, it would be pipelined for nothing,
+  // its slots taking shared memory beside the flat loop's.)
+  inner.replaceAllUsesWith(inner.getInitArgs());
+  inner.erase();
 }
 
 namespace {

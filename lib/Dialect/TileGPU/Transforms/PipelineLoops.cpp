@@ -107,9 +107,19 @@ getBlockLoadTensorMap(tile::BlockLoadOp load, scf::ForOp loop,
     return failure();
   }
   tile::MakeBlockPtrOp origin = getBlockPtrOrigin(load.getBlockPtr());
-  if (!origin || loop->isAncestor(origin)) {
-    whyNot = "its block pointer does not come from a tile.make_block_ptr "
-             "before the loop, advanced by the loop";
+  if (!origin) {
+    whyNot = "its block pointer does not come from a tile.make_block_ptr, "
+             "advanced by the loop or made in it";
+    return failure();
+  }
+  // A block pointer made in the loop (a descriptor's load in a flattened
+  // persistent loop, at offsets of the step's tile) is made again ahead,
+  // with the rest of stage 0: the map needs only its tensor to stay.
+  if (loop->isAncestor(origin) &&
+      !llvm::all_of(llvm::concat<Value>(ValueRange(origin.getBase()),
+                                        origin.getShape(), origin.getStrides()),
+                    [&](Value v) { return loop.isDefinedOutsideOfLoop(v); })) {
+    whyNot = "the tensor its block pointer describes changes in the loop";
     return failure();
   }
   return getTensorMap(origin, load.getType(), axisInfo, whyNot);

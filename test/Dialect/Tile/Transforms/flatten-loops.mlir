@@ -8,8 +8,9 @@
 // tile f / K: the offset is computed again, the accumulator starts from
 // its initial value at K step 0, and the store runs at the last K step,
 // which carries a placeholder on. Where the K loop takes no steps, the
-// loops run as written (without the attribute). The trip count the inner
-// loop's bounds need moves before the nest.
+// loop over tiles runs as written (without the attribute), its K loop
+// replaced by its initial values. The trip count the inner loop's bounds
+// need moves before the nest.
 // CHECK-LABEL: func.func @persistent
 // CHECK-SAME: (%[[X:.*]]: !tile.ptr<f32>, %[[TILES:.*]]: i32, %[[K:.*]]: i32, %[[PROGRAMS:.*]]: i32)
 // CHECK: %[[KTRIPS:.*]] = arith.divsi %[[K]], %{{.*}} : i32
@@ -36,8 +37,8 @@
 // CHECK: } {tile.num_stages = 3 : i64}
 // CHECK: } else {
 // CHECK: scf.for
-// CHECK: scf.for
-// CHECK: tile.store
+// CHECK-NOT: scf.for
+// CHECK: tile.store %{{.*}}, %[[ZERO:.*]] :
 // CHECK-NOT: tile.flatten
 // CHECK: return
 func.func @persistent(%x: !tile.ptr<f32>, %tiles: i32, %k: i32, %programs: i32) {

@@ -138,9 +138,14 @@ def TileFlattenLoopsPass : Pass<"tile-flatten-loops", "mlir::ModuleOp"> {
     so only for the steps that run), starts the carried values from the
     inner loop's initial values where the inner step is 0 (`arith.select`),
     runs the inner body, and runs the epilogue under an `scf.if` at the
-    last inner step. Where the inner loop has no steps at run time the
-    original loops run instead (the epilogue still runs once per tile).
-    The new loop takes the inner loop's attributes (its `num_stages`).
+    last inner step. What the outer loop carries (Triton's persistent
+    matmul counts its epilogue's tiles) the new loop carries after the
+    inner loop's values, changed by each epilogue. Where the inner loop
+    has no steps at run time the outer loop runs instead, as written but
+    for its inner loop, whose results are its initial values there (the
+    epilogue still runs once per tile). The new loop takes the inner
+    loop's attributes (its `num_stages`) and the outer loop's
+    `tile.warp_specialize`.
     A loop the pass cannot flatten keeps its form, with a remark that says
     why.
   }];
