@@ -55,6 +55,24 @@ def _descriptors(m: int, n: int, k: int, block_m: int, block_n: int,
                 ("c_desc", (m, n), (block_m, block_n)))}
 
 
+def _tma_persistent(warp_specialize: bool) -> Case:
+    """Triton's persistent TMA matmul at 4096^3 with its Hopper blocks, B
+    K-major; its tile loop flattened, warp-specialized or not."""
+    from kiln.tensor_descriptor import TensorDescriptor
+    base, size = f16(), 4096
+    return Case(
+        "matmul_tma_persistent", "matmul_kernel_tma_persistent",
+        lambda: {name: TensorDescriptor(base, (size, size), [size, 1], block)
+                 for name, block in (("a_desc", (128, 64)),
+                                     ("b_desc", (256, 64)),
+                                     ("c_desc", (128, 256)))}
+        | {"M": size, "N": size, "K": size},
+        {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 256, "BLOCK_SIZE_K": 64,
+         "GROUP_SIZE_M": 8, "EPILOGUE_SUBTILE": False, "NUM_SMS": 132,
+         "WARP_SPECIALIZE": warp_specialize},
+        num_warps=8, num_stages=3)
+
+
 def _attention(stage: int, head_dim: int) -> Case:
     n_ctx, heads = 4096, 32
     row = heads * n_ctx * head_dim
@@ -157,6 +175,8 @@ CASES: dict[str, Case] = {
     "matmul_persistent": _gemm("matmul_persistent",
                                "matmul_kernel_persistent", f16, f16,
                                (128, 256, 64), NUM_SMS=132),
+    "matmul_tma_persistent": _tma_persistent(False),
+    "matmul_tma_persistent_ws": _tma_persistent(True),
     "matmul_leaky_relu": _matmul("leaky_relu"),
     # No case for matmul_block_ptr.py: Triton 3.9 has no peer for it
     # ("Block pointers have been removed in favor of the tensor

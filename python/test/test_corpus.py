@@ -221,6 +221,25 @@ def test_matmul_host_descriptor(target, m, n, k):
           atol=2e-2, rtol=2e-2)
 
 
+@pytest.mark.parametrize("epilogue_subtile", [False, True])
+@pytest.mark.parametrize("warp_specialize", [False, True])
+@pytest.mark.parametrize("m, n, k, programs", [(200, 72, 96, 3),
+                                               (33, 70, 48, 2)])
+def test_matmul_tma_persistent(target, m, n, k, programs, epilogue_subtile,
+                               warp_specialize):
+    """Triton's persistent TMA matmul: fewer programs than tiles walk them
+    in a flattened loop, the epilogue finding its tile from the counter
+    the loop carries; B K-major; C stored whole or in two halves."""
+    if n * 2 % 16:
+        not_in_triton(target, "a descriptor's strides are 16-byte aligned")
+    module = corpus("matmul_tma_persistent")
+    a, b = normal(m, k, dtype=np.float16), normal(n, k, dtype=np.float16)
+    check(module.matmul(a, b, 32, 32, 16, num_sms=programs,
+                        epilogue_subtile=epilogue_subtile,
+                        warp_specialize=warp_specialize),
+          module.reference(a, b), atol=2e-2, rtol=2e-2)
+
+
 @pytest.mark.parametrize("group_size_m", [None, 4])
 def test_layer_norm_backward(target, group_size_m):
     """Tutorial 05's backward: dx per row, dw and db summed through the

@@ -164,7 +164,7 @@ kiln::gpu::compileForGPU(ModuleOp module, const GPUCompileOptions &options) {
   binary.threadsPerBlock = options.numWarps * 32;
   module.walk([&](LLVM::LLVMFuncOp kernel) {
     if (auto threads = kernel->getAttrOfType<DenseI32ArrayAttr>(
-            NVVM::NVVMDialect::getReqntidAttrName()))
+            NVVM::NVVMDialect::getMaxntidAttrName()))
       binary.threadsPerBlock = threads[0];
   });
   module.walk([&](mlir::gpu::GPUModuleOp kernels) {

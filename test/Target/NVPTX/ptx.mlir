@@ -6,12 +6,12 @@
 // RUN: %if ptxas %{ kiln-translate %s --chip=sm_90a | %ptxas -arch=sm_90a %}
 
 // Without --ptx-version, a chip gets the lowest PTX version that supports
-// it.
+// it and the instructions Kiln emits for it (sm_90's TMA copies need 8.0).
 // SM80: .version 7.0
 // SM80-NEXT: .target sm_80
 // SM90A: .version 8.0
 // SM90A-NEXT: .target sm_90a
-// SM90: .version 7.8
+// SM90: .version 8.0
 // SM90-NEXT: .target sm_90
 // PTX80: .version 8.0
 // PTX80-NEXT: .target sm_80
