@@ -73,13 +73,16 @@ PY
 
 cp -r "$root/python/kiln" "$bundle/python/"
 # The GPU tests and the modules they take helpers from
-# (test_kernel_semantics.py, test_jit.py, attention_reference.py).
+# (test_kernel_semantics.py, test_jit.py, attention_reference.py,
+# test_compiler_remarks.py).
 cp "$root/python/test/conftest.py" "$root/python/test/test_example_kernels.py" \
    "$root/python/test/test_gpu.py" "$root/python/test/test_kernel_semantics.py" \
    "$root/python/test/test_autotune.py" "$root/python/test/test_cuda.py" \
    "$root/python/test/test_jit.py" "$root/python/test/test_k_major_operands.py" \
    "$root/python/test/test_ops_attention.py" \
    "$root/python/test/test_fuse_on_device.py" \
+   "$root/python/test/test_warp_specialize.py" \
+   "$root/python/test/test_compiler_remarks.py" \
    "$root/python/test/attention_reference.py" "$bundle/python/test/"
 cp -r "$root/docs/examples" "$root/docs/tutorials" "$bundle/docs/"
 mkdir -p "$bundle/test/tools/kiln-run"

@@ -109,6 +109,26 @@ def _descriptor_matmul(torch, case: str) -> Launch:
                                blocks["BLOCK_N"], blocks["BLOCK_K"]))))
 
 
+def _tma_persistent(torch, case: str) -> Launch:
+    """Triton's persistent TMA matmul at 4096^3, B K-major, a program per
+    SM (the case's NUM_SMS), warp-specialized or not."""
+    size = 4096
+    a = torch.randn(size, size, dtype=torch.float16, device="cuda")
+    b = torch.randn(size, size, dtype=torch.float16, device="cuda")
+    c = torch.empty(size, size, dtype=torch.float16, device="cuda")
+    blocks = CASES[case].constexprs
+    return Launch(
+        {"M": size, "N": size, "K": size}, (blocks["NUM_SMS"],), ("c_desc",),
+        lambda: a @ b.T, ("TFLOP/s", 2 * size ** 3), tolerance=0.05,
+        written={"c_desc": c},
+        describe=lambda module: dict(zip(
+            ("a_desc", "b_desc", "c_desc"),
+            module.descriptors(a, b, c, blocks["BLOCK_SIZE_M"],
+                               blocks["BLOCK_SIZE_N"],
+                               blocks["BLOCK_SIZE_K"],
+                               blocks["EPILOGUE_SUBTILE"]))))
+
+
 def _split_k(torch) -> Launch:
     """A decode shape's matmul, C accumulated by atomics (zeroed before
     each compiler's checked launch; the timed ones keep adding)."""
@@ -362,6 +382,8 @@ def make_launch(torch, case: str) -> Launch:
         return _matmul(torch, case, CASES[case].constexprs.get("ACTIVATION"))
     if case in ("matmul_descriptor", "matmul_host_descriptor"):
         return _descriptor_matmul(torch, case)
+    if case.startswith("matmul_tma_persistent"):
+        return _tma_persistent(torch, case)
     if case == "grouped_gemm":
         return _grouped_gemm(torch)
     if case == "matmul_split_k":
