@@ -120,11 +120,12 @@ NVVM::WGMMATypes getWgmmaType(Type element) {
   return NVVM::WGMMATypes::s8;
 }
 
-/// `wgmma.wait_group.sync.aligned 0` that takes and gives back `registers`
-/// (all f32 or all i32), tied: a use of the result cannot move above the
-/// wait.
+/// `wgmma.wait_group.sync.aligned pending` that takes and gives back
+/// `registers` (all f32 or all i32), tied: a use of the result cannot move
+/// above the wait.
 SmallVector<Value> waitForRegisters(OpBuilder &b, Location loc,
-                                    ArrayRef<Value> registers) {
+                                    ArrayRef<Value> registers,
+                                    int64_t pending) {
   int64_t count = registers.size();
   Type type = registers.front().getType();
   std::string output = type.isF32() ? "=f" : "=r", constraints;
@@ -135,7 +136,8 @@ SmallVector<Value> waitForRegisters(OpBuilder &b, Location loc,
   Type result = LLVM::LLVMStructType::getLiteral(
       b.getContext(), SmallVector<Type>(count, type));
   auto wait = LLVM::InlineAsmOp::create(
-      b, loc, result, registers, "wgmma.wait_group.sync.aligned 0;",
+      b, loc, result, registers,
+      "wgmma.wait_group.sync.aligned " + std::to_string(pending) + ";",
       constraints, /*has_side_effects=*/true, /*is_align_stack=*/false,
       LLVM::tailcallkind::TailCallKind::None, LLVM::AsmDialectAttr(),
       ArrayAttr());
@@ -274,9 +276,29 @@ struct WarpgroupDotLowering : OpConversionPattern<tilegpu::WarpgroupDotOp> {
     }
     NVVM::WgmmaGroupSyncAlignedOp::create(rewriter, loc);
     rewriter.replaceOp(
-        op, fromRegisters(rewriter, loc,
-                          cast<VectorType>(adaptor.getAcc().getType()),
-                          waitForRegisters(rewriter, loc, acc)));
+        op, fromRegisters(
+                rewriter, loc, cast<VectorType>(adaptor.getAcc().getType()),
+                waitForRegisters(rewriter, loc, acc, op.getAsync() ? 1 : 0)));
+    return success();
+  }
+};
+
+struct WarpgroupWaitLowering : OpConversionPattern<tilegpu::WarpgroupWaitOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(tilegpu::WarpgroupWaitOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto type = cast<VectorType>(adaptor.getValue().getType());
+    SmallVector<Value> registers;
+    for (int64_t reg = 0, e = getNumRegisters(op.getValue().getType()); reg < e;
+         ++reg)
+      registers.push_back(
+          extractRegister(rewriter, loc, adaptor.getValue(), reg));
+    rewriter.replaceOp(
+        op, fromRegisters(rewriter, loc, type,
+                          waitForRegisters(rewriter, loc, registers, 0)));
     return success();
   }
 };
@@ -301,6 +323,6 @@ struct FenceAsyncSharedLowering
 
 void kiln::tiletogpu::populateWarpgroupDotOpToGPUPatterns(
     const TypeConverter &converter, RewritePatternSet &patterns) {
-  patterns.add<WarpgroupDotLowering, FenceAsyncSharedLowering>(
-      converter, patterns.getContext());
+  patterns.add<WarpgroupDotLowering, WarpgroupWaitLowering,
+               FenceAsyncSharedLowering>(converter, patterns.getContext());
 }

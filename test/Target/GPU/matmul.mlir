@@ -70,23 +70,28 @@
 
 // On sm_90a the four warps are one warpgroup along M and the same
 // pipeline feeds wgmma: each iteration waits for its slot's copies, fences
-// them into the async proxy and meets the others at the barrier, starts
-// the copies two steps ahead, then multiplies its 64x64 block straight
-// from the swizzled slots (A K-major, B N-major: the last operand, tnsp-b,
-// is 1), one m64n64k16 per K step, and waits for the products before the
-// next iteration may overwrite the slots.
+// them into the async proxy and meets the others at the barrier, then
+// multiplies its 64x64 block straight from the swizzled slots (A K-major,
+// B N-major: the last operand, tnsp-b, is 1), one m64n64k16 per K step,
+// and leaves them running: it waits only for the previous iteration's
+// products, and once every warp has (the second barrier) starts the
+// copies two steps ahead into the slots those read. After the loop, the
+// last products are waited for.
 // WGMMA: .shared .align 1024 .b8 __kiln_shared[{{[0-9]+}}];
 // WGMMA: cp.async.wait_group 1;
 // WGMMA-NEXT: fence.proxy.async.shared::cta;
 // WGMMA-NEXT: bar.sync
-// WGMMA-COUNT-4: cp.async.cg.shared.global
-// WGMMA: cp.async.commit_group;
+// WGMMA-NOT: cp.async.cg.shared.global
 // WGMMA: wgmma.fence.sync.aligned;
 // WGMMA-NOT: ldmatrix
 // WGMMA: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {{[{].*[}]}}, %rd{{[0-9]+}}, %rd{{[0-9]+}}, p, 1, 1, 0, 1;
 // WGMMA: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {{.*}}, p, 1, 1, 0, 1;
 // WGMMA-NOT: wgmma.mma_async
 // WGMMA: wgmma.commit_group.sync.aligned;
+// WGMMA: wgmma.wait_group.sync.aligned 1;
+// WGMMA: bar.sync
+// WGMMA-COUNT-4: cp.async.cg.shared.global
+// WGMMA: cp.async.commit_group;
 // WGMMA: wgmma.wait_group.sync.aligned 0;
 // WGMMA-NOT: mma.sync
 // WGMMA: cp.async.wait_group 0;

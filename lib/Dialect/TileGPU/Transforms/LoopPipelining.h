@@ -90,6 +90,19 @@ bool useWarpgroupDots(
     const llvm::DenseMap<mlir::Value, mlir::RankedTensorType> &stagedTypes,
     StagedOperands &staged, llvm::DenseSet<mlir::Operation *> &explained);
 
+/// The dot of `loop` whose wgmma may run on while the next iteration
+/// waits for its slots: the loop's only dot, accumulating for wgmma into
+/// a value the loop carries and yielding nothing else (a K loop), B and
+/// A from loads `plan` stages (A may also be a tile the loop does not
+/// change), neither 8-bit; null where there is none.
+tile::DotOp getOverlappableDot(mlir::scf::ForOp loop, const LoopPlan &plan);
+
+/// Makes the only tilegpu.warpgroup_dot of the pipelined `loop` (one
+/// getOverlappableDot found) `async`, and waits for it after the loop:
+/// its result there becomes a tilegpu.warpgroup_wait's. Returns the wait,
+/// or null where `loop` has no single warpgroup dot.
+WarpgroupWaitOp overlapDot(mlir::scf::ForOp loop);
+
 /// The shared buffers of `plan`'s loads, allocated at `b`, with the
 /// transposed views of those some dots read transposed (null where none
 /// does); `stagedTypes` gets each buffer's load type.

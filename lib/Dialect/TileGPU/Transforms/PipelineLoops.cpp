@@ -609,12 +609,66 @@ void pipelining::allocateSlots(OpBuilder &b, Location loc, LoopPlan &plan,
   }
 }
 
+tile::DotOp pipelining::getOverlappableDot(scf::ForOp loop,
+                                           const LoopPlan &plan) {
+  auto dots = loop.getBody()->getOps<tile::DotOp>();
+  if (!llvm::hasSingleElement(dots))
+    return {};
+  tile::DotOp dot = *dots.begin();
+  auto acc = dyn_cast<BlockArgument>(dot.getAcc());
+  if (!hasWarpgroupAccumulator(dot) || !acc ||
+      acc.getOwner() != loop.getBody() || acc == loop.getInductionVar() ||
+      !dot->hasOneUse())
+    return {};
+  OpOperand &use = *dot->getUses().begin();
+  if (!isa<scf::YieldOp>(use.getOwner()) ||
+      use.getOperandNumber() + 1 != acc.getArgNumber())
+    return {};
+  bool nested = false;
+  loop.getBody()->walk([&](Operation *op) {
+    nested |= op->getBlock() != loop.getBody() &&
+              isa<tile::DotOp, WarpgroupDotOp>(op);
+  });
+  // A running wgmma still reads its operands: each must come from a slot
+  // the loop does not write until the next barrier, or from registers it
+  // does not change. 8-bit operands may be transposed into a buffer of
+  // their own at each step.
+  auto staged = [&](Value operand) {
+    return llvm::any_of(plan.loads, [&](const StagedLoad &load) {
+      return llvm::is_contained(load.converts, operand.getDefiningOp()) ||
+             llvm::is_contained(load.transposedConverts,
+                                operand.getDefiningOp());
+    });
+  };
+  bool eightBit =
+      getElementTypeOrSelf(dot.getB().getType()).getIntOrFloatBitWidth() == 8;
+  if (nested || eightBit || !staged(dot.getB()) ||
+      !(staged(dot.getA()) || loop.isDefinedOutsideOfLoop(dot.getA())))
+    return {};
+  return dot;
+}
+
+WarpgroupWaitOp pipelining::overlapDot(scf::ForOp loop) {
+  auto dots = loop.getBody()->getOps<WarpgroupDotOp>();
+  if (!llvm::hasSingleElement(dots))
+    return {};
+  WarpgroupDotOp dot = *dots.begin();
+  dot.setAsync(true);
+  OpResult result = loop.getTiedLoopResult(cast<BlockArgument>(dot.getAcc()));
+  OpBuilder b(loop->getContext());
+  b.setInsertionPointAfter(loop);
+  auto done =
+      WarpgroupWaitOp::create(b, loop.getLoc(), result.getType(), result);
+  result.replaceAllUsesExcept(done.getResult(), done);
+  return done;
+}
+
 /// Pipelines `loop` as `plan` says, `stages` slots per staged load;
 /// `spareBytes` of the shared memory the slots may take are left over.
 /// Dots left on mma.sync with a remark of their own join `explained`.
 /// Returns the pipelined loop.
 static scf::ForOp pipelineLoop(scf::ForOp loop, LoopPlan &plan, int64_t stages,
-                               int64_t spareBytes,
+                               int64_t spareBytes, bool overlap,
                                StagedOperands &stagedOperands,
                                DenseSet<Operation *> &explained) {
   Location loc = loop.getLoc();
@@ -682,7 +736,11 @@ static scf::ForOp pipelineLoop(scf::ForOp loop, LoopPlan &plan, int64_t stages,
   AsyncWaitOp wait;
   if (asyncCopies)
     wait = AsyncWaitOp::create(b, loc, stages - 2);
-  auto barrier = gpu::BarrierOp::create(b, loc);
+  // The copies' slots are read after a barrier, where cp.async wrote them
+  // (each thread waited for its own copies only).
+  gpu::BarrierOp barrier;
+  if (asyncCopies || !overlap)
+    barrier = gpu::BarrierOp::create(b, loc);
   if (barriers) {
     // Slot j % stages is in its (j / stages)-th use.
     Value phase = arith::RemUIOp::create(
@@ -696,8 +754,9 @@ static scf::ForOp pipelineLoop(scf::ForOp loop, LoopPlan &plan, int64_t stages,
     ahead.map(arg, body->getArgument(arg.getArgNumber()));
   Value aheadIv = arith::AddIOp::create(
       b, loc, iv, arith::MulIOp::create(b, loc, step, constant(stages - 1)));
-  emitStage0(b, loc, plan, buffers, barriers, aheadIv, upper, nextSlot, loop,
-             ahead);
+  if (!overlap)
+    emitStage0(b, loc, plan, buffers, barriers, aheadIv, upper, nextSlot, loop,
+               ahead);
 
   // Stage 1: the rest of the body, reading its slots.
   IRMapping current;
@@ -741,6 +800,13 @@ static scf::ForOp pipelineLoop(scf::ForOp loop, LoopPlan &plan, int64_t stages,
     if (!staged && (!plan.stage0.contains(&op) || plan.shared.contains(&op)))
       b.clone(op, current);
   }
+  // An overlapped dot leaves its wgmma running and waits for the previous
+  // iteration's: past the barrier, no warp reads the slot the copies fill.
+  if (overlap) {
+    gpu::BarrierOp::create(b, loc);
+    emitStage0(b, loc, plan, buffers, barriers, aheadIv, upper, nextSlot, loop,
+               ahead);
+  }
   SmallVector<Value> yielded;
   for (auto [i, value] : llvm::enumerate(yield.getOperands())) {
     bool isStage0 = llvm::is_contained(plan.stage0Args,
@@ -752,9 +818,9 @@ static scf::ForOp pipelineLoop(scf::ForOp loop, LoopPlan &plan, int64_t stages,
     yielded.push_back(
         current.lookupOrDefault(yield.getOperand(arg.getArgNumber() - 1)));
   scf::YieldOp::create(b, loc, yielded);
-  if (useWarpgroupDots(pipelined, spareBytes, stagedTypes, stagedOperands,
-                       explained) &&
-      asyncCopies) {
+  bool warpgroupDots = useWarpgroupDots(pipelined, spareBytes, stagedTypes,
+                                        stagedOperands, explained);
+  if (warpgroupDots && asyncCopies) {
     // wgmma reads the slots through the async proxy, which TMA writes
     // them through too; cp.async writes them through the generic one.
     b.setInsertionPoint(barrier);
@@ -771,6 +837,8 @@ static scf::ForOp pipelineLoop(scf::ForOp loop, LoopPlan &plan, int64_t stages,
     results[arg.getArgNumber() - 1] = pipelined.getResult(numResults + i);
   loop.replaceAllUsesWith(results);
   loop.erase();
+  if (warpgroupDots && overlap)
+    overlapDot(pipelined);
   return pipelined;
 }
 
@@ -899,6 +967,7 @@ void TilePipelineLoopsPass::runOnOperation() {
       notSpecialized(whyNotSpecialized);
     }
     pipelinedLoops.insert(pipelineLoop(loop, *plan, stages, spareBytes,
+                                       bool(getOverlappableDot(loop, *plan)),
                                        stagedOperands, explained));
   }
   getOperation().walk([&](tile::DotOp dot) {

@@ -170,6 +170,7 @@ FailureOr<scf::ForOp> pipelining::warpSpecializeLoop(
       getProducerSlice(loop, plan, *ifs, kernel, whyNot);
   if (failed(slice))
     return failure();
+  bool overlap = bool(getOverlappableDot(loop, plan));
 
   // Before the warps part: the slots and their mbarriers, which both
   // sides use, initialized while all of the block's threads are there.
@@ -252,7 +253,6 @@ FailureOr<scf::ForOp> pipelining::warpSpecializeLoop(
   auto [current, currentSlot, currentParity] =
       getSlotAndParity(b, loc, loop.getInductionVar(), loop.getLowerBound(),
                        loop.getStep(), stages);
-  (void)current;
   BarrierWaitOp::create(b, loc, full, currentSlot, currentParity);
   for (auto [staged, buffer, view] : llvm::zip(plan.loads, buffers, views)) {
     for (ConvertLayoutOp convert : staged.converts) {
@@ -275,6 +275,48 @@ FailureOr<scf::ForOp> pipelining::warpSpecializeLoop(
   }
   loop->removeAttr("tile.num_stages");
   useWarpgroupDots(loop, spareBytes, stagedTypes, stagedOperands, explained);
+  if (WarpgroupWaitOp done = overlap ? overlapDot(loop) : WarpgroupWaitOp()) {
+    // The dot's wgmma runs on; its wait is for the previous iteration's,
+    // whose slot is then empty. The last slot is, once the wait after the
+    // loop is done.
+    auto constant = [&](int64_t v) {
+      return arith::ConstantIntOp::create(b, loc, v, 32);
+    };
+    b.setInsertionPointAfter(*loop.getBody()->getOps<WarpgroupDotOp>().begin());
+    auto previous = scf::IfOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, current,
+                              constant(0)),
+        /*withElse=*/false);
+    b.setInsertionPoint(previous.thenBlock()->getTerminator());
+    BarrierArriveOp::create(
+        b, loc, empty,
+        arith::RemUIOp::create(
+            b, loc,
+            arith::AddIOp::create(b, loc, current, constant(stages - 1)),
+            constant(stages)));
+    b.setInsertionPointAfter(done);
+    Value span = arith::SubIOp::create(b, loc, loop.getUpperBound(),
+                                       loop.getLowerBound());
+    Value trips = arith::DivSIOp::create(
+        b, loc,
+        arith::AddIOp::create(
+            b, loc, span,
+            arith::SubIOp::create(b, loc, loop.getStep(), constant(1))),
+        loop.getStep());
+    auto last = scf::IfOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, span,
+                              constant(0)),
+        /*withElse=*/false);
+    b.setInsertionPoint(last.thenBlock()->getTerminator());
+    BarrierArriveOp::create(
+        b, loc, empty,
+        arith::RemUIOp::create(
+            b, loc, arith::SubIOp::create(b, loc, trips, constant(1)),
+            constant(stages)));
+    return loop;
+  }
   // The slot is empty once the last op that reads it has (a wgmma waits
   // for its reads): what follows, such as a flattened loop's epilogue,
   // runs while the producer refills it.

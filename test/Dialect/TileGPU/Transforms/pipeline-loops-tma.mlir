@@ -24,17 +24,24 @@
 // CHECK:   %[[SLOT:.*]] = arith.remui %[[INDEX]]
 // CHECK:   %[[NEXT:.*]] = arith.remui
 // No cp.async to wait for, nor to fence for wgmma: TMA writes through the
-// async proxy that wgmma reads.
+// async proxy that wgmma reads. The loop's one dot, a K loop's, leaves its
+// wgmma running (async): the iteration waits for its slot's phase, issues
+// the dot, and, past a barrier (every warp has waited for the previous
+// iteration's wgmma), starts the copies into the slot that one read. The
+// loop's result is waited for after it.
 // CHECK-NOT: tilegpu.async_wait
 // CHECK-NOT: tilegpu.fence_async_shared
-// CHECK:   gpu.barrier
+// CHECK-NOT: gpu.barrier
 // CHECK:   %[[USE:.*]] = arith.divui %[[INDEX]], %{{.*}}
 // CHECK:   %[[PHASE:.*]] = arith.remui %[[USE]]
 // CHECK:   tilegpu.barrier_wait %[[BARS]][%[[SLOT]]], %[[PHASE]]
+// CHECK:   %[[D:.*]] = tilegpu.warpgroup_dot %[[ABUF]][%[[SLOT]]], %[[BBUF]][%[[SLOT]]], %[[ACC]] {async}
+// CHECK:   gpu.barrier
 // CHECK:   tilegpu.barrier_expect %[[BARS]][%[[NEXT]]], 32768 if %[[VALID:.*]] :
 // CHECK:   tilegpu.tensor_map_copy %[[AMAP]], %[[AP]] into %[[ABUF]][%[[NEXT]]], %[[BARS]] if %[[VALID]]
 // CHECK:   tilegpu.tensor_map_copy %[[BMAP]], %[[BP]] into %[[BBUF]][%[[NEXT]]], %[[BARS]] if %[[VALID]]
-// CHECK:   tilegpu.warpgroup_dot %[[ABUF]][%[[SLOT]]], %[[BBUF]][%[[SLOT]]], %[[ACC]]
+// CHECK:   scf.yield %[[D]],
+// CHECK: %[[DONE:.*]] = tilegpu.warpgroup_wait %[[LOOP:.*]]#0
 // CHECK-NOT: tile.block_load
 // CHECK-NOT: tilegpu.async_wait
 

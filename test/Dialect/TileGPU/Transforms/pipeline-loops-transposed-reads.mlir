@@ -100,8 +100,10 @@ func.func @read_transposed(%a: !tile.ptr<f16> {tile.divisibility = 16 : i64},
 // CHECK: scf.for
 // CHECK-NOT: tilegpu.local_load
 // CHECK-NOT: tile.trans
-// CHECK: tilegpu.warpgroup_dot %{{.*}}, %[[XT]][%{{.*}}], %{{.*}} : memref<1x64x64xf16, 3>, memref<3x64x32xf16, strided<[2048, 1, 64]>, 3>
-// CHECK-NEXT: scf.yield
+// CHECK: tilegpu.warpgroup_dot %{{.*}}, %[[XT]][%{{.*}}], %{{.*}} {async} : memref<1x64x64xf16, 3>, memref<3x64x32xf16, strided<[2048, 1, 64]>, 3>
+// CHECK-NEXT: gpu.barrier
+// CHECK-NOT: tilegpu.local_load
+// CHECK: scf.yield
 func.func @only_transposed(%b: !tile.ptr<f16> {tile.divisibility = 16 : i64},
                            %x: !tile.ptr<f16> {tile.divisibility = 16 : i64},
                            %o: !tile.ptr<f32> {tile.divisibility = 16 : i64},

@@ -75,6 +75,50 @@ func.func @matmul(%a: !tile.ptr<f16> {tile.divisibility = 16 : i64}, %b: !tile.p
 
 // -----
 
+// A K loop (its dot only accumulates): the consumers leave each wgmma
+// running, and the dot's wait, for the previous iteration's wgmma, empties
+// that iteration's slot; after the loop, the last wgmma is waited for and
+// the last slot emptied, which the producer's last waits count on.
+// CHECK-LABEL: func.func @k_loop
+// CHECK: tilegpu.init_barriers %[[EMPTY:.*]] {count = 256 : i32}
+// CHECK: tilegpu.warp_specialize
+// CHECK: %[[LOOP:.*]]:3 = scf.for %{{.*}} = %[[LOWER:.*]] to %[[STEPS:.*]] step %[[STEP:[^ ]*]] iter_args
+// CHECK:   %[[INDEX:.*]] = arith.divui
+// CHECK:   %[[D:.*]] = tilegpu.warpgroup_dot %{{.*}} {async}
+// CHECK:   %[[FIRST:.*]] = arith.cmpi ugt, %[[INDEX]], %{{.*}} : i32
+// CHECK-NEXT: scf.if %[[FIRST]] {
+// CHECK:     %[[PREVIOUS:.*]] = arith.remui
+// CHECK-NEXT: tilegpu.barrier_arrive %[[EMPTY]][%[[PREVIOUS]]]
+// CHECK:   scf.yield %[[D]],
+// CHECK: %[[DONE:.*]] = tilegpu.warpgroup_wait %[[LOOP]]#0
+// CHECK: %[[SPAN:.*]] = arith.subi %[[STEPS]], %[[LOWER]] : i32
+// CHECK: %[[RAN:.*]] = arith.cmpi sgt, %[[SPAN]], %{{.*}} : i32
+// CHECK: scf.if %[[RAN]] {
+// CHECK:   %[[LAST:.*]] = arith.remui
+// CHECK-NEXT: tilegpu.barrier_arrive %[[EMPTY]][%[[LAST]]]
+// CHECK: return %[[DONE]]
+func.func @k_loop(%a: !tile.ptr<f16> {tile.divisibility = 16 : i64}, %b: !tile.ptr<f16> {tile.divisibility = 16 : i64}, %n: i64 {tile.divisibility = 16 : i64}, %steps: i32) -> tensor<128x128xf32> {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c64 = arith.constant 64 : i32
+  %one = arith.constant 1 : i64
+  %ap0 = tile.make_block_ptr %a, [%n, %n], [%n, %one], [%c0, %c0] {order = array<i32: 1, 0>} : !tile.ptr<f16> -> !tile.block_ptr<128x64xf16>
+  %bp0 = tile.make_block_ptr %b, [%n, %n], [%n, %one], [%c0, %c0] {order = array<i32: 1, 0>} : !tile.ptr<f16> -> !tile.block_ptr<64x128xf16>
+  %zero = arith.constant 0.0 : f32
+  %acc0 = tile.splat %zero : f32 -> tensor<128x128xf32>
+  %acc, %ap, %bp = scf.for %i = %c0 to %steps step %c1 iter_args(%acc_i = %acc0, %ap_i = %ap0, %bp_i = %bp0) -> (tensor<128x128xf32>, !tile.block_ptr<128x64xf16>, !tile.block_ptr<64x128xf16>) : i32 {
+    %x = tile.block_load %ap_i : !tile.block_ptr<128x64xf16> -> tensor<128x64xf16>
+    %y = tile.block_load %bp_i : !tile.block_ptr<64x128xf16> -> tensor<64x128xf16>
+    %d = tile.dot %x, %y, %acc_i : tensor<128x64xf16>, tensor<64x128xf16> -> tensor<128x128xf32>
+    %ap_n = tile.advance %ap_i, [%c0, %c64] : !tile.block_ptr<128x64xf16>
+    %bp_n = tile.advance %bp_i, [%c64, %c0] : !tile.block_ptr<64x128xf16>
+    scf.yield %d, %ap_n, %bp_n : tensor<128x128xf32>, !tile.block_ptr<128x64xf16>, !tile.block_ptr<64x128xf16>
+  } {tile.warp_specialize = true}
+  return %acc : tensor<128x128xf32>
+}
+
+// -----
+
 // A loop in `scf.if`s (a flattened loop and its fallback): the producer
 // runs its copies under the same conditions, computed again, negated
 // where the loop is in an `else`.

@@ -186,6 +186,13 @@ def TileGPU_WarpgroupDotOp
     matrix descriptors, and waits for them before the result is used. The
     caller makes the slots' writes visible to the async proxy
     (`tilegpu.fence_async_shared`, then a barrier).
+
+    With `async`, the wait leaves this dot's wgmma running and waits only
+    for those issued before it: the result is still being written, and
+    may only be the accumulator of a later dot or the operand of a
+    `tilegpu.warpgroup_wait` (carried by loops to them). A pipelined K
+    loop runs so, the next step's copies issued while this step's wgmma
+    runs.
     ```mlir
     %d = tilegpu.warpgroup_dot %a[%slot], %b[%slot], %acc
         : memref<3x128x64xbf16, 3>, memref<3x64x128xbf16, 3>,
@@ -198,7 +205,7 @@ def TileGPU_WarpgroupDotOp
   let arguments = (ins AnyTypeOf<[TileGPU_SharedBuffer, AnyRankedTensor]>:$a,
                        Optional<I32>:$aSlot,
                        TileGPU_SharedBuffer:$b, I32:$bSlot,
-                       Tile_TileOf<[F32, I32]>:$acc);
+                       Tile_TileOf<[F32, I32]>:$acc, UnitAttr:$async);
   let results = (outs Tile_TileOf<[F32, I32]>:$result);
   let assemblyFormat = [{
     $a (`[` $aSlot^ `]`)? `,` $b `[` $bSlot `]` `,` $acc attr-dict `:`
@@ -213,6 +220,22 @@ def TileGPU_WarpgroupDotOp
     }
   }];
   let hasVerifier = 1;
+}
+
+def TileGPU_WarpgroupWaitOp
+    : TileGPU_Op<"warpgroup_wait", [AllTypesMatch<["value", "result"]>]> {
+  let summary = "Wait for every wgmma in flight; the result may then be read";
+  let description = [{
+    The accumulator of `async` warpgroup dots, once all of them have
+    completed (`wgmma.wait_group 0`).
+
+    ```mlir
+    %done = tilegpu.warpgroup_wait %acc : tensor<128x128xf32, #wg>
+    ```
+  }];
+  let arguments = (ins Tile_TileOf<[F32, I32]>:$value);
+  let results = (outs Tile_TileOf<[F32, I32]>:$result);
+  let assemblyFormat = "$value attr-dict `:` type($value)";
 }
 
 //===----------------------------------------------------------------------===//
