@@ -111,12 +111,18 @@ static bool isInThen(scf::IfOp choice, Operation *op) {
   return choice.getThenRegion().isAncestor(op->getParentRegion());
 }
 
-/// The index of the iteration of `loop` whose induction variable is `iv`,
-/// its slot among `stages`, and the parity of that slot's use.
-static std::tuple<Value, Value, Value> getSlotAndParity(OpBuilder &b,
-                                                        Location loc, Value iv,
-                                                        Value lower, Value step,
-                                                        int64_t stages) {
+namespace {
+/// An iteration's use of the slots: its index, its slot among the
+/// stages, and the parity of that slot's use (the phase it waits for).
+struct SlotUse {
+  Value index, slot, parity;
+};
+} // namespace
+
+/// The slot use of the iteration whose induction variable is `iv`, of a
+/// loop from `lower` by `step` over `stages` slots.
+static SlotUse getSlotUse(OpBuilder &b, Location loc, Value iv, Value lower,
+                          Value step, int64_t stages) {
   Type i32 = b.getI32Type();
   auto constant = [&](int64_t v) {
     return arith::ConstantOp::create(b, loc, b.getIntegerAttr(i32, v));
@@ -228,17 +234,16 @@ FailureOr<scf::ForOp> pipelining::warpSpecializeLoop(
   if (!copiesBody->empty())
     copiesBody->getTerminator()->erase();
   b.setInsertionPointToStart(copiesBody);
-  auto [index, slot, parity] =
-      getSlotAndParity(b, loc, copies.getInductionVar(), lower, step, stages);
-  (void)index;
+  SlotUse use =
+      getSlotUse(b, loc, copies.getInductionVar(), lower, step, stages);
   BarrierWaitOp::create(
-      b, loc, empty, slot,
-      arith::XOrIOp::create(b, loc, parity,
+      b, loc, empty, use.slot,
+      arith::XOrIOp::create(b, loc, use.parity,
                             arith::ConstantIntOp::create(b, loc, 1, 32)));
   for (auto [i, arg] : llvm::enumerate(plan.stage0Args))
     mapping.map(arg, copies.getRegionIterArgs()[i]);
-  emitStage0(b, loc, plan, buffers, full, copies.getInductionVar(), upper, slot,
-             loop, mapping);
+  emitStage0(b, loc, plan, buffers, full, copies.getInductionVar(), upper,
+             use.slot, loop, mapping);
   auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
   SmallVector<Value> next;
   for (BlockArgument arg : plan.stage0Args)
@@ -250,22 +255,22 @@ FailureOr<scf::ForOp> pipelining::warpSpecializeLoop(
   // slot's copies, reading the slots where it converted the loads to dot
   // operands, and emptying the slot at its end.
   b.setInsertionPointToStart(loop.getBody());
-  auto [current, currentSlot, currentParity] =
-      getSlotAndParity(b, loc, loop.getInductionVar(), loop.getLowerBound(),
-                       loop.getStep(), stages);
-  BarrierWaitOp::create(b, loc, full, currentSlot, currentParity);
+  SlotUse current = getSlotUse(b, loc, loop.getInductionVar(),
+                               loop.getLowerBound(), loop.getStep(), stages);
+
+  BarrierWaitOp::create(b, loc, full, current.slot, current.parity);
   for (auto [staged, buffer, view] : llvm::zip(plan.loads, buffers, views)) {
     for (ConvertLayoutOp convert : staged.converts) {
       b.setInsertionPoint(convert);
       convert.replaceAllUsesWith(
-          LocalLoadOp::create(b, loc, convert.getType(), buffer, currentSlot)
+          LocalLoadOp::create(b, loc, convert.getType(), buffer, current.slot)
               .getResult());
       convert.erase();
     }
     for (ConvertLayoutOp convert : staged.transposedConverts) {
       b.setInsertionPoint(convert);
       convert.replaceAllUsesWith(
-          LocalLoadOp::create(b, loc, convert.getType(), view, currentSlot)
+          LocalLoadOp::create(b, loc, convert.getType(), view, current.slot)
               .getResult());
       convert.erase();
     }
@@ -285,7 +290,7 @@ FailureOr<scf::ForOp> pipelining::warpSpecializeLoop(
     b.setInsertionPointAfter(*loop.getBody()->getOps<WarpgroupDotOp>().begin());
     auto previous = scf::IfOp::create(
         b, loc,
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, current,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, current.index,
                               constant(0)),
         /*withElse=*/false);
     b.setInsertionPoint(previous.thenBlock()->getTerminator());
@@ -293,7 +298,7 @@ FailureOr<scf::ForOp> pipelining::warpSpecializeLoop(
         b, loc, empty,
         arith::RemUIOp::create(
             b, loc,
-            arith::AddIOp::create(b, loc, current, constant(stages - 1)),
+            arith::AddIOp::create(b, loc, current.index, constant(stages - 1)),
             constant(stages)));
     b.setInsertionPointAfter(done);
     Value span = arith::SubIOp::create(b, loc, loop.getUpperBound(),
@@ -335,6 +340,6 @@ FailureOr<scf::ForOp> pipelining::warpSpecializeLoop(
     b.setInsertionPointAfter(lastRead);
   else
     b.setInsertionPoint(yield);
-  BarrierArriveOp::create(b, loc, empty, currentSlot);
+  BarrierArriveOp::create(b, loc, empty, current.slot);
   return loop;
 }
