@@ -257,7 +257,6 @@ FailureOr<scf::ForOp> pipelining::warpSpecializeLoop(
   b.setInsertionPointToStart(loop.getBody());
   SlotUse current = getSlotUse(b, loc, loop.getInductionVar(),
                                loop.getLowerBound(), loop.getStep(), stages);
-
   BarrierWaitOp::create(b, loc, full, current.slot, current.parity);
   for (auto [staged, buffer, view] : llvm::zip(plan.loads, buffers, views)) {
     for (ConvertLayoutOp convert : staged.converts) {
