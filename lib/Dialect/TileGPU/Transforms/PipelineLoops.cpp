@@ -174,6 +174,7 @@ static FailureOr<LoopPlan> planLoop(scf::ForOp loop, int64_t stages,
   LoopPlan plan;
   Block *body = loop.getBody();
   int64_t &slotBytes = plan.slotBytes;
+  bool refusedBlockLoads = false;
   for (Operation &op : *body) {
     auto blockLoad = dyn_cast<tile::BlockLoadOp>(op);
     auto load = dyn_cast<tile::LoadOp>(op);
@@ -252,6 +253,7 @@ static FailureOr<LoopPlan> planLoop(scf::ForOp loop, int64_t stages,
           getBlockLoadTensorMap(blockLoad, loop, axisInfo, whyNotTMA);
       if (failed(map)) {
         blockLoad.emitRemark() << "not copied by TMA: " << whyNotTMA;
+        refusedBlockLoads = true;
         continue;
       }
       slotBytes += tileBytes;
@@ -273,9 +275,12 @@ static FailureOr<LoopPlan> planLoop(scf::ForOp loop, int64_t stages,
                           bufferType, std::nullopt, Value()});
   }
   if (plan.loads.empty()) {
-    whyNot = everyLoad ? "no load there is copied in runs of 4, 8 or 16 "
-                         "bytes a thread"
-                       : "no load there feeds a dot operand";
+    whyNot = refusedBlockLoads
+                 ? "its block loads are not copied by TMA (their remarks say "
+                   "why)"
+             : everyLoad ? "no load there is copied in runs of 4, 8 or 16 "
+                           "bytes a thread"
+                         : "no load there feeds a dot operand";
     return failure();
   }
 
