@@ -34,11 +34,13 @@ static constexpr int64_t kProducerRegisters = 40;
 
 /// Registers a consumer thread may take once the producer has given its
 /// own back: what the block's registers leave, in setmaxnreg's multiples
-/// of 8, at most 240.
+/// of 8, at most its 256. Never fewer than a thread has at launch (the
+/// block's share, as the kernel's .maxnreg says), which setmaxnreg.inc
+/// may not go below.
 static int64_t getConsumerRegisters(int64_t consumerThreads) {
   int64_t left = WarpSpecializeOp::kBlockRegisters -
                  kProducerWarps * 32 * kProducerRegisters;
-  return std::min<int64_t>(240, left / consumerThreads / 8 * 8);
+  return std::min<int64_t>(256, left / consumerThreads / 8 * 8);
 }
 
 /// The ops outside `loop` that the producer computes again for it: what

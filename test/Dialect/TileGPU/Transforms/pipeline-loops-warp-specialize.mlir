@@ -1,5 +1,6 @@
 // RUN: kiln-opt %s -split-input-file -tile-assign-layouts="num-warps=8 compute-capability=90 arch-specific=1" -tile-pipeline-loops="tensor-maps=1 warp-specialize=1 shared-memory-limit=232448" -verify-diagnostics | FileCheck %s
 // RUN: kiln-opt %s -split-input-file -tile-assign-layouts="num-warps=8 compute-capability=90 arch-specific=1" -tile-pipeline-loops="tensor-maps=1 shared-memory-limit=232448" 2>&1 | FileCheck %s --check-prefix=NO-SETMAXNREG
+// RUN: kiln-opt %s -split-input-file -tile-assign-layouts="num-warps=4 compute-capability=90 arch-specific=1" -tile-pipeline-loops="tensor-maps=1 warp-specialize=1 shared-memory-limit=232448" 2>/dev/null | FileCheck %s --check-prefix=ONE-WARPGROUP
 
 // A loop marked for warp specialization whose loads TMA copies: the slots
 // and both mbarrier rings come first, initialized by the whole block
@@ -45,6 +46,12 @@
 // CHECK-NEXT: math.exp
 // CHECK-NOT: gpu.barrier
 // CHECK: scf.yield
+
+// One consumer warpgroup takes all the registers setmaxnreg gives: more
+// than its 248 at launch, which it may not go below.
+// ONE-WARPGROUP-LABEL: func.func @matmul
+// ONE-WARPGROUP: tilegpu.init_barriers %{{.*}} {count = 128 : i32}
+// ONE-WARPGROUP: tilegpu.warp_specialize attributes {consumerRegisters = 256 : i32, producerRegisters = 40 : i32, producerWarps = 4 : i32}
 
 // Before sm_90a the mark is declined, and the loop pipelined in software.
 // NO-SETMAXNREG: remark: not warp-specialized: the target has no setmaxnreg (sm_90a)
