@@ -35,7 +35,7 @@ BELOW_TRITON = {
         "both flatten tl.range(..., flatten=True) with the K loop into one "
         "loop pipelined across tiles, but ptxas keeps Kiln's epilogue "
         "addresses, which LLVM hoists out of that loop, in local memory "
-        "(255 registers, 304 bytes spilled, stored before the loop and "
+        "(255 registers, 312 bytes spilled, stored before the loop and "
         "reloaded in each tile's epilogue, none in the K steps; Triton: "
         "217 registers, none): issue 25"),
 }
