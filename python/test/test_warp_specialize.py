@@ -142,7 +142,7 @@ def test_the_binary_launches_the_producer_warps_too():
 
 @needs_stand_in
 def test_a_warp_specialized_launch_has_the_producer_warpgroup():
-    result = run_python(f"""
+    result = run_python("""
         import ctypes, re
         import numpy as np
         import kiln
