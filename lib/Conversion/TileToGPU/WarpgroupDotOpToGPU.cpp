@@ -120,6 +120,15 @@ NVVM::WGMMATypes getWgmmaType(Type element) {
   return NVVM::WGMMATypes::s8;
 }
 
+/// The registers `value` (converted from a tile of `type`) holds.
+static SmallVector<Value> getRegisters(OpBuilder &b, Location loc, Value value,
+                                       RankedTensorType type) {
+  SmallVector<Value> registers;
+  for (int64_t reg = 0, e = getNumRegisters(type); reg < e; ++reg)
+    registers.push_back(extractRegister(b, loc, value, reg));
+  return registers;
+}
+
 /// `wgmma.wait_group.sync.aligned pending` that takes and gives back
 /// `registers` (all f32 or all i32), tied: a use of the result cannot move
 /// above the wait.
@@ -198,9 +207,8 @@ struct WarpgroupDotLowering : OpConversionPattern<tilegpu::WarpgroupDotOp> {
     int64_t perInstr = instrN / layout::MmaLayout::kInstrN *
                        layout::MmaLayout::kAccRegisters;
 
-    SmallVector<Value> acc;
-    for (int64_t reg = 0, e = getNumRegisters(accType); reg < e; ++reg)
-      acc.push_back(extractRegister(rewriter, loc, adaptor.getAcc(), reg));
+    SmallVector<Value> acc =
+        getRegisters(rewriter, loc, adaptor.getAcc(), accType);
     Type accStruct = LLVM::LLVMStructType::getLiteral(
         rewriter.getContext(), SmallVector<Type>(perInstr, accElement));
     auto shape = NVVM::MMAShapeAttr::get(rewriter.getContext(), instrM, instrN,
@@ -291,11 +299,9 @@ struct WarpgroupWaitLowering : OpConversionPattern<tilegpu::WarpgroupWaitOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     auto type = cast<VectorType>(adaptor.getValue().getType());
-    SmallVector<Value> registers;
-    for (int64_t reg = 0, e = getNumRegisters(op.getValue().getType()); reg < e;
-         ++reg)
-      registers.push_back(
-          extractRegister(rewriter, loc, adaptor.getValue(), reg));
+    SmallVector<Value> registers =
+        getRegisters(rewriter, loc, adaptor.getValue(),
+                     cast<RankedTensorType>(op.getValue().getType()));
     rewriter.replaceOp(
         op, fromRegisters(rewriter, loc, type,
                           waitForRegisters(rewriter, loc, registers, 0)));

@@ -293,8 +293,8 @@ LogicalResult WarpSpecializeOp::verify() {
   auto function = dyn_cast<FunctionOpInterface>((*this)->getParentOp());
   if (!function)
     return emitOpError() << "is in a function's body";
-  if (llvm::count_if(function.getFunctionBody().getOps<WarpSpecializeOp>(),
-                     [](WarpSpecializeOp) { return true; }) != 1)
+  if (llvm::range_size(function.getFunctionBody().getOps<WarpSpecializeOp>()) !=
+      1)
     return emitOpError() << "is the only one of its function";
   // setmaxnreg sets a warpgroup's registers: the producers are warpgroups.
   if (getProducerWarps() % 4)

@@ -288,19 +288,20 @@ FailureOr<scf::ForOp> pipelining::warpSpecializeLoop(
     auto constant = [&](int64_t v) {
       return arith::ConstantIntOp::create(b, loc, v, 32);
     };
+    // Where `condition` holds, every consumer empties the slot of the
+    // iteration with index `index`.
+    auto emptyWhere = [&](Value condition, Value index) {
+      auto choice = scf::IfOp::create(b, loc, condition, /*withElse=*/false);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPoint(choice.thenBlock()->getTerminator());
+      BarrierArriveOp::create(
+          b, loc, empty,
+          arith::RemUIOp::create(b, loc, index, constant(stages)));
+    };
     b.setInsertionPointAfter(*loop.getBody()->getOps<WarpgroupDotOp>().begin());
-    auto previous = scf::IfOp::create(
-        b, loc,
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, current.index,
-                              constant(0)),
-        /*withElse=*/false);
-    b.setInsertionPoint(previous.thenBlock()->getTerminator());
-    BarrierArriveOp::create(
-        b, loc, empty,
-        arith::RemUIOp::create(
-            b, loc,
-            arith::AddIOp::create(b, loc, current.index, constant(stages - 1)),
-            constant(stages)));
+    emptyWhere(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt,
+                                     current.index, constant(0)),
+               arith::SubIOp::create(b, loc, current.index, constant(1)));
     b.setInsertionPointAfter(done);
     Value span = arith::SubIOp::create(b, loc, loop.getUpperBound(),
                                        loop.getLowerBound());
@@ -310,17 +311,9 @@ FailureOr<scf::ForOp> pipelining::warpSpecializeLoop(
             b, loc, span,
             arith::SubIOp::create(b, loc, loop.getStep(), constant(1))),
         loop.getStep());
-    auto last = scf::IfOp::create(
-        b, loc,
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, span,
-                              constant(0)),
-        /*withElse=*/false);
-    b.setInsertionPoint(last.thenBlock()->getTerminator());
-    BarrierArriveOp::create(
-        b, loc, empty,
-        arith::RemUIOp::create(
-            b, loc, arith::SubIOp::create(b, loc, trips, constant(1)),
-            constant(stages)));
+    emptyWhere(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, span,
+                                     constant(0)),
+               arith::SubIOp::create(b, loc, trips, constant(1)));
     return loop;
   }
   // The slot is empty once the last op that reads it has (a wgmma waits
