@@ -17,6 +17,10 @@
 // (tilegpu.warpgroup_dot). On sm_90 a block load whose block pointer
 // the kernel's arguments describe is copied by TMA instead, through a
 // tensor map each launch builds, and completes on the slot's mbarrier.
+// A K loop's one dot leaves its wgmma running, the next copies issued
+// once every warp has waited for the previous one. A loop marked for warp
+// specialization whose copies are all TMA's is pipelined by roles instead
+// (WarpSpecialize.cpp).
 //
 //===----------------------------------------------------------------------===//
 

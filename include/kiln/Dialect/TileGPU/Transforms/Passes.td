@@ -133,7 +133,13 @@ def TilePipelineLoopsPass : Pass<"tile-pipeline-loops", "mlir::ModuleOp"> {
     the slots leave holds it; else from registers, where a prologue such
     as a cast computed it); the loop then fences the completed copies into
     the async proxy (`tilegpu.fence_async_shared`) before its barrier. Any
-    other warpgroup dot stays on mma.sync with a remark.
+    other warpgroup dot stays on mma.sync with a remark. In a K loop (its
+    only dot accumulates into a value the loop carries and nothing else,
+    reads its operands from slots or A from registers the loop does not
+    change, and is not 8-bit) the dot is `async`: its wgmma runs on while
+    the next iteration waits for its slot, the copies into the slot the
+    previous wgmma read start after the dot and a barrier, and a
+    `tilegpu.warpgroup_wait` after the loop gives the result.
 
     With `tensor-maps` (sm_90), a `tile.block_load` (2-D, zero padding)
     whose block pointer the loop carries from a `tile.make_block_ptr` of
