@@ -38,8 +38,8 @@ GRAPH_LAUNCHES = 100
 #: What the suite measures, in order (what matters most first: a run
 #: stopped at its time limit keeps the sections it finished); --sections
 #: picks some.
-SECTIONS = ("corpus", "overhead", "kernels", "matmul", "mlp", "rows",
-            "fuse")
+SECTIONS = ("corpus", "shapes", "overhead", "kernels", "matmul", "mlp",
+            "rows", "fuse")
 #: The launch overhead table's columns: kernel, and whether through a graph.
 OVERHEAD_COLUMNS = ("empty", "1-element add", "empty, CUDA graph",
                     "1-element add, CUDA graph")
@@ -656,6 +656,19 @@ def main() -> int:
         except Exception as error:  # reported, and the suite goes on
             results["corpus_error"] = str(error)[-500:]
             section(["", f"corpus not measured: {error}"])
+    if "shapes" in wanted:
+        try:
+            sys.path.insert(0, str(ROOT / "bench" / "corpus"))
+            import matmul_shapes
+            import timing
+            flush = torch.empty(timing.FLUSH_BYTES, dtype=torch.int8,
+                                device="cuda")
+            results["shapes"] = matmul_shapes.shape_rows(
+                torch, lambda fn: timing.median_seconds(torch, fn, flush))
+            section(matmul_shapes.shape_table(results["shapes"]))
+        except Exception as error:  # reported, and the suite goes on
+            results["shapes_error"] = str(error)[-500:]
+            section(["", f"matmul shapes not measured: {error}"])
     if "overhead" in wanted:
         try:
             times, skipped = launch_overhead(torch)
@@ -724,9 +737,9 @@ def main() -> int:
     measured = results["kernels"] + results.get("matmul", []) + \
         results.get("rows", []) + ([results["mlp"]] if "mlp" in results
                                    else [])
-    measured += results.get("corpus", [])
+    measured += results.get("corpus", []) + results.get("shapes", [])
     failed = "launch_overhead_error" in results or \
-        "corpus_error" in results or not all(
+        "corpus_error" in results or "shapes_error" in results or not all(
             "kiln_s" in row and row.get("matches_triton", True)
             for row in measured)
     return 1 if failed else 0

@@ -7,6 +7,7 @@
 # them), libdevice, the Python package, the example kernels, the
 # tutorials, the GPU tests
 # and the GPU suite (bench/gpu_suite.py, suite_kernels.py, roofline.py,
+# fuse_programs.py, matmul_shapes.py,
 # triton_peer.py, and the corpus it times: bench/corpus).
 # Under 55 MiB, to travel within a device call's 64 MiB. matplotlib, which
 # draws the roofline plot, stays out: it is built for one Python version
@@ -80,6 +81,7 @@ cp "$root/python/test/conftest.py" "$root/python/test/test_example_kernels.py" \
    "$root/python/test/test_autotune.py" "$root/python/test/test_cuda.py" \
    "$root/python/test/test_jit.py" "$root/python/test/test_k_major_operands.py" \
    "$root/python/test/test_ops_attention.py" \
+   "$root/python/test/test_ops_matmul.py" \
    "$root/python/test/test_fuse_on_device.py" \
    "$root/python/test/test_warp_specialize.py" \
    "$root/python/test/test_compiler_remarks.py" \
@@ -90,7 +92,7 @@ cp "$root/test/tools/kiln-run/array.mlir" "$root/test/tools/kiln-run/array-gpu.m
    "$root/test/tools/kiln-run/array-dynamic.mlir" \
    "$bundle/test/tools/kiln-run/"
 cp "$root/bench/gpu_suite.py" "$root/bench/suite_kernels.py" \
-   "$root/bench/fuse_programs.py" \
+   "$root/bench/fuse_programs.py" "$root/bench/matmul_shapes.py" \
    "$root/bench/roofline.py" "$root/bench/triton_peer.py" "$bundle/bench/"
 mkdir -p "$bundle/bench/corpus"
 cp "$root"/bench/corpus/*.py "$bundle/bench/corpus/"

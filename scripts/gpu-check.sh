@@ -73,12 +73,13 @@ run_checks() {
     "$bundle/python/test/test_example_kernels.py" \
     "$bundle/python/test/test_gpu.py" "$bundle/python/test/test_cuda.py" \
     "$bundle/python/test/test_autotune.py" || status=1
-  echo "== Attention, K-major operands, warp specialization and kiln.fuse on the GPU (against PyTorch)"
+  echo "== Attention, matmul, K-major operands, warp specialization and kiln.fuse on the GPU (against PyTorch)"
   timeout "$(seconds 120)" python3 -m pytest -q -rs -p no:cacheprovider \
     --junitxml="$results/gpu-attention-tests.xml" \
     -k "on_the_gpu or cuda_tensors" \
     "$bundle/python/test/test_k_major_operands.py" \
     "$bundle/python/test/test_ops_attention.py" \
+    "$bundle/python/test/test_ops_matmul.py" \
     "$bundle/python/test/test_fuse_on_device.py" \
     "$bundle/python/test/test_warp_specialize.py" || status=1
   echo "== Tutorials"

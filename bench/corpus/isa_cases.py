@@ -55,6 +55,22 @@ def _descriptors(m: int, n: int, k: int, block_m: int, block_n: int,
                 ("c_desc", (m, n), (block_m, block_n)))}
 
 
+def _ops_matmul(kernel: str, m: int, n: int, k: int, blocks: dict,
+                scalars: dict | None = None, **launch) -> Case:
+    """A kernel of kiln.ops.matmul's (``gemm.py``) on row-major f16 A
+    and B of an m x k by k x n launch, C float32 where the split and
+    stream kernels add into it (f16 where whole tiles store it), with the
+    kernel's other ``scalars``."""
+    out = f16 if blocks.get("SPLIT_K") == 1 else f32
+    return Case("gemm", kernel,
+                lambda: {**_pointers("a_ptr b_ptr", f16), "c_ptr": out(),
+                         "M": m, "N": n, "K": k, "stride_am": k,
+                         "stride_ak": 1, "stride_bk": n, "stride_bn": 1,
+                         "stride_cm": n, "stride_cn": 1,
+                         **(scalars or {})},
+                {**blocks, "GROUP_M": 8}, **launch)
+
+
 def _tma_persistent(warp_specialize: bool) -> Case:
     """Triton's persistent TMA matmul at 4096^3 with its Hopper blocks, B
     K-major; its tile loop flattened, warp-specialized or not."""
@@ -250,15 +266,24 @@ CASES: dict[str, Case] = {
                  "stride_m": 4096, "stride_n": 1},
         {"BLOCK_M": 32, "BLOCK_N": 128}),
     # A decode shape (16 rows, N = K = 4096) split 4 ways over K, with
-    # the blocks split-K kernels use for it.
-    "matmul_split_k": Case(
-        "matmul_split_k", "matmul_split_k_kernel",
-        lambda: {**_pointers("a_ptr b_ptr", f16), "c_ptr": f32(), "M": 16,
-                 "N": 4096, "K": 4096, "stride_am": 4096, "stride_ak": 1,
-                 "stride_bk": 4096, "stride_bn": 1, "stride_cm": 4096,
-                 "stride_cn": 1},
-        {"BLOCK_M": 16, "BLOCK_N": 64, "BLOCK_K": 128, "SPLIT_K": 4,
-         "GROUP_M": 8}, num_warps=4, num_stages=4),
+    # the blocks split-K kernels use for it (kiln.ops.matmul's).
+    "matmul_split_k": _ops_matmul("matmul_split_k_kernel", 16, 4096, 4096,
+                                  {"BLOCK_M": 16, "BLOCK_N": 64,
+                                   "BLOCK_K": 128, "SPLIT_K": 4},
+                                  num_warps=4, num_stages=4),
+    # Whole 64-row tiles (wgmma) of a 64-row prefill, as kiln.ops.matmul
+    # cuts it where tiles fill the machine.
+    "matmul_tiles_m64": _ops_matmul("matmul_split_k_kernel", 64, 4096,
+                                    14336, {"BLOCK_M": 64, "BLOCK_N": 128,
+                                            "BLOCK_K": 64, "SPLIT_K": 1},
+                                    num_warps=4, num_stages=4),
+    # A prefill shape whose 56 tiles of 128x256 fill under half of an H100's
+    # 132 multiprocessors: stream-K shares its K steps among all of them.
+    "matmul_stream_k": _ops_matmul("matmul_stream_k_kernel", 128, 14336, 4096,
+                                   {"BLOCK_M": 128, "BLOCK_N": 256,
+                                    "BLOCK_K": 64},
+                                   {"steps_per_program": 28},
+                                   num_warps=8, num_stages=3),
     "attention_d64": _attention(1, 64),
     "attention_d64_causal": _attention(3, 64),
     "attention_d128": _attention(1, 128),

@@ -14,6 +14,7 @@ does; the PyTorch column does the same work with PyTorch's own kernels.
 from __future__ import annotations
 
 import dataclasses
+import math
 import statistics
 from typing import Callable
 
@@ -129,22 +130,29 @@ def _tma_persistent(torch, case: str) -> Launch:
                                blocks["EPILOGUE_SUBTILE"]))))
 
 
-def _split_k(torch) -> Launch:
-    """A decode shape's matmul, C accumulated by atomics (zeroed before
-    each compiler's checked launch; the timed ones keep adding)."""
-    m, size = 16, 4096
-    a = torch.randn(m, size, dtype=torch.float16, device="cuda")
-    b = torch.randn(size, size, dtype=torch.float16, device="cuda")
-    c = torch.zeros(m, size, dtype=torch.float32, device="cuda")
-    blocks = CASES["matmul_split_k"].constexprs
-    grid = ((m // blocks["BLOCK_M"]) * (size // blocks["BLOCK_N"]),
-            blocks["SPLIT_K"])
+def _gemm(torch, case: str) -> Launch:
+    """kiln.ops.matmul's kernels at their cases' sizes: whole tiles of a
+    64-row prefill, split-K (a decode shape) and stream-K (a prefill of
+    few tiles), the last two accumulating C by atomics (zeroed before each
+    compiler's checked launch; the timed ones keep adding)."""
+    spec = CASES[case]
+    args = spec.args()
+    m, n, k = args["M"], args["N"], args["K"]
+    blocks = spec.constexprs
+    a = torch.randn(m, k, dtype=torch.float16, device="cuda")
+    b = torch.randn(k, n, dtype=torch.float16, device="cuda")
+    c = torch.zeros(m, n, device="cuda", dtype=torch.float16
+                    if blocks.get("SPLIT_K") == 1 else torch.float32)
+    tiles = (m // blocks["BLOCK_M"]) * (n // blocks["BLOCK_N"])
+    if "SPLIT_K" in blocks:
+        grid = (tiles, blocks["SPLIT_K"])
+    else:
+        steps = tiles * (k // blocks["BLOCK_K"])
+        grid = (math.ceil(steps / args["steps_per_program"]),)
     return Launch(
-        {"a_ptr": a, "b_ptr": b, "c_ptr": c, "M": m, "N": size, "K": size,
-         "stride_am": size, "stride_ak": 1, "stride_bk": size,
-         "stride_bn": 1, "stride_cm": size, "stride_cn": 1},
-        grid, ("c_ptr",), lambda: a @ b, ("TFLOP/s", 2 * m * size * size),
-        tolerance=0.05, reset=c.zero_)
+        {**args, "a_ptr": a, "b_ptr": b, "c_ptr": c}, grid, ("c_ptr",),
+        lambda: a @ b, ("TFLOP/s", 2 * m * n * k), tolerance=0.05,
+        reset=c.zero_)
 
 
 def _grouped_gemm(torch) -> Launch:
@@ -386,8 +394,8 @@ def make_launch(torch, case: str) -> Launch:
         return _tma_persistent(torch, case)
     if case == "grouped_gemm":
         return _grouped_gemm(torch)
-    if case == "matmul_split_k":
-        return _split_k(torch)
+    if case in ("matmul_tiles_m64", "matmul_split_k", "matmul_stream_k"):
+        return _gemm(torch, case)
     if case in ("vector_add", "dropout"):
         return _elementwise(torch, case)
     if case == "column_sum":

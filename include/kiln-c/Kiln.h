@@ -29,7 +29,7 @@ extern "C" {
 #endif
 
 /** Version of this interface, raised on every incompatible change. */
-#define KILN_C_API_VERSION 9
+#define KILN_C_API_VERSION 10
 
 /** The KILN_C_API_VERSION the library was built with. */
 KILN_C_EXPORT int kilnGetAPIVersion(void);
@@ -234,10 +234,11 @@ kilnHostExecutableLaunch(KilnHostExecutable *executable, const char *kernel,
 KILN_C_EXPORT KilnError *kilnCudaGetDeviceCount(int *count);
 
 /** Writes device `ordinal`'s name (NUL-terminated, at most `nameSize`
- * bytes) and compute capability (major * 10 + minor). */
+ * bytes), compute capability (major * 10 + minor) and number of streaming
+ * multiprocessors. */
 KILN_C_EXPORT KilnError *kilnCudaGetDeviceInfo(int ordinal, char *name,
-                                               size_t nameSize,
-                                               int *capability);
+                                               size_t nameSize, int *capability,
+                                               int *multiprocessors);
 
 /** Writes the chip Kiln compiles for on device `ordinal` ("sm_90a" on
  * compute capability 9.0, for wgmma and TMA; "sm_80" on 8.0), NUL-terminated,

@@ -425,7 +425,7 @@ KilnError *kilnCudaGetDeviceCount(int *count) {
 }
 
 KilnError *kilnCudaGetDeviceInfo(int ordinal, char *name, size_t nameSize,
-                                 int *capability) {
+                                 int *capability, int *multiprocessors) {
   std::string error;
   kiln::runtime::CudaDriver *driver = kiln::runtime::CudaDriver::get(error);
   if (!driver)
@@ -438,6 +438,7 @@ KilnError *kilnCudaGetDeviceInfo(int ordinal, char *name, size_t nameSize,
     name[nameSize - 1] = '\0';
   }
   *capability = device->getComputeCapability();
+  *multiprocessors = static_cast<int>(device->getLimits().multiprocessorCount);
   return nullptr;
 }
 

@@ -23,7 +23,7 @@ from types import ModuleType
 from kiln.errors import KilnError
 
 #: The C API version this package was written against (KILN_C_API_VERSION).
-API_VERSION = 9
+API_VERSION = 10
 LIBRARY_NAME = "libKilnCAPI.so"
 EXTENSION_NAME = "_launch.abi3.so"
 
@@ -138,6 +138,7 @@ _SIGNATURES = {
                                  ErrorHandle),
     "kilnCudaGetDeviceCount": ([ctypes.POINTER(ctypes.c_int)], ErrorHandle),
     "kilnCudaGetDeviceInfo": ([ctypes.c_int, ctypes.c_char_p, ctypes.c_size_t,
+                               ctypes.POINTER(ctypes.c_int),
                                ctypes.POINTER(ctypes.c_int)], ErrorHandle),
     "kilnCudaGetDeviceChip": ([ctypes.c_int, ctypes.c_char_p, ctypes.c_size_t],
                               ErrorHandle),

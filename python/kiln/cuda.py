@@ -21,6 +21,7 @@ from kiln.errors import CudaError, KilnError
 class DeviceInfo:
     name: str
     compute_capability: int  # major * 10 + minor: 90 for sm_90
+    multiprocessor_count: int
 
 
 def device_count() -> int:
@@ -46,8 +47,10 @@ def unavailable_reason() -> str | None:
 
 def device_info(ordinal: int = 0) -> DeviceInfo:
     name = ctypes.create_string_buffer(256)
-    capability = ctypes.c_int()
+    capability, multiprocessors = ctypes.c_int(), ctypes.c_int()
     check(_ffi.lib().kilnCudaGetDeviceInfo(ordinal, name, len(name),
-                                           ctypes.byref(capability)),
+                                           ctypes.byref(capability),
+                                           ctypes.byref(multiprocessors)),
           CudaError)
-    return DeviceInfo(name.value.decode(), capability.value)
+    return DeviceInfo(name.value.decode(), capability.value,
+                      multiprocessors.value)

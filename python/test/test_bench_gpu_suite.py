@@ -441,3 +441,49 @@ def test_the_matmul_kernels_take_the_tensor_cores_on_hopper(blocking, dtype,
     assert "wgmma.mma_async.sync.aligned.m64n" in ptx
     assert f".f32.{dtype}.{dtype}" in ptx
     assert ("cp.async.bulk.tensor.2d" in ptx) == (kernel == "matmul_tma")
+
+
+def test_the_shapes_section_covers_the_llm_shapes():
+    import matmul_shapes
+    shapes = {tuple(shape[:3]) for shape in matmul_shapes.LLM}
+    assert shapes == {(m, n, k) for m in (1, 16, 64, 128)
+                      for n in (4096, 8192, 14336)
+                      for k in (4096, 8192, 14336)}
+    assert {(shape[0], shape[3]) for shape in matmul_shapes.SQUARE} == {
+        (size, dtype) for size in (4096, 8192)
+        for dtype in ("float16", "bfloat16")}
+
+
+def test_the_shapes_table_and_the_fastest_config():
+    import matmul_shapes
+    from kiln.ops import gemm
+    plans = [gemm.Plan("tiles", 16, 64, 128),
+             gemm.Plan("split_k", 16, 64, 128, split=4),
+             gemm.Plan("stream_k", 16, 64, 128, programs=132)]
+    times = {plans[0]: 3.0, plans[2]: 1.0}
+
+    def time(fn):
+        return fn()
+
+    def run(plan):
+        if plan not in times:
+            raise RuntimeError("this config does not build")
+        return times[plan]
+
+    assert matmul_shapes._fastest(time, run, plans) == (1.0, plans[2])
+    assert matmul_shapes._fastest(time, run, plans[1:2]) == (None, None)
+    lines = matmul_shapes.shape_table([
+        {"shape": [16, 4096, 4096], "dtype": "float16", "flops": 2e12,
+         "torch_s": 1.0, "kiln_plan": matmul_shapes.describe(plans[1]),
+         "kiln_s": 2.0, "tuned_s": 0.5,
+         "tuned_plan": matmul_shapes.describe(plans[2]), "triton_s": 1.0,
+         "triton_plan": matmul_shapes.describe(plans[0])},
+        {"shape": [1, 4096, 4096], "dtype": "float16", "flops": 2e12,
+         "torch_s": 1.0, "kiln_error": "no GPU"}])
+    assert lines[-4] == (
+        "| 16 x 4096 x 4096 | float16 | split_k 4, 16x64x128 | 1.0 | "
+        "4.0 (stream_k 132, 16x64x128) | 2.0 | 2.0 (tiles, 16x64x128) | "
+        "0.50 | 2.00 |")
+    assert lines[-3] == ("| 1 x 4096 x 4096 | float16 | failed | - | - | "
+                         "2.0 | failed | failed | failed |")
+    assert lines[-1] == "- 1 x 4096 x 4096: no GPU"

@@ -344,10 +344,29 @@ def test_flash_attention_with_descriptors(target, causal):
 
 @pytest.mark.parametrize("split_k", [1, 3, 8])
 def test_split_k_matmul(target, split_k):
-    """A decode shape: 5 rows, K split so that some programs get fewer
-    steps than others (and with 8, some none)."""
-    module = corpus("matmul_split_k")
+    """kiln.ops.matmul's split-K kernel on a decode shape: 5 rows, K split
+    so that some programs get fewer steps than others (and with 8, some
+    none); 1 is whole tiles, stored in float16."""
+    module = corpus("gemm")
     a = normal(5, 300, dtype=np.float16)
     b = normal(300, 70, dtype=np.float16)
-    check(module.matmul_split_k(a, b, split_k=split_k),
-          module.reference(a, b), atol=1e-3, rtol=1e-3)
+    plan = module.Plan("tiles" if split_k == 1 else "split_k", 16, 32, 32,
+                       split=split_k)
+    got = module.run(a, b, plan)
+    assert got.dtype == np.float16
+    check(got, a.astype(np.float64) @ b.astype(np.float64), atol=1e-2,
+          rtol=2 ** -10)
+
+
+@pytest.mark.parametrize("programs", [1, 4, 7, 40])
+def test_stream_k_matmul(target, programs):
+    """kiln.ops.matmul's stream-K kernel: the 3 x 3 tiles' 10 K steps each
+    shared among ``programs`` in even runs that start and end inside
+    tiles (7: runs of 13 steps; 40: some programs get none)."""
+    module = corpus("gemm")
+    a = normal(40, 300, dtype=np.float16)
+    b = normal(300, 70, dtype=np.float16)
+    got = module.run(a, b, module.Plan("stream_k", 16, 32, 32,
+                                       programs=programs))
+    check(got, a.astype(np.float64) @ b.astype(np.float64), atol=1e-2,
+          rtol=2 ** -10)

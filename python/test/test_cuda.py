@@ -53,10 +53,11 @@ def test_devices_through_a_driver():
         "import kiln.cuda\n"
         "print(kiln.cuda.device_count())\n"
         "info = kiln.cuda.device_info(0)\n"
-        "print(info.name, info.compute_capability)\n"
+        "print(info.name, info.compute_capability, "
+        "info.multiprocessor_count)\n"
         "kiln.cuda.device_info(5)\n",
         KILN_CUDA_DRIVER=str(FAKE))
-    assert result.stdout.splitlines() == ["1", "Kiln Fake GPU 90"]
+    assert result.stdout.splitlines() == ["1", "Kiln Fake GPU 90 132"]
     assert ("cuDeviceGet(5) failed: CUDA_ERROR_INVALID_VALUE "
             "(invalid argument)") in result.stderr
 

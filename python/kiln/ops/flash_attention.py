@@ -37,6 +37,7 @@ import numpy as np
 import kiln.triton as triton
 import kiln.triton.language as tl
 from kiln.errors import KilnError
+from kiln.ops.operands import is_torch, on_gpu, strides
 
 
 @triton.jit
@@ -302,29 +303,13 @@ HEAD_DIMS = (16, 32, 64, 128, 256)
 _LN2 = 0.6931471824645996
 
 
-def _is_torch(x) -> bool:
-    return type(x).__module__.startswith("torch")
-
-
-def _on_gpu(x) -> bool:
-    return bool(getattr(x, "is_cuda", False)) or hasattr(
-        x, "__cuda_array_interface__")
-
-
-def _strides(x):
-    """``x``'s strides in elements."""
-    if _is_torch(x):
-        return tuple(x.stride())
-    return tuple(s // x.itemsize for s in x.strides)
-
-
 def _contiguous(x):
-    return x.detach().contiguous() if _is_torch(x) else np.ascontiguousarray(x)
+    return x.detach().contiguous() if is_torch(x) else np.ascontiguousarray(x)
 
 
 def _empty(like, shape, float32=False):
     """A new array of ``shape`` beside ``like``, of its type or float32."""
-    if _is_torch(like):
+    if is_torch(like):
         import torch
         return like.new_empty(shape,
                               dtype=torch.float32 if float32 else like.dtype)
@@ -333,7 +318,7 @@ def _empty(like, shape, float32=False):
 
 def _scaled(x, scale):
     """``x * scale`` in ``x``'s type."""
-    return (x * scale).to(x.dtype) if _is_torch(x) else \
+    return (x * scale).to(x.dtype) if is_torch(x) else \
         (x * scale).astype(x.dtype)
 
 
@@ -353,7 +338,7 @@ def check(q, k, v, sm_scale=None) -> None:
     if q.shape[-1] not in HEAD_DIMS:
         raise KilnError(f"attention takes head dims {HEAD_DIMS}, not "
                         f"{q.shape[-1]}")
-    if len({_on_gpu(t) for t in (q, k, v)}) != 1:
+    if len({on_gpu(t) for t in (q, k, v)}) != 1:
         raise KilnError("attention takes q, k and v all on the GPU or all on "
                         "the host")
     if sm_scale is not None and not math.isfinite(sm_scale):
@@ -367,15 +352,15 @@ def forward(q, k, v, causal, sm_scale):
     Z, H, N_CTX, HEAD_DIM = q.shape
     o = _empty(q, q.shape)
     M = _empty(q, (Z, H, N_CTX), float32=True)
-    if _on_gpu(q):
+    if on_gpu(q):
         block_m, block_n, warps, stages = 128, min(
             HEAD_DIM, 128 if HEAD_DIM == 128 else 64), 8, 3
     else:
         block_m, block_n, warps, stages = 32, min(HEAD_DIM, 32), 4, 3
     grid = (triton.cdiv(N_CTX, block_m), Z * H, 1)
     _attn_fwd[grid](q, k, v, sm_scale, M, o,
-                    *_strides(q)[:3], *_strides(k)[:3], *_strides(v)[:3],
-                    *_strides(o)[:3], H, N_CTX, HEAD_DIM=HEAD_DIM,
+                    *strides(q)[:3], *strides(k)[:3], *strides(v)[:3],
+                    *strides(o)[:3], H, N_CTX, HEAD_DIM=HEAD_DIM,
                     BLOCK_M=block_m, BLOCK_N=block_n,
                     STAGE=3 if causal else 1, num_warps=warps,
                     num_stages=stages)
@@ -388,7 +373,7 @@ def backward(q, k, v, o, M, do, causal, sm_scale):
     Z, H, N_CTX, HEAD_DIM = q.shape
     arg_k = _scaled(k, sm_scale / _LN2)
     delta = _empty(q, M.shape, float32=True)
-    if _on_gpu(q):
+    if on_gpu(q):
         # The tutorial's blocks; 8 warps, where its 4 spill on sm_90a
         # (132 bytes at head dim 64, 5 KB at 128; Triton's code alike).
         blocks, warps, stages, pre_block = (32, 128, 128, 32), 8, 5, 128
@@ -402,7 +387,7 @@ def backward(q, k, v, o, M, do, causal, sm_scale):
     # BLOCK_M2).
     _attn_bwd[(triton.cdiv(N_CTX, block_n1), 1, Z * H)](
         q, arg_k, v, sm_scale, do, dq, dk, dv, M, delta,
-        *_strides(q), H, N_CTX, BLOCK_M1=block_m1, BLOCK_N1=block_n1,
+        *strides(q), H, N_CTX, BLOCK_M1=block_m1, BLOCK_N1=block_n1,
         BLOCK_M2=block_m2, BLOCK_N2=block_n2, BLK_SLICE_FACTOR=2,
         HEAD_DIM=HEAD_DIM, CAUSAL=causal, num_warps=warps,
         num_stages=stages)
@@ -446,7 +431,7 @@ def attention(q, k, v, causal=False, sm_scale=None):
     grad get gradients from the backward kernels."""
     check(q, k, v, sm_scale)
     sm_scale = q.shape[-1] ** -0.5 if sm_scale is None else float(sm_scale)
-    if _is_torch(q):
+    if is_torch(q):
         import torch
         if torch.is_grad_enabled() and any(t.requires_grad
                                            for t in (q, k, v)):
