@@ -30,15 +30,7 @@ def ptxas():
 
 #: Corpus kernels whose code is below Triton's, and why. Strict: one that
 #: reaches Triton's classes fails here until it is taken off the list.
-BELOW_TRITON = {
-    "matmul_persistent": (
-        "both flatten tl.range(..., flatten=True) with the K loop into one "
-        "loop pipelined across tiles, but ptxas keeps Kiln's epilogue "
-        "addresses, which LLVM hoists out of that loop, in local memory "
-        "(255 registers, 312 bytes spilled, stored before the loop and "
-        "reloaded in each tile's epilogue, none in the K steps; Triton: "
-        "217 registers, none): issue 25"),
-}
+BELOW_TRITON: dict[str, str] = {}
 
 
 @pytest.mark.parametrize("name", [

@@ -116,6 +116,61 @@ static int64_t getVectorWidth(const SharedTile &tile, RankedTensorType type) {
       16 / getStorageBytes(type.getElementType()));
 }
 
+/// The address of each run of `width` registers of a `type` tile in
+/// `tile`, the runs' byte offsets being `offsets` (from the thread's
+/// coordinates). A run whose offset is an earlier run's plus one constant
+/// in every thread (checked over all threads at compile time) is addressed
+/// as that run's address plus the constant, which folds into the access:
+/// only the distinct runs' addresses take registers. Otherwise LLVM hoists
+/// every run's address out of a loop whose epilogue stages a tile, and
+/// keeps them all live through it (64 for a 128x256 accumulator).
+static SmallVector<Value> getRunAddresses(OpBuilder &b, Location loc,
+                                          const SharedTile &tile,
+                                          RankedTensorType type, Value offsets,
+                                          int64_t width) {
+  std::shared_ptr<const layout::DistributedLayout> layout = getLayout(type);
+  layout::Shape shape = getShape(type);
+  int64_t lanes = layout->getThreadsPerWarp();
+  int64_t threads = lanes * layout->getNumWarps();
+  auto offsetsOf = [&](int64_t reg) {
+    SmallVector<int64_t> result;
+    for (int64_t thread = 0; thread < threads; ++thread) {
+      layout::Shape at = layout->getCoordinates(
+          shape, layout::Location{reg, thread % lanes, thread / lanes});
+      int64_t row = at.size() == 1 ? 0 : at[0], column = at.back();
+      if (tile.transposed)
+        std::swap(row, column);
+      result.push_back(tile.layout.getByteOffset(row, column));
+    }
+    return result;
+  };
+  SmallVector<Value> addresses;
+  SmallVector<std::pair<SmallVector<int64_t>, Value>> distinct;
+  for (int64_t reg = 0, e = getNumRegisters(type); reg < e; reg += width) {
+    SmallVector<int64_t> run = offsetsOf(reg);
+    Value address;
+    for (auto &[earlier, earlierAddress] : distinct) {
+      int64_t delta = run.front() - earlier.front();
+      bool constant =
+          llvm::all_of(llvm::seq<int64_t>(threads), [&](int64_t thread) {
+            return run[thread] - earlier[thread] == delta;
+          });
+      if (constant) {
+        address = LLVM::GEPOp::create(
+            b, loc, earlierAddress.getType(), b.getI8Type(), earlierAddress,
+            ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(delta)});
+        break;
+      }
+    }
+    if (!address) {
+      address = tile.address(b, loc, extractRegister(b, loc, offsets, reg));
+      distinct.emplace_back(std::move(run), address);
+    }
+    addresses.push_back(address);
+  }
+  return addresses;
+}
+
 /// Every run of registers from its own address.
 static FailureOr<Value> loadElements(OpBuilder &b, Location loc,
                                      const SharedTile &tile,
@@ -128,12 +183,13 @@ static FailureOr<Value> loadElements(OpBuilder &b, Location loc,
   Type element = type.getElementType(), storage = getStorageType(element);
   int64_t width = getVectorWidth(tile, type);
   Type vector = width == 1 ? storage : VectorType::get({width}, storage);
+  SmallVector<Value> addresses =
+      getRunAddresses(b, loc, tile, type, offsets, width);
   SmallVector<Value> registers;
   for (int64_t reg = 0, e = getNumRegisters(type); reg < e; reg += width) {
-    Value loaded = LLVM::LoadOp::create(
-        b, loc, vector,
-        tile.address(b, loc, extractRegister(b, loc, offsets, reg)),
-        /*alignment=*/width * getStorageBytes(element));
+    Value loaded =
+        LLVM::LoadOp::create(b, loc, vector, addresses[reg / width],
+                             /*alignment=*/width * getStorageBytes(element));
     for (int64_t i = 0; i < width; ++i)
       registers.push_back(fromStorage(
           b, loc, width == 1 ? loaded : extractRegister(b, loc, loaded, i),
@@ -272,6 +328,8 @@ LogicalResult kiln::tiletogpu::storeSharedTile(OpBuilder &b, Location loc,
       tile.byteOffset(b, loc, from->coordinates);
   Type storage = getStorageType(type.getElementType());
   int64_t width = getVectorWidth(tile, type);
+  SmallVector<Value> addresses =
+      getRunAddresses(b, loc, tile, type, offsets, width);
   for (int64_t reg = 0, e = getNumRegisters(type); reg < e; reg += width) {
     SmallVector<Value> values;
     for (int64_t i = 0; i < width; ++i)
@@ -281,10 +339,9 @@ LogicalResult kiln::tiletogpu::storeSharedTile(OpBuilder &b, Location loc,
                              : fromRegisters(b, loc,
                                              VectorType::get({width}, storage),
                                              values);
-    LLVM::StoreOp::create(
-        b, loc, value,
-        tile.address(b, loc, extractRegister(b, loc, offsets, reg)),
-        /*alignment=*/width * getStorageBytes(type.getElementType()));
+    LLVM::StoreOp::create(b, loc, value, addresses[reg / width],
+                          /*alignment=*/width *
+                              getStorageBytes(type.getElementType()));
   }
   return success();
 }
