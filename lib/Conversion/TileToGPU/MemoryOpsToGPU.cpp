@@ -43,6 +43,13 @@ static StringRef getStateSpace(unsigned addressSpace) {
   }
 }
 
+/// The inline-asm constraint of an address in `addressSpace`: shared
+/// memory is addressed in 32 bits (the NVPTX target compiles with
+/// nvptx-short-ptr, as Triton does), everything else in 64.
+static StringRef getAddressConstraint(unsigned addressSpace) {
+  return addressSpace == 3 ? "r" : "l";
+}
+
 /// How `count` elements of `bytes` each travel through inline PTX: as
 /// 32-bit words where they fill one, else as one 16-bit register.
 struct Words {
@@ -140,7 +147,7 @@ static SmallVector<Value> loadElements(OpBuilder &b, Location loc,
                     getStateSpace(space), vectorSuffix, words.ptxType,
                     destinations, words.count)
           .str();
-  constraints += "l,b";
+  constraints += (getAddressConstraint(space) + ",b").str();
   Type resultType =
       words.count == 1
           ? words.type
@@ -183,7 +190,7 @@ static void storeElements(OpBuilder &b, Location loc, Value address,
   SmallVector<Value> wordValues = packWords(b, loc, elements, words);
   unsigned space =
       cast<LLVM::LLVMPointerType>(address.getType()).getAddressSpace();
-  std::string sources, constraints = "l";
+  std::string sources, constraints = getAddressConstraint(space).str();
   for (int64_t i = 0; i < words.count; ++i) {
     sources += llvm::formatv("{0}${1}", i ? ", " : "", i + 1).str();
     constraints += "," + words.constraint.str();

@@ -34,6 +34,7 @@
 #include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
@@ -41,6 +42,7 @@
 #include "llvm/Transforms/IPO/Internalize.h"
 
 #include <algorithm>
+#include <mutex>
 #include <utility>
 
 using namespace mlir;
@@ -172,11 +174,26 @@ std::string kiln::nvptx::getPtxVersion(const TargetOptions &options) {
   return formatPtxVersion(chip->minPtxVersion);
 }
 
+/// Makes the NVPTX target address shared, constant and local memory with
+/// 32-bit pointers, as Triton does: shared addresses then take one register
+/// instead of two. The option is the NVPTX backend's own (a process-wide
+/// command-line option), set once before the first target machine.
+static void useShortPointers() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    auto &registered = llvm::cl::getRegisteredOptions();
+    auto found = registered.find("nvptx-short-ptr");
+    if (found != registered.end())
+      static_cast<llvm::cl::opt<bool> *>(found->second)->setValue(true);
+  });
+}
+
 std::unique_ptr<llvm::TargetMachine>
 kiln::nvptx::createTargetMachine(const TargetOptions &options,
                                  std::string &error) {
   if (failed(verifyTargetOptions(options, error)))
     return nullptr;
+  useShortPointers();
   // The PTX version is always given, so that LLVM never picks its own.
   return std::unique_ptr<llvm::TargetMachine>(
       getNVPTXTarget().createTargetMachine(

@@ -23,9 +23,9 @@
 // CHECK-COUNT-7: llvm.getelementptr %[[R]][{{[0-9]+}}] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
 // CHECK-NOT: llvm.getelementptr %[[SCRATCH]]
 // CHECK: llvm.load %[[R]] {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xf32>
-// PTX: st.shared.v2.b32 {{\[}}%[[S:rd[0-9]+]]{{\]}}
+// PTX: st.shared.v2.b32 {{\[}}%[[S:r[0-9]+]]{{\]}}
 // PTX-NEXT: st.shared.v2.b32 {{\[}}%[[S]]+1024{{\]}}
-// PTX: ld.shared.v4.b32 {{.*}}, {{\[}}%[[L:rd[0-9]+]]{{\]}}
+// PTX: ld.shared.v4.b32 {{.*}}, {{\[}}%[[L:r[0-9]+]]{{\]}}
 // PTX-NEXT: ld.shared.v4.b32 {{.*}}, {{\[}}%[[L]]+1024{{\]}}
 // PTX-NEXT: ld.shared.v4.b32 {{.*}}, {{\[}}%[[L]]+2048{{\]}}
 func.func @staged(%a: !tile.ptr<f16> {tile.divisibility = 16 : i64},
