@@ -222,3 +222,41 @@ def test_a_captured_call_reads_its_arguments_as_they_are_on_the_gpu(
         want = program(x)
         torch.testing.assert_close(got[0], want[0], rtol=1e-5, atol=1e-6)
         torch.testing.assert_close(got[1], want[1], rtol=1e-4, atol=1e-4)
+
+
+FAKE_DLPACK = """
+    import ctypes, numpy as np, kiln
+    from kiln.dlpack import _DLDataType, _DLDevice, _DLTensor
+
+    class CudaDLPackOnly:
+        # A CUDA array that offers only DLPack, over memory the stand-in
+        # driver's device reads.
+        def __init__(self, array):
+            self.array = array
+            self._shape = (ctypes.c_int64 * array.ndim)(*array.shape)
+            self._tensor = _DLTensor(
+                ctypes.c_void_p(array.ctypes.data), _DLDevice(2, 0),
+                array.ndim, _DLDataType(2, 32, 1), self._shape, None, 0)
+
+        def __dlpack_device__(self):
+            return (2, 0)
+
+        def __dlpack__(self, stream=None):
+            new = ctypes.pythonapi.PyCapsule_New
+            new.restype = ctypes.py_object
+            new.argtypes = [ctypes.c_void_p, ctypes.c_char_p,
+                            ctypes.c_void_p]
+            return new(ctypes.addressof(self._tensor), b"dltensor", None)
+
+    x = CudaDLPackOnly(np.ones((60, 100), np.float32))
+    out = kiln.fuse(lambda x: np.exp(x) * 2)(x)
+    print(type(out).__name__, out.shape, out.dtype)
+    """
+
+
+@pytest.mark.skipif(not FAKE.exists(), reason=f"{FAKE} is not built")
+def test_a_cuda_array_offering_only_dlpack_runs_on_its_gpu():
+    result = _run(FAKE_DLPACK, KILN_CUDA_DRIVER=str(FAKE),
+                  KILN_PTXAS="/nonexistent/ptxas")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == ["DeviceArray (60, 100) float32"]

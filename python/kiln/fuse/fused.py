@@ -11,12 +11,13 @@ from typing import Any, Callable
 
 import numpy as np
 
+from kiln import dlpack
 from kiln.compiler import Context, Module
 from kiln.errors import (CompilationError, KilnError, KilnIndexError,
                          user_facing, warn_remarks)
 from kiln.frontend.ir import find_location
 from kiln.fuse.arguments import (check_arguments, describe,
-                                 is_traced_tensor)
+                                 is_torch_tensor, is_traced_tensor)
 from kiln.fuse.array import TracedArray
 from kiln.fuse.ir_types import _ir_shape
 from kiln.fuse.location import _error, _loc
@@ -117,7 +118,11 @@ class FusedFunction:
                       if parameter.kind is parameter.VAR_KEYWORD
                       else [value])
             for v in values:
-                arrays.append((name, v))
+                # An array offering only DLPack is taken as a numpy view
+                # (CPU) or a device array (CUDA) of the same memory; torch
+                # tensors stay torch tensors, traced as PyTorch computes.
+                arrays.append((name, v if is_torch_tensor(v)
+                               else dlpack.adapt(v)))
         return arrays, check_arguments(self.__name__, arrays)
 
     @staticmethod
