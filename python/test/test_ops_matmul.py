@@ -178,6 +178,17 @@ def test_refusals(a_shape, b_shape, dtype, message):
         kiln.ops.matmul(normal(a_shape, dtype), normal(b_shape, dtype))
 
 
+def test_device_arrays_other_than_torch_tensors_are_refused():
+    class CupyLike:
+        __cuda_array_interface__ = {"shape": (4, 4), "typestr": "<f2",
+                                    "data": (4096, False), "version": 3}
+        shape, dtype = (4, 4), np.dtype(np.float16)
+
+    with pytest.raises(kiln.KilnError,
+                       match="PyTorch tensors .* b is a CupyLike"):
+        kiln.ops.matmul(normal((4, 4)), CupyLike())
+
+
 def test_mixed_types_are_refused():
     with pytest.raises(kiln.KilnError, match="float16 and bfloat16"):
         kiln.ops.matmul(normal((4, 5)), normal((5, 3), ml_dtypes.bfloat16))

@@ -29,6 +29,7 @@ machine busy); ``configs`` lists the plans ``matmul(..., tune=True)`` times
 (``tuned_plan``) to pick the fastest for a shape."""
 
 import dataclasses
+import functools
 import math
 import os
 import warnings
@@ -263,6 +264,11 @@ def _rounded(c32, like):
 
 def check(a, b) -> None:
     """Refuses, by name, what the kernels do not take."""
+    for name, x in (("a", a), ("b", b)):
+        if on_gpu(x) and not is_torch(x):
+            raise KilnError(f"matmul takes GPU operands as PyTorch tensors "
+                            f"(it allocates C with PyTorch); {name} is a "
+                            f"{type(x).__name__}")
     if len(a.shape) != 2 or len(b.shape) != 2 or a.shape[1] != b.shape[0]:
         raise KilnError(f"matmul takes an M x K and a K x N matrix, not "
                         f"{tuple(a.shape)} and {tuple(b.shape)}")
@@ -280,12 +286,18 @@ def check(a, b) -> None:
                         f"{gpu.device_array_ordinal(b)}")
 
 
+@functools.cache
+def _device(ordinal: int) -> cuda.DeviceInfo:
+    """GPU ``ordinal``'s name and multiprocessors, asked of the driver
+    once."""
+    return cuda.device_info(ordinal)
+
+
 def multiprocessors(x) -> int:
     """How many programs run at once where ``x`` lives: its GPU's
     streaming multiprocessors, or the host's cores."""
     if on_gpu(x):
-        return cuda.device_info(gpu.device_array_ordinal(x) or 0) \
-            .multiprocessor_count
+        return _device(gpu.device_array_ordinal(x) or 0).multiprocessor_count
     return os.cpu_count() or 1
 
 
@@ -321,7 +333,7 @@ _TUNED = {}
 
 def _device_key(x) -> str:
     if on_gpu(x):
-        return cuda.device_info(gpu.device_array_ordinal(x) or 0).name
+        return _device(gpu.device_array_ordinal(x) or 0).name
     return "host"
 
 
