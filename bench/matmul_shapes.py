@@ -14,8 +14,9 @@ For each shape, on the same tensors:
 A call is timed whole, as a user makes it: C's allocation (zeroed for the
 split and stream kernels) and, for those, the rounding of the float32 C to
 the inputs' type. Times are medians of device events with the L2 cache
-flushed before each launch (``bench/corpus/timing.py``). Kiln's result is
-checked against ``torch.matmul`` before it is timed. fp8 is not covered:
+flushed before each launch (``bench/corpus/timing.py``). Each plan's
+result, Kiln's and Triton's, is checked against ``torch.matmul`` before it
+is timed (a plan that fails is left out of the fastest). fp8 is not covered:
 ``kiln.ops.matmul`` takes float16 and bfloat16.
 """
 
@@ -42,17 +43,30 @@ def describe(plan) -> str:
             f"{plan.block_k}")
 
 
-def _fastest(time, run, plans) -> tuple:
-    """(seconds, plan) of the fastest of ``plans`` by ``time(run(plan))``;
-    plans that fail are skipped (None where all do)."""
+def _fastest(time, run, plans, check) -> tuple:
+    """(seconds, plan) of the fastest of ``plans`` by ``time(run(plan))``,
+    each plan's result passed to ``check`` (which raises where it is
+    wrong) before it is timed; plans that fail either are skipped (None
+    where all do)."""
     best = (math.inf, None)
     for plan in plans:
         try:
+            check(run(plan))
             best = min(best, (time(lambda: run(plan)), plan),
                        key=lambda pair: pair[0])
-        except Exception:  # a config one compiler cannot build
+        except Exception:  # a config one compiler cannot build or gets wrong
             continue
     return best if best[1] is not None else (None, None)
+
+
+def _checker(torch, want):
+    """A check of a result against ``want``, torch.matmul's."""
+    def check(got):
+        if not torch.allclose(got.float(), want.float(), atol=2e-2,
+                              rtol=2e-2):
+            error = (got.float() - want.float()).abs().max().item()
+            raise AssertionError(f"wrong result (max error {error:.3g})")
+    return check
 
 
 def shape_rows(torch, time, shapes=SHAPES) -> list[dict]:
@@ -68,23 +82,20 @@ def shape_rows(torch, time, shapes=SHAPES) -> list[dict]:
         row = {"shape": [m, n, k], "dtype": dtype, "flops": 2 * m * n * k}
         want = torch.matmul(a, b)
         row["torch_s"] = time(lambda: torch.matmul(a, b))
+        check = _checker(torch, want)
         plans = gemm.configs(m, n, k, gemm.multiprocessors(a))
         try:
-            got = gemm.run(a, b, plans[0])
-            if not torch.allclose(got.float(), want.float(), atol=2e-2,
-                                  rtol=2e-2):
-                error = (got.float() - want.float()).abs().max().item()
-                raise AssertionError(f"wrong result (max error {error:.3g})")
+            check(gemm.run(a, b, plans[0]))
             row["kiln_plan"] = describe(plans[0])
             row["kiln_s"] = time(lambda: gemm.run(a, b, plans[0]))
             tuned_s, tuned = _fastest(time, lambda p: gemm.run(a, b, p),
-                                      plans)
+                                      plans, check)
             row["tuned_s"], row["tuned_plan"] = tuned_s, describe(tuned)
         except Exception as error:  # a failed cell, not a crash
             row["kiln_error"] = str(error)[-500:]
         triton_s, best = _fastest(
             time, lambda p: triton_gemm.run(a, b, triton_gemm.Plan(
-                **vars(p))), plans)
+                **vars(p))), plans, check)
         if best is not None:
             row["triton_s"], row["triton_plan"] = triton_s, describe(best)
         rows.append(row)

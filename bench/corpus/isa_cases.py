@@ -271,14 +271,15 @@ CASES: dict[str, Case] = {
                                   {"BLOCK_M": 16, "BLOCK_N": 64,
                                    "BLOCK_K": 128, "SPLIT_K": 4},
                                   num_warps=4, num_stages=4),
-    # Whole 64-row tiles (wgmma) of a 64-row prefill, as kiln.ops.matmul
-    # cuts it where tiles fill the machine.
+    # kiln.ops.matmul's whole-tile kernel at its 64-row blocks (wgmma),
+    # on a 64-row prefill.
     "matmul_tiles_m64": _ops_matmul("matmul_split_k_kernel", 64, 4096,
                                     14336, {"BLOCK_M": 64, "BLOCK_N": 128,
                                             "BLOCK_K": 64, "SPLIT_K": 1},
                                     num_warps=4, num_stages=4),
-    # A prefill shape whose 56 tiles of 128x256 fill under half of an H100's
-    # 132 multiprocessors: stream-K shares its K steps among all of them.
+    # Its stream-K kernel on a prefill shape of few tiles (56 of 128x256,
+    # 64 K steps each), in runs of 28 steps (the runs of 132 programs;
+    # 128 have one).
     "matmul_stream_k": _ops_matmul("matmul_stream_k_kernel", 128, 14336, 4096,
                                    {"BLOCK_M": 128, "BLOCK_N": 256,
                                     "BLOCK_K": 64},

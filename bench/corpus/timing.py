@@ -143,11 +143,12 @@ def _gemm(torch, case: str) -> Launch:
     b = torch.randn(k, n, dtype=torch.float16, device="cuda")
     c = torch.zeros(m, n, device="cuda", dtype=torch.float16
                     if blocks.get("SPLIT_K") == 1 else torch.float32)
-    tiles = (m // blocks["BLOCK_M"]) * (n // blocks["BLOCK_N"])
+    tiles = (math.ceil(m / blocks["BLOCK_M"]) *
+             math.ceil(n / blocks["BLOCK_N"]))
     if "SPLIT_K" in blocks:
         grid = (tiles, blocks["SPLIT_K"])
     else:
-        steps = tiles * (k // blocks["BLOCK_K"])
+        steps = tiles * math.ceil(k / blocks["BLOCK_K"])
         grid = (math.ceil(steps / args["steps_per_program"]),)
     return Launch(
         {**args, "a_ptr": a, "b_ptr": b, "c_ptr": c}, grid, ("c_ptr",),

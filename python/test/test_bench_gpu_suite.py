@@ -470,8 +470,20 @@ def test_the_shapes_table_and_the_fastest_config():
             raise RuntimeError("this config does not build")
         return times[plan]
 
-    assert matmul_shapes._fastest(time, run, plans) == (1.0, plans[2])
-    assert matmul_shapes._fastest(time, run, plans[1:2]) == (None, None)
+    def check(result):
+        pass
+
+    def reject_fast(result):
+        if result < 2:
+            raise AssertionError("wrong result")
+
+    assert matmul_shapes._fastest(time, run, plans, check) == (1.0,
+                                                               plans[2])
+    assert matmul_shapes._fastest(time, run, plans[1:2], check) == (None,
+                                                                    None)
+    # A fast plan whose result is wrong is left out.
+    assert matmul_shapes._fastest(time, run, plans, reject_fast) == (
+        3.0, plans[0])
     lines = matmul_shapes.shape_table([
         {"shape": [16, 4096, 4096], "dtype": "float16", "flops": 2e12,
          "torch_s": 1.0, "kiln_plan": matmul_shapes.describe(plans[1]),

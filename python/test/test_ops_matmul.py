@@ -49,7 +49,11 @@ def torch():
     (8192, 8192, 8192, ("tiles", 1, 0)),
     # Decode, 16 rows: 64 tiles of 16x64 split twice over K.
     (16, 4096, 4096, ("split_k", 2, 0)),
-    (1, 14336, 8192, ("split_k", 4, 0)),
+    # 224 tiles: past one wave, shared evenly by stream-K instead.
+    (1, 14336, 8192, ("stream_k", 1, H100)),
+    (16, 14336, 4096, ("stream_k", 1, H100)),
+    # Full-size rows whose 136 tiles spill 4 into a second wave.
+    (2176, 4096, 4096, ("stream_k", 1, H100)),
     (64, 4096, 14336, ("split_k", 4, 0)),
     # Prefill: 56 tiles of 128x256, K split 7 ways fills 392 of 396.
     (128, 14336, 4096, ("split_k", 7, 0)),
@@ -139,7 +143,7 @@ def test_torch_cpu_tensors_against_torch_matmul(torch, plan):
 @pytest.mark.parametrize("shape", [(0, 5, 8), (4, 0, 8), (4, 5, 0)])
 def test_empty_sizes(shape):
     m, n, k = shape
-    for plan in PLANS:
+    for plan in [None, *PLANS]:
         got = kiln.ops.matmul(normal((m, k)), normal((k, n)), plan=plan)
         assert got.shape == (m, n) and got.dtype == np.float16
         assert not got.any()

@@ -43,11 +43,12 @@ static StringRef getStateSpace(unsigned addressSpace) {
   }
 }
 
-/// The inline-asm constraint of an address in `addressSpace`: shared
-/// memory is addressed in 32 bits (the NVPTX target compiles with
-/// nvptx-short-ptr, as Triton does), everything else in 64.
+/// The inline-asm constraint of an address in `addressSpace`: generic and
+/// global addresses take 64 bits, the others (shared, constant, local)
+/// 32, since the NVPTX target compiles with nvptx-short-ptr as Triton
+/// does.
 static StringRef getAddressConstraint(unsigned addressSpace) {
-  return addressSpace == 3 ? "r" : "l";
+  return addressSpace <= 1 ? "l" : "r";
 }
 
 /// How `count` elements of `bytes` each travel through inline PTX: as

@@ -137,7 +137,9 @@ static SmallVector<Value> getRunAddresses(OpBuilder &b, Location loc,
     for (int64_t thread = 0; thread < threads; ++thread) {
       layout::Shape at = layout->getCoordinates(
           shape, layout::Location{reg, thread % lanes, thread / lanes});
-      int64_t row = at.size() == 1 ? 0 : at[0], column = at.back();
+      // As byteOffset reads coordinates: (column) or (row, column, ...).
+      int64_t row = at.size() == 1 ? 0 : at[0];
+      int64_t column = at.size() == 1 ? at[0] : at[1];
       if (tile.transposed)
         std::swap(row, column);
       result.push_back(tile.layout.getByteOffset(row, column));

@@ -42,7 +42,6 @@
 #include "llvm/Transforms/IPO/Internalize.h"
 
 #include <algorithm>
-#include <mutex>
 #include <utility>
 
 using namespace mlir;
@@ -176,16 +175,19 @@ std::string kiln::nvptx::getPtxVersion(const TargetOptions &options) {
 
 /// Makes the NVPTX target address shared, constant and local memory with
 /// 32-bit pointers, as Triton does: shared addresses then take one register
-/// instead of two. The option is the NVPTX backend's own (a process-wide
-/// command-line option), set once before the first target machine.
-static void useShortPointers() {
-  static std::once_flag once;
-  std::call_once(once, [] {
+/// instead of two (and inline PTX takes them as such). The option is the
+/// NVPTX backend's own (a process-wide command-line option), set once
+/// before the first target machine; false if this LLVM lacks it.
+static bool useShortPointers() {
+  static const bool set = [] {
     auto &registered = llvm::cl::getRegisteredOptions();
     auto found = registered.find("nvptx-short-ptr");
-    if (found != registered.end())
-      static_cast<llvm::cl::opt<bool> *>(found->second)->setValue(true);
-  });
+    if (found == registered.end())
+      return false;
+    static_cast<llvm::cl::opt<bool> *>(found->second)->setValue(true);
+    return true;
+  }();
+  return set;
 }
 
 std::unique_ptr<llvm::TargetMachine>
@@ -193,7 +195,11 @@ kiln::nvptx::createTargetMachine(const TargetOptions &options,
                                  std::string &error) {
   if (failed(verifyTargetOptions(options, error)))
     return nullptr;
-  useShortPointers();
+  if (!useShortPointers()) {
+    error = "LLVM's NVPTX target has no nvptx-short-ptr option, which "
+            "Kiln's code for 32-bit shared addresses needs";
+    return nullptr;
+  }
   // The PTX version is always given, so that LLVM never picks its own.
   return std::unique_ptr<llvm::TargetMachine>(
       getNVPTXTarget().createTargetMachine(

@@ -184,6 +184,8 @@ def blocks(m: int, on_gpu: bool) -> dict:
 def _busy(programs: int, multiprocessors: int) -> float:
     """The share of the machine ``programs`` keep busy, one per
     multiprocessor in waves: 1 for whole waves."""
+    if programs == 0:
+        return 0.0
     waves = math.ceil(programs / multiprocessors)
     return programs / (waves * multiprocessors)
 
@@ -198,15 +200,18 @@ def heuristic(m: int, n: int, k: int, multiprocessors: int,
               on_gpu: bool = True) -> Plan:
     """The plan for an ``m`` x ``k`` by ``k`` x ``n`` matmul on a machine of
     ``multiprocessors``: whole tiles where they keep at least
-    ``BUSY_ENOUGH`` of it busy; else the fewest K parts (up to
-    ``MOST_SPLITS``, each at least ``MIN_STEPS`` steps) that do; else
+    ``BUSY_ENOUGH`` of it busy; else, where there are fewer tiles than
+    multiprocessors, the fewest K parts (up to ``MOST_SPLITS``, each at
+    least ``MIN_STEPS`` steps) that do; else
     stream-K over every multiprocessor where that keeps more of it busy
     (K is long enough to share), else whole tiles."""
     shape = blocks(m, on_gpu)
     tiles, steps = _tiles_and_steps(m, n, k, shape)
     if _busy(tiles, multiprocessors) >= BUSY_ENOUGH:
         return Plan("tiles", **shape)
-    for split in range(2, min(steps // MIN_STEPS, MOST_SPLITS) + 1):
+    most = min(steps // MIN_STEPS, MOST_SPLITS) if tiles < multiprocessors \
+        else 1
+    for split in range(2, most + 1):
         if _busy(tiles * split, multiprocessors) >= BUSY_ENOUGH:
             return Plan("split_k", split=split, **shape)
     programs = _stream_programs(tiles, steps, multiprocessors)
@@ -249,12 +254,16 @@ def configs(m: int, n: int, k: int, multiprocessors: int,
     return list(dict.fromkeys(plans))
 
 
-def _zeros(like, shape, float32: bool):
+def _new(like, shape, float32: bool, zeroed: bool):
+    """A new array of ``shape`` beside ``like``, of its type or float32,
+    zeroed or not."""
     if is_torch(like):
         import torch
-        return like.new_zeros(shape,
-                              dtype=torch.float32 if float32 else like.dtype)
-    return np.zeros(shape, np.float32 if float32 else like.dtype)
+        dtype = torch.float32 if float32 else like.dtype
+        return (like.new_zeros if zeroed else like.new_empty)(shape,
+                                                              dtype=dtype)
+    dtype = np.float32 if float32 else like.dtype
+    return (np.zeros if zeroed else np.empty)(shape, dtype)
 
 
 def _rounded(c32, like):
@@ -306,8 +315,10 @@ def run(a, b, plan: Plan):
     m, k = a.shape
     n = b.shape[1]
     if m == 0 or n == 0 or k == 0:
-        return _zeros(a, (m, n), float32=False)
-    c = _zeros(a, (m, n), float32=plan.kernel != "tiles")
+        return _new(a, (m, n), float32=False, zeroed=True)
+    # Whole tiles store every element; the other cuts add into zeros.
+    adds = plan.kernel != "tiles"
+    c = _new(a, (m, n), float32=adds, zeroed=adds)
     common = dict(BLOCK_M=plan.block_m, BLOCK_N=plan.block_n,
                   BLOCK_K=plan.block_k, GROUP_M=plan.group_m,
                   num_warps=plan.num_warps, num_stages=plan.num_stages)
@@ -318,9 +329,10 @@ def run(a, b, plan: Plan):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", CompilerRemark)
         if plan.kernel == "stream_k":
-            matmul_stream_k_kernel[(plan.programs,)](
-                *arguments, triton.cdiv(tiles * steps, plan.programs),
-                **common)
+            # Runs of equal length; only as many programs as have one.
+            run_steps = triton.cdiv(tiles * steps, plan.programs)
+            matmul_stream_k_kernel[(triton.cdiv(tiles * steps, run_steps),)](
+                *arguments, run_steps, **common)
         else:
             matmul_split_k_kernel[(tiles, plan.split)](
                 *arguments, SPLIT_K=plan.split, **common)
