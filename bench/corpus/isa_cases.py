@@ -66,7 +66,7 @@ def _ops_matmul(kernel: str, m: int, n: int, k: int, blocks: dict,
                 lambda: {**_pointers("a_ptr b_ptr", f16), "c_ptr": out(),
                          "M": m, "N": n, "K": k, "stride_am": k,
                          "stride_ak": 1, "stride_bk": n, "stride_bn": 1,
-                         "stride_cm": n, "stride_cn": 1,
+                         "stride_cm": n, "stride_cn": 1, "scale": 1.0,
                          **(scalars or {})},
                 {**blocks, "GROUP_M": 8}, **launch)
 

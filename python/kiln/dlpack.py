@@ -19,13 +19,17 @@ from kiln.errors import KilnError
 #: DLDeviceType values (dlpack.h).
 _CPU, _CUDA, _CUDA_HOST, _CUDA_MANAGED = 1, 2, 3, 13
 
-#: DLDataTypeCode values and the numpy kind of each: bfloat16 (kDLBfloat),
-#: which numpy lacks, is two bytes of no type ("V"), told apart by the
-#: array's ``dtype``, as PyTorch describes it.
-_BFLOAT, _BOOL = 4, 6
-_KINDS = {0: "i", 1: "u", 2: "f", _BFLOAT: "V", _BOOL: "b"}
+#: DLDataTypeCode values and the numpy kind of each: the floats numpy
+#: lacks (kDLBfloat, kDLFloat8_e4m3fn, kDLFloat8_e5m2) are bytes of no
+#: type ("V"), viewed as ml_dtypes' type of their name.
+_BFLOAT, _BOOL, _E4M3FN, _E5M2 = 4, 6, 10, 12
+_KINDS = {0: "i", 1: "u", 2: "f", _BFLOAT: "V", _BOOL: "b", _E4M3FN: "V",
+          _E5M2: "V"}
 #: The one width each of these codes comes in.
-_WIDTHS = {_BFLOAT: 16, _BOOL: 8}
+_WIDTHS = {_BFLOAT: 16, _BOOL: 8, _E4M3FN: 8, _E5M2: 8}
+#: The name of each type numpy lacks, by code.
+_UNTYPED = {_BFLOAT: "bfloat16", _E4M3FN: "float8_e4m3fn",
+            _E5M2: "float8_e5m2"}
 
 
 class _DLDevice(ctypes.Structure):
@@ -62,7 +66,7 @@ def _describe(capsule: Any) -> tuple[str, dict, int | None]:
                         f"{dtype.bits} bits, {dtype.lanes} lanes has no "
                         "kiln element type")
     numpy_dtype = np.dtype(f"{_KINDS[dtype.code]}{dtype.bits // 8}")
-    name = "bfloat16" if dtype.code == _BFLOAT else str(numpy_dtype)
+    name = _UNTYPED.get(dtype.code, str(numpy_dtype))
     # Host and managed memory are reachable from every GPU.
     ordinal = (tensor.device.device_id
                if tensor.device.device_type == _CUDA else None)
@@ -103,18 +107,18 @@ class _HostMemory:
 
 def _host_view(value: Any) -> np.ndarray:
     """A numpy view of the CPU DLPack array ``value``: numpy's own import,
-    or for bfloat16, which numpy's import refuses, a view of the same
-    memory as ml_dtypes' bfloat16."""
+    or for bfloat16 and the 8-bit floats, which numpy's import refuses, a
+    view of the same memory as ml_dtypes' type."""
     try:
         return np.from_dlpack(value)
     except (BufferError, RuntimeError, TypeError):
         capsule = value.__dlpack__()
         name, interface, _ = _describe(capsule)
-        if name != "bfloat16":
+        if name not in _UNTYPED.values():
             raise
     import ml_dtypes
     return np.asarray(_HostMemory(capsule, interface)).view(
-        ml_dtypes.bfloat16)
+        getattr(ml_dtypes, name))
 
 
 def adapt(value: Any) -> Any:

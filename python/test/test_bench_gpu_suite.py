@@ -452,6 +452,9 @@ def test_the_shapes_section_covers_the_llm_shapes():
     assert {(shape[0], shape[3]) for shape in matmul_shapes.SQUARE} == {
         (size, dtype) for size in (4096, 8192)
         for dtype in ("float16", "bfloat16")}
+    assert {shape[3] for shape in matmul_shapes.FP8} == {"float8_e4m3fn"}
+    assert set(matmul_shapes.SHAPES) == set(
+        matmul_shapes.SQUARE + matmul_shapes.FP8 + matmul_shapes.LLM)
 
 
 def test_the_shapes_table_and_the_fastest_config():
@@ -499,3 +502,28 @@ def test_the_shapes_table_and_the_fastest_config():
     assert lines[-3] == ("| 1 x 4096 x 4096 | float16 | failed | - | - | "
                          "2.0 | failed | failed | failed |")
     assert lines[-1] == "- 1 x 4096 x 4096: no GPU"
+
+
+def test_the_shapes_section_runs_on_cpu_tensors():
+    """The section's whole path on PyTorch CPU tensors (Kiln on the host
+    target; Triton, which needs a GPU, a failed cell): a 16-bit and an
+    8-bit shape, every plan checked against PyTorch's result."""
+    torch = pytest.importorskip("torch", reason="PyTorch is not installed")
+    import matmul_shapes
+    calls = []
+
+    def time(fn):
+        calls.append(fn())
+        return 1e-3
+
+    rows = matmul_shapes.shape_rows(
+        torch, time, [(20, 40, 96, "float16"), (16, 32, 64,
+                                                "float8_e4m3fn")],
+        device="cpu")
+    for row in rows:
+        assert "kiln_error" not in row, row
+        assert row["kiln_s"] == row["tuned_s"] == row["torch_s"] == 1e-3
+        assert "triton_s" not in row
+    assert rows[1]["kiln_plan"].startswith("tiles")
+    lines = matmul_shapes.shape_table(rows)
+    assert lines[-1].startswith("| 16 x 32 x 64 | float8_e4m3fn | tiles")

@@ -172,10 +172,90 @@ def test_tuning_picks_a_config_once_per_shape(monkeypatch):
     assert len(timed) == len(candidates)  # remembered, not timed again
 
 
+FP8 = [ml_dtypes.float8_e4m3fn, ml_dtypes.float8_e5m2]
+
+
+@pytest.mark.parametrize("plan", PLANS, ids=lambda plan: plan.kernel)
+@pytest.mark.parametrize("formats", [(0, 0), (0, 1), (1, 1)],
+                         ids=["e4m3-e4m3", "e4m3-e5m2", "e5m2-e5m2"])
+@pytest.mark.parametrize("out", ["float16", "bfloat16", "float32"])
+def test_8bit_floats_with_per_tensor_scales(plan, formats, out):
+    """Exact products of 8-bit floats summed in float32, times both
+    scales, rounded once to out_dtype (torch._scaled_mm's contract)."""
+    a = normal((37, 150), FP8[formats[0]])
+    b = normal((150, 40), FP8[formats[1]])
+    got = kiln.ops.matmul(a, b, plan=plan, scale_a=0.5, scale_b=3.0,
+                          out_dtype=out)
+    assert str(got.dtype) == out
+    want = exact(a, b) * 1.5
+    eps = {"float16": 2.0 ** -10, "bfloat16": 2.0 ** -7,
+           "float32": 1e-6}[out]
+    np.testing.assert_allclose(np.asarray(got, np.float64), want,
+                               atol=1e-4, rtol=eps)
+
+
+def test_scales_and_out_dtype_of_16_bit_floats(torch):
+    a = torch.randn(20, 70, dtype=torch.bfloat16)
+    b = torch.randn(70, 30, dtype=torch.bfloat16)
+    got = kiln.ops.matmul(a, b, scale_a=torch.tensor([2.0]), scale_b=0.25,
+                          out_dtype=torch.float32)
+    assert got.dtype == torch.float32
+    torch.testing.assert_close(got, (a.float() @ b.float()) * 0.5,
+                               atol=1e-4, rtol=1e-5)
+
+
+def test_torch_8bit_floats_against_scaled_mm(torch):
+    """CPU tensors of e4m3fn against PyTorch's own scaled matmul (B
+    column-major, as torch._scaled_mm takes it)."""
+    a = torch.randn(32, 64).to(torch.float8_e4m3fn)
+    b = torch.randn(48, 64).to(torch.float8_e4m3fn).T
+    scale_a, scale_b = torch.tensor(0.5), torch.tensor(2.0)
+    got = kiln.ops.matmul(a, b, scale_a=scale_a, scale_b=scale_b,
+                          out_dtype=torch.bfloat16)
+    try:
+        want = torch._scaled_mm(a, b, scale_a=scale_a, scale_b=scale_b,
+                                out_dtype=torch.bfloat16)
+    except (RuntimeError, NotImplementedError) as error:
+        want = ((a.float() @ b.float()) * 1.0).to(torch.bfloat16)
+        print(f"torch._scaled_mm is not on the CPU here ({error}); "
+              "compared with float32 products")
+    torch.testing.assert_close(got.float(), want.float(), atol=1e-2,
+                               rtol=2 ** -7)
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({}, r"8-bit floats needs out_dtype, one of \('float16', 'bfloat16', "
+         r"'float32'\)"),
+    ({"out_dtype": "float8_e4m3fn"}, "out_dtype is one of"),
+    ({"out_dtype": "float16", "scale_a": float("nan")},
+     "scale_a must be finite"),
+    ({"out_dtype": "float16", "scale_b": np.ones(3)},
+     r"scale_b is a number or a one-element array, not ndarray of shape "
+     r"\(3,\)"),
+])
+def test_8bit_refusals(kwargs, message):
+    a, b = normal((4, 32), FP8[0]), normal((32, 8), FP8[0])
+    with pytest.raises(kiln.KilnError, match=message):
+        kiln.ops.matmul(a, b, **kwargs)
+
+
+def test_8bit_floats_compile_to_wgmma_on_hopper():
+    """The whole-tile kernel on e4m3 A and e5m2 B at 64-row blocks:
+    wgmma on the 8-bit types as they are."""
+    a, b = normal((64, 128), FP8[0]), normal((128, 64), FP8[1])
+    c = np.zeros((64, 64), np.float16)
+    ptx = gemm.matmul_split_k_kernel.warmup(
+        a, b, c, 64, 64, 128, 128, 1, 64, 1, 64, 1, 1.0, BLOCK_M=64,
+        BLOCK_N=64, BLOCK_K=64, SPLIT_K=1, GROUP_M=8, chip="sm_90a",
+        num_warps=4).asm["ptx"]
+    assert "wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e5m2" in ptx
+
+
 @pytest.mark.parametrize("a_shape, b_shape, dtype, message", [
     ((4, 5), (6, 3), np.float16, r"M x K and a K x N matrix, not \(4, 5\)"),
     ((2, 4, 5), (5, 3), np.float16, "M x K and a K x N"),
-    ((4, 5), (5, 3), np.float32, "float16 or both bfloat16, not float32"),
+    ((4, 5), (5, 3), np.float32, "both bfloat16 or both 8-bit floats "
+     r"\(float8_e4m3fn, float8_e5m2\), not float32"),
 ])
 def test_refusals(a_shape, b_shape, dtype, message):
     with pytest.raises(kiln.KilnError, match=message):
@@ -196,6 +276,9 @@ def test_device_arrays_other_than_torch_tensors_are_refused():
 def test_mixed_types_are_refused():
     with pytest.raises(kiln.KilnError, match="float16 and bfloat16"):
         kiln.ops.matmul(normal((4, 5)), normal((5, 3), ml_dtypes.bfloat16))
+    with pytest.raises(kiln.KilnError, match="float8_e4m3fn and float16"):
+        kiln.ops.matmul(normal((4, 5), ml_dtypes.float8_e4m3fn),
+                        normal((5, 3)))
 
 
 @pytest.mark.parametrize("m, n, k", [(1, 4096, 4096), (16, 14336, 4096),

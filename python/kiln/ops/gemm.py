@@ -34,6 +34,7 @@ import math
 import os
 import warnings
 
+import ml_dtypes
 import numpy as np
 
 import kiln.triton as triton
@@ -59,7 +60,7 @@ def _tile_of(tile, grid_m, grid_n, GROUP_M: tl.constexpr):
 @triton.jit
 def matmul_split_k_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
                           stride_am, stride_ak, stride_bk, stride_bn,
-                          stride_cm, stride_cn,
+                          stride_cm, stride_cn, scale,
                           BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
                           BLOCK_K: tl.constexpr, SPLIT_K: tl.constexpr,
                           GROUP_M: tl.constexpr):
@@ -83,6 +84,7 @@ def matmul_split_k_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
         acc = tl.dot(a, b, acc)
         a_ptrs += BLOCK_K * SPLIT_K * stride_ak
         b_ptrs += BLOCK_K * SPLIT_K * stride_bk
+    acc = acc * scale
     c_ptrs = c_ptr + (rm[:, None] * stride_cm + rn[None, :] * stride_cn)
     mask = (rm < M)[:, None] & (rn < N)[None, :]
     if SPLIT_K == 1:
@@ -94,7 +96,7 @@ def matmul_split_k_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
 @triton.jit
 def matmul_stream_k_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
                            stride_am, stride_ak, stride_bk, stride_bn,
-                           stride_cm, stride_cn, steps_per_program,
+                           stride_cm, stride_cn, scale, steps_per_program,
                            BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
                            BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr):
     pid = tl.program_id(0)
@@ -124,7 +126,7 @@ def matmul_stream_k_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
             acc = tl.dot(a, b, acc)
         c_ptrs = c_ptr + (rm[:, None] * stride_cm + rn[None, :] * stride_cn)
         mask = (rm < M)[:, None] & (rn < N)[None, :]
-        tl.atomic_add(c_ptrs, acc, mask=mask)
+        tl.atomic_add(c_ptrs, acc * scale, mask=mask)
 
 
 KERNELS = ("tiles", "split_k", "stream_k")
@@ -254,21 +256,42 @@ def configs(m: int, n: int, k: int, multiprocessors: int,
     return list(dict.fromkeys(plans))
 
 
-def _new(like, shape, float32: bool, zeroed: bool):
-    """A new array of ``shape`` beside ``like``, of its type or float32,
-    zeroed or not."""
+#: The element types the kernels take, by name; 8-bit floats may mix.
+SIXTEEN_BIT = ("float16", "bfloat16")
+EIGHT_BIT = ("float8_e4m3fn", "float8_e5m2")
+#: The types C may be given in.
+OUT_TYPES = ("float16", "bfloat16", "float32")
+
+
+def _type_name(dtype) -> str:
+    return str(dtype).removeprefix("torch.")
+
+
+def _array_type(like, name: str):
+    """The element type ``name`` as ``like``'s library spells it."""
     if is_torch(like):
         import torch
-        dtype = torch.float32 if float32 else like.dtype
+        return getattr(torch, name)
+    return np.dtype(ml_dtypes.bfloat16) if name == "bfloat16" else \
+        np.dtype(name)
+
+
+def _new(like, shape, name: str, zeroed: bool):
+    """A new array of ``shape`` and element type ``name`` beside ``like``,
+    zeroed or not."""
+    dtype = _array_type(like, name)
+    if is_torch(like):
         return (like.new_zeros if zeroed else like.new_empty)(shape,
                                                               dtype=dtype)
-    dtype = np.float32 if float32 else like.dtype
     return (np.zeros if zeroed else np.empty)(shape, dtype)
 
 
-def _rounded(c32, like):
-    """The float32 ``c32`` rounded to ``like``'s type."""
-    return c32.to(like.dtype) if is_torch(like) else c32.astype(like.dtype)
+def _rounded(c32, like, name: str):
+    """The float32 ``c32`` rounded to element type ``name``."""
+    if name == "float32":
+        return c32
+    dtype = _array_type(like, name)
+    return c32.to(dtype) if is_torch(like) else c32.astype(dtype)
 
 
 def check(a, b) -> None:
@@ -281,10 +304,12 @@ def check(a, b) -> None:
     if len(a.shape) != 2 or len(b.shape) != 2 or a.shape[1] != b.shape[0]:
         raise KilnError(f"matmul takes an M x K and a K x N matrix, not "
                         f"{tuple(a.shape)} and {tuple(b.shape)}")
-    types = {str(t.dtype).removeprefix("torch.") for t in (a, b)}
-    if len(types) != 1 or types.pop() not in ("float16", "bfloat16"):
-        raise KilnError(f"matmul takes a and b both float16 or both "
-                        f"bfloat16, not {a.dtype} and {b.dtype}")
+    types = {_type_name(t.dtype) for t in (a, b)}
+    if not (types <= set(EIGHT_BIT) or
+            (len(types) == 1 and types <= set(SIXTEEN_BIT))):
+        raise KilnError(f"matmul takes a and b both float16, both bfloat16 "
+                        f"or both 8-bit floats ({', '.join(EIGHT_BIT)}), not "
+                        f"{a.dtype} and {b.dtype}")
     if on_gpu(a) != on_gpu(b):
         raise KilnError("matmul takes a and b both on the GPU or both on "
                         "the host")
@@ -310,19 +335,22 @@ def multiprocessors(x) -> int:
     return os.cpu_count() or 1
 
 
-def run(a, b, plan: Plan):
-    """``a @ b`` cut as ``plan`` says, in ``a``'s type."""
+def run(a, b, plan: Plan, scale: float = 1.0, out: str | None = None):
+    """``a @ b`` times ``scale``, cut as ``plan`` says, in element type
+    ``out`` (by name; ``a``'s by default)."""
     m, k = a.shape
     n = b.shape[1]
+    out = out or _type_name(a.dtype)
     if m == 0 or n == 0 or k == 0:
-        return _new(a, (m, n), float32=False, zeroed=True)
+        return _new(a, (m, n), out, zeroed=True)
     # Whole tiles store every element; the other cuts add into zeros.
     adds = plan.kernel != "tiles"
-    c = _new(a, (m, n), float32=adds, zeroed=adds)
+    c = _new(a, (m, n), "float32" if adds else out, zeroed=adds)
     common = dict(BLOCK_M=plan.block_m, BLOCK_N=plan.block_n,
                   BLOCK_K=plan.block_k, GROUP_M=plan.group_m,
                   num_warps=plan.num_warps, num_stages=plan.num_stages)
-    arguments = (a, b, c, m, n, k, *strides(a), *strides(b), *strides(c))
+    arguments = (a, b, c, m, n, k, *strides(a), *strides(b), *strides(c),
+                 float(scale))
     tiles, steps = _tiles_and_steps(m, n, k, dataclasses.asdict(plan))
     # How the kernels compile (mma.sync for 16 rows...) is the op's
     # choice, not its caller's to act on.
@@ -336,7 +364,7 @@ def run(a, b, plan: Plan):
         else:
             matmul_split_k_kernel[(tiles, plan.split)](
                 *arguments, SPLIT_K=plan.split, **common)
-    return c if plan.kernel == "tiles" else _rounded(c, a)
+    return _rounded(c, a, out) if adds else c
 
 
 #: The plan ``tuned_plan`` found fastest, by shape, type and device.
@@ -365,16 +393,45 @@ def tuned_plan(a, b) -> Plan:
     return _TUNED[key]
 
 
-def matmul(a, b, plan: Plan | None = None, tune: bool = False):
-    """``a @ b`` of an M x K and a K x N matrix, both float16 or both
-    bfloat16, in their type with float32 accumulation, as ``torch.matmul``:
-    numpy arrays on the host target, PyTorch tensors on their GPU (CPU
-    tensors on the host target). The kernel and blocks are ``plan``'s, or
-    the fastest of ``configs`` timed for this shape with ``tune=True``,
-    else ``heuristic``'s."""
+def _scale(value, name: str) -> float:
+    """A per-tensor scale: a number, or a one-element array or tensor."""
+    try:
+        scale = float(value)
+    except (TypeError, ValueError):
+        raise KilnError(f"matmul's {name} is a number or a one-element "
+                        f"array, not {type(value).__name__} of shape "
+                        f"{tuple(getattr(value, 'shape', ()))}") from None
+    if not math.isfinite(scale):
+        raise KilnError(f"matmul's {name} must be finite, not {scale}")
+    return scale
+
+
+def matmul(a, b, plan: Plan | None = None, tune: bool = False, *,
+           scale_a=1.0, scale_b=1.0, out_dtype=None):
+    """``a @ b * scale_a * scale_b`` of an M x K and a K x N matrix with
+    float32 accumulation, as ``torch.matmul`` (and, for 8-bit floats,
+    ``torch._scaled_mm`` with per-tensor scales): both float16 or both
+    bfloat16, in their type unless ``out_dtype`` says another; or 8-bit
+    floats (e4m3fn, e5m2, which may mix), exact products, with
+    ``out_dtype`` float16, bfloat16 or float32 required. Numpy arrays run
+    on the host target, PyTorch tensors on their GPU (CPU tensors on the
+    host target). The kernel and blocks are ``plan``'s, or the fastest of
+    ``configs`` timed for this shape with ``tune=True``, else
+    ``heuristic``'s."""
     check(a, b)
+    eight_bit = _type_name(a.dtype) in EIGHT_BIT
+    if out_dtype is None and eight_bit:
+        raise KilnError(f"matmul of 8-bit floats needs out_dtype, one of "
+                        f"{OUT_TYPES}")
+    out = _type_name(a.dtype) if out_dtype is None else \
+        _type_name(np.dtype(out_dtype) if isinstance(out_dtype, type)
+                   else out_dtype)
+    if out not in (OUT_TYPES if eight_bit else (*SIXTEEN_BIT, "float32")):
+        raise KilnError(f"matmul's out_dtype is one of {OUT_TYPES}, not "
+                        f"{out_dtype}")
+    scale = _scale(scale_a, "scale_a") * _scale(scale_b, "scale_b")
     if plan is None:
         m, k = a.shape
         plan = tuned_plan(a, b) if tune else heuristic(
             m, b.shape[1], k, multiprocessors(a), on_gpu(a))
-    return run(a, b, plan)
+    return run(a, b, plan, scale, out)
