@@ -15,6 +15,7 @@ from kiln.fuse import SUPPORTED_UFUNCS, FusedFunction
 
 from fuse_helpers import (kernel_count as _kernels, marked_line, plan_of,
                           raises_at)
+from test_jit import DLPackOnly
 
 HERE = str(Path(__file__).resolve())
 
@@ -164,25 +165,12 @@ def test_exported():
     assert isinstance(coscos, FusedFunction) and coscos.__name__ == "coscos"
 
 
-class _DLPackOnly:
-    """An array library's CPU array that offers only DLPack."""
-
-    def __init__(self, array):
-        self.array = array
-
-    def __dlpack__(self, **kwargs):
-        return self.array.__dlpack__(**kwargs)
-
-    def __dlpack_device__(self):
-        return self.array.__dlpack_device__()
-
-
 def test_arrays_offering_only_dlpack():
     """A CPU array of another library (here numpy behind DLPack alone) is
     read in place as a numpy view; the result is numpy's."""
     x, w = _normal(20, 30), _normal(30)
     fused = kiln.fuse(lambda x, w: np.tanh(x * w).sum(axis=1))
-    got = fused(_DLPackOnly(x), _DLPackOnly(w))
+    got = fused(DLPackOnly(x), DLPackOnly(w))
     np.testing.assert_allclose(got, np.tanh(x * w).sum(axis=1), rtol=1e-5,
                                atol=1e-5)
 
