@@ -188,16 +188,17 @@ static bool measureKernel(rt::CudaDriver &driver, rt::Device &device,
     return false;
   rows.push_back(direct);
 
-  std::unique_ptr<rt::Graph> graph = stream.capture(
-      [&](std::string &error) {
-        for (unsigned i = 0; i < graphKernels; ++i)
-          if (!module->launch(name, grid, block, /*sharedBytes=*/0,
-                              stream.get(), params, error))
-            return false;
-        return true;
-      },
-      error);
+  std::unique_ptr<rt::Graph> graph = rt::Graph::create(device, error);
   if (!graph)
+    return false;
+  for (unsigned i = 0; i < graphKernels; ++i) {
+    rt::KernelLaunch launch;
+    if (!module->prepare(name, grid, block, /*sharedBytes=*/0, params, launch,
+                         error) ||
+        !graph->addKernel(launch, error))
+      return false;
+  }
+  if (!graph->instantiate(error))
     return false;
   Row graphed{name, "Graph::launch"};
   if (!timeLaunches(
@@ -225,7 +226,7 @@ static void printTable(const rt::Device &device, llvm::ArrayRef<Row> rows) {
                  << llvm::format("%.2f", row.syncMicroseconds) << " | "
                  << llvm::format("%.2f", row.deviceMicroseconds) << " |\n";
   llvm::outs() << "\nGraph::launch: CUDA graphs of " << graphKernels
-               << " captured Module::launch calls, per kernel\n";
+               << " kernels, per kernel\n";
 }
 
 static bool writeJson(const rt::Device &device, llvm::ArrayRef<Row> rows,

@@ -29,7 +29,7 @@ extern "C" {
 #endif
 
 /** Version of this interface, raised on every incompatible change. */
-#define KILN_C_API_VERSION 10
+#define KILN_C_API_VERSION 11
 
 /** The KILN_C_API_VERSION the library was built with. */
 KILN_C_EXPORT int kilnGetAPIVersion(void);
@@ -367,14 +367,22 @@ KILN_C_EXPORT KilnError *kilnPlanRunOnGPU(KilnModule *module, const char *plan,
 typedef struct KilnPlanGraph KilnPlanGraph;
 
 /** Captures the launch plan `plan` of `module` as kilnPlanRunOnGPU would
- * run it on `arguments` (which every replay then reads and writes). */
+ * run it on `arguments` into a CUDA graph, which holds the plan's
+ * temporaries; `module` and `kernels` must outlive it. */
 KILN_C_EXPORT KilnError *
 kilnPlanGraphCreate(KilnModule *module, const char *plan,
                     KilnCudaModule *kernels, const uint64_t *arguments,
                     size_t numArguments, KilnPlanGraph **graph);
 
-/** Queues the captured plan on `stream` (0: the default stream). */
+/** Queues the captured plan on `stream` (0: the default stream), on
+ * `arguments` (as kilnPlanRunOnGPU takes them; the kernels whose
+ * parameters change are updated in the graph first), or, where
+ * `arguments` is NULL, on those of its last launch. An error, launching
+ * nothing, where the arguments' sizes would change a temporary's size or a
+ * grid. Launches from several threads are safe. */
 KILN_C_EXPORT KilnError *kilnPlanGraphLaunch(KilnPlanGraph *graph,
+                                             const uint64_t *arguments,
+                                             size_t numArguments,
                                              uint64_t stream);
 
 /** Frees the graph and its temporaries. */

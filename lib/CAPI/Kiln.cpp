@@ -734,10 +734,13 @@ KilnError *kilnPlanGraphCreate(KilnModule *module, const char *plan,
   return nullptr;
 }
 
-KilnError *kilnPlanGraphLaunch(KilnPlanGraph *graph, uint64_t stream) {
+KilnError *kilnPlanGraphLaunch(KilnPlanGraph *graph, const uint64_t *arguments,
+                               size_t numArguments, uint64_t stream) {
   std::string error;
-  if (!graph->graph->launch(reinterpret_cast<kiln::runtime::CUstream>(stream),
-                            error))
+  auto on = reinterpret_cast<kiln::runtime::CUstream>(stream);
+  if (!(arguments
+            ? graph->graph->launch(ArrayRef(arguments, numArguments), on, error)
+            : graph->graph->launch(on, error)))
     return makeError(std::move(error));
   return nullptr;
 }

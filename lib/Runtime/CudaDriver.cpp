@@ -72,8 +72,14 @@ CudaDriver *CudaDriver::load(std::string &error) {
   need("cuStreamCreate", api.cuStreamCreate);
   need("cuStreamSynchronize", api.cuStreamSynchronize);
   need("cuStreamDestroy_v2", api.cuStreamDestroy);
-  need("cuStreamBeginCapture_v2", api.cuStreamBeginCapture);
-  need("cuStreamEndCapture", api.cuStreamEndCapture);
+  need("cuGraphCreate", api.cuGraphCreate);
+  // Drivers before CUDA 12 export only the original names, whose
+  // parameters are the leading fields of KernelNodeParams.
+  if (!resolve(library, "cuGraphAddKernelNode_v2", api.cuGraphAddKernelNode))
+    need("cuGraphAddKernelNode", api.cuGraphAddKernelNode);
+  if (!resolve(library, "cuGraphExecKernelNodeSetParams_v2",
+               api.cuGraphExecKernelNodeSetParams))
+    need("cuGraphExecKernelNodeSetParams", api.cuGraphExecKernelNodeSetParams);
   need("cuGraphInstantiateWithFlags", api.cuGraphInstantiate);
   need("cuGraphLaunch", api.cuGraphLaunch);
   need("cuGraphExecDestroy", api.cuGraphExecDestroy);
@@ -441,18 +447,19 @@ checkLaunch(const DeviceLimits &limits, unsigned kernelMaxThreads,
   return {};
 }
 
-bool Module::launch(const std::string &name, std::array<unsigned, 3> grid,
-                    std::array<unsigned, 3> block, unsigned sharedBytes,
-                    CUstream stream, std::vector<void *> &args,
-                    std::string &error) {
+bool Module::prepare(const std::string &name, std::array<unsigned, 3> grid,
+                     std::array<unsigned, 3> block, unsigned sharedBytes,
+                     std::vector<void *> &args, KernelLaunch &launch,
+                     std::string &error) {
   if (!device.makeCurrent(error))
     return false;
   const DriverApi &api = device.driver.api();
-  CUfunction function = nullptr;
   const std::vector<const TensorMapSpec *> *tensorMapSpecs = nullptr;
+  launch.name = name;
+  launch.params = KernelNodeParams{};
   {
-    // The launch itself runs outside the lock: only the cache and the
-    // kernel's shared memory limit are shared between threads.
+    // Only the cache and the kernel's shared memory limit are shared
+    // between threads.
     std::lock_guard<std::mutex> lock(mutex);
     Kernel *kernel = lookup(name, error);
     if (!kernel)
@@ -475,17 +482,17 @@ bool Module::launch(const std::string &name, std::array<unsigned, 3> grid,
       }
       kernel->maxDynamicSharedBytes = sharedBytes;
     }
-    function = kernel->function;
+    launch.params.function = kernel->function;
     // Kernels are never removed from `kernels`: this stays valid.
     tensorMapSpecs = &kernel->tensorMaps;
   }
   // The kernel's tensor maps, built from its arguments and passed after
   // them.
-  std::vector<TensorMap> maps(tensorMapSpecs->size());
-  std::vector<void *> params;
-  if (!maps.empty())
-    params = args;
-  for (size_t i = 0; i < maps.size(); ++i) {
+  launch.maps.assign(tensorMapSpecs->size(), TensorMap{});
+  launch.pointers.clear();
+  if (!launch.maps.empty())
+    launch.pointers = args;
+  for (size_t i = 0; i < launch.maps.size(); ++i) {
     const TensorMapSpec &spec = *(*tensorMapSpecs)[i];
     if (spec.parameter != args.size() + i) {
       error = "cannot launch kernel '" + name + "': its tensor map " +
@@ -494,14 +501,29 @@ bool Module::launch(const std::string &name, std::array<unsigned, 3> grid,
               " arguments";
       return false;
     }
-    if (!encodeTensorMap(device.driver, spec, args, maps[i], error))
+    if (!encodeTensorMap(device.driver, spec, args, launch.maps[i], error))
       return false;
-    params.push_back(&maps[i]);
+    launch.pointers.push_back(&launch.maps[i]);
   }
-  std::vector<void *> &launched = maps.empty() ? args : params;
-  if (CUresult result = api.cuLaunchKernel(
-          function, grid[0], grid[1], grid[2], block[0], block[1], block[2],
-          sharedBytes, stream, launched.data(), nullptr);
+  std::copy(grid.begin(), grid.end(), launch.params.grid);
+  std::copy(block.begin(), block.end(), launch.params.block);
+  launch.params.sharedBytes = sharedBytes;
+  launch.params.kernelParams =
+      launch.maps.empty() ? args.data() : launch.pointers.data();
+  return true;
+}
+
+bool Module::launch(const std::string &name, std::array<unsigned, 3> grid,
+                    std::array<unsigned, 3> block, unsigned sharedBytes,
+                    CUstream stream, std::vector<void *> &args,
+                    std::string &error) {
+  KernelLaunch prepared;
+  if (!prepare(name, grid, block, sharedBytes, args, prepared, error))
+    return false;
+  const KernelNodeParams &p = prepared.params;
+  if (CUresult result = device.driver.api().cuLaunchKernel(
+          p.function, p.grid[0], p.grid[1], p.grid[2], p.block[0], p.block[1],
+          p.block[2], p.sharedBytes, stream, p.kernelParams, nullptr);
       result != kSuccess) {
     error = device.driver.describe(result, "launching '" + name + "'");
     return false;
@@ -526,46 +548,82 @@ bool Stream::synchronize(std::string &error) {
   return true;
 }
 
-std::unique_ptr<Graph>
-Stream::capture(const std::function<bool(std::string &)> &enqueue,
-                std::string &error) {
+std::unique_ptr<Graph> Graph::create(Device &device, std::string &error) {
   if (!device.makeCurrent(error))
     return nullptr;
-  const DriverApi &api = device.driver.api();
-  // Thread-local: other threads' unrelated calls do not invalidate it.
-  constexpr int kCaptureModeThreadLocal = 1;
-  if (CUresult result = api.cuStreamBeginCapture(stream, kCaptureModeThreadLocal);
-      result != kSuccess) {
-    error = device.driver.describe(result, "starting a stream capture "
-                                           "(cuStreamBeginCapture)");
-    return nullptr;
-  }
-  bool enqueued = enqueue(error);
   CUgraph graph = nullptr;
-  CUresult ended = api.cuStreamEndCapture(stream, &graph);
-  if (!enqueued || ended != kSuccess) {
-    if (graph)
-      api.cuGraphDestroy(graph);
-    if (enqueued)
-      error = device.driver.describe(ended, "ending a stream capture "
-                                            "(cuStreamEndCapture)");
-    return nullptr;
-  }
-  CUgraphExec executable = nullptr;
-  if (CUresult result = api.cuGraphInstantiate(&executable, graph, 0);
+  if (CUresult result = device.driver.api().cuGraphCreate(&graph, 0);
       result != kSuccess) {
-    api.cuGraphDestroy(graph);
-    error = device.driver.describe(result, "instantiating a graph "
-                                           "(cuGraphInstantiate)");
+    error = device.driver.describe(result, "creating a graph (cuGraphCreate)");
     return nullptr;
   }
-  return std::unique_ptr<Graph>(new Graph(device, graph, executable));
+  return std::unique_ptr<Graph>(new Graph(device, graph));
 }
 
 Graph::~Graph() {
   device.makeCurrentOrIgnore();
-  device.driver.api().cuGraphExecDestroy(executable);
+  if (executable)
+    device.driver.api().cuGraphExecDestroy(executable);
   device.driver.api().cuGraphDestroy(graph);
+}
+
+bool Graph::addKernel(const KernelLaunch &launch, std::string &error) {
+  if (executable) {
+    error = "cannot add kernel '" + launch.name +
+            "' to a graph already instantiated";
+    return false;
+  }
+  if (!device.makeCurrent(error))
+    return false;
+  CUgraphNode node = nullptr;
+  size_t dependencies = kernels.empty() ? 0 : 1;
+  if (CUresult result = device.driver.api().cuGraphAddKernelNode(
+          &node, graph, dependencies ? &kernels.back() : nullptr, dependencies,
+          &launch.params);
+      result != kSuccess) {
+    error = device.driver.describe(result, "adding '" + launch.name +
+                                               "' to a graph "
+                                               "(cuGraphAddKernelNode)");
+    return false;
+  }
+  kernels.push_back(node);
+  return true;
+}
+
+bool Graph::instantiate(std::string &error) {
+  if (!device.makeCurrent(error))
+    return false;
+  if (CUresult result =
+          device.driver.api().cuGraphInstantiate(&executable, graph, 0);
+      result != kSuccess) {
+    executable = nullptr;
+    error = device.driver.describe(result, "instantiating a graph "
+                                           "(cuGraphInstantiate)");
+    return false;
+  }
+  return true;
+}
+
+bool Graph::setKernel(size_t index, const KernelLaunch &launch,
+                      std::string &error) {
+  if (!executable || index >= kernels.size()) {
+    error = "cannot set kernel " + std::to_string(index) + " of a graph of " +
+            std::to_string(kernels.size()) +
+            (executable ? "" : ", not instantiated");
+    return false;
+  }
+  if (!device.makeCurrent(error))
+    return false;
+  if (CUresult result = device.driver.api().cuGraphExecKernelNodeSetParams(
+          executable, kernels[index], &launch.params);
+      result != kSuccess) {
+    error = device.driver.describe(result,
+                                   "setting the parameters of '" + launch.name +
+                                       "' in a graph "
+                                       "(cuGraphExecKernelNodeSetParams)");
+    return false;
+  }
+  return true;
 }
 
 bool Graph::launch(Stream &stream, std::string &error) {
@@ -573,6 +631,10 @@ bool Graph::launch(Stream &stream, std::string &error) {
 }
 
 bool Graph::launch(CUstream stream, std::string &error) {
+  if (!executable) {
+    error = "cannot launch a graph that is not instantiated";
+    return false;
+  }
   if (!device.makeCurrent(error))
     return false;
   if (CUresult result = device.driver.api().cuGraphLaunch(executable, stream);

@@ -77,18 +77,18 @@ struct PlanActions {
       allocate;
   /// The plan frees a temporary.
   std::function<bool(runtime::CUdeviceptr, std::string &error)> release;
-  /// Where launches go; none is made without `launch`.
-  runtime::CUstream stream = nullptr;
-  bool launch = true;
+  /// A launch of `kernel` over `programs` programs (at least 1), its
+  /// parameters held in `values` and pointed to by `params`.
+  std::function<bool(const std::string &kernel, unsigned programs,
+                     ArrayRef<uint64_t> values, std::vector<void *> &params,
+                     std::string &error)>
+      launch;
 };
 } // namespace
 
 /// Follows `plan` op by op on `arguments` (see runPlanOnGPU), doing
 /// `actions` at its temporaries and launches.
-static LogicalResult followPlan(func::FuncOp plan, runtime::Module &kernels,
-                                unsigned threadsPerBlock,
-                                unsigned dynamicSharedBytes,
-                                ArrayRef<uint64_t> arguments,
+static LogicalResult followPlan(func::FuncOp plan, ArrayRef<uint64_t> arguments,
                                 const PlanActions &actions,
                                 std::string &error) {
   auto module = plan->getParentOfType<ModuleOp>();
@@ -161,12 +161,11 @@ static LogicalResult followPlan(func::FuncOp plan, runtime::Module &kernels,
     }
     uint64_t programs = values.lookup(launch.getPrograms());
     // An empty tensor makes an empty grid, which CUDA refuses to launch.
-    if (programs == 0 || !actions.launch)
+    if (programs == 0)
       continue;
-    if (!kernels.launch(launch.getKernel().str(),
-                        {static_cast<unsigned>(programs), 1, 1},
-                        {threadsPerBlock, 1, 1}, dynamicSharedBytes,
-                        actions.stream, params, error)) {
+    if (!actions.launch(launch.getKernel().str(),
+                        static_cast<unsigned>(programs), storage, params,
+                        error)) {
       error = where(&op) + error;
       return failure();
     }
@@ -198,9 +197,13 @@ LogicalResult kiln::runPlanOnGPU(func::FuncOp plan, runtime::Device &device,
     llvm::erase(temporaries, temporary);
     return device.free(temporary, error);
   };
-  actions.stream = stream;
-  return followPlan(plan, kernels, threadsPerBlock, dynamicSharedBytes,
-                    arguments, actions, error);
+  actions.launch = [&](const std::string &kernel, unsigned programs,
+                       ArrayRef<uint64_t>, std::vector<void *> &params,
+                       std::string &error) {
+    return kernels.launch(kernel, {programs, 1, 1}, {threadsPerBlock, 1, 1},
+                          dynamicSharedBytes, stream, params, error);
+  };
+  return followPlan(plan, arguments, actions, error);
 }
 
 std::unique_ptr<PlanGraph>
@@ -208,52 +211,100 @@ PlanGraph::capture(func::FuncOp plan, runtime::Device &device,
                    runtime::Module &kernels, unsigned threadsPerBlock,
                    unsigned dynamicSharedBytes, ArrayRef<uint64_t> arguments,
                    std::string &error) {
-  std::unique_ptr<PlanGraph> graph(new PlanGraph(device));
-  // The temporaries first, outside the capture (which cannot allocate):
-  // the plan followed without launching, keeping each.
-  PlanActions allocating;
-  allocating.allocate = [&](uint64_t bytes, std::string &error) {
-    runtime::CUdeviceptr temporary = device.allocate(bytes, error);
-    if (temporary)
-      graph->temporaries.push_back(temporary);
-    return temporary;
-  };
-  allocating.release = [](runtime::CUdeviceptr, std::string &) { return true; };
-  allocating.launch = false;
-  if (failed(followPlan(plan, kernels, threadsPerBlock, dynamicSharedBytes,
-                        arguments, allocating, error)))
-    return nullptr;
-  graph->stream = device.createStream(error);
-  if (!graph->stream)
-    return nullptr;
-  // Then the launches, captured, each temporary the one allocated for it.
-  size_t next = 0;
-  PlanActions capturing;
-  capturing.allocate = [&](uint64_t, std::string &) {
-    return graph->temporaries[next++];
-  };
-  capturing.release = allocating.release;
-  capturing.stream = graph->stream->get();
-  graph->graph = graph->stream->capture(
-      [&](std::string &error) {
-        return succeeded(followPlan(plan, kernels, threadsPerBlock,
-                                    dynamicSharedBytes, arguments, capturing,
-                                    error));
-      },
-      error);
+  std::unique_ptr<PlanGraph> graph(new PlanGraph(
+      plan, device, kernels, threadsPerBlock, dynamicSharedBytes));
+  graph->graph = runtime::Graph::create(device, error);
   if (!graph->graph)
     return nullptr;
+  // Each temporary is allocated once and held; the plan's frees are left
+  // to the graph's end.
+  PlanActions building;
+  building.allocate = [&](uint64_t bytes, std::string &error) {
+    runtime::CUdeviceptr temporary = device.allocate(bytes, error);
+    if (temporary)
+      graph->temporaries.push_back({temporary, bytes});
+    return temporary;
+  };
+  building.release = [](runtime::CUdeviceptr, std::string &) { return true; };
+  building.launch = [&](const std::string &kernel, unsigned programs,
+                        ArrayRef<uint64_t> values, std::vector<void *> &params,
+                        std::string &error) {
+    runtime::KernelLaunch launch;
+    if (!graph->prepare(kernel, programs, params, launch, error) ||
+        !graph->graph->addKernel(launch, error))
+      return false;
+    graph->launches.push_back(
+        {programs, std::vector<uint64_t>(values.begin(), values.end())});
+    return true;
+  };
+  if (failed(followPlan(plan, arguments, building, error)) ||
+      !graph->graph->instantiate(error))
+    return nullptr;
   return graph;
+}
+
+bool PlanGraph::prepare(const std::string &kernel, unsigned programs,
+                        std::vector<void *> &params,
+                        runtime::KernelLaunch &launch, std::string &error) {
+  return kernels.prepare(kernel, {programs, 1, 1}, {threadsPerBlock, 1, 1},
+                         dynamicSharedBytes, params, launch, error);
 }
 
 bool PlanGraph::launch(runtime::CUstream stream, std::string &error) {
   return graph->launch(stream, error);
 }
 
+bool PlanGraph::launch(ArrayRef<uint64_t> arguments, runtime::CUstream stream,
+                       std::string &error) {
+  std::lock_guard<std::mutex> lock(mutex);
+  // The plan followed on the new arguments: its temporaries must be the
+  // sizes captured and its grids the same, and the kernels whose
+  // parameters differ (buffers elsewhere) get the new ones.
+  size_t nextTemporary = 0, nextLaunch = 0;
+  auto differs = [&](std::string &error) {
+    error = "plan '" + plan.getSymName().str() +
+            "': these arguments' sizes are not the ones the graph was "
+            "captured with";
+    return false;
+  };
+  PlanActions updating;
+  updating.allocate = [&](uint64_t bytes,
+                          std::string &error) -> runtime::CUdeviceptr {
+    if (nextTemporary == temporaries.size() ||
+        temporaries[nextTemporary].bytes != bytes) {
+      differs(error);
+      return 0;
+    }
+    return temporaries[nextTemporary++].address;
+  };
+  updating.release = [](runtime::CUdeviceptr, std::string &) { return true; };
+  updating.launch = [&](const std::string &kernel, unsigned programs,
+                        ArrayRef<uint64_t> values, std::vector<void *> &params,
+                        std::string &error) {
+    if (nextLaunch == launches.size() ||
+        launches[nextLaunch].programs != programs)
+      return differs(error);
+    CapturedLaunch &captured = launches[nextLaunch];
+    if (ArrayRef<uint64_t>(captured.values) != values) {
+      runtime::KernelLaunch launch;
+      if (!prepare(kernel, programs, params, launch, error) ||
+          !graph->setKernel(nextLaunch, launch, error))
+        return false;
+      captured.values.assign(values.begin(), values.end());
+    }
+    ++nextLaunch;
+    return true;
+  };
+  if (failed(followPlan(plan, arguments, updating, error)))
+    return false;
+  if (nextLaunch != launches.size() || nextTemporary != temporaries.size())
+    return differs(error);
+  return graph->launch(stream, error);
+}
+
 PlanGraph::~PlanGraph() {
   graph.reset();
-  stream.reset();
   std::string ignored;
-  for (runtime::CUdeviceptr temporary : temporaries)
-    device.free(temporary, ignored);
+  for (const Temporary &temporary : temporaries)
+    device.free(temporary.address, ignored);
 }

@@ -23,7 +23,7 @@ from types import ModuleType
 from kiln.errors import KilnError
 
 #: The C API version this package was written against (KILN_C_API_VERSION).
-API_VERSION = 10
+API_VERSION = 11
 LIBRARY_NAME = "libKilnCAPI.so"
 EXTENSION_NAME = "_launch.abi3.so"
 
@@ -178,7 +178,9 @@ _SIGNATURES = {
     "kilnPlanGraphCreate": ([ModuleHandle, ctypes.c_char_p, CudaModuleHandle,
                              ctypes.POINTER(ctypes.c_uint64), ctypes.c_size_t,
                              ctypes.POINTER(PlanGraphHandle)], ErrorHandle),
-    "kilnPlanGraphLaunch": ([PlanGraphHandle, ctypes.c_uint64], ErrorHandle),
+    "kilnPlanGraphLaunch": ([PlanGraphHandle,
+                             ctypes.POINTER(ctypes.c_uint64), ctypes.c_size_t,
+                             ctypes.c_uint64], ErrorHandle),
     "kilnPlanGraphDestroy": ([PlanGraphHandle], None),
     "kilnCudaAllocate": ([ctypes.c_int, ctypes.c_size_t,
                           ctypes.POINTER(ctypes.c_uint64)], ErrorHandle),

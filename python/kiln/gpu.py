@@ -396,21 +396,32 @@ def _checked_address(where: str, pointee: str, value: Any) -> int:
 
 
 class PlanGraph:
-    """A launch plan captured for fixed arguments into a CUDA graph: each
-    ``launch`` replays all its kernels with one graph launch. Holds the
-    plan's temporaries, and the module whose kernels it launches."""
+    """A launch plan captured into a CUDA graph: each ``launch`` replays
+    all its kernels with one graph launch, on the arguments it is given
+    (the kernels whose parameters change are updated in the graph first)
+    or on those of the last launch. Holds the plan's temporaries, and the
+    module whose kernels it launches."""
 
     def __init__(self, handle: _ffi.PlanGraphHandle, kernels: CudaModule
                  ) -> None:
         self._handle: _ffi.PlanGraphHandle | None = handle
         self._kernels = kernels
 
-    def launch(self, stream: int = 0) -> None:
-        """Queues the plan's launches on ``stream`` (0: the default)."""
+    def launch(self, stream: int = 0,
+               arguments: Sequence[int] | None = None) -> None:
+        """Queues the plan's launches on ``stream`` (0: the default), on
+        ``arguments`` (as ``CudaModule.run_plan`` takes them; sizes that
+        would change a temporary or a grid are an error) or, where None,
+        on those of the last launch."""
         if self._handle is None:
             raise KilnError("the graph is closed")
-        check(_ffi.lib().kilnPlanGraphLaunch(self._handle, int(stream)),
-              LaunchError)
+        if arguments is None:
+            values, count = None, 0
+        else:
+            count = len(arguments)
+            values = (ctypes.c_uint64 * count)(*arguments)
+        check(_ffi.lib().kilnPlanGraphLaunch(self._handle, values, count,
+                                             int(stream)), LaunchError)
 
     def close(self) -> None:
         if self._handle is not None:

@@ -37,7 +37,7 @@ static KilnModule *parse(KilnContext *context, const char *text,
 }
 
 int main(void) {
-  // CHECK: version 10
+  // CHECK: version 11
   printf("version %d\n", kilnGetAPIVersion());
   KilnContext *context = kilnContextCreate();
 

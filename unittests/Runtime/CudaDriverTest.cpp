@@ -62,6 +62,9 @@ const FakeLaunch &lastLaunch() {
   return *fake<const FakeLaunch *()>("fakeCudaLastLaunch")();
 }
 int launchCount() { return fake<int()>("fakeCudaLaunchCount")(); }
+int graphLaunchCount() { return fake<int()>("fakeCudaGraphLaunchCount")(); }
+/// Kernel nodes of instantiated graphs whose parameters were set.
+int nodeUpdates() { return fake<int()>("fakeCudaNodeUpdates")(); }
 /// Modules, streams and events the fake driver holds.
 int liveHandles() { return fake<int()>("fakeCudaLiveHandles")(); }
 /// Allocations of device memory the fake driver holds.
@@ -439,66 +442,76 @@ TEST(CudaDriverTest, EventsTimeTheWorkOnAStream) {
   EXPECT_EQ(liveHandles(), handles);
 }
 
-TEST(CudaDriverTest, GraphsReplayTheLaunchesTheyCaptured) {
+TEST(CudaDriverTest, GraphsReplayTheKernelsAddedToThem) {
   Loaded loaded = load();
   ASSERT_TRUE(loaded.module);
+  Module &module = *loaded.module;
   int handles = liveHandles();
   std::string error;
   {
     auto stream = loaded.device->createStream(error);
     ASSERT_TRUE(stream) << error;
-    std::vector<void *> args;
-    int launches = launchCount();
-    // Captured, the three launches do not run...
-    std::unique_ptr<Graph> graph = stream->capture(
-        [&](std::string &error) {
-          for (int i = 0; i < 3; ++i)
-            if (!loaded.module->launch("kernel", {1, 1, 1}, {32, 1, 1}, 0,
-                                       stream->get(), args, error))
-              return false;
-          return true;
-        },
-        error);
+    std::unique_ptr<Graph> graph = Graph::create(*loaded.device, error);
     ASSERT_TRUE(graph) << error;
+    std::vector<void *> args;
+    int launches = launchCount(), graphLaunches = graphLaunchCount();
+    // Added, the three kernels do not run...
+    for (unsigned programs = 1; programs <= 3; ++programs) {
+      KernelLaunch launch;
+      ASSERT_TRUE(module.prepare("kernel", {programs, 1, 1}, {32, 1, 1}, 0,
+                                 args, launch, error))
+          << error;
+      ASSERT_TRUE(graph->addKernel(launch, error)) << error;
+    }
     EXPECT_EQ(launchCount(), launches);
-    // ...until the graph is launched, as often as it is.
+    EXPECT_FALSE(graph->launch(*stream, error));
+    EXPECT_EQ(error, "cannot launch a graph that is not instantiated");
+    ASSERT_TRUE(graph->instantiate(error)) << error;
+    // ...until the graph is launched, in order, as often as it is.
     ASSERT_TRUE(graph->launch(*stream, error)) << error;
     ASSERT_TRUE(graph->launch(*stream, error)) << error;
     ASSERT_TRUE(stream->synchronize(error)) << error;
     EXPECT_EQ(launchCount(), launches + 6);
+    EXPECT_EQ(graphLaunchCount(), graphLaunches + 2);
+    EXPECT_EQ(lastLaunch().grid[0], 3u);
+    EXPECT_EQ(lastLaunch().stream, stream->get());
 
-    // A launch refused during the capture ends it, with the launch's
-    // error, and leaves nothing behind; the stream captures again after.
-    EXPECT_FALSE(stream->capture(
-        [&](std::string &error) {
-          return loaded.module->launch("heavy", {1, 1, 1}, {1024, 1, 1}, 0,
-                                       stream->get(), args, error);
-        },
-        error));
-    EXPECT_NE(error.find("'heavy'"), std::string::npos) << error;
-    EXPECT_TRUE(stream->capture([](std::string &) { return true; }, error))
+    // The last kernel's grid changed: later launches take it.
+    KernelLaunch wider;
+    ASSERT_TRUE(
+        module.prepare("kernel", {7, 1, 1}, {64, 1, 1}, 0, args, wider, error))
+        << error;
+    int updates = nodeUpdates();
+    ASSERT_TRUE(graph->setKernel(2, wider, error)) << error;
+    EXPECT_EQ(nodeUpdates(), updates + 1);
+    EXPECT_EQ(lastLaunch().grid[0], 3u);
+    ASSERT_TRUE(graph->launch(nullptr, error)) << error;
+    EXPECT_EQ(lastLaunch().grid[0], 7u);
+    EXPECT_EQ(lastLaunch().block[0], 64u);
+
+    // Nothing is added once instantiated, and a kernel it does not have,
+    // or another function, is refused.
+    EXPECT_FALSE(graph->addKernel(wider, error));
+    EXPECT_EQ(error, "cannot add kernel 'kernel' to a graph already "
+                     "instantiated");
+    EXPECT_FALSE(graph->setKernel(3, wider, error));
+    EXPECT_EQ(error, "cannot set kernel 3 of a graph of 3");
+    KernelLaunch heavy;
+    ASSERT_TRUE(
+        module.prepare("heavy", {1, 1, 1}, {32, 1, 1}, 0, args, heavy, error))
+        << error;
+    EXPECT_FALSE(graph->setKernel(0, heavy, error));
+    EXPECT_EQ(error, "setting the parameters of 'heavy' in a graph "
+                     "(cuGraphExecKernelNodeSetParams) failed: "
+                     "CUDA_ERROR_INVALID_VALUE (invalid argument) [1]");
+    // A launch the kernel cannot make is refused before the graph.
+    EXPECT_FALSE(module.prepare("heavy", {1, 1, 1}, {1024, 1, 1}, 0, args,
+                                heavy, error));
+    EXPECT_NE(error.find("cannot launch kernel 'heavy'"), std::string::npos)
         << error;
   }
   // Graphs go with their objects, like streams.
   EXPECT_EQ(liveHandles(), handles);
-}
-
-TEST(CudaDriverTest, ACaptureInsideACaptureIsRefused) {
-  Loaded loaded = load();
-  ASSERT_TRUE(loaded.module);
-  std::string error;
-  auto stream = loaded.device->createStream(error);
-  ASSERT_TRUE(stream) << error;
-  // A capture inside a capture is the driver's error, named.
-  EXPECT_FALSE(stream->capture(
-      [&](std::string &error) {
-        return bool(stream->capture([](std::string &) { return true; },
-                                    error));
-      },
-      error));
-  EXPECT_EQ(error, "starting a stream capture (cuStreamBeginCapture) failed: "
-                   "CUDA_ERROR_ILLEGAL_STATE (the operation cannot be "
-                   "performed in the present state) [401]");
 }
 
 TEST(CudaDriverTest, TimingAnUnrecordedEventIsAnError) {

@@ -13,9 +13,11 @@
  *  - launches are checked as the driver checks them, then recorded instead
  *    of run; each one advances a device clock by half a millisecond, which
  *    events read;
- *  - a launch on a stream that is capturing is recorded in the capture's
- *    graph instead; launching the instantiated graph counts as its
- *    launches (and faults as they would);
+ *  - a graph holds a chain of kernel nodes, each checked and recorded as
+ *    a launch is when added (or its parameters set, in an instantiated
+ *    graph: the function may not change); launching the instantiated
+ *    graph records each node as a launch, in order (and faults as they
+ *    would);
  *  - a launch of a kernel named "faulting" (a PTX entry point of that name
  *    too) is accepted, then faults as a kernel that stores through a bad
  *    address does: the context's sticky error becomes
@@ -51,10 +53,8 @@ enum {
   INVALID_CONTEXT = 201,
   INVALID_PTX = 218,
   INVALID_HANDLE = 400,
-  ILLEGAL_STATE = 401,
   NOT_FOUND = 500,
   ILLEGAL_ADDRESS = 700,
-  STREAM_CAPTURE_UNSUPPORTED = 900,
   LAUNCH_OUT_OF_RESOURCES = 701,
 };
 
@@ -151,9 +151,24 @@ struct FakeModule {
   char entries[maxEntries][256];
 };
 
-/* Launches captured into a graph, and whether one of them faults. */
+/* A graph: its kernels, each to run after the one before, as launched
+   (the tensor maps and parameter values copied when the node was set). */
+enum { maxNodes = 32 };
+struct FakeNode {
+  const struct FakeFunction *function;
+  struct FakeLaunch launch;
+};
 struct FakeGraph {
-  int launches, faults;
+  int nodes;
+  struct FakeNode node[maxNodes];
+};
+
+/* A kernel node's parameters (CUDA_KERNEL_NODE_PARAMS_v2). */
+struct KernelNodeParams {
+  void *function;
+  unsigned grid[3], block[3], sharedBytes;
+  void **kernelParams, **extra;
+  void *kernel, *context;
 };
 
 struct FakeEvent {
@@ -162,22 +177,10 @@ struct FakeEvent {
 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-/* Streams capturing now, and their graphs (looked up by handle, never
- * dereferenced: callers may pass any stream value). */
-enum { maxCaptures = 8 };
-static struct {
-  void *stream;
-  struct FakeGraph *graph;
-} captures[maxCaptures];
-/* The capture of `stream`, or null; under the lock. */
-static struct FakeGraph **findCapture(void *stream) {
-  for (int i = 0; i < maxCaptures; ++i)
-    if (captures[i].stream == stream && stream)
-      return &captures[i].graph;
-  return NULL;
-}
 static struct FakeLaunch lastLaunch;
 static int launchCount;
+/* Graph launches, and kernel nodes whose parameters were set. */
+static int graphLaunchCount, nodeUpdates;
 static double clockMilliseconds;
 static int liveHandles;
 /* One primary context per device: $KILN_FAKE_CUDA_DEVICES of them (1 to
@@ -200,25 +203,19 @@ static int liveAllocations;
 const struct FakeLaunch *fakeCudaLastLaunch(void) { return &lastLaunch; }
 /* The device the last launch ran on (its context was current). */
 int fakeCudaLastLaunchDevice(void) { return lastLaunch.device; }
-int fakeCudaLaunchCount(void) {
+/* `*counter`, read under the lock. */
+static int readLocked(const int *counter) {
   pthread_mutex_lock(&lock);
-  int count = launchCount;
+  int count = *counter;
   pthread_mutex_unlock(&lock);
   return count;
 }
-int fakeCudaLiveHandles(void) {
-  pthread_mutex_lock(&lock);
-  int count = liveHandles;
-  pthread_mutex_unlock(&lock);
-  return count;
-}
+int fakeCudaGraphLaunchCount(void) { return readLocked(&graphLaunchCount); }
+int fakeCudaNodeUpdates(void) { return readLocked(&nodeUpdates); }
+int fakeCudaLaunchCount(void) { return readLocked(&launchCount); }
+int fakeCudaLiveHandles(void) { return readLocked(&liveHandles); }
 /* How many allocations of device memory are alive. */
-int fakeCudaLiveAllocations(void) {
-  pthread_mutex_lock(&lock);
-  int count = liveAllocations;
-  pthread_mutex_unlock(&lock);
-  return count;
-}
+int fakeCudaLiveAllocations(void) { return readLocked(&liveAllocations); }
 
 __attribute__((destructor)) static void reportAtExit(void) {
   if (!getenv("KILN_FAKE_CUDA_REPORT"))
@@ -426,22 +423,24 @@ CUresult cuFuncSetAttribute(void *fn, int attribute, int value) {
   pthread_mutex_unlock(&lock);
   return SUCCESS;
 }
-CUresult cuLaunchKernel(void *fn, unsigned gx, unsigned gy, unsigned gz,
-                        unsigned bx, unsigned by, unsigned bz, unsigned shared,
-                        void *stream, void **args, void **extra) {
-  const struct FakeFunction *function = fn;
-  unsigned grid[3] = {gx, gy, gz}, block[3] = {bx, by, bz};
+/* Checks a launch of `function` as the driver does and fills `launch`
+   with what it asked for (the stream and device are the caller's). */
+static CUresult checkLaunch(const struct FakeFunction *function,
+                            const unsigned grid[3], const unsigned block[3],
+                            unsigned shared, void **args,
+                            struct FakeLaunch *launch) {
   CUresult state = contextState();
   if (state != SUCCESS)
     return state;
   /* A kernel runs in the context its module was loaded in. */
-  if (function->context != current)
+  if (!function || function->context != current)
     return INVALID_CONTEXT;
   for (int i = 0; i < 3; ++i)
     if (!grid[i] || grid[i] > maxGrid[i] || !block[i] ||
         block[i] > maxBlock[i])
       return INVALID_VALUE;
-  unsigned long long threads = (unsigned long long)bx * by * bz;
+  unsigned long long threads =
+      (unsigned long long)block[0] * block[1] * block[2];
   if (threads > maxThreadsPerBlock)
     return INVALID_VALUE;
   pthread_mutex_lock(&lock);
@@ -450,37 +449,53 @@ CUresult cuLaunchKernel(void *fn, unsigned gx, unsigned gy, unsigned gz,
     result = LAUNCH_OUT_OF_RESOURCES;
   else if (shared > (unsigned)function->maxDynamicShared)
     result = INVALID_VALUE;
-  struct FakeTensorMap maps[maxTensorMaps];
+  memset(launch, 0, sizeof(*launch));
+  memcpy(launch->grid, grid, sizeof(launch->grid));
+  memcpy(launch->block, block, sizeof(launch->block));
+  launch->sharedBytes = shared;
+  launch->maxDynamicShared = function->maxDynamicShared;
+  launch->args = args;
+  launch->tensorMaps = function->tensorMaps;
   for (int i = 0; result == SUCCESS && i < function->tensorMaps &&
                   i < maxTensorMaps;
        ++i) {
-    memcpy(&maps[i], args[function->tensorMapParams[i]], sizeof(maps[i]));
-    if (memcmp(maps[i].magic, "fakemap", 8) != 0)
+    memcpy(&launch->maps[i], args[function->tensorMapParams[i]],
+           sizeof(launch->maps[i]));
+    if (memcmp(launch->maps[i].magic, "fakemap", 8) != 0)
       result = INVALID_VALUE;
   }
-  struct FakeGraph **capture = findCapture(stream);
-  if (result == SUCCESS && capture) {
-    ++(*capture)->launches;
-    (*capture)->faults |= function->faults;
-  } else if (result == SUCCESS) {
-    struct FakeLaunch launch = {{gx, gy, gz}, {bx, by, bz}, shared,
-                                function->maxDynamicShared, args,
-                                function->tensorMaps, {{{0}}}};
-    memcpy(launch.maps, maps, sizeof(maps[0]) * function->tensorMaps);
-    launch.params = function->params;
-    launch.stream = stream;
-    launch.device = (int)((int *)current - contexts);
-    for (int i = 0; args && i < function->params; ++i)
-      memcpy(&launch.values[i], args[i], function->paramBytes[i]);
-    lastLaunch = launch;
-    ++launchCount;
-    clockMilliseconds += 0.5;
-    /* The launch itself succeeds; the fault shows in the calls after it. */
-    if (function->faults)
-      contextError = ILLEGAL_ADDRESS;
-  }
+  launch->params = function->params;
+  for (int i = 0; args && i < function->params; ++i)
+    memcpy(&launch->values[i], args[i], function->paramBytes[i]);
+  launch->device = (int)((int *)current - contexts);
   pthread_mutex_unlock(&lock);
   return result;
+}
+
+/* Records `launch` of `function` as run; under the lock. The launch
+   itself succeeds; a fault shows in the calls after it. */
+static void recordLaunch(const struct FakeFunction *function,
+                         const struct FakeLaunch *launch) {
+  lastLaunch = *launch;
+  ++launchCount;
+  clockMilliseconds += 0.5;
+  if (function->faults)
+    contextError = ILLEGAL_ADDRESS;
+}
+
+CUresult cuLaunchKernel(void *fn, unsigned gx, unsigned gy, unsigned gz,
+                        unsigned bx, unsigned by, unsigned bz, unsigned shared,
+                        void *stream, void **args, void **extra) {
+  const unsigned grid[3] = {gx, gy, gz}, block[3] = {bx, by, bz};
+  struct FakeLaunch launch;
+  CUresult result = checkLaunch(fn, grid, block, shared, args, &launch);
+  if (result != SUCCESS)
+    return result;
+  launch.stream = stream;
+  pthread_mutex_lock(&lock);
+  recordLaunch(fn, &launch);
+  pthread_mutex_unlock(&lock);
+  return SUCCESS;
 }
 
 /* The rules cuda.h documents for a tiled tensor map, for ranks 1 to 5
@@ -529,43 +544,59 @@ CUresult cuStreamCreate(void **stream, unsigned flags) {
   *stream = makeHandle(1);
   return SUCCESS;
 }
-CUresult cuStreamBeginCapture_v2(void *stream, int mode) {
+CUresult cuGraphCreate(void **graph, unsigned flags) {
   CUresult state = contextState();
   if (state != SUCCESS)
     return state;
-  if (mode < 0 || mode > 2)
+  if (!graph || flags)
     return INVALID_VALUE;
-  if (!stream)
-    return STREAM_CAPTURE_UNSUPPORTED; /* the legacy default stream */
-  struct FakeGraph *graph = makeHandle(sizeof(struct FakeGraph));
-  CUresult result = OUT_OF_MEMORY; /* more captures at once than slots */
-  pthread_mutex_lock(&lock);
-  if (findCapture(stream))
-    result = ILLEGAL_STATE;
-  else
-    for (int i = 0; i < maxCaptures; ++i)
-      if (!captures[i].stream) {
-        captures[i].stream = stream;
-        captures[i].graph = graph;
-        result = SUCCESS;
-        break;
-      }
-  pthread_mutex_unlock(&lock);
-  if (result != SUCCESS)
-    freeHandle(graph);
-  return result;
+  *graph = makeHandle(sizeof(struct FakeGraph));
+  return SUCCESS;
 }
-CUresult cuStreamEndCapture(void *stream, void **graph) {
+/* Node handles are 1 + the node's index. */
+CUresult cuGraphAddKernelNode_v2(void **node, void *graphHandle,
+                                 void *const *dependencies, size_t count,
+                                 const struct KernelNodeParams *params) {
+  struct FakeGraph *graph = graphHandle;
+  if (!graph || !node || !params)
+    return INVALID_VALUE;
+  /* Kiln builds chains: each node after the last one. */
+  if (count != (graph->nodes ? 1u : 0u) ||
+      (count && dependencies[0] != (void *)(size_t)graph->nodes))
+    return INVALID_VALUE;
+  if (graph->nodes == maxNodes)
+    return OUT_OF_MEMORY;
+  struct FakeNode added = {params->function, {{0}}};
+  CUresult result =
+      checkLaunch(params->function, params->grid, params->block,
+                  params->sharedBytes, params->kernelParams, &added.launch);
+  if (result != SUCCESS)
+    return result;
+  added.launch.args = NULL; /* the caller's, gone by the time it runs */
+  graph->node[graph->nodes++] = added;
+  *node = (void *)(size_t)graph->nodes;
+  return SUCCESS;
+}
+CUresult
+cuGraphExecKernelNodeSetParams_v2(void *executable, void *node,
+                                  const struct KernelNodeParams *params) {
+  struct FakeGraph *graph = executable;
+  size_t index = (size_t)node - 1;
+  if (!graph || !params || !node || index >= (size_t)graph->nodes ||
+      graph->node[index].function != params->function)
+    return INVALID_VALUE;
+  struct FakeLaunch launch;
+  CUresult result =
+      checkLaunch(params->function, params->grid, params->block,
+                  params->sharedBytes, params->kernelParams, &launch);
+  if (result != SUCCESS)
+    return result;
+  launch.args = NULL;
   pthread_mutex_lock(&lock);
-  struct FakeGraph **capture = findCapture(stream);
-  if (capture) {
-    *graph = *capture;
-    for (int i = 0; i < maxCaptures; ++i)
-      if (captures[i].stream == stream)
-        captures[i].stream = NULL, captures[i].graph = NULL;
-  }
+  graph->node[index].launch = launch;
+  ++nodeUpdates;
   pthread_mutex_unlock(&lock);
-  return capture ? contextState() : ILLEGAL_STATE;
+  return SUCCESS;
 }
 CUresult cuGraphInstantiateWithFlags(void **executable, void *graph,
                                      unsigned long long flags) {
@@ -583,14 +614,15 @@ CUresult cuGraphLaunch(void *executable, void *stream) {
   CUresult state = contextState();
   if (state != SUCCESS)
     return state;
-  const struct FakeGraph *graph = executable;
+  struct FakeGraph *graph = executable;
   if (!graph)
     return INVALID_HANDLE;
   pthread_mutex_lock(&lock);
-  launchCount += graph->launches;
-  clockMilliseconds += 0.5 * graph->launches;
-  if (graph->faults)
-    contextError = ILLEGAL_ADDRESS;
+  ++graphLaunchCount;
+  for (int i = 0; i < graph->nodes; ++i) {
+    graph->node[i].launch.stream = stream;
+    recordLaunch(graph->node[i].function, &graph->node[i].launch);
+  }
   pthread_mutex_unlock(&lock);
   return SUCCESS;
 }
@@ -610,16 +642,6 @@ CUresult cuStreamSynchronize(void *stream) { return stickyError(); }
 CUresult cuStreamDestroy_v2(void *stream) {
   if (!stream)
     return INVALID_HANDLE;
-  struct FakeGraph *abandoned = NULL;
-  pthread_mutex_lock(&lock);
-  for (int i = 0; i < maxCaptures; ++i)
-    if (captures[i].stream == stream) {
-      abandoned = captures[i].graph;
-      captures[i].stream = NULL, captures[i].graph = NULL;
-    }
-  pthread_mutex_unlock(&lock);
-  if (abandoned)
-    freeHandle(abandoned);
   freeHandle(stream);
   return stickyError();
 }
@@ -760,10 +782,6 @@ CUresult cuGetErrorName(CUresult error, const char **name) {
   case LAUNCH_OUT_OF_RESOURCES:
     *name = "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES";
     return SUCCESS;
-  case ILLEGAL_STATE: *name = "CUDA_ERROR_ILLEGAL_STATE"; return SUCCESS;
-  case STREAM_CAPTURE_UNSUPPORTED:
-    *name = "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED";
-    return SUCCESS;
   default: *name = 0; return INVALID_VALUE;
   }
 }
@@ -780,12 +798,6 @@ CUresult cuGetErrorString(CUresult error, const char **text) {
     return SUCCESS;
   case LAUNCH_OUT_OF_RESOURCES:
     *text = "too many resources requested for launch";
-    return SUCCESS;
-  case ILLEGAL_STATE:
-    *text = "the operation cannot be performed in the present state";
-    return SUCCESS;
-  case STREAM_CAPTURE_UNSUPPORTED:
-    *text = "operation not permitted when stream is capturing";
     return SUCCESS;
   default: *text = 0; return INVALID_VALUE;
   }

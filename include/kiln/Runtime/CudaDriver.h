@@ -36,6 +36,7 @@ struct CUstream_st;
 struct CUevent_st;
 struct CUgraph_st;
 struct CUgraphExec_st;
+struct CUgraphNode_st;
 using CUcontext = CUctx_st *;
 using CUmodule = CUmod_st *;
 using CUfunction = CUfunc_st *;
@@ -43,8 +44,21 @@ using CUstream = CUstream_st *;
 using CUevent = CUevent_st *;
 using CUgraph = CUgraph_st *;
 using CUgraphExec = CUgraphExec_st *;
+using CUgraphNode = CUgraphNode_st *;
 /// CUDA_SUCCESS.
 inline constexpr CUresult kSuccess = 0;
+
+/// A kernel node's parameters (CUDA_KERNEL_NODE_PARAMS_v2).
+struct KernelNodeParams {
+  CUfunction function;
+  unsigned grid[3];
+  unsigned block[3];
+  unsigned sharedBytes;
+  void **kernelParams;
+  void **extra;
+  void *kernel;
+  CUcontext context;
+};
 
 /// The driver's entry points Kiln uses, resolved from the loaded library
 /// under the names cuda.h maps them to (cuMemAlloc is cuMemAlloc_v2).
@@ -69,8 +83,11 @@ struct DriverApi {
   CUresult (*cuStreamCreate)(CUstream *, unsigned);
   CUresult (*cuStreamSynchronize)(CUstream);
   CUresult (*cuStreamDestroy)(CUstream);
-  CUresult (*cuStreamBeginCapture)(CUstream, int);
-  CUresult (*cuStreamEndCapture)(CUstream, CUgraph *);
+  CUresult (*cuGraphCreate)(CUgraph *, unsigned);
+  CUresult (*cuGraphAddKernelNode)(CUgraphNode *, CUgraph, const CUgraphNode *,
+                                   size_t, const KernelNodeParams *);
+  CUresult (*cuGraphExecKernelNodeSetParams)(CUgraphExec, CUgraphNode,
+                                             const KernelNodeParams *);
   CUresult (*cuGraphInstantiate)(CUgraphExec *, CUgraph, unsigned long long);
   CUresult (*cuGraphLaunch)(CUgraphExec, CUstream);
   CUresult (*cuGraphExecDestroy)(CUgraphExec);
@@ -212,6 +229,17 @@ private:
   DeviceLimits limits;
 };
 
+/// A kernel launch checked and with its parameters packed
+/// (Module::prepare), to launch or to put in a graph.
+struct KernelLaunch {
+  std::string name;
+  KernelNodeParams params{};
+  /// The tensor maps the kernel reads, and where it has any, pointers to
+  /// the arguments then to the maps.
+  std::vector<TensorMap> maps;
+  std::vector<void *> pointers;
+};
+
 /// A loaded module; functions and their limits are looked up once and
 /// cached. Lookups and launches may come from several threads.
 class Module {
@@ -221,14 +249,22 @@ public:
   /// The kernel `name`, or null with `error` set.
   CUfunction getFunction(const std::string &name, std::string &error);
 
-  /// Launches `name` on a grid of blocks of `block` threads with `sharedBytes`
-  /// of dynamic shared memory on `stream` (null: the default stream). `args`
-  /// point to the kernel's arguments; the tensor maps it reads are built
-  /// from them and passed after them. The launch is first checked against
-  /// the device's limits and the kernel's own (threads per block, shared
-  /// memory), and an error names the limit exceeded. The kernel's dynamic
-  /// shared memory limit (48 KiB less its static shared memory by default)
-  /// is raised when a launch needs more.
+  /// Checks a launch of `name` on a grid of blocks of `block` threads
+  /// with `sharedBytes` of dynamic shared memory, and packs its parameters
+  /// into `launch`. `args` point to the kernel's arguments; the tensor maps
+  /// it reads are built from them and passed after them, and `args` must
+  /// outlive `launch`. The launch is checked against the device's limits
+  /// and the kernel's own (threads per block, shared memory), and an error
+  /// names the limit exceeded. The kernel's dynamic shared memory limit (48
+  /// KiB less its static shared memory by default) is raised when a launch
+  /// needs more.
+  bool prepare(const std::string &name, std::array<unsigned, 3> grid,
+               std::array<unsigned, 3> block, unsigned sharedBytes,
+               std::vector<void *> &args, KernelLaunch &launch,
+               std::string &error);
+
+  /// Prepares the launch, then queues it on `stream` (null: the default
+  /// stream).
   bool launch(const std::string &name, std::array<unsigned, 3> grid,
               std::array<unsigned, 3> block, unsigned sharedBytes,
               CUstream stream, std::vector<void *> &args, std::string &error);
@@ -279,14 +315,6 @@ public:
   /// Waits until the work queued on the stream so far is done.
   bool synchronize(std::string &error);
 
-  /// Captures the work `enqueue` puts on this stream (launches on `get()`)
-  /// into a CUDA graph, without running it, and instantiates the graph;
-  /// null with `error` set when `enqueue` fails (returning false, its
-  /// error kept) or the driver does. The capture is ended either way.
-  std::unique_ptr<Graph>
-  capture(const std::function<bool(std::string &)> &enqueue,
-          std::string &error);
-
 private:
   friend class Device;
   friend class Graph;
@@ -296,27 +324,38 @@ private:
   CUstream stream;
 };
 
-/// Work captured from a stream, replayed by one launch: the driver submits
-/// all of it at once, without a launch call per kernel.
+/// Kernels run one after another, replayed by one launch: the driver
+/// submits all of them at once, without a launch call per kernel. Built by
+/// adding kernels, then instantiated; after that, a kernel's parameters
+/// can still be changed for later launches.
 class Graph {
 public:
+  /// An empty graph; null with `error` set on failure.
+  static std::unique_ptr<Graph> create(Device &device, std::string &error);
   Graph(const Graph &) = delete;
   Graph &operator=(const Graph &) = delete;
   ~Graph();
 
-  /// Queues the captured work on `stream`.
+  /// Appends `launch`, to run once the kernels added before it are done.
+  bool addKernel(const KernelLaunch &launch, std::string &error);
+  /// Makes the graph launchable; no kernel can be added after.
+  bool instantiate(std::string &error);
+  /// Gives kernel `index` (in the order they were added) the parameters of
+  /// `launch`, which launches the same kernel, from the next launch on.
+  bool setKernel(size_t index, const KernelLaunch &launch, std::string &error);
+
+  /// Queues the kernels on `stream`; launches of one graph run in order.
   bool launch(Stream &stream, std::string &error);
   /// The same on a stream of the driver's (null: the default stream).
   bool launch(CUstream stream, std::string &error);
 
 private:
-  friend class Stream;
-  Graph(Device &device, CUgraph graph, CUgraphExec executable)
-      : device(device), graph(graph), executable(executable) {}
+  Graph(Device &device, CUgraph graph) : device(device), graph(graph) {}
 
   Device &device;
   CUgraph graph;
-  CUgraphExec executable;
+  CUgraphExec executable = nullptr;
+  std::vector<CUgraphNode> kernels;
 };
 
 /// A point in a stream's work, recorded for timing; destroyed with the

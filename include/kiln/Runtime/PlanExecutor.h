@@ -40,10 +40,13 @@ runPlanOnGPU(mlir::func::FuncOp plan, runtime::Device &device,
 
 namespace runtime {
 
-/// A launch plan captured, for fixed arguments, into a CUDA graph: its
-/// temporaries allocated once and held until the graph goes, its launches
-/// replayed by one graph launch (a plan of 20 kernels costs one launch
-/// call). The kernels' module must outlive it.
+/// A launch plan captured into a CUDA graph: its temporaries allocated
+/// once and held until the graph goes, its launches replayed by one graph
+/// launch (a plan of 20 kernels costs one launch call). A replay may take
+/// other arguments (buffers elsewhere; sizes that keep the temporaries and
+/// grids the same): the kernels whose parameters change are updated in
+/// the graph first. Replays may come from several threads. The kernels'
+/// module must outlive it.
 class PlanGraph {
 public:
   /// Captures `plan` (as runPlanOnGPU runs it) on `arguments`; null with
@@ -56,16 +59,44 @@ public:
   PlanGraph &operator=(const PlanGraph &) = delete;
   ~PlanGraph();
 
-  /// Queues the plan's launches on `stream` (null: the default stream).
+  /// Queues the plan's launches on `stream` (null: the default stream), on
+  /// the arguments of the last launch.
   bool launch(CUstream stream, std::string &error);
+  /// The same on `arguments`; an error, launching nothing, where they
+  /// would change a temporary's size or a grid.
+  bool launch(llvm::ArrayRef<uint64_t> arguments, CUstream stream,
+              std::string &error);
 
 private:
-  explicit PlanGraph(Device &device) : device(device) {}
+  PlanGraph(mlir::func::FuncOp plan, Device &device, Module &kernels,
+            unsigned threadsPerBlock, unsigned dynamicSharedBytes)
+      : plan(plan), device(device), kernels(kernels),
+        threadsPerBlock(threadsPerBlock),
+        dynamicSharedBytes(dynamicSharedBytes) {}
 
+  /// A launch of `kernel` over `programs` programs, packed.
+  bool prepare(const std::string &kernel, unsigned programs,
+               std::vector<void *> &params, KernelLaunch &launch,
+               std::string &error);
+
+  mlir::func::FuncOp plan;
   Device &device;
-  std::vector<CUdeviceptr> temporaries;
-  std::unique_ptr<Stream> stream;
+  Module &kernels;
+  unsigned threadsPerBlock, dynamicSharedBytes;
+  struct Temporary {
+    CUdeviceptr address;
+    uint64_t bytes;
+  };
+  std::vector<Temporary> temporaries;
+  /// Each launch's grid and the parameter values the graph holds now.
+  struct CapturedLaunch {
+    unsigned programs;
+    std::vector<uint64_t> values;
+  };
+  std::vector<CapturedLaunch> launches;
   std::unique_ptr<Graph> graph;
+  /// Orders replays' updates and launches.
+  std::mutex mutex;
 };
 
 } // namespace runtime

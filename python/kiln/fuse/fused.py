@@ -92,9 +92,11 @@ class FusedFunction:
     ``ir(*arrays)`` is the IR its trace for those arrays' shapes and dtypes
     makes, before the pass pipeline."""
 
-    def __init__(self, fn: Callable, threads: int | None = None) -> None:
+    def __init__(self, fn: Callable, threads: int | None = None,
+                 cuda_graphs: bool = True) -> None:
         self.fn = fn
         self.threads = threads
+        self.cuda_graphs = cuda_graphs
         self.signature = inspect.signature(fn)
         functools.update_wrapper(self, fn)
         self._traces: dict[tuple, _Traced] = {}
@@ -258,7 +260,8 @@ class FusedFunction:
             plan = traced.device_plans.get(ordinal)
             if plan is None:
                 plan = traced.device_plans[ordinal] = DevicePlan(
-                    self._module(traced), traced.symbol, ordinal)
+                    self._module(traced), traced.symbol, ordinal,
+                    self.cuda_graphs)
             return plan
 
     @user_facing
@@ -365,7 +368,8 @@ class FusedFunction:
                 self._context = None
 
 
-def fuse(fn: Callable | None = None, *, threads: int | None = None):
+def fuse(fn: Callable | None = None, *, threads: int | None = None,
+         cuda_graphs: bool = True):
     """Makes the numpy function ``fn`` a fused function (``@kiln.fuse``, or
     ``@kiln.fuse(threads=4)``): each call with numpy arrays of a new
     signature (shapes and dtypes) traces ``fn`` once into whole-tensor IR,
@@ -377,9 +381,10 @@ def fuse(fn: Callable | None = None, *, threads: int | None = None):
     PyTorch's semantics into new tensors. Device arrays (CUDA torch
     tensors, ``__cuda_array_interface__`` arrays, C-contiguous) run the
     plan on their GPU instead, on PyTorch's current stream, into new
-    device arrays (torch tensors, else ``kiln.DeviceArray``). See
-    ``kiln.fuse``'s module documentation for what a traced function may
-    use.
+    device arrays (torch tensors, else ``kiln.DeviceArray``); from the
+    second call on the same sizes, the plan's launches are one CUDA graph
+    launch (``cuda_graphs=False``: launch by launch). See ``kiln.fuse``'s
+    module documentation for what a traced function may use.
 
     >>> import numpy as np, kiln
     >>> @kiln.fuse
@@ -391,8 +396,8 @@ def fuse(fn: Callable | None = None, *, threads: int | None = None):
            [0.5 , 0.5 ]], dtype=float32)
     """
     if fn is None:
-        return lambda f: FusedFunction(f, threads)
-    return FusedFunction(fn, threads)
+        return lambda f: FusedFunction(f, threads, cuda_graphs)
+    return FusedFunction(fn, threads, cuda_graphs)
 
 
 fuse.erf = erf

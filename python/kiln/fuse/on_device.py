@@ -3,11 +3,15 @@ of Kiln's runtime (the one kiln-run uses): the plan's kernels compiled for
 the device's chip and loaded once per device, the results allocated where
 the arguments are (PyTorch tensors for PyTorch's, ``kiln.DeviceArray``
 otherwise), the launches on the current stream (PyTorch's, where PyTorch
-is loaded, so they are ordered with its work)."""
+is loaded, so they are ordered with its work). From the second call of a
+plan on the same sizes, its launches go through a CUDA graph, replayed by
+one graph launch (see ``DevicePlan.run``)."""
 
 from __future__ import annotations
 
 import ctypes
+import sys
+import threading
 from typing import Any
 
 import numpy as np
@@ -23,14 +27,25 @@ from kiln.gpu import (GPUBinary, PlanGraph, current_stream, device_address,
 from kiln.host import bind_plan, plan_signature
 
 
-class DevicePlan:
-    """The launch plan ``symbol`` of ``module`` ready on GPU ``ordinal``."""
+#: The sizes a plan keeps a graph for (each holds its temporaries); other
+#: sizes run launch by launch.
+GRAPHS_PER_PLAN = 8
 
-    def __init__(self, module: Module, symbol: str, ordinal: int) -> None:
+
+class DevicePlan:
+    """The launch plan ``symbol`` of ``module`` ready on GPU ``ordinal``;
+    ``graphs``: whether calls after the first replay a CUDA graph."""
+
+    def __init__(self, module: Module, symbol: str, ordinal: int,
+                 graphs: bool = True) -> None:
         self.module, self.symbol, self.ordinal = module, symbol, ordinal
+        self.graphs = graphs
         self.wanted, self.results = plan_signature(module, symbol)
         self.binary = GPUBinary.for_plan(module, symbol, device_chip(ordinal))
         self._graphs: list[PlanGraph] = []
+        # By the plan's sizes: the graph replayed, or None once run.
+        self._replays: dict[tuple[int, ...], PlanGraph | None] = {}
+        self._lock = threading.Lock()
         try:
             self.kernels = self.binary.load(ordinal)
         except BaseException:
@@ -64,12 +79,50 @@ class DevicePlan:
             torch_mode: bool) -> list[Any]:
         """Runs the plan on ``arrays`` (seen as its inputs of
         ``input_shapes``); returns its results, one per plan result, in
-        arrays of the arguments' kind. Asynchronous, as launches are."""
-        _, outputs, arguments = self._buffers(input_shapes, arrays,
-                                              torch_mode)
-        self.kernels.run_plan(self.module, self.symbol, arguments,
-                              current_stream(self.ordinal))
+        arrays of the arguments' kind. Asynchronous, as launches are.
+
+        The first call on some sizes runs the plan launch by launch; the
+        second captures it into a CUDA graph (its temporaries held from
+        then on), which that call and every later one on those sizes
+        replay with one graph launch, the kernels whose buffers moved
+        updated in the graph first. Results are new arrays each call, as
+        without graphs. Not while PyTorch captures a graph of its own on
+        the stream: that capture takes the launches in."""
+        arrays, outputs, arguments = self._buffers(input_shapes, arrays,
+                                                   torch_mode)
+        stream = current_stream(self.ordinal)
+        graph = self._replay(arguments[len(arrays) + len(outputs):],
+                             arguments, torch_mode)
+        if graph is None:
+            self.kernels.run_plan(self.module, self.symbol, arguments,
+                                  stream)
+        else:
+            graph.launch(stream, arguments)
         return outputs
+
+    def _replay(self, sizes: list[int], arguments: list[int],
+                torch_mode: bool) -> PlanGraph | None:
+        """The graph to launch for a call on ``sizes``: None on the first
+        call, captured on the second (on ``arguments``)."""
+        if not self.graphs or (torch_mode and sys.modules[
+                "torch"].cuda.is_current_stream_capturing()):
+            return None
+        key = tuple(sizes)
+        graph = self._replays.get(key)
+        if graph is not None:
+            return graph
+        with self._lock:
+            if key not in self._replays:
+                self._replays[key] = None
+                return None
+            graph = self._replays[key]
+            replayed = sum(g is not None for g in self._replays.values())
+            if graph is None and replayed < GRAPHS_PER_PLAN:
+                graph = self.kernels.capture_plan(self.module, self.symbol,
+                                                  arguments)
+                self._graphs.append(graph)
+                self._replays[key] = graph
+            return graph
 
     def capture(self, input_shapes: list[tuple[int, ...]],
                 arrays: list[Any], torch_mode: bool
@@ -88,6 +141,7 @@ class DevicePlan:
         for graph in self._graphs:  # before the kernels they launch
             graph.close()
         self._graphs.clear()
+        self._replays.clear()
         self.kernels.close()
         self.binary.close()
 
