@@ -31,15 +31,25 @@ ctest --test-dir "$KILN_BUILD_DIR" --output-on-failure || status=1
 
 # Python itself is not instrumented: the runtime is preloaded, and leaks are
 # not checked there (the interpreter keeps memory to its exit by design).
-# The packaging test is left out: it builds its own, unsanitized library;
-# so is the demo's, which builds through the README's (unsanitized) setup.
+# Left out, as they add no path through Kiln's C++ that the rest does not
+# take (scripts/test.sh runs them, unsanitized): the packaging test, which
+# builds its own library, and the demo's, which builds through the
+# README's setup; the suites whose subject is Python over the compiler
+# (kiln.ops, the PyTorch front end and the dynamo backend, the tutorials)
+# or the benchmarks' scripts. This keeps the whole CI run in its time.
 kiln_log "pytest with the sanitized C API"
 (cd "$KILN_ROOT" && KILN_BUILD_DIR="$KILN_BUILD_DIR" \
   LD_PRELOAD="$(g++ -print-file-name=libasan.so):$(g++ -print-file-name=libubsan.so)" \
   ASAN_OPTIONS=$ASAN_OPTIONS:detect_leaks=0 \
   python3 -m pytest -q -n "${KILN_TEST_WORKERS:-2}" python/test test/robustness \
     --ignore=python/test/test_packaging.py \
-    --ignore=python/test/test_demo.py) || status=1
+    --ignore=python/test/test_demo.py \
+    --ignore=python/test/test_ops_matmul.py \
+    --ignore=python/test/test_ops_attention.py \
+    --ignore=python/test/test_fuse_torch.py \
+    --ignore=python/test/test_dynamo_backend.py \
+    --ignore=python/test/test_tutorials.py \
+    --ignore-glob="python/test/test_bench_*.py") || status=1
 
 if ((status == 0)); then
   echo "sanitizers: clean"

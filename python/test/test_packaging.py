@@ -21,6 +21,11 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 
+# One worker runs them all (scripts/test.sh distributes by group): the
+# wheel, a build of its own, is made once, not once per worker into the
+# same build folder.
+pytestmark = pytest.mark.xdist_group("wheel")
+
 KERNEL = textwrap.dedent("""\
     import numpy as np
     import kiln
