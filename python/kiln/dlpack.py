@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from kiln.errors import KilnError
+from kiln.gpu import current_stream
 
 #: DLDeviceType values (dlpack.h).
 _CPU, _CUDA, _CUDA_HOST, _CUDA_MANAGED = 1, 2, 3, 13
@@ -128,10 +129,14 @@ def adapt(value: Any) -> Any:
             value, "__cuda_array_interface__") or not hasattr(
             value, "__dlpack__"):
         return value
-    device_type, _ = value.__dlpack_device__()
+    device_type, device_id = value.__dlpack_device__()
     if device_type == _CPU:
         return _host_view(value)
     if device_type in (_CUDA, _CUDA_HOST, _CUDA_MANAGED):
-        return DLPackDeviceArray(value.__dlpack__())
+        # The stream Kiln launches on, for the producer to order its
+        # pending writes before (DLPack's 1 is the legacy default stream).
+        ordinal = device_id if device_type == _CUDA else 0
+        stream = current_stream(ordinal) or 1
+        return DLPackDeviceArray(value.__dlpack__(stream=stream))
     raise KilnError(f"a DLPack array on device type {device_type} cannot be "
                     "passed to a kernel (CPU and CUDA arrays can)")

@@ -1168,6 +1168,7 @@ class DLPackCudaArray:
         return (2, 0)
 
     def __dlpack__(self, stream=None):
+        self.stream = stream
         new = ctypes.pythonapi.PyCapsule_New
         new.restype = ctypes.py_object
         new.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
@@ -1177,7 +1178,11 @@ class DLPackCudaArray:
 def test_dlpack_cuda_arrays_are_device_arrays():
     from kiln import dlpack
     data = np.arange(12, dtype=np.float32)
-    adapted = dlpack.adapt(DLPackCudaArray(data, offset=64))
+    producer = DLPackCudaArray(data, offset=64)
+    adapted = dlpack.adapt(producer)
+    # The producer is told the stream Kiln launches on (without a CUDA
+    # PyTorch, the legacy default stream: DLPack's 1).
+    assert producer.stream == (kiln.gpu.current_stream(0) or 1)
     interface = adapted.__cuda_array_interface__
     assert interface["data"][0] == data.ctypes.data  # data + byte_offset
     assert interface["shape"] == (12,) and interface["typestr"] == "<f4"

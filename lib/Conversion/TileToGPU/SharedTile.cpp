@@ -173,7 +173,8 @@ static SmallVector<Value> getRunAddresses(OpBuilder &b, Location loc,
   return addresses;
 }
 
-/// Every run of registers from its own address.
+/// The tile's registers in `type`'s layout, a run of them per load (from
+/// the run addresses getRunAddresses shares).
 static FailureOr<Value> loadElements(OpBuilder &b, Location loc,
                                      const SharedTile &tile,
                                      RankedTensorType type) {
