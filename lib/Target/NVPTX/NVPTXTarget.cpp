@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Target/NVPTX/NVPTXTarget.h"
+#include "kiln/Target/NVPTX/ScalarizeMaskLanes.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -373,7 +374,8 @@ static LogicalResult verifyChipSupportsOps(Operation *root, StringRef chip) {
 }
 
 /// Runs LLVM's default pipeline at `optLevel` with the passes the target
-/// adds to it (NVVMReflect among them).
+/// adds to it (NVVMReflect among them), and mask lanes computed as scalars
+/// after each InstCombine.
 static void optimize(llvm::Module &llvmModule, llvm::TargetMachine &machine,
                      unsigned optLevel) {
   llvm::LoopAnalysisManager loopAnalyses;
@@ -387,6 +389,10 @@ static void optimize(llvm::Module &llvmModule, llvm::TargetMachine &machine,
   builder.registerLoopAnalyses(loopAnalyses);
   builder.crossRegisterProxies(loopAnalyses, functionAnalyses, cgsccAnalyses,
                                moduleAnalyses);
+  builder.registerPeepholeEPCallback(
+      [](llvm::FunctionPassManager &passes, llvm::OptimizationLevel) {
+        passes.addPass(kiln::nvptx::ScalarizeMaskLanesPass());
+      });
 
   const llvm::OptimizationLevel levels[] = {
       llvm::OptimizationLevel::O0, llvm::OptimizationLevel::O1,
