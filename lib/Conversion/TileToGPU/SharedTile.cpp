@@ -63,6 +63,11 @@ Value SharedTile::byteOffset(OpBuilder &b, Location loc,
   return byteOffset(b, loc, coordinates[0], coordinates[1]);
 }
 
+int64_t SharedTile::byteOffset(int64_t row, int64_t column) const {
+  return transposed ? layout.getByteOffset(column, row)
+                    : layout.getByteOffset(row, column);
+}
+
 Value SharedTile::address(OpBuilder &b, Location loc, Value offset) const {
   return LLVM::GEPOp::create(b, loc, base.getType(), b.getI8Type(), base,
                              ValueRange{offset});
@@ -116,14 +121,44 @@ static int64_t getVectorWidth(const SharedTile &tile, RankedTensorType type) {
       16 / getStorageBytes(type.getElementType()));
 }
 
+namespace {
+/// The addresses of accesses to one tile whose byte offsets are known in
+/// every thread at compile time. An access whose offset is an earlier
+/// one's plus one constant in every thread is addressed as that access's
+/// address plus the constant, which folds into the instruction: only the
+/// distinct addresses take registers. Otherwise LLVM hoists every
+/// access's address out of a loop and keeps them all live through it.
+class SharedAddresses {
+public:
+  /// The address of an access at `offsets` (one per thread) from an
+  /// earlier one's, or null.
+  Value reuse(OpBuilder &b, Location loc, ArrayRef<int64_t> offsets) const {
+    for (const auto &[earlier, address] : distinct) {
+      int64_t delta = offsets.front() - earlier.front();
+      if (llvm::all_of(llvm::zip(offsets, earlier), [&](auto pair) {
+            return std::get<0>(pair) - std::get<1>(pair) == delta;
+          }))
+        return LLVM::GEPOp::create(
+            b, loc, address.getType(), b.getI8Type(), address,
+            ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(delta)});
+    }
+    return nullptr;
+  }
+  /// Records `address`, computed for an access at `offsets`.
+  void add(SmallVector<int64_t> offsets, Value address) {
+    distinct.emplace_back(std::move(offsets), address);
+  }
+
+private:
+  SmallVector<std::pair<SmallVector<int64_t>, Value>> distinct;
+};
+} // namespace
+
 /// The address of each run of `width` registers of a `type` tile in
 /// `tile`, the runs' byte offsets being `offsets` (from the thread's
-/// coordinates). A run whose offset is an earlier run's plus one constant
-/// in every thread (checked over all threads at compile time) is addressed
-/// as that run's address plus the constant, which folds into the access:
-/// only the distinct runs' addresses take registers. Otherwise LLVM hoists
-/// every run's address out of a loop whose epilogue stages a tile, and
-/// keeps them all live through it (64 for a 128x256 accumulator).
+/// coordinates), shared where they differ by constants (checked over all
+/// threads; an epilogue staging a 128x256 accumulator would otherwise keep
+/// 64 addresses live through its loop).
 static SmallVector<Value> getRunAddresses(OpBuilder &b, Location loc,
                                           const SharedTile &tile,
                                           RankedTensorType type, Value offsets,
@@ -138,35 +173,19 @@ static SmallVector<Value> getRunAddresses(OpBuilder &b, Location loc,
       layout::Shape at = layout->getCoordinates(
           shape, layout::Location{reg, thread % lanes, thread / lanes});
       // As byteOffset reads coordinates: (column) or (row, column, ...).
-      int64_t row = at.size() == 1 ? 0 : at[0];
-      int64_t column = at.size() == 1 ? at[0] : at[1];
-      if (tile.transposed)
-        std::swap(row, column);
-      result.push_back(tile.layout.getByteOffset(row, column));
+      result.push_back(at.size() == 1 ? tile.byteOffset(0, at[0])
+                                      : tile.byteOffset(at[0], at[1]));
     }
     return result;
   };
   SmallVector<Value> addresses;
-  SmallVector<std::pair<SmallVector<int64_t>, Value>> distinct;
+  SharedAddresses shared;
   for (int64_t reg = 0, e = getNumRegisters(type); reg < e; reg += width) {
     SmallVector<int64_t> run = offsetsOf(reg);
-    Value address;
-    for (auto &[earlier, earlierAddress] : distinct) {
-      int64_t delta = run.front() - earlier.front();
-      bool constant =
-          llvm::all_of(llvm::seq<int64_t>(threads), [&](int64_t thread) {
-            return run[thread] - earlier[thread] == delta;
-          });
-      if (constant) {
-        address = LLVM::GEPOp::create(
-            b, loc, earlierAddress.getType(), b.getI8Type(), earlierAddress,
-            ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(delta)});
-        break;
-      }
-    }
+    Value address = shared.reuse(b, loc, run);
     if (!address) {
       address = tile.address(b, loc, extractRegister(b, loc, offsets, reg));
-      distinct.emplace_back(std::move(run), address);
+      shared.add(std::move(run), address);
     }
     addresses.push_back(address);
   }
@@ -203,20 +222,77 @@ static FailureOr<Value> loadElements(OpBuilder &b, Location loc,
                        registers);
 }
 
-/// ldmatrix.x4: lane l names a row of one of four 8x8 matrices (lanes
-/// 8j..8j+7 matrix j) and receives word j of each. For A the matrices
-/// are (rows 0-7 | 8-15) x (K 0-7 | 8-15) of one instruction, in
-/// fragment order; for B they are K 0-7, 8-15, 16-23, 24-31 of one
-/// column block (two K steps): read transposed from an N-major slot
-/// (K rows), or as stored from a K-major one (a transposed slot, whose
-/// rows are B's columns: each lane's pair of K is contiguous there).
+namespace {
+/// An i32 value being emitted, with the arithmetic an address formula
+/// uses, so that one formula both emits IR and runs at compile time (on
+/// int64_t) for every thread.
+struct EmittedInt {
+  OpBuilder *b;
+  Location loc;
+  Value value;
+
+  EmittedInt constant(int64_t v) const {
+    return {b, loc, constantInt(*b, loc, value.getType(), v)};
+  }
+  EmittedInt operator+(EmittedInt other) const {
+    return {b, loc, arith::AddIOp::create(*b, loc, value, other.value)};
+  }
+  EmittedInt operator+(int64_t v) const { return *this + constant(v); }
+  EmittedInt operator*(int64_t v) const {
+    return {b, loc, arith::MulIOp::create(*b, loc, value, constant(v).value)};
+  }
+  EmittedInt operator/(int64_t v) const {
+    return {b, loc, arith::DivUIOp::create(*b, loc, value, constant(v).value)};
+  }
+  EmittedInt operator%(int64_t v) const {
+    return {b, loc, arith::RemUIOp::create(*b, loc, value, constant(v).value)};
+  }
+};
+
+/// How the ldmatrix.x4 loads of one dot operand read its staged tile.
+/// Lane l names a row of one of four 8x8 matrices (lanes 8j..8j+7 matrix
+/// j) and receives word j of each. For A the matrices are (rows 0-7 |
+/// 8-15) x (K 0-7 | 8-15) of one instruction, in fragment order; for B
+/// they are K 0-7, 8-15, 16-23, 24-31 of one column block (two K steps):
+/// read transposed from an N-major slot (K rows), or as stored from a
+/// K-major one (a transposed slot, whose rows are B's columns: each
+/// lane's pair of K is contiguous there).
+struct LdmatrixLoads {
+  bool isA, transposed;
+  int64_t warpsM, warpsN;
+  /// Loads: blocks of 16 rows (A) or 8 columns (B), and K steps, of which
+  /// one load takes `kPerLoad`.
+  int64_t blocks, kSteps, kPerLoad;
+  /// A block's rows (A) or columns (B) are its warp's, wrapped where the
+  /// warps replicate a small tile.
+  int64_t blockStride, blockExtent;
+
+  /// The (row, column) of the tile that `lane` of `warp` names in the
+  /// load of `block` at K step `k`.
+  template <typename Int>
+  std::pair<Int, Int> getCoordinates(Int lane, Int warp, int64_t block,
+                                     int64_t k) const {
+    Int warpIndex = isA ? warp % warpsM : warp / warpsM % warpsN;
+    Int origin =
+        (warpIndex * (isA ? 16 : 8) + block * blockStride) % blockExtent;
+    if (isA)
+      return {origin + lane % 16, lane / 16 * 8 + k * 16};
+    Int matrixLane = kPerLoad == 2 ? lane : lane % 16;
+    if (transposed) // matrix j's rows are the block's 8 columns, at K 8j
+      return {matrixLane / 8 * 8 + k * 16, origin + lane % 8};
+    return {matrixLane + k * 16, origin};
+  }
+};
+} // namespace
+
+/// A dot operand's registers read with ldmatrix.x4 (see LdmatrixLoads),
+/// the loads' addresses shared where they differ by constants.
 static FailureOr<Value> loadWithLdmatrix(OpBuilder &b, Location loc,
                                          const SharedTile &tile,
                                          RankedTensorType type,
                                          tilegpu::DotOperandEncodingAttr
                                              operand) {
   Type i32 = b.getI32Type();
-  auto c = [&](int64_t v) { return constantInt(b, loc, i32, v); };
   ArrayRef<int64_t> warps = operand.getParent().getWarpsPerCTA();
   layout::DotOperandLayout fragment(
       operand.getOpIdx(), layout::MmaLayout(layout::Shape(warps)),
@@ -225,62 +301,40 @@ static FailureOr<Value> loadWithLdmatrix(OpBuilder &b, Location loc,
   layout::Shape repeats = fragment.getRepeats(shape);
   int64_t perInstr = fragment.getInstrRegisters();
   bool isA = operand.getOpIdx() == 0;
+  LdmatrixLoads loads{isA,
+                      tile.transposed,
+                      warps[0],
+                      warps[1],
+                      isA ? repeats[0] : repeats[1],
+                      isA ? repeats[1] : repeats[0],
+                      isA || repeats[0] % 2 != 0 ? 1 : 2,
+                      isA ? 16 * warps[0] : 8 * warps[1],
+                      isA ? shape[0] : shape[1]};
   auto [lane, warp] = getLaneAndWarp(b, loc);
-  Value warpM = arith::RemUIOp::create(b, loc, warp, c(warps[0]));
-  Value warpN = arith::RemUIOp::create(
-      b, loc, arith::DivUIOp::create(b, loc, warp, c(warps[0])),
-      c(warps[1]));
-  // The lane's row within its block and its K offset.
-  Value laneRow, laneColumn;
-  int64_t blocks, kSteps, kPerLoad;
-  if (isA) {
-    laneRow = arith::RemUIOp::create(b, loc, lane, c(16));
-    laneColumn = arith::MulIOp::create(
-        b, loc, arith::DivUIOp::create(b, loc, lane, c(16)), c(8));
-    blocks = repeats[0], kSteps = repeats[1], kPerLoad = 1;
-  } else {
-    kPerLoad = repeats[0] % 2 == 0 ? 2 : 1;
-    Value matrixLane = kPerLoad == 2
-                           ? lane
-                           : arith::RemUIOp::create(b, loc, lane, c(16));
-    if (tile.transposed) {
-      // Matrix j's rows are the block's 8 columns, at K 8j.
-      laneRow = arith::MulIOp::create(
-          b, loc, arith::DivUIOp::create(b, loc, matrixLane, c(8)), c(8));
-      laneColumn = arith::RemUIOp::create(b, loc, lane, c(8));
-    } else {
-      laneRow = matrixLane;
-      laneColumn = c(0);
-    }
-    blocks = repeats[1], kSteps = repeats[0];
-  }
-  Value warpOrigin = isA ? arith::MulIOp::create(b, loc, warpM, c(16))
-                         : arith::MulIOp::create(b, loc, warpN, c(8));
-  int64_t blockStride = isA ? 16 * warps[0] : 8 * warps[1];
-  int64_t blockExtent = isA ? shape[0] : shape[1];
-  int64_t words = 2 * kPerLoad * (isA ? 2 : 1);
+  EmittedInt laneValue{&b, loc, lane}, warpValue{&b, loc, warp};
+  int64_t threads = kWarpSize * warps[0] * warps[1];
+  int64_t words = 2 * loads.kPerLoad * (isA ? 2 : 1);
   Type wordsType = LLVM::LLVMStructType::getLiteral(
       b.getContext(), SmallVector<Type>(words, i32));
   auto halves = VectorType::get({2}, type.getElementType());
   SmallVector<Value> registers(getNumRegisters(type));
-  for (int64_t block = 0; block < blocks; ++block) {
-    // The block's first row (A) or column (B), wrapped where warps
-    // replicate a small tile.
-    Value origin = arith::RemUIOp::create(
-        b, loc,
-        arith::AddIOp::create(b, loc, warpOrigin, c(block * blockStride)),
-        c(blockExtent));
-    for (int64_t k = 0; k < kSteps; k += kPerLoad) {
-      Value row, column;
-      if (isA) {
-        row = arith::AddIOp::create(b, loc, origin, laneRow);
-        column = arith::AddIOp::create(b, loc, laneColumn, c(k * 16));
-      } else {
-        row = arith::AddIOp::create(b, loc, laneRow, c(k * 16));
-        column = arith::AddIOp::create(b, loc, origin, laneColumn);
+  SharedAddresses shared;
+  for (int64_t block = 0; block < loads.blocks; ++block) {
+    for (int64_t k = 0; k < loads.kSteps; k += loads.kPerLoad) {
+      SmallVector<int64_t> offsets;
+      for (int64_t thread = 0; thread < threads; ++thread) {
+        auto [row, column] = loads.getCoordinates<int64_t>(
+            thread % kWarpSize, thread / kWarpSize, block, k);
+        offsets.push_back(tile.byteOffset(row, column));
       }
-      Value address =
-          tile.address(b, loc, tile.byteOffset(b, loc, row, column));
+      Value address = shared.reuse(b, loc, offsets);
+      if (!address) {
+        auto [row, column] =
+            loads.getCoordinates(laneValue, warpValue, block, k);
+        address = tile.address(
+            b, loc, tile.byteOffset(b, loc, row.value, column.value));
+        shared.add(std::move(offsets), address);
+      }
       Value loaded = NVVM::LdMatrixOp::create(
           b, loc, wordsType, address, words,
           isA || tile.transposed ? NVVM::MMALayout::row
@@ -292,7 +346,7 @@ static FailureOr<Value> loadWithLdmatrix(OpBuilder &b, Location loc,
       for (int64_t w = 0; w < words; ++w) {
         int64_t step = isA ? k : k + w / 2;
         int64_t word = isA ? w : w % 2;
-        int64_t first = (block * kSteps + step) * perInstr + 2 * word;
+        int64_t first = (block * loads.kSteps + step) * perInstr + 2 * word;
         Value pair = LLVM::BitcastOp::create(
             b, loc, halves, LLVM::ExtractValueOp::create(b, loc, loaded, w));
         for (int64_t e = 0; e < 2; ++e)

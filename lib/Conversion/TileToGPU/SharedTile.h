@@ -33,6 +33,8 @@ struct SharedTile {
   /// tile of one dimension, (column), in row 0.
   mlir::Value byteOffset(mlir::OpBuilder &b, mlir::Location loc,
                          mlir::ArrayRef<mlir::Value> coordinates) const;
+  /// The same at compile time, for row and column numbers.
+  int64_t byteOffset(int64_t row, int64_t column) const;
   /// The address `offset` (i32) bytes past the base.
   mlir::Value address(mlir::OpBuilder &b, mlir::Location loc,
                       mlir::Value offset) const;
