@@ -17,6 +17,7 @@
 #include "kiln/Dialect/Tile/IR/TileDialect.h"
 #include "kiln/Dialect/TileGPU/IR/TileGPUDialect.h"
 #include "kiln/Dialect/TileGPU/Transforms/AxisInfo.h"
+#include "kiln/Layout/RegisterMap.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
@@ -160,11 +161,21 @@ struct AssumeLowering : OpConversionPattern<tile::AssumeOp> {
   }
 };
 
-/// arith and math ops on tiles: the same op on each thread's registers.
+/// For each integer comparison whose mask is equal over aligned groups of
+/// elements along the last dimension (AxisInfo's constancy) that a thread
+/// holds as consecutive registers: the group's size.
+using MaskGroups = llvm::DenseMap<Operation *, int64_t>;
+
+/// arith and math ops on tiles: the same op on each thread's registers. A
+/// comparison with MaskGroups then repeats each group's first lane over
+/// the group, so that the accesses it masks read one predicate per group
+/// (one per vector, as Triton's) and the other lanes' comparisons die.
 struct ElementwiseLowering : ConversionPattern {
-  ElementwiseLowering(const TypeConverter &converter, MLIRContext *context)
+  ElementwiseLowering(const TypeConverter &converter, MLIRContext *context,
+                      const MaskGroups &groups)
       : ConversionPattern(converter, MatchAnyOpTypeTag(), /*benefit=*/1,
-                          context) {}
+                          context),
+        groups(groups) {}
 
   LogicalResult
   matchAndRewrite(Operation *op, ArrayRef<Value> operands,
@@ -188,9 +199,23 @@ struct ElementwiseLowering : ConversionPattern {
         convertOpResultTypes(op, operands, *getTypeConverter(), rewriter);
     if (failed(converted))
       return failure();
-    rewriter.replaceOp(op, (*converted)->getResults());
+    auto group = groups.find(op);
+    if (group == groups.end()) {
+      rewriter.replaceOp(op, (*converted)->getResults());
+      return success();
+    }
+    Value lanes = (*converted)->getResult(0);
+    SmallVector<int64_t> leaders;
+    for (int64_t lane = 0,
+                 e = cast<VectorType>(lanes.getType()).getNumElements();
+         lane < e; ++lane)
+      leaders.push_back(lane - lane % group->second);
+    rewriter.replaceOpWithNewOp<vector::ShuffleOp>(op, lanes, lanes, leaders);
     return success();
   }
+
+private:
+  const MaskGroups &groups;
 };
 
 struct ConvertTileToGPUPass
@@ -304,6 +329,27 @@ static AccessWidths computeAccessWidths(ModuleOp module) {
   return widths;
 }
 
+/// The MaskGroups of the module's comparisons.
+static MaskGroups computeMaskGroups(ModuleOp module) {
+  MaskGroups groups;
+  module.walk([&](func::FuncOp func) {
+    tilegpu::AxisInfoAnalysis axisInfo;
+    func.walk([&](arith::CmpIOp compare) {
+      auto type = dyn_cast<RankedTensorType>(compare.getType());
+      if (!type)
+        return;
+      int64_t constancy = axisInfo.get(compare).constancy.back();
+      int64_t group = layout::getContiguousRegisterRun(
+          *getLayout(type), getShape(type),
+          static_cast<int64_t>(llvm::bit_floor(
+              static_cast<uint64_t>(std::max<int64_t>(constancy, 1)))));
+      if (group > 1)
+        groups[compare] = group;
+    });
+  });
+  return groups;
+}
+
 void ConvertTileToGPUPass::runOnOperation() {
   ModuleOp module = getOperation();
   MLIRContext *context = &getContext();
@@ -318,6 +364,7 @@ void ConvertTileToGPUPass::runOnOperation() {
       failed(verifyExternCalls(module)))
     return signalPassFailure();
   AccessWidths widths = computeAccessWidths(module);
+  MaskGroups maskGroups = computeMaskGroups(module);
 
   // The kernels move into one gpu.module, as upstream's GPU lowering wants.
   OpBuilder builder(context);
@@ -346,8 +393,8 @@ void ConvertTileToGPUPass::runOnOperation() {
   RewritePatternSet patterns(context);
   patterns.add<KernelLowering>(converter, context,
                                numWarps.getInt() * kWarpSize);
-  patterns.add<ReturnLowering, AssumeLowering, ElementwiseLowering>(converter,
-                                                                  context);
+  patterns.add<ReturnLowering, AssumeLowering>(converter, context);
+  patterns.add<ElementwiseLowering>(converter, context, maskGroups);
   populateShapeOpsToGPUPatterns(converter, patterns);
   populateMemoryOpsToGPUPatterns(converter, patterns, widths);
   populateReduceOpToGPUPatterns(converter, patterns);

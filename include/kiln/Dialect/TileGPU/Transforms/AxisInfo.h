@@ -1,10 +1,12 @@
-//===- AxisInfo.h - Contiguity and divisibility of integer tiles -*- C++ -*-===//
+//===- AxisInfo.h - Contiguity and divisibility of integer tiles -*- C++
+//-*-===//
 //
 // What is known, per dimension, about the integer and pointer tiles of a
 // kernel: how many consecutive elements increase by one (contiguity), the
 // power of two that divides the first of each such run (divisibility, in
 // bytes for pointers), and how many consecutive elements are equal
-// (constancy). Coalescing reads it to pick vector widths.
+// (constancy). Coalescing reads it to pick vector widths, and the GPU
+// lowering to compare a mask once per group of equal elements.
 //
 //===----------------------------------------------------------------------===//
 
