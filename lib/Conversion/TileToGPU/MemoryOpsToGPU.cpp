@@ -115,10 +115,13 @@ static SmallVector<Value> unpackWords(OpBuilder &b, Location loc,
 }
 
 /// Loads `count` consecutive elements of `type` at `address`; only where
-/// `predicate` (i1, or null for always) holds.
+/// `predicate` (i1, or null for always) holds, and else `others` (one per
+/// element; none: undefined), chosen a 32-bit word at a time as Triton
+/// sets its registers before a predicated load.
 static SmallVector<Value> loadElements(OpBuilder &b, Location loc,
-                                       Value address, Type type,
-                                       int64_t count, Value predicate) {
+                                       Value address, Type type, int64_t count,
+                                       Value predicate,
+                                       ArrayRef<Value> others = {}) {
   Type storage = getStorageType(type);
   int64_t bytes = getStorageBytes(storage) * count;
   if (!predicate) {
@@ -166,6 +169,10 @@ static SmallVector<Value> loadElements(OpBuilder &b, Location loc,
     for (int64_t i = 0; i < words.count; ++i)
       wordValues.push_back(
           LLVM::ExtractValueOp::create(b, loc, load.getResult(0), i));
+  if (!others.empty())
+    for (auto [word, other] :
+         llvm::zip(wordValues, packWords(b, loc, others, words)))
+      word = arith::SelectOp::create(b, loc, predicate, word, other);
   return unpackWords(b, loc, wordValues, type, count);
 }
 
@@ -280,19 +287,15 @@ struct LoadLowering : OpConversionPattern<tile::LoadOp> {
               tensor ? registerAddress(rewriter, loc, adaptor.getPtr(), first,
                                        space)
                      : adaptor.getPtr();
-          SmallVector<Value> loaded = loadElements(
-              rewriter, loc, address, registerType, width, predicate);
-          for (int64_t i = 0; i < width; ++i) {
-            Value value = loaded[i];
-            if (Value other = adaptor.getOther(); other && predicate) {
-              Value otherValue =
+          SmallVector<Value> others;
+          if (Value other = adaptor.getOther(); other && predicate)
+            for (int64_t i = 0; i < width; ++i)
+              others.push_back(
                   tensor ? extractRegister(rewriter, loc, other, first + i)
-                         : other;
-              value = arith::SelectOp::create(rewriter, loc, predicate, value,
-                                              otherValue);
-            }
-            values.push_back(value);
-          }
+                         : other);
+          llvm::append_range(values,
+                             loadElements(rewriter, loc, address, registerType,
+                                          width, predicate, others));
         });
     if (!tensor) {
       rewriter.replaceOp(op, values.front());

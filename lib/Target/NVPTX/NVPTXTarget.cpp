@@ -201,11 +201,17 @@ kiln::nvptx::createTargetMachine(const TargetOptions &options,
             "Kiln's code for 32-bit shared addresses needs";
     return nullptr;
   }
+  // A multiply feeding an add may become one fma (and ptxas may contract
+  // them: NVPTX then emits no .rn), as Triton compiles by default
+  // (enable_fp_fusion); otherwise every float add and multiply is rounded
+  // on its own.
+  llvm::TargetOptions machineOptions;
+  machineOptions.AllowFPOpFusion = llvm::FPOpFusion::Fast;
   // The PTX version is always given, so that LLVM never picks its own.
   return std::unique_ptr<llvm::TargetMachine>(
       getNVPTXTarget().createTargetMachine(
           llvm::Triple(kTriple), options.chip, "+" + getPtxVersion(options),
-          llvm::TargetOptions(), std::nullopt, std::nullopt,
+          machineOptions, std::nullopt, std::nullopt,
           *llvm::CodeGenOpt::getLevel(options.optLevel)));
 }
 

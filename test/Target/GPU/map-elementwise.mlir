@@ -11,7 +11,7 @@
 // CHECK: ld.global.v4.b32 {%r[[X0:[0-9]+]], %r[[X1:[0-9]+]], %r[[X2:[0-9]+]], %r[[X3:[0-9]+]]}
 // CHECK: setp.leu.f32 %p[[P0:[0-9]+]], %r[[X0]], 0f00000000;
 // CHECK-NEXT: @%p[[P0]] bra
-// CHECK: mul.rn.f32 %r{{[0-9]+}}, %r[[X0]], %r{{[0-9]+}};
+// CHECK: mul.f32 %r{{[0-9]+}}, %r[[X0]], %r{{[0-9]+}};
 // CHECK: ex2.approx.f32
 // CHECK: setp.leu.f32 %p[[P1:[0-9]+]], %r[[X1]], 0f00000000;
 // CHECK-NEXT: @%p[[P1]] bra

@@ -22,7 +22,7 @@
 // CHECK: .maxntid 128, 1, 1
 // CHECK: mov.u32 %r{{[0-9]+}}, %tid.x;
 // CHECK: ld.global.v4.b32 {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}
-// CHECK: add.rn.f32
+// CHECK: add.f32
 // CHECK: st.global.v4.b32
 llvm.func @double_vec4(%in: !llvm.ptr<1>, %out: !llvm.ptr<1>) attributes {nvvm.kernel, nvvm.maxntid = array<i32: 128, 1, 1>} {
   %tid = nvvm.read.ptx.sreg.tid.x : i32
@@ -33,5 +33,20 @@ llvm.func @double_vec4(%in: !llvm.ptr<1>, %out: !llvm.ptr<1>) attributes {nvvm.k
   %y = llvm.fadd %x, %x : vector<4xf32>
   %dst = llvm.getelementptr %out[%offset] : (!llvm.ptr<1>, i32) -> !llvm.ptr<1>, f32
   llvm.store %y, %dst {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<1>
+  llvm.return
+}
+
+// A multiply feeding an add is one fma, as Triton compiles by default
+// (enable_fp_fusion), and no add or multiply carries .rn, which would keep
+// ptxas from contracting them.
+// CHECK-LABEL: .visible .entry axpy(
+// CHECK: fma.rn.f32
+// CHECK-NOT: add.rn.f32
+// CHECK-NOT: mul.rn.f32
+// CHECK: ret;
+llvm.func @axpy(%x: f32, %y: f32, %a: f32, %out: !llvm.ptr<1>) attributes {nvvm.kernel} {
+  %ax = llvm.fmul %a, %x : f32
+  %r = llvm.fadd %ax, %y : f32
+  llvm.store %r, %out : f32, !llvm.ptr<1>
   llvm.return
 }
