@@ -20,11 +20,10 @@ ctest --test-dir "$KILN_BUILD_DIR" --output-on-failure \
   --output-junit "$results/ctest.xml" || status=1
 
 # Two workers (pytest-xdist) by default: the tests are independent, and
-# most of their time is one core compiling. Tests marked with an
-# xdist_group (the wheel's) run on one worker.
+# most of their time is one core compiling.
 kiln_log "pytest"
 (cd "$KILN_ROOT" && KILN_BUILD_DIR="$KILN_BUILD_DIR" python3 -m pytest -q \
-  -n "${KILN_TEST_WORKERS:-2}" --dist loadgroup \
+  -n "${KILN_TEST_WORKERS:-2}" \
   --junitxml="$results/pytest.xml" python/test test/robustness \
   --doctest-modules python/kiln) || status=1
 
