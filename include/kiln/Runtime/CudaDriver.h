@@ -317,7 +317,6 @@ public:
 
 private:
   friend class Device;
-  friend class Graph;
   Stream(Device &device, CUstream stream) : device(device), stream(stream) {}
 
   Device &device;

@@ -290,14 +290,33 @@ static LogicalResult checkLowerable(ModuleOp module,
   return failure(result.wasInterrupted());
 }
 
+/// The group size of `compare`'s mask (see MaskGroups); 1 for none.
+static int64_t getMaskGroup(tilegpu::AxisInfoAnalysis &axisInfo,
+                            arith::CmpIOp compare) {
+  auto type = dyn_cast<RankedTensorType>(compare.getType());
+  if (!type)
+    return 1;
+  int64_t constancy = axisInfo.get(compare).constancy.back();
+  return layout::getContiguousRegisterRun(
+      *getLayout(type), getShape(type),
+      static_cast<int64_t>(llvm::bit_floor(
+          static_cast<uint64_t>(std::max<int64_t>(constancy, 1)))));
+}
+
 /// How many elements each tile access moves at once: what the pointers
 /// allow (AxisInfo) within the run of registers the layout gives a thread
-/// along its fastest dimension.
-static AccessWidths computeAccessWidths(ModuleOp module) {
+/// along its fastest dimension; and the comparisons' MaskGroups, from the
+/// same analysis.
+static AccessWidths computeAccessWidths(ModuleOp module, MaskGroups &groups) {
   AccessWidths widths;
   module.walk([&](func::FuncOp func) {
     tilegpu::AxisInfoAnalysis axisInfo;
     func.walk([&](Operation *op) {
+      if (auto compare = dyn_cast<arith::CmpIOp>(op)) {
+        if (int64_t group = getMaskGroup(axisInfo, compare); group > 1)
+          groups[compare] = group;
+        return;
+      }
       Value ptr, mask;
       if (auto load = dyn_cast<tile::LoadOp>(op))
         ptr = load.getPtr(), mask = load.getMask();
@@ -329,27 +348,6 @@ static AccessWidths computeAccessWidths(ModuleOp module) {
   return widths;
 }
 
-/// The MaskGroups of the module's comparisons.
-static MaskGroups computeMaskGroups(ModuleOp module) {
-  MaskGroups groups;
-  module.walk([&](func::FuncOp func) {
-    tilegpu::AxisInfoAnalysis axisInfo;
-    func.walk([&](arith::CmpIOp compare) {
-      auto type = dyn_cast<RankedTensorType>(compare.getType());
-      if (!type)
-        return;
-      int64_t constancy = axisInfo.get(compare).constancy.back();
-      int64_t group = layout::getContiguousRegisterRun(
-          *getLayout(type), getShape(type),
-          static_cast<int64_t>(llvm::bit_floor(
-              static_cast<uint64_t>(std::max<int64_t>(constancy, 1)))));
-      if (group > 1)
-        groups[compare] = group;
-    });
-  });
-  return groups;
-}
-
 void ConvertTileToGPUPass::runOnOperation() {
   ModuleOp module = getOperation();
   MLIRContext *context = &getContext();
@@ -363,8 +361,8 @@ void ConvertTileToGPUPass::runOnOperation() {
   if (failed(checkLowerable(module, sharedMemoryLimit)) ||
       failed(verifyExternCalls(module)))
     return signalPassFailure();
-  AccessWidths widths = computeAccessWidths(module);
-  MaskGroups maskGroups = computeMaskGroups(module);
+  MaskGroups maskGroups;
+  AccessWidths widths = computeAccessWidths(module, maskGroups);
 
   // The kernels move into one gpu.module, as upstream's GPU lowering wants.
   OpBuilder builder(context);
