@@ -14,7 +14,8 @@ and, where Triton is installed, with @triton.jit (vector add, softmax of a
 row, layer norm of a row, a 64x64x32 fp16 matmul): cold (a fresh disk
 cache) and cached (a hit in that cache) compile times from the Python
 function to a cubin, and the registers and spills ptxas -v reports, both
-compilers using the same ptxas. Writes compile_time.md and
+compilers using the same release of ptxas (Triton the program, Kiln in
+process where it has the PTX compiler library). Writes compile_time.md and
 compile_time.json to OUTPUT_DIR (default: bench/results). Timings are
 medians of several runs on this machine's CPU; they are measurements, not
 thresholds.
@@ -42,7 +43,7 @@ sys.path.insert(0, str(ROOT / "python"))
 
 import kiln  # noqa: E402
 import kiln.language as kl  # noqa: E402
-from kiln.gpu import _parse_ptxas_log, find_ptxas  # noqa: E402
+from kiln.gpu import _parse_ptxas_log, find_ptxas, ptx_assembler  # noqa: E402
 from kiln.host import HostExecutable  # noqa: E402
 
 import triton_peer  # noqa: E402
@@ -338,12 +339,16 @@ def gpu_compile() -> tuple[dict, list[str]]:
         reason = "ptxas was not found (KILN_PTXAS, PATH, CUDA_HOME)"
         return {"skipped": reason}, ["", f"GPU compile: skipped, {reason}."]
     version = ptxas_version(ptxas)
+    assembler = ptx_assembler()
     section: dict = {"chip": CHIP, "ptxas": ptxas, "ptxas_version": version,
+                     "kiln_assembler": assembler,
                      "triton": None if TRITON_MISSING else triton.__version__,
                      "triton_skipped": TRITON_MISSING, "kernels": {}}
-    # Both compilers run the same ptxas; Triton keeps its default FMA
-    # fusion (which it warns it will change) without the warning.
-    with environment(KILN_PTXAS=ptxas, TRITON_PTXAS_PATH=ptxas,
+    # Both compilers assemble with the same release of ptxas: Triton runs
+    # the program, Kiln its own choice (in process where it has the PTX
+    # compiler library). Triton keeps its default FMA fusion (which it
+    # warns it will change) without the warning.
+    with environment(TRITON_PTXAS_PATH=ptxas,
                      TRITON_PTXAS_BLACKWELL_PATH=ptxas,
                      TRITON_DEFAULT_FP_FUSION="1"):
         for name, (kernel, args, constexprs) in gpu_kernels().items():
@@ -373,7 +378,7 @@ def gpu_compile() -> tuple[dict, list[str]]:
 
     lines = ["", f"## GPU compile for {CHIP}, Kiln against Triton "
              f"{section['triton'] or '(skipped)'}", "",
-             f"ptxas: {version}", "",
+             f"ptxas: {version}; Triton runs {ptxas}, Kiln {assembler}", "",
              "| kernel | Kiln cold (ms) | Triton cold (ms) | Kiln / Triton | "
              "Kiln cached (ms) | Triton cached (ms) | Kiln / Triton | "
              "registers, Kiln / Triton | spilled bytes (stores + loads), "

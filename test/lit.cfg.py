@@ -55,17 +55,26 @@ def find_in_cuda(override, relative_path, program=None):
 
 
 # The NVPTX tests assemble the PTX they check with ptxas, and link libdevice,
-# when the CUDA toolkit has them; kiln-translate is told to use the same.
-# "%if ptxas %{ ... | %ptxas -arch=sm_80 %}" assembles PTX read on stdin.
+# when the CUDA toolkit has them. "%if ptxas %{ ... | %ptxas -arch=sm_80 %}"
+# assembles PTX read on stdin; %ptxas_program is the program's path. Where
+# Kiln has the PTX compiler library, kiln-translate assembles in process
+# unless $KILN_PTXAS, passed on where it is set, names a program.
 ptxas = find_in_cuda("KILN_PTXAS", os.path.join("bin", "ptxas"), "ptxas")
 if ptxas:
     config.available_features.add("ptxas")
-    config.environment["KILN_PTXAS"] = ptxas
+    if os.environ.get("KILN_PTXAS"):
+        config.environment["KILN_PTXAS"] = ptxas
+    config.substitutions.append(("%ptxas_program", f'"{ptxas}"'))
     config.substitutions.append(("%ptxas", f'"{ptxas}" -o /dev/null -'))
 else:
     lit_config.note(
         "ptxas not found: PTX is not assembled, cubin tests are unsupported"
     )
+if config.kiln_has_ptx_compiler_library:
+    config.available_features.add("ptx-compiler-library")
+else:
+    lit_config.note("Kiln was built without the PTX compiler library: "
+                    "its tests are unsupported")
 # Disassembly checks (tensor-core instructions in SASS) use cuobjdump from
 # the toolkit or from the nvidia-cuda-cuobjdump wheel (which runs the
 # nvidia-cuda-nvdisasm wheel's nvdisasm, installed beside it).

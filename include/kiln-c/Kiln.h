@@ -29,7 +29,7 @@ extern "C" {
 #endif
 
 /** Version of this interface, raised on every incompatible change. */
-#define KILN_C_API_VERSION 11
+#define KILN_C_API_VERSION 12
 
 /** The KILN_C_API_VERSION the library was built with. */
 KILN_C_EXPORT int kilnGetAPIVersion(void);
@@ -275,6 +275,13 @@ KILN_C_EXPORT void kilnSetRecordPasses(int record);
  * else PATH, $CUDA_HOME/bin, /usr/local/cuda/bin. NULL where there is
  * none; else valid until this thread's next call. */
 KILN_C_EXPORT const char *kilnFindCudaProgram(const char *name);
+
+/** What assembles the cubins of GPU compiles: the ptxas program at
+ * $KILN_PTXAS alone where that is set, else ptxas in process where the
+ * library has the PTX compiler library ("ptxas 13.0, in process"), else
+ * the program kilnFindCudaProgram("ptxas") finds (its path). NULL where
+ * there is none; else valid until this thread's next call. */
+KILN_C_EXPORT const char *kilnFindPtxAssembler(void);
 
 /** A binary from artifacts compiled before (an on-disk cache): `ptx`, and
  * `cubin` (may be empty) for kernels of `threadsPerBlock` threads that

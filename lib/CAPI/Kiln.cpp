@@ -548,6 +548,15 @@ const char *kilnFindCudaProgram(const char *name) {
   return found.c_str();
 }
 
+const char *kilnFindPtxAssembler(void) {
+  static thread_local std::string found;
+  std::optional<std::string> assembler = kiln::nvptx::findPtxAssembler();
+  if (!assembler)
+    return nullptr;
+  found = std::move(*assembler);
+  return found.c_str();
+}
+
 KilnError *kilnGPUBinaryCreate(KilnModule *module, const char *chip,
                                int numWarps, int numStages,
                                KilnGPUBinary **binary) {

@@ -23,7 +23,7 @@ from types import ModuleType
 from kiln.errors import KilnError
 
 #: The C API version this package was written against (KILN_C_API_VERSION).
-API_VERSION = 11
+API_VERSION = 12
 LIBRARY_NAME = "libKilnCAPI.so"
 EXTENSION_NAME = "_launch.abi3.so"
 
@@ -147,6 +147,7 @@ _SIGNATURES = {
                             ErrorHandle),
     "kilnSetRecordPasses": ([ctypes.c_int], None),
     "kilnFindCudaProgram": ([ctypes.c_char_p], ctypes.c_char_p),
+    "kilnFindPtxAssembler": ([], ctypes.c_char_p),
     "kilnGPUBinaryCreateFromArtifacts": ([ctypes.c_char_p, ctypes.c_size_t,
                                           ctypes.c_char_p, ctypes.c_size_t,
                                           ctypes.c_uint, ctypes.c_uint,

@@ -203,9 +203,20 @@ def find_cuda_program(name: str) -> str | None:
 
 
 def find_ptxas() -> str | None:
-    """The ptxas the compiler runs; None where none is found (the binary
-    is PTX only, and the driver compiles it)."""
+    """The ptxas program as the compiler finds it; None where there is
+    none. The compiler runs it where ``ptx_assembler()`` names it."""
     return find_cuda_program("ptxas")
+
+
+def ptx_assembler() -> str | None:
+    """What assembles the cubins of GPU compiles: the program at
+    ``$KILN_PTXAS`` alone where that is set, else ptxas in process where
+    Kiln was built with the PTX compiler library ("ptxas 13.0, in
+    process"), else the ptxas program ``find_ptxas`` finds (its path).
+    None where there is none: binaries are PTX only, and the driver
+    compiles them."""
+    found = _ffi.lib().kilnFindPtxAssembler()
+    return found.decode() if found is not None else None
 
 
 def record_passes(record: bool) -> None:

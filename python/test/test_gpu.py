@@ -148,13 +148,14 @@ def test_warmup_reports_what_ptxas_said_and_the_sass():
 
 def test_the_package_finds_the_toolkit_where_the_compiler_does(
         tmp_path, monkeypatch):
-    from kiln.gpu import find_cuda_program, find_ptxas
+    from kiln.gpu import find_cuda_program, find_ptxas, ptx_assembler
     fake = tmp_path / "bin" / "ptxas"
     fake.parent.mkdir()
     fake.write_text("#!/bin/sh\nexit 1\n")
     fake.chmod(0o755)
     monkeypatch.setenv("KILN_PTXAS", str(fake))
     assert find_ptxas() == str(fake)
+    assert ptx_assembler() == str(fake)  # even with the PTX library
     # The compiler runs it: its failure is the compile's error.
     x = np.zeros(4096, np.float32)
     with pytest.raises(KilnError, match="ptxas"):
@@ -163,11 +164,33 @@ def test_the_package_finds_the_toolkit_where_the_compiler_does(
     # Set, it is the only place looked at, as for the compiler.
     monkeypatch.setenv("KILN_PTXAS", str(tmp_path / "missing"))
     assert find_ptxas() is None
+    assert ptx_assembler() is None
     monkeypatch.delenv("KILN_PTXAS")
     monkeypatch.setenv("PATH", "/nonexistent")
     monkeypatch.setenv("CUDA_HOME", str(tmp_path))
     assert find_cuda_program("ptxas") == str(fake)  # before /usr/local
     assert find_cuda_program("kiln-no-such-program") is None
+
+
+def test_cubins_are_assembled_in_process_where_kiln_has_the_ptx_library(
+        monkeypatch, tmp_path):
+    from kiln.gpu import find_ptxas, ptx_assembler
+    monkeypatch.delenv("KILN_PTXAS", raising=False)
+    monkeypatch.setenv("KILN_CACHE_DIR", str(tmp_path))
+    assembler = ptx_assembler()
+    if assembler is None or not assembler.endswith("in process"):
+        pytest.skip("Kiln was built without the PTX compiler library "
+                    f"(cubins from: {assembler})")
+    assert re.fullmatch(r"ptxas \d+\.\d+, in process", assembler)
+    x = np.zeros(4096, np.float32)
+    compiled = scale.warmup(x, x, 4096, 2.0, BLOCK=1024, chip="sm_90a",
+                            num_warps=2)
+    # ptxas's report, read from the library's log as from the program's.
+    assert compiled.metadata.registers > 0
+    assert "Compiling entry function 'scale'" in compiled.asm["ptxas-log"]
+    assert compiled.asm["cubin"][:4] == b"\x7fELF"
+    if find_ptxas() is not None:
+        assert ptx_assembler() != find_ptxas()
 
 
 def run_python(code: str, **env: str) -> subprocess.CompletedProcess:

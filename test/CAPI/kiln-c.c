@@ -7,6 +7,7 @@
 #include "kiln-c/Kiln.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static void printError(KilnError *error) {
@@ -37,7 +38,7 @@ static KilnModule *parse(KilnContext *context, const char *text,
 }
 
 int main(void) {
-  // CHECK: version 11
+  // CHECK: version 12
   printf("version %d\n", kilnGetAPIVersion());
   KilnContext *context = kilnContextCreate();
 
@@ -293,6 +294,20 @@ int main(void) {
     const char *path = kilnFindCudaProgram(programs[i]);
     printf("%s: %s\n", programs[i], path ? path : "none");
   }
+
+  // The assembler of cubins is the program at $KILN_PTXAS alone where that
+  // is set, the PTX compiler library included.
+  // CHECK-LABEL: ptx assembler
+  // CHECK-NEXT: chosen: /{{.*}}/true
+  // CHECK-NEXT: missing: none
+  printf("ptx assembler\n");
+  setenv("KILN_PTXAS", kilnFindCudaProgram("true"), 1);
+  const char *chosen = kilnFindPtxAssembler();
+  printf("chosen: %s\n", chosen ? chosen : "none");
+  setenv("KILN_PTXAS", "/kiln-no-such-ptxas", 1);
+  const char *missing = kilnFindPtxAssembler();
+  printf("missing: %s\n", missing ? missing : "none");
+  unsetenv("KILN_PTXAS");
 
   // CHECK: done
   printf("done\n");

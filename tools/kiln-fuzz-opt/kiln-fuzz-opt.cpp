@@ -14,7 +14,7 @@
 //   passes  each Kiln pass alone on a copy, with canonicalize and cse
 //           (which run the tile dialect's folds and patterns).
 //   gpu     kiln-gpu-lowering, then LLVM IR and PTX, for sm_80 and for
-//           sm_90a (ptxas is a subprocess, so no cubin).
+//           sm_90a (no cubin: ptxas is not Kiln's to fuzz).
 //   host    kiln-host-lowering, then LLVM IR.
 //   array   convert-elementwise-to-linalg, kiln-fuse, kiln-tile and
 //           canonicalize, then, when that made a launch plan, the host

@@ -190,7 +190,7 @@ kiln::gpu::compileForGPU(ModuleOp module, const GPUCompileOptions &options) {
     return module.emitError() << error;
   binary.ptx = std::move(*ptx);
   timed("LLVM to PTX");
-  if (options.assemble && nvptx::findPtxas()) {
+  if (options.assemble && nvptx::findPtxAssembler()) {
     FailureOr<std::string> cubin = nvptx::assembleCubin(
         binary.ptx, options.target, error, &binary.ptxasLog);
     if (failed(cubin))

@@ -2,7 +2,8 @@
 //
 // The pieces of an installed CUDA toolkit the NVPTX target uses: libdevice,
 // linked into modules that call its functions, and ptxas, which assembles
-// PTX into a cubin.
+// PTX into a cubin: the program, or the library linked into Kiln
+// (PTXCompilerLibrary.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -152,12 +153,29 @@ static LogicalResult readFile(StringRef path, std::string &contents) {
   return success();
 }
 
+/// Whether $KILN_PTXAS names the program to assemble with (as
+/// findCudaProgram reads it).
+static bool isPtxasProgramChosen() {
+  std::optional<std::string> chosen = llvm::sys::Process::GetEnv("KILN_PTXAS");
+  return chosen && !chosen->empty();
+}
+
+std::optional<std::string>
+kiln::nvptx::findPtxAssembler(std::string *searched) {
+  if (!isPtxasProgramChosen())
+    if (std::optional<std::string> version = getPtxCompilerLibraryVersion())
+      return "ptxas " + *version + ", in process";
+  return findPtxas(searched);
+}
+
 FailureOr<std::string> kiln::nvptx::assembleCubin(StringRef ptx,
                                                   const TargetOptions &options,
                                                   std::string &error,
                                                   std::string *ptxasLog) {
   if (failed(verifyTargetOptions(options, error)))
     return failure();
+  if (!isPtxasProgramChosen() && getPtxCompilerLibraryVersion())
+    return assembleCubinInProcess(ptx, options, error, ptxasLog);
   std::string searched;
   std::optional<std::string> ptxas = findPtxas(&searched);
   if (!ptxas) {

@@ -1,8 +1,9 @@
 //===- GPUCompiler.h - Tile kernels to PTX and cubin ------------*- C++ -*-===//
 //
 // The whole GPU compilation of a module of tile kernels: the
-// kiln-gpu-lowering pipeline, LLVM IR, PTX, and a cubin where ptxas is
-// found. kiln-translate, kiln-run and the C API share it.
+// kiln-gpu-lowering pipeline, LLVM IR, PTX, and a cubin where there is a
+// ptxas (nvptx::findPtxAssembler). kiln-translate, kiln-run and the C API share
+// it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,7 +29,7 @@ struct GPUCompileOptions {
   /// Depth of the software pipeline of loops feeding tensor cores (1: off).
   int64_t numStages = 3;
   nvptx::TargetOptions target;
-  /// Assemble a cubin when ptxas is found.
+  /// Assemble a cubin where there is a ptxas.
   bool assemble = true;
   /// The lowering takes MLIR's pass manager and timing options
   /// (--mlir-print-ir-after-all, --mlir-timing, ...), which the calling
@@ -43,7 +44,7 @@ struct GPUCompileOptions {
 struct GPUBinary {
   std::string llvmIR;
   std::string ptx;
-  /// Empty when ptxas was not found (or not asked for): the driver then
+  /// Empty where there was no ptxas (or none was asked for): the driver then
   /// compiles the PTX itself.
   std::string cubin;
   /// ptxas's report (registers, spills, shared memory), with the cubin.

@@ -2,7 +2,8 @@
 //
 // The NVIDIA back end of Kiln: a module in the LLVM dialect (with NVVM ops)
 // becomes LLVM IR for nvptx64-nvidia-cuda, PTX through LLVM's NVPTX back end,
-// and a cubin through ptxas.
+// and a cubin through ptxas (in process where Kiln has the PTX compiler
+// library).
 //
 // Every option is checked before LLVM sees it, because LLVM answers a chip
 // and PTX version it cannot combine with report_fatal_error, which would end
@@ -100,14 +101,32 @@ std::optional<std::string> findCudaProgram(llvm::StringRef name,
 /// The ptxas to run (findCudaProgram("ptxas")).
 std::optional<std::string> findPtxas(std::string *searched = nullptr);
 
-/// Assembles `ptx` into a cubin for `options.chip` with ptxas (see
-/// findPtxas). With `ptxasLog`, ptxas runs verbosely and its report
-/// (registers, spills, shared memory per kernel) is stored there. On failure
-/// `error` says why, with what ptxas printed.
+/// The version ("13.0") of the PTX compiler library (nvPTXCompiler: ptxas
+/// as a library) Kiln was built with; std::nullopt where it has none.
+std::optional<std::string> getPtxCompilerLibraryVersion();
+
+/// What assembleCubin assembles with: the program at $KILN_PTXAS alone
+/// where that is set; else ptxas in process, through the PTX compiler
+/// library, where Kiln has it; else the program findPtxas finds. Returns
+/// it for reports ("ptxas 13.0, in process", or the program's path), or
+/// std::nullopt where there is none; `searched` then lists the places
+/// looked at.
+std::optional<std::string> findPtxAssembler(std::string *searched = nullptr);
+
+/// Assembles `ptx` into a cubin for `options.chip` with findPtxAssembler's
+/// choice. With `ptxasLog`, ptxas runs verbosely and its report (registers,
+/// spills, shared memory per kernel) is stored there. On failure `error`
+/// says why, with what ptxas printed.
 mlir::FailureOr<std::string> assembleCubin(llvm::StringRef ptx,
                                            const TargetOptions &options,
                                            std::string &error,
                                            std::string *ptxasLog = nullptr);
+
+/// assembleCubin through the PTX compiler library, whatever $KILN_PTXAS
+/// says; fails, saying so, where Kiln was built without it.
+mlir::FailureOr<std::string>
+assembleCubinInProcess(llvm::StringRef ptx, const TargetOptions &options,
+                       std::string &error, std::string *ptxasLog = nullptr);
 
 } // namespace kiln::nvptx
 
