@@ -24,11 +24,14 @@ func.func @ids(%out: !tile.ptr<i32>, %n: i32) {
 // -----
 
 // Contiguous, 16-byte-aligned f32: each thread moves 4 elements at once,
-// unmasked as one vector load, masked as a predicated ld.global.v4.
+// unmasked as one vector load, masked as a predicated ld.global.v4 whose
+// destination registers hold `other` before it (inputs tied to its
+// outputs, as Triton's), with no select after it.
 // CHECK-LABEL: gpu.func @vectors
 // CHECK: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
-// CHECK: llvm.inline_asm "@$5 ld.global.v4.b32 {$0, $1, $2, $3}, [$4];", "=r,=r,=r,=r,l,b"
-// CHECK: arith.select
+// CHECK: llvm.inline_asm "@$5 ld.global.v4.b32 {$0, $1, $2, $3}, [$4];", "=r,=r,=r,=r,l,b,0,1,2,3"
+// CHECK-SAME: : (!llvm.ptr<1>, i1, i32, i32, i32, i32) -> !llvm.struct<(i32, i32, i32, i32)>
+// CHECK-NOT: arith.select
 // CHECK: llvm.inline_asm has_side_effects "@$5 st.global.v4.b32 [$0], {$1, $2, $3, $4};", "l,r,r,r,r,b"
 func.func @vectors(%x: !tile.ptr<f32> {tile.divisibility = 16 : i64},
                    %out: !tile.ptr<f32> {tile.divisibility = 16 : i64},
