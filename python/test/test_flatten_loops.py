@@ -125,3 +125,26 @@ def test_persistent_matmul_pipelines_across_tiles_on_sm90a():
         assert len(holding) == 1
         start, end = holding[0]
         assert "cp.async.cg.shared.global" in ptx[start:end]
+
+
+@pytest.mark.parametrize("case", ["matmul_persistent", "matmul_tma_persistent",
+                                  "matmul_tma_persistent_ws"])
+def test_persistent_matmul_keeps_its_wgmma_running_across_steps(case):
+    """The flat loop's wgmma runs on while the next step's copies start, as
+    in a K loop: the loop waits only for the previous step's (`wait_group
+    1`); a tile's first step starts from zero by wgmma's scale-d (a
+    predicate from a register, not a select on the accumulator), and
+    ptxas, which serializes wgmma where other instructions touch its
+    accumulator meanwhile (its C7514 advisory), keeps them overlapped."""
+    ptxas = compare.find_ptxas()
+    if ptxas is None:
+        pytest.skip("no ptxas")
+    ptx = compare.kiln_ptx(CASES[case])
+    first = re.search(r"wgmma\.mma_async", ptx).start()
+    loop = [(a, b) for a, b in isa.loop_spans(ptx) if a <= first <= b]
+    assert len(loop) == 1
+    body = ptx[loop[0][0]:loop[0][1]]
+    assert "wgmma.wait_group.sync.aligned 1;" in body
+    assert re.search(r"setp\.ne\.b32 p, %r\d+, 0;\s*wgmma\.mma_async", body)
+    log = isa.ptxas_log(ptx, ptxas, compare.CHIP)
+    assert "serialized" not in log and "C7514" not in log

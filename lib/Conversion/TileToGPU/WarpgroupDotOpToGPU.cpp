@@ -65,38 +65,75 @@ Value getDescriptor(OpBuilder &b, Location loc, const SharedTile &tile,
                   static_cast<int64_t>(descriptor.getStrideAndSwizzleBits())));
 }
 
-/// `wgmma.mma_async` with A in `aWords` (four 32-bit registers) and B
-/// through `bDescriptor` (K-major when `bKMajor`, else N-major),
-/// accumulating into the f32 struct `d`: upstream's op takes A only
-/// through a descriptor, so this one is written in PTX.
-Value wgmmaWithRegisterA(OpBuilder &b, Location loc, Value d,
-                         ArrayRef<Value> aWords, Value bDescriptor,
-                         int64_t instrN, llvm::StringRef type, bool bKMajor) {
+/// One wgmma operand: A in four 32-bit registers (f16 or bf16, as
+/// mma.sync's A fragment) or through a matrix descriptor.
+struct WgmmaA {
+  SmallVector<Value> words;
+  Value descriptor;
+};
+
+/// `wgmma.mma_async` of `aType` x `bType` (B through `bDescriptor`,
+/// K-major when `bKMajor`, else N-major) into the accumulator struct `d`
+/// (`accType`: f32 or s32), written in PTX for what upstream's op cannot
+/// say: A in registers, and scale-d from a value (`accumulate`, i1:
+/// whether `d` is added to; null: it is).
+Value wgmmaInPTX(OpBuilder &b, Location loc, Value d, const WgmmaA &a,
+                 Value bDescriptor, int64_t instrN, int64_t instrK,
+                 NVVM::WGMMATypes aType, NVVM::WGMMATypes bType,
+                 NVVM::WGMMATypes accType, bool bKMajor, Value accumulate) {
   auto structType = cast<LLVM::LLVMStructType>(d.getType());
   int64_t count = structType.getBody().size();
+  std::string constraint = accType == NVVM::WGMMATypes::f32 ? "f" : "r";
   SmallVector<Value> operands;
-  for (int64_t i = 0; i < count; ++i)
-    operands.push_back(LLVM::ExtractValueOp::create(b, loc, d, i));
-  llvm::append_range(operands, aWords);
-  operands.push_back(bDescriptor);
   std::string accumulators, constraints;
   for (int64_t i = 0; i < count; ++i) {
+    operands.push_back(LLVM::ExtractValueOp::create(b, loc, d, i));
     accumulators += (i ? ", $" : "$") + std::to_string(i);
-    constraints += (i ? ",=f" : "=f");
+    constraints += (i ? ",=" : "=") + constraint;
   }
   for (int64_t i = 0; i < count; ++i)
     constraints += "," + std::to_string(i);
-  constraints += ",r,r,r,r,l";
-  // Operands $0.. are the results, then the tied accumulators, then A and
-  // B. scale-d is a predicate (always true: accumulate); then imm-scale-a,
-  // imm-scale-b and imm-trans-b (1: B is N-major; 0: K-major).
+  // Operands $0.. are the results, then the tied accumulators, then A, B
+  // and scale-d.
+  int64_t next = 2 * count;
+  auto operand = [&](Value value, llvm::StringRef kind) {
+    operands.push_back(value);
+    constraints += ("," + kind).str();
+    return "$" + std::to_string(next++);
+  };
+  std::string aOperand;
+  if (a.descriptor) {
+    aOperand = operand(a.descriptor, "l");
+  } else {
+    for (Value word : a.words)
+      aOperand += (aOperand.empty() ? "{" : ", ") + operand(word, "r");
+    aOperand += "}";
+  }
+  std::string bOperand = operand(bDescriptor, "l");
+  std::string scaleD =
+      accumulate
+          ? operand(arith::ExtUIOp::create(b, loc, b.getI32Type(), accumulate),
+                    "r")
+          : "1";
+  // The immediates: imm-scale-a and imm-scale-b (1: no negation) for
+  // floats, then imm-trans-a (0: A is K-major) where A is in shared memory
+  // and imm-trans-b (1: B is N-major) for f16 and bf16.
+  std::string immediates;
+  if (aType != NVVM::WGMMATypes::s8)
+    immediates += ", 1, 1";
+  if (aType == NVVM::WGMMATypes::f16 || aType == NVVM::WGMMATypes::bf16) {
+    if (a.descriptor)
+      immediates += ", 0";
+    immediates += bKMajor ? ", 0" : ", 1";
+  }
   std::string asmString =
-      llvm::formatv("{{ .reg .pred p; setp.ne.b32 p, 1, 0; "
-                    "wgmma.mma_async.sync.aligned.m64n{0}k16.f32.{1}.{1} "
-                    "{{{2}}, {{${3}, ${4}, ${5}, ${6}}, ${7}, p, 1, 1, {8}; }",
-                    instrN, type, accumulators, 2 * count, 2 * count + 1,
-                    2 * count + 2, 2 * count + 3, 2 * count + 4,
-                    bKMajor ? 0 : 1)
+      llvm::formatv("{{ .reg .pred p; setp.ne.b32 p, {0}, 0; "
+                    "wgmma.mma_async.sync.aligned.m64n{1}k{2}.{3}.{4}.{5} "
+                    "{{{6}}, {7}, {8}, p{9}; }",
+                    scaleD, instrN, instrK, NVVM::stringifyWGMMATypes(accType),
+                    NVVM::stringifyWGMMATypes(aType),
+                    NVVM::stringifyWGMMATypes(bType), accumulators, aOperand,
+                    bOperand, immediates)
           .str();
   return LLVM::InlineAsmOp::create(
              b, loc, structType, operands, asmString, constraints,
@@ -192,6 +229,9 @@ struct WarpgroupDotLowering : OpConversionPattern<tilegpu::WarpgroupDotOp> {
     NVVM::WGMMATypes aType = getWgmmaType(getElementTypeOrSelf(op.getA())),
                      bType = getWgmmaType(element);
     Type accElement = accType.getElementType();
+    NVVM::WGMMATypes sumType =
+        accElement.isF32() ? NVVM::WGMMATypes::f32 : NVVM::WGMMATypes::s32;
+    Value accumulate = adaptor.getUseAcc();
     Type i32 = rewriter.getI32Type();
     auto c32 = [&](int64_t v) { return constantInt(rewriter, loc, i32, v); };
     // Warpgroup g's row blocks start at 64g + 16 * numWarps * i (the
@@ -244,9 +284,9 @@ struct WarpgroupDotLowering : OpConversionPattern<tilegpu::WarpgroupDotOp> {
                                   /*words=*/4, /*perWord=*/2);
             for (Value &word : words)
               word = LLVM::BitcastOp::create(rewriter, loc, i32, word);
-            d = wgmmaWithRegisterA(rewriter, loc, d, words, bDescriptor,
-                                   instrN, element.isF16() ? "f16" : "bf16",
-                                   b.transposed);
+            d = wgmmaInPTX(rewriter, loc, d, WgmmaA{words, Value()},
+                           bDescriptor, instrN, instrK, aType, bType, sumType,
+                           b.transposed, k0 ? Value() : accumulate);
             continue;
           }
           Value aOffset = arith::AddIOp::create(
@@ -255,14 +295,19 @@ struct WarpgroupDotLowering : OpConversionPattern<tilegpu::WarpgroupDotOp> {
                                     c32(a->layout.getSwizzleBytes())),
               c32(a->layout.getLinearByteOffset(0, k0)));
           Value aDescriptor = getDescriptor(rewriter, loc, *a, aOffset);
+          // Each chain's first instruction adds to the accumulator only
+          // where `use_acc` says so.
+          if (accumulate && k0 == 0) {
+            d = wgmmaInPTX(rewriter, loc, d, WgmmaA{{}, aDescriptor},
+                           bDescriptor, instrN, instrK, aType, bType, sumType,
+                           b.transposed, accumulate);
+            continue;
+          }
           d = NVVM::WgmmaMmaAsyncOp::create(
               rewriter, loc, accStruct, d, aDescriptor, bDescriptor, shape,
               NVVM::WGMMATypesAttr::get(rewriter.getContext(), aType),
               NVVM::WGMMATypesAttr::get(rewriter.getContext(), bType),
-              NVVM::WGMMATypesAttr::get(rewriter.getContext(),
-                                        accElement.isF32()
-                                            ? NVVM::WGMMATypes::f32
-                                            : NVVM::WGMMATypes::s32),
+              NVVM::WGMMATypesAttr::get(rewriter.getContext(), sumType),
               NVVM::WGMMAScaleOutAttr::get(rewriter.getContext(),
                                            NVVM::WGMMAScaleOut::one),
               NVVM::WGMMAScaleInAttr::get(rewriter.getContext(),

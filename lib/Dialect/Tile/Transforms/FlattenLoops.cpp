@@ -204,7 +204,11 @@ static void flatten(scf::ForOp outer, scf::ForOp inner) {
   // The tile's epilogue, at its last step, on what that step computed.
   // That step carries the placeholders on (the next step selects the next
   // tile's initial values), so that what the epilogue reads dies in it:
-  // an accumulator is not kept alive through its stores.
+  // an accumulator is not kept alive through its stores. A dot's
+  // accumulator is carried on as it is, as at the other steps: on wgmma
+  // it may still be being written (an asynchronous dot, which the next
+  // tile's first step starts without it), and neither a placeholder nor
+  // a select between the two may touch its registers meanwhile.
   for (auto [result, value] : llvm::zip(inner.getResults(), next))
     mapping.map(result, value);
   Value last = arith::CmpIOp::create(
@@ -217,6 +221,9 @@ static void flatten(scf::ForOp outer, scf::ForOp inner) {
        op != outer.getBody()->getTerminator(); op = op->getNextNode())
     branch.clone(*op, mapping);
   SmallVector<Value> afterTile(placeholders);
+  for (auto [after, value] : llvm::zip(afterTile, next))
+    if (value.getDefiningOp<kiln::tile::DotOp>())
+      after = value;
   for (Value value : outer.getBody()->getTerminator()->getOperands())
     afterTile.push_back(mapping.lookupOrDefault(value));
   scf::YieldOp::create(branch, loc, afterTile);

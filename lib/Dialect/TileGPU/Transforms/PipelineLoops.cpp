@@ -581,10 +581,10 @@ bool pipelining::useWarpgroupDots(
     auto warpgroupDot =
         aBuffer ? WarpgroupDotOp::create(builder, dot.getLoc(), dot.getType(),
                                          aBuffer, aSlot, bBuffer, bSlot,
-                                         dot.getAcc())
+                                         dot.getAcc(), /*useAcc=*/Value())
                 : WarpgroupDotOp::create(builder, dot.getLoc(), dot.getType(),
                                          dot.getA(), Value(), bBuffer, bSlot,
-                                         dot.getAcc());
+                                         dot.getAcc(), /*useAcc=*/Value());
     dot.replaceAllUsesWith(warpgroupDot.getResult());
     dot.erase();
     for (LocalLoadOp load : {a, b})
@@ -618,20 +618,88 @@ void pipelining::allocateSlots(OpBuilder &b, Location loc, LoopPlan &plan,
   }
 }
 
+namespace {
+/// The accumulator a loop's dot starts from: what the loop carries, or,
+/// at a flattened loop's steps (FlattenLoops.cpp), zero where
+/// `startsTile` holds (a tile's first K step) and what it carries
+/// elsewhere.
+struct CarriedAccumulator {
+  BlockArgument carried;
+  Value startsTile;
+};
+} // namespace
+
+/// `dot`'s accumulator `acc` as a CarriedAccumulator of `loop`; failure
+/// where it is anything else, or where the loop reads it elsewhere.
+static FailureOr<CarriedAccumulator> getCarriedAccumulator(scf::ForOp loop,
+                                                           Value acc) {
+  CarriedAccumulator found;
+  if (auto select = acc.getDefiningOp<arith::SelectOp>()) {
+    if (!select->hasOneUse() || !isZeroTile(select.getTrueValue()) ||
+        isa<ShapedType>(select.getCondition().getType()))
+      return failure();
+    found.startsTile = select.getCondition();
+    acc = select.getFalseValue();
+  }
+  found.carried = dyn_cast<BlockArgument>(acc);
+  if (!found.carried || found.carried.getOwner() != loop.getBody() ||
+      found.carried == loop.getInductionVar() || !found.carried.hasOneUse())
+    return failure();
+  return found;
+}
+
+/// Whether `value` is, or is the result of an scf.if whose both branches
+/// yield, `result`.
+static bool carriesOn(Value value, Value result) {
+  if (value == result)
+    return true;
+  auto choice = value.getDefiningOp<scf::IfOp>();
+  unsigned j = cast<OpResult>(value).getResultNumber();
+  return choice && !choice.getElseRegion().empty() &&
+         choice.thenYield().getOperand(j) == result &&
+         choice.elseYield().getOperand(j) == result;
+}
+
+/// Where `loop` reads the accumulator `result` it carries as `acc`: the
+/// loop's yield carries it on (or an scf.if's, both of whose branches
+/// do), and besides, at most a tile's epilogue reads it, the then-branch
+/// of an scf.if in the body (a flattened loop's last K step,
+/// FlattenLoops.cpp). Returns that scf.if, null where there is none;
+/// fails where anything else reads it.
+static FailureOr<scf::IfOp> getAccumulatorPath(scf::ForOp loop, Value result,
+                                               BlockArgument acc) {
+  Value yielded =
+      loop.getBody()->getTerminator()->getOperand(acc.getArgNumber() - 1);
+  if (!carriesOn(yielded, result) ||
+      (yielded != result && !yielded.hasOneUse()))
+    return failure();
+  scf::IfOp epilogue;
+  for (OpOperand &use : result.getUses()) {
+    Operation *user = use.getOwner();
+    if (&use == &loop.getBody()->getTerminator()->getOpOperand(
+                    acc.getArgNumber() - 1) ||
+        (yielded != result && isa<scf::YieldOp>(user) &&
+         user->getParentOp() == yielded.getDefiningOp()))
+      continue;
+    Operation *ancestor = loop.getBody()->findAncestorOpInBlock(*user);
+    auto choice = dyn_cast_or_null<scf::IfOp>(ancestor);
+    if (!choice || (epilogue && choice != epilogue) ||
+        !choice.getThenRegion().isAncestor(user->getParentRegion()))
+      return failure();
+    epilogue = choice;
+  }
+  return epilogue;
+}
+
 tile::DotOp pipelining::getOverlappableDot(scf::ForOp loop,
                                            const LoopPlan &plan) {
   auto dots = loop.getBody()->getOps<tile::DotOp>();
   if (!llvm::hasSingleElement(dots))
     return {};
   tile::DotOp dot = *dots.begin();
-  auto acc = dyn_cast<BlockArgument>(dot.getAcc());
-  if (!hasWarpgroupAccumulator(dot) || !acc ||
-      acc.getOwner() != loop.getBody() || acc == loop.getInductionVar() ||
-      !dot->hasOneUse())
-    return {};
-  OpOperand &use = *dot->getUses().begin();
-  if (!isa<scf::YieldOp>(use.getOwner()) ||
-      use.getOperandNumber() + 1 != acc.getArgNumber())
+  FailureOr<CarriedAccumulator> acc = getCarriedAccumulator(loop, dot.getAcc());
+  if (!hasWarpgroupAccumulator(dot) || failed(acc) ||
+      failed(getAccumulatorPath(loop, dot, acc->carried)))
     return {};
   bool nested = false;
   loop.getBody()->walk([&](Operation *op) {
@@ -662,9 +730,43 @@ WarpgroupWaitOp pipelining::overlapDot(scf::ForOp loop) {
   if (!llvm::hasSingleElement(dots))
     return {};
   WarpgroupDotOp dot = *dots.begin();
+  FailureOr<CarriedAccumulator> start =
+      getCarriedAccumulator(loop, dot.getAcc());
+  if (failed(start))
+    return {};
+  BlockArgument acc = start->carried;
+  FailureOr<scf::IfOp> path = getAccumulatorPath(loop, dot, acc);
+  if (failed(path))
+    return {};
   dot.setAsync(true);
-  OpResult result = loop.getTiedLoopResult(cast<BlockArgument>(dot.getAcc()));
-  OpBuilder b(loop->getContext());
+  OpBuilder b(dot);
+  // A tile's first step starts from zero without reading what the loop
+  // carries, which the previous step's wgmma may still be writing.
+  if (Value startsTile = start->startsTile) {
+    auto select = dot.getAcc().getDefiningOp<arith::SelectOp>();
+    dot.getAccMutable().assign(acc);
+    dot.getUseAccMutable().assign(arith::XOrIOp::create(
+        b, dot.getLoc(), startsTile,
+        arith::ConstantIntOp::create(b, dot.getLoc(), 1, 1)));
+    select.erase();
+  }
+  // What carries the running accumulator on is the dot itself; a tile's
+  // epilogue reads it once every wgmma is done.
+  Value yielded =
+      loop.getBody()->getTerminator()->getOperand(acc.getArgNumber() - 1);
+  if (yielded != dot.getResult())
+    yielded.replaceAllUsesWith(dot.getResult());
+  if (scf::IfOp epilogue = *path) {
+    b.setInsertionPointToStart(epilogue.thenBlock());
+    auto done = WarpgroupWaitOp::create(b, dot.getLoc(), dot.getType(), dot);
+    Operation *carriedOn = epilogue.thenYield();
+    dot.getResult().replaceUsesWithIf(done.getResult(), [&](OpOperand &use) {
+      Operation *user = use.getOwner();
+      return user != done && user != carriedOn &&
+             epilogue.getThenRegion().isAncestor(user->getParentRegion());
+    });
+  }
+  OpResult result = loop.getTiedLoopResult(acc);
   b.setInsertionPointAfter(loop);
   auto done =
       WarpgroupWaitOp::create(b, loop.getLoc(), result.getType(), result);

@@ -69,6 +69,37 @@ func.func @persistent(%x: !tile.ptr<f32>, %tiles: i32, %k: i32, %programs: i32) 
 
 // -----
 
+// A dot's accumulator is carried on by each tile's last step as it is,
+// not replaced by a placeholder: on wgmma it may still be being written
+// there (an asynchronous dot), and the next step selects the next tile's
+// initial value anyway.
+// CHECK-LABEL: func.func @dot_accumulator
+// CHECK: %[[PLACEHOLDER:.*]] = arith.constant dense<0.000000e+00> : tensor<16x16xf32>
+// CHECK: scf.for %{{.*}} iter_args(%[[ACC:.*]] = %[[PLACEHOLDER]]) -> (tensor<16x16xf32>) : i32 {
+// CHECK: %[[START:.*]] = arith.select %{{.*}}, %{{.*}}, %[[ACC]] : tensor<16x16xf32>
+// CHECK: %[[D:.*]] = tile.dot %{{.*}}, %{{.*}}, %[[START]]
+// CHECK: %[[NEXT:.*]] = scf.if %{{.*}} -> (tensor<16x16xf32>) {
+// CHECK: tile.store %{{.*}}, %[[D]]
+// CHECK: scf.yield %[[D]] : tensor<16x16xf32>
+// CHECK: } else {
+// CHECK: scf.yield %[[D]] : tensor<16x16xf32>
+func.func @dot_accumulator(%x: !tile.ptr<f32>, %tiles: i32, %k: i32, %a: tensor<16x16xf16>, %b: tensor<16x16xf16>) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  scf.for %t = %c0 to %tiles step %c1 : i32 {
+    %zero = arith.constant dense<0.0> : tensor<16x16xf32>
+    %acc = scf.for %j = %c0 to %k step %c1 iter_args(%s = %zero) -> (tensor<16x16xf32>) : i32 {
+      %d = tile.dot %a, %b, %s : tensor<16x16xf16>, tensor<16x16xf16> -> tensor<16x16xf32>
+      scf.yield %d : tensor<16x16xf32>
+    }
+    %p = tile.splat %x : !tile.ptr<f32> -> tensor<16x16x!tile.ptr<f32>>
+    tile.store %p, %acc : tensor<16x16x!tile.ptr<f32>>, tensor<16x16xf32>
+  } {tile.flatten}
+  return
+}
+
+// -----
+
 // What the loop over tiles carries (Triton's persistent matmul counts the
 // tiles of its epilogue, `tile_id_c += NUM_SMS`) the flat loop carries
 // after the K loop's values: each tile's prologue and K steps read it, its

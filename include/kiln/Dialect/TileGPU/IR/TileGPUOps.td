@@ -169,7 +169,8 @@ def TileGPU_FenceAsyncSharedOp : TileGPU_Op<"fence_async_shared"> {
 }
 
 def TileGPU_WarpgroupDotOp
-    : TileGPU_Op<"warpgroup_dot", [AllTypesMatch<["acc", "result"]>]> {
+    : TileGPU_Op<"warpgroup_dot", [AllTypesMatch<["acc", "result"]>,
+                                   AttrSizedOperandSegments]> {
   let summary = "A dot on wgmma, B in a shared slot, A in one or in registers";
   let description = [{
     `acc + a * b` where `b` (K x N) is slot `bSlot` of `b`, laid out as
@@ -186,6 +187,12 @@ def TileGPU_WarpgroupDotOp
     matrix descriptors, and waits for them before the result is used. The
     caller makes the slots' writes visible to the async proxy
     (`tilegpu.fence_async_shared`, then a barrier).
+
+    With `use_acc` (i1), the products are added to `acc` only where it
+    holds; elsewhere the result is `a * b` and `acc` is not read (wgmma's
+    scale-d). A dot whose accumulator would be selected between zero and
+    a value an asynchronous dot may still be writing (a flattened loop's
+    first K step of a tile) takes the value and the condition instead.
 
     With `async`, the wait leaves this dot's wgmma running and waits only
     for those issued before it: the result is still being written, and
@@ -205,11 +212,12 @@ def TileGPU_WarpgroupDotOp
   let arguments = (ins AnyTypeOf<[TileGPU_SharedBuffer, AnyRankedTensor]>:$a,
                        Optional<I32>:$aSlot,
                        TileGPU_SharedBuffer:$b, I32:$bSlot,
-                       Tile_TileOf<[F32, I32]>:$acc, UnitAttr:$async);
+                       Tile_TileOf<[F32, I32]>:$acc, Optional<I1>:$useAcc,
+                       UnitAttr:$async);
   let results = (outs Tile_TileOf<[F32, I32]>:$result);
   let assemblyFormat = [{
-    $a (`[` $aSlot^ `]`)? `,` $b `[` $bSlot `]` `,` $acc attr-dict `:`
-    type($a) `,` type($b) `,` type($acc)
+    $a (`[` $aSlot^ `]`)? `,` $b `[` $bSlot `]` `,` $acc
+    (`use_acc` $useAcc^)? attr-dict `:` type($a) `,` type($b) `,` type($acc)
   }];
   let extraClassDeclaration = [{
     /// Rows of one wgmma's accumulator.
