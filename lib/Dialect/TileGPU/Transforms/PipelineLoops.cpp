@@ -654,9 +654,10 @@ static bool carriesOn(Value value, Value result) {
   if (value == result)
     return true;
   auto choice = value.getDefiningOp<scf::IfOp>();
+  if (!choice || choice.getElseRegion().empty())
+    return false;
   unsigned j = cast<OpResult>(value).getResultNumber();
-  return choice && !choice.getElseRegion().empty() &&
-         choice.thenYield().getOperand(j) == result &&
+  return choice.thenYield().getOperand(j) == result &&
          choice.elseYield().getOperand(j) == result;
 }
 
@@ -673,13 +674,20 @@ static FailureOr<scf::IfOp> getAccumulatorPath(scf::ForOp loop, Value result,
   if (!carriesOn(yielded, result) ||
       (yielded != result && !yielded.hasOneUse()))
     return failure();
+  // The uses that carry it on: the loop's yield, or the scf.if's yields,
+  // at its position.
+  auto carries = [&](OpOperand &use) {
+    if (yielded == result)
+      return &use == &loop.getBody()->getTerminator()->getOpOperand(
+                         acc.getArgNumber() - 1);
+    return isa<scf::YieldOp>(use.getOwner()) &&
+           use.getOwner()->getParentOp() == yielded.getDefiningOp() &&
+           use.getOperandNumber() == cast<OpResult>(yielded).getResultNumber();
+  };
   scf::IfOp epilogue;
   for (OpOperand &use : result.getUses()) {
     Operation *user = use.getOwner();
-    if (&use == &loop.getBody()->getTerminator()->getOpOperand(
-                    acc.getArgNumber() - 1) ||
-        (yielded != result && isa<scf::YieldOp>(user) &&
-         user->getParentOp() == yielded.getDefiningOp()))
+    if (carries(use))
       continue;
     Operation *ancestor = loop.getBody()->findAncestorOpInBlock(*user);
     auto choice = dyn_cast_or_null<scf::IfOp>(ancestor);
