@@ -284,15 +284,38 @@ static bool isRematerializable(Value value, SetVector<Operation *> &ops) {
   return ops.size() <= kRematerializedOps;
 }
 
+/// Whether what `convert` computes reaches an op in a loop (through the
+/// ops that use it, and theirs).
+static bool reachesLoop(ConvertLayoutOp convert) {
+  SmallVector<Operation *> work(convert->getUsers());
+  DenseSet<Operation *> seen;
+  while (!work.empty()) {
+    Operation *op = work.pop_back_val();
+    if (!seen.insert(op).second)
+      continue;
+    if (op->getParentOfType<LoopLikeOpInterface>() ||
+        isa<LoopLikeOpInterface>(op))
+      return true;
+    for (Operation *user : op->getUsers())
+      work.push_back(user);
+  }
+  return false;
+}
+
 /// Replaces each conversion of a tile that a few cheap ops compute from
 /// scalars with those ops again, in the conversion's layout: no round trip
 /// through shared memory (and its barriers) for an index vector that a
-/// loop's masks want in several layouts.
+/// loop's masks, or a kernel's pointers and masks, want in several
+/// layouts. Outside loops, a conversion whose value reaches a loop stays:
+/// made again before the loop, the vector would be more values live all
+/// through it, which cost the attention kernels registers and spills.
 static void rematerializeConversions(func::FuncOp func) {
   SmallVector<ConvertLayoutOp> converts;
   func.walk([&](ConvertLayoutOp convert) {
-    if (!isa<DotOperandEncodingAttr>(convert.getType().getEncoding()) &&
-        convert->getParentOfType<LoopLikeOpInterface>())
+    if (isa<DotOperandEncodingAttr>(convert.getType().getEncoding()))
+      return;
+    if (convert->getParentOfType<LoopLikeOpInterface>() ||
+        !reachesLoop(convert))
       converts.push_back(convert);
   });
   for (ConvertLayoutOp convert : converts) {
