@@ -6,6 +6,7 @@ maps), and misuse reported at the Python line. The matmul is tutorial 03's."""
 from __future__ import annotations
 
 import importlib
+import re
 import sys
 from pathlib import Path
 
@@ -101,9 +102,29 @@ def test_aligned_block_loads_become_tma_copies_on_sm_90a():
                               chip="sm_90a", **meta)["ptx"]
     assert narrow.count(".b8 block_matmul_kernel_param_") == 1
     assert "cp.async.bulk.tensor.2d.global.shared::cta" not in narrow
-    # On sm_80: no TMA.
-    sm80 = block_matmul.asm(*args, chip="sm_80", **meta)["ptx"]
+
+
+def test_block_pointers_without_tma_are_vector_copies_on_sm_80():
+    """Before sm_90, block accesses are pointer accesses, as Triton writes
+    them there: aligned rows load as 16-byte cp.async copies in the
+    pipeline and store as 16-byte vectors; unaligned ones (K = 190) by
+    element, with a remark at the loop."""
+    a = np.zeros((256, 192), np.float16)
+    b = np.zeros((192, 256), np.float16)
+    c = np.zeros((256, 256), np.float32)
+    meta = dict(BLOCK_M=128, BLOCK_N=128, BLOCK_K=64, num_warps=8)
+    sm80 = block_matmul.asm(a, b, c, 256, 256, 192, 192, 256, 256,
+                            chip="sm_80", **meta)["ptx"]
     assert "cp.async.bulk" not in sm80
+    copies = re.findall(r"cp\.async\.\S+ \[[^]]*\], \[[^]]*\], (\w+)", sm80)
+    assert copies and set(copies) == {"16"}, copies
+    assert "mma.sync.aligned.m16n8k16" in sm80
+    assert "ld.global" not in sm80
+    assert set(re.findall(r"st\.global\S*", sm80)) == {"st.global.v4.b32"}
+    with pytest.warns(kiln.CompilerRemark, match="not pipelined"):
+        ragged = block_matmul.asm(a, b, c, 256, 256, 190, 190, 256, 256,
+                                  chip="sm_80", **meta)["ptx"]
+    assert "ld.global.b16" in ragged
 
 
 @kiln.jit

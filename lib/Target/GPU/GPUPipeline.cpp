@@ -32,6 +32,11 @@ void kiln::gpu::buildGPULoweringPipeline(OpPassManager &pm,
                                          const GPULoweringOptions &options) {
   pm.addPass(tile::createTileCheckSizesPass(
       tile::TileCheckSizesPassOptions{options.numWarps * 32}));
+  // Without the tensor memory accelerator, block pointers are addresses
+  // written another way: their accesses become the pointer accesses the
+  // vectorizer and the pipeliner know, as Triton lowers them there.
+  if (options.computeCapability < 90)
+    pm.addPass(tile::createTileBlockPointersToPointersPass());
   // Among others, `acc + dot(a, b, 0)` becomes `dot(a, b, acc)`: one set of
   // accumulator registers instead of two.
   pm.addPass(createCanonicalizerPass());

@@ -120,6 +120,43 @@ def TileCarryBlockPointersPass
                            "::mlir::scf::SCFDialect"];
 }
 
+def TileBlockPointersToPointersPass
+    : Pass<"tile-block-pointers-to-pointers", "mlir::ModuleOp"> {
+  let summary = "Access block pointers' blocks through tiles of pointers";
+  let description = [{
+    On a target without the tensor memory accelerator (before sm_90), a
+    block pointer (Triton's tensor descriptor, or `tl.make_block_ptr`) is
+    only a way of writing addresses, as Triton lowers it there. This pass
+    writes each `tile.block_load` and `tile.block_store` as the
+    `tile.load` / `tile.store` a Triton user would write by hand, so that
+    the alignment analysis sees the rows' contiguity and the loads become
+    vector loads and `cp.async` copies the pipeliner stages:
+
+    - the pointers are the base plus, for each dimension, `(offset +
+      range) * stride` in 64 bits, broadcast to the block;
+    - each checked dimension masks the indices outside `[0, size)`, and
+      the load reads `padding` (zero or NaN) there.
+
+    A block pointer is split into its fields (base, sizes, strides,
+    offsets); `tile.advance` adds to the offsets, and the `scf` ops that
+    carry block pointers (loop arguments, yields, branches) carry the
+    fields instead. A function where a block pointer reaches any other op
+    is left as it is, with a remark naming that op.
+
+    ```mlir
+    %bp = tile.make_block_ptr %base, [%m, %k], [%k, %c1], [%row, %col]
+        {order = array<i32: 1, 0>} : !tile.ptr<f16> -> !tile.block_ptr<64x32xf16>
+    %t = tile.block_load %bp boundary_check = [0, 1]
+        : !tile.block_ptr<64x32xf16> -> tensor<64x32xf16>
+    // becomes (the offsets' arithmetic elided)
+    %t = tile.load %ptrs, %inside, other %zeros
+        : tensor<64x32x!tile.ptr<f16>> -> tensor<64x32xf16>
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def TileFlattenLoopsPass : Pass<"tile-flatten-loops", "mlir::ModuleOp"> {
   let summary = "Make a loop marked tile.flatten and the loop in its body one loop";
   let description = [{

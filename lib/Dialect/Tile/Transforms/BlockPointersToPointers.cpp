@@ -1,0 +1,262 @@
+//===- BlockPointersToPointers.cpp - Block accesses as pointer accesses ---===//
+//
+// Without the tensor memory accelerator, a block pointer is a way of
+// writing addresses: its loads and stores become the masked pointer
+// accesses a Triton user writes by hand, which the alignment analysis,
+// the vectorizer and the pipeliner know. Block pointers become their
+// fields through a 1:N type conversion, which also carries them through
+// the scf ops.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kiln/Dialect/Tile/IR/TileDialect.h"
+#include "kiln/Dialect/Tile/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/Patterns.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace kiln::tile {
+#define GEN_PASS_DEF_TILEBLOCKPOINTERSTOPOINTERSPASS
+#include "kiln/Dialect/Tile/Transforms/Passes.h.inc"
+} // namespace kiln::tile
+
+using namespace mlir;
+using namespace kiln::tile;
+
+namespace {
+
+/// Where each field of a block pointer of rank `rank` is among the values
+/// it becomes: the base, then the sizes, the strides and the offsets.
+struct Fields {
+  ValueRange values;
+  int64_t rank;
+
+  Value base() const { return values[0]; }
+  Value size(int64_t d) const { return values[1 + d]; }
+  Value stride(int64_t d) const { return values[1 + rank + d]; }
+  ValueRange offsets() const { return values.drop_front(1 + 2 * rank); }
+};
+
+/// The pointers to a block's elements, and whether each is inside the
+/// tensor along the checked dimensions (null where none is checked).
+struct BlockAddresses {
+  Value pointers;
+  Value inside;
+};
+
+/// The pointers to the elements of the block of `type` at `fields`: the
+/// base plus `(offset + range) * stride` of each dimension, in 64 bits,
+/// as Triton computes them; and the mask of the indices of the `checked`
+/// dimensions in `[0, size)` (one unsigned comparison: a negative index
+/// is out of bounds too).
+static BlockAddresses getBlockAddresses(OpBuilder &b, Location loc,
+                                        const Fields &fields,
+                                        BlockPointerType type,
+                                        ArrayRef<int32_t> checked) {
+  ArrayRef<int64_t> shape = type.getShape();
+  int64_t rank = shape.size();
+  Type i32 = b.getI32Type(), i64 = b.getI64Type();
+  Value sum, inside;
+  for (int64_t d = 0; d < rank; ++d) {
+    auto run = RankedTensorType::get({shape[d]}, i32);
+    Value index = arith::AddIOp::create(
+        b, loc, SplatOp::create(b, loc, run, fields.offsets()[d]),
+        RangeOp::create(b, loc, run, 0, shape[d]));
+    index = arith::ExtSIOp::create(
+        b, loc, RankedTensorType::get({shape[d]}, i64), index);
+    // The run along dimension d, with unit dimensions everywhere else.
+    SmallVector<int64_t> expanded = {shape[d]};
+    for (int64_t axis = 0; axis < rank; ++axis) {
+      if (axis == d)
+        continue;
+      expanded.insert(expanded.begin() + axis, 1);
+      index = ExpandDimsOp::create(b, loc, RankedTensorType::get(expanded, i64),
+                                   index, axis);
+    }
+    auto expandedType = cast<RankedTensorType>(index.getType());
+    auto blockType = RankedTensorType::get(shape, i64);
+    auto broadcast = [&](Value value) -> Value {
+      if (value.getType() == blockType.clone(getElementTypeOrSelf(value)))
+        return value;
+      return BroadcastOp::create(
+          b, loc, blockType.clone(getElementTypeOrSelf(value)), value);
+    };
+    Value scaled = arith::MulIOp::create(
+        b, loc, index, SplatOp::create(b, loc, expandedType, fields.stride(d)));
+    scaled = broadcast(scaled);
+    sum = sum ? arith::AddIOp::create(b, loc, sum, scaled).getResult() : scaled;
+    if (!llvm::is_contained(checked, d))
+      continue;
+    Value in = broadcast(arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::ult, index,
+        SplatOp::create(b, loc, expandedType, fields.size(d))));
+    inside =
+        inside ? arith::AndIOp::create(b, loc, inside, in).getResult() : in;
+  }
+  auto pointers = RankedTensorType::get(shape, fields.base().getType());
+  return {AddPtrOp::create(b, loc, pointers,
+                           SplatOp::create(b, loc, pointers, fields.base()),
+                           sum),
+          inside};
+}
+
+/// A block pointer's discardable attributes (cache and eviction hints)
+/// carried over to the access that replaces it.
+static void copyHints(Operation *from, Operation *to) {
+  for (NamedAttribute attribute : from->getDiscardableAttrs())
+    to->setAttr(attribute.getName(), attribute.getValue());
+}
+
+struct MakeBlockPtrToFields : OpConversionPattern<MakeBlockPtrOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(MakeBlockPtrOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    SmallVector<Value> fields;
+    for (ValueRange operand : adaptor.getOperands())
+      llvm::append_range(fields, operand);
+    rewriter.replaceOpWithMultiple(op, {fields});
+    return success();
+  }
+};
+
+struct AdvanceToFields : OpConversionPattern<AdvanceOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(AdvanceOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Fields from{adaptor.getBlockPtr(), int64_t(op.getOffsets().size())};
+    SmallVector<Value> fields(from.values.drop_back(from.rank));
+    for (auto [offset, delta] : llvm::zip(from.offsets(), adaptor.getOffsets()))
+      fields.push_back(
+          arith::AddIOp::create(rewriter, op.getLoc(), offset, delta.front()));
+    rewriter.replaceOpWithMultiple(op, {fields});
+    return success();
+  }
+};
+
+struct BlockLoadToLoad : OpConversionPattern<BlockLoadOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(BlockLoadOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    BlockPointerType type = op.getBlockPtr().getType();
+    BlockAddresses at = getBlockAddresses(
+        rewriter, loc,
+        Fields{adaptor.getBlockPtr(), int64_t(type.getShape().size())}, type,
+        op.getBoundaryCheck());
+    Value padding;
+    if (at.inside) {
+      Type element = type.getElementType();
+      auto floatType = dyn_cast<FloatType>(element);
+      TypedAttr value =
+          floatType && op.getPadding() == PaddingOption::NaN
+              ? TypedAttr(rewriter.getFloatAttr(
+                    element, APFloat::getNaN(floatType.getFloatSemantics())))
+              : rewriter.getZeroAttr(element);
+      padding = arith::ConstantOp::create(
+          rewriter, loc, DenseElementsAttr::get(op.getType(), value));
+    }
+    auto load = LoadOp::create(rewriter, loc, op.getType(), at.pointers,
+                               at.inside, padding);
+    copyHints(op, load);
+    rewriter.replaceOp(op, load);
+    return success();
+  }
+};
+
+struct BlockStoreToStore : OpConversionPattern<BlockStoreOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(BlockStoreOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    BlockPointerType type = op.getBlockPtr().getType();
+    BlockAddresses at = getBlockAddresses(
+        rewriter, op.getLoc(),
+        Fields{adaptor.getBlockPtr(), int64_t(type.getShape().size())}, type,
+        op.getBoundaryCheck());
+    auto store = StoreOp::create(rewriter, op.getLoc(), at.pointers,
+                                 adaptor.getValue().front(), at.inside);
+    copyHints(op, store);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// The first op that uses a block pointer of `func` and that this pass
+/// cannot rewrite; null when there is none.
+static Operation *findUnsupportedUser(func::FuncOp func) {
+  Operation *found = nullptr;
+  auto check = [&](Value value) {
+    if (!isa<BlockPointerType>(value.getType()))
+      return;
+    for (Operation *user : value.getUsers())
+      if (!isa<AdvanceOp, BlockLoadOp, BlockStoreOp, scf::ForOp, scf::IfOp,
+               scf::WhileOp, scf::YieldOp, scf::ConditionOp>(user))
+        found = found ? found : user;
+  };
+  // A function taking one is called with it (the signature is not
+  // rewritten).
+  if (llvm::any_of(func.getArgumentTypes(), llvm::IsaPred<BlockPointerType>))
+    return func;
+  func.walk([&](Operation *op) {
+    for (Value result : op->getResults())
+      check(result);
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (BlockArgument arg : block.getArguments())
+          check(arg);
+  });
+  return found;
+}
+
+struct TileBlockPointersToPointersPass
+    : kiln::tile::impl::TileBlockPointersToPointersPassBase<
+          TileBlockPointersToPointersPass> {
+  void runOnOperation() override;
+};
+
+} // namespace
+
+void TileBlockPointersToPointersPass::runOnOperation() {
+  MLIRContext *context = &getContext();
+  TypeConverter converter;
+  converter.addConversion([](Type type) { return type; });
+  converter.addConversion(
+      [](BlockPointerType type, SmallVectorImpl<Type> &fields) {
+        int64_t rank = type.getShape().size();
+        fields.push_back(PointerType::get(type.getElementType()));
+        Builder b(type.getContext());
+        fields.append(2 * rank, b.getI64Type());
+        fields.append(rank, b.getI32Type());
+        return success();
+      });
+  ConversionTarget target(*context);
+  target.addIllegalOp<MakeBlockPtrOp, AdvanceOp, BlockLoadOp, BlockStoreOp>();
+  target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
+  RewritePatternSet patterns(context);
+  patterns.add<MakeBlockPtrToFields, AdvanceToFields, BlockLoadToLoad,
+               BlockStoreToStore>(converter, context);
+  scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
+                                                       target);
+  FrozenRewritePatternSet frozen(std::move(patterns));
+  for (auto func : getOperation().getOps<func::FuncOp>()) {
+    if (Operation *user = findUnsupportedUser(func)) {
+      user->emitRemark()
+          << "block pointers stay as they are in this function, read and "
+             "written by element: '"
+          << user->getName() << "' takes one";
+      continue;
+    }
+    if (failed(applyPartialConversion(func, target, frozen)))
+      return signalPassFailure();
+  }
+}
