@@ -61,10 +61,17 @@ def source(kernel, args: dict, constexprs: dict):
     return ASTSource(kernel, signature, constants, attrs)
 
 
+def compile_for(kernel, args: dict, constexprs: dict, num_warps: int,
+                num_stages: int, capability: int):
+    """Triton's compile of that launch for a device of `capability`
+    (major * 10 + minor; 90 is sm_90a)."""
+    return triton.compile(source(kernel, args, constexprs),
+                          target=GPUTarget("cuda", capability, 32),
+                          options={"num_warps": num_warps,
+                                   "num_stages": num_stages})
+
+
 def compile_sm90a(kernel, args: dict, constexprs: dict, num_warps: int,
                   num_stages: int):
     """Triton's compile of that launch for sm_90a (capability 9.0)."""
-    return triton.compile(source(kernel, args, constexprs),
-                          target=GPUTarget("cuda", 90, 32),
-                          options={"num_warps": num_warps,
-                                   "num_stages": num_stages})
+    return compile_for(kernel, args, constexprs, num_warps, num_stages, 90)

@@ -3,8 +3,8 @@ class, on a machine without a GPU.
 
     PYTHONPATH=python python3 bench/corpus/compare.py [--write] [CASE...]
 
-Each case of ``isa_cases.py`` is compiled for sm_90a twice from the same
-source file: by Kiln through ``kiln.triton`` (the file as it is), and by
+Each case of ``isa_cases.py`` is compiled for a chip (sm_90a, or sm_80
+with ``--chip sm_80``) twice from the same source file: by Kiln through ``kiln.triton`` (the file as it is), and by
 Triton (the same file with its imports pointed at ``triton``). Both PTX
 files go through one ``ptxas -v`` (Triton's own where Triton is installed,
 since its PTX may be newer than the CUDA toolkit's ptxas; else Kiln's), and
@@ -30,11 +30,23 @@ import isa  # noqa: E402
 import triton_peer  # noqa: E402
 from isa_cases import CASES, Case  # noqa: E402
 
-CHIP = "sm_90a"
+#: The chips compared: Hopper's, and Ampere's (mma.sync, cp.async, no TMA).
+CHIPS = ("sm_90a", "sm_80")
+CHIP = CHIPS[0]
 # Triton's default FMA fusion, which it warns it will change, kept quietly.
 os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
-BEGIN = "<!-- corpus-isa-table: begin (bench/corpus/compare.py --write) -->"
-END = "<!-- corpus-isa-table: end -->"
+
+
+def markers(chip: str) -> tuple[str, str]:
+    """Where the table of `chip` goes in docs/performance.md."""
+    return (f"<!-- corpus-isa-table {chip}: begin (bench/corpus/compare.py "
+            f"--chip {chip} --write) -->",
+            f"<!-- corpus-isa-table {chip}: end -->")
+
+
+def capability(chip: str) -> int:
+    """sm_90a -> 90."""
+    return int(re.fullmatch(r"sm_(\d+)a?", chip).group(1))
 _IMPORT = re.compile(r"^(\s*(?:import|from)\s+)kiln\.triton\b", re.MULTILINE)
 
 
@@ -87,47 +99,49 @@ def find_ptxas() -> str | None:
     return kiln_ptxas()
 
 
-def kiln_ptx(case: Case) -> str:
+def kiln_ptx(case: Case, chip: str = CHIP) -> str:
     kernel = getattr(load_kiln(case.module), case.kernel)
-    compiled = kernel.warmup(**case.args(), **case.constexprs, chip=CHIP,
+    compiled = kernel.warmup(**case.args(), **case.constexprs, chip=chip,
                              num_warps=case.num_warps,
                              num_stages=case.num_stages)
     return compiled.asm["ptx"]
 
 
-def triton_ptx(case: Case) -> str:
+def triton_ptx(case: Case, chip: str = CHIP) -> str:
     kernel = getattr(load_triton(case.module), case.kernel)
     # A parameter named like a launch option takes the option's value.
     options = {"num_warps": case.num_warps, "num_stages": case.num_stages}
     constexprs = {**case.constexprs, **{name: value for name, value in
                                         options.items()
                                         if name in kernel.arg_names}}
-    compiled = triton_peer.compile_sm90a(kernel, case.args(), constexprs,
-                                         case.num_warps, case.num_stages)
+    compiled = triton_peer.compile_for(kernel, case.args(), constexprs,
+                                       case.num_warps, case.num_stages,
+                                       capability(chip))
     return compiled.asm["ptx"]
 
 
-def classes(ptx: str, ptxas: str) -> isa.InstructionClasses:
-    return isa.classify(ptx, isa.ptxas_log(ptx, ptxas, CHIP))
+def classes(ptx: str, ptxas: str,
+            chip: str = CHIP) -> isa.InstructionClasses:
+    return isa.classify(ptx, isa.ptxas_log(ptx, ptxas, chip))
 
 
-def compare(name: str, ptxas: str) -> dict:
-    """Kiln's and (where installed) Triton's classes for case ``name``,
-    and Kiln's shortfalls against Triton."""
+def compare(name: str, ptxas: str, chip: str = CHIP) -> dict:
+    """Kiln's and (where installed) Triton's classes for case ``name`` on
+    ``chip``, and Kiln's shortfalls against Triton."""
     case = CASES[name]
-    row: dict = {"kiln": classes(kiln_ptx(case), ptxas)}
+    row: dict = {"kiln": classes(kiln_ptx(case, chip), ptxas, chip)}
     if triton_peer.MISSING is None:
-        row["triton"] = classes(triton_ptx(case), ptxas)
+        row["triton"] = classes(triton_ptx(case, chip), ptxas, chip)
         row["shortfalls"] = isa.shortfalls(row["kiln"], row["triton"])
     return row
 
 
-def table(rows: dict[str, dict], ptxas: str) -> list[str]:
+def table(rows: dict[str, dict], ptxas: str, chip: str = CHIP) -> list[str]:
     peer = ("Triton " + triton_peer.triton.__version__
             if triton_peer.MISSING is None else "Triton (not installed)")
     columns = ["load", "store", "async copies", "matmul", "spilled",
                "registers"]
-    lines = [f"Kiln against {peer}, {CHIP}, one ptxas for both "
+    lines = [f"Kiln against {peer}, {chip}, one ptxas for both "
              f"(`{Path(ptxas).name}`). Each cell is Kiln / Triton.", "",
              "| kernel | " + " | ".join(columns) + " | Kiln below Triton |",
              "|---|" + "---|" * len(columns) + "---|"]
@@ -140,10 +154,11 @@ def table(rows: dict[str, dict], ptxas: str) -> list[str]:
     return lines
 
 
-def write(lines: list[str]) -> None:
+def write(lines: list[str], chip: str = CHIP) -> None:
     path = ROOT / "docs" / "performance.md"
     text = path.read_text()
-    start, end = text.index(BEGIN) + len(BEGIN), text.index(END)
+    begin, end_marker = markers(chip)
+    start, end = text.index(begin) + len(begin), text.index(end_marker)
     path.write_text(text[:start] + "\n" + "\n".join(lines) + "\n" +
                     text[end:])
 
@@ -151,17 +166,19 @@ def write(lines: list[str]) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("cases", nargs="*", default=list(CASES))
+    parser.add_argument("--chip", choices=CHIPS, default=CHIP)
     parser.add_argument("--write", action="store_true",
                         help="put the table in docs/performance.md")
     options = parser.parse_args()
     ptxas = find_ptxas()
     if ptxas is None:
         sys.exit("no ptxas found: set KILN_PTXAS or install the CUDA toolkit")
-    rows = {name: compare(name, ptxas) for name in options.cases}
-    lines = table(rows, ptxas)
+    rows = {name: compare(name, ptxas, options.chip)
+            for name in options.cases}
+    lines = table(rows, ptxas, options.chip)
     print("\n".join(lines))
     if options.write:
-        write(lines)
+        write(lines, options.chip)
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@
 #include "ThreadValues.h"
 
 #include "kiln/Dialect/Tile/IR/TileDialect.h"
+#include "kiln/Dialect/TileGPU/IR/ReductionThreads.h"
 #include "kiln/Dialect/TileGPU/IR/TileGPUDialect.h"
 #include "kiln/Layout/RegisterMap.h"
 
@@ -27,62 +28,6 @@ using namespace kiln::tiletogpu;
 
 namespace {
 
-/// How the threads of a program spread along the reduced axis: lanes
-/// `laneStride` apart, `lanes` of them holding distinct elements, and
-/// likewise for warps, of which `warpsAlong` share the axis.
-struct AxisThreads {
-  int64_t laneStride, lanes, warpStride, warps, warpsAlong;
-};
-
-static FailureOr<AxisThreads> getAxisThreads(Location loc, Attribute encoding,
-                                             ArrayRef<int64_t> shape,
-                                             int64_t axis) {
-  if (auto slice = dyn_cast<tilegpu::SliceEncodingAttr>(encoding)) {
-    SmallVector<int64_t> parentShape(shape);
-    parentShape.insert(parentShape.begin() + slice.getDim(), 1);
-    return getAxisThreads(loc, slice.getParent(), parentShape,
-                          axis >= slice.getDim() ? axis + 1 : axis);
-  }
-  if (auto mma = dyn_cast<tilegpu::MmaEncodingAttr>(encoding)) {
-    // In a warp's 16x8 block the four lanes 4g..4g+3 hold row g's (and row
-    // g + 8's) columns two each; warp w holds column block (w / warps[0]) %
-    // warps[1]. Rows only, over whole blocks (tile-assign-layouts asks for
-    // no other).
-    ArrayRef<int64_t> warps = mma.getWarpsPerCTA();
-    if (shape.size() != 2 || axis != 1 || shape[0] % (16 * warps[0]) != 0 ||
-        shape[1] % (8 * warps[1]) != 0)
-      return emitError(loc) << "target nvptx: a reduction over " << encoding
-                            << " runs along the rows of whole 16x8 blocks "
-                               "of every warp";
-    return AxisThreads{/*laneStride=*/1, /*lanes=*/4,
-                       /*warpStride=*/warps[0], /*warps=*/warps[1],
-                       /*warpsAlong=*/warps[1]};
-  }
-  auto blocked = dyn_cast<tilegpu::BlockedEncodingAttr>(encoding);
-  if (!blocked)
-    return emitError(loc) << "target nvptx: no reduction over tiles laid out "
-                             "as "
-                          << encoding;
-  auto layout =
-      std::static_pointer_cast<const layout::BlockedLayout>(
-          blocked.getLayout());
-  int64_t perThread = layout->getSizePerThread()[axis];
-  int64_t lanesAlong = layout->getThreadsPerWarpShape()[axis];
-  int64_t warpsAlong = layout->getWarpsPerCTA()[axis];
-  if (!llvm::isPowerOf2_64(lanesAlong) || !llvm::isPowerOf2_64(perThread) ||
-      !llvm::isPowerOf2_64(shape[axis]))
-    return emitError(loc) << "target nvptx: a reduction needs powers of two "
-                             "along its axis (size "
-                          << shape[axis] << ", " << perThread
-                          << " per thread, " << lanesAlong << " lanes)";
-  int64_t lanes =
-      std::min<int64_t>(lanesAlong, llvm::divideCeil(shape[axis], perThread));
-  int64_t warps = std::min<int64_t>(
-      warpsAlong, llvm::divideCeil(shape[axis], perThread * lanesAlong));
-  return AxisThreads{layout->getLaneStride(axis), lanes,
-                     layout->getWarpStride(axis), warps, warpsAlong};
-}
-
 struct ReduceLowering : OpConversionPattern<tile::ReduceOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -97,9 +42,11 @@ struct ReduceLowering : OpConversionPattern<tile::ReduceOp> {
     std::optional<std::vector<std::vector<int64_t>>> groups =
         layout::getReductionRegisterGroups(getLayout(sourceType),
                                            getShape(sourceType), axis);
-    FailureOr<AxisThreads> threads = getAxisThreads(
-        loc, sourceType.getEncoding(), sourceType.getShape(), axis);
-    if (!groups || failed(threads))
+    // checkReduceLowerable made sure of both.
+    std::string whyNot;
+    std::optional<tilegpu::AxisThreads> threads = tilegpu::getAxisThreads(
+        sourceType.getEncoding(), sourceType.getShape(), axis, whyNot);
+    if (!groups || !threads)
       return failure();
 
     // Step 1: within the thread; result registers that reduce the same
@@ -166,7 +113,8 @@ private:
   /// Every warp writes its partial rows to its own row of a shared buffer,
   /// then every thread combines the rows of the warps along the axis.
   LogicalResult combineWarps(ConversionPatternRewriter &rewriter,
-                             tile::ReduceOp op, const AxisThreads &threads,
+                             tile::ReduceOp op,
+                             const tilegpu::AxisThreads &threads,
                              SmallVector<SmallVector<Value>> &partials) const {
     Location loc = op.getLoc();
     Type i32 = rewriter.getI32Type();
@@ -245,8 +193,11 @@ LogicalResult kiln::tiletogpu::checkReduceLowerable(Operation *op) {
                                           getShape(sourceType), axis))
     return op->emitOpError() << "target nvptx: the rows of " << sourceType
                              << " are not held alike by every thread";
-  return getAxisThreads(op->getLoc(), sourceType.getEncoding(),
-                        sourceType.getShape(), axis);
+  std::string whyNot;
+  if (!tilegpu::getAxisThreads(sourceType.getEncoding(), sourceType.getShape(),
+                               axis, whyNot))
+    return emitError(op->getLoc()) << "target nvptx: " << whyNot;
+  return success();
 }
 
 void kiln::tiletogpu::populateReduceOpToGPUPatterns(

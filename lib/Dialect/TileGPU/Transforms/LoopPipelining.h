@@ -67,6 +67,14 @@ struct LoopPlan {
   int64_t slotBytes = 0;
 };
 
+/// At least the shared scratch (layout conversions, partial results of
+/// reductions, a TMA store's staging) of the ops that run while `loop`'s
+/// slots hold data, when `plan` pipelines it: those of the loop, but for
+/// what the pipeline reads from its slots instead, and those of the loops
+/// around it. The scratch of the ops after the loop reuses the slots'
+/// memory.
+int64_t getConcurrentScratchBound(mlir::scf::ForOp loop, const LoopPlan &plan);
+
 /// Dot operands written into a slot of their own before a loop, by the
 /// tile they convert: the buffer and its slot.
 using StagedOperands =

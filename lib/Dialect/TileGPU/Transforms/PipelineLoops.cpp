@@ -60,14 +60,6 @@ using namespace kiln::tilegpu::pipelining;
 static constexpr llvm::StringLiteral kWarpSpecializeAttr =
     "tile.warp_specialize";
 
-/// Shared memory the slots of one loop may take, of `limit` bytes per
-/// block: room is left for the scratch of the kernel's other ops (an
-/// epilogue's layout conversion of a 128x128 f32 tile takes 64 KiB), and
-/// the static 48 KiB less 8 always fit.
-static int64_t getSlotBudget(int64_t limit) {
-  return std::max<int64_t>(40 * 1024, limit - 64 * 1024);
-}
-
 namespace {
 
 struct TilePipelineLoopsPass
@@ -1026,12 +1018,17 @@ void TilePipelineLoopsPass::runOnOperation() {
     std::string whyNot;
     FailureOr<LoopPlan> plan = planLoop(loop, stages, tensorMaps,
                                         bool(explicitStages), axisInfo, whyNot);
-    int64_t budget = getSlotBudget(sharedMemoryLimit);
+    // The shared memory the slots may take: the block's, less the scratch
+    // of the ops that run beside them.
+    auto getBudget = [&](const LoopPlan &planned) {
+      return std::max<int64_t>(0, sharedMemoryLimit -
+                                      getConcurrentScratchBound(loop, planned));
+    };
     // Where the other loads keep the dots' operands from being staged
     // (their operands cannot run ahead, or two stages of everything do
     // not fit), the dots' alone are.
     if (explicitStages && feedsDots &&
-        (failed(plan) || 2 * plan->slotBytes > budget)) {
+        (failed(plan) || 2 * plan->slotBytes > getBudget(*plan))) {
       std::string dotsWhyNot;
       FailureOr<LoopPlan> dots = planLoop(loop, stages, tensorMaps,
                                           /*everyLoad=*/false, axisInfo,
@@ -1044,6 +1041,7 @@ void TilePipelineLoopsPass::runOnOperation() {
       notSpecialized("it is not pipelined");
       continue;
     }
+    int64_t budget = getBudget(*plan);
     // As many stages as shared memory holds, up to the asked-for number.
     int64_t fitting = std::min<int64_t>(stages, budget / plan->slotBytes);
     if (fitting < 2) {

@@ -2,6 +2,7 @@
 
 #include "kiln/Dialect/TileGPU/Transforms/TensorCores.h"
 
+#include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/IR/TypeUtilities.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -61,6 +62,47 @@ static SmallVector<int64_t, 2> chooseWarps(int64_t m, int64_t n,
   return {wm, wn};
 }
 
+/// Whether `dot` is one of a chain with a row-wise reduction between, as
+/// attention's forward is (the scores, their softmax, the product with
+/// V): its product is reduced along its rows and reaches another dot's A
+/// or B, or its A or B comes from such a dot. Each warp then holds whole
+/// rows, so that the softmax's reductions stay in the warp and the
+/// probabilities convert to the next A operand in registers. (Chains
+/// without the reduction, attention's backward, keep the square-ish
+/// split, which holds fewer operand registers per warp.)
+static bool isChainedThroughRows(tile::DotOp dot) {
+  auto feedsReducedChain = [](tile::DotOp from) {
+    SetVector<Operation *> forward;
+    getForwardSlice(from.getResult(), &forward);
+    bool reduced = false, chained = false;
+    for (Operation *op : forward) {
+      if (auto reduce = dyn_cast<tile::ReduceOp>(op))
+        reduced |= reduce.getAxis() == 1;
+      if (auto next = dyn_cast<tile::DotOp>(op))
+        for (Value operand : {next.getA(), next.getB()})
+          chained |= operand == from.getResult() ||
+                     forward.contains(operand.getDefiningOp());
+    }
+    return reduced && chained;
+  };
+  if (feedsReducedChain(dot))
+    return true;
+  BackwardSliceOptions options;
+  options.omitBlockArguments = true;
+  for (Value operand : {dot.getA(), dot.getB()}) {
+    SetVector<Operation *> backward;
+    if (Operation *producer = operand.getDefiningOp()) {
+      (void)getBackwardSlice(producer, &backward, options);
+      backward.insert(producer);
+    }
+    for (Operation *op : backward)
+      if (auto previous = dyn_cast<tile::DotOp>(op);
+          previous && feedsReducedChain(previous))
+        return true;
+  }
+  return false;
+}
+
 /// Why `dot` (f16, bf16 or 8-bit floats into f32, or i8 into i32) cannot run
 /// on wgmma m64nNkK with operands in swizzled shared memory and
 /// `numWarps` warps along M, or an empty string.
@@ -116,5 +158,7 @@ std::optional<MmaChoice> kiln::tilegpu::chooseMma(tile::DotOp dot,
     if (wgmmaWhyNot.empty())
       return MmaChoice{*kWidth, {numWarps, 1}, /*warpgroup=*/true};
   }
+  if (isChainedThroughRows(dot) && m >= 16 * numWarps)
+    return MmaChoice{*kWidth, {numWarps, 1}};
   return MmaChoice{*kWidth, chooseWarps(m, n, numWarps)};
 }

@@ -34,6 +34,9 @@ struct MmaChoice {
 /// with programs of `numWarps` warps, or, when it cannot, why not (one
 /// clause naming the constraint, in `whyNot`). On sm_90a a dot wgmma can
 /// take gets the warpgroup layout; why another does not is in `wgmmaWhyNot`.
+/// On mma.sync, a dot chained to another through a row-wise reduction
+/// (attention's forward) has its warps along M where M allows; others
+/// split M and N.
 std::optional<MmaChoice> chooseMma(tile::DotOp dot, int64_t capability,
                                    bool archSpecific, int64_t numWarps,
                                    std::string &whyNot,
