@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 namespace kiln::tile {
@@ -47,6 +48,116 @@ struct BlockAddresses {
   Value inside;
 };
 
+/// Whether `value` (an i32) is a multiple of `factor`, as far as the ops
+/// that make it show: constants, products with a multiple, sums and
+/// differences of multiples, an induction variable starting at and
+/// stepping by multiples, a loop-carried value starting at a multiple and
+/// moved by one. `assumed` holds the loop-carried values taken to be, while
+/// their moves are checked.
+static bool isMultipleOf(Value value, int64_t factor,
+                         SmallPtrSetImpl<Value> &assumed) {
+  APInt constant;
+  if (matchPattern(value, m_ConstantInt(&constant)))
+    return constant.getSExtValue() % factor == 0;
+  if (assumed.contains(value))
+    return true;
+  if (auto arg = dyn_cast<BlockArgument>(value)) {
+    auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
+    if (!loop)
+      return false;
+    if (arg == loop.getInductionVar())
+      return isMultipleOf(loop.getLowerBound(), factor, assumed) &&
+             isMultipleOf(loop.getStep(), factor, assumed);
+    OpOperand *init = loop.getTiedLoopInit(arg);
+    if (!init || !isMultipleOf(init->get(), factor, assumed))
+      return false;
+    assumed.insert(arg);
+    return isMultipleOf(loop.getTiedLoopYieldedValue(arg)->get(), factor,
+                        assumed);
+  }
+  Operation *op = value.getDefiningOp();
+  if (isa_and_nonnull<arith::MulIOp>(op))
+    return isMultipleOf(op->getOperand(0), factor, assumed) ||
+           isMultipleOf(op->getOperand(1), factor, assumed);
+  if (isa_and_nonnull<arith::AddIOp, arith::SubIOp>(op))
+    return isMultipleOf(op->getOperand(0), factor, assumed) &&
+           isMultipleOf(op->getOperand(1), factor, assumed);
+  return false;
+}
+
+/// Whether the offset along `dim` of the block pointer `blockPtr` is a
+/// multiple of `factor`: made so, moved by multiples, and carried by loops
+/// and branches that keep it so.
+static bool isOffsetMultipleOf(Value blockPtr, int64_t dim, int64_t factor,
+                               SmallPtrSetImpl<Value> &assumed) {
+  if (assumed.contains(blockPtr))
+    return true;
+  if (auto arg = dyn_cast<BlockArgument>(blockPtr)) {
+    auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
+    OpOperand *init = loop ? loop.getTiedLoopInit(arg) : nullptr;
+    if (!init || !isOffsetMultipleOf(init->get(), dim, factor, assumed))
+      return false;
+    assumed.insert(arg);
+    return isOffsetMultipleOf(loop.getTiedLoopYieldedValue(arg)->get(), dim,
+                              factor, assumed);
+  }
+  Operation *op = blockPtr.getDefiningOp();
+  if (auto make = dyn_cast<MakeBlockPtrOp>(op))
+    return isMultipleOf(make.getOffsets()[dim], factor, assumed);
+  if (auto advance = dyn_cast<AdvanceOp>(op))
+    return isMultipleOf(advance.getOffsets()[dim], factor, assumed) &&
+           isOffsetMultipleOf(advance.getBlockPtr(), dim, factor, assumed);
+  if (auto branch = dyn_cast<scf::IfOp>(op)) {
+    unsigned number = cast<OpResult>(blockPtr).getResultNumber();
+    return llvm::all_of(branch->getRegions(), [&](Region &region) {
+      return !region.empty() &&
+             isOffsetMultipleOf(
+                 region.front().getTerminator()->getOperand(number), dim,
+                 factor, assumed);
+    });
+  }
+  return false;
+}
+
+/// For each dimension of the block `access` (a block load or store) reads
+/// or writes: whether its offset is a multiple of the block's size there,
+/// a power of two.
+static SmallVector<bool> getAlignedOffsets(Operation *access) {
+  Value blockPtr = access->getOperand(0);
+  ArrayRef<int64_t> shape =
+      cast<BlockPointerType>(blockPtr.getType()).getShape();
+  SmallVector<bool> aligned;
+  for (auto [dim, size] : llvm::enumerate(shape)) {
+    SmallPtrSet<Value, 4> assumed;
+    aligned.push_back(llvm::isPowerOf2_64(size) &&
+                      isOffsetMultipleOf(blockPtr, dim, size, assumed));
+  }
+  return aligned;
+}
+
+/// The indices of a block's `size` elements along a dimension at `offset`,
+/// in 64 bits. Summed in 32 where the offset is `aligned`, a multiple of
+/// the block's size (a power of two): such an offset plus the run stays
+/// under 2^31, and the 32-bit sum costs fewer registers. Otherwise an
+/// offset near 2^31 plus the run must not wrap, and the sum is in 64.
+static Value getBlockIndices(OpBuilder &b, Location loc, Value offset,
+                             int64_t size, bool aligned) {
+  Type i64 = b.getI64Type();
+  auto run = RankedTensorType::get({size}, b.getI32Type());
+  auto wide = RankedTensorType::get({size}, i64);
+  Value range = RangeOp::create(b, loc, run, 0, size);
+  if (aligned)
+    return arith::ExtSIOp::create(
+        b, loc, wide,
+        arith::AddIOp::create(b, loc, SplatOp::create(b, loc, run, offset),
+                              range));
+  return arith::AddIOp::create(
+      b, loc,
+      SplatOp::create(b, loc, wide,
+                      arith::ExtSIOp::create(b, loc, i64, offset)),
+      arith::ExtSIOp::create(b, loc, wide, range));
+}
+
 /// The pointers to the elements of the block of `type` at `fields`: the
 /// base plus `(offset + range) * stride` of each dimension, in 64 bits,
 /// as Triton computes them; and the mask of the indices of the `checked`
@@ -55,18 +166,15 @@ struct BlockAddresses {
 static BlockAddresses getBlockAddresses(OpBuilder &b, Location loc,
                                         const Fields &fields,
                                         BlockPointerType type,
-                                        ArrayRef<int32_t> checked) {
+                                        ArrayRef<int32_t> checked,
+                                        ArrayRef<bool> aligned) {
   ArrayRef<int64_t> shape = type.getShape();
   int64_t rank = shape.size();
-  Type i32 = b.getI32Type(), i64 = b.getI64Type();
+  Type i64 = b.getI64Type();
   Value sum, inside;
   for (int64_t d = 0; d < rank; ++d) {
-    auto run = RankedTensorType::get({shape[d]}, i32);
-    Value index = arith::AddIOp::create(
-        b, loc, SplatOp::create(b, loc, run, fields.offsets()[d]),
-        RangeOp::create(b, loc, run, 0, shape[d]));
-    index = arith::ExtSIOp::create(
-        b, loc, RankedTensorType::get({shape[d]}, i64), index);
+    Value index =
+        getBlockIndices(b, loc, fields.offsets()[d], shape[d], aligned[d]);
     // The run along dimension d, with unit dimensions everywhere else.
     SmallVector<int64_t> expanded = {shape[d]};
     for (int64_t axis = 0; axis < rank; ++axis) {
@@ -77,16 +185,14 @@ static BlockAddresses getBlockAddresses(OpBuilder &b, Location loc,
                                    index, axis);
     }
     auto expandedType = cast<RankedTensorType>(index.getType());
-    auto blockType = RankedTensorType::get(shape, i64);
     auto broadcast = [&](Value value) -> Value {
-      if (value.getType() == blockType.clone(getElementTypeOrSelf(value)))
-        return value;
-      return BroadcastOp::create(
-          b, loc, blockType.clone(getElementTypeOrSelf(value)), value);
+      auto to = RankedTensorType::get(shape, getElementTypeOrSelf(value));
+      return value.getType() == to ? value
+                                   : BroadcastOp::create(b, loc, to, value);
     };
-    Value scaled = arith::MulIOp::create(
-        b, loc, index, SplatOp::create(b, loc, expandedType, fields.stride(d)));
-    scaled = broadcast(scaled);
+    Value scaled = broadcast(arith::MulIOp::create(
+        b, loc, index,
+        SplatOp::create(b, loc, expandedType, fields.stride(d))));
     sum = sum ? arith::AddIOp::create(b, loc, sum, scaled).getResult() : scaled;
     if (!llvm::is_contained(checked, d))
       continue;
@@ -140,8 +246,15 @@ struct AdvanceToFields : OpConversionPattern<AdvanceOp> {
   }
 };
 
+/// The block accesses' aligned offsets (getAlignedOffsets), found before
+/// the conversion changes the loops they come through.
+using AlignedOffsets = DenseMap<Operation *, SmallVector<bool>>;
+
 struct BlockLoadToLoad : OpConversionPattern<BlockLoadOp> {
-  using OpConversionPattern::OpConversionPattern;
+  BlockLoadToLoad(const TypeConverter &converter, MLIRContext *context,
+                  const AlignedOffsets &aligned)
+      : OpConversionPattern(converter, context), aligned(aligned) {}
+  const AlignedOffsets &aligned;
 
   LogicalResult
   matchAndRewrite(BlockLoadOp op, OneToNOpAdaptor adaptor,
@@ -151,7 +264,7 @@ struct BlockLoadToLoad : OpConversionPattern<BlockLoadOp> {
     BlockAddresses at = getBlockAddresses(
         rewriter, loc,
         Fields{adaptor.getBlockPtr(), int64_t(type.getShape().size())}, type,
-        op.getBoundaryCheck());
+        op.getBoundaryCheck(), aligned.at(op));
     Value padding;
     if (at.inside) {
       Type element = type.getElementType();
@@ -173,7 +286,10 @@ struct BlockLoadToLoad : OpConversionPattern<BlockLoadOp> {
 };
 
 struct BlockStoreToStore : OpConversionPattern<BlockStoreOp> {
-  using OpConversionPattern::OpConversionPattern;
+  BlockStoreToStore(const TypeConverter &converter, MLIRContext *context,
+                    const AlignedOffsets &aligned)
+      : OpConversionPattern(converter, context), aligned(aligned) {}
+  const AlignedOffsets &aligned;
 
   LogicalResult
   matchAndRewrite(BlockStoreOp op, OneToNOpAdaptor adaptor,
@@ -182,7 +298,7 @@ struct BlockStoreToStore : OpConversionPattern<BlockStoreOp> {
     BlockAddresses at = getBlockAddresses(
         rewriter, op.getLoc(),
         Fields{adaptor.getBlockPtr(), int64_t(type.getShape().size())}, type,
-        op.getBoundaryCheck());
+        op.getBoundaryCheck(), aligned.at(op));
     auto store = StoreOp::create(rewriter, op.getLoc(), at.pointers,
                                  adaptor.getValue().front(), at.inside);
     copyHints(op, store);
@@ -242,9 +358,10 @@ void TileBlockPointersToPointersPass::runOnOperation() {
   ConversionTarget target(*context);
   target.addIllegalOp<MakeBlockPtrOp, AdvanceOp, BlockLoadOp, BlockStoreOp>();
   target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
+  AlignedOffsets aligned;
   RewritePatternSet patterns(context);
-  patterns.add<MakeBlockPtrToFields, AdvanceToFields, BlockLoadToLoad,
-               BlockStoreToStore>(converter, context);
+  patterns.add<MakeBlockPtrToFields, AdvanceToFields>(converter, context);
+  patterns.add<BlockLoadToLoad, BlockStoreToStore>(converter, context, aligned);
   scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
                                                        target);
   FrozenRewritePatternSet frozen(std::move(patterns));
@@ -256,6 +373,10 @@ void TileBlockPointersToPointersPass::runOnOperation() {
           << user->getName() << "' takes one";
       continue;
     }
+    func.walk([&](Operation *op) {
+      if (isa<BlockLoadOp, BlockStoreOp>(op))
+        aligned[op] = getAlignedOffsets(op);
+    });
     if (failed(applyPartialConversion(func, target, frozen)))
       return signalPassFailure();
   }

@@ -11,18 +11,23 @@
 // CHECK-DAG: %[[C0:.*]] = arith.constant 0 : i32
 // CHECK-DAG: %[[C32:.*]] = arith.constant 32 : i32
 // CHECK: %[[LOOP:.*]]:2 = scf.for %{{.*}} = %[[C0]] to %[[N]] step %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}, %[[COL:.*]] = %[[C0]]) -> (tensor<16x32xf16>, i32)
+// The row offset, an argument, may be anywhere: its indices are summed in
+// 64 bits, where an offset near 2^31 plus the run does not wrap. The
+// column offset starts at 0 and moves by 32, the block's width: its sum
+// stays under 2^31 in 32 bits.
 // CHECK: %[[ROWS:.*]] = tile.range 0 to 16
-// CHECK: %[[ROW_SPLAT:.*]] = tile.splat %[[ROW]] : i32 -> tensor<16xi32>
-// CHECK: %[[ROW_INDEX:.*]] = arith.addi %[[ROW_SPLAT]], %[[ROWS]]
-// CHECK: %[[ROW_WIDE:.*]] = arith.extsi %[[ROW_INDEX]] : tensor<16xi32> to tensor<16xi64>
-// CHECK: %[[ROW_2D:.*]] = tile.expand_dims %[[ROW_WIDE]] axis 1 : tensor<16xi64> -> tensor<16x1xi64>
+// CHECK: %[[ROWS_WIDE:.*]] = arith.extsi %[[ROWS]] : tensor<16xi32> to tensor<16xi64>
+// CHECK: %[[ROW_WIDE:.*]] = arith.extsi %[[ROW]] : i32 to i64
+// CHECK: %[[ROW_SPLAT:.*]] = tile.splat %[[ROW_WIDE]] : i64 -> tensor<16xi64>
+// CHECK: %[[ROW_INDEX:.*]] = arith.addi %[[ROW_SPLAT]], %[[ROWS_WIDE]]
+// CHECK: %[[ROW_2D:.*]] = tile.expand_dims %[[ROW_INDEX]] axis 1 : tensor<16xi64> -> tensor<16x1xi64>
 // CHECK: %[[STRIDE:.*]] = tile.splat %[[K]] : i64 -> tensor<16x1xi64>
 // CHECK: %[[ROW_OFFSET:.*]] = arith.muli %[[ROW_2D]], %[[STRIDE]]
 // CHECK: %[[ROW_BLOCK:.*]] = tile.broadcast %[[ROW_OFFSET]] : tensor<16x1xi64> -> tensor<16x32xi64>
 // CHECK: %[[COLS:.*]] = tile.range 0 to 32
 // CHECK: %[[COL_SPLAT:.*]] = tile.splat %[[COL]] : i32 -> tensor<32xi32>
-// CHECK: %[[COL_INDEX:.*]] = arith.addi %[[COL_SPLAT]], %[[COLS]]
-// CHECK: %[[COL_WIDE:.*]] = arith.extsi %[[COL_INDEX]]
+// CHECK: %[[COL_INDEX:.*]] = arith.addi %[[COL_SPLAT]], %[[COLS]] : tensor<32xi32>
+// CHECK: %[[COL_WIDE:.*]] = arith.extsi %[[COL_INDEX]] : tensor<32xi32> to tensor<32xi64>
 // CHECK: %[[COL_2D:.*]] = tile.expand_dims %[[COL_WIDE]] axis 0 : tensor<32xi64> -> tensor<1x32xi64>
 // CHECK: %[[COL_BLOCK:.*]] = tile.broadcast %[[COL_2D]] : tensor<1x32xi64> -> tensor<16x32xi64>
 // CHECK: %[[OFFSETS:.*]] = arith.addi %[[ROW_BLOCK]], %[[COL_BLOCK]]
