@@ -6,11 +6,18 @@
 // and columns 20-23 outside: zero padding), summed over the three column
 // blocks and stored with only the rows checked; a block at rows -2..1,
 // columns 16-23 is read with NaN padding.
-// RUN: kiln-run %s --target=host --arg='f32[120]=iota' --arg='f32[48]=zeros' --arg='f32[32]=zeros' --arg=i64=6 --arg=i64=20 --save=1=%t.sums.npy --save=2=%t.nans.npy | FileCheck %s
+// RUN: kiln-run %s --kernel=blocks --target=host --arg='f32[120]=iota' --arg='f32[48]=zeros' --arg='f32[32]=zeros' --arg=i64=6 --arg=i64=20 --save=1=%t.sums.npy --save=2=%t.nans.npy | FileCheck %s
 // RUN: kiln-opt %s -tile-block-pointers-to-pointers -o %t.mlir
-// RUN: kiln-run %t.mlir --target=host --arg='f32[120]=iota' --arg='f32[48]=zeros' --arg='f32[32]=zeros' --arg=i64=6 --arg=i64=20 --save=1=%t.sums-rewritten.npy --save=2=%t.nans-rewritten.npy | FileCheck %s
+// RUN: kiln-run %t.mlir --kernel=blocks --target=host --arg='f32[120]=iota' --arg='f32[48]=zeros' --arg='f32[32]=zeros' --arg=i64=6 --arg=i64=20 --save=1=%t.sums-rewritten.npy --save=2=%t.nans-rewritten.npy | FileCheck %s
 // RUN: cmp %t.sums.npy %t.sums-rewritten.npy
 // RUN: cmp %t.nans.npy %t.nans-rewritten.npy
+
+// A block at an offset near 2^31 (2^31 - 3, not a multiple of the block's
+// 8) of a longer dimension, with stride 0 so that every element is the
+// array's one: all eight are inside, none is NaN padding (a 32-bit sum
+// of offset and run would wrap past 2^31 and mask five of them).
+// RUN: kiln-run %t.mlir --kernel=near_2_31 --target=host --arg='f32[1]=iota' --arg='f32[8]=zeros' | FileCheck %s --check-prefix=WIDE
+// WIDE: arg1 f32[8]: sum=0 min=0 max=0
 
 // Row 4: 80 + 88 + 96 = 264 at column 0, ... 84 + 92 = 176 at column 4.
 // CHECK: arg1 f32[48]: sum=3980 min=0 max=333
@@ -47,5 +54,22 @@ func.func @blocks(%in: !tile.ptr<f32>, %out: !tile.ptr<f32>, %nan_out: !tile.ptr
   %nob = tile.make_block_ptr %nan_out, [%s8, %s8], [%s8, %s1], [%c0, %c0]
       {order = array<i32: 1, 0>} : !tile.ptr<f32> -> !tile.block_ptr<4x8xf32>
   tile.block_store %nob, %n : !tile.block_ptr<4x8xf32>, tensor<4x8xf32>
+  return
+}
+
+func.func @near_2_31(%in: !tile.ptr<f32>, %out: !tile.ptr<f32>) {
+  %at = arith.constant 2147483645 : i32
+  %c0 = arith.constant 0 : i32
+  %long = arith.constant 2147483748 : i64
+  %s0 = arith.constant 0 : i64
+  %s1 = arith.constant 1 : i64
+  %c8 = arith.constant 8 : i64
+  %bp = tile.make_block_ptr %in, [%long], [%s0], [%at]
+      {order = array<i32: 0>} : !tile.ptr<f32> -> !tile.block_ptr<8xf32>
+  %t = tile.block_load %bp boundary_check = [0] padding = nan
+      : !tile.block_ptr<8xf32> -> tensor<8xf32>
+  %ob = tile.make_block_ptr %out, [%c8], [%s1], [%c0]
+      {order = array<i32: 0>} : !tile.ptr<f32> -> !tile.block_ptr<8xf32>
+  tile.block_store %ob, %t : !tile.block_ptr<8xf32>, tensor<8xf32>
   return
 }
