@@ -63,6 +63,19 @@ def test_corpus_kernel_against_triton(chip, name, ptxas):
         f"{triton.describe()}; below Triton in {sorted(found)} ({found})")
 
 
+#: Chips without a gate of their own: every corpus kernel compiles for
+#: them and ptxas assembles it (sm_86/89's 99 KiB of shared memory a
+#: block, sm_90 without wgmma).
+OTHER_CHIPS = ("sm_86", "sm_90")
+
+
+@pytest.mark.parametrize("chip, name", [(chip, name) for chip in OTHER_CHIPS
+                                        for name in CASES])
+def test_corpus_kernel_compiles_for(chip, name, ptxas):
+    log = isa.ptxas_log(compare.kiln_ptx(CASES[name], chip), ptxas, chip)
+    assert f"for '{chip}'" in log, log
+
+
 PTX = """
     ld.global.v4.b32 { %r1, %r2, %r3, %r4 }, [ %rd1 + 0 ];
     @%p1 ld.global.nc.L1::evict_last.v2.u32 { %r5, %r6 }, [ %rd2 ];

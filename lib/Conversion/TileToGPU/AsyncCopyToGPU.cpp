@@ -10,6 +10,8 @@
 #include "SharedTile.h"
 #include "ThreadValues.h"
 
+#include "kiln/Dialect/TileGPU/Transforms/ScratchBound.h"
+
 #include "kiln/Dialect/Tile/IR/TileDialect.h"
 #include "kiln/Dialect/TileGPU/IR/TileGPUDialect.h"
 
@@ -87,10 +89,12 @@ static bool livesOverlap(tilegpu::LocalAllocOp a, tilegpu::LocalAllocOp b) {
 
 /// Whether `alloc`'s buffer is done with when `op` runs: `op` comes after
 /// its last use, or after the op that holds the allocation (a loop whose
-/// body allocates). Ops before the allocation do not count: the buffer's
-/// first copies are issued without waiting for their readers; nor do ops
-/// in a loop that allocates it again, nor mbarriers.
-static bool isDeadAt(tilegpu::LocalAllocOp alloc, Operation *op) {
+/// body allocates), or, where `shareBefore`, before the allocation
+/// (placeKernelBuffers then puts a barrier there, so that `op`'s reads of
+/// its scratch end before the buffer's first copies land); but not ops in
+/// a loop that allocates it again, nor mbarriers.
+static bool isDeadAt(tilegpu::LocalAllocOp alloc, Operation *op,
+                     bool shareBefore) {
   // mbarriers are not repurposed (PTX asks for mbarrier.inval first).
   if (cast<MemRefType>(alloc.getBuffer().getType()).getRank() == 1)
     return false;
@@ -103,6 +107,8 @@ static bool isDeadAt(tilegpu::LocalAllocOp alloc, Operation *op) {
     if (isa<LoopLikeOpInterface>(loop) && loop->isAncestor(alloc))
       return false;
   if (Operation *at = alloc->getBlock()->findAncestorOpInBlock(*op)) {
+    if (shareBefore && at->isBeforeInBlock(alloc))
+      return true;
     Operation *last = getLastUse(alloc);
     return last && last->isBeforeInBlock(at);
   }
@@ -115,7 +121,31 @@ static bool isDeadAt(tilegpu::LocalAllocOp alloc, Operation *op) {
   return false;
 }
 
-void kiln::tiletogpu::placeKernelBuffers(gpu::GPUModuleOp module) {
+/// Puts a barrier before `alloc` (and the allocations just before it),
+/// unless there is one.
+static void putBarrierBefore(tilegpu::LocalAllocOp alloc) {
+  Operation *first = alloc;
+  while (isa_and_nonnull<tilegpu::LocalAllocOp>(first->getPrevNode()))
+    first = first->getPrevNode();
+  if (isa_and_nonnull<gpu::BarrierOp>(first->getPrevNode()))
+    return;
+  OpBuilder b(first);
+  gpu::BarrierOp::create(b, alloc.getLoc());
+}
+
+/// The most shared scratch an op before `alloc` in its block may take (a
+/// layout conversion, a reduction), with `numWarps` warps.
+static int64_t getScratchBefore(tilegpu::LocalAllocOp alloc, int64_t numWarps) {
+  int64_t bytes = 0;
+  for (Operation *op = alloc->getPrevNode(); op; op = op->getPrevNode())
+    op->walk([&](Operation *nested) {
+      bytes = std::max(bytes, tilegpu::getScratchBound(nested, numWarps));
+    });
+  return bytes;
+}
+
+void kiln::tiletogpu::placeKernelBuffers(gpu::GPUModuleOp module,
+                                         int64_t limit) {
   int64_t end = 0;
   struct Placed {
     tilegpu::LocalAllocOp alloc;
@@ -146,16 +176,10 @@ void kiln::tiletogpu::placeKernelBuffers(gpu::GPUModuleOp module) {
       }
       // Memory an earlier loop used may still be read by other threads:
       // all of them finish with it before this buffer is written.
-      bool reused = llvm::any_of(placed, [&](const Placed &other) {
-        return other.begin < offset + bytes && offset < other.end;
-      });
-      Operation *previous = alloc->getPrevNode();
-      while (isa_and_nonnull<tilegpu::LocalAllocOp>(previous))
-        previous = previous->getPrevNode();
-      if (reused && !isa_and_nonnull<gpu::BarrierOp>(previous)) {
-        OpBuilder b(alloc);
-        gpu::BarrierOp::create(b, alloc.getLoc());
-      }
+      if (llvm::any_of(placed, [&](const Placed &other) {
+            return other.begin < offset + bytes && offset < other.end;
+          }))
+        putBarrierBefore(alloc);
       alloc->setAttr(kOffsetName,
                      IntegerAttr::get(IntegerType::get(module.getContext(), 64),
                                       offset));
@@ -170,14 +194,29 @@ void kiln::tiletogpu::placeKernelBuffers(gpu::GPUModuleOp module) {
   // An op past some buffers' lives (an epilogue's layout conversion after
   // the pipelined loop) takes its scratch from the memory they are done
   // with; it waits at a barrier before writing, as every scratch user
-  // does, and the pipeline has waited for its last copies.
+  // does, and the pipeline has waited for its last copies. An op before
+  // them (the conversion of a Q that the loop reads) does too where its
+  // scratch past them would not fit the block, and a barrier before the
+  // buffers then waits for its reads.
   for (auto &[kernel, placed] : kernels) {
+    int64_t numWarps = getLayoutThreads(kernel) / kWarpSize;
+    int64_t buffersEnd = 0, scratchBefore = 0;
+    for (const Placed &buffer : placed) {
+      buffersEnd = std::max(buffersEnd, buffer.end);
+      scratchBefore =
+          std::max(scratchBefore, getScratchBefore(buffer.alloc, numWarps));
+    }
+    bool shareBefore =
+        int64_t(llvm::alignTo(buffersEnd, 16)) + scratchBefore > limit;
+    if (shareBefore)
+      for (const Placed &buffer : placed)
+        putBarrierBefore(buffer.alloc);
     kernel.walk([&](Operation *op) {
       if (!llvm::any_of(op->getOperandTypes(), llvm::IsaPred<RankedTensorType>))
         return;
       SmallVector<int64_t> inUse;
       for (const Placed &buffer : placed)
-        if (!isDeadAt(buffer.alloc, op))
+        if (!isDeadAt(buffer.alloc, op, shareBefore))
           inUse.append({buffer.begin, buffer.end});
       if (inUse.size() < 2 * placed.size())
         setBuffersInUse(op, inUse);

@@ -85,8 +85,10 @@ void lowerWarpSpecialize(mlir::gpu::GPUModuleOp module,
                          int64_t consumerThreads);
 
 /// Gives every tilegpu.local_alloc of `module`'s kernels its offset in the
-/// shared array, and puts the scratch after them.
-void placeKernelBuffers(mlir::gpu::GPUModuleOp module);
+/// shared array, and puts the scratch after them, or in the memory of
+/// those not in use while it is, where a block's `limit` bytes would not
+/// hold it past them.
+void placeKernelBuffers(mlir::gpu::GPUModuleOp module, int64_t limit);
 
 /// tile.dot on tensor cores: mma.sync on operands already in the fragment
 /// layouts (tile-assign-layouts chose them).

@@ -372,7 +372,7 @@ void ConvertTileToGPUPass::runOnOperation() {
     func->moveBefore(kernels.getBody(), kernels.getBody()->end());
   module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                   builder.getUnitAttr());
-  placeKernelBuffers(kernels);
+  placeKernelBuffers(kernels, sharedMemoryLimit);
 
   TileToGPUTypeConverter converter;
   ConversionTarget target(*context);

@@ -1,4 +1,6 @@
 // RUN: kiln-opt %s -tile-assign-layouts -tile-pipeline-loops -kiln-convert-tile-to-gpu | FileCheck %s
+// RUN: kiln-opt %s -tile-assign-layouts -tile-pipeline-loops -kiln-convert-tile-to-gpu="shared-memory-limit=24576" | FileCheck %s --check-prefix=SHARED
+// RUN: kiln-opt %s -tile-assign-layouts -tile-pipeline-loops -kiln-convert-tile-to-gpu="shared-memory-limit=24576" | grep -B2 'llvm.getelementptr %[0-9]*\[0\] : (!llvm.ptr<3>)' | FileCheck %s --check-prefix=HANDOVER
 // RUN: %if ptxas %{ kiln-translate %s --chip=sm_80 --emit=cubin -o /dev/null %}
 
 // The pipelined K loop in NVVM: the two three-slot buffers (12 KiB each)
@@ -13,6 +15,14 @@
 // CHECK: llvm.getelementptr %[[SCRATCH]][24576] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
 // CHECK: llvm.getelementptr %{{.*}}[0] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
 // CHECK: llvm.getelementptr %{{.*}}[12288] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+// Where the block has no more than the slots' 24 KiB, the scratch of the
+// ops before the loop (index conversions) takes the slots' memory, which a
+// barrier hands over to them before their first copies.
+// SHARED: llvm.mlir.global internal @__kiln_shared() {addr_space = 3 : i32, alignment = 1024 : i64} : !llvm.array<24576 x i8>
+// SHARED-NOT: [24576]
+// HANDOVER: gpu.barrier
+// HANDOVER-NEXT: llvm.mlir.addressof @__kiln_shared : !llvm.ptr<3>
+// HANDOVER-NEXT: llvm.getelementptr %{{.*}}[0] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
 // CHECK: %[[SIZE:.*]] = arith.select %{{.*}}, %c16_i32{{.*}}, %c0_i32{{.*}} : i32
 // CHECK: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache =  cg, %[[SIZE]] : !llvm.ptr<3>, !llvm.ptr<1>, i32
 // CHECK-COUNT-3: nvvm.cp.async.shared.global

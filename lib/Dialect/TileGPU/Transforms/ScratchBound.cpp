@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "kiln/Dialect/TileGPU/Transforms/ScratchBound.h"
 #include "LoopPipelining.h"
 
 #include "kiln/Dialect/TileGPU/IR/ReductionThreads.h"
@@ -54,9 +55,7 @@ static bool isThreadLocal(ConvertLayoutOp convert) {
       .has_value();
 }
 
-/// At least the shared scratch `op` takes when it runs with `numWarps`
-/// warps.
-static int64_t getScratchBound(Operation *op, int64_t numWarps) {
+int64_t kiln::tilegpu::getScratchBound(Operation *op, int64_t numWarps) {
   if (auto convert = dyn_cast<ConvertLayoutOp>(op))
     return isThreadLocal(convert) ? 0 : getTileBytes(convert.getSrc());
   if (auto dot = dyn_cast<tile::DotOp>(op)) {
