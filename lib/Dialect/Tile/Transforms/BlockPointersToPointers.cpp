@@ -48,6 +48,8 @@ struct BlockAddresses {
   Value inside;
 };
 
+} // namespace
+
 /// Whether `value` (an i32) is a multiple of `factor`, as far as the ops
 /// that make it show: constants, products with a multiple, sums and
 /// differences of multiples, an induction variable starting at and
@@ -216,6 +218,8 @@ static void copyHints(Operation *from, Operation *to) {
     to->setAttr(attribute.getName(), attribute.getValue());
 }
 
+namespace {
+
 struct MakeBlockPtrToFields : OpConversionPattern<MakeBlockPtrOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -307,6 +311,8 @@ struct BlockStoreToStore : OpConversionPattern<BlockStoreOp> {
   }
 };
 
+} // namespace
+
 /// The first op that uses a block pointer of `func` and that this pass
 /// cannot rewrite; null when there is none.
 static Operation *findUnsupportedUser(func::FuncOp func) {
@@ -333,6 +339,8 @@ static Operation *findUnsupportedUser(func::FuncOp func) {
   });
   return found;
 }
+
+namespace {
 
 struct TileBlockPointersToPointersPass
     : kiln::tile::impl::TileBlockPointersToPointersPassBase<
