@@ -10,10 +10,9 @@
 #include "SharedTile.h"
 #include "ThreadValues.h"
 
-#include "kiln/Dialect/TileGPU/Transforms/ScratchBound.h"
-
 #include "kiln/Dialect/Tile/IR/TileDialect.h"
 #include "kiln/Dialect/TileGPU/IR/TileGPUDialect.h"
+#include "kiln/Dialect/TileGPU/Transforms/ScratchBound.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"

@@ -254,21 +254,35 @@ struct AdvanceToFields : OpConversionPattern<AdvanceOp> {
 /// the conversion changes the loops they come through.
 using AlignedOffsets = DenseMap<Operation *, SmallVector<bool>>;
 
-struct BlockLoadToLoad : OpConversionPattern<BlockLoadOp> {
-  BlockLoadToLoad(const TypeConverter &converter, MLIRContext *context,
-                  const AlignedOffsets &aligned)
-      : OpConversionPattern(converter, context), aligned(aligned) {}
+/// A block load or store rewritten as the pointer access it stands for.
+template <typename Access>
+struct BlockAccessPattern : OpConversionPattern<Access> {
+  BlockAccessPattern(const TypeConverter &converter, MLIRContext *context,
+                     const AlignedOffsets &aligned)
+      : OpConversionPattern<Access>(converter, context), aligned(aligned) {}
+
+  /// The pointers and mask of the block `op` accesses, whose fields are
+  /// `blockPtr`.
+  BlockAddresses getAddresses(Access op, ValueRange blockPtr,
+                              OpBuilder &b) const {
+    BlockPointerType type = op.getBlockPtr().getType();
+    return getBlockAddresses(b, op.getLoc(),
+                             Fields{blockPtr, int64_t(type.getShape().size())},
+                             type, op.getBoundaryCheck(), aligned.at(op));
+  }
+
   const AlignedOffsets &aligned;
+};
+
+struct BlockLoadToLoad : BlockAccessPattern<BlockLoadOp> {
+  using BlockAccessPattern::BlockAccessPattern;
 
   LogicalResult
   matchAndRewrite(BlockLoadOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     BlockPointerType type = op.getBlockPtr().getType();
-    BlockAddresses at = getBlockAddresses(
-        rewriter, loc,
-        Fields{adaptor.getBlockPtr(), int64_t(type.getShape().size())}, type,
-        op.getBoundaryCheck(), aligned.at(op));
+    BlockAddresses at = getAddresses(op, adaptor.getBlockPtr(), rewriter);
     Value padding;
     if (at.inside) {
       Type element = type.getElementType();
@@ -289,20 +303,13 @@ struct BlockLoadToLoad : OpConversionPattern<BlockLoadOp> {
   }
 };
 
-struct BlockStoreToStore : OpConversionPattern<BlockStoreOp> {
-  BlockStoreToStore(const TypeConverter &converter, MLIRContext *context,
-                    const AlignedOffsets &aligned)
-      : OpConversionPattern(converter, context), aligned(aligned) {}
-  const AlignedOffsets &aligned;
+struct BlockStoreToStore : BlockAccessPattern<BlockStoreOp> {
+  using BlockAccessPattern::BlockAccessPattern;
 
   LogicalResult
   matchAndRewrite(BlockStoreOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    BlockPointerType type = op.getBlockPtr().getType();
-    BlockAddresses at = getBlockAddresses(
-        rewriter, op.getLoc(),
-        Fields{adaptor.getBlockPtr(), int64_t(type.getShape().size())}, type,
-        op.getBoundaryCheck(), aligned.at(op));
+    BlockAddresses at = getAddresses(op, adaptor.getBlockPtr(), rewriter);
     auto store = StoreOp::create(rewriter, op.getLoc(), at.pointers,
                                  adaptor.getValue().front(), at.inside);
     copyHints(op, store);

@@ -158,7 +158,7 @@ std::optional<MmaChoice> kiln::tilegpu::chooseMma(tile::DotOp dot,
     if (wgmmaWhyNot.empty())
       return MmaChoice{*kWidth, {numWarps, 1}, /*warpgroup=*/true};
   }
-  if (isChainedThroughRows(dot) && m >= 16 * numWarps)
+  if (m >= 16 * numWarps && isChainedThroughRows(dot))
     return MmaChoice{*kWidth, {numWarps, 1}};
   return MmaChoice{*kWidth, chooseWarps(m, n, numWarps)};
 }

@@ -116,8 +116,9 @@ def TilePipelineLoopsPass : Pass<"tile-pipeline-loops", "mlir::ModuleOp"> {
     carries. A loop is left as it is, with a remark naming the reason, when
     a load's `other` is not zero, its rows are not contiguous in 4-, 8- or
     16-byte pieces, the rest of the body uses what was computed from a
-    carried value, or the slots would not fit in shared memory (all but
-    64 KiB of `shared-memory-limit`, at least 40 KiB).
+    carried value, or the slots would not fit in shared memory
+    (`shared-memory-limit` less a bound on the scratch of the ops that run
+    while they hold data: the loop's, and those of loops around it).
     `tile.num_stages` on a loop overrides the option; 1 or less turns
     pipelining off. A loop that has it (Triton's `tl.range(...,
     num_stages=)`) has its other loads copied ahead too, as Triton's
@@ -175,8 +176,8 @@ def TilePipelineLoopsPass : Pass<"tile-pipeline-loops", "mlir::ModuleOp"> {
     Option<"sharedMemoryLimit", "shared-memory-limit", "int64_t",
            /*default=*/"49152",
            "Shared memory a block of the target may have, in bytes: a "
-           "loop's slots may take all but 64 KiB of it (for the scratch "
-           "of other ops), and at least 40 KiB">,
+           "loop's slots may take what the scratch of the ops beside them "
+           "leaves">,
     Option<"tensorMaps", "tensor-maps", "bool", /*default=*/"false",
            "Stage block loads with TMA copies through tensor maps (sm_90)">,
     Option<"warpSpecialize", "warp-specialize", "bool", /*default=*/"false",
