@@ -2,8 +2,10 @@
 instruction Triton's own compile gives each (`/` and `fdiv`: div.full.f32,
 `fdiv(approx=True)`: div.approx.f32, `div_rn` and `fdiv(ieee_rounding=
 True)`: div.rn.f32, `exp`: ex2.approx.f32 of x * log2(e), `sqrt`:
-sqrt.approx, `sqrt_rn`: sqrt.rn); on the host target and in the
-interpreter, correctly rounded results, as Triton's interpreter gives."""
+sqrt.approx, `sqrt_rn`: sqrt.rn; `exp2` and `log` libdevice's forms that
+flush subnormals, as Triton links libdevice; `%` x - trunc(x / y) * y, as
+LLVM lowers Triton's frem); on the host target and in the interpreter,
+correctly rounded results, as Triton's interpreter gives."""
 
 from __future__ import annotations
 
@@ -35,6 +37,11 @@ OPERATIONS = {
     "sqrt(x)": (6, "sqrt.approx", ("sqrt.rn.f32",)),
     "sqrt_rn(x)": (7, "sqrt.rn.f32", ("sqrt.approx",)),
     "sigmoid(x)": (8, "div.full.f32", ("rcp.rn.f32", "div.rn.f32")),
+    # libdevice flushes subnormals, as Triton links it.
+    "exp2(x)": (9, "ex2.approx.ftz.f32", ("ex2.approx.f32",)),
+    "log(x)": (10, "fma.rn.ftz.f32", ("fma.rn.f32",)),
+    # LLVM's frem: x - trunc(x / y) * y, not libdevice's exact fmodf.
+    "x % y": (11, "cvt.rzi.f32.f32", ("fma.rz", "rcp.approx")),
 }
 
 
@@ -83,6 +90,12 @@ def _reference(op: int, x: np.ndarray, y: np.ndarray) -> np.ndarray:
         return np.exp(x)
     if op in (6, 7):
         return np.sqrt(x)
+    if op == 9:
+        return np.exp2(x)
+    if op == 10:
+        return np.log(x)
+    if op == 11:
+        return np.fmod(x, y)
     return (1 / (1 + np.exp(-x.astype(np.float64)))).astype(np.float32)
 
 
@@ -95,9 +108,9 @@ def test_the_host_and_the_interpreters_round_correctly(operation, target):
     triton_interpreter.launch(target, KERNEL, (1,), **args, OP=op,
                               BLOCK=BLOCK)
     want = _reference(op, args["x_ptr"], args["y_ptr"])
-    if op in (0, 1, 2, 3, 4, 6, 7):  # division and sqrt: exactly
+    if op in (0, 1, 2, 3, 4, 6, 7, 11):  # division, sqrt, %: exactly
         np.testing.assert_array_equal(args["out_ptr"], want)
-    else:  # libm's expf, within an ulp of the exact value
+    else:  # libm's expf, exp2f and logf, within an ulp of the exact value
         np.testing.assert_allclose(args["out_ptr"], want, rtol=2.4e-7)
 
 

@@ -28,6 +28,12 @@ def float32_math_kernel(x_ptr, y_ptr, out_ptr, OP: tl.constexpr,
         r = tl.sqrt(x)
     elif OP == 7:
         r = tl.sqrt_rn(x)
-    else:
+    elif OP == 8:
         r = tl.sigmoid(x)
+    elif OP == 9:
+        r = tl.exp2(x)
+    elif OP == 10:
+        r = tl.log(x)
+    else:
+        r = x % y
     tl.store(out_ptr + i, r)

@@ -129,9 +129,10 @@ static LogicalResult lowerToLLVMDialect(ModuleOp module) {
 }
 
 /// Translates `module` and writes what --emit asks for to `os`.
-static LogicalResult translate(ModuleOp module,
-                               const nvptx::TargetOptions &options,
+static LogicalResult translate(ModuleOp module, nvptx::TargetOptions options,
                                raw_ostream &os) {
+  options.libdeviceFlushesSubnormals |=
+      kiln::gpu::hasLibdeviceFtzKernels(module);
   if (failed(lowerToLLVMDialect(module)))
     return failure();
   llvm::LLVMContext llvmContext;

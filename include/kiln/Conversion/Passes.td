@@ -76,8 +76,9 @@ def ConvertTileToHostPass : Pass<"kiln-convert-tile-to-host", "mlir::ModuleOp"> 
 def HostExactMathPass : Pass<"kiln-host-exact-math", "mlir::ModuleOp"> {
   let summary = "Compute on the host exactly what the GPU approximates";
   let description = [{
-    The `arcp` and `afn` flags on `arith.divf`, `math.exp` and `math.sqrt`
-    mark Triton's approximate float32 division, `exp` and `sqrt`, which
+    The `arcp` and `afn` flags on `arith.divf`, `arith.remf`, `math.exp`
+    and `math.sqrt` mark Triton's approximate float32 division, remainder,
+    `exp` and `sqrt`, which
     the GPU computes as
     Triton does (`kiln-approximate-math-to-nvvm`); the host clears them
     and rounds those correctly, as Triton's interpreter does.
@@ -185,7 +186,7 @@ def TensorMapParamsPass
 
 def ApproximateMathToNVVMPass
     : Pass<"kiln-approximate-math-to-nvvm", "mlir::gpu::GPUModuleOp"> {
-  let summary = "Lower f32 division, exp and sqrt as Triton does";
+  let summary = "Lower f32 division, exp and sqrt, and min, max, fma and abs, as Triton does";
   let description = [{
     Triton computes `x / y` on float32 with PTX's `div.full.f32` (2 ulp),
     `tl.fdiv(x, y, approx=True)` with `div.approx.f32`, and `tl.exp(x)` as
@@ -200,9 +201,22 @@ def ApproximateMathToNVVMPass
     - `math.exp` on f32 with `afn`: a multiply by log2(e) rounded to f32,
       then `llvm.nvvm.ex2.approx.f32` (as libdevice's `__nv_fast_expf`,
       without flushing subnormal results to zero);
+    - `arith.remf` on f32 with `afn` (Triton's `%`): x - trunc(x / y) * y
+      with the quotient correctly rounded, and x where y is infinite: the
+      instructions LLVM's NVPTX back end makes of Triton's `frem` (`div.rn`,
+      `cvt.rzi`, `fma`, `testp.infinite`), not libdevice's exact `fmodf`;
     - `math.sqrt` on f32 without `afn` (`tl.sqrt_rn`):
       `llvm.nvvm.sqrt.rn.f`, correctly rounded; with `afn` (`tl.sqrt`) it stays
-      libdevice's `__nv_sqrtf` (`sqrt.approx.f32`).
+      libdevice's `__nv_sqrtf` (`sqrt.approx.f32`, `sqrt.approx.ftz.f32`
+      where libdevice flushes subnormals, as Triton's).
+
+    `arith.maxnumf`, `arith.minnumf` and `math.fma` (of any float type)
+    become LLVM's `maxnum`, `minnum` and `fma`, and `math.absf` clears the
+    sign bit (`and.b32`), as Triton lowers `tl.maximum`, `tl.minimum`,
+    `tl.fma` and `tl.abs`: not libdevice's functions, which, linked
+    flushing subnormals (a kernel with `tile.libdevice_ftz`, as Triton
+    links libdevice), would flush them (`max.ftz.f32`) where Triton's do
+    not.
 
     Division and `exp` without these flags, and on other types, are left
     to the usual lowering (`div.rn`, libdevice's `__nv_expf`). The host
@@ -218,6 +232,7 @@ def ApproximateMathToNVVMPass
   let dependentDialects = [
     "mlir::arith::ArithDialect",
     "mlir::LLVM::LLVMDialect",
+    "mlir::math::MathDialect",
     "mlir::vector::VectorDialect",
   ];
 }

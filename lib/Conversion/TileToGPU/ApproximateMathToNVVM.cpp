@@ -1,11 +1,15 @@
 //===- ApproximateMathToNVVM.cpp - Triton's f32 division and exp ---------===//
 //
 // Triton's float32 `/` is PTX's div.full.f32, its `exp` is ex2.approx of
-// x * log2(e), its `sqrt` sqrt.approx and its `sqrt_rn` sqrt.rn; the front
+// x * log2(e), its `%` x - trunc(x / y) * y, its `sqrt` sqrt.approx and
+// its `sqrt_rn` sqrt.rn; the front
 // end marks the approximate ones with fastmath flags, and this pass gives
 // each exactly its instruction, so that a kernel ported from Triton
 // computes what Triton computes (and assembles as quickly: ptxas expands
-// div.rn and libdevice's expf into long sequences).
+// div.rn and libdevice's expf into long sequences). Its minimum, maximum
+// and fma are LLVM's intrinsics and its abs clears the sign bit: they
+// keep subnormals where libdevice, linked as Triton links it, would flush
+// them.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,6 +23,8 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#include <limits>
 
 namespace kiln {
 #define GEN_PASS_DEF_APPROXIMATEMATHTONVVMPASS
@@ -132,11 +138,91 @@ struct PreciseSqrt : OpRewritePattern<math::SqrtOp> {
   }
 };
 
+/// f32 remainder marked `afn` (Triton's `%`): x - trunc(x / y) * y, with
+/// a correctly rounded quotient, and x where y is infinite; the
+/// instructions LLVM's NVPTX back end makes of Triton's `frem` (div.rn,
+/// cvt.rzi, fma, testp.infinite), where libdevice's fmodf is exact.
+struct ApproximateRemainder : OpRewritePattern<arith::RemFOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(arith::RemFOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!isF32(op.getType()) ||
+        !bitEnumContainsAll(op.getFastmath(), arith::FastMathFlags::afn))
+      return failure();
+    Location loc = op.getLoc();
+    Value x = op.getLhs(), y = op.getRhs();
+    Value quotient = arith::DivFOp::create(rewriter, loc, x, y);
+    Value truncated = math::TruncOp::create(rewriter, loc, quotient);
+    Value product = arith::MulFOp::create(rewriter, loc, truncated, y);
+    Value difference = arith::SubFOp::create(rewriter, loc, x, product);
+    // |y| == inf (math.isinf would call libdevice, which may flush y).
+    TypedAttr infinity =
+        rewriter.getF32FloatAttr(std::numeric_limits<float>::infinity());
+    if (auto vector = dyn_cast<VectorType>(op.getType()))
+      infinity = DenseElementsAttr::get(vector, infinity);
+    Value magnitude = math::AbsFOp::create(rewriter, loc, y);
+    Value infinite = arith::CmpFOp::create(
+        rewriter, loc, arith::CmpFPredicate::OEQ, magnitude,
+        arith::ConstantOp::create(rewriter, loc, infinity));
+    rewriter.replaceOpWithNewOp<arith::SelectOp>(op, infinite, x, difference);
+    return success();
+  }
+};
+
+/// A float op Triton lowers to LLVM's intrinsic `IntrinsicOp` (of any
+/// float type, vectors included), not to libdevice: libdevice, linked
+/// flushing subnormals, would flush them here too.
+template <typename SourceOp, typename IntrinsicOp>
+struct AsLLVMIntrinsic : OpRewritePattern<SourceOp> {
+  using OpRewritePattern<SourceOp>::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(SourceOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!isa<FloatType>(getElementTypeOrSelf(op.getType())))
+      return failure();
+    rewriter.replaceOpWithNewOp<IntrinsicOp>(op, op.getType(),
+                                             op->getOperands());
+    return success();
+  }
+};
+
+/// A float's absolute value as its bits with the sign cleared, as Triton
+/// computes `tl.abs` (upstream would call libdevice's __nv_fabsf, which,
+/// linked flushing subnormals, flushes them).
+struct AbsoluteValueAsBits : OpRewritePattern<math::AbsFOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(math::AbsFOp op,
+                                PatternRewriter &rewriter) const override {
+    Type type = op.getType();
+    unsigned width = getElementTypeOrSelf(type).getIntOrFloatBitWidth();
+    Type bits = rewriter.getIntegerType(width);
+    if (auto vector = dyn_cast<VectorType>(type))
+      bits = vector.clone(bits);
+    Location loc = op.getLoc();
+    TypedAttr magnitude = rewriter.getIntegerAttr(
+        getElementTypeOrSelf(bits), APInt::getSignedMaxValue(width));
+    if (auto vector = dyn_cast<VectorType>(bits))
+      magnitude = DenseElementsAttr::get(vector, magnitude);
+    Value mask = arith::ConstantOp::create(rewriter, loc, magnitude);
+    Value cleared = arith::AndIOp::create(
+        rewriter, loc,
+        arith::BitcastOp::create(rewriter, loc, bits, op.getOperand()), mask);
+    rewriter.replaceOpWithNewOp<arith::BitcastOp>(op, type, cleared);
+    return success();
+  }
+};
+
 struct ApproximateMathToNVVMPass
     : kiln::impl::ApproximateMathToNVVMPassBase<ApproximateMathToNVVMPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<ApproximateDivision, ApproximateExp, PreciseSqrt>(
+    patterns.add<
+        ApproximateDivision, ApproximateExp, PreciseSqrt, ApproximateRemainder,
+        AsLLVMIntrinsic<arith::MaxNumFOp, LLVM::MaxNumOp>,
+        AsLLVMIntrinsic<arith::MinNumFOp, LLVM::MinNumOp>,
+        AsLLVMIntrinsic<math::FmaOp, LLVM::FMAOp>, AbsoluteValueAsBits>(
         &getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();

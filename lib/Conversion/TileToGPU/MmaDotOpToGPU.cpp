@@ -3,7 +3,7 @@
 // A dot whose accumulator has the mma layout and whose operands are dot
 // operands of it: every thread already holds exactly the fragments the PTX
 // ISA asks of it, so the product is one mma.sync.aligned.m16n8kK per
-// (row block, column block, K step) of the warp's share, on registers
+// (K step, row block, column block) of the warp's share, on registers
 // packed into 32-bit words.
 //
 //===----------------------------------------------------------------------===//
@@ -90,10 +90,15 @@ struct MmaDotLowering : OpConversionPattern<tile::DotOp> {
     SmallVector<Value> acc;
     for (int64_t reg = 0, e = getNumRegisters(accType); reg < e; ++reg)
       acc.push_back(extractRegister(rewriter, loc, adaptor.getAcc(), reg));
-    for (int64_t m = 0; m < accRepeats[0]; ++m) {
-      for (int64_t n = 0; n < accRepeats[1]; ++n) {
-        int64_t first = (m * accRepeats[1] + n) * layout::MmaLayout::kAccRegisters;
-        for (int64_t k = 0; k < kSteps; ++k) {
+    // K steps outermost, as Triton orders them: consecutive instructions
+    // accumulate into different registers, so none waits for the one
+    // before, and each K step's A fragment is dead after its row of
+    // products.
+    for (int64_t k = 0; k < kSteps; ++k) {
+      for (int64_t m = 0; m < accRepeats[0]; ++m) {
+        for (int64_t n = 0; n < accRepeats[1]; ++n) {
+          int64_t first =
+              (m * accRepeats[1] + n) * layout::MmaLayout::kAccRegisters;
           SmallVector<Value> a = packed(
               adaptor.getA(), (m * kSteps + k) * aLayout.getInstrRegisters(),
               aWords);

@@ -20,12 +20,12 @@ namespace {
 struct HostExactMathPass
     : kiln::impl::HostExactMathPassBase<HostExactMathPass> {
   void runOnOperation() override {
-    // The GPU's approximations of Triton's `/`, `exp` and `sqrt`; the host
-    // rounds these correctly, as Triton's interpreter does.
+    // The GPU's approximations of Triton's `/`, `%`, `exp` and `sqrt`; the
+    // host rounds these correctly, as Triton's interpreter does.
     auto approximations =
         arith::FastMathFlags::arcp | arith::FastMathFlags::afn;
     getOperation().walk([&](Operation *op) {
-      if (!isa<arith::DivFOp, math::ExpOp, math::SqrtOp>(op))
+      if (!isa<arith::DivFOp, arith::RemFOp, math::ExpOp, math::SqrtOp>(op))
         return;
       auto fastmath = cast<arith::ArithFastMathInterface>(op);
       arith::FastMathFlags flags = fastmath.getFastMathFlagsAttr().getValue();

@@ -28,6 +28,12 @@ bool kiln::gpu::hasTileKernels(ModuleOp module) {
   return !module.getOps<func::FuncOp>().empty();
 }
 
+bool kiln::gpu::hasLibdeviceFtzKernels(ModuleOp module) {
+  return llvm::any_of(module.getOps<func::FuncOp>(), [](func::FuncOp kernel) {
+    return kernel->hasAttr(kLibdeviceFtzAttrName);
+  });
+}
+
 int64_t kiln::gpu::getCapabilityOfChip(llvm::StringRef chip) {
   int64_t capability = 0;
   chip.consume_front("sm_");
@@ -154,6 +160,8 @@ kiln::gpu::compileForGPU(ModuleOp module, const GPUCompileOptions &options) {
     started = now;
   };
   llvm::raw_string_ostream passes(binary.passes);
+  nvptx::TargetOptions target = options.target;
+  target.libdeviceFlushesSubnormals |= hasLibdeviceFtzKernels(module);
   if (hasTileKernels(module) &&
       failed(lowerTileKernels(module, options,
                               options.recordPasses ? &passes : nullptr)))
@@ -179,20 +187,19 @@ kiln::gpu::compileForGPU(ModuleOp module, const GPUCompileOptions &options) {
   binary.tensorMaps = std::move(*tensorMaps);
   llvm::LLVMContext llvmContext;
   FailureOr<std::unique_ptr<llvm::Module>> llvmModule =
-      nvptx::translateToLLVMIR(module, llvmContext, options.target);
+      nvptx::translateToLLVMIR(module, llvmContext, target);
   if (failed(llvmModule))
     return failure();
   llvm::raw_string_ostream(binary.llvmIR) << **llvmModule;
   timed("LLVM IR");
-  FailureOr<std::string> ptx =
-      nvptx::emitPTX(**llvmModule, options.target, error);
+  FailureOr<std::string> ptx = nvptx::emitPTX(**llvmModule, target, error);
   if (failed(ptx))
     return module.emitError() << error;
   binary.ptx = std::move(*ptx);
   timed("LLVM to PTX");
   if (options.assemble && nvptx::findPtxAssembler()) {
-    FailureOr<std::string> cubin = nvptx::assembleCubin(
-        binary.ptx, options.target, error, &binary.ptxasLog);
+    FailureOr<std::string> cubin =
+        nvptx::assembleCubin(binary.ptx, target, error, &binary.ptxasLog);
     if (failed(cubin))
       return module.emitError() << error;
     binary.cubin = std::move(*cubin);

@@ -445,6 +445,9 @@ kiln::nvptx::translateToLLVMIR(ModuleOp module, llvm::LLVMContext &llvmContext,
   llvmModule->setDataLayout(machine->createDataLayout());
   if (failed(linkLibdevice(root, *llvmModule, options)))
     return failure();
+  // NVVMReflect reads __CUDA_FTZ from this flag.
+  if (options.libdeviceFlushesSubnormals)
+    llvmModule->addModuleFlag(llvm::Module::Override, "nvvm-reflect-ftz", 1);
   optimize(*llvmModule, *machine, options.optLevel);
   if (std::string errors = llvmErrors.takeErrors(); !errors.empty())
     return emitError(root->getLoc(), errors);

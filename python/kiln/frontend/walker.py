@@ -156,8 +156,10 @@ class CodeGenerator(ast.NodeVisitor):
         self.visit_body(fn_def.body)
         self.node = fn_def
         self.ir.emit(f"return {self.loc(fn_def)}")
+        # libdevice flushes subnormals, as Triton links it.
         header = (f"func.func @{symbol(self.fn.__name__)}"
-                  f"({', '.join(params)}) {{")
+                  f"({', '.join(params)}) attributes {{tile.libdevice_ftz}} "
+                  f"{{")
         # The IR is signless: unsigned types are the front end's.
         return semantics.signless("\n".join([header, *self.ir.lines, "}"]))
 

@@ -51,3 +51,60 @@ gpu.module @kernels {
     gpu.return
   }
 }
+
+// -----
+
+// Triton's float32 % (afn): x - trunc(x / y) * y with a correctly rounded
+// quotient, and x where y is infinite; % without the flag (the array
+// level's) stays for libdevice's exact fmodf.
+// CHECK-LABEL: func @remainders
+// CHECK-DAG: %[[INF:.*]] = arith.constant dense<0x7F800000> : vector<2xf32>
+// CHECK-DAG: %[[SIGN:.*]] = arith.constant dense<2147483647> : vector<2xi32>
+// CHECK: %[[Q:.*]] = arith.divf %[[X:[^,]*]], %[[Y:[^ ]*]] : vector<2xf32>
+// CHECK: %[[T:.*]] = math.trunc %[[Q]] : vector<2xf32>
+// CHECK: %[[P:.*]] = arith.mulf %[[T]], %[[Y]] : vector<2xf32>
+// CHECK: %[[D:.*]] = arith.subf %[[X]], %[[P]] : vector<2xf32>
+// CHECK: %[[BITS:.*]] = arith.bitcast %[[Y]] : vector<2xf32> to vector<2xi32>
+// CHECK: %[[MAG:.*]] = arith.andi %[[BITS]], %[[SIGN]] : vector<2xi32>
+// CHECK: %[[ABS:.*]] = arith.bitcast %[[MAG]] : vector<2xi32> to vector<2xf32>
+// CHECK: %[[IS:.*]] = arith.cmpf oeq, %[[ABS]], %[[INF]] : vector<2xf32>
+// CHECK: arith.select %[[IS]], %[[X]], %[[D]] : vector<2xi1>, vector<2xf32>
+// CHECK: arith.remf %{{.*}}, %{{.*}} : f32
+gpu.module @kernels {
+  gpu.func @remainders(%p: !llvm.ptr<1>, %x: vector<2xf32>, %y: vector<2xf32>, %u: f32, %v: f32) kernel {
+    %triton = arith.remf %x, %y fastmath<afn> : vector<2xf32>
+    %exact = arith.remf %u, %v : f32
+    llvm.store %triton, %p : vector<2xf32>, !llvm.ptr<1>
+    %q = llvm.getelementptr %p[2] : (!llvm.ptr<1>) -> !llvm.ptr<1>, f32
+    llvm.store %exact, %q : f32, !llvm.ptr<1>
+    gpu.return
+  }
+}
+
+// -----
+
+// Triton's minimum, maximum and fma are LLVM's intrinsics and its abs
+// clears the sign bit, for every float type: libdevice's functions, linked
+// flushing subnormals, would flush them.
+// CHECK-LABEL: func @intrinsics
+// CHECK: %[[MASK:.*]] = arith.constant 32767 : i16
+// CHECK: llvm.intr.maxnum(%{{.*}}, %{{.*}}) : (vector<2xf32>, vector<2xf32>) -> vector<2xf32>
+// CHECK: llvm.intr.minnum(%{{.*}}, %{{.*}}) : (f16, f16) -> f16
+// CHECK: llvm.intr.fma(%{{.*}}, %{{.*}}, %{{.*}}) : (vector<2xf32>, vector<2xf32>, vector<2xf32>) -> vector<2xf32>
+// CHECK: %[[B:.*]] = arith.bitcast %{{.*}} : f16 to i16
+// CHECK: %[[A:.*]] = arith.andi %[[B]], %[[MASK]] : i16
+// CHECK: arith.bitcast %[[A]] : i16 to f16
+// CHECK-NOT: arith.maxnumf
+// CHECK-NOT: math.absf
+gpu.module @kernels {
+  gpu.func @intrinsics(%p: !llvm.ptr<1>, %x: vector<2xf32>, %y: vector<2xf32>, %h: f16, %g: f16) kernel {
+    %max = arith.maxnumf %x, %y : vector<2xf32>
+    %min = arith.minnumf %h, %g : f16
+    %fma = math.fma %max, %x, %y : vector<2xf32>
+    %abs = math.absf %min : f16
+    llvm.store %fma, %p : vector<2xf32>, !llvm.ptr<1>
+    %q = llvm.getelementptr %p[2] : (!llvm.ptr<1>) -> !llvm.ptr<1>, f32
+    llvm.store %abs, %q : f16, !llvm.ptr<1>
+    gpu.return
+  }
+}

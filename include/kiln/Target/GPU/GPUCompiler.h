@@ -14,6 +14,7 @@
 #include "kiln/Target/NVPTX/NVPTXTarget.h"
 
 #include "mlir/Support/LLVM.h"
+#include "llvm/ADT/StringRef.h"
 
 #include <string>
 
@@ -91,7 +92,20 @@ int64_t getCapabilityOfChip(llvm::StringRef chip);
 /// 163 KiB on 8.0, 99 KiB on 8.6), or the static 48 KiB where unknown.
 int64_t getMaxSharedBytesPerBlock(int64_t capability);
 
-/// Compiles `module` (tile kernels, or already lowered) for `options`.
+/// The unit attribute of a tile kernel (func.func) written in Triton's
+/// idiom, which links libdevice as Triton does: flushing subnormals
+/// (nvptx::TargetOptions::libdeviceFlushesSubnormals). The Python front end
+/// sets it; kernels of the array level, which computes as numpy does, do
+/// not have it.
+inline constexpr llvm::StringLiteral kLibdeviceFtzAttrName =
+    "tile.libdevice_ftz";
+
+/// Whether a tile kernel of `module` has kLibdeviceFtzAttrName: then
+/// libdevice is linked flushing subnormals for the whole module.
+bool hasLibdeviceFtzKernels(mlir::ModuleOp module);
+
+/// Compiles `module` (tile kernels, or already lowered) for `options`;
+/// libdevice flushes subnormals where hasLibdeviceFtzKernels says so.
 /// Diagnostics go to the module's context; the returned failure has been
 /// reported there.
 mlir::FailureOr<GPUBinary> compileForGPU(mlir::ModuleOp module,

@@ -44,6 +44,11 @@ struct TargetOptions {
   /// libdevice.10.bc, linked when the module calls `__nv_*` functions. Empty
   /// searches for it (see findLibdevice).
   std::string libdevicePath;
+  /// libdevice flushes subnormal inputs and results to zero (its
+  /// __nvvm_reflect("__CUDA_FTZ") is 1), as Triton links it by default
+  /// (`enable_reflect_ftz`): exp2 is then ex2.approx.ftz.f32, and the other
+  /// functions their FTZ forms.
+  bool libdeviceFlushesSubnormals = false;
 };
 
 /// Checks that `chip` is known, that `ptxVersion` is well formed, known to

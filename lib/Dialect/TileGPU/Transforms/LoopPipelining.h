@@ -91,12 +91,23 @@ void emitStage0(mlir::OpBuilder &b, mlir::Location loc, LoopPlan &plan,
                 mlir::scf::ForOp loop, mlir::IRMapping &mapping);
 
 /// Rewrites the dots of `loop`'s body that accumulate for wgmma and read
-/// B from a slot as tilegpu.warpgroup_dot (PipelineLoops.cpp says how).
+/// B from a slot as tilegpu.warpgroup_dot (PipelineLoops.cpp says how),
+/// taking the buffers it writes before the loop from `spareBytes`.
 /// Returns whether there were any.
 bool useWarpgroupDots(
-    mlir::scf::ForOp loop, int64_t spareBytes,
+    mlir::scf::ForOp loop, int64_t &spareBytes,
     const llvm::DenseMap<mlir::Value, mlir::RankedTensorType> &stagedTypes,
     StagedOperands &staged, llvm::DenseSet<mlir::Operation *> &explained);
+
+/// Makes the dots of `loop`'s body on mma.sync read their 16-bit
+/// operands that the loop does not change, converted from tiles in
+/// registers (an attention's queries, its backward's keys and values),
+/// from a slot of their own, written once before the loop and read with
+/// ldmatrix where each dot needs them, as Triton does: their registers
+/// are not held through the loop. Each buffer is taken from `spareBytes`;
+/// an operand that does not fit stays in registers.
+void readInvariantOperandsFromSlots(mlir::scf::ForOp loop, int64_t &spareBytes,
+                                    StagedOperands &staged);
 
 /// The dot of `loop` whose wgmma may run on while the next iteration
 /// waits for its slots: the loop's only dot, accumulating for wgmma into

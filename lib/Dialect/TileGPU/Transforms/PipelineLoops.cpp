@@ -448,9 +448,11 @@ static bool hasWarpgroupAccumulator(tile::DotOp dot) {
 /// (the causal attention backward's two loops over the same keys), are in
 /// `staged` by the tile converted: the loops share the buffer, and the
 /// tile's registers are not kept alive across the first loop.
+/// `forWarpgroup`: wgmma reads the slot (through the async proxy).
 static std::pair<Value, Value> stageInvariantOperand(scf::ForOp loop, Value a,
                                                      int64_t &spareBytes,
-                                                     StagedOperands &staged) {
+                                                     StagedOperands &staged,
+                                                     bool forWarpgroup) {
   auto convert = a.getDefiningOp<ConvertLayoutOp>();
   if (!convert || !loop.isDefinedOutsideOfLoop(a))
     return {};
@@ -471,11 +473,12 @@ static std::pair<Value, Value> stageInvariantOperand(scf::ForOp loop, Value a,
                         /*transposed=*/false));
   Value slot = arith::ConstantIntOp::create(b, loc, 0, 32);
   // In a loop around this one (over an attention's query blocks), the
-  // previous iteration's wgmma may still read the slot in other warps.
+  // previous iteration's dots may still read the slot in other warps.
   gpu::BarrierOp::create(b, loc);
   LocalStoreOp::create(b, loc, convert.getSrc(), buffer, slot);
   // wgmma reads the slot through the async proxy.
-  FenceAsyncSharedOp::create(b, loc);
+  if (forWarpgroup)
+    FenceAsyncSharedOp::create(b, loc);
   gpu::BarrierOp::create(b, loc);
   return staged[convert.getSrc()] = {buffer, slot};
 }
@@ -512,6 +515,28 @@ static std::pair<Value, Value> transposeOperand(scf::ForOp loop, tile::DotOp dot
   return {buffer, slot};
 }
 
+/// Bytes of the slots written before an earlier loop that `loop`'s dots
+/// will read too (stageInvariantOperand shares them): they hold their
+/// operands while `loop`'s stages do.
+static int64_t getSharedOperandBytes(scf::ForOp loop,
+                                     const StagedOperands &staged) {
+  DenseSet<Value> counted;
+  int64_t bytes = 0;
+  DominanceInfo dominance;
+  for (auto dot : loop.getBody()->getOps<tile::DotOp>())
+    for (Value operand : {dot.getA(), dot.getB()}) {
+      auto convert = operand.getDefiningOp<ConvertLayoutOp>();
+      if (!convert || !loop.isDefinedOutsideOfLoop(operand))
+        continue;
+      auto it = staged.find(convert.getSrc());
+      if (it != staged.end() &&
+          dominance.properlyDominates(it->second.first, loop) &&
+          counted.insert(it->second.first).second)
+        bytes += getTileBytes(convert.getType());
+    }
+  return bytes;
+}
+
 /// Rewrites the dots of `loop`'s body that accumulate for wgmma and read
 /// B from a slot as tilegpu.warpgroup_dot, which reads the slots in place:
 /// A too when it has one, or when the loop does not change it and it fits
@@ -525,7 +550,7 @@ static std::pair<Value, Value> transposeOperand(scf::ForOp loop, tile::DotOp dot
 /// added to `explained`. `stagedTypes` has the type of the load staged
 /// in each buffer. Returns whether there were any.
 bool pipelining::useWarpgroupDots(
-    scf::ForOp loop, int64_t spareBytes,
+    scf::ForOp loop, int64_t &spareBytes,
     const DenseMap<Value, RankedTensorType> &stagedTypes,
     StagedOperands &staged, DenseSet<Operation *> &explained) {
   bool any = false;
@@ -568,7 +593,8 @@ bool pipelining::useWarpgroupDots(
     }
     auto [aBuffer, aSlot] =
         a ? std::make_pair(a.getBuffer(), a.getSlot())
-          : stageInvariantOperand(loop, dot.getA(), spareBytes, staged);
+          : stageInvariantOperand(loop, dot.getA(), spareBytes, staged,
+                                  /*forWarpgroup=*/true);
     OpBuilder builder(dot);
     auto warpgroupDot =
         aBuffer ? WarpgroupDotOp::create(builder, dot.getLoc(), dot.getType(),
@@ -585,6 +611,26 @@ bool pipelining::useWarpgroupDots(
     any = true;
   }
   return any;
+}
+
+void pipelining::readInvariantOperandsFromSlots(scf::ForOp loop,
+                                                int64_t &spareBytes,
+                                                StagedOperands &staged) {
+  for (auto dot : loop.getBody()->getOps<tile::DotOp>()) {
+    if (hasWarpgroupAccumulator(dot))
+      continue;
+    for (OpOperand *operand : {&dot.getAMutable(), &dot.getBMutable()}) {
+      auto type = cast<RankedTensorType>(operand->get().getType());
+      if (type.getElementTypeBitWidth() != 16)
+        continue;
+      auto [buffer, slot] = stageInvariantOperand(
+          loop, operand->get(), spareBytes, staged, /*forWarpgroup=*/false);
+      if (!buffer)
+        continue;
+      OpBuilder b(dot);
+      operand->set(LocalLoadOp::create(b, dot.getLoc(), type, buffer, slot));
+    }
+  }
 }
 
 void pipelining::allocateSlots(OpBuilder &b, Location loc, LoopPlan &plan,
@@ -877,18 +923,24 @@ static scf::ForOp pipelineLoop(scf::ForOp loop, LoopPlan &plan, int64_t stages,
   size_t numResults = loop.getNumResults();
   for (auto [i, arg] : llvm::enumerate(plan.laggingArgs))
     current.map(arg, pipelined.getRegionIterArgs()[numResults + i]);
+  // A dot operand is read from its slot where the body converted it, not
+  // all at the top: its registers are live from there to the dot only.
+  DenseMap<Operation *, Value> slotReads;
   for (auto [staged, buffer, view] : llvm::zip(plan.loads, buffers, views)) {
     for (ConvertLayoutOp convert : staged.converts)
-      current.map(convert.getResult(),
-                  LocalLoadOp::create(b, loc, convert.getType(), buffer, slot)
-                      .getResult());
+      slotReads[convert] = buffer;
     for (ConvertLayoutOp convert : staged.transposedConverts)
-      current.map(convert.getResult(),
-                  LocalLoadOp::create(b, loc, convert.getType(), view, slot)
-                      .getResult());
+      slotReads[convert] = view;
   }
   auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
   for (Operation &op : loop.getBody()->without_terminator()) {
+    if (Value buffer = slotReads.lookup(&op)) {
+      current.map(
+          op.getResult(0),
+          LocalLoadOp::create(b, loc, op.getResult(0).getType(), buffer, slot)
+              .getResult());
+      continue;
+    }
     auto read = llvm::find_if(plan.loads, [&](StagedLoad &s) {
       return s.load == &op && s.readsOwnLayout();
     });
@@ -931,6 +983,7 @@ static scf::ForOp pipelineLoop(scf::ForOp loop, LoopPlan &plan, int64_t stages,
   scf::YieldOp::create(b, loc, yielded);
   bool warpgroupDots = useWarpgroupDots(pipelined, spareBytes, stagedTypes,
                                         stagedOperands, explained);
+  readInvariantOperandsFromSlots(pipelined, spareBytes, stagedOperands);
   if (warpgroupDots && asyncCopies) {
     // wgmma reads the slots through the async proxy, which TMA writes
     // them through too; cp.async writes them through the generic one.
@@ -1019,9 +1072,11 @@ void TilePipelineLoopsPass::runOnOperation() {
     FailureOr<LoopPlan> plan = planLoop(loop, stages, tensorMaps,
                                         bool(explicitStages), axisInfo, whyNot);
     // The shared memory the slots may take: the block's, less the scratch
-    // of the ops that run beside them.
+    // of the ops that run beside them and the operands' slots written
+    // before an earlier loop.
+    int64_t sharedOperandBytes = getSharedOperandBytes(loop, stagedOperands);
     auto getBudget = [&](const LoopPlan &planned) {
-      return std::max<int64_t>(0, sharedMemoryLimit -
+      return std::max<int64_t>(0, sharedMemoryLimit - sharedOperandBytes -
                                       getConcurrentScratchBound(loop, planned));
     };
     // Where the other loads keep the dots' operands from being staged

@@ -7,7 +7,8 @@
 // variable shifted, and the rest of the body computes them again for its
 // own step (they depend on nothing the loop carries). On sm_90a the dot
 // becomes a warpgroup_dot with A in registers and B in its slot; on sm_80
-// it reads B's slot as a dot operand.
+// it reads B's slot as a dot operand where the body converted B, just
+// before the dot, so that B's registers are not live through A's prologue.
 // CHECK-LABEL: func.func @cast_a
 // CHECK: %[[B:.*]] = tilegpu.local_alloc : memref<3x32x64xf16, 3>
 // CHECK: scf.for %[[K:[^ ]*]] = {{.*}} iter_args(%[[ACC:[^ ]*]] = %{{.*}})
@@ -27,9 +28,11 @@
 // CHECK:   tilegpu.warpgroup_dot %[[A]], %[[B]][%[[SLOT]]], %[[ACC]] : tensor<64x32xf16, #{{.*}}>, memref<3x32x64xf16, 3>
 // SM80-LABEL: func.func @cast_a
 // SM80: scf.for %[[K:[^ ]*]] =
-// SM80:   %[[BD:.*]] = tilegpu.local_load
+// SM80-NOT: tilegpu.local_load
 // SM80:   tile.splat %[[K]] : i32 -> tensor<32xi32
-// SM80:   tile.dot %{{.*}}, %[[BD]],
+// SM80:   %[[AD:.*]] = tilegpu.convert_layout
+// SM80-NEXT: %[[BD:.*]] = tilegpu.local_load
+// SM80-NEXT: tile.dot %[[AD]], %[[BD]],
 func.func @cast_a(%a: !tile.ptr<f32> {tile.divisibility = 16 : i64}, %b: !tile.ptr<f16> {tile.divisibility = 16 : i64}, %c: !tile.ptr<f32> {tile.divisibility = 16 : i64}, %K: i32 {tile.divisibility = 16 : i64}) {
   %c0 = arith.constant 0 : i32
   %c32 = arith.constant 32 : i32

@@ -102,7 +102,8 @@ def TilePipelineLoopsPass : Pass<"tile-pipeline-loops", "mlir::ModuleOp"> {
     such load becomes a `tilegpu.async_copy` (cp.async) into one of
     `num-stages` slots of a shared buffer, issued `num-stages - 1`
     iterations ahead, and the conversion a `tilegpu.local_load` from the
-    slot of the current iteration. A prologue starts the first
+    slot of the current iteration, where the body converted it (its
+    registers are live from there to the dot only). A prologue starts the first
     `num-stages - 1` copies; each iteration waits for its own, meets at a
     barrier (which also frees the slot the next copy overwrites), starts
     the next and computes; copies past the end are masked off.
@@ -118,7 +119,9 @@ def TilePipelineLoopsPass : Pass<"tile-pipeline-loops", "mlir::ModuleOp"> {
     16-byte pieces, the rest of the body uses what was computed from a
     carried value, or the slots would not fit in shared memory
     (`shared-memory-limit` less a bound on the scratch of the ops that run
-    while they hold data: the loop's, and those of loops around it).
+    while they hold data: the loop's, and those of loops around it; and
+    less the slots of operands written before an earlier loop that this
+    one reads too).
     `tile.num_stages` on a loop overrides the option; 1 or less turns
     pipelining off. A loop that has it (Triton's `tl.range(...,
     num_stages=)`) has its other loads copied ahead too, as Triton's
@@ -134,7 +137,13 @@ def TilePipelineLoopsPass : Pass<"tile-pipeline-loops", "mlir::ModuleOp"> {
     the slots leave holds it; else from registers, where a prologue such
     as a cast computed it); the loop then fences the completed copies into
     the async proxy (`tilegpu.fence_async_shared`) before its barrier. Any
-    other warpgroup dot stays on mma.sync with a remark. In a K loop (its
+    other warpgroup dot stays on mma.sync with a remark. A dot on mma.sync
+    reads its 16-bit operands that the loop does not change, converted
+    from registers before it (an attention's queries, its backward's keys
+    and values), from a slot of their own written the same way, where the
+    shared memory the slots leave holds it: `ldmatrix` just before each
+    dot, as Triton does, instead of registers held through the loop.
+    In a K loop (its
     only dot accumulates into a value the loop carries and nothing else,
     reads its operands from slots or A from registers the loop does not
     change, and is not 8-bit) the dot is `async`: its wgmma runs on while
