@@ -34,16 +34,10 @@ static int64_t getStagingBytes(tile::DotOp op) {
   return bytes;
 }
 
-/// Whether the dot runs on tensor cores (the mma lowering's business).
-static bool isMmaDot(tile::DotOp dot) {
-  return isa_and_present<tilegpu::MmaEncodingAttr>(
-      cast<RankedTensorType>(dot.getAcc().getType()).getEncoding());
-}
-
 LogicalResult kiln::tiletogpu::checkDotLowerable(Operation *op,
                                                  int64_t sharedMemoryLimit) {
   auto dot = cast<tile::DotOp>(op);
-  if (isMmaDot(dot))
+  if (tilegpu::runsOnTensorCores(dot))
     return success();
   Type element = getElementTypeOrSelf(dot.getA().getType());
   if (!element.isF16() && !element.isBF16() && !element.isF32() &&
@@ -71,7 +65,7 @@ struct DotLowering : OpConversionPattern<tile::DotOp> {
   matchAndRewrite(tile::DotOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     // The pass checked every dot before converting (checkDotLowerable).
-    if (isMmaDot(op))
+    if (tilegpu::runsOnTensorCores(op))
       return failure();
     Location loc = op.getLoc();
     auto aType = cast<RankedTensorType>(op.getA().getType());

@@ -280,6 +280,11 @@ MemRefType kiln::tilegpu::getSlotBufferType(int64_t stages,
   return MemRefType::get({stages, rows, columns}, element, layout, space);
 }
 
+bool kiln::tilegpu::runsOnTensorCores(tile::DotOp dot) {
+  return isa_and_present<DotOperandEncodingAttr>(
+      cast<RankedTensorType>(dot.getA().getType()).getEncoding());
+}
+
 bool kiln::tilegpu::hasTransposedSlots(MemRefType buffer) {
   auto strided = dyn_cast<StridedLayoutAttr>(buffer.getLayout());
   return strided && buffer.getRank() == 3 &&

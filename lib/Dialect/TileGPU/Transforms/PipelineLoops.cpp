@@ -433,11 +433,11 @@ void pipelining::emitStage0(OpBuilder &b, Location loc, LoopPlan &plan,
           buffer, slot, barriers, valid);
 }
 
-/// Whether `dot` accumulates in a layout for wgmma.
+/// Whether `dot` runs on tensor cores accumulating in a layout for wgmma.
 static bool hasWarpgroupAccumulator(tile::DotOp dot) {
   auto mma = dyn_cast_or_null<MmaEncodingAttr>(
       cast<RankedTensorType>(dot.getType()).getEncoding());
-  return mma && mma.getWarpgroup();
+  return mma && mma.getWarpgroup() && runsOnTensorCores(dot);
 }
 
 /// A one-slot buffer, written before `loop`, of `a`: a dot operand the
@@ -617,7 +617,7 @@ void pipelining::readInvariantOperandsFromSlots(scf::ForOp loop,
                                                 int64_t &spareBytes,
                                                 StagedOperands &staged) {
   for (auto dot : loop.getBody()->getOps<tile::DotOp>()) {
-    if (hasWarpgroupAccumulator(dot))
+    if (hasWarpgroupAccumulator(dot) || !runsOnTensorCores(dot))
       continue;
     for (OpOperand *operand : {&dot.getAMutable(), &dot.getBMutable()}) {
       auto type = cast<RankedTensorType>(operand->get().getType());

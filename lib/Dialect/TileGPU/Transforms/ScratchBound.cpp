@@ -61,8 +61,7 @@ int64_t kiln::tilegpu::getScratchBound(Operation *op, int64_t numWarps) {
   if (auto dot = dyn_cast<tile::DotOp>(op)) {
     // On tensor cores the operands come in registers or from slots; on
     // CUDA cores both are staged.
-    if (isa_and_present<MmaEncodingAttr>(
-            cast<RankedTensorType>(dot.getAcc().getType()).getEncoding()))
+    if (runsOnTensorCores(dot))
       return 0;
     return getTileBytes(dot.getA()) + getTileBytes(dot.getB());
   }

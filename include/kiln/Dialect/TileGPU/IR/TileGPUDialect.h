@@ -40,6 +40,12 @@ mlir::MemRefType getSlotBufferType(int64_t stages,
 /// Whether the slots of `buffer` hold their tiles column by column.
 bool hasTransposedSlots(mlir::MemRefType buffer);
 
+/// Whether `dot` runs on tensor cores: its operands are dot operands (of
+/// its accumulator's mma layout). A dot on CUDA cores may accumulate in an
+/// mma layout too, where its result shares a tensor-core dot's group
+/// (their sum).
+bool runsOnTensorCores(tile::DotOp dot);
+
 } // namespace kiln::tilegpu
 
 #endif // KILN_DIALECT_TILEGPU_IR_TILEGPUDIALECT_H
