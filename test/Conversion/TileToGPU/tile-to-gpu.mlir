@@ -293,8 +293,10 @@ func.func @branch(%x: !tile.ptr<f32>, %flag: i1) {
 // -----
 
 // A conversion that moves elements between threads goes through shared
-// memory: everyone writes, a barrier, everyone reads. (A loaded vector is
-// converted; a range would be made again in the other layout.)
+// memory: everyone writes, a barrier, everyone reads. (A loaded vector
+// that a store follows is converted; a range, or a load that nothing may
+// overwrite before the conversion, would be made again in the other
+// layout.)
 // CHECK-LABEL: gpu.func @transpose_layout
 // CHECK: gpu.barrier
 // CHECK: llvm.store %{{.*}}, %{{.*}} : i32, !llvm.ptr<3>
@@ -305,6 +307,7 @@ func.func @transpose_layout(%a: !tile.ptr<i32>) {
   %is = tile.splat %a : !tile.ptr<i32> -> tensor<16x!tile.ptr<i32>>
   %ip = tile.addptr %is, %i : tensor<16x!tile.ptr<i32>>, tensor<16xi32>
   %r = tile.load %ip : tensor<16x!tile.ptr<i32>> -> tensor<16xi32>
+  tile.store %ip, %i : tensor<16x!tile.ptr<i32>>, tensor<16xi32>
   %rows = tile.expand_dims %r axis 1 : tensor<16xi32> -> tensor<16x1xi32>
   %cols = tile.expand_dims %r axis 0 : tensor<16xi32> -> tensor<1x16xi32>
   %c16 = arith.constant dense<16> : tensor<16x1xi32>

@@ -256,13 +256,33 @@ static void copyUniformTilesPerUse(func::FuncOp func) {
 }
 
 /// Ops of at most this many a conversion computes again instead.
-constexpr int64_t kRematerializedOps = 8;
+constexpr int64_t kRematerializedOps = 12;
+
+/// Whether nothing between `load` and `at`, later in its block, may write
+/// memory: a load made again at `at` reads what `load` read.
+static bool readsTheSameAt(tile::LoadOp load, Operation *at) {
+  if (load->getBlock() != at->getBlock() || !load->isBeforeInBlock(at))
+    return false;
+  for (Operation *op = load->getNextNode(); op != at; op = op->getNextNode()) {
+    std::optional<SmallVector<MemoryEffects::EffectInstance>> effects =
+        getEffectsRecursively(op);
+    if (!effects || llvm::any_of(*effects, [](const auto &effect) {
+          return isa<MemoryEffects::Write>(effect.getEffect());
+        }))
+      return false;
+  }
+  return true;
+}
 
 /// Whether `value` is computed from scalars by a few ops that each make a
-/// tile of their result's shape in any layout (ranges, splats, constants
-/// and elementwise arithmetic on those: an index vector such as
-/// `start + arange(0, n)`); appends them to `ops`, operands first.
-static bool isRematerializable(Value value, SetVector<Operation *> &ops) {
+/// tile of their result's shape in any layout (ranges, splats, constants,
+/// elementwise arithmetic and pointer offsets on those: an index vector
+/// such as `start + arange(0, n)`, and 1-D loads through such pointers
+/// that nothing before `at` may overwrite: an attention backward's row
+/// statistics, a bias), to be made again at `at`; appends them to `ops`,
+/// operands first.
+static bool isRematerializable(Value value, Operation *at,
+                               SetVector<Operation *> &ops) {
   Operation *op = value.getDefiningOp();
   if (!op || !isa<RankedTensorType>(value.getType()))
     return false;
@@ -273,12 +293,17 @@ static bool isRematerializable(Value value, SetVector<Operation *> &ops) {
     ops.insert(op);
     return ops.size() <= kRematerializedOps;
   }
-  if (!isa<arith::ArithDialect>(op->getDialect()) || op->getNumResults() != 1 ||
-      !isPure(op))
+  auto load = dyn_cast<tile::LoadOp>(op);
+  if (load && (cast<RankedTensorType>(load.getType()).getRank() != 1 ||
+               !readsTheSameAt(load, at)))
+    return false;
+  if (!load && !isa<tile::AddPtrOp>(op) &&
+      (!isa<arith::ArithDialect>(op->getDialect()) ||
+       op->getNumResults() != 1 || !isPure(op)))
     return false;
   for (Value operand : op->getOperands())
     if (isa<RankedTensorType>(operand.getType()) &&
-        !isRematerializable(operand, ops))
+        !isRematerializable(operand, at, ops))
       return false;
   ops.insert(op);
   return ops.size() <= kRematerializedOps;
@@ -320,7 +345,7 @@ static void rematerializeConversions(func::FuncOp func) {
   });
   for (ConvertLayoutOp convert : converts) {
     SetVector<Operation *> ops;
-    if (!isRematerializable(convert.getSrc(), ops))
+    if (!isRematerializable(convert.getSrc(), convert, ops))
       continue;
     Attribute encoding = convert.getType().getEncoding();
     OpBuilder b(convert);

@@ -543,7 +543,9 @@ static int64_t getSharedOperandBytes(scf::ForOp loop,
 /// `spareBytes` (then it is written into a slot of its own once, before
 /// the loop, as Triton keeps an attention's queries in shared memory,
 /// which frees their registers); else A stays in registers, as a prologue
-/// such as a cast left it. An 8-bit dot (i8, or 8-bit floats) needs A in a
+/// such as a cast left it. A 16-bit B the loop does not change is written
+/// into a slot of its own the same way where it fits (else the dot stays
+/// on mma.sync, with a remark). An 8-bit dot (i8, or 8-bit floats) needs A in a
 /// slot and B K-major (an
 /// N-major B is transposed into a buffer of its own each iteration);
 /// where it cannot have them it stays on mma.sync, with a remark, and is
@@ -557,11 +559,34 @@ bool pipelining::useWarpgroupDots(
   for (auto dot : llvm::make_early_inc_range(loop.getBody()->getOps<tile::DotOp>())) {
     auto a = dot.getA().getDefiningOp<LocalLoadOp>();
     auto b = dot.getB().getDefiningOp<LocalLoadOp>();
-    if (!hasWarpgroupAccumulator(dot) || !b)
+    if (!hasWarpgroupAccumulator(dot))
       continue;
-    Value bBuffer = b.getBuffer(), bSlot = b.getSlot();
-    if (getElementTypeOrSelf(dot.getB().getType()).getIntOrFloatBitWidth() ==
-        8) {
+    bool eightBit =
+        getElementTypeOrSelf(dot.getB().getType()).getIntOrFloatBitWidth() == 8;
+    Value bBuffer, bSlot;
+    if (b) {
+      bBuffer = b.getBuffer();
+      bSlot = b.getSlot();
+    } else if (loop.isDefinedOutsideOfLoop(dot.getB())) {
+      // A B the loop does not change (weights applied to each block of
+      // rows) is written into a slot of its own, N-major, as A is.
+      if (!eightBit)
+        std::tie(bBuffer, bSlot) = stageInvariantOperand(
+            loop, dot.getB(), spareBytes, staged, /*forWarpgroup=*/true);
+      if (!bBuffer) {
+        dot.emitRemark()
+            << "on mma.sync, not wgmma: wgmma reads B from shared memory, "
+               "and this B, the same in every iteration, "
+            << (eightBit ? "is 8-bit, which wgmma reads K-major only"
+                         : "does not fit in shared memory beside the "
+                           "pipeline's slots");
+        explained.insert(dot);
+        continue;
+      }
+    } else {
+      continue;
+    }
+    if (eightBit) {
       if (!a) {
         dot.emitRemark() << "on mma.sync, not wgmma: wgmma reads 8-bit A from "
                             "shared memory only, and this A is computed in "

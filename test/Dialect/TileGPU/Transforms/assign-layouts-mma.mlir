@@ -265,3 +265,71 @@ func.func @attention_rows(%q: tensor<64x32xf16>, %kbase: !tile.ptr<f16> {tile.di
   tile.store %mp, %rows : tensor<64x!tile.ptr<f32>>, tensor<64xf32>
   return
 }
+
+// -----
+
+// A 1-D load that an accumulator's broadcast wants in the slice of the mma
+// layout (a bias; an attention backward's row statistics) is made again
+// there, through its pointers, instead of converted through shared memory
+// (a store, barriers, a load), where nothing between the load and the
+// conversion may write memory.
+// CHECK-LABEL: func.func @bias_load
+// CHECK: %[[P:.*]] = tile.addptr %{{.*}}, %{{.*}} : tensor<64x!tile.ptr<f32>, #[[$SLICE:slice[0-9]*]]>
+// CHECK: %[[V:.*]] = tile.load %[[P]] : tensor<64x!tile.ptr<f32>, #[[$SLICE]]> -> tensor<64xf32, #[[$SLICE]]>
+// CHECK: tile.expand_dims %[[V]] axis 0
+// CHECK-NOT: tilegpu.convert_layout {{.*}} : tensor<64xf32
+func.func @bias_load(%a: tensor<64x32xf16>, %b: tensor<32x64xf16>, %bias: !tile.ptr<f32> {tile.divisibility = 16 : i64}, %o: !tile.ptr<f32> {tile.divisibility = 16 : i64}) {
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+  %d = tile.dot %a, %b, %zero : tensor<64x32xf16>, tensor<32x64xf16> -> tensor<64x64xf32>
+  %r = tile.range 0 to 64 : tensor<64xi32>
+  %bs = tile.splat %bias : !tile.ptr<f32> -> tensor<64x!tile.ptr<f32>>
+  %bp = tile.addptr %bs, %r : tensor<64x!tile.ptr<f32>>, tensor<64xi32>
+  %v = tile.load %bp : tensor<64x!tile.ptr<f32>> -> tensor<64xf32>
+  %e = tile.expand_dims %v axis 0 : tensor<64xf32> -> tensor<1x64xf32>
+  %eb = tile.broadcast %e : tensor<1x64xf32> -> tensor<64x64xf32>
+  %s = arith.addf %d, %eb : tensor<64x64xf32>
+  %rows = tile.expand_dims %r axis 1 : tensor<64xi32> -> tensor<64x1xi32>
+  %c64 = arith.constant dense<64> : tensor<64x1xi32>
+  %ro = arith.muli %rows, %c64 : tensor<64x1xi32>
+  %rob = tile.broadcast %ro : tensor<64x1xi32> -> tensor<64x64xi32>
+  %cols = tile.expand_dims %r axis 0 : tensor<64xi32> -> tensor<1x64xi32>
+  %cob = tile.broadcast %cols : tensor<1x64xi32> -> tensor<64x64xi32>
+  %off = arith.addi %rob, %cob : tensor<64x64xi32>
+  %os = tile.splat %o : !tile.ptr<f32> -> tensor<64x64x!tile.ptr<f32>>
+  %op = tile.addptr %os, %off : tensor<64x64x!tile.ptr<f32>>, tensor<64x64xi32>
+  tile.store %op, %s : tensor<64x64x!tile.ptr<f32>>, tensor<64x64xf32>
+  return
+}
+
+// -----
+
+// A store between the load and the conversion could change what a second
+// load reads: the conversion stays.
+// CHECK-LABEL: func.func @bias_load_after_a_store
+// CHECK: tile.load
+// CHECK: tile.store
+// CHECK: tilegpu.convert_layout {{.*}} : tensor<64xf32, #{{.*}}> -> tensor<64xf32, #{{slice[0-9]*}}>
+func.func @bias_load_after_a_store(%a: tensor<64x32xf16>, %b: tensor<32x64xf16>, %bias: !tile.ptr<f32> {tile.divisibility = 16 : i64}, %o: !tile.ptr<f32> {tile.divisibility = 16 : i64}) {
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+  %d = tile.dot %a, %b, %zero : tensor<64x32xf16>, tensor<32x64xf16> -> tensor<64x64xf32>
+  %r = tile.range 0 to 64 : tensor<64xi32>
+  %bs = tile.splat %bias : !tile.ptr<f32> -> tensor<64x!tile.ptr<f32>>
+  %bp = tile.addptr %bs, %r : tensor<64x!tile.ptr<f32>>, tensor<64xi32>
+  %v = tile.load %bp : tensor<64x!tile.ptr<f32>> -> tensor<64xf32>
+  %twice = arith.addf %v, %v : tensor<64xf32>
+  tile.store %bp, %twice : tensor<64x!tile.ptr<f32>>, tensor<64xf32>
+  %e = tile.expand_dims %v axis 0 : tensor<64xf32> -> tensor<1x64xf32>
+  %eb = tile.broadcast %e : tensor<1x64xf32> -> tensor<64x64xf32>
+  %s = arith.addf %d, %eb : tensor<64x64xf32>
+  %rows = tile.expand_dims %r axis 1 : tensor<64xi32> -> tensor<64x1xi32>
+  %c64 = arith.constant dense<64> : tensor<64x1xi32>
+  %ro = arith.muli %rows, %c64 : tensor<64x1xi32>
+  %rob = tile.broadcast %ro : tensor<64x1xi32> -> tensor<64x64xi32>
+  %cols = tile.expand_dims %r axis 0 : tensor<64xi32> -> tensor<1x64xi32>
+  %cob = tile.broadcast %cols : tensor<1x64xi32> -> tensor<64x64xi32>
+  %off = arith.addi %rob, %cob : tensor<64x64xi32>
+  %os = tile.splat %o : !tile.ptr<f32> -> tensor<64x64x!tile.ptr<f32>>
+  %op = tile.addptr %os, %off : tensor<64x64x!tile.ptr<f32>>, tensor<64x64xi32>
+  tile.store %op, %s : tensor<64x64x!tile.ptr<f32>>, tensor<64x64xf32>
+  return
+}

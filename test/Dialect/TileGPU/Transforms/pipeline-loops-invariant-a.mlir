@@ -216,7 +216,15 @@ func.func @two_loops_one_a(%a: !tile.ptr<f16> {tile.divisibility = 16 : i64}, %b
 
 // On mma.sync a B the loop does not change is read from its slot too
 // (ldmatrix.trans), and an operand of 32-bit elements (a tf32 product)
-// stays in registers: ldmatrix reads 16-bit elements only.
+// stays in registers: ldmatrix reads 16-bit elements only. On sm_90a
+// wgmma reads that B from its slot (fenced into the async proxy), as it
+// reads an invariant A.
+// CHECK-LABEL: func.func @invariant_b_and_f32
+// CHECK: %[[BBUF:.*]] = tilegpu.local_alloc : memref<1x32x64xf16, 3>
+// CHECK: tilegpu.local_store %{{.*}}, %[[BBUF]][%[[BZERO:.*]]] :
+// CHECK-NEXT: tilegpu.fence_async_shared
+// CHECK: scf.for
+// CHECK: tilegpu.warpgroup_dot %{{.*}}[%{{.*}}], %[[BBUF]][%[[BZERO]]], %{{.*}} : memref<2x64x32xf16, 3>, memref<1x32x64xf16, 3>
 // SM80-LABEL: func.func @invariant_b_and_f32
 // SM80: %[[A32:.*]] = tilegpu.convert_layout %{{.*}} : tensor<64x32xf32, #{{.*}}> -> tensor<64x32xf32, #dot_op{{[0-9]*}}>
 // SM80: tilegpu.local_alloc : memref<1x32x64xf16, 3>

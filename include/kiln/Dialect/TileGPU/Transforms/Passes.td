@@ -130,7 +130,9 @@ def TilePipelineLoopsPass : Pass<"tile-pipeline-loops", "mlir::ModuleOp"> {
     the mask is false.
 
     A dot whose accumulator has a warpgroup mma layout (sm_90a) and whose
-    B comes from a slot becomes a `tilegpu.warpgroup_dot`, which wgmma runs
+    B comes from a slot (or is a 16-bit tile the loop does not change,
+    written into a slot of its own as an invariant A is) becomes a
+    `tilegpu.warpgroup_dot`, which wgmma runs
     on the slots in place (A from its slot too; an A the loop does not
     change, such as an attention's queries, from a slot of its own written
     once before the loop by `tilegpu.local_store`, where the shared memory
