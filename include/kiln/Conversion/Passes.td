@@ -186,7 +186,8 @@ def TensorMapParamsPass
 
 def ApproximateMathToNVVMPass
     : Pass<"kiln-approximate-math-to-nvvm", "mlir::gpu::GPUModuleOp"> {
-  let summary = "Lower f32 division, exp and sqrt, and min, max, fma and abs, as Triton does";
+  let summary = "Lower float math as Triton does: f32 division, remainder, "
+                "exp and sqrt; min, max, fma and abs";
   let description = [{
     Triton computes `x / y` on float32 with PTX's `div.full.f32` (2 ulp),
     `tl.fdiv(x, y, approx=True)` with `div.approx.f32`, and `tl.exp(x)` as
@@ -202,9 +203,9 @@ def ApproximateMathToNVVMPass
       then `llvm.nvvm.ex2.approx.f32` (as libdevice's `__nv_fast_expf`,
       without flushing subnormal results to zero);
     - `arith.remf` on f32 with `afn` (Triton's `%`): x - trunc(x / y) * y
-      with the quotient correctly rounded, and x where y is infinite: the
-      instructions LLVM's NVPTX back end makes of Triton's `frem` (`div.rn`,
-      `cvt.rzi`, `fma`, `testp.infinite`), not libdevice's exact `fmodf`;
+      with the quotient correctly rounded, and x where y is infinite: what
+      LLVM's NVPTX back end makes of Triton's `frem` (`div.rn`, `cvt.rzi`,
+      `fma`, a test for infinity), not libdevice's exact `fmodf`;
     - `math.sqrt` on f32 without `afn` (`tl.sqrt_rn`):
       `llvm.nvvm.sqrt.rn.f`, correctly rounded; with `afn` (`tl.sqrt`) it stays
       libdevice's `__nv_sqrtf` (`sqrt.approx.f32`, `sqrt.approx.ftz.f32`

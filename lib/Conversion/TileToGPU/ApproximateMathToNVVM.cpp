@@ -139,9 +139,9 @@ struct PreciseSqrt : OpRewritePattern<math::SqrtOp> {
 };
 
 /// f32 remainder marked `afn` (Triton's `%`): x - trunc(x / y) * y, with
-/// a correctly rounded quotient, and x where y is infinite; the
-/// instructions LLVM's NVPTX back end makes of Triton's `frem` (div.rn,
-/// cvt.rzi, fma, testp.infinite), where libdevice's fmodf is exact.
+/// a correctly rounded quotient, and x where y is infinite: what LLVM's
+/// NVPTX back end makes of Triton's `frem` (div.rn, cvt.rzi, fma, a test
+/// for infinity), where libdevice's fmodf is exact.
 struct ApproximateRemainder : OpRewritePattern<arith::RemFOp> {
   using OpRewritePattern::OpRewritePattern;
 

@@ -75,10 +75,18 @@ struct LoopPlan {
 /// memory.
 int64_t getConcurrentScratchBound(mlir::scf::ForOp loop, const LoopPlan &plan);
 
-/// Dot operands written into a slot of their own before a loop, by the
-/// tile they convert: the buffer and its slot.
-using StagedOperands =
-    llvm::DenseMap<mlir::Value, std::pair<mlir::Value, mlir::Value>>;
+/// A dot operand written into a slot of its own before a loop: the
+/// buffer, its slot, and whether the writes were fenced into the async
+/// proxy (for wgmma).
+struct StagedOperand {
+  mlir::Value buffer;
+  mlir::Value slot;
+  bool fenced = false;
+};
+
+/// The dot operands written into slots of their own, by the tile they
+/// convert.
+using StagedOperands = llvm::DenseMap<mlir::Value, StagedOperand>;
 
 /// The stage-0 ops and the staged loads' copies (into `buffers`) for the
 /// iteration whose induction variable is `iv`, with the loop-carried

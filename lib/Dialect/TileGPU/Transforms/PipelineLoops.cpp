@@ -458,8 +458,18 @@ static std::pair<Value, Value> stageInvariantOperand(scf::ForOp loop, Value a,
     return {};
   if (auto it = staged.find(convert.getSrc());
       it != staged.end() &&
-      DominanceInfo().properlyDominates(it->second.first, loop))
-    return it->second;
+      DominanceInfo().properlyDominates(it->second.buffer, loop)) {
+    StagedOperand &operand = it->second;
+    if (forWarpgroup && !operand.fenced) {
+      // An earlier loop's mma.sync read the slot; wgmma reads it through
+      // the async proxy.
+      OpBuilder b(loop);
+      FenceAsyncSharedOp::create(b, convert.getLoc());
+      gpu::BarrierOp::create(b, convert.getLoc());
+      operand.fenced = true;
+    }
+    return {operand.buffer, operand.slot};
+  }
   auto type = cast<RankedTensorType>(a.getType());
   int64_t bytes = getTileBytes(type);
   if (bytes > spareBytes)
@@ -480,7 +490,8 @@ static std::pair<Value, Value> stageInvariantOperand(scf::ForOp loop, Value a,
   if (forWarpgroup)
     FenceAsyncSharedOp::create(b, loc);
   gpu::BarrierOp::create(b, loc);
-  return staged[convert.getSrc()] = {buffer, slot};
+  staged[convert.getSrc()] = {buffer, slot, forWarpgroup};
+  return {buffer, slot};
 }
 
 /// A one-slot transposed buffer, allocated before `loop`, holding a copy
@@ -530,8 +541,8 @@ static int64_t getSharedOperandBytes(scf::ForOp loop,
         continue;
       auto it = staged.find(convert.getSrc());
       if (it != staged.end() &&
-          dominance.properlyDominates(it->second.first, loop) &&
-          counted.insert(it->second.first).second)
+          dominance.properlyDominates(it->second.buffer, loop) &&
+          counted.insert(it->second.buffer).second)
         bytes += getTileBytes(convert.getType());
     }
   return bytes;

@@ -352,3 +352,79 @@ func.func @second_loop_counts_the_slot(%a: !tile.ptr<f16> {tile.divisibility = 1
   tile.store %op, %both : tensor<64x64x!tile.ptr<f32>>, tensor<64x64xf32>
   return
 }
+
+// -----
+
+// A slot an earlier loop's mma.sync dot read (its N of 8 is not wgmma's) is
+// fenced into the async proxy before a later loop's wgmma reads it.
+// CHECK-LABEL: func.func @mma_sync_then_wgmma
+// CHECK: %[[QBUF:.*]] = tilegpu.local_alloc : memref<1x64x32xf16, 3>
+// CHECK: tilegpu.local_store %{{.*}}, %[[QBUF]]
+// CHECK-NOT: tilegpu.fence_async_shared
+// CHECK: scf.for
+// CHECK: tile.dot
+// CHECK: tilegpu.fence_async_shared
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: scf.for
+// CHECK: tilegpu.warpgroup_dot %[[QBUF]]
+func.func @mma_sync_then_wgmma(%a: !tile.ptr<f16> {tile.divisibility = 16 : i64}, %b: !tile.ptr<f16> {tile.divisibility = 16 : i64},
+                               %o: !tile.ptr<f32> {tile.divisibility = 16 : i64}, %n: i32) {
+  %zero8 = arith.constant dense<0.0> : tensor<64x8xf32>
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %r8 = tile.range 0 to 8 : tensor<8xi32>
+  %r32 = tile.range 0 to 32 : tensor<32xi32>
+  %r64 = tile.range 0 to 64 : tensor<64xi32>
+  %qm = tile.expand_dims %r64 axis 1 : tensor<64xi32> -> tensor<64x1xi32>
+  %c32 = arith.constant dense<32> : tensor<64x1xi32>
+  %qmo = arith.muli %qm, %c32 : tensor<64x1xi32>
+  %qmb = tile.broadcast %qmo : tensor<64x1xi32> -> tensor<64x32xi32>
+  %qk = tile.expand_dims %r32 axis 0 : tensor<32xi32> -> tensor<1x32xi32>
+  %qkb = tile.broadcast %qk : tensor<1x32xi32> -> tensor<64x32xi32>
+  %qoff = arith.addi %qmb, %qkb : tensor<64x32xi32>
+  %qs = tile.splat %a : !tile.ptr<f16> -> tensor<64x32x!tile.ptr<f16>>
+  %qp = tile.addptr %qs, %qoff : tensor<64x32x!tile.ptr<f16>>, tensor<64x32xi32>
+  %q = tile.load %qp : tensor<64x32x!tile.ptr<f16>> -> tensor<64x32xf16>
+  %kc = tile.expand_dims %r32 axis 1 : tensor<32xi32> -> tensor<32x1xi32>
+  %c64 = arith.constant dense<64> : tensor<32x1xi32>
+  %bk = arith.muli %kc, %c64 : tensor<32x1xi32>
+  %bkb8 = tile.broadcast %bk : tensor<32x1xi32> -> tensor<32x8xi32>
+  %bn8 = tile.expand_dims %r8 axis 0 : tensor<8xi32> -> tensor<1x8xi32>
+  %bnb8 = tile.broadcast %bn8 : tensor<1x8xi32> -> tensor<32x8xi32>
+  %boff8 = arith.addi %bkb8, %bnb8 : tensor<32x8xi32>
+  %bs8 = tile.splat %b : !tile.ptr<f16> -> tensor<32x8x!tile.ptr<f16>>
+  %bp8 = tile.addptr %bs8, %boff8 : tensor<32x8x!tile.ptr<f16>>, tensor<32x8xi32>
+  %bkb = tile.broadcast %bk : tensor<32x1xi32> -> tensor<32x64xi32>
+  %bn = tile.expand_dims %r64 axis 0 : tensor<64xi32> -> tensor<1x64xi32>
+  %bnb = tile.broadcast %bn : tensor<1x64xi32> -> tensor<32x64xi32>
+  %boff = arith.addi %bkb, %bnb : tensor<32x64xi32>
+  %bs = tile.splat %b : !tile.ptr<f16> -> tensor<32x64x!tile.ptr<f16>>
+  %bp = tile.addptr %bs, %boff : tensor<32x64x!tile.ptr<f16>>, tensor<32x64xi32>
+  %narrow = scf.for %i = %c0 to %n step %c1 iter_args(%acc_i = %zero8) -> (tensor<64x8xf32>) : i32 {
+    %k = tile.load %bp8 : tensor<32x8x!tile.ptr<f16>> -> tensor<32x8xf16>
+    %d = tile.dot %q, %k, %acc_i : tensor<64x32xf16>, tensor<32x8xf16> -> tensor<64x8xf32>
+    scf.yield %d : tensor<64x8xf32>
+  }
+  %wide = scf.for %i = %c0 to %n step %c1 iter_args(%acc_i = %zero) -> (tensor<64x64xf32>) : i32 {
+    %k = tile.load %bp : tensor<32x64x!tile.ptr<f16>> -> tensor<32x64xf16>
+    %d = tile.dot %q, %k, %acc_i : tensor<64x32xf16>, tensor<32x64xf16> -> tensor<64x64xf32>
+    scf.yield %d : tensor<64x64xf32>
+  }
+  %rows = tile.expand_dims %r64 axis 1 : tensor<64xi32> -> tensor<64x1xi32>
+  %c64r = arith.constant dense<64> : tensor<64x1xi32>
+  %ro = arith.muli %rows, %c64r : tensor<64x1xi32>
+  %rob = tile.broadcast %ro : tensor<64x1xi32> -> tensor<64x64xi32>
+  %cob = tile.broadcast %bn : tensor<1x64xi32> -> tensor<64x64xi32>
+  %ooff = arith.addi %rob, %cob : tensor<64x64xi32>
+  %os = tile.splat %o : !tile.ptr<f32> -> tensor<64x64x!tile.ptr<f32>>
+  %op = tile.addptr %os, %ooff : tensor<64x64x!tile.ptr<f32>>, tensor<64x64xi32>
+  tile.store %op, %wide : tensor<64x64x!tile.ptr<f32>>, tensor<64x64xf32>
+  %rob8 = tile.broadcast %ro : tensor<64x1xi32> -> tensor<64x8xi32>
+  %cob8 = tile.broadcast %bn8 : tensor<1x8xi32> -> tensor<64x8xi32>
+  %ooff8 = arith.addi %rob8, %cob8 : tensor<64x8xi32>
+  %os8 = tile.splat %o : !tile.ptr<f32> -> tensor<64x8x!tile.ptr<f32>>
+  %op8 = tile.addptr %os8, %ooff8 : tensor<64x8x!tile.ptr<f32>>, tensor<64x8xi32>
+  tile.store %op8, %narrow : tensor<64x8x!tile.ptr<f32>>, tensor<64x8xf32>
+  return
+}

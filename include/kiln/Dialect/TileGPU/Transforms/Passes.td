@@ -103,8 +103,8 @@ def TilePipelineLoopsPass : Pass<"tile-pipeline-loops", "mlir::ModuleOp"> {
     `num-stages` slots of a shared buffer, issued `num-stages - 1`
     iterations ahead, and the conversion a `tilegpu.local_load` from the
     slot of the current iteration, where the body converted it (its
-    registers are live from there to the dot only). A prologue starts the first
-    `num-stages - 1` copies; each iteration waits for its own, meets at a
+    registers are live from there to the dot only). A prologue starts the
+    first `num-stages - 1` copies; each iteration waits for its own, meets at a
     barrier (which also frees the slot the next copy overwrites), starts
     the next and computes; copies past the end are masked off.
 
@@ -132,8 +132,7 @@ def TilePipelineLoopsPass : Pass<"tile-pipeline-loops", "mlir::ModuleOp"> {
     A dot whose accumulator has a warpgroup mma layout (sm_90a) and whose
     B comes from a slot (or is a 16-bit tile the loop does not change,
     written into a slot of its own as an invariant A is) becomes a
-    `tilegpu.warpgroup_dot`, which wgmma runs
-    on the slots in place (A from its slot too; an A the loop does not
+    `tilegpu.warpgroup_dot`, which wgmma runs on the slots in place (A from its slot too; an A the loop does not
     change, such as an attention's queries, from a slot of its own written
     once before the loop by `tilegpu.local_store`, where the shared memory
     the slots leave holds it; else from registers, where a prologue such
@@ -144,11 +143,10 @@ def TilePipelineLoopsPass : Pass<"tile-pipeline-loops", "mlir::ModuleOp"> {
     from registers before it (an attention's queries, its backward's keys
     and values), from a slot of their own written the same way, where the
     shared memory the slots leave holds it: `ldmatrix` just before each
-    dot, as Triton does, instead of registers held through the loop.
-    In a K loop (its
-    only dot accumulates into a value the loop carries and nothing else,
-    reads its operands from slots or A from registers the loop does not
-    change, and is not 8-bit) the dot is `async`: its wgmma runs on while
+    dot, as Triton does, instead of registers held through the loop. In a
+    K loop (its only dot accumulates into a value the loop carries and
+    nothing else, reads its operands from slots or A from registers the
+    loop does not change, and is not 8-bit) the dot is `async`: its wgmma runs on while
     the next iteration waits for its slot, the copies into the slot the
     previous wgmma read start after the dot and a barrier, and a
     `tilegpu.warpgroup_wait` after the loop gives the result.
