@@ -41,6 +41,13 @@ static bool isF32(Type type) {
   return getElementTypeOrSelf(type).isF32();
 }
 
+/// Whether `op` (with fastmath flags) is f32 marked `afn`: Triton's
+/// approximation of it.
+template <typename OpTy> static bool isApproximateF32(OpTy op) {
+  return isF32(op.getType()) &&
+         bitEnumContainsAll(op.getFastmath(), arith::FastMathFlags::afn);
+}
+
 /// `compute` applied to each f32 element of `operands` (scalars or vectors
 /// of one shape), reassembled into the type of the first.
 static Value
@@ -102,8 +109,7 @@ struct ApproximateExp : OpRewritePattern<math::ExpOp> {
 
   LogicalResult matchAndRewrite(math::ExpOp op,
                                 PatternRewriter &rewriter) const override {
-    if (!isF32(op.getType()) ||
-        !bitEnumContainsAll(op.getFastmath(), arith::FastMathFlags::afn))
+    if (!isApproximateF32(op))
       return failure();
     Location loc = op.getLoc();
     Value log2e = arith::ConstantOp::create(rewriter, loc,
@@ -147,8 +153,7 @@ struct ApproximateRemainder : OpRewritePattern<arith::RemFOp> {
 
   LogicalResult matchAndRewrite(arith::RemFOp op,
                                 PatternRewriter &rewriter) const override {
-    if (!isF32(op.getType()) ||
-        !bitEnumContainsAll(op.getFastmath(), arith::FastMathFlags::afn))
+    if (!isApproximateF32(op))
       return failure();
     Location loc = op.getLoc();
     Value x = op.getLhs(), y = op.getRhs();
