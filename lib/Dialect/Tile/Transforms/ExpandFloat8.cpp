@@ -182,6 +182,91 @@ Value decode(OpBuilder &b, Location loc, Value x,
                   value);
 }
 
+/// How 8-bit floats widen to f16 by moving bits: the magnitude (exponent
+/// and mantissa) shifted into f16's fields and the sign into f16's, then a
+/// power-of-two product that rebiases the exponent, exactly for subnormals
+/// too. Where that gives every code but the NaNs its value, a widening is
+/// a few 16-bit integer ops and one f16 product (none for e5m2, whose
+/// fields are f16's) instead of a decode through f32.
+struct Float16Placement {
+  unsigned shift;  // 10 - M: where the magnitude goes in f16's bits
+  int scaleLog2;   // 15 - B: the product that rebiases the exponent
+  bool selectsNaN; // whether some NaN code does not land on an f16 NaN
+};
+
+/// 2^`exponent` as an f16.
+llvm::APFloat powerOfTwoInFloat16(int exponent) {
+  return llvm::scalbn(llvm::APFloat::getOne(llvm::APFloat::IEEEhalf()),
+                      exponent, llvm::APFloat::rmNearestTiesToEven);
+}
+
+/// The placement of `semantics` in f16, if every code but the NaNs gets its
+/// exact value from it (checked code by code).
+std::optional<Float16Placement>
+getPlacementInFloat16(const llvm::fltSemantics &semantics,
+                      const Float8Format &format) {
+  if (format.mantissaBits > 10)
+    return std::nullopt;
+  Float16Placement placement{10 - format.mantissaBits, 15 - format.bias, false};
+  // The scale is a normal f16: 2^-14 to 2^15.
+  if (placement.scaleLog2 < -14 || placement.scaleLog2 > 15)
+    return std::nullopt;
+  const llvm::fltSemantics &half = llvm::APFloat::IEEEhalf();
+  for (uint32_t code = 0; code < 0x100; ++code) {
+    llvm::APFloat expected(semantics, llvm::APInt(8, code));
+    bool lossy = false;
+    expected.convert(half, llvm::APFloat::rmNearestTiesToEven, &lossy);
+    llvm::APFloat placed(
+        half, llvm::APInt(16, ((code & 0x80) << 8) |
+                                  ((code & 0x7f) << placement.shift)));
+    placed.multiply(powerOfTwoInFloat16(placement.scaleLog2),
+                    llvm::APFloat::rmNearestTiesToEven);
+    if (expected.isNaN())
+      placement.selectsNaN |= !placed.isNaN();
+    else if (lossy || !placed.bitwiseIsEqual(expected))
+      return std::nullopt;
+  }
+  return placement;
+}
+
+/// The f16 value of the 8-bit floats `x` of `format`, placed as
+/// `placement` says.
+Value placeInFloat16(OpBuilder &b, Location loc, Value x,
+                     const Float8Format &format,
+                     const Float16Placement &placement) {
+  Builder k{b, loc, x.getType()};
+  Type i16 = k.like(b.getI16Type());
+  Type f16 = k.like(b.getF16Type());
+  auto bits16 = [&](uint32_t value) {
+    return createScalarOrSplatConstant(b, loc, i16, llvm::APInt(16, value));
+  };
+  Value bits = arith::BitcastOp::create(b, loc, k.like(b.getI8Type()), x);
+  Value code = arith::ExtUIOp::create(b, loc, i16, bits);
+  Value magnitude = arith::AndIOp::create(b, loc, code, bits16(0x7f));
+  Value sign = arith::ShLIOp::create(
+      b, loc, arith::AndIOp::create(b, loc, code, bits16(0x80)), bits16(8));
+  Value word = arith::OrIOp::create(
+      b, loc, sign,
+      arith::ShLIOp::create(b, loc, magnitude, bits16(placement.shift)));
+  Value value = arith::BitcastOp::create(b, loc, f16, word);
+  if (placement.scaleLog2 != 0)
+    value = arith::MulFOp::create(
+        b, loc, value,
+        createScalarOrSplatConstant(b, loc, f16,
+                                    powerOfTwoInFloat16(placement.scaleLog2)));
+  if (!placement.selectsNaN)
+    return value;
+  Value isNaN = format.hasNegativeZero
+                    ? k.cmp(arith::CmpIPredicate::uge, magnitude,
+                            bits16(format.nanMagnitude))
+                    : k.cmp(arith::CmpIPredicate::eq, code, bits16(0x80));
+  return k.select(
+      isNaN,
+      createScalarOrSplatConstant(
+          b, loc, f16, llvm::APFloat::getQNaN(llvm::APFloat::IEEEhalf())),
+      value);
+}
+
 /// The 8-bit floats of `format` (as i32 codes) nearest the f32 `x`,
 /// saturated to the largest finite value.
 Value encode(OpBuilder &b, Location loc, Value x, const Float8Format &format) {
@@ -262,8 +347,14 @@ struct TileExpandFloat8Pass
       Type f32 = Builder{b, loc, input.getType()}.like(b.getF32Type());
       Value converted;
       if (source) {
-        converted = convertFloat(b, loc, decode(b, loc, input, *source),
-                                 result);
+        const llvm::fltSemantics &semantics =
+            cast<FloatType>(from).getFloatSemantics();
+        std::optional<Float16Placement> placement =
+            getPlacementInFloat16(semantics, *source);
+        Value widened = placement
+                            ? placeInFloat16(b, loc, input, *source, *placement)
+                            : decode(b, loc, input, *source);
+        converted = convertFloat(b, loc, widened, result);
       } else {
         Value code = encode(b, loc, convertFloat(b, loc, input, f32), *target);
         Builder k{b, loc, input.getType()};

@@ -1,21 +1,26 @@
 // RUN: kiln-opt %s -split-input-file -tile-expand-float8 | FileCheck %s
 
-// Widening an e4m3 tile reads its bits: exponent (3 bits of mantissa
-// below it), the implicit bit of normal numbers, a power-of-two scale of
-// exponent - bias - 3 + 127 (bias 7: 117), the sign, and NaN for the
-// magnitude 0x7f (the format has no infinity).
+// Widening e4m3 places its bits in f16's: the magnitude shifted by
+// 10 - 3 mantissa bits, the sign by 8, then a product by 2^(15 - 7) = 256
+// rebiases the exponent (exact for subnormals too). The magnitude 0x7f,
+// NaN (the format has no infinity), would land on 480: it is selected.
+// A wider result converts the f16.
 // CHECK-LABEL: func.func @widen_e4m3
 // CHECK: %[[BITS:.*]] = arith.bitcast %{{.*}} : tensor<4xf8E4M3FN> to tensor<4xi8>
-// CHECK: %[[CODE:.*]] = arith.extui %[[BITS]] : tensor<4xi8> to tensor<4xi32>
-// CHECK: arith.constant dense<8> : tensor<4xi32>
-// CHECK: arith.constant dense<117> : tensor<4xi32>
-// CHECK: arith.uitofp
-// CHECK: arith.mulf
-// CHECK-NOT: 0x7F800000
-// CHECK: arith.constant dense<127> : tensor<4xi32>
-// CHECK: arith.cmpi uge
-// CHECK: arith.constant dense<0x7FC00000> : tensor<4xf32>
-// CHECK-NOT: arith.extf
+// CHECK: %[[CODE:.*]] = arith.extui %[[BITS]] : tensor<4xi8> to tensor<4xi16>
+// CHECK: %[[MAG:.*]] = arith.andi %[[CODE]], %{{.*}} : tensor<4xi16>
+// CHECK: %[[SIGN:.*]] = arith.shli
+// CHECK: %[[C7:.*]] = arith.constant dense<7> : tensor<4xi16>
+// CHECK: %[[PLACED:.*]] = arith.shli %[[MAG]], %[[C7]]
+// CHECK: %[[WORD:.*]] = arith.ori %[[SIGN]], %[[PLACED]]
+// CHECK: %[[HALF:.*]] = arith.bitcast %[[WORD]] : tensor<4xi16> to tensor<4xf16>
+// CHECK: %[[SCALE:.*]] = arith.constant dense<2.560000e+02> : tensor<4xf16>
+// CHECK: %[[VALUE:.*]] = arith.mulf %[[HALF]], %[[SCALE]]
+// CHECK: %[[C127:.*]] = arith.constant dense<127> : tensor<4xi16>
+// CHECK: %[[NAN:.*]] = arith.cmpi uge, %[[MAG]], %[[C127]]
+// CHECK: %[[QNAN:.*]] = arith.constant dense<0x7E00> : tensor<4xf16>
+// CHECK: %[[F16:.*]] = arith.select %[[NAN]], %[[QNAN]], %[[VALUE]]
+// CHECK: arith.extf %[[F16]] : tensor<4xf16> to tensor<4xf32>
 func.func @widen_e4m3(%x: tensor<4xf8E4M3FN>) -> tensor<4xf32> {
   %w = arith.extf %x : tensor<4xf8E4M3FN> to tensor<4xf32>
   return %w : tensor<4xf32>
@@ -23,18 +28,34 @@ func.func @widen_e4m3(%x: tensor<4xf8E4M3FN>) -> tensor<4xf32> {
 
 // -----
 
-// e5m2 has infinities (magnitude 0x7c) and widens to f16 exactly,
-// through f32.
+// e5m2's fields are f16's (bias 15, infinity at 0x7c, NaN above): its
+// widening is the code shifted into f16's high byte, with no product and
+// no select.
 // CHECK-LABEL: func.func @widen_e5m2_to_f16
-// CHECK-DAG: %[[INF:.*]] = arith.constant 0x7F800000 : f32
-// CHECK-DAG: %[[C124:.*]] = arith.constant 124 : i32
-// CHECK: %[[IS_INF:.*]] = arith.cmpi eq, %{{.*}}, %[[C124]] : i32
-// CHECK: arith.select %[[IS_INF]], %[[INF]], %{{.*}} : f32
-// CHECK: %[[NAN:.*]] = arith.constant 0x7FC00000 : f32
-// CHECK: %[[F32:.*]] = arith.select %{{.*}}, %[[NAN]], %{{.*}} : f32
-// CHECK-NEXT: arith.truncf %[[F32]] : f32 to f16
+// CHECK: %[[WORD:.*]] = arith.ori
+// CHECK-NEXT: %[[HALF:.*]] = arith.bitcast %[[WORD]] : i16 to f16
+// CHECK-NEXT: return %[[HALF]] : f16
 func.func @widen_e5m2_to_f16(%x: f8E5M2) -> f16 {
   %w = arith.extf %x : f8E5M2 to f16
+  return %w : f16
+}
+
+// -----
+
+// e5m2fnuz (bias 16) puts its largest exponent on f16's infinity: no
+// placement gives its values, so it is decoded exactly through f32, a
+// power-of-two scale of exponent - bias - 2 + 127 = 109 + exponent, then
+// rounded to f16 (exactly). Its only NaN is 0x80.
+// CHECK-LABEL: func.func @widen_e5m2fnuz_to_f16
+// CHECK: arith.extui %{{.*}} : i8 to i32
+// CHECK: arith.constant 109 : i32
+// CHECK: arith.uitofp
+// CHECK: arith.constant 128 : i32
+// CHECK: arith.cmpi eq
+// CHECK: %[[F32:.*]] = arith.select %{{.*}}, %{{.*}}, %{{.*}} : f32
+// CHECK-NEXT: arith.truncf %[[F32]] : f32 to f16
+func.func @widen_e5m2fnuz_to_f16(%x: f8E5M2FNUZ) -> f16 {
+  %w = arith.extf %x : f8E5M2FNUZ to f16
   return %w : f16
 }
 

@@ -50,9 +50,15 @@ def TileExpandFloat8Pass : Pass<"tile-expand-float8", "mlir::ModuleOp"> {
     sign, exponent and mantissa (`f8E4M3FN`, `f8E5M2`, `f8E4M3FNUZ`,
     `f8E5M2FNUZ`, ...), reading the format from its `APFloat` semantics:
 
-    - widening decodes the exponent and mantissa (subnormals too) into an
-      exact `f32` and then converts that to the result type (exactly for
-      `f16`, `bf16` and `f64`); the format's NaN codes give NaN and its
+    - widening places the code's bits in an `f16`'s where that gives every
+      code but the NaNs its exact value (checked code by code: `f8E4M3FN`,
+      `f8E5M2`, `f8E4M3FNUZ`): the magnitude shifted into the exponent and
+      mantissa fields, the sign into f16's, and a product by a power of two
+      that rebiases the exponent (none for `f8E5M2`, whose fields are
+      f16's), with a select for NaN codes that do not land on an f16 NaN.
+      Other formats are decoded (subnormals too) into an exact `f32`. The
+      f16 or f32 is then converted to the result type (exactly for `f16`,
+      `f32`, `bf16` and `f64`); the format's NaN codes give NaN and its
       infinities infinity;
     - narrowing takes `f16` and `bf16` to `f32` exactly (`f64` is rounded
       to `f32` first), rounds to nearest even, and saturates: a magnitude
@@ -73,8 +79,9 @@ def TileExpandFloat8Pass : Pass<"tile-expand-float8", "mlir::ModuleOp"> {
     %w = arith.extf %x : tensor<128xf8E4M3FN> to tensor<128xf32>
     // becomes
     %bits = arith.bitcast %x : tensor<128xf8E4M3FN> to tensor<128xi8>
-    %code = arith.extui %bits : tensor<128xi8> to tensor<128xi32>
-    ... // exponent, mantissa, scale, sign, NaN
+    %code = arith.extui %bits : tensor<128xi8> to tensor<128xi16>
+    ... // sign << 8 | magnitude << 7, as f16, times 256; NaN selected
+    %w = arith.extf %half : tensor<128xf16> to tensor<128xf32>
     ```
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
