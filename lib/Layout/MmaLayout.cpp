@@ -67,41 +67,71 @@ DotOperandLayout::DotOperandLayout(int64_t opIndex, MmaLayout parent,
          "invalid dot operand layout");
 }
 
-int64_t DotOperandLayout::getInstrRegisters() const {
+int64_t DotOperandLayout::getFragmentRegisters() const {
   // A is 16 x K, B is K x 8, spread over 32 lanes.
-  return (opIndex == 0 ? 16 : 8) * getInstrK() / 32;
+  return (opIndex == 0 ? 16 : 8) * getFragmentK() / 32;
+}
+
+int64_t DotOperandLayout::getInstrsPerFragment(int64_t perRegister) const {
+  assert((kWidth == perRegister || kWidth == 2 * perRegister) &&
+         "a fragment is one or two instructions' operands");
+  return kWidth / perRegister;
+}
+
+Shape DotOperandLayout::getInstrRegisters(int64_t perRegister,
+                                          int64_t instr) const {
+  int64_t instrs = getInstrsPerFragment(perRegister);
+  assert(instr >= 0 && instr < instrs && "no such instruction");
+  // The instruction's halves in its order (A: K half outer, M half inner;
+  // B: K half), each `perRegister` elements.
+  int64_t halves = opIndex == 0 ? 4 : 2;
+  Shape registers;
+  for (int64_t half = 0; half < halves; ++half) {
+    int64_t kHalf = opIndex == 0 ? half / 2 : half;
+    int64_t mHalf = opIndex == 0 ? half % 2 : 0;
+    // Two instructions: instruction s is the fragment's K half s, and the
+    // instruction's K half h is chunk h of each lane's kWidth elements.
+    int64_t fragmentHalf = instrs == 1    ? half
+                           : opIndex == 0 ? 2 * instr + mHalf
+                                          : instr;
+    int64_t chunk = instrs == 1 ? 0 : kHalf;
+    for (int64_t e = 0; e < perRegister; ++e)
+      registers.push_back(fragmentHalf * kWidth + chunk * perRegister + e);
+  }
+  return registers;
 }
 
 Shape DotOperandLayout::getRepeats(const Shape &shape) const {
   const Shape &warps = parent.getWarpsPerCTA();
   if (opIndex == 0)
     return {ceilDiv(shape[0], MmaLayout::kInstrM * warps[0]),
-            ceilDiv(shape[1], getInstrK())};
-  return {ceilDiv(shape[0], getInstrK()),
+            ceilDiv(shape[1], getFragmentK())};
+  return {ceilDiv(shape[0], getFragmentK()),
           ceilDiv(shape[1], MmaLayout::kInstrN * warps[1])};
 }
 
 int64_t DotOperandLayout::getNumRegisters(const Shape &shape) const {
   Shape repeats = getRepeats(shape);
-  return repeats[0] * repeats[1] * getInstrRegisters();
+  return repeats[0] * repeats[1] * getFragmentRegisters();
 }
 
 Shape DotOperandLayout::getRegisterOffsets(const Shape &shape,
                                            int64_t reg) const {
   Shape repeats = getRepeats(shape);
   const Shape &warps = parent.getWarpsPerCTA();
-  int64_t i = reg % getInstrRegisters(), block = reg / getInstrRegisters();
+  int64_t i = reg % getFragmentRegisters(),
+          block = reg / getFragmentRegisters();
   int64_t e = i % kWidth, half = i / kWidth;
   int64_t kHalfOffset = 4 * kWidth;
   if (opIndex == 0) {
     // Blocks: M outer, K inner; within one, (K half, M half, e).
     int64_t mBlock = block / repeats[1], kStep = block % repeats[1];
     return {mBlock * MmaLayout::kInstrM * warps[0] + 8 * (half % 2),
-            kStep * getInstrK() + kHalfOffset * (half / 2) + e};
+            kStep * getFragmentK() + kHalfOffset * (half / 2) + e};
   }
   // Blocks: N outer, K inner; within one, (K half, e).
   int64_t nBlock = block / repeats[0], kStep = block % repeats[0];
-  return {kStep * getInstrK() + kHalfOffset * half + e,
+  return {kStep * getFragmentK() + kHalfOffset * half + e,
           nBlock * MmaLayout::kInstrN * warps[1]};
 }
 

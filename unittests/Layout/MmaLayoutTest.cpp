@@ -347,12 +347,12 @@ TEST(DotOperandLayoutTest, OneInstructionMatchesTheIsaFragmentTables) {
       std::string name = operandName(opIndex, kWidth, {1, 1});
       EXPECT_EQ(layout.getOpIndex(), opIndex);
       EXPECT_EQ(layout.getKWidth(), kWidth);
-      EXPECT_EQ(layout.getInstrK(), isaInstrK(kWidth)) << name;
+      EXPECT_EQ(layout.getFragmentK(), isaInstrK(kWidth)) << name;
       EXPECT_EQ(layout.getNumWarps(), 1);
       EXPECT_EQ(layout.getThreadsPerWarp(), 32);
       // The header says getInstrRegisters is the elements of one
       // instruction's operand per lane: A's 8/4/16, B's 4/2/8.
-      EXPECT_EQ(layout.getInstrRegisters(), n) << name;
+      EXPECT_EQ(layout.getFragmentRegisters(), n) << name;
       ASSERT_EQ(layout.getNumRegisters(shape), n) << name;
       EXPECT_EQ(layout.getRepeats(shape), Shape({1, 1})) << name;
       for (int64_t lane = 0; lane < 32; ++lane)
@@ -363,6 +363,68 @@ TEST(DotOperandLayoutTest, OneInstructionMatchesTheIsaFragmentTables) {
               << " (32-bit register " << i / kWidth << ", position "
               << i % kWidth << ") of lane " << lane;
     }
+}
+
+TEST(DotOperandLayoutTest, OneInstructionTakesTheFragmentInOrder) {
+  for (int64_t kWidth : kWidths)
+    for (int64_t opIndex : opIndices) {
+      DotOperandLayout layout(opIndex, MmaLayout({1, 1}), kWidth);
+      Shape inOrder;
+      for (int64_t i = 0; i < layout.getFragmentRegisters(); ++i)
+        inOrder.push_back(i);
+      EXPECT_EQ(layout.getInstrsPerFragment(kWidth), 1);
+      EXPECT_EQ(layout.getInstrRegisters(kWidth, 0), inOrder)
+          << operandName(opIndex, kWidth, {1, 1});
+    }
+}
+
+// 16-bit elements with kWidth 4 make two m16n8k16 instructions per
+// fragment. Each instruction position (A: row, K; B: K, column) must hold
+// an element of that row or column, every fragment register must go to
+// exactly one position, and the K each position reads must be the same
+// for A and B: then the two instructions sum exactly the fragment's
+// products, in another order of K.
+TEST(DotOperandLayoutTest, TwoF16InstructionsShareOneKPermutation) {
+  const int64_t kWidth = 4, perRegister = 2, instrK = 16;
+  std::map<int64_t, std::vector<int64_t>> kOfPosition; // by operand
+  for (int64_t opIndex : opIndices) {
+    DotOperandLayout layout(opIndex, MmaLayout({1, 1}), kWidth);
+    Shape shape = opIndex == 0 ? Shape{16, 32} : Shape{32, 8};
+    ASSERT_EQ(layout.getInstrsPerFragment(perRegister), 2);
+    std::vector<int64_t> &kOf = kOfPosition[opIndex];
+    kOf.assign(2 * instrK, -1);
+    std::set<int64_t> taken;
+    for (int64_t instr = 0; instr < 2; ++instr) {
+      Shape registers = layout.getInstrRegisters(perRegister, instr);
+      ASSERT_EQ(static_cast<int64_t>(registers.size()),
+                isaOperandRegisters(opIndex, perRegister));
+      for (int64_t i = 0; i < static_cast<int64_t>(registers.size()); ++i) {
+        EXPECT_TRUE(taken.insert(registers[i]).second)
+            << "register " << registers[i] << " taken twice";
+        for (int64_t lane = 0; lane < 32; ++lane) {
+          Shape position = isaOperand(opIndex, perRegister, lane, i);
+          Shape element = layout.getCoordinates(shape, {registers[i], lane, 0});
+          int64_t kDim = opIndex == 0 ? 1 : 0, other = 1 - kDim;
+          EXPECT_EQ(element[other], position[other])
+              << operandName(opIndex, kWidth, {1, 1}) << " instruction "
+              << instr << " element " << i << " lane " << lane;
+          int64_t &k = kOf[instr * instrK + position[kDim]];
+          if (k == -1)
+            k = element[kDim];
+          EXPECT_EQ(k, element[kDim])
+              << "instruction " << instr << " reads two K at position "
+              << position[kDim] << " of operand " << opIndex;
+        }
+      }
+    }
+    EXPECT_EQ(static_cast<int64_t>(taken.size()),
+              layout.getFragmentRegisters());
+    std::vector<int64_t> sorted = kOf;
+    std::sort(sorted.begin(), sorted.end());
+    for (int64_t k = 0; k < 2 * instrK; ++k)
+      EXPECT_EQ(sorted[k], k) << "K " << k << " of operand " << opIndex;
+  }
+  EXPECT_EQ(kOfPosition[0], kOfPosition[1]);
 }
 
 TEST(DotOperandLayoutTest, ElementsOfOneRegisterAreAdjacentAlongK) {

@@ -58,14 +58,20 @@ private:
 };
 
 /// Multiplicand `opIndex` (0: A, M x K; 1: B, K x N) of the mma.sync whose
-/// accumulator is `parent`, with `kWidth` elements per 32-bit register
-/// (2 for f16/bf16 in m16n8k16, 1 for tf32 in m16n8k8, 4 for s8 in
-/// m16n8k32): one instruction reads K = 8·kWidth. Lane l's share of one
-/// instruction's A is rows l/4 (+8) and columns kWidth·(l%4) + e (+4·kWidth),
-/// register order (column half, row half, e); of B, rows
+/// accumulator is `parent`, in fragments of K = 8·kWidth. Lane l's share
+/// of one fragment of A is rows l/4 (+8) and columns kWidth·(l%4) + e
+/// (+4·kWidth), register order (column half, row half, e); of B, rows
 /// kWidth·(l%4) + e (+4·kWidth) and column l/4, order (row half, e). Warps
 /// in the same row block (A) or column block (B) hold the same elements.
 /// Repeats: row or column blocks outermost, then K steps.
+///
+/// Where kWidth elements fill a 32-bit register (2 for f16/bf16 in
+/// m16n8k16, 1 for tf32 in m16n8k8, 4 for s8 in m16n8k32) a fragment is
+/// one instruction's operand, as the PTX ISA's tables lay it out. 16-bit
+/// elements with kWidth 4 (Triton's layout for operands widened from 8
+/// bits, which ldmatrix reads as bytes) make two m16n8k16 instructions per
+/// fragment, each on a permutation of K that A and B share
+/// (getInstrRegisters).
 class DotOperandLayout : public DistributedLayout {
 public:
   DotOperandLayout(int64_t opIndex, MmaLayout parent, int64_t kWidth);
@@ -77,10 +83,20 @@ public:
   Shape getCoordinates(const Shape &shape,
                        const Location &location) const override;
 
-  /// K of one instruction.
-  int64_t getInstrK() const { return 8 * kWidth; }
-  /// Elements of one instruction's operand per lane.
-  int64_t getInstrRegisters() const;
+  /// K of one fragment.
+  int64_t getFragmentK() const { return 8 * kWidth; }
+  /// Elements of one fragment per lane.
+  int64_t getFragmentRegisters() const;
+  /// How many mma.sync instructions take one fragment when one 32-bit
+  /// register holds `perRegister` elements: kWidth / perRegister, 1 or 2.
+  int64_t getInstrsPerFragment(int64_t perRegister) const;
+  /// The fragment registers (offsets in one fragment) that make operand
+  /// `instr` of those instructions, in the ISA's element order (32-bit
+  /// register r of the instruction is elements perRegister·r onwards).
+  /// With two instructions, instruction s takes column half s (A) or row
+  /// half s (B) of the fragment, and its own K halves are the two halves
+  /// of each lane's kWidth elements there.
+  Shape getInstrRegisters(int64_t perRegister, int64_t instr) const;
   /// Blocks along (rows, columns) of `shape`: (M blocks, K steps) for A,
   /// (K steps, N blocks) for B.
   Shape getRepeats(const Shape &shape) const;

@@ -4,7 +4,8 @@
 // operands of it: every thread already holds exactly the fragments the PTX
 // ISA asks of it, so the product is one mma.sync.aligned.m16n8kK per
 // (K step, row block, column block) of the warp's share, on registers
-// packed into 32-bit words.
+// packed into 32-bit words (two per K step for 16-bit operands widened
+// from 8 bits, whose fragments are twice as deep).
 //
 //===----------------------------------------------------------------------===//
 
@@ -65,16 +66,29 @@ struct MmaDotLowering : OpConversionPattern<tile::DotOp> {
     layout::MmaLayout accLayout(layout::Shape(mma.getWarpsPerCTA()));
     layout::DotOperandLayout aLayout(0, accLayout, aEncoding.getKWidth());
     layout::DotOperandLayout bLayout(1, accLayout, bEncoding.getKWidth());
+    // One 32-bit register holds perRegister elements; a fragment of
+    // kWidth twice that (16-bit elements widened from 8 bits) is two
+    // instructions.
+    int64_t perRegister = 32 / element.getIntOrFloatBitWidth();
+    int64_t kWidth = aLayout.getKWidth();
+    if (bLayout.getKWidth() != kWidth ||
+        (kWidth != perRegister && kWidth != 2 * perRegister))
+      return rewriter.notifyMatchFailure(
+          op, "the operands' kWidth is not one or two instructions' K");
     layout::Shape accRepeats = accLayout.getRepeats(getShape(accType));
     int64_t kSteps = aLayout.getRepeats(getShape(aType))[1];
-    int64_t kWidth = aLayout.getKWidth();
+    int64_t instrs = aLayout.getInstrsPerFragment(perRegister);
 
-    // The operands' registers as 32-bit words of kWidth elements: f16 as
-    // f16x2, the others as i32.
+    // Instruction `instr` of fragment `fragment` of an operand, as 32-bit
+    // words: f16 as f16x2, the others as i32.
     Type i32 = rewriter.getI32Type();
-    auto packed = [&](Value registers, int64_t first, int64_t words) {
+    auto packed = [&](Value registers, const layout::DotOperandLayout &layout,
+                      int64_t fragment, int64_t instr) {
+      SmallVector<int64_t> indices;
+      for (int64_t offset : layout.getInstrRegisters(perRegister, instr))
+        indices.push_back(fragment * layout.getFragmentRegisters() + offset);
       SmallVector<Value> result =
-          packFragmentWords(rewriter, loc, registers, first, words, kWidth);
+          packFragmentWords(rewriter, loc, registers, indices, perRegister);
       if (!element.isF16())
         for (Value &word : result)
           word = LLVM::BitcastOp::create(rewriter, loc, i32, word);
@@ -85,8 +99,6 @@ struct MmaDotLowering : OpConversionPattern<tile::DotOp> {
     Type accStruct = LLVM::LLVMStructType::getLiteral(
         rewriter.getContext(),
         SmallVector<Type>(layout::MmaLayout::kAccRegisters, accElement));
-    int64_t aWords = aLayout.getInstrRegisters() / kWidth;
-    int64_t bWords = bLayout.getInstrRegisters() / kWidth;
     SmallVector<Value> acc;
     for (int64_t reg = 0, e = getNumRegisters(accType); reg < e; ++reg)
       acc.push_back(extractRegister(rewriter, loc, adaptor.getAcc(), reg));
@@ -95,31 +107,32 @@ struct MmaDotLowering : OpConversionPattern<tile::DotOp> {
     // before, and each K step's A fragment is dead after its row of
     // products.
     for (int64_t k = 0; k < kSteps; ++k) {
-      for (int64_t m = 0; m < accRepeats[0]; ++m) {
-        for (int64_t n = 0; n < accRepeats[1]; ++n) {
-          int64_t first =
-              (m * accRepeats[1] + n) * layout::MmaLayout::kAccRegisters;
-          SmallVector<Value> a = packed(
-              adaptor.getA(), (m * kSteps + k) * aLayout.getInstrRegisters(),
-              aWords);
-          SmallVector<Value> b = packed(
-              adaptor.getB(), (n * kSteps + k) * bLayout.getInstrRegisters(),
-              bWords);
-          ArrayRef<Value> c(acc.begin() + first,
-                            layout::MmaLayout::kAccRegisters);
-          std::optional<NVVM::MMAIntOverflow> overflow;
-          if (ptxType == NVVM::MMATypes::s8)
-            overflow = NVVM::MMAIntOverflow::wrapped;
-          Value d = NVVM::MmaOp::create(
-              rewriter, loc, accStruct, a, b, c,
-              {layout::MmaLayout::kInstrM, layout::MmaLayout::kInstrN,
-               aLayout.getInstrK()},
-              std::nullopt, overflow,
-              std::array<NVVM::MMATypes, 2>{ptxType, ptxType},
-              std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
-                                             NVVM::MMALayout::col});
-          for (int64_t i = 0; i < layout::MmaLayout::kAccRegisters; ++i)
-            acc[first + i] = LLVM::ExtractValueOp::create(rewriter, loc, d, i);
+      for (int64_t instr = 0; instr < instrs; ++instr) {
+        for (int64_t m = 0; m < accRepeats[0]; ++m) {
+          for (int64_t n = 0; n < accRepeats[1]; ++n) {
+            int64_t first =
+                (m * accRepeats[1] + n) * layout::MmaLayout::kAccRegisters;
+            SmallVector<Value> a =
+                packed(adaptor.getA(), aLayout, m * kSteps + k, instr);
+            SmallVector<Value> b =
+                packed(adaptor.getB(), bLayout, n * kSteps + k, instr);
+            ArrayRef<Value> c(acc.begin() + first,
+                              layout::MmaLayout::kAccRegisters);
+            std::optional<NVVM::MMAIntOverflow> overflow;
+            if (ptxType == NVVM::MMATypes::s8)
+              overflow = NVVM::MMAIntOverflow::wrapped;
+            Value d = NVVM::MmaOp::create(
+                rewriter, loc, accStruct, a, b, c,
+                {layout::MmaLayout::kInstrM, layout::MmaLayout::kInstrN,
+                 8 * perRegister},
+                std::nullopt, overflow,
+                std::array<NVVM::MMATypes, 2>{ptxType, ptxType},
+                std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                               NVVM::MMALayout::col});
+            for (int64_t i = 0; i < layout::MmaLayout::kAccRegisters; ++i)
+              acc[first + i] =
+                  LLVM::ExtractValueOp::create(rewriter, loc, d, i);
+          }
         }
       }
     }

@@ -249,41 +249,35 @@ struct EmittedInt {
   }
 };
 
-/// How the ldmatrix.x4 loads of one dot operand read its staged tile.
-/// Lane l names a row of one of four 8x8 matrices (lanes 8j..8j+7 matrix
-/// j) and receives word j of each. For A the matrices are (rows 0-7 |
-/// 8-15) x (K 0-7 | 8-15) of one instruction, in fragment order; for B
-/// they are K 0-7, 8-15, 16-23, 24-31 of one column block (two K steps):
-/// read transposed from an N-major slot (K rows), or as stored from a
-/// K-major one (a transposed slot, whose rows are B's columns: each
-/// lane's pair of K is contiguous there).
-struct LdmatrixLoads {
-  bool isA, transposed;
-  int64_t warpsM, warpsN;
-  /// Loads: blocks of 16 rows (A) or 8 columns (B), and K steps, of which
-  /// one load takes `kPerLoad`.
-  int64_t blocks, kSteps, kPerLoad;
-  /// A block's rows (A) or columns (B) are its warp's, wrapped where the
-  /// warps replicate a small tile.
-  int64_t blockStride, blockExtent;
-
-  /// The (row, column) of the tile that `lane` of `warp` names in the
-  /// load of `block` at K step `k`.
-  template <typename Int>
-  std::pair<Int, Int> getCoordinates(Int lane, Int warp, int64_t block,
-                                     int64_t k) const {
-    Int warpIndex = isA ? warp % warpsM : warp / warpsM % warpsN;
-    Int origin =
-        (warpIndex * (isA ? 16 : 8) + block * blockStride) % blockExtent;
-    if (isA)
-      return {origin + lane % 16, lane / 16 * 8 + k * 16};
-    Int matrixLane = kPerLoad == 2 ? lane : lane % 16;
-    if (transposed) // matrix j's rows are the block's 8 columns, at K 8j
-      return {matrixLane / 8 * 8 + k * 16, origin + lane % 8};
-    return {matrixLane + k * 16, origin};
-  }
-};
 } // namespace
+
+LdmatrixLoads LdmatrixLoads::get(int64_t opIndex, int64_t kWidth,
+                                 ArrayRef<int64_t> warps,
+                                 ArrayRef<int64_t> shape, bool transposed) {
+  layout::DotOperandLayout fragment(
+      opIndex, layout::MmaLayout(layout::Shape(warps)), kWidth);
+  layout::Shape repeats = fragment.getRepeats(layout::Shape(shape));
+  bool isA = opIndex == 0;
+  return {isA,
+          transposed,
+          kWidth / 2,
+          warps[0],
+          warps[1],
+          isA ? repeats[0] : repeats[1],
+          isA ? repeats[1] : repeats[0],
+          isA || repeats[0] % 2 != 0 ? 1 : 2,
+          isA ? 16 * warps[0] : 8 * warps[1],
+          isA ? shape[0] : shape[1],
+          fragment.getFragmentRegisters()};
+}
+
+int64_t LdmatrixLoads::getRegister(int64_t block, int64_t k, int64_t word,
+                                   int64_t element) const {
+  int64_t step = isA ? k : k + word / 2;
+  int64_t inStep = isA ? word : word % 2;
+  return (block * kSteps + step) * fragmentRegisters + 2 * perWord * inStep +
+         element;
+}
 
 /// A dot operand's registers read with ldmatrix.x4 (see LdmatrixLoads),
 /// the loads' addresses shared where they differ by constants.
@@ -294,29 +288,17 @@ static FailureOr<Value> loadWithLdmatrix(OpBuilder &b, Location loc,
                                              operand) {
   Type i32 = b.getI32Type();
   ArrayRef<int64_t> warps = operand.getParent().getWarpsPerCTA();
-  layout::DotOperandLayout fragment(
-      operand.getOpIdx(), layout::MmaLayout(layout::Shape(warps)),
-      operand.getKWidth());
-  layout::Shape shape = getShape(type);
-  layout::Shape repeats = fragment.getRepeats(shape);
-  int64_t perInstr = fragment.getInstrRegisters();
-  bool isA = operand.getOpIdx() == 0;
-  LdmatrixLoads loads{isA,
-                      tile.transposed,
-                      warps[0],
-                      warps[1],
-                      isA ? repeats[0] : repeats[1],
-                      isA ? repeats[1] : repeats[0],
-                      isA || repeats[0] % 2 != 0 ? 1 : 2,
-                      isA ? 16 * warps[0] : 8 * warps[1],
-                      isA ? shape[0] : shape[1]};
+  int64_t kWidth = operand.getKWidth();
+  LdmatrixLoads loads = LdmatrixLoads::get(operand.getOpIdx(), kWidth, warps,
+                                           getShape(type), tile.transposed);
   auto [lane, warp] = getLaneAndWarp(b, loc);
   EmittedInt laneValue{&b, loc, lane}, warpValue{&b, loc, warp};
   int64_t threads = kWarpSize * warps[0] * warps[1];
-  int64_t words = 2 * loads.kPerLoad * (isA ? 2 : 1);
+  int64_t words = loads.getWords();
   Type wordsType = LLVM::LLVMStructType::getLiteral(
       b.getContext(), SmallVector<Type>(words, i32));
-  auto halves = VectorType::get({2}, type.getElementType());
+  Type element = type.getElementType();
+  auto word = VectorType::get({kWidth}, getStorageType(element));
   SmallVector<Value> registers(getNumRegisters(type));
   SharedAddresses shared;
   for (int64_t block = 0; block < loads.blocks; ++block) {
@@ -337,20 +319,16 @@ static FailureOr<Value> loadWithLdmatrix(OpBuilder &b, Location loc,
       }
       Value loaded = NVVM::LdMatrixOp::create(
           b, loc, wordsType, address, words,
-          isA || tile.transposed ? NVVM::MMALayout::row
-                                 : NVVM::MMALayout::col,
+          loads.isA || tile.transposed ? NVVM::MMALayout::row
+                                       : NVVM::MMALayout::col,
           NVVM::LdStMatrixShapeAttr::get(b.getContext(), 8, 8),
           NVVM::LdStMatrixEltType::B16);
-      // Word w holds two elements of K step k + w / 2 (B) or of this
-      // step (A); their registers follow the fragment's order.
       for (int64_t w = 0; w < words; ++w) {
-        int64_t step = isA ? k : k + w / 2;
-        int64_t word = isA ? w : w % 2;
-        int64_t first = (block * loads.kSteps + step) * perInstr + 2 * word;
-        Value pair = LLVM::BitcastOp::create(
-            b, loc, halves, LLVM::ExtractValueOp::create(b, loc, loaded, w));
-        for (int64_t e = 0; e < 2; ++e)
-          registers[first + e] = extractRegister(b, loc, pair, e);
+        Value elements = LLVM::BitcastOp::create(
+            b, loc, word, LLVM::ExtractValueOp::create(b, loc, loaded, w));
+        for (int64_t e = 0; e < kWidth; ++e)
+          registers[loads.getRegister(block, k, w, e)] = fromStorage(
+              b, loc, extractRegister(b, loc, elements, e), element);
       }
     }
   }
@@ -366,11 +344,15 @@ FailureOr<Value> kiln::tiletogpu::loadSharedTile(OpBuilder &b, Location loc,
   auto operand =
       dyn_cast<tilegpu::DotOperandEncodingAttr>(type.getEncoding());
   // ldmatrix reads A as staged and B transposed, or as staged from a
-  // transposed slot (a K-major B).
-  if (operand && operand.getKWidth() == 2 &&
-      !(operand.getOpIdx() == 0 && tile.transposed) &&
-      getStorageBytes(type.getElementType()) == 2)
-    return loadWithLdmatrix(b, loc, tile, type, operand);
+  // transposed slot (a K-major B); 8-bit fragments only where K runs along
+  // the slot's rows.
+  if (operand && !(operand.getOpIdx() == 0 && tile.transposed)) {
+    int64_t bytes = getStorageBytes(type.getElementType());
+    bool kAlongRows = operand.getOpIdx() == 0 || tile.transposed;
+    if ((bytes == 2 && operand.getKWidth() == 2) ||
+        (bytes == 1 && operand.getKWidth() == 4 && kAlongRows))
+      return loadWithLdmatrix(b, loc, tile, type, operand);
+  }
   return loadElements(b, loc, tile, type);
 }
 

@@ -420,20 +420,17 @@ void kiln::tiletogpu::reserveSharedArray(gpu::GPUModuleOp module,
     global.setAlignment(alignment);
 }
 
-SmallVector<Value> kiln::tiletogpu::packFragmentWords(OpBuilder &b,
-                                                     Location loc,
-                                                     Value registers,
-                                                     int64_t first,
-                                                     int64_t words,
-                                                     int64_t perWord) {
+SmallVector<Value>
+kiln::tiletogpu::packFragmentWords(OpBuilder &b, Location loc, Value registers,
+                                   ArrayRef<int64_t> indices, int64_t perWord) {
   Type element = cast<VectorType>(registers.getType()).getElementType();
   auto wordType = VectorType::get({perWord}, element);
   SmallVector<Value> result;
-  for (int64_t w = 0; w < words; ++w) {
+  for (ArrayRef<int64_t> word = indices; !word.empty();
+       word = word.drop_front(perWord)) {
     SmallVector<Value> elements;
-    for (int64_t e = 0; e < perWord; ++e)
-      elements.push_back(
-          extractRegister(b, loc, registers, first + w * perWord + e));
+    for (int64_t index : word.take_front(perWord))
+      elements.push_back(extractRegister(b, loc, registers, index));
     result.push_back(fromRegisters(b, loc, wordType, elements));
   }
   return result;

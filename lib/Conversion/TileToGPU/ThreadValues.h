@@ -63,14 +63,12 @@ mlir::Value constantInt(mlir::OpBuilder &b, mlir::Location loc,
 mlir::Value extractRegister(mlir::OpBuilder &b, mlir::Location loc,
                             mlir::Value registers, int64_t index);
 
-/// Registers `first` ... of the per-thread vector `registers` as `words`
+/// Registers `indices` of the per-thread vector `registers`, in order, as
 /// vectors of `perWord` elements each: the 32-bit registers of a
 /// tensor-core operand fragment.
-llvm::SmallVector<mlir::Value> packFragmentWords(mlir::OpBuilder &b,
-                                                 mlir::Location loc,
-                                                 mlir::Value registers,
-                                                 int64_t first, int64_t words,
-                                                 int64_t perWord);
+llvm::SmallVector<mlir::Value>
+packFragmentWords(mlir::OpBuilder &b, mlir::Location loc, mlir::Value registers,
+                  llvm::ArrayRef<int64_t> indices, int64_t perWord);
 
 /// A per-thread vector of `type` from one scalar per register.
 mlir::Value fromRegisters(mlir::OpBuilder &b, mlir::Location loc,

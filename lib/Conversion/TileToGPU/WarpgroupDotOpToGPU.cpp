@@ -279,9 +279,10 @@ struct WarpgroupDotLowering : OpConversionPattern<tilegpu::WarpgroupDotOp> {
             // bf16, as the verifier ensures): four
             // words of two elements, as mma.sync's A.
             int64_t fragment = (i * (k / instrK) + k0 / instrK) * 8;
-            SmallVector<Value> words =
-                packFragmentWords(rewriter, loc, aRegisters, fragment,
-                                  /*words=*/4, /*perWord=*/2);
+            SmallVector<Value> words = packFragmentWords(
+                rewriter, loc, aRegisters,
+                llvm::to_vector(llvm::seq<int64_t>(fragment, fragment + 8)),
+                /*perWord=*/2);
             for (Value &word : words)
               word = LLVM::BitcastOp::create(rewriter, loc, i32, word);
             d = wgmmaInPTX(rewriter, loc, d, WgmmaA{words, Value()},

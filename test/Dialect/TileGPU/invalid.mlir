@@ -60,7 +60,7 @@ func.func private @op_index(tensor<64x64xf16, #tilegpu.dot_operand<{opIdx = 2, p
 
 // -----
 
-// expected-error @+1 {{kWidth is the elements per 32-bit register: 1, 2 or 4, not 3}}
+// expected-error @+1 {{kWidth is a lane's adjacent K elements per group: 1, 2 or 4, not 3}}
 func.func private @k_width(tensor<64x64xf16, #tilegpu.dot_operand<{opIdx = 0, parent = #tilegpu.mma<{warpsPerCTA = [2, 2]}>, kWidth = 3}>>)
 
 // -----

@@ -4,13 +4,14 @@
 // RUN: %if ptxas %{ kiln-opt %s -tile-specialize-arguments="divisible=0,1,2" | kiln-translate --chip=sm_90a | %ptxas -arch=sm_90a %}
 
 // An fp8 tile is loaded as bytes (16 per thread in one 16-byte load when
-// aligned), widened by placing its bits in f16's (a product by 256 on
-// pairs rebiases the exponent) and stored as f32; then twice
+// aligned), widened by placing its bits in f16's (byte permutations put
+// the codes in high bytes, a product by 256 on pairs rebiases the
+// exponent) and stored as f32; then twice
 // it is narrowed back to fp8 (clamped to 448, rounded to nearest even)
 // and stored as bytes, 16 per thread in one store.
 // CHECK-LABEL: .entry widen_and_narrow(
 // CHECK: ld.global.v4.b32
-// CHECK-DAG: shl.b16
+// CHECK-DAG: prmt.b32
 // CHECK-DAG: mul.f16x2
 // CHECK-DAG: cvt.f32.f16
 // CHECK-DAG: min.f32

@@ -12,6 +12,7 @@
 #include "kiln/Dialect/Tile/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/TypeUtilities.h"
 
@@ -229,6 +230,23 @@ getPlacementInFloat16(const llvm::fltSemantics &semantics,
   return placement;
 }
 
+/// The 8-bit codes `bits` in the high byte of 16 bits. On a vector (a
+/// thread's registers on the GPU) that is an interleave with zero bytes,
+/// one byte permutation (prmt) per two codes, instead of widening each.
+Value inHighByte(OpBuilder &b, Location loc, Value bits, Type i16) {
+  if (auto vector = dyn_cast<VectorType>(bits.getType());
+      vector && vector.getRank() == 1 && !vector.isScalable()) {
+    Value zeros = arith::ConstantOp::create(
+        b, loc, vector, DenseElementsAttr::get(vector, b.getI8IntegerAttr(0)));
+    return vector::BitCastOp::create(
+        b, loc, i16, vector::InterleaveOp::create(b, loc, zeros, bits));
+  }
+  Value code = arith::ExtUIOp::create(b, loc, i16, bits);
+  return arith::ShLIOp::create(
+      b, loc, code,
+      createScalarOrSplatConstant(b, loc, i16, llvm::APInt(16, 8)));
+}
+
 /// The f16 value of the 8-bit floats `x` of `format`, placed as
 /// `placement` says.
 Value placeInFloat16(OpBuilder &b, Location loc, Value x,
@@ -241,13 +259,21 @@ Value placeInFloat16(OpBuilder &b, Location loc, Value x,
     return createScalarOrSplatConstant(b, loc, i16, llvm::APInt(16, value));
   };
   Value bits = arith::BitcastOp::create(b, loc, k.like(b.getI8Type()), x);
-  Value code = arith::ExtUIOp::create(b, loc, i16, bits);
-  Value magnitude = arith::AndIOp::create(b, loc, code, bits16(0x7f));
-  Value sign = arith::ShLIOp::create(
-      b, loc, arith::AndIOp::create(b, loc, code, bits16(0x80)), bits16(8));
-  Value word = arith::OrIOp::create(
-      b, loc, sign,
-      arith::ShLIOp::create(b, loc, magnitude, bits16(placement.shift)));
+  // code << 8: the sign in f16's, the magnitude to move by shift - 8.
+  Value high = inHighByte(b, loc, bits, i16);
+  Value magnitude;
+  if (placement.shift != 8 || placement.selectsNaN)
+    magnitude = arith::AndIOp::create(b, loc, high, bits16(0x7f00));
+  Value word = high;
+  if (placement.shift != 8) {
+    Value placed = placement.shift < 8
+                       ? Value(arith::ShRUIOp::create(
+                             b, loc, magnitude, bits16(8 - placement.shift)))
+                       : Value(arith::ShLIOp::create(
+                             b, loc, magnitude, bits16(placement.shift - 8)));
+    word = arith::OrIOp::create(
+        b, loc, arith::AndIOp::create(b, loc, high, bits16(0x8000)), placed);
+  }
   Value value = arith::BitcastOp::create(b, loc, f16, word);
   if (placement.scaleLog2 != 0)
     value = arith::MulFOp::create(
@@ -258,8 +284,8 @@ Value placeInFloat16(OpBuilder &b, Location loc, Value x,
     return value;
   Value isNaN = format.hasNegativeZero
                     ? k.cmp(arith::CmpIPredicate::uge, magnitude,
-                            bits16(format.nanMagnitude))
-                    : k.cmp(arith::CmpIPredicate::eq, code, bits16(0x80));
+                            bits16(format.nanMagnitude << 8))
+                    : k.cmp(arith::CmpIPredicate::eq, high, bits16(0x8000));
   return k.select(
       isNaN,
       createScalarOrSplatConstant(

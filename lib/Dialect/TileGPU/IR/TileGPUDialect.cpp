@@ -206,8 +206,8 @@ DotOperandEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   if (!parent)
     return emitError() << "the parent of a dot operand must be an mma layout";
   if (kWidth != 1 && kWidth != 2 && kWidth != 4)
-    return emitError() << "kWidth is the elements per 32-bit register: 1, 2 "
-                          "or 4, not "
+    return emitError() << "kWidth is a lane's adjacent K elements per "
+                          "group: 1, 2 or 4, not "
                        << kWidth;
   return success();
 }

@@ -258,6 +258,19 @@ static void copyUniformTilesPerUse(func::FuncOp func) {
 /// Ops of at most this many a conversion computes again instead.
 constexpr int64_t kRematerializedOps = 12;
 
+/// The op that makes `value` by widening a tile of narrower elements to
+/// floats (`x.to(f16)` of int8 or 8-bit float tiles), or null.
+static Operation *getWideningCast(Value value) {
+  Operation *op = value.getDefiningOp();
+  if (!isa_and_nonnull<arith::ExtFOp, arith::SIToFPOp, arith::UIToFPOp>(op))
+    return nullptr;
+  auto narrow = cast<RankedTensorType>(op->getOperand(0).getType());
+  auto wide = cast<RankedTensorType>(value.getType());
+  return narrow.getElementTypeBitWidth() < wide.getElementTypeBitWidth()
+             ? op
+             : nullptr;
+}
+
 /// Whether nothing between `load` and `at`, later in its block, may write
 /// memory: a load made again at `at` reads what `load` read.
 static bool readsTheSameAt(tile::LoadOp load, Operation *at) {
@@ -660,10 +673,31 @@ void TileAssignLayoutsPass::assignFunction(func::FuncOp func) {
 
   // Tensor-core dots take their operands as dot operands and their
   // accumulator in the mma layout. An operand the dot's loops do not
-  // change (an attention's queries) is converted once, before them.
+  // change (an attention's queries) is converted once, before them. A
+  // cast of narrower elements beside the dot (int8 or 8-bit float tiles
+  // widened to f16) converts its source instead and casts the fragments
+  // in registers, as Triton does: fewer bytes through shared memory, and
+  // a staged operand is read straight into its fragments.
   for (auto [dot, mma, kWidth] : mmaDots) {
     for (auto [index, operand] : llvm::enumerate(
              SmallVector<OpOperand *>{&dot.getAMutable(), &dot.getBMutable()})) {
+      auto type = cast<RankedTensorType>(operand->get().getType());
+      auto needed = withEncoding(
+          type, DotOperandEncodingAttr::get(&getContext(), index, mma, kWidth));
+      if (Operation *widening = getWideningCast(operand->get());
+          widening && widening->getBlock() == dot->getBlock() &&
+          widening->hasOneUse()) {
+        b.setInsertionPoint(widening);
+        Value narrow = widening->getOperand(0);
+        widening->setOperand(
+            0, ConvertLayoutOp::create(
+                   b, dot.getLoc(),
+                   withEncoding(cast<RankedTensorType>(narrow.getType()),
+                                needed.getEncoding()),
+                   narrow));
+        widening->getResult(0).setType(needed);
+        continue;
+      }
       Operation *at = dot;
       while (auto loop = at->getParentOfType<LoopLikeOpInterface>()) {
         if (!loop.isDefinedOutsideOfLoop(operand->get()))
@@ -671,9 +705,6 @@ void TileAssignLayoutsPass::assignFunction(func::FuncOp func) {
         at = loop;
       }
       b.setInsertionPoint(at);
-      auto type = cast<RankedTensorType>(operand->get().getType());
-      auto needed = withEncoding(
-          type, DotOperandEncodingAttr::get(&getContext(), index, mma, kWidth));
       operand->assign(ConvertLayoutOp::create(b, dot.getLoc(), needed,
                                               operand->get()));
     }

@@ -1043,29 +1043,15 @@ static scf::ForOp pipelineLoop(scf::ForOp loop, LoopPlan &plan, int64_t stages,
 }
 
 /// A dot of 8-bit floats left on mma.sync (wgmma could not read its
-/// operands) multiplies their f16 widenings: each operand, converted to
-/// the dot-operand layout from its source, is widened before the
-/// conversion, which then takes it to f16's dot-operand layout.
+/// operands) multiplies their f16 widenings: each operand, read into its
+/// 8-bit fragments (kWidth 4), is widened there, and the dot's two
+/// m16n8k16 per fragment take the f16 fragments.
 static void widenOnMmaSync(tile::DotOp dot) {
   for (OpOperand *operand : {&dot.getAMutable(), &dot.getBMutable()}) {
-    auto convert = operand->get().getDefiningOp<ConvertLayoutOp>();
     auto type = cast<RankedTensorType>(operand->get().getType());
-    auto layout = cast<DotOperandEncodingAttr>(type.getEncoding());
     OpBuilder b(dot);
-    Value source = convert ? convert.getSrc() : operand->get();
-    auto sourceType = cast<RankedTensorType>(source.getType());
-    Value wide = arith::ExtFOp::create(
-        b, dot.getLoc(),
-        RankedTensorType::get(sourceType.getShape(), b.getF16Type(),
-                              sourceType.getEncoding()),
-        source);
-    operand->set(ConvertLayoutOp::create(
-        b, dot.getLoc(),
-        RankedTensorType::get(
-            type.getShape(), b.getF16Type(),
-            DotOperandEncodingAttr::get(dot.getContext(), layout.getOpIdx(),
-                                        layout.getParent(), /*kWidth=*/2)),
-        wide));
+    operand->set(arith::ExtFOp::create(
+        b, dot.getLoc(), type.clone(b.getF16Type()), operand->get()));
   }
 }
 

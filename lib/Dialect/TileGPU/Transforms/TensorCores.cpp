@@ -3,6 +3,7 @@
 #include "kiln/Dialect/TileGPU/Transforms/TensorCores.h"
 
 #include "mlir/Analysis/SliceAnalysis.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/TypeUtilities.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -103,6 +104,15 @@ static bool isChainedThroughRows(tile::DotOp dot) {
   return false;
 }
 
+/// Whether `operand` is a cast of a tile of 8-bit elements.
+static bool isCastFrom8Bits(Value operand) {
+  Operation *cast = operand.getDefiningOp();
+  return isa_and_nonnull<arith::ExtFOp, arith::SIToFPOp, arith::UIToFPOp>(
+             cast) &&
+         getElementTypeOrSelf(cast->getOperand(0).getType())
+                 .getIntOrFloatBitWidth() == 8;
+}
+
 /// Why `dot` (f16, bf16 or 8-bit floats into f32, or i8 into i32) cannot run
 /// on wgmma m64nNkK with operands in swizzled shared memory and
 /// `numWarps` warps along M, or an empty string.
@@ -158,7 +168,12 @@ std::optional<MmaChoice> kiln::tilegpu::chooseMma(tile::DotOp dot,
     if (wgmmaWhyNot.empty())
       return MmaChoice{*kWidth, {numWarps, 1}, /*warpgroup=*/true};
   }
+  int64_t syncKWidth = *kWidth == 2 && k % 32 == 0 &&
+                               isCastFrom8Bits(dot.getA()) &&
+                               isCastFrom8Bits(dot.getB())
+                           ? 4
+                           : *kWidth;
   if (m >= 16 * numWarps && isChainedThroughRows(dot))
-    return MmaChoice{*kWidth, {numWarps, 1}};
-  return MmaChoice{*kWidth, chooseWarps(m, n, numWarps)};
+    return MmaChoice{syncKWidth, {numWarps, 1}};
+  return MmaChoice{syncKWidth, chooseWarps(m, n, numWarps)};
 }

@@ -1,23 +1,26 @@
 // RUN: kiln-opt %s -split-input-file -tile-expand-float8 | FileCheck %s
 
-// Widening e4m3 places its bits in f16's: the magnitude shifted by
-// 10 - 3 mantissa bits, the sign by 8, then a product by 2^(15 - 7) = 256
+// Widening e4m3 places its bits in f16's: the code in the high byte
+// keeps the sign where f16's is, the magnitude moves right by
+// 8 - (10 - 3 mantissa bits) = 1, then a product by 2^(15 - 7) = 256
 // rebiases the exponent (exact for subnormals too). The magnitude 0x7f,
 // NaN (the format has no infinity), would land on 480: it is selected.
 // A wider result converts the f16.
 // CHECK-LABEL: func.func @widen_e4m3
 // CHECK: %[[BITS:.*]] = arith.bitcast %{{.*}} : tensor<4xf8E4M3FN> to tensor<4xi8>
 // CHECK: %[[CODE:.*]] = arith.extui %[[BITS]] : tensor<4xi8> to tensor<4xi16>
-// CHECK: %[[MAG:.*]] = arith.andi %[[CODE]], %{{.*}} : tensor<4xi16>
-// CHECK: %[[SIGN:.*]] = arith.shli
-// CHECK: %[[C7:.*]] = arith.constant dense<7> : tensor<4xi16>
-// CHECK: %[[PLACED:.*]] = arith.shli %[[MAG]], %[[C7]]
+// CHECK: %[[HIGH:.*]] = arith.shli %[[CODE]], %{{.*}} : tensor<4xi16>
+// CHECK: %[[C7F00:.*]] = arith.constant dense<32512> : tensor<4xi16>
+// CHECK: %[[MAG:.*]] = arith.andi %[[HIGH]], %[[C7F00]]
+// CHECK: %[[C1:.*]] = arith.constant dense<1> : tensor<4xi16>
+// CHECK: %[[PLACED:.*]] = arith.shrui %[[MAG]], %[[C1]]
+// CHECK: %[[SIGN:.*]] = arith.andi %[[HIGH]], %{{.*}} : tensor<4xi16>
 // CHECK: %[[WORD:.*]] = arith.ori %[[SIGN]], %[[PLACED]]
 // CHECK: %[[HALF:.*]] = arith.bitcast %[[WORD]] : tensor<4xi16> to tensor<4xf16>
 // CHECK: %[[SCALE:.*]] = arith.constant dense<2.560000e+02> : tensor<4xf16>
 // CHECK: %[[VALUE:.*]] = arith.mulf %[[HALF]], %[[SCALE]]
-// CHECK: %[[C127:.*]] = arith.constant dense<127> : tensor<4xi16>
-// CHECK: %[[NAN:.*]] = arith.cmpi uge, %[[MAG]], %[[C127]]
+// CHECK: %[[C7F00_2:.*]] = arith.constant dense<32512> : tensor<4xi16>
+// CHECK: %[[NAN:.*]] = arith.cmpi uge, %[[MAG]], %[[C7F00_2]]
 // CHECK: %[[QNAN:.*]] = arith.constant dense<0x7E00> : tensor<4xf16>
 // CHECK: %[[F16:.*]] = arith.select %[[NAN]], %[[QNAN]], %[[VALUE]]
 // CHECK: arith.extf %[[F16]] : tensor<4xf16> to tensor<4xf32>
@@ -29,15 +32,32 @@ func.func @widen_e4m3(%x: tensor<4xf8E4M3FN>) -> tensor<4xf32> {
 // -----
 
 // e5m2's fields are f16's (bias 15, infinity at 0x7c, NaN above): its
-// widening is the code shifted into f16's high byte, with no product and
-// no select.
+// widening is the code in the high byte, with no product and no select.
 // CHECK-LABEL: func.func @widen_e5m2_to_f16
-// CHECK: %[[WORD:.*]] = arith.ori
-// CHECK-NEXT: %[[HALF:.*]] = arith.bitcast %[[WORD]] : i16 to f16
+// CHECK: %[[CODE:.*]] = arith.extui %{{.*}} : i8 to i16
+// CHECK: %[[HIGH:.*]] = arith.shli %[[CODE]], %{{.*}} : i16
+// CHECK-NOT: arith.andi
+// CHECK: %[[HALF:.*]] = arith.bitcast %[[HIGH]] : i16 to f16
 // CHECK-NEXT: return %[[HALF]] : f16
 func.func @widen_e5m2_to_f16(%x: f8E5M2) -> f16 {
   %w = arith.extf %x : f8E5M2 to f16
   return %w : f16
+}
+
+// -----
+
+// A thread's registers on the GPU (a 1-D vector) put the codes in the high
+// bytes by interleaving them with zero bytes: one byte permutation per
+// two codes in PTX.
+// CHECK-LABEL: func.func @widen_registers
+// CHECK: %[[BITS:.*]] = arith.bitcast %{{.*}} : vector<8xf8E5M2> to vector<8xi8>
+// CHECK: %[[ZEROS:.*]] = arith.constant dense<0> : vector<8xi8>
+// CHECK: %[[BYTES:.*]] = vector.interleave %[[ZEROS]], %[[BITS]] : vector<8xi8> -> vector<16xi8>
+// CHECK: %[[HIGH:.*]] = vector.bitcast %[[BYTES]] : vector<16xi8> to vector<8xi16>
+// CHECK: arith.bitcast %[[HIGH]] : vector<8xi16> to vector<8xf16>
+func.func @widen_registers(%x: vector<8xf8E5M2>) -> vector<8xf16> {
+  %w = arith.extf %x : vector<8xf8E5M2> to vector<8xf16>
+  return %w : vector<8xf16>
 }
 
 // -----

@@ -333,3 +333,69 @@ func.func @bias_load_after_a_store(%a: tensor<64x32xf16>, %b: tensor<32x64xf16>,
   tile.store %op, %s : tensor<64x64x!tile.ptr<f32>>, tensor<64x64xf32>
   return
 }
+
+// -----
+
+// Operands widened from 8 bits beside the dot (int8 weights and
+// activations, `x.to(f16)`) convert their bytes to the dot-operand layout
+// and widen the fragments in registers. With both operands widened, the
+// layout is Triton's kWidth 4 (K 32 a fragment, read as bytes).
+// CHECK-DAG: #[[$DA4:.*]] = #tilegpu.dot_operand<{opIdx = 0, parent = #{{.*}}, kWidth = 4}>
+// CHECK-DAG: #[[$DB4:.*]] = #tilegpu.dot_operand<{opIdx = 1, parent = #{{.*}}, kWidth = 4}>
+// CHECK-LABEL: func.func @both_widened
+// CHECK: %[[A:.*]] = tilegpu.convert_layout %{{.*}} : tensor<64x32xi8, #{{.*}}> -> tensor<64x32xi8, #[[$DA4]]>
+// CHECK: %[[WA:.*]] = arith.sitofp %[[A]] : tensor<64x32xi8, #[[$DA4]]> to tensor<64x32xf16, #[[$DA4]]>
+// CHECK: %[[B:.*]] = tilegpu.convert_layout %{{.*}} : tensor<32x64xf8E4M3FN, #{{.*}}> -> tensor<32x64xf8E4M3FN, #[[$DB4]]>
+// CHECK: %[[WB:.*]] = arith.extf %[[B]] : tensor<32x64xf8E4M3FN, #[[$DB4]]> to tensor<32x64xf16, #[[$DB4]]>
+// CHECK: tile.dot %[[WA]], %[[WB]]
+// CHECK-SAME: tensor<64x32xf16, #[[$DA4]]>, tensor<32x64xf16, #[[$DB4]]>
+func.func @both_widened(%a: tensor<64x32xi8>, %b: tensor<32x64xf8E4M3FN>,
+                        %o: !tile.ptr<f32> {tile.divisibility = 16 : i64}) {
+  %wa = arith.sitofp %a : tensor<64x32xi8> to tensor<64x32xf16>
+  %wb = arith.extf %b : tensor<32x64xf8E4M3FN> to tensor<32x64xf16>
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+  %d = tile.dot %wa, %wb, %zero : tensor<64x32xf16>, tensor<32x64xf16> -> tensor<64x64xf32>
+  %r = tile.range 0 to 64 : tensor<64xi32>
+  %rows = tile.expand_dims %r axis 1 : tensor<64xi32> -> tensor<64x1xi32>
+  %cols = tile.expand_dims %r axis 0 : tensor<64xi32> -> tensor<1x64xi32>
+  %c64 = arith.constant dense<64> : tensor<64x1xi32>
+  %ro = arith.muli %rows, %c64 : tensor<64x1xi32>
+  %rb = tile.broadcast %ro : tensor<64x1xi32> -> tensor<64x64xi32>
+  %cb = tile.broadcast %cols : tensor<1x64xi32> -> tensor<64x64xi32>
+  %off = arith.addi %rb, %cb : tensor<64x64xi32>
+  %os = tile.splat %o : !tile.ptr<f32> -> tensor<64x64x!tile.ptr<f32>>
+  %op = tile.addptr %os, %off : tensor<64x64x!tile.ptr<f32>>, tensor<64x64xi32>
+  tile.store %op, %d : tensor<64x64x!tile.ptr<f32>>, tensor<64x64xf32>
+  return
+}
+
+// -----
+
+// One f16 operand keeps kWidth 2 for both (a lane's pair of K must be the
+// same elements in A and B); the int8 one still converts its bytes and
+// widens in registers. K = 16 allows no kWidth 4 either.
+// CHECK-DAG: #[[$DA2:.*]] = #tilegpu.dot_operand<{opIdx = 0, parent = #{{.*}}, kWidth = 2}>
+// CHECK-DAG: #[[$DB2:.*]] = #tilegpu.dot_operand<{opIdx = 1, parent = #{{.*}}, kWidth = 2}>
+// CHECK-LABEL: func.func @one_widened
+// CHECK-DAG: %[[B:.*]] = tilegpu.convert_layout %{{.*}} : tensor<16x64xi8, #{{.*}}> -> tensor<16x64xi8, #[[$DB2]]>
+// CHECK-DAG: %[[WB:.*]] = arith.sitofp %[[B]] : tensor<16x64xi8, #[[$DB2]]> to tensor<16x64xf16, #[[$DB2]]>
+// CHECK-DAG: %[[A:.*]] = tilegpu.convert_layout %{{.*}} : tensor<64x16xf16, #{{.*}}> -> tensor<64x16xf16, #[[$DA2]]>
+// CHECK: tile.dot %[[A]], %[[WB]]
+func.func @one_widened(%a: tensor<64x16xf16>, %b: tensor<16x64xi8>,
+                       %o: !tile.ptr<f32> {tile.divisibility = 16 : i64}) {
+  %wb = arith.sitofp %b : tensor<16x64xi8> to tensor<16x64xf16>
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+  %d = tile.dot %a, %wb, %zero : tensor<64x16xf16>, tensor<16x64xf16> -> tensor<64x64xf32>
+  %r = tile.range 0 to 64 : tensor<64xi32>
+  %rows = tile.expand_dims %r axis 1 : tensor<64xi32> -> tensor<64x1xi32>
+  %cols = tile.expand_dims %r axis 0 : tensor<64xi32> -> tensor<1x64xi32>
+  %c64 = arith.constant dense<64> : tensor<64x1xi32>
+  %ro = arith.muli %rows, %c64 : tensor<64x1xi32>
+  %rb = tile.broadcast %ro : tensor<64x1xi32> -> tensor<64x64xi32>
+  %cb = tile.broadcast %cols : tensor<1x64xi32> -> tensor<64x64xi32>
+  %off = arith.addi %rb, %cb : tensor<64x64xi32>
+  %os = tile.splat %o : !tile.ptr<f32> -> tensor<64x64x!tile.ptr<f32>>
+  %op = tile.addptr %os, %off : tensor<64x64x!tile.ptr<f32>>, tensor<64x64xi32>
+  tile.store %op, %d : tensor<64x64x!tile.ptr<f32>>, tensor<64x64xf32>
+  return
+}

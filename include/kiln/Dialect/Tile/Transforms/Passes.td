@@ -85,7 +85,8 @@ def TileExpandFloat8Pass : Pass<"tile-expand-float8", "mlir::ModuleOp"> {
     ```
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
-                           "::mlir::math::MathDialect"];
+                           "::mlir::math::MathDialect",
+                           "::mlir::vector::VectorDialect"];
 }
 
 def TileCarryBlockPointersPass

@@ -117,11 +117,14 @@ def TileGPU_DotOperandEncodingAttr
   let summary = "A multiplicand of mma.sync, in registers";
   let description = [{
     Operand `opIdx` (0: A, M x K; 1: B, K x N) of the mma.sync whose
-    accumulator layout is `parent`, with `kWidth` elements per 32-bit
-    register (2 for f16 and bf16, 1 for tf32, 4 for 8-bit integers), as the
-    PTX ISA's fragment tables lay it out; `tilegpu.convert_layout` into it
-    stages the tile in swizzled shared memory and reads it with `ldmatrix`
-    where it can.
+    accumulator layout is `parent`, each lane holding `kWidth` adjacent K
+    elements per group: with `kWidth` elements per 32-bit register (2 for
+    f16 and bf16, 1 for tf32, 4 for 8-bit integers) one instruction's
+    operand as the PTX ISA's fragment tables lay it out; f16 and bf16 with
+    kWidth 4 (operands widened from 8 bits, and their 8-bit sources) make
+    two m16n8k16 per K step of 32. `tilegpu.convert_layout` into it stages
+    the tile in swizzled shared memory and reads it with `ldmatrix` where
+    it can.
 
     ```mlir
     tensor<128x32xf16, #tilegpu.dot_operand<{opIdx = 0, parent = #mma, kWidth = 2}>>

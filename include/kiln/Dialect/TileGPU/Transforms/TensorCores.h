@@ -19,8 +19,9 @@ namespace kiln::tilegpu {
 
 /// How a dot runs on mma.sync m16n8kK.
 struct MmaChoice {
-  /// Elements of an operand per 32-bit register (K of one instruction is
-  /// 8 * kWidth).
+  /// The operands' kWidth (DotOperandLayout): elements per 32-bit
+  /// register, or twice that for 16-bit operands widened from 8 bits (two
+  /// m16n8k16 per fragment, whose 8-bit sources ldmatrix reads as bytes).
   int64_t kWidth;
   /// Warps along M and N of the accumulator's layout.
   llvm::SmallVector<int64_t, 2> warpsPerCTA;
@@ -36,7 +37,10 @@ struct MmaChoice {
 /// take gets the warpgroup layout; why another does not is in `wgmmaWhyNot`.
 /// On mma.sync, a dot chained to another through a row-wise reduction
 /// (attention's forward) has its warps along M where M allows; others
-/// split M and N.
+/// split M and N. A 16-bit dot whose operands are both casts of 8-bit
+/// tiles (int8 or 8-bit float weights and activations) takes kWidth 4
+/// where K allows, as Triton does: the casts then run on the 8-bit
+/// fragments, read from shared memory as bytes.
 std::optional<MmaChoice> chooseMma(tile::DotOp dot, int64_t capability,
                                    bool archSpecific, int64_t numWarps,
                                    std::string &whyNot,
