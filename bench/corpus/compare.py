@@ -28,7 +28,7 @@ sys.path[:0] = [str(ROOT / "python"), str(HERE), str(HERE.parent)]
 
 import isa  # noqa: E402
 import triton_peer  # noqa: E402
-from isa_cases import CASES, Case  # noqa: E402
+from isa_cases import CASES, TRITON_REFUSES, Case  # noqa: E402
 
 #: The chips compared: Hopper's, and Ampere's (mma.sync, cp.async, no TMA).
 CHIPS = ("sm_90a", "sm_80")
@@ -130,6 +130,9 @@ def compare(name: str, ptxas: str, chip: str = CHIP) -> dict:
     ``chip``, and Kiln's shortfalls against Triton."""
     case = CASES[name]
     row: dict = {"kiln": classes(kiln_ptx(case, chip), ptxas, chip)}
+    if (name, chip) in TRITON_REFUSES:
+        row["refused"] = TRITON_REFUSES[name, chip]
+        return row
     if triton_peer.MISSING is None:
         row["triton"] = classes(triton_ptx(case, chip), ptxas, chip)
         row["shortfalls"] = isa.shortfalls(row["kiln"], row["triton"])
@@ -150,6 +153,8 @@ def table(rows: dict[str, dict], ptxas: str, chip: str = CHIP) -> list[str]:
         theirs = row["triton"].describe() if "triton" in row else {}
         cells = [f"{ours[c]} / {theirs.get(c, '-')}" for c in columns]
         gaps = "; ".join(row.get("shortfalls", {}).values()) or "-"
+        if "refused" in row:
+            gaps = f"- (no peer: {row['refused']})"
         lines.append(f"| {name} | " + " | ".join(cells) + f" | {gaps} |")
     return lines
 

@@ -35,6 +35,7 @@ def _array(dtype) -> Callable[[], np.ndarray]:
 
 f16, f32 = _array(np.float16), _array(np.float32)
 f8e5 = _array(ml_dtypes.float8_e5m2)
+f8e4 = _array(ml_dtypes.float8_e4m3fn)
 i8, i32, i64 = _array(np.int8), _array(np.int32), _array(np.int64)
 
 
@@ -250,6 +251,12 @@ CASES: dict[str, Case] = {
         lambda: {**_pointers("x_ptr output_ptr", f32), "n_elements": 98432,
                  "p": 0.5, "seed": 123},
         {"BLOCK_SIZE": 1024}),
+    "fp8_quant": Case(
+        "fp8_quant", "per_token_quant_fp8_kernel",
+        lambda: {"x_ptr": f16(), "y_ptr": f8e4(), "scale_ptr": f32(),
+                 "stride_x": 4096, "stride_y": 4096, "N": 4096,
+                 "fp8_min": -448.0, "fp8_max": 448.0, "eps": 1e-10},
+        {"BLOCK": 4096}, num_warps=8),
     "swiglu": Case(
         "swiglu", "_swiglu_forward_kernel",
         lambda: {**_pointers("a_ptr b_ptr c_ptr", f16), "stride": 4096},
@@ -295,4 +302,11 @@ CASES: dict[str, Case] = {
     "attention_bwd_d64_causal": _attention_backward(True, 64),
     "attention_bwd_d128": _attention_backward(False, 128),
     "attention_bwd_d128_causal": _attention_backward(True, 128),
+}
+
+#: Cases Triton refuses to compile for a chip, and why: Kiln's classes are
+#: listed without a peer there.
+TRITON_REFUSES: dict[tuple[str, str], str] = {
+    ("fp8_quant", "sm_80"): "Triton 3.9 has float8e4nv only from sm_89 "
+                            "(Kiln converts it with integer operations)",
 }

@@ -257,7 +257,8 @@ def _attention_backward(torch, case: str) -> Launch:
 
 def _rows(torch, case: str) -> Launch:
     """The row kernels: softmax (both forms), cross-entropy, layer norm
-    forward and backward, RMSNorm, SwiGLU, rotary embedding."""
+    forward and backward, RMSNorm, SwiGLU, per-token fp8 quantization,
+    rotary embedding."""
     f = torch.nn.functional
     rows, cols = 16384, 4096
     if case in ("softmax", "softmax_persistent"):
@@ -326,6 +327,20 @@ def _rows(torch, case: str) -> Launch:
         return Launch({"a_ptr": a, "b_ptr": b, "c_ptr": torch.empty_like(a),
                        "stride": cols}, (rows,), ("c_ptr",),
                       lambda: f.silu(a) * b, ("GB/s", 6 * rows * cols))
+    if case == "fp8_quant":
+        x = torch.randn(rows, cols, **half)
+        y = torch.empty(rows, cols, dtype=torch.float8_e4m3fn, device="cuda")
+        scale = torch.empty(rows, device="cuda")
+
+        def quantize():
+            s = x.abs().amax(1).float().clamp(min=1e-10) / 448.0
+            return (x.float() / s[:, None]).clamp(-448.0, 448.0).to(
+                torch.float8_e4m3fn), s
+        return Launch({"x_ptr": x, "y_ptr": y, "scale_ptr": scale,
+                       "stride_x": cols, "stride_y": cols, "N": cols,
+                       "fp8_min": -448.0, "fp8_max": 448.0, "eps": 1e-10},
+                      (rows,), ("y_ptr", "scale_ptr"), quantize,
+                      ("GB/s", 3 * rows * cols), tolerance=0)
     if case != "rotary":
         raise KeyError(case)
     # 16384 tokens of 32 heads of 128, rotated in place.

@@ -82,7 +82,8 @@ FAKE_TORCH = types.SimpleNamespace(
     empty_like=_like, randint=_randint, tensor=_from_data,
     logsumexp=lambda t, dim: Tensor(t.shape[:-1]),
     float16="float16", float32="float32", int8="int8", int32="int32",
-    float8_e5m2="float8_e5m2", int64="int64", bool="bool",
+    float8_e5m2="float8_e5m2", float8_e4m3fn="float8_e4m3fn", int64="int64",
+    bool="bool",
     nn=types.SimpleNamespace(functional=types.SimpleNamespace(
         scaled_dot_product_attention=lambda q, *args, **kwargs: _like(q))),
     cuda=types.SimpleNamespace(get_device_properties=lambda ordinal:

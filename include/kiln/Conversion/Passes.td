@@ -184,6 +184,42 @@ def TensorMapParamsPass
   let dependentDialects = ["mlir::LLVM::LLVMDialect", "mlir::NVVM::NVVMDialect"];
 }
 
+def Float8ToNVVMPass
+    : Pass<"kiln-float8-to-nvvm", "mlir::gpu::GPUModuleOp"> {
+  let summary = "Convert e4m3 and e5m2 pairs with sm_89's cvt instructions";
+  let description = [{
+    From sm_89 on, PTX converts two 8-bit floats in one instruction each
+    way, as Triton emits them there. This pass, which the GPU pipeline runs
+    for those chips before `tile-expand-float8`, rewrites each
+    `arith.extf` from `f8E4M3FN` or `f8E5M2` and each `arith.truncf` to
+    them, on scalars and 1-D vectors (a thread's registers), pair by pair:
+
+    - widening: `nvvm.convert.f8x2.to.f16x2` (`cvt.rn.f16x2.e4m3x2`,
+      exact), then the f16 converted to the result type (exactly);
+    - narrowing: the value in f32 (exact from f16 and bf16; f64 is rounded
+      to f32 first, as `tile-expand-float8` does), then
+      `nvvm.convert.f32x2.to.f8x2` with round-to-nearest-even and
+      saturation to the largest finite value
+      (`cvt.rn.satfinite.e4m3x2.f32`), NaN to NaN: what
+      `tile-expand-float8` computes with integer operations elsewhere.
+
+    An odd count's last element is converted in a pair with itself. Other
+    8-bit formats (FNUZ) are left to `tile-expand-float8`.
+
+    ```mlir
+    %w = arith.extf %x : vector<2xf8E4M3FN> to vector<2xf16>
+    // becomes
+    %pair = vector.from_elements %c0, %c1 : vector<2xi8>
+    %w = nvvm.convert.f8x2.to.f16x2 %pair : vector<2xi8>(f8E4M3FN) -> vector<2xf16>
+    ```
+  }];
+  let dependentDialects = [
+    "mlir::arith::ArithDialect",
+    "mlir::NVVM::NVVMDialect",
+    "mlir::vector::VectorDialect",
+  ];
+}
+
 def ApproximateMathToNVVMPass
     : Pass<"kiln-approximate-math-to-nvvm", "mlir::gpu::GPUModuleOp"> {
   let summary = "Lower float math as Triton does: f32 division, remainder, "

@@ -82,7 +82,10 @@ void kiln::gpu::buildGPULoweringPipeline(OpPassManager &pm,
   pm.addPass(createConvertTileToGPUPass(conversion));
   // After the analyses above, which read `offsets % n` as Triton writes it.
   pm.addPass(tile::createTileTotalDivisionPass());
-  // LLVM has no 8-bit floats to convert.
+  // sm_89 converts e4m3 and e5m2 in pairs; LLVM has no 8-bit floats to
+  // convert the others (or on older chips) with.
+  if (options.computeCapability >= 89)
+    pm.nest<mlir::gpu::GPUModuleOp>().addPass(createFloat8ToNVVMPass());
   pm.addPass(tile::createTileExpandFloat8Pass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
