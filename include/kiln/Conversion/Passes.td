@@ -203,14 +203,17 @@ def Float8ToNVVMPass
       (`cvt.rn.satfinite.e4m3x2.f32`), NaN to NaN: what
       `tile-expand-float8` computes with integer operations elsewhere.
 
-    An odd count's last element is converted in a pair with itself. Other
-    8-bit formats (FNUZ) are left to `tile-expand-float8`.
+    An odd count's last element is converted in a pair with itself; an
+    even count of narrowed codes is assembled from the pairs as 16-bit
+    words (the instructions' own results). Other 8-bit formats (FNUZ) are
+    left to `tile-expand-float8`.
 
     ```mlir
     %w = arith.extf %x : vector<2xf8E4M3FN> to vector<2xf16>
     // becomes
-    %pair = vector.from_elements %c0, %c1 : vector<2xi8>
-    %w = nvvm.convert.f8x2.to.f16x2 %pair : vector<2xi8>(f8E4M3FN) -> vector<2xf16>
+    %bytes = arith.bitcast %x : vector<2xf8E4M3FN> to vector<2xi8>
+    %pair = vector.shuffle %bytes, %bytes [0, 1] : vector<2xi8>, vector<2xi8>
+    %h = nvvm.convert.f8x2.to.f16x2 %pair : vector<2xi8>(f8E4M3FN) -> vector<2xf16>
     ```
   }];
   let dependentDialects = [

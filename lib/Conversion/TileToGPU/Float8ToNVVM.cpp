@@ -40,31 +40,55 @@ bool isScalarOrVector(Type type) {
   return isa<FloatType>(type);
 }
 
-/// `value`'s elements (a scalar is one).
-SmallVector<Value> getElements(PatternRewriter &rewriter, Location loc,
-                               Value value) {
+/// `value` (a scalar or a 1-D vector) as vectors of two: its elements in
+/// order, an odd count's last one paired with itself.
+SmallVector<Value> splitIntoPairs(PatternRewriter &rewriter, Location loc,
+                                  Value value) {
   auto vector = dyn_cast<VectorType>(value.getType());
   if (!vector)
-    return {value};
+    return {vector::FromElementsOp::create(
+        rewriter, loc, VectorType::get({2}, value.getType()),
+        ValueRange{value, value})};
+  SmallVector<Value> pairs;
+  int64_t count = vector.getNumElements();
+  for (int64_t i = 0; i < count; i += 2)
+    pairs.push_back(vector::ShuffleOp::create(
+        rewriter, loc, value, value,
+        ArrayRef<int64_t>{i, std::min(i + 1, count - 1)}));
+  return pairs;
+}
+
+/// The value of `type` (a scalar or a 1-D vector) whose elements are the
+/// `pairs`' in order (splitIntoPairs' inverse).
+Value joinPairs(PatternRewriter &rewriter, Location loc, Type type,
+                ArrayRef<Value> pairs) {
+  auto vector = dyn_cast<VectorType>(type);
+  if (!vector)
+    return vector::ExtractOp::create(rewriter, loc, pairs.front(), 0);
   SmallVector<Value> elements;
-  for (int64_t i = 0, e = vector.getNumElements(); i < e; ++i)
-    elements.push_back(vector::ExtractOp::create(rewriter, loc, value, i));
-  return elements;
+  for (Value pair : pairs)
+    for (int64_t i = 0; i < 2; ++i)
+      elements.push_back(vector::ExtractOp::create(rewriter, loc, pair, i));
+  elements.resize(vector.getNumElements());
+  return vector::FromElementsOp::create(rewriter, loc, vector, elements);
 }
 
-/// `elements` as a value of `type` (of their type, scalar or 1-D vector).
-Value fromElements(PatternRewriter &rewriter, Location loc, Type type,
-                   ArrayRef<Value> elements) {
-  if (!isa<VectorType>(type))
-    return elements.front();
-  return vector::FromElementsOp::create(rewriter, loc, cast<VectorType>(type),
-                                        elements);
-}
-
-/// Element `i` of `elements`, or element `i - 1` past the end (an odd
-/// count's last pair repeats its value).
-Value pairMember(ArrayRef<Value> elements, size_t i) {
-  return elements[std::min(i, elements.size() - 1)];
+/// `pair` (a vector of two floats) converted to `element`s: exactly where
+/// it widens (f16 to bf16 through f32: 8-bit values fit both), rounded
+/// where it narrows (f64 to f32).
+Value convertPair(PatternRewriter &rewriter, Location loc, Value pair,
+                  Type element) {
+  auto type = cast<VectorType>(pair.getType());
+  Type from = type.getElementType();
+  if (from == element)
+    return pair;
+  if (from.getIntOrFloatBitWidth() == element.getIntOrFloatBitWidth())
+    return convertPair(rewriter, loc,
+                       convertPair(rewriter, loc, pair, rewriter.getF32Type()),
+                       element);
+  if (from.getIntOrFloatBitWidth() < element.getIntOrFloatBitWidth())
+    return arith::ExtFOp::create(rewriter, loc, type.clone(element), pair);
+  return arith::TruncFOp::create(rewriter, loc, type.clone(element), pair);
 }
 
 /// arith.extf of e4m3 or e5m2: cvt.rn.f16x2 on each pair of codes, then
@@ -79,31 +103,20 @@ struct WidenFloat8 : OpRewritePattern<arith::ExtFOp> {
     if (!isConvertible(from) || !isScalarOrVector(op.getType()))
       return failure();
     Location loc = op.getLoc();
-    Type i8 = rewriter.getI8Type(), f16 = rewriter.getF16Type();
-    auto pairOfBytes = VectorType::get({2}, i8);
-    SmallVector<Value> codes;
-    for (Value element : getElements(rewriter, loc, op.getIn()))
-      codes.push_back(arith::BitcastOp::create(rewriter, loc, i8, element));
-    SmallVector<Value> halves;
-    for (size_t i = 0; i < codes.size(); i += 2) {
-      Value pair = vector::FromElementsOp::create(
-          rewriter, loc, pairOfBytes,
-          ValueRange{codes[i], pairMember(codes, i + 1)});
-      Value wide = NVVM::ConvertF8x2ToF16x2Op::create(
-          rewriter, loc, VectorType::get({2}, f16), pair, /*relu=*/false, from);
-      for (int64_t j = 0; j < 2 && i + j < codes.size(); ++j)
-        halves.push_back(vector::ExtractOp::create(rewriter, loc, wide, j));
-    }
+    Type i8 = rewriter.getI8Type();
+    auto halves = VectorType::get({2}, rewriter.getF16Type());
     Type result = getElementTypeOrSelf(op.getType());
-    for (Value &half : halves) {
-      if (result.getIntOrFloatBitWidth() > 16)
-        half = arith::ExtFOp::create(rewriter, loc, result, half);
-      else if (result != f16) // bf16: through f32, exactly
-        half = arith::TruncFOp::create(
-            rewriter, loc, result,
-            arith::ExtFOp::create(rewriter, loc, rewriter.getF32Type(), half));
+    // The codes as bytes (what the back end holds them as) from the start.
+    auto vector = dyn_cast<VectorType>(op.getType());
+    Value bytes = arith::BitcastOp::create(
+        rewriter, loc, vector ? Type(vector.clone(i8)) : i8, op.getIn());
+    SmallVector<Value> pairs;
+    for (Value codes : splitIntoPairs(rewriter, loc, bytes)) {
+      Value wide = NVVM::ConvertF8x2ToF16x2Op::create(
+          rewriter, loc, halves, codes, /*relu=*/false, from);
+      pairs.push_back(convertPair(rewriter, loc, wide, result));
     }
-    rewriter.replaceOp(op, fromElements(rewriter, loc, op.getType(), halves));
+    rewriter.replaceOp(op, joinPairs(rewriter, loc, op.getType(), pairs));
     return success();
   }
 };
@@ -120,30 +133,33 @@ struct NarrowToFloat8 : OpRewritePattern<arith::TruncFOp> {
     if (!isConvertible(to) || !isScalarOrVector(op.getType()))
       return failure();
     Location loc = op.getLoc();
-    Type f32 = rewriter.getF32Type();
-    SmallVector<Value> values;
-    for (Value element : getElements(rewriter, loc, op.getIn())) {
-      Type type = element.getType();
-      if (type.getIntOrFloatBitWidth() > 32)
-        element = arith::TruncFOp::create(rewriter, loc, f32, element);
-      else if (type != f32)
-        element = arith::ExtFOp::create(rewriter, loc, f32, element);
-      values.push_back(element);
-    }
-    auto pairOfBytes = VectorType::get({2}, rewriter.getI8Type());
-    SmallVector<Value> codes;
-    for (size_t i = 0; i < values.size(); i += 2) {
+    Type i8 = rewriter.getI8Type(), i16 = rewriter.getI16Type();
+    auto vector = dyn_cast<VectorType>(op.getType());
+    // An even count of codes is made of the pairs as 16-bit words (each
+    // cvt's own result), which the back end moves into place whole.
+    bool asWords = vector && vector.getNumElements() % 2 == 0;
+    Type pairType = asWords ? i16 : VectorType::get({2}, i8);
+    SmallVector<Value> pairs;
+    for (Value values : splitIntoPairs(rewriter, loc, op.getIn())) {
+      Value wide = convertPair(rewriter, loc, values, rewriter.getF32Type());
       // The first operand's code is the pair's high byte: element 1.
-      Value pair = NVVM::ConvertF32x2ToF8x2Op::create(
-          rewriter, loc, pairOfBytes, pairMember(values, i + 1), values[i],
+      pairs.push_back(NVVM::ConvertF32x2ToF8x2Op::create(
+          rewriter, loc, pairType,
+          vector::ExtractOp::create(rewriter, loc, wide, 1),
+          vector::ExtractOp::create(rewriter, loc, wide, 0),
           NVVM::FPRoundingMode::RN, NVVM::SaturationMode::SATFINITE,
-          /*relu=*/false, to);
-      for (int64_t j = 0; j < 2 && i + j < values.size(); ++j)
-        codes.push_back(arith::BitcastOp::create(
-            rewriter, loc, to,
-            vector::ExtractOp::create(rewriter, loc, pair, j)));
+          /*relu=*/false, to));
     }
-    rewriter.replaceOp(op, fromElements(rewriter, loc, op.getType(), codes));
+    Type codesType = vector ? Type(vector.clone(i8)) : i8;
+    Value codes =
+        asWords ? Value(vector::BitCastOp::create(
+                      rewriter, loc, codesType,
+                      vector::FromElementsOp::create(
+                          rewriter, loc,
+                          VectorType::get({vector.getNumElements() / 2}, i16),
+                          pairs)))
+                : joinPairs(rewriter, loc, codesType, pairs);
+    rewriter.replaceOpWithNewOp<arith::BitcastOp>(op, op.getType(), codes);
     return success();
   }
 };
