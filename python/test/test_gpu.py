@@ -14,6 +14,7 @@ import subprocess
 import sys
 import textwrap
 import time
+import warnings
 from pathlib import Path
 from typing import Sequence
 
@@ -594,6 +595,45 @@ def test_matmul_compiles_to_tensor_cores_without_a_gpu(case):
                 (3 if case == "tf32x3" else 1) * 4 * 8
         if element != np.float32:
             assert "fma.rn.f32" not in stages["ptx"]
+
+
+@kiln.jit
+def weight_only_int8_matmul(c_ptr, a_ptr, b_ptr, K, N: kl.constexpr):
+    """f16 activations times int8 weights (N-major), widened in the loop."""
+    rows = kl.arange(0, 64)
+    cols = kl.arange(0, N)
+    acc = kl.zeros((64, N), kl.float32)
+    for k in range(0, K, 64):
+        ks = k + kl.arange(0, 64)
+        a = kl.load(a_ptr + rows[:, None] * K + ks[None, :])
+        b = kl.load(b_ptr + ks[:, None] * N + cols[None, :])
+        acc = kl.dot(a, b.to(kl.float16), acc)
+    kl.store(c_ptr + rows[:, None] * N + cols[None, :], acc)
+
+
+def test_int8_weights_widened_in_the_loop_reach_the_tensor_cores():
+    """The host computes the product exactly; sm_80 widens B's fragments in
+    registers and sm_90a writes the widened B into a buffer wgmma reads,
+    as Triton does, where it ran on mma.sync."""
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((64, 256)).astype(np.float16)
+    b = rng.integers(-128, 128, (256, 64)).astype(np.int8)
+    c = np.zeros((64, 64), np.float32)
+    weight_only_int8_matmul[(1,)](c, a, b, 256, N=64)
+    np.testing.assert_allclose(
+        c, a.astype(np.float64) @ b.astype(np.float64), rtol=1e-5,
+        atol=1e-2)
+    sm80 = weight_only_int8_matmul.asm(c, a, b, 256, N=64, chip="sm_80")
+    assert "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32" in sm80["ptx"]
+    # The weights come back from shared memory as bytes, not as f16 staged
+    # a second time.
+    assert "st.shared.b16" not in sm80["ptx"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no remark: nothing falls back
+        sm90 = weight_only_int8_matmul.asm(c, a, b, 256, N=64, chip="sm_90a")
+    assert "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16" in \
+        sm90["ptx"]
+    assert "mma.sync" not in sm90["ptx"]
 
 
 @kiln.jit

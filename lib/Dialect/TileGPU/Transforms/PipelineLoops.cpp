@@ -526,6 +526,54 @@ static std::pair<Value, Value> transposeOperand(scf::ForOp loop, tile::DotOp dot
   return {buffer, slot};
 }
 
+/// A one-slot buffer, allocated before `loop`, holding `dot`'s B, which
+/// the loop computes by `castOfSlot` (one operand: `x.to(f16)` of int8
+/// weights)
+/// from the slot `load` reads: wgmma reads B from shared memory only. Each
+/// iteration reads the slot in `stagedType` (the staged load's layout),
+/// casts it there and writes the result into the buffer, as Triton does
+/// for mixed-precision dots on Hopper; the dot is not left running, so the
+/// loop's first barrier keeps the writes behind the previous iteration's
+/// wgmma. Returns the buffer and its slot, or nulls where the buffer does
+/// not fit `spareBytes`, which it takes from.
+static std::pair<Value, Value>
+castOperandIntoBuffer(scf::ForOp loop, tile::DotOp dot, Operation *castOfSlot,
+                      LocalLoadOp load, RankedTensorType stagedType,
+                      int64_t &spareBytes) {
+  auto type = cast<RankedTensorType>(dot.getB().getType());
+  int64_t bytes = getTileBytes(type);
+  if (bytes > spareBytes)
+    return {};
+  spareBytes -= bytes;
+  Location loc = dot.getLoc();
+  OpBuilder builder(loop);
+  Value buffer = LocalAllocOp::create(
+      builder, loc,
+      getSlotBufferType(1, type.getShape(), type.getElementType(),
+                        hasTransposedSlots(load.getBuffer().getType())));
+  builder.setInsertionPoint(dot);
+  Value slot = arith::ConstantIntOp::create(builder, loc, 0, 32);
+  Value narrow = LocalLoadOp::create(builder, loc, stagedType, load.getBuffer(),
+                                     load.getSlot());
+  Operation *wide = builder.clone(*castOfSlot);
+  wide->setOperand(0, narrow);
+  wide->getResult(0).setType(stagedType.clone(type.getElementType()));
+  LocalStoreOp::create(builder, loc, wide->getResult(0), buffer, slot);
+  FenceAsyncSharedOp::create(builder, loc);
+  gpu::BarrierOp::create(builder, loc);
+  return {buffer, slot};
+}
+
+/// The cast (one operand) that makes `operand` from a slot's local_load,
+/// or null.
+static Operation *getCastOfSlot(Value operand) {
+  Operation *op = operand.getDefiningOp();
+  if (!op || !isa<CastOpInterface>(op) || op->getNumOperands() != 1 ||
+      !op->getOperand(0).getDefiningOp<LocalLoadOp>())
+    return nullptr;
+  return op;
+}
+
 /// Bytes of the slots written before an earlier loop that `loop`'s dots
 /// will read too (stageInvariantOperand shares them): they hold their
 /// operands while `loop`'s stages do.
@@ -594,6 +642,21 @@ bool pipelining::useWarpgroupDots(
         explained.insert(dot);
         continue;
       }
+    } else if (Operation *castOfB = getCastOfSlot(dot.getB())) {
+      auto load = castOfB->getOperand(0).getDefiningOp<LocalLoadOp>();
+      auto stagedType = stagedTypes.find(load.getBuffer());
+      if (eightBit || stagedType == stagedTypes.end())
+        continue;
+      std::tie(bBuffer, bSlot) = castOperandIntoBuffer(
+          loop, dot, castOfB, load, stagedType->second, spareBytes);
+      if (!bBuffer) {
+        dot.emitRemark() << "on mma.sync, not wgmma: wgmma reads B from "
+                            "shared memory, and a buffer for this B, cast "
+                            "from what the loop loads, does not fit beside "
+                            "the pipeline's slots";
+        explained.insert(dot);
+        continue;
+      }
     } else {
       continue;
     }
@@ -639,8 +702,13 @@ bool pipelining::useWarpgroupDots(
                 : WarpgroupDotOp::create(builder, dot.getLoc(), dot.getType(),
                                          dot.getA(), Value(), bBuffer, bSlot,
                                          dot.getAcc(), /*useAcc=*/Value());
+    Operation *castOfB = b ? nullptr : getCastOfSlot(dot.getB());
     dot.replaceAllUsesWith(warpgroupDot.getResult());
     dot.erase();
+    if (castOfB && castOfB->use_empty()) {
+      b = castOfB->getOperand(0).getDefiningOp<LocalLoadOp>();
+      castOfB->erase();
+    }
     for (LocalLoadOp load : {a, b})
       if (load && load->use_empty())
         load.erase();
