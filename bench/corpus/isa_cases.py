@@ -218,6 +218,16 @@ CASES: dict[str, Case] = {
          "BLOCK_SIZE_K": 32}, num_warps=4, num_stages=3),
     "linear": _gemm("linear", "linear_kernel", f16, f16, (128, 256, 64),
                     b_k_major=True),
+    # int8 weights (N x K, read K-major) widened to f16 in the loop: a
+    # weight-only quantized linear layer.
+    "int8_weight_linear": Case(
+        "int8_weight_linear", "int8_weight_linear_kernel",
+        lambda: {"a_ptr": f16(), "b_ptr": i8(), "scale_ptr": f32(),
+                 "c_ptr": f16(), "M": 4096, "N": 4096, "K": 4096,
+                 "stride_am": 4096, "stride_ak": 1, "stride_bn": 4096,
+                 "stride_bk": 1, "stride_cm": 4096, "stride_cn": 1},
+        {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 64,
+         "GROUP_SIZE_M": 8}, num_warps=8, num_stages=3),
     "matmul_int8": _gemm("int8_matmul", "matmul_int8_kernel", i8, i32,
                          (128, 128, 64)),
     # Triton's tutorial 03 on fp8 (float8e5): B transposed first (K-major),

@@ -89,6 +89,29 @@ def _matmul(torch, case: str, activation=None) -> Launch:
                   tolerance=0 if case == "matmul_int8" else 0.05)
 
 
+def _int8_weight_linear(torch) -> Launch:
+    """f16 activations (4096 x 4096) times int8 weights (4096 x 4096,
+    stored N x K) with a float32 scale per output feature, against
+    PyTorch dequantizing the weight and calling cuBLAS."""
+    size = 4096
+    x = torch.randn(size, size, dtype=torch.float16, device="cuda")
+    w = torch.randint(-128, 128, (size, size), dtype=torch.int8,
+                      device="cuda")
+    scale = torch.rand(size, device="cuda") / 1024
+    c = torch.empty(size, size, dtype=torch.float16, device="cuda")
+    args = {"a_ptr": x, "b_ptr": w, "scale_ptr": scale, "c_ptr": c,
+            "M": size, "N": size, "K": size, "stride_am": size,
+            "stride_ak": 1, "stride_bn": size, "stride_bk": 1,
+            "stride_cm": size, "stride_cn": 1}
+    constexprs = CASES["int8_weight_linear"].constexprs
+    tiles = (-(-size // constexprs["BLOCK_SIZE_M"])
+             * -(-size // constexprs["BLOCK_SIZE_N"]))
+    return Launch(args, (tiles,), ("c_ptr",),
+                  lambda: (x @ (w.to(torch.float16) * scale[:, None]
+                                .to(torch.float16)).T),
+                  ("TFLOP/s", 2 * size ** 3), tolerance=0.05)
+
+
 def _descriptor_matmul(torch, case: str) -> Launch:
     size = 4096
     a = torch.randn(size, size, dtype=torch.float16, device="cuda")
@@ -404,6 +427,8 @@ def make_launch(torch, case: str) -> Launch:
     if case in ("matmul", "matmul_leaky_relu", "linear", "matmul_int8",
                 "matmul_fp8", "matmul_persistent"):
         return _matmul(torch, case, CASES[case].constexprs.get("ACTIVATION"))
+    if case == "int8_weight_linear":
+        return _int8_weight_linear(torch)
     if case in ("matmul_descriptor", "matmul_host_descriptor"):
         return _descriptor_matmul(torch, case)
     if case.startswith("matmul_tma_persistent"):

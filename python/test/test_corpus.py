@@ -150,6 +150,18 @@ def test_linear_reads_the_weight_transposed(target):
     check(got, module.reference(x, w), atol=1e-3, rtol=2 ** -10)
 
 
+def test_int8_weight_linear_widens_the_weight_in_the_loop(target):
+    module = corpus("int8_weight_linear")
+    x = normal(100, 90, dtype=np.float16)
+    w = RNG.integers(-128, 128, (72, 90), dtype=np.int8)
+    scale = (RNG.random(72) / 64).astype(np.float32)
+    got = module.int8_weight_linear(x, w, scale, block_m=32, block_n=32,
+                                    block_k=32, group_m=2, num_warps=4)
+    # float32 sums of 90 exact products (int8 is exact in f16), scaled and
+    # rounded once to float16.
+    check(got, module.reference(x, w, scale), atol=1e-3, rtol=2 ** -10)
+
+
 def test_int8_matmul(target):
     module = corpus("int8_matmul")
     # K = 300 over the full int8 range: sums well past int16, exact in int32.

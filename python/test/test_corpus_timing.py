@@ -78,7 +78,7 @@ def _from_data(data, **options):
 
 
 FAKE_TORCH = types.SimpleNamespace(
-    randn=_tensor, empty=_tensor, zeros=_tensor, ones=_tensor,
+    randn=_tensor, rand=_tensor, empty=_tensor, zeros=_tensor, ones=_tensor,
     empty_like=_like, randint=_randint, tensor=_from_data,
     logsumexp=lambda t, dim: Tensor(t.shape[:-1]),
     float16="float16", float32="float32", int8="int8", int32="int32",
