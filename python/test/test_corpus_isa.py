@@ -31,14 +31,10 @@ def ptxas():
 #: Corpus kernels whose code is below Triton's on a chip, and why. Strict:
 #: one that reaches Triton's classes fails here until it is taken off the
 #: list.
-_SPILLS = ("more spilled bytes than Triton's: at head dim 128 on mma.sync "
-           "ptxas spills more of Kiln's forward attention")
 BELOW_TRITON: dict[tuple[str, str], str] = {
-    ("sm_80", "attention_d128"): _SPILLS,
-    ("sm_80", "attention_d128_causal"): _SPILLS,
-    ("sm_80", "matmul_fp8"): "the fp8 fragments of a 128-deep K step are "
-                             "all read and widened before the dots; Triton "
-                             "slices K (its prefetch pass) and spills less",
+    ("sm_80", "attention_d128_causal"):
+        "more spilled bytes than Triton's: at head dim 128 on mma.sync "
+        "ptxas spills more of Kiln's causal forward attention",
 }
 
 

@@ -266,8 +266,11 @@ struct AsyncCopyLowering : OpConversionPattern<tilegpu::AsyncCopyOp> {
       return failure();
     SharedTile slot = getBufferSlot(rewriter, loc, adaptor.getBuffer(),
                                     bufferType, adaptor.getSlot());
-    Value offsets =
-        slot.byteOffset(rewriter, loc, at->coordinates);
+    // The copies' targets, shared where they differ by constants: a
+    // loop's copies would otherwise keep one address each live through it.
+    SmallVector<Value> targets =
+        getRunAddresses(rewriter, loc, slot, ptrType,
+                        slot.byteOffset(rewriter, loc, at->coordinates), width);
     Type i32 = rewriter.getI32Type();
     auto global = LLVM::LLVMPointerType::get(rewriter.getContext(), 1);
     // A run is one copy from its first register's address; a masked-off
@@ -277,8 +280,7 @@ struct AsyncCopyLowering : OpConversionPattern<tilegpu::AsyncCopyOp> {
       Value source = LLVM::IntToPtrOp::create(
           rewriter, loc, global,
           extractRegister(rewriter, loc, adaptor.getPtrs(), reg));
-      Value target = slot.address(
-          rewriter, loc, extractRegister(rewriter, loc, offsets, reg));
+      Value target = targets[reg / width];
       Value size = constantInt(rewriter, loc, i32, bytes);
       if (Value mask = adaptor.getMask())
         size = arith::SelectOp::create(

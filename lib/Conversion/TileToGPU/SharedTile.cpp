@@ -154,15 +154,11 @@ private:
 };
 } // namespace
 
-/// The address of each run of `width` registers of a `type` tile in
-/// `tile`, the runs' byte offsets being `offsets` (from the thread's
-/// coordinates), shared where they differ by constants (checked over all
-/// threads; an epilogue staging a 128x256 accumulator would otherwise keep
-/// 64 addresses live through its loop).
-static SmallVector<Value> getRunAddresses(OpBuilder &b, Location loc,
-                                          const SharedTile &tile,
-                                          RankedTensorType type, Value offsets,
-                                          int64_t width) {
+SmallVector<Value> kiln::tiletogpu::getRunAddresses(OpBuilder &b, Location loc,
+                                                    const SharedTile &tile,
+                                                    RankedTensorType type,
+                                                    Value offsets,
+                                                    int64_t width) {
   std::shared_ptr<const layout::DistributedLayout> layout = getLayout(type);
   layout::Shape shape = getShape(type);
   int64_t lanes = layout->getThreadsPerWarp();

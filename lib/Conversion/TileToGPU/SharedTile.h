@@ -57,6 +57,17 @@ SharedTile getBufferSlot(mlir::OpBuilder &b, mlir::Location loc,
                          mlir::Value base, mlir::MemRefType buffer,
                          mlir::Value slot);
 
+/// The address of each run of `width` registers of a `type` tile in
+/// `tile`, the runs' byte offsets being `offsets` (from the thread's
+/// coordinates), shared where they differ by constants (checked over all
+/// threads; an epilogue staging a 128x256 accumulator would otherwise keep
+/// 64 addresses live through its loop, and a loop's cp.async copies one
+/// per copy).
+llvm::SmallVector<mlir::Value>
+getRunAddresses(mlir::OpBuilder &b, mlir::Location loc, const SharedTile &tile,
+                mlir::RankedTensorType type, mlir::Value offsets,
+                int64_t width);
+
 /// Writes `registers`, a tile of `type`, into `tile`, each thread's runs
 /// of consecutive elements as one vector. The caller keeps readers of an
 /// earlier use of the memory from overtaking the writes (a barrier).

@@ -32,7 +32,14 @@
 // CHECK: scf.for
 // CHECK:   nvvm.cp.async.wait.group 1
 // CHECK-NEXT: gpu.barrier
-// CHECK-COUNT-4: nvvm.cp.async.shared.global
+// A thread's two copies of A's next tile (64x32 f16) land 2048 bytes (32
+// rows) apart in every thread: the second's target
+// is the first's plus that constant, so the loop keeps one address live
+// per slot, not one per copy.
+// CHECK: %[[SECOND:.*]] = llvm.getelementptr %[[FIRST:.*]][2048] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i8
+// CHECK: nvvm.cp.async.shared.global %[[FIRST]],
+// CHECK: nvvm.cp.async.shared.global %[[SECOND]],
+// CHECK-COUNT-2: nvvm.cp.async.shared.global
 // CHECK:   nvvm.cp.async.commit.group
 // CHECK-COUNT-2: nvvm.ldmatrix %{{.*}} {{.*}}layout = #nvvm.mma_layout<row>
 // CHECK-COUNT-4: nvvm.ldmatrix %{{.*}} {{.*}}layout = #nvvm.mma_layout<col>
