@@ -604,8 +604,9 @@ static int64_t getSharedOperandBytes(scf::ForOp loop,
 /// which frees their registers); else A stays in registers, as a prologue
 /// such as a cast left it. A 16-bit B the loop does not change is written
 /// into a slot of its own the same way where it fits (else the dot stays
-/// on mma.sync, with a remark). An 8-bit dot (i8, or 8-bit floats) needs A in a
-/// slot and B K-major (an
+/// on mma.sync, with a remark); one the loop casts from a slot (int8
+/// weights) is cast and written into a buffer of its own each iteration.
+/// An 8-bit dot (i8, or 8-bit floats) needs A in a slot and B K-major (an
 /// N-major B is transposed into a buffer of its own each iteration);
 /// where it cannot have them it stays on mma.sync, with a remark, and is
 /// added to `explained`. `stagedTypes` has the type of the load staged
