@@ -494,52 +494,23 @@ static std::pair<Value, Value> stageInvariantOperand(scf::ForOp loop, Value a,
   return {buffer, slot};
 }
 
-/// A one-slot transposed buffer, allocated before `loop`, holding a copy
-/// of `b` (read from an N-major slot) that the dot reads K-major: wgmma
-/// takes 8-bit operands K-major only. Each iteration reads the slot in
-/// `stagedType` (the staged load's layout, wide along N) and writes it
-/// back a byte at a time, as Triton does; the loop's first barrier keeps
-/// the writes behind the previous iteration's wgmma. Returns the buffer
-/// and its slot, or nulls where the buffer does not fit `spareBytes`,
-/// which it takes from.
-static std::pair<Value, Value> transposeOperand(scf::ForOp loop, tile::DotOp dot, LocalLoadOp b,
-                              RankedTensorType stagedType,
-                              int64_t &spareBytes) {
-  auto type = cast<RankedTensorType>(b.getType());
-  int64_t bytes = type.getNumElements();
-  if (bytes > spareBytes)
-    return {};
-  spareBytes -= bytes;
-  Location loc = dot.getLoc();
-  OpBuilder builder(loop);
-  Value buffer = LocalAllocOp::create(
-      builder, loc,
-      getSlotBufferType(1, type.getShape(), type.getElementType(),
-                        /*transposed=*/true));
-  builder.setInsertionPoint(dot);
-  Value slot = arith::ConstantIntOp::create(builder, loc, 0, 32);
-  Value rows = LocalLoadOp::create(builder, loc, stagedType, b.getBuffer(),
-                                   b.getSlot());
-  LocalStoreOp::create(builder, loc, rows, buffer, slot);
-  FenceAsyncSharedOp::create(builder, loc);
-  gpu::BarrierOp::create(builder, loc);
-  return {buffer, slot};
-}
-
-/// A one-slot buffer, allocated before `loop`, holding `dot`'s B, which
-/// the loop computes by `castOfSlot` (one operand: `x.to(f16)` of int8
-/// weights)
-/// from the slot `load` reads: wgmma reads B from shared memory only. Each
-/// iteration reads the slot in `stagedType` (the staged load's layout),
-/// casts it there and writes the result into the buffer, as Triton does
-/// for mixed-precision dots on Hopper; the dot is not left running, so the
-/// loop's first barrier keeps the writes behind the previous iteration's
-/// wgmma. Returns the buffer and its slot, or nulls where the buffer does
-/// not fit `spareBytes`, which it takes from.
+/// A one-slot buffer, allocated before `loop` (`transposed`: K-major),
+/// holding `dot`'s B, written each iteration from the slot `load` reads:
+/// the slot read in `stagedType` (the staged load's layout), cast there by
+/// a copy of `castOfSlot` where one is given, and stored into the buffer,
+/// fenced into the async proxy and published by a barrier, for wgmma,
+/// which reads B from shared memory only. Two uses, as Triton does:
+/// - an 8-bit B read from an N-major slot, transposed (wgmma takes 8-bit
+///   operands K-major only), a byte at a time;
+/// - a B the loop casts from a slot (`x.to(f16)` of int8 weights).
+/// The dot is not left running, so the loop's first barrier keeps the
+/// writes behind the previous iteration's wgmma. Returns the buffer and
+/// its slot, or nulls where the buffer does not fit `spareBytes`, which
+/// it takes from.
 static std::pair<Value, Value>
-castOperandIntoBuffer(scf::ForOp loop, tile::DotOp dot, Operation *castOfSlot,
-                      LocalLoadOp load, RankedTensorType stagedType,
-                      int64_t &spareBytes) {
+copyOperandIntoBuffer(scf::ForOp loop, tile::DotOp dot, LocalLoadOp load,
+                      RankedTensorType stagedType, Operation *castOfSlot,
+                      bool transposed, int64_t &spareBytes) {
   auto type = cast<RankedTensorType>(dot.getB().getType());
   int64_t bytes = getTileBytes(type);
   if (bytes > spareBytes)
@@ -549,16 +520,18 @@ castOperandIntoBuffer(scf::ForOp loop, tile::DotOp dot, Operation *castOfSlot,
   OpBuilder builder(loop);
   Value buffer = LocalAllocOp::create(
       builder, loc,
-      getSlotBufferType(1, type.getShape(), type.getElementType(),
-                        hasTransposedSlots(load.getBuffer().getType())));
+      getSlotBufferType(1, type.getShape(), type.getElementType(), transposed));
   builder.setInsertionPoint(dot);
   Value slot = arith::ConstantIntOp::create(builder, loc, 0, 32);
-  Value narrow = LocalLoadOp::create(builder, loc, stagedType, load.getBuffer(),
-                                     load.getSlot());
-  Operation *wide = builder.clone(*castOfSlot);
-  wide->setOperand(0, narrow);
-  wide->getResult(0).setType(stagedType.clone(type.getElementType()));
-  LocalStoreOp::create(builder, loc, wide->getResult(0), buffer, slot);
+  Value rows = LocalLoadOp::create(builder, loc, stagedType, load.getBuffer(),
+                                   load.getSlot());
+  if (castOfSlot) {
+    Operation *wide = builder.clone(*castOfSlot);
+    wide->setOperand(0, rows);
+    wide->getResult(0).setType(stagedType.clone(type.getElementType()));
+    rows = wide->getResult(0);
+  }
+  LocalStoreOp::create(builder, loc, rows, buffer, slot);
   FenceAsyncSharedOp::create(builder, loc);
   gpu::BarrierOp::create(builder, loc);
   return {buffer, slot};
@@ -648,8 +621,9 @@ bool pipelining::useWarpgroupDots(
       auto stagedType = stagedTypes.find(load.getBuffer());
       if (eightBit || stagedType == stagedTypes.end())
         continue;
-      std::tie(bBuffer, bSlot) = castOperandIntoBuffer(
-          loop, dot, castOfB, load, stagedType->second, spareBytes);
+      std::tie(bBuffer, bSlot) = copyOperandIntoBuffer(
+          loop, dot, load, stagedType->second, castOfB,
+          hasTransposedSlots(load.getBuffer().getType()), spareBytes);
       if (!bBuffer) {
         dot.emitRemark() << "on mma.sync, not wgmma: wgmma reads B from "
                             "shared memory, and a buffer for this B, cast "
@@ -679,8 +653,10 @@ bool pipelining::useWarpgroupDots(
           explained.insert(dot);
           continue;
         }
-        std::tie(bBuffer, bSlot) = transposeOperand(
-            loop, dot, b, stagedType->second, spareBytes);
+        std::tie(bBuffer, bSlot) =
+            copyOperandIntoBuffer(loop, dot, b, stagedType->second,
+                                  /*castOfSlot=*/nullptr,
+                                  /*transposed=*/true, spareBytes);
         if (!bBuffer) {
           dot.emitRemark() << "on mma.sync, not wgmma: wgmma reads 8-bit B "
                               "K-major only, and a buffer to transpose "
