@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <map>
 #include <numeric>
 
 using namespace kiln::layout;
@@ -188,19 +189,42 @@ SliceLayout::SliceLayout(int64_t dim,
          "slice dimension out of range");
 }
 
-Shape SliceLayout::parentShape(const Shape &shape) const {
+Shape SliceLayout::getParentShape(const Shape &shape) const {
   Shape full = shape;
   full.insert(full.begin() + dim, 1);
   return full;
 }
 
+const std::vector<std::vector<int64_t>> &
+SliceLayout::getParentRegisters(const Shape &shape) const {
+  if (!cachedRegisters.empty() && cachedShape == shape)
+    return cachedRegisters;
+  // Two parent registers hold the same element in one thread when their
+  // register parts agree modulo the tile (the thread's part is added to
+  // both), so thread 0 of warp 0 tells for every thread.
+  Shape full = getParentShape(shape);
+  std::map<Shape, size_t> byElement;
+  cachedRegisters.clear();
+  for (int64_t reg = 0, e = parent->getNumRegisters(full); reg < e; ++reg) {
+    auto [it, inserted] = byElement.emplace(
+        parent->getCoordinates(full, {reg, 0, 0}), cachedRegisters.size());
+    if (inserted)
+      cachedRegisters.emplace_back();
+    cachedRegisters[it->second].push_back(reg);
+  }
+  cachedShape = shape;
+  return cachedRegisters;
+}
+
 int64_t SliceLayout::getNumRegisters(const Shape &shape) const {
-  return parent->getNumRegisters(parentShape(shape));
+  return getParentRegisters(shape).size();
 }
 
 Shape SliceLayout::getCoordinates(const Shape &shape,
                                   const Location &location) const {
-  Shape coordinates = parent->getCoordinates(parentShape(shape), location);
+  Shape coordinates = parent->getCoordinates(
+      getParentShape(shape), {getParentRegisters(shape)[location.reg].front(),
+                              location.lane, location.warp});
   coordinates.erase(coordinates.begin() + dim);
   return coordinates;
 }

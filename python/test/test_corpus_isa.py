@@ -31,11 +31,7 @@ def ptxas():
 #: Corpus kernels whose code is below Triton's on a chip, and why. Strict:
 #: one that reaches Triton's classes fails here until it is taken off the
 #: list.
-BELOW_TRITON: dict[tuple[str, str], str] = {
-    ("sm_80", "attention_d128_causal"):
-        "more spilled bytes than Triton's: at head dim 128 on mma.sync "
-        "ptxas spills more of Kiln's causal forward attention",
-}
+BELOW_TRITON: dict[tuple[str, str], str] = {}
 
 
 @pytest.mark.parametrize("chip, name", [

@@ -8,10 +8,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "kiln/Layout/DistributedLayout.h"
+#include "kiln/Layout/MmaLayout.h"
 
 #include "gtest/gtest.h"
 
 #include <map>
+#include <set>
 
 using namespace kiln::layout;
 
@@ -233,6 +235,54 @@ TEST(SliceLayoutTest, ReducedDimensionIsDropped) {
           fromSlice[slice.getCoordinates(shape, {reg, lane, 0})] = true;
         EXPECT_EQ(fromParent, fromSlice);
       }
+    }
+  }
+}
+
+/// That a thread's registers of `slice` hold distinct elements, and that
+/// the parent registers each stands for hold its element in every thread.
+static void expectOneRegisterPerElement(const SliceLayout &slice,
+                                        const Shape &shape) {
+  Shape parentShape = slice.getParentShape(shape);
+  const auto &groups = slice.getParentRegisters(shape);
+  for (int64_t warp = 0; warp < slice.getNumWarps(); ++warp) {
+    for (int64_t lane = 0; lane < slice.getThreadsPerWarp(); ++lane) {
+      std::set<Shape> held;
+      for (int64_t reg = 0; reg < slice.getNumRegisters(shape); ++reg) {
+        Shape element = slice.getCoordinates(shape, {reg, lane, warp});
+        EXPECT_TRUE(held.insert(element).second)
+            << "register " << reg << " repeats an element";
+        for (int64_t parentReg : groups[reg]) {
+          Shape c = slice.getParent().getCoordinates(parentShape,
+                                                     {parentReg, lane, warp});
+          c.erase(c.begin() + slice.getDim());
+          EXPECT_EQ(c, element);
+        }
+      }
+    }
+  }
+}
+
+TEST(SliceLayoutTest, ThreadsHoldEachElementOnce) {
+  for (const BlockedCase &c : blockedCases()) {
+    if (c.order.size() < 2)
+      continue;
+    auto parent = std::make_shared<BlockedLayout>(make(c));
+    for (int64_t dim = 0; dim < parent->getRank(); ++dim) {
+      Shape shape = scaled(parent->getFootprint(), 2.0);
+      shape.erase(shape.begin() + dim);
+      expectOneRegisterPerElement(SliceLayout(dim, parent), shape);
+    }
+  }
+  // The rows of mma.sync's accumulator: c0 and c1 (c2 and c3) are one row.
+  for (Shape warps : {Shape{4, 1}, Shape{2, 2}, Shape{8, 1}}) {
+    auto mma = std::make_shared<MmaLayout>(warps);
+    for (int64_t rows : {16, 64, 128}) {
+      SliceLayout slice(1, mma);
+      expectOneRegisterPerElement(slice, {rows});
+      EXPECT_EQ(slice.getNumRegisters({rows}),
+                2 * std::max<int64_t>(1, rows / (16 * warps[0])));
+      expectOneRegisterPerElement(SliceLayout(0, mma), {rows});
     }
   }
 }

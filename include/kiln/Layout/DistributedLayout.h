@@ -124,7 +124,11 @@ private:
 
 /// The layout of what is left of a `parent`-laid-out tile when dimension
 /// `dim` is reduced away: each thread keeps the elements its parent
-/// registers held, without that dimension.
+/// registers held, without that dimension, once each. Parent registers that
+/// differed only along `dim` hold the same element once it has size one;
+/// the slice keeps one register for them, as Triton's slices do, so that
+/// values carried through a loop (a row maximum) and the arithmetic on
+/// them are not duplicated.
 class SliceLayout : public DistributedLayout {
 public:
   SliceLayout(int64_t dim, std::shared_ptr<const DistributedLayout> parent);
@@ -138,15 +142,24 @@ public:
   Shape getCoordinates(const Shape &shape,
                        const Location &location) const override;
 
+  /// For each register of a tile of `shape`, the parent's registers (in a
+  /// tile with a size-one dimension `dim`) that hold its element in every
+  /// thread, in increasing order; the register reads the first.
+  const std::vector<std::vector<int64_t>> &
+  getParentRegisters(const Shape &shape) const;
+
   int64_t getDim() const { return dim; }
   const DistributedLayout &getParent() const { return *parent; }
+  /// `shape` with a size-1 dimension `dim` inserted.
+  Shape getParentShape(const Shape &shape) const;
 
 private:
-  /// `shape` with a size-1 dimension `dim` inserted.
-  Shape parentShape(const Shape &shape) const;
-
   int64_t dim;
   std::shared_ptr<const DistributedLayout> parent;
+  // getParentRegisters of the last shape asked for: lowering a tile asks
+  // for every register of every thread of one shape.
+  mutable Shape cachedShape;
+  mutable std::vector<std::vector<int64_t>> cachedRegisters;
 };
 
 } // namespace kiln::layout

@@ -212,24 +212,54 @@ static TileCoordinates emitMmaCoordinates(OpBuilder &b, Location loc,
   return result;
 }
 
+/// The parent's coordinates in the tile with the sliced dimension of size
+/// one, without that dimension, at the registers the slice keeps. A kept
+/// register is canonical where any of the parent registers it stands for
+/// was.
+static FailureOr<TileCoordinates>
+emitSliceCoordinates(OpBuilder &b, Location loc,
+                     tilegpu::SliceEncodingAttr slice, RankedTensorType type) {
+  auto layout =
+      std::static_pointer_cast<const layout::SliceLayout>(slice.getLayout());
+  layout::Shape shape = getShape(type);
+  auto parentType = RankedTensorType::get(
+      layout->getParentShape(shape), type.getElementType(), slice.getParent());
+  FailureOr<TileCoordinates> parent = emitTileCoordinates(b, loc, parentType);
+  if (failed(parent))
+    return failure();
+  const std::vector<std::vector<int64_t>> &groups =
+      layout->getParentRegisters(shape);
+  auto select = [&](Value registers, size_t member) {
+    SmallVector<int64_t> picked;
+    for (const std::vector<int64_t> &group : groups)
+      picked.push_back(group[std::min(member, group.size() - 1)]);
+    return permuteRegisters(b, loc, registers, picked);
+  };
+  TileCoordinates result;
+  for (auto [d, coordinate] : llvm::enumerate(parent->coordinates))
+    if (static_cast<int64_t>(d) != slice.getDim())
+      result.coordinates.push_back(select(coordinate, 0));
+  if (parent->canonical) {
+    size_t members = 0;
+    for (const std::vector<int64_t> &group : groups)
+      members = std::max(members, group.size());
+    for (size_t member = 0; member < members; ++member) {
+      Value canonical = select(parent->canonical, member);
+      result.canonical =
+          result.canonical
+              ? arith::OrIOp::create(b, loc, result.canonical, canonical)
+              : canonical;
+    }
+  }
+  return result;
+}
+
 FailureOr<TileCoordinates>
 kiln::tiletogpu::emitTileCoordinates(OpBuilder &b, Location loc,
                                      RankedTensorType type) {
   Attribute encoding = type.getEncoding();
-  if (auto slice = dyn_cast<tilegpu::SliceEncodingAttr>(encoding)) {
-    // The parent's coordinates in the tile with the sliced dimension of
-    // size one, without that dimension.
-    SmallVector<int64_t> parentShape(type.getShape());
-    parentShape.insert(parentShape.begin() + slice.getDim(), 1);
-    auto parentType = RankedTensorType::get(
-        parentShape, type.getElementType(), slice.getParent());
-    FailureOr<TileCoordinates> parent =
-        emitTileCoordinates(b, loc, parentType);
-    if (failed(parent))
-      return failure();
-    parent->coordinates.erase(parent->coordinates.begin() + slice.getDim());
-    return parent;
-  }
+  if (auto slice = dyn_cast<tilegpu::SliceEncodingAttr>(encoding))
+    return emitSliceCoordinates(b, loc, slice, type);
   if (auto blocked = dyn_cast<tilegpu::BlockedEncodingAttr>(encoding))
     return emitBlockedCoordinates(
         b, loc,

@@ -62,7 +62,10 @@ def TileGPU_SliceEncodingAttr : TileGPU_Attr<"SliceEncoding", "slice",
   let summary = "A layout with one dimension reduced away";
   let description = [{
     What a reduction along `dim` of a `parent`-laid-out tile leaves: each
-    thread keeps the elements its parent registers held, without `dim`.
+    thread keeps the elements its parent registers held, without `dim`,
+    one register each (parent registers that differed only along `dim`
+    are one register of the slice, as in Triton: a row of an mma.sync
+    accumulator is two registers a thread, not four).
 
     ```mlir
     tensor<64xf32, #tilegpu.slice<{dim = 1, parent = #tilegpu.blocked<...>}>>
