@@ -249,9 +249,8 @@ class Tile(_Methods):
     def __ge__(self, o): return self._binary(o, np.greater_equal)
     def __eq__(self, o): return self._binary(o, np.equal)
     def __ne__(self, o): return self._binary(o, np.not_equal)
-    def __neg__(self):  # booleans negate as ints, as in Python
-        return Tile(-(self.data.astype(np.int32) if self.data.dtype == bool
-                      else self.data))
+    def __neg__(self):  # a boolean is its own negation modulo 2 (Triton)
+        return Tile(self.data if self.data.dtype == bool else -self.data)
     def __invert__(self): return Tile(~self.data)
 
     def __truediv__(self, o):
@@ -492,7 +491,13 @@ def load(pointer, mask=None, other=None, boundary_check=(),
     if other is not None:
         result[...] = _data(other, dtype).astype(dtype)
     where = np.ones(shape, bool) if mask is None else mask
-    result[where] = pointer.base[target.indices(where)]
+    if dtype == np.bool_:
+        # A stored boolean is true where its byte is not zero, as compiled
+        # kernels read it (numpy would keep the byte).
+        result[where] = pointer.base.view(np.uint8)[
+            target.indices(where)] != 0
+    else:
+        result[where] = pointer.base[target.indices(where)]
     return Tile(result)
 
 
@@ -527,6 +532,44 @@ def _atomic(kind: str, combine: Callable, integers_only: bool = False
             raise KilnError(f"kl.atomic_{kind} needs integers, not "
                             f"{pointer.base.dtype}")
         return _atomic_elements(pointer, [value], mask, sem, scope, combine)
+    return atomic
+
+
+def _fma(x, y, z) -> Tile:
+    """kl.fma: x * y + z rounded once to the operands' type (computed in
+    float64 for the narrower floats, as the host target computes f16's)."""
+    result = x * y + z
+    data = _data(result)
+    if not _is_float(data.dtype) or data.dtype.itemsize == 8:
+        return result
+    wide = np.asarray(_data(x), np.float64) * _data(y) + _data(z)
+    return Tile(wide.astype(data.dtype))
+
+
+def _float_order(value) -> int:
+    """Where a float stands in the order of Triton's float atomic_max and
+    atomic_min, that of its bits: -0 below +0, a NaN beyond the infinity
+    of its sign."""
+    value = np.asarray(value)
+    bits = int(value.view(np.dtype(f"i{value.dtype.itemsize}")))
+    return bits if bits >= 0 else -(bits & ~(-1 << (8 * value.itemsize - 1))
+                                    ) - 1
+
+
+def _atomic_extremum(kind: str, pick: Callable) -> Callable:
+    """kl.atomic_max / atomic_min: of floats (float32 and float64, as
+    compiled) in the order of their bits."""
+    def in_float_order(old, value):
+        return pick((old, value), key=_float_order)
+
+    def atomic(pointer, value, mask=None, sem=None, scope=None):
+        floats = _is_float(pointer.base.dtype)
+        if floats and pointer.base.dtype.itemsize not in (4, 8):
+            raise KilnError(f"kl.atomic_{kind} of floats takes float32 or "
+                            f"float64 (as Triton), not "
+                            f"{_ir(pointer.base.dtype)}")
+        return _atomic_elements(pointer, [value], mask, sem, scope,
+                                in_float_order if floats else pick)
     return atomic
 
 
@@ -1379,7 +1422,7 @@ IMPLEMENTATIONS: dict[str, Callable] = {
     "erf": _math(np.vectorize(math.erf)),
     "sigmoid": _math(lambda v: 1 / (1 + np.exp(-v))),
     "abs": lambda x: Tile(np.abs(_data(x))),
-    "fma": lambda x, y, z: x * y + z,
+    "fma": _fma,
     "cdiv": _cdiv,
     "sum": _sum,
     "xor_sum": _integer_reduction("xor_sum", np.bitwise_xor),
@@ -1421,8 +1464,8 @@ IMPLEMENTATIONS: dict[str, Callable] = {
     "reshape": lambda x, *shape, can_reorder=False: Tile(
         _data(x).reshape(kl.shape_argument(shape))),
     "atomic_add": _atomic("add", lambda old, v: old + v),
-    "atomic_max": _atomic("max", max),
-    "atomic_min": _atomic("min", min),
+    "atomic_max": _atomic_extremum("max", max),
+    "atomic_min": _atomic_extremum("min", min),
     "atomic_xchg": _atomic("xchg", lambda old, v: v),
     "atomic_cas": _atomic_cas,
     "atomic_load": _atomic_load,

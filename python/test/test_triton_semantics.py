@@ -623,3 +623,132 @@ def test_sort_and_topk_are_tritons_bitonic_network(interpret):
     np.testing.assert_array_equal(out[2 * rows * n + 4 * rows:], x.min(1))
     np.testing.assert_array_equal(ints, np.sort(i)[::-1])
     np.testing.assert_array_equal(h_out, np.sort(h)[::-1][:2])
+
+
+@THREE
+def test_booleans_are_bytes_not_zero_and_negate_to_themselves(target):
+    """As Triton: -b of a boolean stays boolean (0 - b modulo 2, not in
+    int32), and a stored boolean is true where its byte is not zero, not
+    its low bit (a load of the byte 2 as i1 was 2 on the host, false on
+    the GPU)."""
+    n = 8
+    x = np.array([0, 1, 0, 7, 0, -1, 0, 1], np.int32)
+    stored = np.array([0, 1, 2, 255, 128, 0, 1, 3], np.uint8).view(np.bool_)
+    out = np.zeros(3 * n, np.int32)
+    launch(target, idiom.booleans_kernel, (1,), x, stored, out, N=n)
+    truth = stored.view(np.uint8) != 0
+    np.testing.assert_array_equal(out[:n], x != 0)
+    np.testing.assert_array_equal(out[n:2 * n], truth)
+    np.testing.assert_array_equal(out[2 * n:], ~truth)
+
+
+@THREE
+def test_float_atomic_extrema_order_the_bits(target):
+    """Triton's float atomic_max / atomic_min are integer atomics on the
+    bits (signed where the value's sign is clear, unsigned where set), so
+    -0 is below +0 and a NaN beyond the infinity of its sign: not IEEE's
+    maxNum, which the host took."""
+    nan, inf = np.float32(np.nan), np.float32(np.inf)
+    negative_nan = -np.abs(nan)
+    held = np.array([0.0, 5.0, nan, -1.0, -0.0, 3.0, -inf, 2.0], np.float32)
+    x = np.array([-0.0, nan, 1.0, -0.0, 0.0, negative_nan, -2.0, 9.0],
+                 np.float32)
+    maxima, minima = held.copy(), held.copy()
+    old = np.zeros(16, np.float32)
+    launch(target, idiom.float_atomic_extrema_kernel, (1,), maxima, minima,
+           x, old, N=8)
+
+    def ordered(v):
+        bits = v.view(np.int32).astype(np.int64)
+        return np.where(bits >= 0, bits, -(bits & 0x7FFFFFFF) - 1)
+    bigger = ordered(x) > ordered(held)
+    expected_max = np.where(bigger, x, held)
+    expected_max[7] = held[7]  # masked off
+    expected_min = np.where(ordered(x) < ordered(held), x, held)
+    np.testing.assert_array_equal(maxima.view(np.uint32),
+                                  expected_max.view(np.uint32))
+    np.testing.assert_array_equal(minima.view(np.uint32),
+                                  expected_min.view(np.uint32))
+    np.testing.assert_array_equal(old[:7].view(np.uint32),
+                                  held[:7].view(np.uint32))
+    np.testing.assert_array_equal(old[8:].view(np.uint32),
+                                  held.view(np.uint32))
+    # Where the old and new orders disagree: maxNum took 5.0 over a NaN,
+    # and +0 over -0 either way.
+    assert np.isnan(maxima[1]) and np.signbit(minima[0]) and \
+        not np.signbit(maxima[0])
+
+
+def _halfway_cases(narrow: np.dtype) -> tuple[np.ndarray, np.ndarray]:
+    """Doubles just above, at and just below the midpoints of adjacent
+    values of a 16-bit float format, and each one rounded once to nearest
+    even: where rounding to float first lands on the midpoint, a second
+    rounding goes the wrong way."""
+    bits = np.arange(0x0001, 0x7BFF, 61, dtype=np.uint16)
+    low = bits.view(narrow).astype(np.float64)
+    high = (bits + 1).view(narrow).astype(np.float64)
+    middle = (low + high) / 2
+    even = np.where(bits % 2 == 0, low, high)
+    x = np.concatenate([middle * (1 + 2.0 ** -40), middle,
+                        middle * (1 - 2.0 ** -40)])
+    rounded = np.concatenate([high, even, low])
+    return np.concatenate([x, -x]), np.concatenate([rounded, -rounded])
+
+
+@THREE
+def test_doubles_narrow_to_16_bits_rounded_once(target):
+    """f64 -> f16 and f64 -> bf16 round once, to nearest even, where the
+    host target could not compile them (the JIT had no __truncdfhf2), and
+    an f16 fma (which LLVM computes in f64) likewise."""
+    x16, half = _halfway_cases(np.dtype(np.float16))
+    xb, bf16 = _halfway_cases(np.dtype(ml_dtypes.bfloat16))
+    n = 4096
+    x = np.zeros(n, np.float64)
+    x[:len(x16)] = x16
+    x[len(x16):len(x16) + 4] = [65519.99, 65520.0, -65520.0, 1e300]
+    half_out = np.zeros(n, np.float16)
+    bf16_out = np.zeros(n, np.float32)
+    fma_out = np.zeros(n, np.float16)
+    launch(target, idiom.narrow_from_double_kernel, (1,), x, half_out,
+           bf16_out, fma_out, N=n)
+    np.testing.assert_array_equal(half_out[:len(x16)], half)
+    np.testing.assert_array_equal(half_out[len(x16):len(x16) + 4],
+                                  [65504, np.inf, -np.inf, np.inf])
+    h = half_out.astype(np.float64)
+    finite = np.isfinite(h)
+    np.testing.assert_array_equal(fma_out[finite],
+                                  (h * h + h)[finite].astype(np.float16))
+    if target == "triton-interpreter":
+        return  # it narrows f64 to bfloat16 wrongly (1.5 becomes 0)
+    x[:len(xb)] = xb
+    launch(target, idiom.narrow_from_double_kernel, (1,), x, half_out,
+           bf16_out, fma_out, N=n)
+    np.testing.assert_array_equal(bf16_out[:len(xb)], bf16)
+
+
+def test_float_atomic_extrema_are_integer_atomics_on_the_gpu():
+    """On the GPU, Triton's instructions: a signed max and an unsigned min
+    of the bits for atomic_max (the reverse for atomic_min), no float
+    atomic and no compare-and-swap loop."""
+    x = np.zeros(8, np.float32)
+    ptx = kiln.jit(idiom.float_atomic_extrema_kernel.fn).warmup(
+        x, x.copy(), x.copy(), np.zeros(16, np.float32), N=8).asm["ptx"]
+    for instruction in ("atom.global.max.s32", "atom.global.min.u32",
+                        "atom.global.min.s32", "atom.global.max.u32"):
+        assert instruction in ptx
+    assert ".f32" not in "".join(
+        line for line in ptx.splitlines() if "atom." in line)
+    assert "atom.global.cas" not in ptx
+
+
+@pytest.mark.parametrize("interpret", [False, True])
+def test_half_float_atomic_extrema_are_refused(interpret):
+    """Triton refuses float16 and bfloat16 atomic_max / atomic_min; an
+    order of their bits would need 16-bit atomics the GPU lacks."""
+
+    @kiln.jit(interpret=interpret)
+    def kernel(p):
+        kl.atomic_max(p + kl.arange(0, 4), kl.zeros((4,), kl.float16))
+
+    with pytest.raises(kiln.KilnError, match="float32 or float64"):
+        kernel[(1,)](np.zeros(4, np.float16))

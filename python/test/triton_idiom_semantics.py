@@ -78,3 +78,33 @@ def narrow_max_kernel(h_ptr, b_ptr, i_ptr, out_ptr, index_ptr,
     tl.store(out_ptr + 2, tl.max(small, axis=0))
     tl.store(out_ptr + 3, value)
     tl.store(index_ptr, index)
+
+
+@triton.jit
+def booleans_kernel(x_ptr, bytes_ptr, out_ptr, N: tl.constexpr):
+    i = tl.arange(0, N)
+    b = tl.load(x_ptr + i) != 0
+    tl.store(out_ptr + i, (-b).to(tl.int32))
+    stored = tl.load(bytes_ptr + i)
+    tl.store(out_ptr + N + i, stored.to(tl.int32))
+    tl.store(out_ptr + 2 * N + i, (~stored).to(tl.int32))
+
+
+@triton.jit
+def float_atomic_extrema_kernel(max_ptr, min_ptr, x_ptr, old_ptr,
+                                N: tl.constexpr):
+    i = tl.arange(0, N)
+    x = tl.load(x_ptr + i)
+    tl.store(old_ptr + i, tl.atomic_max(max_ptr + i, x, mask=i < N - 1))
+    tl.store(old_ptr + N + i, tl.atomic_min(min_ptr + i, x))
+
+
+@triton.jit
+def narrow_from_double_kernel(x_ptr, half_ptr, bf16_ptr, fma_ptr,
+                              N: tl.constexpr):
+    i = tl.arange(0, N)
+    x = tl.load(x_ptr + i)
+    tl.store(half_ptr + i, x.to(tl.float16))
+    tl.store(bf16_ptr + i, x.to(tl.bfloat16).to(tl.float32))
+    h = tl.load(half_ptr + i)
+    tl.store(fma_ptr + i, tl.fma(h, h, h))

@@ -528,6 +528,12 @@ Value kiln::tiletogpu::fromStorage(OpBuilder &b, Location loc, Value stored,
     return stored;
   if (isa<FloatType>(type))
     return arith::BitcastOp::create(b, loc, type, stored);
+  // A stored boolean is true where its byte is not zero, as Triton reads
+  // it (not its low bit).
+  if (type.isInteger(1))
+    return arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::ne, stored,
+        arith::ConstantOp::create(b, loc, b.getZeroAttr(stored.getType())));
   return arith::TruncIOp::create(b, loc, type, stored);
 }
 

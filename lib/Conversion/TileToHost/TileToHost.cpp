@@ -123,12 +123,19 @@ static Value zeroOf(OpBuilder &b, Location loc, Type type) {
   return arith::ConstantOp::create(b, loc, b.getZeroAttr(type));
 }
 
-/// Loads an element of `type` from `address`.
+/// Loads an element of `type` from `address`. A boolean is a byte that is
+/// true where it is not zero, as Triton reads it (an i1 load of a byte
+/// other than 0 or 1 is undefined).
 static Value loadElement(OpBuilder &b, Location loc, Type type,
                          Value address) {
-  Type stored = isFloat8(type) ? b.getI8Type() : type;
+  bool boolean = type.isInteger(1);
+  Type stored = isFloat8(type) || boolean ? b.getI8Type() : type;
   Value value =
       LLVM::LoadOp::create(b, loc, stored, toLLVMPointer(b, loc, address));
+  if (boolean)
+    return arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::ne, value,
+        arith::ConstantOp::create(b, loc, b.getZeroAttr(stored)));
   return stored == type ? value
                         : arith::BitcastOp::create(b, loc, type, value);
 }

@@ -306,6 +306,33 @@ static _Float16 truncateFloatToBF16(float value) {
   return result;
 }
 
+/// double to float, rounding to odd: toward zero, with the last bit set
+/// where that dropped anything. Rounding that again to a format of at most
+/// 11 significant bits (half, bfloat16) rounds the double once: float's 24
+/// bits are at least twice those plus two.
+static float roundToOddFloat(double value) {
+  float rounded = static_cast<float>(value);
+  if (std::isnan(value) || static_cast<double>(rounded) == value)
+    return rounded;
+  if (std::fabs(static_cast<double>(rounded)) > std::fabs(value))
+    rounded = std::nextafter(rounded, 0.0f);
+  uint32_t bits;
+  std::memcpy(&bits, &rounded, sizeof(bits));
+  bits |= 1;
+  std::memcpy(&rounded, &bits, sizeof(bits));
+  return rounded;
+}
+
+/// double to half and to bfloat16, rounding to nearest even: LLVM's x86
+/// backend calls these (compiler-rt's names; libgcc_s exports neither) for
+/// a truncf of f64 and for an f16 fma, which it computes in double.
+static _Float16 truncateDoubleToHalf(double value) {
+  return static_cast<_Float16>(roundToOddFloat(value));
+}
+static _Float16 truncateDoubleToBF16(double value) {
+  return truncateFloatToBF16(roundToOddFloat(value));
+}
+
 /// x to the integer power n, for llvm.powi (math.fpowi): compiler-rt's
 /// __powisf2 and __powidf2, which libgcc_s does not export. Repeated
 /// squaring, as compiler-rt computes it; a negative n takes the
@@ -347,6 +374,8 @@ static llvm::orc::SymbolMap runtimeSymbols(llvm::orc::MangleAndInterner &mangle)
   add(kAssertFunction, &checkAssertion);
   add("memrefCopy", &memrefCopy);
   add("__truncsfbf2", &truncateFloatToBF16);
+  add("__truncdfhf2", &truncateDoubleToHalf);
+  add("__truncdfbf2", &truncateDoubleToBF16);
   add("__powisf2", &raiseToInteger<float>);
   add("__powidf2", &raiseToInteger<double>);
   add(kAllocFunction, &allocateTemporary);

@@ -489,3 +489,23 @@ func.func @gather(%src: !tile.ptr<f32>, %idx: !tile.ptr<i32>, %out: !tile.ptr<f3
   tile.store %op, %g : tensor<128x!tile.ptr<f32>>, tensor<128xf32>
   return
 }
+
+// -----
+
+// A stored boolean is true where its byte is not zero (as Triton reads
+// it), not where its low bit is set: bytes 2 or 128 are true.
+// CHECK-LABEL: gpu.func @booleans_are_bytes
+// CHECK: %[[ZERO:.*]] = arith.constant 0 : i8
+// CHECK: arith.cmpi ne, %{{.*}}, %[[ZERO]] : i8
+// CHECK-NOT: arith.trunci %{{.*}} : i8 to i1
+func.func @booleans_are_bytes(%flags: !tile.ptr<i1> {tile.divisibility = 16 : i64}, %out: !tile.ptr<i32> {tile.divisibility = 16 : i64}) {
+  %r = tile.range 0 to 128 : tensor<128xi32>
+  %f = tile.splat %flags : !tile.ptr<i1> -> tensor<128x!tile.ptr<i1>>
+  %fp = tile.addptr %f, %r : tensor<128x!tile.ptr<i1>>, tensor<128xi32>
+  %b = tile.load %fp : tensor<128x!tile.ptr<i1>> -> tensor<128xi1>
+  %w = arith.extui %b : tensor<128xi1> to tensor<128xi32>
+  %o = tile.splat %out : !tile.ptr<i32> -> tensor<128x!tile.ptr<i32>>
+  %op = tile.addptr %o, %r : tensor<128x!tile.ptr<i32>>, tensor<128xi32>
+  tile.store %op, %w : tensor<128x!tile.ptr<i32>>, tensor<128xi32>
+  return
+}

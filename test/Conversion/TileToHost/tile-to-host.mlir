@@ -289,3 +289,17 @@ func.func @gather(%t: tensor<8x4xf32>, %i: tensor<16x4xi32>, %flags: tensor<16x4
   tile.store %out, %total : !tile.ptr<f32>, f32
   return
 }
+
+// -----
+
+// A stored boolean is true where its byte is not zero, as Triton reads it
+// (an i1 load of the byte 2 is undefined).
+// CHECK-LABEL: func.func @boolean_load
+// CHECK: %[[BYTE:.*]] = llvm.load %{{.*}} : !llvm.ptr -> i8
+// CHECK: arith.cmpi ne, %[[BYTE]], %{{.*}} : i8
+func.func @boolean_load(%p: !tile.ptr<i1>, %out: !tile.ptr<i32>) {
+  %b = tile.load %p : !tile.ptr<i1> -> i1
+  %w = arith.extui %b : i1 to i32
+  tile.store %out, %w : !tile.ptr<i32>, i32
+  return
+}

@@ -111,6 +111,10 @@ class CoreOps:
             if operand.type.is_float:
                 return self.op(f"arith.negf {operand.name} : "
                                f"{operand.type.ir()}", operand.type)
+            if operand.type.elem == "i1":
+                # Triton negates in the operand's type: 0 - b modulo 2 is
+                # b, a boolean still (not 0 - b in int32).
+                return operand
             return self.binary(ast.Sub(), 0, operand)
         if isinstance(op, ast.Not):
             if operand.type.shape:

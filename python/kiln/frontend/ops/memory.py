@@ -243,6 +243,8 @@ class MemoryOps(CoreOps):
                 (), pointer.type.pointee).is_int:
             raise self.error(f"kl.atomic_{kind} needs integers, not "
                              f"{pointer.type.pointee}")
+        if kind in ("max", "min") and Type((), pointer.type.pointee).is_float:
+            return self.float_extremum(kind, pointer, value, mask, sem, scope)
         pointer, value, operands = self.written(pointer, value, mask)
         sem = sem or kl.MEMORY_SEMANTICS[0]
         scope = scope or kl.MEMORY_SCOPES[0]
@@ -250,6 +252,44 @@ class MemoryOps(CoreOps):
             kind = f"u{kind}"
         return self.op(f"tile.atomic_rmw {kind} {sem} {scope} {operands} : "
                        f"{pointer.type.ir()}, {value.type.ir()}", value.type)
+
+    def float_extremum(self, kind: str, pointer: Value, value: Any,
+                       mask: Any, sem, scope) -> Value:
+        """``kl.atomic_max`` / ``atomic_min`` of floats as Triton computes
+        them: integer atomics on the bits, which order floats totally (-0
+        below +0, a NaN beyond the infinity of its sign). Where the value's
+        sign bit is clear, a signed max (min) of the bits; where it is set,
+        an unsigned min (max)."""
+        elem = pointer.type.pointee
+        if elem not in ("f32", "f64"):
+            raise self.error(f"kl.atomic_{kind} of floats takes float32 or "
+                             f"float64 (as Triton), not {elem}")
+        width = bit_width(elem)
+        signed, unsigned = kl.BY_IR[f"i{width}"], kl.BY_IR[f"ui{width}"]
+        value = self.materialize(value, Type((), elem))
+        shape = self.broadcast_shape(pointer.type.shape, value.type.shape)
+        if mask is not None:
+            mask = self.mask_for(mask, shape)
+            shape = mask.type.shape
+        value = self.broadcast_to(self.cast(value, kl.BY_IR[elem]), shape)
+        bits = self.method_to(value, signed, bitcast=True)
+        sign = self.compare(ast.Lt(), bits, 0)
+        positive, negative = self.unary(ast.Invert(), sign), sign
+        if mask is not None:
+            negative = self.binary(ast.BitAnd(), negative, mask)
+            positive = self.binary(ast.BitAnd(), positive, mask)
+        flipped = "min" if kind == "max" else "max"
+        old_positive = self.atomic(
+            kind, self.pointer_cast(pointer, kl.pointer_type(signed)), bits,
+            positive, sem, scope)
+        old_negative = self.atomic(
+            flipped, self.pointer_cast(pointer, kl.pointer_type(unsigned)),
+            self.method_to(value, unsigned, bitcast=True), negative, sem,
+            scope)
+        old = self.builtin_where(
+            sign, self.method_to(old_negative, signed, bitcast=True),
+            old_positive)
+        return self.method_to(old, kl.BY_IR[elem], bitcast=True)
 
     def one_way_sem(self, name: str, sem: Any) -> str:
         """``sem`` of ``kl.<name>``, checked, or its default."""
