@@ -80,10 +80,46 @@ def _is_float8(dtype: np.dtype) -> bool:
 
 def _as(values: Any, dtype: np.dtype) -> np.ndarray:
     """``values`` converted to ``dtype`` as compiled: an 8-bit float
-    rounded and saturated (kiln/float8.py)."""
+    rounded and saturated (kiln/float8.py), a float to an integer as the
+    GPU's cvt.rzi (a NaN is 0, a value past the range its nearest end)."""
     if _is_float8(dtype):
         return float8.saturated(values, dtype)
-    return np.asarray(values).astype(dtype)
+    values = np.asarray(values)
+    dtype = np.dtype(dtype)
+    if dtype.kind not in "iu" or not _is_float(values.dtype):
+        return values.astype(dtype)
+    wide = values.astype(np.float64)
+    signed = dtype.kind == "i"
+    top = 2.0 ** (8 * dtype.itemsize - signed)
+    bottom = -top if signed else 0.0
+    with np.errstate(invalid="ignore"):
+        inside = (wide >= bottom) & (wide < top)
+        result = np.where(inside, wide, 0).astype(dtype)
+        result[wide >= top] = np.iinfo(dtype).max
+        result[wide < bottom] = np.iinfo(dtype).min
+    return result
+
+
+def _left_shift(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return _shift(a, b, left=True)
+
+
+def _right_shift(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return _shift(a, b, left=False)
+
+
+def _shift(a: np.ndarray, b: np.ndarray, left: bool) -> np.ndarray:
+    """a << b or a >> b as the GPU's shl and shr: the amount, read
+    unsigned, clamped to the width (0 past it, or the sign for >> of
+    signed integers)."""
+    width = 8 * a.dtype.itemsize
+    inside = b.astype(np.dtype(f"u{b.dtype.itemsize}")) < width
+    if not left and a.dtype.kind == "i":
+        return np.right_shift(a, np.where(inside, b, width - 1).astype(
+            b.dtype))
+    shift = np.left_shift if left else np.right_shift
+    return np.where(inside, shift(a, np.where(inside, b, 0).astype(b.dtype)),
+                    0).astype(a.dtype)
 
 
 def _data(value: Any, like: np.dtype | None = None) -> np.ndarray:
@@ -171,11 +207,29 @@ class Tile(_Methods):
 
     def to(self, dtype: kl.dtype, fp_downcast_rounding: str | None = None,
            bitcast: bool = False) -> Tile:
-        if fp_downcast_rounding not in (None, "rtne"):
+        if fp_downcast_rounding not in (None, "rtne", "rtz"):
             raise KilnError(f".to(): fp_downcast_rounding "
-                            f"{fp_downcast_rounding!r} is not supported")
+                            f"{fp_downcast_rounding!r} is not 'rtne' or "
+                            "'rtz'")
         if isinstance(dtype, kl.constexpr):
             dtype = dtype.value
+        if fp_downcast_rounding is not None and not (
+                _is_float(self.data.dtype) and dtype.is_float and
+                dtype.bits < 8 * self.data.dtype.itemsize):
+            raise KilnError(f".to(): fp_downcast_rounding applies to "
+                            f"conversions to a narrower float, not "
+                            f"{_ir(self.data.dtype)} to {dtype.ir} (as in "
+                            "Triton)")
+        if fp_downcast_rounding == "rtz":
+            # Rounded to nearest, then a step of the bits toward zero
+            # where that went past the value.
+            nearest = _as(self.data, dtype.numpy)
+            with np.errstate(invalid="ignore"):
+                beyond = np.abs(nearest.astype(self.data.dtype)) > \
+                    np.abs(self.data)
+            bits = np.dtype(f"i{np.dtype(dtype.numpy).itemsize}")
+            return Tile((nearest.view(bits) - beyond.astype(bits)).view(
+                dtype.numpy))
         if isinstance(dtype, kl.pointer_type):
             if self.data.dtype != np.int64:
                 raise KilnError(f"only int64 addresses convert to pointers, "
@@ -241,8 +295,10 @@ class Tile(_Methods):
     def __or__(self, o): return self._binary(o, np.bitwise_or)
     def __ror__(self, o): return self._binary(o, np.bitwise_or, True)
     def __xor__(self, o): return self._binary(o, np.bitwise_xor)
-    def __lshift__(self, o): return self._binary(o, np.left_shift)
-    def __rshift__(self, o): return self._binary(o, np.right_shift)
+    def __lshift__(self, o): return self._binary(o, _left_shift)
+    def __rlshift__(self, o): return self._binary(o, _left_shift, True)
+    def __rshift__(self, o): return self._binary(o, _right_shift)
+    def __rrshift__(self, o): return self._binary(o, _right_shift, True)
     def __lt__(self, o): return self._binary(o, np.less)
     def __le__(self, o): return self._binary(o, np.less_equal)
     def __gt__(self, o): return self._binary(o, np.greater)
@@ -489,7 +545,8 @@ def load(pointer, mask=None, other=None, boundary_check=(),
     dtype = pointer.base.dtype
     result = np.zeros(shape, dtype=dtype)
     if other is not None:
-        result[...] = _data(other, dtype).astype(dtype)
+        # A Python number is first a scalar of its own type, as compiled.
+        result[...] = _as(_data(other), dtype)
     where = np.ones(shape, bool) if mask is None else mask
     if dtype == np.bool_:
         # A stored boolean is true where its byte is not zero, as compiled
@@ -768,15 +825,19 @@ def dot(a, b, acc=None, input_precision=None, allow_tf32=None,
            np.dtype(np.float64): np.float64}.get(a.dtype, np.float32)
     if out_dtype is not None and acc is None:
         out = out_dtype.numpy
-    result = a.astype(out) @ b.astype(out)
+    # A 16-bit float accumulator takes the products' sum in float32,
+    # rounded once, as compiled.
+    wide = np.float32 if _is_float(np.dtype(out)) and \
+        np.dtype(out).itemsize < 4 else out
+    result = a.astype(wide) @ b.astype(wide)
     if acc is not None:
         acc = _data(acc)
         if a.dtype == np.float64 and acc.dtype != np.float64:
             # As the compiler's tile.dot: an f64 product accumulates in f64.
             raise KilnError(f"kl.dot of float64 tiles accumulates in "
                             f"float64, not {acc.dtype}")
-        result = (result + acc.astype(out)).astype(acc.dtype)
-    return Tile(result)
+        return Tile((result + acc.astype(wide)).astype(acc.dtype))
+    return Tile(result.astype(out))
 
 
 def _extremum_reduction(name: str, combine: np.ufunc,
@@ -793,9 +854,6 @@ def _extremum_reduction(name: str, combine: np.ufunc,
                 _ir(data.dtype))].numpy
             return _kept(combine.reduce(data.astype(wide), axis=axis),
                          data, axis, keep_dims)
-        if not return_indices_tie_break_left:
-            raise KilnError(f"kl.{name}: return_indices_tie_break_left=False "
-                            "is not supported by Kiln yet")
         index = arg(data, axis, keep_dims=keep_dims).data
         kept = arg(data, axis, keep_dims=True).data
         value = data.reshape(-1)[kept] if axis is None else \
@@ -804,15 +862,8 @@ def _extremum_reduction(name: str, combine: np.ufunc,
     return extremum
 
 
-def _check_tie_break(name: str, tie_break_left: Any) -> None:
-    if not tie_break_left:
-        raise KilnError(f"kl.{name}: tie_break_left=False is not supported "
-                        "by Kiln yet")
-
-
 def _arg(fn: Callable) -> Callable:
     def arg(x, axis, tie_break_left=True, keep_dims=False):
-        _check_tie_break(fn.__name__, tie_break_left)
         data = _data(x)
         axis = _axis(axis, data)
         return _kept(fn(data, axis=axis).astype(np.int32), data, axis,

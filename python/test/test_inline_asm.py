@@ -6,18 +6,15 @@ refuse it at the user's line, as Triton's interpreter does."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 
 import triton_idiom_inline_asm as idiom
+import triton_interpreter
 
 import kiln
 import kiln.language as kl
 
-ROOT = Path(__file__).resolve().parents[2]
 BLOCK = 128
 
 
@@ -57,16 +54,8 @@ def test_kilns_ptx_runs_the_assembly_and_ptxas_takes_it(name):
 
 @pytest.mark.parametrize("name", KERNELS)
 def test_tritons_ptx_holds_the_same_assembly(name):
-    pytest.importorskip("triton")
-    sys.path[:0] = [str(ROOT / "bench" / "corpus"), str(ROOT / "bench")]
-    import compare
-    import triton_peer
     kernel, args, instructions = KERNELS[name]
-    theirs = getattr(compare.load_triton("triton_idiom_inline_asm",
-                                         Path(__file__).parent),
-                     kernel.fn.__name__)
-    ptx = triton_peer.compile_sm90a(theirs, args(), {"BLOCK": BLOCK}, 4,
-                                    3).asm["ptx"]
+    ptx = triton_interpreter.tritons_ptx(kernel, args(), {"BLOCK": BLOCK})
     for instruction in instructions:
         assert instruction in ptx, instruction
 

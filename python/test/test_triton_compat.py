@@ -458,8 +458,6 @@ def bad_hints_kernel(x_ptr, CASE: tl.constexpr):
         tl.load(x_ptr, cache_modifier=".wb")
     if CASE == 2:
         tl.atomic_add(x_ptr, 1, sem="seq_cst")
-    if CASE == 3:
-        tl.argmax(tl.load(x_ptr + tl.arange(0, 2)), 0, tie_break_left=False)
     if CASE == 4:
         tl.atomic_or(x_ptr.to(tl.pointer_type(tl.float32)), 1)
 
@@ -467,7 +465,7 @@ def bad_hints_kernel(x_ptr, CASE: tl.constexpr):
 @BOTH
 @pytest.mark.parametrize("case, message", [
     (0, r"volatile=True\) is not supported"), (1, "cache_modifier"),
-    (2, "atomic sem"), (3, "tie_break_left=False is not supported")])
+    (2, "atomic sem")])
 def test_what_kiln_cannot_honour_is_refused(interpret, case, message):
     x = np.zeros(4, np.int32)
     with pytest.raises(kiln.KilnError, match=message):

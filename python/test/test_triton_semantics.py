@@ -12,6 +12,7 @@ against the same numpy references (``THREE``)."""
 from __future__ import annotations
 
 import itertools
+import warnings
 
 import ml_dtypes
 import numpy as np
@@ -752,3 +753,189 @@ def test_half_float_atomic_extrema_are_refused(interpret):
 
     with pytest.raises(kiln.KilnError, match="float32 or float64"):
         kernel[(1,)](np.zeros(4, np.float16))
+
+
+def _gpu_shift(x: np.ndarray, s: np.ndarray, left: bool) -> np.ndarray:
+    """x << s or x >> s as PTX's shl / shr: the amount, read unsigned,
+    clamped to the width."""
+    width = 8 * x.dtype.itemsize
+    amount = np.minimum(s.astype(np.uint64) & (2 ** width - 1), width)
+    wide = x.astype(object)
+    return np.array([
+        (v << int(a)) % 2 ** width if left else v >> int(a)
+        for v, a in zip(wide, amount)], dtype=object).astype(
+            np.int64).astype(x.dtype) if left else np.array(
+                [v >> int(a) for v, a in zip(wide, amount)]).astype(x.dtype)
+
+
+@THREE
+def test_shifts_past_the_width_give_the_gpus_results(target):
+    """A shift by the width or more, or by a negative amount: Triton
+    leaves it undefined; its kernels run PTX's shl / shr, which clamp the
+    amount (read unsigned) to the width, giving 0 or the sign. The host
+    shifted by the amount modulo 32 (x86), and a constant amount past the
+    width gave garbage."""
+    n = 8
+    x = np.array([123, -123, 1, -1, 1, -1, 5, -5], np.int32)
+    s = np.array([32, 32, 33, 35, -1, -31, 3, 40], np.int32)
+    out = np.zeros(5 * n, np.int32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", kiln.CompilerRemark)
+        launch(target, idiom.shifts_kernel, (1,), x, s, out, N=n)
+    with np.errstate(over="ignore"):
+        np.testing.assert_array_equal(out[:n], _gpu_shift(x, s, True))
+    np.testing.assert_array_equal(out[n:2 * n], _gpu_shift(x, s, False))
+    np.testing.assert_array_equal(
+        out[2 * n:3 * n],
+        _gpu_shift(x.view(np.uint32), s, False).view(np.int32))
+    np.testing.assert_array_equal(out[6], 5 << 3)
+    if target == "triton-interpreter":
+        return  # Triton: a constant shift past the width is poison
+    np.testing.assert_array_equal(out[3 * n:4 * n], 0)
+    np.testing.assert_array_equal(out[4 * n:], np.where(x < 0, -1, 0))
+
+
+def test_a_constant_shift_past_the_width_is_remarked():
+    """At the user's line, for the GPU too (int16 elements here, a
+    specialization no other test compiles)."""
+    x = np.ones(8, np.int16)
+    with pytest.warns(kiln.CompilerRemark,
+                      match=r"shifting i16 by 33 \(outside \[0, 16\)\)"):
+        kiln.jit(idiom.shifts_kernel.fn).warmup(
+            x, np.zeros(8, np.int32), np.zeros(40, np.int32), N=8)
+
+
+@pytest.mark.parametrize("interpret", [False, True],
+                         ids=["host", "interpreter"])
+def test_floats_convert_to_integers_as_the_gpus_cvt(interpret):
+    """A float outside an integer's range, or a NaN: undefined in LLVM
+    (x86 gives 0x80000000 or 0xFFFFFFFF), numpy's in Triton's interpreter;
+    Triton's kernels run cvt.rzi, which saturates to the range and takes a
+    NaN to 0, so the host and Kiln's interpreter do too."""
+    f = np.array([np.nan, np.inf, -np.inf, 3e9, -3e9, -2.5, 2.5,
+                  2147483520.0], np.float32)
+    d = np.array([np.nan, 1e19, -1e19, 2.0 ** 63, -2.0 ** 63, -0.5, 7.9,
+                  -7.9])
+    h = np.array([np.nan, np.inf, -np.inf, 65504, -65504, 32767, -32768,
+                  40000], np.float16)
+    i32, u32 = np.zeros(8, np.int32), np.zeros(8, np.uint32)
+    i64, i16 = np.zeros(8, np.int64), np.zeros(8, np.int16)
+    kiln.jit(idiom.float_to_int_kernel.fn, interpret=interpret)[(1,)](
+        f, d, h, i32, u32, i64, i16, N=8)
+    top32, top64 = 2 ** 31 - 1, 2 ** 63 - 1
+    np.testing.assert_array_equal(
+        i32, [0, top32, -top32 - 1, top32, -top32 - 1, -2, 2, 2147483520])
+    np.testing.assert_array_equal(
+        u32, [0, 2 ** 32 - 1, 0, 3000000000, 0, 0, 2, 2147483520])
+    np.testing.assert_array_equal(
+        i64, [0, top64, -top64 - 1, top64, -top64 - 1, 0, 7, -7])
+    np.testing.assert_array_equal(
+        i16, [0, 32767, -32768, 32767, -32768, 32767, -32768, 32767])
+
+
+def test_compiled_triton_converts_and_shifts_as_the_host_now_does():
+    """The GPU semantics the host follows are the instructions Triton's
+    kernels (and Kiln's) compile these conversions and shifts to: cvt.rzi
+    and shl / shr (Triton compiles for sm_90a without a GPU)."""
+    f, d, h = (np.zeros(8, t) for t in (np.float32, np.float64, np.float16))
+    args = {"f_ptr": f, "d_ptr": d, "h_ptr": h,
+            "i32_ptr": np.zeros(8, np.int32),
+            "u32_ptr": np.zeros(8, np.uint32),
+            "i64_ptr": np.zeros(8, np.int64), "i16_ptr": np.zeros(8, np.int16)}
+    classes = ("cvt.rzi.s32.f32", "cvt.rzi.u32.f32", "cvt.rzi.s64.f64")
+    ours = kiln.jit(idiom.float_to_int_kernel.fn).warmup(
+        **args, N=8).asm["ptx"]
+    for instruction in classes:
+        assert instruction in ours, instruction
+    theirs = triton_interpreter.tritons_ptx(idiom.float_to_int_kernel, args,
+                                            {"N": 8})
+    for instruction in classes:
+        assert instruction in theirs, instruction
+
+
+@THREE
+def test_a_loads_other_is_a_number_of_its_own_type_converted(target):
+    """As Triton's load: ``other`` is a scalar of the number's own type
+    (int32, float32), then converted to the element type: -1 of a uint32
+    load is 0xFFFFFFFF (Kiln refused it as a negative number meeting an
+    unsigned tile), 0.1 of a float64 one is float32's 0.1, 70000 of a
+    float16 one infinity."""
+    n = 4
+    u, d = np.arange(n, dtype=np.uint32), np.arange(n, dtype=np.float64)
+    h = np.arange(n, dtype=np.float16)
+    out_u, out_d, out_h = np.zeros_like(u), np.zeros_like(d), \
+        np.zeros_like(h)
+    launch(target, idiom.other_kernel, (1,), u, d, h, out_u, out_d, out_h,
+           N=n)
+    np.testing.assert_array_equal(out_u, [0, 1, 2 ** 32 - 1, 2 ** 32 - 1])
+    np.testing.assert_array_equal(
+        out_d, [0, 1, np.float32(0.1), np.float32(0.1)])
+    np.testing.assert_array_equal(out_h, [0, 1, np.inf, np.inf])
+
+
+@THREE
+def test_ties_without_tie_break_left_give_one_of_the_tied_indices(target):
+    """tie_break_left=False (and return_indices_tie_break_left=False)
+    promise no particular index among ties, in Triton; Kiln refused them.
+    Any tied index is right."""
+    x = np.array([3, 7, 1, 7, 1, 0, 7, 2], np.int32)
+    out = np.zeros(4, np.int32)
+    launch(target, idiom.untied_argmax_kernel, (1,), x, out, N=8)
+    assert out[0] in (1, 3, 6) and out[2] in (1, 3, 6)
+    assert out[1] == 5 and out[3] == 7
+
+
+def _toward_zero(x: np.ndarray, narrow: np.dtype) -> np.ndarray:
+    """``x`` rounded toward zero to ``narrow``: the nearest value, or its
+    neighbour toward zero where the nearest is past ``x``."""
+    nearest = x.astype(narrow)
+    beyond = np.abs(nearest.astype(np.float64)) > np.abs(
+        x.astype(np.float64))
+    bits = nearest.view(np.int16) - beyond.astype(np.int16)
+    return bits.view(narrow)
+
+
+@THREE
+def test_rounding_toward_zero_when_narrowing(target):
+    """``.to(float16 / bfloat16, fp_downcast_rounding="rtz")``, which Kiln
+    refused: past the largest finite value it stays there, below the
+    smallest subnormal it is zero, NaN stays NaN."""
+    rng = np.random.default_rng(7)
+    x = (rng.standard_normal(256) * 10.0 ** rng.integers(-9, 6, 256)
+         ).astype(np.float32)
+    x[:6] = [70000.0, -70000.0, np.inf, 1e-9, -1e-9, np.nan]
+    half, bf16 = np.zeros(256, np.float16), np.zeros(256, np.float32)
+    launch(target, idiom.toward_zero_kernel, (1,), x, half, bf16, N=256)
+    if target == "triton-interpreter":
+        # It turns values past float16's range into NaN and stores
+        # bfloat16 wrongly.
+        inside = np.abs(x) <= 65504
+        np.testing.assert_array_equal(half[inside],
+                                      _toward_zero(x, np.float16)[inside])
+        return
+    np.testing.assert_array_equal(half, _toward_zero(x, np.float16))
+    np.testing.assert_array_equal(half[:5], [65504, -65504, np.inf, 0, 0])
+    np.testing.assert_array_equal(
+        bf16, _toward_zero(x, np.dtype(ml_dtypes.bfloat16)).astype(
+            np.float32))
+
+
+@THREE
+def test_a_float16_accumulator_takes_the_products_sum_rounded_once(target):
+    """``dot(a, b, out_dtype=float16)`` and a float16 ``acc``: a tensor
+    core sums an instruction's products (K 16) before rounding to float16;
+    the host rounded after every product (177 of 256 results off, by up to
+    1.8)."""
+    n = 16
+    rng = np.random.default_rng(5)
+    a, b = (rng.standard_normal((n, n)) * 8).astype(np.float16), \
+        (rng.standard_normal((n, n)) * 8).astype(np.float16)
+    d = (rng.standard_normal((n, n)) * 8).astype(np.float16)
+    c, total = np.zeros((n, n), np.float16), d.copy()
+    launch(target, idiom.half_accumulator_kernel, (1,), a, b, c, total, N=n)
+    product = a.astype(np.float64) @ b.astype(np.float64)
+    np.testing.assert_array_equal(c, product.astype(np.float16))
+    if target == "triton-interpreter":
+        return  # it rounds the product to float16, then adds the acc
+    np.testing.assert_array_equal(
+        total, (product + d.astype(np.float64)).astype(np.float16))

@@ -108,3 +108,67 @@ def narrow_from_double_kernel(x_ptr, half_ptr, bf16_ptr, fma_ptr,
     tl.store(bf16_ptr + i, x.to(tl.bfloat16).to(tl.float32))
     h = tl.load(half_ptr + i)
     tl.store(fma_ptr + i, tl.fma(h, h, h))
+
+
+@triton.jit
+def shifts_kernel(x_ptr, s_ptr, out_ptr, N: tl.constexpr):
+    i = tl.arange(0, N)
+    x = tl.load(x_ptr + i)
+    s = tl.load(s_ptr + i)
+    tl.store(out_ptr + i, x << s)
+    tl.store(out_ptr + N + i, x >> s)
+    tl.store(out_ptr + 2 * N + i, (x.to(tl.uint32) >> s).to(tl.int32))
+    tl.store(out_ptr + 3 * N + i, x << 33)
+    tl.store(out_ptr + 4 * N + i, x >> 40)
+
+
+@triton.jit
+def float_to_int_kernel(f_ptr, d_ptr, h_ptr, i32_ptr, u32_ptr, i64_ptr,
+                        i16_ptr, N: tl.constexpr):
+    i = tl.arange(0, N)
+    f = tl.load(f_ptr + i)
+    tl.store(i32_ptr + i, f.to(tl.int32))
+    tl.store(u32_ptr + i, f.to(tl.uint32))
+    tl.store(i64_ptr + i, tl.load(d_ptr + i).to(tl.int64))
+    tl.store(i16_ptr + i, tl.load(h_ptr + i).to(tl.int16))
+
+
+@triton.jit
+def other_kernel(u_ptr, d_ptr, h_ptr, out_u_ptr, out_d_ptr, out_h_ptr,
+                 N: tl.constexpr):
+    i = tl.arange(0, N)
+    first = i < 2
+    tl.store(out_u_ptr + i, tl.load(u_ptr + i, mask=first, other=-1))
+    tl.store(out_d_ptr + i, tl.load(d_ptr + i, mask=first, other=0.1))
+    tl.store(out_h_ptr + i, tl.load(h_ptr + i, mask=first, other=70000))
+
+
+@triton.jit
+def untied_argmax_kernel(x_ptr, out_ptr, N: tl.constexpr):
+    i = tl.arange(0, N)
+    x = tl.load(x_ptr + i)
+    tl.store(out_ptr, tl.argmax(x, 0, tie_break_left=False))
+    tl.store(out_ptr + 1, tl.argmin(x, 0, tie_break_left=False))
+    value, index = tl.max(x, 0, return_indices=True,
+                          return_indices_tie_break_left=False)
+    tl.store(out_ptr + 2, index)
+    tl.store(out_ptr + 3, value.to(tl.int32))
+
+
+@triton.jit
+def toward_zero_kernel(x_ptr, half_ptr, bf16_ptr, N: tl.constexpr):
+    i = tl.arange(0, N)
+    x = tl.load(x_ptr + i)
+    tl.store(half_ptr + i, x.to(tl.float16, fp_downcast_rounding="rtz"))
+    tl.store(bf16_ptr + i,
+             x.to(tl.bfloat16, fp_downcast_rounding="rtz").to(tl.float32))
+
+
+@triton.jit
+def half_accumulator_kernel(a_ptr, b_ptr, c_ptr, d_ptr, N: tl.constexpr):
+    r = tl.arange(0, N)
+    tile = r[:, None] * N + r[None, :]
+    a = tl.load(a_ptr + tile)
+    b = tl.load(b_ptr + tile)
+    tl.store(c_ptr + tile, tl.dot(a, b, out_dtype=tl.float16))
+    tl.store(d_ptr + tile, tl.dot(a, b, tl.load(d_ptr + tile)))

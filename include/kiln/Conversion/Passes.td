@@ -94,6 +94,25 @@ def HostExactMathPass : Pass<"kiln-host-exact-math", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::arith::ArithDialect", "mlir::func::FuncDialect"];
 }
 
+def HostOutOfRangePass : Pass<"kiln-host-out-of-range", "mlir::ModuleOp"> {
+  let summary = "Give out-of-range shifts and float-to-integer conversions "
+                "the GPU's results on the host";
+  let description = [{
+    LLVM leaves a shift by the width or more (or by a negative amount) and
+    a conversion of a float outside the integer's range (or of a NaN)
+    undefined; the GPU's instructions, which Triton's kernels compile to,
+    define them: `shl`/`shr` clamp the amount (read unsigned) to the
+    width, giving 0 or, for an arithmetic right shift, the sign;
+    `cvt.rzi` saturates to the integer's range and takes a NaN to 0. An
+    x86 CPU gives other results (the amount modulo the width, 0x80000000),
+    so the host would silently differ from the GPU. This pass rewrites
+    `arith.shli`, `shrui`, `shrsi` (unless the amount is a constant in
+    range) and `arith.fptosi`, `fptoui` into selects that compute the
+    GPU's results, on scalars and tiles alike.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect"];
+}
+
 def ConvertTileToGPUPass : Pass<"kiln-convert-tile-to-gpu", "mlir::ModuleOp"> {
   let summary = "Lower laid-out tile kernels to per-thread GPU code";
   let description = [{

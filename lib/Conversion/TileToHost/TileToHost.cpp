@@ -1215,22 +1215,33 @@ static void declareDebugFunctions(ModuleOp module) {
 //===----------------------------------------------------------------------===//
 
 /// `a * b + acc` is a linalg matmul that accumulates into `acc`. On the host
-/// every input precision is computed exactly (ieee), which tf32 allows.
+/// every input precision is computed exactly (ieee), which tf32 allows. A
+/// 16-bit float accumulator is summed into in float32 and rounded once, as
+/// a tensor core rounds its products' sum (not after every product).
 struct DotLowering : OpConversionPattern<DotOp> {
   using OpConversionPattern::OpConversionPattern;
 
   LogicalResult
   matchAndRewrite(DotOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
     SmallVector<Value> inputs = {adaptor.getA(), adaptor.getB()};
     Value acc = adaptor.getAcc();
+    auto accType = cast<RankedTensorType>(acc.getType());
+    auto narrow = dyn_cast<FloatType>(accType.getElementType());
+    if (narrow && narrow.getWidth() < 32)
+      acc = arith::ExtFOp::create(rewriter, loc,
+                                  accType.clone(rewriter.getF32Type()), acc);
     Operation *matmul =
         op.getType().getRank() == 2
-            ? linalg::MatmulOp::create(rewriter, op.getLoc(), inputs, acc)
+            ? linalg::MatmulOp::create(rewriter, loc, inputs, acc)
                   .getOperation()
-            : linalg::BatchMatmulOp::create(rewriter, op.getLoc(), inputs, acc)
+            : linalg::BatchMatmulOp::create(rewriter, loc, inputs, acc)
                   .getOperation();
-    rewriter.replaceOp(op, matmul->getResults());
+    Value result = matmul->getResult(0);
+    if (result.getType() != accType)
+      result = arith::TruncFOp::create(rewriter, loc, accType, result);
+    rewriter.replaceOp(op, result);
     return success();
   }
 };

@@ -42,6 +42,8 @@ void kiln::host::buildHostLoweringPipeline(
   pm.addPass(tile::createTileFlattenLoopsPass());
   // A CPU traps on x / 0; Kiln's kernels define it as 0.
   pm.addPass(tile::createTileTotalDivisionPass());
+  // Nor does it shift or convert out of range as the GPU does.
+  pm.addPass(createHostOutOfRangePass());
   // LLVM has no 8-bit floats to convert.
   pm.addPass(tile::createTileExpandFloat8Pass());
   pm.addPass(createConvertPlanToHostPass());

@@ -132,6 +132,27 @@ class CoreOps:
             return self.binary(ast.BitXor(), operand, ones)
         raise self.error("unsupported unary operator")
 
+    def shift_past_width(self, op: ast.operator, a: Value,
+                         amount: int) -> Value:
+        """A shift by a constant of the width or more, or below 0, as the
+        GPU's shl and shr compute it (they clamp the amount, read unsigned,
+        to the width), where Triton leaves it undefined: 0, or the sign for
+        >> of signed integers. With a remark at the user's line."""
+        width = bit_width(a.type.elem)
+        self.remark(f"shifting {a.type.elem} by {amount} (outside [0, "
+                    f"{width})) gives 0, or the sign for >> of signed "
+                    f"integers, as the GPU's shift instructions do; Triton "
+                    f"leaves it undefined")
+
+        def constant(value: int) -> Value:
+            return self.broadcast_to(
+                self.materialize(value, Type((), a.type.elem)), a.type.shape)
+        if isinstance(op, ast.RShift) and not a.type.is_unsigned:
+            return self.op(f"arith.shrsi {a.name}, "
+                           f"{constant(width - 1).name} : {a.type.ir()}",
+                           a.type)
+        return constant(0)
+
     def compare_zero(self, value: Value, predicate: str) -> Value:
         """`value == 0` (predicate "eq") or `value != 0` ("ne")."""
         zero = self.broadcast_to(
@@ -263,15 +284,25 @@ class CoreOps:
         if unknown:
             raise self.error(f".to() got an unexpected keyword "
                              f"'{next(iter(unknown))}'")
-        if fp_downcast_rounding not in (None, "rtne"):
+        if fp_downcast_rounding not in (None, "rtne", "rtz"):
             raise self.error(f".to(): fp_downcast_rounding "
-                             f"{fp_downcast_rounding!r} is not supported "
-                             "(floats are rounded to nearest even, 'rtne')")
+                             f"{fp_downcast_rounding!r} is not 'rtne' or "
+                             "'rtz'")
         if isinstance(dtype, kl.constexpr):
             dtype = dtype.value
         if isinstance(dtype, kl.pointer_type) or value.type.is_pointer:
             return self.pointer_cast(value, dtype)
         target = self.dtype_of(dtype)
+        value = self.materialize(value, None)
+        if fp_downcast_rounding is not None and not (
+                value.type.is_float and target.is_float and
+                target.bits < bit_width(value.type.elem)):
+            raise self.error(f".to(): fp_downcast_rounding applies to "
+                             f"conversions to a narrower float, not "
+                             f"{value.type.elem} to {target.ir} (as in "
+                             "Triton)")
+        if fp_downcast_rounding == "rtz":
+            return self.truncated_toward_zero(value, target)
         if not bitcast:
             return self.cast(value, target)
         # The same bits, read as another type of the same width.
@@ -286,6 +317,20 @@ class CoreOps:
             return Value(value.name, type_)  # signedness is the front end's
         return self.op(f"arith.bitcast {value.name} : {value.type.ir()} to "
                        f"{type_.ir()}", type_)
+
+    def truncated_toward_zero(self, value: Value, target: kl.dtype) -> Value:
+        """``value`` (a float) to the narrower float ``target``, rounded
+        toward zero: rounded to nearest, then one step toward zero where
+        that went past the value (a step of the bits, which are sign and
+        magnitude; a NaN or an exact result stays)."""
+        nearest = self.cast(value, target)
+        beyond = self.compare(
+            ast.Gt(), self.builtin_abs(self.cast(nearest, kl.BY_IR[
+                value.type.elem])), self.builtin_abs(value))
+        bits = kl.BY_IR[f"i{target.bits}"]
+        stepped = self.binary(ast.Sub(), self.method_to(
+            nearest, bits, bitcast=True), self.cast(beyond, bits))
+        return self.method_to(stepped, target, bitcast=True)
 
     def pointer_cast(self, value: Value, dtype: Any) -> Value:
         """``.to()`` from or to a pointer, as Triton allows: int64
@@ -434,8 +479,13 @@ class CoreOps:
             raise self.error(f"operator {type(op).__name__} is not defined "
                              "on pointers (a pointer takes + and - of "
                              "integer offsets)")
+        amount = int(b) if isinstance(op, (ast.LShift, ast.RShift)) and \
+            isinstance(b, int) else None
         a, b = self.unify(a, b, division=isinstance(
             op, (ast.Div, ast.FloorDiv, ast.Mod)))
+        if amount is not None and a.type.is_int and \
+                not 0 <= amount < bit_width(a.type.elem):
+            return self.shift_past_width(op, a, amount)
         if semantics.is_float8(a.type.elem):
             return self.in_f32(a.type.elem, lambda: self.binary(
                 op, self.cast(a, kl.float32), self.cast(b, kl.float32)))

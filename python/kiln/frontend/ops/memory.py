@@ -181,7 +181,10 @@ class MemoryOps(CoreOps):
         if other is not None:
             if mask is None:
                 raise self.error("kl.load: other needs a mask")
-            other = self.materialize(other, result.with_shape(()))
+            # As Triton: a Python number is a scalar of its own type
+            # (int32, float32, ...; -1 of a uint32 load is 0xFFFFFFFF),
+            # converted to the element type.
+            other = self.materialize(other, None)
             other = self.broadcast_to(self.cast(other, kl.BY_IR[result.elem]),
                                       result.shape)
             operands += f", other {other.name}"

@@ -131,31 +131,27 @@ class ReductionOps(CoreOps):
     def builtin_reduce_or(self, x, axis, keep_dims=False):
         return self.integer_reduction("reduce_or", x, axis, keep_dims, "or")
 
-    def with_indices(self, name: str, x, axis, tie_break_left,
+    def with_indices(self, name: str, x, axis,
                      keep_dims) -> tuple[Value, Value]:
         """``kl.max(x, axis, return_indices=True)``: the extremum, in
         ``x``'s type, and the index of its first occurrence (the value at
         that index, a NaN where the index is a NaN's)."""
-        if not tie_break_left:
-            raise self.error(f"kl.{name}: return_indices_tie_break_left="
-                             "False is not supported by Kiln yet")
         x = self.materialize(x, None)
         if semantics.is_float8(x.type.elem):  # compared in f32, exactly
             value, index = self.with_indices(name, self.cast(
-                x, kl.float32), axis, tie_break_left, keep_dims)
+                x, kl.float32), axis, keep_dims)
             return self.cast(value, kl.BY_IR[x.type.elem]), index
         return tuple(self.reduced(x, axis, keep_dims, lambda x, axis, i=i:
                                   self.arg_reduce(x, axis, name)[i])
                      for i in (0, 1))
 
     def extremum_reduction(self, kind: str, x, axis, return_indices,
-                           tie_break_left, keep_dims) -> Any:
+                           keep_dims) -> Any:
         """``kl.max`` or ``kl.min`` along ``axis``: NaN-ignoring, as
         Triton's (a NaN only where all are NaN), in f32 for f16 and bf16
         and in i32 for narrower integers (semantics)."""
         if return_indices:
-            return self.with_indices(kind, x, axis, tie_break_left,
-                                     keep_dims)
+            return self.with_indices(kind, x, axis, keep_dims)
         x = self.materialize(x, None)
         x = self.cast(x, kl.BY_IR[semantics.extremum_reduction_type(
             x.type.elem)])
@@ -164,16 +160,16 @@ class ReductionOps(CoreOps):
         return self.reduced(x, axis, keep_dims, lambda x, axis: self.reduce(
             x, axis, lambda a, b, t: [f"%r = arith.{op} {a}, {b} : {t}"]))
 
+    # return_indices_tie_break_left and tie_break_left: the first index of
+    # a tie either way; False promises none in particular, in Triton.
     def builtin_max(self, x, axis=None, return_indices=False,
                     return_indices_tie_break_left=True, keep_dims=False):
         return self.extremum_reduction("max", x, axis, return_indices,
-                                       return_indices_tie_break_left,
                                        keep_dims)
 
     def builtin_min(self, x, axis=None, return_indices=False,
                     return_indices_tie_break_left=True, keep_dims=False):
         return self.extremum_reduction("min", x, axis, return_indices,
-                                       return_indices_tie_break_left,
                                        keep_dims)
 
     def arg_reduce(self, x, axis, better: str) -> tuple[Value, Value]:
@@ -228,18 +224,11 @@ class ReductionOps(CoreOps):
         self.ir.emit(f"}} {self.site.loc()}")
         return Value(f"{name}#0", values), Value(f"{name}#1", indices)
 
-    def check_tie_break(self, name: str, tie_break_left: Any) -> None:
-        if not tie_break_left:
-            raise self.error(f"kl.{name}: tie_break_left=False is not "
-                             "supported by Kiln yet")
-
     def builtin_argmax(self, x, axis, tie_break_left=True, keep_dims=False):
-        self.check_tie_break("argmax", tie_break_left)
         return self.reduced(x, axis, keep_dims, lambda x, axis:
                             self.arg_reduce(x, axis, "max")[1])
 
     def builtin_argmin(self, x, axis, tie_break_left=True, keep_dims=False):
-        self.check_tie_break("argmin", tie_break_left)
         return self.reduced(x, axis, keep_dims, lambda x, axis:
                             self.arg_reduce(x, axis, "min")[1])
 

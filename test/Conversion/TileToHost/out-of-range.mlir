@@ -1,0 +1,63 @@
+// RUN: kiln-opt %s -kiln-host-out-of-range | FileCheck %s
+
+// Shifts by a run-time amount clamp it, read unsigned, to the width, as
+// PTX's shl and shr do: 0 past the width, or the sign for >> of signed
+// integers. A constant amount below the width is left alone; one past it
+// gets the same select (which canonicalization folds).
+// CHECK-LABEL: func.func @shifts
+// CHECK: %[[IN:.*]] = arith.cmpi ult, %[[S:.*]], %{{.*}} : tensor<8xi32>
+// CHECK: %[[SHL:.*]] = arith.shli %{{.*}}, %[[S]] : tensor<8xi32>
+// CHECK: %[[ZERO:.*]] = arith.constant dense<0> : tensor<8xi32>
+// CHECK: %[[A:.*]] = arith.select %[[IN]], %[[SHL]], %[[ZERO]]
+// CHECK: arith.shrui
+// CHECK: %[[B:.*]] = arith.select
+// CHECK: %[[IN3:.*]] = arith.cmpi ult, %[[S]], %{{.*}} : tensor<8xi32>
+// CHECK: %[[W:.*]] = arith.constant dense<31> : tensor<8xi32>
+// CHECK: %[[AMOUNT:.*]] = arith.select %[[IN3]], %[[S]], %[[W]]
+// CHECK: %[[C:.*]] = arith.shrsi %{{.*}}, %[[AMOUNT]] : tensor<8xi32>
+// CHECK: %[[THREE:.*]] = arith.constant 3 : i64
+// CHECK-NEXT: %[[D:.*]] = arith.shli %{{.*}}, %[[THREE]] : i64
+// CHECK-NEXT: arith.constant 64 : i64
+// CHECK: arith.cmpi ult
+// CHECK: %[[E:.*]] = arith.select
+// CHECK: return %[[A]], %[[B]], %[[C]], %[[D]], %[[E]]
+
+// A float converts to an integer as cvt.rzi does: a NaN is 0, a value past
+// the range its nearest end; narrow floats compare as float32, where the
+// ends are exact.
+// CHECK-LABEL: func.func @conversions
+// CHECK: %[[TOP:.*]] = arith.cmpf oge, %[[F:.*]], %{{.*}} : tensor<8xf32>
+// CHECK: %[[BOTTOM:.*]] = arith.cmpf olt, %[[F]], %{{.*}} : tensor<8xf32>
+// CHECK: %[[NAN:.*]] = arith.cmpf uno, %[[F]], %[[F]] : tensor<8xf32>
+// CHECK: %[[R:.*]] = arith.fptosi %[[F]] : tensor<8xf32> to tensor<8xi32>
+// CHECK: %[[MIN:.*]] = arith.constant dense<-2147483648> : tensor<8xi32>
+// CHECK: %[[LOW:.*]] = arith.select %[[BOTTOM]], %[[MIN]], %[[R]]
+// CHECK: %[[MAX:.*]] = arith.constant dense<2147483647> : tensor<8xi32>
+// CHECK: %[[HIGH:.*]] = arith.select %[[TOP]], %[[MAX]], %[[LOW]]
+// CHECK: %[[Z:.*]] = arith.constant dense<0> : tensor<8xi32>
+// CHECK: %[[A:.*]] = arith.select %[[NAN]], %[[Z]], %[[HIGH]]
+// CHECK: %[[WIDE:.*]] = arith.extf %{{.*}} : f16 to f32
+// CHECK: arith.cmpf oge, %[[WIDE]], %{{.*}} : f32
+// CHECK: arith.fptosi %{{.*}} : f16 to i64
+// CHECK: %[[UTOP:.*]] = arith.constant 0x41F0000000000000 : f64
+// CHECK: arith.cmpf oge, %{{.*}}, %[[UTOP]] : f64
+// CHECK: arith.constant 0.000000e+00 : f64
+// CHECK: arith.fptoui %{{.*}} : f64 to i32
+// CHECK: arith.constant -1 : i32
+// CHECK: return %[[A]],
+func.func @shifts(%x: tensor<8xi32>, %s: tensor<8xi32>, %y: i64) -> (tensor<8xi32>, tensor<8xi32>, tensor<8xi32>, i64, i64) {
+  %a = arith.shli %x, %s : tensor<8xi32>
+  %b = arith.shrui %x, %s : tensor<8xi32>
+  %c = arith.shrsi %x, %s : tensor<8xi32>
+  %c3 = arith.constant 3 : i64
+  %d = arith.shli %y, %c3 : i64
+  %c64 = arith.constant 64 : i64
+  %e = arith.shli %y, %c64 : i64
+  return %a, %b, %c, %d, %e : tensor<8xi32>, tensor<8xi32>, tensor<8xi32>, i64, i64
+}
+func.func @conversions(%f: tensor<8xf32>, %h: f16, %d: f64) -> (tensor<8xi32>, i64, i32) {
+  %a = arith.fptosi %f : tensor<8xf32> to tensor<8xi32>
+  %b = arith.fptosi %h : f16 to i64
+  %c = arith.fptoui %d : f64 to i32
+  return %a, %b, %c : tensor<8xi32>, i64, i32
+}
