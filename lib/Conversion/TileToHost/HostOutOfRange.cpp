@@ -33,7 +33,10 @@ static void replaceUses(Value value, function_ref<Value(OpBuilder &)> replace) {
 /// `shr` clamp the amount, read unsigned, to the width.
 static void clampShift(Operation *op) {
   Value amount = op->getOperand(1);
-  unsigned width = getElementTypeOrSelf(amount).getIntOrFloatBitWidth();
+  auto integer = dyn_cast<IntegerType>(getElementTypeOrSelf(amount));
+  if (!integer) // index shifts are the compiler's own, in range
+    return;
+  unsigned width = integer.getWidth();
   APInt known;
   if (matchPattern(amount, m_ConstantInt(&known)) && known.ult(width))
     return;
