@@ -1094,6 +1094,16 @@ def _philox(seed, c0, c1, c2, c3, n_rounds=philox.ROUNDS):
     return tuple(Tile(np.asarray(w).astype(np.uint32)) for w in out)
 
 
+def _randint4x(seed, offset, n_rounds=philox.ROUNDS):
+    """As Triton's: a 64-bit offset is two counter words, its low and its
+    high 32 bits."""
+    data = _data(offset, np.dtype(np.int32))
+    if data.dtype.itemsize == 8:
+        return _philox(seed, Tile(data.astype(np.uint32)),
+                       Tile((data >> 32).astype(np.uint32)), 0, 0, n_rounds)
+    return _philox(seed, offset, 0, 0, 0, n_rounds)
+
+
 class _TileOps:
     """Philox's arithmetic as the language's operators on the caller's
     typed words (``kl.philox_impl``), as compiled."""
@@ -1138,8 +1148,7 @@ def _pair_uniform_to_normal(u1, u2) -> tuple[Tile, Tile]:
 
 
 def _rand4x(seed, offsets, n_rounds=philox.ROUNDS):
-    return tuple(_uniform(w) for w in _philox(seed, offsets, 0, 0, 0,
-                                              n_rounds))
+    return tuple(_uniform(w) for w in _randint4x(seed, offsets, n_rounds))
 
 
 def _randn4x(seed, offsets, n_rounds=philox.ROUNDS):
@@ -1501,12 +1510,11 @@ IMPLEMENTATIONS: dict[str, Callable] = {
     "associative_scan": _associative_scan,
     "philox": _philox,
     "philox_impl": _philox_impl,
-    "randint4x": lambda seed, offset, n_rounds=philox.ROUNDS: _philox(
-        seed, offset, 0, 0, 0, n_rounds),
-    "randint": lambda seed, offset, n_rounds=philox.ROUNDS: _philox(
-        seed, offset, 0, 0, 0, n_rounds)[0],
-    "rand": lambda seed, offset, n_rounds=philox.ROUNDS: _uniform(_philox(
-        seed, offset, 0, 0, 0, n_rounds)[0]),
+    "randint4x": _randint4x,
+    "randint": lambda seed, offset, n_rounds=philox.ROUNDS: _randint4x(
+        seed, offset, n_rounds)[0],
+    "rand": lambda seed, offset, n_rounds=philox.ROUNDS: _uniform(
+        _randint4x(seed, offset, n_rounds)[0]),
     "randn": _randn,
     "trans": lambda x, *dims: Tile(np.transpose(
         _data(x), _permutation(x, kl.shape_argument(dims)))),

@@ -939,3 +939,16 @@ def test_a_float16_accumulator_takes_the_products_sum_rounded_once(target):
         return  # it rounds the product to float16, then adds the acc
     np.testing.assert_array_equal(
         total, (product + d.astype(np.float64)).astype(np.float16))
+
+
+@THREE
+def test_int64_random_offsets_are_two_counter_words(target):
+    """Triton's randint4x takes a 64-bit offset's low and high 32 bits as
+    the first two counter words (Kiln refused int64 offsets): Philox of
+    (low, high, 0, 0), not of the low word alone."""
+    n = 8
+    out = np.zeros(3 * n, np.uint32)
+    launch(target, idiom.wide_offsets_kernel, (1,), out, 1234,
+           BASE=2 ** 32 + 5, N=n)
+    np.testing.assert_array_equal(out[:n], out[n:2 * n])
+    assert (out[:n] != out[2 * n:]).all()

@@ -172,3 +172,16 @@ def half_accumulator_kernel(a_ptr, b_ptr, c_ptr, d_ptr, N: tl.constexpr):
     b = tl.load(b_ptr + tile)
     tl.store(c_ptr + tile, tl.dot(a, b, out_dtype=tl.float16))
     tl.store(d_ptr + tile, tl.dot(a, b, tl.load(d_ptr + tile)))
+
+
+@triton.jit
+def wide_offsets_kernel(out_ptr, seed, BASE: tl.constexpr, N: tl.constexpr):
+    i = tl.arange(0, N)
+    offsets = i.to(tl.int64) + BASE
+    tl.store(out_ptr + i, tl.randint(seed, offsets))
+    low = offsets.to(tl.uint32)
+    zero = low * 0
+    word, _, _, _ = tl.philox(seed, low, (offsets >> 32).to(tl.uint32), zero,
+                              zero)
+    tl.store(out_ptr + N + i, word)
+    tl.store(out_ptr + 2 * N + i, tl.randint(seed, low))

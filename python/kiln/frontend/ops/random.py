@@ -83,7 +83,15 @@ class RandomOps(CoreOps):
         return self.philox_words(seed, [c0, c1, c2, c3], n_rounds)
 
     def builtin_randint4x(self, seed, offset, n_rounds=philox.ROUNDS):
-        return self.philox_words(seed, [offset, 0, 0, 0], n_rounds)
+        # As Triton's: a 64-bit offset is two counter words, its low and
+        # its high 32 bits.
+        if isinstance(offset, Value) and bit_width(offset.type.elem) == 64:
+            high = self.binary(ast.RShift(), offset, 32)
+            counter = [self.cast(offset, kl.uint32),
+                       self.cast(high, kl.uint32), 0, 0]
+        else:
+            counter = [offset, 0, 0, 0]
+        return self.philox_words(seed, counter, n_rounds)
 
     def builtin_randint(self, seed, offset, n_rounds=philox.ROUNDS):
         return self.builtin_randint4x(seed, offset, n_rounds)[0]
