@@ -293,7 +293,6 @@ class CoreOps:
         if isinstance(dtype, kl.pointer_type) or value.type.is_pointer:
             return self.pointer_cast(value, dtype)
         target = self.dtype_of(dtype)
-        value = self.materialize(value, None)
         if fp_downcast_rounding is not None and not (
                 value.type.is_float and target.is_float and
                 target.bits < bit_width(value.type.elem)):
