@@ -1758,6 +1758,8 @@ def kernel_range(*bounds, num_stages: int | None = None):
     """``range`` as a kernel has it: ``num_stages`` (a pipelining hint), a
     step of 0 runs no iteration, and the loop variable is an i32 scalar
     (i64 where a bound is), whose arithmetic wraps as compiled."""
+    bounds = tuple(b.value if isinstance(b, kl.constexpr) else b
+                   for b in bounds)
     dtypes = [_dtype_of(b) for b in bounds]
     if any(d.kind not in "iu" or d == np.bool_ for d in dtypes):
         raise KilnError("loop bounds must be integers, not " + ", ".join(

@@ -289,7 +289,9 @@ class JITFunction:
         named in ``do_not_specialize``."""
         types, constants = {}, {}
         for name, value in bound.arguments.items():
-            if name in self.constexprs:
+            # None is a constant, as Triton specializes it (`bias_ptr=None`
+            # with `if bias_ptr is not None:` in the kernel).
+            if name in self.constexprs or value is None:
                 constants[name] = _constant(value)
                 continue
             if self.signature.parameters[name].kind in (
@@ -734,6 +736,9 @@ class JITFunction:
         with self._lock:
             if (self._generation, self.debug) != compiled_as:
                 return  # a global or the debug setting changed meanwhile
+            if any(name in constants and not constant
+                   for name, constant in zip(self._names, self._is_constexpr)):
+                return  # a None argument: keys have no token for it
             fast = self._dispatcher.read(*given)
             if fast is None:
                 return
@@ -773,7 +778,8 @@ class JITFunction:
             check_grid(grid)
             arguments = {}
             for name, value in bound.arguments.items():
-                if isinstance(value, kl.constexpr) or name in self.constexprs:
+                if isinstance(value, kl.constexpr) or \
+                        name in self.constexprs or value is None:
                     arguments[name] = _constant(value)
                     continue
                 if isinstance(value, TensorDescriptor):
@@ -791,7 +797,7 @@ class JITFunction:
         types, constants = self.specialize(bound)
         values, names = [], []
         for name, value in bound.arguments.items():
-            if name in self.constexprs:
+            if name in constants:
                 continue
             if isinstance(value, TensorDescriptor):  # its parts, in order
                 parts = [value.base, *value.shape, *value.strides[:-1]]

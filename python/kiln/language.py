@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import builtins
 import inspect
+import operator
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -312,6 +313,48 @@ class constexpr:
 
     def __repr__(self) -> str:
         return f"constexpr({self.value!r})"
+
+    # A module-level `MODE = kl.constexpr(1)` computes as its value where a
+    # kernel runs as Python (the interpreter): `if MODE == 1`, `BLOCK * 2`,
+    # `range(BLOCK)`.
+    def __bool__(self) -> bool:
+        return bool(self.value)
+
+    def __index__(self) -> int:
+        return operator.index(self.value)
+
+    def __int__(self) -> int:
+        return int(self.value)
+
+    def __float__(self) -> float:
+        return float(self.value)
+
+    def __hash__(self) -> int:
+        return hash(self.value)
+
+
+def _constexpr_operator(function, reflected: bool = False):
+    def apply(self, other=None):
+        other = other.value if isinstance(other, constexpr) else other
+        return function(other, self.value) if reflected else \
+            function(self.value, other)
+    return apply
+
+
+for _name in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow",
+              "and", "or", "xor", "lshift", "rshift"):
+    _function = getattr(operator, f"{_name}_" if _name in ("and", "or")
+                        else _name)
+    setattr(constexpr, f"__{_name}__", _constexpr_operator(_function))
+    setattr(constexpr, f"__r{_name}__",
+            _constexpr_operator(_function, reflected=True))
+for _name in ("eq", "ne", "lt", "le", "gt", "ge"):
+    setattr(constexpr, f"__{_name}__",
+            _constexpr_operator(getattr(operator, _name)))
+for _name in ("neg", "pos", "invert", "abs"):
+    setattr(constexpr, f"__{_name}__", lambda self, _f=getattr(
+        operator, _name): _f(self.value))
+del _name, _function
 
 
 @dataclass(frozen=True)

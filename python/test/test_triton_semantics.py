@@ -952,3 +952,55 @@ def test_int64_random_offsets_are_two_counter_words(target):
            BASE=2 ** 32 + 5, N=n)
     np.testing.assert_array_equal(out[:n], out[n:2 * n])
     assert (out[:n] != out[2 * n:]).all()
+
+
+@THREE
+def test_module_constexprs_are_their_values(target):
+    """``MODE = tl.constexpr(1)`` at module level, as Triton's users give
+    kernels constants: Kiln took the wrapper for the value, which is always
+    true and equal to nothing, so ``if MODE == 1`` ran the else branch and
+    ``if OFF`` the then branch; ``tl.arange(0, WIDTH)``, ``WIDTH * 2`` and
+    ``range(WIDTH)`` were refused."""
+    out = np.zeros(7, np.int32)
+    launch(target, idiom.constexpr_globals_kernel, (1,), out, N=5)
+    np.testing.assert_array_equal(out[:3], [11, 33, 66])
+    np.testing.assert_array_equal(out[3:], np.arange(4) * 6 + 8 + 5)
+
+
+def test_the_value_of_a_constexpr():
+    """``N.value`` of a constexpr parameter or global, which compiled
+    Triton takes. (The interpreters, Kiln's and Triton's, run the kernel
+    as Python, where a constexpr parameter is the plain number.)"""
+    out = np.zeros(1, np.int32)
+    kiln.jit(idiom.constexpr_value_kernel.fn)[(1,)](out, N=5)
+    assert out[0] == 6
+
+
+@THREE
+def test_a_none_argument_is_a_constant(target):
+    """``bias_ptr=None`` with ``if bias_ptr is not None:`` in the kernel,
+    as Triton's users make an operand optional: Triton specializes None as
+    a constant; Kiln refused it. Both forms, one after the other."""
+    x, bias = np.arange(4, dtype=np.float32), np.full(4, 10, np.float32)
+    for given, expected in ((None, x), (bias, x + 10), (None, x)):
+        out = np.zeros(4, np.float32)
+        launch(target, idiom.optional_bias_kernel, (1,), x, given, out, N=4)
+        np.testing.assert_array_equal(out, expected)
+
+
+def test_a_none_argument_compiles_for_the_gpu():
+    x = np.zeros(4, np.float32)
+    ptx = kiln.jit(idiom.optional_bias_kernel.fn).warmup(
+        x, None, x, N=4).asm["ptx"]
+    assert ptx.count("ld.global") == 1
+
+
+def test_pointers_do_not_compare():
+    """As Triton refuses them: an error at the line, not an internal
+    error about invalid IR."""
+    x = np.zeros(4, np.float32)
+    with pytest.raises(kiln.KilnError, match="comparisons are not defined "
+                       "on pointers") as caught:
+        kiln.jit(idiom.pointer_comparison_kernel.fn)[(1,)](
+            x, x, np.zeros(1, np.int32))
+    assert "triton_idiom_semantics.py" in str(caught.value)

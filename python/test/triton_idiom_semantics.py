@@ -6,6 +6,12 @@ interpreter, on the same cases."""
 import kiln.triton as triton
 import kiln.triton.language as tl
 
+#: Module-level constants as Triton's users write them (Triton's compiled
+#: kernels read no other globals).
+MODE = tl.constexpr(1)
+OFF = tl.constexpr(False)
+WIDTH = tl.constexpr(4)
+
 
 @triton.jit
 def pair_kernel(x_ptr, y_ptr, add_ptr, mul_ptr, div_ptr, mod_ptr, max_ptr,
@@ -185,3 +191,40 @@ def wide_offsets_kernel(out_ptr, seed, BASE: tl.constexpr, N: tl.constexpr):
                               zero)
     tl.store(out_ptr + N + i, word)
     tl.store(out_ptr + 2 * N + i, tl.randint(seed, low))
+
+
+@triton.jit
+def constexpr_globals_kernel(out_ptr, N: tl.constexpr):
+    if MODE == 1:
+        tl.store(out_ptr, 11)
+    else:
+        tl.store(out_ptr, 22)
+    if not OFF:
+        tl.store(out_ptr + 1, 33)
+    else:
+        tl.store(out_ptr + 1, 44)
+    tl.store(out_ptr + 2, tl.where(OFF, 55, 66))
+    i = tl.arange(0, WIDTH)
+    total = tl.zeros((WIDTH,), tl.int32)
+    for k in range(WIDTH):
+        total += i * k
+    tl.store(out_ptr + 3 + i, total + WIDTH * 2 + N)
+
+
+@triton.jit
+def constexpr_value_kernel(out_ptr, N: tl.constexpr):
+    tl.store(out_ptr, N.value + MODE.value)
+
+
+@triton.jit
+def optional_bias_kernel(x_ptr, bias_ptr, out_ptr, N: tl.constexpr):
+    i = tl.arange(0, N)
+    x = tl.load(x_ptr + i)
+    if bias_ptr is not None:
+        x += tl.load(bias_ptr + i)
+    tl.store(out_ptr + i, x)
+
+
+@triton.jit
+def pointer_comparison_kernel(x_ptr, y_ptr, out_ptr):
+    tl.store(out_ptr, (x_ptr == y_ptr).to(tl.int32))

@@ -716,7 +716,9 @@ class CodeGenerator(ast.NodeVisitor):
             if is_plain_value(value):
                 self.globals_read[(id(self.globals), name)] = (
                     self.globals, name, value)
-            return value
+            # A global `MODE = tl.constexpr(1)` is its value (the wrapper
+            # itself is always true and equal to no number).
+            return value.value if isinstance(value, kl.constexpr) else value
         builtins = self.globals.get("__builtins__", {})
         if not isinstance(builtins, dict):
             builtins = vars(builtins)
@@ -752,8 +754,12 @@ class CodeGenerator(ast.NodeVisitor):
         if isinstance(base, TensorDescriptor) and node.attr in ("load",
                                                                 "store"):
             return ("method", f"{node.attr}_tensor_descriptor", base)
+        if node.attr == "value" and (base is None or isinstance(
+                base, (bool, int, float, str))):
+            return base  # N.value of a constexpr parameter, as Triton
         try:
-            return getattr(base, node.attr)
+            value = getattr(base, node.attr)
+            return value.value if isinstance(value, kl.constexpr) else value
         except AttributeError as exc:
             # A module that knows why it lacks the name says so
             # (kiln.triton.language names Triton's features Kiln lacks).

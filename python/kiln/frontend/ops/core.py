@@ -181,6 +181,12 @@ class CoreOps:
                     ast.NotEq: lambda a, b: a != b,
                     ast.Is: lambda a, b: a is b,
                     ast.IsNot: lambda a, b: a is not b}[op](left, right)
+        if op in (ast.Is, ast.IsNot) and (left is None or right is None):
+            return op is ast.IsNot  # a value is not None (`b_ptr is None`)
+        if any(isinstance(v, Value) and v.type.is_pointer
+               for v in (left, right)):
+            raise self.error("comparisons are not defined on pointers (as "
+                             "in Triton); compare their offsets")
         left, right = self.unify(left, right)
         if semantics.is_float8(left.type.elem):  # exactly, in f32
             left, right = (self.cast(v, kl.float32) for v in (left, right))
