@@ -426,8 +426,10 @@ class Pointer(_Methods):
                         f"type, not {dtype!r}")
 
     def __add__(self, offset: Any) -> Pointer:
-        delta = _data(offset).astype(np.int64)
-        return Pointer(self.base, self.offsets + delta)
+        delta = _data(offset)
+        if delta.dtype.kind not in "iub":  # as compiled
+            raise KilnError("pointer offsets must be integers")
+        return Pointer(self.base, self.offsets + delta.astype(np.int64))
 
     __radd__ = __add__
 

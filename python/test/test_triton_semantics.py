@@ -1004,3 +1004,13 @@ def test_pointers_do_not_compare():
         kiln.jit(idiom.pointer_comparison_kernel.fn)[(1,)](
             x, x, np.zeros(1, np.int32))
     assert "triton_idiom_semantics.py" in str(caught.value)
+
+
+@BOTH
+def test_a_float_pointer_offset_is_refused_in_both_modes(interpret):
+    """The interpreter read ``x_ptr + 1.0`` as index 1, where the compiler
+    (and Triton) refuse it."""
+    with pytest.raises(kiln.KilnError, match="pointer offsets must be "
+                       "integers"):
+        kiln.jit(idiom.float_offset_kernel.fn, interpret=interpret)[(1,)](
+            np.arange(4, dtype=np.float32), np.zeros(1, np.float32))

@@ -228,3 +228,8 @@ def optional_bias_kernel(x_ptr, bias_ptr, out_ptr, N: tl.constexpr):
 @triton.jit
 def pointer_comparison_kernel(x_ptr, y_ptr, out_ptr):
     tl.store(out_ptr, (x_ptr == y_ptr).to(tl.int32))
+
+
+@triton.jit
+def float_offset_kernel(x_ptr, out_ptr):
+    tl.store(out_ptr, tl.load(x_ptr + 1.0))
