@@ -95,6 +95,27 @@ def test_device_assert_names_line_condition_program_and_element(interpret):
     kernel[(2,)](x, 6, BLOCK=4)
 
 
+def _asserting(x_ptr, n, BLOCK: kl.constexpr):
+    offs = kl.arange(0, BLOCK)
+    x = kl.load(x_ptr + offs, mask=offs < n, other=0.0)
+    assert x < 5.0, "x stays below 5"
+    assert n <= BLOCK
+
+
+def test_an_assert_statement_is_a_device_assert():
+    """``assert cond, msg`` in a kernel, as Triton compiles it: a
+    ``device_assert`` (checked in debug mode); the condition's source is
+    the message where there is none. Kiln refused the statement."""
+    kernel = kiln.jit(_asserting, debug=True)
+    kernel[(1,)](np.zeros(8, np.float32), 8, BLOCK=8)
+    with pytest.raises(kiln.KilnError, match="x stays below 5"):
+        kernel[(1,)](np.full(8, 9.0, np.float32), 8, BLOCK=8)
+    with pytest.raises(kiln.KilnError, match="n <= BLOCK"):
+        kernel[(1,)](np.zeros(16, np.float32), 16, BLOCK=8)
+    kiln.jit(_asserting, debug=False)[(1,)](
+        np.full(8, 9.0, np.float32), 8, BLOCK=8)
+
+
 def test_device_assert_is_compiled_only_in_debug_mode(monkeypatch):
     x = np.full(8, 9.0, np.float32)
     quiet = kiln.jit(_bounded)

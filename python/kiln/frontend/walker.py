@@ -223,6 +223,14 @@ class CodeGenerator(ast.NodeVisitor):
     def visit_Pass(self, node: ast.Pass) -> None:
         pass
 
+    def visit_Assert(self, node: ast.Assert) -> None:
+        """``assert cond, msg``: ``kl.device_assert(cond, msg)``, as Triton
+        compiles it (checked in debug mode only); without a message, the
+        condition's source names it."""
+        message = self.expr(node.msg) if node.msg is not None else \
+            ast.get_source_segment(self.source_text, node.test)
+        self.ops.builtin_device_assert(self.expr(node.test), message)
+
     def visit_Return(self, node: ast.Return) -> None:
         if node.value is not None:
             self.scope["__return__"] = self.expr(node.value)
