@@ -142,3 +142,19 @@ def test_triton_import_path():
 def test_a_malformed_descriptor_is_an_error(make, message):
     with pytest.raises(kiln.KilnError, match=message):
         make(np.zeros((4, 4), np.float32))
+
+
+@kiln.jit
+def descriptor_atomic_kernel(desc, BM: kl.constexpr, BN: kl.constexpr):
+    desc.atomic_add([0, 0], kl.full((BM, BN), 2.0, kl.float32))
+
+
+def test_what_a_descriptor_lacks_is_named_at_the_line():
+    """Not the descriptor's internal representation."""
+    a = np.zeros((4, 4), np.float32)
+    with pytest.raises(kiln.KilnError) as caught:
+        descriptor_atomic_kernel[(1,)](
+            TensorDescriptor(a, [4, 4], [4, 1], [4, 4]), BM=4, BN=4)
+    message = str(caught.value)
+    assert "a tensor descriptor has no 'atomic_add'" in message
+    assert "Value(" not in message and "test_tensor_descriptor.py" in message

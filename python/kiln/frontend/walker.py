@@ -773,6 +773,9 @@ class CodeGenerator(ast.NodeVisitor):
             # (kiln.triton.language names Triton's features Kiln lacks).
             message = str(exc) if isinstance(exc, KilnError) else \
                 f"'{node.attr}' is not defined on {base!r}"
+            if isinstance(base, TensorDescriptor):
+                message = (f"a tensor descriptor has no '{node.attr}' in "
+                           "Kiln: it loads and stores blocks")
             if not isinstance(exc, KilnError) and inspect.ismodule(base):
                 message = f"{base.__name__} has no '{node.attr}'" + \
                     _suggestion(node.attr, [name for name in dir(base)
