@@ -815,6 +815,10 @@ def dot(a, b, acc=None, input_precision=None, allow_tf32=None,
         max_num_imprecise_acc=None,
         out_dtype=None):
     a, b = (_data(v) for v in (a, b))
+    if a.dtype != b.dtype and not (_is_float8(a.dtype) and
+                                   _is_float8(b.dtype)):
+        raise KilnError(f"kl.dot multiplies two tiles of one element "
+                        f"type, not {_ir(a.dtype)} and {_ir(b.dtype)}")
     # Every 8-bit float is a float16 exactly, as compiled.
     a, b = (v.astype(np.float16) if _is_float8(v.dtype) else v
             for v in (a, b))

@@ -1014,3 +1014,13 @@ def test_a_float_pointer_offset_is_refused_in_both_modes(interpret):
                        "integers"):
         kiln.jit(idiom.float_offset_kernel.fn, interpret=interpret)[(1,)](
             np.arange(4, dtype=np.float32), np.zeros(1, np.float32))
+
+
+@BOTH
+def test_a_dot_of_two_element_types_is_refused_in_both_modes(interpret):
+    """float16 times float32: the compiler's verifier refuses it (as
+    Triton does); the interpreter multiplied them."""
+    with pytest.raises(kiln.KilnError, match="element type"):
+        kiln.jit(idiom.mixed_dot_kernel.fn, interpret=interpret)[(1,)](
+            np.ones(256, np.float16), np.ones(256, np.float32),
+            np.zeros(256, np.float32))

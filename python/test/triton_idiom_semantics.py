@@ -233,3 +233,11 @@ def pointer_comparison_kernel(x_ptr, y_ptr, out_ptr):
 @triton.jit
 def float_offset_kernel(x_ptr, out_ptr):
     tl.store(out_ptr, tl.load(x_ptr + 1.0))
+
+
+@triton.jit
+def mixed_dot_kernel(a_ptr, b_ptr, out_ptr):
+    r = tl.arange(0, 16)
+    tile = r[:, None] * 16 + r[None, :]
+    tl.store(out_ptr + tile,
+             tl.dot(tl.load(a_ptr + tile), tl.load(b_ptr + tile)))
