@@ -284,9 +284,9 @@ class JITFunction:
                    ) -> tuple[dict[str, Type], dict[str, Any]]:
         """Argument types and compile-time values for this launch. Like
         Triton, integers and pointers divisible by 16 are specialized as such
-        (`tile.divisibility`, which lets the GPU vectorize), and integers
-        equal to 1 are compiled as the constant, except the parameters
-        named in ``do_not_specialize``."""
+        (`tile.divisibility`, which lets the GPU vectorize), and an integer
+        equal to 1 is the constexpr 1 in the kernel's body (its type's
+        ``known``), except the parameters named in ``do_not_specialize``."""
         types, constants = {}, {}
         for name, value in bound.arguments.items():
             # None is a constant, as Triton specializes it (`bias_ptr=None`
@@ -787,7 +787,10 @@ class JITFunction:
                     continue
                 # Refused as a compiled launch refuses it; a scalar as the
                 # compiled kernel types it.
-                type_ = _argument_type(name, value)
+                type_ = self._specialized(name, value)
+                if type_.known is not None:  # the constexpr, as compiled
+                    arguments[name] = type_.known
+                    continue
                 if isinstance(value, (bool, int, float, np.generic)):
                     value = interpreter.scalar(value,
                                                kl.BY_IR[type_.elem].numpy)

@@ -66,7 +66,7 @@ def test_kilns_ptx_has_tritons_instruction(operation):
 @pytest.mark.parametrize("operation", OPERATIONS)
 def test_tritons_ptx_has_the_same_instruction(operation):
     op, instruction, absent = OPERATIONS[operation]
-    theirs = triton_interpreter.tritons_ptx(
+    theirs = triton_interpreter.tritons_asm(
         triton_idiom_math.float32_math_kernel, arrays(),
         {"OP": op, "BLOCK": BLOCK})
     assert instruction in theirs

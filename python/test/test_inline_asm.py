@@ -55,7 +55,7 @@ def test_kilns_ptx_runs_the_assembly_and_ptxas_takes_it(name):
 @pytest.mark.parametrize("name", KERNELS)
 def test_tritons_ptx_holds_the_same_assembly(name):
     kernel, args, instructions = KERNELS[name]
-    ptx = triton_interpreter.tritons_ptx(kernel, args(), {"BLOCK": BLOCK})
+    ptx = triton_interpreter.tritons_asm(kernel, args(), {"BLOCK": BLOCK})
     for instruction in instructions:
         assert instruction in ptx, instruction
 

@@ -12,6 +12,7 @@ against the same numpy references (``THREE``)."""
 from __future__ import annotations
 
 import itertools
+import re
 import warnings
 
 import ml_dtypes
@@ -847,7 +848,7 @@ def test_compiled_triton_converts_and_shifts_as_the_host_now_does():
         **args, N=8).asm["ptx"]
     for instruction in classes:
         assert instruction in ours, instruction
-    theirs = triton_interpreter.tritons_ptx(idiom.float_to_int_kernel, args,
+    theirs = triton_interpreter.tritons_asm(idiom.float_to_int_kernel, args,
                                             {"N": 8})
     for instruction in classes:
         assert instruction in theirs, instruction
@@ -1024,3 +1025,54 @@ def test_a_dot_of_two_element_types_is_refused_in_both_modes(interpret):
         kiln.jit(idiom.mixed_dot_kernel.fn, interpret=interpret)[(1,)](
             np.ones(256, np.float16), np.ones(256, np.float32),
             np.zeros(256, np.float32))
+
+
+def argument_one_arrays() -> dict:
+    return {"x_ptr": np.array([127, -128, -3, 0, 5, 6, 7, 100], np.int8),
+            "out_ptr": np.zeros(16, np.int8),
+            "wide_ptr": np.zeros(3, np.int64)}
+
+
+@BOTH
+def test_an_integer_argument_equal_to_1_is_the_constexpr_1(interpret):
+    """Triton's compiler specializes an integer argument equal to 1 as
+    the constexpr 1 (its interpreter passes an int32; Kiln passed one too):
+    an int8 tile plus it stays int8 and wraps, Python's floor division,
+    modulo and shifts fold it, and it sizes an arange."""
+    arrays = argument_one_arrays()
+    kiln.jit(idiom.argument_one_kernel.fn, interpret=interpret)[(1,)](
+        **arrays, step=1, N=8)
+    x = arrays["x_ptr"]
+    with np.errstate(over="ignore"):
+        expected = np.fix((x + np.int8(1)) / 2).astype(np.int8)
+    np.testing.assert_array_equal(arrays["out_ptr"][:8], expected)
+    assert arrays["out_ptr"][0] == -64  # 127 + 1 wrapped in int8
+    np.testing.assert_array_equal(arrays["out_ptr"][8:], x)
+    np.testing.assert_array_equal(arrays["wide_ptr"], [-1, 3, 2 ** 33])
+
+
+@BOTH
+@pytest.mark.parametrize("step,unspecialized,expected", [
+    (1, False, [-1, 3]),  # the constexpr 1: Python's arithmetic
+    (1, True, [0, -2]),   # do_not_specialize: an int32, truncating
+    (2, False, [0, -1])])
+def test_do_not_specialize_keeps_1_an_int32(interpret, step, unspecialized,
+                                            expected):
+    out = np.zeros(2, np.int32)
+    kiln.jit(idiom.scalar_step_kernel.fn, interpret=interpret,
+             do_not_specialize=["step"] if unspecialized else ())[(1,)](
+        out, step)
+    assert out.tolist() == expected
+
+
+def test_compiled_triton_makes_an_argument_equal_to_1_the_constexpr():
+    """What the tests above follow is Triton's compiler: its TTIR of the
+    same launch has no parameter for it, int8 arithmetic, and the folded
+    -1, 3 and 2**33 stored."""
+    ttir = triton_interpreter.tritons_asm(
+        idiom.argument_one_kernel, dict(argument_one_arrays(), step=1),
+        {"N": 8}, stage="ttir")
+    assert re.search(r"arith\.addi %\S+, %\S+ : tensor<8xi8>", ttir)
+    assert "%step" not in ttir
+    for constant in ("-1 : i64", "3 : i64", "8589934592 : i64"):
+        assert f"arith.constant {constant}" in ttir, constant

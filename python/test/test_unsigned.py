@@ -302,7 +302,7 @@ def test_the_gpu_code_uses_unsigned_instructions_as_tritons_does():
     for instruction in classes:
         assert instruction in ptx, instruction
     assert "div.s32" not in ptx and "shr.s32" not in ptx
-    theirs = triton_interpreter.tritons_ptx(
+    theirs = triton_interpreter.tritons_asm(
         triton_idiom_unsigned.unsigned_ops_kernel, args, {"BLOCK": 128})
     for instruction in classes:
         assert instruction in theirs, instruction

@@ -241,3 +241,21 @@ def mixed_dot_kernel(a_ptr, b_ptr, out_ptr):
     tile = r[:, None] * 16 + r[None, :]
     tl.store(out_ptr + tile,
              tl.dot(tl.load(a_ptr + tile), tl.load(b_ptr + tile)))
+
+
+@triton.jit
+def argument_one_kernel(x_ptr, out_ptr, wide_ptr, step, N: tl.constexpr):
+    i = tl.arange(0, N)
+    x = tl.load(x_ptr + i)
+    tl.static_assert((x + step).dtype == tl.int8)
+    tl.store(out_ptr + i, (x + step) // 2)
+    tl.store(out_ptr + N + tl.arange(0, step * N), x)
+    tl.store(wide_ptr, (step - 2) // 2)
+    tl.store(wide_ptr + 1, (step - 3) % 5)
+    tl.store(wide_ptr + 2, step << 33)
+
+
+@triton.jit
+def scalar_step_kernel(out_ptr, step):
+    tl.store(out_ptr, (step - 2) // 2)
+    tl.store(out_ptr + 1, (step - 3) % 5)

@@ -146,17 +146,17 @@ def on_triton(module: str, directory: Path):
     return compare.load_triton(module, directory)
 
 
-def tritons_ptx(kernel, args: dict, constexprs: dict, num_warps: int = 4,
-                num_stages: int = 3) -> str:
-    """Triton's own sm_90a PTX of ``kernel`` (a kernel of a Triton-idiom
-    test file), which Triton compiles without a GPU; skips the test where
-    Triton is not installed."""
+def tritons_asm(kernel, args: dict, constexprs: dict, stage: str = "ptx",
+                num_warps: int = 4, num_stages: int = 3) -> str:
+    """Triton's own sm_90a code of ``kernel`` (a kernel of a Triton-idiom
+    test file) at ``stage`` ("ttir", "ptx"...), which Triton compiles
+    without a GPU; skips the test where Triton is not installed."""
     pytest.importorskip("triton")
     path = Path(inspect.getfile(kernel.fn))
     theirs = getattr(on_triton(path.stem, path.parent), kernel.fn.__name__)
     import triton_peer
     return triton_peer.compile_sm90a(theirs, args, constexprs, num_warps,
-                                     num_stages).asm["ptx"]
+                                     num_stages).asm[stage]
 
 
 def skip_unless_runs(target: str) -> None:

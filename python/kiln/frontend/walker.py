@@ -19,7 +19,7 @@ import difflib
 import inspect
 import itertools
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable, Iterator
 
 from kiln import function_source
@@ -152,7 +152,12 @@ class CodeGenerator(ast.NodeVisitor):
                           for k, t in enumerate(type_.strides)) + (1,),
                     type_.block_shape, type_.padding)
                 continue
-            self.scope[name] = self.parameter(f"%arg{i}", type_, arg, params)
+            # As Triton specializes it, an integer argument equal to 1 is the
+            # constexpr 1 (the parameter stays, unused): Python's arithmetic
+            # on it, and `x_i8 + step` stays int8.
+            value = self.parameter(f"%arg{i}", replace(type_, known=None),
+                                   arg, params)
+            self.scope[name] = value if type_.known is None else type_.known
         self.visit_body(fn_def.body)
         self.node = fn_def
         self.ir.emit(f"return {self.loc(fn_def)}")
@@ -172,9 +177,9 @@ class CodeGenerator(ast.NodeVisitor):
                  if type_.divisibility > 1 else "")
         params.append(f"{value.name}: {value.type.ir()}{attrs} "
                       f"{self.loc(arg)}")
-        # An argument known to be 1 is compiled as the constant, an IR one:
-        # its arithmetic stays the kernel's (truncating division,
-        # wrapping), which canonicalization folds.
+        # A descriptor's size or stride known to be 1 is compiled as the
+        # constant, an IR one: Triton passes them as integers, so their
+        # arithmetic stays the kernel's (truncating division, wrapping).
         return value if type_.known is None else \
             self.ops.materialize(type_.known, value.type)
 
