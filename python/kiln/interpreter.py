@@ -538,6 +538,9 @@ def load(pointer, mask=None, other=None, boundary_check=(),
     _check_hints("load", cache_modifier, eviction_policy, volatile)
     if isinstance(pointer, BlockPointer):
         pointers, inside = pointer.access(boundary_check)
+        if padding_option == "nan" and not kl.from_numpy(
+                pointers.base.dtype).is_floating():
+            raise KilnError("padding_option='nan' needs floats")
         fill = np.nan if padding_option == "nan" else 0
         return load(pointers, Tile(inside), fill)
     shape = _shape_of(pointer, mask if isinstance(mask, Tile) else None)

@@ -68,6 +68,17 @@ def test_reads_past_the_tensor_are_its_padding(interpret):
         np.testing.assert_array_equal(out, expected)
 
 
+@BOTH
+def test_nan_padding_of_integers_is_refused_in_both_modes(interpret):
+    """As compiled (Kiln's interpreter filled int32 with NaN's cast)."""
+    x = np.ones((3, 5), np.int32)
+    with pytest.raises(kiln.KilnError, match="padding_option='nan' needs "
+                       "floats"):
+        kiln.jit(padding_kernel.fn, interpret=interpret)[(1,)](
+            TensorDescriptor.from_tensor(x, [8, 8], "nan"),
+            np.zeros((8, 8), np.int32), B=8)
+
+
 @kiln.jit
 def matmul_kernel(a_desc, b_desc, c_desc, K, BM: kl.constexpr,
                   BN: kl.constexpr, BK: kl.constexpr):
