@@ -19,7 +19,8 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
 kiln_log "Configuring and building the sanitized Kiln in $KILN_BUILD_DIR"
 cmake -S "$KILN_ROOT" -B "$KILN_BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-  -DKILN_ENABLE_WERROR=ON -DKILN_ENABLE_SANITIZERS=ON > /dev/null
+  -DKILN_ENABLE_WERROR=ON -DKILN_ENABLE_SANITIZERS=ON \
+  -DKILN_UNITY_BUILD="${KILN_UNITY_BUILD:-ON}" > /dev/null
 cmake --build "$KILN_BUILD_DIR" ${KILN_JOBS:+-j "$KILN_JOBS"}
 status=0
 
@@ -54,7 +55,7 @@ kiln_log "pytest with the sanitized C API"
 (cd "$KILN_ROOT" && KILN_BUILD_DIR="$KILN_BUILD_DIR" \
   LD_PRELOAD="$(g++ -print-file-name=libasan.so):$(g++ -print-file-name=libubsan.so)" \
   ASAN_OPTIONS=$ASAN_OPTIONS:detect_leaks=0 \
-  python3 -m pytest -q -n "${KILN_TEST_WORKERS:-2}" \
+  python3 -m pytest -q -n "${KILN_TEST_WORKERS:-2}" --durations=15 \
     "${sanitized_tests[@]}") || status=1
 
 if ((status == 0)); then

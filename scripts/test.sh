@@ -20,10 +20,11 @@ ctest --test-dir "$KILN_BUILD_DIR" --output-on-failure \
   --output-junit "$results/ctest.xml" || status=1
 
 # Two workers (pytest-xdist) by default: the tests are independent, and
-# most of their time is one core compiling.
+# most of their time is one core compiling. The slowest are listed, to
+# keep the whole CI run in its time.
 kiln_log "pytest"
 (cd "$KILN_ROOT" && KILN_BUILD_DIR="$KILN_BUILD_DIR" python3 -m pytest -q \
-  -n "${KILN_TEST_WORKERS:-2}" \
+  -n "${KILN_TEST_WORKERS:-2}" --durations=15 \
   --junitxml="$results/pytest.xml" python/test test/robustness \
   --doctest-modules python/kiln) || status=1
 

@@ -57,7 +57,8 @@ kiln_install_python_packages() {
 kiln_build() {
   kiln_log "Configuring and building Kiln in $KILN_BUILD_DIR"
   cmake -S "$KILN_ROOT" -B "$KILN_BUILD_DIR" -G Ninja \
-    -DCMAKE_BUILD_TYPE="$KILN_BUILD_TYPE" -DKILN_ENABLE_WERROR=ON > /dev/null
+    -DCMAKE_BUILD_TYPE="$KILN_BUILD_TYPE" -DKILN_ENABLE_WERROR=ON \
+    -DKILN_UNITY_BUILD="${KILN_UNITY_BUILD:-ON}" > /dev/null
   cmake --build "$KILN_BUILD_DIR" ${KILN_JOBS:+-j "$KILN_JOBS"}
 }
 
