@@ -81,7 +81,9 @@ def _is_float8(dtype: np.dtype) -> bool:
 def _as(values: Any, dtype: np.dtype) -> np.ndarray:
     """``values`` converted to ``dtype`` as compiled: an 8-bit float
     rounded and saturated (kiln/float8.py), a float to an integer as the
-    GPU's cvt.rzi (a NaN is 0, a value past the range its nearest end)."""
+    GPU's cvt.rzi (a NaN is 0, a value past the range its nearest end; to
+    8 bits, PTX having no 8-bit registers, cvt.rzi's 16-bit result
+    truncated: 190.5 is -66 as an int8)."""
     if _is_float8(dtype):
         return float8.saturated(values, dtype)
     values = np.asarray(values)
@@ -90,14 +92,15 @@ def _as(values: Any, dtype: np.dtype) -> np.ndarray:
         return values.astype(dtype)
     wide = values.astype(np.float64)
     signed = dtype.kind == "i"
-    top = 2.0 ** (8 * dtype.itemsize - signed)
+    converted = np.dtype(f"{dtype.kind}{max(dtype.itemsize, 2)}")
+    top = 2.0 ** (8 * converted.itemsize - signed)
     bottom = -top if signed else 0.0
     with np.errstate(invalid="ignore"):
         inside = (wide >= bottom) & (wide < top)
-        result = np.where(inside, wide, 0).astype(dtype)
-        result[wide >= top] = np.iinfo(dtype).max
-        result[wide < bottom] = np.iinfo(dtype).min
-    return result
+        result = np.where(inside, wide, 0).astype(converted)
+        result[wide >= top] = np.iinfo(converted).max
+        result[wide < bottom] = np.iinfo(converted).min
+    return result.astype(dtype)
 
 
 def _left_shift(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -122,6 +125,10 @@ def _shift(a: np.ndarray, b: np.ndarray, left: bool) -> np.ndarray:
                     0).astype(a.dtype)
 
 
+#: The operations of Tile._binary that wrap on booleans as on integers.
+_WRAPPING = (np.add, np.subtract, np.multiply, _left_shift, _right_shift)
+
+
 def _data(value: Any, like: np.dtype | None = None) -> np.ndarray:
     """`value` as a numpy array; Python numbers take `like`'s type (their
     own, semantics.python_number_type, by default)."""
@@ -144,6 +151,8 @@ def _data(value: Any, like: np.dtype | None = None) -> np.ndarray:
         except ValueError as exc:
             raise KilnError(str(exc)) from None
         return _as(value, like)
+    if value is None:  # reported at the kernel's line, as compiled
+        raise TypeError("None cannot be used as a value")
     return np.asarray(value)
 
 
@@ -277,6 +286,12 @@ class Tile(_Methods):
         if isinstance(other, Pointer):
             return NotImplemented
         a, b = _unified(self, other, division)
+        if a.dtype == np.bool_ and fn in _WRAPPING:
+            # i1 arithmetic wraps modulo 2 (True + True is False), as
+            # compiled: computed on the signed values 0 and -1.
+            wide = fn(*(-v.astype(np.int8) for v in ((b, a) if reverse
+                                                     else (a, b))))
+            return Tile((wide & 1).astype(np.bool_))
         if _is_float8(a.dtype):  # in f32, rounded once, as compiled
             wide = fn(*(v.astype(np.float32) for v in ((b, a) if reverse
                                                         else (a, b))))
@@ -573,8 +588,8 @@ def store(pointer, value, mask=None, boundary_check=(), *,
     target = Pointer(pointer.base, np.broadcast_to(pointer.offsets, shape))
     where = _mask_for(mask, shape)
     where = np.ones(shape, bool) if where is None else where
-    data = np.broadcast_to(_data(value, pointer.base.dtype).astype(
-        pointer.base.dtype), shape)
+    data = np.broadcast_to(_as(_data(value, pointer.base.dtype),
+                               pointer.base.dtype), shape)
     pointer.base[target.indices(where)] = data[where]
 
 
@@ -602,7 +617,9 @@ def _fma(x, y, z) -> Tile:
     float64 for the narrower floats, as the host target computes f16's)."""
     result = x * y + z
     data = _data(result)
-    if not _is_float(data.dtype) or data.dtype.itemsize == 8:
+    if not _is_float(data.dtype):
+        raise KilnError("kl.fma needs floats")  # as compiled
+    if data.dtype.itemsize == 8:
         return result
     wide = np.asarray(_data(x), np.float64) * _data(y) + _data(z)
     return Tile(wide.astype(data.dtype))
@@ -700,19 +717,20 @@ def _atomic_elements(pointer, operands: list, mask, sem, scope,
     offsets = np.broadcast_to(pointer.offsets, shape)
     where = _mask_for(mask, shape)
     where = np.ones(shape, bool) if where is None else where
-    data = [np.broadcast_to(_data(v, pointer.base.dtype).astype(
-        pointer.base.dtype), shape) for v in operands]
+    data = [np.broadcast_to(_as(_data(v, pointer.base.dtype),
+                            pointer.base.dtype), shape) for v in operands]
     old = np.zeros(shape, pointer.base.dtype)
     target = Pointer(pointer.base, offsets)
     target.indices(where)
-    # One element after another, as on the host target.
-    for index in zip(*np.nonzero(where)) if shape else [()]:
-        if shape == () and not where:
-            break
-        at = offsets[index]
-        old[index] = pointer.base[at]
-        pointer.base[at] = combine(pointer.base[at],
-                                   *(d[index] for d in data))
+    # One element after another, as on the host target; integers wrap.
+    with np.errstate(over="ignore"):
+        for index in zip(*np.nonzero(where)) if shape else [()]:
+            if shape == () and not where:
+                break
+            at = offsets[index]
+            old[index] = pointer.base[at]
+            pointer.base[at] = combine(pointer.base[at],
+                                       *(d[index] for d in data))
     return Tile(old)
 
 

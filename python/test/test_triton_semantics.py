@@ -854,6 +854,58 @@ def test_compiled_triton_converts_and_shifts_as_the_host_now_does():
         assert instruction in theirs, instruction
 
 
+NARROW = np.array([190.5, -300.7, 1e10, -1e10, np.nan, 70000.0, -40000.0,
+                   2.5], np.float32)
+
+
+def narrow_int_arrays() -> dict:
+    return {"f_ptr": NARROW.copy(), "i8_ptr": np.zeros(8, np.int8),
+            "u8_ptr": np.zeros(8, np.uint8),
+            "stored_i8_ptr": np.zeros(8, np.int8),
+            "stored_i32_ptr": np.zeros(8, np.int32),
+            "atomic_ptr": np.ones(8, np.int32),
+            "f8_ptr": np.zeros(8, ml_dtypes.float8_e4m3fn)}
+
+
+@BOTH
+def test_floats_convert_to_8_bit_integers_through_16_bits(interpret):
+    """PTX has no 8-bit registers: Triton's kernels (and Kiln's) convert
+    a float to int8 or uint8 with cvt.rzi to 16 bits, saturating there,
+    and keep the low byte (190.5 is -66), where the host and Kiln's
+    interpreter saturated to 8 bits. A store or an atomic converts as
+    ``.to`` does (the interpreter's wrapped, and put NaN in float8)."""
+    arrays = narrow_int_arrays()
+    kiln.jit(idiom.narrow_int_kernel.fn, interpret=interpret)[(1,)](
+        **arrays, N=8)
+    sixteen = np.array([190, -300, 32767, -32768, 0, 32767, -32768, 2],
+                       np.int16)
+    np.testing.assert_array_equal(arrays["i8_ptr"], sixteen.astype(np.int8))
+    assert arrays["i8_ptr"][0] == -66
+    np.testing.assert_array_equal(arrays["stored_i8_ptr"], arrays["i8_ptr"])
+    np.testing.assert_array_equal(arrays["u8_ptr"],
+                                  [190, 0, 255, 0, 0, 255, 0, 2])
+    top = 2 ** 31 - 1
+    saturated = np.array([190, -300, top, -top - 1, 0, 70000, -40000, 2],
+                         np.int32)
+    np.testing.assert_array_equal(arrays["stored_i32_ptr"], saturated)
+    with np.errstate(over="ignore"):
+        np.testing.assert_array_equal(arrays["atomic_ptr"], saturated + 1)
+    np.testing.assert_array_equal(
+        arrays["f8_ptr"].astype(np.float32),
+        [192, -288, 448, -448, np.nan, 448, -448, 2.5])
+
+
+def test_compiled_triton_converts_to_8_bits_through_16():
+    """The instruction both compilers give the 8-bit conversions."""
+    ours = kiln.jit(idiom.narrow_int_kernel.fn).warmup(
+        **narrow_int_arrays(), N=8).asm["ptx"]
+    theirs = triton_interpreter.tritons_asm(idiom.narrow_int_kernel,
+                                            narrow_int_arrays(), {"N": 8})
+    for ptx in (ours, theirs):
+        assert "cvt.rzi.s16.f32" in ptx and "cvt.rzi.u16.f32" in ptx
+        assert "cvt.rzi.s8" not in ptx and "cvt.rzi.u8" not in ptx
+
+
 @THREE
 def test_a_loads_other_is_a_number_of_its_own_type_converted(target):
     """As Triton's load: ``other`` is a scalar of the number's own type
@@ -1076,3 +1128,49 @@ def test_compiled_triton_makes_an_argument_equal_to_1_the_constexpr():
     assert "%step" not in ttir
     for constant in ("-1 : i64", "3 : i64", "8589934592 : i64"):
         assert f"arith.constant {constant}" in ttir, constant
+
+
+@THREE
+def test_boolean_arithmetic_wraps_modulo_2(target):
+    """i1 arithmetic as compiled (and in Triton's interpreter): True + True
+    is False. Kiln's interpreter computed numpy's booleans (True + True
+    True, a subtraction refused)."""
+    x = np.array([0, 0, 1, 1], np.int32)
+    y = np.array([0, 1, 0, 1], np.int32)
+    out = np.full(24, 7, np.int8)
+    launch(target, idiom.bool_arithmetic_kernel, (1,), x, y, out, N=4)
+    np.testing.assert_array_equal(out.reshape(6, 4), [
+        [0, 1, 1, 0], [0, 1, 1, 0], [0, 0, 0, 1], [0, 0, 1, 0],
+        [1, 1, 0, 0], [0, 0, 1, 0]])
+
+
+@THREE
+def test_a_condition_of_numbers_is_nonzero(target):
+    """Triton takes tl.where's condition of integers or floats as ``!= 0``
+    (deprecated, with a warning); Kiln's compiles refused it, its
+    interpreter took it. A NaN is not 0."""
+    c = np.array([0, 3, -1, 0], np.int32)
+    f = np.array([0.0, -0.0, np.nan, 0.5], np.float32)
+    out = np.zeros(8, np.int32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        launch(target, idiom.integer_condition_kernel, (1,), c, f, out, N=4)
+    np.testing.assert_array_equal(out, [20, 10, 10, 20, 2, 2, 1, 1])
+
+
+def test_a_condition_of_numbers_is_remarked_at_its_line():
+    """For the GPU too (a specialization no other test compiles)."""
+    with pytest.warns(kiln.CompilerRemark,
+                      match="kl.where with a condition of int32") as caught:
+        kiln.jit(idiom.integer_condition_kernel.fn).warmup(
+            np.zeros(8, np.int32), np.zeros(8, np.float32),
+            np.zeros(16, np.int32), N=8)
+    assert caught[0].filename.endswith("triton_idiom_semantics.py")
+
+
+@BOTH
+def test_an_fma_of_integers_is_refused_in_both_modes(interpret):
+    """As Triton's, whose fma takes floats; the interpreter computed it."""
+    with pytest.raises(kiln.KilnError, match="kl.fma needs floats"):
+        kiln.jit(idiom.integer_fma_kernel.fn, interpret=interpret)[(1,)](
+            np.ones(1, np.int32), np.zeros(1, np.int32))

@@ -140,6 +140,19 @@ def float_to_int_kernel(f_ptr, d_ptr, h_ptr, i32_ptr, u32_ptr, i64_ptr,
 
 
 @triton.jit
+def narrow_int_kernel(f_ptr, i8_ptr, u8_ptr, stored_i8_ptr, stored_i32_ptr,
+                      atomic_ptr, f8_ptr, N: tl.constexpr):
+    i = tl.arange(0, N)
+    f = tl.load(f_ptr + i)
+    tl.store(i8_ptr + i, f.to(tl.int8))
+    tl.store(u8_ptr + i, f.to(tl.uint8))
+    tl.store(stored_i8_ptr + i, f)  # converted by the store
+    tl.store(stored_i32_ptr + i, f)
+    tl.atomic_add(atomic_ptr + i, f)
+    tl.store(f8_ptr + i, f)
+
+
+@triton.jit
 def other_kernel(u_ptr, d_ptr, h_ptr, out_u_ptr, out_d_ptr, out_h_ptr,
                  N: tl.constexpr):
     i = tl.arange(0, N)
@@ -259,3 +272,34 @@ def argument_one_kernel(x_ptr, out_ptr, wide_ptr, step, N: tl.constexpr):
 def scalar_step_kernel(out_ptr, step):
     tl.store(out_ptr, (step - 2) // 2)
     tl.store(out_ptr + 1, (step - 3) % 5)
+
+
+@triton.jit
+def _add(a, b):
+    return a + b
+
+
+@triton.jit
+def bool_arithmetic_kernel(x_ptr, y_ptr, out_ptr, N: tl.constexpr):
+    i = tl.arange(0, N)
+    b = tl.load(x_ptr + i) != 0
+    c = tl.load(y_ptr + i) != 0
+    tl.store(out_ptr + i, b + c)
+    tl.store(out_ptr + N + i, b - c)
+    tl.store(out_ptr + 2 * N + i, b * c)
+    tl.store(out_ptr + 3 * N + i, b << c)
+    tl.store(out_ptr + 4 * N + i, b + True)
+    tl.store(out_ptr + 5 * N + i, tl.associative_scan(b, 0, _add))
+
+
+@triton.jit
+def integer_condition_kernel(c_ptr, f_ptr, out_ptr, N: tl.constexpr):
+    i = tl.arange(0, N)
+    tl.store(out_ptr + i, tl.where(tl.load(c_ptr + i), 10, 20))
+    tl.store(out_ptr + N + i, tl.where(tl.load(f_ptr + i), 1, 2))
+
+
+@triton.jit
+def integer_fma_kernel(x_ptr, out_ptr):
+    x = tl.load(x_ptr)
+    tl.store(out_ptr, tl.fma(x, x, x))

@@ -61,9 +61,30 @@ static void clampShift(Operation *op) {
   });
 }
 
+/// A float-to-integer conversion to fewer than 16 bits as the GPU computes
+/// it: PTX has no narrower registers, so `cvt.rzi` converts to 16 bits,
+/// saturating there, and the low bits are kept (190.5 is -66 as an i8).
+/// Returns the 16-bit conversion, which `op` becomes.
+static Operation *convertThroughSixteenBits(Operation *op) {
+  OpBuilder b(op);
+  Type narrow = op->getResult(0).getType();
+  Type wide = b.getI16Type();
+  if (auto shaped = dyn_cast<ShapedType>(narrow))
+    wide = shaped.clone(wide);
+  Operation *conversion = b.clone(*op);
+  conversion->getResult(0).setType(wide);
+  op->getResult(0).replaceAllUsesWith(arith::TruncIOp::create(
+      b, op->getLoc(), narrow, conversion->getResult(0)));
+  op->erase();
+  return conversion;
+}
+
 /// A float-to-integer conversion as `cvt.rzi` computes it: a NaN is 0, and
 /// a value past the integer's range its nearest end.
 static void saturateConversion(Operation *op, bool isSigned) {
+  if (getElementTypeOrSelf(op->getResult(0).getType()).getIntOrFloatBitWidth() <
+      16)
+    op = convertThroughSixteenBits(op);
   OpBuilder b(op);
   Location loc = op->getLoc();
   Value input = op->getOperand(0);

@@ -61,3 +61,25 @@ func.func @conversions(%f: tensor<8xf32>, %h: f16, %d: f64) -> (tensor<8xi32>, i
   %c = arith.fptoui %d : f64 to i32
   return %a, %b, %c : tensor<8xi32>, i64, i32
 }
+
+// To fewer than 16 bits, as the GPU converts (PTX has no 8-bit registers):
+// cvt.rzi to 16 bits, saturated there, and the low bits kept.
+// CHECK-LABEL: func.func @narrow_conversions
+// CHECK: arith.fptosi %{{.*}} : tensor<8xf32> to tensor<8xi16>
+// CHECK: arith.constant dense<-32768> : tensor<8xi16>
+// CHECK: arith.constant dense<32767> : tensor<8xi16>
+// CHECK: arith.constant dense<0> : tensor<8xi16>
+// CHECK-NEXT: %[[S8:.*]] = arith.select
+// CHECK-NEXT: %[[A8:.*]] = arith.trunci %[[S8]] : tensor<8xi16> to tensor<8xi8>
+// CHECK: arith.fptoui %{{.*}} : f32 to i16
+// CHECK: arith.constant -1 : i16
+// CHECK: arith.select
+// CHECK-NEXT: arith.constant 0 : i16
+// CHECK-NEXT: %[[SU:.*]] = arith.select
+// CHECK-NEXT: %[[U8:.*]] = arith.trunci %[[SU]] : i16 to i8
+// CHECK-NEXT: return %[[A8]], %[[U8]]
+func.func @narrow_conversions(%x: tensor<8xf32>, %y: f32) -> (tensor<8xi8>, i8) {
+  %a = arith.fptosi %x : tensor<8xf32> to tensor<8xi8>
+  %b = arith.fptoui %y : f32 to i8
+  return %a, %b : tensor<8xi8>, i8
+}

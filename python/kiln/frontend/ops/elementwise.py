@@ -37,7 +37,12 @@ class ElementwiseOps(CoreOps):
     def builtin_where(self, condition, x, y):
         condition = self.materialize(condition, Type((), "i1"))
         if condition.type.elem != "i1":
-            raise self.error("kl.where needs a boolean condition")
+            # As Triton, which deprecates it: the condition is `c != 0`.
+            self.remark(f"kl.where with a condition of "
+                        f"{kl.BY_IR[condition.type.elem].name}, not "
+                        f"booleans, takes it as `!= 0` (Triton deprecates "
+                        f"it)")
+            condition = self.cast(condition, kl.int1)
         if not isinstance(x, Value) and not isinstance(y, Value):
             x = self.materialize(x, None)
         x, y = self.unify(x, y)
