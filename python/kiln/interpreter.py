@@ -479,11 +479,13 @@ class BlockPointer(_Methods):
                             indexing="ij")
         return [g + o for g, o in zip(grids, self.offsets)]
 
-    def access(self, boundary_check) -> tuple[Pointer, np.ndarray]:
-        """The block's pointers and where the checked dimensions are
-        inside the tensor."""
-        coordinates = self.coordinates()
-        inside = np.ones(self.block, bool)
+    def access(self, boundary_check, coordinates: list | None = None
+               ) -> tuple[Pointer, np.ndarray]:
+        """The pointers to the block's elements (or to those at
+        ``coordinates``) and where the checked dimensions are inside the
+        tensor."""
+        coordinates = coordinates or self.coordinates()
+        inside = np.ones(coordinates[0].shape, bool)
         for d in boundary_check:
             inside &= (coordinates[d] >= 0) & (coordinates[d] < self.sizes[d])
         offsets = sum(c.astype(np.int64) * s
@@ -524,6 +526,37 @@ class TensorDescriptor(kl.tensor_descriptor):
 
     def store(self, offsets, value):
         return kl.store_tensor_descriptor(self, offsets, value)
+
+    def gather(self, x_offsets, y_offset):
+        return kl.descriptor_gather(self, x_offsets, y_offset)
+
+    def scatter(self, value, x_offsets, y_offset):
+        return kl.descriptor_scatter(self, value, x_offsets, y_offset)
+
+    def __getattr__(self, name: str):
+        kind = name.removeprefix("atomic_")
+        if kind == name or kind not in kl.DESCRIPTOR_ATOMICS:
+            raise AttributeError(f"a tensor descriptor has no '{name}'")
+        return functools.partial(kl.descriptor_atomic, self, kind)
+
+    def rows(self, x_offsets, y_offset, what: str
+             ) -> tuple[Pointer, np.ndarray]:
+        """The pointers to rows ``x_offsets`` of a 2-D descriptor whose
+        block is one row, its columns from ``y_offset``, and where they
+        are inside the tensor."""
+        if len(self.block_shape) != 2 or self.block_shape[0] != 1:
+            raise KilnError(f"{what} takes a 2-D descriptor whose block is "
+                            f"one row, not {list(self.block_shape)}")
+        rows = _data(x_offsets)
+        if rows.ndim != 1 or rows.dtype.kind not in "iu":
+            raise KilnError(f"{what}: the row offsets are a 1-D tile of "
+                            f"integers, not {_ir(rows.dtype)} of shape "
+                            f"{list(rows.shape)}")
+        shape = (rows.size, self.block_shape[1])
+        columns = np.arange(shape[1]) + int(_data(y_offset))
+        return self.block((0, 0)).access((0, 1), [
+            np.broadcast_to(rows[:, None], shape),
+            np.broadcast_to(columns[None, :], shape)])
 
 
 def _make_block_ptr(base, shape, strides, offsets, block_shape, order):
@@ -662,6 +695,34 @@ def _atomic_cas(pointer, cmp, val, sem=None, scope=None):
         pointer, [cmp, val], None, sem, scope,
         lambda old, c, v: v if np.asarray(old).view(bits) ==
         np.asarray(c).view(bits) else old)
+
+
+def _descriptor_atomic(desc, kind: str, offsets, value) -> None:
+    """desc.atomic_<kind>: the pointer atomic on the block's elements that
+    are inside the tensor, as compiled."""
+    offsets = offsets if isinstance(offsets, (tuple, list)) else (offsets,)
+    block = desc.block(offsets)
+    if len(offsets) != len(desc.block_shape) or \
+            _data(value).shape != desc.block_shape:
+        raise KilnError(f"desc.atomic_{kind} takes one offset per dimension "
+                        f"and a value of the block's shape "
+                        f"{list(desc.block_shape)}, not {len(offsets)} "
+                        f"offsets and {list(_data(value).shape)}")
+    pointers, inside = block.access(tuple(range(len(desc.block_shape))))
+    IMPLEMENTATIONS[f"atomic_{kind}"](pointers, value, Tile(inside))
+
+
+def _descriptor_gather(desc, x_offsets, y_offset) -> Tile:
+    pointers, inside = desc.rows(x_offsets, y_offset, "desc.gather")
+    nan = desc.padding_option == "nan"
+    if nan and not kl.from_numpy(pointers.base.dtype).is_floating():
+        raise KilnError("padding_option='nan' needs floats")
+    return load(pointers, Tile(inside), np.nan if nan else 0)
+
+
+def _descriptor_scatter(desc, value, x_offsets, y_offset) -> None:
+    pointers, inside = desc.rows(x_offsets, y_offset, "desc.scatter")
+    store(pointers, value, Tile(inside))
 
 
 def _check_order(name: str, sem: Any) -> None:
@@ -1498,6 +1559,9 @@ IMPLEMENTATIONS: dict[str, Callable] = {
     "store_tensor_descriptor": lambda desc, offsets, value: store(
         desc.block(offsets), value, boundary_check=tuple(range(len(
             desc.block_shape)))),
+    "descriptor_atomic": _descriptor_atomic,
+    "descriptor_gather": _descriptor_gather,
+    "descriptor_scatter": _descriptor_scatter,
     "advance": _advance,
     "where": _where,
     "minimum": _extremum("min"),

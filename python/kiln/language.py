@@ -379,11 +379,17 @@ class condition:
         return bool(self.condition)
 
 
+#: The atomics a tensor descriptor has, as Triton's: ``desc.atomic_<kind>``.
+DESCRIPTOR_ATOMICS = ("add", "min", "max", "and", "or", "xor")
+
+
 class tensor_descriptor:
     """Triton's ``tl.tensor_descriptor``: the class of a kernel's tensor
     descriptors, made by ``make_tensor_descriptor`` or passed from the
     host (``kiln.TensorDescriptor``); ``desc.load(offsets)`` and
-    ``desc.store(offsets, value)`` access a block."""
+    ``desc.store(offsets, value)`` access a block, ``desc.atomic_add``
+    (``_min``, ``_max``, ``_and``, ``_or``, ``_xor``) update one, and
+    ``desc.gather`` / ``desc.scatter`` access rows of a 2-D tensor."""
 
 
 #: Triton's ``tl.slice``: Python's (a kernel's tuples are Python's, so
@@ -515,6 +521,28 @@ def load_tensor_descriptor(desc, offsets):
 @builtin
 def store_tensor_descriptor(desc, offsets, value):
     """``desc.store(offsets, value)``."""
+
+
+@builtin
+def descriptor_atomic(desc, kind, offsets, value):
+    """``desc.atomic_<kind>(offsets, value)`` (add, min, max, and, or,
+    xor): the atomic on each element of the block at ``offsets`` that is
+    inside the tensor, ``value`` of the block's shape; returns nothing, as
+    Triton's."""
+
+
+@builtin
+def descriptor_gather(desc, x_offsets, y_offset):
+    """``desc.gather(x_offsets, y_offset)`` of a 2-D descriptor whose
+    block is one row: rows ``x_offsets`` (a 1-D integer tile), the block's
+    columns from ``y_offset``; what is outside the tensor is the
+    descriptor's padding."""
+
+
+@builtin
+def descriptor_scatter(desc, value, x_offsets, y_offset):
+    """``desc.scatter(value, x_offsets, y_offset)``: ``value`` written to
+    those rows and columns, the part inside the tensor."""
 
 
 @builtin

@@ -3,7 +3,8 @@
 blocks read and written through them on the host and in the interpreter
 against numpy (ragged edges padded with zeros or NaN, and clipped), a
 matmul over them, TMA and wgmma for it on sm_90a as in Triton, and the
-errors of a malformed descriptor."""
+errors of a malformed descriptor; the atomics, gathers and scatters
+Triton's descriptors have, element by element."""
 
 from __future__ import annotations
 
@@ -157,7 +158,7 @@ def test_a_malformed_descriptor_is_an_error(make, message):
 
 @kiln.jit
 def descriptor_atomic_kernel(desc, BM: kl.constexpr, BN: kl.constexpr):
-    desc.atomic_add([0, 0], kl.full((BM, BN), 2.0, kl.float32))
+    desc.atomic_xchg([0, 0], kl.full((BM, BN), 2.0, kl.float32))
 
 
 def test_what_a_descriptor_lacks_is_named_at_the_line():
@@ -167,5 +168,121 @@ def test_what_a_descriptor_lacks_is_named_at_the_line():
         descriptor_atomic_kernel[(1,)](
             TensorDescriptor(a, [4, 4], [4, 1], [4, 4]), BM=4, BN=4)
     message = str(caught.value)
-    assert "a tensor descriptor has no 'atomic_add'" in message
+    assert "a tensor descriptor has no 'atomic_xchg'" in message
     assert "Value(" not in message and "test_tensor_descriptor.py" in message
+
+
+@kiln.jit
+def descriptor_atomics_kernel(f_desc, i_desc, B: kl.constexpr):
+    pid = kl.program_id(0)
+    r = kl.arange(0, B)[:, None] * B + kl.arange(0, B)[None, :]
+    f_desc.atomic_add([pid * 2, pid], (r + pid).to(kl.float32))
+    i_desc.atomic_max([pid, 1], r - 4 * pid)
+    i_desc.atomic_xor([1, pid * 2], r)
+    i_desc.atomic_and([pid, 0], r | 1)
+
+
+def descriptor_atomics_reference(f, i, programs: int, b: int) -> None:
+    """What the kernel does, element by element with numpy."""
+    r = np.arange(b * b).reshape(b, b)
+
+    def update(array, row, column, values, combine):
+        rows, columns = array[row:row + b, column:column + b].shape
+        view = array[row:row + rows, column:column + columns]
+        view[...] = combine(view, values[:rows, :columns])
+
+    for pid in range(programs):
+        update(f, pid * 2, pid, (r + pid).astype(np.float32), np.add)
+        update(i, pid, 1, r - 4 * pid, np.maximum)
+        update(i, 1, pid * 2, r, np.bitwise_xor)
+        update(i, pid, 0, r | 1, np.bitwise_and)
+
+
+@BOTH
+def test_descriptor_atomics_update_the_part_inside(interpret):
+    """Overlapping blocks from three programs, ragged at the edges: each
+    element inside the tensor updated once per block that holds it."""
+    f = np.arange(35, dtype=np.float32).reshape(5, 7)
+    i = (np.arange(35, dtype=np.int32).reshape(5, 7) * 7) % 23 - 5
+    expected_f, expected_i = f.copy(), i.copy()
+    descriptor_atomics_reference(expected_f, expected_i, 3, 4)
+    kiln.jit(descriptor_atomics_kernel.fn, interpret=interpret)[(3,)](
+        TensorDescriptor.from_tensor(f, [4, 4]),
+        TensorDescriptor.from_tensor(i, [4, 4]), B=4)
+    np.testing.assert_array_equal(f, expected_f)
+    np.testing.assert_array_equal(i, expected_i)
+
+
+@kiln.jit
+def gather_scatter_kernel(desc, rows_ptr, out_ptr, out_desc, value_ptr,
+                          R: kl.constexpr, C: kl.constexpr):
+    k = kl.arange(0, R)
+    tile = k[:, None] * C + kl.arange(0, C)[None, :]
+    rows = kl.load(rows_ptr + k)
+    kl.store(out_ptr + tile, desc.gather(rows, 3))
+    out_desc.scatter(kl.load(value_ptr + tile), rows, 4)
+
+
+@BOTH
+@pytest.mark.parametrize("padding", ["zero", "nan"])
+def test_gather_and_scatter_rows(interpret, padding):
+    """Rows in any order, one past the tensor, columns past its edge:
+    gathered with the descriptor's padding, scattered where inside."""
+    x = np.arange(60, dtype=np.float32).reshape(6, 10)
+    rows = np.array([5, 0, 7, 2], np.int32)
+    out = np.zeros((4, 8), np.float32)
+    target = np.zeros((6, 10), np.float32)
+    value = np.arange(32, dtype=np.float32).reshape(4, 8) + 100
+    kiln.jit(gather_scatter_kernel.fn, interpret=interpret)[(1,)](
+        TensorDescriptor.from_tensor(x, [1, 8], padding), rows, out,
+        TensorDescriptor.from_tensor(target, [1, 8]), value, R=4, C=8)
+    fill = np.nan if padding == "nan" else 0
+    padded = np.full((8, 11), fill, np.float32)
+    padded[:6, :10] = x
+    np.testing.assert_array_equal(out, padded[rows][:, 3:11])
+    expected = np.zeros((6, 10), np.float32)
+    for k, row in enumerate(rows):
+        if row < 6:
+            expected[row, 4:10] = value[k, :6]
+    np.testing.assert_array_equal(target, expected)
+
+
+def test_descriptor_atomics_compile_for_the_gpu():
+    """Element by element (Triton's are TMA reductions), with a remark at
+    each that says so."""
+    f = np.zeros((64, 64), np.float32)
+    i = np.zeros((64, 64), np.int32)
+    with pytest.warns(kiln.CompilerRemark, match=r"desc\.atomic_add runs as "
+                      r"an atomic per element") as caught:
+        ptx = kiln.jit(descriptor_atomics_kernel.fn).warmup(
+            TensorDescriptor.from_tensor(f, [16, 16]),
+            TensorDescriptor.from_tensor(i, [16, 16]), B=16).asm["ptx"]
+    assert {w.filename for w in caught} == {__file__}
+    for instruction in ("atom.global.add.f32",
+                        "atom.global.max.s32",
+                        "atom.global.xor.b32",
+                        "atom.global.and.b32"):
+        assert instruction in ptx, instruction
+
+
+@kiln.jit
+def short_offsets_kernel(desc):
+    desc.atomic_add([0], kl.zeros((4, 4), kl.float32))
+
+
+@kiln.jit
+def gather_of_blocks_kernel(desc, out_ptr):
+    kl.store(out_ptr + kl.arange(0, 4)[:, None] * 4 + kl.arange(0, 4)[None, :],
+             desc.gather(kl.arange(0, 4), 0))
+
+
+@BOTH
+@pytest.mark.parametrize("kernel, message", [
+    (short_offsets_kernel, "one offset per dimension"),
+    (gather_of_blocks_kernel, "a 2-D descriptor whose block is one row")])
+def test_descriptor_access_mistakes(interpret, kernel, message):
+    desc = TensorDescriptor.from_tensor(np.zeros((4, 4), np.float32), [4, 4])
+    args = (desc,) if kernel is short_offsets_kernel else \
+        (desc, np.zeros(16, np.float32))
+    with pytest.raises(kiln.KilnError, match=re.escape(message)):
+        kiln.jit(kernel.fn, interpret=interpret)[(1,)](*args)

@@ -764,9 +764,14 @@ class CodeGenerator(ast.NodeVisitor):
             if node.attr in kl.TILE_METHODS:
                 return ("method", node.attr, base)
             raise self.error(f"tiles have no attribute '{node.attr}'")
-        if isinstance(base, TensorDescriptor) and node.attr in ("load",
-                                                                "store"):
-            return ("method", f"{node.attr}_tensor_descriptor", base)
+        if isinstance(base, TensorDescriptor):
+            if node.attr in ("load", "store"):
+                return ("method", f"{node.attr}_tensor_descriptor", base)
+            if node.attr in ("gather", "scatter"):
+                return ("method", f"descriptor_{node.attr}", base)
+            kind = node.attr.removeprefix("atomic_")
+            if kind != node.attr and kind in kl.DESCRIPTOR_ATOMICS:
+                return ("method", "descriptor_atomic", base, kind)
         if node.attr == "value" and (base is None or isinstance(
                 base, (bool, int, float, str))):
             return base  # N.value of a constexpr parameter, as Triton
@@ -779,8 +784,9 @@ class CodeGenerator(ast.NodeVisitor):
             message = str(exc) if isinstance(exc, KilnError) else \
                 f"'{node.attr}' is not defined on {base!r}"
             if isinstance(base, TensorDescriptor):
-                message = (f"a tensor descriptor has no '{node.attr}' in "
-                           "Kiln: it loads and stores blocks")
+                message = (f"a tensor descriptor has no '{node.attr}': it "
+                           f"has load, store, gather, scatter and atomic_"
+                           f"{', atomic_'.join(kl.DESCRIPTOR_ATOMICS)}")
             if not isinstance(exc, KilnError) and inspect.ismodule(base):
                 message = f"{base.__name__} has no '{node.attr}'" + \
                     _suggestion(node.attr, [name for name in dir(base)
@@ -863,8 +869,9 @@ class CodeGenerator(ast.NodeVisitor):
         if isinstance(callee, tuple) and callee[:1] == ("method_to",):
             return self.ops.method_to(callee[1], *args, **kwargs)
         if isinstance(callee, tuple) and callee[:1] == ("method",):
-            # x.sum(axis) is kl.sum(x, axis).
-            callee, args = getattr(kl, callee[1]), [callee[2], *args]
+            # x.sum(axis) is kl.sum(x, axis); desc.atomic_add(o, v) is
+            # kl.descriptor_atomic(desc, "add", o, v).
+            callee, args = getattr(kl, callee[1]), [*callee[2:], *args]
         name = getattr(callee, "__kiln_builtin__", None)
         if name is not None:
             method = self.ops.builtin(name)

@@ -99,8 +99,7 @@ class MemoryOps(CoreOps):
 
     def descriptor_block(self, desc: Any, offsets: Any, what: str) -> Value:
         """The block pointer of ``desc``'s block at ``offsets``."""
-        if not isinstance(desc, TensorDescriptor):
-            raise self.error(f"{what} takes a tensor descriptor")
+        desc = self.check_descriptor(desc, what)
         rank = len(desc.block_shape)
         return self.builtin_make_block_ptr(
             desc.base, desc.shape, desc.strides, offsets, desc.block_shape,
@@ -118,6 +117,95 @@ class MemoryOps(CoreOps):
                                       "kl.store_tensor_descriptor")
         return self.builtin_store(
             block, value, boundary_check=tuple(range(len(desc.block_shape))))
+
+    # Triton's descriptor atomics, gathers and scatters are TMA reductions
+    # and gather4/scatter4 on Hopper; Kiln runs them element by element on
+    # pointers, with the same results.
+    def descriptor_elements(self, desc: TensorDescriptor,
+                            coordinates: list[Value]) -> tuple[Value, Value]:
+        """Pointers to ``desc``'s elements at ``coordinates`` (an integer
+        tile per dimension, all of one shape) and where they are inside the
+        tensor."""
+        offset = inside = None
+        for coordinate, size, stride in zip(coordinates, desc.shape,
+                                            desc.strides):
+            size, stride = (v.value if isinstance(v, kl.constexpr) else v
+                            for v in (size, stride))
+            term = self.binary(ast.Mult(), self.cast(coordinate, kl.int64),
+                               stride)
+            offset = term if offset is None else \
+                self.binary(ast.Add(), offset, term)
+            within = self.binary(ast.BitAnd(),
+                                 self.compare(ast.GtE(), coordinate, 0),
+                                 self.compare(ast.Lt(), coordinate, size))
+            inside = within if inside is None else \
+                self.binary(ast.BitAnd(), inside, within)
+        return self.binary(ast.Add(), desc.base, offset), inside
+
+    def check_descriptor(self, desc: Any, what: str) -> TensorDescriptor:
+        if not isinstance(desc, TensorDescriptor):
+            raise self.error(f"{what} takes a tensor descriptor")
+        return desc
+
+    def builtin_descriptor_atomic(self, desc, kind, offsets, value):
+        what = f"desc.atomic_{kind}"
+        desc = self.check_descriptor(desc, what)
+        block = tuple(desc.block_shape)
+        offsets = tuple(offsets) if isinstance(offsets, (tuple, list)) \
+            else (offsets,)
+        value = self.materialize(value, None)
+        if len(offsets) != len(block) or value.type.shape != block:
+            raise self.error(f"{what} takes one offset per dimension and a "
+                             f"value of the block's shape {list(block)}, "
+                             f"not {len(offsets)} offsets and "
+                             f"{list(value.type.shape)}")
+        coordinates = []
+        for d, offset in enumerate(offsets):
+            along = self.builtin_arange(0, block[d])
+            along = self.builtin_reshape(along, *(
+                n if axis == d else 1 for axis, n in enumerate(block)))
+            coordinates.append(self.broadcast_to(
+                self.binary(ast.Add(), along, offset), block))
+        pointers, inside = self.descriptor_elements(desc, coordinates)
+        self.remark(f"{what} runs as an atomic per element: Kiln has no TMA "
+                    f"reduction (Triton's, on sm_90)")
+        self.atomic(kind, pointers, value, inside, None, None)
+
+    def gather_coordinates(self, desc, x_offsets, y_offset,
+                           what: str) -> list[Value]:
+        """The coordinates of rows ``x_offsets``, columns from
+        ``y_offset`` on, of a 2-D descriptor whose block is one row."""
+        desc = self.check_descriptor(desc, what)
+        self.remark(f"{what} runs as a masked access per element: Kiln has "
+                    f"no TMA {what[5:]}4 (Triton's, on sm_100)")
+        if len(desc.block_shape) != 2 or desc.block_shape[0] != 1:
+            raise self.error(f"{what} takes a 2-D descriptor whose block is "
+                             f"one row, not {list(desc.block_shape)}")
+        rows = self.materialize(x_offsets, None)
+        if len(rows.type.shape) != 1 or not rows.type.is_int:
+            raise self.error(f"{what}: the row offsets are a 1-D tile of "
+                             f"integers, not {rows.type.ir()}")
+        shape = (rows.type.shape[0], desc.block_shape[1])
+        columns = self.binary(ast.Add(), self.builtin_arange(0, shape[1]),
+                              y_offset)
+        return [self.broadcast_to(self.builtin_expand_dims(rows, 1), shape),
+                self.broadcast_to(self.builtin_expand_dims(columns, 0),
+                                  shape)]
+
+    def builtin_descriptor_gather(self, desc, x_offsets, y_offset):
+        pointers, inside = self.descriptor_elements(
+            desc, self.gather_coordinates(desc, x_offsets, y_offset,
+                                          "desc.gather"))
+        nan = desc.padding_option == "nan"
+        if nan and not Type((), pointers.type.pointee).is_float:
+            raise self.error("padding_option='nan' needs floats")
+        return self.builtin_load(pointers, inside, float("nan") if nan else 0)
+
+    def builtin_descriptor_scatter(self, desc, value, x_offsets, y_offset):
+        coordinates = self.gather_coordinates(desc, x_offsets, y_offset,
+                                              "desc.scatter")
+        pointers, inside = self.descriptor_elements(desc, coordinates)
+        self.builtin_store(pointers, value, inside)
 
     def builtin_advance(self, block_ptr, offsets):
         block_ptr = self.check_block_pointer(block_ptr, "kl.advance")
