@@ -22,6 +22,7 @@ import inspect
 import itertools
 import linecache
 import math
+import operator
 import os
 import sys
 import textwrap
@@ -621,8 +622,8 @@ def store(pointer, value, mask=None, boundary_check=(), *,
     target = Pointer(pointer.base, np.broadcast_to(pointer.offsets, shape))
     where = _mask_for(mask, shape)
     where = np.ones(shape, bool) if where is None else where
-    data = np.broadcast_to(_as(_data(value, pointer.base.dtype),
-                               pointer.base.dtype), shape)
+    # A Python number is of its own type first, as compiled.
+    data = np.broadcast_to(_as(_data(value), pointer.base.dtype), shape)
     pointer.base[target.indices(where)] = data[where]
 
 
@@ -778,8 +779,8 @@ def _atomic_elements(pointer, operands: list, mask, sem, scope,
     offsets = np.broadcast_to(pointer.offsets, shape)
     where = _mask_for(mask, shape)
     where = np.ones(shape, bool) if where is None else where
-    data = [np.broadcast_to(_as(_data(v, pointer.base.dtype),
-                            pointer.base.dtype), shape) for v in operands]
+    data = [np.broadcast_to(_as(_data(v), pointer.base.dtype), shape)
+            for v in operands]
     old = np.zeros(shape, pointer.base.dtype)
     target = Pointer(pointer.base, offsets)
     target.indices(where)
@@ -1884,15 +1885,15 @@ def _kernel_extremum(name: str, combine: Callable) -> Callable:
 def _assigned(value: Any) -> Any:
     """What a name holds after ``name = value``, as compiled
     (``CodeGenerator.assigned``): a Python number becomes a scalar tile
-    typed by ``semantics.literal_type`` (Triton's rule); tuples element by
-    element."""
+    typed by ``semantics.python_number_type`` (Triton's rule); tuples
+    element by element."""
     if type(value) is tuple:
         return tuple(_assigned(v) for v in value)
     number = value.value if isinstance(value, kl.constexpr) else value
     if not isinstance(number, (bool, int, float)):
         return value
     try:
-        elem = semantics.literal_type(number)
+        elem = semantics.python_number_type(number)
     except ValueError as exc:
         raise KilnError(str(exc)) from None
     return Tile(np.asarray(number, dtype=kl.BY_IR[elem].numpy))
@@ -1934,13 +1935,104 @@ def _typed_assignments(statements: list[ast.stmt], scope: dict[str, Any]
     return result
 
 
+class _BooleanOperators(ast.NodeTransformer):
+    """``a and b``, ``a < b < c`` and ``not a`` as compiled
+    (``CodeGenerator.boolean_values``) rather than by Python's truth of a
+    tile: each operand a thunk, evaluated in order."""
+
+    @staticmethod
+    def call(name: str, node: ast.expr, args: list[ast.expr]) -> ast.expr:
+        return ast.copy_location(ast.Call(
+            ast.copy_location(ast.Name(name, ast.Load()), node), args, []),
+            node)
+
+    @staticmethod
+    def thunk(value: ast.expr) -> ast.expr:
+        arguments = ast.arguments(posonlyargs=[], args=[], kwonlyargs=[],
+                                  kw_defaults=[], defaults=[])
+        return ast.copy_location(ast.Lambda(arguments, value), value)
+
+    def visit_BoolOp(self, node: ast.BoolOp) -> ast.expr:
+        self.generic_visit(node)
+        conjunction = ast.copy_location(
+            ast.Constant(isinstance(node.op, ast.And)), node)
+        return self.call("__kiln_boolean__", node, [
+            conjunction, *(self.thunk(v) for v in node.values)])
+
+    def visit_Compare(self, node: ast.Compare) -> ast.expr:
+        self.generic_visit(node)
+        if len(node.ops) == 1:
+            return node
+        names = ast.copy_location(ast.Constant(
+            tuple(type(op).__name__ for op in node.ops)), node)
+        return self.call("__kiln_chain__", node, [names, *(
+            self.thunk(v) for v in [node.left, *node.comparators])])
+
+    def visit_UnaryOp(self, node: ast.UnaryOp) -> ast.expr:
+        self.generic_visit(node)
+        if not isinstance(node.op, ast.Not):
+            return node
+        return self.call("__kiln_not__", node, [node.operand])
+
+
+_COMPARISONS = {"Eq": operator.eq, "NotEq": operator.ne, "Lt": operator.lt,
+                "LtE": operator.le, "Gt": operator.gt, "GtE": operator.ge,
+                "Is": operator.is_, "IsNot": operator.is_not,
+                "In": lambda a, b: a in b, "NotIn": lambda a, b: a not in b}
+
+
+def _boolean(conjunction: bool, *thunks: Callable) -> Any:
+    """``and`` (``or`` where not ``conjunction``) of the thunks' values."""
+    return _boolean_values(conjunction, (thunk() for thunk in thunks))
+
+
+def _boolean_values(conjunction: bool, values) -> Any:
+    dynamic, value = [], None
+    for value in values:
+        if not isinstance(value, Tile):
+            if bool(value) != conjunction:
+                return value
+            continue
+        dynamic.append(value.data if value.data.dtype == np.bool_
+                       else value.data != 0)
+    if not dynamic:
+        return value
+    combine = np.logical_and if conjunction else np.logical_or
+    return Tile(functools.reduce(combine, dynamic))
+
+
+def _chain(names: tuple[str, ...], *thunks: Callable) -> Any:
+    """``a < b <= c``: ``a < b and b <= c``, ``b`` evaluated once."""
+    def comparisons():
+        left = thunks[0]()
+        for name, thunk in zip(names, thunks[1:]):
+            right = thunk()
+            yield _COMPARISONS[name](left, right)
+            left = right
+    return _boolean_values(True, comparisons())
+
+
+def _not(value: Any) -> Any:
+    """``not value``: of a tile of booleans, each inverted; of a scalar,
+    whether it is 0."""
+    if not isinstance(value, Tile):
+        return not value
+    if value.data.dtype == np.bool_:
+        return Tile(~value.data)
+    if value.data.shape:
+        raise KilnError("'not' takes a scalar or a tile of booleans (as "
+                        "Triton); use ~ for an elementwise not of a tile")
+    return Tile(value.data == 0)
+
+
 _KERNEL_CODE: dict[types.CodeType, types.CodeType] = {}
 
 
 def _kernel_code(fn: Callable) -> types.CodeType:
-    """``fn``'s code with assignments typed (``_typed_assignments``),
-    compiled once per function from its source, at its file's lines. A
-    function without source (made by exec) keeps its code."""
+    """``fn``'s code with assignments typed (``_typed_assignments``) and
+    boolean operators as compiled (``_BooleanOperators``), compiled once
+    per function from its source, at its file's lines. A function without
+    source (made by exec) keeps its code."""
     code = _KERNEL_CODE.get(fn.__code__)
     if code is not None:
         return code
@@ -1953,6 +2045,10 @@ def _kernel_code(fn: Callable) -> types.CodeType:
     definition.decorator_list = []
     ast.increment_lineno(tree, first - 1)
     definition.body = _typed_assignments(definition.body, fn.__globals__)
+    try:
+        tree = _BooleanOperators().visit(tree)
+    except RecursionError:
+        pass  # nested past Python's limit: what is rewritten is complete
     module = compile(tree, fn.__code__.co_filename, "exec")
     code = next(c for c in module.co_consts if isinstance(c, types.CodeType)
                 and c.co_name == fn.__name__)
@@ -1967,7 +2063,8 @@ def as_kernel(fn: Callable) -> Callable:
     namespace = dict(fn.__globals__, range=kernel_range,
                      min=_kernel_extremum("min", IMPLEMENTATIONS["minimum"]),
                      max=_kernel_extremum("max", IMPLEMENTATIONS["maximum"]),
-                     __kiln_assigned__=_assigned)
+                     __kiln_assigned__=_assigned, __kiln_boolean__=_boolean,
+                     __kiln_chain__=_chain, __kiln_not__=_not)
     closure = fn.__closure__
     if code is not fn.__code__:
         # Compiled at module level, the function reads what it closed

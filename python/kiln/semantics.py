@@ -58,10 +58,12 @@ def _kind(elem: str) -> int:
 
 
 def python_number_type(value: Any) -> str:
-    """The element type a Python number has when nothing else decides it
-    (Triton's ``to_tensor_type`` of an integer): booleans i1; integers
-    i32, ui32 in [2**31, 2**32), i64, ui64 in [2**63, 2**64); floats
-    f32. Raises ValueError for an integer no type holds."""
+    """The element type of a Python number (Triton's ``to_tensor_type``):
+    booleans i1; integers i32, ui32 in [2**31, 2**32), i64, ui64 in
+    [2**63, 2**64); floats f32, f64 where the magnitude is outside f32's
+    normal range (1e-50 and 1e39 are f64, 0, infinities and NaN f32). A
+    number assigned to a name is a scalar tensor of this type. Raises
+    ValueError for an integer no type holds."""
     if isinstance(value, bool):
         return "i1"
     if isinstance(value, int):
@@ -74,7 +76,11 @@ def python_number_type(value: Any) -> str:
         if 2**63 <= value < 2**64:
             return "ui64"
         raise ValueError(f"{value} fits no integer type")
-    return "f32"
+    magnitude = abs(value)
+    if magnitude in (0.0, math.inf) or value != value or \
+            2**-126 <= magnitude <= (2 - 2**-23) * 2**127:
+        return "f32"
+    return "f64"
 
 
 def integer_constant(value: int, elem: str) -> int:
@@ -92,23 +98,6 @@ def integer_constant(value: int, elem: str) -> int:
     if not low <= value < high:
         raise ValueError(f"{value} does not fit in {name(elem)}")
     return value - (1 << bits) if value >= -low else value
-
-
-def literal_type(value: Any) -> str:
-    """The element type a Python number gets when a kernel assigns it to a
-    name: Triton makes it a scalar tensor (``semantic.to_tensor``), so in
-    arithmetic it is typed as a tile of this type, not as a number.
-    Booleans are i1, integers i32 (i64 where they do not fit), floats f32
-    (f64 where the magnitude is outside f32's normal range, as Triton
-    decides); integers as ``python_number_type`` types them (ui32 in
-    [2**31, 2**32)). Raises ValueError for an integer no type holds."""
-    if isinstance(value, bool) or isinstance(value, int):
-        return python_number_type(value)
-    magnitude = abs(value)
-    if magnitude in (0.0, math.inf) or value != value or \
-            2**-126 <= magnitude <= (2 - 2**-23) * 2**127:
-        return "f32"
-    return "f64"
 
 
 def computation_type(a: str, a_is_number: bool, b: str, b_is_number: bool,

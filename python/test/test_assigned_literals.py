@@ -21,7 +21,7 @@ BOTH = pytest.mark.parametrize("interpret", [False, True],
                                ids=["host", "interpreter"])
 
 
-def test_literal_types_are_tritons():
+def test_python_number_types_are_tritons():
     pytest.importorskip("triton.language")
     from triton.language.semantic import TritonSemantic
     names = {"int1": "i1", "int32": "i32", "int64": "i64", "uint32": "ui32",
@@ -34,7 +34,8 @@ def test_literal_types_are_tritons():
               2.0**-127]
     for value in values:
         expected = semantic.to_tensor_type(value)
-        assert semantics.literal_type(value) == names[expected.name], value
+        assert semantics.python_number_type(value) == names[expected.name], \
+            value
 
 
 @kiln.jit

@@ -536,11 +536,14 @@ def runtime_return_kernel(out_ptr, n):
 @kiln.jit
 def not_tile_kernel(x_ptr):
     i = kl.arange(0, 4)
-    kl.store(x_ptr + i, 1, mask=not (i < 2))
+    kl.store(x_ptr + i, 1, mask=not i)
 
 
-def test_not_takes_scalars():
-    with pytest.raises(kiln.KilnCompileError, match="'not' takes a scalar"):
+def test_not_takes_scalars_and_tiles_of_booleans():
+    """As Triton's, which inverts a tile of booleans but cannot make one
+    of integers boolean (test_triton_semantics tests the booleans)."""
+    with pytest.raises(kiln.KilnCompileError, match="'not' takes a scalar "
+                       "or a tile of booleans"):
         not_tile_kernel[(1,)](np.zeros(4, np.int32))
 
 

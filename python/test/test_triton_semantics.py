@@ -1174,3 +1174,49 @@ def test_an_fma_of_integers_is_refused_in_both_modes(interpret):
     with pytest.raises(kiln.KilnError, match="kl.fma needs floats"):
         kiln.jit(idiom.integer_fma_kernel.fn, interpret=interpret)[(1,)](
             np.ones(1, np.int32), np.zeros(1, np.int32))
+
+
+@THREE
+def test_python_floats_are_float32_unless_out_of_its_range(target):
+    """Triton's rule for a Python float: float32, or float64 where its
+    magnitude is outside float32's normal range. Kiln stored 0.1 into a
+    float64 with all its digits, and met an int32 tile with 1e39 in
+    float32 (infinity)."""
+    x = np.array([1, 2], np.int32)
+    wide, out = np.zeros(3, np.float64), np.zeros(8, np.float64)
+    launch(target, idiom.python_float_kernel, (1,), x, wide, out, 3, B=2)
+    single = float(np.float32(0.1))
+    np.testing.assert_array_equal(
+        wide, [single, single, float(np.float32(0.1) + np.float32(0.2))])
+    np.testing.assert_array_equal(
+        out, [1e39, 2e39, 1e-50, 2.0, *(x / 1e-300), 3e39, 3e39])
+
+
+def boolean_operator_arrays() -> dict:
+    return {"x_ptr": np.array([-1, 0, 1, 3, 4, 5, 6, 2], np.int32),
+            "out_ptr": np.full(20, -9, np.int32), "n": 3}
+
+
+@BOTH
+def test_and_or_not_and_chains_as_tritons(interpret):
+    """Triton's boolean operators: `0 < x < 5` is two comparisons joined by
+    `and`; `not` of a tile of booleans inverts it; compile-time operands
+    keep Python's truth and short-circuit (`2 and 1` is 1, `2 or 1` is 2,
+    nothing after a deciding one is evaluated). Kiln refused the first
+    two and took `and` / `or` bitwise (2 & 1 is 0)."""
+    arrays = boolean_operator_arrays()
+    kiln.jit(idiom.boolean_operators_kernel.fn, interpret=interpret)[(1,)](
+        **arrays, N=8, A=2, B=1)
+    x, out = arrays["x_ptr"], arrays["out_ptr"]
+    np.testing.assert_array_equal(out[:8], (0 < x) & (x < 5))
+    np.testing.assert_array_equal(out[8:16], ~(x > 2))
+    assert out[16:20].tolist() == [1, 2, 1, 7]
+
+
+def test_compiled_triton_takes_the_same_boolean_operators():
+    ttir = triton_interpreter.tritons_asm(
+        idiom.boolean_operators_kernel, boolean_operator_arrays(),
+        {"N": 8, "A": 2, "B": 1}, stage="ttir")
+    assert "arith.andi" in ttir and "arith.xori" in ttir
+    for constant in ("1 : i32", "2 : i32", "7 : i32"):
+        assert f"arith.constant {constant}" in ttir, constant

@@ -303,3 +303,32 @@ def integer_condition_kernel(c_ptr, f_ptr, out_ptr, N: tl.constexpr):
 def integer_fma_kernel(x_ptr, out_ptr):
     x = tl.load(x_ptr)
     tl.store(out_ptr, tl.fma(x, x, x))
+
+
+@triton.jit
+def python_float_kernel(x_ptr, wide_ptr, out_ptr, n, B: tl.constexpr):
+    off = tl.arange(0, B)
+    x = tl.load(x_ptr + off)  # int32
+    tl.store(wide_ptr, 0.1)  # float32's 0.1, then float64
+    tl.store(wide_ptr + 1 + off, 0.1, mask=off < 1)
+    tl.store(wide_ptr + 2, 0.1 + 0.2)
+    tl.store(out_ptr + off, x * 1e39)  # 1e39 is a float64
+    tl.store(out_ptr + B + off, tl.where(x > 1, x, 1e-50))
+    tl.store(out_ptr + 2 * B + off, x / 1e-300)
+    tl.store(out_ptr + 3 * B + off, n * 1e39 + off * 0)
+
+
+@triton.jit
+def boolean_operators_kernel(x_ptr, out_ptr, n, N: tl.constexpr,
+                             A: tl.constexpr, B: tl.constexpr):
+    i = tl.arange(0, N)
+    x = tl.load(x_ptr + i)
+    tl.store(out_ptr + i, (0 < x < 5).to(tl.int32))
+    tl.store(out_ptr + N + i, (not (x > 2)).to(tl.int32))
+    if A and B:  # Python's truth of 2 and 1
+        tl.store(out_ptr + 2 * N, 1)
+    else:
+        tl.store(out_ptr + 2 * N, 0)
+    tl.store(out_ptr + 2 * N + 1, A or B)
+    tl.store(out_ptr + 2 * N + 2, (n > 0 and n < 10).to(tl.int32))
+    tl.store(out_ptr + 2 * N + 3, B == 0 or 7 // B)

@@ -8,8 +8,8 @@ expression it comes from, so compiler diagnostics point at the user's line.
 Python numbers stay compile-time values until an operation with a tile or
 scalar value needs them; ``constexpr`` parameters are such values. A number
 assigned to a name is typed as Triton types it (a scalar tensor of
-``semantics.literal_type``) but keeps its value, for the places that need a
-compile-time constant.
+``semantics.python_number_type``) but keeps its value, for the places that
+need a compile-time constant.
 """
 
 from __future__ import annotations
@@ -801,18 +801,44 @@ class CodeGenerator(ast.NodeVisitor):
         return self.ops.unary(node.op, self.expr(node.operand))
 
     def expr_BoolOp(self, node: ast.BoolOp) -> Any:
-        values = [self.expr(v) for v in node.values]
-        op = ast.BitAnd() if isinstance(node.op, ast.And) else ast.BitOr()
-        result = values[0]
-        for value in values[1:]:
+        return self.boolean_values((self.expr(v) for v in node.values),
+                                   isinstance(node.op, ast.And))
+
+    def boolean_values(self, values: Iterator[Any], conjunction: bool) -> Any:
+        """``a and b and ...`` (``or`` where not ``conjunction``) as Triton
+        has it: evaluated in order; a compile-time value that decides the
+        result (a false one for ``and``) is the result, and nothing after
+        it is evaluated; one that does not is dropped; run-time values meet
+        as booleans (a number as ``!= 0``). Only compile-time values: the
+        last."""
+        dynamic, value = [], None
+        for value in values:
+            if not isinstance(value, Value):
+                if bool(value) != conjunction:
+                    return value
+                continue
+            dynamic.append(value if value.type.elem == "i1" else
+                           self.ops.compare_zero(value, "ne"))
+        if not dynamic:
+            return value
+        op = ast.BitAnd() if conjunction else ast.BitOr()
+        result = dynamic[0]
+        for value in dynamic[1:]:
             result = self.ops.binary(op, result, value)
         return result
 
     def expr_Compare(self, node: ast.Compare) -> Any:
-        if len(node.ops) != 1:
-            raise self.error("chained comparisons are not supported")
-        return self.ops.compare(node.ops[0], self.expr(node.left),
-                                self.expr(node.comparators[0]))
+        """``a < b``; a chain ``a < b <= c`` is ``a < b and b <= c``, ``b``
+        evaluated once."""
+        def comparisons() -> Iterator[Any]:
+            left = self.expr(node.left)
+            for op, comparator in zip(node.ops, node.comparators):
+                right = self.expr(comparator)
+                yield self.ops.compare(op, left, right)
+                left = right
+        if len(node.ops) == 1:
+            return next(comparisons())
+        return self.boolean_values(comparisons(), conjunction=True)
 
     def expr_IfExp(self, node: ast.IfExp) -> Any:
         """``a if c else b``: on a compile-time ``c``, the taken side; on a

@@ -80,14 +80,14 @@ class CoreOps:
     def assigned(self, value: Any) -> Any:
         """What a name holds after ``name = value``: Triton's rule, a
         Python number (or a constexpr one) becomes a scalar tensor, typed
-        by ``semantics.literal_type``; tuples element by element."""
+        by ``semantics.python_number_type``; tuples element by element."""
         if isinstance(value, tuple) and type(value) is tuple:
             return tuple(self.assigned(v) for v in value)
         number = value.value if isinstance(value, kl.constexpr) else value
         if is_literal(number) or not isinstance(number, (bool, int, float)):
             return value
         try:
-            return literal(number, semantics.literal_type(number))
+            return literal(number, semantics.python_number_type(number))
         except ValueError as exc:
             raise self.error(str(exc)) from None
 
@@ -117,9 +117,10 @@ class CoreOps:
                 return operand
             return self.binary(ast.Sub(), 0, operand)
         if isinstance(op, ast.Not):
-            if operand.type.shape:
-                raise self.error("'not' takes a scalar (as in Python); use "
-                                 "~ for an elementwise not of a tile")
+            if operand.type.shape and operand.type.elem != "i1":
+                raise self.error("'not' takes a scalar or a tile of "
+                                 "booleans (as Triton); use ~ for an "
+                                 "elementwise not of a tile")
             if operand.type.is_pointer:
                 raise self.error("'not' needs numbers or booleans")
             return self.compare_zero(operand, "eq")
@@ -241,7 +242,8 @@ class CoreOps:
             if like and like.is_float:
                 elem = like.elem
         elif isinstance(value, float):
-            elem = like.elem if like and like.is_float else "f32"
+            elem = like.elem if like and like.is_float else \
+                semantics.python_number_type(value)
         else:
             raise self.error(f"{value!r} cannot be used as a value")
         if semantics.is_float8(elem):

@@ -310,7 +310,9 @@ class MemoryOps(CoreOps):
         """The pointers, the values written through them (converted to
         the pointee type) and the mask of a store or an atomic, broadcast
         to one shape; and its operands' text."""
-        value = self.materialize(value, Type((), pointer.type.pointee))
+        # A Python number is a constant of its own type first, as Triton's
+        # (0.1 into a float64 is float32's 0.1; 300 into an int8, 44).
+        value = self.materialize(value, None)
         shape = self.broadcast_shape(pointer.type.shape, value.type.shape)
         mask = self.mask_for(mask, shape)
         if mask is not None:
