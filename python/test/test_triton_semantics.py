@@ -1220,3 +1220,23 @@ def test_compiled_triton_takes_the_same_boolean_operators():
     assert "arith.andi" in ttir and "arith.xori" in ttir
     for constant in ("1 : i32", "2 : i32", "7 : i32"):
         assert f"arith.constant {constant}" in ttir, constant
+
+
+@THREE
+def test_loops_carry_tuples(target):
+    """Triton carries a tuple through a loop element by element (nested,
+    with constexpr members too); Kiln refused it with the tuple's
+    internal representation as the message."""
+    out = np.zeros(11, np.float32)
+    launch(target, idiom.tuple_loop_kernel, (1,), out, 5, B=4)
+    i = np.arange(4)
+    np.testing.assert_array_equal(out[:4], 3 * i)
+    np.testing.assert_array_equal(out[4:8], (i + 3) * 2)
+    assert out[8:].tolist() == [8, 40, 3]
+
+
+def test_compiled_triton_carries_the_same_tuples():
+    ttir = triton_interpreter.tritons_asm(
+        idiom.tuple_loop_kernel, {"out_ptr": np.zeros(11, np.float32),
+                                  "n": 5}, {"B": 4}, stage="ttir")
+    assert "scf.for" in ttir and "scf.while" in ttir

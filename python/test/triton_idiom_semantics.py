@@ -332,3 +332,22 @@ def boolean_operators_kernel(x_ptr, out_ptr, n, N: tl.constexpr,
     tl.store(out_ptr + 2 * N + 1, A or B)
     tl.store(out_ptr + 2 * N + 2, (n > 0 and n < 10).to(tl.int32))
     tl.store(out_ptr + 2 * N + 3, B == 0 or 7 // B)
+
+
+@triton.jit
+def tuple_loop_kernel(out_ptr, n, B: tl.constexpr):
+    i = tl.arange(0, B)
+    pair = (n, n)
+    acc = (tl.zeros((B,), tl.float32), (i, 2))
+    for k in range(3):
+        pair = (pair[0] + k, pair[1] * 2)
+        acc = (acc[0] + i * k, (acc[1][0] + 1, acc[1][1]))
+    count = 0
+    state = (n, 0)
+    while state[0] > 0:
+        state = (state[0] - 2, state[1] + 1)
+    tl.store(out_ptr + i, acc[0])
+    tl.store(out_ptr + B + i, acc[1][0] * acc[1][1])
+    tl.store(out_ptr + 2 * B, pair[0])
+    tl.store(out_ptr + 2 * B + 1, pair[1])
+    tl.store(out_ptr + 2 * B + 2, state[1] + count)

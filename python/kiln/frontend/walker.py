@@ -369,12 +369,6 @@ class CodeGenerator(ast.NodeVisitor):
         if returns:
             self.scope.setdefault("__return__", None)
 
-    def bind_results(self, op: str, names: list[tuple[str, Type]]) -> None:
-        """Points each name at its result of the region op `op`."""
-        for i, (name, type_) in enumerate(names):
-            suffix = f"#{i}" if len(names) > 1 else ""
-            self.scope[name] = Value(op + suffix, type_)
-
     def branch(self, body: list[ast.stmt],
                before: dict[str, Any]) -> tuple[list[str], dict[str, Any]]:
         """Generates `body` into its own lines, one level deeper."""
@@ -518,12 +512,12 @@ class CodeGenerator(ast.NodeVisitor):
         before = dict(self.scope)
         carried = [name for name in sorted(_assigned_names(node.body))
                    if name in before and name != node.target.id]
-        inits = [self.ops.materialize(before[name], None) for name in carried]
+        shapes, inits = self.carried_values(carried, before)
         loop, iv = self.ir.fresh(), self.ir.fresh()
-        block_args = {name: Value(f"{loop}_{i}", init.type)
-                      for i, (name, init) in enumerate(zip(carried, inits))}
+        block_args = [Value(f"{loop}_{i}", init.type)
+                      for i, init in enumerate(inits)]
         scope = dict(before)
-        scope.update(block_args)
+        scope.update(self.rebuilt(carried, shapes, block_args))
         scope[node.target.id] = Value(iv, counter)
         saved_lines, saved_scope = self.ir.lines, self.scope
         self.ir.lines, self.scope = [], scope
@@ -535,16 +529,16 @@ class CodeGenerator(ast.NodeVisitor):
         self.loops += 1
         self.visit_body(node.body)
         self.loops -= 1
-        yielded = self.loop_yields(carried, inits, node)
+        yielded = self.loop_yields(carried, shapes, inits, node)
         self.ir.depth -= 1
         body = self.ir.lines
         self.ir.lines, self.scope = saved_lines, saved_scope
         self.node = node
-        head = results_head(loop, len(carried))
+        head = results_head(loop, len(inits))
         iter_args = ""
-        if carried:
-            pairs = ", ".join(f"{block_args[n].name} = {v.name}"
-                              for n, v in zip(carried, inits))
+        if inits:
+            pairs = ", ".join(f"{a.name} = {v.name}"
+                              for a, v in zip(block_args, inits))
             types = ", ".join(v.type.ir() for v in inits)
             iter_args = f" iter_args({pairs}) -> ({types})"
         self.ir.emit(f"{head}scf.for {iv} = {lower.name} to {upper.name} step "
@@ -559,8 +553,8 @@ class CodeGenerator(ast.NodeVisitor):
             (["tile.warp_specialize = true"] if specialized else [])
         attributes = (f" {{{', '.join(attributes)}}}" if attributes else "")
         self.ir.emit(f"}}{attributes} {self.loc(node)}")
-        self.bind_results(loop, [(name, init.type)
-                                 for name, init in zip(carried, inits)])
+        self.scope.update(self.rebuilt(carried, shapes,
+                                       self.results(loop, inits)))
         # After the loop, its variable holds its last value, as in Python
         # (the value before the loop where the body never ran): lower +
         # (trips - 1) * step, exact in the counter's wrapping arithmetic.
@@ -602,22 +596,53 @@ class CodeGenerator(ast.NodeVisitor):
             last = self.ops.builtin_where(ran, last, previous)
         self.scope[name] = last
 
-    def loop_yields(self, carried: list[str], inits: list[Value],
-                    node: ast.stmt) -> list[Value]:
+    def carried_values(self, carried: list[str], before: dict[str, Any]
+                       ) -> tuple[list[Any], list[Value]]:
+        """How each name a loop carries nests tuples, and the values it
+        starts from, a tuple's each carried on its own."""
+        shapes = [_shape_of(before[name]) for name in carried]
+        inits = [self.ops.materialize(leaf, None)
+                 for name in carried for leaf in _leaves(before[name])]
+        return shapes, inits
+
+    @staticmethod
+    def rebuilt(carried: list[str], shapes: list[Any],
+                values: list[Value]) -> dict[str, Any]:
+        """The carried names bound to ``values`` (one per carried value),
+        their tuples rebuilt."""
+        leaves = iter(values)
+        return {name: _rebuild(shape, leaves)
+                for name, shape in zip(carried, shapes)}
+
+    @staticmethod
+    def results(op: str, inits: list[Value]) -> list[Value]:
+        """The results of the region op ``op``, of ``inits``' types."""
+        return [Value(op + (f"#{i}" if len(inits) > 1 else ""), init.type)
+                for i, init in enumerate(inits)]
+
+    def loop_yields(self, carried: list[str], shapes: list[Any],
+                    inits: list[Value], node: ast.stmt) -> list[Value]:
         """The values a loop body hands to its next iteration: each carried
         name as it stands at the end of the body, in its type before the
-        loop (an scf loop's carried types cannot change)."""
+        loop (an scf loop's carried types cannot change); a tuple of the
+        same shape, element by element."""
         self.check_no_return(self.scope, node, "a loop")
         yielded = []
-        for name, init in zip(carried, inits):
-            # A literal is typed as a Python number here (an int takes a
-            # float's type; a float does not take an int's).
-            value = self.ops.materialize(plain(self.scope[name]), init.type)
-            if value.type != init.type:
-                raise self.error(f"'{name}' is {init.type.ir()} before the "
-                                 f"loop but {value.type.ir()} after its body",
-                                 node)
-            yielded.append(value)
+        starts = iter(inits)
+        for name, shape in zip(carried, shapes):
+            if _shape_of(self.scope[name]) != shape:
+                raise self.error(f"'{name}' holds different numbers of "
+                                 "values before the loop and after its "
+                                 "body", node)
+            for leaf, init in zip(_leaves(self.scope[name]), starts):
+                # A literal is typed as a Python number here (an int takes
+                # a float's type; a float does not take an int's).
+                value = self.ops.materialize(plain(leaf), init.type)
+                if value.type != init.type:
+                    raise self.error(
+                        f"'{name}' is {init.type.ir()} before the loop but "
+                        f"{value.type.ir()} after its body", node)
+                yielded.append(value)
         return yielded
 
     def visit_While(self, node: ast.While) -> None:
@@ -629,7 +654,7 @@ class CodeGenerator(ast.NodeVisitor):
         before = dict(self.scope)
         carried = [name for name in sorted(_assigned_names(node.body))
                    if name in before]
-        inits = [self.ops.materialize(before[name], None) for name in carried]
+        shapes, inits = self.carried_values(carried, before)
         loop = self.ir.fresh()
         test_args = [Value(f"{loop}_t{i}", v.type)
                      for i, v in enumerate(inits)]
@@ -639,7 +664,7 @@ class CodeGenerator(ast.NodeVisitor):
         self.ir.depth += 1
 
         self.ir.lines = []
-        self.scope = {**before, **dict(zip(carried, test_args))}
+        self.scope = {**before, **self.rebuilt(carried, shapes, test_args)}
         condition = self.expr(node.test)
         if isinstance(condition, kl.condition):  # a hint that changes nothing
             if condition.disable_licm not in (None, False):
@@ -662,11 +687,11 @@ class CodeGenerator(ast.NodeVisitor):
         test_lines = self.ir.lines
 
         self.ir.lines = []
-        self.scope = {**before, **dict(zip(carried, body_args))}
+        self.scope = {**before, **self.rebuilt(carried, shapes, body_args)}
         self.loops += 1
         self.visit_body(node.body)
         self.loops -= 1
-        yielded = self.loop_yields(carried, inits, node)
+        yielded = self.loop_yields(carried, shapes, inits, node)
         body_lines = self.ir.lines
 
         self.ir.depth -= 1
@@ -674,11 +699,11 @@ class CodeGenerator(ast.NodeVisitor):
         self.node = node
         inner = "  " * (self.ir.depth + 1)
         types = ", ".join(v.type.ir() for v in inits)
-        head = results_head(loop, len(carried))
+        head = results_head(loop, len(inits))
         pairs = ", ".join(f"{a.name} = {v.name}"
                           for a, v in zip(test_args, inits))
         forwarded = (f" {', '.join(a.name for a in test_args)} : {types}"
-                     if carried else "")
+                     if inits else "")
         block = ", ".join(f"{a.name}: {a.type.ir()}" for a in body_args)
         self.ir.emit(f"{head}scf.while ({pairs}) : ({types}) -> ({types}) {{")
         self.ir.lines.extend(test_lines)
@@ -689,8 +714,8 @@ class CodeGenerator(ast.NodeVisitor):
         self.ir.lines.extend(body_lines)
         self.ir.emit_yield(yielded, depth=self.ir.depth + 1)
         self.ir.emit(f"}} {self.loc(node)}")
-        self.bind_results(loop, [(name, init.type)
-                                 for name, init in zip(carried, inits)])
+        self.scope.update(self.rebuilt(carried, shapes,
+                                       self.results(loop, inits)))
 
     def generic_visit(self, node: ast.AST) -> None:
         raise self.error(f"{type(node).__name__} is not supported in a "
