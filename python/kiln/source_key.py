@@ -2,8 +2,9 @@
 front end: its source and where it is (lines end up in the binary's
 messages), and every global it names, resolved now: the jit functions it
 calls (their own fingerprints, recursively), the plain values compiled into
-it (numbers, strings, constexprs, dtypes) and, by qualified name, the
-modules and functions it uses. Two fingerprints are equal only where the
+it (numbers, strings, constexprs, dtypes), the code of the plain Python
+functions it names (which it may call on compile-time values) and, by
+qualified name, the other modules and functions it uses. Two fingerprints are equal only where the
 front end would write the same tile IR for every specialization, so the
 disk cache keys binaries by it (with the specialization) and a hit loads a
 binary without generating or parsing IR. As Triton's cache key does, it
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import marshal
 import types
 import weakref
 from typing import Any, Callable
@@ -82,6 +84,13 @@ def _describe(fn: Callable, is_jit, plain, constant_key, read: GlobalsRead,
                       visiting)
         elif plain(value):
             parts.append((".".join(chain), "value", constant_key(value)))
+        elif isinstance(value, types.FunctionType):
+            # A plain Python function the kernel may call on compile-time
+            # values as it compiles: its code is the kernel's too.
+            parts.append((".".join(chain), "function", value.__module__,
+                          value.__qualname__, hashlib.sha256(marshal.dumps(
+                              value.__code__)).hexdigest(),
+                          repr(value.__defaults__)))
         elif isinstance(value, _NAMED):
             parts.append((".".join(chain), "object",
                           getattr(value, "__module__", None),

@@ -82,9 +82,12 @@ def test_a_misspelled_name_suggests_the_closest():
 
 
 def test_a_plain_function_call_suggests_jit():
+    """On run-time values (on compile-time ones it runs as the kernel
+    compiles, as in Triton: test_triton_semantics)."""
     with pytest.raises(kiln.CompilationError,
-                       match="cannot call helper in a kernel: it is a plain "
-                       "Python function; decorate it with @kiln.jit"):
+                       match="cannot call helper on run-time values in a "
+                       "kernel: it is a plain Python function; decorate it "
+                       "with @kiln.jit"):
         calls_plain_function[(1,)](np.zeros(16, np.float32))
 
 

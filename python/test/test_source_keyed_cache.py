@@ -1,7 +1,8 @@
 """A GPU binary on disk is found by the kernel's source fingerprint and
 specialization, so a new process launches it without running the front end
 or parsing IR; editing the kernel, a jit function it calls, a global it
-reads, or moving it in its file, keys it anew. Launches go through the
+reads, a Python function it runs as it compiles, or moving it in its file,
+keys it anew. Launches go through the
 stand-in CUDA driver (PTX only), each step in a fresh process."""
 
 from __future__ import annotations
@@ -28,6 +29,10 @@ KERNELS = textwrap.dedent("""\
     SCALE = 2.0
 
 
+    def unit(block):
+        return block // block
+
+
     @kiln.jit
     def scaled(x):
         return x * SCALE
@@ -35,7 +40,7 @@ KERNELS = textwrap.dedent("""\
 
     @kiln.jit
     def kernel(x_ptr, out_ptr, n, BLOCK: kl.constexpr):
-        offs = kl.program_id(0) * BLOCK + kl.arange(0, BLOCK)
+        offs = kl.program_id(0) * BLOCK + kl.arange(0, BLOCK) * unit(BLOCK)
         mask = offs < n
         kl.store(out_ptr + offs, scaled(kl.load(x_ptr + offs, mask=mask)),
                  mask=mask)
@@ -109,6 +114,7 @@ def test_a_new_process_launches_from_disk_without_the_front_end(folder):
 @pytest.mark.parametrize("edit", [
     ("x * SCALE", "x * SCALE + 1.0"),            # the callee's source
     ("SCALE = 2.0", "SCALE = 3.0"),              # a global it reads
+    ("block // block", "block // block * 1"),    # a Python function it runs
     ("mask=mask)),", "mask=mask, other=0.0)),"),  # the kernel's source
     ("import kiln\n", "import kiln\n# a line above the kernels\n"),
 ])

@@ -1240,3 +1240,12 @@ def test_compiled_triton_carries_the_same_tuples():
         idiom.tuple_loop_kernel, {"out_ptr": np.zeros(11, np.float32),
                                   "n": 5}, {"B": 4}, stage="ttir")
     assert "scf.for" in ttir and "scf.while" in ttir
+
+
+@THREE
+def test_python_functions_of_compile_time_values_run_as_it_compiles(target):
+    """Triton calls a Python function (math.sqrt, a plain helper) on
+    compile-time values while compiling; Kiln refused the call."""
+    out = np.zeros(8, np.float32)
+    launch(target, idiom.compile_time_call_kernel, (1,), out, D=64, N=50)
+    assert out.tolist() == [0.125, 4, 1, 1, 1, 1, 0, 0]

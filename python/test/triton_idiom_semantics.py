@@ -3,6 +3,8 @@ write them, on kiln.triton: the test runs each on the host target, in
 Kiln's interpreter and, its imports pointed at Triton, in Triton's own
 interpreter, on the same cases."""
 
+import math
+
 import kiln.triton as triton
 import kiln.triton.language as tl
 
@@ -351,3 +353,15 @@ def tuple_loop_kernel(out_ptr, n, B: tl.constexpr):
     tl.store(out_ptr + 2 * B, pair[0])
     tl.store(out_ptr + 2 * B + 1, pair[1])
     tl.store(out_ptr + 2 * B + 2, state[1] + count)
+
+
+def _blocks(n, block):
+    return (n + block - 1) // block
+
+
+@triton.jit
+def compile_time_call_kernel(out_ptr, D: tl.constexpr, N: tl.constexpr):
+    scale = 1 / math.sqrt(D)
+    tl.store(out_ptr, scale)
+    tl.store(out_ptr + 1, _blocks(N, 16))
+    tl.store(out_ptr + 2 + tl.arange(0, _blocks(N, 16)), 1.0)

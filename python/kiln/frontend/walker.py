@@ -983,10 +983,23 @@ class CodeGenerator(ast.NodeVisitor):
                                              for a in args):
             return callee(*args)  # tl.pointer_type(tl.float16)
         name = getattr(callee, "__name__", callee)
+        if callable(callee) and not any(
+                _holds_run_time_values(a)
+                for a in (*args, *kwargs.values())):
+            # As Triton: a Python function of compile-time values runs as
+            # the kernel compiles (`math.sqrt(D)`, a helper of constexprs).
+            try:
+                return callee(*map(_compile_time, args),
+                              **{k: _compile_time(v)
+                                 for k, v in kwargs.items()})
+            except Exception as exc:
+                raise self.error(f"{name}() on compile-time values: "
+                                 f"{type(exc).__name__}: {exc}") from None
         if inspect.isfunction(callee):
-            raise self.error(f"cannot call {name} in a kernel: it is a plain "
-                             f"Python function; decorate it with @kiln.jit "
-                             f"(or @triton.jit) to call it from kernels")
+            raise self.error(f"cannot call {name} on run-time values in a "
+                             f"kernel: it is a plain Python function; "
+                             f"decorate it with @kiln.jit (or @triton.jit) "
+                             f"to call it from kernels")
         raise self.error(f"cannot call {name} in a kernel")
 
     def inline(self, callee, args: list, kwargs: dict) -> Any:
@@ -1034,6 +1047,20 @@ def _same(a: Any, b: Any) -> bool:
         return bool(a == b)
     except (TypeError, ValueError):
         return False
+
+
+def _holds_run_time_values(value: Any) -> bool:
+    """Whether ``value`` (or a tuple of values) is known only at run time."""
+    return any(isinstance(leaf, (Value, TensorDescriptor))
+               for leaf in _leaves(value))
+
+
+def _compile_time(value: Any) -> Any:
+    """A compile-time value as Python code takes it: a constexpr's or an
+    assigned literal's number."""
+    if isinstance(value, tuple) and type(value) is tuple:
+        return tuple(_compile_time(v) for v in value)
+    return plain(value.value if isinstance(value, kl.constexpr) else value)
 
 
 def _leaves(value: Any) -> list[Any]:
