@@ -10,7 +10,8 @@ KILN_BUILD_DIR=${KILN_BUILD_DIR:-$KILN_ROOT/build}
 KILN_BUILD_TYPE=${KILN_BUILD_TYPE:-Release}
 KILN_LLVM_BIN=/usr/lib/llvm-22/bin
 
-kiln_log() { printf '\n==> %s\n' "$*"; }
+# Each step with the time it starts, so a CI log tells where its time went.
+kiln_log() { printf '\n==> [%s] %s\n' "$(date +%H:%M:%S)" "$*"; }
 
 # Extra packages a script needs (clang for the fuzzer) come as arguments;
 # python3-dev has the headers of the launch extension (kiln._launch);
