@@ -618,6 +618,7 @@ def store(pointer, value, mask=None, boundary_check=(), *,
     if isinstance(pointer, BlockPointer):
         pointers, inside = pointer.access(boundary_check)
         return store(pointers, value, Tile(inside))
+    _check_one_address(pointer, [value], mask)
     shape = _shape_of(pointer, value, mask if isinstance(mask, Tile) else None)
     target = Pointer(pointer.base, np.broadcast_to(pointer.offsets, shape))
     where = _mask_for(mask, shape)
@@ -625,6 +626,20 @@ def store(pointer, value, mask=None, boundary_check=(), *,
     # A Python number is of its own type first, as compiled.
     data = np.broadcast_to(_as(_data(value), pointer.base.dtype), shape)
     pointer.base[target.indices(where)] = data[where]
+
+
+def _check_one_address(pointer, values: list, mask) -> None:
+    """Refuses tiles written through one pointer, as compiled."""
+    if np.shape(pointer.offsets):
+        return
+    if any(np.shape(_data(v)) for v in values):
+        what = "value"
+    elif isinstance(mask, Tile) and mask.shape:
+        what = "mask"
+    else:
+        return
+    raise KilnError(f"a {what} tile cannot be written through one pointer; "
+                    f"make the pointer a tile of the same shape")
 
 
 def _check_hints(op: str, cache_modifier: str, eviction_policy: str,
@@ -774,6 +789,7 @@ def _atomic_elements(pointer, operands: list, mask, sem, scope,
         raise KilnError(problem)
     if _is_float8(pointer.base.dtype):  # as compiled
         raise KilnError("atomics take no 8-bit floats")
+    _check_one_address(pointer, operands, mask)
     shape = _shape_of(pointer, *operands,
                       mask if isinstance(mask, Tile) else None)
     offsets = np.broadcast_to(pointer.offsets, shape)

@@ -1249,3 +1249,28 @@ def test_python_functions_of_compile_time_values_run_as_it_compiles(target):
     out = np.zeros(8, np.float32)
     launch(target, idiom.compile_time_call_kernel, (1,), out, D=64, N=50)
     assert out.tolist() == [0.125, 4, 1, 1, 1, 1, 0, 0]
+
+
+@kiln.jit
+def tile_through_one_pointer_kernel(out_ptr, WHAT: kl.constexpr):
+    i = kl.arange(0, 4)
+    if WHAT == "store":
+        kl.store(out_ptr, i + 5)
+    elif WHAT == "mask":
+        kl.store(out_ptr, 1, mask=i < 2)
+    elif WHAT == "atomic":
+        kl.atomic_add(out_ptr, i + 5)
+    else:
+        kl.atomic_cas(out_ptr, i, 1)
+
+
+@BOTH
+@pytest.mark.parametrize("what", ["store", "mask", "atomic", "cas"])
+def test_a_tile_is_not_written_through_one_pointer(interpret, what):
+    """As Triton refuses it; Kiln stored one of the elements (which, on
+    the GPU, is a race) or added them all."""
+    written = "mask" if what == "mask" else "value"
+    with pytest.raises(kiln.KilnError, match=f"a {written} tile cannot be "
+                       "written through one pointer"):
+        kiln.jit(tile_through_one_pointer_kernel.fn, interpret=interpret)[
+            (1,)](np.zeros(1, np.int32), WHAT=what)

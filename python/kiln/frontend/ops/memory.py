@@ -305,6 +305,22 @@ class MemoryOps(CoreOps):
         self.ir.emit(f"tile.store {operands} : {pointer.type.ir()}, "
                      f"{value.type.ir()} {self.site.loc()}")
 
+    def check_one_address(self, pointer: Value, values: list[Value],
+                          mask: Any) -> None:
+        """Refuses tiles written through one pointer, whose elements would
+        all go to its address (Triton refuses them)."""
+        if pointer.type.shape:
+            return
+        if any(v.type.shape for v in values):
+            what = "value"
+        elif isinstance(mask, Value) and mask.type.shape:
+            what = "mask"
+        else:
+            return
+        raise self.error(f"a {what} tile cannot be written through one "
+                         f"pointer; make the pointer a tile of the same "
+                         f"shape")
+
     def written(self, pointer: Value, value: Any, mask: Any
                 ) -> tuple[Value, Value, str]:
         """The pointers, the values written through them (converted to
@@ -313,6 +329,7 @@ class MemoryOps(CoreOps):
         # A Python number is a constant of its own type first, as Triton's
         # (0.1 into a float64 is float32's 0.1; 300 into an int8, 44).
         value = self.materialize(value, None)
+        self.check_one_address(pointer, [value], mask)
         shape = self.broadcast_shape(pointer.type.shape, value.type.shape)
         mask = self.mask_for(mask, shape)
         if mask is not None:
@@ -451,6 +468,7 @@ class MemoryOps(CoreOps):
                              f"16, 32 or 64 bits, not {elem}")
         cmp, val = (self.cast(self.materialize(v, Type((), elem)),
                               kl.BY_IR[elem]) for v in (cmp, val))
+        self.check_one_address(pointer, [cmp, val], None)
         shape = self.broadcast_shape(pointer.type.shape, cmp.type.shape,
                                      val.type.shape)
         pointer, cmp, val = (self.broadcast_to(v, shape)
