@@ -20,7 +20,9 @@ raw=$(mktemp -d)
 trap 'rm -rf "$raw"' EXIT
 
 kiln_log "Building the wheel (CMake build in $KILN_BUILD_DIR/wheel)"
+# A one-off build: unity, as the other scripts build (README).
 SKBUILD_BUILD_DIR="$KILN_BUILD_DIR/wheel" \
+  SKBUILD_CMAKE_DEFINE="KILN_UNITY_BUILD=${KILN_UNITY_BUILD:-ON}" \
   python3 -m pip wheel --no-deps --no-build-isolation -q -w "$raw" "$KILN_ROOT"
 
 glibc=$(python3 -c 'import platform; print(platform.libc_ver()[1])')
