@@ -38,27 +38,36 @@ def source(kernel, args: dict, constexprs: dict):
         if name in constexprs:
             signature[name] = "constexpr"
             continue
-        value = args[name]
-        block_shape = getattr(value, "block_shape", None)
-        if block_shape is not None:  # a host-side tensor descriptor
-            signature[name] = (f"tensordesc<{_ELEMENTS[value.base.dtype]}"
-                               f"{list(block_shape)}>")
-            continue
-        if isinstance(value, np.ndarray):
-            signature[name] = "*" + _ELEMENTS[value.dtype]
-            aligned = value.ctypes.data % 16 == 0
-        elif isinstance(value, (float, np.floating)):
-            signature[name], aligned = "fp32", False
-        elif int(value) == 1:  # specialized as Triton specializes it
-            signature[name], constants[name] = "constexpr", 1
-            continue
-        else:
-            value = int(value)
-            signature[name] = "i32" if -2**31 <= value < 2**31 else "i64"
-            aligned = value % 16 == 0
-        if aligned:
-            attrs[(index,)] = [["tt.divisibility", 16]]
+        signature[name] = _signature(args[name], (index,), attrs, constants)
     return ASTSource(kernel, signature, constants, attrs)
+
+
+def _signature(value, path: tuple, attrs: dict, constants: dict):
+    """The signature of the argument (or tuple element) at ``path``, its
+    specialization added to ``attrs`` and ``constants`` as Triton's
+    launch adds it; a tuple's, element by element."""
+    block_shape = getattr(value, "block_shape", None)
+    if block_shape is not None:  # a host-side tensor descriptor
+        return (f"tensordesc<{_ELEMENTS[value.base.dtype]}"
+                f"{list(block_shape)}>")
+    if isinstance(value, tuple):
+        return tuple(_signature(v, path + (k,), attrs, constants)
+                     for k, v in enumerate(value))
+    if isinstance(value, np.ndarray):
+        kind, aligned = "*" + _ELEMENTS[value.dtype], \
+            value.ctypes.data % 16 == 0
+    elif isinstance(value, (float, np.floating)):
+        kind, aligned = "fp32", False
+    elif value is None or int(value) == 1:  # Triton's constants
+        constants[path] = value
+        return "constexpr"
+    else:
+        value = int(value)
+        kind = "i32" if -2**31 <= value < 2**31 else "i64"
+        aligned = value % 16 == 0
+    if aligned:
+        attrs[path] = [["tt.divisibility", 16]]
+    return kind
 
 
 def compile_for(kernel, args: dict, constexprs: dict, num_warps: int,

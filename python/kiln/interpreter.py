@@ -1838,6 +1838,9 @@ def call_builtin(name: str, args: tuple, kwargs: dict) -> Any:
 
 
 def _argument(value: Any) -> Any:
+    if isinstance(value, tuple):
+        return semantics.tuple_elements_mapped(
+            lambda v, _: _argument(v), value)
     if isinstance(value, HostTensorDescriptor):
         return TensorDescriptor(_argument(value.base), value.shape,
                                 value.strides, value.block_shape,

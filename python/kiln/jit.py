@@ -29,7 +29,7 @@ import threading
 import time
 import warnings
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -41,7 +41,7 @@ from kiln.compiler import Context, Module
 from kiln.errors import (CompilationError, KilnCompileError, KilnError,
                          Severity, user_facing, warn_remarks)
 from kiln.frontend.ir import Type, find_location, pointer_type
-from kiln.frontend.values import DescriptorType
+from kiln.frontend.values import DescriptorType, TupleType
 from kiln.frontend.walker import CodeGenerator, is_plain_value
 from kiln.gpu import (CudaModule, GPUBinary, KernelLauncher, KernelMetadata,
                       current_stream, device_address, device_array_element,
@@ -104,6 +104,37 @@ def _argument_type(name: str, value: Any) -> Type:
         return Type((), "f32")
     raise KilnError(f"argument '{name}' of type {type(value).__name__} "
                     "cannot be passed to a kernel")
+
+
+def _adapted(value: Any) -> Any:
+    """A launch argument as a launch takes it (`dlpack.adapt`), a tuple's
+    elements each."""
+    if isinstance(value, tuple):
+        return semantics.tuple_elements_mapped(
+            lambda v, _: _adapted(v), value)
+    return dlpack.adapt(value)
+
+
+def _parts(label: str, value: Any, type_: Type | DescriptorType | TupleType
+           ) -> Iterator[tuple[str, Any, Type]]:
+    """The kernel parameters argument ``value`` (of ``type_``, named
+    ``label``) is passed as, in order, each labelled and typed: a
+    descriptor's base, sizes and strides but the last; a tuple's elements'
+    (a None element is a constant, passed as nothing)."""
+    if isinstance(type_, DescriptorType):
+        yield f"{label}.base", value.base, type_.base
+        for k, (size, size_type) in enumerate(zip(value.shape, type_.shape)):
+            yield f"{label}.shape[{k}]", size, size_type
+        for k, (stride, stride_type) in enumerate(zip(value.strides,
+                                                      type_.strides)):
+            yield f"{label}.strides[{k}]", stride, stride_type
+    elif isinstance(type_, TupleType):
+        for k, (element, element_type) in enumerate(zip(value,
+                                                        type_.elements)):
+            if element_type is not None:
+                yield from _parts(f"{label}[{k}]", element, element_type)
+    else:
+        yield label, value, type_
 
 
 class _Stages(dict):
@@ -274,7 +305,7 @@ class JITFunction:
         bound.apply_defaults()
         for name, value in bound.arguments.items():
             try:
-                bound.arguments[name] = dlpack.adapt(value)
+                bound.arguments[name] = _adapted(value)
             except RuntimeError as exc:  # PyTorch refusing its interface
                 raise KilnError(f"{self.__name__}: argument '{name}': "
                                 f"{exc}") from None
@@ -298,20 +329,34 @@ class JITFunction:
                     inspect.Parameter.VAR_POSITIONAL,
                     inspect.Parameter.VAR_KEYWORD):
                 continue  # refused at its line by the code generator
-            if isinstance(value, TensorDescriptor):
-                types[name] = DescriptorType(
-                    self._specialized(name, value.base),
-                    tuple(self._specialized(name, v) for v in value.shape),
-                    tuple(self._specialized(name, v)
-                          for v in value.strides[:-1]),
-                    value.block_shape, value.padding)
-                continue
-            types[name] = self._specialized(name, value)
+            types[name] = self._argument_types(name, value, name)
         return types, constants
 
-    def _specialized(self, name: str, value: Any) -> Type:
-        """The type argument ``name`` (or a part of it) specializes to."""
-        type_ = _argument_type(name, value)
+    def _argument_types(self, name: str, value: Any, label: str
+                        ) -> Type | DescriptorType | TupleType:
+        """What argument ``name``'s part ``label`` (the argument itself,
+        or an element of a tuple it is) specializes to: a descriptor's
+        parts and a tuple's elements each as an argument of its own."""
+        if isinstance(value, TensorDescriptor):
+            return DescriptorType(
+                self._specialized(name, value.base, label),
+                tuple(self._specialized(name, v, label) for v in value.shape),
+                tuple(self._specialized(name, v, label)
+                      for v in value.strides[:-1]),
+                value.block_shape, value.padding)
+        if isinstance(value, tuple):
+            return TupleType(
+                tuple(None if v is None else
+                      self._argument_types(name, v, f"{label}[{k}]")
+                      for k, v in enumerate(value)),
+                getattr(type(value), "_fields", None))
+        return self._specialized(name, value, label)
+
+    def _specialized(self, name: str, value: Any,
+                     label: str | None = None) -> Type:
+        """The type argument ``name`` (or its part ``label``) specializes
+        to."""
+        type_ = _argument_type(label or name, value)
         if name in self.do_not_specialize:
             return type_
         if isinstance(value, np.ndarray) or is_device_array(value):
@@ -326,6 +371,23 @@ class JITFunction:
             elif value % 16 == 0:
                 type_ = type_.divisible_by(16)
         return type_
+
+    def _interpreted(self, name: str, value: Any, label: str) -> Any:
+        """Argument ``name``'s part ``label`` as the interpreter takes it:
+        refused as a compiled launch refuses it, a scalar typed as the
+        compiled kernel types it, a tuple element by element."""
+        if value is None or isinstance(value, TensorDescriptor):
+            return value
+        if isinstance(value, tuple):
+            return semantics.tuple_elements_mapped(
+                lambda v, k: self._interpreted(name, v, f"{label}[{k}]"),
+                value)
+        type_ = self._specialized(name, value, label)
+        if type_.known is not None:  # the constexpr, as compiled
+            return type_.known
+        if isinstance(value, (bool, int, float, np.generic)):
+            return interpreter.scalar(value, kl.BY_IR[type_.elem].numpy)
+        return value
 
     @user_facing
     def ir(self, *args, **kwargs) -> str:
@@ -782,19 +844,7 @@ class JITFunction:
                         name in self.constexprs or value is None:
                     arguments[name] = _constant(value)
                     continue
-                if isinstance(value, TensorDescriptor):
-                    arguments[name] = value  # the interpreter's descriptor
-                    continue
-                # Refused as a compiled launch refuses it; a scalar as the
-                # compiled kernel types it.
-                type_ = self._specialized(name, value)
-                if type_.known is not None:  # the constexpr, as compiled
-                    arguments[name] = type_.known
-                    continue
-                if isinstance(value, (bool, int, float, np.generic)):
-                    value = interpreter.scalar(value,
-                                               kl.BY_IR[type_.elem].numpy)
-                arguments[name] = value
+                arguments[name] = self._interpreted(name, value, name)
             interpreter.run(self.fn, grid, arguments)
             return
         types, constants = self.specialize(bound)
@@ -802,16 +852,9 @@ class JITFunction:
         for name, value in bound.arguments.items():
             if name in constants:
                 continue
-            if isinstance(value, TensorDescriptor):  # its parts, in order
-                parts = [value.base, *value.shape, *value.strides[:-1]]
-                values += parts
-                names += [f"{name}.base"] + [f"{name}.shape[{k}]" for k in
-                                             range(len(value.shape))] + [
-                    f"{name}.strides[{k}]"
-                    for k in range(len(value.strides) - 1)]
-                continue
-            values.append(_signless(value, types.get(name)))
-            names.append(name)
+            for label, part, type_ in _parts(name, value, types[name]):
+                values.append(_signless(part, type_))
+                names.append(label)
         on_gpu = [is_device_array(v) for v in values]
         on_host = [isinstance(v, np.ndarray) for v in values]
         if any(on_gpu) and any(on_host):

@@ -223,3 +223,12 @@ def extremum_op(kind: str, elem: str, propagate_nan: PropagateNan) -> str:
         return f"{kind}imumf" if propagate_nan is PropagateNan.ALL \
             else f"{kind}numf"
     return f"{kind}{'ui' if is_unsigned(elem) else 'si'}"
+
+
+def tuple_elements_mapped(function: Any, value: tuple) -> tuple:
+    """A tuple argument with ``function`` applied to each element and its
+    index, of the tuple's own type (a named tuple stays one, as Triton
+    passes it)."""
+    parts = [function(element, k) for k, element in enumerate(value)]
+    return type(value)(*parts) if hasattr(type(value), "_fields") \
+        else tuple(parts)

@@ -241,6 +241,45 @@ def test_jit_launches_device_arrays_through_the_driver():
     assert "all on the GPU (device arrays) or all on the host" in lines[2]
 
 
+@kiln.jit
+def add_pair(ptrs, out_ptr, n, BLOCK: kl.constexpr):
+    offsets = kl.program_id(0) * BLOCK + kl.arange(0, BLOCK)
+    mask = offsets < n
+    kl.store(out_ptr + offsets, kl.load(ptrs[0] + offsets, mask=mask) +
+             kl.load(ptrs[1] + offsets, mask=mask), mask=mask)
+
+
+def test_tuple_elements_are_the_ptx_parameters():
+    x = np.zeros(64, np.float32)
+    # Not the stand-in test's specialization: this one's cubin goes into
+    # the disk cache, which the stand-in cannot load.
+    ptx = add_pair.warmup((x, x), x, 64, BLOCK=32).asm["ptx"]
+    parameters = re.findall(r"\.param \.(\w+)\b[^,]* add_pair_param_\d+",
+                            ptx)
+    assert parameters == ["u64", "u64", "u64", "u32"]
+
+
+@needs_stand_in
+def test_tuples_of_device_arrays_launch_through_the_driver():
+    result = run_python("""
+        import numpy as np
+        import kiln
+        from test_gpu import FakeDeviceArray, add_pair
+        x = FakeDeviceArray(np.zeros(64, np.float32))
+        for _ in range(2):
+            add_pair[(1,)]((x, x), x, 64, BLOCK=64)
+        print(len(add_pair._gpu_cache), "specialization")
+        try:
+            add_pair[(1,)]((x, np.zeros(64, np.float32)), x, 64, BLOCK=64)
+        except kiln.KilnError as error:
+            print(error)
+        """)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0] == "1 specialization"
+    assert "all on the GPU (device arrays) or all on the host" in lines[1]
+
+
 @needs_stand_in
 def test_launch_limits_are_checked_before_the_driver():
     result = run_python("""

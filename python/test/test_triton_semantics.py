@@ -1274,3 +1274,46 @@ def test_a_tile_is_not_written_through_one_pointer(interpret, what):
                        "written through one pointer"):
         kiln.jit(tile_through_one_pointer_kernel.fn, interpret=interpret)[
             (1,)](np.zeros(1, np.int32), WHAT=what)
+
+
+@THREE
+@pytest.mark.parametrize("ints", ["i32", "i64"])
+def test_tuples_are_arguments(target, ints):
+    """Triton takes (named) tuples of arrays and numbers as arguments,
+    nested or holding None, each element specialized as an argument of
+    its own; Kiln refused them."""
+    x = RNG.standard_normal(8).astype(np.float32)
+    y = RNG.integers(-50, 50, 8).astype(numpy_type(ints))
+    for scales in ((2.0, 3, None), (0.5, 1, 7), (1, 2**40, -1.5)):
+        out = np.zeros(8, np.float32)
+        launch(target, idiom.tuple_argument_kernel, (1,), (x, y), out,
+               scales, idiom.Pair(y, 4), N=8)
+        extra = 0 if scales[2] is None else scales[2]
+        expected = (x * np.float32(scales[0]) + y * np.float32(scales[1]) +
+                    extra + x + y + y * 4).astype(np.float32)
+        # The order of the sum is the compiler's.
+        np.testing.assert_allclose(out, expected, rtol=1e-6,
+                                   atol=1e-6 * np.abs(expected).max())
+
+
+@BOTH
+def test_a_tuple_element_is_refused_by_its_index(interpret):
+    kernel = kiln.jit(idiom.tuple_argument_kernel.fn, interpret=interpret)
+    x = np.zeros(8, np.float32)
+    with pytest.raises(kiln.KilnError, match=r"argument 'scales\[1\]' of "
+                       "type str cannot be passed"):
+        kernel[(1,)]((x, x), x, (1.0, "2", None), idiom.Pair(x, 1), N=8)
+
+
+def test_each_tuple_element_is_a_parameter_specialized_on_its_own():
+    x = np.zeros(8, np.float32)
+    ir = kiln.jit(idiom.tuple_argument_kernel.fn).ir(
+        (x, x[1:]), x, (2.0, 1, None), idiom.Pair(x, 16), N=8)
+    header = ir.splitlines()[0]
+    # ptrs[1] is not 16-byte aligned, scales[1] == 1 is the constexpr 1
+    # (its parameter stays, as Triton's), scales[2] None passes nothing.
+    assert re.search(r"%arg0_0: !tile.ptr<f32> {tile.divisibility = 16",
+                     header)
+    assert re.search(r"%arg0_1: !tile.ptr<f32> loc", header)
+    assert "%arg2_1: i32" in header and "%arg2_2" not in header
+    assert re.search(r"%arg3_1: i32 {tile.divisibility = 16", header)

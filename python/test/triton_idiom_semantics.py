@@ -3,6 +3,7 @@ write them, on kiln.triton: the test runs each on the host target, in
 Kiln's interpreter and, its imports pointed at Triton, in Triton's own
 interpreter, on the same cases."""
 
+import collections
 import math
 
 import kiln.triton as triton
@@ -353,6 +354,22 @@ def tuple_loop_kernel(out_ptr, n, B: tl.constexpr):
     tl.store(out_ptr + 2 * B, pair[0])
     tl.store(out_ptr + 2 * B + 1, pair[1])
     tl.store(out_ptr + 2 * B + 2, state[1] + count)
+
+
+#: A named tuple, as Triton's users pass one to a kernel.
+Pair = collections.namedtuple("Pair", ["ptr", "scale"])
+
+
+@triton.jit
+def tuple_argument_kernel(ptrs, out_ptr, scales, pair, N: tl.constexpr):
+    i = tl.arange(0, N)
+    acc = tl.load(ptrs[0] + i) * scales[0] + tl.load(ptrs[1] + i) * scales[1]
+    if scales[2] is not None:
+        acc += scales[2]
+    for j in tl.static_range(len(ptrs)):
+        acc += tl.load(ptrs[j] + i)
+    acc += tl.load(pair.ptr + i) * pair.scale
+    tl.store(out_ptr + i, acc)
 
 
 def _blocks(n, block):

@@ -23,6 +23,7 @@ import pytest
 
 import kiln
 import kiln.language as kl
+from kiln import semantics
 
 ROOT = Path(__file__).resolve().parents[2]
 #: The targets a Triton-idiom kernel runs on in the tests.
@@ -109,8 +110,9 @@ class HostTensor:
 def _wrapped(value: Any) -> Any:
     if isinstance(value, np.ndarray):
         return HostTensor(value)
-    if type(value) is tuple:
-        return tuple(_wrapped(v) for v in value)
+    if isinstance(value, tuple):
+        return semantics.tuple_elements_mapped(lambda v, _: _wrapped(v),
+                                               value)
     return value
 
 

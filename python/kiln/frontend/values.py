@@ -42,6 +42,17 @@ class DescriptorType:
     padding: str
 
 
+@dataclass(frozen=True)
+class TupleType:
+    """A tuple argument: each element typed and specialized as an argument
+    of its own (a ``Type``, ``DescriptorType`` or nested ``TupleType``),
+    or None where the element is None, a constant as Triton makes it;
+    ``fields`` are a named tuple's field names."""
+
+    elements: tuple
+    fields: tuple[str, ...] | None = None
+
+
 class LiteralInt(int):
     """An integer or boolean a kernel assigned to a name (``n = 16``):
     typed ``elem`` in arithmetic, as Triton's scalar tensor, and still an

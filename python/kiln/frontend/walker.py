@@ -15,6 +15,7 @@ need a compile-time constant.
 from __future__ import annotations
 
 import ast
+import collections
 import difflib
 import inspect
 import itertools
@@ -29,8 +30,8 @@ from kiln.errors import CompilerRemark, KilnCompileError, KilnError
 from kiln.frontend.ir import (Builder, Type, Value, bit_width, location,
                               results_head, symbol)
 from kiln.frontend.ops import LanguageOps
-from kiln.frontend.values import (DescriptorType, TensorDescriptor, is_literal,
-                                  plain)
+from kiln.frontend.values import (DescriptorType, TensorDescriptor,
+                                  TupleType, is_literal, plain)
 
 
 def _suggestion(name: str, names: list[str]) -> str:
@@ -141,23 +142,8 @@ class CodeGenerator(ast.NodeVisitor):
             if name in self.constants:
                 self.scope[name] = self.constants[name]
                 continue
-            type_ = self.arg_types[name]
-            if isinstance(type_, DescriptorType):
-                self.scope[name] = TensorDescriptor(
-                    self.parameter(f"%arg{i}_base", type_.base, arg, params),
-                    tuple(self.parameter(f"%arg{i}_size{k}", t, arg, params)
-                          for k, t in enumerate(type_.shape)),
-                    tuple(self.parameter(f"%arg{i}_stride{k}", t, arg,
-                                         params)
-                          for k, t in enumerate(type_.strides)) + (1,),
-                    type_.block_shape, type_.padding)
-                continue
-            # As Triton specializes it, an integer argument equal to 1 is the
-            # constexpr 1 (the parameter stays, unused): Python's arithmetic
-            # on it, and `x_i8 + step` stays int8.
-            value = self.parameter(f"%arg{i}", replace(type_, known=None),
-                                   arg, params)
-            self.scope[name] = value if type_.known is None else type_.known
+            self.scope[name] = self.argument(f"%arg{i}", self.arg_types[name],
+                                             arg, params)
         self.visit_body(fn_def.body)
         self.node = fn_def
         self.ir.emit(f"return {self.loc(fn_def)}")
@@ -167,6 +153,34 @@ class CodeGenerator(ast.NodeVisitor):
                   f"{{")
         # The IR is signless: unsigned types are the front end's.
         return semantics.signless("\n".join([header, *self.ir.lines, "}"]))
+
+    def argument(self, name: str,
+                 type_: Type | DescriptorType | TupleType | None,
+                 arg: ast.arg, params: list[str]) -> Any:
+        """A kernel argument of ``type_`` as the body sees it, its
+        parameters named from ``name`` (appended to ``params``): a
+        descriptor of its parts, a tuple of its elements (None for a None
+        element, the constant)."""
+        if type_ is None:
+            return None
+        if isinstance(type_, DescriptorType):
+            return TensorDescriptor(
+                self.parameter(f"{name}_base", type_.base, arg, params),
+                tuple(self.parameter(f"{name}_size{k}", t, arg, params)
+                      for k, t in enumerate(type_.shape)),
+                tuple(self.parameter(f"{name}_stride{k}", t, arg, params)
+                      for k, t in enumerate(type_.strides)) + (1,),
+                type_.block_shape, type_.padding)
+        if isinstance(type_, TupleType):
+            elements = tuple(self.argument(f"{name}_{k}", t, arg, params)
+                             for k, t in enumerate(type_.elements))
+            return collections.namedtuple("argument", type_.fields)(
+                *elements) if type_.fields is not None else elements
+        # As Triton specializes it, an integer argument equal to 1 is the
+        # constexpr 1 (the parameter stays, unused): Python's arithmetic
+        # on it, and `x_i8 + step` stays int8.
+        value = self.parameter(name, replace(type_, known=None), arg, params)
+        return value if type_.known is None else type_.known
 
     def parameter(self, name: str, type_: Type, arg: ast.arg,
                   params: list[str]) -> Value:
