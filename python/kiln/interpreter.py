@@ -584,7 +584,8 @@ def _shape_of(*values: Any) -> tuple[int, ...]:
 def load(pointer, mask=None, other=None, boundary_check=(),
          padding_option="", *, cache_modifier="", eviction_policy="",
          volatile=False):
-    _check_hints("load", cache_modifier, eviction_policy, volatile)
+    _check_hints("load", cache_modifier, eviction_policy, volatile,
+                 isinstance(pointer, BlockPointer))
     if isinstance(pointer, BlockPointer):
         pointers, inside = pointer.access(boundary_check)
         if padding_option == "nan" and not kl.from_numpy(
@@ -643,10 +644,10 @@ def _check_one_address(pointer, values: list, mask) -> None:
 
 
 def _check_hints(op: str, cache_modifier: str, eviction_policy: str,
-                 volatile: bool = False) -> None:
+                 volatile: bool = False, block_pointer: bool = False) -> None:
     """Refuses what the compiler refuses of kl.load and kl.store's hints."""
     problem = kl.memory_hint_problem(op, cache_modifier, eviction_policy,
-                                     volatile)
+                                     volatile, block_pointer)
     if problem:
         raise KilnError(problem)
 

@@ -261,18 +261,22 @@ MEMORY_SCOPES = ("gpu", "cta", "sys")
 
 
 def memory_hint_problem(op: str, cache_modifier: str, eviction_policy: str,
-                        volatile: bool = False) -> str | None:
+                        volatile: bool = False,
+                        block_pointer: bool = False) -> str | None:
     """Why a load or store's hints are refused, or None. The caching hints
-    change no result, so they are checked and dropped; a volatile load
-    (which a spin-wait needs) is not supported yet."""
+    change no result, so they are checked and dropped; ``volatile`` is a
+    compile-time bool, and True only through a tile of pointers."""
     if cache_modifier not in CACHE_MODIFIERS[op]:
         return (f"kl.{op}: cache_modifier is one of "
                 f"{CACHE_MODIFIERS[op]}, not {cache_modifier!r}")
     if eviction_policy not in EVICTION_POLICIES:
         return (f"kl.{op}: eviction_policy is one of {EVICTION_POLICIES}, "
                 f"not {eviction_policy!r}")
-    if volatile:
-        return f"kl.{op}(volatile=True) is not supported by Kiln yet"
+    if not isinstance(volatile, int):  # a bool, or Python's truth of 0, 1
+        return f"kl.{op}: volatile is True or False, not {volatile!r}"
+    if volatile and block_pointer:
+        return (f"kl.{op}(volatile=True) of a block pointer is not "
+                "supported by Kiln yet; load through a tile of pointers")
     return None
 
 

@@ -51,6 +51,30 @@ def test_a_loop_that_cannot_be_pipelined_says_why_at_its_line():
         "loop, and it was not pipelined")
 
 
+@kiln.jit
+def volatile_matmul(a_ptr, b_ptr, c_ptr, K):
+    rows = kl.arange(0, 64)
+    ks = kl.arange(0, 32)
+    acc = kl.zeros((64, 64), kl.float32)
+    for k in range(0, K, 32):  # the volatile loop's line
+        a = kl.load(a_ptr + rows[:, None] * K + k + ks[None, :], volatile=True)
+        b = kl.load(b_ptr + (k + ks[:, None]) * 64 + rows[None, :])
+        acc += kl.dot(a, b)
+    kl.store(c_ptr + rows[:, None] * 64 + rows[None, :], acc)
+
+
+def test_a_volatile_dot_operand_is_read_where_it_stands():
+    with pytest.warns(kiln.CompilerRemark) as caught:
+        compiled = volatile_matmul.warmup(*_arrays(64), 64, chip="sm_90a")
+    source, first = inspect.getsourcelines(volatile_matmul.fn)
+    line = first + next(i for i, text in enumerate(source)
+                        if "the volatile loop's line" in text)
+    remarks = {(w.filename, w.lineno): str(w.message) for w in caught}
+    assert remarks[(__file__, line)] == (
+        "not pipelined: a load of a dot operand is volatile")
+    assert "ld.volatile.global" in compiled.asm["ptx"]
+
+
 def test_a_kernel_on_the_fast_path_has_no_remark_and_filters_silence_them():
     with warnings.catch_warnings():
         warnings.simplefilter("error", kiln.CompilerRemark)

@@ -453,7 +453,8 @@ def test_atomic_cas_refuses_what_it_cannot_do(interpret, case, message,
 @triton.jit
 def bad_hints_kernel(x_ptr, CASE: tl.constexpr):
     if CASE == 0:
-        tl.load(x_ptr, volatile=True)
+        tl.load(tl.make_block_ptr(x_ptr, (4,), (1,), (0,), (4,), (0,)),
+                volatile=True)
     if CASE == 1:
         tl.load(x_ptr, cache_modifier=".wb")
     if CASE == 2:
@@ -464,7 +465,8 @@ def bad_hints_kernel(x_ptr, CASE: tl.constexpr):
 
 @BOTH
 @pytest.mark.parametrize("case, message", [
-    (0, r"volatile=True\) is not supported"), (1, "cache_modifier"),
+    (0, r"volatile=True\) of a block pointer is not supported"),
+    (1, "cache_modifier"),
     (2, "atomic sem")])
 def test_what_kiln_cannot_honour_is_refused(interpret, case, message):
     x = np.zeros(4, np.int32)

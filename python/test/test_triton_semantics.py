@@ -1317,3 +1317,31 @@ def test_each_tuple_element_is_a_parameter_specialized_on_its_own():
     assert re.search(r"%arg0_1: !tile.ptr<f32> loc", header)
     assert "%arg2_1: i32" in header and "%arg2_2" not in header
     assert re.search(r"%arg3_1: i32 {tile.divisibility = 16", header)
+
+
+@THREE
+def test_volatile_loads_read(target):
+    x = RNG.standard_normal(64).astype(np.float32)
+    out = np.zeros(64, np.float32)
+    launch(target, idiom.volatile_kernel, (1,), np.ones(1, np.int32), x, out,
+           N=64)
+    expected = x + np.where(np.arange(64) < 63, x, -1)
+    np.testing.assert_array_equal(out, expected.astype(np.float32))
+
+
+def test_volatile_loads_are_ptx_volatile_loads_as_tritons():
+    """Each volatile load is PTX's `ld.volatile`, as Triton's: the flag's
+    inside the spin loop, and the two reads of x both kept."""
+    args = {"flag_ptr": np.ones(1, np.int32), "x_ptr": np.zeros(64, np.float32),
+            "out_ptr": np.zeros(64, np.float32)}
+    theirs = triton_interpreter.tritons_asm(idiom.volatile_kernel, args,
+                                            {"N": 64})
+    ours = kiln.jit(idiom.volatile_kernel.fn).warmup(
+        *args.values(), N=64).asm["ptx"]
+    for ptx in (ours, theirs):
+        loads = re.findall(r"ld(?:\.volatile)?\.global[.\w]*", ptx)
+        assert len(loads) >= 3, loads
+        assert all(".volatile" in load for load in loads), loads
+        loop = re.search(r"(\$L__BB0_\d+):.*\n(?:.*\n)*?.*bra(?:\.uni)?\s+"
+                         r"\1;", ptx)
+        assert loop and "ld.volatile.global.b32" in loop.group(0)

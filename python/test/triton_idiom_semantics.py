@@ -372,6 +372,17 @@ def tuple_argument_kernel(ptrs, out_ptr, scales, pair, N: tl.constexpr):
     tl.store(out_ptr + i, acc)
 
 
+@triton.jit
+def volatile_kernel(flag_ptr, x_ptr, out_ptr, N: tl.constexpr):
+    # A spin-wait on a flag another program sets, then the same elements
+    # read twice.
+    while tl.load(flag_ptr, volatile=True) == 0:
+        pass
+    i = tl.arange(0, N)
+    x = tl.load(x_ptr + i, mask=i < N - 1, other=-1.0, volatile=True)
+    tl.store(out_ptr + i, x + tl.load(x_ptr + i, volatile=True))
+
+
 def _blocks(n, block):
     return (n + block - 1) // block
 

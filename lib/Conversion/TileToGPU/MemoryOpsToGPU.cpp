@@ -120,16 +120,19 @@ static SmallVector<Value> unpackWords(OpBuilder &b, Location loc,
 /// hold `others` before the predicated load (inputs tied to its outputs):
 /// a select after the load would keep the loaded and the selected words
 /// apart, which costs ptxas registers (100 against 80 for the corpus's
-/// layer norm).
+/// layer norm). `isVolatile`: `ld.volatile`, which is never merged or
+/// moved.
 static SmallVector<Value> loadElements(OpBuilder &b, Location loc,
                                        Value address, Type type, int64_t count,
                                        Value predicate,
-                                       ArrayRef<Value> others = {}) {
+                                       ArrayRef<Value> others = {},
+                                       bool isVolatile = false) {
   Type storage = getStorageType(type);
   int64_t bytes = getStorageBytes(storage) * count;
   if (!predicate) {
     Type loaded = count == 1 ? storage : VectorType::get({count}, storage);
-    Value value = LLVM::LoadOp::create(b, loc, loaded, address, bytes);
+    Value value =
+        LLVM::LoadOp::create(b, loc, loaded, address, bytes, isVolatile);
     SmallVector<Value> elements;
     for (int64_t i = 0; i < count; ++i)
       elements.push_back(fromStorage(
@@ -150,9 +153,9 @@ static SmallVector<Value> loadElements(OpBuilder &b, Location loc,
   std::string vectorSuffix =
       words.count > 1 ? llvm::formatv(".v{0}", words.count).str() : "";
   std::string asmString =
-      llvm::formatv("@${0} ld{1}{2}.{3} {4}, [${5}];", words.count + 1,
-                    getStateSpace(space), vectorSuffix, words.ptxType,
-                    destinations, words.count)
+      llvm::formatv("@${0} ld{1}{2}{3}.{4} {5}, [${6}];", words.count + 1,
+                    isVolatile ? ".volatile" : "", getStateSpace(space),
+                    vectorSuffix, words.ptxType, destinations, words.count)
           .str();
   constraints += (getAddressConstraint(space) + ",b").str();
   SmallVector<Value> operands = {address, predicate};
@@ -166,11 +169,11 @@ static SmallVector<Value> loadElements(OpBuilder &b, Location loc,
           ? words.type
           : LLVM::LLVMStructType::getLiteral(
                 b.getContext(), SmallVector<Type>(words.count, words.type));
-  auto load = LLVM::InlineAsmOp::create(b, loc, resultType, operands, asmString,
-                                        constraints, /*has_side_effects=*/false,
-                                        /*is_align_stack=*/false,
-                                        LLVM::tailcallkind::TailCallKind::None,
-                                        LLVM::AsmDialectAttr(), ArrayAttr());
+  auto load = LLVM::InlineAsmOp::create(
+      b, loc, resultType, operands, asmString, constraints,
+      /*has_side_effects=*/isVolatile,
+      /*is_align_stack=*/false, LLVM::tailcallkind::TailCallKind::None,
+      LLVM::AsmDialectAttr(), ArrayAttr());
   SmallVector<Value> wordValues;
   if (words.count == 1)
     wordValues.push_back(load.getResult(0));
@@ -298,9 +301,9 @@ struct LoadLowering : OpConversionPattern<tile::LoadOp> {
               others.push_back(
                   tensor ? extractRegister(rewriter, loc, other, first + i)
                          : other);
-          llvm::append_range(values,
-                             loadElements(rewriter, loc, address, registerType,
-                                          width, predicate, others));
+          llvm::append_range(
+              values, loadElements(rewriter, loc, address, registerType, width,
+                                   predicate, others, op.getIsVolatile()));
         });
     if (!tensor) {
       rewriter.replaceOp(op, values.front());

@@ -125,13 +125,14 @@ static Value zeroOf(OpBuilder &b, Location loc, Type type) {
 
 /// Loads an element of `type` from `address`. A boolean is a byte that is
 /// true where it is not zero, as Triton reads it (an i1 load of a byte
-/// other than 0 or 1 is undefined).
-static Value loadElement(OpBuilder &b, Location loc, Type type,
-                         Value address) {
+/// other than 0 or 1 is undefined). `isVolatile`: read each time it runs.
+static Value loadElement(OpBuilder &b, Location loc, Type type, Value address,
+                         bool isVolatile = false) {
   bool boolean = type.isInteger(1);
   Type stored = isFloat8(type) || boolean ? b.getI8Type() : type;
   Value value =
-      LLVM::LoadOp::create(b, loc, stored, toLLVMPointer(b, loc, address));
+      LLVM::LoadOp::create(b, loc, stored, toLLVMPointer(b, loc, address),
+                           /*alignment=*/0, isVolatile);
   if (boolean)
     return arith::CmpIOp::create(
         b, loc, arith::CmpIPredicate::ne, value,
@@ -716,10 +717,11 @@ struct LoadLowering : AccessLowering<LoadOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Type type = getTypeConverter()->convertType(op.getType());
     SmallVector<Value> results = lowerPointerAccess(
-        rewriter, op.getLoc(), op, checker, adaptor.getPtr(),
-        adaptor.getMask(), adaptor.getOther(), type,
+        rewriter, op.getLoc(), op, checker, adaptor.getPtr(), adaptor.getMask(),
+        adaptor.getOther(), type,
         [&](OpBuilder &b, Location l, Value address, ValueRange) -> Value {
-          return loadElement(b, l, getElementTypeOrSelf(type), address);
+          return loadElement(b, l, getElementTypeOrSelf(type), address,
+                             op.getIsVolatile());
         });
     rewriter.replaceOp(op, results[0]);
     return success();

@@ -303,3 +303,20 @@ func.func @boolean_load(%p: !tile.ptr<i1>, %out: !tile.ptr<i32>) {
   tile.store %out, %w : !tile.ptr<i32>, i32
   return
 }
+
+// -----
+
+// A volatile load is LLVM's, which is read each time it runs.
+// CHECK-LABEL: func.func @volatile_load
+// CHECK: llvm.load volatile %{{.*}} : !llvm.ptr -> i32
+// CHECK: llvm.load volatile %{{.*}} : !llvm.ptr -> f32
+func.func @volatile_load(%flag: !tile.ptr<i32>, %p: tensor<4x!tile.ptr<f32>>,
+                         %m: tensor<4xi1>, %o: tensor<4xf32>,
+                         %out: !tile.ptr<i32>,
+                         %outs: tensor<4x!tile.ptr<f32>>) {
+  %f = tile.load %flag {isVolatile} : !tile.ptr<i32> -> i32
+  tile.store %out, %f : !tile.ptr<i32>, i32
+  %x = tile.load %p, %m, other %o {isVolatile} : tensor<4x!tile.ptr<f32>> -> tensor<4xf32>
+  tile.store %outs, %x : tensor<4x!tile.ptr<f32>>, tensor<4xf32>
+  return
+}

@@ -356,6 +356,10 @@ void LoadOp::getEffects(
         &effects) {
   effects.emplace_back(MemoryEffects::Read::get(), &getPtrMutable(),
                        SideEffects::DefaultResource::get());
+  // A write too, so that no transformation merges, hoists or drops it.
+  if (getIsVolatile())
+    effects.emplace_back(MemoryEffects::Write::get(), &getPtrMutable(),
+                         SideEffects::DefaultResource::get());
 }
 
 LogicalResult StoreOp::verify() {

@@ -308,7 +308,7 @@ static bool isRematerializable(Value value, Operation *at,
   }
   auto load = dyn_cast<tile::LoadOp>(op);
   if (load && (cast<RankedTensorType>(load.getType()).getRank() != 1 ||
-               !readsTheSameAt(load, at)))
+               load.getIsVolatile() || !readsTheSameAt(load, at)))
     return false;
   if (!load && !isa<tile::AddPtrOp>(op) &&
       (!isa<arith::ArithDialect>(op->getDialect()) ||

@@ -129,10 +129,10 @@ static int64_t getTileBytes(RankedTensorType type) {
 
 /// Whether `load` (a tile.load) can be copied by cp.async and read back
 /// in its own layout: a tile of one or two dimensions whose threads' runs
-/// are 4, 8 or 16 bytes.
+/// are 4, 8 or 16 bytes, not volatile (read where it stands).
 static bool isCopyable(tile::LoadOp load, AxisInfoAnalysis &axisInfo) {
   auto type = dyn_cast<RankedTensorType>(load.getType());
-  if (!type || type.getRank() > 2)
+  if (!type || type.getRank() > 2 || load.getIsVolatile())
     return false;
   int64_t bytes = getCopyBytes(axisInfo, load);
   return bytes == 4 || bytes == 8 || bytes == 16;
@@ -259,6 +259,10 @@ static FailureOr<LoopPlan> planLoop(scf::ForOp loop, int64_t stages,
     }
     if (load.getOther() && !isZeroTile(load.getOther())) {
       whyNot = "a load's padding is not zero";
+      return failure();
+    }
+    if (load.getIsVolatile()) {
+      whyNot = "a load of a dot operand is volatile";
       return failure();
     }
     if (!isCopyable(load, axisInfo)) {

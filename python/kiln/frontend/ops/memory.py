@@ -227,17 +227,21 @@ class MemoryOps(CoreOps):
                 if dims else "")
 
     def check_hints(self, op: str, cache_modifier: Any, eviction_policy: Any,
-                    volatile: Any = False) -> None:
+                    volatile: Any = False, block_pointer: bool = False
+                    ) -> None:
         problem = kl.memory_hint_problem(op, cache_modifier, eviction_policy,
-                                         volatile)
+                                         volatile, block_pointer)
         if problem:
             raise self.error(problem)
 
     def builtin_load(self, pointer, mask=None, other=None, boundary_check=(),
                      padding_option="", *, cache_modifier="",
                      eviction_policy="", volatile=False):
-        self.check_hints("load", cache_modifier, eviction_policy, volatile)
-        if isinstance(pointer, Value) and pointer.type.is_block_pointer:
+        block_pointer = isinstance(pointer, Value) and \
+            pointer.type.is_block_pointer
+        self.check_hints("load", cache_modifier, eviction_policy, volatile,
+                         block_pointer)
+        if block_pointer:
             if mask is not None or other is not None:
                 raise self.error("kl.load of a block pointer takes "
                                  "boundary_check and padding_option, not "
@@ -276,6 +280,8 @@ class MemoryOps(CoreOps):
             other = self.broadcast_to(self.cast(other, kl.BY_IR[result.elem]),
                                       result.shape)
             operands += f", other {other.name}"
+        if volatile:
+            operands += " {isVolatile}"
         return self.op(f"tile.load {operands} : {pointer.type.ir()} -> "
                        f"{result.ir()}", result)
 

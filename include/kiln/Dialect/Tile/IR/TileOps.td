@@ -199,14 +199,22 @@ def Tile_LoadOp : Tile_Op<"load", [AttrSizedOperandSegments,
     read and the result holds `other` (undefined when `other` is absent).
     The mask has the pointers' shape; `other` has the result's type.
 
+    An `isVolatile` load (Triton's `volatile=True`, which a spin-wait on a
+    flag another program writes needs) is read from memory each time it
+    runs: it is never merged with another load, moved out of a loop,
+    dropped when unused or staged through shared memory, and is PTX's
+    `ld.volatile`.
+
     ```mlir
     %v = tile.load %ptrs, %mask, other %zero
         : tensor<128x!tile.ptr<f32>> -> tensor<128xf32>
+    %flag = tile.load %lock {isVolatile} : !tile.ptr<i32> -> i32
     ```
   }];
   let arguments = (ins Tile_PtrLike:$ptr,
                        Optional<Tile_BoolLike>:$mask,
-                       Optional<Tile_ScalarOrTensor>:$other);
+                       Optional<Tile_ScalarOrTensor>:$other,
+                       UnitAttr:$isVolatile);
   let results = (outs Tile_ScalarOrTensor:$result);
   let assemblyFormat = [{
     $ptr `` custom<MaskAndOther>($mask, $other) attr-dict
