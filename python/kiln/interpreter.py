@@ -108,26 +108,43 @@ def _left_shift(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return _shift(a, b, left=True)
 
 
-def _right_shift(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+def _logical_right_shift(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return _shift(a, b, left=False)
 
 
-def _shift(a: np.ndarray, b: np.ndarray, left: bool) -> np.ndarray:
+def _arithmetic_right_shift(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return _shift(a, b, left=False, arithmetic=True)
+
+
+def _right_shift(left: Any) -> Callable:
+    """The ``>>`` Triton picks for the left operand ``left`` (a Tile, or a
+    scalar shifted by a tile): arithmetic where it is a signed integer,
+    before the operands meet in one type."""
+    dtype = left.data.dtype if isinstance(left, Tile) else np.asarray(
+        left).dtype
+    return _arithmetic_right_shift if dtype.kind == "i" else \
+        _logical_right_shift
+
+
+def _shift(a: np.ndarray, b: np.ndarray, left: bool,
+           arithmetic: bool = False) -> np.ndarray:
     """a << b or a >> b as the GPU's shl and shr: the amount, read
-    unsigned, clamped to the width (0 past it, or the sign for >> of
-    signed integers)."""
+    unsigned, clamped to the width (0 past it, or the sign for an
+    ``arithmetic`` >>, which reads ``a``'s bits as signed)."""
     width = 8 * a.dtype.itemsize
     inside = b.astype(np.dtype(f"u{b.dtype.itemsize}")) < width
-    if not left and a.dtype.kind == "i":
-        return np.right_shift(a, np.where(inside, b, width - 1).astype(
-            b.dtype))
+    if not left and arithmetic:
+        signed = np.dtype(f"i{a.dtype.itemsize}")
+        return np.right_shift(a.astype(signed), np.where(
+            inside, b, width - 1).astype(signed)).astype(a.dtype)
     shift = np.left_shift if left else np.right_shift
     return np.where(inside, shift(a, np.where(inside, b, 0).astype(b.dtype)),
                     0).astype(a.dtype)
 
 
 #: The operations of Tile._binary that wrap on booleans as on integers.
-_WRAPPING = (np.add, np.subtract, np.multiply, _left_shift, _right_shift)
+_WRAPPING = (np.add, np.subtract, np.multiply, _left_shift,
+             _logical_right_shift, _arithmetic_right_shift)
 
 
 def _data(value: Any, like: np.dtype | None = None) -> np.ndarray:
@@ -313,8 +330,11 @@ class Tile(_Methods):
     def __xor__(self, o): return self._binary(o, np.bitwise_xor)
     def __lshift__(self, o): return self._binary(o, _left_shift)
     def __rlshift__(self, o): return self._binary(o, _left_shift, True)
-    def __rshift__(self, o): return self._binary(o, _right_shift)
-    def __rrshift__(self, o): return self._binary(o, _right_shift, True)
+    def __rshift__(self, o): return self._binary(o, _right_shift(self))
+    # A Python number shifted by a tile takes the tile's, as Triton's.
+    def __rrshift__(self, o):
+        return self._binary(o, _right_shift(
+            o if isinstance(o, np.generic) else self), True)
     def __lt__(self, o): return self._binary(o, np.less)
     def __le__(self, o): return self._binary(o, np.less_equal)
     def __gt__(self, o): return self._binary(o, np.greater)

@@ -1345,3 +1345,29 @@ def test_volatile_loads_are_ptx_volatile_loads_as_tritons():
         loop = re.search(r"(\$L__BB0_\d+):.*\n(?:.*\n)*?.*bra(?:\.uni)?\s+"
                          r"\1;", ptx)
         assert loop and "ld.volatile.global.b32" in loop.group(0)
+
+
+@THREE
+@pytest.mark.parametrize("signed, unsigned", [
+    ("i8", "ui8"), ("i32", "ui32"), ("i64", "ui64"), ("i16", "ui32")])
+def test_right_shift_keeps_the_sign_of_its_left_tile(target, signed,
+                                                     unsigned):
+    """Triton picks >>'s kind by the left tile's own signedness; Kiln took
+    the unsigned type an int32 and a uint32 meet in and shifted in
+    zeros."""
+    x = np.array([-128, -16, -1, 64], numpy_type(signed))
+    s = np.array([3, 2, 1, 1], numpy_type(unsigned))
+    meet = numpy_type(semantics.integer_promotion(signed, unsigned))
+    out = np.zeros(24, meet)
+    launch(target, idiom.mixed_shift_kernel, (1,), x, s, out, -16, N=4)
+
+    def shifted(left, amounts, arithmetic):
+        # In 64 bits: sign-extended, or the meeting type's bits.
+        wide = left.astype(np.int64) if arithmetic else \
+            left.astype(meet).astype(np.uint64)
+        return (wide >> amounts.astype(wide.dtype)).astype(meet)
+    expected = np.concatenate([
+        shifted(x, s, True), shifted(s, x & 3, False),
+        shifted(np.full(4, -16), s, True), shifted(np.full(4, 200), s, False),
+        shifted(np.full(4, -16), s, True), shifted(np.full(4, x[0]), s, True)])
+    np.testing.assert_array_equal(out, expected)

@@ -383,6 +383,22 @@ def volatile_kernel(flag_ptr, x_ptr, out_ptr, N: tl.constexpr):
     tl.store(out_ptr + i, x + tl.load(x_ptr + i, volatile=True))
 
 
+@triton.jit
+def mixed_shift_kernel(x_ptr, s_ptr, out_ptr, a, N: tl.constexpr):
+    # >> keeps the sign of its left tile (x signed, s unsigned), whatever
+    # type the two meet in; a Python number takes its right tile's.
+    i = tl.arange(0, N)
+    x = tl.load(x_ptr + i)
+    s = tl.load(s_ptr + i)
+    minus = -16
+    tl.store(out_ptr + i, x >> s)
+    tl.store(out_ptr + N + i, s >> (x & 3))
+    tl.store(out_ptr + 2 * N + i, minus >> s)
+    tl.store(out_ptr + 3 * N + i, 200 >> s)
+    tl.store(out_ptr + 4 * N + i, a >> s)
+    tl.store(out_ptr + 5 * N + i, tl.load(x_ptr) >> s)
+
+
 def _blocks(n, block):
     return (n + block - 1) // block
 

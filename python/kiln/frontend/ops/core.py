@@ -133,12 +133,22 @@ class CoreOps:
             return self.binary(ast.BitXor(), operand, ones)
         raise self.error("unsupported unary operator")
 
-    def shift_past_width(self, op: ast.operator, a: Value,
-                         amount: int) -> Value:
+    @staticmethod
+    def shifts_arithmetically(a: Any, b: Any) -> bool:
+        """Whether ``a >> b`` keeps the sign, as Triton picks its shift: by
+        the signedness of the tile it is a method of (``a``, or ``b`` where
+        ``a`` is a Python number), before the two meet (an int32 shifted
+        by a uint32 is arithmetic on the uint32 they meet in)."""
+        tile = a if isinstance(a, Value) or is_literal(a) else b
+        return not semantics.is_unsigned(
+            tile.type.elem if isinstance(tile, Value) else tile.elem)
+
+    def shift_past_width(self, op: ast.operator, a: Value, amount: int,
+                         arithmetic: bool) -> Value:
         """A shift by a constant of the width or more, or below 0, as the
         GPU's shl and shr compute it (they clamp the amount, read unsigned,
         to the width), where Triton leaves it undefined: 0, or the sign for
-        >> of signed integers. With a remark at the user's line."""
+        an ``arithmetic`` >>. With a remark at the user's line."""
         width = bit_width(a.type.elem)
         self.remark(f"shifting {a.type.elem} by {amount} (outside [0, "
                     f"{width})) gives 0, or the sign for >> of signed "
@@ -148,7 +158,7 @@ class CoreOps:
         def constant(value: int) -> Value:
             return self.broadcast_to(
                 self.materialize(value, Type((), a.type.elem)), a.type.shape)
-        if isinstance(op, ast.RShift) and not a.type.is_unsigned:
+        if isinstance(op, ast.RShift) and arithmetic:
             return self.op(f"arith.shrsi {a.name}, "
                            f"{constant(width - 1).name} : {a.type.ir()}",
                            a.type)
@@ -488,11 +498,13 @@ class CoreOps:
                              "integer offsets)")
         amount = int(b) if isinstance(op, (ast.LShift, ast.RShift)) and \
             isinstance(b, int) else None
+        arithmetic = isinstance(op, ast.RShift) and \
+            self.shifts_arithmetically(a, b)
         a, b = self.unify(a, b, division=isinstance(
             op, (ast.Div, ast.FloorDiv, ast.Mod)))
         if amount is not None and a.type.is_int and \
                 not 0 <= amount < bit_width(a.type.elem):
-            return self.shift_past_width(op, a, amount)
+            return self.shift_past_width(op, a, amount, arithmetic)
         if semantics.is_float8(a.type.elem):
             return self.in_f32(a.type.elem, lambda: self.binary(
                 op, self.cast(a, kl.float32), self.cast(b, kl.float32)))
@@ -512,7 +524,7 @@ class CoreOps:
                              f"on {a.type.elem}")
         if table is int_ops and isinstance(op, (ast.FloorDiv, ast.Mod)):
             return self.integer_division(op, a, b)
-        if isinstance(op, ast.RShift) and a.type.is_unsigned:
+        if isinstance(op, ast.RShift) and not arithmetic:
             return self.op(f"arith.shrui {a.name}, {b.name} : "
                            f"{a.type.ir()}", a.type)
         if isinstance(op, ast.Div):
