@@ -1371,3 +1371,18 @@ def test_right_shift_keeps_the_sign_of_its_left_tile(target, signed,
         shifted(np.full(4, -16), s, True), shifted(np.full(4, 200), s, False),
         shifted(np.full(4, -16), s, True), shifted(np.full(4, x[0]), s, True)])
     np.testing.assert_array_equal(out, expected)
+
+
+@THREE
+@pytest.mark.parametrize("elem", ["i32", "ui8", "f32", "f16"])
+def test_a_number_is_a_condition_where_it_is_not_zero(target, elem):
+    """As Triton compiles ``if v:`` on a number (`!= 0`, unordered for
+    floats); Kiln's compiler refused it."""
+    x = np.array([0, 3, 200, 1] if elem == "ui8" else
+                 [0, -0.0, np.nan, 0.5] if elem[0] == "f" else [0, 3, -5, 1],
+                 numpy_type(elem))
+    out = np.zeros(12, np.int32)
+    launch(target, idiom.number_condition_kernel, (4,), x, out, 37)
+    taken = (x != 0) | np.isnan(x.astype(np.float64))
+    np.testing.assert_array_equal(out.reshape(4, 3), np.stack(
+        [taken.astype(np.int32), np.where(taken, 5, 7), np.full(4, 6)], 1))

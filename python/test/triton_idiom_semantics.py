@@ -399,6 +399,25 @@ def mixed_shift_kernel(x_ptr, s_ptr, out_ptr, a, N: tl.constexpr):
     tl.store(out_ptr + 5 * N + i, tl.load(x_ptr) >> s)
 
 
+@triton.jit
+def number_condition_kernel(x_ptr, out_ptr, n):
+    # An if, a while and a ternary on numbers: true where not zero (a
+    # NaN is true).
+    pid = tl.program_id(0)
+    v = tl.load(x_ptr + pid)
+    taken = 0
+    if v:
+        taken = 1
+    steps = 0
+    count = n
+    while count:
+        count = count // 2
+        steps += 1
+    tl.store(out_ptr + 3 * pid, taken)
+    tl.store(out_ptr + 3 * pid + 1, 5 if v else 7)
+    tl.store(out_ptr + 3 * pid + 2, steps)
+
+
 def _blocks(n, block):
     return (n + block - 1) // block
 

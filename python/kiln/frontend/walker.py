@@ -224,6 +224,21 @@ class CodeGenerator(ast.NodeVisitor):
             if "__return__" in self.scope or not rest:
                 return  # what follows a return does not run
 
+    def scalar_truth(self, condition: Value, test: ast.expr,
+                     what: str) -> Value:
+        """A run-time condition as an i1: a number is true where it is not
+        zero (a NaN is true), as Triton compiles ``if n:``; a tile or a
+        pointer is an error at ``test``."""
+        if condition.type.shape:
+            raise self.error(f"{what} on a tile needs a scalar condition; "
+                             "use kl.where for elementwise choices", test)
+        if condition.type.is_pointer:
+            raise self.error(f"{what} needs a number or boolean condition, "
+                             f"not a pointer", test)
+        if condition.type.elem == "i1":
+            return condition
+        return self.ops.compare_zero(condition, "ne")
+
     def check_no_return(self, scope: dict[str, Any], node: ast.AST,
                         where: str) -> None:
         """A return reached only at run time (in an if on a value, or a
@@ -299,9 +314,7 @@ class CodeGenerator(ast.NodeVisitor):
         if not isinstance(condition, Value):
             self.visit_body(node.body if condition else node.orelse)
             return
-        if condition.type != Type((), "i1"):
-            raise self.error("an if on a tile needs a scalar condition; use "
-                             "kl.where for elementwise choices", node.test)
+        condition = self.scalar_truth(condition, node.test, "an if")
         before = dict(self.scope)
         then_lines, then_scope = self.branch(node.body, before)
         else_lines, else_scope = self.branch(node.orelse, before)
@@ -695,9 +708,7 @@ class CodeGenerator(ast.NodeVisitor):
                                  "is a constant and kernels have no break",
                                  node.test)
             return
-        if condition.type != Type((), "i1"):
-            raise self.error("a while loop needs a scalar condition, not "
-                             f"{condition.type.ir()}", node.test)
+        condition = self.scalar_truth(condition, node.test, "a while loop")
         test_lines = self.ir.lines
 
         self.ir.lines = []
