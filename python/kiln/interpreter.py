@@ -947,10 +947,10 @@ def dot(a, b, acc=None, input_precision=None, allow_tf32=None,
     if unsigned:  # as compiled
         raise KilnError(f"kl.dot multiplies int8 integers, not "
                         f"{kl.from_numpy(unsigned[0]).name}")
-    out = {np.dtype(np.int8): np.int32,
-           np.dtype(np.float64): np.float64}.get(a.dtype, np.float32)
-    if out_dtype is not None and acc is None:
-        out = out_dtype.numpy
+    out = None if out_dtype is None else out_dtype.ir
+    if problem := semantics.dot_out_problem(_ir(a.dtype), out):
+        raise KilnError(problem)
+    out = kl.BY_IR[semantics.dot_type(_ir(a.dtype), out)].numpy
     # A 16-bit float accumulator takes the products' sum in float32,
     # rounded once, as compiled.
     wide = np.float32 if _is_float(np.dtype(out)) and \

@@ -232,3 +232,33 @@ def tuple_elements_mapped(function: Any, value: tuple) -> tuple:
     parts = [function(element, k) for k, element in enumerate(value)]
     return type(value)(*parts) if hasattr(type(value), "_fields") \
         else tuple(parts)
+
+
+def dot_type(operand: str, out: str | None) -> str:
+    """The element type of ``dot`` of ``operand`` tiles with no
+    accumulator, ``out`` its ``out_dtype`` (None: not given), as Triton's
+    ``semantic.dot`` types it: int32 of integers, float32 of float32 and
+    bfloat16, float64 of float64, whatever ``out_dtype`` asks; float16 and
+    8-bit floats take ``out_dtype``, float32 by default."""
+    if _kind(operand) == 1:
+        return "i32"
+    if operand in ("f32", "bf16", "f64"):
+        return "f64" if operand == "f64" else "f32"
+    return out or "f32"
+
+
+def dot_out_problem(operand: str, out: str | None) -> str | None:
+    """Why ``dot`` of ``operand`` tiles refuses ``out_dtype`` ``out``, as
+    Triton refuses it (bfloat16 for floats) or cannot compile it (a type
+    other than float16 and float32 for float16 and 8-bit floats), or
+    None."""
+    if out is None or _kind(operand) == 1:
+        return None
+    if out == "bf16":
+        return ("dot: out_dtype=bfloat16 is not supported, as in Triton; "
+                "pass float32 (or float16) and cast the result with "
+                ".to(bfloat16)")
+    if operand not in ("f32", "bf16", "f64") and out not in ("f16", "f32"):
+        return (f"dot: {name(operand)} tiles accumulate in float32 or "
+                f"float16, not {name(out)}")
+    return None

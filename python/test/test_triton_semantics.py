@@ -1386,3 +1386,52 @@ def test_a_number_is_a_condition_where_it_is_not_zero(target, elem):
     taken = (x != 0) | np.isnan(x.astype(np.float64))
     np.testing.assert_array_equal(out.reshape(4, 3), np.stack(
         [taken.astype(np.int32), np.where(taken, 5, 7), np.full(4, 6)], 1))
+
+
+@THREE
+@pytest.mark.parametrize("operands, out, result", [
+    ("f32", "f16", "f32"), ("bf16", "f16", "f32"), ("i8", "i8", "i32"),
+    ("i8", "f32", "i32"), ("f64", "f32", "f64"), ("f32", "f64", "f32"),
+    ("f16", "f16", "f16"), ("f16", "f32", "f32")])
+def test_dot_types_its_result_by_its_operands_as_triton(target, operands,
+                                                        out, result):
+    """Triton's dot asks out_dtype only of float16 (and 8-bit float)
+    operands; Kiln's interpreter rounded a float32 dot to out_dtype=float16
+    (and wrapped an int8 one into int8), its compiler refused both."""
+    if target == "triton-interpreter" and operands == "bf16":
+        pytest.skip("Triton's interpreter multiplies bfloat16 wrongly")
+    a, b = (RNG.integers(-128, 128, (16, 16)).astype(np.int8)
+            if operands == "i8" else sample(operands, 256).reshape(16, 16)
+            for _ in range(2))
+    got, bits = np.zeros((16, 16)), np.zeros(1, np.int32)
+    launch(target, idiom.dot_out_dtype_kernel, (1,), a, b, got, bits,
+           OUT=kl.BY_IR[out])
+    assert bits[0] == kl.BY_IR[result].bits
+    wide = np.float32 if result == "f16" else numpy_type(result)
+    expected = (a.astype(wide) @ b.astype(wide)).astype(numpy_type(result))
+    np.testing.assert_allclose(got, expected.astype(np.float64),
+                               rtol=2e-3 if result == "f16" else 1e-5)
+
+
+@BOTH
+@pytest.mark.parametrize("operands, out, message", [
+    ("f32", "bf16", "out_dtype=bfloat16 is not supported"),
+    ("f16", "f64", "float16 tiles accumulate in float32 or float16")])
+def test_dot_refuses_what_triton_cannot_compile(interpret, operands, out,
+                                                message):
+    a = sample(operands, 256).reshape(16, 16)
+    with pytest.raises(kiln.KilnError, match=message):
+        kiln.jit(idiom.dot_out_dtype_kernel.fn, interpret=interpret)[(1,)](
+            a, a, np.zeros((16, 16)), np.zeros(1, np.int32),
+            OUT=kl.BY_IR[out])
+
+
+def test_compiled_triton_types_a_float32_dot_as_float32():
+    a = np.zeros((16, 16), np.float32)
+    ttir = triton_interpreter.tritons_asm(
+        idiom.dot_out_dtype_kernel, {"a_ptr": a, "b_ptr": a,
+                                     "out_ptr": np.zeros((16, 16)),
+                                     "bits_ptr": np.zeros(1, np.int32)},
+        {"OUT": pytest.importorskip("triton.language").float16},
+        stage="ttir")
+    assert re.search(r"tt.dot .* -> tensor<16x16xf32>", ttir)

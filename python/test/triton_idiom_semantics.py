@@ -418,6 +418,16 @@ def number_condition_kernel(x_ptr, out_ptr, n):
     tl.store(out_ptr + 3 * pid + 2, steps)
 
 
+@triton.jit
+def dot_out_dtype_kernel(a_ptr, b_ptr, out_ptr, bits_ptr, OUT: tl.constexpr):
+    m = tl.arange(0, 16)[:, None]
+    n = tl.arange(0, 16)[None, :]
+    c = tl.dot(tl.load(a_ptr + m * 16 + n), tl.load(b_ptr + m * 16 + n),
+               out_dtype=OUT)
+    tl.store(bits_ptr, c.dtype.primitive_bitwidth)
+    tl.store(out_ptr + m * 16 + n, c.to(tl.float64))
+
+
 def _blocks(n, block):
     return (n + block - 1) // block
 

@@ -21,13 +21,16 @@ class DotOps(CoreOps):
                 raise self.error("kl.dot takes input_precision or "
                                  "allow_tf32, not both")
             input_precision = "tf32" if allow_tf32 else "ieee"
+        out = None if out_dtype is None else self.dtype_of(out_dtype).ir
+        if problem := semantics.dot_out_problem(a.type.elem, out):
+            raise self.error(problem)
         # Two 8-bit floats of the formats tensor cores take (e4m3, e5m2)
         # stay as they are: sm_90a's wgmma multiplies them, and the other
         # targets multiply their f16 widenings, which are exact. Any other
         # 8-bit float (or one beside a wider type) is widened here.
         tensor_core_fp8 = ("f8E4M3FN", "f8E5M2")
         into_f32 = (acc.type.elem == "f32" if isinstance(acc, Value) else
-                    out_dtype is None or self.dtype_of(out_dtype).ir == "f32")
+                    out in (None, "f32"))
         if not (a.type.elem in tensor_core_fp8 and
                 b.type.elem in tensor_core_fp8 and into_f32):
             a, b = (self.cast(v, kl.float16) if semantics.is_float8(
@@ -39,13 +42,10 @@ class DotOps(CoreOps):
             raise self.error(f"kl.dot multiplies int8 integers, not "
                              f"{semantics.name(unsigned[0])}")
         if acc is None:
-            elem = {"i8": "i32", "f64": "f64"}.get(a.type.elem, "f32")
-            if out_dtype is not None:
-                elem = self.dtype_of(out_dtype).ir
+            elem = semantics.dot_type(a.type.elem, out)
             shape = tuple(a.type.shape[:-1]) + (b.type.shape[-1],)
             acc = self.constant_tile(shape, 0, kl.BY_IR[elem])
-        elif out_dtype is not None and \
-                self.dtype_of(out_dtype).ir != acc.type.elem:
+        elif out is not None and out != acc.type.elem:
             raise self.error(f"kl.dot: out_dtype {out_dtype!r} differs from "
                              f"the accumulator's {acc.type.elem}")
         precision = ""
