@@ -978,8 +978,16 @@ def _extremum_reduction(name: str, combine: np.ufunc,
         if not return_indices:
             wide = kl.BY_IR[semantics.extremum_reduction_type(
                 _ir(data.dtype))].numpy
-            return _kept(combine.reduce(data.astype(wide), axis=axis),
-                         data, axis, keep_dims)
+            result = combine.reduce(data.astype(wide), axis=axis)
+            if _is_float(data.dtype):
+                # PTX's max and min order -0 below +0: a zero maximum is
+                # +0 where a +0 is among the elements, else -0 (a zero
+                # minimum -0 where a -0 is).
+                wins = (data == 0) & (np.signbit(data) == (name == "min"))
+                negative = np.any(wins, axis=axis) == (name == "min")
+                result = np.where(result == 0, np.where(
+                    negative, -0.0, 0.0).astype(result.dtype), result)
+            return _kept(result, data, axis, keep_dims)
         index = arg(data, axis, keep_dims=keep_dims).data
         kept = arg(data, axis, keep_dims=True).data
         value = data.reshape(-1)[kept] if axis is None else \
@@ -1034,7 +1042,15 @@ def _extremum(kind: str) -> Callable:
         nan = propagate_nan is semantics.PropagateNan.ALL
         fn = {("max", False): np.fmax, ("max", True): np.maximum,
               ("min", False): np.fmin, ("min", True): np.minimum}[kind, nan]
-        return Tile(fn(a, b))
+        result = fn(a, b)
+        if _is_float(a.dtype):
+            # PTX's max and min order -0 below +0: of equal operands, the
+            # bits of both and-ed (max) or or-ed (min).
+            bits = np.dtype(f"u{a.dtype.itemsize}")
+            both = (np.bitwise_and if kind == "max" else np.bitwise_or)(
+                a.view(bits), b.view(bits))
+            result = np.where(a == b, both.view(a.dtype), result)
+        return Tile(result)
     return apply
 
 

@@ -1435,3 +1435,39 @@ def test_compiled_triton_types_a_float32_dot_as_float32():
         {"OUT": pytest.importorskip("triton.language").float16},
         stage="ttir")
     assert re.search(r"tt.dot .* -> tensor<16x16xf32>", ttir)
+
+
+@BOTH
+@pytest.mark.parametrize("elem", ["f16", "f32", "f64"])
+@pytest.mark.parametrize("zeros", [(0.0, -0.0), (-0.0, 0.0), (-0.0, -0.0)])
+def test_extrema_order_minus_zero_below_zero_as_the_gpu(interpret, elem,
+                                                        zeros):
+    """Triton's max and min are PTX's max and min (checked below), which
+    order -0 below +0; Kiln's host took whichever zero came second, its
+    interpreter whichever came first. (Triton's own interpreter, numpy's
+    fmax, is not the GPU's here.)"""
+    x = np.array(zeros, numpy_type(elem))
+    out = np.ones(11, numpy_type(elem))
+    launch("interpreter" if interpret else "host", idiom.signed_zeros_kernel,
+           (1,), x, out, N=2)
+    plus = not all(np.signbit(x))
+    minus = any(np.signbit(x))
+    negative = np.signbit(out)
+    assert list(negative[:2]) == [not plus] * 2  # maximum
+    assert list(negative[2:4]) == [minus] * 2  # minimum
+    assert list(negative[4:6]) == [not plus] * 2  # maximum, ALL
+    assert list(negative[6:8]) == [False] * 2  # relu: maximum(x, 0.0)
+    assert list(negative[8:11]) == [not plus, minus, not plus]
+
+
+def test_extrema_are_ptx_max_and_min_in_triton_and_kiln():
+    args = {"x_ptr": np.zeros(2, np.float32),
+            "out_ptr": np.zeros(11, np.float32)}
+    theirs = triton_interpreter.tritons_asm(idiom.signed_zeros_kernel, args,
+                                            {"N": 2})
+    ours = kiln.jit(idiom.signed_zeros_kernel.fn).warmup(
+        *args.values(), N=2).asm["ptx"]
+    for ptx in (theirs, ours):
+        assert re.search(r"\bmax\.f32", ptx), ptx
+        assert re.search(r"\bmin\.f32", ptx)
+        assert re.search(r"\bmax\.NaN\.f32", ptx)

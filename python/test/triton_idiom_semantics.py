@@ -428,6 +428,21 @@ def dot_out_dtype_kernel(a_ptr, b_ptr, out_ptr, bits_ptr, OUT: tl.constexpr):
     tl.store(out_ptr + m * 16 + n, c.to(tl.float64))
 
 
+@triton.jit
+def signed_zeros_kernel(x_ptr, out_ptr, N: tl.constexpr):
+    i = tl.arange(0, N)
+    x = tl.load(x_ptr + i)
+    y = tl.flip(x, 0)
+    tl.store(out_ptr + i, tl.maximum(x, y))
+    tl.store(out_ptr + N + i, tl.minimum(x, y))
+    tl.store(out_ptr + 2 * N + i,
+             tl.maximum(x, y, propagate_nan=tl.PropagateNan.ALL))
+    tl.store(out_ptr + 3 * N + i, tl.maximum(x, 0.0))
+    tl.store(out_ptr + 4 * N, tl.max(x, 0))
+    tl.store(out_ptr + 4 * N + 1, tl.min(x, 0))
+    tl.store(out_ptr + 4 * N + 2, max(tl.load(x_ptr), tl.load(x_ptr + 1)))
+
+
 def _blocks(n, block):
     return (n + block - 1) // block
 

@@ -94,21 +94,25 @@ def HostExactMathPass : Pass<"kiln-host-exact-math", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::arith::ArithDialect", "mlir::func::FuncDialect"];
 }
 
-def HostOutOfRangePass : Pass<"kiln-host-out-of-range", "mlir::ModuleOp"> {
-  let summary = "Give out-of-range shifts and float-to-integer conversions "
-                "the GPU's results on the host";
+def HostGPUResultsPass : Pass<"kiln-host-gpu-results", "mlir::ModuleOp"> {
+  let summary = "Give the host the GPU's results where LLVM leaves them "
+                "open: out-of-range shifts and float-to-integer conversions, "
+                "and the extrema of zeros of both signs";
   let description = [{
     LLVM leaves a shift by the width or more (or by a negative amount) and
     a conversion of a float outside the integer's range (or of a NaN)
-    undefined; the GPU's instructions, which Triton's kernels compile to,
-    define them: `shl`/`shr` clamp the amount (read unsigned) to the
-    width, giving 0 or, for an arithmetic right shift, the sign;
-    `cvt.rzi` saturates to the integer's range and takes a NaN to 0. An
-    x86 CPU gives other results (the amount modulo the width, 0x80000000),
-    so the host would silently differ from the GPU. This pass rewrites
-    `arith.shli`, `shrui`, `shrsi` (unless the amount is a constant in
-    range) and `arith.fptosi`, `fptoui` into selects that compute the
-    GPU's results, on scalars and tiles alike.
+    undefined, and the sign of `maxnum`/`minnum` of +0 and -0 open; the
+    GPU's instructions, which Triton's kernels compile to, define them:
+    `shl`/`shr` clamp the amount (read unsigned) to the width, giving 0
+    or, for an arithmetic right shift, the sign; `cvt.rzi` saturates to
+    the integer's range and takes a NaN to 0; `max`/`min` order -0 below
+    +0. An x86 CPU gives other results (the amount modulo the width,
+    0x80000000, whichever zero came second), so the host would silently
+    differ from the GPU. This pass rewrites `arith.shli`, `shrui`, `shrsi`
+    (unless the amount is a constant in range), `arith.fptosi`, `fptoui`,
+    and `arith.maxnumf`, `minnumf`, `maximumf`, `minimumf` into selects
+    that compute the GPU's results, on scalars and tiles alike (in
+    reductions' regions too).
   }];
   let dependentDialects = ["mlir::arith::ArithDialect"];
 }

@@ -43,7 +43,7 @@ void kiln::host::buildHostLoweringPipeline(
   // A CPU traps on x / 0; Kiln's kernels define it as 0.
   pm.addPass(tile::createTileTotalDivisionPass());
   // Nor does it shift or convert out of range as the GPU does.
-  pm.addPass(createHostOutOfRangePass());
+  pm.addPass(createHostGPUResultsPass());
   // LLVM has no 8-bit floats to convert.
   pm.addPass(tile::createTileExpandFloat8Pass());
   pm.addPass(createConvertPlanToHostPass());

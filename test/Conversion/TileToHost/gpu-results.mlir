@@ -1,4 +1,4 @@
-// RUN: kiln-opt %s -kiln-host-out-of-range | FileCheck %s
+// RUN: kiln-opt %s -kiln-host-gpu-results | FileCheck %s
 
 // Shifts by a run-time amount clamp it, read unsigned, to the width, as
 // PTX's shl and shr do: 0 past the width, or the sign for >> of signed
@@ -82,4 +82,35 @@ func.func @narrow_conversions(%x: tensor<8xf32>, %y: f32) -> (tensor<8xi8>, i8) 
   %a = arith.fptosi %x : tensor<8xf32> to tensor<8xi8>
   %b = arith.fptoui %y : f32 to i8
   return %a, %b : tensor<8xi8>, i8
+}
+
+// Of equal operands, a maximum is the bits of both and-ed and a minimum
+// or-ed, as PTX's max and min order -0 below +0; in a reduction's region
+// too.
+// CHECK-LABEL: func.func @signed_zeros
+// CHECK: %[[EQ:.*]] = arith.cmpf oeq, %[[X:.*]], %[[Y:.*]] : tensor<8xf32>
+// CHECK: %[[XB:.*]] = arith.bitcast %[[X]] : tensor<8xf32> to tensor<8xi32>
+// CHECK: %[[YB:.*]] = arith.bitcast %[[Y]] : tensor<8xf32> to tensor<8xi32>
+// CHECK: %[[AND:.*]] = arith.andi %[[XB]], %[[YB]] : tensor<8xi32>
+// CHECK: %[[ORDERED:.*]] = arith.bitcast %[[AND]] : tensor<8xi32> to tensor<8xf32>
+// CHECK: %[[MAX:.*]] = arith.maxnumf %[[X]], %[[Y]] : tensor<8xf32>
+// CHECK: %[[A:.*]] = arith.select %[[EQ]], %[[ORDERED]], %[[MAX]]
+// CHECK: arith.ori %{{.*}}, %{{.*}} : i16
+// CHECK: arith.minimumf %{{.*}}, %{{.*}} : f16
+// CHECK: tile.reduce
+// CHECK: arith.andi %{{.*}}, %{{.*}} : i32
+// CHECK: arith.maxnumf %{{.*}}, %{{.*}} : f32
+// CHECK: arith.select
+// CHECK: tile.yield
+// CHECK: return %[[A]]
+func.func @signed_zeros(%x: tensor<8xf32>, %y: tensor<8xf32>, %a: f16,
+                        %b: f16) -> (tensor<8xf32>, f16, f32) {
+  %0 = arith.maxnumf %x, %y : tensor<8xf32>
+  %1 = arith.minimumf %a, %b : f16
+  %2 = tile.reduce %x axis 0 : tensor<8xf32> -> f32 {
+  ^bb0(%l: f32, %r: f32):
+    %m = arith.maxnumf %l, %r : f32
+    tile.yield %m : f32
+  }
+  return %0, %1, %2 : tensor<8xf32>, f16, f32
 }

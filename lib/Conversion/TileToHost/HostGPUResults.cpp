@@ -1,4 +1,4 @@
-//===- HostOutOfRange.cpp - The GPU's out-of-range results on the host ----===//
+//===- HostGPUResults.cpp - The GPU's results where LLVM leaves them open -===//
 
 #include "kiln/Conversion/Passes.h"
 
@@ -10,7 +10,7 @@
 #include "llvm/ADT/STLFunctionalExtras.h"
 
 namespace kiln {
-#define GEN_PASS_DEF_HOSTOUTOFRANGEPASS
+#define GEN_PASS_DEF_HOSTGPURESULTSPASS
 #include "kiln/Conversion/Passes.h.inc"
 } // namespace kiln
 
@@ -138,22 +138,52 @@ static void saturateConversion(Operation *op, bool isSigned) {
   });
 }
 
+/// A float maximum or minimum as PTX's `max`/`min` computes it: of equal
+/// operands (+0 and -0 among them), the bits of both and-ed for a maximum
+/// (+0 where either is) and or-ed for a minimum (-0 where either is).
+static void orderZeros(Operation *op, bool maximum) {
+  OpBuilder b(op);
+  Location loc = op->getLoc();
+  Value lhs = op->getOperand(0), rhs = op->getOperand(1);
+  Type type = lhs.getType();
+  Type bits =
+      b.getIntegerType(getElementTypeOrSelf(type).getIntOrFloatBitWidth());
+  if (auto shaped = dyn_cast<ShapedType>(type))
+    bits = shaped.clone(bits);
+  Value equal =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, lhs, rhs);
+  Value lhsBits = arith::BitcastOp::create(b, loc, bits, lhs);
+  Value rhsBits = arith::BitcastOp::create(b, loc, bits, rhs);
+  Value both = maximum ? Value(arith::AndIOp::create(b, loc, lhsBits, rhsBits))
+                       : Value(arith::OrIOp::create(b, loc, lhsBits, rhsBits));
+  Value ordered = arith::BitcastOp::create(b, loc, type, both);
+  replaceUses(op->getResult(0), [&](OpBuilder &after) -> Value {
+    return arith::SelectOp::create(after, loc, equal, ordered,
+                                   op->getResult(0));
+  });
+}
+
 namespace {
 
-struct HostOutOfRangePass
-    : kiln::impl::HostOutOfRangePassBase<HostOutOfRangePass> {
+struct HostGPUResultsPass
+    : kiln::impl::HostGPUResultsPassBase<HostGPUResultsPass> {
   void runOnOperation() override {
-    SmallVector<Operation *> shifts, conversions;
+    SmallVector<Operation *> shifts, conversions, extrema;
     getOperation().walk([&](Operation *op) {
       if (isa<arith::ShLIOp, arith::ShRUIOp, arith::ShRSIOp>(op))
         shifts.push_back(op);
       else if (isa<arith::FPToSIOp, arith::FPToUIOp>(op))
         conversions.push_back(op);
+      else if (isa<arith::MaxNumFOp, arith::MinNumFOp, arith::MaximumFOp,
+                   arith::MinimumFOp>(op))
+        extrema.push_back(op);
     });
     for (Operation *op : shifts)
       clampShift(op);
     for (Operation *op : conversions)
       saturateConversion(op, isa<arith::FPToSIOp>(op));
+    for (Operation *op : extrema)
+      orderZeros(op, isa<arith::MaxNumFOp, arith::MaximumFOp>(op));
   }
 };
 
