@@ -1471,3 +1471,15 @@ def test_extrema_are_ptx_max_and_min_in_triton_and_kiln():
         assert re.search(r"\bmax\.f32", ptx), ptx
         assert re.search(r"\bmin\.f32", ptx)
         assert re.search(r"\bmax\.NaN\.f32", ptx)
+
+
+@THREE
+def test_an_index_keeps_the_dimensions_it_leaves_out(target):
+    """x[:, None] of a 2-D tile is (R, 1, C) in Triton, as in numpy, and
+    expand_dims takes several axes counted in the result; Kiln's compiler
+    refused both."""
+    x = sample("f32", 32).reshape(4, 8)
+    out = np.zeros(96, np.float32)
+    launch(target, idiom.implicit_index_kernel, (1,), x, out, R=4, C=8)
+    np.testing.assert_array_equal(out.reshape(3, 4, 8), np.stack([
+        (x[:, None] + x[None]).sum(1), x + np.arange(8), x * 2]))

@@ -443,6 +443,21 @@ def signed_zeros_kernel(x_ptr, out_ptr, N: tl.constexpr):
     tl.store(out_ptr + 4 * N + 2, max(tl.load(x_ptr), tl.load(x_ptr + 1)))
 
 
+@triton.jit
+def implicit_index_kernel(x_ptr, out_ptr, R: tl.constexpr, C: tl.constexpr):
+    # An index keeps the dimensions it leaves out at the end, as numpy's.
+    r = tl.arange(0, R)[:, None]
+    c = tl.arange(0, C)[None, :]
+    x = tl.load(x_ptr + r * C + c)
+    a = x[:, None]  # (R, 1, C)
+    b = x[None]  # (1, R, C)
+    tl.store(out_ptr + r * C + c, tl.sum(a + b, 1))
+    v = tl.arange(0, C)[None, None]  # (1, 1, C)
+    tl.store(out_ptr + R * C + r * C + c, tl.sum(a + v, 1))
+    e = tl.expand_dims(x, (0, -1))  # (1, R, C, 1)
+    tl.store(out_ptr + 2 * R * C + r * C + c, tl.reshape(e, (R, C)) * 2)
+
+
 def _blocks(n, block):
     return (n + block - 1) // block
 

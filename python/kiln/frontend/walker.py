@@ -931,10 +931,11 @@ class CodeGenerator(ast.NodeVisitor):
             else:
                 raise self.error("tiles are indexed with ':' and None only "
                                  "(x[:, None])", item)
-        if dim != len(base.type.shape) + sum(
-                isinstance(i, ast.Constant) for i in items):
-            raise self.error(f"index has {dim} dimensions but the tile has "
-                             f"{len(base.type.shape)}")
+        # Dimensions the index leaves out at the end are kept, as numpy's.
+        slices = dim - sum(isinstance(i, ast.Constant) for i in items)
+        if slices > len(base.type.shape):
+            raise self.error(f"index has {slices} dimensions but the tile "
+                             f"has {len(base.type.shape)}")
         return result
 
     def expr_Call(self, node: ast.Call) -> Any:

@@ -36,11 +36,18 @@ class ShapeOps(CoreOps):
                                  kl.shape_argument(shape))
 
     def builtin_expand_dims(self, x, axis):
+        """As Triton's: ``axis`` one axis or several, each counted in the
+        result's dimensions (negative from its end)."""
         x = self.materialize(x, None)
-        rank = len(x.type.shape) + 1
-        if not x.type.shape:
-            return self.broadcast_to(x, (1,))
-        return self.expand_dims(x, self.normalized_axis(axis, rank))
+        axes = tuple(axis) if isinstance(axis, (tuple, list)) else (axis,)
+        rank = len(x.type.shape) + len(axes)
+        axes = sorted(self.normalized_axis(a, rank) for a in axes)
+        if len(set(axes)) != len(axes):
+            raise self.error(f"kl.expand_dims: the axes {axes} repeat")
+        for a in axes:
+            x = self.broadcast_to(x, (1,)) if not x.type.shape else \
+                self.expand_dims(x, a)
+        return x
 
     def builtin_trans(self, x, *dims):
         return self.trans(self.materialize(x, None), kl.shape_argument(dims))
