@@ -2160,14 +2160,14 @@ def run(fn: Callable, grid: Sequence[int], arguments: dict[str, Any]) -> None:
 
 def _too_deep(exc: RecursionError) -> Exception:
     """``exc`` as a ``KilnError`` at the innermost kernel line it passed
-    through: a kernel function that calls itself, which compiled kernels
-    refuse (their calls are inlined)."""
+    through: a kernel function that calls itself without end, which
+    compiled kernels refuse (their calls are inlined)."""
     user = _kernel_frames(exc)
     if not user:
         return exc
     return _at_line(user[-1], "calls nested too deeply (Python's recursion "
-                    "limit); @kiln.jit functions are inlined, so they "
-                    "cannot recurse")
+                    "limit); @kiln.jit functions are inlined, so a "
+                    "recursion must end on compile-time values")
 
 
 def _at_kernel_line(exc: Exception) -> Exception:

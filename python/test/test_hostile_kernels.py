@@ -176,11 +176,12 @@ def recursive_kernel(x_ptr, out_ptr):
 @pytest.mark.parametrize("interpret", [False, True],
                          ids=["host", "interpreter"])
 def test_a_function_calling_itself_is_located(interpret):
-    """The compiler refuses a kernel function calling itself; the
-    interpreter ran it until a raw RecursionError, and now names the
-    line too."""
+    """The compiler refuses a kernel function calling itself without
+    end; the interpreter ran it until a raw RecursionError, and now names
+    the line too."""
     kernel = kiln.jit(recursive_kernel.fn, interpret=interpret)
-    with pytest.raises(kiln.KilnError, match="cannot recurse") as caught:
+    with pytest.raises(kiln.KilnError, match="a recursion must end") as \
+            caught:
         kernel[(1,)](np.ones(1, np.float32), np.zeros(1, np.float32))
     line = inspect.getsourcelines(_calls_itself.fn)[1] + 2
     assert f"{__file__}:{line}:" in str(caught.value)

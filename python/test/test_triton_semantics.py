@@ -1483,3 +1483,13 @@ def test_an_index_keeps_the_dimensions_it_leaves_out(target):
     launch(target, idiom.implicit_index_kernel, (1,), x, out, R=4, C=8)
     np.testing.assert_array_equal(out.reshape(3, 4, 8), np.stack([
         (x[:, None] + x[None]).sum(1), x + np.arange(8), x * 2]))
+
+
+@THREE
+def test_a_recursion_on_constexprs_compiles(target):
+    """Triton inlines a @jit function calling itself on constexprs until
+    they end it; Kiln's compiler refused any function calling itself."""
+    x = np.arange(8, dtype=np.int32)
+    out = np.zeros(8, np.int32)
+    launch(target, idiom.recursion_kernel, (1,), x, out, N=8)
+    np.testing.assert_array_equal(out, x * 16 + 15 + 120)

@@ -458,6 +458,28 @@ def implicit_index_kernel(x_ptr, out_ptr, R: tl.constexpr, C: tl.constexpr):
     tl.store(out_ptr + 2 * R * C + r * C + c, tl.reshape(e, (R, C)) * 2)
 
 
+@triton.jit
+def _factorial(n: tl.constexpr):
+    if n <= 1:
+        return 1
+    else:
+        return n * _factorial(n - 1)
+
+
+@triton.jit
+def _doubled(x, n: tl.constexpr):
+    if n == 0:
+        return x
+    return _doubled(x * 2 + 1, n - 1)
+
+
+@triton.jit
+def recursion_kernel(x_ptr, out_ptr, N: tl.constexpr):
+    # Recursions that end as the kernel compiles, on constexpr arguments.
+    i = tl.arange(0, N)
+    tl.store(out_ptr + i, _doubled(tl.load(x_ptr + i), 4) + _factorial(5))
+
+
 def _blocks(n, block):
     return (n + block - 1) // block
 

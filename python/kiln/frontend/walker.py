@@ -94,7 +94,8 @@ class CodeGenerator(ast.NodeVisitor):
         # leaves more than its body, which is not supported.
         self.loops = 0
         # The functions whose inlined calls this one is in.
-        self.callers: frozenset[Callable] = frozenset()
+        # The functions whose inlining this one's is in, outermost first.
+        self.callers: tuple[Callable, ...] = ()
         # The module globals of plain values (numbers, constexprs, dtypes)
         # the kernel and the functions it inlines read, by (module
         # globals, name): the compiled code holds their values.
@@ -1036,11 +1037,14 @@ class CodeGenerator(ast.NodeVisitor):
         except TypeError as exc:
             raise self.error(f"{callee.__name__}(): {exc}") from None
         bound.apply_defaults()
-        if callee.fn is self.fn or callee.fn in self.callers:
-            raise self.error(f"{callee.__name__}() calls itself; @kiln.jit "
-                             "functions are inlined, so they cannot recurse")
+        chain = (*self.callers, self.fn)
+        if chain.count(callee.fn) >= MAX_RECURSION:
+            raise self.error(f"{callee.__name__}() calls itself more than "
+                             f"{MAX_RECURSION} deep; @kiln.jit functions are "
+                             "inlined, so a recursion must end as the kernel "
+                             "compiles (on constexpr arguments)")
         nested = CodeGenerator(callee.fn, {}, {}, self.debug, self.ir)
-        nested.callers = self.callers | {self.fn}
+        nested.callers = chain
         nested.globals_read = self.globals_read
         nested.scope = dict(bound.arguments)
         for name, parameter in signature.parameters.items():
@@ -1051,6 +1055,11 @@ class CodeGenerator(ast.NodeVisitor):
         body = nested.tree.body[0].body
         nested.visit_body(body)
         return nested.scope.get("__return__")
+
+
+#: How deep a @kiln.jit function's calls of itself may nest: inlined, as
+#: Triton's, a recursion ends only where a compile-time value ends it.
+MAX_RECURSION = 32
 
 
 @dataclass(frozen=True)
