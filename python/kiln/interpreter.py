@@ -717,8 +717,21 @@ def _atomic_extremum(kind: str, pick: Callable) -> Callable:
             raise KilnError(f"kl.atomic_{kind} of floats takes float32 or "
                             f"float64 (as Triton), not "
                             f"{_ir(pointer.base.dtype)}")
-        return _atomic_elements(pointer, [value], mask, sem, scope,
-                                in_float_order if floats else pick)
+        if not floats:
+            return _atomic_elements(pointer, [value], mask, sem, scope, pick)
+        # As compiled: an integer atomic over the elements whose value's
+        # sign is clear, then another over the others, so where several
+        # meet at one address their old values come in that order.
+        shape = _shape_of(pointer, value,
+                          mask if isinstance(mask, Tile) else None)
+        held = _mask_for(mask, shape)
+        held = np.ones(shape, bool) if held is None else held
+        negative = np.broadcast_to(np.signbit(_as(
+            _data(value), pointer.base.dtype)), shape)
+        clear, set_ = (_atomic_elements(pointer, [value], Tile(held & lanes),
+                                        sem, scope, in_float_order)
+                       for lanes in (~negative, negative))
+        return Tile(np.where(negative, set_.data, clear.data))
     return atomic
 
 
@@ -901,11 +914,22 @@ def _scan(name: str, ufunc: np.ufunc) -> Callable:
     return scan
 
 
+def _tile_data(x: Any, what: str) -> np.ndarray:
+    """The data of ``x``, which ``what`` takes only as a tile, as the
+    compiler does."""
+    data = _data(x)
+    if data.ndim == 0:
+        raise KilnError(f"{what} takes a tile, not a scalar")
+    return data
+
+
 def _axis(axis: Any, data: np.ndarray) -> Any:
     """A reduction's axis, checked as the compiler checks it."""
     if isinstance(axis, kl.constexpr):
         axis = axis.value
     if axis is None:
+        if data.ndim == 0:
+            raise KilnError("reductions need a tile")
         return None
     if not isinstance(axis, (int, np.integer)) or isinstance(axis, bool) \
             or not -data.ndim <= axis < data.ndim:
@@ -1666,7 +1690,7 @@ IMPLEMENTATIONS: dict[str, Callable] = {
     "permute": lambda x, *dims: Tile(np.transpose(
         _data(x), _permutation(x, kl.shape_argument(dims) or (None,)))),
     "reshape": lambda x, *shape, can_reorder=False: Tile(
-        _data(x).reshape(kl.shape_argument(shape))),
+        _tile_data(x, "kl.reshape").reshape(kl.shape_argument(shape))),
     "atomic_add": _atomic("add", lambda old, v: old + v),
     "atomic_max": _atomic_extremum("max", max),
     "atomic_min": _atomic_extremum("min", min),

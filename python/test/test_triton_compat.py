@@ -531,3 +531,24 @@ def test_a_run_time_ternary_needs_one_type():
     with pytest.raises(kiln.KilnError, match="two sides of a conditional "
                        "expression are tensor<4xi32> and f32"):
         mixed_ternary_kernel.ir(np.zeros(4, np.int32))
+
+
+@triton.jit
+def scalar_as_tile_kernel(x_ptr, out_ptr, CASE: tl.constexpr):
+    s = tl.sum(tl.load(x_ptr + tl.arange(0, 4)))
+    if CASE == 0:
+        tl.store(out_ptr + tl.arange(0, 1), tl.reshape(s, (1,)))
+    else:
+        tl.store(out_ptr, tl.sum(s))
+
+
+@BOTH
+@pytest.mark.parametrize("case, message", [
+    (0, "kl.reshape takes a tile, not a scalar"),
+    (1, "reductions need a tile")])
+def test_a_scalar_is_no_tile_to_reshape_or_reduce(interpret, case, message):
+    """Triton refuses both; Kiln's compiler reported an internal error for
+    the reshape, and its interpreter computed both."""
+    with pytest.raises(kiln.KilnError, match=message):
+        launch(scalar_as_tile_kernel, interpret, (1,),
+               np.ones(4, np.int32), np.zeros(1, np.int32), CASE=case)

@@ -1493,3 +1493,26 @@ def test_a_recursion_on_constexprs_compiles(target):
     out = np.zeros(8, np.int32)
     launch(target, idiom.recursion_kernel, (1,), x, out, N=8)
     np.testing.assert_array_equal(out, x * 16 + 15 + 120)
+
+
+@THREE
+def test_float_atomic_extrema_meeting_at_an_address_take_clear_signs_first(
+        target):
+    """Triton's float atomic_min/max is one integer atomic over the
+    elements whose sign is clear, then one over the others: where elements
+    meet at an address, their old values come in that order. Kiln's
+    interpreter took the elements in index order."""
+    x = np.array([-6, -1, 10, 2, 3, -7, 0.5, -0.0], np.float32)
+    held = np.full(4, 5, np.float32)
+    old = np.zeros(16, np.float32)
+    launch(target, idiom.colliding_atomic_kernel, (1,), held, x, old, N=8)
+    expected, memory = np.zeros(16, np.float32), np.full(4, 5, np.float32)
+    order = [k for k in range(8) if not np.signbit(x[k])] + \
+        [k for k in range(8) if np.signbit(x[k])]
+    for base, pick in ((0, min), (2, max)):
+        for k in order:
+            address = base + k % 2
+            expected[4 * base + k] = memory[address]
+            memory[address] = pick(memory[address], x[k])
+    np.testing.assert_array_equal(old, expected)
+    np.testing.assert_array_equal(held, memory)

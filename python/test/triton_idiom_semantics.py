@@ -480,6 +480,15 @@ def recursion_kernel(x_ptr, out_ptr, N: tl.constexpr):
     tl.store(out_ptr + i, _doubled(tl.load(x_ptr + i), 4) + _factorial(5))
 
 
+@triton.jit
+def colliding_atomic_kernel(held_ptr, x_ptr, old_ptr, N: tl.constexpr):
+    # The elements meet at two addresses.
+    i = tl.arange(0, N)
+    tl.store(old_ptr + i, tl.atomic_min(held_ptr + i % 2, tl.load(x_ptr + i)))
+    tl.store(old_ptr + N + i,
+             tl.atomic_max(held_ptr + 2 + i % 2, tl.load(x_ptr + i)))
+
+
 def _blocks(n, block):
     return (n + block - 1) // block
 

@@ -58,6 +58,8 @@ class ShapeOps(CoreOps):
 
     def builtin_reshape(self, x, *shape, can_reorder=False):
         x = self.materialize(x, None)
+        if not x.type.shape:
+            raise self.error("kl.reshape takes a tile, not a scalar")
         shape = kl.shape_argument(shape)
         if math.prod(shape) != math.prod(x.type.shape):
             raise self.error(f"cannot reshape a tile of shape "
