@@ -73,7 +73,8 @@ KILN_C_EXPORT void kilnErrorDestroy(KilnError *error);
  * Contexts and modules
  *===----------------------------------------------------------------------===*/
 
-/** Owns every module made in it; destroy its modules before it. */
+/** Owns every module made in it; destroy its modules before it. One
+ * thread at a time uses a context and its modules. */
 typedef struct KilnContext KilnContext;
 typedef struct KilnModule KilnModule;
 

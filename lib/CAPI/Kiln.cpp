@@ -46,7 +46,10 @@ struct KilnError {
 };
 
 struct KilnContext {
-  MLIRContext context;
+  /// Kiln's modules hold a kernel or a few, whose passes gain nothing from
+  /// MLIR's thread pool and pay for it (a tenth of a small kernel's pass
+  /// time); a context is used by one thread at a time.
+  MLIRContext context{MLIRContext::Threading::DISABLED};
 };
 
 struct KilnModule {

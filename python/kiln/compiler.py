@@ -39,7 +39,9 @@ class Context:
     """Owns compiler state; every Module lives in one.
 
     Use it as a context manager, or call ``close()``; modules made in it
-    must be closed first (``close()`` closes those still open).
+    must be closed first (``close()`` closes those still open). A context
+    and its modules are used by one thread at a time (MLIR's threading is
+    off in it: small modules compile faster without).
     """
 
     def __init__(self) -> None:
