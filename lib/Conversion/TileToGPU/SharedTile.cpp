@@ -198,7 +198,9 @@ static FailureOr<Value> loadElements(OpBuilder &b, Location loc,
     return failure();
   Value offsets =
       tile.byteOffset(b, loc, to->coordinates);
-  Type element = type.getElementType(), storage = getStorageType(element);
+  // A pointer tile's registers are i64s.
+  Type element = getRegisterType(type.getElementType());
+  Type storage = getStorageType(element);
   int64_t width = getVectorWidth(tile, type);
   Type vector = width == 1 ? storage : VectorType::get({width}, storage);
   SmallVector<Value> addresses =
