@@ -337,6 +337,37 @@ Value encode(OpBuilder &b, Location loc, Value x, const Float8Format &format) {
   return k.select(isNaN, k.i32(format.nanCode), code);
 }
 
+/// An integer conversion to or from an 8-bit float (the canonicalizer's
+/// fold of one through f32) as that conversion through f32 and an
+/// arith.truncf or arith.extf, which the pass then expands. An integer
+/// rounds once that way: f32 holds every one up to 2^24 exactly, and past
+/// every 8-bit float's range, where both ways saturate.
+static void splitIntegerConversion(Operation *op) {
+  if (!isa<arith::SIToFPOp, arith::UIToFPOp, arith::FPToSIOp, arith::FPToUIOp>(
+          op))
+    return;
+  Value input = op->getOperand(0);
+  Type result = op->getResult(0).getType();
+  bool toFloat = isa<arith::SIToFPOp, arith::UIToFPOp>(op);
+  auto floatType =
+      cast<FloatType>(getElementTypeOrSelf(toFloat ? result : input.getType()));
+  if (floatType.getWidth() != 8)
+    return;
+  OpBuilder b(op);
+  Location loc = op->getLoc();
+  Type f32 = Builder{b, loc, input.getType()}.like(b.getF32Type());
+  if (toFloat) {
+    Operation *wide = b.clone(*op);
+    wide->getResult(0).setType(f32);
+    op->getResult(0).replaceAllUsesWith(
+        arith::TruncFOp::create(b, loc, result, wide->getResult(0)));
+  } else {
+    op->setOperand(0, arith::ExtFOp::create(b, loc, f32, input));
+    return;
+  }
+  op->erase();
+}
+
 struct TileExpandFloat8Pass
     : kiln::tile::impl::TileExpandFloat8PassBase<TileExpandFloat8Pass> {
   void runOnOperation() override {
@@ -346,6 +377,7 @@ struct TileExpandFloat8Pass
       if (dot.hasFloat8Operands())
         dot.widenFloat8Operands();
     });
+    getOperation().walk(splitIntegerConversion);
     SmallVector<Operation *> conversions;
     getOperation().walk([&](Operation *op) {
       if (isa<arith::ExtFOp, arith::TruncFOp>(op))

@@ -417,6 +417,18 @@ void TileAssignLayoutsPass::assignFunction(func::FuncOp func) {
         groups.joinAll({init, forOp.getRegionIterArgs()[i],
                         yield.getOperand(i), forOp.getResult(i)});
     }
+    // A while loop's values: what it starts from and each body yields
+    // into its test's arguments; what the test passes on into the body's
+    // arguments and the results.
+    if (auto whileOp = dyn_cast<scf::WhileOp>(op)) {
+      for (auto [i, init] : llvm::enumerate(whileOp.getInits()))
+        groups.joinAll({init, whileOp.getBeforeArguments()[i],
+                        whileOp.getYieldOp().getOperand(i)});
+      for (auto [i, passed] :
+           llvm::enumerate(whileOp.getConditionOp().getArgs()))
+        groups.joinAll(
+            {passed, whileOp.getAfterArguments()[i], whileOp.getResult(i)});
+    }
     if (auto broadcast = dyn_cast<tile::BroadcastOp>(op))
       broadcasts.push_back(broadcast);
     if (auto ifOp = dyn_cast<scf::IfOp>(op)) {
@@ -577,6 +589,11 @@ void TileAssignLayoutsPass::assignFunction(func::FuncOp func) {
             &getContext(), axis, cast<DistributedEncodingAttr>(source));
       } else if (auto slice = dyn_cast<SliceEncodingAttr>(source);
                  slice && slice.getDim() == axis) {
+        // A group that cannot take the mma layout (a reduction that does
+        // not run on it) gets its own, and the slice is converted.
+        if (isa<MmaEncodingAttr>(slice.getParent()) &&
+            !canTakeMma(tags.lookup(target)))
+          return;
         layouts[target] = slice.getParent();
       } else {
         return;

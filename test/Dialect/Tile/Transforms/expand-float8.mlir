@@ -142,3 +142,22 @@ func.func @dot(%a: tensor<16x16xf8E4M3FN>, %b: tensor<16x16xf8E5M2>, %c: tensor<
   %d = tile.dot %a, %b, %c : tensor<16x16xf8E4M3FN>, tensor<16x16xf8E5M2> -> tensor<16x16xf32>
   return %d : tensor<16x16xf32>
 }
+
+// -----
+
+// An integer conversion to or from an 8-bit float (the canonicalizer folds
+// one through f32 into it) goes through f32, whose conversion to or from
+// the 8-bit float the pass then expands.
+// CHECK-LABEL: func.func @integer_conversions
+// CHECK: %[[WIDE:.*]] = arith.sitofp %arg0 : tensor<16xi32> to tensor<16xf32>
+// CHECK-NOT: arith.sitofp
+// CHECK: arith.trunci %{{.*}} : tensor<16xi32> to tensor<16xi8>
+// CHECK: %[[CODE:.*]] = arith.bitcast %{{.*}} : tensor<16xi8> to tensor<16xf8E5M2>
+// CHECK: %[[BACK:.*]] = arith.fptosi %{{.*}} : tensor<16xf32> to tensor<16xi32>
+// CHECK: return %[[CODE]], %[[BACK]]
+func.func @integer_conversions(%i: tensor<16xi32>, %f: tensor<16xf8E5M2>)
+    -> (tensor<16xf8E5M2>, tensor<16xi32>) {
+  %0 = arith.sitofp %i : tensor<16xi32> to tensor<16xf8E5M2>
+  %1 = arith.fptosi %f : tensor<16xf8E5M2> to tensor<16xi32>
+  return %0, %1 : tensor<16xf8E5M2>, tensor<16xi32>
+}

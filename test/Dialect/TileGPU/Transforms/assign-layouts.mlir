@@ -341,3 +341,38 @@ func.func @shared_padding(%p: !tile.ptr<f16> {tile.divisibility = 16 : i64},
   tile.store %oa, %y : tensor<32x32x!tile.ptr<f16>>, tensor<32x32xf16>
   return
 }
+
+// -----
+
+// A while loop's tile takes one layout in its test, its body and after it
+// (the test's and the body's block arguments were laid out apart from the
+// vector loads the body adds, and the loop did not verify).
+// CHECK-LABEL: func.func @while_loop
+// CHECK: scf.while ({{.*}}) : (tensor<1024xf32, #[[L:.*]]>, i32) -> (tensor<1024xf32, #[[L]]>, i32)
+// CHECK: scf.condition(%{{.*}}) %{{.*}}, %{{.*}} : tensor<1024xf32, #[[L]]>, i32
+// CHECK: ^bb0(%{{.*}}: tensor<1024xf32, #[[L]]>, %{{.*}}: i32):
+// CHECK: tile.load {{.*}} -> tensor<1024xf32, #[[L]]>
+func.func @while_loop(%p: !tile.ptr<f32> {tile.divisibility = 16 : i64},
+                      %n: i32) {
+  %r = tile.range 0 to 1024 : tensor<1024xi32>
+  %ps = tile.splat %p : !tile.ptr<f32> -> tensor<1024x!tile.ptr<f32>>
+  %pp = tile.addptr %ps, %r : tensor<1024x!tile.ptr<f32>>, tensor<1024xi32>
+  %zero = arith.constant dense<0.0> : tensor<1024xf32>
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %total:2 = scf.while (%t = %zero, %k = %c0) : (tensor<1024xf32>, i32) -> (tensor<1024xf32>, i32) {
+    %more = arith.cmpi slt, %k, %n : i32
+    scf.condition(%more) %t, %k : tensor<1024xf32>, i32
+  } do {
+  ^bb0(%t: tensor<1024xf32>, %k: i32):
+    %x = tile.load %pp : tensor<1024x!tile.ptr<f32>> -> tensor<1024xf32>
+    %next = arith.addf %t, %x : tensor<1024xf32>
+    %k1 = arith.addi %k, %c1 : i32
+    scf.yield %next, %k1 : tensor<1024xf32>, i32
+  }
+  %r2 = tile.range 0 to 1024 : tensor<1024xi32>
+  %qs = tile.splat %p : !tile.ptr<f32> -> tensor<1024x!tile.ptr<f32>>
+  %qq = tile.addptr %qs, %r2 : tensor<1024x!tile.ptr<f32>>, tensor<1024xi32>
+  tile.store %qq, %total#0 : tensor<1024x!tile.ptr<f32>>, tensor<1024xf32>
+  return
+}

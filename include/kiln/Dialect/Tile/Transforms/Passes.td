@@ -68,7 +68,9 @@ def TileExpandFloat8Pass : Pass<"tile-expand-float8", "mlir::ModuleOp"> {
 
     Front ends compute on 8-bit floats in `f32` (Kiln's converts the
     operands and rounds the result), so these two ops are the only
-    arithmetic on them; loads and stores move them as bytes. A `tile.dot`
+    arithmetic on them; an integer conversion to or from one (which the
+    canonicalizer makes of one through `f32`) is split through `f32`
+    first; loads and stores move them as bytes. A `tile.dot`
     of 8-bit floats still here (the host's) is first widened to f16
     operands (exact), whose conversions the pass then expands; the GPU
     lowering has turned its dots into instructions by then (wgmma on
