@@ -469,8 +469,22 @@ class Pointer(_Methods):
 
     __radd__ = __add__
 
+    def __getitem__(self, index) -> Pointer:
+        return Pointer(self.base, self.offsets[index])
+
+    @property
+    def T(self) -> Pointer:
+        return Pointer(self.base, self.offsets.T)
+
     def __sub__(self, offset: Any) -> Pointer:
-        return self + (-_data(offset).astype(np.int64))
+        # As compiled (Triton's): the offset negated in its own type, where
+        # it wraps (p - u of a uint8 u is p + (256 - u)), then extended.
+        delta = _data(offset)
+        if delta.dtype.kind in "iu":
+            with np.errstate(over="ignore"):
+                delta = np.subtract(np.zeros((), delta.dtype), delta,
+                                    dtype=delta.dtype)
+        return self + Tile(delta)
 
     def indices(self, mask: np.ndarray | None) -> np.ndarray:
         """The offsets where `mask` holds, checked against the array."""
@@ -1760,6 +1774,36 @@ IMPLEMENTATIONS: dict[str, Callable] = {
                                                 input, other),
     "item": _item,
 }
+
+
+#: The operations that move elements without computing on them: pointers
+#: go through them as tiles do, as compiled.
+_SHAPE_OPS = ("broadcast_to", "expand_dims", "trans", "permute", "reshape",
+              "ravel", "view", "squeeze", "unsqueeze", "join", "cat", "flip",
+              "broadcast", "split", "interleave")
+
+
+def _through_pointers(fn: Callable) -> Callable:
+    """``fn`` on pointers as on their offsets, into one array."""
+    def apply(*args, **kwargs):
+        pointers = [a for a in args if isinstance(a, Pointer)]
+        if not pointers:
+            return fn(*args, **kwargs)
+        base = pointers[0].base
+        if any(p.base is not base for p in pointers) or any(
+                isinstance(a, Tile) for a in args):
+            raise KilnError("the interpreter moves pointers into one array "
+                            "only, and not with numbers")
+        result = fn(*(Tile(a.offsets) if isinstance(a, Pointer) else a
+                      for a in args), **kwargs)
+        if isinstance(result, tuple):
+            return tuple(Pointer(base, r.data) for r in result)
+        return Pointer(base, result.data)
+    return apply
+
+
+IMPLEMENTATIONS.update({name: _through_pointers(IMPLEMENTATIONS[name])
+                        for name in _SHAPE_OPS})
 
 
 def _round_away(x: np.ndarray) -> np.ndarray:

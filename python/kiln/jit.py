@@ -115,8 +115,9 @@ def _adapted(value: Any) -> Any:
     return dlpack.adapt(value)
 
 
-def _parts(label: str, value: Any, type_: Type | DescriptorType | TupleType
-           ) -> Iterator[tuple[str, Any, Type]]:
+def _parts(label: str, value: Any,
+           type_: Type | DescriptorType | TupleType | None
+           ) -> Iterator[tuple[str, Any, Type | None]]:
     """The kernel parameters argument ``value`` (of ``type_``, named
     ``label``) is passed as, in order, each labelled and typed: a
     descriptor's base, sizes and strides but the last; a tuple's elements'
@@ -852,7 +853,9 @@ class JITFunction:
         for name, value in bound.arguments.items():
             if name in constants:
                 continue
-            for label, part, type_ in _parts(name, value, types[name]):
+            # (A *args parameter has no type: the code generator refuses
+            # it at its line.)
+            for label, part, type_ in _parts(name, value, types.get(name)):
                 values.append(_signless(part, type_))
                 names.append(label)
         on_gpu = [is_device_array(v) for v in values]

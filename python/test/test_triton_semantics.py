@@ -1516,3 +1516,63 @@ def test_float_atomic_extrema_meeting_at_an_address_take_clear_signs_first(
             memory[address] = pick(memory[address], x[k])
     np.testing.assert_array_equal(old, expected)
     np.testing.assert_array_equal(held, memory)
+
+
+@THREE
+def test_pointer_offsets_keep_their_types(target):
+    """Kiln's compiler truncated an int64 number added to a pointer to
+    int32 (reading 2**32 elements before the array) and refused a literal
+    past int32; `p - 2147483648` (a uint32 in Triton) negates in uint32,
+    and `p + 300 - u` of a uint8 u wraps in uint8 (Kiln's interpreter
+    subtracted exactly)."""
+    x = np.arange(600, dtype=np.float32) + 0.5
+    u = np.array([255, 128, 0, 7], np.uint8)
+    out = np.zeros(12, np.float32)
+    launch(target, idiom.pointer_offsets_kernel, (1,), x, u, out, -2**32, N=4)
+    np.testing.assert_array_equal(out, np.concatenate([
+        x[:4], x[:4], x[300 + (256 - u.astype(np.int64)) % 256]]))
+
+
+@BOTH
+def test_a_subtracted_offset_wraps_in_its_type(interpret):
+    """Triton negates an int16 offset in int16 (-(-32768) is -32768)."""
+    x = np.arange(80000, dtype=np.float32) + 0.5
+    s = np.array([-32768, 5, -1, 7], np.int16)
+    out = np.zeros(4, np.float32)
+    kiln.jit(idiom.narrow_offset_kernel.fn, interpret=interpret)[(1,)](
+        x, s, out, N=4)
+    negated = -s.astype(np.int64)
+    negated[negated == 32768] = -32768
+    np.testing.assert_array_equal(out, x[40000 + negated])
+
+
+@THREE
+@pytest.mark.parametrize("label", [3, -1])
+def test_a_loop_variable_is_the_variable_of_later_loops_too(target, label):
+    """A name that was an earlier loop's variable (it has no value after
+    it) taken again by later loops' bodies was carried by them, and Kiln's
+    compiler refused the kernel."""
+    x = np.arange(32, dtype=np.float32)
+    y = np.zeros(64, np.float32)
+    out = np.zeros(4, np.float32)
+    launch(target, idiom.reused_loop_variable_kernel, (1,), x, y, out, 32,
+           2, label, B=16)
+    expected = np.concatenate([x, x]) + x.sum()
+    if label < 0:
+        expected[:32] = 0
+    np.testing.assert_array_equal(y, expected)
+    np.testing.assert_array_equal(
+        out, [-1 if label < 0 else 2 * x.sum(), 0, 0, 2])
+
+
+@THREE
+def test_tiles_of_pointers_move_as_tiles_do(target):
+    """Triton transposes, reshapes, broadcasts and splits tiles of
+    pointers; Kiln's compiler crashed on the split and its interpreter
+    refused them all."""
+    x = np.arange(32, dtype=np.float32)
+    out = np.zeros(112, np.float32)
+    launch(target, idiom.pointer_views_kernel, (1,), x, out, R=4, C=8)
+    grid = x.reshape(4, 8)
+    np.testing.assert_array_equal(out, np.concatenate([
+        grid.T.reshape(-1), x, np.tile(x[:8], 4), np.ones(16)]))

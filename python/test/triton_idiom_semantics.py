@@ -489,6 +489,71 @@ def colliding_atomic_kernel(held_ptr, x_ptr, old_ptr, N: tl.constexpr):
              tl.atomic_max(held_ptr + 2 + i % 2, tl.load(x_ptr + i)))
 
 
+@triton.jit
+def pointer_offsets_kernel(x_ptr, u_ptr, out_ptr, big, N: tl.constexpr):
+    # Numbers offsetting a pointer keep their own types (int64 past int32,
+    # uint32 in [2**31, 2**32)); a subtracted offset is negated in its
+    # type, where it wraps, then extended.
+    i = tl.arange(0, N)
+    c = 4294967296
+    tl.store(out_ptr + i, tl.load(x_ptr + c + big + i))
+    tl.store(out_ptr + N + i, tl.load(x_ptr - 2147483648 + (big >> 1) + i))
+    u = tl.load(u_ptr + i)
+    tl.store(out_ptr + 2 * N + i, tl.load(x_ptr + 300 - u))
+
+
+@triton.jit
+def narrow_offset_kernel(x_ptr, s_ptr, out_ptr, N: tl.constexpr):
+    i = tl.arange(0, N)
+    tl.store(out_ptr + i, tl.load(x_ptr + 40000 - tl.load(s_ptr + i)))
+
+
+@triton.jit
+def reused_loop_variable_kernel(x_ptr, y_ptr, out_ptr, n, rows, label,
+                                B: tl.constexpr):
+    # Every block loop is `for i in range(0, n, B)`, as Liger's kernels
+    # write them: in later loops' bodies, under an if, in a while, and
+    # after a branch that returns.
+    total = 0.0
+    for i in range(0, n, B):
+        total += tl.sum(tl.load(x_ptr + i + tl.arange(0, B)))
+    for r in range(0, rows):
+        for i in range(0, n, B):
+            tl.store(y_ptr + r * n + i + tl.arange(0, B),
+                     tl.load(x_ptr + i + tl.arange(0, B)) + total)
+    r = 0
+    while r < rows:
+        i = r * 2
+        tl.store(out_ptr + 2 + r, i)
+        r += 1
+    if label < 0:
+        for i in range(0, n, B):
+            tl.store(y_ptr + i + tl.arange(0, B), tl.zeros((B,), tl.float32))
+        tl.store(out_ptr, -1.0)
+        return
+    for i in range(0, n, B):
+        total += tl.sum(tl.load(x_ptr + i + tl.arange(0, B)))
+    tl.store(out_ptr, total)
+
+
+@triton.jit
+def pointer_views_kernel(x_ptr, out_ptr, R: tl.constexpr, C: tl.constexpr):
+    # Tiles of pointers go through the ops that move elements.
+    rows = tl.arange(0, R)[:, None]
+    cols = tl.arange(0, C)[None, :]
+    p = x_ptr + rows * C + cols
+    tl.store(out_ptr + tl.arange(0, C)[:, None] * R + tl.arange(0, R)[None, :],
+             tl.load(tl.trans(p)))
+    tl.store(out_ptr + R * C + tl.arange(0, R * C),
+             tl.load(tl.reshape(p, (R * C,))))
+    tl.store(out_ptr + 2 * R * C + rows * C + cols,
+             tl.load(tl.broadcast_to((x_ptr + tl.arange(0, C))[None, :],
+                                     (R, C))))
+    even, odd = tl.split(tl.reshape(p, (R, C // 2, 2)))
+    tl.store(out_ptr + 3 * R * C + rows * (C // 2) +
+             tl.arange(0, C // 2)[None, :], tl.load(odd) - tl.load(even))
+
+
 def _blocks(n, block):
     return (n + block - 1) // block
 

@@ -352,6 +352,13 @@ class CodeGenerator(ast.NodeVisitor):
                 if _same(then_leaf, else_leaf):
                     results.append((name, then_leaf, None))  # kept as is
                     continue
+                # No value after a branch (an earlier loop's variable): none
+                # after the if, an error only where it is read.
+                unmerged = [leaf for leaf in (then_leaf, else_leaf)
+                            if isinstance(leaf, _Unmerged)]
+                if unmerged:
+                    results.append((name, unmerged[0], None))
+                    continue
                 then_value = self.ops.materialize(then_leaf, None,
                                                   lines=then_lines)
                 # A literal meeting a value is typed as a Python number
@@ -538,8 +545,8 @@ class CodeGenerator(ast.NodeVisitor):
         # value again.
         reassigned = node.target.id in _assigned_names(node.body)
         before = dict(self.scope)
-        carried = [name for name in sorted(_assigned_names(node.body))
-                   if name in before and name != node.target.id]
+        carried = [name for name in _carried_names(node.body, before)
+                   if name != node.target.id]
         shapes, inits = self.carried_values(carried, before)
         loop, iv = self.ir.fresh(), self.ir.fresh()
         block_args = [Value(f"{loop}_{i}", init.type)
@@ -680,8 +687,7 @@ class CodeGenerator(ast.NodeVisitor):
             raise self.error("while ... else is not supported", node)
         self.node = node
         before = dict(self.scope)
-        carried = [name for name in sorted(_assigned_names(node.body))
-                   if name in before]
+        carried = _carried_names(node.body, before)
         shapes, inits = self.carried_values(carried, before)
         loop = self.ir.fresh()
         test_args = [Value(f"{loop}_t{i}", v.type)
@@ -1068,6 +1074,17 @@ class _Unmerged:
     where it is read."""
 
     message: str
+
+
+def _carried_names(body: list[ast.stmt], before: dict[str, Any]
+                   ) -> list[str]:
+    """The names a loop carries: those its body assigns that hold a
+    value before it. One without a value there (the variable of an earlier
+    loop, `for i` again in a later loop's body) is the body's own, and
+    still has none after the loop."""
+    return [name for name in sorted(_assigned_names(body))
+            if name in before and not any(
+                isinstance(leaf, _Unmerged) for leaf in _leaves(before[name]))]
 
 
 def _same(a: Any, b: Any) -> bool:

@@ -489,7 +489,10 @@ class CoreOps:
             return self.addptr(pointer, offset)
         if isinstance(op, ast.Sub) and isinstance(a, Value) and \
                 a.type.is_pointer:
-            return self.addptr(a, self.binary(ast.Sub(), 0, b))
+            # As Triton's: the offset negated in its own type, where it
+            # wraps (`p - u` of a uint8 u is p + (256 - u)), then extended.
+            return self.addptr(a, self.binary(
+                ast.Sub(), 0, self.materialize(b, None)))
         if any(isinstance(v, Value) and (v.type.is_pointer or
                                          v.type.is_block_pointer)
                for v in (a, b)):
@@ -567,7 +570,8 @@ class CoreOps:
 
     def addptr(self, pointer: Value, offset: Any) -> Value:
         if not isinstance(offset, Value):
-            offset = self.materialize(offset, Type((), "i32"))
+            # A number in its own type, as Triton's: 2**32 an int64.
+            offset = self.materialize(offset, None)
         if not offset.type.is_int:
             raise self.error("pointer offsets must be integers")
         if offset.type.is_unsigned and bit_width(offset.type.elem) < 64:

@@ -113,15 +113,19 @@ class ShapeOps(CoreOps):
         if not a.type.shape or a.type.shape[-1] != 2:
             raise self.error(f"kl.split needs a last dimension of size 2, "
                              f"not a tile of shape {list(a.type.shape)}")
+        # Pointers as their int64 addresses.
+        elem = kl.pointer_type(kl.BY_IR[a.type.pointee]) if \
+            a.type.is_pointer else kl.BY_IR[a.type.elem]
         bits = a if a.type.is_int else self.method_to(
-            a, kl.BY_IR[f"i{bit_width(a.type.elem)}"], bitcast=True)
+            a, kl.int64 if a.type.is_pointer else
+            kl.BY_IR[f"i{bit_width(a.type.elem)}"], bitcast=True)
         first = self.pair_index(a.type.shape)
         halves = []
         for take in (first, self.compare(ast.Eq(), first, False)):
             masked = self.builtin_where(take, bits, 0)
             half = self.arith_reduction(masked, -1, False, "or")
             halves.append(half if a.type.is_int else self.method_to(
-                half, kl.BY_IR[a.type.elem], bitcast=True))
+                half, elem, bitcast=True))
         return tuple(halves)
 
     def builtin_interleave(self, a, b):
