@@ -928,6 +928,16 @@ def _scan(name: str, ufunc: np.ufunc) -> Callable:
     return scan
 
 
+def _tile_shape(what: str, shape: Any) -> tuple[int, ...]:
+    """``shape`` (sizes, or assigned numbers), which ``what`` makes a tile
+    of, checked as the compiler checks it (semantics.tile_shape_problem)."""
+    shape = tuple(int(_data(d)) for d in (
+        shape if isinstance(shape, (tuple, list)) else (shape,)))
+    if shape and (problem := semantics.tile_shape_problem(what, shape)):
+        raise KilnError(problem)
+    return shape
+
+
 def _tile_data(x: Any, what: str) -> np.ndarray:
     """The data of ``x``, which ``what`` takes only as a tile, as the
     compiler does."""
@@ -1638,9 +1648,11 @@ IMPLEMENTATIONS: dict[str, Callable] = {
     "program_id": lambda axis: scalar(_state.program[axis], np.int32),
     "num_programs": lambda axis: scalar(_state.grid[axis], np.int32),
     "arange": arange,
-    "zeros": lambda shape, dtype: Tile(np.zeros(shape, dtype.numpy)),
+    "zeros": lambda shape, dtype: Tile(np.zeros(
+        _tile_shape("kl.zeros", shape), dtype.numpy)),
     "full": lambda shape, value, dtype: Tile(np.full(
-        shape, _data(value, dtype.numpy), dtype.numpy)),
+        _tile_shape("kl.full", shape), _data(value, dtype.numpy),
+        dtype.numpy)),
     "load": load,
     "store": store,
     "make_block_ptr": _make_block_ptr,
@@ -1684,7 +1696,8 @@ IMPLEMENTATIONS: dict[str, Callable] = {
     "zeros_like": lambda x: Tile(np.zeros_like(_data(x))),
     "full_like": lambda x, value: Tile(np.full_like(_data(x), value)),
     "broadcast_to": lambda x, *shape: Tile(np.broadcast_to(
-        _data(x), kl.shape_argument(shape)).copy()),
+        _data(x), _tile_shape("kl.broadcast_to",
+                              kl.shape_argument(shape))).copy()),
     "expand_dims": lambda x, axis: Tile(np.expand_dims(_data(x), axis)),
     "multiple_of": lambda x, values: x,
     "max_contiguous": lambda x, values: x,
@@ -1704,7 +1717,8 @@ IMPLEMENTATIONS: dict[str, Callable] = {
     "permute": lambda x, *dims: Tile(np.transpose(
         _data(x), _permutation(x, kl.shape_argument(dims) or (None,)))),
     "reshape": lambda x, *shape, can_reorder=False: Tile(
-        _tile_data(x, "kl.reshape").reshape(kl.shape_argument(shape))),
+        _tile_data(x, "kl.reshape").reshape(_tile_shape(
+            "kl.reshape", kl.shape_argument(shape)))),
     "atomic_add": _atomic("add", lambda old, v: old + v),
     "atomic_max": _atomic_extremum("max", max),
     "atomic_min": _atomic_extremum("min", min),
@@ -1738,8 +1752,8 @@ IMPLEMENTATIONS: dict[str, Callable] = {
     "sqrt_rn": lambda x: Tile(np.sqrt(*_float32_only("sqrt_rn", x))),
     "umulhi": _umulhi,
     "ravel": lambda x, can_reorder=False: Tile(_data(x).reshape(-1)),
-    "view": lambda x, *shape: Tile(_data(x).reshape(
-        kl.shape_argument(shape))),
+    "view": lambda x, *shape: Tile(_data(x).reshape(_tile_shape(
+        "kl.view", kl.shape_argument(shape)))),
     "squeeze": _squeeze,
     "unsqueeze": lambda x, dim: Tile(np.expand_dims(_data(x), dim)),
     "join": _join,

@@ -146,6 +146,17 @@ def arange_problem(start: int, end: int) -> str | None:
     return None
 
 
+def tile_shape_problem(what: str, shape: Any) -> str | None:
+    """Why ``what`` (``kl.zeros``, ``kl.reshape``...) refuses to make a
+    tile of ``shape``, as Triton's block types refuse it, or None: every
+    dimension a power of two."""
+    shape = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
+    if all(isinstance(d, int) and d > 0 and not d & (d - 1) for d in shape):
+        return None
+    return (f"{what}: a tile's dimensions are powers of two, as in Triton, "
+            f"not {list(shape)}")
+
+
 def integer_promotion(a: str, b: str, div_or_mod: bool = False) -> str:
     """The type two integer types meet in, by C's usual arithmetic
     conversions as Triton applies them: the wider of one signedness; of

@@ -262,7 +262,7 @@ def builtins_kernel(x_ptr, out_ptr, n, step):
     kl.store(out_ptr + 8 + i, kl.floor(x) + kl.ceil(x))
     kl.store(out_ptr + 16 + i, kl.zeros_like(x) + kl.full_like(x, 2.5))
     row = kl.expand_dims(x, 0)
-    kl.store(out_ptr + 24 + i, kl.sum(kl.broadcast_to(row, (3, 8)), axis=0))
+    kl.store(out_ptr + 24 + i, kl.sum(kl.broadcast_to(row, (4, 8)), axis=0))
     kl.store(out_ptr + 32, min(n, 5) + max(n, step, 2))
     total = n * 0  # of n's type: an i64 n makes an i64 loop
     for k in range(0, n, step):
@@ -285,7 +285,7 @@ def test_triton_builtins(interpret, n):
     np.testing.assert_array_equal(out[:8], np.clip(x, -1, 1))
     np.testing.assert_array_equal(out[8:16], np.floor(x) + np.ceil(x))
     np.testing.assert_array_equal(out[16:24], np.full(8, 2.5))
-    np.testing.assert_array_equal(out[24:32], 3 * x)
+    np.testing.assert_array_equal(out[24:32], 4 * x)
     assert out[32] == min(n, 5) + max(n, 2, 2)
     assert out[33] == sum(range(0, n, 2))
     np.testing.assert_array_equal(out[34:42], x)

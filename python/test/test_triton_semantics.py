@@ -1576,3 +1576,15 @@ def test_tiles_of_pointers_move_as_tiles_do(target):
     grid = x.reshape(4, 8)
     np.testing.assert_array_equal(out, np.concatenate([
         grid.T.reshape(-1), x, np.tile(x[:8], 4), np.ones(16)]))
+
+
+@BOTH
+@pytest.mark.parametrize("what", ["zeros", "full", "broadcast_to", "reshape"])
+def test_a_tile_has_power_of_two_dimensions(interpret, what):
+    """As Triton's block types: Kiln made a (3, 8) tile on the host, whose
+    reductions then failed to compile for the GPU."""
+    with pytest.raises(kiln.KilnError, match=f"kl.{what}: a tile's "
+                       r"dimensions are powers of two, as in Triton, not "
+                       r"\[3, 8\]"):
+        kiln.jit(idiom.odd_shape_kernel.fn, interpret=interpret)[(1,)](
+            np.zeros(24, np.float32), WHAT=what)

@@ -554,6 +554,19 @@ def pointer_views_kernel(x_ptr, out_ptr, R: tl.constexpr, C: tl.constexpr):
              tl.arange(0, C // 2)[None, :], tl.load(odd) - tl.load(even))
 
 
+@triton.jit
+def odd_shape_kernel(out_ptr, WHAT: tl.constexpr):
+    if WHAT == "zeros":
+        x = tl.zeros((3, 8), tl.float32)
+    elif WHAT == "full":
+        x = tl.full((3, 8), 1.0, tl.float32)
+    elif WHAT == "broadcast_to":
+        x = tl.broadcast_to(tl.zeros((1, 8), tl.float32), (3, 8))
+    else:
+        x = tl.reshape(tl.zeros((8, 4), tl.float32), (3, 8))
+    tl.store(out_ptr + tl.arange(0, 8), tl.sum(x, 0))
+
+
 def _blocks(n, block):
     return (n + block - 1) // block
 

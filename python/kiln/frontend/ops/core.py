@@ -612,6 +612,13 @@ class CoreOps:
                        f"[{', '.join(map(str, dims))}] : {value.type.ir()} "
                        f"-> {type_.ir()}", type_)
 
+    def check_tile_shape(self, what: str, shape: Any) -> None:
+        """Refuses a tile ``what`` makes of ``shape`` unless its every
+        dimension is a power of two (semantics.tile_shape_problem)."""
+        if shape != () and (problem := semantics.tile_shape_problem(
+                what, shape)):
+            raise self.error(problem)
+
     def constant_tile(self, shape: Any, value: Any, dtype: kl.dtype) -> Value:
         shape = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
         if any(not isinstance(d, int) or d <= 0 for d in shape):

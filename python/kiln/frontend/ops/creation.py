@@ -35,9 +35,11 @@ class CreationOps(CoreOps):
         return self.op(f"tile.range {start} to {end} : {type_.ir()}", type_)
 
     def builtin_zeros(self, shape, dtype):
+        self.check_tile_shape("kl.zeros", shape)
         return self.constant_tile(shape, 0, self.dtype_of(dtype))
 
     def builtin_full(self, shape, value, dtype):
+        self.check_tile_shape("kl.full", shape)
         return self.constant_tile(shape, value, self.dtype_of(dtype))
 
     def builtin_zeros_like(self, x):

@@ -32,8 +32,9 @@ class ShapeOps(CoreOps):
                        type_)
 
     def builtin_broadcast_to(self, x, *shape):
-        return self.broadcast_to(self.materialize(x, None),
-                                 kl.shape_argument(shape))
+        shape = kl.shape_argument(shape)
+        self.check_tile_shape("kl.broadcast_to", shape)
+        return self.broadcast_to(self.materialize(x, None), shape)
 
     def builtin_expand_dims(self, x, axis):
         """As Triton's: ``axis`` one axis or several, each counted in the
@@ -61,6 +62,7 @@ class ShapeOps(CoreOps):
         if not x.type.shape:
             raise self.error("kl.reshape takes a tile, not a scalar")
         shape = kl.shape_argument(shape)
+        self.check_tile_shape("kl.reshape", shape)
         if math.prod(shape) != math.prod(x.type.shape):
             raise self.error(f"cannot reshape a tile of shape "
                              f"{list(x.type.shape)} to {list(shape)}")
