@@ -34,10 +34,11 @@ warning and the key tuned again, a directory that cannot be written is no
 error.
 
 Timing never changes what the launch computes: arrays named in
-``restore_value`` are put back after every timed run, arrays named in
-``reset_to_zero`` are zeroed before every timed run, both hold their
-original contents when tuning ends, and then the launch runs once with the
-winner. A config that fails (its kernel does not compile, or a launch
+``restore_value`` are put back after every timed run and hold their
+original contents when tuning ends, arrays named in ``reset_to_zero`` are
+zeroed before every timed run and when tuning ends (so the launch starts
+from zeros, as Triton's does after timing), and then the launch runs once
+with the winner. A kernel with one config is not timed, as in Triton. A config that fails (its kernel does not compile, or a launch
 fails) is skipped with a warning.
 
 ``KILN_PRINT_AUTOTUNING=1`` (Triton's ``TRITON_PRINT_AUTOTUNING``) prints a
@@ -90,7 +91,7 @@ from kiln.cuda import device_info
 from kiln.errors import KilnError, user_facing
 from kiln.gpu import (device_array_element, device_chip, is_device_array,
                       synchronize)
-from kiln.jit import JITFunction
+from kiln.jit import CompiledKernel, JITFunction
 
 #: Bumped when the format of the winners kept on disk changes.
 _FORMAT = 1
@@ -403,7 +404,7 @@ class Autotuner:
         self.key = _names("key", key)
         self.restore_value = _names("restore_value", restore_value)
         self.reset_to_zero = _names("reset_to_zero", reset_to_zero)
-        self.warmup, self.rep = warmup, rep
+        self.warmup_ms, self.rep_ms = warmup, rep
         self._check_configs()
         self._tuned = {name for c in self.configs for name in c.kwargs}
         self._check_options()
@@ -447,7 +448,8 @@ class Autotuner:
             if argument in self._tuned:
                 raise KilnError(f"kiln.autotune key names '{argument}', "
                                 f"which the configs of '{name}' set")
-        for what, value in (("warmup", self.warmup), ("rep", self.rep)):
+        for what, value in (("warmup", self.warmup_ms),
+                            ("rep", self.rep_ms)):
             if not isinstance(value, (int, float)) or value < 0:
                 raise KilnError(f"kiln.autotune {what} is a time in ms, "
                                 f"not {value!r}")
@@ -465,7 +467,11 @@ class Autotuner:
         given = self._given(args, kwargs)
         key = self._key(given)
         config = self._winners.get(key)
-        if config is None:
+        if len(self.configs) == 1:
+            # As Triton's: one config is not timed (a kernel's atomics
+            # run once).
+            config, self.timings = self.configs[0], {}
+        elif config is None:
             with self._lock:
                 config = self._winners.get(key) or self._find(key, given,
                                                               grid)
@@ -474,6 +480,18 @@ class Autotuner:
             self.timings = {}
         self.best_config = config
         self._launch(config, given, grid)
+
+    @user_facing
+    def warmup(self, *args, chip: str = "sm_90a", grid: Any = None,
+               **kwargs) -> list[CompiledKernel]:
+        """Each config's GPU compilation for ``chip`` with these arguments
+        (no launch), as Triton's ``Autotuner.warmup``."""
+        given = self._given(args, kwargs)
+        return [self.launches.warmup(chip=chip, grid=grid,
+                                     num_warps=config.num_warps,
+                                     num_stages=config.num_stages,
+                                     **{**given, **config.kwargs})
+                for config in self.configs]
 
     def _given(self, args: tuple, kwargs: dict) -> dict[str, Any]:
         """The launch's arguments by name, as given; none may be one the
@@ -589,8 +607,8 @@ class Autotuner:
                   if _is_array(value)}
         restored = {name: _copy(arrays[name]) for name in self.restore_value
                     if name in arrays}
-        zeroed = {name: _copy(arrays[name]) for name in self.reset_to_zero
-                  if name in arrays and name not in restored}
+        zeroed = [name for name in self.reset_to_zero
+                  if name in arrays and name not in restored]
         clock = benchmark_clock(self._on_gpu(given))
 
         def before() -> None:
@@ -611,7 +629,8 @@ class Autotuner:
                 try:
                     timings[config] = _median_seconds(
                         functools.partial(self._launch, config, given, grid),
-                        clock, before, after, self.warmup, self.rep)
+                        clock, before, after, self.warmup_ms,
+                        self.rep_ms)
                 except KilnError as exc:
                     failures.append(f"{config}: {_first_line(exc)}")
                     warnings.warn(f"kiln.autotune: skipping {config} of "
@@ -619,8 +638,9 @@ class Autotuner:
                                   stacklevel=5)
         finally:
             progress.close()
-            for name, saved in zeroed.items():
-                _assign(arrays[name], saved)
+            # As Triton's: the launch that follows starts from zeros.
+            for name in zeroed:
+                _zero(arrays[name])
         if not timings:
             raise KilnError(f"kiln.autotune: every config of "
                             f"'{self.__name__}' failed:\n  "
@@ -694,6 +714,15 @@ class Heuristics:
         for name, heuristic in self.values.items():
             kwargs[name] = heuristic({**dict(zip(names, args)), **kwargs})
         self.launches.run(*args, grid=grid, **kwargs)
+
+    @user_facing
+    def warmup(self, *args, **kwargs) -> Any:
+        """The kernel's GPU compilation (each config's, autotuned) with
+        the computed values, as Triton's ``Heuristics.warmup``."""
+        names = list(self.fn.signature.parameters)
+        for name, heuristic in self.values.items():
+            kwargs[name] = heuristic({**dict(zip(names, args)), **kwargs})
+        return self.launches.warmup(*args, **kwargs)
 
 
 def heuristics(values: dict[str, Callable[[dict], Any]]

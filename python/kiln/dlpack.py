@@ -124,7 +124,12 @@ def _host_view(value: Any) -> np.ndarray:
 
 def adapt(value: Any) -> Any:
     """``value`` as a launch takes it: a DLPack-only array as a numpy view
-    (CPU) or a DLPackDeviceArray (CUDA); anything else unchanged."""
+    (CPU) or a DLPackDeviceArray (CUDA), a PyTorch tensor that needs grad
+    as its data (Triton reads its address; PyTorch exports neither
+    interface of it); anything else unchanged."""
+    if getattr(value, "requires_grad", False) is True and hasattr(
+            value, "detach"):
+        value = value.detach()
     if isinstance(value, np.ndarray) or hasattr(
             value, "__cuda_array_interface__") or not hasattr(
             value, "__dlpack__"):

@@ -84,7 +84,10 @@ def _as(values: Any, dtype: np.dtype) -> np.ndarray:
     rounded and saturated (kiln/float8.py), a float to an integer as the
     GPU's cvt.rzi (a NaN is 0, a value past the range its nearest end; to
     8 bits, PTX having no 8-bit registers, cvt.rzi's 16-bit result
-    truncated: 190.5 is -66 as an int8)."""
+    truncated: 190.5 is -66 as an int8); values of ``dtype`` as they are
+    (an 8-bit float's infinity and NaN codes too)."""
+    if getattr(values, "dtype", None) == np.dtype(dtype):
+        return np.asarray(values)
     if _is_float8(dtype):
         return float8.saturated(values, dtype)
     values = np.asarray(values)
@@ -264,6 +267,8 @@ class Tile(_Methods):
             return Pointer.at_addresses(self.data, dtype.element_ty)
         if dtype.numpy is None:
             raise KilnError(f"the interpreter has no {dtype!r}")
+        if bitcast and self.data.dtype == np.dtype(dtype.numpy):
+            return self  # as Triton's: the value of its own type
         if bitcast:
             if self.data.dtype.itemsize != np.dtype(dtype.numpy).itemsize \
                     or dtype.ir == "i1" or self.data.dtype == np.bool_:
@@ -454,12 +459,14 @@ class Pointer(_Methods):
         if isinstance(dtype, kl.constexpr):
             dtype = dtype.value
         addresses = self.base.ctypes.data + self.offsets * self.base.itemsize
-        if dtype is kl.int64:
-            return Tile(addresses.astype(np.int64))
+        if dtype in (kl.int64, kl.uint64):
+            return Tile(addresses.astype(dtype.numpy))
+        if dtype is kl.int1:  # not null
+            return Tile(addresses != 0)
         if isinstance(dtype, kl.pointer_type):
             return Pointer.at_addresses(addresses, dtype.element_ty)
-        raise KilnError(f"a pointer converts to int64 or to another pointer "
-                        f"type, not {dtype!r}")
+        raise KilnError(f"a pointer converts to int64, uint64, int1 or "
+                        f"another pointer type, not {dtype!r}")
 
     def __add__(self, offset: Any) -> Pointer:
         delta = _data(offset)

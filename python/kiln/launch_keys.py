@@ -17,8 +17,8 @@ floats (f32), bools (i1) and PyTorch CUDA tensors itself; this module gives
 it the tokens of those types and the readers of the rest: other
 ``__cuda_array_interface__`` arrays (CuPy, Numba, ...), each PyTorch dtype's
 element type (once), and uncommon constexprs. Arguments of other kinds
-(numpy arrays and scalars, DLPack-only arrays, CPU tensors, tensors that
-need grad, anything unexpected) have no key and take the full path.
+(numpy arrays and scalars, DLPack-only arrays, CPU tensors, anything
+unexpected) have no key and take the full path.
 """
 
 from __future__ import annotations

@@ -153,7 +153,10 @@ def test_dlpack_arrays_are_tuned_like_numpy_arrays(cache_dir):
     np.testing.assert_array_equal(x, start + 1)  # restored, then one launch
 
 
-def test_reset_to_zero_zeroes_each_timed_run_and_keeps_the_original():
+def test_reset_to_zero_zeroes_each_timed_run_and_the_launch():
+    """As Triton's: after timing, the arrays are zeroed again, and the
+    launch asked for starts from zeros (Kiln put the original contents
+    back); a launch whose winner is known starts from what it is given."""
     x = np.arange(2000, dtype=np.float32)
     out = np.full(2000, 5, np.float32)
     grid = CountingGrid()
@@ -163,13 +166,32 @@ def test_reset_to_zero_zeroes_each_timed_run_and_keeps_the_original():
         outputs.append(meta["out_ptr"].copy())  # before the launch runs
         return grid(meta)
 
-    tuned(accumulate_kernel, reset_to_zero=["out_ptr"])[record](x, out, 2000)
-    np.testing.assert_array_equal(out, 5 + x)
-    # Every run while timing started from zeros, the launch asked for from
-    # the original contents.
+    kernel = tuned(accumulate_kernel, reset_to_zero=["out_ptr"])
+    kernel[record](x, out, 2000)
+    np.testing.assert_array_equal(out, x)
     assert len(outputs) > 2
-    assert all(np.array_equal(o, 0 * x) for o in outputs[:-1])
-    np.testing.assert_array_equal(outputs[-1], 5)
+    assert all(np.array_equal(o, 0 * x) for o in outputs)
+    kernel[record](x, out, 2000)
+    np.testing.assert_array_equal(out, 2 * x)
+
+
+def test_one_config_is_not_timed():
+    """As Triton's: a kernel with one config launches once (Kiln timed it,
+    running its atomics hundreds of times)."""
+    x = np.arange(2000, dtype=np.float32)
+    out = np.zeros(2000, np.float32)
+    grid = CountingGrid()
+    tuned(accumulate_kernel, configs=CONFIGS[:1])[grid](x, out, 2000)
+    np.testing.assert_array_equal(out, x)
+    assert len(grid.metas) == 1
+
+
+def test_warmup_compiles_each_config():
+    x, y, out = add_arrays(1000)
+    kernel = tuned(add_kernel)
+    compiled = kernel.warmup(x, y, out, 1000, grid=(1,))
+    assert len(compiled) == len(CONFIGS)
+    assert all("ld.global" in c.asm["ptx"] for c in compiled)
 
 
 def test_a_config_that_does_not_compile_is_skipped_with_a_warning():

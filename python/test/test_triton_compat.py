@@ -136,6 +136,23 @@ def test_assert_close_takes_torch_tensors():
         triton.testing.assert_close(torch.ones(3), np.zeros(3))
 
 
+@triton.jit
+def scaled_by_weight_kernel(x_ptr, w_ptr, out_ptr, N: tl.constexpr):
+    i = tl.arange(0, N)
+    tl.store(out_ptr + i, tl.load(x_ptr + i) * tl.load(w_ptr + i))
+
+
+@BOTH
+def test_a_tensor_that_needs_grad_is_passed_as_its_data(interpret):
+    """A layer norm's weight (an nn.Parameter) inside an autograd Function,
+    as Triton's tutorial passes it; Kiln raised PyTorch's BufferError."""
+    torch = pytest.importorskip("torch")
+    weight = torch.nn.Parameter(torch.arange(16, dtype=torch.float32))
+    x, out = torch.ones(16), torch.zeros(16)
+    launch(scaled_by_weight_kernel, interpret, (1,), x, weight, out, N=16)
+    np.testing.assert_array_equal(out.numpy(), np.arange(16))
+
+
 # -- jit, launch options and annotations ---------------------------------
 
 @triton.jit

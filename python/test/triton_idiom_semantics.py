@@ -567,6 +567,21 @@ def odd_shape_kernel(out_ptr, WHAT: tl.constexpr):
     tl.store(out_ptr + tl.arange(0, 8), tl.sum(x, 0))
 
 
+@triton.jit
+def same_type_kernel(x_ptr, f8_ptr, out_ptr, f8_out_ptr, flags_ptr,
+                     N: tl.constexpr):
+    # A conversion to a value's own type is the value; pointers convert to
+    # their addresses (uint64) and to whether they are null (int1).
+    i = tl.arange(0, N)
+    f = tl.load(f8_ptr + i)
+    tl.store(f8_out_ptr + i, f.to(f8_ptr.dtype.element_ty))
+    b = tl.load(x_ptr + i) > 0
+    tl.store(out_ptr + i, b.to(tl.int1, bitcast=True).to(tl.int32))
+    p = x_ptr + i
+    tl.store(flags_ptr + i, ((p + 1).to(tl.uint64) - p.to(tl.uint64)) +
+             p.to(tl.int1).to(tl.uint64))
+
+
 def _blocks(n, block):
     return (n + block - 1) // block
 

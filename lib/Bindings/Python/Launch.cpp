@@ -60,11 +60,10 @@ struct Configuration {
   PyObject *kinds = nullptr;
   PyObject *dtypeTokens = nullptr;
   /// Interned attribute names.
-  PyObject *isCuda = nullptr, *requiresGrad = nullptr, *numel = nullptr,
-           *dataPtr = nullptr, *getDevice = nullptr, *dtype = nullptr,
-           *interpret = nullptr, *debug = nullptr, *numWarps = nullptr,
-           *numStages = nullptr, *grid = nullptr, *fail = nullptr,
-           *torch = nullptr;
+  PyObject *isCuda = nullptr, *numel = nullptr, *dataPtr = nullptr,
+           *getDevice = nullptr, *dtype = nullptr, *interpret = nullptr,
+           *debug = nullptr, *numWarps = nullptr, *numStages = nullptr,
+           *grid = nullptr, *fail = nullptr, *torch = nullptr;
   /// PyTorch's current-stream getter, looked up for the torch module seen.
   PyObject *torchModule = nullptr;
   PyObject *getStream = nullptr;
@@ -290,16 +289,14 @@ long long methodInteger(PyObject *value, PyObject *name, bool *failed) {
   return number;
 }
 
-/// A PyTorch tensor's share and address, as kiln.launch_keys describes:
-/// the full path takes a CPU tensor, one that needs grad and an empty one.
+/// A PyTorch tensor's share and address, as kiln.launch_keys describes
+/// (one that needs grad too: its data is read as Triton reads it): the
+/// full path takes a CPU tensor and an empty one.
 int readTensor(PyObject *value, bool specialize, PyObject **share,
                Value *read) {
   int onGpu = attributeTruth(value, config.isCuda);
   if (onGpu <= 0)
     return onGpu;
-  int needsGrad = attributeTruth(value, config.requiresGrad);
-  if (needsGrad != 0)
-    return needsGrad < 0 ? -1 : 0;
   bool failed = false;
   long long elements = methodInteger(value, config.numel, &failed);
   if (failed || elements == 0)
@@ -1074,11 +1071,8 @@ PyMODINIT_FUNC PyInit__launch() {
   PyObject *module = PyModule_Create(&moduleDef);
   if (!module)
     return nullptr;
-  if (!(config.kinds = PyDict_New()) ||
-      !(config.dtypeTokens = PyDict_New()) ||
-      !intern(&config.isCuda, "is_cuda") ||
-      !intern(&config.requiresGrad, "requires_grad") ||
-      !intern(&config.numel, "numel") ||
+  if (!(config.kinds = PyDict_New()) || !(config.dtypeTokens = PyDict_New()) ||
+      !intern(&config.isCuda, "is_cuda") || !intern(&config.numel, "numel") ||
       !intern(&config.dataPtr, "data_ptr") ||
       !intern(&config.getDevice, "get_device") ||
       !intern(&config.dtype, "dtype") ||

@@ -351,8 +351,9 @@ class CoreOps:
 
     def pointer_cast(self, value: Value, dtype: Any) -> Value:
         """``.to()`` from or to a pointer, as Triton allows: int64
-        addresses to pointers, pointers to int64 addresses, and pointers
-        to pointers of another element type."""
+        addresses to pointers, pointers to int64 or uint64 addresses (or
+        to whether they are null), and pointers to pointers of another
+        element type."""
         if isinstance(dtype, kl.pointer_type):
             type_ = value.type.with_elem(pointer_type(dtype.element_ty.ir))
             if value.type.is_pointer:
@@ -362,11 +363,14 @@ class CoreOps:
             else:
                 raise self.error(f"only int64 addresses convert to "
                                  f"pointers, not {value.type.elem}")
-        elif dtype is kl.int64:
-            type_, op = value.type.with_elem("i64"), "tile.ptr_to_int"
+        elif dtype in (kl.int64, kl.uint64):
+            type_, op = value.type.with_elem(dtype.ir), "tile.ptr_to_int"
+        elif dtype is kl.int1:  # not null, as Triton's
+            return self.compare_zero(self.pointer_cast(value, kl.int64),
+                                     "ne")
         else:
-            raise self.error(f"a pointer converts to int64 or to another "
-                             f"pointer type, not {dtype!r}")
+            raise self.error(f"a pointer converts to int64, uint64, int1 or "
+                             f"another pointer type, not {dtype!r}")
         if type_ == value.type:
             return value
         return self.op(f"{op} {value.name} : {value.type.ir()} -> "
