@@ -199,7 +199,9 @@ class JITFunction:
 
     def __init__(self, fn: Callable, interpret: bool | None = None,
                  debug: bool | None = None,
-                 do_not_specialize: Sequence[int | str] = ()) -> None:
+                 do_not_specialize: Sequence[int | str] = (),
+                 do_not_specialize_on_alignment: Sequence[int | str] = ()
+                 ) -> None:
         self.fn = fn
         self.interpret = interpret
         self._debug = debug
@@ -209,16 +211,15 @@ class JITFunction:
         self.constexprs = {
             name for name, p in self.signature.parameters.items()
             if kl.is_constexpr_annotation(p.annotation, fn.__globals__)}
-        names = list(self.signature.parameters)
-        self.do_not_specialize = set()
-        for entry in do_not_specialize:
-            if isinstance(entry, int) and 0 <= entry < len(names):
-                entry = names[entry]
-            if entry not in names or entry in self.constexprs:
-                raise KilnError(f"{fn.__name__}: do_not_specialize names "
-                                f"{entry!r}, which is no parameter that is "
-                                "not a constexpr")
-            self.do_not_specialize.add(entry)
+        # Scalar parameters whose annotation gives their type (n: tl.int64).
+        self.annotated = {
+            name: annotated for name, p in self.signature.parameters.items()
+            if (annotated := kl.annotation_dtype(p.annotation,
+                                                 fn.__globals__))}
+        self.do_not_specialize = self._parameters_named(
+            "do_not_specialize", do_not_specialize)
+        self.do_not_specialize_on_alignment = self._parameters_named(
+            "do_not_specialize_on_alignment", do_not_specialize_on_alignment)
         self._cache: dict[tuple, tuple[Module, HostExecutable]] = {}
         self._gpu_cache: dict[tuple, tuple[Module, CudaModule]] = {}
         # The cache-hit path: GPU launches by launch key (see _launch_key).
@@ -244,12 +245,30 @@ class JITFunction:
         self._generation = 0
         self._dispatcher = self._make_dispatcher()
 
+    def _parameters_named(self, option: str, entries: Sequence[int | str]
+                          ) -> set[str]:
+        """The parameters ``option`` names (or gives the positions of),
+        none a constexpr."""
+        names = list(self.signature.parameters)
+        named = set()
+        for entry in entries:
+            if isinstance(entry, int) and 0 <= entry < len(names):
+                entry = names[entry]
+            if entry not in names or entry in self.constexprs:
+                raise KilnError(f"{self.fn.__name__}: {option} names "
+                                f"{entry!r}, which is no parameter that is "
+                                "not a constexpr")
+            named.add(entry)
+        return named
+
     def _make_dispatcher(self) -> Any:
         """The cache-hit launch path in C (kiln._launch) for this kernel's
         parameters; None where the extension was not built or the
         parameters are not all plain (``*args``: the full path refuses)."""
         extension = launch_keys.extension()
-        if extension is None or not self._plain:
+        # (Its keys do not tell alignment from the value 1 apart.)
+        if extension is None or not self._plain or \
+                self.do_not_specialize_on_alignment:
             return None
         flags = "".join("c" if constant else
                         "n" if name in self.do_not_specialize else "s"
@@ -358,18 +377,29 @@ class JITFunction:
         """The type argument ``name`` (or its part ``label``) specializes
         to."""
         type_ = _argument_type(label or name, value)
+        annotated = self.annotated.get(name) if label in (None, name) else \
+            None
+        if annotated is not None and not type_.is_pointer:
+            # As Triton's: the annotation's type, specialized on alignment
+            # only, and integers only.
+            type_ = Type((), annotated.ir)
+            if name in self.do_not_specialize or not type_.is_int or \
+                    type_.elem == "i1" or int(value) % 16:
+                return type_
+            return type_.divisible_by(16)
         if name in self.do_not_specialize:
             return type_
+        aligned = name not in self.do_not_specialize_on_alignment
         if isinstance(value, np.ndarray) or is_device_array(value):
             address = (value.ctypes.data if isinstance(value, np.ndarray)
                        else device_address(value))
-            if address % 16 == 0:
+            if address % 16 == 0 and aligned:
                 type_ = type_.divisible_by(16)
         elif isinstance(value, (int, np.integer)) and not isinstance(
                 value, (bool, np.bool_)):
             if value == 1:
                 type_ = type_.known_to_be(1)
-            elif value % 16 == 0:
+            elif value % 16 == 0 and aligned:
                 type_ = type_.divisible_by(16)
         return type_
 
@@ -905,11 +935,15 @@ def _warn_no_launch_extension() -> None:
 
 def jit(fn: Callable | None = None, *, interpret: bool | None = None,
         debug: bool | None = None,
-        do_not_specialize: Sequence[int | str] = ()):
+        do_not_specialize: Sequence[int | str] = (),
+        do_not_specialize_on_alignment: Sequence[int | str] = ()):
     """Makes ``fn`` a kernel (``@kiln.jit``, ``@kiln.jit(interpret=True)``,
     ``@kiln.jit(debug=True)``); ``do_not_specialize`` names parameters (or
     their positions) whose values are not specialized on (divisible by 16,
-    equal to 1), as in Triton. See the module documentation."""
-    if fn is None:
-        return lambda f: JITFunction(f, interpret, debug, do_not_specialize)
-    return JITFunction(fn, interpret, debug, do_not_specialize)
+    equal to 1), ``do_not_specialize_on_alignment`` those not specialized
+    on divisibility by 16 (an integer equal to 1 still is), as in Triton.
+    See the module documentation."""
+    def make(f: Callable) -> JITFunction:
+        return JITFunction(f, interpret, debug, do_not_specialize,
+                           do_not_specialize_on_alignment)
+    return make if fn is None else make(fn)

@@ -422,6 +422,30 @@ def is_constexpr_annotation(annotation: Any, scope: dict[str, Any]) -> bool:
         else value is constexpr
 
 
+#: Triton's short names of scalar types, as annotations spell them.
+_SHORT_TYPE_NAMES = {"u1": "i1", "i8": "i8", "i16": "i16", "i32": "i32",
+                     "i64": "i64", "u8": "ui8", "u16": "ui16", "u32": "ui32",
+                     "u64": "ui64", "fp16": "f16", "bf16": "bf16",
+                     "fp32": "f32", "fp64": "f64"}
+
+
+def annotation_dtype(annotation: Any, scope: dict[str, Any]) -> Any:
+    """The scalar type a parameter annotation gives its argument, as
+    Triton's (``n: tl.int64``, ``"tl.float64"``, Triton's short ``"i64"``),
+    looked up in the kernel's globals; None for any other annotation."""
+    if isinstance(annotation, str):
+        if annotation.strip() in _SHORT_TYPE_NAMES:
+            return BY_IR[_SHORT_TYPE_NAMES[annotation.strip()]]
+        try:
+            annotation = eval(annotation, dict(scope))
+        except Exception:  # a name the kernel's module does not define
+            return None
+        if isinstance(annotation, str):
+            return annotation_dtype(annotation, scope)
+    return annotation if isinstance(annotation, dtype) and \
+        annotation.ir in BY_IR else None
+
+
 def builtin(fn):
     """Marks a language function: the JIT translates calls to it, the
     interpreter mode carries it out with numpy, and a call anywhere else is

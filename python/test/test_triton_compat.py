@@ -5,6 +5,8 @@ annotations``, so every ``tl.constexpr`` below is a string annotation."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -215,6 +217,53 @@ def test_jit_keyword_forms():
                                              ).do_not_specialize == {"n"}
     with pytest.raises(kiln.KilnError, match="launch_metadata"):
         triton.jit(launch_metadata=lambda *a: {})(grid_kernel.fn)
+
+
+@triton.jit
+def specialized_kernel(out_ptr, x_ptr, s):
+    tl.store(out_ptr, (tl.load(x_ptr) + s).to(tl.int32))
+    tl.store(out_ptr + 1, (s - 2) // 2)
+
+
+@BOTH
+def test_do_not_specialize_on_alignment_keeps_1_the_constexpr(interpret):
+    """As Triton's: the parameter is not marked divisible by 16, and 1 is
+    still the constexpr 1 (int8 + 1 stays int8; Python's //). Kiln took
+    it as do_not_specialize."""
+    kernel = triton.jit(do_not_specialize_on_alignment=["s"])(
+        specialized_kernel.fn)
+    out = np.zeros(2, np.int32)
+    launch(kernel, interpret, (1,), out, np.array([127], np.int8), 1)
+    np.testing.assert_array_equal(out, [-128, -1])
+    assert "tile.divisibility" not in kernel.ir(out, np.zeros(1, np.int8),
+                                                32).splitlines()[0].split(
+        "%arg2")[1]
+
+
+@triton.jit
+def annotated_kernel(out_ptr, wide_ptr, n: tl.int64, x: tl.float64,
+                     m: "tl.int64"):
+    tl.store(out_ptr, n * n)
+    tl.store(out_ptr + 1, m * m)
+    tl.store(wide_ptr, x)
+
+
+@BOTH
+def test_annotated_scalars_take_the_annotations_type(interpret):
+    """As Triton's compiled kernels: `n: tl.int64` is an int64 (Kiln
+    multiplied an int32 and overflowed), `x: tl.float64` a float64."""
+    out, wide = np.zeros(2, np.int64), np.zeros(1)
+    launch(annotated_kernel, interpret, (1,), out, wide, 100000, 0.1,
+           100000)
+    np.testing.assert_array_equal(out, [10**10, 10**10])
+    assert wide[0] == 0.1
+    header = annotated_kernel.ir(out, wide, 32, 0.1, 1).splitlines()[0]
+    assert re.search(r"%arg2: i64 {tile.divisibility = 16", header)
+    assert "%arg3: f64" in header and "%arg4: i64 loc" in header
+    # Triton's short names, and no type for other annotations.
+    assert kiln.language.annotation_dtype("i64", {}) is tl.int64
+    assert kiln.language.annotation_dtype("u1", {}) is tl.int1
+    assert kiln.language.annotation_dtype("int", {}) is None
 
 
 def test_warmup_takes_a_grid_and_reports_registers():

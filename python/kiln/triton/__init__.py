@@ -66,19 +66,18 @@ def jit(fn: Callable | None = None, *, version: Any = None,
         debug: bool | None = None, noinline: bool | None = None,
         interpret: bool | None = None):
     """``@triton.jit``: makes ``fn`` a Kiln kernel (``kiln.jit``).
-    ``do_not_specialize`` and ``do_not_specialize_on_alignment`` name
-    parameters (or positions) Kiln does not specialize on (Kiln knows one
-    kind of value specialization, so both mean that); ``debug`` is Kiln's
-    debug mode; ``version`` and ``noinline`` change no result and are
+    ``do_not_specialize`` names parameters (or positions) Kiln does not
+    specialize on, ``do_not_specialize_on_alignment`` those it does not
+    specialize on divisibility by 16 (a value of 1 still is), as Triton;
+    ``debug`` is Kiln's debug mode; ``version`` and ``noinline`` change no result and are
     taken (Kiln inlines every call); ``repr`` and ``launch_metadata``
     (profiling hooks) are not supported. ``interpret`` is Kiln's."""
     _refuse("triton.jit", repr=(repr, None),
             launch_metadata=(launch_metadata, None))
-    unspecialized = [*(do_not_specialize or ()),
-                     *(do_not_specialize_on_alignment or ())]
-
     def make(function: Callable) -> JITFunction:
-        return JITFunction(function, interpret, debug, unspecialized)
+        return JITFunction(function, interpret, debug,
+                           do_not_specialize or (),
+                           do_not_specialize_on_alignment or ())
 
     return make if fn is None else make(fn)
 
