@@ -139,6 +139,12 @@ class KernelMetadata:
     shared_memory: int
     stack_frame: int
 
+    @property
+    def shared(self) -> int:
+        """``shared_memory``, as Triton's ``metadata.shared`` (its fused
+        softmax tutorial reads it)."""
+        return self.shared_memory
+
 
 def _parse_ptxas_log(log: str) -> dict[str, dict[str, int]]:
     """Registers, spills, shared memory and stack frame of each entry

@@ -169,6 +169,10 @@ class CompiledKernel:
         """Registers per thread, as Triton's ``CompiledKernel.n_regs``."""
         return self._reported("n_regs").registers
 
+    def _init_handles(self) -> None:
+        """Triton's loads the kernel before its ``n_regs`` is read (its
+        fused softmax tutorial calls it); Kiln's are known when compiled."""
+
     @property
     def n_spills(self) -> int:
         """Triton's ``n_spills``: the thread's local memory (ptxas's stack

@@ -87,8 +87,11 @@ def test_next_power_of_2_is_tritons():
         power = triton.next_power_of_2(n)
         assert power >= n and power & (power - 1) == 0 and power < 2 * n
     assert triton.next_power_of_2(2**40 + 1) == 2**41
+    # As Triton's bit trick: numpy integers are integers, below 1 is 0.
+    assert triton.next_power_of_2(np.int64(100)) == 128
+    assert triton.next_power_of_2(-3) == 0
     with pytest.raises(kiln.KilnError):
-        triton.next_power_of_2(-1)
+        triton.next_power_of_2(2**64 + 1)
 
 
 @pytest.mark.parametrize("x, y", [(1000, 256), (1024, 256), (0, 7), (1, 1),
@@ -282,6 +285,9 @@ def test_warmup_takes_a_grid_and_reports_registers():
     assert isinstance(compiled.n_regs, int) and compiled.n_regs > 0
     assert isinstance(compiled.n_spills, int) and compiled.n_spills >= 0
     assert compiled.asm["cubin"]
+    # The fused softmax tutorial's reads.
+    compiled._init_handles()
+    assert compiled.metadata.shared == compiled.metadata.shared_memory
 
 
 # -- heuristics, autotune, Config ----------------------------------------

@@ -24,6 +24,7 @@ names it, never ignored where it would change a result.
 
 from __future__ import annotations
 
+import operator
 from typing import Any, Callable, Iterable, Sequence
 
 from kiln.autotune import Autotuner, Heuristics, heuristics
@@ -136,11 +137,14 @@ def next_power_of_2(n: int) -> int:
 
     >>> next_power_of_2(1000), next_power_of_2(1024), next_power_of_2(1)
     (1024, 1024, 1)
+
+    A numpy integer is an integer; below 1 the answer is 0, as Triton's.
     """
-    if n < 0 or n > 1 << 64:
-        raise KilnError(f"next_power_of_2 takes an integer in [0, 2**64], "
-                        f"not {n}")
-    return 0 if n == 0 else 1 << (n - 1).bit_length()
+    n = operator.index(n)
+    if n > 1 << 64:
+        raise KilnError(f"next_power_of_2 takes an integer of at most "
+                        f"2**64, not {n}")
+    return 0 if n <= 0 else 1 << (n - 1).bit_length()
 
 
 def __getattr__(name: str):
