@@ -139,6 +139,11 @@ def test_assert_close_takes_torch_tensors():
                                 np.ones(3))
     with pytest.raises(AssertionError):
         triton.testing.assert_close(torch.ones(3), np.zeros(3))
+    # A tolerance function receives the tensor's torch dtype, as Triton's.
+    half = torch.ones(3, dtype=torch.float16)
+    triton.testing.assert_close(
+        half, half + 0.05,
+        atol=lambda dtype: 0.1 if dtype == torch.float16 else 1e-4)
 
 
 @triton.jit

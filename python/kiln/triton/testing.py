@@ -100,16 +100,19 @@ def assert_close(x: Any, y: Any, atol: Any = None, rtol: Any = None,
     """Raises AssertionError unless ``x`` and ``y`` agree elementwise
     within ``atol + rtol * |y|``, as Triton's ``assert_close``: ``atol``
     defaults to 1e-2, ``rtol`` to 0, either may be a function of ``x``'s
-    (numpy) dtype, and NaNs match NaNs. ``x`` and ``y`` are numpy arrays,
-    PyTorch tensors, CuPy arrays, numbers or lists.
+    dtype (a PyTorch tensor's ``torch.dtype``, as Triton passes it; an
+    array's numpy dtype), and NaNs match NaNs. ``x`` and ``y`` are numpy
+    arrays, PyTorch tensors, CuPy arrays, numbers or lists.
 
     >>> assert_close(np.ones(3), np.ones(3) + 1e-3)
     """
+    given = x
     x, y = _as_numpy(x), _as_numpy(y)
+    dtype = getattr(given, "dtype", x.dtype)
     atol = 1e-2 if atol is None else atol
-    atol = atol(x.dtype) if callable(atol) else atol
+    atol = atol(dtype) if callable(atol) else atol
     rtol = 0.0 if rtol is None else rtol
-    rtol = rtol(x.dtype) if callable(rtol) else rtol
+    rtol = rtol(dtype) if callable(rtol) else rtol
     if x.size > 1 or y.size > 1:
         np.testing.assert_allclose(x, y, atol=atol, rtol=rtol, equal_nan=True,
                                    err_msg=err_msg)
