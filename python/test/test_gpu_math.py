@@ -125,3 +125,17 @@ def test_fdiv_refuses_what_triton_refuses(dtype, ieee, approx, message,
     x = np.ones(16, dtype)
     with pytest.raises(kiln.KilnError, match=message):
         kernel[(1,)](x, np.zeros_like(x), IEEE=ieee, APPROX=approx)
+
+
+def test_float64_remainder_is_tritons_too():
+    """Triton's float64 % is LLVM's frem too (div.rn, cvt.rzi, fma), not
+    libdevice's exact fmod, which Kiln called: 1e17 % 3.0 is 4 there."""
+    x = np.zeros(BLOCK)
+    args = {"x_ptr": x, "y_ptr": x, "out_ptr": x}
+    theirs = triton_interpreter.tritons_asm(
+        triton_idiom_math.float64_remainder_kernel, args, {"BLOCK": BLOCK})
+    ours = kiln.jit(triton_idiom_math.float64_remainder_kernel.fn).warmup(
+        **args, BLOCK=BLOCK, chip="sm_90a").asm["ptx"]
+    for ptx in (theirs, ours):
+        for instruction in ("div.rn.f64", "cvt.rzi.f64.f64", "fma.rn.f64"):
+            assert instruction in ptx, instruction

@@ -37,3 +37,9 @@ def float32_math_kernel(x_ptr, y_ptr, out_ptr, OP: tl.constexpr,
     else:
         r = x % y
     tl.store(out_ptr + i, r)
+
+
+@triton.jit
+def float64_remainder_kernel(x_ptr, y_ptr, out_ptr, BLOCK: tl.constexpr):
+    i = tl.arange(0, BLOCK)
+    tl.store(out_ptr + i, tl.load(x_ptr + i) % tl.load(y_ptr + i))

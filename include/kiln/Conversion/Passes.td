@@ -264,10 +264,11 @@ def ApproximateMathToNVVMPass
     - `math.exp` on f32 with `afn`: a multiply by log2(e) rounded to f32,
       then `llvm.nvvm.ex2.approx.f32` (as libdevice's `__nv_fast_expf`,
       without flushing subnormal results to zero);
-    - `arith.remf` on f32 with `afn` (Triton's `%`): x - trunc(x / y) * y
-      with the quotient correctly rounded, and x where y is infinite: what
-      LLVM's NVPTX back end makes of Triton's `frem` (`div.rn`, `cvt.rzi`,
-      `fma`, a test for infinity), not libdevice's exact `fmodf`;
+    - `arith.remf` on f32 or f64 with `afn` (Triton's `%`): x - trunc(x /
+      y) * y with the quotient correctly rounded, and x where y is
+      infinite: what LLVM's NVPTX back end makes of Triton's `frem`
+      (`div.rn`, `cvt.rzi`, `fma`, a test for infinity), not libdevice's
+      exact `fmod`;
     - `math.sqrt` on f32 without `afn` (`tl.sqrt_rn`):
       `llvm.nvvm.sqrt.rn.f`, correctly rounded; with `afn` (`tl.sqrt`) it stays
       libdevice's `__nv_sqrtf` (`sqrt.approx.f32`, `sqrt.approx.ftz.f32`

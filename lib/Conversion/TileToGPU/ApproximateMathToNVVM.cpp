@@ -144,16 +144,18 @@ struct PreciseSqrt : OpRewritePattern<math::SqrtOp> {
   }
 };
 
-/// f32 remainder marked `afn` (Triton's `%`): x - trunc(x / y) * y, with
-/// a correctly rounded quotient, and x where y is infinite: what LLVM's
-/// NVPTX back end makes of Triton's `frem` (div.rn, cvt.rzi, fma, a test
-/// for infinity), where libdevice's fmodf is exact.
+/// f32 or f64 remainder marked `afn` (Triton's `%`): x - trunc(x / y) *
+/// y, with a correctly rounded quotient, and x where y is infinite: what
+/// LLVM's NVPTX back end makes of Triton's `frem` (div.rn, cvt.rzi, fma, a
+/// test for infinity), where libdevice's fmod is exact.
 struct ApproximateRemainder : OpRewritePattern<arith::RemFOp> {
   using OpRewritePattern::OpRewritePattern;
 
   LogicalResult matchAndRewrite(arith::RemFOp op,
                                 PatternRewriter &rewriter) const override {
-    if (!isApproximateF32(op))
+    auto floatType = dyn_cast<FloatType>(getElementTypeOrSelf(op.getType()));
+    if (!floatType || !(floatType.isF32() || floatType.isF64()) ||
+        !bitEnumContainsAll(op.getFastmath(), arith::FastMathFlags::afn))
       return failure();
     Location loc = op.getLoc();
     Value x = op.getLhs(), y = op.getRhs();
@@ -162,8 +164,8 @@ struct ApproximateRemainder : OpRewritePattern<arith::RemFOp> {
     Value product = arith::MulFOp::create(rewriter, loc, truncated, y);
     Value difference = arith::SubFOp::create(rewriter, loc, x, product);
     // |y| == inf (math.isinf would call libdevice, which may flush y).
-    TypedAttr infinity =
-        rewriter.getF32FloatAttr(std::numeric_limits<float>::infinity());
+    TypedAttr infinity = rewriter.getFloatAttr(
+        floatType, APFloat::getInf(floatType.getFloatSemantics()));
     if (auto vector = dyn_cast<VectorType>(op.getType()))
       infinity = DenseElementsAttr::get(vector, infinity);
     Value magnitude = math::AbsFOp::create(rewriter, loc, y);

@@ -70,13 +70,20 @@ gpu.module @kernels {
 // CHECK: %[[IS:.*]] = arith.cmpf oeq, %[[ABS]], %[[INF]] : vector<2xf32>
 // CHECK: arith.select %[[IS]], %[[X]], %[[D]] : vector<2xi1>, vector<2xf32>
 // CHECK: arith.remf %{{.*}}, %{{.*}} : f32
+// Float64's likewise (Triton's frem: div.rn.f64, cvt.rzi, fma).
+// CHECK: %[[QD:.*]] = arith.divf %[[XD:[^,]*]], %[[YD:[^ ]*]] : f64
+// CHECK: math.trunc %[[QD]] : f64
+// CHECK: arith.cmpf oeq, %{{.*}}, %{{.*}} : f64
+// CHECK-NOT: arith.remf
 gpu.module @kernels {
-  gpu.func @remainders(%p: !llvm.ptr<1>, %x: vector<2xf32>, %y: vector<2xf32>, %u: f32, %v: f32) kernel {
+  gpu.func @remainders(%p: !llvm.ptr<1>, %x: vector<2xf32>, %y: vector<2xf32>, %u: f32, %v: f32, %a: f64, %b: f64) kernel {
     %triton = arith.remf %x, %y fastmath<afn> : vector<2xf32>
     %exact = arith.remf %u, %v : f32
+    %wide = arith.remf %a, %b fastmath<afn> : f64
     llvm.store %triton, %p : vector<2xf32>, !llvm.ptr<1>
     %q = llvm.getelementptr %p[2] : (!llvm.ptr<1>) -> !llvm.ptr<1>, f32
     llvm.store %exact, %q : f32, !llvm.ptr<1>
+    llvm.store %wide, %p : f64, !llvm.ptr<1>
     gpu.return
   }
 }

@@ -536,9 +536,10 @@ class CoreOps:
                            f"{a.type.ir()}", a.type)
         if isinstance(op, ast.Div):
             return self.divide(a, b, "full")
-        if isinstance(op, ast.Mod) and a.type.elem == "f32":
-            # Triton's float32 %: x - trunc(x / y) * y on the GPU (LLVM's
-            # frem there), exact on the host, as Triton's interpreter.
+        if isinstance(op, ast.Mod) and a.type.elem in ("f32", "f64"):
+            # Triton's float32 and float64 %: x - trunc(x / y) * y on the
+            # GPU (LLVM's frem there), exact on the host, as Triton's
+            # interpreter.
             return self.op(f"arith.remf {a.name}, {b.name} fastmath<afn> : "
                            f"{a.type.ir()}", a.type)
         return self.op(f"{table[type(op)]} {a.name}, {b.name} : "
