@@ -71,16 +71,18 @@ def _signature(value, path: tuple, attrs: dict, constants: dict):
 
 
 def compile_for(kernel, args: dict, constexprs: dict, num_warps: int,
-                num_stages: int, capability: int):
+                num_stages: int, capability: int, **options):
     """Triton's compile of that launch for a device of `capability`
-    (major * 10 + minor; 90 is sm_90a)."""
+    (major * 10 + minor; 90 is sm_90a), with Triton's other launch
+    ``options`` (maxnreg=, enable_fp_fusion=...)."""
     return triton.compile(source(kernel, args, constexprs),
                           target=GPUTarget("cuda", capability, 32),
                           options={"num_warps": num_warps,
-                                   "num_stages": num_stages})
+                                   "num_stages": num_stages, **options})
 
 
 def compile_sm90a(kernel, args: dict, constexprs: dict, num_warps: int,
-                  num_stages: int):
+                  num_stages: int, **options):
     """Triton's compile of that launch for sm_90a (capability 9.0)."""
-    return compile_for(kernel, args, constexprs, num_warps, num_stages, 90)
+    return compile_for(kernel, args, constexprs, num_warps, num_stages, 90,
+                       **options)

@@ -29,7 +29,7 @@ extern "C" {
 #endif
 
 /** Version of this interface, raised on every incompatible change. */
-#define KILN_C_API_VERSION 12
+#define KILN_C_API_VERSION 13
 
 /** The KILN_C_API_VERSION the library was built with. */
 KILN_C_EXPORT int kilnGetAPIVersion(void);
@@ -255,15 +255,28 @@ KILN_C_EXPORT KilnError *kilnCudaGetDeviceChip(int ordinal, char *chip,
  * ptxas is found, a cubin. Independent of the module once made. */
 typedef struct KilnGPUBinary KilnGPUBinary;
 
+/** How kilnGPUBinaryCreate compiles. */
+typedef struct KilnGPUOptions {
+  /** Warps per program: a power of two, 1 to 32. */
+  int numWarps;
+  /** How deep loops feeding tensor cores are pipelined: 1 or more; 1 turns
+   * pipelining off; a loop's `tile.num_stages` overrides it. */
+  int numStages;
+  /** The most registers a thread may use (PTX's .maxnreg, Triton's
+   * `maxnreg`); 0 leaves the choice to ptxas. */
+  int maxRegisters;
+  /** Nonzero: a float multiply feeding an add may become one fma (Triton's
+   * `enable_fp_fusion`, on by default); 0 rounds each on its own. */
+  int fpFusion;
+} KilnGPUOptions;
+
 /** Compiles a copy of `module`'s tile kernels for `chip` ("sm_80",
- * "sm_90a", ...) with `numWarps` warps per program (a power of two, 1 to
- * 32) and loops feeding tensor cores pipelined `numStages` deep (1 or more;
- * 1 turns pipelining off; a loop's `tile.num_stages` overrides it). Needs
- * no GPU; an unknown chip or a kernel the GPU lowering cannot take is an
- * error with diagnostics at the source. */
+ * "sm_90a", ...) as `options` say (NULL: 4 warps, 3 stages, no register
+ * limit, fp fusion). Needs no GPU; an unknown chip or a kernel the GPU
+ * lowering cannot take is an error with diagnostics at the source. */
 KILN_C_EXPORT KilnError *kilnGPUBinaryCreate(KilnModule *module,
-                                             const char *chip, int numWarps,
-                                             int numStages,
+                                             const char *chip,
+                                             const KilnGPUOptions *options,
                                              KilnGPUBinary **binary);
 
 /** Makes the next kilnGPUBinaryCreate calls of this thread (`record`

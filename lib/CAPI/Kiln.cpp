@@ -561,17 +561,23 @@ const char *kilnFindPtxAssembler(void) {
 }
 
 KilnError *kilnGPUBinaryCreate(KilnModule *module, const char *chip,
-                               int numWarps, int numStages,
+                               const KilnGPUOptions *given,
                                KilnGPUBinary **binary) {
   *binary = nullptr;
-  if (numStages < 1)
+  KilnGPUOptions asked = given ? *given : KilnGPUOptions{4, 3, 0, 1};
+  if (asked.numStages < 1)
     return makeError("num_stages must be 1 or more, not " +
-                     std::to_string(numStages));
+                     std::to_string(asked.numStages));
+  if (asked.maxRegisters < 0)
+    return makeError("maxnreg must be positive, not " +
+                     std::to_string(asked.maxRegisters));
   DiagnosticCollector collector(module->context->context);
   kiln::gpu::GPUCompileOptions options;
-  options.numWarps = numWarps;
-  options.numStages = numStages;
+  options.numWarps = asked.numWarps;
+  options.numStages = asked.numStages;
   options.target.chip = chip;
+  options.target.maxRegisters = asked.maxRegisters;
+  options.target.fpFusion = asked.fpFusion != 0;
   options.recordPasses = recordPasses;
   // The lowering rewrites the module: compile a copy.
   OwningOpRef<ModuleOp> copy(cast<ModuleOp>((*module->module)->clone()));
@@ -704,7 +710,8 @@ KilnError *kilnPlanGPUBinaryCreate(KilnModule *module, const char *plan,
                      {},
                      {},
                      {}};
-  return kilnGPUBinaryCreate(&kernels, chip, numWarps, numStages, binary);
+  KilnGPUOptions options{numWarps, numStages, 0, 1};
+  return kilnGPUBinaryCreate(&kernels, chip, &options, binary);
 }
 
 KilnError *kilnPlanRunOnGPU(KilnModule *module, const char *plan,

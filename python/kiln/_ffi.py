@@ -23,7 +23,7 @@ from types import ModuleType
 from kiln.errors import KilnError
 
 #: The C API version this package was written against (KILN_C_API_VERSION).
-API_VERSION = 12
+API_VERSION = 13
 LIBRARY_NAME = "libKilnCAPI.so"
 EXTENSION_NAME = "_launch.abi3.so"
 
@@ -54,6 +54,12 @@ class CudaModuleHandle(ctypes.c_void_p):
 
 class ErrorHandle(ctypes.c_void_p):
     """An owned ``KilnError *``; NULL means success."""
+
+
+class GPUOptions(ctypes.Structure):
+    """Mirror of ``KilnGPUOptions``."""
+    _fields_ = [("numWarps", ctypes.c_int), ("numStages", ctypes.c_int),
+                ("maxRegisters", ctypes.c_int), ("fpFusion", ctypes.c_int)]
 
 
 class MemoryRange(ctypes.Structure):
@@ -142,9 +148,9 @@ _SIGNATURES = {
                                ctypes.POINTER(ctypes.c_int)], ErrorHandle),
     "kilnCudaGetDeviceChip": ([ctypes.c_int, ctypes.c_char_p, ctypes.c_size_t],
                               ErrorHandle),
-    "kilnGPUBinaryCreate": ([ModuleHandle, ctypes.c_char_p, ctypes.c_int,
-                             ctypes.c_int, ctypes.POINTER(GPUBinaryHandle)],
-                            ErrorHandle),
+    "kilnGPUBinaryCreate": ([ModuleHandle, ctypes.c_char_p,
+                             ctypes.POINTER(GPUOptions),
+                             ctypes.POINTER(GPUBinaryHandle)], ErrorHandle),
     "kilnSetRecordPasses": ([ctypes.c_int], None),
     "kilnFindCudaProgram": ([ctypes.c_char_p], ctypes.c_char_p),
     "kilnFindPtxAssembler": ([], ctypes.c_char_p),

@@ -100,41 +100,56 @@ _MAX_ENTRY_BYTES = 16 << 20
 #: Bytes written between timed GPU runs, so that none finds its data in L2.
 _L2_FLUSH_BYTES = 256 << 20
 #: The meta-parameters every config sets besides its kwargs.
-_LAUNCH_OPTIONS = ("num_warps", "num_stages")
+_LAUNCH_OPTIONS = ("num_warps", "num_stages", "maxnreg")
 
 
 class Config:
     """One choice of meta-parameters to try: values of the kernel's
-    ``constexpr`` parameters (``kwargs``), the warps per program and the
-    pipeline depth of its GPU compilation.
+    ``constexpr`` parameters (``kwargs``), the warps per program, the
+    pipeline depth and the register limit (``maxnreg``, None: none) of
+    its GPU compilation.
 
     >>> import kiln
     >>> kiln.Config({"BLOCK": 1024}, num_warps=8)
     Config({'BLOCK': 1024}, num_warps=8, num_stages=3)
+    >>> kiln.Config({"BLOCK": 1024}, maxnreg=128).all_kwargs()
+    {'BLOCK': 1024, 'num_warps': 4, 'num_stages': 3, 'maxnreg': 128}
     """
 
     def __init__(self, kwargs: dict[str, Any], num_warps: int = 4,
-                 num_stages: int = 3) -> None:
+                 num_stages: int = 3, maxnreg: int | None = None) -> None:
         if not isinstance(kwargs, dict):
             raise KilnError(f"Config takes a dict of constexpr values, not "
                             f"{type(kwargs).__name__}")
         for name, value, least in (("num_warps", num_warps, 1),
-                                   ("num_stages", num_stages, 1)):
+                                   ("num_stages", num_stages, 1),
+                                   ("maxnreg", maxnreg, 1)):
+            if name == "maxnreg" and value is None:
+                continue
             if not isinstance(value, int) or value < least:
                 raise KilnError(f"Config {name} must be an integer of at "
                                 f"least {least}, not {value!r}")
         self.kwargs = dict(kwargs)
         self.num_warps = num_warps
         self.num_stages = num_stages
+        self.maxnreg = maxnreg
+
+    def launch_options(self) -> dict[str, Any]:
+        """The launch options the config sets: ``num_warps``,
+        ``num_stages`` and, where set, ``maxnreg``."""
+        options = {"num_warps": self.num_warps,
+                   "num_stages": self.num_stages}
+        if self.maxnreg is not None:
+            options["maxnreg"] = self.maxnreg
+        return options
 
     def all_kwargs(self) -> dict[str, Any]:
-        """The kwargs with ``num_warps`` and ``num_stages``."""
-        return {**self.kwargs, "num_warps": self.num_warps,
-                "num_stages": self.num_stages}
+        """The kwargs with the launch options."""
+        return {**self.kwargs, **self.launch_options()}
 
     def _identity(self) -> tuple:
         return (tuple(sorted(self.kwargs.items())), self.num_warps,
-                self.num_stages)
+                self.num_stages, self.maxnreg)
 
     def __eq__(self, other: object) -> bool:
         return (isinstance(other, Config)
@@ -144,8 +159,10 @@ class Config:
         return hash(repr(self._identity()))
 
     def __repr__(self) -> str:
+        register_limit = ("" if self.maxnreg is None
+                          else f", maxnreg={self.maxnreg}")
         return (f"Config({self.kwargs!r}, num_warps={self.num_warps}, "
-                f"num_stages={self.num_stages})")
+                f"num_stages={self.num_stages}{register_limit})")
 
 
 # Arrays named in restore_value and reset_to_zero, numpy or device arrays
@@ -488,8 +505,7 @@ class Autotuner:
         (no launch), as Triton's ``Autotuner.warmup``."""
         given = self._given(args, kwargs)
         return [self.launches.warmup(chip=chip, grid=grid,
-                                     num_warps=config.num_warps,
-                                     num_stages=config.num_stages,
+                                     **config.launch_options(),
                                      **{**given, **config.kwargs})
                 for config in self.configs]
 
@@ -552,8 +568,7 @@ class Autotuner:
             # Called by the kernel's launch with every argument it binds
             # (those heuristics add too), and the config's options.
             grid = functools.partial(_grid_with_options, grid, config)
-        self.launches.run(grid=grid, num_warps=config.num_warps,
-                          num_stages=config.num_stages,
+        self.launches.run(grid=grid, **config.launch_options(),
                           **{**given, **config.kwargs})
 
     def _cache_path(self, key: tuple) -> Path | None:
@@ -655,8 +670,7 @@ def _printing() -> bool:
 
 def _grid_with_options(grid: Callable, config: Config,
                        arguments: dict[str, Any]) -> Any:
-    return grid({**arguments, "num_warps": config.num_warps,
-                 "num_stages": config.num_stages})
+    return grid({**arguments, **config.launch_options()})
 
 
 class Heuristics:

@@ -35,6 +35,7 @@ from typing import NamedTuple
 
 from kiln import _ffi
 from kiln.errors import KilnError
+from kiln.gpu import GPUOptions
 
 #: Bumped when the entry format changes.
 _FORMAT = 5
@@ -86,12 +87,12 @@ class Entry(NamedTuple):
     arguments: dict[str, list[str]] = {}
 
 
-def key(origin: str, chip: str, num_warps: int, num_stages: int) -> str:
+def key(origin: str, chip: str, options: GPUOptions) -> str:
     """The entry name of a compilation of `origin` (what it is compiled
-    from: a source fingerprint with a specialization, or IR)."""
+    from: a source fingerprint with a specialization, or IR) for ``chip``
+    with ``options``."""
     text = json.dumps([_FORMAT, _ffi.lib().kilnGetAPIVersion(),
-                       _compiler_identity(), chip, num_warps, num_stages,
-                       origin])
+                       _compiler_identity(), chip, list(options), origin])
     return hashlib.sha256(text.encode()).hexdigest()
 
 

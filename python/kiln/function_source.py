@@ -12,7 +12,7 @@ import inspect
 import textwrap
 import threading
 import weakref
-from typing import Callable
+from typing import Any, Callable
 
 
 @dataclasses.dataclass(frozen=True)
@@ -48,3 +48,16 @@ def read(fn: Callable) -> FunctionSource:
                            first_line, tuple(lines), text, ast.parse(text))
     with _lock:
         return _SOURCES.setdefault(fn, found)
+
+
+def captured(fn: Callable) -> dict[str, Any]:
+    """The variables ``fn`` captures from the functions around it (a
+    kernel a factory function makes), by name, as Python reads them
+    before the globals; a cell not yet bound is left out."""
+    values = {}
+    for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ()):
+        try:
+            values[name] = cell.cell_contents
+        except ValueError:  # bound later in the enclosing function
+            pass
+    return values

@@ -36,7 +36,7 @@ import subprocess
 import sys
 import tempfile
 import threading
-from typing import Any, Sequence
+from typing import Any, NamedTuple, Sequence
 
 import numpy as np
 
@@ -124,6 +124,61 @@ def current_stream(ordinal: int = 0) -> int:
         return torch._C._cuda_getCurrentRawStream(ordinal)
     except (AttributeError, RuntimeError, AssertionError):
         return 0
+
+
+class GPUOptions(NamedTuple):
+    """How a kernel is compiled for the GPU: Triton's launch options that
+    change its code, with Triton's defaults.
+
+    >>> GPUOptions(num_warps=8).describe()
+    '8 warps, 3 stages'
+    >>> GPUOptions(maxnreg=128, enable_fp_fusion=False).describe()
+    '4 warps, 3 stages, maxnreg 128, no fp fusion'
+    """
+    #: Warps per program (32 threads each): a power of two, 1 to 32.
+    num_warps: int = 4
+    #: How deep loops feeding tensor cores are pipelined (1: not at all).
+    num_stages: int = 3
+    #: The most registers a thread may use (PTX's ``.maxnreg``); None
+    #: leaves it to ptxas.
+    maxnreg: int | None = None
+    #: Whether a float multiply feeding an add may become one fma.
+    enable_fp_fusion: bool = True
+
+    def checked(self) -> GPUOptions:
+        """These options with each value checked, as plain ints and
+        bools (a KilnError names the first that is not valid)."""
+        for name in ("num_warps", "num_stages", "maxnreg"):
+            value = getattr(self, name)
+            if name == "maxnreg" and value is None:
+                continue
+            if isinstance(value, (bool, np.bool_)) or not isinstance(
+                    value, (int, np.integer)):
+                raise KilnError(f"{name} must be an integer, not {value!r}")
+            if value < 1:
+                raise KilnError(f"{name} must be 1 or more, not {value}")
+        if not isinstance(self.enable_fp_fusion, (bool, np.bool_)):
+            raise KilnError(f"enable_fp_fusion must be True or False, not "
+                            f"{self.enable_fp_fusion!r}")
+        return GPUOptions(int(self.num_warps), int(self.num_stages),
+                          None if self.maxnreg is None else int(self.maxnreg),
+                          bool(self.enable_fp_fusion))
+
+    def describe(self) -> str:
+        """The options in words, for messages."""
+        words = [f"{self.num_warps} warps, {self.num_stages} stages"]
+        if self.maxnreg is not None:
+            words.append(f"maxnreg {self.maxnreg}")
+        if not self.enable_fp_fusion:
+            words.append("no fp fusion")
+        return ", ".join(words)
+
+    def label(self) -> str:
+        """The options as a short name part, for dump folders."""
+        label = f"w{self.num_warps}-s{self.num_stages}"
+        if self.maxnreg is not None:
+            label += f"-r{self.maxnreg}"
+        return label if self.enable_fp_fusion else label + "-nofma"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -235,19 +290,26 @@ class GPUBinary:
     """A module's kernels compiled for one chip."""
 
     def __init__(self, module: Module, chip: str, num_warps: int = 4,
-                 num_stages: int = 3) -> None:
+                 num_stages: int = 3, maxnreg: int | None = None,
+                 enable_fp_fusion: bool = True) -> None:
         """Compiles ``module`` for ``chip`` ("sm_80", "sm_90a", ...) with
-        ``num_warps`` warps (32 threads each) per program and loops feeding
-        tensor cores pipelined ``num_stages`` deep (1: not pipelined).
-        Raises CompilationError with the compiler's diagnostics."""
+        the options of `GPUOptions`: ``num_warps`` warps (32 threads each)
+        per program, loops feeding tensor cores pipelined ``num_stages``
+        deep (1: not pipelined), at most ``maxnreg`` registers per thread,
+        and fma contraction as ``enable_fp_fusion`` says. Raises
+        CompilationError with the compiler's diagnostics."""
         self._handle: _ffi.GPUBinaryHandle | None = None
         self.module = module
         self._argument_types: dict[str, list[str]] | None = None
         self.chip = chip
-        self.num_warps, self.num_stages = int(num_warps), int(num_stages)
+        options = GPUOptions(num_warps, num_stages, maxnreg,
+                             enable_fp_fusion).checked()
+        self.num_warps, self.num_stages = options.num_warps, options.num_stages
         handle = _ffi.GPUBinaryHandle()
         check(_ffi.lib().kilnGPUBinaryCreate(
-            module.handle, chip.encode(), int(num_warps), int(num_stages),
+            module.handle, chip.encode(), ctypes.byref(_ffi.GPUOptions(
+                options.num_warps, options.num_stages, options.maxnreg or 0,
+                int(options.enable_fp_fusion))),
             ctypes.byref(handle)))
         self._handle = handle
 

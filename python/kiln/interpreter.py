@@ -393,14 +393,14 @@ def _trunc_div(a, b):
 
 
 def _cdiv(x, y):
-    """kl.cdiv as compiled: (x + y - 1) // y toward zero, also of
-    compile-time ints (an int, as the compiler folds it)."""
+    """kl.cdiv as compiled: (x + y - 1) // y, toward zero at run time, in
+    Python (floored) of compile-time ints, as Triton's @jit cdiv."""
     total = x + y - 1
     if isinstance(total, Tile) or isinstance(y, Tile):
         return total // y
     if y == 0:
         raise KilnError("kl.cdiv of compile-time values divides by zero")
-    return int(_trunc_div(np.asarray(total, np.int64), np.asarray(y)))
+    return int(total) // int(y)
 
 
 def _trunc_mod(a, b):
@@ -547,6 +547,9 @@ class TensorDescriptor(kl.tensor_descriptor):
         self.base, self.padding_option = base, padding_option
         self.shape, self.strides = tuple(shape), tuple(strides)
         self.block_shape = tuple(int(b) for b in block_shape)
+        if problem := semantics.tile_shape_problem(
+                "kl.make_tensor_descriptor", self.block_shape):
+            raise KilnError(problem)
         if not len(self.shape) == len(self.strides) == len(self.block_shape):
             raise KilnError("kl.make_tensor_descriptor: shape, strides and "
                             "block_shape have one entry per dimension")
@@ -602,6 +605,11 @@ class TensorDescriptor(kl.tensor_descriptor):
 
 
 def _make_block_ptr(base, shape, strides, offsets, block_shape, order):
+    if problem := semantics.tile_shape_problem("kl.make_block_ptr",
+                                               block_shape):
+        raise KilnError(problem)
+    if base.base.dtype == np.bool_:  # Triton's: booleans are read as int8
+        base = Pointer(base.base.view(np.int8), base.offsets)
     return BlockPointer(base, shape, strides, offsets, block_shape)
 
 
@@ -609,6 +617,14 @@ def _advance(block_ptr, offsets):
     return BlockPointer(block_ptr.base, block_ptr.sizes, block_ptr.strides,
                         [o + int(_data(d)) for o, d in
                          zip(block_ptr.offsets, offsets)], block_ptr.block)
+
+
+def _check_block_access(op: str, pointer: BlockPointer, boundary_check,
+                        padding_option="", mask=None, other=None) -> None:
+    problem = kl.block_access_problem(op, len(pointer.block), boundary_check,
+                                      padding_option, mask, other)
+    if problem:
+        raise KilnError(problem)
 
 
 def _mask_for(mask: Any, shape: tuple[int, ...]) -> np.ndarray | None:
@@ -628,12 +644,17 @@ def load(pointer, mask=None, other=None, boundary_check=(),
     _check_hints("load", cache_modifier, eviction_policy, volatile,
                  isinstance(pointer, BlockPointer))
     if isinstance(pointer, BlockPointer):
+        _check_block_access("load", pointer, boundary_check, padding_option,
+                            mask, other)
         pointers, inside = pointer.access(boundary_check)
         if padding_option == "nan" and not kl.from_numpy(
                 pointers.base.dtype).is_floating():
             raise KilnError("padding_option='nan' needs floats")
         fill = np.nan if padding_option == "nan" else 0
         return load(pointers, Tile(inside), fill)
+    if boundary_check or padding_option:
+        raise KilnError("boundary_check and padding_option apply to block "
+                        "pointers (kl.make_block_ptr)")
     shape = _shape_of(pointer, mask if isinstance(mask, Tile) else None)
     offsets = np.broadcast_to(pointer.offsets, shape)
     mask = _mask_for(mask, shape)
@@ -658,8 +679,12 @@ def store(pointer, value, mask=None, boundary_check=(), *,
           cache_modifier="", eviction_policy=""):
     _check_hints("store", cache_modifier, eviction_policy)
     if isinstance(pointer, BlockPointer):
+        _check_block_access("store", pointer, boundary_check, mask=mask)
         pointers, inside = pointer.access(boundary_check)
         return store(pointers, value, Tile(inside))
+    if boundary_check:
+        raise KilnError("boundary_check applies to block pointers "
+                        "(kl.make_block_ptr)")
     _check_one_address(pointer, [value], mask)
     shape = _shape_of(pointer, value, mask if isinstance(mask, Tile) else None)
     target = Pointer(pointer.base, np.broadcast_to(pointer.offsets, shape))
@@ -1051,12 +1076,26 @@ def _extremum_reduction(name: str, combine: np.ufunc,
     return extremum
 
 
-def _arg(fn: Callable) -> Callable:
+def _arg(name: str) -> Callable:
+    """kl.argmax or kl.argmin (``name``): the first extremum, a NaN losing
+    to any number (-inf too), as Triton's; of NaNs alone, the first, as
+    compiled."""
     def arg(x, axis, tie_break_left=True, keep_dims=False):
         data = _data(x)
         axis = _axis(axis, data)
-        return _kept(fn(data, axis=axis).astype(np.int32), data, axis,
-                     keep_dims)
+        if not _is_float(data.dtype):
+            fn = np.argmax if name == "max" else np.argmin
+            return _kept(fn(data, axis=axis).astype(np.int32), data, axis,
+                         keep_dims)
+        data = data.astype(np.float64)
+        nan = np.isnan(data)
+        filled = np.where(nan, -np.inf if name == "max" else np.inf, data)
+        best = (filled.max if name == "max" else filled.min)(
+            axis=axis, keepdims=True)
+        hits = np.where(nan.all(axis=axis, keepdims=True), nan,
+                        (filled == best) & ~nan)
+        return _kept(np.argmax(hits, axis=axis).astype(np.int32), data,
+                     axis, keep_dims)
     return arg
 
 
@@ -1110,14 +1149,14 @@ def _extremum(kind: str) -> Callable:
 
 
 def _permutation(x, dims: tuple) -> tuple:
-    """``dims`` checked as the compiler checks it (a 2-D transpose when
-    empty)."""
+    """``dims`` checked as the compiler checks it (the last two swapped
+    when empty)."""
     rank = _data(x).ndim
     if not dims:
-        if rank != 2:
-            raise KilnError(f"kl.trans of a tile of rank {rank} needs the "
-                            "permutation")
-        return (1, 0)
+        dims = semantics.default_transpose(rank)
+        if dims is None:
+            raise KilnError(f"kl.trans of a tile of rank {rank} needs two "
+                            "dimensions or more")
     if sorted(dims) != list(range(rank)):
         raise KilnError(f"{list(dims)} is not a permutation of the {rank} "
                         "dimensions of a tile")
@@ -1269,36 +1308,57 @@ class _NumpyOps:
         return (x + constant) & 0xFFFFFFFF
 
 
+def _seed64(seed) -> np.ndarray:
+    """``seed`` (an integer scalar or tile) as uint64, as Triton converts
+    it."""
+    data = _data(seed)
+    if data.dtype.kind not in "iub":
+        raise KilnError(f"a random seed is an integer, not "
+                        f"{_ir(data.dtype)}")
+    if data.dtype.kind == "i":
+        return data.astype(np.int64).view(np.uint64)
+    return data.astype(np.uint64)
+
+
 def _philox(seed, c0, c1, c2, c3, n_rounds=philox.ROUNDS):
-    """Philox 4x32 words of int32 counters, as the compiled kernels
-    compute them (see kiln/philox.py)."""
-    seed_data = _data(seed)
-    if seed_data.dtype.kind not in "iu" or seed_data.ndim:
-        raise KilnError("a random seed is an int32 or int64 scalar")
+    """Philox words of the counters, as the compiled kernels compute them
+    (see kiln/philox.py): 4x32 of 32-bit counters, 4x64 of 64-bit ones."""
+    seed = _seed64(seed)
     if not isinstance(n_rounds, int) or n_rounds < 1:
         raise KilnError("n_rounds must be a positive constant")
-    seed = int(seed_data) & ((1 << 64) - 1)
     words = [_data(c, np.dtype(np.int32)) for c in (c0, c1, c2, c3)]
-    for word in words:
-        if word.dtype not in (np.int32, np.uint32):
-            raise KilnError(f"random offsets and counters are int32 or "
-                            f"uint32, not {_ir(word.dtype)}")
-    words = [w.reshape(w.shape or (1,)).view(np.uint32).reshape(w.shape)
+    widths = {w.dtype.itemsize if w.dtype.kind in "iu" else 0
+              for w in words}
+    if widths not in ({4}, {8}):
+        raise KilnError("random offsets and counters are 32-bit or 64-bit "
+                        "integers, all of one width, not " + ", ".join(
+                            semantics.name(_ir(w.dtype)) for w in words))
+    unsigned = np.uint32 if widths == {4} else np.uint64
+    words = [w.reshape(w.shape or (1,)).view(unsigned).reshape(w.shape)
              for w in np.broadcast_arrays(*words)]
     with np.errstate(over="ignore"):
-        out = philox.rounds(tuple(words), (seed & 0xFFFFFFFF, seed >> 32),
-                            _NumpyOps, int(n_rounds))
+        if widths == {8}:
+            return philox.rounds(tuple(Tile(w) for w in words),
+                                 (Tile(seed), Tile(np.uint64(0))), _TileOps,
+                                 int(n_rounds), 64)
+        key = (int(seed) & 0xFFFFFFFF, int(seed) >> 32) if not seed.ndim \
+            else ((seed & 0xFFFFFFFF).astype(np.uint32),
+                  (seed >> np.uint64(32)).astype(np.uint32))
+        out = philox.rounds(tuple(words), key, _NumpyOps, int(n_rounds))
     return tuple(Tile(np.asarray(w).astype(np.uint32)) for w in out)
 
 
 def _randint4x(seed, offset, n_rounds=philox.ROUNDS):
-    """As Triton's: a 64-bit offset is two counter words, its low and its
-    high 32 bits."""
+    """As Triton's: the offset converted to uint32 is the first counter
+    word; a 64-bit offset's high 32 bits are the second."""
     data = _data(offset, np.dtype(np.int32))
-    if data.dtype.itemsize == 8:
-        return _philox(seed, Tile(data.astype(np.uint32)),
-                       Tile((data >> 32).astype(np.uint32)), 0, 0, n_rounds)
-    return _philox(seed, offset, 0, 0, 0, n_rounds)
+    if data.dtype.kind not in "iu":
+        raise KilnError(f"random offsets are integers, not "
+                        f"{_ir(data.dtype)}")
+    high = (data >> 32).astype(np.uint32) if data.dtype.itemsize == 8 \
+        else np.uint32(0)
+    return _philox(seed, Tile(data.astype(np.uint32)), Tile(high), 0, 0,
+                   n_rounds)
 
 
 class _TileOps:
@@ -1327,13 +1387,15 @@ def _philox_impl(c0, c1, c2, c3, k0, k1, n_rounds=philox.ROUNDS):
 
 
 def _uniform(x: Tile) -> Tile:
-    """A uniform float32 in [0, 1) of a random uint32 or int32 word,
-    read as int32 as Triton reads it."""
+    """A uniform float32 in [0, 1) of a random 32-bit or 64-bit word,
+    read as a signed integer of its width as Triton reads it."""
     data = x.data
-    data = data.reshape(data.shape or (1,)).view(np.int32).reshape(
-        data.shape)
-    data = np.where(data < 0, -data - 1, data)
-    return Tile(data.astype(np.float32) * np.float32(philox.UNIFORM_SCALE))
+    wide = data.dtype.itemsize == 8
+    data = data.reshape(data.shape or (1,)).view(
+        np.int64 if wide else np.int32).reshape(data.shape)
+    data = np.where(data < 0, ~data, data)
+    scale = philox.UNIFORM_SCALE_64 if wide else philox.UNIFORM_SCALE
+    return Tile(data.astype(np.float32) * np.float32(scale))
 
 
 def _pair_uniform_to_normal(u1, u2) -> tuple[Tile, Tile]:
@@ -1359,9 +1421,9 @@ def _randn(seed, offset, n_rounds=philox.ROUNDS):
 
 
 def _uint_to_uniform_float(x):
-    if _data(x).dtype not in (np.int32, np.uint32):
-        raise KilnError(f"kl.uint_to_uniform_float takes uint32 or int32 "
-                        f"words, not {_ir(_data(x).dtype)}")
+    if _data(x).dtype not in (np.int32, np.uint32, np.int64, np.uint64):
+        raise KilnError(f"kl.uint_to_uniform_float takes 32-bit or 64-bit "
+                        f"integer words, not {_ir(_data(x).dtype)}")
     return _uniform(Tile(_data(x)))
 
 
@@ -1428,6 +1490,8 @@ def _split(a):
 
 def _interleave(a, b):
     joined = _join(a, b).data
+    if joined.ndim == 1:  # two scalars: the pair is the interleaving
+        return Tile(joined)
     return Tile(joined.reshape(joined.shape[:-2] + (2 * joined.shape[-2],)))
 
 
@@ -1497,6 +1561,9 @@ def _merge_hypercube(h: np.ndarray, stage: int, order: int) -> np.ndarray:
 
 def _sorted_last(name: str, x, k, dim, descending) -> Tile:
     data = _data(x)
+    if data.dtype == np.bool_:  # sorted as bytes, as compiled
+        return Tile(_sorted_last(name, Tile(data.astype(np.uint8)), k, dim,
+                                 descending).data != 0)
     shape = data.shape
     if isinstance(descending, kl.constexpr):
         descending = descending.value
@@ -1504,8 +1571,8 @@ def _sorted_last(name: str, x, k, dim, descending) -> Tile:
     if not shape or (dim is not None and _axis(dim, data) != len(shape) - 1):
         raise KilnError(f"kl.{name} sorts along the last dimension of a "
                         "tile")
-    if data.dtype == np.bool_ or any(n & (n - 1) for n in shape):
-        raise KilnError(f"kl.{name} sorts tiles of numbers whose sizes are "
+    if any(n & (n - 1) for n in shape):
+        raise KilnError(f"kl.{name} sorts tiles whose sizes are "
                         f"powers of two, not {data.dtype} {list(shape)}")
     log_n = shape[-1].bit_length() - 1
     log_k = log_n if k is None else k.bit_length() - 1
@@ -1689,10 +1756,10 @@ IMPLEMENTATIONS: dict[str, Callable] = {
     "sum": _sum,
     "xor_sum": _integer_reduction("xor_sum", np.bitwise_xor),
     "reduce_or": _integer_reduction("reduce_or", np.bitwise_or),
-    "max": _extremum_reduction("max", np.fmax, _arg(np.argmax)),
-    "min": _extremum_reduction("min", np.fmin, _arg(np.argmin)),
-    "argmax": _arg(np.argmax),
-    "argmin": _arg(np.argmin),
+    "max": _extremum_reduction("max", np.fmax, _arg("max")),
+    "min": _extremum_reduction("min", np.fmin, _arg("min")),
+    "argmax": _arg("max"),
+    "argmin": _arg("min"),
     "cumsum": _scan("cumsum", np.add),
     "cumprod": _scan("cumprod", np.multiply),
     "dot": dot,
@@ -2132,18 +2199,22 @@ def _boolean(conjunction: bool, *thunks: Callable) -> Any:
 
 
 def _boolean_values(conjunction: bool, values) -> Any:
+    """As the compiler's (Walker.boolean_values)."""
     dynamic, value = [], None
     for value in values:
         if not isinstance(value, Tile):
             if bool(value) != conjunction:
                 return value
             continue
-        dynamic.append(value.data if value.data.dtype == np.bool_
-                       else value.data != 0)
+        dynamic.append(value)
     if not dynamic:
         return value
+    if len(dynamic) == 1:
+        return dynamic[0]
     combine = np.logical_and if conjunction else np.logical_or
-    return Tile(functools.reduce(combine, dynamic))
+    return Tile(functools.reduce(combine, (
+        v.data if v.data.dtype == np.bool_ else v.data != 0
+        for v in dynamic)))
 
 
 def _chain(names: tuple[str, ...], *thunks: Callable) -> Any:

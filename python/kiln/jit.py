@@ -43,7 +43,8 @@ from kiln.errors import (CompilationError, KilnCompileError, KilnError,
 from kiln.frontend.ir import Type, find_location, pointer_type
 from kiln.frontend.values import DescriptorType, TupleType
 from kiln.frontend.walker import CodeGenerator, is_plain_value
-from kiln.gpu import (CudaModule, GPUBinary, KernelLauncher, KernelMetadata,
+from kiln.gpu import (CudaModule, GPUBinary, GPUOptions, KernelLauncher,
+                      KernelMetadata,
                       current_stream, device_address, device_array_element,
                       device_array_ordinal, device_chip, disassemble,
                       is_device_array, record_passes)
@@ -189,9 +190,14 @@ def _ms(seconds: float) -> str:
     return f"{seconds * 1e3:.1f} ms"
 
 
-#: Launch options that a kernel parameter of the same name also receives,
-#: with their defaults.
-LAUNCH_OPTIONS = {"num_warps": 4, "num_stages": 3}
+#: Triton's launch options Kiln takes, with their defaults (a kernel
+#: parameter of the same name also receives what is given for one): those
+#: of GPUOptions change the GPU code; a launch is made the same whatever
+#: ``launch_pdl`` says (without programmatic dependent launch, which is
+#: correct for every kernel), and ``num_ctas`` and
+#: ``launch_cooperative_grid`` are taken at their defaults only.
+LAUNCH_OPTIONS = {**GPUOptions()._asdict(), "num_ctas": 1,
+                  "launch_pdl": False, "launch_cooperative_grid": False}
 
 
 class JITFunction:
@@ -281,7 +287,7 @@ class JITFunction:
         return extension.Dispatcher(
             self, self._names, flags, self._defaults, self._launchers,
             self._globals_read, self._check_globals, self.run,
-            LAUNCH_OPTIONS["num_warps"], LAUNCH_OPTIONS["num_stages"],
+            LAUNCH_OPTIONS,
             any(option in self._names for option in LAUNCH_OPTIONS))
 
     def __getitem__(self, grid: Sequence[int] | Callable) -> Callable:
@@ -309,10 +315,12 @@ class JITFunction:
         """Whether launches compile ``kl.device_assert`` and check every
         host-target access against the arrays passed even where
         ``KILN_HOST_CHECK_BOUNDS=0`` turned that off (``debug=True``, or
-        ``KILN_DEBUG=1`` in the environment)."""
+        ``KILN_DEBUG=1`` or Triton's ``TRITON_DEBUG=1`` in the
+        environment)."""
         if self._debug is not None:
             return self._debug
-        return os.environ.get("KILN_DEBUG", "") not in ("", "0")
+        return any(os.environ.get(variable, "") not in ("", "0")
+                   for variable in ("KILN_DEBUG", "TRITON_DEBUG"))
 
     def bind(self, args: tuple, kwargs: dict) -> inspect.BoundArguments:
         unknown = [name for name in kwargs if name not in self._names]
@@ -430,22 +438,42 @@ class JITFunction:
         types, constants = self.specialize(self.bind(args, kwargs))
         return CodeGenerator(self.fn, types, constants, self.debug).generate()
 
-    def _options(self, kwargs: dict, num_warps: Any, num_stages: Any
-                 ) -> tuple[int, int]:
-        """A launch's options, default where not given; a kernel parameter
-        named as one also receives what was given for it (added to
-        ``kwargs``), as in Triton."""
-        given = {"num_warps": num_warps, "num_stages": num_stages}
-        for option, value in given.items():
-            if value is not None and option in self.signature.parameters:
-                kwargs[option] = value
-        return tuple(LAUNCH_OPTIONS[option] if value is None
-                     else _constant(value) for option, value in given.items())
+    def _options(self, kwargs: dict) -> tuple[GPUOptions, tuple]:
+        """A launch's options, taken out of ``kwargs`` (where a kernel
+        parameter is named as one, it receives the value too, as in
+        Triton), checked: what the GPU code is compiled with, and every
+        option's value, default where not given, in LAUNCH_OPTIONS's order
+        (as the launch extension keys launches)."""
+        given = {}
+        for option in LAUNCH_OPTIONS:
+            if option in kwargs:
+                value = kwargs[option] if option in self._names \
+                    else kwargs.pop(option)
+                if value is not None:
+                    given[option] = _constant(value)
+        if "debug" in kwargs and "debug" not in self._names:
+            debug = _constant(kwargs.pop("debug"))
+            if debug is not None and bool(debug) != self.debug:
+                raise KilnError(
+                    f"{self.__name__}: debug={debug!r} at a launch, but the "
+                    f"kernel is compiled with debug={self.debug}: Kiln sets "
+                    "it per kernel (@jit(debug=...), or KILN_DEBUG=1)")
+        for option in ("num_ctas", "launch_cooperative_grid"):
+            if option in given and given[option] != LAUNCH_OPTIONS[option]:
+                raise KilnError(
+                    f"{self.__name__}: {option}={given[option]!r} is not "
+                    f"supported by Kiln (only {LAUNCH_OPTIONS[option]!r})")
+        options = GPUOptions(**{name: given[name] for name in
+                                GPUOptions._fields if name in given}
+                             ).checked()
+        return options, tuple(
+            getattr(options, option) if option in GPUOptions._fields
+            else given.get(option, default)
+            for option, default in LAUNCH_OPTIONS.items())
 
     @user_facing
-    def warmup(self, *args, chip: str = "sm_90a",
-               num_warps: int | None = None, num_stages: int | None = None,
-               grid: Any = None, **kwargs) -> CompiledKernel:
+    def warmup(self, *args, chip: str = "sm_90a", grid: Any = None,
+               **kwargs) -> CompiledKernel:
         """Compiles for the GPU (no launch, no GPU needed) for these
         arguments; arrays may be numpy or device arrays, only their types
         and alignment count. ``grid`` is taken, as Triton's ``warmup``
@@ -453,17 +481,16 @@ class JITFunction:
         that a later launch on a device of ``chip`` with the same arguments
         loads it (even under ``KILN_REQUIRE_CACHE_HIT=1``). The result's
         ``asm`` holds every stage, its ``metadata`` what ptxas reported,
-        and its ``n_regs`` and ``n_spills`` what Triton's hold."""
-        num_warps, num_stages = self._options(kwargs, num_warps, num_stages)
+        and its ``n_regs`` and ``n_spills`` what Triton's hold. Takes
+        Triton's launch options (LAUNCH_OPTIONS)."""
+        options, _ = self._options(kwargs)
         types, constants = self.specialize(self.bind(args, kwargs))
         with self._lock:
             module, text = self._parse(types, constants)
-            entry = self._source_entry(types, constants, chip, num_warps,
-                                       num_stages) or cache.key(
-                str(module), chip, num_warps, num_stages)
+            entry = self._source_entry(types, constants, chip, options) \
+                or cache.key(str(module), chip, options)
         try:
-            with self._new_binary(module, text, chip, num_warps,
-                                  num_stages) as binary:
+            with self._new_binary(module, text, chip, options) as binary:
                 self._store(entry, binary)
                 asm = _Stages(tile=text, llvm=binary.llvm_ir, ptx=binary.ptx,
                               cubin=binary.cubin,
@@ -530,19 +557,19 @@ class JITFunction:
         return path
 
     def _new_binary(self, module: Module, text: str, chip: str,
-                    num_warps: int, num_stages: int) -> GPUBinary:
+                    options: GPUOptions) -> GPUBinary:
         """``module`` compiled for ``chip``, its remarks warned; under
         KILN_DUMP_DIR each stage written beside the tile IR, in
-        ``<chip>-w<warps>-s<stages>/``: the IR after each lowering pass
+        ``<chip>-<options' label>/``: the IR after each lowering pass
         that changed it (``passes.mlir``), LLVM IR, PTX, cubin, ptxas's
         report, the tensor maps and the remarks."""
         dump = self._dump_directory(text)
         if dump:
-            dump = dump / f"{chip}-w{num_warps}-s{num_stages}"
+            dump = dump / f"{chip}-{options.label()}"
             dump.mkdir(exist_ok=True)
             record_passes(True)
         try:
-            binary = GPUBinary(module, chip, num_warps, num_stages)
+            binary = GPUBinary(module, chip, *options)
         finally:
             if dump:
                 record_passes(False)
@@ -551,7 +578,7 @@ class JITFunction:
             steps = [line.split("\t") for line in
                      binary.artifact("timings").decode().splitlines()]
             self._report_time(
-                f"{chip} ({num_warps} warps, {num_stages} stages): " +
+                f"{chip} ({options.describe()}): " +
                 ", ".join(f"{step} {_ms(float(seconds))}"
                           for step, seconds in steps))
         if dump:
@@ -689,13 +716,12 @@ class JITFunction:
         return repr([self._fingerprint, self._key(types, constants)])
 
     def _source_entry(self, types: dict[str, Type],
-                      constants: dict[str, Any], chip: str, num_warps: int,
-                      num_stages: int) -> str | None:
+                      constants: dict[str, Any], chip: str,
+                      options: GPUOptions) -> str | None:
         """The GPU entry of a specialization keyed by source (see
         `_source_origin`); the caller holds the lock."""
         origin = self._source_origin(types, constants)
-        return cache.key(origin, chip, num_warps, num_stages) if origin \
-            else None
+        return cache.key(origin, chip, options) if origin else None
 
     def _binary_in(self, entry: str, module: Module | None,
                    chip: str) -> GPUBinary | None:
@@ -714,8 +740,6 @@ class JITFunction:
 
     @user_facing
     def cached_binary(self, *args, chip: str = "sm_90a",
-                      num_warps: int | None = None,
-                      num_stages: int | None = None,
                       **kwargs) -> GPUBinary | None:
         """The binary a launch with these arguments on a device of
         ``chip`` would load from the disk cache, found as the launch finds
@@ -725,12 +749,11 @@ class JITFunction:
         a plain value). The globals the kernel reads are taken as they are
         now, as a new process takes them. Takes the options of
         `warmup`."""
-        num_warps, num_stages = self._options(kwargs, num_warps, num_stages)
+        options, _ = self._options(kwargs)
         types, constants = self.specialize(self.bind(args, kwargs))
         with self._lock:
             self._fingerprint = None
-            entry = self._source_entry(types, constants, chip, num_warps,
-                                       num_stages)
+            entry = self._source_entry(types, constants, chip, options)
         return self._binary_in(entry, None, chip) if entry else None
 
     def _store(self, entry: str, binary: GPUBinary) -> None:
@@ -743,14 +766,13 @@ class JITFunction:
                     {name: binary.kernel_argument_types(name)})
 
     def compile_gpu(self, types: dict[str, Type], constants: dict[str, Any],
-                    num_warps: int = 4, num_stages: int = 3,
+                    options: GPUOptions = GPUOptions(),
                     ordinal: int = 0) -> CudaModule:
         """The specialization compiled for device ``ordinal``'s chip and
         loaded there: from the disk cache, found by the kernel's source
         fingerprint without running the front end, where it is there."""
         chip = device_chip(ordinal)
-        key = (self._key(types, constants), chip, num_warps, num_stages,
-               ordinal)
+        key = (self._key(types, constants), chip, options, ordinal)
         source_entry = None
 
         def load(binary: GPUBinary, how: str) -> CudaModule:
@@ -767,20 +789,18 @@ class JITFunction:
         def stored() -> CudaModule | None:
             nonlocal source_entry
             source_entry = self._source_entry(types, constants, chip,
-                                              num_warps, num_stages)
+                                              options)
             return from_disk(source_entry, None) if source_entry else None
 
         def build(module: Module, text: str) -> CudaModule:
-            entry = source_entry or cache.key(str(module), chip, num_warps,
-                                              num_stages)
+            entry = source_entry or cache.key(str(module), chip, options)
             if source_entry is None:
                 loaded = from_disk(entry, module)
                 if loaded is not None:
                     return loaded
             cache.require_hit(f"kernel '{self.__name__}' for {chip} "
-                              f"({num_warps} warps, {num_stages} stages)")
-            binary = self._new_binary(module, text, chip, num_warps,
-                                      num_stages)
+                              f"({options.describe()})")
+            binary = self._new_binary(module, text, chip, options)
             self._store(entry, binary)
             return load(binary, "compiled")
 
@@ -815,10 +835,11 @@ class JITFunction:
 
     def _register(self, given: tuple, compiled_as: tuple, module: CudaModule,
                   types: dict[str, Type], constants: dict[str, Any],
-                  values: list, num_warps: int, num_stages: int,
+                  values: list, launch_options: tuple,
                   ordinal: int) -> None:
         """Makes the extension launch ``module``'s kernel for arguments
-        read as ``given`` (run's arguments, keywords and options) from now
+        read as ``given`` (run's arguments and keywords, options among
+        them, whose values are ``launch_options``) from now
         on, if the full path's launch just now specialized and passed
         exactly what their key says (what the extension reads of them
         agrees with what specialize saw, and the values it would pass are
@@ -840,7 +861,7 @@ class JITFunction:
             if fast is None:
                 return
             key, fast_values = fast
-            expected = (num_warps, num_stages, compiled_as[1]) + tuple(
+            expected = launch_options + (compiled_as[1],) + tuple(
                 launch_keys.constant_key(constants[name]) if constant
                 else launch_keys.on_device(launch_keys.token(types[name]),
                                            ordinal)
@@ -860,13 +881,19 @@ class JITFunction:
         return grid_sizes(grid)
 
     @user_facing
-    def run(self, *args, grid, num_warps: int | None = None,
-            num_stages: int | None = None, **kwargs) -> None:
+    def run(self, *args, grid, warmup: bool = False,
+            **kwargs) -> CompiledKernel | None:
+        """Launches on ``grid`` (Triton's ``run``; ``kernel[grid](...)``
+        calls it), with Triton's launch options (LAUNCH_OPTIONS) among the
+        keywords; ``warmup=True`` compiles for the GPU and launches
+        nothing, as `warmup`."""
+        if warmup:
+            return self.warmup(*args, grid=grid, **kwargs)
         if self._dispatcher is not None and self._dispatcher.launch(
-                grid, args, kwargs, num_warps, num_stages):
-            return  # a cache hit, launched in C
-        given = args, dict(kwargs), num_warps, num_stages
-        num_warps, num_stages = self._options(kwargs, num_warps, num_stages)
+                grid, args, kwargs):
+            return None  # a cache hit, launched in C
+        given = args, dict(kwargs)
+        options, launch_options = self._options(kwargs)
         self._check_globals()
         compiled_as = self._generation, self.debug
         bound = self.bind(args, kwargs)
@@ -881,7 +908,7 @@ class JITFunction:
                     continue
                 arguments[name] = self._interpreted(name, value, name)
             interpreter.run(self.fn, grid, arguments)
-            return
+            return None
         types, constants = self.specialize(bound)
         values, names = [], []
         for name, value in bound.arguments.items():
@@ -900,15 +927,15 @@ class JITFunction:
                             "(numpy arrays), not both")
         if any(on_gpu):
             ordinal = self._launch_device(names, values)
-            module = self.compile_gpu(types, constants, num_warps, num_stages,
-                                      ordinal)
+            module = self.compile_gpu(types, constants, options, ordinal)
             module.launch(self.fn.__name__, grid, *values,
                           stream=current_stream(ordinal))
             self._register(given, compiled_as, module, types, constants,
-                           values, num_warps, num_stages, ordinal)
-            return
+                           values, launch_options, ordinal)
+            return None
         self.compile(types, constants).launch(self.fn.__name__, grid,
                                               *values, names=names)
+        return None
 
     def _launch_device(self, names: list[str], values: list) -> int:
         """The GPU a launch runs on: the one its device arrays say they are

@@ -280,6 +280,34 @@ def memory_hint_problem(op: str, cache_modifier: str, eviction_policy: str,
     return None
 
 
+def block_access_problem(op: str, rank: int, boundary_check: Any,
+                         padding_option: str = "", mask: Any = None,
+                         other: Any = None) -> str | None:
+    """Why a load or store through a block pointer of a ``rank``-D block
+    is refused, as Triton refuses it, or None: ``boundary_check`` is a
+    tuple (or list) of distinct dimensions of the block, ``padding_option``
+    '', 'zero' or 'nan', and a mask or ``other`` is not taken."""
+    if isinstance(boundary_check, constexpr):
+        boundary_check = boundary_check.value
+    if mask is not None or other is not None:
+        return (f"kl.{op} of a block pointer takes boundary_check"
+                f"{' and padding_option' if op == 'load' else ''}, not "
+                f"mask{' and other' if op == 'load' else ''}")
+    if padding_option not in ("", "zero", "nan"):
+        return f"padding_option is 'zero' or 'nan', not {padding_option!r}"
+    if not isinstance(boundary_check, (tuple, list)):
+        return (f"kl.{op}: boundary_check is a tuple of the block's "
+                f"dimensions, as in Triton, not {boundary_check!r}")
+    dims = [d.value if isinstance(d, constexpr) else d
+            for d in boundary_check]
+    if len(set(dims)) != len(dims) or not all(
+            isinstance(d, int) and not isinstance(d, bool) and 0 <= d < rank
+            for d in dims):
+        return (f"boundary_check names distinct dimensions of the {rank}-D "
+                f"block, not {tuple(dims)}")
+    return None
+
+
 #: The orders the one-way atomics take, as Triton's: a load acquires, a
 #: store releases (the first is the default).
 ONE_WAY_SEMANTICS = {"atomic_load": ("acquire", "relaxed"),

@@ -29,6 +29,8 @@ CONSTANTS = {32: (ROUND_A, ROUND_B, KEY_A, KEY_B),
 ROUNDS = 10
 #: (2**31 - 1) * UNIFORM_SCALE is the largest float32 below 1.
 UNIFORM_SCALE = 4.6566127342e-10
+#: Triton's scale of a 64-bit word.
+UNIFORM_SCALE_64 = 1.0842020432385337e-19
 
 
 class Ops(Protocol):

@@ -157,6 +157,18 @@ def tile_shape_problem(what: str, shape: Any) -> str | None:
             f"not {list(shape)}")
 
 
+def default_transpose(rank: int) -> tuple[int, ...] | None:
+    """The permutation of ``kl.trans`` without one, as Triton's: the last
+    two dimensions swapped (a batched 2-D transpose); None below rank 2.
+
+    >>> default_transpose(2), default_transpose(3), default_transpose(1)
+    ((1, 0), (0, 2, 1), None)
+    """
+    if rank < 2:
+        return None
+    return tuple(range(rank - 2)) + (rank - 1, rank - 2)
+
+
 def integer_promotion(a: str, b: str, div_or_mod: bool = False) -> str:
     """The type two integer types meet in, by C's usual arithmetic
     conversions as Triton applies them: the wider of one signedness; of

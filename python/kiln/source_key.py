@@ -1,6 +1,7 @@
 """What a kernel's compilation depends on in Python, without running the
 front end: its source and where it is (lines end up in the binary's
-messages), and every global it names, resolved now: the jit functions it
+messages), and every global it names (or variable it captures, as a kernel
+a factory function makes does), resolved now: the jit functions it
 calls (their own fingerprints, recursively), the plain values compiled into
 it (numbers, strings, constexprs, dtypes), the code of the plain Python
 functions it names (which it may call on compile-time values) and, by
@@ -65,13 +66,17 @@ def _describe(fn: Callable, is_jit, plain, constant_key, read: GlobalsRead,
     place, chains = _read(fn)
     parts.append(place)
     globals_ = fn.__globals__
+    captured = function_source.captured(fn)
     for chain in chains:
-        if chain[0] not in globals_:
+        if chain[0] in captured:  # read before the globals, as Python does
+            value = captured[chain[0]]
+        elif chain[0] in globals_:
+            value = globals_[chain[0]]
+            if plain(value):
+                read[(id(globals_), chain[0])] = (globals_, chain[0], value)
+        else:
             parts.append((chain[0], "builtin or undefined"))
             continue
-        value = globals_[chain[0]]
-        if plain(value):
-            read[(id(globals_), chain[0])] = (globals_, chain[0], value)
         # Follow the attributes the code reads (`helpers.scale`, `kl.load`,
         # `Config.BLOCK`), as the front end does; past a plain value they
         # are the kernel's (`SCALE.bit_length`? not a global's).

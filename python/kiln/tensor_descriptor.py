@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from kiln import semantics
 from kiln.errors import KilnError
 
 
@@ -22,13 +23,16 @@ class TensorDescriptor:
     """``base`` (a numpy or device array holding the tensor's first
     element), the tensor's ``shape`` and ``strides`` in elements (the
     last stride 1), the ``block_shape`` a kernel accesses (compile-time),
-    and the ``padding`` ("zero" or "nan") of reads past the tensor."""
+    and the ``padding`` ("zero" or "nan") of reads past the tensor.
+    ``round_f32_to_tf32`` (Triton's: loads round float32 to tf32) is
+    taken at its default, False, only."""
 
     base: Any
     shape: tuple
     strides: tuple
     block_shape: tuple
     padding: str = "zero"
+    round_f32_to_tf32: bool = False
 
     def __post_init__(self) -> None:
         for field in ("shape", "strides", "block_shape"):
@@ -46,22 +50,29 @@ class TensorDescriptor:
         if not self.shape:
             raise KilnError("TensorDescriptor: a tensor of at least one "
                             "dimension")
+        if problem := semantics.tile_shape_problem("TensorDescriptor",
+                                                   self.block_shape):
+            raise KilnError(problem)
         if self.strides[-1] != 1:
             raise KilnError(f"TensorDescriptor: the last stride must be 1, "
                             f"not {self.strides[-1]}")
         if self.padding not in ("zero", "nan"):
             raise KilnError(f"TensorDescriptor: padding is 'zero' or 'nan', "
                             f"not {self.padding!r}")
+        if self.round_f32_to_tf32:
+            raise KilnError("TensorDescriptor: round_f32_to_tf32=True is not "
+                            "supported by Kiln yet")
 
     @classmethod
     def from_tensor(cls, tensor: Any, block_shape: Any,
-                    padding: str = "zero") -> TensorDescriptor:
+                    padding: str = "zero",
+                    round_f32_to_tf32: bool = False) -> TensorDescriptor:
         """The descriptor of all of ``tensor`` (a numpy array, a PyTorch
         tensor or a ``__cuda_array_interface__`` array), its strides read
         from it."""
         strides = _element_strides(tensor)
         return cls(tensor, tuple(tensor.shape), strides, block_shape,
-                   padding)
+                   padding, round_f32_to_tf32)
 
 
 def _element_strides(tensor: Any) -> tuple:

@@ -144,6 +144,16 @@ def misuse(x_ptr, n, CASE: kl.constexpr):
         kl.load(bp, padding_option="inf")
     elif CASE == 6:
         kl.make_block_ptr(x_ptr, (n,), (1,), (0,), (n,), (0,))
+    elif CASE == 7:
+        kl.store(bp, kl.zeros((16,), kl.float32), mask=kl.arange(0, 16) < 2)
+    elif CASE == 8:
+        kl.load(bp, boundary_check=0)
+    elif CASE == 9:
+        kl.load(bp, boundary_check=(0, 0))
+    elif CASE == 10:
+        kl.load(bp, boundary_check=(0,), other=5.0)
+    elif CASE == 11:
+        kl.make_block_ptr(x_ptr, (n,), (1,), (0,), (12,), (0,))
 
 
 @pytest.mark.parametrize("case, message", [
@@ -157,8 +167,95 @@ def misuse(x_ptr, n, CASE: kl.constexpr):
     (4, r"kl.advance needs a block pointer \(kl.make_block_ptr\)"),
     (5, "padding_option is 'zero' or 'nan', not 'inf'"),
     (6, "block_shape must be constant non-negative ints"),
+    (7, "kl.store of a block pointer takes boundary_check, not mask"),
+    (8, "kl.load: boundary_check is a tuple of the block's dimensions, as "
+        "in Triton, not 0"),
+    (9, r"boundary_check names distinct dimensions of the 1-D block, not "
+        r"\(0, 0\)"),
+    (10, "kl.load of a block pointer takes boundary_check and "
+         "padding_option, not mask and other"),
+    (11, r"kl.make_block_ptr: a tile's dimensions are powers of two, as in "
+         r"Triton, not \[12\]"),
 ])
 def test_misuse_is_reported_at_the_line(case, message):
     with pytest.raises(kiln.KilnCompileError, match=message) as info:
         misuse[(1,)](np.zeros(16, np.float32), 16, CASE=case)
     assert info.value.filename == __file__
+    if case in (3, 4, 6):
+        return
+    # The interpreter refuses the same accesses: it dropped a mask, an
+    # other, and read a bare int as dimensions.
+    with pytest.raises(kiln.KilnError, match=message):
+        kiln.jit(misuse.fn, interpret=True)[(1,)](
+            np.zeros(16, np.float32), 16, CASE=case)
+
+
+@kiln.jit
+def bool_block_kernel(flags_ptr, out_ptr, n, BLOCK: kl.constexpr):
+    bp = kl.make_block_ptr(flags_ptr, (n,), (1,), (0,), (BLOCK,), (0,))
+    v = kl.load(bp, boundary_check=(0,))
+    offsets = kl.arange(0, BLOCK)
+    kl.store(out_ptr + offsets, (v + v).to(kl.int32))
+    kl.store(out_ptr + BLOCK + offsets, (~v).to(kl.int32))
+    kl.store(bp, v * 3, boundary_check=(0,))
+
+
+@pytest.mark.parametrize("interpret", [False, True],
+                         ids=["host", "interpreter"])
+def test_a_block_pointer_of_booleans_reads_and_writes_int8(interpret):
+    """As Triton's make_block_ptr, whose i1 base becomes i8: True + True
+    is 2 and ~True is -2 (Kiln read booleans: 0 and False)."""
+    flags = np.array([1, 0, 1, 1, 0, 0, 1, 0], np.bool_)
+    out = np.zeros(16, np.int32)
+    kiln.jit(bool_block_kernel.fn, interpret=interpret)[(1,)](
+        flags, out, 6, BLOCK=8)
+    first = flags[:6].astype(np.int32)
+    np.testing.assert_array_equal(out[:6], 2 * first)
+    np.testing.assert_array_equal(out[8:14], ~first)
+    np.testing.assert_array_equal(flags.view(np.int8),
+                                  [3, 0, 3, 3, 0, 0, 1, 0])
+
+
+@kiln.jit
+def unchecked_matmul(a_ptr, b_ptr, c_ptr, K, CHECK: kl.constexpr):
+    a_bp = kl.make_block_ptr(a_ptr, (128, K), (K, 1), (0, 0), (128, 64),
+                             (1, 0))
+    b_bp = kl.make_block_ptr(b_ptr, (K, 128), (128, 1), (0, 0), (64, 128),
+                             (1, 0))
+    acc = kl.zeros((128, 128), kl.float32)
+    for _ in range(0, K, 64):
+        if CHECK:
+            a = kl.load(a_bp, boundary_check=(0, 1))
+        else:
+            a = kl.load(a_bp, boundary_check=(0,))
+        acc += kl.dot(a, kl.load(b_bp, boundary_check=(0, 1)))
+        a_bp = kl.advance(a_bp, (0, 64))
+        b_bp = kl.advance(b_bp, (64, 0))
+    c_bp = kl.make_block_ptr(c_ptr, (128, 128), (128, 1), (0, 0),
+                             (128, 128), (1, 0))
+    if CHECK:
+        kl.store(c_bp, acc, boundary_check=(0, 1))
+    else:
+        kl.store(c_bp, acc)
+
+
+def test_a_block_access_that_does_not_check_every_bound_is_not_by_tma():
+    """TMA reads zeros and writes nothing past the tensor's shape, where an
+    unchecked access reads and writes the memory there (as Triton's): such
+    accesses are pointer accesses, with a remark saying why."""
+    a = np.zeros((128, 256), np.float16)
+    b = np.zeros((256, 128), np.float16)
+    c = np.zeros((128, 128), np.float32)
+    checked = unchecked_matmul.asm(a, b, c, 256, CHECK=True, chip="sm_90a",
+                                   num_warps=8)["ptx"]
+    assert checked.count(".b8 unchecked_matmul_param_") == 3
+    with pytest.warns(kiln.CompilerRemark) as remarks:
+        unchecked = unchecked_matmul.asm(a, b, c, 256, CHECK=False,
+                                         chip="sm_90a", num_warps=8)["ptx"]
+    said = [str(r.message) for r in remarks]
+    assert any("not copied by TMA: it does not check the bounds of "
+               "dimension 1" in m for m in said), said
+    assert any("not stored by TMA: it does not check the bounds of "
+               "dimension 0" in m for m in said), said
+    assert unchecked.count(".b8 unchecked_matmul_param_") == 1
+    assert "cp.async.bulk.tensor.2d.global.shared::cta" not in unchecked

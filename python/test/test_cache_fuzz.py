@@ -16,6 +16,7 @@ import warnings
 import pytest
 
 from kiln import cache
+from kiln.gpu import GPUOptions
 
 ITERATIONS = int(os.environ.get("KILN_CACHE_FUZZ_ITERATIONS", "3000"))
 
@@ -102,7 +103,7 @@ def remove(path) -> None:
 def test_damaged_entries_load_or_are_refused(tmp_path, monkeypatch, seed):
     monkeypatch.setenv("KILN_CACHE_DIR", str(tmp_path))
     rng = random.Random(seed)
-    name = cache.key(f"module {{}} // {seed}", "sm_90a", 4, 3)
+    name = cache.key(f"module {{}} // {seed}", "sm_90a", GPUOptions())
     path = tmp_path / f"{name}.kiln"
     assert cache.store(name, *ENTRY)
     good = path.read_bytes()

@@ -116,13 +116,17 @@ def test_an_assert_statement_is_a_device_assert():
         np.full(8, 9.0, np.float32), 8, BLOCK=8)
 
 
-def test_device_assert_is_compiled_only_in_debug_mode(monkeypatch):
+@pytest.mark.parametrize("variable", ["KILN_DEBUG", "TRITON_DEBUG"])
+def test_device_assert_is_compiled_only_in_debug_mode(monkeypatch,
+                                                      variable):
+    """Debug mode from Kiln's variable or Triton's."""
     x = np.full(8, 9.0, np.float32)
     quiet = kiln.jit(_bounded)
     monkeypatch.delenv("KILN_DEBUG", raising=False)
+    monkeypatch.delenv("TRITON_DEBUG", raising=False)
     assert "tile.assert" not in quiet.ir(x, 8, BLOCK=8)
     quiet[(1,)](x, 8, BLOCK=8)  # not checked: no error
-    monkeypatch.setenv("KILN_DEBUG", "1")
+    monkeypatch.setenv(variable, "1")
     ir = quiet.ir(x, 8, BLOCK=8)
     assert 'tile.assert' in ir and '"offsets in range"' in ir
     with pytest.raises(kiln.KilnError, match="x < 5.0"):

@@ -25,7 +25,7 @@ import kiln
 import kiln.language as kl
 from kiln.errors import KilnCompileError
 from kiln.errors import CompilationError, KilnError
-from kiln.gpu import (GPUBinary, device_array_element, device_chip,
+from kiln.gpu import (GPUBinary, GPUOptions, device_array_element, device_chip,
                       is_device_array)
 
 from test_kernel_semantics import welford_combine
@@ -746,15 +746,21 @@ def test_num_stages_of_a_compilation_is_the_default_depth():
         assert waits == ([] if stages == 1 else [str(stages - 2), "0"])
 
 
-def test_range_num_stages_must_be_a_positive_constant():
+def test_range_num_stages_must_be_a_constant_of_at_least_0():
+    """0, which Triton takes, is 1: not pipelined."""
     @kiln.jit
-    def bad(x_ptr, n):
-        for i in range(0, n, num_stages=0):
+    def stages(x_ptr, n, STAGES: kl.constexpr):
+        for i in range(0, n, num_stages=STAGES):
             kl.store(x_ptr + i, 1.0)
 
+    x = np.zeros(4, np.float32)
+    stages[(1,)](x, 4, STAGES=0)
+    np.testing.assert_array_equal(x, 1.0)
+    assert "tile.num_stages = 1" in stages.ir(x, 4, STAGES=0)
     with pytest.raises(KilnCompileError, match="num_stages must be a "
-                                               "constant integer"):
-        bad[(1,)](np.zeros(4, np.float32), 4)
+                                               "constant integer of at least "
+                                               "0"):
+        stages[(1,)](x, 4, STAGES=-1)
 
 
 def tensor_core_inputs(torch, element, m, n, k, b_column_major):
@@ -937,9 +943,11 @@ def test_block_pointers_on_the_gpu_against_torch():
 def test_disk_cache_entries_are_whole_or_ignored(tmp_path, monkeypatch):
     from kiln import cache
     monkeypatch.setenv("KILN_CACHE_DIR", str(tmp_path / "cache"))
-    name = cache.key("module {}", "sm_90a", 4, 3)
-    assert name != cache.key("module {}", "sm_80", 4, 3)
-    assert name != cache.key("module {}", "sm_90a", 4, 2)
+    name = cache.key("module {}", "sm_90a", GPUOptions())
+    assert name != cache.key("module {}", "sm_80", GPUOptions())
+    for options in (GPUOptions(num_stages=2), GPUOptions(maxnreg=128),
+                    GPUOptions(enable_fp_fusion=False)):
+        assert name != cache.key("module {}", "sm_90a", options)
     assert cache.load(name) is None
     maps = "k 3 6 2 64 64 128 0 8 -1 64 1 4 1 4\n"
     arguments = {"k": ["!tile.ptr<f16>", "i32"]}
@@ -973,7 +981,7 @@ def test_disk_cache_reads_only_regular_entries_of_bounded_size(
     are damaged entries; a link to a whole entry is that entry."""
     from kiln import cache
     monkeypatch.setenv("KILN_CACHE_DIR", str(tmp_path / "cache"))
-    name = cache.key("module {}", "sm_90a", 4, 3)
+    name = cache.key("module {}", "sm_90a", GPUOptions())
     entry = (".version 8.0", b"\x7fELF-ish", 128, 0, "", {})
     assert cache.store(name, *entry)
     path = tmp_path / "cache" / f"{name}.kiln"
@@ -1006,7 +1014,7 @@ def test_disk_cache_headers_no_compilation_writes_are_damaged(
     every launch until removed by hand) are reported and compiled again."""
     from kiln import cache
     monkeypatch.setenv("KILN_CACHE_DIR", str(tmp_path / "cache"))
-    name = cache.key("module {}", "sm_90a", 4, 3)
+    name = cache.key("module {}", "sm_90a", GPUOptions())
     entry = (".version 8.0", b"\x7fELF-ish", 128, 98304, "", {"k": ["i32"]})
     assert cache.store(name, *entry)
     path = tmp_path / "cache" / f"{name}.kiln"
@@ -1038,7 +1046,7 @@ def test_disk_cache_removes_temporaries_dead_writers_left(tmp_path,
     folder = tmp_path / "cache"
     folder.mkdir()
     monkeypatch.setenv("KILN_CACHE_DIR", str(folder))
-    name = cache.key("module {}", "sm_90a", 4, 3)
+    name = cache.key("module {}", "sm_90a", GPUOptions())
     dead = [folder / f".{name}.kiln.k1lled00", folder / ".0a1b.kiln.k1lled01"]
     live = folder / f".{name}.kiln.wr1ting0"
     notes = folder / "notes.txt"

@@ -1,9 +1,9 @@
 """What a ``@kiln.jit`` kernel computes where Python, numpy and C could
 disagree, the same compiled for the host and in the interpreter: booleans
-compared as Python does, NaN in argmax, bit casts, integer scalars that
-truncate and wrap as the kernel's i32, Python floats as float32, the
-loop variable after its loop, range with a step of either sign known at
-run time, and float16 sums. Each case runs both ways against numpy (a
+compared as Python does, NaN in argmax (Triton's rule), bit casts,
+integer scalars that truncate and wrap as the kernel's i32, Python floats
+as float32, the loop variable after its loop, range with a step of either
+sign known at run time, and float16 sums. Each case runs both ways against numpy (a
 review found the host and the interpreter disagreeing on each)."""
 
 from __future__ import annotations
@@ -55,9 +55,21 @@ def arg_nan_kernel(x_ptr, out_ptr, N: kl.constexpr):
     kl.store(out_ptr + 2 * row + 1, kl.argmin(x, axis=0))
 
 
+def nan_last_arg(fn, rows):
+    """``fn`` (numpy's argmax or argmin) of each row's numbers, 0 for a
+    row of NaNs alone (numpy's nanargmax would take a NaN for -inf)."""
+    result = []
+    for row in rows:
+        numbers = np.flatnonzero(~np.isnan(row))
+        result.append(int(numbers[fn(row[numbers])]) if numbers.size else 0)
+    return result
+
+
 @BOTH
-def test_argmax_with_nan_is_numpys(interpret):
-    """The first NaN, wherever it stands, and ties to the first."""
+def test_argmax_with_nan_is_tritons(interpret):
+    """A NaN loses to any number, as in Triton (whose interpreter takes
+    numpy's nanargmax; that one takes a NaN for -inf, the last row); the
+    first of NaNs alone; ties to the first."""
     rows = np.array([
         [1, np.nan, 7, 7, 0, 2, 3, 4],
         [1, 2, 9, 9, 0, 0, 5, np.nan],
@@ -65,11 +77,15 @@ def test_argmax_with_nan_is_numpys(interpret):
         [3, 3, 3, 3, 3, 3, 3, 3],
         [0, -1, 5, np.nan, 5, np.nan, -1, 2],
         [-np.inf, np.inf, 0, 0, np.inf, -np.inf, 1, 1],
+        [np.nan, -np.inf, np.nan, -np.inf, np.nan, np.inf, np.nan, np.inf],
+        [np.nan, -np.inf, np.nan, -np.inf, np.nan, np.nan, np.nan, np.nan],
     ], np.float32)
     out = np.zeros(2 * len(rows), np.int32)
     launch(arg_nan_kernel, interpret, (len(rows),), rows, out, N=8)
-    assert out[0::2].tolist() == np.argmax(rows, axis=1).tolist()
-    assert out[1::2].tolist() == np.argmin(rows, axis=1).tolist()
+    assert out[0::2].tolist() == nan_last_arg(np.argmax, rows)
+    assert out[1::2].tolist() == nan_last_arg(np.argmin, rows)
+    assert out[0::2].tolist() == [2, 2, 0, 0, 2, 1, 5, 1]
+    assert out[1::2].tolist() == [4, 4, 0, 0, 1, 0, 1, 1]
 
 
 @kiln.jit
@@ -861,7 +877,9 @@ def constant_in_tuple_kernel(x_ptr, out_ptr, n, BLOCK: kl.constexpr):
 def test_third_review(interpret):
     """A loop variable read after a loop that may not run needs a value
     before it (the host gave lower - step); booleans divide as ints; a
-    compile-time kl.cdiv divides as the kernel does; a constant that is
+    compile-time kl.cdiv divides in Python, flooring, as Triton's @jit
+    cdiv does on constexprs (a fourth review), where a run-time one
+    truncates; a constant that is
     the same in both branches of a run-time if stays a constant."""
     out = np.zeros(8, np.int32)
     if not interpret:
@@ -874,9 +892,10 @@ def test_third_review(interpret):
     x = np.array([0, 1, 2, 3], np.int32)
     launch(boolean_division_kernel, interpret, (1,), x, out)
     assert out.tolist() == [0, 0, 2, 2, 0, 0, 0, 0]
-    for a, b in [(7, -2), (-7, 2), (7, 2)]:
+    for a, b in [(7, -2), (-7, 2), (7, 2), (-8, 2), (6, -4)]:
         launch(cdiv_kernel, interpret, (1,), out, a, b, A=a, B=b)
-        assert out[0] == out[1] == int((a + b - 1) / b)
+        assert out[0] == int((a + b - 1) / b)
+        assert out[1] == (a + b - 1) // b
     values = np.arange(8, dtype=np.float32)
     result = np.zeros(4, np.float32)
     launch(constant_in_tuple_kernel, interpret, (1,), values, result, 1,

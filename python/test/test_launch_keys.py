@@ -15,6 +15,7 @@ import pytest
 import kiln
 import kiln.language as kl
 from kiln import launch_keys
+from kiln.jit import LAUNCH_OPTIONS
 from test_gpu import FakeDeviceArray, TorchBfloat16Like, needs_stand_in, \
     run_python
 
@@ -27,8 +28,9 @@ def one_argument(x):
 def read(value):
     """What the extension reads of ``value`` as a kernel's only argument:
     its share of the key and the value the kernel receives, or None."""
-    reading = one_argument._dispatcher.read((value,), {}, None, None)
-    return None if reading is None else (reading[0][3], reading[1][0])
+    reading = one_argument._dispatcher.read((value,), {})
+    return None if reading is None else (
+        reading[0][len(LAUNCH_OPTIONS) + 1], reading[1][0])
 
 
 class TorchLike:
@@ -230,14 +232,16 @@ def test_constexprs_key_as_the_full_path_keys_them():
     """0.0 and -0.0 are equal but compile apart; kl.constexpr wrappers are
     their values."""
     read = constexpr_kernel._dispatcher.read
-    keys = {read((1,), {"FLAG": flag}, 4, 3)[0]
+    keys = {read((1,), {"FLAG": flag})[0]
             for flag in (0.0, -0.0, kl.constexpr(-0.0))}
     assert len(keys) == 2
-    assert read((1,), {}, 4, 3) is None  # missing
-    assert read((1,), {"FLAG": 1, "other": 2}, 4, 3) is None
-    assert read((1,), {"FLAG": 1, "x": 2}, 4, 3) is None  # given twice
-    assert read((1, 2, 3), {}, 4, 3) is None  # too many
-    assert read((1,), {"FLAG": 1}, 4.0, 3) is None  # run() checks it
+    assert read((1,), {}) is None  # missing
+    assert read((1,), {"FLAG": 1, "other": 2}) is None
+    assert read((1,), {"FLAG": 1, "x": 2}) is None  # given twice
+    assert read((1, 2, 3), {}) is None  # too many
+    # run() checks these
+    assert read((1,), {"FLAG": 1, "num_warps": 4.0}) is None
+    assert read((1,), {"FLAG": 1, "enable_fp_fusion": "yes"}) is None
 
 
 class OnAnotherGpu(FakeDeviceArray):
@@ -484,6 +488,18 @@ NO_PYTHON = """
     bound(x, 20, 3.0, BLOCK=16)
     sys.setprofile(None)
     print(calls, fake.fakeCudaLaunchCount(), len(scaled._launchers))
+    # Triton's launch options, those that change the code and those that
+    # do not, on the cache-hit path too.
+    options = dict(num_warps=8, maxnreg=64, enable_fp_fusion=False,
+                   num_ctas=1, launch_pdl=True, launch_cooperative_grid=False)
+    scaled[(1,)](x, 10, 2.0, BLOCK=16, **options)  # compiles, registers
+    calls.clear()
+    sys.setprofile(lambda frame, event, arg: calls.append(
+        frame.f_code.co_name) if event == "call" else None)
+    bound(x, 20, 3.0, BLOCK=16, **options)
+    sys.setprofile(None)
+    print(calls, fake.fakeCudaLaunchCount(), len(scaled._launchers),
+          len(scaled._gpu_cache))
 """
 
 
@@ -492,7 +508,7 @@ def test_a_cache_hit_runs_no_python_code():
     """Issue 28: Python code runs only on a miss."""
     result = run_python(NO_PYTHON)
     assert result.returncode == 0, result.stderr
-    assert result.stdout.split("\n")[0] == "[] 2 1"
+    assert result.stdout.split("\n")[:2] == ["[] 2 1", "[] 4 2 2"]
 
 
 @kiln.jit(do_not_specialize=["n"])
@@ -526,6 +542,15 @@ OPTIONS_AND_FLAGS = """
         scaled[(1,)](x, 10, 2.0, BLOCK=16, num_warps=8)
         scaled.run(x, 10, 2.0, grid=(1,), BLOCK=16, num_warps=8)
     print("options", len(scaled._gpu_cache), len(scaled._launchers))
+    # maxnreg and fp fusion compile apart; the options that change no code
+    # make launches of their own keys, of the one compilation.
+    for _ in range(2):
+        scaled[(1,)](x, 10, 2.0, BLOCK=16, num_warps=8, maxnreg=64)
+        scaled[(1,)](x, 10, 2.0, BLOCK=16, num_warps=8,
+                     enable_fp_fusion=False)
+        scaled[(1,)](x, 10, 2.0, BLOCK=16, num_warps=8, num_ctas=1,
+                     launch_pdl=True)
+    print("triton options", len(scaled._gpu_cache), len(scaled._launchers))
     for warps in (2, 2, 8):
         named_as_an_option[(1,)](x, num_warps=warps)
         print("named", len(named_as_an_option._gpu_cache),
@@ -540,9 +565,10 @@ def test_unspecialized_parameters_and_options_hit_the_cache():
     lines = result.stdout.splitlines()
     assert lines[0] == "not specialized 1 1 4"
     assert lines[1] == "options 1 1"
+    assert lines[2] == "triton options 3 4"
     # A parameter named as an option receives it (a specialization for
     # each value), on the full path.
-    assert lines[2:] == ["named 1 0", "named 1 0", "named 2 0"]
+    assert lines[3:] == ["named 1 0", "named 1 0", "named 2 0"]
 
 
 CLOSED = """
@@ -715,8 +741,8 @@ def test_the_extensions_objects_refuse_misuse_without_crashing():
         extension.Bound(object(), (1,))
     bare = extension.Dispatcher.__new__(extension.Dispatcher)
     with pytest.raises(TypeError, match="uninitialized"):
-        bare.launch((1,), (), {}, None, None)
+        bare.launch((1,), (), {})
     with pytest.raises(TypeError, match="uninitialized"):
-        bare.read((), {}, None, None)
+        bare.read((), {})
     with pytest.raises(ValueError, match="pbilf"):
         extension.Kernel(0, 0, b"k", "pz")

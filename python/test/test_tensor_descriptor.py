@@ -150,10 +150,19 @@ def test_triton_import_path():
      "padding is 'zero' or 'nan'"),
     (lambda a: TensorDescriptor.from_tensor([1, 2], [2]),
      "takes an array"),
+    (lambda a: TensorDescriptor(a, [4, 4], [4, 1], [3, 2]),
+     "TensorDescriptor: a tile's dimensions are powers of two"),
+    (lambda a: TensorDescriptor.from_tensor(a, [2, 2],
+                                            round_f32_to_tf32=True),
+     "round_f32_to_tf32=True is not supported by Kiln yet"),
 ])
 def test_a_malformed_descriptor_is_an_error(make, message):
     with pytest.raises(kiln.KilnError, match=message):
         make(np.zeros((4, 4), np.float32))
+    # Triton's default is taken.
+    assert not TensorDescriptor.from_tensor(
+        np.zeros((4, 4), np.float32), [2, 2],
+        round_f32_to_tf32=False).round_f32_to_tf32
 
 
 @kiln.jit

@@ -183,6 +183,118 @@ def test_a_parameter_named_as_a_launch_option_receives_it(interpret):
     assert out[0] == 412
 
 
+@triton.jit
+def axpy_kernel(x_ptr, y_ptr, out_ptr, a, n, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < n
+    x = tl.load(x_ptr + offsets, mask=mask)
+    y = tl.load(y_ptr + offsets, mask=mask)
+    tl.store(out_ptr + offsets, a * x + y, mask=mask)
+
+
+@BOTH
+@pytest.mark.parametrize("options", [
+    {"num_ctas": 1, "maxnreg": 64},
+    {"enable_fp_fusion": False, "launch_pdl": True},
+    {"launch_cooperative_grid": False, "debug": False, "num_warps": None}])
+def test_tritons_launch_options_are_taken(interpret, options):
+    """Triton's launch options at a launch and through run(); on the host
+    they change no result."""
+    x, y = RNG.standard_normal((2, 100)).astype(np.float32)
+    expected = np.float32(1.5) * x + y
+    out = np.zeros(100, np.float32)
+    launch(axpy_kernel, interpret, (4,), x, y, out, 1.5, 100, BLOCK=32,
+           **options)
+    np.testing.assert_array_equal(out, expected)
+    out[:] = 0
+    kernel = kiln.JITFunction(axpy_kernel.fn, interpret=interpret)
+    assert kernel.run(x, y, out, 1.5, 100, grid=(4,), warmup=False,
+                      BLOCK=32, **options) is None
+    np.testing.assert_array_equal(out, expected)
+
+
+@BOTH
+@pytest.mark.parametrize("options, message", [
+    ({"num_ctas": 2}, "num_ctas=2 is not supported by Kiln"),
+    ({"launch_cooperative_grid": True}, "launch_cooperative_grid=True is "
+     "not supported"),
+    ({"debug": True}, r"debug=True at a launch, but the kernel is compiled "
+     r"with debug=False: Kiln sets it per kernel \(@jit\(debug=...\)"),
+    ({"maxnreg": 0}, "maxnreg must be 1 or more, not 0"),
+    ({"maxnreg": 1.5}, "maxnreg must be an integer, not 1.5"),
+    ({"enable_fp_fusion": "no"}, "enable_fp_fusion must be True or False"),
+    ({"sanitize_overflow": True}, "sanitize_overflow")])
+def test_launch_options_kiln_cannot_honour_are_refused(interpret, options,
+                                                       message):
+    out = np.zeros(4, np.float32)
+    with pytest.raises((kiln.KilnError, TypeError), match=message):
+        launch(axpy_kernel, interpret, (1,), out, out, out, 1.0, 4,
+               BLOCK=4, **options)
+
+
+def test_maxnreg_and_fp_fusion_compile_as_tritons():
+    """``maxnreg`` is the kernel's .maxnreg and ``enable_fp_fusion=False``
+    keeps every multiply and add apart, in Kiln's PTX as in Triton's for
+    the same source; warmup= of run() compiles without launching."""
+    x = np.zeros(64, np.float32)
+    args = (x, x, x, 1.5, 64)
+    named = dict(zip(("x_ptr", "y_ptr", "out_ptr", "a", "n"), args))
+    for options in ({}, {"maxnreg": 32, "enable_fp_fusion": False}):
+        try:
+            ours = axpy_kernel.run(*args, grid=(1,), warmup=True, BLOCK=64,
+                                   **options).asm["ptx"]
+        except kiln.KilnError as exc:
+            pytest.skip(f"no GPU compilation here: {exc}")
+        theirs = triton_interpreter.tritons_asm(
+            axpy_kernel, named, {"BLOCK": 64},
+            **({"enable_fp_fusion": True} | options))
+        for ptx in (ours, theirs):
+            fused = not options
+            assert ("fma.rn.f32" in ptx) == fused, ptx
+            assert ("mul.rn.f32" in ptx) == (not fused), ptx
+            assert (".maxnreg 32" in ptx) == (not fused), ptx
+
+
+def make_scaled_kernel(activation, scale):
+    """A kernel factory, as libraries write them: the kernel captures a
+    @jit function and a constexpr of the enclosing call."""
+    SCALE = tl.constexpr(scale)
+
+    @triton.jit
+    def scaled(x_ptr, out_ptr, N: tl.constexpr):
+        i = tl.arange(0, N)
+        tl.store(out_ptr + i, activation(tl.load(x_ptr + i)) * SCALE)
+
+    return scaled
+
+
+@triton.jit
+def _relu(x):
+    return tl.maximum(x, 0.0)
+
+
+@triton.jit
+def _negated(x):
+    return -x
+
+
+@BOTH
+def test_a_kernel_made_by_a_factory_reads_what_it_captures(
+        interpret, tmp_path, monkeypatch):
+    """Captured variables are read before the globals, as Python reads
+    them; two kernels of one source that capture different values compile
+    apart, in the disk cache too (Kiln refused the names)."""
+    monkeypatch.setenv("KILN_CACHE_DIR", str(tmp_path))
+    x = np.array([-2, -1, 0, 3], np.float32)
+    for activation, scale, expected in ((_relu, 2.0, [0, 0, 0, 6]),
+                                        (_negated, 3.0, [6, 3, 0, -9]),
+                                        (_relu, 5.0, [0, 0, 0, 15])):
+        out = np.zeros(4, np.float32)
+        launch(make_scaled_kernel(activation, scale), interpret, (1,), x,
+               out, N=4)
+        np.testing.assert_array_equal(out, expected)
+
+
 def test_string_annotations_are_recognized():
     def kernel(a, b: "tl.constexpr", c: "triton.language.constexpr",
                d: "kl.constexpr", e: "undefined_module.constexpr",
@@ -352,11 +464,38 @@ def test_autotune_over_heuristics(tmp_path, monkeypatch):
     assert {(16, False, 1), (64, False, 4)} <= set(grids)
 
 
+def test_a_configs_maxnreg_is_its_compiles(tmp_path, monkeypatch):
+    """triton.Config(maxnreg=...) limits that config's registers; the grid
+    function sees it, as each config's other options."""
+    monkeypatch.setenv("KILN_CACHE_DIR", str(tmp_path))  # tunes anew
+    configs = [triton.Config({"BLOCK": 64}, maxnreg=40),
+               triton.Config({"BLOCK": 32}, num_warps=2)]
+    assert configs[0].all_kwargs() == {"BLOCK": 64, "num_warps": 4,
+                                       "num_stages": 3, "maxnreg": 40}
+    tuned = triton.autotune(configs, key=["n"])(
+        kiln.JITFunction(axpy_kernel.fn))
+    x, y = RNG.standard_normal((2, 100)).astype(np.float32)
+    out = np.zeros(100, np.float32)
+    seen = []
+
+    def grid(meta):
+        seen.append(meta.get("maxnreg"))
+        return (triton.cdiv(meta["n"], meta["BLOCK"]),)
+
+    tuned[grid](x, y, out, 2.0, 100)
+    np.testing.assert_array_equal(out, np.float32(2.0) * x + y)
+    assert {40, None} <= set(seen)
+    try:
+        compiled = tuned.warmup(x, y, out, 2.0, 100, grid=(1,))
+    except kiln.KilnError as exc:
+        pytest.skip(f"no GPU compilation here: {exc}")
+    assert [".maxnreg 40" in c.asm["ptx"] for c in compiled] == [True, False]
+
+
 def test_triton_config_and_autotune_refuse_what_kiln_lacks():
     config = triton.Config({"BLOCK": 8}, num_warps=2, num_stages=1)
     assert isinstance(config, kiln.Config) and config.num_ctas == 1
-    for keyword in ({"num_ctas": 2}, {"maxnreg": 128},
-                    {"pre_hook": print}):
+    for keyword in ({"num_ctas": 2}, {"pre_hook": print}):
         with pytest.raises(kiln.KilnError, match=next(iter(keyword))):
             triton.Config({"BLOCK": 8}, **keyword)
     with pytest.raises(kiln.KilnError, match="prune_configs_by"):

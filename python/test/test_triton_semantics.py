@@ -24,6 +24,7 @@ import kiln.language as kl
 import triton_idiom_semantics as idiom
 import triton_interpreter
 from triton_interpreter import launch
+from test_unsigned import philox_reference
 from kiln import semantics
 
 BOTH = pytest.mark.parametrize("interpret", [False, True],
@@ -927,6 +928,26 @@ def test_a_loads_other_is_a_number_of_its_own_type_converted(target):
 
 
 @THREE
+def test_argmax_and_max_with_indices_pass_over_nans(target):
+    """A NaN loses to any number in argmax, argmin and max with indices,
+    as Triton's (its interpreter takes numpy's nanargmax; the combine of
+    its compiled reduction keeps a number over a NaN met first); Kiln took
+    numpy's argmax, the first NaN."""
+    rows = np.array([[1, np.nan, 7, 7, 0, 2, 3, 4],
+                     [np.nan, 2, 9, 9, 0, 0, 5, np.nan],
+                     [0, -1, 5, np.nan, 5, np.nan, -1, 2],
+                     [np.nan, 3, np.nan, -np.inf, np.nan, np.nan,
+                      np.nan, np.nan]], np.float32)
+    out = np.zeros(3 * len(rows), np.int32)
+    values = np.zeros(len(rows), np.float32)
+    launch(target, idiom.nan_argmax_kernel, (len(rows),), rows, out, values,
+           N=8)
+    np.testing.assert_array_equal(out.reshape(-1, 3), [
+        [2, 4, 2], [2, 4, 2], [2, 1, 2], [1, 3, 1]])
+    np.testing.assert_array_equal(values, [7, 9, 5, 3])
+
+
+@THREE
 def test_ties_without_tie_break_left_give_one_of_the_tied_indices(target):
     """tie_break_left=False (and return_indices_tie_break_left=False)
     promise no particular index among ties, in Triton; Kiln refused them.
@@ -1609,3 +1630,91 @@ def test_a_conversion_to_its_own_type_keeps_the_bits(target, float8):
     np.testing.assert_array_equal(f8_out, codes)
     np.testing.assert_array_equal(out, x > 0)
     np.testing.assert_array_equal(flags, 5)
+
+
+@THREE
+def test_random_streams_take_tritons_seeds_offsets_and_counters(target):
+    """As Triton: a tile of seeds (a stream per element), a seed of any
+    integer type converted to uint64, offsets of any integer type
+    converted to uint32, Philox 4x64 of 64-bit counters (keyed by the
+    seed and 0), and 64-bit words to uniforms. Kiln refused all but int32
+    and int64 scalar seeds and 32-bit counters."""
+    R, C = 4, 8
+    seeds = np.array([1, -1, 2**31 - 1, -7], np.int32)
+    useed = 2**63 + 5
+    out = np.zeros(R * C + C, np.uint32)
+    bits = np.zeros(C, np.float32)
+    words = np.zeros(2 * C, np.uint64)
+    launch(target, idiom.random_streams_kernel, (1,), seeds, useed, out,
+           bits, words, R=R, C=C)
+    for row, seed in enumerate(seeds.tolist()):
+        seed %= 2**64
+        np.testing.assert_array_equal(out[row * C:(row + 1) * C], [
+            philox_reference((c, 0, 0, 0), (seed & 0xFFFFFFFF, seed >> 32),
+                             10, 32)[0] for c in range(C)])
+    np.testing.assert_array_equal(out[R * C:], [
+        philox_reference(((c - 4) % 2**32, 0, 0, 0),
+                         (useed & 0xFFFFFFFF, useed >> 32), 10, 32)[0]
+        for c in range(C)])
+    wide = [philox_reference((c, 3 * c, 5, c), (useed, 0), 10, 64)
+            for c in range(C)]
+    np.testing.assert_array_equal(words[:C],
+                                  np.array([w[0] for w in wide], np.uint64))
+    np.testing.assert_array_equal(words[C:],
+                                  np.array([w[3] for w in wide], np.uint64))
+    signed = np.array([w[1] for w in wide], np.uint64).view(np.int64)
+    np.testing.assert_array_equal(bits, np.where(
+        signed < 0, ~signed, signed).astype(np.float32) *
+        np.float32(1.0842020432385337e-19))
+
+
+@THREE
+def test_batched_transpose_scalar_interleave_and_reshape_to_a_number(
+        target):
+    """tl.trans of a 3-D tile swaps its last two dimensions, as Triton's
+    (Kiln refused it); tl.interleave of two scalars is their pair and
+    tl.reshape(x, ()) of a tile of one number that number (Kiln's compile
+    failed on both)."""
+    x = np.arange(64, dtype=np.float32)
+    out = np.zeros(64, np.float32)
+    pair = np.zeros(2, np.int32)
+    one = np.zeros(1, np.float32)
+    launch(target, idiom.batched_transpose_kernel, (1,), x, out, pair, one,
+           3, 7)
+    np.testing.assert_array_equal(out.reshape(2, 8, 4),
+                                  x.reshape(2, 4, 8).transpose(0, 2, 1))
+    assert pair.tolist() == [3, 7] and one[0] == 6
+
+
+@THREE
+def test_a_tile_of_booleans_sorts(target):
+    """tl.sort of booleans, False before True (Kiln refused it)."""
+    x = np.array([1, 0, 0, 3, 0, 5, 0, 0], np.int32)
+    out = np.zeros(16, np.int32)
+    launch(target, idiom.sort_flags_kernel, (1,), x, out, N=8)
+    assert out.tolist() == [0] * 5 + [1] * 3 + [1] * 3 + [0] * 5
+
+
+@THREE
+def test_python_forms_of_jit_functions(target):
+    """`b or False` is b (Kiln gave b != 0); `in` of compile-time values
+    (Kiln's compile raised KeyError), comprehensions over tuples, walrus
+    and f-strings of constexprs, an int8 loop bound (Kiln refused them)."""
+    out = np.zeros(8, np.int32)
+    n = np.array([5], np.int8)
+    launch(target, idiom.python_forms_kernel, (1,), out, 3, 2, n,
+           MODE="mean", SIZES=(1, 4, 8))
+    assert out.tolist() == [2, 2, 1, 1, 24, 6, 10, 0]
+
+
+@BOTH
+def test_a_deciding_constant_dropped_leaves_the_value_itself(interpret):
+    """`a and True` with a run-time int a is a, as Triton compiles it (its
+    TTIR stores the argument itself); Triton's interpreter gives Python's
+    True, which its compiler does not."""
+    out = np.zeros(1, np.int32)
+    kiln.jit(idiom.and_true_kernel.fn, interpret=interpret)[(1,)](out, -7)
+    assert out[0] == -7
+    ttir = triton_interpreter.tritons_asm(
+        idiom.and_true_kernel, {"out_ptr": out, "a": -7}, {}, "ttir")
+    assert re.search(r"tt\.store %out_ptr, %a :", ttir), ttir

@@ -166,6 +166,17 @@ def other_kernel(u_ptr, d_ptr, h_ptr, out_u_ptr, out_d_ptr, out_h_ptr,
 
 
 @triton.jit
+def nan_argmax_kernel(x_ptr, out_ptr, value_ptr, N: tl.constexpr):
+    row = tl.program_id(0)
+    x = tl.load(x_ptr + row * N + tl.arange(0, N))
+    tl.store(out_ptr + 3 * row, tl.argmax(x, 0))
+    tl.store(out_ptr + 3 * row + 1, tl.argmin(x, 0))
+    value, index = tl.max(x, 0, return_indices=True)
+    tl.store(out_ptr + 3 * row + 2, index)
+    tl.store(value_ptr + row, value)
+
+
+@triton.jit
 def untied_argmax_kernel(x_ptr, out_ptr, N: tl.constexpr):
     i = tl.arange(0, N)
     x = tl.load(x_ptr + i)
@@ -592,3 +603,74 @@ def compile_time_call_kernel(out_ptr, D: tl.constexpr, N: tl.constexpr):
     tl.store(out_ptr, scale)
     tl.store(out_ptr + 1, _blocks(N, 16))
     tl.store(out_ptr + 2 + tl.arange(0, _blocks(N, 16)), 1.0)
+
+
+@triton.jit
+def random_streams_kernel(seeds_ptr, useed, out_ptr, bits_ptr, words_ptr,
+                          R: tl.constexpr, C: tl.constexpr):
+    # A seed per row (a tile), an unsigned 64-bit seed argument, int16
+    # offsets, and Philox 4x64 of 64-bit counters.
+    r = tl.arange(0, R)[:, None]
+    c = tl.arange(0, C)[None, :]
+    seeds = tl.load(seeds_ptr + r)
+    tl.store(out_ptr + r * C + c, tl.randint(seeds, c))
+    tl.store(out_ptr + R * C + tl.arange(0, C),
+             tl.randint(useed, tl.arange(0, C).to(tl.int16) - 4))
+    n = tl.arange(0, C)
+    w0, w1, w2, w3 = tl.philox(useed, n.to(tl.uint64), n.to(tl.int64) * 3,
+                               tl.full((C,), 5, tl.int64), n.to(tl.uint64))
+    tl.store(words_ptr + tl.arange(0, C), w0)
+    tl.store(words_ptr + C + tl.arange(0, C), w3)
+    tl.store(bits_ptr + tl.arange(0, C), tl.uint_to_uniform_float(w1))
+
+
+@triton.jit
+def batched_transpose_kernel(x_ptr, out_ptr, pair_ptr, one_ptr, a, b):
+    # trans without a permutation swaps the last two dimensions; two
+    # scalars interleave to their pair; a tile of one number reshapes to
+    # that number.
+    i = tl.arange(0, 2)[:, None, None]
+    j = tl.arange(0, 4)[None, :, None]
+    k = tl.arange(0, 8)[None, None, :]
+    x = tl.load(x_ptr + i * 32 + j * 8 + k)
+    t = tl.trans(x)
+    tl.store(out_ptr + i * 32 + tl.trans(k) * 4 + tl.trans(j), t)
+    tl.store(pair_ptr + tl.arange(0, 2), tl.interleave(a, b))
+    one = tl.reshape(tl.load(x_ptr + 5 + tl.arange(0, 1)), ())
+    tl.store(one_ptr, one + 1)
+
+
+@triton.jit
+def sort_flags_kernel(x_ptr, out_ptr, N: tl.constexpr):
+    i = tl.arange(0, N)
+    flags = tl.load(x_ptr + i) > 0
+    tl.store(out_ptr + i, tl.sort(flags).to(tl.int32))
+    tl.store(out_ptr + N + i, tl.sort(flags, descending=True).to(tl.int32))
+
+
+@triton.jit
+def python_forms_kernel(out_ptr, a, b, n_ptr, MODE: tl.constexpr,
+                        SIZES: tl.constexpr):
+    # One run-time value left in `and`/`or` is the result as it is; `in`
+    # of compile-time values; a comprehension over a tuple, a walrus, an
+    # f-string of constexprs; a loop bound of a narrow integer type.
+    tl.static_assert(len(SIZES) == 3, f"three sizes, not {SIZES}")
+    tl.store(out_ptr, b or False)
+    tl.store(out_ptr + 1, True and b)
+    if MODE in ("sum", "mean"):
+        tl.store(out_ptr + 2, 1)
+    if MODE not in ("max",):
+        tl.store(out_ptr + 3, 1)
+    doubled = [s * 2 for s in SIZES if s > 1]
+    tl.store(out_ptr + 4, doubled[0] + doubled[1])
+    if (c := a * 2) > 4:
+        tl.store(out_ptr + 5, c)
+    total = 0
+    for i in range(tl.load(n_ptr)):
+        total += i
+    tl.store(out_ptr + 6, total)
+
+
+@triton.jit
+def and_true_kernel(out_ptr, a):
+    tl.store(out_ptr, a and True)

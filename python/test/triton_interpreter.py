@@ -149,16 +149,17 @@ def on_triton(module: str, directory: Path):
 
 
 def tritons_asm(kernel, args: dict, constexprs: dict, stage: str = "ptx",
-                num_warps: int = 4, num_stages: int = 3) -> str:
+                num_warps: int = 4, num_stages: int = 3, **options) -> str:
     """Triton's own sm_90a code of ``kernel`` (a kernel of a Triton-idiom
-    test file) at ``stage`` ("ttir", "ptx"...), which Triton compiles
-    without a GPU; skips the test where Triton is not installed."""
+    test file) at ``stage`` ("ttir", "ptx"...), with Triton's other launch
+    ``options``, which Triton compiles without a GPU; skips the test where
+    Triton is not installed."""
     pytest.importorskip("triton")
     path = Path(inspect.getfile(kernel.fn))
     theirs = getattr(on_triton(path.stem, path.parent), kernel.fn.__name__)
     import triton_peer
     return triton_peer.compile_sm90a(theirs, args, constexprs, num_warps,
-                                     num_stages).asm[stage]
+                                     num_stages, **options).asm[stage]
 
 
 def skip_unless_runs(target: str) -> None:

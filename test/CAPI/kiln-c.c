@@ -38,7 +38,7 @@ static KilnModule *parse(KilnContext *context, const char *text,
 }
 
 int main(void) {
-  // CHECK: version 12
+  // CHECK: version 13
   printf("version %d\n", kilnGetAPIVersion());
   KilnContext *context = kilnContextCreate();
 
@@ -162,7 +162,7 @@ int main(void) {
       "}\n";
   module = parse(context, twice, "twice.mlir");
   KilnGPUBinary *binary = NULL;
-  error = kilnGPUBinaryCreate(module, "sm_80", 4, 3, &binary);
+  error = kilnGPUBinaryCreate(module, "sm_80", NULL, &binary);
   if (error) {
     printError(error);
   } else {
@@ -181,10 +181,43 @@ int main(void) {
       printError(error);
   }
   KilnGPUBinary *none = NULL;
-  if ((error = kilnGPUBinaryCreate(module, "sm_42", 4, 3, &none)))
+  KilnGPUOptions options = {4, 3, 0, 1};
+  if ((error = kilnGPUBinaryCreate(module, "sm_42", &options, &none)))
     printError(error);
   if (none)
     printf("FAILED: a binary for sm_42\n");
+  // CHECK-NEXT: limited to 32 registers: yes, mul.rn: yes
+  // CHECK-NEXT: error: maxnreg must be positive, not -1
+  const char *scale =
+      "func.func @scale(%p: !tile.ptr<f32>) {\n"
+      "  %r = tile.range 0 to 128 : tensor<128xi32>\n"
+      "  %ps = tile.splat %p : !tile.ptr<f32> -> tensor<128x!tile.ptr<f32>>\n"
+      "  %a = tile.addptr %ps, %r : tensor<128x!tile.ptr<f32>>, "
+      "tensor<128xi32>\n"
+      "  %v = tile.load %a : tensor<128x!tile.ptr<f32>> -> tensor<128xf32>\n"
+      "  %w = arith.mulf %v, %v : tensor<128xf32>\n"
+      "  %x = arith.addf %w, %v : tensor<128xf32>\n"
+      "  tile.store %a, %x : tensor<128x!tile.ptr<f32>>, tensor<128xf32>\n"
+      "  return\n"
+      "}\n";
+  KilnModule *scaled = parse(context, scale, "scale.mlir");
+  KilnGPUOptions limited = {4, 3, 32, 0};
+  KilnGPUBinary *strict = NULL;
+  if ((error = kilnGPUBinaryCreate(scaled, "sm_80", &limited, &strict))) {
+    printError(error);
+  } else {
+    const char *ptx = NULL;
+    size_t size = 0;
+    kilnGPUBinaryGetArtifact(strict, "ptx", &ptx, &size);
+    printf("limited to 32 registers: %s, mul.rn: %s\n",
+           strstr(ptx, ".maxnreg 32") ? "yes" : "no",
+           strstr(ptx, "mul.rn.f32") && !strstr(ptx, "fma.rn") ? "yes" : "no");
+    kilnGPUBinaryDestroy(strict);
+  }
+  limited.maxRegisters = -1;
+  if ((error = kilnGPUBinaryCreate(scaled, "sm_80", &limited, &strict)))
+    printError(error);
+  kilnModuleDestroy(scaled);
 
   // A binary from artifacts kept by a cache: they come back as given.
   // CHECK-LABEL: from artifacts

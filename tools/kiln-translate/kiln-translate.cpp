@@ -78,6 +78,16 @@ static cl::opt<std::string>
 static cl::opt<unsigned>
     optLevel("opt-level", cl::desc("Optimization level of LLVM and ptxas"),
              cl::init(nvptx::TargetOptions().optLevel), cl::cat(toolOptions));
+static cl::opt<unsigned>
+    maxRegisters("maxnreg",
+                 cl::desc("The most registers a thread may use (PTX's "
+                          ".maxnreg; 0: ptxas chooses)"),
+                 cl::init(0), cl::cat(toolOptions));
+static cl::opt<bool>
+    fpFusion("fp-fusion",
+             cl::desc("Let a float multiply feeding an add become one fma "
+                      "(Triton's enable_fp_fusion)"),
+             cl::init(true), cl::cat(toolOptions));
 static cl::opt<bool>
     ptxasVerbose("ptxas-verbose",
                  cl::desc("Print ptxas's report (registers, spills) to "
@@ -218,6 +228,8 @@ int main(int argc, char **argv) {
   options.chip = chip;
   options.ptxVersion = ptxVersion;
   options.optLevel = optLevel;
+  options.maxRegisters = maxRegisters;
+  options.fpFusion = fpFusion;
   std::string error;
   if (failed(nvptx::verifyTargetOptions(options, error)))
     return fail(error);

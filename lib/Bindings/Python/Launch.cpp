@@ -62,8 +62,7 @@ struct Configuration {
   /// Interned attribute names.
   PyObject *isCuda = nullptr, *numel = nullptr, *dataPtr = nullptr,
            *getDevice = nullptr, *dtype = nullptr, *interpret = nullptr,
-           *debug = nullptr, *numWarps = nullptr, *numStages = nullptr,
-           *grid = nullptr, *fail = nullptr, *torch = nullptr;
+           *debug = nullptr, *grid = nullptr, *fail = nullptr, *torch = nullptr;
   /// PyTorch's current-stream getter, looked up for the torch module seen.
   PyObject *torchModule = nullptr;
   PyObject *getStream = nullptr;
@@ -439,7 +438,7 @@ struct DispatcherObject {
   PyObject *globalsRead;  // non-empty: checkGlobals before each launch
   PyObject *checkGlobals; // recompiles where a global compiled in changed
   PyObject *run;          // the full path: run(*args, grid=, **kwargs)
-  long defaultWarps, defaultStages;
+  PyObject *options;      // launch option name -> default, in key order
   bool optionsAreParameters;
 };
 
@@ -453,71 +452,66 @@ struct Reading {
   ~Reading() { Py_XDECREF(key); }
 };
 
-/// A launch option given as a keyword: its value (borrowed), or null.
-PyObject *option(PyObject *kwargs, PyObject *name, int *found) {
-  if (!kwargs)
-    return nullptr;
-  PyObject *value = PyDict_GetItemWithError(kwargs, name);
+/// A launch option's share of the key (a new reference): its default where
+/// not given or None, else what was given; null where the full path must
+/// look (a value that is not a plain int or bool), or with an exception set.
+PyObject *optionShare(PyObject *kwargs, PyObject *name, PyObject *fallback,
+                      int *found) {
+  PyObject *value = kwargs ? PyDict_GetItemWithError(kwargs, name) : nullptr;
   if (value)
     ++*found;
+  else if (PyErr_Occurred())
+    return nullptr;
+  if (!value || value == Py_None)
+    value = fallback;
+  else if (!PyLong_CheckExact(value) && !PyBool_Check(value))
+    return nullptr;
+  Py_INCREF(value);
   return value;
 }
 
-/// An option's value: the default for None, else an int (or 0 where the
-/// full path must look).
-bool optionValue(PyObject *value, long fallback, long *result) {
-  if (!value || value == Py_None) {
-    *result = fallback;
-    return true;
-  }
-  if (!PyLong_CheckExact(value))
-    return false;
-  *result = PyLong_AsLong(value);
-  if (*result == -1 && PyErr_Occurred()) {
-    PyErr_Clear();
-    return false;
-  }
-  return true;
-}
-
 /// Whether a launch runs in the interpreter, or compiles kl.device_assert:
-/// the JITFunction's setting, else the environment's (as its properties).
-int setting(PyObject *function, PyObject *name, const char *variable) {
+/// the JITFunction's setting, else the environment's, `variable` or
+/// `alias` (as its properties).
+int setting(PyObject *function, PyObject *name, const char *variable,
+            const char *alias = nullptr) {
   PyObject *value = PyObject_GetAttr(function, name);
   if (!value)
     return -1;
-  int result = value == Py_None ? environmentFlag(variable)
+  int result = value == Py_None ? environmentFlag(variable) ||
+                                      (alias && environmentFlag(alias))
                                 : PyObject_IsTrue(value);
   Py_DECREF(value);
   return result;
 }
 
 /// Reads a launch: 1 with `reading` filled, 0 where the full path must
-/// look, -1 with an exception set. `warps` and `stages` are the options
-/// given to run() (None where not); with `fromKeywords` they are looked
-/// for in `kwargs`, as `kernel[grid](..., num_warps=8)` passes them.
+/// look, -1 with an exception set. The launch options are looked for in
+/// `kwargs`, as `kernel[grid](..., num_warps=8)` passes them.
 int readLaunch(DispatcherObject *self, PyObject *args, PyObject *kwargs,
-               PyObject *warps, PyObject *stages, bool fromKeywords,
                Reading &reading) {
   Py_ssize_t numNames = PyTuple_Size(self->names);
   Py_ssize_t numArgs = PyTuple_Size(args);
+  Py_ssize_t numOptions = PyDict_Size(self->options);
   if (numArgs > numNames || numNames > kMaxParameters)
     return 0;
+  PyObject *key = PyTuple_New(numOptions + 1 + numNames);
+  if (!key)
+    return -1;
+  reading.key = key;
   int options = 0;
-  if (fromKeywords) {
-    warps = option(kwargs, config.numWarps, &options);
-    stages = option(kwargs, config.numStages, &options);
-    if (PyErr_Occurred())
-      return -1;
+  Py_ssize_t position = 0;
+  PyObject *name, *fallback;
+  for (Py_ssize_t i = 0; PyDict_Next(self->options, &position, &name,
+                                     &fallback);
+       ++i) {
+    PyObject *share = optionShare(kwargs, name, fallback, &options);
+    if (!share)
+      return PyErr_Occurred() ? -1 : 0;
+    PyTuple_SetItem(key, i, share);
   }
-  bool optionsGiven = options || (warps && warps != Py_None) ||
-                      (stages && stages != Py_None);
-  if (optionsGiven && self->optionsAreParameters)
+  if (options && self->optionsAreParameters)
     return 0; // run() also passes them as the parameters: it sorts it out
-  long numWarps, numStages;
-  if (!optionValue(warps, self->defaultWarps, &numWarps) ||
-      !optionValue(stages, self->defaultStages, &numStages))
-    return 0;
   Py_ssize_t found = 0;
   for (Py_ssize_t i = 0; i < numNames; ++i) {
     if (i < numArgs) {
@@ -540,25 +534,13 @@ int readLaunch(DispatcherObject *self, PyObject *args, PyObject *kwargs,
                             "KILN_INTERPRET");
   if (interpreted != 0)
     return interpreted < 0 ? -1 : 0; // the interpreter runs it
-  int debug = setting(self->function, config.debug, "KILN_DEBUG");
+  int debug =
+      setting(self->function, config.debug, "KILN_DEBUG", "TRITON_DEBUG");
   if (debug < 0)
     return -1;
-  PyObject *key = PyTuple_New(3 + numNames);
-  if (!key)
-    return -1;
-  reading.key = key;
-  PyObject *warpsShare = PyLong_FromLong(numWarps);
-  PyObject *stagesShare = PyLong_FromLong(numStages);
-  if (!warpsShare || !stagesShare) {
-    Py_XDECREF(warpsShare);
-    Py_XDECREF(stagesShare);
-    return -1;
-  }
-  PyTuple_SetItem(key, 0, warpsShare);
-  PyTuple_SetItem(key, 1, stagesShare);
   PyObject *flag = debug ? Py_True : Py_False;
   Py_INCREF(flag);
-  PyTuple_SetItem(key, 2, flag);
+  PyTuple_SetItem(key, numOptions, flag);
   for (Py_ssize_t i = 0; i < numNames; ++i) {
     PyObject *share = nullptr;
     if (self->flags[i] == Constexpr) {
@@ -571,7 +553,7 @@ int readLaunch(DispatcherObject *self, PyObject *args, PyObject *kwargs,
       if (read <= 0)
         return read;
     }
-    PyTuple_SetItem(key, 3 + i, share);
+    PyTuple_SetItem(key, numOptions + 1 + i, share);
   }
   return PyErr_Occurred() ? -1 : 1;
 }
@@ -691,8 +673,7 @@ int currentStream(long ordinal, uint64_t *stream) {
 /// The fast path: 1 where the launch ran (or a grid size is 0), 0 where
 /// the full path must run it, -1 with an exception set.
 int tryLaunch(DispatcherObject *self, PyObject *grid, PyObject *args,
-              PyObject *kwargs, PyObject *warps, PyObject *stages,
-              bool fromKeywords) {
+              PyObject *kwargs) {
   if (!self->names) {
     PyErr_SetString(PyExc_TypeError, "kiln: an uninitialized Dispatcher");
     return -1;
@@ -704,8 +685,7 @@ int tryLaunch(DispatcherObject *self, PyObject *grid, PyObject *args,
     Py_DECREF(checked);
   }
   Reading reading;
-  int read = readLaunch(self, args, kwargs, warps, stages, fromKeywords,
-                        reading);
+  int read = readLaunch(self, args, kwargs, reading);
   if (read <= 0)
     return read;
   PyObject *entry = PyDict_GetItemWithError(self->launchers, reading.key);
@@ -739,14 +719,13 @@ int tryLaunch(DispatcherObject *self, PyObject *grid, PyObject *args,
 int dispatcherInit(PyObject *self, PyObject *args, PyObject *) {
   auto *dispatcher = reinterpret_cast<DispatcherObject *>(self);
   PyObject *function, *names, *defaults, *launchers, *globalsRead,
-      *checkGlobals, *run;
+      *checkGlobals, *run, *options;
   const char *flags;
   int optionsAreParameters;
-  long warps, stages;
-  if (!PyArg_ParseTuple(args, "OO!sO!O!O!OOllp", &function, &PyTuple_Type,
+  if (!PyArg_ParseTuple(args, "OO!sO!O!O!OOO!p", &function, &PyTuple_Type,
                         &names, &flags, &PyDict_Type, &defaults, &PyDict_Type,
                         &launchers, &PyDict_Type, &globalsRead, &checkGlobals,
-                        &run, &warps, &stages, &optionsAreParameters))
+                        &run, &PyDict_Type, &options, &optionsAreParameters))
     return -1;
   if (static_cast<Py_ssize_t>(std::strlen(flags)) != PyTuple_Size(names) ||
       std::strspn(flags, "snc") != std::strlen(flags)) {
@@ -761,8 +740,12 @@ int dispatcherInit(PyObject *self, PyObject *args, PyObject *) {
   }
   std::free(dispatcher->flags);
   dispatcher->flags = copy;
-  PyObject *fields[] = {function, names, defaults, launchers, globalsRead,
-                        checkGlobals, run};
+  // A copy: the key's layout must not change under it.
+  options = PyDict_Copy(options);
+  if (!options)
+    return -1;
+  PyObject *fields[] = {function,    names,        defaults, launchers,
+                        globalsRead, checkGlobals, run};
   PyObject **slots[] = {&dispatcher->function,    &dispatcher->names,
                         &dispatcher->defaults,    &dispatcher->launchers,
                         &dispatcher->globalsRead, &dispatcher->checkGlobals,
@@ -771,8 +754,7 @@ int dispatcherInit(PyObject *self, PyObject *args, PyObject *) {
     Py_INCREF(fields[i]);
     replace(slots[i], fields[i]);
   }
-  dispatcher->defaultWarps = warps;
-  dispatcher->defaultStages = stages;
+  replace(&dispatcher->options, options);
   dispatcher->optionsAreParameters = optionsAreParameters;
   return 0;
 }
@@ -786,6 +768,7 @@ int dispatcherTraverse(PyObject *self, visitproc visit, void *arg) {
   Py_VISIT(dispatcher->globalsRead);
   Py_VISIT(dispatcher->checkGlobals);
   Py_VISIT(dispatcher->run);
+  Py_VISIT(dispatcher->options);
   Py_VISIT(Py_TYPE(self));
   return 0;
 }
@@ -799,6 +782,7 @@ int dispatcherClear(PyObject *self) {
   Py_CLEAR(dispatcher->globalsRead);
   Py_CLEAR(dispatcher->checkGlobals);
   Py_CLEAR(dispatcher->run);
+  Py_CLEAR(dispatcher->options);
   return 0;
 }
 
@@ -813,25 +797,25 @@ void dispatcherDealloc(PyObject *self) {
   Py_DECREF(type);
 }
 
-/// launch(grid, args, kwargs, num_warps, num_stages) -> whether it ran.
+/// launch(grid, args, kwargs) -> whether it ran.
 PyObject *dispatcherLaunch(PyObject *self, PyObject *args) {
-  PyObject *grid, *arguments, *kwargs, *warps, *stages;
-  if (!PyArg_ParseTuple(args, "OO!O!OO", &grid, &PyTuple_Type, &arguments,
-                        &PyDict_Type, &kwargs, &warps, &stages))
+  PyObject *grid, *arguments, *kwargs;
+  if (!PyArg_ParseTuple(args, "OO!O!", &grid, &PyTuple_Type, &arguments,
+                        &PyDict_Type, &kwargs))
     return nullptr;
   int launched = tryLaunch(reinterpret_cast<DispatcherObject *>(self), grid,
-                           arguments, kwargs, warps, stages, false);
+                           arguments, kwargs);
   if (launched < 0)
     return nullptr;
   return PyBool_FromLong(launched);
 }
 
-/// read(args, kwargs, num_warps, num_stages) -> (key, values) or None:
-/// what a launch with these arguments is looked up by, and what it passes.
+/// read(args, kwargs) -> (key, values) or None: what a launch with these
+/// arguments is looked up by, and what it passes.
 PyObject *dispatcherRead(PyObject *self, PyObject *args) {
-  PyObject *arguments, *kwargs, *warps, *stages;
-  if (!PyArg_ParseTuple(args, "O!O!OO", &PyTuple_Type, &arguments,
-                        &PyDict_Type, &kwargs, &warps, &stages))
+  PyObject *arguments, *kwargs;
+  if (!PyArg_ParseTuple(args, "O!O!", &PyTuple_Type, &arguments,
+                        &PyDict_Type, &kwargs))
     return nullptr;
   auto *dispatcher = reinterpret_cast<DispatcherObject *>(self);
   if (!dispatcher->names) {
@@ -839,8 +823,7 @@ PyObject *dispatcherRead(PyObject *self, PyObject *args) {
     return nullptr;
   }
   Reading reading;
-  int read = readLaunch(dispatcher, arguments, kwargs, warps, stages, false,
-                        reading);
+  int read = readLaunch(dispatcher, arguments, kwargs, reading);
   if (read < 0)
     return nullptr;
   if (read == 0)
@@ -883,10 +866,10 @@ PyObject *dispatcherBind(PyObject *self, PyObject *grid) {
 
 PyMethodDef dispatcherMethods[] = {
     {"launch", dispatcherLaunch, METH_VARARGS,
-     "launch(grid, args, kwargs, num_warps, num_stages) -> bool: launches "
-     "where the key is registered."},
+     "launch(grid, args, kwargs) -> bool: launches where the key is "
+     "registered."},
     {"read", dispatcherRead, METH_VARARGS,
-     "read(args, kwargs, num_warps, num_stages) -> (key, values) or None."},
+     "read(args, kwargs) -> (key, values) or None."},
     {"bind", dispatcherBind, METH_O,
      "bind(grid) -> a callable that launches on grid."},
     {nullptr, nullptr, 0, nullptr}};
@@ -895,8 +878,9 @@ PyType_Slot dispatcherSlots[] = {
     {Py_tp_doc,
      const_cast<char *>(
          "Dispatcher(function, names, flags, defaults, launchers, "
-         "globals_read, check_globals, run, num_warps, num_stages, "
-         "options_are_parameters): a kernel's cache-hit launches.")},
+         "globals_read, check_globals, run, options, "
+         "options_are_parameters): a kernel's cache-hit launches; options "
+         "maps each launch option to its default.")},
     {Py_tp_new, reinterpret_cast<void *>(PyType_GenericNew)},
     {Py_tp_init, reinterpret_cast<void *>(dispatcherInit)},
     {Py_tp_dealloc, reinterpret_cast<void *>(dispatcherDealloc)},
@@ -941,8 +925,7 @@ PyObject *boundCall(PyObject *self, PyObject *args, PyObject *kwargs) {
     return nullptr;
   }
   auto *dispatcher = reinterpret_cast<DispatcherObject *>(bound->dispatcher);
-  int launched = tryLaunch(dispatcher, bound->grid, args, kwargs, nullptr,
-                           nullptr, true);
+  int launched = tryLaunch(dispatcher, bound->grid, args, kwargs);
   if (launched < 0)
     return nullptr;
   if (launched)
@@ -1078,8 +1061,6 @@ PyMODINIT_FUNC PyInit__launch() {
       !intern(&config.dtype, "dtype") ||
       !intern(&config.interpret, "interpret") ||
       !intern(&config.debug, "_debug") ||
-      !intern(&config.numWarps, "num_warps") ||
-      !intern(&config.numStages, "num_stages") ||
       !intern(&config.grid, "grid") || !intern(&config.fail, "fail") ||
       !intern(&config.torch, "torch") ||
       !addType(module, &kernelSpec, "Kernel", &kernelType) ||

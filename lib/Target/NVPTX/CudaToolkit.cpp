@@ -195,6 +195,8 @@ FailureOr<std::string> kiln::nvptx::assembleCubin(StringRef ptx,
   std::string arch = "-arch=" + options.chip;
   std::string optLevel = "-O" + std::to_string(options.optLevel);
   SmallVector<StringRef> args = {*ptxas, arch, optLevel};
+  if (!options.fpFusion)
+    args.push_back("--fmad=false");
   if (ptxasLog)
     args.push_back("-v");
   args.append({ptxFile.path, "-o", cubinFile.path});

@@ -201,12 +201,12 @@ kiln::nvptx::createTargetMachine(const TargetOptions &options,
             "Kiln's code for 32-bit shared addresses needs";
     return nullptr;
   }
-  // A multiply feeding an add may become one fma (and ptxas may contract
-  // them: NVPTX then emits no .rn), as Triton compiles by default
-  // (enable_fp_fusion); otherwise every float add and multiply is rounded
-  // on its own.
+  // With fusion, a multiply feeding an add may become one fma (and ptxas
+  // may contract them: NVPTX then emits no .rn); without, NVPTX marks every
+  // float add and multiply .rn, which ptxas never contracts.
   llvm::TargetOptions machineOptions;
-  machineOptions.AllowFPOpFusion = llvm::FPOpFusion::Fast;
+  machineOptions.AllowFPOpFusion =
+      options.fpFusion ? llvm::FPOpFusion::Fast : llvm::FPOpFusion::Strict;
   // The PTX version is always given, so that LLVM never picks its own.
   return std::unique_ptr<llvm::TargetMachine>(
       getNVPTXTarget().createTargetMachine(
@@ -445,6 +445,14 @@ kiln::nvptx::translateToLLVMIR(ModuleOp module, llvm::LLVMContext &llvmContext,
   llvmModule->setDataLayout(machine->createDataLayout());
   if (failed(linkLibdevice(root, *llvmModule, options)))
     return failure();
+  // A warp-specialized kernel keeps its own limit, which its setmaxnreg
+  // instructions are counted from.
+  if (options.maxRegisters)
+    for (llvm::Function &function : *llvmModule)
+      if (function.getCallingConv() == llvm::CallingConv::PTX_Kernel &&
+          !function.hasFnAttribute("nvvm.maxnreg"))
+        function.addFnAttr("nvvm.maxnreg",
+                           std::to_string(options.maxRegisters));
   // NVVMReflect reads __CUDA_FTZ from this flag.
   if (options.libdeviceFlushesSubnormals)
     llvmModule->addModuleFlag(llvm::Module::Override, "nvvm-reflect-ftz", 1);

@@ -83,6 +83,8 @@ kiln::nvptx::assembleCubinInProcess(StringRef ptx, const TargetOptions &options,
   std::string arch = "--gpu-name=" + options.chip;
   std::string optLevel = "-O" + std::to_string(options.optLevel);
   std::vector<const char *> arguments = {arch.c_str(), optLevel.c_str()};
+  if (!options.fpFusion)
+    arguments.push_back("--fmad=false");
   if (ptxasLog)
     arguments.push_back("--verbose");
   result = nvPTXCompilerCompile(

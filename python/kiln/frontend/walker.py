@@ -83,6 +83,7 @@ class CodeGenerator(ast.NodeVisitor):
         self.tree = source.tree
         self.indent = source.indent
         self.globals = fn.__globals__
+        self.captured = function_source.captured(fn)
         self.arg_types = arg_types
         self.constants = constants
         self.scope: dict[str, Any] = {}
@@ -500,9 +501,11 @@ class CodeGenerator(ast.NodeVisitor):
                 continue
             if not isinstance(num_stages, int) or isinstance(num_stages,
                                                              bool) \
-                    or num_stages < 1:
+                    or num_stages < 0:
                 raise self.error("num_stages must be a constant integer of "
-                                 "at least 1", iterator)
+                                 "at least 0", iterator)
+            # Triton's 0, as its 1: the loop is not pipelined.
+            num_stages = max(num_stages, 1)
         if len(args) == 1:
             args = [0, args[0], 1]
         elif len(args) == 2:
@@ -514,13 +517,18 @@ class CodeGenerator(ast.NodeVisitor):
             else args[2]
         if not isinstance(step_value, Value) and step_value == 0:
             raise self.error("range() step must not be zero", iterator)
-        # An i32 loop, or an i64 one where a bound is i64.
+        # An i32 loop, or an i64 one where a bound is i64; narrower
+        # integers (and booleans) are promoted to i32, as in Triton.
         bounds = [self.ops.materialize(a, None if isinstance(a, Value)
                                        else Type((), "i32")) for a in args]
-        for bound in bounds:
+        for k, bound in enumerate(bounds):
+            if not bound.type.shape and bound.type.elem in (
+                    "i1", "i8", "i16", "ui8", "ui16"):
+                bounds[k] = bound = self.ops.cast(bound, kl.int32)
             if bound.type.shape or bound.type.elem not in ("i32", "i64"):
-                raise self.error(f"loop bounds must be i32 or i64 scalars, "
-                                 f"not {bound.type.ir()}", iterator)
+                raise self.error(f"loop bounds must be signed integer "
+                                 f"scalars of at most 64 bits, not "
+                                 f"{bound.type.ir()}", iterator)
         wide = any(b.type.elem == "i64" for b in bounds)
         counter = Type((), "i64" if wide else "i32")  # the loop's type
         lower, upper, step = (self.ops.cast(b, kl.BY_IR[counter.elem])
@@ -770,6 +778,52 @@ class CodeGenerator(ast.NodeVisitor):
     def expr_Tuple(self, node: ast.Tuple) -> tuple:
         return tuple(self.expr(e) for e in node.elts)
 
+    def expr_ListComp(self, node: ast.ListComp) -> tuple:
+        """``[f(x) for x in t if c]`` over a tuple, its conditions
+        compile-time values: a tuple, as Triton's."""
+        if len(node.generators) != 1:
+            raise self.error("a comprehension takes one `for`, as in Triton",
+                             node)
+        loop = node.generators[0]
+        items = self.expr(loop.iter)
+        if not isinstance(items, tuple):
+            raise self.error("a comprehension runs over a tuple", loop.iter)
+        outer = dict(self.scope)
+        results = []
+        for item in items:
+            self.assign(loop.target, item)
+            conditions = [self.expr(c) for c in loop.ifs]
+            if any(isinstance(c, Value) for c in conditions):
+                raise self.error("a comprehension's conditions are "
+                                 "compile-time values", loop)
+            if all(conditions):
+                results.append(self.expr(node.elt))
+        # Its variable is its own, as in Python.
+        self.scope.clear()
+        self.scope.update(outer)
+        return tuple(results)
+
+    def expr_NamedExpr(self, node: ast.NamedExpr) -> Any:
+        self.assign(node.target, self.ops.assigned(self.expr(node.value)))
+        return self.lookup(node.target.id, node.target)
+
+    def expr_JoinedStr(self, node: ast.JoinedStr) -> str:
+        """An f-string of compile-time values (a static_assert's message),
+        formatted as Triton's: each value's str, or the conversion it asks
+        for."""
+        parts = []
+        for part in node.values:
+            if isinstance(part, ast.Constant):
+                parts.append(str(part.value))
+                continue
+            value = self.expr(part.value)
+            if isinstance(value, Value):
+                raise self.error("an f-string formats compile-time values, "
+                                 f"not {value.type.ir()}", part.value)
+            parts.append(("{}" if part.conversion < 0 else
+                          "{!" + chr(part.conversion) + "}").format(value))
+        return "".join(parts)
+
     def expr_List(self, node: ast.List) -> tuple:
         return tuple(self.expr(e) for e in node.elts)
 
@@ -781,6 +835,9 @@ class CodeGenerator(ast.NodeVisitor):
             if isinstance(self.scope[name], _Unmerged):
                 raise self.error(self.scope[name].message, node)
             return self.scope[name]
+        if name in self.captured:  # a kernel a factory function made
+            value = self.captured[name]
+            return value.value if isinstance(value, kl.constexpr) else value
         if name in self.globals:
             value = self.globals[name]
             if is_plain_value(value):
@@ -865,23 +922,27 @@ class CodeGenerator(ast.NodeVisitor):
         """``a and b and ...`` (``or`` where not ``conjunction``) as Triton
         has it: evaluated in order; a compile-time value that decides the
         result (a false one for ``and``) is the result, and nothing after
-        it is evaluated; one that does not is dropped; run-time values meet
-        as booleans (a number as ``!= 0``). Only compile-time values: the
-        last."""
+        it is evaluated; one that does not is dropped; one run-time value
+        left is the result as it is, several meet as booleans (a number as
+        ``!= 0``). Only compile-time values: the last."""
         dynamic, value = [], None
         for value in values:
             if not isinstance(value, Value):
                 if bool(value) != conjunction:
                     return value
                 continue
-            dynamic.append(value if value.type.elem == "i1" else
-                           self.ops.compare_zero(value, "ne"))
+            dynamic.append(value)
         if not dynamic:
             return value
+        if len(dynamic) == 1:
+            return dynamic[0]
         op = ast.BitAnd() if conjunction else ast.BitOr()
-        result = dynamic[0]
-        for value in dynamic[1:]:
-            result = self.ops.binary(op, result, value)
+        result = None
+        for value in dynamic:
+            value = value if value.type.elem == "i1" else \
+                self.ops.compare_zero(value, "ne")
+            result = value if result is None else \
+                self.ops.binary(op, result, value)
         return result
 
     def expr_Compare(self, node: ast.Compare) -> Any:

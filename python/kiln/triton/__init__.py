@@ -86,18 +86,17 @@ def jit(fn: Callable | None = None, *, version: Any = None,
 class Config(_KilnConfig):
     """``triton.Config(kwargs, num_warps=4, num_stages=3, num_ctas=1,
     maxnreg=None, pre_hook=None, ir_override=None)``: a ``kiln.Config``;
-    the arguments past ``num_stages`` are supported at their defaults
-    only."""
+    ``num_ctas``, ``pre_hook`` and ``ir_override`` are supported at their
+    defaults only."""
 
     def __init__(self, kwargs: dict[str, Any], num_warps: int = 4,
                  num_stages: int = 3, num_ctas: int = 1,
                  maxnreg: int | None = None, pre_hook: Callable | None = None,
                  ir_override: Any = None) -> None:
         _refuse("triton.Config", num_ctas=(num_ctas, 1),
-                maxnreg=(maxnreg, None), pre_hook=(pre_hook, None),
-                ir_override=(ir_override, None))
-        super().__init__(kwargs, num_warps, num_stages)
-        self.num_ctas, self.maxnreg, self.pre_hook = 1, None, None
+                pre_hook=(pre_hook, None), ir_override=(ir_override, None))
+        super().__init__(kwargs, num_warps, num_stages, maxnreg)
+        self.num_ctas, self.pre_hook = 1, None
 
 
 def autotune(configs: Sequence[_KilnConfig], key: Sequence[str],

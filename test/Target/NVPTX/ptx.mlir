@@ -2,6 +2,8 @@
 // RUN: kiln-translate %s --chip=sm_90a | FileCheck %s --check-prefixes=CHECK,SM90A
 // RUN: kiln-translate %s --chip=sm_90 | FileCheck %s --check-prefix=SM90
 // RUN: kiln-translate %s --ptx-version=ptx80 | FileCheck %s --check-prefix=PTX80
+// RUN: kiln-translate %s --fp-fusion=false --maxnreg=40 | FileCheck %s --check-prefix=STRICT
+// RUN: %if ptxas %{ kiln-translate %s --fp-fusion=false --maxnreg=40 | %ptxas -arch=sm_80 %}
 // RUN: %if ptxas %{ kiln-translate %s | %ptxas -arch=sm_80 %}
 // RUN: %if ptxas %{ kiln-translate %s --chip=sm_90a | %ptxas -arch=sm_90a %}
 
@@ -44,6 +46,16 @@ llvm.func @double_vec4(%in: !llvm.ptr<1>, %out: !llvm.ptr<1>) attributes {nvvm.k
 // CHECK-NOT: add.rn.f32
 // CHECK-NOT: mul.rn.f32
 // CHECK: ret;
+// Without fusion (Triton's enable_fp_fusion=False), each is rounded on its
+// own and marked .rn so that ptxas does not contract them either; --maxnreg
+// limits every kernel's registers.
+// STRICT-LABEL: .visible .entry axpy(
+// STRICT: .maxnreg 40
+// STRICT-NOT: fma
+// STRICT: mul.rn.f32
+// STRICT: add.rn.f32
+// STRICT-NOT: fma
+// STRICT: ret;
 llvm.func @axpy(%x: f32, %y: f32, %a: f32, %out: !llvm.ptr<1>) attributes {nvvm.kernel} {
   %ax = llvm.fmul %a, %x : f32
   %r = llvm.fadd %ax, %y : f32

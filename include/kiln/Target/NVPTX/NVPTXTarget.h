@@ -49,6 +49,14 @@ struct TargetOptions {
   /// (`enable_reflect_ftz`): exp2 is then ex2.approx.ftz.f32, and the other
   /// functions their FTZ forms.
   bool libdeviceFlushesSubnormals = false;
+  /// The most registers a kernel's thread may use (PTX's `.maxnreg`, as
+  /// Triton's `maxnreg`); 0 leaves the choice to ptxas. A kernel that sets
+  /// its own (a warp-specialized one) keeps it.
+  unsigned maxRegisters = 0;
+  /// A multiply feeding an add may become one fma, as Triton compiles by
+  /// default (`enable_fp_fusion`); false rounds each float add and multiply
+  /// on its own (LLVM and ptxas both told so).
+  bool fpFusion = true;
 };
 
 /// Checks that `chip` is known, that `ptxVersion` is well formed, known to

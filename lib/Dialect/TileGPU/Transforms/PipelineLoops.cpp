@@ -118,7 +118,8 @@ getBlockLoadTensorMap(tile::BlockLoadOp load, scf::ForOp loop,
     whyNot = "the tensor its block pointer describes changes in the loop";
     return failure();
   }
-  return getTensorMap(origin, load.getType(), axisInfo, whyNot);
+  return getTensorMap(origin, load.getType(), load.getBoundaryCheck(),
+                      axisInfo, whyNot);
 }
 
 /// Bytes a slot of a tile of `type` takes (booleans as bytes).

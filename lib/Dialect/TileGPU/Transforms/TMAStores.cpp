@@ -41,7 +41,8 @@ static FailureOr<TensorMapFields> getStoreTensorMap(tile::BlockStoreOp store,
              "maybe advanced and carried by loops";
     return failure();
   }
-  return getTensorMap(origin, type, axisInfo, whyNot);
+  return getTensorMap(origin, type, store.getBoundaryCheck(), axisInfo,
+                      whyNot);
 }
 
 void TileTMAStoresPass::runOnOperation() {

@@ -73,6 +73,7 @@ static std::optional<std::pair<int64_t, int64_t>> getLaunchSource(Value value) {
 
 FailureOr<TensorMapFields>
 kiln::tilegpu::getTensorMap(tile::MakeBlockPtrOp origin, RankedTensorType type,
+                            ArrayRef<int32_t> boundaryCheck,
                             AxisInfoAnalysis &axisInfo, std::string &whyNot) {
   auto fail = [&](const Twine &why) {
     whyNot = why.str();
@@ -80,6 +81,14 @@ kiln::tilegpu::getTensorMap(tile::MakeBlockPtrOp origin, RankedTensorType type,
   };
   if (origin.getOrder() != ArrayRef<int32_t>{1, 0})
     return fail("the tensor is not row-major (order [1, 0])");
+  // An unchecked dimension reads and writes past the shape, where TMA
+  // would read zeros and write nothing.
+  for (int32_t dim : {0, 1})
+    if (!llvm::is_contained(boundaryCheck, dim))
+      return fail(llvm::formatv("it does not check the bounds of dimension "
+                                "{0}, which TMA clips at the tensor's shape "
+                                "(boundary_check=(0, 1) would let it)",
+                                dim));
   auto unitStride = getLaunchSource(origin.getStrides()[1]);
   if (!unitStride || unitStride->first != -1 || unitStride->second != 1)
     return fail("the column stride is not the constant 1");

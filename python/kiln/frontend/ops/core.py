@@ -191,7 +191,12 @@ class CoreOps:
                     ast.Eq: lambda a, b: a == b,
                     ast.NotEq: lambda a, b: a != b,
                     ast.Is: lambda a, b: a is b,
-                    ast.IsNot: lambda a, b: a is not b}[op](left, right)
+                    ast.IsNot: lambda a, b: a is not b,
+                    ast.In: lambda a, b: a in b,
+                    ast.NotIn: lambda a, b: a not in b}[op](left, right)
+        if op in (ast.In, ast.NotIn):
+            raise self.error("`in` takes compile-time values (constexprs "
+                             "and tuples of them), as Python evaluates it")
         if op in (ast.Is, ast.IsNot) and (left is None or right is None):
             return op is ast.IsNot  # a value is not None (`b_ptr is None`)
         if any(isinstance(v, Value) and v.type.is_pointer
@@ -600,14 +605,14 @@ class CoreOps:
                        f"{value.type.ir()} -> {type_.ir()}", type_)
 
     def trans(self, value: Value, dims: tuple = ()) -> Value:
-        """``value`` with its dimensions permuted by ``dims`` (a 2-D
-        transpose when empty)."""
+        """``value`` with its dimensions permuted by ``dims`` (the last
+        two swapped when empty)."""
         rank = len(value.type.shape)
         if not dims:
-            if rank != 2:
+            dims = semantics.default_transpose(rank)
+            if dims is None:
                 raise self.error(f"kl.trans of a tile of rank {rank} needs "
-                                 "the permutation")
-            dims = (1, 0)
+                                 "two dimensions or more")
         if sorted(dims) != list(range(rank)):
             raise self.error(f"{list(dims)} is not a permutation of the "
                              f"{rank} dimensions of a tile")

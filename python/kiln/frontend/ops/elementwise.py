@@ -264,12 +264,12 @@ class ElementwiseOps(CoreOps):
 
     def builtin_cdiv(self, x, y):
         if not isinstance(x, Value) and not isinstance(y, Value):
-            # As the kernel computes it: (x + y - 1) // y toward zero.
+            # As Triton's @jit cdiv computes constexprs: in Python, whose
+            # // floors (a run-time // truncates toward zero).
             if y == 0:
                 raise self.error("kl.cdiv of compile-time values divides by "
                                  "zero")
-            quotient = abs(x + y - 1) // abs(y)
-            return quotient if (x + y - 1 >= 0) == (y > 0) else -quotient
+            return (x + y - 1) // y
         return self.binary(ast.FloorDiv(), self.binary(
             ast.Sub(), self.binary(ast.Add(), x, y), 1), y)
 

@@ -49,7 +49,10 @@ class MemoryOps(CoreOps):
         if base.type.shape:
             raise self.error("kl.make_block_ptr takes the tensor's base as "
                              f"one pointer, not a tile {base.type.ir()}")
+        if base.type.pointee == "i1":  # Triton's: booleans are read as int8
+            base = self.pointer_cast(base, kl.pointer_type(kl.int8))
         block = self.constant_dims(block_shape, "block_shape")
+        self.check_tile_shape("kl.make_block_ptr", block)
         order = self.constant_dims(order, "order")
         rank = len(block)
         shape = self.scalars(shape, "i64", "a block pointer's shape")
@@ -81,6 +84,7 @@ class MemoryOps(CoreOps):
                              f"base as one pointer, not a tile "
                              f"{base.type.ir()}")
         block = self.constant_dims(block_shape, "block_shape")
+        self.check_tile_shape("kl.make_tensor_descriptor", block)
         shape = tuple(shape) if isinstance(shape, (tuple, list)) else (shape,)
         strides = tuple(strides) if isinstance(strides, (tuple, list)) \
             else (strides,)
@@ -217,12 +221,17 @@ class MemoryOps(CoreOps):
                        f"[{', '.join(v.name for v in offsets)}] : "
                        f"{block_ptr.type.elem}", block_ptr.type)
 
-    def boundary_check(self, block_ptr: Value, dims: Any) -> str:
-        dims = self.constant_dims(dims, "boundary_check")
-        rank = len(block_ptr.type.block[0])
-        if any(d >= rank for d in dims) or len(set(dims)) != len(dims):
-            raise self.error(f"boundary_check names distinct dimensions of "
-                             f"the {rank}-D block, not {dims}")
+    def block_access(self, op: str, block_ptr: Value, boundary_check: Any,
+                     padding_option: str = "", mask: Any = None,
+                     other: Any = None) -> str:
+        """The boundary_check of a load or store through ``block_ptr``,
+        as its op's text, checked with what else it was given."""
+        problem = kl.block_access_problem(op, len(block_ptr.type.block[0]),
+                                          boundary_check, padding_option,
+                                          mask, other)
+        if problem:
+            raise self.error(problem)
+        dims = self.constant_dims(boundary_check, "boundary_check")
         return (f" boundary_check = [{', '.join(map(str, dims))}]"
                 if dims else "")
 
@@ -242,13 +251,8 @@ class MemoryOps(CoreOps):
         self.check_hints("load", cache_modifier, eviction_policy, volatile,
                          block_pointer)
         if block_pointer:
-            if mask is not None or other is not None:
-                raise self.error("kl.load of a block pointer takes "
-                                 "boundary_check and padding_option, not "
-                                 "mask and other")
-            if padding_option not in ("", "zero", "nan"):
-                raise self.error(f"padding_option is 'zero' or 'nan', not "
-                                 f"{padding_option!r}")
+            checked = self.block_access("load", pointer, boundary_check,
+                                        padding_option, mask, other)
             shape, elem = pointer.type.block
             if padding_option == "nan" and elem not in ("f16", "bf16", "f32",
                                                         "f64"):
@@ -256,8 +260,7 @@ class MemoryOps(CoreOps):
             result = Type(shape, elem)
             padding = " padding = nan" if padding_option == "nan" else ""
             return self.op(
-                f"tile.block_load {pointer.name}"
-                f"{self.boundary_check(pointer, boundary_check)}{padding} : "
+                f"tile.block_load {pointer.name}{checked}{padding} : "
                 f"{pointer.type.elem} -> {result.ir()}", result)
         if boundary_check or padding_option:
             raise self.error("boundary_check and padding_option apply to "
@@ -289,9 +292,8 @@ class MemoryOps(CoreOps):
                       cache_modifier="", eviction_policy=""):
         self.check_hints("store", cache_modifier, eviction_policy)
         if isinstance(pointer, Value) and pointer.type.is_block_pointer:
-            if mask is not None:
-                raise self.error("kl.store to a block pointer takes "
-                                 "boundary_check, not mask")
+            checked = self.block_access("store", pointer, boundary_check,
+                                        mask=mask)
             shape, elem = pointer.type.block
             value = self.materialize(value, Type((), elem))
             if self.broadcast_shape(shape, value.type.shape) != shape:
@@ -299,7 +301,7 @@ class MemoryOps(CoreOps):
                                  f"fit the block {shape}")
             value = self.broadcast_to(self.cast(value, kl.BY_IR[elem]), shape)
             self.ir.emit(f"tile.block_store {pointer.name}, {value.name}"
-                         f"{self.boundary_check(pointer, boundary_check)} : "
+                         f"{checked} : "
                          f"{pointer.type.elem}, {value.type.ir()} "
                          f"{self.site.loc()}")
             return

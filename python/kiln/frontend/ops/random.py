@@ -15,38 +15,54 @@ from kiln.frontend.ops.core import CoreOps
 class RandomOps(CoreOps):
 
     def random_key(self, seed: Any) -> tuple[Any, Any]:
-        """The Philox key of ``seed``: its low and high 32 bits as uint64
-        (an i32 seed sign-extended first, as Triton converts it)."""
+        """The Philox 4x32 key of ``seed`` (an integer scalar or tile, as
+        Triton's, converted to uint64 first): its low and high 32 bits,
+        as int32 (Python ints for a constant)."""
         if isinstance(seed, kl.constexpr):
             seed = seed.value
         if isinstance(seed, int) and not isinstance(seed, bool):
             seed &= (1 << 64) - 1
             return seed & 0xFFFFFFFF, seed >> 32
-        if not (isinstance(seed, Value) and not seed.type.shape
-                and seed.type.elem in ("i32", "i64")):
-            raise self.error("a random seed is an int32 or int64 scalar")
-        if seed.type.elem == "i32":
-            return seed, self.binary(ast.RShift(), seed, 31)
-        low = self.cast(seed, kl.int32)
-        shift = self.materialize(32, seed.type)
-        high = self.op(f"arith.shrui {seed.name}, {shift.name} : i64",
-                       seed.type)
-        return low, self.cast(high, kl.int32)
+        seed = self.checked_seed(seed)
+        high = self.binary(ast.RShift(), seed, 32)
+        return self.cast(seed, kl.int32), self.cast(high, kl.int32)
+
+    def checked_seed(self, seed: Any) -> Value:
+        """``seed`` as uint64, as Triton converts it: a value (a scalar or
+        tile) of any integer type."""
+        if not (isinstance(seed, Value) and seed.type.is_int):
+            raise self.error(f"a random seed is an integer, not {seed!r}"
+                             if not isinstance(seed, Value) else
+                             f"a random seed is an integer, not "
+                             f"{seed.type.ir()}")
+        return self.cast(seed, kl.uint64)
 
     def philox_words(self, seed, counter: list[Any], n_rounds: Any
                      ) -> tuple[Value, ...]:
-        """Philox 4x32 of the int32 ``counter`` words (broadcast to one
-        shape) under ``seed``'s key."""
+        """Philox of the ``counter`` words (broadcast to one shape) under
+        ``seed``'s key, as Triton's ``tl.philox``: 4x32 of 32-bit words
+        (uint32), 4x64 of 64-bit ones (uint64, keyed by the seed alone)."""
         if isinstance(n_rounds, kl.constexpr):
             n_rounds = n_rounds.value
         if not isinstance(n_rounds, int) or n_rounds < 1:
             raise self.error("n_rounds must be a positive constant")
         words = [self.materialize(c, Type((), "i32")) for c in counter]
-        for word in words:
-            if word.type.elem not in ("i32", "ui32"):
-                raise self.error(f"random offsets and counters are int32 or "
-                                 f"uint32, not {word.type.elem}")
+        widths = {bit_width(w.type.elem) if w.type.is_int else 0
+                  for w in words}
+        if widths not in ({32}, {64}):
+            raise self.error(
+                "random offsets and counters are 32-bit or 64-bit integers, "
+                "all of one width, not " + ", ".join(
+                    semantics.name(w.type.elem) for w in words))
         shape = self.broadcast_shape(*(w.type.shape for w in words))
+        if widths == {64}:
+            words = [self.broadcast_to(self.method_to(w, kl.uint64,
+                                                      bitcast=True), shape)
+                     for w in words]
+            return philox.rounds(
+                tuple(words), (self.checked_seed(seed),
+                               self.materialize(0, Type((), "ui64"))),
+                _LanguageOps(self), n_rounds, 64)
         words = [self.broadcast_to(self.cast(w, kl.int32), shape)
                  for w in words]
         # Triton's words are uint32 (their arithmetic is unsigned).
@@ -54,13 +70,16 @@ class RandomOps(CoreOps):
             tuple(words), self.random_key(seed), _IROps(self), n_rounds))
 
     def uniform(self, x: Value) -> Value:
-        """A uniform float32 in [0, 1) of the random word ``x`` (uint32
-        or int32), read as int32 as Triton reads it."""
-        x = self.cast(x, kl.int32)
+        """A uniform float32 in [0, 1) of the random word ``x``, read as
+        a signed integer of its width as Triton reads it (32 or 64 bits)."""
+        if bit_width(x.type.elem) == 64:
+            x, scale = self.method_to(x, kl.int64, bitcast=True), \
+                philox.UNIFORM_SCALE_64
+        else:
+            x, scale = self.cast(x, kl.int32), philox.UNIFORM_SCALE
         negative = self.binary(ast.Sub(), self.binary(ast.Sub(), 0, x), 1)
         x = self.builtin_where(self.compare(ast.Lt(), x, 0), negative, x)
-        return self.binary(ast.Mult(), self.cast(x, kl.float32),
-                           philox.UNIFORM_SCALE)
+        return self.binary(ast.Mult(), self.cast(x, kl.float32), scale)
 
     def builtin_philox_impl(self, c0, c1, c2, c3, k0, k1,
                             n_rounds=philox.ROUNDS):
@@ -83,15 +102,18 @@ class RandomOps(CoreOps):
         return self.philox_words(seed, [c0, c1, c2, c3], n_rounds)
 
     def builtin_randint4x(self, seed, offset, n_rounds=philox.ROUNDS):
-        # As Triton's: a 64-bit offset is two counter words, its low and
-        # its high 32 bits.
-        if isinstance(offset, Value) and bit_width(offset.type.elem) == 64:
-            high = self.binary(ast.RShift(), offset, 32)
-            counter = [self.cast(offset, kl.uint32),
-                       self.cast(high, kl.uint32), 0, 0]
-        else:
-            counter = [offset, 0, 0, 0]
-        return self.philox_words(seed, counter, n_rounds)
+        # As Triton's: the offset converted to uint32 is the first counter
+        # word; a 64-bit offset's high 32 bits are the second.
+        offset = self.materialize(offset, Type((), "i32"))
+        if not offset.type.is_int:
+            raise self.error(f"random offsets are integers, not "
+                             f"{offset.type.ir()}")
+        high = 0
+        if bit_width(offset.type.elem) == 64:
+            high = self.cast(self.binary(ast.RShift(), offset, 32),
+                             kl.uint32)
+        return self.philox_words(
+            seed, [self.cast(offset, kl.uint32), high, 0, 0], n_rounds)
 
     def builtin_randint(self, seed, offset, n_rounds=philox.ROUNDS):
         return self.builtin_randint4x(seed, offset, n_rounds)[0]
@@ -106,9 +128,9 @@ class RandomOps(CoreOps):
 
     def builtin_uint_to_uniform_float(self, x):
         x = self.materialize(x, None)
-        if x.type.elem not in ("i32", "ui32"):
-            raise self.error(f"kl.uint_to_uniform_float takes uint32 or "
-                             f"int32 words, not {x.type.elem}")
+        if x.type.elem not in ("i32", "ui32", "i64", "ui64"):
+            raise self.error(f"kl.uint_to_uniform_float takes 32-bit or "
+                             f"64-bit integer words, not {x.type.elem}")
         return self.uniform(x)
 
     def builtin_pair_uniform_to_normal(self, u1, u2):

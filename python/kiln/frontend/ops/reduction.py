@@ -173,10 +173,11 @@ class ReductionOps(CoreOps):
                                        keep_dims)
 
     def arg_reduce(self, x, axis, better: str) -> tuple[Value, Value]:
-        """The first best element along `axis` and its index, as numpy's
-        argmax and argmin: a NaN is better than any number, and the first
-        NaN wins (so the index is the max's or min's, whatever the order
-        in which the reduction combines). 8-bit floats compare in f32."""
+        """The first best element along `axis` and its index, as Triton's
+        (whose interpreter takes numpy's nanargmax and nanargmin): a NaN
+        loses to any number, and of NaNs alone the first wins, whatever
+        the order in which the reduction combines. 8-bit floats compare in
+        f32."""
         if semantics.is_float8(x.type.elem):
             value, index = self.arg_reduce(self.cast(x, kl.float32), axis,
                                            better)
@@ -203,15 +204,13 @@ class ReductionOps(CoreOps):
         self.ir.emit(f"^bb0(%va: {elem}, %ia: i32, %vb: {elem}, %ib: i32):")
         take = ["%take = arith.ori %better, %tie : i1"]
         if x.type.is_float:
-            # Where b is NaN, a wins only as an earlier NaN; else a NaN a
-            # wins as a better a does.
-            take = [f"%anan = arith.cmpf uno, %va, %va : {elem}",
+            # Where b is NaN, a wins as a number or as an earlier NaN; else
+            # a wins as a better number (a NaN a is better than nothing).
+            take = [f"%anum = arith.cmpf ord, %va, %va : {elem}",
                     f"%bnan = arith.cmpf uno, %vb, %vb : {elem}",
-                    "%earlier_nan = arith.andi %anan, %first : i1",
+                    "%over_nan = arith.ori %anum, %first : i1",
                     "%number = arith.ori %better, %tie : i1",
-                    "%over_number = arith.ori %anan, %number : i1",
-                    "%take = arith.select %bnan, %earlier_nan, "
-                    "%over_number : i1"]
+                    "%take = arith.select %bnan, %over_nan, %number : i1"]
         for line in [f"%better = {cmp}, %va, %vb : {elem}",
                      f"%same = {eq}, %va, %vb : {elem}",
                      "%first = arith.cmpi slt, %ia, %ib : i32",

@@ -66,6 +66,8 @@ class ShapeOps(CoreOps):
         if math.prod(shape) != math.prod(x.type.shape):
             raise self.error(f"cannot reshape a tile of shape "
                              f"{list(x.type.shape)} to {list(shape)}")
+        if shape == ():  # a tile of one number to that number, as Triton's
+            return self.builtin_item(x)
         type_ = x.type.with_shape(shape)
         return self.op(f"tile.reshape {x.name} : {x.type.ir()} -> "
                        f"{type_.ir()}", type_)
@@ -133,6 +135,8 @@ class ShapeOps(CoreOps):
     def builtin_interleave(self, a, b):
         joined = self.builtin_join(a, b)
         shape = joined.type.shape
+        if len(shape) == 1:  # two scalars: the pair is the interleaving
+            return joined
         return self.builtin_reshape(joined, shape[:-2] + (2 * shape[-2],))
 
     def builtin_cat(self, input, other, can_reorder=False, dim=0):

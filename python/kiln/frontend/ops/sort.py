@@ -48,9 +48,11 @@ class SortOps(CoreOps):
     def sorted_last(self, name: str, x: Any, k: Any, dim: Any,
                     descending: Any) -> Value:
         x = self.materialize(x, None)
-        if semantics.is_float8(x.type.elem):  # compared in f32, exactly
+        if semantics.is_float8(x.type.elem) or x.type.elem == "i1":
+            # 8-bit floats compared in f32, exactly; booleans as bytes.
+            wide = kl.uint8 if x.type.elem == "i1" else kl.float32
             return self.cast(self.sorted_last(
-                name, self.cast(x, kl.float32), k, dim, descending),
+                name, self.cast(x, wide), k, dim, descending),
                 kl.BY_IR[x.type.elem])
         shape = x.type.shape
         if isinstance(descending, kl.constexpr):
@@ -60,9 +62,9 @@ class SortOps(CoreOps):
                 dim, len(shape)) != len(shape) - 1):
             raise self.error(f"kl.{name} sorts along the last dimension of "
                              "a tile")
-        if x.type.elem == "i1" or any(n & (n - 1) for n in shape):
-            raise self.error(f"kl.{name} sorts tiles of numbers whose sizes "
-                             f"are powers of two, not {x.type.ir()}")
+        if any(n & (n - 1) for n in shape):
+            raise self.error(f"kl.{name} sorts tiles whose sizes are powers "
+                             f"of two, not {x.type.ir()}")
         log_n = shape[-1].bit_length() - 1
         log_k = log_n if k is None else k.bit_length() - 1
         if k is not None and (k <= 0 or k & (k - 1) or k > shape[-1]):

@@ -64,8 +64,8 @@ func.func @unaligned_base(%a: !tile.ptr<f16>, %b: !tile.ptr<f16> {tile.divisibil
   %acc0 = tile.splat %zero : f32 -> tensor<64x64xf32>
   %acc, %ap, %bp = scf.for %i = %c0 to %steps step %c1 iter_args(%acc_i = %acc0, %ap_i = %ap0, %bp_i = %bp0) -> (tensor<64x64xf32>, !tile.block_ptr<64x32xf16>, !tile.block_ptr<32x64xf16>) : i32 {
     // expected-remark @+1 {{not copied by TMA: the base is not known to be 16-byte aligned (give it tile.divisibility = 16)}}
-    %x = tile.block_load %ap_i : !tile.block_ptr<64x32xf16> -> tensor<64x32xf16>
-    %y = tile.block_load %bp_i : !tile.block_ptr<32x64xf16> -> tensor<32x64xf16>
+    %x = tile.block_load %ap_i boundary_check = [0, 1] : !tile.block_ptr<64x32xf16> -> tensor<64x32xf16>
+    %y = tile.block_load %bp_i boundary_check = [0, 1] : !tile.block_ptr<32x64xf16> -> tensor<32x64xf16>
     %d = tile.dot %x, %y, %acc_i : tensor<64x32xf16>, tensor<32x64xf16> -> tensor<64x64xf32>
     %ap_n = tile.advance %ap_i, [%c0, %c32] : !tile.block_ptr<64x32xf16>
     %bp_n = tile.advance %bp_i, [%c32, %c0] : !tile.block_ptr<32x64xf16>
@@ -91,11 +91,11 @@ func.func @column_major_nan_and_computed(%a: !tile.ptr<f16> {tile.divisibility =
   // expected-remark @+1 {{not pipelined: its block loads are not copied by TMA (their remarks say why)}}
   %acc, %ap, %bp = scf.for %i = %c0 to %steps step %c1 iter_args(%acc_i = %acc0, %ap_i = %ap0, %bp_i = %bp0) -> (tensor<64x64xf32>, !tile.block_ptr<64x32xf16>, !tile.block_ptr<32x64xf16>) : i32 {
     // expected-remark @+1 {{not copied by TMA: the tensor is not row-major (order [1, 0])}}
-    %x = tile.block_load %ap_i : !tile.block_ptr<64x32xf16> -> tensor<64x32xf16>
+    %x = tile.block_load %ap_i boundary_check = [0, 1] : !tile.block_ptr<64x32xf16> -> tensor<64x32xf16>
     // expected-remark @+1 {{not copied by TMA: its base, shape and row stride are not kernel arguments or constants}}
-    %y = tile.block_load %bp_i : !tile.block_ptr<32x64xf16> -> tensor<32x64xf16>
+    %y = tile.block_load %bp_i boundary_check = [0, 1] : !tile.block_ptr<32x64xf16> -> tensor<32x64xf16>
     // expected-remark @+1 {{not copied by TMA: TMA pads with zeros, not NaN}}
-    %z = tile.block_load %cp0 padding = nan : !tile.block_ptr<32x64xf16> -> tensor<32x64xf16>
+    %z = tile.block_load %cp0 boundary_check = [0, 1] padding = nan : !tile.block_ptr<32x64xf16> -> tensor<32x64xf16>
     // expected-remark @+1 {{on mma.sync, not wgmma}}
     %d1 = tile.dot %x, %y, %acc_i : tensor<64x32xf16>, tensor<32x64xf16> -> tensor<64x64xf32>
     // expected-remark @+1 {{on mma.sync, not wgmma}}
@@ -127,12 +127,41 @@ func.func @one_map_for_two_loads(%a: !tile.ptr<f16> {tile.divisibility = 16 : i6
   %acc0 = tile.splat %zero : f32 -> tensor<64x64xf32>
   // Two stages (tile.num_stages) of 16 KiB fit the static shared memory.
   %acc, %xp, %yp = scf.for %i = %c0 to %steps step %c1 iter_args(%acc_i = %acc0, %xp_i = %xp0, %yp_i = %yp0) -> (tensor<64x64xf32>, !tile.block_ptr<64x64xf16>, !tile.block_ptr<64x64xf16>) : i32 {
-    %x = tile.block_load %xp_i : !tile.block_ptr<64x64xf16> -> tensor<64x64xf16>
-    %y = tile.block_load %yp_i : !tile.block_ptr<64x64xf16> -> tensor<64x64xf16>
+    %x = tile.block_load %xp_i boundary_check = [0, 1] : !tile.block_ptr<64x64xf16> -> tensor<64x64xf16>
+    %y = tile.block_load %yp_i boundary_check = [0, 1] : !tile.block_ptr<64x64xf16> -> tensor<64x64xf16>
     %d = tile.dot %x, %y, %acc_i : tensor<64x64xf16>, tensor<64x64xf16> -> tensor<64x64xf32>
     %xp_n = tile.advance %xp_i, [%c0, %c64] : !tile.block_ptr<64x64xf16>
     %yp_n = tile.advance %yp_i, [%c64, %c0] : !tile.block_ptr<64x64xf16>
     scf.yield %d, %xp_n, %yp_n : tensor<64x64xf32>, !tile.block_ptr<64x64xf16>, !tile.block_ptr<64x64xf16>
   } {tile.num_stages = 2 : i64}
+  return %acc : tensor<64x64xf32>
+}
+
+// -----
+
+// TMA reads zeros past the tensor's shape, where a load that does not
+// check a dimension's bounds reads the memory there: such loads are not
+// copied by TMA.
+func.func @unchecked_loads(%a: !tile.ptr<f16> {tile.divisibility = 16 : i64}, %n: i64 {tile.divisibility = 16 : i64}, %steps: i32) -> tensor<64x64xf32> {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c64 = arith.constant 64 : i32
+  %one = arith.constant 1 : i64
+  %xp0 = tile.make_block_ptr %a, [%n, %n], [%n, %one], [%c0, %c0] {order = array<i32: 1, 0>} : !tile.ptr<f16> -> !tile.block_ptr<64x64xf16>
+  %yp0 = tile.make_block_ptr %a, [%n, %n], [%n, %one], [%c64, %c0] {order = array<i32: 1, 0>} : !tile.ptr<f16> -> !tile.block_ptr<64x64xf16>
+  %zero = arith.constant 0.0 : f32
+  %acc0 = tile.splat %zero : f32 -> tensor<64x64xf32>
+  // expected-remark @+1 {{not pipelined: its block loads are not copied by TMA (their remarks say why)}}
+  %acc, %xp, %yp = scf.for %i = %c0 to %steps step %c1 iter_args(%acc_i = %acc0, %xp_i = %xp0, %yp_i = %yp0) -> (tensor<64x64xf32>, !tile.block_ptr<64x64xf16>, !tile.block_ptr<64x64xf16>) : i32 {
+    // expected-remark @+1 {{not copied by TMA: it does not check the bounds of dimension 0, which TMA clips at the tensor's shape (boundary_check=(0, 1) would let it)}}
+    %x = tile.block_load %xp_i : !tile.block_ptr<64x64xf16> -> tensor<64x64xf16>
+    // expected-remark @+1 {{not copied by TMA: it does not check the bounds of dimension 1}}
+    %y = tile.block_load %yp_i boundary_check = [0] : !tile.block_ptr<64x64xf16> -> tensor<64x64xf16>
+    // expected-remark @+1 {{on mma.sync, not wgmma: wgmma reads B from a slot of a pipelined loop, and it was not pipelined}}
+    %d = tile.dot %x, %y, %acc_i : tensor<64x64xf16>, tensor<64x64xf16> -> tensor<64x64xf32>
+    %xp_n = tile.advance %xp_i, [%c0, %c64] : !tile.block_ptr<64x64xf16>
+    %yp_n = tile.advance %yp_i, [%c64, %c0] : !tile.block_ptr<64x64xf16>
+    scf.yield %d, %xp_n, %yp_n : tensor<64x64xf32>, !tile.block_ptr<64x64xf16>, !tile.block_ptr<64x64xf16>
+  }
   return %acc : tensor<64x64xf32>
 }

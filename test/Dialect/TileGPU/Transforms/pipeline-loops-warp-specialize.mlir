@@ -114,8 +114,8 @@ func.func @k_loop(%a: !tile.ptr<f16> {tile.divisibility = 16 : i64}, %b: !tile.p
   %zero = arith.constant 0.0 : f32
   %acc0 = tile.splat %zero : f32 -> tensor<128x128xf32>
   %acc, %ap, %bp = scf.for %i = %c0 to %steps step %c1 iter_args(%acc_i = %acc0, %ap_i = %ap0, %bp_i = %bp0) -> (tensor<128x128xf32>, !tile.block_ptr<128x64xf16>, !tile.block_ptr<64x128xf16>) : i32 {
-    %x = tile.block_load %ap_i : !tile.block_ptr<128x64xf16> -> tensor<128x64xf16>
-    %y = tile.block_load %bp_i : !tile.block_ptr<64x128xf16> -> tensor<64x128xf16>
+    %x = tile.block_load %ap_i boundary_check = [0, 1] : !tile.block_ptr<128x64xf16> -> tensor<128x64xf16>
+    %y = tile.block_load %bp_i boundary_check = [0, 1] : !tile.block_ptr<64x128xf16> -> tensor<64x128xf16>
     %d = tile.dot %x, %y, %acc_i : tensor<128x64xf16>, tensor<64x128xf16> -> tensor<128x128xf32>
     %ap_n = tile.advance %ap_i, [%c0, %c64] : !tile.block_ptr<128x64xf16>
     %bp_n = tile.advance %bp_i, [%c64, %c0] : !tile.block_ptr<64x128xf16>
@@ -156,8 +156,8 @@ func.func @under_ifs(%a: !tile.ptr<f16> {tile.divisibility = 16 : i64}, %b: !til
     scf.yield %acc0 : tensor<128x128xf32>
   } else {
     %acc, %ap, %bp = scf.for %i = %c0 to %steps step %c1 iter_args(%acc_i = %acc0, %ap_i = %ap0, %bp_i = %bp0) -> (tensor<128x128xf32>, !tile.block_ptr<128x64xf16>, !tile.block_ptr<64x128xf16>) : i32 {
-      %x = tile.block_load %ap_i : !tile.block_ptr<128x64xf16> -> tensor<128x64xf16>
-      %y = tile.block_load %bp_i : !tile.block_ptr<64x128xf16> -> tensor<64x128xf16>
+      %x = tile.block_load %ap_i boundary_check = [0, 1] : !tile.block_ptr<128x64xf16> -> tensor<128x64xf16>
+      %y = tile.block_load %bp_i boundary_check = [0, 1] : !tile.block_ptr<64x128xf16> -> tensor<64x128xf16>
       %d = tile.dot %x, %y, %acc_i : tensor<128x64xf16>, tensor<64x128xf16> -> tensor<128x128xf32>
       %ap_n = tile.advance %ap_i, [%c0, %c64] : !tile.block_ptr<128x64xf16>
       %bp_n = tile.advance %bp_i, [%c64, %c0] : !tile.block_ptr<64x128xf16>
@@ -184,8 +184,8 @@ func.func @loaded_bound(%a: !tile.ptr<f16> {tile.divisibility = 16 : i64}, %b: !
   %acc0 = tile.splat %zero : f32 -> tensor<128x128xf32>
   // expected-remark @+1 {{not warp-specialized: what its copies need comes from 'tile.load', which the producer warps cannot compute again}}
   %acc, %ap, %bp = scf.for %i = %c0 to %steps step %c1 iter_args(%acc_i = %acc0, %ap_i = %ap0, %bp_i = %bp0) -> (tensor<128x128xf32>, !tile.block_ptr<128x64xf16>, !tile.block_ptr<64x128xf16>) : i32 {
-    %x = tile.block_load %ap_i : !tile.block_ptr<128x64xf16> -> tensor<128x64xf16>
-    %y = tile.block_load %bp_i : !tile.block_ptr<64x128xf16> -> tensor<64x128xf16>
+    %x = tile.block_load %ap_i boundary_check = [0, 1] : !tile.block_ptr<128x64xf16> -> tensor<128x64xf16>
+    %y = tile.block_load %bp_i boundary_check = [0, 1] : !tile.block_ptr<64x128xf16> -> tensor<64x128xf16>
     %d = tile.dot %x, %y, %acc_i : tensor<128x64xf16>, tensor<64x128xf16> -> tensor<128x128xf32>
     %ap_n = tile.advance %ap_i, [%c0, %c64] : !tile.block_ptr<128x64xf16>
     %bp_n = tile.advance %bp_i, [%c64, %c0] : !tile.block_ptr<64x128xf16>
@@ -209,8 +209,8 @@ func.func @nested(%a: !tile.ptr<f16> {tile.divisibility = 16 : i64}, %b: !tile.p
     %bp0 = tile.make_block_ptr %b, [%n, %n], [%n, %one], [%c0, %c0] {order = array<i32: 1, 0>} : !tile.ptr<f16> -> !tile.block_ptr<64x128xf16>
     // expected-remark @+1 {{not warp-specialized: it is in another loop or region, not only in scf.if's}}
     %acc, %ap, %bp = scf.for %i = %c0 to %steps step %c1 iter_args(%acc_i = %sum, %ap_i = %ap0, %bp_i = %bp0) -> (tensor<128x128xf32>, !tile.block_ptr<128x64xf16>, !tile.block_ptr<64x128xf16>) : i32 {
-      %x = tile.block_load %ap_i : !tile.block_ptr<128x64xf16> -> tensor<128x64xf16>
-      %y = tile.block_load %bp_i : !tile.block_ptr<64x128xf16> -> tensor<64x128xf16>
+      %x = tile.block_load %ap_i boundary_check = [0, 1] : !tile.block_ptr<128x64xf16> -> tensor<128x64xf16>
+      %y = tile.block_load %bp_i boundary_check = [0, 1] : !tile.block_ptr<64x128xf16> -> tensor<64x128xf16>
       %d = tile.dot %x, %y, %acc_i : tensor<128x64xf16>, tensor<64x128xf16> -> tensor<128x128xf32>
       %ap_n = tile.advance %ap_i, [%c0, %c64] : !tile.block_ptr<128x64xf16>
       %bp_n = tile.advance %bp_i, [%c64, %c0] : !tile.block_ptr<64x128xf16>
@@ -235,8 +235,8 @@ func.func @first(%a: !tile.ptr<f16> {tile.divisibility = 16 : i64}, %b: !tile.pt
   %acc0 = tile.splat %zero : f32 -> tensor<128x128xf32>
   // expected-remark @+1 {{not warp-specialized: its kernel is not its module's only function, and the producer warps would be launched with every kernel}}
   %acc, %ap, %bp = scf.for %i = %c0 to %steps step %c1 iter_args(%acc_i = %acc0, %ap_i = %ap0, %bp_i = %bp0) -> (tensor<128x128xf32>, !tile.block_ptr<128x64xf16>, !tile.block_ptr<64x128xf16>) : i32 {
-    %x = tile.block_load %ap_i : !tile.block_ptr<128x64xf16> -> tensor<128x64xf16>
-    %y = tile.block_load %bp_i : !tile.block_ptr<64x128xf16> -> tensor<64x128xf16>
+    %x = tile.block_load %ap_i boundary_check = [0, 1] : !tile.block_ptr<128x64xf16> -> tensor<128x64xf16>
+    %y = tile.block_load %bp_i boundary_check = [0, 1] : !tile.block_ptr<64x128xf16> -> tensor<64x128xf16>
     %d = tile.dot %x, %y, %acc_i : tensor<128x64xf16>, tensor<64x128xf16> -> tensor<128x128xf32>
     %ap_n = tile.advance %ap_i, [%c0, %c64] : !tile.block_ptr<128x64xf16>
     %bp_n = tile.advance %bp_i, [%c64, %c0] : !tile.block_ptr<64x128xf16>

@@ -24,7 +24,7 @@ func.func @stores(%v: tensor<64x64xf16>, %c: !tile.ptr<f16> {tile.divisibility =
       {order = array<i32: 1, 0>} : !tile.ptr<f16> -> !tile.block_ptr<64x64xf16>
   tile.block_store %bp, %v boundary_check = [0, 1] : !tile.block_ptr<64x64xf16>, tensor<64x64xf16>
   %end = scf.for %i = %c0 to %M step %c64 iter_args(%p = %bp) -> (!tile.block_ptr<64x64xf16>) : i32 {
-    tile.block_store %p, %v : !tile.block_ptr<64x64xf16>, tensor<64x64xf16>
+    tile.block_store %p, %v boundary_check = [0, 1] : !tile.block_ptr<64x64xf16>, tensor<64x64xf16>
     %q = tile.advance %p, [%c64, %c0] : !tile.block_ptr<64x64xf16>
     scf.yield %q : !tile.block_ptr<64x64xf16>
   }
@@ -36,7 +36,7 @@ func.func @stores(%v: tensor<64x64xf16>, %c: !tile.ptr<f16> {tile.divisibility =
 // What TMA cannot store stays a block store, with a remark naming why.
 // CHECK-LABEL: func.func @not_by_tma(
 // CHECK-NOT: tilegpu.tensor_maps
-// CHECK-COUNT-4: tile.block_store
+// CHECK-COUNT-5: tile.block_store
 func.func @not_by_tma(%v: tensor<64x64xf16>, %w: tensor<64xf16>,
                       %c: !tile.ptr<f16> {tile.divisibility = 16 : i64},
                       %M: i32, %N: i32 {tile.divisibility = 16 : i64}, %K: i32) {
@@ -48,20 +48,25 @@ func.func @not_by_tma(%v: tensor<64x64xf16>, %w: tensor<64xf16>,
   %ragged = tile.make_block_ptr %c, [%m, %k], [%k, %c1], [%c0, %c0]
       {order = array<i32: 1, 0>} : !tile.ptr<f16> -> !tile.block_ptr<64x64xf16>
   // expected-remark @+1 {{not stored by TMA: the row stride is not known to be a multiple of 16 bytes}}
-  tile.block_store %ragged, %v : !tile.block_ptr<64x64xf16>, tensor<64x64xf16>
+  tile.block_store %ragged, %v boundary_check = [0, 1] : !tile.block_ptr<64x64xf16>, tensor<64x64xf16>
   %columns = tile.make_block_ptr %c, [%m, %n], [%c1, %m], [%c0, %c0]
       {order = array<i32: 0, 1>} : !tile.ptr<f16> -> !tile.block_ptr<64x64xf16>
   // expected-remark @+1 {{not stored by TMA: the tensor is not row-major (order [1, 0])}}
-  tile.block_store %columns, %v : !tile.block_ptr<64x64xf16>, tensor<64x64xf16>
+  tile.block_store %columns, %v boundary_check = [0, 1] : !tile.block_ptr<64x64xf16>, tensor<64x64xf16>
   %row = tile.make_block_ptr %c, [%n], [%c1], [%c0]
       {order = array<i32: 0>} : !tile.ptr<f16> -> !tile.block_ptr<64xf16>
   // expected-remark @+1 {{not stored by TMA: TMA stores 2-D blocks here}}
-  tile.block_store %row, %w : !tile.block_ptr<64xf16>, tensor<64xf16>
+  tile.block_store %row, %w boundary_check = [0] : !tile.block_ptr<64xf16>, tensor<64xf16>
   %moved = tile.addptr %c, %K : !tile.ptr<f16>, i32
   %elsewhere = tile.make_block_ptr %moved, [%m, %n], [%n, %c1], [%c0, %c0]
       {order = array<i32: 1, 0>} : !tile.ptr<f16> -> !tile.block_ptr<64x64xf16>
   // expected-remark @+1 {{not stored by TMA: the base is not known to be 16-byte aligned (give it tile.divisibility = 16)}}
-  tile.block_store %elsewhere, %v : !tile.block_ptr<64x64xf16>, tensor<64x64xf16>
+  tile.block_store %elsewhere, %v boundary_check = [0, 1] : !tile.block_ptr<64x64xf16>, tensor<64x64xf16>
+  %whole = tile.make_block_ptr %c, [%m, %n], [%n, %c1], [%c0, %c0]
+      {order = array<i32: 1, 0>} : !tile.ptr<f16> -> !tile.block_ptr<64x64xf16>
+  // An unchecked store writes past the shape, where TMA writes nothing.
+  // expected-remark @+1 {{not stored by TMA: it does not check the bounds of dimension 1, which TMA clips at the tensor's shape (boundary_check=(0, 1) would let it)}}
+  tile.block_store %whole, %v boundary_check = [0] : !tile.block_ptr<64x64xf16>, tensor<64x64xf16>
   return
 }
 
@@ -77,6 +82,6 @@ func.func @float8(%v: tensor<64x64xf8E4M3FN>, %c: !tile.ptr<f8E4M3FN> {tile.divi
   %bp = tile.make_block_ptr %c, [%m, %n], [%n, %c1], [%c0, %c0]
       {order = array<i32: 1, 0>} : !tile.ptr<f8E4M3FN> -> !tile.block_ptr<64x64xf8E4M3FN>
   // expected-remark @+1 {{not stored by TMA: TMA has no data type for f8E4M3FN}}
-  tile.block_store %bp, %v : !tile.block_ptr<64x64xf8E4M3FN>, tensor<64x64xf8E4M3FN>
+  tile.block_store %bp, %v boundary_check = [0, 1] : !tile.block_ptr<64x64xf8E4M3FN>, tensor<64x64xf8E4M3FN>
   return
 }

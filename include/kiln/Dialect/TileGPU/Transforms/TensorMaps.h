@@ -46,11 +46,13 @@ tile::MakeBlockPtrOp getBlockPtrOrigin(mlir::Value value);
 
 /// The tensor map through which TMA can copy `type`'s blocks of the
 /// tensor `origin` describes (one box per slab of the blocks' swizzled
-/// staging layout), or why there is none.
-mlir::FailureOr<TensorMapFields> getTensorMap(tile::MakeBlockPtrOp origin,
-                                              mlir::RankedTensorType type,
-                                              AxisInfoAnalysis &axisInfo,
-                                              std::string &whyNot);
+/// staging layout) for an access that checks the bounds of the dimensions
+/// `boundaryCheck`, or why there is none. TMA clips every dimension at the
+/// tensor's shape: an access must check them all.
+mlir::FailureOr<TensorMapFields>
+getTensorMap(tile::MakeBlockPtrOp origin, mlir::RankedTensorType type,
+             llvm::ArrayRef<int32_t> boundaryCheck,
+             AxisInfoAnalysis &axisInfo, std::string &whyNot);
 
 /// The parameter of `kernel` that holds the tensor map `fields`
 /// describe: added, and listed in the kernel's tilegpu.tensor_maps, the
