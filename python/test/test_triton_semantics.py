@@ -1718,3 +1718,20 @@ def test_a_deciding_constant_dropped_leaves_the_value_itself(interpret):
     ttir = triton_interpreter.tritons_asm(
         idiom.and_true_kernel, {"out_ptr": out, "a": -7}, {}, "ttir")
     assert re.search(r"tt\.store %out_ptr, %a :", ttir), ttir
+
+
+@THREE
+@pytest.mark.parametrize("flag", [1, 0])
+def test_a_descriptor_may_be_chosen_at_run_time_and_carried(target, flag):
+    """A tensor descriptor made in both branches of a run-time if, or
+    reassigned in a loop, as Triton's (its TTIR carries !tt.tensordesc);
+    Kiln refused it as a value."""
+    M, N, BM, BN = 4, 8, 4, 8
+    x = np.arange(M * N, dtype=np.float32).reshape(M, N)
+    y = -x
+    out = np.zeros((2 * BM, BN), np.float32)
+    launch(target, idiom.chosen_descriptor_kernel, (1,), x, y, out, flag, M,
+           N, BM=BM, BN=BN)
+    chosen = x if flag else np.where(np.arange(M)[:, None] < M - 1, y, 0)
+    np.testing.assert_array_equal(out[:BM], chosen)
+    np.testing.assert_array_equal(out[BM], x.sum(axis=0))

@@ -674,3 +674,24 @@ def python_forms_kernel(out_ptr, a, b, n_ptr, MODE: tl.constexpr,
 @triton.jit
 def and_true_kernel(out_ptr, a):
     tl.store(out_ptr, a and True)
+
+
+@triton.jit
+def chosen_descriptor_kernel(x_ptr, y_ptr, out_ptr, flag, M, N,
+                             BM: tl.constexpr, BN: tl.constexpr):
+    # A descriptor chosen by a run-time if, and one carried by a loop.
+    if flag > 0:
+        desc = tl.make_tensor_descriptor(x_ptr, [M, N], [N, 1], [BM, BN])
+    else:
+        desc = tl.make_tensor_descriptor(y_ptr, [M - 1, N], [N, 1],
+                                         [BM, BN])
+    out = tl.make_tensor_descriptor(out_ptr, [2 * M, N], [N, 1], [BM, BN])
+    out.store([0, 0], desc.load([0, 0]))
+    walking = tl.make_tensor_descriptor(x_ptr, [M, N], [N, 1], [1, BN])
+    total = tl.zeros((1, BN), tl.float32)
+    for i in range(M):
+        total += walking.load([0, 0])
+        walking = tl.make_tensor_descriptor(x_ptr + (i + 1) * N, [M, N],
+                                            [N, 1], [1, BN])
+    row = tl.make_tensor_descriptor(out_ptr, [2 * M, N], [N, 1], [1, BN])
+    row.store([BM, 0], total)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import collections
+import dataclasses
 import difflib
 import inspect
 import itertools
@@ -1176,17 +1177,33 @@ def _compile_time(value: Any) -> Any:
     return plain(value.value if isinstance(value, kl.constexpr) else value)
 
 
+@dataclasses.dataclass(frozen=True)
+class _DescriptorLayout:
+    """How a tensor descriptor holds values (see ``_shape_of``): its base,
+    sizes and strides, which branches and loops carry; its block and
+    padding are compile-time."""
+    rank: int
+    block_shape: tuple
+    padding_option: str
+
+
 def _leaves(value: Any) -> list[Any]:
-    """The values of a (nested) tuple, in order; a value is its own."""
+    """The values of a (nested) tuple, in order; a value is its own; a
+    tensor descriptor's are its base, sizes and strides."""
     if isinstance(value, tuple):
         return [leaf for item in value for leaf in _leaves(item)]
+    if isinstance(value, TensorDescriptor):
+        return [value.base, *value.shape, *value.strides]
     return [value]
 
 
 def _shape_of(value: Any) -> Any:
-    """How ``value`` nests tuples: None for a value."""
+    """How ``value`` nests tuples (and descriptors): None for a value."""
     if isinstance(value, tuple):
         return tuple(_shape_of(item) for item in value)
+    if isinstance(value, TensorDescriptor):
+        return _DescriptorLayout(len(value.shape), value.block_shape,
+                                 value.padding_option)
     return None
 
 
@@ -1194,6 +1211,12 @@ def _rebuild(shape: Any, leaves: Iterator[Any]) -> Any:
     """A value of ``shape`` (see ``_shape_of``) from ``leaves``."""
     if shape is None:
         return next(leaves)
+    if isinstance(shape, _DescriptorLayout):
+        base = next(leaves)
+        sizes = tuple(next(leaves) for _ in range(shape.rank))
+        strides = tuple(next(leaves) for _ in range(shape.rank))
+        return TensorDescriptor(base, sizes, strides, shape.block_shape,
+                                shape.padding_option)
     return tuple(_rebuild(item, leaves) for item in shape)
 
 
