@@ -349,6 +349,7 @@ class Tile(_Methods):
     def __neg__(self):  # a boolean is its own negation modulo 2 (Triton)
         return Tile(self.data if self.data.dtype == bool else -self.data)
     def __invert__(self): return Tile(~self.data)
+    def __pos__(self): return self  # as compiled
 
     def __truediv__(self, o):
         return self._binary(o, _true_divide, division=True)
@@ -1004,6 +1005,24 @@ def _math(fn: Callable) -> Callable:
     return apply
 
 
+def _power(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """C's pow (libdevice's powf): numpy takes a square root for y = 0.5,
+    whose sqrt(-0) is -0 and sqrt(-inf) NaN, where pow gives +0 and +inf."""
+    with np.errstate(all="ignore"):
+        result = np.power(x, y)
+    half = (y == 0.5) & ((x == 0) | (x == -np.inf))
+    return np.where(half, np.abs(x), result).astype(result.dtype)
+
+
+def _sigmoid(x) -> Tile:
+    """1 / (1 + exp(-x)) as compiled: exp in x's float type (an integer
+    tile in float32), then Triton's promotion, whose `/` of a 16-bit
+    float is float32."""
+    if not _is_float(_data(x).dtype):
+        x = Tile(_data(x).astype(np.float32))
+    return 1.0 / (1.0 + IMPLEMENTATIONS["exp"](-x))
+
+
 def arange(start, end):
     problem = semantics.arange_problem(int(start), int(end))
     if problem:
@@ -1019,6 +1038,10 @@ def dot(a, b, acc=None, input_precision=None, allow_tf32=None,
                                    _is_float8(b.dtype)):
         raise KilnError(f"kl.dot multiplies two tiles of one element "
                         f"type, not {_ir(a.dtype)} and {_ir(b.dtype)}")
+    try:  # checked as compiled; every precision is computed exactly
+        semantics.dot_precision(_ir(a.dtype), input_precision, allow_tf32)
+    except ValueError as exc:
+        raise KilnError(str(exc)) from None
     # Every 8-bit float is a float16 exactly, as compiled.
     a, b = (v.astype(np.float16) if _is_float8(v.dtype) else v
             for v in (a, b))
@@ -1749,7 +1772,7 @@ IMPLEMENTATIONS: dict[str, Callable] = {
     "rsqrt": _math(lambda v: 1 / np.sqrt(v)), "sin": _math(np.sin),
     "cos": _math(np.cos), "tanh": _math(np.tanh),
     "erf": _math(np.vectorize(math.erf)),
-    "sigmoid": _math(lambda v: 1 / (1 + np.exp(-v))),
+    "sigmoid": _sigmoid,
     "abs": lambda x: Tile(np.abs(_data(x))),
     "fma": _fma,
     "cdiv": _cdiv,
@@ -1963,7 +1986,7 @@ _LIBDEVICE_OPS: dict[str, Callable] = {
     # One rounding: float32's product and sum are exact in float64.
     "fma": lambda x, y, z: x.astype(np.float64) * y + z,
     "pow": lambda x, n: _raised_to_integer(x, n) if n.dtype.kind == "i"
-    else np.power(x, n),
+    else _power(x, n),
     "exp10": lambda x: np.power(x.dtype.type(10), x),
     "abs": np.abs, "reciprocal": lambda x: 1 / x,
     "saturate": lambda x: np.fmin(np.fmax(x, 0), 1),

@@ -518,7 +518,9 @@ class JITFunction:
                 tuple(sorted(((n, launch_keys.constant_key(v))
                               for n, v in constants.items()),
                              key=lambda item: item[0])),
-                self.debug)
+                self.debug,
+                # What a float32 dot that names no precision takes.
+                os.environ.get("TRITON_F32_DEFAULT", ""))
 
     def _parse(self, types: dict[str, Type],
                constants: dict[str, Any]) -> tuple[Module, str]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import enum
 import math
+import os
 import re
 from typing import Any
 
@@ -268,6 +269,35 @@ def dot_type(operand: str, out: str | None) -> str:
     if operand in ("f32", "bf16", "f64"):
         return "f64" if operand == "f64" else "f32"
     return out or "f32"
+
+
+#: The input precisions of a float32 dot Kiln takes.
+DOT_PRECISIONS = ("ieee", "tf32", "tf32x3")
+
+
+def dot_precision(operand: str, input_precision: Any,
+                  allow_tf32: Any) -> str | None:
+    """The input precision of ``dot`` of ``operand`` tiles, as Triton's
+    ``semantic.dot`` takes it: ``allow_tf32`` its older spelling, the name
+    in any case, Triton's default where none is given (its
+    TRITON_F32_DEFAULT where set, else "tf32"); None for operands other
+    than float32, whose products it does not change. Raises ValueError
+    naming what is wrong."""
+    if allow_tf32 is not None:
+        if input_precision is not None:
+            raise ValueError("kl.dot takes input_precision or allow_tf32, "
+                             "not both")
+        input_precision = "tf32" if allow_tf32 else "ieee"
+    if input_precision is None:
+        input_precision = os.environ.get("TRITON_F32_DEFAULT", "") or "tf32"
+        if input_precision.lower() not in DOT_PRECISIONS:
+            raise ValueError(f"TRITON_F32_DEFAULT is 'ieee', 'tf32' or "
+                             f"'tf32x3', not {input_precision!r}")
+    if not isinstance(input_precision, str) or \
+            input_precision.lower() not in DOT_PRECISIONS:
+        raise ValueError(f"input_precision is 'ieee', 'tf32' or 'tf32x3', "
+                         f"not {input_precision!r}")
+    return input_precision.lower() if operand == "f32" else None
 
 
 def dot_out_problem(operand: str, out: str | None) -> str | None:

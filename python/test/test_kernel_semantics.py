@@ -8,11 +8,13 @@ review found the host and the interpreter disagreeing on each)."""
 
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 import pytest
 
 import kiln
 import kiln.language as kl
+from kiln.extra import libdevice
 
 RNG = np.random.default_rng(5)
 BOTH = pytest.mark.parametrize("interpret", [False, True],
@@ -901,3 +903,74 @@ def test_third_review(interpret):
     launch(constant_in_tuple_kernel, interpret, (1,), values, result, 1,
            BLOCK=4)
     np.testing.assert_array_equal(result, values[1:5])
+
+
+@kiln.jit
+def bfloat16_kernel(x_ptr, y_ptr, product_ptr, ints_ptr, converted_ptr):
+    i = kl.arange(0, 4)
+    kl.store(product_ptr + i, kl.load(x_ptr + i) * kl.load(y_ptr + i))
+    kl.store(converted_ptr + i, kl.load(ints_ptr + i).to(kl.bfloat16))
+
+
+@BOTH
+def test_bfloat16_keeps_subnormals_and_rounds_integers_once(interpret):
+    """As the GPU's mul.bf16 and cvt.rn.bf16.s32 (a review of FlagGems-style
+    kernels found the host flushing subnormal products, through its CPU's
+    AVX512-BF16 conversion, and rounding integers twice, through f32)."""
+    bf16 = ml_dtypes.bfloat16
+    x = np.array([1e-20, 2**-126, 3e-39, 1], np.float32).astype(bf16)
+    y = np.array([1e-20, 0.5, 1, 1], np.float32).astype(bf16)
+    ints = np.array([2**24 + 2**16 + 1, 2**24, 1077936129,
+                     -(2**24 + 2**16 + 1)], np.int32)
+    product, converted = np.zeros(4, bf16), np.zeros(4, bf16)
+    launch(bfloat16_kernel, interpret, (1,), x, y, product, ints, converted)
+    np.testing.assert_array_equal(product.view(np.uint16),
+                                  [0x0001, 0x0040, 0x0021, 0x3F80])
+    np.testing.assert_array_equal(
+        converted.view(np.uint16),
+        ints.astype(np.float64).astype(bf16).view(np.uint16))
+    assert converted.view(np.uint16).tolist() == [0x4B81, 0x4B80, 0x4E81,
+                                                  0xCB81]
+
+
+@kiln.jit
+def square_root_power_kernel(x_ptr, out_ptr, plus_ptr):
+    i = kl.arange(0, 4)
+    x = kl.load(x_ptr + i)
+    kl.store(out_ptr + i, libdevice.pow(x, 0.5))
+    kl.store(plus_ptr + i, +x)
+
+
+@BOTH
+def test_pow_of_a_half_is_cs_pow_and_unary_plus_is_the_value(interpret):
+    """pow(-0, 0.5) is +0 and pow(-inf, 0.5) +inf, as C's pow and
+    libdevice's powf (the interpreter took numpy's square root: -0 and
+    NaN); +x is x (the interpreter raised TypeError)."""
+    x = np.array([-0.0, -np.inf, 4.0, 2.25], np.float32)
+    out, plus = np.zeros(4, np.float32), np.zeros(4, np.float32)
+    launch(square_root_power_kernel, interpret, (1,), x, out, plus)
+    np.testing.assert_array_equal(out.view(np.uint32),
+                                  np.array([0.0, np.inf, 2.0, 1.5],
+                                           np.float32).view(np.uint32))
+    np.testing.assert_array_equal(plus.view(np.uint32), x.view(np.uint32))
+
+
+@kiln.jit
+def half_sigmoid_kernel(x_ptr, out_ptr, bits_ptr):
+    i = kl.arange(0, 4)
+    y = kl.sigmoid(kl.load(x_ptr + i))
+    kl.store(out_ptr + i, y)
+    kl.store(bits_ptr, y.dtype.primitive_bitwidth)
+
+
+@BOTH
+def test_a_float16_sigmoid_is_the_same_both_ways(interpret):
+    """exp in float16, then 1 / (1 + e), whose `/` of float16 is float32
+    (the interpreter rounded the whole to float16)."""
+    x = np.array([0.5, -2, 3, 0], np.float16)
+    out, bits = np.zeros(4, np.float32), np.zeros(1, np.int32)
+    launch(half_sigmoid_kernel, interpret, (1,), x, out, bits)
+    e = np.exp(-x.astype(np.float32)).astype(np.float16)
+    expected = np.float32(1) / (np.float16(1) + e).astype(np.float32)
+    np.testing.assert_array_equal(out, expected)
+    assert bits[0] == 32

@@ -1735,3 +1735,62 @@ def test_a_descriptor_may_be_chosen_at_run_time_and_carried(target, flag):
     chosen = x if flag else np.where(np.arange(M)[:, None] < M - 1, y, 0)
     np.testing.assert_array_equal(out[:BM], chosen)
     np.testing.assert_array_equal(out[BM], x.sum(axis=0))
+
+
+@THREE
+def test_float32_dots_default_to_tf32_and_tf32_flags_pass_over_halves(
+        target):
+    """Triton's float32 dot naming no precision is tf32; its tf32 flags on
+    float16 operands change nothing, and the name is taken in any case
+    (Kiln refused both). Every target computes float32 products exactly,
+    as Triton's interpreter does."""
+    N = 16
+    rng = np.random.default_rng(3)
+    a, b = rng.standard_normal((2, N, N)).astype(np.float32)
+    h = rng.integers(-3, 4, (N, N)).astype(np.float16)
+    c = np.zeros((N, N), np.float32)
+    out = np.zeros((N, N), np.float32)
+    launch(target, idiom.float32_dot_kernel, (1,), a, b, c, h, out, N=N)
+    exact = a.astype(np.float64) @ b.astype(np.float64)
+    np.testing.assert_allclose(c, exact, rtol=1e-5, atol=1e-5)
+    halves = 2 * (h.astype(np.float64) @ h.astype(np.float64))
+    np.testing.assert_allclose(out, halves + exact, rtol=1e-5, atol=1e-5)
+
+
+def test_a_float32_dot_naming_no_precision_is_on_tensor_cores_as_tritons(
+        monkeypatch):
+    """tf32 mma.sync on sm_90a, as Triton's PTX for the same source (Kiln
+    took ieee: FMAs on CUDA cores); TRITON_F32_DEFAULT=ieee asks for the
+    exact products, as it does of Triton."""
+    N = 16
+    x = np.zeros((N, N), np.float32)
+    h = np.zeros((N, N), np.float16)
+    kernel = kiln.jit(idiom.float32_dot_kernel.fn)
+    monkeypatch.delenv("TRITON_F32_DEFAULT", raising=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", kiln.CompilerRemark)
+        ptx = kernel.asm(x, x, x, h, x, N=N, chip="sm_90a")["ptx"]
+        theirs = triton_interpreter.tritons_asm(
+            idiom.float32_dot_kernel,
+            dict(a_ptr=x, b_ptr=x, c_ptr=x, h_ptr=h, out_ptr=x), {"N": N})
+        assert ".tf32.tf32" in ptx and ".tf32.tf32" in theirs
+        monkeypatch.setenv("TRITON_F32_DEFAULT", "ieee")
+        exact = kernel.asm(x, x, x, h, x, N=N, chip="sm_90a")["ptx"]
+    assert ".tf32.tf32" not in exact and "fma.rn.f32" in exact
+
+
+@THREE
+def test_a_float16_accumulator_dot_is_on_tensor_cores_rounded_once(target):
+    """2048 + 16 * 0.5 is 2056 (Kiln's GPU added each product into the
+    float16 accumulator, which stays at 2048), on tensor cores."""
+    N = 16
+    a = np.full((N, N), 0.5, np.float16)
+    b = np.ones((N, N), np.float16)
+    c = np.full((N, N), 2048, np.float16)
+    launch(target, idiom.half_accumulator_dot_kernel, (1,), a, b, c, N=N)
+    np.testing.assert_array_equal(c, 2056)
+    if target == "host":
+        for chip in ("sm_80", "sm_90a"):
+            ptx = kiln.jit(idiom.half_accumulator_dot_kernel.fn).asm(
+                a, b, c, N=N, chip=chip)["ptx"]
+            assert "fma.rn.f16" not in ptx and ".f32.f16.f16.f32" in ptx

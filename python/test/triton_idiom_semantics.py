@@ -695,3 +695,27 @@ def chosen_descriptor_kernel(x_ptr, y_ptr, out_ptr, flag, M, N,
                                             [N, 1], [1, BN])
     row = tl.make_tensor_descriptor(out_ptr, [2 * M, N], [N, 1], [1, BN])
     row.store([BM, 0], total)
+
+
+@triton.jit
+def float32_dot_kernel(a_ptr, b_ptr, c_ptr, h_ptr, out_ptr,
+                       N: tl.constexpr):
+    # A float32 dot naming no precision, and tf32 flags (in any case) on
+    # float16 operands, which Triton takes and ignores.
+    i = tl.arange(0, N)
+    tile = i[:, None] * N + i[None, :]
+    a = tl.load(a_ptr + tile)
+    b = tl.load(b_ptr + tile)
+    tl.store(c_ptr + tile, tl.dot(a, b))
+    h = tl.load(h_ptr + tile)
+    both = tl.dot(h, h, allow_tf32=True) + tl.dot(h, h, input_precision="TF32")
+    tl.store(out_ptr + tile, both + tl.dot(a, b, input_precision="IEEE"))
+
+
+@triton.jit
+def half_accumulator_dot_kernel(a_ptr, b_ptr, c_ptr, N: tl.constexpr):
+    i = tl.arange(0, N)
+    tile = i[:, None] * N + i[None, :]
+    acc = tl.load(c_ptr + tile)
+    acc = tl.dot(tl.load(a_ptr + tile), tl.load(b_ptr + tile), acc)
+    tl.store(c_ptr + tile, acc)

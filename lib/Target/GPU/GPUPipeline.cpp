@@ -51,6 +51,9 @@ void kiln::gpu::buildGPULoweringPipeline(OpPassManager &pm,
   // Block pointers made in the loop (Triton's tensor descriptors) become
   // loop-carried and advanced, which the pipeliner and TMA take.
   pm.addPass(tile::createTileCarryBlockPointersPass());
+  // A 16-bit float accumulator is summed into in f32 and rounded once per
+  // dot, on tensor cores, as the host computes it.
+  pm.addPass(tilegpu::createTileWidenHalfAccumulatorsPass());
   // tf32x3 runs on tensor cores as three tf32 dots; on CUDA cores the
   // dot is exact f32 already.
   if (options.computeCapability >= 80)

@@ -433,10 +433,22 @@ static void dropTileArgumentAttributes(ModuleOp lowered) {
   });
 }
 
+/// The machine host kernels compile for: this CPU, without its bf16
+/// conversion instructions (AVX512-BF16's and AVX-NE-CONVERT's flush
+/// subnormals to zero, where the GPU's cvt.rn.bf16.f32 keeps them).
+static llvm::Expected<llvm::orc::JITTargetMachineBuilder> detectHostMachine() {
+  auto machineBuilder = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!machineBuilder)
+    return machineBuilder.takeError();
+  machineBuilder->getFeatures().AddFeature("avx512bf16", false);
+  machineBuilder->getFeatures().AddFeature("avxneconvert", false);
+  return machineBuilder;
+}
+
 /// `lowered` (the LLVM dialect) as an object file for this CPU, optimized
 /// at -O3, with packed entry points.
 static llvm::Expected<std::string> compileToObject(ModuleOp lowered) {
-  auto machineBuilder = llvm::orc::JITTargetMachineBuilder::detectHost();
+  auto machineBuilder = detectHostMachine();
   if (!machineBuilder)
     return machineBuilder.takeError();
   auto machine = machineBuilder->createTargetMachine();
@@ -535,7 +547,7 @@ HostExecutable::lookupPacked(StringRef function) {
 }
 
 std::string HostExecutable::getHostTarget() {
-  auto machineBuilder = llvm::orc::JITTargetMachineBuilder::detectHost();
+  auto machineBuilder = detectHostMachine();
   if (!machineBuilder) {
     llvm::consumeError(machineBuilder.takeError());
     return "unknown";

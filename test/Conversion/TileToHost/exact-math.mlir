@@ -42,3 +42,23 @@ func.func @tensor(%x: tensor<4xf32>) -> tensor<4xf32> {
   %a = math.expm1 %x : tensor<4xf32>
   return %a : tensor<4xf32>
 }
+
+// -----
+
+// An integer becomes bf16 through f64 (exact for 32-bit integers) and one
+// rounding by __truncdfbf2, as the GPU's cvt.rn.bf16.s32; LLVM's own
+// conversion rounds through f32 first. Other conversions stay.
+// CHECK-LABEL: func.func private @__truncdfbf2(f64) -> bf16
+// CHECK-LABEL: func.func @to_bf16(
+// CHECK: %[[S:.*]] = arith.sitofp %{{.*}} : i32 to f64
+// CHECK: call @__truncdfbf2(%[[S]]) : (f64) -> bf16
+// CHECK: %[[U:.*]] = arith.uitofp %{{.*}} : i64 to f64
+// CHECK: call @__truncdfbf2(%[[U]]) : (f64) -> bf16
+// CHECK: arith.sitofp %{{.*}} : i32 to f32
+// CHECK-NOT: call
+func.func @to_bf16(%x: i32, %y: i64) -> (bf16, bf16, f32) {
+  %a = arith.sitofp %x : i32 to bf16
+  %b = arith.uitofp %y : i64 to bf16
+  %c = arith.sitofp %x : i32 to f32
+  return %a, %b, %c : bf16, bf16, f32
+}

@@ -4,7 +4,9 @@
 // 19 bits: sign, exponent, 10 mantissa bits) and a "small" remainder. Then
 // a * b ~= a_big * b_big + a_big * b_small + a_small * b_big: three tf32
 // products, the small terms first, recover nearly f32 accuracy on tensor
-// cores (a_small * b_small is below f32's rounding).
+// cores (a_small * b_small is below f32's rounding). As Triton's, the small
+// terms are summed apart and a NaN among them (an infinite operand's
+// remainder is inf - inf) counts as 0, so that inf * 1 stays inf.
 //
 //===----------------------------------------------------------------------===//
 
@@ -57,8 +59,17 @@ struct SplitTF32x3Dot : OpRewritePattern<tile::DotOp> {
       return tile::DotOp::create(rewriter, loc, dot.getType(), a, b, acc,
                                  tile::InputPrecision::TF32);
     };
-    Value acc = tf32(aSmall, bBig, dot.getAcc());
-    acc = tf32(aBig, bSmall, acc);
+    auto accType = cast<RankedTensorType>(dot.getType());
+    Value zero = arith::ConstantOp::create(
+        rewriter, loc,
+        SplatElementsAttr::get(
+            accType, rewriter.getZeroAttr(accType.getElementType())));
+    Value small = tf32(aSmall, bBig, zero);
+    small = tf32(aBig, bSmall, small);
+    Value nan = arith::CmpFOp::create(rewriter, loc, arith::CmpFPredicate::UNO,
+                                      small, small);
+    small = arith::SelectOp::create(rewriter, loc, nan, zero, small);
+    Value acc = arith::AddFOp::create(rewriter, loc, dot.getAcc(), small);
     rewriter.replaceOp(dot, tf32(aBig, bBig, acc));
     return success();
   }

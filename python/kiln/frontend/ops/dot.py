@@ -16,11 +16,12 @@ class DotOps(CoreOps):
                     out_dtype=None):
         if not (isinstance(a, Value) and isinstance(b, Value)):
             raise self.error("kl.dot takes two tiles")
-        if allow_tf32 is not None:  # Triton's older spelling
-            if input_precision is not None:
-                raise self.error("kl.dot takes input_precision or "
-                                 "allow_tf32, not both")
-            input_precision = "tf32" if allow_tf32 else "ieee"
+        try:
+            precision = semantics.dot_precision(
+                a.type.elem, *(v.value if isinstance(v, kl.constexpr) else v
+                               for v in (input_precision, allow_tf32)))
+        except ValueError as exc:
+            raise self.error(str(exc)) from None
         out = None if out_dtype is None else self.dtype_of(out_dtype).ir
         if problem := semantics.dot_out_problem(a.type.elem, out):
             raise self.error(problem)
@@ -48,12 +49,7 @@ class DotOps(CoreOps):
         elif out is not None and out != acc.type.elem:
             raise self.error(f"kl.dot: out_dtype {out_dtype!r} differs from "
                              f"the accumulator's {acc.type.elem}")
-        precision = ""
-        if input_precision is not None:
-            if input_precision not in ("ieee", "tf32", "tf32x3"):
-                raise self.error("input_precision is 'ieee', 'tf32' or "
-                                 f"'tf32x3', not {input_precision!r}")
-            precision = f" input_precision = {input_precision}"
+        precision = f" input_precision = {precision}" if precision else ""
         return self.op(f"tile.dot {a.name}, {b.name}, {acc.name}{precision} "
                        f": {a.type.ir()}, {b.type.ir()} -> {acc.type.ir()}",
                        acc.type)

@@ -12,15 +12,21 @@
 
 // CHECK-LABEL: func.func @dot_tf32x3
 // CHECK-DAG: %[[MASK:.*]] = arith.constant dense<-8192> : tensor<32x32xi32>
+// CHECK-DAG: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : tensor<32x32xf32>
 // CHECK: %[[ABITS:.*]] = arith.bitcast %[[A:.*]] : tensor<32x32xf32> to tensor<32x32xi32>
 // CHECK: %[[AHI:.*]] = arith.andi %[[ABITS]], %[[MASK]]
 // CHECK: %[[ABIG:.*]] = arith.bitcast %[[AHI]] : tensor<32x32xi32> to tensor<32x32xf32>
 // CHECK: %[[ASMALL:.*]] = arith.subf %[[A]], %[[ABIG]]
 // CHECK: %[[BBIG:.*]] = arith.bitcast %{{.*}} : tensor<32x32xi32> to tensor<32x32xf32>
 // CHECK: %[[BSMALL:.*]] = arith.subf %{{.*}}, %[[BBIG]]
-// CHECK: %[[D1:.*]] = tile.dot %[[ASMALL]], %[[BBIG]], %{{.*}} input_precision = tf32
+// The small terms are summed apart, a NaN among them taken as 0 (as
+// Triton's), then added to the accumulator before the big product.
+// CHECK: %[[D1:.*]] = tile.dot %[[ASMALL]], %[[BBIG]], %[[ZERO]] input_precision = tf32
 // CHECK: %[[D2:.*]] = tile.dot %[[ABIG]], %[[BSMALL]], %[[D1]] input_precision = tf32
-// CHECK: %[[D3:.*]] = tile.dot %[[ABIG]], %[[BBIG]], %[[D2]] input_precision = tf32
+// CHECK: %[[NAN:.*]] = arith.cmpf uno, %[[D2]], %[[D2]]
+// CHECK: %[[CLEAN:.*]] = arith.select %[[NAN]], %[[ZERO]], %[[D2]]
+// CHECK: %[[ACC:.*]] = arith.addf {{.*}}%[[CLEAN]]
+// CHECK: %[[D3:.*]] = tile.dot %[[ABIG]], %[[BBIG]], %[[ACC]] input_precision = tf32
 // CHECK: tile.store %{{.*}}, %[[D3]]
 // CHECK-NOT: tf32x3
 // PTX-LABEL: .entry dot_tf32x3(

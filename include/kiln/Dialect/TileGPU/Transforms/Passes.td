@@ -209,9 +209,9 @@ def TileTMAStoresPass : Pass<"tile-tma-stores", "mlir::ModuleOp"> {
     tile is written by the tensor memory accelerator from swizzled shared
     memory, as Triton stores a tensor descriptor's blocks. TMA does not
     write outside the tensor, which is what the store's boundary check
-    asks for (and what an unchecked store outside it may do). A block
-    store that cannot go through a tensor map stays as it is, with a
-    remark naming why. Runs after `tile-assign-layouts`.
+    asks for: a store that does not check both dimensions writes past the
+    shape, so it is not taken. A block store that cannot go through a
+    tensor map stays as it is, with a remark naming why. Runs after `tile-assign-layouts`.
   }];
   let dependentDialects = ["::kiln::tilegpu::TileGPUDialect"];
 }
@@ -223,8 +223,24 @@ def TileSplitTF32x3Pass : Pass<"tile-split-tf32x3", "mlir::ModuleOp"> {
     `tf32` dots, so that tensor cores (sm_80+) compute it: each f32 operand
     is split into the part tf32 holds exactly (its top 19 bits) and the
     remainder, and `a * b` becomes `a_small * b_big + a_big * b_small +
-    a_big * b_big`, accumulated in that order. The error is close to an f32
-    product's; infinities and NaNs in the operands give NaN.
+    a_big * b_big`, the two small terms summed apart and added to the
+    accumulator before the big product. The error is close to an f32
+    product's. As Triton's, a NaN among the small terms counts as 0 (an
+    infinite operand's remainder is inf - inf), so infinities in the
+    operands give what an f32 product gives.
+  }];
+}
+
+def TileWidenHalfAccumulatorsPass
+    : Pass<"tile-widen-half-accumulators", "mlir::ModuleOp"> {
+  let summary = "Accumulate 16-bit float dots in f32, rounded once";
+  let description = [{
+    Rewrites each `tile.dot` whose accumulator is f16 or bf16 into a dot
+    accumulating in f32 (the accumulator extended) whose result is rounded
+    to the accumulator's type once: tensor cores take it (their f16
+    accumulation is not used), and the products' sum is rounded once per
+    dot, as the host target and the interpreter compute it, not after every
+    product as CUDA cores would.
   }];
 }
 
