@@ -107,7 +107,9 @@ class Config:
     """One choice of meta-parameters to try: values of the kernel's
     ``constexpr`` parameters (``kwargs``), the warps per program, the
     pipeline depth and the register limit (``maxnreg``, None: none) of
-    its GPU compilation.
+    its GPU compilation; ``pre_hook`` (as Triton's) is called with the
+    launch's arguments by name and the config's before each of its
+    launches, timed or not.
 
     >>> import kiln
     >>> kiln.Config({"BLOCK": 1024}, num_warps=8)
@@ -117,7 +119,8 @@ class Config:
     """
 
     def __init__(self, kwargs: dict[str, Any], num_warps: int = 4,
-                 num_stages: int = 3, maxnreg: int | None = None) -> None:
+                 num_stages: int = 3, maxnreg: int | None = None,
+                 pre_hook: Callable[[dict], Any] | None = None) -> None:
         if not isinstance(kwargs, dict):
             raise KilnError(f"Config takes a dict of constexpr values, not "
                             f"{type(kwargs).__name__}")
@@ -133,6 +136,10 @@ class Config:
         self.num_warps = num_warps
         self.num_stages = num_stages
         self.maxnreg = maxnreg
+        if pre_hook is not None and not callable(pre_hook):
+            raise KilnError(f"Config pre_hook is a function of the launch's "
+                            f"arguments, not {pre_hook!r}")
+        self.pre_hook = pre_hook
 
     def launch_options(self) -> dict[str, Any]:
         """The launch options the config sets: ``num_warps``,
@@ -407,7 +414,7 @@ class Autotuner:
                  configs: Sequence[Config], key: Sequence[str],
                  restore_value: Sequence[str] | None,
                  reset_to_zero: Sequence[str] | None, warmup: float,
-                 rep: float) -> None:
+                 rep: float, prune_configs_by: dict | None = None) -> None:
         if not isinstance(fn, (JITFunction, Heuristics)):
             raise KilnError("kiln.autotune applies to a @kiln.jit kernel: "
                             "put @kiln.autotune(...) above @kiln.jit (and "
@@ -422,6 +429,7 @@ class Autotuner:
         self.restore_value = _names("restore_value", restore_value)
         self.reset_to_zero = _names("reset_to_zero", reset_to_zero)
         self.warmup_ms, self.rep_ms = warmup, rep
+        self.prune_configs_by = _checked_pruning(prune_configs_by)
         self._check_configs()
         self._tuned = {name for c in self.configs for name in c.kwargs}
         self._check_options()
@@ -490,8 +498,12 @@ class Autotuner:
             config, self.timings = self.configs[0], {}
         elif config is None:
             with self._lock:
-                config = self._winners.get(key) or self._find(key, given,
-                                                              grid)
+                config = self._winners.get(key)
+                if config is None:
+                    candidates = self._pruned(args, kwargs, grid)
+                    self.timings = {}
+                    config = candidates[0] if len(candidates) == 1 else \
+                        self._find(key, given, grid, candidates)
                 self._winners[key] = config
         else:
             self.timings = {}
@@ -568,28 +580,64 @@ class Autotuner:
             # Called by the kernel's launch with every argument it binds
             # (those heuristics add too), and the config's options.
             grid = functools.partial(_grid_with_options, grid, config)
+        if config.pre_hook is not None:
+            config.pre_hook({**given, **config.all_kwargs()})
         self.launches.run(grid=grid, **config.launch_options(),
                           **{**given, **config.kwargs})
 
-    def _cache_path(self, key: tuple) -> Path | None:
-        """The file that keeps the winner of ``key``, named by the kernel's
-        source, the configs and the key; None for a kernel without
-        source."""
+    def _cache_path(self, key: tuple, candidates: list[Config]
+                    ) -> Path | None:
+        """The file that keeps the winner of ``key`` among ``candidates``,
+        named by the kernel's source, the candidates and the key; None for
+        a kernel without source."""
         try:
             source = inspect.getsource(self.fn.fn)
         except (OSError, TypeError):
             return None
-        text = json.dumps([_FORMAT, source, [repr(c) for c in self.configs],
+        text = json.dumps([_FORMAT, source, [repr(c) for c in candidates],
                            repr(key)])
         digest = hashlib.sha256(text.encode()).hexdigest()
         return cache.directory() / "autotune" / f"{digest}.json"
 
+    def _pruned(self, args: tuple, kwargs: dict,
+                grid: Sequence[int] | Callable) -> list[Config]:
+        """The configs a new key times, as Triton's ``prune_configs_by``
+        leaves them: those ``early_config_prune(configs, named_args,
+        **kwargs)`` keeps, then the ``top_k`` that ``perf_model`` estimates
+        fastest (a fraction of them for a float of at most 1). As Triton,
+        the functions take the positional arguments by name and the
+        keyword arguments (the grid among them)."""
+        configs = self.configs
+        pruning = self.prune_configs_by
+        if not pruning:
+            return configs
+        named = dict(zip(self.fn.signature.parameters, args))
+        keywords = {**kwargs, "grid": grid, "warmup": False}
+        if pruning.get("early_config_prune"):
+            configs = list(pruning["early_config_prune"](
+                self.configs, named, **keywords))
+            if not configs or not all(c in self.configs for c in configs):
+                raise KilnError(
+                    f"kiln.autotune of '{self.__name__}': early_config_prune "
+                    "returns at least one of the configs, and only them")
+        model, top_k = pruning.get("perf_model"), pruning.get("top_k")
+        if model and top_k is not None:
+            if isinstance(top_k, float) and top_k <= 1.0:
+                top_k = max(1, int(len(configs) * top_k))
+            if len(configs) > top_k:
+                estimates = {config: model(**named, **keywords,
+                                           **config.all_kwargs())
+                             for config in configs}
+                configs = sorted(configs, key=estimates.__getitem__)[:top_k]
+        return configs
+
     def _find(self, key: tuple, given: dict[str, Any],
-              grid: Sequence[int] | Callable) -> Config:
-        """The winner of ``key``: the one kept on disk, else the fastest
-        config, timed now and then kept on disk."""
-        path = self._cache_path(key)
-        winner = _read_winner(path, self.configs) if path else None
+              grid: Sequence[int] | Callable,
+              candidates: list[Config]) -> Config:
+        """The winner of ``key`` among ``candidates``: the one kept on
+        disk, else the fastest, timed now and then kept on disk."""
+        path = self._cache_path(key, candidates)
+        winner = _read_winner(path, candidates) if path else None
         if winner is not None:
             self.timings = {}
             if _printing():
@@ -597,7 +645,7 @@ class Autotuner:
                       f"(from the disk cache)", flush=True)
             return winner
         start = time.perf_counter()
-        timings = self._tune(given, grid)
+        timings = self._tune(given, grid, candidates)
         winner = min(timings, key=timings.__getitem__)
         if _printing():
             tried = ", ".join(f"{config}: {seconds * 1e6:.1f} us"
@@ -609,15 +657,16 @@ class Autotuner:
         if path:
             _write_winner(path, {
                 "format": _FORMAT, "kernel": self.__name__, "key": repr(key),
-                "config": self.configs.index(winner),
+                "config": candidates.index(winner),
                 "description": repr(winner),
                 "timings": {repr(c): t for c, t in timings.items()}})
         self.timings = timings
         return winner
 
-    def _tune(self, given: dict[str, Any],
-              grid: Sequence[int] | Callable) -> dict[Config, float]:
-        """Times every config; skips, with a warning, those that fail."""
+    def _tune(self, given: dict[str, Any], grid: Sequence[int] | Callable,
+              candidates: list[Config]) -> dict[Config, float]:
+        """Times every candidate; skips, with a warning, those that
+        fail."""
         arrays = {name: value for name, value in given.items()
                   if _is_array(value)}
         restored = {name: _copy(arrays[name]) for name in self.restore_value
@@ -637,9 +686,9 @@ class Autotuner:
 
         timings, failures = {}, []
         progress = _Progress(f"kiln.autotune: '{self.__name__}'",
-                             len(self.configs))
+                             len(candidates))
         try:
-            for config in self.configs:
+            for config in candidates:
                 progress.step()
                 try:
                     timings[config] = _median_seconds(
@@ -661,6 +710,26 @@ class Autotuner:
                             f"'{self.__name__}' failed:\n  "
                             + "\n  ".join(failures))
         return timings
+
+
+def _checked_pruning(pruning: dict | None) -> dict:
+    """Triton's ``prune_configs_by``, its entries checked."""
+    if pruning is None:
+        return {}
+    known = ("early_config_prune", "perf_model", "top_k")
+    if not isinstance(pruning, dict) or any(k not in known for k in pruning):
+        raise KilnError(f"kiln.autotune prune_configs_by is a dict of "
+                        f"{', '.join(known)}, not {pruning!r}")
+    for name in ("early_config_prune", "perf_model"):
+        if pruning.get(name) is not None and not callable(pruning[name]):
+            raise KilnError(f"kiln.autotune prune_configs_by {name} is a "
+                            f"function, not {pruning[name]!r}")
+    top_k = pruning.get("top_k")
+    if top_k is not None and (isinstance(top_k, bool) or not isinstance(
+            top_k, (int, float)) or top_k <= 0):
+        raise KilnError(f"kiln.autotune prune_configs_by top_k is a count "
+                        f"or a fraction of at most 1, not {top_k!r}")
+    return dict(pruning)
 
 
 def _printing() -> bool:
@@ -749,7 +818,8 @@ def heuristics(values: dict[str, Callable[[dict], Any]]
 def autotune(configs: Sequence[Config], key: Sequence[str], *,
              restore_value: Sequence[str] | None = None,
              reset_to_zero: Sequence[str] | None = None,
-             warmup: float = 25, rep: float = 100
+             warmup: float = 25, rep: float = 100,
+             prune_configs_by: dict | None = None
              ) -> Callable[[JITFunction], Autotuner]:
     """Makes a ``@kiln.jit`` kernel pick the fastest of ``configs`` for each
     new value of the arguments named in ``key`` (see the module
@@ -757,6 +827,8 @@ def autotune(configs: Sequence[Config], key: Sequence[str], *,
     place, restored after each timed run; ``reset_to_zero`` names arrays
     zeroed before each timed run (outputs accumulated with atomics).
     ``warmup`` and ``rep`` are about how many milliseconds each config is
-    run before timing and while timing."""
+    run before timing and while timing. ``prune_configs_by`` is Triton's:
+    a dict of ``early_config_prune``, ``perf_model`` and ``top_k``
+    (`Autotuner._pruned`)."""
     return lambda fn: Autotuner(fn, configs, key, restore_value,
-                                reset_to_zero, warmup, rep)
+                                reset_to_zero, warmup, rep, prune_configs_by)

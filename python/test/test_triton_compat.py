@@ -495,11 +495,65 @@ def test_a_configs_maxnreg_is_its_compiles(tmp_path, monkeypatch):
 def test_triton_config_and_autotune_refuse_what_kiln_lacks():
     config = triton.Config({"BLOCK": 8}, num_warps=2, num_stages=1)
     assert isinstance(config, kiln.Config) and config.num_ctas == 1
-    for keyword in ({"num_ctas": 2}, {"pre_hook": print}):
+    for keyword in ({"num_ctas": 2}, {"ir_override": "k.ttgir"}):
         with pytest.raises(kiln.KilnError, match=next(iter(keyword))):
             triton.Config({"BLOCK": 8}, **keyword)
-    with pytest.raises(kiln.KilnError, match="prune_configs_by"):
-        triton.autotune([config], key=["n"], prune_configs_by={})
+    with pytest.raises(kiln.KilnError, match="post_hook"):
+        triton.autotune([config], key=["n"], post_hook=print)
+    with pytest.raises(kiln.KilnError, match="prune_configs_by is a dict of "
+                       "early_config_prune, perf_model, top_k"):
+        triton.autotune([config], key=["n"],
+                        prune_configs_by={"prune": print})(grid_kernel)
+    with pytest.raises(kiln.KilnError, match="top_k is a count"):
+        triton.autotune([config], key=["n"],
+                        prune_configs_by={"top_k": 0})(grid_kernel)
+
+
+@triton.jit
+def pruned_kernel(out_ptr, n, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + offsets, offsets * 2, mask=offsets < n)
+
+
+def test_prune_configs_by_and_a_configs_pre_hook_are_tritons(tmp_path,
+                                                             monkeypatch):
+    """early_config_prune gets the configs, the positional arguments by
+    name and the keywords; perf_model every argument and the config's;
+    the top_k it estimates fastest are timed; one left is not timed. A
+    config's pre_hook runs before each of its launches."""
+    monkeypatch.setenv("KILN_CACHE_DIR", str(tmp_path))  # tunes anew
+    hooked = []
+    configs = [triton.Config({"BLOCK": b}, num_warps=w,
+                             pre_hook=lambda args: hooked.append(
+                                 (args["BLOCK"], args["n"])))
+               for b, w in ((16, 1), (32, 2), (64, 4), (128, 4))]
+    seen = {}
+
+    def early(configs, named, **kwargs):
+        seen["early"] = (len(configs), sorted(named), sorted(kwargs))
+        return [c for c in configs if c.kwargs["BLOCK"] <= named["n"]]
+
+    def model(**kwargs):
+        seen.setdefault("model", sorted(kwargs))
+        return -kwargs["BLOCK"]  # the widest first
+
+    tuned = triton.autotune(configs, key=["n"], prune_configs_by={
+        "early_config_prune": early, "perf_model": model, "top_k": 2})(
+            kiln.JITFunction(pruned_kernel.fn))
+    out = np.zeros(100, np.int32)
+    tuned[lambda meta: (triton.cdiv(meta["n"], meta["BLOCK"]),)](out, 100)
+    np.testing.assert_array_equal(out, 2 * np.arange(100))
+    assert seen["early"] == (4, ["n", "out_ptr"], ["grid", "warmup"])
+    assert {"BLOCK", "n", "num_warps", "out_ptr"} <= set(seen["model"])
+    assert set(tuned.timings) == set(configs[1:3])  # 128 > n pruned first
+    assert {block for block, _ in hooked} == {32, 64}
+    # One config left after pruning is launched untimed.
+    hooked.clear()
+    out[:] = 0
+    tuned[lambda meta: (triton.cdiv(meta["n"], meta["BLOCK"]),)](out, 20)
+    assert tuned.timings == {} and tuned.best_config is configs[0]
+    assert hooked == [(16, 20)]
+    np.testing.assert_array_equal(out[:20], 2 * np.arange(20))
     with pytest.raises(kiln.KilnError, match="heuristics"):
         triton.heuristics({"X": lambda args: 1})(lambda: None)
     with pytest.raises(kiln.KilnError, match="'X', which is not a "

@@ -1794,3 +1794,19 @@ def test_a_float16_accumulator_dot_is_on_tensor_cores_rounded_once(target):
             ptx = kiln.jit(idiom.half_accumulator_dot_kernel.fn).asm(
                 a, b, c, N=N, chip=chip)["ptx"]
             assert "fma.rn.f16" not in ptx and ".f32.f16.f16.f32" in ptx
+
+
+@THREE
+@pytest.mark.parametrize("value, expected", [(3, 1), (-3, 2)])
+def test_a_tile_of_one_element_is_a_condition(target, value, expected):
+    """As Triton (with a warning there): Kiln's compile refused it."""
+    out = np.zeros(1, np.int32)
+    launch(target, idiom.one_element_condition_kernel, (1,),
+           np.array([value], np.int32), out)
+    assert out[0] == expected
+
+
+def test_print_in_a_kernel_is_device_print():
+    """Triton's code generator takes print as device_print."""
+    ir = kiln.jit(idiom.print_kernel.fn).ir(np.zeros(1, np.float32))
+    assert re.search(r'tile\.print "x', ir), ir

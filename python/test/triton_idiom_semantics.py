@@ -719,3 +719,19 @@ def half_accumulator_dot_kernel(a_ptr, b_ptr, c_ptr, N: tl.constexpr):
     acc = tl.load(c_ptr + tile)
     acc = tl.dot(tl.load(a_ptr + tile), tl.load(b_ptr + tile), acc)
     tl.store(c_ptr + tile, acc)
+
+
+@triton.jit
+def one_element_condition_kernel(x_ptr, out_ptr):
+    # A tile of one element is a condition (Triton takes its element).
+    x = tl.load(x_ptr + tl.arange(0, 1))
+    if x > 0:
+        tl.store(out_ptr, 1)
+    else:
+        tl.store(out_ptr, 2)
+
+
+@triton.jit
+def print_kernel(x_ptr):
+    # Triton's kernels print with Python's print, as device_print.
+    print("x", tl.load(x_ptr))

@@ -20,6 +20,7 @@ import dataclasses
 import difflib
 import inspect
 import itertools
+import math
 import warnings
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Iterator
@@ -232,6 +233,9 @@ class CodeGenerator(ast.NodeVisitor):
         """A run-time condition as an i1: a number is true where it is not
         zero (a NaN is true), as Triton compiles ``if n:``; a tile or a
         pointer is an error at ``test``."""
+        if condition.type.shape and math.prod(condition.type.shape) == 1:
+            # Triton takes a tile of one element as its element.
+            condition = self.ops.builtin_item(condition)
         if condition.type.shape:
             raise self.error(f"{what} on a tile needs a scalar condition; "
                              "use kl.where for elementwise choices", test)
@@ -847,6 +851,8 @@ class CodeGenerator(ast.NodeVisitor):
             # A global `MODE = tl.constexpr(1)` is its value (the wrapper
             # itself is always true and equal to no number).
             return value.value if isinstance(value, kl.constexpr) else value
+        if name == "print":  # Triton's: a kernel's print prints on device
+            return kl.device_print
         builtins = self.globals.get("__builtins__", {})
         if not isinstance(builtins, dict):
             builtins = vars(builtins)

@@ -86,17 +86,17 @@ def jit(fn: Callable | None = None, *, version: Any = None,
 class Config(_KilnConfig):
     """``triton.Config(kwargs, num_warps=4, num_stages=3, num_ctas=1,
     maxnreg=None, pre_hook=None, ir_override=None)``: a ``kiln.Config``;
-    ``num_ctas``, ``pre_hook`` and ``ir_override`` are supported at their
-    defaults only."""
+    ``num_ctas`` and ``ir_override`` are supported at their defaults
+    only."""
 
     def __init__(self, kwargs: dict[str, Any], num_warps: int = 4,
                  num_stages: int = 3, num_ctas: int = 1,
                  maxnreg: int | None = None, pre_hook: Callable | None = None,
                  ir_override: Any = None) -> None:
         _refuse("triton.Config", num_ctas=(num_ctas, 1),
-                pre_hook=(pre_hook, None), ir_override=(ir_override, None))
-        super().__init__(kwargs, num_warps, num_stages, maxnreg)
-        self.num_ctas, self.pre_hook = 1, None
+                ir_override=(ir_override, None))
+        super().__init__(kwargs, num_warps, num_stages, maxnreg, pre_hook)
+        self.num_ctas = 1
 
 
 def autotune(configs: Sequence[_KilnConfig], key: Sequence[str],
@@ -109,16 +109,16 @@ def autotune(configs: Sequence[_KilnConfig], key: Sequence[str],
              do_bench: Callable | None = None, cache_results: bool = False
              ) -> Callable[[Any], Autotuner]:
     """``@triton.autotune``: ``kiln.autotune`` under Triton's signature.
-    Kiln always keeps the winners on disk (``cache_results``);
-    ``prune_configs_by``, ``pre_hook``, ``post_hook``, ``use_cuda_graph``
-    and ``do_bench`` are not supported."""
-    _refuse("triton.autotune", prune_configs_by=(prune_configs_by, None),
-            pre_hook=(pre_hook, None), post_hook=(post_hook, None),
+    Kiln always keeps the winners on disk (``cache_results``); ``pre_hook``,
+    ``post_hook``, ``use_cuda_graph`` and ``do_bench`` are not
+    supported."""
+    _refuse("triton.autotune", pre_hook=(pre_hook, None),
+            post_hook=(post_hook, None),
             use_cuda_graph=(use_cuda_graph, False), do_bench=(do_bench, None))
     return _kiln_autotune(
         configs, key, restore_value=restore_value,
         reset_to_zero=reset_to_zero, warmup=25 if warmup is None else warmup,
-        rep=100 if rep is None else rep)
+        rep=100 if rep is None else rep, prune_configs_by=prune_configs_by)
 
 
 def cdiv(x: int, y: int) -> int:
