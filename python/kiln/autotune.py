@@ -489,7 +489,7 @@ class Autotuner:
     def run(self, *args, grid: Sequence[int] | Callable, **kwargs) -> None:
         """Launches the kernel on ``grid`` with the winner of this launch's
         key, tuning first when the key is new."""
-        given = self._given(args, kwargs)
+        passed, given = self._given(args, kwargs)
         key = self._key(given)
         config = self._winners.get(key)
         if len(self.configs) == 1:
@@ -503,27 +503,30 @@ class Autotuner:
                     candidates = self._pruned(args, kwargs, grid)
                     self.timings = {}
                     config = candidates[0] if len(candidates) == 1 else \
-                        self._find(key, given, grid, candidates)
+                        self._find(key, given, passed, grid, candidates)
                 self._winners[key] = config
         else:
             self.timings = {}
         self.best_config = config
-        self._launch(config, given, grid)
+        self._launch(config, passed, grid)
 
     @user_facing
     def warmup(self, *args, chip: str = "sm_90a", grid: Any = None,
                **kwargs) -> list[CompiledKernel]:
         """Each config's GPU compilation for ``chip`` with these arguments
         (no launch), as Triton's ``Autotuner.warmup``."""
-        given = self._given(args, kwargs)
+        passed, _ = self._given(args, kwargs)
         return [self.launches.warmup(chip=chip, grid=grid,
                                      **config.launch_options(),
-                                     **{**given, **config.kwargs})
+                                     **{**passed, **config.kwargs})
                 for config in self.configs]
 
-    def _given(self, args: tuple, kwargs: dict) -> dict[str, Any]:
-        """The launch's arguments by name, as given; none may be one the
-        configs set."""
+    def _given(self, args: tuple, kwargs: dict
+               ) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The launch's arguments by name, as passed (what launches, grid
+        functions and pre-hooks take: a PyTorch tensor stays one) and as
+        given to the key, the clock and restore_value (DLPack-only arrays
+        as the launch reads them); none may be one the configs set."""
         for option in _LAUNCH_OPTIONS:
             if option in kwargs:
                 raise self._passed_tuned(option)
@@ -534,9 +537,8 @@ class Autotuner:
         clashes = sorted(self._tuned & set(given))
         if clashes:
             raise self._passed_tuned(clashes[0])
-        # DLPack-only arrays as the launch takes them, for the key, the
-        # clock and restore_value alike.
-        return {name: dlpack.adapt(value) for name, value in given.items()}
+        return given, {name: dlpack.adapt(value)
+                       for name, value in given.items()}
 
     def _passed_tuned(self, name: str) -> KilnError:
         return KilnError(f"{self.__name__}: '{name}' is set by the "
@@ -574,16 +576,16 @@ class Autotuner:
                             f"'{name}'")
         return default
 
-    def _launch(self, config: Config, given: dict[str, Any],
+    def _launch(self, config: Config, passed: dict[str, Any],
                 grid: Sequence[int] | Callable) -> None:
         if callable(grid):
             # Called by the kernel's launch with every argument it binds
             # (those heuristics add too), and the config's options.
             grid = functools.partial(_grid_with_options, grid, config)
         if config.pre_hook is not None:
-            config.pre_hook({**given, **config.all_kwargs()})
+            config.pre_hook({**passed, **config.all_kwargs()})
         self.launches.run(grid=grid, **config.launch_options(),
-                          **{**given, **config.kwargs})
+                          **{**passed, **config.kwargs})
 
     def _cache_path(self, key: tuple, candidates: list[Config]
                     ) -> Path | None:
@@ -632,7 +634,7 @@ class Autotuner:
         return configs
 
     def _find(self, key: tuple, given: dict[str, Any],
-              grid: Sequence[int] | Callable,
+              passed: dict[str, Any], grid: Sequence[int] | Callable,
               candidates: list[Config]) -> Config:
         """The winner of ``key`` among ``candidates``: the one kept on
         disk, else the fastest, timed now and then kept on disk."""
@@ -645,7 +647,7 @@ class Autotuner:
                       f"(from the disk cache)", flush=True)
             return winner
         start = time.perf_counter()
-        timings = self._tune(given, grid, candidates)
+        timings = self._tune(given, passed, grid, candidates)
         winner = min(timings, key=timings.__getitem__)
         if _printing():
             tried = ", ".join(f"{config}: {seconds * 1e6:.1f} us"
@@ -663,7 +665,8 @@ class Autotuner:
         self.timings = timings
         return winner
 
-    def _tune(self, given: dict[str, Any], grid: Sequence[int] | Callable,
+    def _tune(self, given: dict[str, Any], passed: dict[str, Any],
+              grid: Sequence[int] | Callable,
               candidates: list[Config]) -> dict[Config, float]:
         """Times every candidate; skips, with a warning, those that
         fail."""
@@ -692,7 +695,8 @@ class Autotuner:
                 progress.step()
                 try:
                     timings[config] = _median_seconds(
-                        functools.partial(self._launch, config, given, grid),
+                        functools.partial(self._launch, config, passed,
+                                          grid),
                         clock, before, after, self.warmup_ms,
                         self.rep_ms)
                 except KilnError as exc:

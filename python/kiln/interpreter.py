@@ -1014,6 +1014,15 @@ def _power(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return np.where(half, np.abs(x), result).astype(result.dtype)
 
 
+def _hinted(hint: str, x, values):
+    """``x``, its hint's values checked as compiled (they state nothing
+    the interpreter uses)."""
+    rank = len(x.shape) if isinstance(x, (Tile, Pointer)) else 0
+    if problem := kl.hint_problem(hint, rank, values):
+        raise KilnError(problem)
+    return x
+
+
 def _sigmoid(x) -> Tile:
     """1 / (1 + exp(-x)) as compiled: exp in x's float type (an integer
     tile in float32), then Triton's promotion, whose `/` of a 16-bit
@@ -1796,9 +1805,10 @@ IMPLEMENTATIONS: dict[str, Callable] = {
         _data(x), _tile_shape("kl.broadcast_to",
                               kl.shape_argument(shape))).copy()),
     "expand_dims": lambda x, axis: Tile(np.expand_dims(_data(x), axis)),
-    "multiple_of": lambda x, values: x,
-    "max_contiguous": lambda x, values: x,
-    "max_constancy": lambda x, values: x,
+    "multiple_of": lambda x, values: _hinted("multiple_of", x, values),
+    "max_contiguous": lambda x, values: _hinted("max_contiguous", x,
+                                                values),
+    "max_constancy": lambda x, values: _hinted("max_constancy", x, values),
     "reduce": _reduce_with,
     "associative_scan": _associative_scan,
     "philox": _philox,
@@ -2281,6 +2291,9 @@ def _kernel_code(fn: Callable) -> types.CodeType:
         return fn.__code__
     tree = ast.parse(textwrap.dedent("".join(lines)))
     definition = tree.body[0]
+    if not isinstance(definition, ast.FunctionDef):  # a lambda, say
+        raise KilnError(f"{inspect.getsourcefile(fn)}:{first}: @kiln.jit "
+                        "applies to a function")
     definition.decorator_list = []
     ast.increment_lineno(tree, first - 1)
     definition.body = _typed_assignments(definition.body, fn.__globals__)

@@ -353,8 +353,10 @@ class JITFunction:
         types, constants = {}, {}
         for name, value in bound.arguments.items():
             # None is a constant, as Triton specializes it (`bias_ptr=None`
-            # with `if bias_ptr is not None:` in the kernel).
-            if name in self.constexprs or value is None:
+            # with `if bias_ptr is not None:` in the kernel), and so is a
+            # kl.constexpr passed for any parameter.
+            if name in self.constexprs or value is None or \
+                    isinstance(value, kl.constexpr):
                 constants[name] = _constant(value)
                 continue
             if self.signature.parameters[name].kind in (
@@ -612,8 +614,8 @@ class JITFunction:
 
     def _forget_compilations(self) -> None:
         """Drops every compilation (a global compiled in has changed, so
-        each recompiles with its new value, as Triton's do); the caller
-        holds the lock."""
+        each recompiles with its new value; Triton raises instead); the
+        caller holds the lock."""
         for module, _ in [*self._cache.values(), *self._gpu_cache.values()]:
             if module is not None:
                 module.close()
@@ -875,6 +877,13 @@ class JITFunction:
                     launcher.checked_values(values) == fast_values:
                 self._launchers[key] = (launcher.native, ordinal, launcher)
 
+    def _passed(self, args: tuple, kwargs: dict) -> dict[str, Any]:
+        """A launch's arguments by name, defaults included, as passed (a
+        grid function reads a PyTorch tensor's numel, as Triton's)."""
+        passed = self.signature.bind(*args, **kwargs)
+        passed.apply_defaults()
+        return dict(passed.arguments)
+
     def _grid(self, grid: Any, arguments: Callable[[], dict]) -> tuple:
         """The launch's grid: given, or computed from the arguments (by
         name, made only for a grid function)."""
@@ -899,7 +908,7 @@ class JITFunction:
         self._check_globals()
         compiled_as = self._generation, self.debug
         bound = self.bind(args, kwargs)
-        grid = self._grid(grid, lambda: dict(bound.arguments))
+        grid = self._grid(grid, lambda: self._passed(args, kwargs))
         if self.interpreted:
             check_grid(grid)
             arguments = {}

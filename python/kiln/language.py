@@ -280,6 +280,24 @@ def memory_hint_problem(op: str, cache_modifier: str, eviction_policy: str,
     return None
 
 
+def hint_problem(hint: str, rank: int, values: Any) -> str | None:
+    """Why ``kl.<hint>`` (multiple_of, max_contiguous, max_constancy)
+    refuses ``values`` for a value of ``rank`` dimensions (a scalar has
+    one), as Triton refuses them, or None: a positive integer each."""
+    if isinstance(values, constexpr):
+        values = values.value
+    if not isinstance(values, (list, tuple)):
+        values = [values]
+    values = [v.value if isinstance(v, constexpr) else v for v in values]
+    rank = builtins.max(1, rank)
+    if len(values) != rank or not all(
+            isinstance(v, int) and not isinstance(v, bool) and v > 0
+            for v in values):
+        return (f"kl.{hint} takes {rank} positive integer(s) for a value of "
+                f"rank {rank}, not {values}")
+    return None
+
+
 def block_access_problem(op: str, rank: int, boundary_check: Any,
                          padding_option: str = "", mask: Any = None,
                          other: Any = None) -> str | None:

@@ -822,3 +822,58 @@ def test_a_scalar_is_no_tile_to_reshape_or_reduce(interpret, case, message):
     with pytest.raises(kiln.KilnError, match=message):
         launch(scalar_as_tile_kernel, interpret, (1,),
                np.ones(4, np.int32), np.zeros(1, np.int32), CASE=case)
+
+
+@triton.jit
+def summed_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offsets, mask=offsets < n, other=0.0)
+    tl.atomic_add(out_ptr, tl.sum(x, axis=0))
+
+
+def test_hooks_and_grid_functions_see_the_tensors_passed(tmp_path,
+                                                         monkeypatch):
+    """A config's pre_hook zeroes the output with its tensor's zero_(), and
+    a grid function reads numel(), as Triton's see the PyTorch tensors
+    passed (Kiln gave them numpy arrays)."""
+    torch = pytest.importorskip("torch")
+    monkeypatch.setenv("KILN_CACHE_DIR", str(tmp_path))
+    configs = [triton.Config({"BLOCK": b},
+                             pre_hook=lambda args: args["out_ptr"].zero_())
+               for b in (16, 32)]
+    tuned = triton.autotune(configs, key=["n"])(
+        kiln.JITFunction(summed_kernel.fn))
+    x, out = torch.ones(64), torch.full((1,), 100.0)
+    tuned[lambda meta: (triton.cdiv(meta["x_ptr"].numel(),
+                                    meta["BLOCK"]),)](x, out, 64)
+    assert out.item() == 64.0
+    out.fill_(0)
+    summed_kernel[lambda meta: (triton.cdiv(meta["x_ptr"].numel(),
+                                            meta["BLOCK"]),)](
+        x, out, 64, BLOCK=16)
+    assert out.item() == 64.0
+
+
+@triton.jit
+def constexpr_passed_kernel(out_ptr, n, B: tl.constexpr):
+    tl.store(out_ptr + tl.arange(0, B), n)
+
+
+@BOTH
+def test_a_constexpr_passed_for_any_parameter_is_a_constant(interpret):
+    """As Triton specializes it (Kiln's host target refused it)."""
+    out = np.zeros(8, np.int32)
+    launch(constexpr_passed_kernel, interpret, (1,), out, tl.constexpr(5), 8)
+    np.testing.assert_array_equal(out, 5)
+    assert "arith.constant 5" in constexpr_passed_kernel.ir(
+        out, tl.constexpr(5), 8)
+
+
+@BOTH
+def test_a_lambda_is_no_kernel(interpret):
+    """Refused with Kiln's message both ways (the interpreter's raised an
+    AttributeError of its own code); Triton refuses it too."""
+    kernel = triton.jit(lambda out_ptr: tl.store(out_ptr, 7.0))
+    with pytest.raises(kiln.KilnError, match="@kiln.jit applies to a "
+                       "function"):
+        launch(kernel, interpret, (1,), np.zeros(1, np.float32))

@@ -1810,3 +1810,15 @@ def test_print_in_a_kernel_is_device_print():
     """Triton's code generator takes print as device_print."""
     ir = kiln.jit(idiom.print_kernel.fn).ir(np.zeros(1, np.float32))
     assert re.search(r'tile\.print "x', ir), ir
+
+
+@pytest.mark.parametrize("interpret", [False, True],
+                         ids=["host", "interpreter"])
+def test_a_hint_of_another_rank_is_refused_both_ways(interpret):
+    """tl.multiple_of of a 2-D tile takes two values, as Triton's (Kiln's
+    interpreter took one silently)."""
+    out = np.zeros(16, np.int32)
+    with pytest.raises(kiln.KilnError, match=r"kl.multiple_of takes 2 "
+                       r"positive integer\(s\) for a value of rank 2"):
+        kiln.jit(idiom.rank_mismatched_hint_kernel.fn,
+                 interpret=interpret)[(1,)](out)

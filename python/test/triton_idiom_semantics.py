@@ -735,3 +735,9 @@ def one_element_condition_kernel(x_ptr, out_ptr):
 def print_kernel(x_ptr):
     # Triton's kernels print with Python's print, as device_print.
     print("x", tl.load(x_ptr))
+
+
+@triton.jit
+def rank_mismatched_hint_kernel(out_ptr):
+    offsets = tl.arange(0, 4)[:, None] * 4 + tl.arange(0, 4)[None, :]
+    tl.store(out_ptr + tl.multiple_of(offsets, 16), 1)

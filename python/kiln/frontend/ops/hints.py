@@ -17,18 +17,14 @@ class HintOps(CoreOps):
         each dimension (a scalar has one)."""
         if not isinstance(x, Value):
             raise self.error(f"kl.{hint} takes a value of the kernel")
+        if problem := kl.hint_problem(hint, len(x.type.shape), values):
+            raise self.error(problem)
         if isinstance(values, kl.constexpr):
             values = values.value
         if not isinstance(values, (list, tuple)):
             values = [values]
         values = [v.value if isinstance(v, kl.constexpr) else v
                   for v in values]
-        rank = max(1, len(x.type.shape))
-        if len(values) != rank or not all(
-                isinstance(v, int) and not isinstance(v, bool) and v > 0
-                for v in values):
-            raise self.error(f"kl.{hint} takes {rank} positive integer(s) "
-                             f"for a value of rank {rank}, not {values}")
         if not (x.type.is_pointer or x.type.is_int):
             return x  # accepted, as Triton does, and states nothing
         facts = ", ".join(map(str, values))
