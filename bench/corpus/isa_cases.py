@@ -234,6 +234,13 @@ CASES: dict[str, Case] = {
     # with the tutorial's Hopper fp8 blocking.
     "matmul_fp8": _gemm("matmul", "matmul_kernel", f8e5, f16,
                         (128, 256, 128), b_k_major=True, ACTIVATION=""),
+    # Tutorial 03 on float32 tiles, which Triton's tl.dot multiplies as
+    # tf32 by default: wgmma reads tf32 operands K-major only, so B is
+    # staged K-major, element by element; and x @ w.T of f32, whose B is.
+    "matmul_tf32": _gemm("matmul", "matmul_kernel", f32, f32,
+                         (128, 128, 32), ACTIVATION=""),
+    "linear_tf32": _gemm("linear", "linear_kernel", f32, f32,
+                         (128, 128, 32), b_k_major=True),
     "cross_entropy": Case(
         "cross_entropy", "cross_entropy_fwd_kernel",
         lambda: {"X_ptr": f32(), "X_stride": 131072, "Y_ptr": i64(),

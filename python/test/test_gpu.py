@@ -615,16 +615,22 @@ def test_matmul_compiles_to_tensor_cores_without_a_gpu(case):
         stages = tensor_core_matmul.asm(
             c, a, a, 128, 128, 64, 128, 1, BM=64, BN=64, BK=32,
             PRECISION=precision, chip=chip)
-        if chip == "sm_90a" and case in ("f16", "i8"):
-            # The pipelined f16 and int8 loops run on wgmma: one m64n64k16
-            # per K step of 16 (k32 per 32 for int8, B transposed into a
-            # K-major buffer by byte stores), nothing on mma.sync.
+        if chip == "sm_90a" and case in ("f16", "i8", "tf32"):
+            # The pipelined f16, int8 and tf32 loops run on wgmma: one
+            # m64n64k16 per K step of 16 (k32 per 32 for int8, B transposed
+            # into a K-major buffer by byte stores; k8 per 8 for tf32, B
+            # copied into a K-major slot 4 bytes at a time), nothing on
+            # mma.sync.
             wgmma = {"f16": ("m64n64k16.f32.f16.f16", 2),
-                     "i8": ("m64n64k32.s32.s8.s8", 1)}[case]
+                     "i8": ("m64n64k32.s32.s8.s8", 1),
+                     "tf32": ("m64n64k8.f32.tf32.tf32", 4)}[case]
             assert stages["ptx"].count(
                 "wgmma.mma_async.sync.aligned." + wgmma[0]) == wgmma[1]
             assert "mma.sync" not in stages["ptx"]
             assert ("st.shared.b8" in stages["ptx"]) == (case == "i8")
+            assert (re.search(r"cp\.async\.ca\.shared\.global \[[^]]*\], "
+                              r"\[[^]]*\], 4,", stages["ptx"]) is not None
+                    ) == (case == "tf32")
             continue
         assert instruction in stages["ptx"]
         assert "mma.sync" not in stages["tile"]

@@ -23,7 +23,9 @@ using namespace kiln::layout;
 namespace {
 
 constexpr int64_t kElementBytes = 2; // f16 and bf16
-constexpr int64_t kInstrM = 64, kInstrK = 16;
+constexpr int64_t kInstrK = 16;      // of f16 and bf16
+/// K of one instruction, whatever the element: 32 bytes.
+constexpr int64_t kInstrKBytes = 32;
 
 /// Where wgmma reads byte `kByte` of row `row` of a K-major operand.
 int64_t readKMajor(const MatrixDescriptor &d, int64_t start, int64_t row,
@@ -42,24 +44,30 @@ int64_t readMNMajor(const MatrixDescriptor &d, int64_t start, int64_t k,
   return SharedLayout::swizzle(address, d.swizzleBytes);
 }
 
-/// A (M x K): every m64 x k16 instruction operand of the tile.
+/// A (M x K) of f16/bf16, tf32 or 8-bit elements, and a K-major B (a
+/// transposed slot: N x K): every instruction operand of the tile, 64 rows
+/// (A) or N rows (B, 8 to 256) by 32 bytes of K.
 TEST(MatrixDescriptorTest, KMajorOperandIsTheStagedTile) {
-  for (int64_t m : {64, 128, 256})
-    for (int64_t k : {16, 32, 48, 64, 128}) {
-      SharedLayout layout(m, k, kElementBytes,
-                          SharedLayout::chooseSwizzle(k * kElementBytes));
-      MatrixDescriptor d = MatrixDescriptor::forStagedTile(layout);
-      for (int64_t m0 = 0; m0 < m; m0 += kInstrM)
-        for (int64_t k0 = 0; k0 < k; k0 += kInstrK) {
-          int64_t start = layout.getLinearByteOffset(m0, k0);
-          for (int64_t r = 0; r < kInstrM; ++r)
-            for (int64_t c = 0; c < kInstrK; ++c)
-              ASSERT_EQ(readKMajor(d, start, r, c * kElementBytes),
-                        layout.getByteOffset(m0 + r, k0 + c))
-                  << m << "x" << k << " at (" << m0 + r << ", " << k0 + c
-                  << ")";
-        }
-    }
+  for (int64_t elementBytes : {1, 2, 4})
+    for (int64_t rows : {8, 16, 64, 128, 256})
+      for (int64_t kBytes : {32, 64, 96, 128, 256}) {
+        int64_t k = kBytes / elementBytes, instrK = kInstrKBytes / elementBytes;
+        SharedLayout layout(rows, k, elementBytes,
+                            SharedLayout::chooseSwizzle(kBytes));
+        MatrixDescriptor d = MatrixDescriptor::forStagedTile(layout);
+        for (int64_t instrRows = 8; instrRows <= rows; instrRows *= 2)
+          for (int64_t r0 = 0; r0 < rows; r0 += instrRows)
+            for (int64_t k0 = 0; k0 < k; k0 += instrK) {
+              int64_t start = layout.getLinearByteOffset(r0, k0);
+              for (int64_t r = 0; r < instrRows; ++r)
+                for (int64_t c = 0; c < instrK; ++c)
+                  ASSERT_EQ(readKMajor(d, start, r, c * elementBytes),
+                            layout.getByteOffset(r0 + r, k0 + c))
+                      << rows << "x" << k << " of " << elementBytes
+                      << "-byte elements, " << instrRows << " rows at ("
+                      << r0 + r << ", " << k0 + c << ")";
+            }
+      }
 }
 
 /// B (K x N): every k16 x nN instruction operand, N one or more spans.

@@ -337,6 +337,14 @@ static AccessWidths computeAccessWidths(ModuleOp module, MaskGroups &groups) {
         // Groups of registers must tile the thread's run.
         while (blocked.getSizePerThread()[fastest] % width != 0)
           width /= 2;
+        // A copy into slots laid out along the other dimension (a row-major
+        // tile staged K-major, tile-pipeline-loops) moves an element at a
+        // time.
+        if (auto copy = dyn_cast<tilegpu::AsyncCopyOp>(op);
+            copy && type.getRank() == 2 &&
+            tilegpu::hasTransposedSlots(copy.getBuffer().getType()) !=
+                (fastest == 0))
+          width = 1;
       } else if (isa<tilegpu::MmaEncodingAttr>(type.getEncoding())) {
         // An accumulator's registers come in pairs of adjacent columns.
         width = std::min<int64_t>(

@@ -1,11 +1,11 @@
 //===- WarpgroupDotOpToGPU.cpp - tilegpu.warpgroup_dot on wgmma -----------===//
 //
 // Each warpgroup multiplies its 64-row blocks of the accumulator with
-// `wgmma.mma_async` m64nNk16 (m64nNk32 for 8-bit operands), reading B
-// (N-major, or K-major from a transposed slot, staged as A is) and a
-// slotted A (K-major) from shared memory through matrix descriptors
-// (kiln/Layout/MatrixDescriptor.h), or A from registers, which in the
-// dot-operand layout of the warpgroup accumulator are per warp exactly
+// `wgmma.mma_async` m64nNk16 (m64nNk32 for 8-bit operands, m64nNk8 for
+// tf32), reading B (N-major, or K-major from a transposed slot, staged as A
+// is) and a slotted A (K-major) from shared memory through matrix
+// descriptors (kiln/Layout/MatrixDescriptor.h), or A from registers, which in
+// the dot-operand layout of the warpgroup accumulator are per warp exactly
 // wgmma's A fragment (mma.sync m16n8k16's): a fence, one instruction per
 // (row block, N chunk, K step), a commit, and a wait whose inline assembly
 // redefines every accumulator register, so nothing reads them before the
@@ -143,13 +143,15 @@ Value wgmmaInPTX(OpBuilder &b, Location loc, Value d, const WgmmaA &a,
       .getResult(0);
 }
 
-/// wgmma's name of operands of `element` type. i8 operands are signed
-/// (the front end refuses unsigned ones).
+/// wgmma's name of operands of `element` type: f32 is read as tf32; i8
+/// operands are signed (the front end refuses unsigned ones).
 NVVM::WGMMATypes getWgmmaType(Type element) {
   if (element.isF16())
     return NVVM::WGMMATypes::f16;
   if (element.isBF16())
     return NVVM::WGMMATypes::bf16;
+  if (element.isF32())
+    return NVVM::WGMMATypes::tf32;
   if (isa<Float8E4M3FNType>(element))
     return NVVM::WGMMATypes::e4m3;
   if (isa<Float8E5M2Type>(element))

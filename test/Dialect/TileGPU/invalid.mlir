@@ -122,7 +122,7 @@ func.func @warpgroup_dot_layout(%acc: tensor<64x64xf32, #mma>, %s: i32) {
 func.func @warpgroup_dot_types(%acc: tensor<64x64xf32, #wg>, %s: i32) {
   %a = tilegpu.local_alloc : memref<2x64x32xf16, 3>
   %b = tilegpu.local_alloc : memref<2x32x64xbf16, 3>
-  // expected-error @+1 {{'tilegpu.warpgroup_dot' op multiplies f16, bf16, i8 or 8-bit float (f8E4M3FN, f8E5M2) operands of one type, not 'f16' and 'bf16'}}
+  // expected-error @+1 {{'tilegpu.warpgroup_dot' op multiplies f16, bf16, f32 (as tf32), i8 or 8-bit float (f8E4M3FN, f8E5M2) operands of one type, not 'f16' and 'bf16'}}
   %d = tilegpu.warpgroup_dot %a[%s], %b[%s], %acc : memref<2x64x32xf16, 3>, memref<2x32x64xbf16, 3>, tensor<64x64xf32, #wg>
   return
 }
@@ -145,7 +145,7 @@ func.func @warpgroup_dot_int8_accumulator(%acc: tensor<64x64xf32, #wg>, %s: i32)
 func.func @warpgroup_dot_int8_n_major(%acc: tensor<64x64xi32, #wg>, %s: i32) {
   %a = tilegpu.local_alloc : memref<2x64x64xi8, 3>
   %b = tilegpu.local_alloc : memref<2x64x64xi8, 3>
-  // expected-error @+1 {{'tilegpu.warpgroup_dot' op reads 8-bit operands K-major only: A from a slot, B from a transposed slot}}
+  // expected-error @+1 {{'tilegpu.warpgroup_dot' op reads 'i8' operands K-major only: A from a slot, B from a transposed slot}}
   %d = tilegpu.warpgroup_dot %a[%s], %b[%s], %acc : memref<2x64x64xi8, 3>, memref<2x64x64xi8, 3>, tensor<64x64xi32, #wg>
   return
 }
@@ -168,8 +168,32 @@ func.func @warpgroup_dot_f16_into_i32(%acc: tensor<64x64xi32, #wg>, %s: i32) {
 func.func @warpgroup_dot_fp8_n_major(%acc: tensor<64x64xf32, #wg>, %s: i32) {
   %a = tilegpu.local_alloc : memref<2x64x64xf8E4M3FN, 3>
   %b = tilegpu.local_alloc : memref<2x64x64xf8E4M3FN, 3>
-  // expected-error @+1 {{'tilegpu.warpgroup_dot' op reads 8-bit operands K-major only: A from a slot, B from a transposed slot}}
+  // expected-error @+1 {{'tilegpu.warpgroup_dot' op reads 'f8E4M3FN' operands K-major only: A from a slot, B from a transposed slot}}
   %d = tilegpu.warpgroup_dot %a[%s], %b[%s], %acc : memref<2x64x64xf8E4M3FN, 3>, memref<2x64x64xf8E4M3FN, 3>, tensor<64x64xf32, #wg>
+  return
+}
+
+// -----
+
+// f32 operands are read as tf32, K-major only too: A from registers is
+// refused.
+#wg = #tilegpu.mma<{warpsPerCTA = [4, 1], warpgroup = true}>
+#a = #tilegpu.dot_operand<{opIdx = 0, parent = #wg, kWidth = 1}>
+func.func @warpgroup_dot_tf32_a_in_registers(%a: tensor<64x32xf32, #a>, %acc: tensor<64x64xf32, #wg>, %s: i32) {
+  %b = tilegpu.local_alloc : memref<2x32x64xf32, strided<[2048, 1, 32]>, 3>
+  // expected-error @+1 {{'tilegpu.warpgroup_dot' op takes A in registers only as a dot operand (opIdx 0, kWidth 2) of the accumulator's layout}}
+  %d = tilegpu.warpgroup_dot %a, %b[%s], %acc : tensor<64x32xf32, #a>, memref<2x32x64xf32, strided<[2048, 1, 32]>, 3>, tensor<64x64xf32, #wg>
+  return
+}
+
+// -----
+
+#wg = #tilegpu.mma<{warpsPerCTA = [4, 1], warpgroup = true}>
+func.func @warpgroup_dot_tf32_n_major(%acc: tensor<64x64xf32, #wg>, %s: i32) {
+  %a = tilegpu.local_alloc : memref<2x64x32xf32, 3>
+  %b = tilegpu.local_alloc : memref<2x32x64xf32, 3>
+  // expected-error @+1 {{'tilegpu.warpgroup_dot' op reads 'f32' operands K-major only: A from a slot, B from a transposed slot}}
+  %d = tilegpu.warpgroup_dot %a[%s], %b[%s], %acc : memref<2x64x32xf32, 3>, memref<2x32x64xf32, 3>, tensor<64x64xf32, #wg>
   return
 }
 
@@ -179,7 +203,7 @@ func.func @warpgroup_dot_fp8_n_major(%acc: tensor<64x64xf32, #wg>, %s: i32) {
 func.func @warpgroup_dot_fp8_and_i8(%acc: tensor<64x64xf32, #wg>, %s: i32) {
   %a = tilegpu.local_alloc : memref<2x64x64xf8E4M3FN, 3>
   %b = tilegpu.local_alloc : memref<2x64x64xi8, strided<[4096, 1, 64]>, 3>
-  // expected-error @+1 {{'tilegpu.warpgroup_dot' op multiplies f16, bf16, i8 or 8-bit float (f8E4M3FN, f8E5M2) operands of one type, not 'f8E4M3FN' and 'i8'}}
+  // expected-error @+1 {{'tilegpu.warpgroup_dot' op multiplies f16, bf16, f32 (as tf32), i8 or 8-bit float (f8E4M3FN, f8E5M2) operands of one type, not 'f8E4M3FN' and 'i8'}}
   %d = tilegpu.warpgroup_dot %a[%s], %b[%s], %acc : memref<2x64x64xf8E4M3FN, 3>, memref<2x64x64xi8, strided<[4096, 1, 64]>, 3>, tensor<64x64xf32, #wg>
   return
 }

@@ -500,20 +500,22 @@ LogicalResult WarpgroupDotOp::verify() {
   };
   bool sameKind = b.getElementType() == element ||
                   (isFloat8(element) && isFloat8(b.getElementType()));
-  if (!sameKind || !(element.isF16() || element.isBF16() || isInteger ||
-                     isFloat8(element)))
-    return emitOpError() << "multiplies f16, bf16, i8 or 8-bit float "
-                            "(f8E4M3FN, f8E5M2) operands of one type, not "
+  if (!sameKind || !(element.isF16() || element.isBF16() || element.isF32() ||
+                     isInteger || isFloat8(element)))
+    return emitOpError() << "multiplies f16, bf16, f32 (as tf32), i8 or 8-bit "
+                            "float (f8E4M3FN, f8E5M2) operands of one type, "
+                            "not "
                          << element << " and " << b.getElementType();
   if (accElement != (isInteger ? Type(IntegerType::get(getContext(), 32))
                                : Type(Float32Type::get(getContext()))))
     return emitOpError() << "accumulates " << element << " products in "
                          << (isInteger ? "i32" : "f32") << ", not "
                          << accElement;
-  if (element.getIntOrFloatBitWidth() == 8 &&
+  if (readsKMajorOnly(element) &&
       (!aBuffer || hasTransposedSlots(aBuffer) || !hasTransposedSlots(b)))
-    return emitOpError() << "reads 8-bit operands K-major only: A from a "
-                            "slot, B from a transposed slot";
+    return emitOpError() << "reads " << element
+                         << " operands K-major only: A from a slot, B from "
+                            "a transposed slot";
   ArrayRef<int64_t> aShape = a.getShape().take_back(2);
   int64_t m = acc.getDimSize(0), n = acc.getDimSize(1), k = aShape[1];
   if (aShape[0] != m || b.getDimSize(1) != k || b.getDimSize(2) != n)

@@ -144,21 +144,58 @@ static bool isDotOperand(ConvertLayoutOp convert) {
   return isa<DotOperandEncodingAttr>(convert.getType().getEncoding());
 }
 
-/// Whether `load`'s tile only reaches dots through casts (`a.to(f16)` of
-/// int8 or 8-bit float weights): each user a cast whose users all convert
-/// to dot operands. Such a load is staged and read back in its own
-/// layout, and the cast and conversion follow.
-static bool feedsDotsThroughCasts(Operation *load) {
-  return llvm::all_of(load->getUsers(), [](Operation *user) {
-    return isa<arith::ExtFOp, arith::TruncFOp, arith::ExtSIOp, arith::ExtUIOp,
-               arith::TruncIOp, arith::SIToFPOp, arith::UIToFPOp,
-               arith::FPToSIOp, arith::FPToUIOp, arith::BitcastOp>(user) &&
-           !user->use_empty() &&
-           llvm::all_of(user->getUsers(), [](Operation *castUser) {
-             auto convert = dyn_cast<ConvertLayoutOp>(castUser);
-             return convert && isDotOperand(convert);
+/// Whether a tile of `type` loaded in `loop` row by row (N contiguous) is
+/// only B of wgmma dots that read it K-major only with 32-bit elements
+/// (tf32), and whose A wgmma can read from a slot (loaded in the loop, or
+/// the same in every iteration): its slot is then K-major, each element
+/// copied by a 4-byte cp.async into its column, as Triton stages it.
+/// (8-bit elements are transposed through registers instead.)
+static bool isKMajorOnlyB32(scf::ForOp loop, RankedTensorType type,
+                            ArrayRef<ConvertLayoutOp> converts,
+                            ArrayRef<ConvertLayoutOp> transposedConverts) {
+  if (type.getElementTypeBitWidth() != 32 ||
+      !WarpgroupDotOp::readsKMajorOnly(type.getElementType()) ||
+      converts.empty() || !transposedConverts.empty())
+    return false;
+  auto isSlottedA = [&](Value a) {
+    auto convert = a.getDefiningOp<ConvertLayoutOp>();
+    return loop.isDefinedOutsideOfLoop(a) ||
+           (convert && isa_and_nonnull<tile::LoadOp, tile::BlockLoadOp>(
+                           convert.getSrc().getDefiningOp()));
+  };
+  return llvm::all_of(converts, [&](ConvertLayoutOp convert) {
+    auto operand =
+        cast<DotOperandEncodingAttr>(convert.getType().getEncoding());
+    auto mma = dyn_cast<MmaEncodingAttr>(operand.getParent());
+    return operand.getOpIdx() == 1 && mma && mma.getWarpgroup() &&
+           llvm::all_of(convert->getUsers(), [&](Operation *user) {
+             auto dot = dyn_cast<tile::DotOp>(user);
+             return dot && isSlottedA(dot.getA());
            });
   });
+}
+
+/// Whether `load`'s tile only reaches dots through elementwise ops: casts
+/// (`a.to(f16)` of int8 or 8-bit float weights), scales, or the split of
+/// tf32x3 (tile-split-tf32x3); every path from it ends in a conversion to
+/// a dot operand. Such a load is staged and read back in its own layout,
+/// and the ops and conversions follow.
+static bool feedsDotsThroughElementwise(Operation *load) {
+  SmallVector<Operation *> work = {load};
+  DenseSet<Operation *> seen;
+  while (!work.empty()) {
+    for (Operation *user : work.pop_back_val()->getUsers()) {
+      if (auto convert = dyn_cast<ConvertLayoutOp>(user);
+          convert && isDotOperand(convert))
+        continue;
+      if (!user->hasTrait<OpTrait::Elementwise>() ||
+          user->getNumResults() != 1 || user->use_empty())
+        return false;
+      if (seen.insert(user).second)
+        work.push_back(user);
+    }
+  }
+  return !seen.empty();
 }
 
 /// Why `loop` cannot be pipelined with `stages` slots, or its plan (whose
@@ -203,7 +240,7 @@ static FailureOr<LoopPlan> planLoop(scf::ForOp loop, int64_t stages,
         transposedConverts.push_back(cast<ConvertLayoutOp>(transUser));
     }
     if (!feedsDots) {
-      if ((everyLoad || feedsDotsThroughCasts(&op)) && load &&
+      if ((everyLoad || feedsDotsThroughElementwise(&op)) && load &&
           isCopyable(load, axisInfo)) {
         slotBytes += getTileBytes(type);
         plan.loads.push_back({load,
@@ -227,7 +264,9 @@ static FailureOr<LoopPlan> planLoop(scf::ForOp loop, int64_t stages,
                    cast<RankedTensorType>(load.getPtr().getType())
                        .getEncoding())
              : BlockedEncodingAttr();
-    bool transposed = blocked && blocked.getOrder()[0] == 0;
+    bool transposed =
+        blocked && (blocked.getOrder()[0] == 0 ||
+                    isKMajorOnlyB32(loop, type, converts, transposedConverts));
     auto readsColumnMajorA = [](bool columnMajor) {
       return [columnMajor](ConvertLayoutOp convert) {
         return columnMajor &&
@@ -454,15 +493,19 @@ static bool hasWarpgroupAccumulator(tile::DotOp dot) {
 /// `staged` by the tile converted: the loops share the buffer, and the
 /// tile's registers are not kept alive across the first loop.
 /// `forWarpgroup`: wgmma reads the slot (through the async proxy).
+/// `transposed`: the slot holds the tile's columns as rows (a K-major B).
 static std::pair<Value, Value> stageInvariantOperand(scf::ForOp loop, Value a,
                                                      int64_t &spareBytes,
                                                      StagedOperands &staged,
-                                                     bool forWarpgroup) {
+                                                     bool forWarpgroup,
+                                                     bool transposed = false) {
   auto convert = a.getDefiningOp<ConvertLayoutOp>();
   if (!convert || !loop.isDefinedOutsideOfLoop(a))
     return {};
   if (auto it = staged.find(convert.getSrc());
       it != staged.end() &&
+      hasTransposedSlots(cast<MemRefType>(it->second.buffer.getType())) ==
+          transposed &&
       DominanceInfo().properlyDominates(it->second.buffer, loop)) {
     StagedOperand &operand = it->second;
     if (forWarpgroup && !operand.fenced) {
@@ -484,8 +527,7 @@ static std::pair<Value, Value> stageInvariantOperand(scf::ForOp loop, Value a,
   Location loc = convert.getLoc();
   Value buffer = LocalAllocOp::create(
       b, loc,
-      getSlotBufferType(1, type.getShape(), type.getElementType(),
-                        /*transposed=*/false));
+      getSlotBufferType(1, type.getShape(), type.getElementType(), transposed));
   Value slot = arith::ConstantIntOp::create(b, loc, 0, 32);
   // In a loop around this one (over an attention's query blocks), the
   // previous iteration's dots may still read the slot in other warps.
@@ -584,8 +626,9 @@ static int64_t getSharedOperandBytes(scf::ForOp loop,
 /// into a slot of its own the same way where it fits (else the dot stays
 /// on mma.sync, with a remark); one the loop casts from a slot (int8
 /// weights) is cast and written into a buffer of its own each iteration.
-/// An 8-bit dot (i8, or 8-bit floats) needs A in a slot and B K-major (an
-/// N-major B is transposed into a buffer of its own each iteration);
+/// A dot that wgmma reads K-major only (tf32, i8, 8-bit floats) needs A in
+/// a slot and B K-major (an N-major B is transposed into a buffer of its
+/// own each iteration);
 /// where it cannot have them it stays on mma.sync, with a remark, and is
 /// added to `explained`. `stagedTypes` has the type of the load staged
 /// in each buffer. Returns whether there were any.
@@ -599,32 +642,40 @@ bool pipelining::useWarpgroupDots(
     auto b = dot.getB().getDefiningOp<LocalLoadOp>();
     if (!hasWarpgroupAccumulator(dot))
       continue;
-    bool eightBit =
-        getElementTypeOrSelf(dot.getB().getType()).getIntOrFloatBitWidth() == 8;
+    Type element = getElementTypeOrSelf(dot.getB().getType());
+    bool kMajorOnly = WarpgroupDotOp::readsKMajorOnly(element);
+    // How remarks name the operands wgmma reads K-major only.
+    StringRef kind = element.isF32() ? "tf32" : "8-bit";
+    if (kMajorOnly && !a && !loop.isDefinedOutsideOfLoop(dot.getA())) {
+      dot.emitRemark() << "on mma.sync, not wgmma: wgmma reads " << kind
+                       << " A from shared memory only, and this A is "
+                          "computed in the loop, not loaded";
+      explained.insert(dot);
+      continue;
+    }
     Value bBuffer, bSlot;
     if (b) {
       bBuffer = b.getBuffer();
       bSlot = b.getSlot();
     } else if (loop.isDefinedOutsideOfLoop(dot.getB())) {
       // A B the loop does not change (weights applied to each block of
-      // rows) is written into a slot of its own, N-major, as A is.
-      if (!eightBit)
-        std::tie(bBuffer, bSlot) = stageInvariantOperand(
-            loop, dot.getB(), spareBytes, staged, /*forWarpgroup=*/true);
+      // rows) is written into a slot of its own, N-major as A is, or
+      // K-major where wgmma reads it so only.
+      std::tie(bBuffer, bSlot) =
+          stageInvariantOperand(loop, dot.getB(), spareBytes, staged,
+                                /*forWarpgroup=*/true, kMajorOnly);
       if (!bBuffer) {
         dot.emitRemark()
             << "on mma.sync, not wgmma: wgmma reads B from shared memory, "
-               "and this B, the same in every iteration, "
-            << (eightBit ? "is 8-bit, which wgmma reads K-major only"
-                         : "does not fit in shared memory beside the "
-                           "pipeline's slots");
+               "and this B, the same in every iteration, does not fit in "
+               "shared memory beside the pipeline's slots";
         explained.insert(dot);
         continue;
       }
     } else if (Operation *castOfB = getCastOfSlot(dot.getB())) {
       auto load = castOfB->getOperand(0).getDefiningOp<LocalLoadOp>();
       auto stagedType = stagedTypes.find(load.getBuffer());
-      if (eightBit || stagedType == stagedTypes.end())
+      if (kMajorOnly || stagedType == stagedTypes.end())
         continue;
       std::tie(bBuffer, bSlot) = copyOperandIntoBuffer(
           loop, dot, load, stagedType->second, castOfB,
@@ -640,21 +691,32 @@ bool pipelining::useWarpgroupDots(
     } else {
       continue;
     }
-    if (eightBit) {
-      if (!a) {
-        dot.emitRemark() << "on mma.sync, not wgmma: wgmma reads 8-bit A from "
-                            "shared memory only, and this A is computed in "
-                            "the loop, not loaded";
-        explained.insert(dot);
-        continue;
-      }
+    // wgmma reads an A the loop does not change from a slot of its own
+    // where it fits (a 16-bit one, after B's buffer, from registers else).
+    auto stageA = [&] {
+      return a ? std::make_pair(a.getBuffer(), a.getSlot())
+               : stageInvariantOperand(loop, dot.getA(), spareBytes, staged,
+                                       /*forWarpgroup=*/true);
+    };
+    Value aBuffer, aSlot;
+    if (kMajorOnly)
+      std::tie(aBuffer, aSlot) = stageA();
+    if (kMajorOnly && !aBuffer) {
+      dot.emitRemark() << "on mma.sync, not wgmma: wgmma reads " << kind
+                       << " A from shared memory only, and this A, the same "
+                          "in every iteration, does not fit in shared memory "
+                          "beside the pipeline's slots";
+      explained.insert(dot);
+      continue;
+    }
+    if (kMajorOnly && b) {
       if (!hasTransposedSlots(b.getBuffer().getType())) {
         // A transposed view reads the slot of a load in another shape.
         auto stagedType = stagedTypes.find(bBuffer);
         if (stagedType == stagedTypes.end()) {
-          dot.emitRemark() << "on mma.sync, not wgmma: wgmma reads 8-bit B "
-                              "K-major only, and this B is the transpose of "
-                              "a K-major load";
+          dot.emitRemark() << "on mma.sync, not wgmma: wgmma reads " << kind
+                           << " B K-major only, and this B is the transpose "
+                              "of a K-major load";
           explained.insert(dot);
           continue;
         }
@@ -663,8 +725,8 @@ bool pipelining::useWarpgroupDots(
                                   /*castOfSlot=*/nullptr,
                                   /*transposed=*/true, spareBytes);
         if (!bBuffer) {
-          dot.emitRemark() << "on mma.sync, not wgmma: wgmma reads 8-bit B "
-                              "K-major only, and a buffer to transpose "
+          dot.emitRemark() << "on mma.sync, not wgmma: wgmma reads " << kind
+                           << " B K-major only, and a buffer to transpose "
                               "this N-major B into does not fit in shared "
                               "memory beside the pipeline's slots";
           explained.insert(dot);
@@ -672,10 +734,8 @@ bool pipelining::useWarpgroupDots(
         }
       }
     }
-    auto [aBuffer, aSlot] =
-        a ? std::make_pair(a.getBuffer(), a.getSlot())
-          : stageInvariantOperand(loop, dot.getA(), spareBytes, staged,
-                                  /*forWarpgroup=*/true);
+    if (!kMajorOnly)
+      std::tie(aBuffer, aSlot) = stageA();
     OpBuilder builder(dot);
     auto warpgroupDot =
         aBuffer ? WarpgroupDotOp::create(builder, dot.getLoc(), dot.getType(),
@@ -840,19 +900,22 @@ tile::DotOp pipelining::getOverlappableDot(scf::ForOp loop,
   });
   // A running wgmma still reads its operands: each must come from a slot
   // the loop does not write until the next barrier, or from registers it
-  // does not change. 8-bit operands may be transposed into a buffer of
-  // their own at each step.
-  auto staged = [&](Value operand) {
+  // does not change. A B read K-major only must be so in its slot (else it
+  // is transposed into a buffer of its own at each step).
+  auto staged = [&](Value operand, bool kMajor) {
     return llvm::any_of(plan.loads, [&](const StagedLoad &load) {
-      return llvm::is_contained(load.converts, operand.getDefiningOp()) ||
-             llvm::is_contained(load.transposedConverts,
-                                operand.getDefiningOp());
+      bool transposed = hasTransposedSlots(load.bufferType);
+      return (llvm::is_contained(load.converts, operand.getDefiningOp()) &&
+              (!kMajor || transposed)) ||
+             (llvm::is_contained(load.transposedConverts,
+                                 operand.getDefiningOp()) &&
+              (!kMajor || !transposed));
     });
   };
-  bool eightBit =
-      getElementTypeOrSelf(dot.getB().getType()).getIntOrFloatBitWidth() == 8;
-  if (nested || eightBit || !staged(dot.getB()) ||
-      !(staged(dot.getA()) || loop.isDefinedOutsideOfLoop(dot.getA())))
+  bool kMajorOnly = WarpgroupDotOp::readsKMajorOnly(
+      getElementTypeOrSelf(dot.getB().getType()));
+  if (nested || !staged(dot.getB(), kMajorOnly) ||
+      !(staged(dot.getA(), false) || loop.isDefinedOutsideOfLoop(dot.getA())))
     return {};
   return dot;
 }
@@ -1231,7 +1294,8 @@ void TilePipelineLoopsPass::runOnOperation() {
     if (pipelinedLoops.contains(dot->getParentOp()))
       dot.emitRemark() << "on mma.sync, not wgmma: wgmma reads B from a "
                           "slot of a pipelined loop, and this B is computed "
-                          "from what the loop loads (a cast), not loaded";
+                          "from what the loop loads (a cast or other "
+                          "elementwise op), not loaded";
     else
       dot.emitRemark() << "on mma.sync, not wgmma: wgmma reads B from a "
                           "slot of a pipelined loop, and it was not "

@@ -113,9 +113,9 @@ static bool isCastFrom8Bits(Value operand) {
                  .getIntOrFloatBitWidth() == 8;
 }
 
-/// Why `dot` (f16, bf16 or 8-bit floats into f32, or i8 into i32) cannot run
-/// on wgmma m64nNkK with operands in swizzled shared memory and
-/// `numWarps` warps along M, or an empty string.
+/// Why `dot` (f16, bf16, tf32 or 8-bit floats into f32, or i8 into i32) cannot
+/// run on wgmma m64nNkK with operands in swizzled shared memory and `numWarps`
+/// warps along M, or an empty string.
 static std::string whyNotWgmma(int64_t m, int64_t n, int64_t k,
                                int64_t numWarps) {
   if (numWarps % 4 != 0)
@@ -161,10 +161,7 @@ std::optional<MmaChoice> kiln::tilegpu::chooseMma(tile::DotOp dot,
     return std::nullopt;
   }
   if (capability == 90 && archSpecific) {
-    // kWidth 1 is tf32, which wgmma takes too, but not here yet.
-    wgmmaWhyNot = *kWidth != 1 ? whyNotWgmma(m, n, k, numWarps)
-                               : "wgmma here multiplies f16, bf16, i8 and "
-                                 "8-bit float operands";
+    wgmmaWhyNot = whyNotWgmma(m, n, k, numWarps);
     if (wgmmaWhyNot.empty())
       return MmaChoice{*kWidth, {numWarps, 1}, /*warpgroup=*/true};
   }

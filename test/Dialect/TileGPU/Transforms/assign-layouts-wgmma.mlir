@@ -77,8 +77,13 @@ func.func @columns(%a: tensor<64x32xf16>, %b: tensor<32x8xf16>, %c: tensor<64x8x
 
 // -----
 
+// A tf32 dot (f32 operands, input_precision = tf32) too: operands of one
+// element per 32-bit register.
+// CHECK-DAG: #[[$WG32:.*]] = #tilegpu.mma<{warpsPerCTA = [4, 1], warpgroup = true}>
+// CHECK-DAG: #[[$A32:.*]] = #tilegpu.dot_operand<{opIdx = 0, parent = #[[$WG32]], kWidth = 1}>
+// CHECK-LABEL: func.func @tf32
+// CHECK: tile.dot %{{.*}}, %{{.*}}, %{{.*}} input_precision = tf32 : tensor<64x32xf32, #[[$A32]]>, tensor<32x64xf32, #{{.*}}> -> tensor<64x64xf32, #[[$WG32]]>
 func.func @tf32(%a: tensor<64x32xf32>, %b: tensor<32x64xf32>, %c: tensor<64x64xf32>) -> tensor<64x64xf32> {
-  // expected-remark @+1 {{on mma.sync, not wgmma: wgmma here multiplies f16, bf16, i8 and 8-bit float operands}}
   %d = tile.dot %a, %b, %c input_precision = tf32 : tensor<64x32xf32>, tensor<32x64xf32> -> tensor<64x64xf32>
   return %d : tensor<64x64xf32>
 }

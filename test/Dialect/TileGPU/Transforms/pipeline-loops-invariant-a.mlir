@@ -218,13 +218,21 @@ func.func @two_loops_one_a(%a: !tile.ptr<f16> {tile.divisibility = 16 : i64}, %b
 // (ldmatrix.trans), and an operand of 32-bit elements (a tf32 product)
 // stays in registers: ldmatrix reads 16-bit elements only. On sm_90a
 // wgmma reads that B from its slot (fenced into the async proxy), as it
-// reads an invariant A.
+// reads an invariant A; the tf32 dot's A, which wgmma reads from shared
+// memory only, is written into a slot of its own too, and its B is staged
+// K-major (the slots' strides), as wgmma reads tf32 operands.
 // CHECK-LABEL: func.func @invariant_b_and_f32
+// CHECK: tilegpu.local_alloc : memref<3x64x32xf16, 3>
+// CHECK: %[[B32:.*]] = tilegpu.local_alloc : memref<3x32x64xf32, strided<[2048, 1, 32]>, 3>
 // CHECK: %[[BBUF:.*]] = tilegpu.local_alloc : memref<1x32x64xf16, 3>
 // CHECK: tilegpu.local_store %{{.*}}, %[[BBUF]][%[[BZERO:.*]]] :
 // CHECK-NEXT: tilegpu.fence_async_shared
+// CHECK: %[[A32:.*]] = tilegpu.local_alloc : memref<1x64x32xf32, 3>
+// CHECK: tilegpu.local_store %{{.*}}, %[[A32]][%[[AZERO:.*]]] :
+// CHECK-NEXT: tilegpu.fence_async_shared
 // CHECK: scf.for
-// CHECK: tilegpu.warpgroup_dot %{{.*}}[%{{.*}}], %[[BBUF]][%[[BZERO]]], %{{.*}} : memref<2x64x32xf16, 3>, memref<1x32x64xf16, 3>
+// CHECK: tilegpu.warpgroup_dot %{{.*}}[%{{.*}}], %[[BBUF]][%[[BZERO]]], %{{.*}} : memref<3x64x32xf16, 3>, memref<1x32x64xf16, 3>
+// CHECK: tilegpu.warpgroup_dot %[[A32]][%[[AZERO]]], %[[B32]][%{{.*}}], %{{.*}} : memref<1x64x32xf32, 3>, memref<3x32x64xf32, strided<[2048, 1, 32]>, 3>
 // SM80-LABEL: func.func @invariant_b_and_f32
 // SM80: %[[A32:.*]] = tilegpu.convert_layout %{{.*}} : tensor<64x32xf32, #{{.*}}> -> tensor<64x32xf32, #dot_op{{[0-9]*}}>
 // SM80: tilegpu.local_alloc : memref<1x32x64xf16, 3>

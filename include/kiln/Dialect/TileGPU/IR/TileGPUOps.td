@@ -179,9 +179,9 @@ def TileGPU_WarpgroupDotOp
     same way (K-major) or a tile in registers in the dot-operand layout of
     the accumulator (what a cast or other prologue computed); `acc` has a
     warpgroup mma layout (sm_90a). f16 and bf16 operands accumulate in
-    f32; 8-bit operands, which wgmma reads K-major only (A in a slot, B in
-    a transposed one), accumulate in i32 (i8, signed) or f32 (f8E4M3FN
-    and f8E5M2, mixed or not). Each warpgroup issues
+    f32; the others, which wgmma reads K-major only (A in a slot, B in a
+    transposed one), accumulate in i32 (i8, signed) or f32 (f32 read as
+    tf32; f8E4M3FN and f8E5M2, mixed or not). Each warpgroup issues
     `wgmma.mma_async` m64nNkK (K: 32 bytes of operand) on its 64-row
     blocks, reading B (and a slotted A) from shared memory through
     matrix descriptors, and waits for them before the result is used. The
@@ -225,6 +225,11 @@ def TileGPU_WarpgroupDotOp
     /// K of one wgmma of `element` operands: 32 bytes of them.
     static int64_t getInstrK(::mlir::Type element) {
       return 256 / element.getIntOrFloatBitWidth();
+    }
+    /// Whether wgmma reads `element` operands K-major only: it transposes
+    /// (imm-trans) 16-bit ones alone, not tf32 or 8-bit ones.
+    static bool readsKMajorOnly(::mlir::Type element) {
+      return element.getIntOrFloatBitWidth() != 16;
     }
   }];
   let hasVerifier = 1;

@@ -35,9 +35,10 @@ def TileAssignLayoutsPass : Pass<"tile-assign-layouts", "mlir::ModuleOp"> {
     `#tilegpu.dot_operand`. Any other dot gets a remark saying why it is
     not on tensor cores.
 
-    On sm_90a (`compute-capability=90 arch-specific=1`) an f16 or bf16 dot
-    whose M is a multiple of 16 * num-warps and whose N and K are
-    multiples of 16, with num-warps a multiple of four, gets the warpgroup
+    On sm_90a (`compute-capability=90 arch-specific=1`) a dot of f16, bf16,
+    tf32, i8 or 8-bit floats whose M is a multiple of 16 * num-warps and
+    whose N and K are multiples of 16, with num-warps a multiple of four,
+    gets the warpgroup
     accumulator (`warpgroup = true`, warps along M), which
     tile-pipeline-loops hands to wgmma; other dots get a remark saying why
     they stay on mma.sync.
@@ -99,7 +100,8 @@ def TilePipelineLoopsPass : Pass<"tile-pipeline-loops", "mlir::ModuleOp"> {
   let description = [{
     Software pipelining of the loads that feed tensor-core dots (sm_80+):
     in an `scf.for` whose loads are only converted to dot operands, each
-    such load becomes a `tilegpu.async_copy` (cp.async) into one of
+    such load (or one that reaches them only through elementwise ops, such
+    as a cast, read back from its slot in its own layout) becomes a `tilegpu.async_copy` (cp.async) into one of
     `num-stages` slots of a shared buffer, issued `num-stages - 1`
     iterations ahead, and the conversion a `tilegpu.local_load` from the
     slot of the current iteration, where the body converted it (its
@@ -136,7 +138,11 @@ def TilePipelineLoopsPass : Pass<"tile-pipeline-loops", "mlir::ModuleOp"> {
     change, such as an attention's queries, from a slot of its own written
     once before the loop by `tilegpu.local_store`, where the shared memory
     the slots leave holds it; else from registers, where a prologue such
-    as a cast computed it); the loop then fences the completed copies into
+    as a cast computed it). tf32 and 8-bit operands, which wgmma reads
+    K-major only, need A in a slot and B K-major: a tf32 B loaded N-major
+    is staged K-major by its copies, an element each; an 8-bit one is
+    transposed into a buffer of its own each iteration. The loop then
+    fences the completed copies into
     the async proxy (`tilegpu.fence_async_shared`) before its barrier. Any
     other warpgroup dot stays on mma.sync with a remark. A dot on mma.sync
     reads its 16-bit operands that the loop does not change, converted
@@ -146,7 +152,8 @@ def TilePipelineLoopsPass : Pass<"tile-pipeline-loops", "mlir::ModuleOp"> {
     dot, as Triton does, instead of registers held through the loop. In a
     K loop (its only dot accumulates into a value the loop carries and
     nothing else, reads its operands from slots or A from registers the
-    loop does not change, and is not 8-bit) the dot is `async`: its wgmma runs on while
+    loop does not change, and is not 8-bit, nor tf32 unless its B's slot
+    is K-major) the dot is `async`: its wgmma runs on while
     the next iteration waits for its slot, the copies into the slot the
     previous wgmma read start after the dot and a barrier, and a
     `tilegpu.warpgroup_wait` after the loop gives the result.
