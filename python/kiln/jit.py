@@ -40,7 +40,7 @@ from kiln.arguments import check_grid, grid_sizes
 from kiln.compiler import Context, Module
 from kiln.errors import (CompilationError, KilnCompileError, KilnError,
                          Severity, user_facing, warn_remarks)
-from kiln.frontend.ir import Type, find_location, pointer_type
+from kiln.frontend.ir import Type, find_location, pointer_type, symbol
 from kiln.frontend.values import DescriptorType, TupleType
 from kiln.frontend.walker import CodeGenerator, is_plain_value
 from kiln.gpu import (CudaModule, GPUBinary, GPUOptions, KernelLauncher,
@@ -216,6 +216,8 @@ class JITFunction:
         self.interpret = interpret
         self._debug = debug
         self.__name__ = fn.__name__
+        # The kernel's name in its IR and binaries.
+        self._symbol = symbol(fn.__name__)
         self.__doc__ = fn.__doc__
         self.signature = inspect.signature(fn)
         self.constexprs = {
@@ -497,7 +499,7 @@ class JITFunction:
                 asm = _Stages(tile=text, llvm=binary.llvm_ir, ptx=binary.ptx,
                               cubin=binary.cubin,
                               **{"ptxas-log": binary.ptxas_log})
-                metadata = (binary.metadata(self.fn.__name__)
+                metadata = (binary.metadata(self._symbol)
                             if binary.cubin else None)
                 return CompiledKernel(asm, metadata)
         except CompilationError as exc:
@@ -658,7 +660,7 @@ class JITFunction:
         check_bounds = self.debug or os.environ.get(
             "KILN_HOST_CHECK_BOUNDS", "") != "0"
         entry = None
-        name = self.fn.__name__
+        name = self._symbol
 
         def stored() -> HostExecutable | None:
             nonlocal entry
@@ -734,7 +736,7 @@ class JITFunction:
         where it holds none or a damaged one."""
         found = cache.load(entry)
         if found is None or (module is None and
-                             self.fn.__name__ not in found.arguments):
+                             self._symbol not in found.arguments):
             return None
         try:
             return GPUBinary.from_artifacts(module, chip, *found)
@@ -763,7 +765,7 @@ class JITFunction:
     def _store(self, entry: str, binary: GPUBinary) -> None:
         """Keeps ``binary`` as the disk cache's ``entry``, with the
         kernel's argument types so that a hit needs no IR."""
-        name = self.fn.__name__
+        name = self._symbol
         cache.store(entry, binary.ptx, binary.cubin,
                     binary.threads_per_block, binary.dynamic_shared_bytes,
                     binary.tensor_maps,
@@ -872,7 +874,7 @@ class JITFunction:
                 if types[name].is_pointer
                 else launch_keys.token(types[name])
                 for name, constant in zip(self._names, self._is_constexpr))
-            launcher = module.launcher(self.fn.__name__)
+            launcher = module.launcher(self._symbol)
             if launcher.native is not None and key == expected and \
                     launcher.checked_values(values) == fast_values:
                 self._launchers[key] = (launcher.native, ordinal, launcher)
@@ -939,12 +941,12 @@ class JITFunction:
         if any(on_gpu):
             ordinal = self._launch_device(names, values)
             module = self.compile_gpu(types, constants, options, ordinal)
-            module.launch(self.fn.__name__, grid, *values,
+            module.launch(self._symbol, grid, *values,
                           stream=current_stream(ordinal))
             self._register(given, compiled_as, module, types, constants,
                            values, launch_options, ordinal)
             return None
-        self.compile(types, constants).launch(self.fn.__name__, grid,
+        self.compile(types, constants).launch(self._symbol, grid,
                                               *values, names=names)
         return None
 

@@ -1033,3 +1033,13 @@ def test_prologues_that_do_not_keep_zeros(k):
     np.testing.assert_allclose(second,
                                np.sqrt(np.abs(wide_y) + 1) @ (wide_z * 2).T,
                                rtol=1e-5, atol=1e-5)
+
+
+def test_a_unicode_function_name_is_spelled_in_ascii():
+    """Its kernels' names reach PTX, whose names are ASCII."""
+    def añadir(x):
+        return x + 1
+    fused = kiln.fuse(añadir)
+    x = np.arange(4, dtype=np.float32)
+    assert "func.func @a_adir(" in fused.ir(x)
+    np.testing.assert_array_equal(fused(x), x + 1)

@@ -280,6 +280,42 @@ def test_tuples_of_device_arrays_launch_through_the_driver():
     assert "all on the GPU (device arrays) or all on the host" in lines[1]
 
 
+@kiln.jit
+def añadir(x_ptr, n, BLOCK: kl.constexpr):
+    offsets = kl.arange(0, BLOCK)
+    mask = offsets < n
+    kl.store(x_ptr + offsets, kl.load(x_ptr + offsets, mask=mask) + 1,
+             mask=mask)
+
+
+def test_a_unicode_kernel_name_is_spelled_in_ptx():
+    """PTX names are ASCII (LLVM's NVPTX backend aborted the process on
+    anything else): each other character is spelled $x<hex>$."""
+    x = np.zeros(16, np.float32)
+    for chip in ("sm_80", "sm_90a"):
+        ptx = añadir.asm(x, 16, BLOCK=16, chip=chip)["ptx"]
+        assert ".entry a$xf1$adir(" in ptx
+    añadir[(1,)](x, 16, BLOCK=16)
+    np.testing.assert_array_equal(x, 1)
+
+
+@needs_stand_in
+def test_a_unicode_kernel_name_launches_through_the_driver():
+    result = run_python("""
+        import ctypes
+        import numpy as np
+        from test_gpu import FAKE, FakeDeviceArray, añadir
+        x = FakeDeviceArray(np.zeros(16, np.float32))
+        # (BLOCK=32: not the specialization whose cubin the test above may
+        # have left in the disk cache, which the stand-in cannot load.)
+        for _ in range(2):  # the full path, then a cache hit
+            añadir[(1,)](x, 16, BLOCK=32)
+        print(ctypes.CDLL(str(FAKE)).fakeCudaLaunchCount(), "launches")
+        """)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == ["2 launches"]
+
+
 @needs_stand_in
 def test_launch_limits_are_checked_before_the_driver():
     result = run_python("""

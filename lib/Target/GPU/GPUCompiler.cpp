@@ -16,6 +16,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/raw_ostream.h"
@@ -64,6 +65,17 @@ int64_t kiln::gpu::getMaxSharedBytesPerBlock(int64_t capability) {
   }
 }
 
+/// Whether `name` is an identifier of PTX: a letter then letters, digits,
+/// '_' and '$', or one of '_', '$' and '%' then at least one of those.
+static bool isPTXIdentifier(llvm::StringRef name) {
+  if (name.empty() || !llvm::all_of(name.drop_front(), [](char c) {
+        return llvm::isAlnum(c) || c == '_' || c == '$';
+      }))
+    return false;
+  return llvm::isAlpha(name.front()) ||
+         (llvm::is_contained("_$%", name.front()) && name.size() > 1);
+}
+
 LogicalResult kiln::gpu::lowerTileKernels(ModuleOp module,
                                           const GPUCompileOptions &compile,
                                           llvm::raw_ostream *passes) {
@@ -79,6 +91,13 @@ LogicalResult kiln::gpu::lowerTileKernels(ModuleOp module,
   for (auto func : module.getOps<func::FuncOp>()) {
     if (func.isExternal() || kiln::plan::isPlan(func))
       continue;
+    // LLVM's NVPTX backend aborts on a name PTX cannot spell (Unicode), and
+    // ptxas refuses one with a dot.
+    if (!isPTXIdentifier(func.getSymName()))
+      return func.emitOpError("target nvptx: the kernel name '")
+             << func.getSymName()
+             << "' is not a PTX identifier (ASCII letters, digits, '_' and "
+                "'$', not starting with a digit)";
     for (auto [i, type] : llvm::enumerate(func.getArgumentTypes()))
       if (isa<RankedTensorType>(type))
         return func.emitOpError("target nvptx: kernel argument ")

@@ -200,11 +200,11 @@ def string_literal(text: str) -> str:
 
 
 def symbol(name: str) -> str:
-    """``name`` as an MLIR symbol name: bare where it is a plain
-    identifier, else a string literal (a Unicode kernel name)."""
-    plain = name.isascii() and name.replace("_", "a").isalnum() and \
-        not name[0].isdigit()
-    return name if plain else string_literal(name)
+    """The kernel named ``name`` (a Python identifier) as MLIR and PTX name
+    it: ``name`` where it is ASCII, else each other character spelled
+    ``$x<hex>$`` (a Unicode name: PTX identifiers are ASCII letters,
+    digits, ``_`` and ``$``; Python's have no ``$``, so no two meet)."""
+    return "".join(c if c.isascii() else f"$x{ord(c):x}$" for c in name)
 
 
 def location(file: str, line: int, column: int) -> str:

@@ -44,7 +44,8 @@ def _copy(x: TracedArray, loc: str) -> str:
 
 
 def _symbol(name: str) -> str:
-    name = re.sub(r"\W", "_", name) or "fused"
+    # ASCII: PTX names are (a Unicode name aborted LLVM's NVPTX backend).
+    name = re.sub(r"\W", "_", name, flags=re.ASCII) or "fused"
     return name if not name[0].isdigit() else "f_" + name
 
 
