@@ -1078,6 +1078,91 @@ def dot(a, b, acc=None, input_precision=None, allow_tf32=None,
     return Tile(result.astype(out))
 
 
+def _constant(value: Any) -> Any:
+    """A compile-time argument's value (a kl.constexpr's, unwrapped)."""
+    return value.value if isinstance(value, kl.constexpr) else value
+
+
+def dot_scaled(lhs, lhs_scale, lhs_format, rhs, rhs_scale, rhs_format,
+               acc=None, fast_math=False, lhs_k_pack=True, rhs_k_pack=True,
+               out_dtype=kl.float32):
+    formats = [_constant(f) for f in (lhs_format, rhs_format)]
+    for f in formats:
+        if f not in semantics.SCALED_FORMATS:
+            raise KilnError(f"kl.dot_scaled: format {f!r} is not one of "
+                            f"{', '.join(semantics.SCALED_FORMATS)}")
+    if _constant(out_dtype) is not kl.float32:
+        raise KilnError("kl.dot_scaled computes float32 (out_dtype)")
+    compute = semantics.dot_scaled_compute_type(*formats)
+    a = _scaled_operand(lhs, lhs_scale, formats[0],
+                        bool(_constant(lhs_k_pack)), compute, False)
+    b = _scaled_operand(rhs, rhs_scale, formats[1],
+                        bool(_constant(rhs_k_pack)), compute, True)
+    if a.shape[1] != b.shape[0]:
+        raise KilnError(f"kl.dot_scaled: the operands hold {a.shape[1]} "
+                        f"and {b.shape[0]} elements along K")
+    if acc is not None and _data(acc).dtype != np.float32:
+        raise KilnError(f"kl.dot_scaled accumulates in float32, not "
+                        f"{kl.from_numpy(_data(acc).dtype).name}")
+    return dot(Tile(a), Tile(b), acc)
+
+
+def _scaled_operand(value, scale, format: str, k_pack: bool, compute: str,
+                    is_rhs: bool) -> np.ndarray:
+    """A dot_scaled operand decoded, scaled and rounded to ``compute``,
+    as the compiler's (kiln/frontend/ops/dot.py)."""
+    x = _data(value)
+    side = "rhs" if is_rhs else "lhs"
+    if x.ndim != 2:
+        raise KilnError(f"kl.dot_scaled takes 2-D operands, not a {side} "
+                        f"of shape {list(x.shape)}")
+    if format == "e2m1":
+        if x.dtype != np.uint8:
+            raise KilnError(f"kl.dot_scaled: an e2m1 {side} comes packed "
+                            f"two to a uint8, not as "
+                            f"{kl.from_numpy(x.dtype).name}")
+        magnitudes = np.array(semantics.E2M1_MAGNITUDES, np.float32)
+        halves = [np.where(code & 8, -magnitudes[code & 7],
+                           magnitudes[code & 7])
+                  for code in (x & 15, x >> 4)]
+        axis = 0 if is_rhs == k_pack else 1
+        shape = list(x.shape)
+        shape[axis] *= 2
+        x = np.stack(halves, axis=axis + 1).reshape(shape)
+    else:
+        if not k_pack:
+            raise KilnError("kl.dot_scaled: only e2m1 operands may be "
+                            "packed along M or N")
+        want = kl.BY_IR[semantics.SCALED_FORMATS[format]]
+        if x.dtype == kl.BY_IR[semantics.SCALED_FORMAT_BITS[format]].numpy:
+            x = x.view(want.numpy)
+        elif x.dtype != want.numpy:
+            raise KilnError(f"kl.dot_scaled: a {format} {side} is "
+                            f"{want.name} or its bits, not "
+                            f"{kl.from_numpy(x.dtype).name}")
+        x = x.astype(np.float32)
+    if _constant(scale) is not None:
+        rows, k = x.shape[::-1] if is_rhs else x.shape
+        s = _data(scale)
+        groups = s.shape[-1] if s.ndim == 2 else 0
+        if s.dtype not in (np.uint8, np.int8) or s.shape != (rows, groups) \
+                or k % groups:
+            raise KilnError(f"kl.dot_scaled: the {side} scale is a uint8 "
+                            f"tile of shape [{rows}, K // group] (K = {k}), "
+                            f"not {kl.from_numpy(s.dtype).name}"
+                            f"{list(s.shape)}")
+        byte = s.view(np.uint8).astype(np.int32)
+        bits = byte << 23
+        if compute == "bf16":  # byte 0 is 2^-127, not zero
+            bits = np.where(byte == 0, 0x400000, bits)
+        factor = np.where(byte == 255, np.float32("nan"),
+                          bits.astype(np.int32).view(np.float32))
+        factor = np.repeat(factor, k // groups, axis=1)
+        with np.errstate(all="ignore"):
+            x = x * (factor.T if is_rhs else factor)
+    return x.astype(kl.BY_IR[compute].numpy)
+
+
 def _extremum_reduction(name: str, combine: np.ufunc,
                         arg: Callable) -> Callable:
     """kl.max or kl.min: NaN-ignoring, in semantics' reduction type; with
@@ -1795,6 +1880,7 @@ IMPLEMENTATIONS: dict[str, Callable] = {
     "cumsum": _scan("cumsum", np.add),
     "cumprod": _scan("cumprod", np.multiply),
     "dot": dot,
+    "dot_scaled": dot_scaled,
     "floor": _math(np.floor), "ceil": _math(np.ceil),
     "clamp": lambda x, min, max, propagate_nan=semantics.PropagateNan.NONE:
         _extremum("min")(_extremum("max")(x, min, propagate_nan), max,

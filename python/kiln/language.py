@@ -809,6 +809,22 @@ def dot(input, other, acc=None, input_precision=None, allow_tf32=None,
 
 
 @builtin
+def dot_scaled(lhs, lhs_scale, lhs_format, rhs, rhs_scale, rhs_format,
+               acc=None, fast_math=False, lhs_k_pack=True, rhs_k_pack=True,
+               out_dtype=float32):
+    """The float32 product of two microscaled (OCP MX) operands, as
+    Triton computes it on GPUs without microscaling tensor cores: each
+    operand (``lhs`` M x K, ``rhs`` K x N) in its format (``"e2m1"``: two
+    4-bit floats a uint8, the first in the low bits, packed along K, or
+    along M / N without ``lhs_k_pack`` / ``rhs_k_pack``; ``"e4m3"``,
+    ``"e5m2"``, ``"bf16"``, ``"fp16"``: those types or their bits) times
+    2^(s - 127) for each e8m0 byte ``s`` of its scale (uint8, ``[M, K //
+    group]`` for lhs and ``[N, K // group]`` for rhs, or None), rounded to
+    bfloat16 (float16 where an operand is fp16), then ``dot`` with
+    ``acc``. ``fast_math`` changes nothing."""
+
+
+@builtin
 def floor(x):
     """Elementwise largest integer not above ``x``."""
 

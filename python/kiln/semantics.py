@@ -274,6 +274,23 @@ def dot_type(operand: str, out: str | None) -> str:
 #: The input precisions of a float32 dot Kiln takes.
 DOT_PRECISIONS = ("ieee", "tf32", "tf32x3")
 
+#: ``dot_scaled``'s operand formats and the element type each is read as
+#: (``e2m1``: two 4-bit floats packed in a uint8, the first in the low
+#: bits), and the integer type the others may come bitcast as.
+SCALED_FORMATS = {"e2m1": "ui8", "e4m3": "f8E4M3FN", "e5m2": "f8E5M2",
+                  "bf16": "bf16", "fp16": "f16"}
+SCALED_FORMAT_BITS = {"e4m3": "ui8", "e5m2": "ui8", "bf16": "ui16",
+                      "fp16": "ui16"}
+#: An e2m1 float of each 3-bit magnitude code.
+E2M1_MAGNITUDES = (0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0)
+
+
+def dot_scaled_compute_type(lhs_format: str, rhs_format: str) -> str:
+    """What ``dot_scaled`` multiplies in, as Triton emulates microscaling
+    where the tensor cores have none: float16 where an operand is fp16,
+    else bfloat16."""
+    return "f16" if "fp16" in (lhs_format, rhs_format) else "bf16"
+
 
 def dot_precision(operand: str, input_precision: Any,
                   allow_tf32: Any) -> str | None:

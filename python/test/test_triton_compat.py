@@ -44,7 +44,7 @@ def test_language_is_kiln_language_under_tritons_names():
 
 
 @pytest.mark.parametrize("module, prefix, name", [
-    (tl, "tl", "dot_scaled"),
+    (tl, "tl", "aggregate_replace"),
     (tl, "tl", "float8e4b15"),
     (triton, "triton", "runtime"),
     (triton.testing, "triton.testing", "perf_report")])

@@ -1822,3 +1822,74 @@ def test_a_hint_of_another_rank_is_refused_both_ways(interpret):
                        r"positive integer\(s\) for a value of rank 2"):
         kiln.jit(idiom.rank_mismatched_hint_kernel.fn,
                  interpret=interpret)[(1,)](out)
+
+
+E2M1 = np.array(semantics.E2M1_MAGNITUDES + tuple(
+    -m for m in semantics.E2M1_MAGNITUDES), np.float64)
+
+
+def mx_operand(fmt: str, rows: int, k: int, along_k_axis: int
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """A random operand in ``fmt`` (rows x k, or k x rows where
+    ``along_k_axis`` is 0) as the kernel takes it, and its float64
+    values."""
+    shape = (rows, k) if along_k_axis == 1 else (k, rows)
+    if fmt == "e2m1":
+        codes = RNG.integers(0, 16, shape).astype(np.uint8)
+        values = E2M1[codes]
+        low, high = (np.take(codes, range(i, k, 2), axis=along_k_axis)
+                     for i in (0, 1))
+        return (low | (high << 4)).astype(np.uint8), values
+    element = {"e4m3": ml_dtypes.float8_e4m3fn, "e5m2": ml_dtypes.float8_e5m2,
+               "bf16": ml_dtypes.bfloat16, "fp16": np.float16}[fmt]
+    values = (RNG.integers(-12, 13, shape) / 4).astype(element)
+    return values, values.astype(np.float64)
+
+
+@THREE
+@pytest.mark.parametrize("formats", [
+    ("e2m1", "e2m1"), ("e4m3", "e5m2"), ("e2m1", "bf16"), ("e5m2", "e2m1"),
+    ("fp16", "e4m3"), ("bf16", "bf16")], ids="-".join)
+@pytest.mark.parametrize("scaled", [True, False], ids=["scaled", "plain"])
+def test_dot_scaled_is_the_product_of_the_scaled_operands(
+        target, formats, scaled):
+    """tl.dot_scaled as Triton emulates it on Hopper: e2m1 unpacked low
+    nibble first, each group of 32 along K times 2^(s - 127) of its e8m0
+    byte, then a float32 dot; against float64 numpy."""
+    m, n, k, group = 16, 16, 64, 32
+    a, a_values = mx_operand(formats[0], m, k, 1)
+    b, b_values = mx_operand(formats[1], n, k, 0)
+    a_scale = RNG.integers(124, 131, (m, k // group)).astype(np.uint8)
+    b_scale = RNG.integers(124, 131, (n, k // group)).astype(np.uint8)
+    if scaled:
+        a_values = a_values * np.repeat(2.0 ** (a_scale - 127.0), group, 1)
+        b_values = b_values * np.repeat(2.0 ** (b_scale - 127.0), group, 1).T
+    out = np.zeros((m, n), np.float32)
+    launch(target, idiom.dot_scaled_kernel, (1,), a, a_scale, b, b_scale,
+           out, M=m, N=n, K=k, A_FORMAT=formats[0], B_FORMAT=formats[1],
+           GROUP=group, SCALED=scaled)
+    np.testing.assert_allclose(out, a_values @ b_values, rtol=1e-6,
+                               atol=1e-6)
+
+
+@THREE
+def test_dot_scaled_reads_e8m0_bytes_as_triton(target):
+    """Byte 255 is NaN (its row of the product too); byte 0 is 2^-127 in
+    a bfloat16 product, so 0 with 254 (2^127) scales by one; fp8 operands
+    may come as their uint8 bits."""
+    m, n, k, group = 16, 16, 64, 32
+    a, a_values = mx_operand("e4m3", m, k, 1)
+    # e2m1 values of at most 1, so that 2^127 times them is finite.
+    codes = RNG.choice(np.array([0, 1, 2, 8, 9, 10], np.uint8), (k, n))
+    b = (codes[0::2] | (codes[1::2] << 4)).astype(np.uint8)
+    b_values = E2M1[codes]
+    a_scale = np.zeros((m, k // group), np.uint8)
+    a_scale[3, 1] = 255
+    b_scale = np.full((n, k // group), 254, np.uint8)
+    out = np.zeros((m, n), np.float32)
+    launch(target, idiom.dot_scaled_kernel, (1,), a.view(np.uint8), a_scale,
+           b, b_scale, out, M=m, N=n, K=k, A_FORMAT="e4m3",
+           B_FORMAT="e2m1", GROUP=group, SCALED=True)
+    expected = a_values @ b_values
+    expected[3] = np.nan
+    np.testing.assert_allclose(out, expected, rtol=1e-6, atol=1e-6)

@@ -741,3 +741,28 @@ def print_kernel(x_ptr):
 def rank_mismatched_hint_kernel(out_ptr):
     offsets = tl.arange(0, 4)[:, None] * 4 + tl.arange(0, 4)[None, :]
     tl.store(out_ptr + tl.multiple_of(offsets, 16), 1)
+
+
+@triton.jit
+def dot_scaled_kernel(a_ptr, a_scale_ptr, b_ptr, b_scale_ptr, out_ptr,
+                      M: tl.constexpr, N: tl.constexpr, K: tl.constexpr,
+                      A_FORMAT: tl.constexpr, B_FORMAT: tl.constexpr,
+                      GROUP: tl.constexpr, SCALED: tl.constexpr):
+    # Tutorial 10's block-scaled matmul, one block: e2m1 packs two values
+    # a byte along K.
+    A_K: tl.constexpr = K // 2 if A_FORMAT == "e2m1" else K
+    B_K: tl.constexpr = K // 2 if B_FORMAT == "e2m1" else K
+    rows = tl.arange(0, M)
+    cols = tl.arange(0, N)
+    a = tl.load(a_ptr + rows[:, None] * A_K + tl.arange(0, A_K)[None, :])
+    b = tl.load(b_ptr + tl.arange(0, B_K)[:, None] * N + cols[None, :])
+    if SCALED:
+        groups = tl.arange(0, K // GROUP)
+        a_scale = tl.load(a_scale_ptr + rows[:, None] * (K // GROUP)
+                          + groups[None, :])
+        b_scale = tl.load(b_scale_ptr + cols[:, None] * (K // GROUP)
+                          + groups[None, :])
+        c = tl.dot_scaled(a, a_scale, A_FORMAT, b, b_scale, B_FORMAT)
+    else:
+        c = tl.dot_scaled(a, None, A_FORMAT, b, None, B_FORMAT)
+    tl.store(out_ptr + rows[:, None] * N + cols[None, :], c)

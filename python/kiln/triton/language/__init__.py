@@ -52,7 +52,6 @@ TRITON_NAMES = frozenset({
 #: Why Kiln lacks each of Triton's names it lacks (the error says it, and
 #: docs/python-api.md lists them: scripts/triton_coverage.py).
 NOT_SUPPORTED = {
-    "dot_scaled": "no microscaled (mxfp) dot; Kiln has no fp4 types",
     "float8e4b15": "MLIR has no type for it (e4m3 with bias 15; Triton's "
                    "own support is for pre-Hopper GPUs)",
     "tensor_descriptor_type": "a type object of Triton's IR builder "
