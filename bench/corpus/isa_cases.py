@@ -204,6 +204,14 @@ CASES: dict[str, Case] = {
                  "N": 4096, "K": 4096},
         {"BLOCK_M": 128, "BLOCK_N": 256, "BLOCK_K": 64, "GROUP_M": 8},
         num_warps=8, num_stages=3),
+    # The same on float32 (tf32): B, copied N-major by TMA, is written
+    # K-major into a buffer of its own each step for wgmma.
+    "matmul_descriptor_tf32": Case(
+        "matmul_descriptor", "matmul_descriptor_kernel",
+        lambda: {**_pointers("a_ptr b_ptr c_ptr", f32), "M": 4096,
+                 "N": 4096, "K": 4096},
+        {"BLOCK_M": 128, "BLOCK_N": 128, "BLOCK_K": 32, "GROUP_M": 8},
+        num_warps=8, num_stages=3),
     "matmul_host_descriptor": Case(
         "matmul_host_descriptor", "matmul_host_descriptor_kernel",
         lambda: {**_descriptors(4096, 4096, 4096, 128, 256, 64),
