@@ -54,9 +54,16 @@ def _matmul(torch, case: str, activation=None) -> Launch:
     """A 4096^3 f16 GEMM of the tutorial's signature (``linear``: B
     stored N x K; ``matmul_int8``: int8 into int32; ``matmul_fp8``:
     float8e5 A and B, B transposed, as the tutorial runs fp8, against
-    PyTorch's f16 matmul of the same values: cuBLAS has no e5m2 x e5m2)."""
+    PyTorch's f16 matmul of the same values: cuBLAS has no e5m2 x e5m2;
+    ``*_tf32``: float32, against cuBLAS in tf32, as Triton's default)."""
     size = 4096
-    if case == "matmul_fp8":
+    if case.endswith("_tf32"):
+        a = torch.randn(size, size, device="cuda")
+        b = torch.randn(size, size, device="cuda")
+        c = torch.empty(size, size, device="cuda")
+        peer = _tf32(torch, (lambda: torch.nn.functional.linear(a, b))
+                     if case == "linear_tf32" else (lambda: a @ b))
+    elif case == "matmul_fp8":
         a = torch.randn(size, size, device="cuda").to(torch.float8_e5m2)
         b = torch.randn(size, size, device="cuda").to(torch.float8_e5m2).T
         c = torch.empty(size, size, dtype=torch.float16, device="cuda")
@@ -77,7 +84,7 @@ def _matmul(torch, case: str, activation=None) -> Launch:
     block_m, block_n = (CASES[case].constexprs["BLOCK_SIZE_M"],
                         CASES[case].constexprs["BLOCK_SIZE_N"])
     b_strides = ({"stride_bn": b.stride(0), "stride_bk": b.stride(1)}
-                 if case == "linear" else
+                 if case.startswith("linear") else
                  {"stride_bk": b.stride(0), "stride_bn": b.stride(1)})
     args = {"a_ptr": a, "b_ptr": b, "c_ptr": c, "M": size, "N": size,
             "K": size, "stride_am": a.stride(0), "stride_ak": a.stride(1),
@@ -87,6 +94,18 @@ def _matmul(torch, case: str, activation=None) -> Launch:
         grid = (CASES[case].constexprs["NUM_SMS"],)
     return Launch(args, grid, ("c_ptr",), peer, ("TFLOP/s", 2 * size ** 3),
                   tolerance=0 if case == "matmul_int8" else 0.05)
+
+
+def _tf32(torch, product: Callable[[], object]) -> Callable[[], object]:
+    """``product`` with cuBLAS's float32 matmuls in tf32."""
+    def in_tf32():
+        allowed = torch.backends.cuda.matmul.allow_tf32
+        torch.backends.cuda.matmul.allow_tf32 = True
+        try:
+            return product()
+        finally:
+            torch.backends.cuda.matmul.allow_tf32 = allowed
+    return in_tf32
 
 
 def _int8_weight_linear(torch) -> Launch:
@@ -114,16 +133,17 @@ def _int8_weight_linear(torch) -> Launch:
 
 def _descriptor_matmul(torch, case: str) -> Launch:
     size = 4096
-    a = torch.randn(size, size, dtype=torch.float16, device="cuda")
-    b = torch.randn(size, size, dtype=torch.float16, device="cuda")
-    c = torch.empty(size, size, dtype=torch.float16, device="cuda")
+    dtype = torch.float32 if case.endswith("_tf32") else torch.float16
+    a = torch.randn(size, size, dtype=dtype, device="cuda")
+    b = torch.randn(size, size, dtype=dtype, device="cuda")
+    c = torch.empty(size, size, dtype=dtype, device="cuda")
     blocks = CASES[case].constexprs
     grid = ((size // blocks["BLOCK_M"]) * (size // blocks["BLOCK_N"]),)
     sizes = {"M": size, "N": size, "K": size}
-    if case == "matmul_descriptor":
+    if case in ("matmul_descriptor", "matmul_descriptor_tf32"):
         return Launch({"a_ptr": a, "b_ptr": b, "c_ptr": c, **sizes}, grid,
-                      ("c_ptr",), lambda: a @ b, ("TFLOP/s", 2 * size ** 3),
-                      tolerance=0.05)
+                      ("c_ptr",), _tf32(torch, lambda: a @ b),
+                      ("TFLOP/s", 2 * size ** 3), tolerance=0.05)
     return Launch(
         sizes, grid, ("c_desc",), lambda: a @ b, ("TFLOP/s", 2 * size ** 3),
         tolerance=0.05, written={"c_desc": c},
@@ -425,11 +445,13 @@ def make_launch(torch, case: str) -> Launch:
     if case.startswith("attention"):
         return _attention(torch, case)
     if case in ("matmul", "matmul_leaky_relu", "linear", "matmul_int8",
-                "matmul_fp8", "matmul_persistent"):
+                "matmul_fp8", "matmul_persistent", "matmul_tf32",
+                "linear_tf32"):
         return _matmul(torch, case, CASES[case].constexprs.get("ACTIVATION"))
     if case == "int8_weight_linear":
         return _int8_weight_linear(torch)
-    if case in ("matmul_descriptor", "matmul_host_descriptor"):
+    if case in ("matmul_descriptor", "matmul_host_descriptor",
+                "matmul_descriptor_tf32"):
         return _descriptor_matmul(torch, case)
     if case.startswith("matmul_tma_persistent"):
         return _tma_persistent(torch, case)

@@ -1219,8 +1219,6 @@ def _arg(name: str) -> Callable:
 def _where(condition, x, y):
     if isinstance(x, Pointer) or isinstance(y, Pointer):
         return _where_pointers(condition, x, y)
-    if _is_number(x) and _is_number(y):
-        x = Tile(_data(x))
     xd, yd = _unified(x, y)
     return Tile(np.where(_data(condition), xd, yd))
 
@@ -1244,8 +1242,6 @@ def _extremum(kind: str) -> Callable:
         if not isinstance(propagate_nan, semantics.PropagateNan):
             raise KilnError(f"propagate_nan is kl.PropagateNan.NONE or "
                             f"kl.PropagateNan.ALL, not {propagate_nan!r}")
-        if _is_number(x) and _is_number(y):
-            x = Tile(_data(x))
         a, b = _unified(x, y)
         if _is_float8(a.dtype):  # exact in f32
             return Tile(_as(apply(Tile(a.astype(np.float32)), Tile(
@@ -1622,6 +1618,8 @@ def _cat(input, other, can_reorder=False, dim=0):
 
 
 def _flip(x, dim=None):
+    if isinstance(x, Pointer):
+        raise KilnError(_FLIP_POINTERS)
     data = _data(x)
     if not data.ndim:
         raise KilnError("kl.flip needs a tile")
@@ -1631,6 +1629,10 @@ def _flip(x, dim=None):
         raise KilnError(f"kl.flip reverses a dimension whose size is a "
                         f"power of two, not {size}")
     return Tile(np.flip(data, dim).copy())
+
+
+_FLIP_POINTERS = ("kl.flip reverses numbers, not pointers (Triton refuses "
+                  "them too); flip the offsets")
 
 
 def _softmax(x, dim=None, *, keep_dims=None, ieee_rounding=False):
@@ -1986,7 +1988,7 @@ IMPLEMENTATIONS: dict[str, Callable] = {
 #: The operations that move elements without computing on them: pointers
 #: go through them as tiles do, as compiled.
 _SHAPE_OPS = ("broadcast_to", "expand_dims", "trans", "permute", "reshape",
-              "ravel", "view", "squeeze", "unsqueeze", "join", "cat", "flip",
+              "ravel", "view", "squeeze", "unsqueeze", "join", "cat",
               "broadcast", "split", "interleave")
 
 

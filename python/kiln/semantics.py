@@ -139,6 +139,10 @@ def arange_problem(start: int, end: int) -> str | None:
     need them), so the range must be one."""
     if end <= start:
         return f"kl.arange({start}, {end}) is empty"
+    if start < 0 or end >= 2**31:
+        return (f"kl.arange({start}, {end}): its values are int32 from 0, "
+                f"so start >= 0 and end < 2**31, as in Triton (add an "
+                f"offset to the range instead)")
     size = end - start
     if size & (size - 1):
         return (f"kl.arange({start}, {end}) has {size} elements; its range "

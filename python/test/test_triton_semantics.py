@@ -1893,3 +1893,66 @@ def test_dot_scaled_reads_e8m0_bytes_as_triton(target):
     expected = a_values @ b_values
     expected[3] = np.nan
     np.testing.assert_allclose(out, expected, rtol=1e-6, atol=1e-6)
+
+
+@THREE
+def test_two_python_numbers_meet_in_one_type(target):
+    """tl.where, tl.minimum and tl.maximum of two Python numbers: each
+    number's own type, then the type both meet in (Kiln gave the second
+    number the first one's type: 1e300 became an infinity, 1e-50 zero,
+    2**40 an error)."""
+    n = 4
+    cond = np.array([1, 0, 1, 0], np.int32)
+    where, tiny, wide = np.zeros(n), np.zeros(n), np.zeros(n, np.int64)
+    smallest, largest = np.zeros(1), np.zeros(1)
+    unsigned = np.zeros(n, np.uint32)
+    launch(target, idiom.two_numbers_kernel, (1,), cond, where, tiny,
+           smallest, largest, wide, unsigned, N=n)
+    np.testing.assert_array_equal(where, [0.1, 1e300, 0.1, 1e300])
+    np.testing.assert_array_equal(tiny, [0.5, 1e-50, 0.5, 1e-50])
+    assert smallest[0] == 1e-50 and largest[0] == 1e300
+    np.testing.assert_array_equal(wide, [1, 2**40, 1, 2**40])
+    np.testing.assert_array_equal(unsigned, [1, 2**31, 1, 2**31])
+
+
+@THREE
+def test_a_float_literal_in_a_float64_atomic_is_float32_first(target):
+    p = np.array([1.0, -1.0])
+    old = np.zeros(2)
+    launch(target, idiom.atomic_literal_kernel, (1,), p, old)
+    np.testing.assert_array_equal(old, [1.0, -1.0])
+    np.testing.assert_array_equal(
+        p, [float(np.float32(0.1)), float(np.float32(-0.1))])
+
+
+@THREE
+def test_a_scalar_indexed_by_none_is_a_tile(target):
+    out = np.zeros(1, np.int32)
+    launch(target, idiom.scalar_index_kernel, (1,), out)
+    assert out[0] == 5
+
+
+@BOTH
+@pytest.mark.parametrize("start, end", [(-4, 4), (2**31 - 8, 2**31)])
+def test_an_arange_outside_int32_from_zero_is_refused(interpret, start, end):
+    """As Triton's: arange(-4, 4) was accepted, and (2**31 - 8, 2**31) an
+    internal verifier error."""
+    @kiln.jit(interpret=interpret)
+    def k(out_ptr, START: kl.constexpr, END: kl.constexpr):
+        kl.store(out_ptr + kl.arange(0, END - START),
+                 kl.arange(START, END))
+
+    with pytest.raises(kiln.KilnError, match=r"start >= 0 and end < 2\*\*31"):
+        k[(1,)](np.zeros(8, np.int32), START=start, END=end)
+
+
+@BOTH
+def test_flip_of_pointers_is_refused(interpret):
+    """Triton refuses it; the compiler raised a raw KeyError."""
+    @kiln.jit(interpret=interpret)
+    def k(x_ptr, out_ptr):
+        i = kl.arange(0, 4)
+        kl.store(out_ptr + i, kl.load(kl.flip(x_ptr + i)))
+
+    with pytest.raises(kiln.KilnError, match="not pointers"):
+        k[(1,)](np.zeros(4, np.float32), np.zeros(4, np.float32))

@@ -766,3 +766,35 @@ def dot_scaled_kernel(a_ptr, a_scale_ptr, b_ptr, b_scale_ptr, out_ptr,
     else:
         c = tl.dot_scaled(a, None, A_FORMAT, b, None, B_FORMAT)
     tl.store(out_ptr + rows[:, None] * N + cols[None, :], c)
+
+
+@triton.jit
+def two_numbers_kernel(c_ptr, where_ptr, tiny_ptr, min_ptr, max_ptr,
+                       wide_ptr, unsigned_ptr, N: tl.constexpr):
+    # Two Python numbers meet in one type, as two operands of an operator
+    # do: 0.1 and 1e300 in float64, 1 and 2**40 in int64.
+    i = tl.arange(0, N)
+    cond = tl.load(c_ptr + i) > 0
+    tl.store(where_ptr + i, tl.where(cond, 0.1, 1e300))
+    tl.store(tiny_ptr + i, tl.where(cond, 0.5, 1e-50))
+    tl.store(min_ptr, tl.minimum(0.5, 1e-50))
+    tl.store(max_ptr, tl.maximum(0.1, 1e300))
+    tl.store(wide_ptr + i, tl.where(cond, 1, 2**40))
+    tl.store(unsigned_ptr + i, tl.where(cond, 1, 2**31))
+
+
+@triton.jit
+def atomic_literal_kernel(p_ptr, old_ptr):
+    # A float literal is a float32 constant first, then the pointee's
+    # float64, as in every store and atomic.
+    tl.store(old_ptr, tl.atomic_min(p_ptr, 0.1))
+    tl.store(old_ptr + 1, tl.atomic_max(p_ptr + 1, -0.1))
+
+
+@triton.jit
+def scalar_index_kernel(out_ptr):
+    # `None` indices make a scalar a tile of ones, as tl.expand_dims does.
+    s = tl.program_id(0) + 5
+    t = s[None, None]
+    tl.static_assert(t.shape == (1, 1))
+    tl.store(out_ptr + tl.arange(0, 1)[:, None] + tl.zeros_like(t), t)

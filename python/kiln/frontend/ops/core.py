@@ -597,8 +597,8 @@ class CoreOps:
 
     def expand_dims(self, value: Value, axis: int) -> Value:
         shape = list(value.type.shape)
-        if not shape:
-            raise self.error("cannot index a scalar")
+        if not shape:  # a scalar becomes a tile of one, as in Triton
+            return self.broadcast_to(value, (1,))
         shape.insert(axis, 1)
         type_ = value.type.with_shape(tuple(shape))
         return self.op(f"tile.expand_dims {value.name} axis {axis} : "
@@ -680,8 +680,6 @@ class CoreOps:
         if not isinstance(propagate_nan, semantics.PropagateNan):
             raise self.error(f"propagate_nan is kl.PropagateNan.NONE or "
                              f"kl.PropagateNan.ALL, not {propagate_nan!r}")
-        if not isinstance(x, Value) and not isinstance(y, Value):
-            x = self.materialize(x, None)
         x, y = self.unify(x, y)
         if semantics.is_float8(x.type.elem):
             return self.in_f32(x.type.elem, lambda: self.minmax(

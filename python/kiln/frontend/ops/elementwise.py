@@ -43,8 +43,8 @@ class ElementwiseOps(CoreOps):
                         f"booleans, takes it as `!= 0` (Triton deprecates "
                         f"it)")
             condition = self.cast(condition, kl.int1)
-        if not isinstance(x, Value) and not isinstance(y, Value):
-            x = self.materialize(x, None)
+        # Two Python numbers meet in one type, as Triton's (0.1 and 1e300:
+        # float64).
         x, y = self.unify(x, y)
         shape = self.broadcast_shape(condition.type.shape, x.type.shape)
         condition = self.broadcast_to(condition, shape)

@@ -384,7 +384,9 @@ class MemoryOps(CoreOps):
                              f"float64 (as Triton), not {elem}")
         width = bit_width(elem)
         signed, unsigned = kl.BY_IR[f"i{width}"], kl.BY_IR[f"ui{width}"]
-        value = self.materialize(value, Type((), elem))
+        # A Python number is a constant of its own type first, as in
+        # `written` (0.1 into a float64 is float32's 0.1).
+        value = self.materialize(value, None)
         shape = self.broadcast_shape(pointer.type.shape, value.type.shape)
         if mask is not None:
             mask = self.mask_for(mask, shape)
@@ -474,8 +476,8 @@ class MemoryOps(CoreOps):
         if bit_width(elem) not in (16, 32, 64):
             raise self.error(f"kl.atomic_cas compares and swaps elements of "
                              f"16, 32 or 64 bits, not {elem}")
-        cmp, val = (self.cast(self.materialize(v, Type((), elem)),
-                              kl.BY_IR[elem]) for v in (cmp, val))
+        cmp, val = (self.cast(self.materialize(v, None), kl.BY_IR[elem])
+                    for v in (cmp, val))
         self.check_one_address(pointer, [cmp, val], None)
         shape = self.broadcast_shape(pointer.type.shape, cmp.type.shape,
                                      val.type.shape)

@@ -162,6 +162,9 @@ class ShapeOps(CoreOps):
         shape = x.type.shape
         if not shape:
             raise self.error("kl.flip needs a tile")
+        if x.type.is_pointer:
+            raise self.error("kl.flip reverses numbers, not pointers (Triton "
+                             "refuses them too); flip the offsets")
         dim = self.normalized_axis(len(shape) - 1 if dim is None else dim,
                                    len(shape))
         size = shape[dim]
