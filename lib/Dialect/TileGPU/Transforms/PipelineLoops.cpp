@@ -542,22 +542,16 @@ static std::pair<Value, Value> stageInvariantOperand(scf::ForOp loop, Value a,
 }
 
 /// A one-slot buffer, allocated before `loop` (`transposed`: K-major),
-/// holding `dot`'s B, written each iteration from the slot `load` reads:
-/// the slot read in `stagedType` (the staged load's layout), cast there by
-/// a copy of `castOfSlot` where one is given, and stored into the buffer,
-/// fenced into the async proxy and published by a barrier, for wgmma,
-/// which reads B from shared memory only. Two uses, as Triton does:
-/// - an 8-bit B read from an N-major slot, transposed (wgmma takes 8-bit
-///   operands K-major only), a byte at a time;
-/// - a B the loop casts from a slot (`x.to(f16)` of int8 weights).
-/// The dot is not left running, so the loop's first barrier keeps the
-/// writes behind the previous iteration's wgmma. Returns the buffer and
-/// its slot, or nulls where the buffer does not fit `spareBytes`, which
-/// it takes from.
+/// holding `dot`'s B, written each iteration just before the dot with the
+/// tile `rows` builds there, fenced into the async proxy and published by
+/// a barrier, for wgmma, which reads B from shared memory only. The dot is
+/// not left running, so the loop's first barrier keeps the writes behind
+/// the previous iteration's wgmma. Returns the buffer and its slot, or
+/// nulls where the buffer does not fit `spareBytes`, which it takes from.
 static std::pair<Value, Value>
-copyOperandIntoBuffer(scf::ForOp loop, tile::DotOp dot, LocalLoadOp load,
-                      RankedTensorType stagedType, Operation *castOfSlot,
-                      bool transposed, int64_t &spareBytes) {
+writeOperandIntoBuffer(scf::ForOp loop, tile::DotOp dot, bool transposed,
+                       int64_t &spareBytes,
+                       function_ref<Value(OpBuilder &)> rows) {
   auto type = cast<RankedTensorType>(dot.getB().getType());
   int64_t bytes = getTileBytes(type);
   if (bytes > spareBytes)
@@ -570,18 +564,34 @@ copyOperandIntoBuffer(scf::ForOp loop, tile::DotOp dot, LocalLoadOp load,
       getSlotBufferType(1, type.getShape(), type.getElementType(), transposed));
   builder.setInsertionPoint(dot);
   Value slot = arith::ConstantIntOp::create(builder, loc, 0, 32);
-  Value rows = LocalLoadOp::create(builder, loc, stagedType, load.getBuffer(),
-                                   load.getSlot());
-  if (castOfSlot) {
-    Operation *wide = builder.clone(*castOfSlot);
-    wide->setOperand(0, rows);
-    wide->getResult(0).setType(stagedType.clone(type.getElementType()));
-    rows = wide->getResult(0);
-  }
-  LocalStoreOp::create(builder, loc, rows, buffer, slot);
+  LocalStoreOp::create(builder, loc, rows(builder), buffer, slot);
   FenceAsyncSharedOp::create(builder, loc);
   gpu::BarrierOp::create(builder, loc);
   return {buffer, slot};
+}
+
+/// writeOperandIntoBuffer of the slot `load` reads, read in `stagedType`
+/// (the staged load's layout) and cast there by a copy of `castOfSlot`
+/// where one is given. Two uses, as Triton does:
+/// - an 8-bit B read from an N-major slot, transposed (wgmma takes 8-bit
+///   operands K-major only), a byte at a time;
+/// - a B the loop casts from a slot (`x.to(f16)` of int8 weights).
+static std::pair<Value, Value>
+copyOperandIntoBuffer(scf::ForOp loop, tile::DotOp dot, LocalLoadOp load,
+                      RankedTensorType stagedType, Operation *castOfSlot,
+                      bool transposed, int64_t &spareBytes) {
+  Type element = getElementTypeOrSelf(dot.getB().getType());
+  return writeOperandIntoBuffer(
+      loop, dot, transposed, spareBytes, [&](OpBuilder &builder) -> Value {
+        Value rows = LocalLoadOp::create(builder, dot.getLoc(), stagedType,
+                                         load.getBuffer(), load.getSlot());
+        if (!castOfSlot)
+          return rows;
+        Operation *wide = builder.clone(*castOfSlot);
+        wide->setOperand(0, rows);
+        wide->getResult(0).setType(stagedType.clone(element));
+        return wide->getResult(0);
+      });
 }
 
 /// The cast (one operand) that makes `operand` from a slot's local_load,
@@ -685,6 +695,25 @@ bool pipelining::useWarpgroupDots(
                             "shared memory, and a buffer for this B, cast "
                             "from what the loop loads, does not fit beside "
                             "the pipeline's slots";
+        explained.insert(dot);
+        continue;
+      }
+    } else if (auto convert = dot.getB().getDefiningOp<ConvertLayoutOp>();
+               convert && !kMajorOnly &&
+               isa<BlockedEncodingAttr>(
+                   convert.getSrc().getType().getEncoding()) &&
+               !loop.isDefinedOutsideOfLoop(convert.getSrc())) {
+      // A B the loop computes from what it loads (a dequantization:
+      // shifts, casts, scales) is written as computed into a buffer of its
+      // own each iteration, as Triton does.
+      std::tie(bBuffer, bSlot) =
+          writeOperandIntoBuffer(loop, dot, /*transposed=*/false, spareBytes,
+                                 [&](OpBuilder &) { return convert.getSrc(); });
+      if (!bBuffer) {
+        dot.emitRemark() << "on mma.sync, not wgmma: wgmma reads B from "
+                            "shared memory, and a buffer for this B, "
+                            "computed in the loop, does not fit beside the "
+                            "pipeline's slots";
         explained.insert(dot);
         continue;
       }

@@ -138,7 +138,9 @@ def TilePipelineLoopsPass : Pass<"tile-pipeline-loops", "mlir::ModuleOp"> {
     change, such as an attention's queries, from a slot of its own written
     once before the loop by `tilegpu.local_store`, where the shared memory
     the slots leave holds it; else from registers, where a prologue such
-    as a cast computed it). tf32 and 8-bit operands, which wgmma reads
+    as a cast computed it); a 16-bit B the loop computes from what it
+    loads (a cast, a dequantization) is written into a one-slot buffer of
+    its own each iteration. tf32 and 8-bit operands, which wgmma reads
     K-major only, need A in a slot and B K-major: a tf32 B loaded N-major
     is staged K-major by its copies, an element each; an 8-bit one is
     transposed into a buffer of its own each iteration. The loop then
