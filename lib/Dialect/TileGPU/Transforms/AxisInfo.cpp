@@ -319,6 +319,17 @@ AxisInfo AxisInfoAnalysis::compute(Value value) {
         info.constancy.insert(info.constancy.begin() + axis, 1);
         return info;
       })
+      .Case([&](tile::TransOp trans) {
+        // Dimension i is the source's order[i], with its facts.
+        AxisInfo source = get(trans.getSrc());
+        AxisInfo info = source;
+        for (auto [i, from] : llvm::enumerate(trans.getOrder())) {
+          info.contiguity[i] = source.contiguity[from];
+          info.divisibility[i] = source.divisibility[from];
+          info.constancy[i] = source.constancy[from];
+        }
+        return info;
+      })
       .Case([&](tile::BroadcastOp broadcast) {
         AxisInfo info = get(broadcast.getSrc());
         ArrayRef<int64_t> srcShape = broadcast.getSrc().getType().getShape();

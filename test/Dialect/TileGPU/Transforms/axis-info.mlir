@@ -197,3 +197,27 @@ func.func @hinted_loop_pointer(%p: !tile.ptr<f16>, %n: i32) {
   }
   return
 }
+
+// -----
+
+// A transpose permutes the facts with the dimensions: a mask compared
+// along rows (constant across each row) transposed is constant down each
+// column, so a transposing copy's store (`mask=tl.trans(mask)`) stays
+// vectorized.
+func.func @transposed(%n: i32 {tile.divisibility = 16 : i64}) {
+  // expected-remark @+1 {{contiguity = [64], divisibility = [1073741824], constancy = [1]}}
+  %r = tile.range 0 to 64 : tensor<64xi32>
+  // expected-remark @+1 {{contiguity = [64, 1], divisibility = [1073741824, 1], constancy = [1, 1]}}
+  %rows = tile.expand_dims %r axis 1 : tensor<64xi32> -> tensor<64x1xi32>
+  // expected-remark @+1 {{contiguity = [64, 1], divisibility = [1073741824, 1], constancy = [1, 32]}}
+  %b = tile.broadcast %rows : tensor<64x1xi32> -> tensor<64x32xi32>
+  // expected-remark @+1 {{contiguity = [1, 1], divisibility = [16, 16], constancy = [64, 32]}}
+  %ns = tile.splat %n : i32 -> tensor<64x32xi32>
+  // expected-remark @+1 {{contiguity = [1, 1], divisibility = [1, 1], constancy = [16, 32]}}
+  %mask = arith.cmpi slt, %b, %ns : tensor<64x32xi32>
+  // expected-remark @+1 {{contiguity = [1, 1], divisibility = [1, 1], constancy = [32, 16]}}
+  %t = tile.trans %mask [1, 0] : tensor<64x32xi1> -> tensor<32x64xi1>
+  // expected-remark @+1 {{contiguity = [1, 64], divisibility = [1, 1073741824], constancy = [32, 1]}}
+  %tb = tile.trans %b [1, 0] : tensor<64x32xi32> -> tensor<32x64xi32>
+  return
+}
