@@ -1631,6 +1631,20 @@ def _flip(x, dim=None):
     return Tile(np.flip(data, dim).copy())
 
 
+def _clamp(x, min, max, propagate_nan=semantics.PropagateNan.NONE):
+    clamped = _extremum("min")(_extremum("max")(x, min, propagate_nan), max,
+                               propagate_nan)
+    low, high = (_constant(v) for v in (min, max))
+    if not semantics.is_xorsign_clamp(low, high, _ir(clamped.data.dtype),
+                                      _constant(propagate_nan)):
+        return clamped
+    # Triton's min.xorsign.abs: a NaN gives `high` with its sign.
+    data = np.broadcast_to(_data(x).astype(clamped.data.dtype),
+                           clamped.data.shape)
+    signed = np.copysign(np.asarray(high, clamped.data.dtype), data)
+    return Tile(np.where(np.isnan(data), signed, clamped.data))
+
+
 _FLIP_POINTERS = ("kl.flip reverses numbers, not pointers (Triton refuses "
                   "them too); flip the offsets")
 
@@ -1884,9 +1898,7 @@ IMPLEMENTATIONS: dict[str, Callable] = {
     "dot": dot,
     "dot_scaled": dot_scaled,
     "floor": _math(np.floor), "ceil": _math(np.ceil),
-    "clamp": lambda x, min, max, propagate_nan=semantics.PropagateNan.NONE:
-        _extremum("min")(_extremum("max")(x, min, propagate_nan), max,
-                         propagate_nan),
+    "clamp": _clamp,
     "zeros_like": lambda x: Tile(np.zeros_like(_data(x))),
     "full_like": lambda x, value: Tile(np.full_like(_data(x), value)),
     "broadcast_to": lambda x, *shape: Tile(np.broadcast_to(

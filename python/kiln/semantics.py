@@ -242,6 +242,18 @@ class PropagateNan(enum.Enum):
     ALL = 0xFFFF
 
 
+def is_xorsign_clamp(low: Any, high: Any, elem: str,
+                     propagate_nan: PropagateNan) -> bool:
+    """Whether ``clamp(x, low, high)`` of ``elem`` is the pattern Triton's
+    GPU code computes with PTX's ``min.xorsign.abs`` (constant bounds
+    ``-C`` and ``C``, float32 or float16, NaNs not propagated): a NaN
+    ``x`` then gives ``C`` with the NaN's sign, not ``-C``."""
+    return (propagate_nan is PropagateNan.NONE and elem in ("f32", "f16")
+            and all(isinstance(v, (int, float)) and not isinstance(v, bool)
+                    for v in (low, high))
+            and high > 0 and low == -high)
+
+
 def extremum_op(kind: str, elem: str, propagate_nan: PropagateNan) -> str:
     """The arith op of an elementwise ``kind`` ("max" or "min") on
     ``elem``: NaN-ignoring (``maxnumf``) or NaN-propagating

@@ -1956,3 +1956,25 @@ def test_flip_of_pointers_is_refused(interpret):
 
     with pytest.raises(kiln.KilnError, match="not pointers"):
         k[(1,)](np.zeros(4, np.float32), np.zeros(4, np.float32))
+
+
+@BOTH
+def test_a_symmetric_clamp_of_nan_is_the_bound_with_its_sign(interpret):
+    """tl.clamp(x, -C, C) of constants is one min.xorsign.abs in Triton's
+    GPU code (float32 and float16; its PTX, read for sm_90a): a NaN gives
+    C with the NaN's sign (Triton's interpreter gives -C, the maximum
+    first). Other bounds keep maximum-then-minimum: a NaN gives the lower
+    bound."""
+    nan = np.float32("nan")
+    x = np.array([nan, -nan, 500.0, -500.0, 1.0, -0.0, 2.5, -3.0],
+                 np.float32)
+    out = np.zeros(16, np.float32)
+    half = np.zeros(8, np.float16)
+    kernel = kiln.jit(idiom.symmetric_clamp_kernel.fn, interpret=interpret)
+    kernel[(1,)](x, out, half, N=8)
+    np.testing.assert_array_equal(
+        out[:8], [448, -448, 448, -448, 1, -0.0, 2.5, -3.0])
+    assert np.signbit(out[5])
+    np.testing.assert_array_equal(half, [2, -2, 2, -2, 1, -0.0, 2, -2])
+    np.testing.assert_array_equal(out[8:], [-2, -2, 3, -2, 1, -0.0, 2.5,
+                                            -2])

@@ -798,3 +798,14 @@ def scalar_index_kernel(out_ptr):
     t = s[None, None]
     tl.static_assert(t.shape == (1, 1))
     tl.store(out_ptr + tl.arange(0, 1)[:, None] + tl.zeros_like(t), t)
+
+
+@triton.jit
+def symmetric_clamp_kernel(x_ptr, out_ptr, half_ptr, N: tl.constexpr):
+    # fp8 quantization's clamp to +-448: Triton's GPU code is PTX's
+    # min.xorsign.abs, where a NaN gives 448 with the NaN's sign.
+    i = tl.arange(0, N)
+    x = tl.load(x_ptr + i)
+    tl.store(out_ptr + i, tl.clamp(x, -448.0, 448.0))
+    tl.store(half_ptr + i, tl.clamp(x.to(tl.float16), -2.0, 2.0))
+    tl.store(out_ptr + N + i, tl.clamp(x, -2.0, 3.0))

@@ -289,8 +289,28 @@ class ElementwiseOps(CoreOps):
 
     def builtin_clamp(self, x, min, max,
                       propagate_nan=semantics.PropagateNan.NONE):
-        return self.minmax(self.minmax(x, min, "max", propagate_nan), max,
-                           "min", propagate_nan)
+        clamped = self.minmax(self.minmax(x, min, "max", propagate_nan), max,
+                              "min", propagate_nan)
+        low, high = (v.value if isinstance(v, kl.constexpr) else v
+                     for v in (min, max))
+        if isinstance(propagate_nan, kl.constexpr):
+            propagate_nan = propagate_nan.value
+        if not semantics.is_xorsign_clamp(low, high, clamped.type.elem,
+                                          propagate_nan):
+            return clamped
+        # Triton's min.xorsign.abs: a NaN gives `high` with its sign.
+        x = self.cast(self.materialize(x, clamped.type), kl.BY_IR[
+            clamped.type.elem])
+        x = self.broadcast_to(x, clamped.type.shape)
+        bits = kl.BY_IR[f"i{bit_width(clamped.type.elem)}"]
+        sign = self.binary(ast.BitAnd(), self.method_to(x, bits, bitcast=True),
+                           -1 << (bit_width(clamped.type.elem) - 1))
+        bound = self.method_to(self.materialize(high, clamped.type), bits,
+                               bitcast=True)
+        signed = self.method_to(self.binary(ast.BitOr(), bound, sign),
+                                kl.BY_IR[clamped.type.elem], bitcast=True)
+        return self.builtin_where(self.compare(ast.NotEq(), x, x), signed,
+                                  clamped)
 
     def builtin_add(self, x, y, sanitize_overflow=True):
         return self.binary(ast.Add(), x, y)
