@@ -472,3 +472,16 @@ func.func @init_count() {
   tilegpu.init_barriers %bars {count = 0 : i32} : memref<2xi64, 3>
   return
 }
+
+// -----
+
+// wgmma reads a slotted A K-major: an M-major A (a transposed slot) is
+// read into registers first.
+#wg = #tilegpu.mma<{warpsPerCTA = [4, 1], warpgroup = true}>
+func.func @warpgroup_dot_m_major_a(%acc: tensor<64x64xf32, #wg>, %s: i32) {
+  %a = tilegpu.local_alloc : memref<2x64x32xf16, strided<[2048, 1, 64]>, 3>
+  %b = tilegpu.local_alloc : memref<2x32x64xf16, 3>
+  // expected-error @+1 {{'tilegpu.warpgroup_dot' op reads A K-major from its slot, not from a transposed one}}
+  %d = tilegpu.warpgroup_dot %a[%s], %b[%s], %acc : memref<2x64x32xf16, strided<[2048, 1, 64]>, 3>, memref<2x32x64xf16, 3>, tensor<64x64xf32, #wg>
+  return
+}

@@ -481,6 +481,9 @@ LogicalResult WarpgroupDotOp::verify() {
                             "space 3)";
   if (bool(aBuffer) != bool(getASlot()))
     return emitOpError() << "takes a slot for A exactly when A is a buffer";
+  if (aBuffer && hasTransposedSlots(aBuffer))
+    return emitOpError() << "reads A K-major from its slot, not from a "
+                            "transposed one";
   ShapedType a = cast<ShapedType>(getA().getType());
   if (!aBuffer) {
     auto operand = dyn_cast_or_null<DotOperandEncodingAttr>(

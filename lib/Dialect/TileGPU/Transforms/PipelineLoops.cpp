@@ -267,19 +267,9 @@ static FailureOr<LoopPlan> planLoop(scf::ForOp loop, int64_t stages,
     bool transposed =
         blocked && (blocked.getOrder()[0] == 0 ||
                     isKMajorOnlyB32(loop, type, converts, transposedConverts));
-    auto readsColumnMajorA = [](bool columnMajor) {
-      return [columnMajor](ConvertLayoutOp convert) {
-        return columnMajor &&
-               cast<DotOperandEncodingAttr>(convert.getType().getEncoding())
-                       .getOpIdx() == 0;
-      };
-    };
-    if (llvm::any_of(converts, readsColumnMajorA(transposed)) ||
-        llvm::any_of(transposedConverts, readsColumnMajorA(!transposed))) {
-      whyNot = "a load of a dot's A operand runs down its columns (an "
-               "M-major A), which is not staged";
-      return failure();
-    }
+    // An A whose columns are contiguous (M-major: A stored K x M, or the
+    // transpose of a K x M load) is staged column by column too; the dot
+    // reads it from the slot into registers.
     MemRefType bufferType = getSlotBufferType(
         stages, type.getShape(), type.getElementType(), transposed);
     int64_t tileBytes = getTileBytes(type);
@@ -656,6 +646,17 @@ bool pipelining::useWarpgroupDots(
     bool kMajorOnly = WarpgroupDotOp::readsKMajorOnly(element);
     // How remarks name the operands wgmma reads K-major only.
     StringRef kind = element.isF32() ? "tf32" : "8-bit";
+    if (a && hasTransposedSlots(a.getBuffer().getType())) {
+      // An M-major A: wgmma reads a 16-bit one from registers, where the
+      // dot reads it from its slot.
+      if (kMajorOnly) {
+        dot.emitRemark() << "on mma.sync, not wgmma: wgmma reads " << kind
+                         << " A K-major only, and this A is M-major";
+        explained.insert(dot);
+        continue;
+      }
+      a = nullptr;
+    }
     if (kMajorOnly && !a && !loop.isDefinedOutsideOfLoop(dot.getA())) {
       dot.emitRemark() << "on mma.sync, not wgmma: wgmma reads " << kind
                        << " A from shared memory only, and this A is "
@@ -941,10 +942,23 @@ tile::DotOp pipelining::getOverlappableDot(scf::ForOp loop,
               (!kMajor || !transposed));
     });
   };
+  // wgmma reads A from its slot only where the slot is K-major (an
+  // M-major A is read into registers each step, which a running wgmma
+  // would still read).
+  auto stagedKMajorA = [&](Value operand) {
+    return llvm::any_of(plan.loads, [&](const StagedLoad &load) {
+      bool transposed = hasTransposedSlots(load.bufferType);
+      return (llvm::is_contained(load.converts, operand.getDefiningOp()) &&
+              !transposed) ||
+             (llvm::is_contained(load.transposedConverts,
+                                 operand.getDefiningOp()) &&
+              transposed);
+    });
+  };
   bool kMajorOnly = WarpgroupDotOp::readsKMajorOnly(
       getElementTypeOrSelf(dot.getB().getType()));
   if (nested || !staged(dot.getB(), kMajorOnly) ||
-      !(staged(dot.getA(), false) || loop.isDefinedOutsideOfLoop(dot.getA())))
+      !(stagedKMajorA(dot.getA()) || loop.isDefinedOutsideOfLoop(dot.getA())))
     return {};
   return dot;
 }

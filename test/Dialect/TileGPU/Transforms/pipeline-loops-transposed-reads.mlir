@@ -228,9 +228,16 @@ func.func @lagging_offsets(%a: tensor<64x32xf16>, %x: !tile.ptr<f16> {tile.divis
 
 // -----
 
-// A load whose transpose is a dot's A would be read down its columns (an
-// M-major A), which is not staged: the loop says so and runs unpipelined.
-func.func @negative_transposed_a(%x: !tile.ptr<f16> {tile.divisibility = 16 : i64},
+// A load whose transpose is a dot's A (an M-major A) is staged as it is
+// loaded, and the dot reads A through the transposed view of its slot
+// into registers, from which wgmma takes a 16-bit A.
+// CHECK-LABEL: func.func @transposed_a
+// CHECK: %[[X:.*]] = tilegpu.local_alloc : memref<3x32x64xf16, 3>
+// CHECK: %[[T:.*]] = tilegpu.transpose_slots %[[X]]
+// CHECK: scf.for
+// CHECK: %[[REGS:.*]] = tilegpu.local_load %[[T]][%{{.*}}] : memref<3x64x32xf16, strided<[2048, 1, 64]>, 3> -> tensor<64x32xf16, #dot_op>
+// CHECK-NEXT: tilegpu.warpgroup_dot %[[REGS]],
+func.func @transposed_a(%x: !tile.ptr<f16> {tile.divisibility = 16 : i64},
                                  %o: !tile.ptr<f32> {tile.divisibility = 16 : i64},
                                  %b: tensor<32x64xf16>, %n: i32) {
   %r32 = tile.range 0 to 32 : tensor<32xi32>
@@ -247,11 +254,9 @@ func.func @negative_transposed_a(%x: !tile.ptr<f16> {tile.divisibility = 16 : i6
   %zero = arith.constant dense<0.0> : tensor<64x64xf32>
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32
-  // expected-remark @+1 {{not pipelined: a load of a dot's A operand runs down its columns (an M-major A), which is not staged}}
   %acc = scf.for %i = %c0 to %n step %c1 iter_args(%acc_i = %zero) -> (tensor<64x64xf32>) : i32 {
     %v = tile.load %xp : tensor<32x64x!tile.ptr<f16>> -> tensor<32x64xf16>
     %vt = tile.trans %v [1, 0] : tensor<32x64xf16> -> tensor<64x32xf16>
-    // expected-remark @+1 {{on mma.sync, not wgmma}}
     %d = tile.dot %vt, %b, %acc_i : tensor<64x32xf16>, tensor<32x64xf16> -> tensor<64x64xf32>
     scf.yield %d : tensor<64x64xf32>
   }
